@@ -1,0 +1,728 @@
+//! Decoded instructions, their fixed-width encoding and their static checks.
+//!
+//! An instruction word is 128 bits, little-endian:
+//!
+//! | bits     | field                                                   |
+//! |----------|---------------------------------------------------------|
+//! | 0..8     | opcode (the row of [`TABLE`])                           |
+//! | 8..24    | four 4-bit modifier values, group 0 in the lowest bits  |
+//! | 24..27   | guard predicate (7 = `PT`)                              |
+//! | 27       | guard negated                                           |
+//! | 28..32   | reserved, zero                                          |
+//! | 32..128  | operands, packed in table order, widths below           |
+//!
+//! Operand fields: destination register 8 bits; source 20 bits (bit 0 set:
+//! literal, bit 1 wide, bits 2..20 constant-pool index; bit 0 clear: bits
+//! 1..9 register, bit 9 negate, bit 10 absolute value); destination predicate
+//! 3 bits; source predicate 4 bits (3 + negate); special register 5 bits;
+//! address 27 bits (8-bit base register, `RZ` for none, then a 19-bit pool
+//! index of the signed offset); label 48 bits (24-bit target pc, 24-bit
+//! reconvergence pc, all ones for none); integer literal 19-bit pool index.
+//! Literals live in a per-kernel pool of 64-bit values so that an
+//! instruction can carry several of them in one fixed-width word.
+
+use std::collections::HashMap;
+
+use crate::table::*;
+
+/// `RZ`: reads as zero, ignores writes.
+pub const RZ: u8 = 255;
+/// `PT`: reads as true, ignores writes.
+pub const PT: u8 = 7;
+/// Registers `R0 .. R254` exist.
+pub const NUM_REGS: u32 = 255;
+/// Marks a branch that cannot diverge (no reconvergence point).
+pub const NO_RECONV: u32 = 0xFF_FFFF;
+/// The largest kernel, in instructions (branch targets are 24-bit).
+pub const MAX_CODE_LEN: usize = 0xFF_FFFE;
+/// The largest constant pool of one kernel.
+pub const MAX_POOL_LEN: usize = 1 << 18;
+
+/// A predicate guard `@P0` / `@!P0`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Guard {
+    /// Predicate index, `PT` for an unguarded instruction.
+    pub pred: u8,
+    /// `@!P`.
+    pub negated: bool,
+}
+
+impl Guard {
+    /// No guard.
+    pub const ALWAYS: Guard = Guard { pred: PT, negated: false };
+
+    /// Whether the guard can be false for some lane.
+    pub fn can_be_false(self) -> bool {
+        self != Guard::ALWAYS
+    }
+}
+
+/// A source operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Src {
+    /// A register, optionally negated and/or made absolute (`-|R3|`).
+    Reg {
+        /// Register index, `RZ` for zero.
+        reg: u8,
+        /// `-R`.
+        neg: bool,
+        /// `|R|`.
+        abs: bool,
+    },
+    /// A literal, as raw bits; `wide` for 64-bit values (f64 pairs).
+    Imm {
+        /// Value bits (32-bit values in the low half).
+        bits: u64,
+        /// Whether the literal fills a register pair.
+        wide: bool,
+    },
+}
+
+impl Src {
+    /// A plain register source.
+    pub const fn reg(reg: u8) -> Src {
+        Src::Reg { reg, neg: false, abs: false }
+    }
+
+    /// A 32-bit literal.
+    pub const fn imm(bits: u32) -> Src {
+        Src::Imm { bits: bits as u64, wide: false }
+    }
+}
+
+/// One operand of a decoded instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// An unused position.
+    None,
+    /// A destination register.
+    Reg(u8),
+    /// A source.
+    Src(Src),
+    /// A destination predicate.
+    Pred(u8),
+    /// A source predicate.
+    PredSrc {
+        /// Predicate index, `PT` for true.
+        pred: u8,
+        /// `!P`.
+        negated: bool,
+    },
+    /// A special register.
+    Special(SpecialReg),
+    /// A memory address `[base + offset]`; `base` is `RZ` for an absolute address.
+    Addr {
+        /// Base register or `RZ`.
+        base: u8,
+        /// Signed byte offset.
+        offset: i32,
+    },
+    /// A branch target and, for a branch that may diverge, its reconvergence pc.
+    Label {
+        /// Target pc.
+        target: u32,
+        /// Immediate post-dominator pc (`code.len()` is the virtual exit), or [`NO_RECONV`].
+        reconv: u32,
+    },
+    /// An integer literal.
+    Imm(u32),
+}
+
+/// Maximum number of operands of any row.
+pub const MAX_OPERANDS: usize = 5;
+
+/// A decoded instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Instruction {
+    /// Which table row.
+    pub opcode: Opcode,
+    /// Modifier value per group of the row, in group order.
+    pub mods: [u8; 4],
+    /// The guard.
+    pub guard: Guard,
+    /// Operands in table order; positions past the row's operands are `None`.
+    pub operands: [Operand; MAX_OPERANDS],
+}
+
+/// Where a static check failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorAt {
+    /// The mnemonic's modifiers.
+    Modifiers,
+    /// The operand at this index.
+    Operand(usize),
+    /// The guard.
+    Guard,
+}
+
+/// Encountered when an instruction breaks a static rule of the contract.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct InstrError {
+    /// Where.
+    pub at: ErrorAt,
+    /// What is wrong, lowercase.
+    pub message: String,
+}
+
+fn err(at: ErrorAt, message: impl Into<String>) -> InstrError {
+    InstrError { at, message: message.into() }
+}
+
+impl Instruction {
+    /// An instruction with default modifiers and no operands.
+    pub fn new(opcode: Opcode) -> Instruction {
+        let mut mods = [0; 4];
+        for (m, g) in mods.iter_mut().zip(opcode.info().groups) {
+            *m = g.default.unwrap_or(0);
+        }
+        Instruction { opcode, mods, guard: Guard::ALWAYS, operands: [Operand::None; MAX_OPERANDS] }
+    }
+
+    /// This instruction's table row.
+    pub fn info(&self) -> &'static OpInfo {
+        self.opcode.info()
+    }
+
+    /// The operands the row defines.
+    pub fn operands(&self) -> &[Operand] {
+        &self.operands[..self.info().operands.len()]
+    }
+
+    /// Modifier value of group `index`.
+    pub fn modifier(&self, index: usize) -> u8 {
+        self.mods[index]
+    }
+
+    fn mem_regs(&self) -> u8 {
+        let vec = VecWidth::from_index(self.mods[1]).unwrap_or(VecWidth::Scalar);
+        let ty = MemType::from_index(self.mods[2]).unwrap_or(MemType::U32);
+        match (vec, ty) {
+            (VecWidth::V2, _) => 2,
+            (VecWidth::V4, _) => 4,
+            (_, MemType::B64 | MemType::F64) => 2,
+            _ => 1,
+        }
+    }
+
+    fn mma_regs(&self, index: usize) -> u8 {
+        let info = self.info();
+        let group = |name: &str| info.groups.iter().position(|g| g.name == name).map(|i| self.mods[i]).unwrap_or(0);
+        let acc = MmaAcc::from_index(group("acc")).unwrap_or(MmaAcc::F32);
+        let eight_bit = matches!(MmaIn::from_index(group("in")), Some(MmaIn::S8 | MmaIn::U8));
+        let acc_regs = if acc == MmaAcc::F16 { 4 } else { 8 };
+        match (self.opcode, index) {
+            (Opcode::Mma, 0 | 3) => acc_regs,
+            (Opcode::Mma, _) => if eight_bit { 2 } else { 4 },
+            (Opcode::MmaM16n8k16, 2) => 2,
+            (Opcode::MmaM16n8k16, _) => 4,
+            (Opcode::MmaSp, 0 | 2 | 3) => 8,
+            (Opcode::MmaSp, 1) => 4,
+            _ => 1,
+        }
+    }
+
+    /// How many consecutive registers operand `index` names.
+    pub fn reg_count(&self, index: usize) -> u8 {
+        let kind = self.info().operands[index].kind;
+        let width = match kind {
+            OperandKind::Dst(w) | OperandKind::Src { width: w, .. } => w,
+            _ => return 1,
+        };
+        match width {
+            Width::One => 1,
+            Width::Pair => 2,
+            Width::ByModifier => match self.opcode {
+                Opcode::Mov => match self.operands[1] {
+                    Operand::Src(Src::Imm { wide: true, .. }) => 2,
+                    _ => 1,
+                },
+                Opcode::Cvt => {
+                    let ty = CvtType::from_index(self.mods[index]).unwrap_or(CvtType::U32);
+                    if ty == CvtType::F64 { 2 } else { 1 }
+                }
+                Opcode::Ld | Opcode::St => self.mem_regs(),
+                op if op.is_mma() => self.mma_regs(index),
+                _ => 1,
+            },
+        }
+    }
+
+    /// How a literal in source operand `index` is read.
+    pub fn lit_kind(&self, index: usize) -> LitKind {
+        match self.info().operands[index].kind {
+            OperandKind::Src { lit: LitKind::ByModifier, .. } => match CvtType::from_index(self.mods[1]) {
+                Some(CvtType::U32 | CvtType::S32) => LitKind::Int,
+                Some(CvtType::F32) => LitKind::F32,
+                Some(CvtType::F64) => LitKind::F64,
+                _ => LitKind::NoLiteral,
+            },
+            OperandKind::Src { lit, .. } => lit,
+            _ => LitKind::NoLiteral,
+        }
+    }
+
+    /// Registers written by this instruction, as (first, count) ranges; `RZ` is left out.
+    pub fn written_regs(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
+        self.info().operands.iter().enumerate().filter_map(move |(i, spec)| match (spec.kind, self.operands[i]) {
+            (OperandKind::Dst(_), Operand::Reg(r)) if r != RZ => Some((r, self.reg_count(i))),
+            _ => None,
+        })
+    }
+
+    /// Registers read by this instruction, as (first, count) ranges; `RZ` is left out.
+    pub fn read_regs(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
+        self.info().operands.iter().enumerate().filter_map(move |(i, _)| match self.operands[i] {
+            Operand::Src(Src::Reg { reg, .. }) if reg != RZ => Some((reg, self.reg_count(i))),
+            Operand::Addr { base, .. } if base != RZ => Some((base, 1)),
+            _ => None,
+        })
+    }
+
+    /// The highest register this instruction names, if any.
+    pub fn max_reg(&self) -> Option<u32> {
+        self.written_regs().chain(self.read_regs()).map(|(r, n)| u32::from(r) + u32::from(n) - 1).max()
+    }
+
+    /// Checks everything that can be known without the rest of the kernel:
+    /// modifier combinations, register ranges and alignment, MMA operand overlaps.
+    ///
+    /// # Errors
+    /// The first rule broken, with the place it was broken.
+    pub fn validate(&self) -> Result<(), InstrError> {
+        self.validate_modifiers()?;
+        if self.guard.pred > PT {
+            return Err(err(ErrorAt::Guard, "there are only predicates P0 .. P6 and PT"));
+        }
+        for (i, spec) in self.info().operands.iter().enumerate() {
+            self.validate_operand(i, spec.kind)?;
+        }
+        if self.opcode.is_mma() {
+            self.validate_mma_overlap()?;
+        }
+        Ok(())
+    }
+
+    fn validate_modifiers(&self) -> Result<(), InstrError> {
+        let info = self.info();
+        for (i, g) in info.groups.iter().enumerate() {
+            if usize::from(self.mods[i]) >= g.names.len() {
+                return Err(err(ErrorAt::Modifiers, format!("modifier value {} is out of range for {}", self.mods[i], g.name)));
+            }
+        }
+        let combo = |ok: bool, message: &str| if ok { Ok(()) } else { Err(err(ErrorAt::Modifiers, message)) };
+        match self.opcode {
+            Opcode::Ld | Opcode::St => {
+                let vec = VecWidth::from_index(self.mods[1]) != Some(VecWidth::Scalar);
+                combo(!vec || self.mods[2] == MemType::B32 as u8, "vector accesses move .B32 elements: write .V2.B32 or .V4.B32")?;
+                combo(
+                    self.opcode == Opcode::Ld || self.mods[0] != Space::Param as u8,
+                    "parameters are read-only: ST cannot write the PARAM space",
+                )
+            }
+            Opcode::Atom => {
+                let op = AtomOp::from_index(self.mods[1]).unwrap_or(AtomOp::Add);
+                let ty = AtomType::from_index(self.mods[2]).unwrap_or(AtomType::B32);
+                let ok = match op {
+                    AtomOp::Add => matches!(ty, AtomType::U32 | AtomType::S32 | AtomType::F32),
+                    AtomOp::Min | AtomOp::Max => matches!(ty, AtomType::U32 | AtomType::S32),
+                    AtomOp::Exch | AtomOp::And | AtomOp::Or | AtomOp::Xor => ty == AtomType::B32,
+                };
+                let allowed = match op {
+                    AtomOp::Add => "U32, S32 or F32",
+                    AtomOp::Min | AtomOp::Max => "U32 or S32",
+                    _ => "B32",
+                };
+                combo(ok, &format!("ATOM.{op} takes type {allowed}, not {ty}"))
+            }
+            Opcode::Mma | Opcode::MmaM16n8k16 | Opcode::MmaSp => {
+                let n = self.info().groups.len();
+                let acc = MmaAcc::from_index(self.mods[n - 2]).unwrap_or(MmaAcc::F32);
+                let input = MmaIn::from_index(self.mods[n - 1]).unwrap_or(MmaIn::F16);
+                let (ok, allowed) = match self.opcode {
+                    Opcode::Mma => (
+                        matches!(
+                            (acc, input),
+                            (MmaAcc::F32, MmaIn::F16 | MmaIn::BF16) | (MmaAcc::F16, MmaIn::F16) | (MmaAcc::S32, MmaIn::S8 | MmaIn::U8)
+                        ),
+                        ".F32.F16, .F32.BF16, .F16.F16, .S32.S8 or .S32.U8",
+                    ),
+                    _ => (acc == MmaAcc::F32 && matches!(input, MmaIn::F16 | MmaIn::BF16), ".F32.F16 or .F32.BF16"),
+                };
+                combo(ok, &format!("{} takes types {allowed}, not .{acc}.{input}", self.opcode))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn validate_operand(&self, i: usize, kind: OperandKind) -> Result<(), InstrError> {
+        let at = ErrorAt::Operand(i);
+        let count = self.reg_count(i);
+        let check_reg = |reg: u8| -> Result<(), InstrError> {
+            if reg == RZ {
+                return if count == 1 { Ok(()) } else { Err(err(at, format!("RZ cannot stand for {count} registers"))) };
+            }
+            let last = u32::from(reg) + u32::from(count) - 1;
+            if last >= NUM_REGS {
+                return Err(err(at, format!("R{reg} .. R{last} runs past R{}", NUM_REGS - 1)));
+            }
+            let align = match count {
+                2 | 4 if !self.opcode.is_mma() => u32::from(count),
+                _ => 1,
+            };
+            if u32::from(reg) % align != 0 {
+                let what = if count == 2 { "a register pair" } else { "a 4-register vector" };
+                return Err(err(at, format!("R{reg} cannot start {what}: use a register index divisible by {align}")));
+            }
+            Ok(())
+        };
+        match (kind, self.operands[i]) {
+            (OperandKind::Dst(_), Operand::Reg(r)) => check_reg(r),
+            (OperandKind::Src { mods, .. }, Operand::Src(src)) => match src {
+                Src::Reg { reg, neg, abs } => {
+                    check_reg(reg)?;
+                    match mods {
+                        SrcMods::Plain if neg || abs => Err(err(at, format!("{} takes no source modifiers", self.opcode))),
+                        SrcMods::Neg if abs => Err(err(at, format!("{} takes `-R` but not `|R|`", self.opcode))),
+                        _ => Ok(()),
+                    }
+                }
+                Src::Imm { wide, .. } => {
+                    let lit = self.lit_kind(i);
+                    match lit {
+                        LitKind::NoLiteral => Err(err(at, "this operand must be a register")),
+                        LitKind::F64 if !wide => Err(err(at, "an f64 operand needs a 64-bit literal")),
+                        LitKind::Any if wide && self.opcode == Opcode::Mov => Ok(()),
+                        LitKind::F64 => Ok(()),
+                        _ if wide => Err(err(at, "a 64-bit literal does not fit a 32-bit operand")),
+                        _ => Ok(()),
+                    }
+                }
+            },
+            (OperandKind::PredDst, Operand::Pred(p)) | (OperandKind::PredSrc, Operand::PredSrc { pred: p, .. }) => {
+                if p > PT { Err(err(at, "there are only predicates P0 .. P6 and PT")) } else { Ok(()) }
+            }
+            (OperandKind::Special, Operand::Special(_)) => Ok(()),
+            (OperandKind::Addr, Operand::Addr { base, .. }) => {
+                if base != RZ && u32::from(base) >= NUM_REGS {
+                    Err(err(at, "address base register out of range"))
+                } else {
+                    Ok(())
+                }
+            }
+            (OperandKind::Label, Operand::Label { .. }) => Ok(()),
+            (OperandKind::Imm, Operand::Imm(v)) => {
+                if self.opcode == Opcode::Shfl && !(v.is_power_of_two() && v <= 32) {
+                    Err(err(at, format!("segment width {v} must be a power of two from 1 to 32")))
+                } else {
+                    Ok(())
+                }
+            }
+            (kind, found) => Err(err(at, format!("operand {i} should be {kind:?}, found {found:?}"))),
+        }
+    }
+
+    fn validate_mma_overlap(&self) -> Result<(), InstrError> {
+        let range = |i: usize| match self.operands[i] {
+            Operand::Reg(r) | Operand::Src(Src::Reg { reg: r, .. }) => {
+                let start = u32::from(r);
+                Some(start..start + u32::from(self.reg_count(i)))
+            }
+            _ => None,
+        };
+        let Some(d) = range(0) else { return Ok(()) };
+        for i in 1..self.info().operands.len() {
+            let Some(s) = range(i) else { continue };
+            let exact_accumulator = i == 3 && s == d;
+            if !exact_accumulator && s.start < d.end && d.start < s.end {
+                let name = self.info().operands[i].name;
+                return Err(err(
+                    ErrorAt::Operand(0),
+                    format!(
+                        "d (R{} .. R{}) overlaps {name} (R{} .. R{}): d may only equal c exactly",
+                        d.start,
+                        d.end - 1,
+                        s.start,
+                        s.end - 1
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Encountered when decoding an instruction word that no encoder could have produced.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// The opcode byte names no row.
+    #[error("unknown opcode byte {0:#04x}")]
+    UnknownOpcode(u8),
+    /// A field holds a value outside its range.
+    #[error("{0}")]
+    BadField(String),
+}
+
+/// Deduplicating constant pool used while encoding one kernel.
+#[derive(Default, Debug)]
+pub struct PoolBuilder {
+    values: Vec<u64>,
+    index: HashMap<u64, u32>,
+}
+
+impl PoolBuilder {
+    /// The index of `value`, adding it if new.
+    pub fn intern(&mut self, value: u64) -> u32 {
+        *self.index.entry(value).or_insert_with(|| {
+            self.values.push(value);
+            (self.values.len() - 1) as u32
+        })
+    }
+
+    /// The pool, in index order.
+    pub fn into_values(self) -> Vec<u64> {
+        self.values
+    }
+
+    /// Number of distinct values.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether no value was interned.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+struct BitWriter {
+    word: u128,
+    pos: u32,
+}
+
+impl BitWriter {
+    fn put(&mut self, value: u64, bits: u32) {
+        debug_assert!(bits == 64 || value < (1 << bits), "field overflow");
+        debug_assert!(self.pos + bits <= 128, "operand fields overflow the word");
+        self.word |= u128::from(value) << self.pos;
+        self.pos += bits;
+    }
+}
+
+struct BitReader {
+    word: u128,
+    pos: u32,
+}
+
+impl BitReader {
+    fn take(&mut self, bits: u32) -> u64 {
+        let value = (self.word >> self.pos) as u64 & ((1u64 << bits) - 1);
+        self.pos += bits;
+        value
+    }
+}
+
+const POOL_BITS: u32 = 18;
+const ADDR_POOL_BITS: u32 = 19;
+
+/// Encodes `inst` into one 128-bit word, interning literals into `pool`.
+pub fn encode(inst: &Instruction, pool: &mut PoolBuilder) -> u128 {
+    let mut w = BitWriter { word: 0, pos: 0 };
+    w.put(inst.opcode as u64, 8);
+    for m in inst.mods {
+        w.put(u64::from(m), 4);
+    }
+    w.put(u64::from(inst.guard.pred), 3);
+    w.put(u64::from(inst.guard.negated), 1);
+    w.put(0, 4);
+    for (i, spec) in inst.info().operands.iter().enumerate() {
+        match (spec.kind, inst.operands[i]) {
+            (OperandKind::Dst(_), Operand::Reg(r)) => w.put(u64::from(r), 8),
+            (OperandKind::Src { .. }, Operand::Src(Src::Reg { reg, neg, abs })) => {
+                w.put(0, 1);
+                w.put(u64::from(reg), 8);
+                w.put(u64::from(neg), 1);
+                w.put(u64::from(abs), 1);
+                w.put(0, 9);
+            }
+            (OperandKind::Src { .. }, Operand::Src(Src::Imm { bits, wide })) => {
+                w.put(1, 1);
+                w.put(u64::from(wide), 1);
+                w.put(u64::from(pool.intern(bits)), POOL_BITS);
+            }
+            (OperandKind::PredDst, Operand::Pred(p)) => w.put(u64::from(p), 3),
+            (OperandKind::PredSrc, Operand::PredSrc { pred, negated }) => {
+                w.put(u64::from(pred), 3);
+                w.put(u64::from(negated), 1);
+            }
+            (OperandKind::Special, Operand::Special(sr)) => w.put(sr as u64, 5),
+            (OperandKind::Addr, Operand::Addr { base, offset }) => {
+                w.put(u64::from(base), 8);
+                w.put(u64::from(pool.intern(u64::from(offset as u32))), ADDR_POOL_BITS);
+            }
+            (OperandKind::Label, Operand::Label { target, reconv }) => {
+                w.put(u64::from(target), 24);
+                w.put(u64::from(reconv), 24);
+            }
+            (OperandKind::Imm, Operand::Imm(v)) => w.put(u64::from(pool.intern(u64::from(v))), ADDR_POOL_BITS),
+            (kind, found) => panic!("encode: {} operand {i} should be {kind:?}, found {found:?}", inst.opcode),
+        }
+    }
+    w.word
+}
+
+/// Decodes one word, resolving literals through `pool`.
+///
+/// # Errors
+/// Any field outside its range, an unknown opcode or a pool index past the pool.
+pub fn decode(word: u128, pool: &[u64]) -> Result<Instruction, DecodeError> {
+    let mut r = BitReader { word, pos: 0 };
+    let byte = r.take(8) as u8;
+    let opcode = Opcode::from_byte(byte).ok_or(DecodeError::UnknownOpcode(byte))?;
+    let info = opcode.info();
+    let mut inst = Instruction::new(opcode);
+    for (i, m) in inst.mods.iter_mut().enumerate() {
+        *m = r.take(4) as u8;
+        let limit = info.groups.get(i).map_or(1, |g| g.names.len());
+        if usize::from(*m) >= limit {
+            return Err(DecodeError::BadField(format!("{opcode}: modifier {i} has value {m}, which is out of range")));
+        }
+    }
+    inst.guard = Guard { pred: r.take(3) as u8, negated: r.take(1) == 1 };
+    if r.take(4) != 0 {
+        return Err(DecodeError::BadField(format!("{opcode}: reserved bits are set")));
+    }
+    let lookup = |index: u64| -> Result<u64, DecodeError> {
+        pool.get(index as usize).copied().ok_or_else(|| {
+            DecodeError::BadField(format!("{opcode}: literal index {index} is past the constant pool ({} entries)", pool.len()))
+        })
+    };
+    for (i, spec) in info.operands.iter().enumerate() {
+        inst.operands[i] = match spec.kind {
+            OperandKind::Dst(_) => Operand::Reg(r.take(8) as u8),
+            OperandKind::Src { .. } => {
+                if r.take(1) == 1 {
+                    let wide = r.take(1) == 1;
+                    let bits = lookup(r.take(POOL_BITS))?;
+                    if !wide && bits > u64::from(u32::MAX) {
+                        return Err(DecodeError::BadField(format!("{opcode}: 32-bit literal {bits:#x} is wider than 32 bits")));
+                    }
+                    Operand::Src(Src::Imm { bits, wide })
+                } else {
+                    let reg = r.take(8) as u8;
+                    let neg = r.take(1) == 1;
+                    let abs = r.take(1) == 1;
+                    if r.take(9) != 0 {
+                        return Err(DecodeError::BadField(format!("{opcode}: reserved source bits are set")));
+                    }
+                    Operand::Src(Src::Reg { reg, neg, abs })
+                }
+            }
+            OperandKind::PredDst => Operand::Pred(r.take(3) as u8),
+            OperandKind::PredSrc => Operand::PredSrc { pred: r.take(3) as u8, negated: r.take(1) == 1 },
+            OperandKind::Special => {
+                let index = r.take(5) as u8;
+                Operand::Special(
+                    SpecialReg::from_index(index)
+                        .ok_or_else(|| DecodeError::BadField(format!("{opcode}: special register {index} does not exist")))?,
+                )
+            }
+            OperandKind::Addr => {
+                let base = r.take(8) as u8;
+                let offset = lookup(r.take(ADDR_POOL_BITS))?;
+                let offset = u32::try_from(offset)
+                    .map_err(|_| DecodeError::BadField(format!("{opcode}: address offset {offset:#x} is wider than 32 bits")))?;
+                Operand::Addr { base, offset: offset as i32 }
+            }
+            OperandKind::Label => Operand::Label { target: r.take(24) as u32, reconv: r.take(24) as u32 },
+            OperandKind::Imm => {
+                let v = lookup(r.take(ADDR_POOL_BITS))?;
+                Operand::Imm(
+                    u32::try_from(v).map_err(|_| DecodeError::BadField(format!("{opcode}: literal {v:#x} is wider than 32 bits")))?,
+                )
+            }
+        };
+    }
+    if r.pos < 128 && (word >> r.pos) != 0 {
+        return Err(DecodeError::BadField(format!("{opcode}: bits past the last operand are set")));
+    }
+    Ok(inst)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(inst: Instruction) {
+        let mut pool = PoolBuilder::default();
+        let word = encode(&inst, &mut pool);
+        assert_eq!(decode(word, &pool.into_values()), Ok(inst));
+    }
+
+    #[test]
+    fn every_opcode_round_trips_with_default_operands() {
+        for row in TABLE {
+            let mut inst = Instruction::new(row.opcode);
+            for (i, spec) in row.operands.iter().enumerate() {
+                inst.operands[i] = match spec.kind {
+                    OperandKind::Dst(_) => Operand::Reg(8),
+                    OperandKind::Src { .. } => Operand::Src(Src::reg(16)),
+                    OperandKind::PredDst => Operand::Pred(3),
+                    OperandKind::PredSrc => Operand::PredSrc { pred: 2, negated: true },
+                    OperandKind::Special => Operand::Special(SpecialReg::Clock),
+                    OperandKind::Addr => Operand::Addr { base: 4, offset: -8 },
+                    OperandKind::Label => Operand::Label { target: 12, reconv: NO_RECONV },
+                    OperandKind::Imm => Operand::Imm(16),
+                };
+            }
+            round_trip(inst);
+        }
+    }
+
+    #[test]
+    fn the_widest_instruction_fits_the_word() {
+        let mut inst = Instruction::new(Opcode::AtomCas);
+        inst.guard = Guard { pred: 6, negated: true };
+        inst.operands[0] = Operand::Reg(254);
+        inst.operands[1] = Operand::Addr { base: 3, offset: i32::MIN };
+        inst.operands[2] = Operand::Src(Src::imm(u32::MAX));
+        inst.operands[3] = Operand::Src(Src::Imm { bits: u64::MAX, wide: true });
+        round_trip(inst);
+    }
+
+    #[test]
+    fn decoding_rejects_corrupt_words() {
+        assert_eq!(decode(0xFF, &[]), Err(DecodeError::UnknownOpcode(0xFF)));
+        let mut pool = PoolBuilder::default();
+        let mut inst = Instruction::new(Opcode::Iadd);
+        inst.operands[0] = Operand::Reg(1);
+        inst.operands[1] = Operand::Src(Src::imm(7));
+        inst.operands[2] = Operand::Src(Src::reg(2));
+        let word = encode(&inst, &mut pool);
+        assert!(matches!(decode(word, &[]), Err(DecodeError::BadField(_))));
+        assert!(matches!(decode(word | (1 << 127), &pool.into_values()), Err(DecodeError::BadField(_))));
+    }
+
+    #[test]
+    fn validation_names_the_broken_rule() {
+        let mut inst = Instruction::new(Opcode::Dadd);
+        inst.operands[0] = Operand::Reg(3);
+        inst.operands[1] = Operand::Src(Src::reg(4));
+        inst.operands[2] = Operand::Src(Src::reg(6));
+        assert_eq!(inst.validate().unwrap_err().at, ErrorAt::Operand(0));
+        inst.operands[0] = Operand::Reg(2);
+        assert_eq!(inst.validate(), Ok(()));
+
+        let mut mma = Instruction::new(Opcode::Mma);
+        mma.operands = [
+            Operand::Reg(16),
+            Operand::Src(Src::reg(0)),
+            Operand::Src(Src::reg(4)),
+            Operand::Src(Src::reg(16)),
+            Operand::None,
+        ];
+        assert_eq!(mma.validate(), Ok(()));
+        mma.operands[3] = Operand::Src(Src::reg(20));
+        assert!(mma.validate().unwrap_err().message.contains("overlaps c"));
+    }
+}

@@ -1,0 +1,19 @@
+//! The simt instruction set: one table ([`table::TABLE`]) from which the
+//! encoder, decoder, disassembler, the assembler's operand checks and
+//! `docs/isa.md` are derived, plus the bytecode format that stores kernels.
+//!
+//! Architecture invariant: this crate knows nothing about text parsing or
+//! execution; it only describes instructions and moves them between their
+//! decoded and encoded forms.
+#![warn(missing_docs)]
+
+pub mod disasm;
+pub mod docs;
+pub mod instr;
+pub mod module;
+pub mod table;
+
+pub use disasm::{disassemble, format_instruction, listing, Symbols};
+pub use instr::*;
+pub use module::*;
+pub use table::*;

@@ -1,0 +1,814 @@
+//! Kernels and modules, and the versioned bytecode format that stores them.
+//!
+//! Layout (all integers little-endian, strings as `u32` length + UTF-8):
+//!
+//! ```text
+//! magic "\x7fSMT" | u16 version | u16 flags (0)
+//! string source_name | u8 has_source [string source]
+//! u32 kernel_count, then per kernel:
+//!   string name
+//!   u32 n, n x (string name, u8 param_type, u32 offset)          parameters
+//!   u32 n, n x (string name, u8 elem, u32 len, u32 align, u32 offset)  shared variables
+//!   u32 shared_size | u32 local_size | u32 regs
+//!   u8 has_launch [u32 x 3 grid, u32 x 3 block]
+//!   u32 n, n x (string name, arg_init)                            `.arg` defaults
+//!   u32 n, n x u64                                                constant pool
+//!   u32 n, n x u128                                               instruction words
+//!   n x u32                                                       source line per pc
+//!   u32 n, n x (string name, u32 pc)                              labels
+//! ```
+//!
+//! `arg_init` is a tag byte (0 scalar, 1 zeros, 2 fill, 3 iota, 4 rand,
+//! 5 list, 6 file) followed by its fields; a literal is a tag byte (0 int
+//! i64, 1 float f64, 2 f32 bits, 3 f64 bits) and 8 bytes.
+//!
+//! Loading checks every length against the bytes that remain before
+//! allocating, decodes every word, then runs [`Kernel::validate`], so a
+//! loaded module upholds the same invariants as an assembled one.
+
+use std::fmt;
+
+use crate::instr::*;
+
+/// The four bytes every bytecode file starts with.
+pub const MAGIC: &[u8; 4] = b"\x7fSMT";
+/// The format version this crate writes and reads.
+pub const VERSION: u16 = 1;
+/// The most threads in one block.
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+
+/// Element types of pointer parameters, shared arrays and host buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum ElemType {
+    /// Unsigned 8-bit.
+    U8,
+    /// Signed 8-bit.
+    S8,
+    /// Unsigned 16-bit.
+    U16,
+    /// Signed 16-bit.
+    S16,
+    /// Unsigned 32-bit.
+    U32,
+    /// Signed 32-bit.
+    S32,
+    /// IEEE binary16.
+    F16,
+    /// bfloat16.
+    BF16,
+    /// IEEE binary32.
+    F32,
+    /// IEEE binary64.
+    F64,
+    /// Untyped 32 bits (printed as unsigned).
+    B32,
+}
+
+impl ElemType {
+    /// Every element type, in encoding order.
+    pub const ALL: [ElemType; 11] = [
+        Self::U8, Self::S8, Self::U16, Self::S16, Self::U32, Self::S32, Self::F16, Self::BF16, Self::F32, Self::F64, Self::B32,
+    ];
+
+    /// The spelling in directives (`f32`).
+    pub fn name(self) -> &'static str {
+        ["u8", "s8", "u16", "s16", "u32", "s32", "f16", "bf16", "f32", "f64", "b32"][self as usize]
+    }
+
+    /// Looks a spelling up, ignoring case.
+    pub fn from_name(name: &str) -> Option<ElemType> {
+        Self::ALL.into_iter().find(|t| t.name().eq_ignore_ascii_case(name))
+    }
+
+    /// Size in bytes.
+    pub fn size(self) -> u32 {
+        match self {
+            Self::U8 | Self::S8 => 1,
+            Self::U16 | Self::S16 | Self::F16 | Self::BF16 => 2,
+            Self::U32 | Self::S32 | Self::F32 | Self::B32 => 4,
+            Self::F64 => 8,
+        }
+    }
+
+    /// Whether values are floating point.
+    pub fn is_float(self) -> bool {
+        matches!(self, Self::F16 | Self::BF16 | Self::F32 | Self::F64)
+    }
+
+    fn from_index(index: u8) -> Option<ElemType> {
+        Self::ALL.get(usize::from(index)).copied()
+    }
+}
+
+impl fmt::Display for ElemType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The type of a kernel parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ParamType {
+    /// A scalar `.u32`.
+    U32,
+    /// A scalar `.s32`.
+    S32,
+    /// A scalar `.f32`.
+    F32,
+    /// A scalar `.f64`.
+    F64,
+    /// A GLOBAL address of a buffer of this element type.
+    Ptr(ElemType),
+}
+
+impl ParamType {
+    /// Size (and alignment) in the PARAM space.
+    pub fn size(self) -> u32 {
+        if self == ParamType::F64 { 8 } else { 4 }
+    }
+
+    /// The spelling in `.param` (`u32`, `ptr.f32`).
+    pub fn name(self) -> String {
+        match self {
+            ParamType::U32 => "u32".into(),
+            ParamType::S32 => "s32".into(),
+            ParamType::F32 => "f32".into(),
+            ParamType::F64 => "f64".into(),
+            ParamType::Ptr(e) => format!("ptr.{e}"),
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            ParamType::U32 => 0,
+            ParamType::S32 => 1,
+            ParamType::F32 => 2,
+            ParamType::F64 => 3,
+            ParamType::Ptr(e) => 0x10 | e as u8,
+        }
+    }
+
+    fn from_code(code: u8) -> Option<ParamType> {
+        Some(match code {
+            0 => ParamType::U32,
+            1 => ParamType::S32,
+            2 => ParamType::F32,
+            3 => ParamType::F64,
+            c if c & 0xF0 == 0x10 => ParamType::Ptr(ElemType::from_index(c & 0x0F)?),
+            _ => return None,
+        })
+    }
+}
+
+/// A kernel parameter.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Name.
+    pub name: String,
+    /// Type.
+    pub ty: ParamType,
+    /// Byte offset in the PARAM space.
+    pub offset: u32,
+}
+
+/// A static shared-memory array.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedVar {
+    /// Name; as an operand it stands for `offset`.
+    pub name: String,
+    /// Element type.
+    pub elem: ElemType,
+    /// Element count.
+    pub len: u32,
+    /// Alignment in bytes.
+    pub align: u32,
+    /// Byte offset in the SHARED space.
+    pub offset: u32,
+}
+
+/// Grid and block extents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LaunchDims {
+    /// Blocks in x, y, z.
+    pub grid: [u32; 3],
+    /// Threads per block in x, y, z.
+    pub block: [u32; 3],
+}
+
+/// A literal in an `.arg` default or a `--arg` value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Literal {
+    /// An integer (range-checked against the destination type when used).
+    Int(i64),
+    /// A decimal float, `inf` or `nan`.
+    Float(f64),
+    /// A `0f` bit pattern.
+    F32Bits(u32),
+    /// A `0d` bit pattern.
+    F64Bits(u64),
+}
+
+impl fmt::Display for Literal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Literal::Int(v) => write!(f, "{v}"),
+            Literal::Float(v) if v.is_nan() => f.write_str("nan"),
+            Literal::Float(v) if v.is_infinite() => f.write_str(if v > 0.0 { "inf" } else { "-inf" }),
+            Literal::Float(v) => write!(f, "{v:?}"),
+            Literal::F32Bits(b) => write!(f, "0f{b:08X}"),
+            Literal::F64Bits(b) => write!(f, "0d{b:016X}"),
+        }
+    }
+}
+
+/// How a parameter is initialised (`.arg` directive or `--arg`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgInit {
+    /// A scalar value.
+    Scalar(Literal),
+    /// `zeros(N)`.
+    Zeros(u64),
+    /// `fill(N, V)`.
+    Fill(u64, Literal),
+    /// `iota(N)`: 0, 1, 2, ...
+    Iota(u64),
+    /// `rand(N, SEED)`.
+    Rand(u64, u64),
+    /// `[a, b, c]`.
+    List(Vec<Literal>),
+    /// `@FILE` (`.npy` or raw `.bin`).
+    File(String),
+}
+
+impl fmt::Display for ArgInit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgInit::Scalar(v) => write!(f, "{v}"),
+            ArgInit::Zeros(n) => write!(f, "zeros({n})"),
+            ArgInit::Fill(n, v) => write!(f, "fill({n}, {v})"),
+            ArgInit::Iota(n) => write!(f, "iota({n})"),
+            ArgInit::Rand(n, seed) => write!(f, "rand({n}, {seed})"),
+            ArgInit::List(values) => {
+                f.write_str("[")?;
+                for (i, v) in values.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+            ArgInit::File(path) => write!(f, "@{path}"),
+        }
+    }
+}
+
+/// A default argument from an `.arg` directive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArgDefault {
+    /// Parameter name.
+    pub name: String,
+    /// Value.
+    pub init: ArgInit,
+}
+
+/// One kernel: its interface, resources and code.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    /// Name.
+    pub name: String,
+    /// Parameters in declaration order.
+    pub params: Vec<Param>,
+    /// Shared arrays in declaration order.
+    pub shared: Vec<SharedVar>,
+    /// Bytes of SHARED memory per block.
+    pub shared_size: u32,
+    /// Bytes of LOCAL memory per thread.
+    pub local_size: u32,
+    /// Registers per thread.
+    pub regs: u32,
+    /// Default launch, from `.launch`.
+    pub launch: Option<LaunchDims>,
+    /// Default arguments, from `.arg`.
+    pub args: Vec<ArgDefault>,
+    /// Instructions.
+    pub code: Vec<Instruction>,
+    /// Source line (1-based) of each instruction.
+    pub lines: Vec<u32>,
+    /// Label names and the pcs they mark.
+    pub labels: Vec<(String, u32)>,
+}
+
+/// A compiled `.s` file: its kernels and, for error messages, its source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Module {
+    /// The file name the module was assembled from.
+    pub source_name: String,
+    /// The source text, so faults can show the line even without the file.
+    pub source: Option<String>,
+    /// Kernels in file order.
+    pub kernels: Vec<Kernel>,
+}
+
+impl Module {
+    /// The kernel called `name`.
+    pub fn kernel(&self, name: &str) -> Option<&Kernel> {
+        self.kernels.iter().find(|k| k.name == name)
+    }
+}
+
+/// Encountered when a kernel breaks an invariant that assembling guarantees.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("kernel `{kernel}`{}: {message}", pc.map(|pc| format!(", pc {pc}")).unwrap_or_default())]
+pub struct KernelError {
+    /// Kernel name.
+    pub kernel: String,
+    /// The instruction at fault, if one is.
+    pub pc: Option<u32>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Kernel {
+    /// Bytes of the PARAM space.
+    pub fn param_size(&self) -> u32 {
+        self.params.iter().map(|p| p.offset + p.ty.size()).max().unwrap_or(0)
+    }
+
+    /// The parameter called `name`.
+    pub fn param(&self, name: &str) -> Option<&Param> {
+        self.params.iter().find(|p| p.name == name)
+    }
+
+    /// The source line of `pc`, if known.
+    pub fn line(&self, pc: u32) -> Option<u32> {
+        self.lines.get(pc as usize).copied()
+    }
+
+    /// Checks every structural invariant the interpreter relies on.
+    ///
+    /// # Errors
+    /// The first broken invariant.
+    pub fn validate(&self) -> Result<(), KernelError> {
+        let fail = |pc: Option<usize>, message: String| KernelError { kernel: self.name.clone(), pc: pc.map(|p| p as u32), message };
+        if self.code.is_empty() {
+            return Err(fail(None, "has no instructions".into()));
+        }
+        if self.code.len() > MAX_CODE_LEN {
+            return Err(fail(None, format!("has {} instructions, more than the {MAX_CODE_LEN} allowed", self.code.len())));
+        }
+        if self.lines.len() != self.code.len() {
+            return Err(fail(None, format!("line table has {} entries for {} instructions", self.lines.len(), self.code.len())));
+        }
+        if self.regs > NUM_REGS {
+            return Err(fail(None, format!("asks for {} registers; R0 .. R254 is the most", self.regs)));
+        }
+        let len = self.code.len() as u32;
+        for (pc, inst) in self.code.iter().enumerate() {
+            inst.validate().map_err(|e| fail(Some(pc), e.message))?;
+            if let Some(max) = inst.max_reg()
+                && max >= self.regs
+            {
+                return Err(fail(Some(pc), format!("uses R{max} but the kernel has {} registers", self.regs)));
+            }
+            for op in inst.operands() {
+                if let Operand::Label { target, reconv } = *op {
+                    if target >= len {
+                        return Err(fail(Some(pc), format!("branch target {target} is outside the kernel (0 .. {})", len - 1)));
+                    }
+                    if reconv != NO_RECONV && reconv > len {
+                        return Err(fail(Some(pc), format!("reconvergence pc {reconv} is outside the kernel")));
+                    }
+                }
+            }
+        }
+        let mut end = 0;
+        for p in &self.params {
+            if p.offset % p.ty.size() != 0 || p.offset < end {
+                return Err(fail(None, format!("parameter `{}` at offset {} overlaps or is misaligned", p.name, p.offset)));
+            }
+            end = p.offset + p.ty.size();
+        }
+        for v in &self.shared {
+            let bytes = u64::from(v.len) * u64::from(v.elem.size());
+            if !v.align.is_power_of_two() || v.offset % v.align != 0 || u64::from(v.offset) + bytes > u64::from(self.shared_size) {
+                return Err(fail(None, format!("shared variable `{}` lies outside the shared space or is misaligned", v.name)));
+            }
+        }
+        for (name, pc) in &self.labels {
+            if *pc > len {
+                return Err(fail(None, format!("label `{name}` marks pc {pc}, past the end")));
+            }
+        }
+        if let Some(l) = self.launch
+            && (l.grid.contains(&0) || l.block.contains(&0))
+        {
+            return Err(fail(None, "the default launch has a zero extent".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Encountered when bytes cannot be loaded as a module.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    /// The file does not start with the bytecode magic.
+    #[error("not simt bytecode (the file does not start with the simt magic bytes); assemble `.s` files with `simt asm`")]
+    BadMagic,
+    /// The file was written by another format version.
+    #[error("bytecode version {found} is not supported (this simt reads version {VERSION}); reassemble the source")]
+    UnsupportedVersion {
+        /// Version in the file.
+        found: u16,
+    },
+    /// The file ends early or a length is impossible.
+    #[error("truncated or corrupt bytecode: {what} at byte {offset}")]
+    Truncated {
+        /// What was being read.
+        what: String,
+        /// Byte offset.
+        offset: usize,
+    },
+    /// A value is out of range.
+    #[error("corrupt bytecode: {0}")]
+    Invalid(String),
+    /// A decoded kernel breaks an invariant.
+    #[error("corrupt bytecode: {0}")]
+    Kernel(#[from] KernelError),
+}
+
+struct Writer(Vec<u8>);
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u16(&mut self, v: u16) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn len(&mut self, n: usize) {
+        self.u32(u32::try_from(n).expect("tables are far below 4G entries"));
+    }
+    fn str(&mut self, s: &str) {
+        self.len(s.len());
+        self.0.extend_from_slice(s.as_bytes());
+    }
+    fn literal(&mut self, v: Literal) {
+        match v {
+            Literal::Int(i) => {
+                self.u8(0);
+                self.u64(i as u64);
+            }
+            Literal::Float(x) => {
+                self.u8(1);
+                self.u64(x.to_bits());
+            }
+            Literal::F32Bits(b) => {
+                self.u8(2);
+                self.u64(u64::from(b));
+            }
+            Literal::F64Bits(b) => {
+                self.u8(3);
+                self.u64(b);
+            }
+        }
+    }
+    fn arg(&mut self, init: &ArgInit) {
+        match init {
+            ArgInit::Scalar(v) => {
+                self.u8(0);
+                self.literal(*v);
+            }
+            ArgInit::Zeros(n) => {
+                self.u8(1);
+                self.u64(*n);
+            }
+            ArgInit::Fill(n, v) => {
+                self.u8(2);
+                self.u64(*n);
+                self.literal(*v);
+            }
+            ArgInit::Iota(n) => {
+                self.u8(3);
+                self.u64(*n);
+            }
+            ArgInit::Rand(n, seed) => {
+                self.u8(4);
+                self.u64(*n);
+                self.u64(*seed);
+            }
+            ArgInit::List(values) => {
+                self.u8(5);
+                self.len(values.len());
+                for v in values {
+                    self.literal(*v);
+                }
+            }
+            ArgInit::File(path) => {
+                self.u8(6);
+                self.str(path);
+            }
+        }
+    }
+}
+
+/// Serialises a module.
+pub fn write_module(module: &Module) -> Vec<u8> {
+    let mut w = Writer(Vec::new());
+    w.0.extend_from_slice(MAGIC);
+    w.u16(VERSION);
+    w.u16(0);
+    w.str(&module.source_name);
+    match &module.source {
+        Some(text) => {
+            w.u8(1);
+            w.str(text);
+        }
+        None => w.u8(0),
+    }
+    w.len(module.kernels.len());
+    for k in &module.kernels {
+        w.str(&k.name);
+        w.len(k.params.len());
+        for p in &k.params {
+            w.str(&p.name);
+            w.u8(p.ty.code());
+            w.u32(p.offset);
+        }
+        w.len(k.shared.len());
+        for v in &k.shared {
+            w.str(&v.name);
+            w.u8(v.elem as u8);
+            w.u32(v.len);
+            w.u32(v.align);
+            w.u32(v.offset);
+        }
+        w.u32(k.shared_size);
+        w.u32(k.local_size);
+        w.u32(k.regs);
+        match k.launch {
+            Some(l) => {
+                w.u8(1);
+                l.grid.into_iter().chain(l.block).for_each(|x| w.u32(x));
+            }
+            None => w.u8(0),
+        }
+        w.len(k.args.len());
+        for a in &k.args {
+            w.str(&a.name);
+            w.arg(&a.init);
+        }
+        let mut pool = PoolBuilder::default();
+        let words: Vec<u128> = k.code.iter().map(|i| encode(i, &mut pool)).collect();
+        let pool = pool.into_values();
+        w.len(pool.len());
+        pool.into_iter().for_each(|v| w.u64(v));
+        w.len(words.len());
+        for word in words {
+            w.0.extend_from_slice(&word.to_le_bytes());
+        }
+        k.lines.iter().for_each(|&l| w.u32(l));
+        w.len(k.labels.len());
+        for (name, pc) in &k.labels {
+            w.str(name);
+            w.u32(*pc);
+        }
+    }
+    w.0
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], LoadError> {
+        if self.bytes.len() - self.pos < n {
+            return Err(LoadError::Truncated { what: what.into(), offset: self.pos });
+        }
+        let slice = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(slice)
+    }
+    fn u8(&mut self, what: &str) -> Result<u8, LoadError> {
+        Ok(self.take(1, what)?[0])
+    }
+    fn u16(&mut self, what: &str) -> Result<u16, LoadError> {
+        Ok(u16::from_le_bytes(self.take(2, what)?.try_into().expect("2 bytes")))
+    }
+    fn u32(&mut self, what: &str) -> Result<u32, LoadError> {
+        Ok(u32::from_le_bytes(self.take(4, what)?.try_into().expect("4 bytes")))
+    }
+    fn u64(&mut self, what: &str) -> Result<u64, LoadError> {
+        Ok(u64::from_le_bytes(self.take(8, what)?.try_into().expect("8 bytes")))
+    }
+    /// A count of items of at least `item_size` bytes each, checked against what remains.
+    fn count(&mut self, item_size: usize, what: &str) -> Result<usize, LoadError> {
+        let at = self.pos;
+        let n = self.u32(what)? as usize;
+        if n.saturating_mul(item_size) > self.bytes.len() - self.pos {
+            return Err(LoadError::Truncated { what: format!("{what} ({n} entries)"), offset: at });
+        }
+        Ok(n)
+    }
+    fn str(&mut self, what: &str) -> Result<String, LoadError> {
+        let n = self.count(1, what)?;
+        let at = self.pos;
+        String::from_utf8(self.take(n, what)?.to_vec())
+            .map_err(|_| LoadError::Invalid(format!("{what} at byte {at} is not UTF-8")))
+    }
+    fn literal(&mut self) -> Result<Literal, LoadError> {
+        let tag = self.u8("literal tag")?;
+        let bits = self.u64("literal")?;
+        Ok(match tag {
+            0 => Literal::Int(bits as i64),
+            1 => Literal::Float(f64::from_bits(bits)),
+            2 => Literal::F32Bits(
+                u32::try_from(bits).map_err(|_| LoadError::Invalid("an f32 bit pattern is wider than 32 bits".into()))?,
+            ),
+            3 => Literal::F64Bits(bits),
+            t => return Err(LoadError::Invalid(format!("unknown literal tag {t}"))),
+        })
+    }
+    fn arg(&mut self) -> Result<ArgInit, LoadError> {
+        Ok(match self.u8("argument tag")? {
+            0 => ArgInit::Scalar(self.literal()?),
+            1 => ArgInit::Zeros(self.u64("element count")?),
+            2 => ArgInit::Fill(self.u64("element count")?, self.literal()?),
+            3 => ArgInit::Iota(self.u64("element count")?),
+            4 => ArgInit::Rand(self.u64("element count")?, self.u64("seed")?),
+            5 => {
+                let n = self.count(9, "list length")?;
+                ArgInit::List((0..n).map(|_| self.literal()).collect::<Result<_, _>>()?)
+            }
+            6 => ArgInit::File(self.str("file name")?),
+            t => return Err(LoadError::Invalid(format!("unknown argument tag {t}"))),
+        })
+    }
+}
+
+/// Loads and validates a module.
+///
+/// # Errors
+/// Wrong magic or version, truncation, out-of-range fields, or a kernel that
+/// breaks an invariant; never panics, whatever the bytes.
+pub fn read_module(bytes: &[u8]) -> Result<Module, LoadError> {
+    let mut r = Reader { bytes, pos: 0 };
+    if bytes.len() < 4 || &bytes[..4] != MAGIC {
+        return Err(LoadError::BadMagic);
+    }
+    r.pos = 4;
+    let version = r.u16("version")?;
+    if version != VERSION {
+        return Err(LoadError::UnsupportedVersion { found: version });
+    }
+    if r.u16("flags")? != 0 {
+        return Err(LoadError::Invalid("unknown flags are set".into()));
+    }
+    let source_name = r.str("source name")?;
+    let source = match r.u8("source flag")? {
+        0 => None,
+        1 => Some(r.str("source text")?),
+        f => return Err(LoadError::Invalid(format!("source flag {f} is neither 0 nor 1"))),
+    };
+    let nkernels = r.count(4, "kernel count")?;
+    let mut kernels = Vec::with_capacity(nkernels);
+    for _ in 0..nkernels {
+        let name = r.str("kernel name")?;
+        let nparams = r.count(9, "parameter count")?;
+        let mut params = Vec::with_capacity(nparams);
+        for _ in 0..nparams {
+            let pname = r.str("parameter name")?;
+            let code = r.u8("parameter type")?;
+            let ty = ParamType::from_code(code).ok_or_else(|| LoadError::Invalid(format!("unknown parameter type code {code}")))?;
+            params.push(Param { name: pname, ty, offset: r.u32("parameter offset")? });
+        }
+        let nshared = r.count(17, "shared variable count")?;
+        let mut shared = Vec::with_capacity(nshared);
+        for _ in 0..nshared {
+            let vname = r.str("shared variable name")?;
+            let code = r.u8("shared element type")?;
+            let elem = ElemType::from_index(code).ok_or_else(|| LoadError::Invalid(format!("unknown element type code {code}")))?;
+            shared.push(SharedVar {
+                name: vname,
+                elem,
+                len: r.u32("shared length")?,
+                align: r.u32("shared alignment")?,
+                offset: r.u32("shared offset")?,
+            });
+        }
+        let shared_size = r.u32("shared size")?;
+        let local_size = r.u32("local size")?;
+        let regs = r.u32("register count")?;
+        let launch = match r.u8("launch flag")? {
+            0 => None,
+            1 => {
+                let mut dims = [0u32; 6];
+                for d in &mut dims {
+                    *d = r.u32("launch extent")?;
+                }
+                Some(LaunchDims { grid: [dims[0], dims[1], dims[2]], block: [dims[3], dims[4], dims[5]] })
+            }
+            f => return Err(LoadError::Invalid(format!("launch flag {f} is neither 0 nor 1"))),
+        };
+        let nargs = r.count(5, "argument count")?;
+        let mut args = Vec::with_capacity(nargs);
+        for _ in 0..nargs {
+            args.push(ArgDefault { name: r.str("argument name")?, init: r.arg()? });
+        }
+        let npool = r.count(8, "constant pool size")?;
+        let pool: Vec<u64> = (0..npool).map(|_| r.u64("constant")).collect::<Result<_, _>>()?;
+        let ncode = r.count(20, "instruction count")?;
+        let mut code = Vec::with_capacity(ncode);
+        for pc in 0..ncode {
+            let word = u128::from_le_bytes(r.take(16, "instruction")?.try_into().expect("16 bytes"));
+            code.push(decode(word, &pool).map_err(|e| LoadError::Invalid(format!("kernel `{name}`, pc {pc}: {e}")))?);
+        }
+        let lines = (0..ncode).map(|_| r.u32("line number")).collect::<Result<_, _>>()?;
+        let nlabels = r.count(8, "label count")?;
+        let mut labels = Vec::with_capacity(nlabels);
+        for _ in 0..nlabels {
+            labels.push((r.str("label name")?, r.u32("label pc")?));
+        }
+        let kernel = Kernel { name, params, shared, shared_size, local_size, regs, launch, args, code, lines, labels };
+        kernel.validate()?;
+        kernels.push(kernel);
+    }
+    if r.pos != bytes.len() {
+        return Err(LoadError::Invalid(format!("{} unexpected bytes after the last kernel", bytes.len() - r.pos)));
+    }
+    Ok(Module { source_name, source, kernels })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::Opcode;
+
+    fn sample() -> Module {
+        let mut exit = Instruction::new(Opcode::Exit);
+        exit.guard = Guard { pred: 0, negated: true };
+        let mut mov = Instruction::new(Opcode::Mov);
+        mov.operands[0] = Operand::Reg(2);
+        mov.operands[1] = Operand::Src(Src::Imm { bits: 1.5f64.to_bits(), wide: true });
+        Module {
+            source_name: "k.s".into(),
+            source: Some("...".into()),
+            kernels: vec![Kernel {
+                name: "k".into(),
+                params: vec![
+                    Param { name: "n".into(), ty: ParamType::U32, offset: 0 },
+                    Param { name: "d".into(), ty: ParamType::F64, offset: 8 },
+                    Param { name: "x".into(), ty: ParamType::Ptr(ElemType::BF16), offset: 16 },
+                ],
+                shared: vec![SharedVar { name: "t".into(), elem: ElemType::F32, len: 4, align: 16, offset: 0 }],
+                shared_size: 16,
+                local_size: 8,
+                regs: 4,
+                launch: Some(LaunchDims { grid: [2, 1, 1], block: [32, 2, 1] }),
+                args: vec![
+                    ArgDefault { name: "n".into(), init: ArgInit::Scalar(Literal::Int(-3)) },
+                    ArgDefault { name: "x".into(), init: ArgInit::List(vec![Literal::Float(0.5), Literal::F32Bits(7)]) },
+                ],
+                code: vec![mov, exit],
+                lines: vec![3, 4],
+                labels: vec![("top".into(), 0)],
+            }],
+        }
+    }
+
+    #[test]
+    fn modules_round_trip() {
+        let m = sample();
+        assert_eq!(read_module(&write_module(&m)), Ok(m));
+    }
+
+    #[test]
+    fn every_truncation_is_an_error() {
+        let bytes = write_module(&sample());
+        for cut in 0..bytes.len() {
+            assert!(read_module(&bytes[..cut]).is_err(), "truncated at {cut} loaded");
+        }
+    }
+
+    #[test]
+    fn every_single_byte_corruption_is_handled() {
+        let bytes = write_module(&sample());
+        for i in 0..bytes.len() {
+            for flip in [0x01, 0x80, 0xFF] {
+                let mut b = bytes.clone();
+                b[i] ^= flip;
+                // Either still valid or an error; never a panic.
+                let _ = read_module(&b);
+            }
+        }
+    }
+}
