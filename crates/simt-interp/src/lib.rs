@@ -1,0 +1,24 @@
+//! The simt functional interpreter.
+//!
+//! [`run`] executes one kernel launch: blocks are spread over SMs that run on
+//! rayon's pool, warps inside an SM interleave, and each warp follows the
+//! SIMT model chosen in [`RunOptions`]. Faults come back as [`Fault`] values
+//! carrying the kernel, block, thread, lane, pc and source line.
+//!
+//! Architecture invariant: the interpreter never sees assembly text. It
+//! translates each [`simt_isa::Kernel`] once into its own compact operation
+//! list and executes that; registers are stored lane-contiguously
+//! (`regs[r][lane]`) so 32-lane operations vectorise.
+#![warn(missing_docs)]
+
+pub mod fault;
+pub mod host;
+pub mod launch;
+pub mod memory;
+pub mod npy;
+pub mod stats;
+
+pub use fault::{Fault, FaultKind};
+pub use launch::{run, LaunchConfig, RunOptions, SimtModel};
+pub use memory::GlobalMemory;
+pub use stats::Stats;

@@ -1,0 +1,212 @@
+//! GLOBAL memory: host-created buffers at 256-byte aligned addresses.
+//!
+//! SMs run on several OS threads and share this memory, so words are atomics:
+//! plain loads and stores are `Relaxed` (ordinary moves on x86), and `ATOM`
+//! uses real read-modify-write operations. Race-free kernels therefore see
+//! the same values whatever the thread count.
+
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+/// Address of the first buffer; everything below, address 0 included, is unmapped.
+pub const FIRST_BUFFER: u32 = 0x100;
+/// Unmapped bytes left after every buffer, so small overruns fault instead of
+/// landing in the next buffer.
+pub const GUARD_BYTES: u32 = 0x100;
+/// The most bytes all buffers of one launch may hold together.
+pub const MAX_TOTAL_BYTES: u64 = 1 << 31;
+
+/// One host buffer.
+#[derive(Debug)]
+pub struct Buffer {
+    /// The parameter (or caller-chosen) name, for messages.
+    pub name: String,
+    /// GLOBAL address of the first byte.
+    pub base: u32,
+    /// Size in bytes.
+    pub len: u32,
+    words: Box<[AtomicU32]>,
+}
+
+impl Buffer {
+    /// A copy of the contents.
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut out: Vec<u8> = self.words.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()).collect();
+        out.truncate(self.len as usize);
+        out
+    }
+}
+
+/// Encountered when buffers cannot be created.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MemoryError {
+    /// The buffers would not fit the address space or the limit.
+    #[error(
+        "buffer `{name}` of {bytes} bytes does not fit: all buffers of a launch may hold at most {MAX_TOTAL_BYTES} bytes together"
+    )]
+    TooLarge {
+        /// Buffer name.
+        name: String,
+        /// Requested size.
+        bytes: u64,
+    },
+}
+
+/// All GLOBAL buffers of a launch.
+#[derive(Debug, Default)]
+pub struct GlobalMemory {
+    buffers: Vec<Buffer>,
+}
+
+/// Why a GLOBAL access failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessError {
+    /// Address 0 .. 255.
+    Null,
+    /// No buffer contains the address.
+    Unmapped,
+    /// The access starts inside buffer `index` but runs past its end.
+    OutOfBounds(usize),
+}
+
+impl GlobalMemory {
+    /// No buffers.
+    pub fn new() -> GlobalMemory {
+        GlobalMemory::default()
+    }
+
+    /// Creates a buffer holding `bytes` and returns its GLOBAL address.
+    ///
+    /// # Errors
+    /// When the buffers of the launch would exceed [`MAX_TOTAL_BYTES`].
+    pub fn alloc(&mut self, name: &str, bytes: &[u8]) -> Result<u32, MemoryError> {
+        let base = self.buffers.last().map_or(u64::from(FIRST_BUFFER), |b| {
+            (u64::from(b.base) + u64::from(b.len) + u64::from(GUARD_BYTES)).next_multiple_of(256)
+        });
+        let end = base + bytes.len() as u64;
+        if end > MAX_TOTAL_BYTES {
+            return Err(MemoryError::TooLarge { name: name.to_string(), bytes: bytes.len() as u64 });
+        }
+        let words = bytes
+            .chunks(4)
+            .map(|c| {
+                let mut w = [0u8; 4];
+                w[..c.len()].copy_from_slice(c);
+                AtomicU32::new(u32::from_le_bytes(w))
+            })
+            .collect();
+        self.buffers.push(Buffer { name: name.to_string(), base: base as u32, len: bytes.len() as u32, words });
+        Ok(base as u32)
+    }
+
+    /// All buffers in address order.
+    pub fn buffers(&self) -> &[Buffer] {
+        &self.buffers
+    }
+
+    /// The buffer called `name`.
+    pub fn buffer(&self, name: &str) -> Option<&Buffer> {
+        self.buffers.iter().find(|b| b.name == name)
+    }
+
+    /// The buffer at `index`.
+    pub fn buffer_at(&self, index: usize) -> &Buffer {
+        &self.buffers[index]
+    }
+
+    /// Finds the buffer holding `[addr, addr + size)`; `hint` is tried first.
+    #[inline]
+    pub fn locate(&self, addr: u32, size: u32, hint: &mut usize) -> Result<(usize, u32), AccessError> {
+        if let Some(b) = self.buffers.get(*hint) {
+            let off = addr.wrapping_sub(b.base);
+            if off < b.len && b.len - off >= size {
+                return Ok((*hint, off));
+            }
+        }
+        self.locate_slow(addr, size, hint)
+    }
+
+    #[cold]
+    fn locate_slow(&self, addr: u32, size: u32, hint: &mut usize) -> Result<(usize, u32), AccessError> {
+        if addr < FIRST_BUFFER {
+            return Err(AccessError::Null);
+        }
+        let i = self.buffers.partition_point(|b| b.base <= addr);
+        let Some(index) = i.checked_sub(1) else { return Err(AccessError::Unmapped) };
+        let b = &self.buffers[index];
+        let off = addr - b.base;
+        if off >= b.len.max(1) {
+            return Err(AccessError::Unmapped);
+        }
+        if b.len - off < size {
+            return Err(AccessError::OutOfBounds(index));
+        }
+        *hint = index;
+        Ok((index, off))
+    }
+
+    /// Reads `size` (1, 2 or 4) bytes at byte offset `off` of buffer `index`; `off` is aligned to `size`.
+    #[inline]
+    pub fn read(&self, index: usize, off: u32, size: u32) -> u32 {
+        let word = self.buffers[index].words[(off / 4) as usize].load(Relaxed);
+        match size {
+            4 => word,
+            _ => (word >> ((off % 4) * 8)) & ((1u32 << (size * 8)) - 1),
+        }
+    }
+
+    /// Writes the low `size` (1, 2 or 4) bytes of `value` at aligned byte offset `off`.
+    #[inline]
+    pub fn write(&self, index: usize, off: u32, size: u32, value: u32) {
+        let word = &self.buffers[index].words[(off / 4) as usize];
+        match size {
+            4 => word.store(value, Relaxed),
+            _ => {
+                let shift = (off % 4) * 8;
+                let mask = ((1u32 << (size * 8)) - 1) << shift;
+                // Neighbouring bytes may belong to other threads' elements: merge atomically.
+                let _ = word.fetch_update(Relaxed, Relaxed, |w| Some((w & !mask) | ((value << shift) & mask)));
+            }
+        }
+    }
+
+    /// Atomically replaces the word at aligned offset `off` with `f(old)` and returns the old value.
+    #[inline]
+    pub fn update(&self, index: usize, off: u32, f: impl Fn(u32) -> u32) -> u32 {
+        let word = &self.buffers[index].words[(off / 4) as usize];
+        match word.fetch_update(Relaxed, Relaxed, |w| Some(f(w))) {
+            Ok(old) | Err(old) => old,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_are_aligned_guarded_and_never_at_zero() {
+        let mut m = GlobalMemory::new();
+        let a = m.alloc("a", &[1, 2, 3, 4, 5]).unwrap();
+        let b = m.alloc("b", &[0; 8]).unwrap();
+        assert_eq!(a, FIRST_BUFFER);
+        assert_eq!(b % 256, 0);
+        assert!(b >= a + 5 + GUARD_BYTES);
+        let mut hint = 0;
+        assert_eq!(m.locate(0, 4, &mut hint), Err(AccessError::Null));
+        assert_eq!(m.locate(a + 4, 1, &mut hint), Ok((0, 4)));
+        assert_eq!(m.locate(a + 4, 4, &mut hint), Err(AccessError::OutOfBounds(0)));
+        assert_eq!(m.locate(a + 8, 4, &mut hint), Err(AccessError::Unmapped));
+        assert_eq!(m.locate(b + 4, 4, &mut hint), Ok((1, 4)));
+    }
+
+    #[test]
+    fn sub_word_writes_keep_their_neighbours() {
+        let mut m = GlobalMemory::new();
+        m.alloc("a", &[0xAA; 4]).unwrap();
+        m.write(0, 1, 1, 0x11);
+        m.write(0, 2, 2, 0x3322);
+        assert_eq!(m.buffer_at(0).bytes(), vec![0xAA, 0x11, 0x22, 0x33]);
+        assert_eq!(m.read(0, 2, 2), 0x3322);
+        assert_eq!(m.update(0, 0, |w| w.wrapping_add(1)), 0x3322_11AA);
+    }
+}

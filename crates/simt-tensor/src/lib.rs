@@ -1,0 +1,1 @@
+//! Tensor-core semantics.
