@@ -1,1 +1,206 @@
-//! Tensor-core semantics.
+//! Tensor-core semantics for simt: the warp-wide `MMA` instructions on register
+//! fragments, and 2:4 sparsification of matrices for `MMA.SP`.
+//!
+//! [`mma`] implements contract section 8: every output element is an f32 (or
+//! wrapping i32) multiply-accumulate chain starting from C and adding the
+//! products in increasing k, each step rounded once. `docs/tensor.md` describes
+//! the fragment layouts (also available as code in [`layout`]), the sparse
+//! metadata and how the results differ from hardware.
+
+#![warn(missing_docs)]
+
+mod chain;
+pub mod layout;
+pub mod sparsify;
+
+use chain::{Mac, Work};
+use half::f16;
+use layout::{Operand, Shape, slot_bits, table_of};
+use simt_isa::{MmaAcc, MmaIn, Opcode};
+
+/// Why an MMA could not execute.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("lane {lane}: {message}")]
+pub struct MmaError {
+    /// The lane whose operand is at fault; 0 when the fault is the instruction's
+    /// (an unsupported type combination or a wrong number of registers).
+    pub lane: u32,
+    /// What is wrong, without the lane.
+    pub message: String,
+}
+
+impl MmaError {
+    fn instruction(message: String) -> MmaError {
+        MmaError { lane: 0, message }
+    }
+}
+
+/// Executes one warp-wide MMA.
+///
+/// Each fragment is a slice of registers, each register an array of the 32
+/// lanes' values (`frag[reg][lane]`). `a`, `b`, `c` and `d` have the register
+/// counts of `Instruction::reg_count` for the form; `e` is `Some` exactly for
+/// `MMA.SP`. `d` is written only when the result is `Ok`.
+///
+/// # Errors
+///
+/// An opcode that is not an MMA, a type combination the opcode does not have,
+/// a fragment with the wrong number of registers, a missing or unexpected `e`,
+/// or sparse metadata whose two indices of a group are not strictly increasing.
+#[allow(clippy::too_many_arguments)] // the operands of the instruction, one argument each
+pub fn mma(
+    opcode: Opcode,
+    acc: MmaAcc,
+    input: MmaIn,
+    a: &[[u32; 32]],
+    b: &[[u32; 32]],
+    c: &[[u32; 32]],
+    e: Option<&[u32; 32]>,
+    d: &mut [[u32; 32]],
+) -> Result<(), MmaError> {
+    let Some(shape) = Shape::of(opcode) else {
+        return Err(MmaError::instruction(format!("{opcode} is not a tensor-core instruction")));
+    };
+    let supported = match (shape, acc, input) {
+        (_, MmaAcc::F32, MmaIn::F16 | MmaIn::BF16) => true,
+        (Shape::M16N16K16, MmaAcc::F16, MmaIn::F16) | (Shape::M16N16K16, MmaAcc::S32, MmaIn::S8 | MmaIn::U8) => true,
+        _ => false,
+    };
+    if !supported {
+        return Err(MmaError::instruction(format!("{opcode} has no .{acc}.{input} form")));
+    }
+    let in_per_reg = if matches!(input, MmaIn::S8 | MmaIn::U8) { 4 } else { 2 };
+    let acc_per_reg = if acc == MmaAcc::F16 { 2 } else { 1 };
+    let regs = |operand, per_reg| layout::elements_per_lane(shape, operand) / per_reg;
+    for (name, len, want) in [
+        ("a", a.len(), regs(Operand::A, in_per_reg)),
+        ("b", b.len(), regs(Operand::B, in_per_reg)),
+        ("c", c.len(), regs(Operand::C, acc_per_reg)),
+        ("d", d.len(), regs(Operand::C, acc_per_reg)),
+    ] {
+        if len != want {
+            return Err(MmaError::instruction(format!(
+                "operand {name} has {len} registers; {opcode}.{acc}.{input} takes {want}"
+            )));
+        }
+    }
+    let k_of = match (shape, e) {
+        (Shape::SpM16N16K32, Some(e)) => sparse_k_of(e)?,
+        (Shape::SpM16N16K32, None) => return Err(MmaError::instruction(format!("{opcode} needs metadata operand e"))),
+        (_, None) => DENSE_K_OF,
+        (_, Some(_)) => return Err(MmaError::instruction(format!("{opcode} takes no metadata operand"))),
+    };
+    let operands = Operands { shape, k_of, a, b, c, in_per_reg, acc_per_reg };
+    match (acc, input) {
+        (MmaAcc::S32, input) => {
+            let widen = if input == MmaIn::S8 { |x: u32| i32::from(x as u8 as i8) } else { |x: u32| x as i32 };
+            operands.run(widen, |x| x as i32, |v: i32| v as u32, d)
+        }
+        (acc, input) => {
+            let widen = if input == MmaIn::BF16 { |x: u32| f32::from_bits(x << 16) } else { f16_bits_to_f32 };
+            match acc {
+                MmaAcc::F16 => operands.run(widen, f16_bits_to_f32, f32_to_f16_bits, d),
+                _ => operands.run(widen, f32::from_bits, f32_to_bits, d),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// (multiply-accumulates performed, multiply-accumulates of the equivalent
+/// dense product) by one instruction; (0, 0) for an opcode that is not an MMA.
+pub fn macs(opcode: Opcode) -> (u64, u64) {
+    match Shape::of(opcode) {
+        Some(Shape::M16N16K16) => (4096, 4096),
+        Some(Shape::M16N8K16) => (2048, 2048),
+        Some(Shape::SpM16N16K32) => (4096, 8192),
+        None => (0, 0),
+    }
+}
+
+/// The k of every A element of a dense shape: its column.
+const DENSE_K_OF: [[u8; 16]; 16] = {
+    let mut k_of = [[0u8; 16]; 16];
+    let mut t = 0;
+    while t < 16 {
+        let mut i = 0;
+        while i < 16 {
+            k_of[i][t] = t as u8;
+            i += 1;
+        }
+        t += 1;
+    }
+    k_of
+};
+
+/// The logical column (row of B) of every kept A value of `MMA.SP`, from the
+/// metadata register: lane `2r + h` holds kept values `8h .. 8h + 7` of row `r`.
+fn sparse_k_of(e: &[u32; 32]) -> Result<[[u8; 16]; 16], MmaError> {
+    let mut k_of = [[0u8; 16]; 16];
+    for (lane, &word) in e.iter().enumerate() {
+        let (r, h) = (lane >> 1, lane & 1);
+        let kept = sparsify::decode_metadata(word).map_err(|bad| MmaError { lane: lane as u32, message: bad.to_string() })?;
+        for (i, col) in kept.iter().enumerate() {
+            k_of[r][8 * h + i] = (16 * h + 4 * (i / 2)) as u8 + col;
+        }
+    }
+    Ok(k_of)
+}
+
+/// The source fragments of one MMA with everything needed to read them.
+struct Operands<'f> {
+    shape: Shape,
+    k_of: [[u8; 16]; 16],
+    a: &'f [[u32; 32]],
+    b: &'f [[u32; 32]],
+    c: &'f [[u32; 32]],
+    in_per_reg: usize,
+    acc_per_reg: usize,
+}
+
+impl Operands<'_> {
+    /// Gathers the fragments into matrices of `T`, runs the chain and scatters D.
+    fn run<T: Mac>(&self, widen_in: fn(u32) -> T, widen_acc: fn(u32) -> T, narrow: fn(T) -> u32, d: &mut [[u32; 32]]) {
+        let mut work = Work::<T>::new();
+        work.k_of = self.k_of;
+        gather(self.a, self.in_per_reg, table_of(self.shape, Operand::A), work.a.as_flattened_mut(), widen_in);
+        gather(self.b, self.in_per_reg, table_of(self.shape, Operand::B), work.b.as_flattened_mut(), widen_in);
+        gather(self.c, self.acc_per_reg, table_of(self.shape, Operand::C), work.acc.as_flattened_mut(), widen_acc);
+        work.accumulate();
+        let (bits, _) = slot_bits(self.acc_per_reg);
+        let table = table_of(self.shape, Operand::C);
+        let acc = work.acc.as_flattened();
+        for (g, reg) in d.iter_mut().enumerate() {
+            for (word, slots) in reg.iter_mut().zip(table) {
+                let slots = &slots[g * self.acc_per_reg..(g + 1) * self.acc_per_reg];
+                *word = slots.iter().enumerate().fold(0, |w, (s, &at)| w | narrow(acc[usize::from(at)]) << (bits * s));
+            }
+        }
+    }
+}
+
+/// Widens every element of `frag` into its place in `matrix`.
+fn gather<T>(frag: &[[u32; 32]], per_reg: usize, table: &layout::Table, matrix: &mut [T], widen: fn(u32) -> T) {
+    let (bits, mask) = slot_bits(per_reg);
+    for (g, reg) in frag.iter().enumerate() {
+        for (&word, slots) in reg.iter().zip(table) {
+            for (s, &at) in slots[g * per_reg..(g + 1) * per_reg].iter().enumerate() {
+                matrix[usize::from(at)] = widen((word >> (bits * s)) & mask);
+            }
+        }
+    }
+}
+
+fn f16_bits_to_f32(x: u32) -> f32 {
+    f16::from_bits(x as u16).to_f32()
+}
+
+/// f32 results follow the contract's canonical NaN.
+fn f32_to_bits(v: f32) -> u32 {
+    if v.is_nan() { 0x7FFF_FFFF } else { v.to_bits() }
+}
+
+/// The single rounding of an `.F16` accumulator, with the canonical f16 NaN.
+fn f32_to_f16_bits(v: f32) -> u32 {
+    if v.is_nan() { 0x7FFF } else { u32::from(f16::from_f32(v).to_bits()) }
+}

@@ -1,0 +1,194 @@
+//! Every MMA form against a plain reference matmul, bit for bit.
+
+mod common;
+
+use common::{FORMS, Form};
+use proptest::prelude::*;
+use simt_isa::{MmaAcc, MmaIn, Opcode};
+use simt_tensor::layout::{Operand, dims};
+
+/// f16 bits: mostly values near 1 (so sums round), sometimes anything (NaN, inf, subnormals).
+fn f16_bits() -> BoxedStrategy<u32> {
+    prop_oneof![4 => (any::<bool>(), 12u32..=17, 0u32..0x400).prop_map(|(s, e, m)| u32::from(s) << 15 | e << 10 | m), 1 => any::<u16>().prop_map(u32::from)].boxed()
+}
+
+fn bf16_bits() -> BoxedStrategy<u32> {
+    prop_oneof![4 => (any::<bool>(), 124u32..=129, 0u32..0x80).prop_map(|(s, e, m)| u32::from(s) << 15 | e << 7 | m), 1 => any::<u16>().prop_map(u32::from)].boxed()
+}
+
+fn f32_bits() -> BoxedStrategy<u32> {
+    prop_oneof![4 => (any::<bool>(), 124u32..=129, 0u32..0x80_0000).prop_map(|(s, e, m)| u32::from(s) << 31 | e << 23 | m), 1 => any::<u32>()].boxed()
+}
+
+fn input_bits(form: Form) -> BoxedStrategy<u32> {
+    match form.input {
+        MmaIn::F16 => f16_bits(),
+        MmaIn::BF16 => bf16_bits(),
+        MmaIn::S8 | MmaIn::U8 => any::<u8>().prop_map(u32::from).boxed(),
+    }
+}
+
+fn acc_bits(form: Form) -> BoxedStrategy<u32> {
+    match form.acc {
+        MmaAcc::F32 => f32_bits(),
+        MmaAcc::F16 => f16_bits(),
+        MmaAcc::S32 => any::<u32>().boxed(),
+    }
+}
+
+/// Random A, B, C for a dense form.
+fn dense_case(form: Form) -> impl Strategy<Value = (Vec<u32>, Vec<u32>, Vec<u32>)> {
+    (
+        prop::collection::vec(input_bits(form), form.len(Operand::A)),
+        prop::collection::vec(input_bits(form), form.len(Operand::B)),
+        prop::collection::vec(acc_bits(form), form.len(Operand::C)),
+    )
+}
+
+fn check_dense(form: Form, (a, b, c): (Vec<u32>, Vec<u32>, Vec<u32>)) -> Result<(), TestCaseError> {
+    let (m, k) = dims(form.shape(), Operand::A);
+    let n = dims(form.shape(), Operand::C).1;
+    let got = form.run(&a, &b, &c, None).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(got, form.reference(&a, &b, &c, m, k, n));
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn m16n16k16_f32_f16(case in dense_case(FORMS[0])) { check_dense(FORMS[0], case)?; }
+    #[test]
+    fn m16n16k16_f32_bf16(case in dense_case(FORMS[1])) { check_dense(FORMS[1], case)?; }
+    #[test]
+    fn m16n16k16_f16_f16(case in dense_case(FORMS[2])) { check_dense(FORMS[2], case)?; }
+    #[test]
+    fn m16n16k16_s32_s8(case in dense_case(FORMS[3])) { check_dense(FORMS[3], case)?; }
+    #[test]
+    fn m16n16k16_s32_u8(case in dense_case(FORMS[4])) { check_dense(FORMS[4], case)?; }
+    #[test]
+    fn m16n8k16_f32_f16(case in dense_case(FORMS[5])) { check_dense(FORMS[5], case)?; }
+    #[test]
+    fn m16n8k16_f32_bf16(case in dense_case(FORMS[6])) { check_dense(FORMS[6], case)?; }
+
+    /// Sparse forms against the dense K = 32 product of the decompressed A.
+    /// Inputs are finite and non-zero, where skipping a pruned zero and adding
+    /// it are the same (see `pruned_positions_never_contribute` for the rest).
+    #[test]
+    fn sp_m16n16k32(
+        bf in any::<bool>(),
+        kept in prop::collection::vec(any::<u16>(), 256),
+        pairs in prop::collection::vec(0usize..6, 128),
+        b in prop::collection::vec(any::<u16>(), 512),
+        c in prop::collection::vec(f32_bits(), 256),
+    ) {
+        let form = if bf { FORMS[8] } else { FORMS[7] };
+        // Finite non-zero values of the input type from arbitrary bits.
+        let finite = |x: u16| if bf { u32::from(x & 0x83FF | 0x3C00) } else { u32::from(x & 0x87FF | 0x3000) };
+        let kept: Vec<u32> = kept.into_iter().map(finite).collect();
+        let b: Vec<u32> = b.into_iter().map(finite).collect();
+        let c: Vec<u32> = c.into_iter().map(|x| if f32::from_bits(x).is_finite() { x } else { 0x3F80_0000 }).collect();
+        const PAIRS: [(u32, u32); 6] = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
+        let mut e = [0u32; 32];
+        let mut dense = vec![0u32; 16 * 32];
+        for (group, &p) in pairs.iter().enumerate() {
+            // Group `group` of the 128: row r, half h, group q of lane 2r + h.
+            let (r, h, q) = (group / 8, group / 4 % 2, group % 4);
+            let (first, second) = PAIRS[p];
+            e[2 * r + h] |= (first | second << 2) << (4 * q);
+            for (slot, col) in [first, second].into_iter().enumerate() {
+                dense[r * 32 + 16 * h + 4 * q + col as usize] = kept[r * 16 + 8 * h + 2 * q + slot];
+            }
+        }
+        let got = form.run(&kept, &b, &c, Some(&e)).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(got, form.reference(&dense, &b, &c, 16, 32, 16));
+    }
+
+    /// Whatever the registers hold, `mma` returns a result or an error, never panics.
+    #[test]
+    fn any_register_contents_are_handled(
+        form in 0usize..FORMS.len(),
+        words in prop::collection::vec(any::<u32>(), 8 * 32 * 3 + 32),
+    ) {
+        let form = FORMS[form];
+        let regs = |n: usize, from: usize| -> Vec<[u32; 32]> {
+            (0..n).map(|g| std::array::from_fn(|l| words[from + g * 32 + l])).collect()
+        };
+        let per = |op| simt_tensor::layout::elements_per_lane(form.shape(), op);
+        let (a, b, c) = (regs(per(Operand::A) / form.in_per_reg(), 0), regs(per(Operand::B) / form.in_per_reg(), 256), regs(per(Operand::C) / form.acc_per_reg(), 512));
+        let e: [u32; 32] = std::array::from_fn(|l| words[768 + l]);
+        let mut d = vec![[0; 32]; c.len()];
+        let result = simt_tensor::mma(form.opcode, form.acc, form.input, &a, &b, &c, (form.opcode == Opcode::MmaSp).then_some(&e), &mut d);
+        prop_assert!(result.is_ok() || form.opcode == Opcode::MmaSp);
+    }
+}
+
+#[test]
+fn pruned_positions_never_contribute() {
+    // B rows that pruned columns select hold infinity: a dense chain would add
+    // 0 * inf = NaN, the sparse chain must not see them.
+    let form = FORMS[7];
+    let one = u32::from(half::f16::ONE.to_bits());
+    let inf = u32::from(half::f16::INFINITY.to_bits());
+    let kept = vec![one; 256];
+    // Every group keeps columns 0 and 1.
+    let e = [0x4444; 32];
+    let b: Vec<u32> = (0..512).map(|i| if (i / 16) % 4 < 2 { one } else { inf }).collect();
+    let c = vec![(-0.0f32).to_bits(); 256];
+    let d = form.run(&kept, &b, &c, Some(&e)).unwrap();
+    assert!(d.iter().all(|&x| f32::from_bits(x) == 16.0), "{d:?}");
+}
+
+#[test]
+fn nan_results_are_canonical() {
+    let nan_f16 = 0x7E01; // a NaN with a payload: the result still is the canonical one
+    for form in [FORMS[0], FORMS[2], FORMS[5]] {
+        let a = vec![nan_f16; form.len(Operand::A)];
+        let b = vec![0x3C00; form.len(Operand::B)];
+        let c = vec![0; form.len(Operand::C)];
+        let d = form.run(&a, &b, &c, None).unwrap();
+        let canonical = if form.acc == MmaAcc::F16 { 0x7FFF } else { 0x7FFF_FFFF };
+        assert!(d.iter().all(|&x| x == canonical), "{form:?}: {d:x?}");
+    }
+}
+
+#[test]
+fn f16_accumulator_rounds_once_at_the_end() {
+    // 1 + 16 * 2^-12 in f32 is exact; rounding each step to f16 (ulp 2^-10 at 1)
+    // would have lost every 2^-12.
+    let form = FORMS[2];
+    let a = vec![u32::from(half::f16::from_f32(2f32.powi(-12)).to_bits()); 256];
+    let b = vec![0x3C00; 256];
+    let c = vec![0x3C00; 256];
+    let d = form.run(&a, &b, &c, None).unwrap();
+    assert!(d.iter().all(|&x| x == u32::from(half::f16::from_f32(1.0 + 16.0 * 2f32.powi(-12)).to_bits())));
+}
+
+#[test]
+fn integer_accumulators_wrap() {
+    let form = FORMS[4];
+    let a = vec![255; 256];
+    let b = vec![255; 256];
+    let c = vec![i32::MAX as u32; 256];
+    let d = form.run(&a, &b, &c, None).unwrap();
+    assert!(d.iter().all(|&x| x == (i32::MAX.wrapping_add(16 * 255 * 255)) as u32));
+}
+
+#[test]
+fn wrong_operands_are_errors() {
+    let r = |n| vec![[0u32; 32]; n];
+    let mut d = r(8);
+    let err = simt_tensor::mma(Opcode::Mma, MmaAcc::F32, MmaIn::F16, &r(3), &r(4), &r(8), None, &mut d).unwrap_err();
+    assert_eq!(err.to_string(), "lane 0: operand a has 3 registers; MMA.M16N16K16.F32.F16 takes 4");
+    let err = simt_tensor::mma(Opcode::Mma, MmaAcc::F16, MmaIn::BF16, &r(4), &r(4), &r(4), None, &mut d).unwrap_err();
+    assert_eq!(err.message, "MMA.M16N16K16 has no .F16.BF16 form");
+    let err = simt_tensor::mma(Opcode::MmaSp, MmaAcc::F32, MmaIn::F16, &r(4), &r(8), &r(8), None, &mut d).unwrap_err();
+    assert_eq!(err.message, "MMA.SP.M16N16K32 needs metadata operand e");
+    assert!(simt_tensor::mma(Opcode::Fadd, MmaAcc::F32, MmaIn::F16, &r(4), &r(4), &r(8), None, &mut d).is_err());
+}
+
+#[test]
+fn macs_count_useful_and_dense_work() {
+    assert_eq!(simt_tensor::macs(Opcode::Mma), (4096, 4096));
+    assert_eq!(simt_tensor::macs(Opcode::MmaM16n8k16), (2048, 2048));
+    assert_eq!(simt_tensor::macs(Opcode::MmaSp), (4096, 8192));
+    assert_eq!(simt_tensor::macs(Opcode::Fadd), (0, 0));
+}
