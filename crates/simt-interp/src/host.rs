@@ -1,1 +1,707 @@
 //! Host side: turning arguments into buffers and parameters, and buffers back into output.
+//!
+//! [`prepare`] checks a launch request against a kernel (dimensions, argument
+//! names, every parameter present) and only then materialises the arguments:
+//! scalars become PARAM bytes, pointer arguments become GLOBAL buffers named
+//! after their parameter, so `memory.buffer("y")` finds `y` after the run.
+//! [`format_elements`], [`json_elements`] and [`write_buffer_file`] turn a
+//! buffer back into text, JSON or a file.
+//!
+//! Value conversions: integer literals must fit the element type; an integer
+//! for a float type means that float; every narrowing to f16, bf16 or f32
+//! rounds to nearest even; `0f`/`0d` bit patterns are taken exactly for f32 /
+//! f64 (and `0f` for b32). `rand(N, SEED)` runs SplitMix64 from `SEED`, one
+//! 64-bit draw per element: floats take the top bits as a uniform value in
+//! [0, 1) with the type's precision (exactly representable, no rounding up to
+//! 1), integers take the low bytes.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use half::{bf16, f16};
+use simt_isa::{ArgInit, ElemType, Kernel, Literal, MAX_BLOCK_THREADS, Param, ParamType};
+
+use crate::launch::LaunchConfig;
+use crate::memory::{GlobalMemory, MAX_TOTAL_BYTES, MemoryError};
+use crate::npy::{self, Dtype, NpyError};
+
+/// Where an argument came from; decides how a relative `@FILE` is resolved and how errors name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ArgOrigin {
+    /// An `.arg` directive of the module; relative files are relative to `dir`, the module file's directory.
+    Directive {
+        /// The module file's directory.
+        dir: PathBuf,
+    },
+    /// The command line (or a library caller); relative files are relative to the working directory.
+    CommandLine,
+}
+
+/// One argument of a launch request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arg {
+    /// Parameter name.
+    pub name: String,
+    /// Value.
+    pub init: ArgInit,
+    /// Where it came from.
+    pub origin: ArgOrigin,
+}
+
+impl Arg {
+    /// An argument given by the caller (command line or library).
+    pub fn new(name: impl Into<String>, init: ArgInit) -> Arg {
+        Arg { name: name.into(), init, origin: ArgOrigin::CommandLine }
+    }
+}
+
+/// What the caller asks for; anything left out comes from the kernel's `.launch` and `.arg`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaunchRequest {
+    /// Overrides `.launch`'s grid.
+    pub grid: Option<[u32; 3]>,
+    /// Overrides `.launch`'s block.
+    pub block: Option<[u32; 3]>,
+    /// Overrides `.arg` defaults, by name; a later entry for the same name wins.
+    pub args: Vec<Arg>,
+    /// The directory `.arg` files are relative to (the module file's), `None` for the working directory.
+    pub module_dir: Option<PathBuf>,
+}
+
+/// A launch ready to [`run`](crate::run): configuration, memory and which parameter owns which buffer.
+#[derive(Debug)]
+pub struct PreparedLaunch {
+    /// Grid, block and PARAM bytes.
+    pub config: LaunchConfig,
+    /// The buffers, one per pointer parameter, named after it.
+    pub memory: GlobalMemory,
+    /// Pointer parameters and their element types, in parameter order.
+    pub buffers: Vec<(String, ElemType)>,
+}
+
+impl PreparedLaunch {
+    /// The element type and current bytes of the buffer of pointer parameter `name`.
+    pub fn buffer(&self, name: &str) -> Option<(ElemType, Vec<u8>)> {
+        let elem = self.buffers.iter().find(|(n, _)| n == name)?.1;
+        Some((elem, self.memory.buffer(name)?.bytes()))
+    }
+}
+
+/// Encountered when a launch request cannot be turned into a launch; nothing has run.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    /// Neither `.launch` nor the request gives a grid or block.
+    #[error("kernel `{kernel}` has no `.launch` directive and no {what} was given: pass e.g. `--grid 1 --block 32`")]
+    NoLaunch {
+        /// Kernel name.
+        kernel: String,
+        /// `grid` or `block` (or both).
+        what: &'static str,
+    },
+    /// A zero extent or too many threads per block.
+    #[error("invalid {what} {}: {reason}", dims_text(*.dims))]
+    BadDims {
+        /// `grid` or `block`.
+        what: &'static str,
+        /// The extents.
+        dims: [u32; 3],
+        /// What is wrong.
+        reason: String,
+    },
+    /// Arguments no parameter takes.
+    #[error("kernel `{kernel}` has no parameter `{name}`{}; its parameters are: {params}", .suggestion.as_ref().map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default())]
+    UnknownArg {
+        /// Kernel name.
+        kernel: String,
+        /// The name given.
+        name: String,
+        /// The closest parameter name, if one is close.
+        suggestion: Option<String>,
+        /// Every parameter, as `.param` declarations.
+        params: String,
+    },
+    /// Parameters without a value.
+    #[error("missing {} for kernel `{kernel}`:{}", if .missing.len() == 1 { "argument" } else { "arguments" }, .missing.iter().map(|(decl, example)| format!("\n  {decl:<24} pass e.g. --arg {example}")).collect::<String>())]
+    MissingArgs {
+        /// Kernel name.
+        kernel: String,
+        /// Per missing parameter: its declaration and an example value.
+        missing: Vec<(String, String)>,
+    },
+    /// A value that does not suit its parameter.
+    #[error("argument `{name}` ({origin}) for `.param .{ty} {name}`: {message}")]
+    BadArg {
+        /// Parameter name.
+        name: String,
+        /// Parameter type.
+        ty: String,
+        /// `--arg` or `.arg in FILE`.
+        origin: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The buffers do not fit GLOBAL memory.
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+}
+
+fn dims_text(d: [u32; 3]) -> String {
+    format!("({}, {}, {})", d[0], d[1], d[2])
+}
+
+/// Checks `request` against `kernel` and materialises every argument.
+///
+/// Checks run before any file is read: dimensions, unknown names, missing
+/// parameters; then arguments are materialised in parameter order.
+///
+/// # Errors
+/// See [`HostError`].
+pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunch, HostError> {
+    let (grid, block) = launch_dims(kernel, request)?;
+    for arg in &request.args {
+        if kernel.param(&arg.name).is_none() {
+            return Err(unknown_arg(kernel, &arg.name));
+        }
+    }
+    let module_dir = request.module_dir.clone().unwrap_or_default();
+    let defaults = kernel.args.iter().map(|a| Arg {
+        name: a.name.clone(),
+        init: a.init.clone(),
+        origin: ArgOrigin::Directive { dir: module_dir.clone() },
+    });
+    let all: Vec<Arg> = defaults.chain(request.args.iter().cloned()).collect();
+    let chosen: Vec<Option<&Arg>> = kernel.params.iter().map(|p| all.iter().rev().find(|a| a.name == p.name)).collect();
+    let missing: Vec<(String, String)> = kernel
+        .params
+        .iter()
+        .zip(&chosen)
+        .filter(|(_, a)| a.is_none())
+        .map(|(p, _)| (format!(".param .{} {}", p.ty.name(), p.name), example_arg(p)))
+        .collect();
+    if !missing.is_empty() {
+        return Err(HostError::MissingArgs { kernel: kernel.name.clone(), missing });
+    }
+
+    let mut params = vec![0u8; kernel.param_size() as usize];
+    let mut memory = GlobalMemory::new();
+    let mut buffers = Vec::new();
+    for (param, arg) in kernel.params.iter().zip(chosen.into_iter().flatten()) {
+        let bad = |message: String| HostError::BadArg {
+            name: param.name.clone(),
+            ty: param.ty.name(),
+            origin: match &arg.origin {
+                ArgOrigin::CommandLine => "--arg".into(),
+                ArgOrigin::Directive { .. } => "from `.arg`".into(),
+            },
+            message,
+        };
+        let bytes = match param.ty {
+            ParamType::Ptr(elem) => {
+                let base = match &arg.origin {
+                    ArgOrigin::CommandLine => Path::new(""),
+                    ArgOrigin::Directive { dir } => dir.as_path(),
+                };
+                let data = buffer_bytes(elem, &arg.init, base).map_err(bad)?;
+                buffers.push((param.name.clone(), elem));
+                memory.alloc(&param.name, &data)?.to_le_bytes().to_vec()
+            }
+            ty => match &arg.init {
+                ArgInit::Scalar(lit) => literal_bytes(scalar_elem(ty), *lit).map_err(bad)?,
+                other => return Err(bad(format!("a scalar takes a literal such as `{}`, not `{other}`", example_value(ty)))),
+            },
+        };
+        params[param.offset as usize..][..bytes.len()].copy_from_slice(&bytes);
+    }
+    Ok(PreparedLaunch { config: LaunchConfig { grid, block, params }, memory, buffers })
+}
+
+fn launch_dims(kernel: &Kernel, request: &LaunchRequest) -> Result<([u32; 3], [u32; 3]), HostError> {
+    let grid = request.grid.or(kernel.launch.map(|l| l.grid));
+    let block = request.block.or(kernel.launch.map(|l| l.block));
+    let (grid, block) = match (grid, block) {
+        (Some(g), Some(b)) => (g, b),
+        (g, b) => {
+            let what = match (g, b) {
+                (None, None) => "--grid or --block",
+                (None, _) => "--grid",
+                _ => "--block",
+            };
+            return Err(HostError::NoLaunch { kernel: kernel.name.clone(), what });
+        }
+    };
+    for (what, dims) in [("grid", grid), ("block", block)] {
+        if dims.contains(&0) {
+            return Err(HostError::BadDims { what, dims, reason: "every extent must be at least 1".into() });
+        }
+    }
+    let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
+    if threads > MAX_BLOCK_THREADS {
+        let reason = format!("{threads} threads per block, more than the {MAX_BLOCK_THREADS} allowed");
+        return Err(HostError::BadDims { what: "block", dims: block, reason });
+    }
+    Ok((grid, block))
+}
+
+fn unknown_arg(kernel: &Kernel, name: &str) -> HostError {
+    let suggestion = kernel
+        .params
+        .iter()
+        .map(|p| (edit_distance(&p.name, name), &p.name))
+        .filter(|&(d, p)| d <= 2.max(p.len() / 3) && d < p.len().max(name.len()))
+        .min()
+        .map(|(_, p)| p.clone());
+    let params = kernel.params.iter().map(|p| format!(".{} {}", p.ty.name(), p.name)).collect::<Vec<_>>().join(", ");
+    HostError::UnknownArg { kernel: kernel.name.clone(), name: name.into(), suggestion, params }
+}
+
+/// Levenshtein distance; parameter names are short, so the quadratic table is fine.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+fn scalar_elem(ty: ParamType) -> ElemType {
+    match ty {
+        ParamType::U32 => ElemType::U32,
+        ParamType::S32 => ElemType::S32,
+        ParamType::F32 => ElemType::F32,
+        ParamType::F64 => ElemType::F64,
+        ParamType::Ptr(e) => e,
+    }
+}
+
+fn example_value(ty: ParamType) -> &'static str {
+    match ty {
+        ParamType::U32 => "1024",
+        ParamType::S32 => "-1",
+        ParamType::F32 | ParamType::F64 => "2.5",
+        ParamType::Ptr(_) => "zeros(1024)",
+    }
+}
+
+/// `name=VALUE` for a parameter, as an example in messages.
+pub fn example_arg(param: &Param) -> String {
+    format!("{}={}", param.name, example_value(param.ty))
+}
+
+/// Encodes one literal as an element of `elem`, little-endian.
+///
+/// # Errors
+/// A float for an integer type, an integer out of range, or a bit pattern of the wrong width.
+pub fn literal_bytes(elem: ElemType, lit: Literal) -> Result<Vec<u8>, String> {
+    let mut out = Vec::with_capacity(8);
+    push_literal(elem, lit, &mut out)?;
+    Ok(out)
+}
+
+fn push_literal(elem: ElemType, lit: Literal, out: &mut Vec<u8>) -> Result<(), String> {
+    use ElemType::*;
+    let int_range = |v: i64, lo: i64, hi: i64| {
+        if (lo..=hi).contains(&v) { Ok(v) } else { Err(format!("{v} does not fit {elem} ({lo} ..= {hi})")) }
+    };
+    let value = match lit {
+        Literal::Int(v) => v as f64,
+        Literal::Float(v) => v,
+        Literal::F32Bits(b) => f64::from(f32::from_bits(b)),
+        Literal::F64Bits(b) => f64::from_bits(b),
+    };
+    match (elem, lit) {
+        (F32 | B32, Literal::F32Bits(b)) => out.extend_from_slice(&b.to_le_bytes()),
+        (F64, Literal::F64Bits(b)) => out.extend_from_slice(&b.to_le_bytes()),
+        (U8, Literal::Int(v)) => out.push(int_range(v, 0, 255)? as u8),
+        (S8, Literal::Int(v)) => out.push(int_range(v, -128, 127)? as u8),
+        (U16, Literal::Int(v)) => out.extend_from_slice(&(int_range(v, 0, 65535)? as u16).to_le_bytes()),
+        (S16, Literal::Int(v)) => out.extend_from_slice(&(int_range(v, -32768, 32767)? as u16).to_le_bytes()),
+        (U32, Literal::Int(v)) => out.extend_from_slice(&(int_range(v, 0, u32::MAX.into())? as u32).to_le_bytes()),
+        (S32, Literal::Int(v)) => out.extend_from_slice(&(int_range(v, i32::MIN.into(), i32::MAX.into())? as u32).to_le_bytes()),
+        // b32 is untyped: a negative integer means its two's complement bits.
+        (B32, Literal::Int(v)) => out.extend_from_slice(&(int_range(v, i32::MIN.into(), u32::MAX.into())? as u32).to_le_bytes()),
+        (U8 | S8 | U16 | S16 | U32 | S32 | B32, _) => {
+            return Err(format!("{elem} takes integers, not the float `{lit}`"));
+        }
+        (F16, _) => out.extend_from_slice(&f16::from_f64(value).to_bits().to_le_bytes()),
+        (BF16, _) => out.extend_from_slice(&bf16::from_f64(value).to_bits().to_le_bytes()),
+        (F32, Literal::Int(v)) => out.extend_from_slice(&(v as f32).to_le_bytes()),
+        (F32, _) => out.extend_from_slice(&(value as f32).to_le_bytes()),
+        (F64, Literal::Int(v)) => out.extend_from_slice(&(v as f64).to_le_bytes()),
+        (F64, _) => out.extend_from_slice(&value.to_le_bytes()),
+    }
+    Ok(())
+}
+
+/// The contents of a buffer of `elem` initialised by `init`; a relative `@FILE` is taken relative to `base`.
+///
+/// # Errors
+/// A scalar where a buffer is needed, a value that does not suit `elem`, an
+/// unreadable or ill-typed file, or a buffer larger than GLOBAL memory.
+pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<Vec<u8>, String> {
+    let size = u64::from(elem.size());
+    let count = |n: u64| -> Result<usize, String> {
+        match n.checked_mul(size) {
+            Some(bytes) if bytes <= MAX_TOTAL_BYTES => Ok(bytes as usize),
+            _ => Err(format!("{n} elements of {elem} exceed the {MAX_TOTAL_BYTES} bytes of GLOBAL memory")),
+        }
+    };
+    Ok(match init {
+        ArgInit::Scalar(lit) => {
+            return Err(format!("a pointer parameter needs a buffer, e.g. `fill(1024, {lit})` or `[{lit}]`, not the scalar `{lit}`"));
+        }
+        ArgInit::Zeros(n) => vec![0; count(*n)?],
+        ArgInit::Fill(n, lit) => literal_bytes(elem, *lit)?.repeat(count(*n)? / size as usize),
+        ArgInit::Iota(n) => {
+            let mut out = Vec::with_capacity(count(*n)?);
+            for i in 0..*n {
+                push_literal(elem, Literal::Int(i as i64), &mut out).map_err(|e| format!("iota({n}): {e}"))?;
+            }
+            out
+        }
+        ArgInit::Rand(n, seed) => {
+            let mut out = Vec::with_capacity(count(*n)?);
+            let mut rng = SplitMix64(*seed);
+            for _ in 0..*n {
+                push_random(elem, rng.next(), &mut out);
+            }
+            out
+        }
+        ArgInit::List(values) => {
+            let mut out = Vec::with_capacity(count(values.len() as u64)?);
+            for (i, v) in values.iter().enumerate() {
+                push_literal(elem, *v, &mut out).map_err(|e| format!("element {i}: {e}"))?;
+            }
+            out
+        }
+        ArgInit::File(name) => read_buffer_file(elem, &base.join(name))?,
+    })
+}
+
+/// SplitMix64 (Steele, Lea and Flood 2014): tiny, fast and well mixed, and simple to reproduce elsewhere.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+fn push_random(elem: ElemType, bits: u64, out: &mut Vec<u8>) {
+    // `top(p)` is a multiple of 2^-p below 1, exact in any type with p significant bits.
+    let top = |p: u32| (bits >> (64 - p)) as f64 * (-(p as f64)).exp2();
+    match elem {
+        ElemType::F16 => out.extend_from_slice(&f16::from_f64(top(11)).to_bits().to_le_bytes()),
+        ElemType::BF16 => out.extend_from_slice(&bf16::from_f64(top(8)).to_bits().to_le_bytes()),
+        ElemType::F32 => out.extend_from_slice(&(top(24) as f32).to_le_bytes()),
+        ElemType::F64 => out.extend_from_slice(&top(53).to_le_bytes()),
+        _ => out.extend_from_slice(&bits.to_le_bytes()[..elem.size() as usize]),
+    }
+}
+
+fn read_buffer_file(elem: ElemType, path: &Path) -> Result<Vec<u8>, String> {
+    let shown = path.display();
+    let limit = MAX_TOTAL_BYTES + (1 << 20);
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() > limit => return Err(format!("{shown} holds {} bytes, more than GLOBAL memory", m.len())),
+        Ok(_) => {}
+        Err(e) => return Err(format!("cannot read {shown}: {e}")),
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if is_npy_path(path) {
+        let array = npy::read(&bytes).map_err(|e| format!("{shown}: {e}"))?;
+        let want = Dtype::of_elem(elem);
+        if array.dtype != want {
+            return Err(format!(
+                "{shown} holds dtype {} but the parameter's element type {elem} needs {want}; convert with `a.astype('{want}')`",
+                array.dtype
+            ));
+        }
+        Ok(array.data)
+    } else if bytes.len() % elem.size() as usize != 0 {
+        Err(format!("{shown} holds {} bytes, not a whole number of {}-byte {elem} elements", bytes.len(), elem.size()))
+    } else {
+        Ok(bytes)
+    }
+}
+
+fn is_npy_path(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("npy"))
+}
+
+/// One element of a buffer, in the width its natural format needs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Element {
+    /// Any integer type (`b32` as unsigned).
+    Int(i64),
+    /// f16, bf16 (widened exactly) and f32.
+    F32(f32),
+    /// f64.
+    F64(f64),
+}
+
+impl fmt::Display for Element {
+    /// Integers in decimal, floats with Rust's shortest round-trip formatting.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Element::Int(v) => write!(f, "{v}"),
+            Element::F32(v) => write!(f, "{v}"),
+            Element::F64(v) => write!(f, "{v}"),
+        }
+    }
+}
+
+/// Decodes a buffer's bytes as elements of `elem`; a trailing partial element is ignored.
+pub fn elements(elem: ElemType, bytes: &[u8]) -> impl Iterator<Item = Element> + '_ {
+    bytes.chunks_exact(elem.size() as usize).map(move |c| {
+        let u16le = || u16::from_le_bytes([c[0], c[1]]);
+        let u32le = || u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        match elem {
+            ElemType::U8 => Element::Int(c[0].into()),
+            ElemType::S8 => Element::Int((c[0] as i8).into()),
+            ElemType::U16 => Element::Int(u16le().into()),
+            ElemType::S16 => Element::Int((u16le() as i16).into()),
+            ElemType::U32 | ElemType::B32 => Element::Int(u32le().into()),
+            ElemType::S32 => Element::Int((u32le() as i32).into()),
+            ElemType::F16 => Element::F32(f16::from_bits(u16le()).to_f32()),
+            ElemType::BF16 => Element::F32(bf16::from_bits(u16le()).to_f32()),
+            ElemType::F32 => Element::F32(f32::from_bits(u32le())),
+            ElemType::F64 => Element::F64(f64::from_le_bytes(c.try_into().expect("chunks of 8"))),
+        }
+    })
+}
+
+/// The buffer as text, one element per line (each line ends with a newline).
+pub fn format_elements(elem: ElemType, bytes: &[u8]) -> String {
+    elements(elem, bytes).map(|e| format!("{e}\n")).collect()
+}
+
+/// The buffer as a JSON array: numbers, with NaN and infinities as the strings `"nan"`, `"inf"`, `"-inf"`.
+pub fn json_elements(elem: ElemType, bytes: &[u8]) -> serde_json::Value {
+    elements(elem, bytes)
+        .map(|e| {
+            let x = match e {
+                Element::Int(v) => return v.into(),
+                Element::F32(v) => f64::from(v),
+                Element::F64(v) => v,
+            };
+            if x.is_nan() {
+                "nan".into()
+            } else if x.is_infinite() {
+                (if x > 0.0 { "inf" } else { "-inf" }).into()
+            } else {
+                // Reparsing the shortest text keeps an f32's short digits (0.1, not 0.10000000149011612).
+                e.to_string().parse::<f64>().map_or(serde_json::Value::Null, Into::into)
+            }
+        })
+        .collect()
+}
+
+/// Writes a buffer to `path`: `.npy` (1-D, dtype per [`Dtype::of_elem`]) or, for any other extension, raw little-endian.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn write_buffer_file(path: &Path, elem: ElemType, bytes: &[u8]) -> std::io::Result<()> {
+    if is_npy_path(path) {
+        let whole = bytes.len() - bytes.len() % elem.size() as usize;
+        std::fs::write(path, npy::write(Dtype::of_elem(elem), &[whole / elem.size() as usize], &bytes[..whole]))
+    } else {
+        std::fs::write(path, bytes)
+    }
+}
+
+/// Reads a `.npy` file, naming the file in errors.
+///
+/// # Errors
+/// When the file cannot be read or is not a usable `.npy`.
+pub fn read_npy_file(path: &Path) -> Result<npy::Array, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    npy::read(&bytes).map_err(|e: NpyError| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use simt_isa::{ArgDefault, LaunchDims};
+
+    fn kernel(params: &[(&str, ParamType)], launch: bool) -> Kernel {
+        let mut offset = 0u32;
+        let params = params
+            .iter()
+            .map(|&(name, ty)| {
+                offset = offset.next_multiple_of(ty.size());
+                let p = Param { name: name.into(), ty, offset };
+                offset += ty.size();
+                p
+            })
+            .collect();
+        Kernel {
+            name: "k".into(),
+            params,
+            shared: vec![],
+            shared_size: 0,
+            local_size: 0,
+            regs: 1,
+            launch: launch.then_some(LaunchDims { grid: [2, 1, 1], block: [64, 1, 1] }),
+            args: vec![],
+            code: vec![],
+            lines: vec![],
+            labels: vec![],
+        }
+    }
+
+    fn saxpy() -> Kernel {
+        use ParamType::*;
+        let mut k = kernel(&[("n", U32), ("a", F32), ("x", Ptr(ElemType::F32)), ("y", Ptr(ElemType::F32))], true);
+        k.args = vec![
+            ArgDefault { name: "n".into(), init: ArgInit::Scalar(Literal::Int(3)) },
+            ArgDefault { name: "a".into(), init: ArgInit::Scalar(Literal::Float(2.5)) },
+            ArgDefault { name: "x".into(), init: ArgInit::Iota(3) },
+        ];
+        k
+    }
+
+    fn f32s(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_le_bytes()).collect()
+    }
+
+    #[test]
+    fn defaults_and_overrides_make_params_and_buffers() {
+        let request = LaunchRequest {
+            block: Some([32, 1, 1]),
+            args: vec![Arg::new("y", ArgInit::List(vec![Literal::Int(1), Literal::Float(0.5)])), Arg::new("n", ArgInit::Scalar(Literal::Int(7)))],
+            ..LaunchRequest::default()
+        };
+        let p = prepare(&saxpy(), &request).unwrap();
+        assert_eq!((p.config.grid, p.config.block), ([2, 1, 1], [32, 1, 1]));
+        let x = p.memory.buffer("x").unwrap();
+        let y = p.memory.buffer("y").unwrap();
+        let mut params = vec![7, 0, 0, 0];
+        params.extend(2.5f32.to_le_bytes());
+        params.extend(x.base.to_le_bytes());
+        params.extend(y.base.to_le_bytes());
+        assert_eq!(p.config.params, params);
+        assert_eq!(x.bytes(), f32s(&[0.0, 1.0, 2.0]));
+        assert_eq!(p.buffer("y"), Some((ElemType::F32, f32s(&[1.0, 0.5]))));
+        assert_eq!(p.buffers, vec![("x".to_string(), ElemType::F32), ("y".to_string(), ElemType::F32)]);
+    }
+
+    #[test]
+    fn request_errors_name_what_to_do() {
+        let k = saxpy();
+        let err = |r: LaunchRequest| prepare(&k, &r).unwrap_err().to_string();
+        let missing = err(LaunchRequest::default());
+        assert!(missing.contains(".param .ptr.f32 y") && missing.contains("--arg y=zeros(1024)"), "{missing}");
+        let unknown = err(LaunchRequest { args: vec![Arg::new("yy", ArgInit::Zeros(1))], ..Default::default() });
+        assert!(unknown.contains("did you mean `y`?"), "{unknown}");
+        let far = err(LaunchRequest { args: vec![Arg::new("bogus", ArgInit::Zeros(1))], ..Default::default() });
+        assert!(far.contains("no parameter `bogus`") && !far.contains("did you mean"), "{far}");
+        let big = err(LaunchRequest { block: Some([32, 33, 1]), ..Default::default() });
+        assert!(big.contains("1056 threads per block"), "{big}");
+        let zero = err(LaunchRequest { grid: Some([0, 1, 1]), ..Default::default() });
+        assert!(zero.contains("invalid grid (0, 1, 1)"), "{zero}");
+        let scalar = err(LaunchRequest { args: vec![Arg::new("y", ArgInit::Scalar(Literal::Int(1)))], ..Default::default() });
+        assert!(scalar.contains("argument `y` (--arg)") && scalar.contains("needs a buffer"), "{scalar}");
+        let list = err(LaunchRequest { args: vec![Arg::new("n", ArgInit::Iota(2)), Arg::new("y", ArgInit::Zeros(1))], ..Default::default() });
+        assert!(list.contains("takes a literal"), "{list}");
+        let no_launch = prepare(&kernel(&[], false), &LaunchRequest::default()).unwrap_err().to_string();
+        assert!(no_launch.contains("--grid 1 --block 32"), "{no_launch}");
+    }
+
+    #[test]
+    fn literals_convert_as_documented() {
+        use ElemType::*;
+        assert_eq!(literal_bytes(F32, Literal::Int(3)).unwrap(), 3.0f32.to_le_bytes());
+        assert_eq!(literal_bytes(F32, Literal::F32Bits(0x7FC0_0001)).unwrap(), 0x7FC0_0001u32.to_le_bytes());
+        assert_eq!(literal_bytes(F64, Literal::F64Bits(7)).unwrap(), 7u64.to_le_bytes());
+        assert_eq!(literal_bytes(F64, Literal::Float(0.1)).unwrap(), 0.1f64.to_le_bytes());
+        // 1 + 2^-11 is halfway between two f16 values: ties go to the even one, 1.0.
+        assert_eq!(literal_bytes(F16, Literal::Float(1.0 + 2f64.powi(-11))).unwrap(), 0x3C00u16.to_le_bytes());
+        assert_eq!(literal_bytes(BF16, Literal::Int(1)).unwrap(), 0x3F80u16.to_le_bytes());
+        assert_eq!(literal_bytes(S8, Literal::Int(-128)).unwrap(), [0x80]);
+        assert_eq!(literal_bytes(B32, Literal::Int(-1)).unwrap(), [0xFF; 4]);
+        assert!(literal_bytes(U8, Literal::Int(256)).unwrap_err().contains("does not fit u8"));
+        assert!(literal_bytes(U32, Literal::Int(-1)).is_err());
+        assert!(literal_bytes(S32, Literal::Float(1.5)).unwrap_err().contains("takes integers"));
+    }
+
+    #[test]
+    fn every_buffer_form_materialises() {
+        use ElemType::*;
+        let here = Path::new("");
+        assert_eq!(buffer_bytes(U16, &ArgInit::Zeros(3), here).unwrap(), [0; 6]);
+        assert_eq!(buffer_bytes(S8, &ArgInit::Fill(3, Literal::Int(-2)), here).unwrap(), [0xFE; 3]);
+        assert_eq!(buffer_bytes(F32, &ArgInit::Iota(3), here).unwrap(), f32s(&[0.0, 1.0, 2.0]));
+        assert!(buffer_bytes(U8, &ArgInit::Iota(257), here).unwrap_err().contains("iota(257): 256 does not fit u8"));
+        // f16 has 11 significant bits: 2049 rounds to the even 2048.
+        let h = buffer_bytes(F16, &ArgInit::Iota(2050), here).unwrap();
+        assert_eq!(&h[4098..], f16::from_f32(2048.0).to_bits().to_le_bytes());
+        assert!(buffer_bytes(F64, &ArgInit::Zeros(u64::MAX), here).unwrap_err().contains("exceed"));
+        assert!(buffer_bytes(F32, &ArgInit::List(vec![Literal::Int(1), Literal::F64Bits(0)]), here).is_ok());
+        assert!(buffer_bytes(U32, &ArgInit::List(vec![Literal::Int(1), Literal::Float(0.5)]), here).unwrap_err().starts_with("element 1:"));
+    }
+
+    #[test]
+    fn rand_is_deterministic_and_in_range() {
+        for elem in ElemType::ALL {
+            let a = buffer_bytes(elem, &ArgInit::Rand(1000, 42), Path::new("")).unwrap();
+            assert_eq!(a, buffer_bytes(elem, &ArgInit::Rand(1000, 42), Path::new("")).unwrap());
+            assert_ne!(a, buffer_bytes(elem, &ArgInit::Rand(1000, 43), Path::new("")).unwrap());
+            assert_eq!(a.len(), 1000 * elem.size() as usize);
+            for e in elements(elem, &a) {
+                match e {
+                    Element::F32(x) => assert!((0.0..1.0).contains(&x), "{elem}: {x}"),
+                    Element::F64(x) => assert!((0.0..1.0).contains(&x), "{elem}: {x}"),
+                    Element::Int(_) => {}
+                }
+            }
+        }
+        // The first SplitMix64 output from seed 0, as published with the algorithm.
+        assert_eq!(SplitMix64(0).next(), 0xE220_A839_7B1D_CDAF);
+    }
+
+    #[test]
+    fn files_load_by_extension_and_dtype() {
+        let dir = tempdir();
+        let npy_path = dir.join("v.npy");
+        write_buffer_file(&npy_path, ElemType::F32, &f32s(&[1.5, -2.0])).unwrap();
+        assert_eq!(buffer_bytes(ElemType::F32, &ArgInit::File("v.npy".into()), &dir).unwrap(), f32s(&[1.5, -2.0]));
+        let mismatch = buffer_bytes(ElemType::F16, &ArgInit::File("v.npy".into()), &dir).unwrap_err();
+        assert!(mismatch.contains("holds dtype <f4") && mismatch.contains("element type f16 needs <f2"), "{mismatch}");
+        std::fs::write(dir.join("r.bin"), [1, 0, 2]).unwrap();
+        assert!(buffer_bytes(ElemType::U16, &ArgInit::File("r.bin".into()), &dir).unwrap_err().contains("not a whole number"));
+        assert_eq!(buffer_bytes(ElemType::U8, &ArgInit::File("r.bin".into()), &dir).unwrap(), [1, 0, 2]);
+        assert!(buffer_bytes(ElemType::U8, &ArgInit::File("none.bin".into()), &dir).unwrap_err().contains("cannot read"));
+        write_buffer_file(&dir.join("o.bin"), ElemType::U8, &[9, 8]).unwrap();
+        assert_eq!(std::fs::read(dir.join("o.bin")).unwrap(), [9, 8]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    fn tempdir() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("simt-host-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn dumps_use_natural_formats() {
+        assert_eq!(format_elements(ElemType::F32, &f32s(&[3.0, 5.25, 0.1, f32::NAN, -0.0])), "3\n5.25\n0.1\nNaN\n-0\n");
+        assert_eq!(format_elements(ElemType::S16, &[0xFF, 0xFF, 7, 0]), "-1\n7\n");
+        assert_eq!(format_elements(ElemType::B32, &[0xFF; 4]), "4294967295\n");
+        assert_eq!(format_elements(ElemType::F16, &0x3555u16.to_le_bytes()), "0.33325195\n");
+        assert_eq!(format_elements(ElemType::F64, &0.1f64.to_le_bytes()), "0.1\n");
+        let json = json_elements(ElemType::F32, &f32s(&[0.1, 2.0, f32::NAN, f32::NEG_INFINITY]));
+        assert_eq!(json.to_string(), r#"[0.1,2.0,"nan","-inf"]"#);
+        assert_eq!(json_elements(ElemType::S8, &[0x80]).to_string(), "[-128]");
+    }
+}
