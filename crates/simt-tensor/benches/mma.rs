@@ -26,7 +26,7 @@ fn bench(c: &mut Criterion) {
     ];
     for (name, opcode, acc, input, [na, nb, nc]) in forms {
         let (a, b, cc) = (fragment(na, 1), fragment(nb, 2), fragment(nc, 3));
-        // 0b1110_0100 repeated: kept columns (0, 1), (0, 2)... all valid groups.
+        // Every lane keeps columns (1, 2), (0, 1), (0, 3), (1, 2) of its four groups.
         let e = (opcode == Opcode::MmaSp).then_some([0x9C49_9C49u32 & 0xFFFF; 32]);
         let mut d = vec![[0u32; 32]; nc];
         c.bench_function(name, |bench| {

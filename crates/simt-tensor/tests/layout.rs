@@ -1,0 +1,125 @@
+//! Which lane and register hold which element, written out independently of
+//! `layout::coord` from contract section 8 and the PTX ISA (section 9.7.14.5.8).
+
+use simt_isa::{Instruction, MmaAcc, MmaIn, Opcode};
+use simt_tensor::layout::{Operand, Shape, dims, elements_per_lane, pack, unpack};
+
+/// A matrix whose every element is distinct: its own row-major index.
+fn numbered(shape: Shape, operand: Operand) -> Vec<u32> {
+    let (rows, cols) = dims(shape, operand);
+    (0..(rows * cols) as u32).collect()
+}
+
+/// Value `slot` of a register holding `per_reg` values.
+fn slot(word: u32, per_reg: usize, slot: usize) -> u32 {
+    let bits = 32 / per_reg;
+    (word >> (bits * slot)) & (u32::MAX >> (32 - bits))
+}
+
+/// Checks every element of a packed numbered matrix against `expect(lane, reg, slot) = (row, col)`.
+fn check(shape: Shape, operand: Operand, per_reg: usize, expect: impl Fn(usize, usize, usize) -> (usize, usize)) {
+    let cols = dims(shape, operand).1;
+    let frag = pack(shape, operand, per_reg, &numbered(shape, operand));
+    assert_eq!(frag.len(), elements_per_lane(shape, operand) / per_reg);
+    for (g, reg) in frag.iter().enumerate() {
+        for (lane, &word) in reg.iter().enumerate() {
+            for s in 0..per_reg {
+                let (row, col) = expect(lane, g, s);
+                assert_eq!(slot(word, per_reg, s) as usize, row * cols + col, "{shape:?} {operand:?} lane {lane} reg {g} slot {s}");
+            }
+        }
+    }
+}
+
+#[test]
+fn m16n16k16_follows_the_contract() {
+    let rh = |lane: usize| (lane >> 1, lane & 1);
+    // a: A[r][8h .. 8h+7], lower column in the low half; 8-bit: lowest k in the low byte.
+    check(Shape::M16N16K16, Operand::A, 2, |l, g, s| (rh(l).0, 8 * rh(l).1 + 2 * g + s));
+    check(Shape::M16N16K16, Operand::A, 4, |l, g, s| (rh(l).0, 8 * rh(l).1 + 4 * g + s));
+    // b: B[8h .. 8h+7][r], lower k in the low half.
+    check(Shape::M16N16K16, Operand::B, 2, |l, g, s| (8 * rh(l).1 + 2 * g + s, rh(l).0));
+    check(Shape::M16N16K16, Operand::B, 4, |l, g, s| (8 * rh(l).1 + 4 * g + s, rh(l).0));
+    // c, d: C[r][8h .. 8h+7], 8 f32/s32 registers or 4 packed f16 registers.
+    check(Shape::M16N16K16, Operand::C, 1, |l, g, _| (rh(l).0, 8 * rh(l).1 + g));
+    check(Shape::M16N16K16, Operand::C, 2, |l, g, s| (rh(l).0, 8 * rh(l).1 + 2 * g + s));
+}
+
+#[test]
+fn m16n8k16_follows_ptx() {
+    // PTX: groupID = %laneid >> 2, threadID_in_group = %laneid % 4; element i of a
+    // lane is slot i % 2 of register i / 2 (f16x2) or register i (f32).
+    let gid = |lane: usize| lane >> 2;
+    let tig = |lane: usize| lane % 4;
+    check(Shape::M16N8K16, Operand::A, 2, |l, g, s| {
+        let i = 2 * g + s;
+        let row = if i < 2 || (4..6).contains(&i) { gid(l) } else { gid(l) + 8 };
+        let col = if i < 4 { tig(l) * 2 + (i & 1) } else { tig(l) * 2 + (i & 1) + 8 };
+        (row, col)
+    });
+    check(Shape::M16N8K16, Operand::B, 2, |l, g, s| {
+        let i = 2 * g + s;
+        let row = if i < 2 { tig(l) * 2 + (i & 1) } else { tig(l) * 2 + (i & 1) + 8 };
+        (row, gid(l))
+    });
+    check(Shape::M16N8K16, Operand::C, 1, |l, i, _| {
+        let row = if i < 2 { gid(l) } else { gid(l) + 8 };
+        (row, tig(l) * 2 + (i & 1))
+    });
+}
+
+#[test]
+fn sparse_follows_the_contract() {
+    let rh = |lane: usize| (lane >> 1, lane & 1);
+    // a: the 8 kept values of row r from logical columns 16h .. 16h+15, in column order.
+    check(Shape::SpM16N16K32, Operand::A, 2, |l, g, s| (rh(l).0, 8 * rh(l).1 + 2 * g + s));
+    // b: 8 registers holding B[16h .. 16h+15][r].
+    check(Shape::SpM16N16K32, Operand::B, 2, |l, g, s| (16 * rh(l).1 + 2 * g + s, rh(l).0));
+    check(Shape::SpM16N16K32, Operand::C, 1, |l, g, _| (rh(l).0, 8 * rh(l).1 + g));
+}
+
+#[test]
+fn unpack_inverts_pack() {
+    for shape in [Shape::M16N16K16, Shape::M16N8K16, Shape::SpM16N16K32] {
+        for operand in [Operand::A, Operand::B, Operand::C] {
+            for per_reg in [1, 2, 4] {
+                if elements_per_lane(shape, operand) % per_reg != 0 {
+                    continue;
+                }
+                let mask = u32::MAX >> (32 - 32 / per_reg);
+                let matrix: Vec<u32> = numbered(shape, operand).iter().map(|x| x.wrapping_mul(2_654_435_761) & mask).collect();
+                assert_eq!(unpack(shape, operand, per_reg, &pack(shape, operand, per_reg, &matrix)), matrix, "{shape:?} {operand:?} {per_reg}");
+            }
+        }
+    }
+}
+
+#[test]
+fn register_counts_match_the_instruction_table() {
+    let forms = [
+        (Opcode::Mma, MmaAcc::F32, MmaIn::F16),
+        (Opcode::Mma, MmaAcc::F16, MmaIn::F16),
+        (Opcode::Mma, MmaAcc::S32, MmaIn::S8),
+        (Opcode::MmaM16n8k16, MmaAcc::F32, MmaIn::BF16),
+        (Opcode::MmaSp, MmaAcc::F32, MmaIn::F16),
+    ];
+    for (opcode, acc, input) in forms {
+        let mut inst = Instruction::new(opcode);
+        let groups = opcode.info().groups;
+        let at = |name: &str| groups.iter().position(|g| g.name == name).expect("MMA has acc and in groups");
+        inst.mods[at("acc")] = acc as u8;
+        inst.mods[at("in")] = input as u8;
+        let shape = Shape::of(opcode).unwrap();
+        let in_per_reg = if matches!(input, MmaIn::S8) { 4 } else { 2 };
+        let acc_per_reg = if acc == MmaAcc::F16 { 2 } else { 1 };
+        // Operands in table order: d, a, b, c.
+        let ours = [
+            elements_per_lane(shape, Operand::C) / acc_per_reg,
+            elements_per_lane(shape, Operand::A) / in_per_reg,
+            elements_per_lane(shape, Operand::B) / in_per_reg,
+            elements_per_lane(shape, Operand::C) / acc_per_reg,
+        ];
+        let table: Vec<usize> = (0..4).map(|i| usize::from(inst.reg_count(i))).collect();
+        assert_eq!(table, ours, "{opcode} .{acc}.{input}");
+    }
+}
