@@ -1,5 +1,8 @@
 //! Kernel faults and how they are shown.
 
+use codespan_reporting::diagnostic::{Diagnostic, Label};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, termcolor};
 use simt_isa::Module;
 
 /// What went wrong.
@@ -19,6 +22,8 @@ pub enum FaultKind {
     StepLimit,
     /// A tensor-core instruction was issued by an incomplete warp or with invalid metadata.
     Tensor,
+    /// The launch itself is impossible (extents, resources, parameter bytes); nothing ran.
+    InvalidLaunch,
 }
 
 /// A kernel fault: the launch stopped.
@@ -50,7 +55,61 @@ impl Fault {
     /// The fault as a codespan diagnostic over the module's source (file:line:col, the line, a caret),
     /// or as a plain `file:line: message` when the module carries no source.
     pub fn render(&self, module: &Module, color: bool) -> String {
-        let _ = (module, color);
-        format!("error: {}", self.message)
+        let mut who = format!("block ({},{},{})", self.block[0], self.block[1], self.block[2]);
+        if let Some([x, y, z]) = self.thread {
+            who.push_str(&format!(", thread ({x},{y},{z})"));
+        }
+        if let Some(w) = self.warp {
+            who.push_str(&format!(", warp {w}"));
+        }
+        if let Some(l) = self.lane {
+            who.push_str(&format!(", lane {l}"));
+        }
+        if let Some(pc) = self.pc {
+            who.push_str(&format!(", pc {pc}"));
+        }
+        let title = format!("kernel `{}` faulted: {}", self.kernel, self.message);
+        let span = match (&module.source, self.line) {
+            (Some(source), Some(line)) => line_span(source, line),
+            _ => None,
+        };
+        let Some(span) = span else {
+            let place = match self.line {
+                Some(line) => format!("{}:{line}", module.source_name),
+                None => module.source_name.clone(),
+            };
+            let mut text = format!("error: {title}\n  --> {place}\n  = {who}\n");
+            for note in &self.notes {
+                text.push_str(&format!("  = {note}\n"));
+            }
+            return text;
+        };
+        let file = SimpleFile::new(module.source_name.as_str(), module.source.as_deref().unwrap_or_default());
+        let diagnostic = Diagnostic::error()
+            .with_message(title)
+            .with_labels(vec![Label::primary((), span).with_message(who)])
+            .with_notes(self.notes.clone());
+        render_diagnostic(&file, &diagnostic, color)
     }
+}
+
+/// Byte range of line `line` (1-based) without its indentation and trailing comment.
+fn line_span(source: &str, line: u32) -> Option<std::ops::Range<usize>> {
+    let start = source.split_inclusive('\n').take(line.checked_sub(1)? as usize).map(str::len).sum::<usize>();
+    let text = source.get(start..)?.lines().next()?;
+    let code = text.split("//").next().unwrap_or(text).trim_end();
+    let indent = code.len() - code.trim_start().len();
+    (code.len() > indent).then(|| start + indent..start + code.len())
+}
+
+/// Renders a codespan diagnostic, with ANSI colours when asked.
+pub fn render_diagnostic(file: &SimpleFile<&str, &str>, diagnostic: &Diagnostic<()>, color: bool) -> String {
+    let config = term::Config::default();
+    if color {
+        let mut out = termcolor::Ansi::new(Vec::new());
+        if term::emit_to_write_style(&mut out, &config, file, diagnostic).is_ok() {
+            return String::from_utf8_lossy(&out.into_inner()).into_owned();
+        }
+    }
+    term::emit_into_string(&config, file, diagnostic).unwrap_or_else(|e| format!("error: {}\n({e})\n", diagnostic.message))
 }

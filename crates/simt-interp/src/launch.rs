@@ -1,7 +1,12 @@
 //! Launch configuration and the entry point [`run`].
 
-use simt_isa::{Kernel, Module};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
+use rayon::prelude::*;
+use simt_isa::{Kernel, Module, MAX_BLOCK_THREADS};
+
+use crate::block::{run_block, Counters, Launch};
 use crate::{Fault, GlobalMemory, Stats};
 
 /// Which SIMT execution model a launch uses (contract section 6).
@@ -59,12 +64,57 @@ pub struct LaunchConfig {
     pub params: Vec<u8>,
 }
 
+/// The most SHARED memory one block may declare (an H100 SM's maximum).
+pub const MAX_SHARED_BYTES: u32 = 228 * 1024;
+/// The most LOCAL memory one thread may declare.
+pub const MAX_LOCAL_BYTES: u32 = 512 * 1024;
+/// The most blocks one launch may have.
+pub const MAX_BLOCKS: u64 = 1 << 32;
+
+/// Checks that a launch is possible before anything runs.
+///
+/// # Errors
+/// A sentence saying what is wrong and what the limit is.
+pub fn check_launch(kernel: &Kernel, config: &LaunchConfig) -> Result<(), String> {
+    let product = |d: [u32; 3]| d.iter().map(|&x| u64::from(x)).product::<u64>();
+    if config.grid.contains(&0) || config.block.contains(&0) {
+        return Err(format!("grid {:?} and block {:?} must not have a zero extent", config.grid, config.block));
+    }
+    let threads = product(config.block);
+    if threads > MAX_BLOCK_THREADS {
+        return Err(format!("a block of {:?} has {threads} threads; the most is {MAX_BLOCK_THREADS}", config.block));
+    }
+    if product(config.grid) > MAX_BLOCKS {
+        return Err(format!("a grid of {:?} has {} blocks; the most is {MAX_BLOCKS}", config.grid, product(config.grid)));
+    }
+    if kernel.shared_size > MAX_SHARED_BYTES {
+        return Err(format!("kernel `{}` declares {} bytes of shared memory; a block may have at most {MAX_SHARED_BYTES}", kernel.name, kernel.shared_size));
+    }
+    if kernel.local_size > MAX_LOCAL_BYTES {
+        return Err(format!("kernel `{}` declares {} bytes of local memory per thread; the most is {MAX_LOCAL_BYTES}", kernel.name, kernel.local_size));
+    }
+    if config.params.len() != kernel.param_size() as usize {
+        return Err(format!(
+            "kernel `{}` takes {} bytes of parameters, but the launch passes {}",
+            kernel.name,
+            kernel.param_size(),
+            config.params.len()
+        ));
+    }
+    kernel.validate().map_err(|e| e.to_string())
+}
+
 /// Runs one launch of `kernel` (from `module`, for source lines) over `memory`.
+///
+/// Blocks go to SMs round-robin (block `b` to SM `b % sms`); SMs run on
+/// rayon's pool, each running its blocks in order. When several blocks
+/// fault, the one with the lowest linear index is reported, so the result
+/// does not depend on the thread count.
 ///
 /// `progress`, if given, is called now and then with (blocks finished, blocks in all).
 ///
 /// # Errors
-/// The first fault, by block order, as a [`Fault`].
+/// A [`Fault`]; [`FaultKind::InvalidLaunch`] when the launch was impossible and nothing ran.
 pub fn run(
     module: &Module,
     kernel: &Kernel,
@@ -73,6 +123,57 @@ pub fn run(
     options: &RunOptions,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
 ) -> Result<Stats, Fault> {
-    let _ = (module, kernel, config, memory, options, progress);
-    unimplemented!("the interpreter is being written")
+    let _ = module;
+    let launch = Launch::new(kernel, config, memory, options)?;
+    let blocks = launch.blocks();
+    let sms = u64::from(options.sms.max(1)).min(blocks);
+    let first_fault = AtomicU64::new(u64::MAX);
+    let faults = Mutex::new(Vec::new());
+    let finished = AtomicU64::new(0);
+    let run_sm = |mut counters: Counters, sm: u64| {
+        let mut b = sm;
+        while b < blocks && b < first_fault.load(Ordering::Relaxed) {
+            let (returned, result) = run_block(&launch, b, sm as u32, counters);
+            counters = returned;
+            if let Err(fault) = result {
+                first_fault.fetch_min(b, Ordering::Relaxed);
+                faults.lock().unwrap_or_else(|e| e.into_inner()).push((b, fault));
+                break;
+            }
+            let done = finished.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(report) = progress
+                && (done % 64 == 0 || done == blocks)
+            {
+                report(done, blocks);
+            }
+            b += sms;
+        }
+        counters
+    };
+    let len = kernel.code.len();
+    let work = || {
+        (0..sms)
+            .into_par_iter()
+            .fold(|| Counters::new(len), run_sm)
+            .reduce(
+                || Counters::new(len),
+                |mut a, b| {
+                    a.add(&b);
+                    a
+                },
+            )
+    };
+    let counters = match options.threads {
+        Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build() {
+            Ok(pool) => pool.install(work),
+            Err(_) => work(),
+        },
+        None => work(),
+    };
+    let mut faults = faults.into_inner().unwrap_or_else(|e| e.into_inner());
+    faults.sort_by_key(|(b, _)| *b);
+    if let Some((_, fault)) = faults.into_iter().next() {
+        return Err(fault);
+    }
+    Ok(Stats::from_counters(kernel, &counters, blocks))
 }

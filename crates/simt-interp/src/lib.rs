@@ -11,14 +11,19 @@
 //! (`regs[r][lane]`) so 32-lane operations vectorise.
 #![warn(missing_docs)]
 
+mod arith;
+mod block;
+pub use block::{Access, BlockSim, Launch, Step, StepResult};
 pub mod fault;
 pub mod host;
 pub mod launch;
 pub mod memory;
 pub mod npy;
 pub mod stats;
+mod translate;
+mod warp;
 
 pub use fault::{Fault, FaultKind};
-pub use launch::{run, LaunchConfig, RunOptions, SimtModel};
+pub use launch::{check_launch, run, LaunchConfig, RunOptions, SimtModel};
 pub use memory::GlobalMemory;
 pub use stats::Stats;

@@ -1,6 +1,11 @@
 //! Statistics of one launch.
 
 use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use simt_isa::{Instruction, Kernel, MemType, Opcode, Operand, Space, NO_RECONV};
+
+use crate::block::Counters;
 
 /// Counts for one opcode.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
@@ -80,8 +85,118 @@ pub struct Stats {
 }
 
 impl Stats {
+    pub(crate) fn from_counters(kernel: &Kernel, c: &Counters, blocks: u64) -> Stats {
+        let mut stats = Stats { blocks, warps: c.warps, threads: c.threads, ..Stats::default() };
+        for (pc, inst) in kernel.code.iter().enumerate() {
+            let (issued, active, executed) = (c.issued[pc], c.active[pc], c.executed[pc]);
+            stats.warp_instructions += issued;
+            stats.thread_instructions += active;
+            if issued == 0 {
+                continue;
+            }
+            let entry = stats.per_opcode.entry(inst.opcode.to_string()).or_default();
+            entry.warp += issued;
+            entry.thread += active;
+            match (inst.opcode, inst.operands[0]) {
+                (Opcode::Bra, Operand::Label { reconv, .. }) if reconv != NO_RECONV => {
+                    stats.diverged_branches += c.diverged[pc];
+                    stats.branches.push(BranchStats {
+                        pc: pc as u32,
+                        line: kernel.line(pc as u32).unwrap_or(0),
+                        issued,
+                        diverged: c.diverged[pc],
+                        simd_efficiency: active as f64 / (32 * issued) as f64,
+                    });
+                }
+                (Opcode::Ld | Opcode::St, _) => {
+                    let space = Space::from_index(inst.mods[0]).unwrap_or(Space::Global);
+                    let bytes = executed * memory_bytes(inst);
+                    let s = stats.memory.entry(space.name().to_lowercase()).or_default();
+                    if inst.opcode == Opcode::Ld {
+                        s.loads += executed;
+                        s.bytes_read += bytes;
+                    } else {
+                        s.stores += executed;
+                        s.bytes_written += bytes;
+                    }
+                }
+                (Opcode::Atom | Opcode::AtomCas, _) => {
+                    let space = Space::from_index(inst.mods[0]).unwrap_or(Space::Global);
+                    let s = stats.memory.entry(space.name().to_lowercase()).or_default();
+                    s.atomics += executed;
+                    s.bytes_read += 4 * executed;
+                    s.bytes_written += 4 * executed;
+                }
+                (op, _) if op.is_mma() => {
+                    let (macs, dense) = simt_tensor::macs(op);
+                    stats.tensor.mma_instructions += issued;
+                    stats.tensor.macs += macs * issued;
+                    stats.tensor.dense_equivalent_macs += dense * issued;
+                }
+                _ => {}
+            }
+        }
+        if stats.warp_instructions > 0 {
+            stats.simd_efficiency = stats.thread_instructions as f64 / (32 * stats.warp_instructions) as f64;
+        }
+        stats
+    }
+
     /// A short human-readable report.
     pub fn render_text(&self) -> String {
-        format!("{} warp instructions, {} thread instructions", self.warp_instructions, self.thread_instructions)
+        let mut s = String::new();
+        let _ = writeln!(s, "blocks {}, warps {}, threads {}", self.blocks, self.warps, self.threads);
+        let _ = writeln!(
+            s,
+            "issued {} warp instructions, {} thread instructions; SIMD efficiency {:.1}%",
+            self.warp_instructions,
+            self.thread_instructions,
+            100.0 * self.simd_efficiency
+        );
+        let _ = writeln!(s, "per opcode (warp / thread instructions):");
+        let mut ops: Vec<_> = self.per_opcode.iter().collect();
+        ops.sort_by(|a, b| b.1.warp.cmp(&a.1.warp).then(a.0.cmp(b.0)));
+        for (name, o) in ops {
+            let _ = writeln!(s, "  {name:<18} {:>12} {:>14}", o.warp, o.thread);
+        }
+        if !self.branches.is_empty() {
+            let _ = writeln!(s, "divergent-capable branches ({} issues diverged):", self.diverged_branches);
+            for b in &self.branches {
+                let _ = writeln!(
+                    s,
+                    "  pc {:<5} line {:<5} issued {:>10}  diverged {:>10}  SIMD efficiency {:.1}%",
+                    b.pc,
+                    b.line,
+                    b.issued,
+                    b.diverged,
+                    100.0 * b.simd_efficiency
+                );
+            }
+        }
+        for (space, m) in &self.memory {
+            let _ = writeln!(
+                s,
+                "{space}: {} loads, {} stores, {} atomics; {} bytes read, {} bytes written",
+                m.loads, m.stores, m.atomics, m.bytes_read, m.bytes_written
+            );
+        }
+        if self.tensor.mma_instructions > 0 {
+            let _ = writeln!(
+                s,
+                "tensor: {} MMA instructions, {} multiply-accumulates ({} dense-equivalent)",
+                self.tensor.mma_instructions, self.tensor.macs, self.tensor.dense_equivalent_macs
+            );
+        }
+        s
+    }
+}
+
+/// Bytes one lane moves for a load or store.
+fn memory_bytes(inst: &Instruction) -> u64 {
+    let ty = MemType::from_index(inst.mods[2]).unwrap_or(MemType::U32);
+    match ty {
+        MemType::U8 | MemType::S8 => 1,
+        MemType::U16 | MemType::S16 => 2,
+        _ => 4 * u64::from(inst.reg_count(if inst.opcode == Opcode::Ld { 0 } else { 1 })),
     }
 }

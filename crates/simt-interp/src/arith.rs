@@ -1,0 +1,422 @@
+//! Per-lane semantics of the arithmetic instructions, exact to the contract.
+//!
+//! Every function here is a pure function of bits, small enough to inline
+//! into the 32-lane loops, and covered by the table-driven tests below.
+
+use half::{bf16, f16};
+use simt_isa::{BoolOp, Cmp, CvtType, FCmp, MufuOp};
+
+use crate::translate::{DOp, FFlags, FOp, IntOp, UnOp};
+
+/// The canonical f32 NaN that NVIDIA GPUs produce.
+pub const NAN32: u32 = 0x7FFF_FFFF;
+/// The canonical f64 NaN.
+pub const NAN64: u64 = 0x7FFF_FFFF_FFFF_FFFF;
+/// The canonical f16 and bf16 NaN.
+pub const NAN16: u32 = 0x7FFF;
+
+#[inline(always)]
+fn canon32(v: f32) -> u32 {
+    if v.is_nan() { NAN32 } else { v.to_bits() }
+}
+
+#[inline(always)]
+fn canon64(v: f64) -> u64 {
+    if v.is_nan() { NAN64 } else { v.to_bits() }
+}
+
+/// Flushes a subnormal to a zero of the same sign.
+#[inline(always)]
+fn flush(v: f32) -> f32 {
+    if v.is_subnormal() { f32::from_bits(v.to_bits() & 0x8000_0000) } else { v }
+}
+
+/// Applies `.FTZ` to the result, `.SAT` clamping and NaN canonicalisation.
+#[inline(always)]
+fn finish(v: f32, flags: FFlags) -> u32 {
+    let v = if flags.ftz { flush(v) } else { v };
+    if flags.sat {
+        // NaN and every negative value, -0 included, saturate to +0.
+        if v.is_nan() || v <= 0.0 {
+            return 0;
+        }
+        return v.min(1.0).to_bits();
+    }
+    canon32(v)
+}
+
+/// `.FTZ` on an input.
+#[inline(always)]
+fn input(bits: u32, flags: FFlags) -> f32 {
+    let v = f32::from_bits(bits);
+    if flags.ftz { flush(v) } else { v }
+}
+
+/// IEEE minimum/maximum as the contract defines them: the non-NaN operand wins, -0 < +0.
+#[inline(always)]
+fn min_max(a: f32, b: f32, max: bool) -> f32 {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => f32::from_bits(NAN32),
+        (true, false) => b,
+        (false, true) => a,
+        _ if a == b => {
+            // Equal values differ at most in the sign of zero: OR the signs for min, AND for max.
+            if max { f32::from_bits(a.to_bits() & b.to_bits()) } else { f32::from_bits(a.to_bits() | b.to_bits()) }
+        }
+        _ => {
+            if (a < b) != max {
+                a
+            } else {
+                b
+            }
+        }
+    }
+}
+
+/// f32 two-operand operations.
+#[inline(always)]
+pub fn f32_op(op: FOp, a: u32, b: u32, flags: FFlags) -> u32 {
+    let (x, y) = (input(a, flags), input(b, flags));
+    let r = match op {
+        FOp::Add => x + y,
+        FOp::Mul => x * y,
+        FOp::Min => min_max(x, y, false),
+        FOp::Max => min_max(x, y, true),
+    };
+    finish(r, flags)
+}
+
+/// `FFMA`: one rounding.
+#[inline(always)]
+pub fn ffma(a: u32, b: u32, c: u32, flags: FFlags) -> u32 {
+    finish(input(a, flags).mul_add(input(b, flags), input(c, flags)), flags)
+}
+
+/// f64 two-operand operations.
+#[inline(always)]
+pub fn f64_op(op: DOp, a: u64, b: u64) -> u64 {
+    let (x, y) = (f64::from_bits(a), f64::from_bits(b));
+    canon64(match op {
+        DOp::Add => x + y,
+        DOp::Mul => x * y,
+    })
+}
+
+/// `DFMA`: one rounding.
+#[inline(always)]
+pub fn dfma(a: u64, b: u64, c: u64) -> u64 {
+    canon64(f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c)))
+}
+
+/// Integer two-operand operations, wrapping; shift counts of 32 or more saturate the shift.
+#[inline(always)]
+pub fn int_op(op: IntOp, a: u32, b: u32) -> u32 {
+    match op {
+        IntOp::Add => a.wrapping_add(b),
+        IntOp::Sub => a.wrapping_sub(b),
+        IntOp::Mul => a.wrapping_mul(b),
+        IntOp::MulHiS => ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32,
+        IntOp::MulHiU => ((u64::from(a) * u64::from(b)) >> 32) as u32,
+        IntOp::MinS => (a as i32).min(b as i32) as u32,
+        IntOp::MinU => a.min(b),
+        IntOp::MaxS => (a as i32).max(b as i32) as u32,
+        IntOp::MaxU => a.max(b),
+        IntOp::And => a & b,
+        IntOp::Or => a | b,
+        IntOp::Xor => a ^ b,
+        IntOp::Shl => shl(a, b),
+        IntOp::ShrU => a.checked_shr(b).unwrap_or(0),
+        IntOp::ShrS => ((a as i32) >> b.min(31)) as u32,
+    }
+}
+
+/// `a << b` with counts of 32 or more giving 0.
+#[inline(always)]
+pub fn shl(a: u32, b: u32) -> u32 {
+    a.checked_shl(b).unwrap_or(0)
+}
+
+/// Integer one-operand operations.
+#[inline(always)]
+pub fn un_op(op: UnOp, a: u32) -> u32 {
+    match op {
+        UnOp::Abs => (a as i32).wrapping_abs() as u32,
+        UnOp::Not => !a,
+        UnOp::Popc => a.count_ones(),
+        UnOp::Clz => a.leading_zeros(),
+        UnOp::Brev => a.reverse_bits(),
+    }
+}
+
+/// Integer comparison.
+#[inline(always)]
+pub fn icmp(cmp: Cmp, signed: bool, a: u32, b: u32) -> bool {
+    let ord = if signed { (a as i32).cmp(&(b as i32)) } else { a.cmp(&b) };
+    match cmp {
+        Cmp::Eq => ord.is_eq(),
+        Cmp::Ne => ord.is_ne(),
+        Cmp::Lt => ord.is_lt(),
+        Cmp::Le => ord.is_le(),
+        Cmp::Gt => ord.is_gt(),
+        Cmp::Ge => ord.is_ge(),
+    }
+}
+
+/// Float comparison: ordered forms are false on NaN, `..U` forms true.
+#[inline(always)]
+pub fn fcmp(cmp: FCmp, a: f64, b: f64) -> bool {
+    let unordered = a.is_nan() || b.is_nan();
+    match cmp {
+        FCmp::Eq => a == b,
+        FCmp::Ne => !unordered && a != b,
+        FCmp::Lt => a < b,
+        FCmp::Le => a <= b,
+        FCmp::Gt => a > b,
+        FCmp::Ge => a >= b,
+        FCmp::Equ => unordered || a == b,
+        FCmp::Neu => a != b,
+        FCmp::Ltu => unordered || a < b,
+        FCmp::Leu => unordered || a <= b,
+        FCmp::Gtu => unordered || a > b,
+        FCmp::Geu => unordered || a >= b,
+        FCmp::Num => !unordered,
+        FCmp::Nan => unordered,
+    }
+}
+
+/// Combines a comparison mask with `q`.
+#[inline(always)]
+pub fn combine(bop: BoolOp, cmp: u32, q: u32) -> u32 {
+    match bop {
+        BoolOp::And => cmp & q,
+        BoolOp::Or => cmp | q,
+        BoolOp::Xor => cmp ^ q,
+    }
+}
+
+/// `MUFU`: computed in f64, rounded once to f32.
+#[inline(always)]
+pub fn mufu(op: MufuOp, a: u32) -> u32 {
+    let x = f64::from(f32::from_bits(a));
+    let r = match op {
+        MufuOp::Rcp => 1.0 / x,
+        MufuOp::Rsq => 1.0 / x.sqrt(),
+        MufuOp::Sqrt => x.sqrt(),
+        MufuOp::Sin => x.sin(),
+        MufuOp::Cos => x.cos(),
+        MufuOp::Ex2 => x.exp2(),
+        MufuOp::Lg2 => x.log2(),
+    };
+    canon32(r as f32)
+}
+
+fn to_f16_bits(v: f64, bf: bool) -> u32 {
+    if v.is_nan() {
+        return NAN16;
+    }
+    if bf { u32::from(bf16::from_f64(v).to_bits()) } else { u32::from(f16::from_f64(v).to_bits()) }
+}
+
+/// `PACK.F16X2` / `PACK.BF16X2`: `a` in the low half.
+#[inline]
+pub fn pack(a: u32, b: u32, bf: bool) -> u32 {
+    let half = |x: u32| to_f16_bits(f64::from(f32::from_bits(x)), bf);
+    half(a) | (half(b) << 16)
+}
+
+/// `CVT`: the source as a 64-bit pattern (low word first), the result likewise.
+pub fn cvt(src: u64, from: CvtType, to: CvtType, neg: bool, abs: bool) -> u64 {
+    // Every source type is exactly representable in f64 or i64, so convert through those.
+    enum Num {
+        Int(i64),
+        Float(f64),
+    }
+    let lo = src as u32;
+    let mut value = match from {
+        CvtType::U32 => Num::Int(i64::from(lo)),
+        CvtType::S32 => Num::Int(i64::from(lo as i32)),
+        CvtType::F32 => Num::Float(f64::from(f32::from_bits(lo))),
+        CvtType::F64 => Num::Float(f64::from_bits(src)),
+        CvtType::F16 => Num::Float(f64::from(f16::from_bits(lo as u16))),
+        CvtType::BF16 => Num::Float(f64::from(bf16::from_bits(lo as u16))),
+    };
+    value = match value {
+        Num::Int(i) => Num::Int(if abs { i.abs() } else { i } * if neg { -1 } else { 1 }),
+        Num::Float(f) => Num::Float(if abs { f.abs() } else { f } * if neg { -1.0 } else { 1.0 }),
+    };
+    let float = |f: f64| -> u64 {
+        match to {
+            CvtType::F32 => u64::from(canon32(f as f32)),
+            CvtType::F64 => canon64(f),
+            CvtType::F16 => u64::from(to_f16_bits(f, false)),
+            CvtType::BF16 => u64::from(to_f16_bits(f, true)),
+            // Rust's `as` truncates toward zero, saturates and maps NaN to 0, as the contract asks.
+            CvtType::U32 => u64::from(f as u32),
+            CvtType::S32 => u64::from(f as i32 as u32),
+        }
+    };
+    match value {
+        Num::Float(f) => float(f),
+        Num::Int(i) => match to {
+            CvtType::U32 | CvtType::S32 => u64::from(i as u32),
+            // |i| < 2^33, so the f64 is exact and the only rounding is to the target type.
+            _ => float(i as f64),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLAIN: FFlags = FFlags { ftz: false, sat: false };
+    const FTZ: FFlags = FFlags { ftz: true, sat: false };
+    const SAT: FFlags = FFlags { ftz: false, sat: true };
+
+    fn f(v: f32) -> u32 {
+        v.to_bits()
+    }
+
+    #[test]
+    fn f32_table() {
+        let min_normal = 0x0080_0000;
+        let cases: &[(FOp, u32, u32, FFlags, u32)] = &[
+            (FOp::Add, f(1.0), f(2.0), PLAIN, f(3.0)),
+            (FOp::Add, f(0.75), f(0.5), SAT, f(1.0)),
+            (FOp::Add, f(-3.0), f(1.0), SAT, 0),
+            (FOp::Mul, f(-0.0), f(1.0), SAT, 0),
+            (FOp::Add, f(f32::INFINITY), f(f32::NEG_INFINITY), PLAIN, NAN32),
+            (FOp::Add, f(f32::INFINITY), f(f32::NEG_INFINITY), SAT, 0),
+            (FOp::Mul, min_normal, f(0.5), PLAIN, 0x0040_0000),
+            (FOp::Mul, min_normal, f(0.5), FTZ, 0),
+            (FOp::Mul, min_normal | 0x8000_0000, f(0.5), FTZ, 0x8000_0000),
+            (FOp::Add, 0x0000_0001, 0, FTZ, 0),
+            (FOp::Add, 0x0000_0001, 0, PLAIN, 1),
+            (FOp::Min, NAN32, f(2.0), PLAIN, f(2.0)),
+            (FOp::Max, f(2.0), 0xFFC0_0000, PLAIN, f(2.0)),
+            (FOp::Min, NAN32, NAN32, PLAIN, NAN32),
+            (FOp::Min, f(0.0), f(-0.0), PLAIN, f(-0.0)),
+            (FOp::Max, f(-0.0), f(0.0), PLAIN, f(0.0)),
+            (FOp::Min, f(-1.0), f(3.0), PLAIN, f(-1.0)),
+            (FOp::Max, f(-1.0), f(3.0), PLAIN, f(3.0)),
+            (FOp::Mul, f(f32::MAX), f(2.0), PLAIN, f(f32::INFINITY)),
+        ];
+        for &(op, a, b, flags, want) in cases {
+            assert_eq!(f32_op(op, a, b, flags), want, "{op:?} {a:#x} {b:#x} {flags:?}");
+        }
+    }
+
+    #[test]
+    fn ffma_rounds_once() {
+        let a = 0x3F80_0001; // 1 + 2^-23
+        let c = 0xBF80_0002; // -(1 + 2^-22)
+        assert_eq!(ffma(a, a, c, PLAIN), 0x2880_0000); // 2^-46 survives
+        assert_eq!(f32_op(FOp::Add, f32_op(FOp::Mul, a, a, PLAIN), c, PLAIN), 0);
+        assert_eq!(ffma(f(2.0), f(3.0), f(-7.0), SAT), 0);
+        assert_eq!(ffma(f(0.0), f(f32::INFINITY), f(1.0), PLAIN), NAN32);
+    }
+
+    #[test]
+    fn f64_table() {
+        let one_ulp = 0x3FF0_0000_0000_0001;
+        let minus = 0xBFF0_0000_0000_0002;
+        assert_eq!(dfma(one_ulp, one_ulp, minus), 0x3970_0000_0000_0000);
+        assert_eq!(f64_op(DOp::Add, 1.5f64.to_bits(), 2.25f64.to_bits()), 3.75f64.to_bits());
+        assert_eq!(f64_op(DOp::Mul, f64::INFINITY.to_bits(), 0), NAN64);
+    }
+
+    #[test]
+    fn int_table() {
+        let cases: &[(IntOp, u32, u32, u32)] = &[
+            (IntOp::Add, u32::MAX, 2, 1),
+            (IntOp::Sub, 0, 1, u32::MAX),
+            (IntOp::Mul, 0x8000_0000, 2, 0),
+            (IntOp::MulHiU, u32::MAX, u32::MAX, 0xFFFF_FFFE),
+            (IntOp::MulHiS, u32::MAX, u32::MAX, 0),
+            (IntOp::MulHiS, 0x8000_0000, 2, u32::MAX),
+            (IntOp::MinS, u32::MAX, 1, u32::MAX),
+            (IntOp::MinU, u32::MAX, 1, 1),
+            (IntOp::MaxS, u32::MAX, 1, 1),
+            (IntOp::MaxU, u32::MAX, 1, u32::MAX),
+            (IntOp::Shl, 1, 31, 0x8000_0000),
+            (IntOp::Shl, 1, 32, 0),
+            (IntOp::Shl, 1, u32::MAX, 0),
+            (IntOp::ShrU, 0x8000_0000, 31, 1),
+            (IntOp::ShrU, 0x8000_0000, 32, 0),
+            (IntOp::ShrS, 0x8000_0000, 40, u32::MAX),
+            (IntOp::ShrS, 0x4000_0000, 40, 0),
+            (IntOp::And, 0b1100, 0b1010, 0b1000),
+            (IntOp::Or, 0b1100, 0b1010, 0b1110),
+            (IntOp::Xor, 0b1100, 0b1010, 0b0110),
+        ];
+        for &(op, a, b, want) in cases {
+            assert_eq!(int_op(op, a, b), want, "{op:?} {a:#x} {b:#x}");
+        }
+        assert_eq!(un_op(UnOp::Abs, 0x8000_0000), 0x8000_0000);
+        assert_eq!(un_op(UnOp::Abs, (-5i32) as u32), 5);
+        assert_eq!(un_op(UnOp::Popc, 0xF0F0), 8);
+        assert_eq!(un_op(UnOp::Clz, 0), 32);
+        assert_eq!(un_op(UnOp::Clz, 1), 31);
+        assert_eq!(un_op(UnOp::Brev, 1), 0x8000_0000);
+        assert_eq!(un_op(UnOp::Not, 0), u32::MAX);
+    }
+
+    #[test]
+    fn comparisons() {
+        assert!(icmp(Cmp::Lt, true, u32::MAX, 0));
+        assert!(!icmp(Cmp::Lt, false, u32::MAX, 0));
+        assert!(icmp(Cmp::Ge, false, 5, 5));
+        let nan = f64::NAN;
+        for (cmp, want_nan) in [
+            (FCmp::Eq, false),
+            (FCmp::Ne, false),
+            (FCmp::Lt, false),
+            (FCmp::Ge, false),
+            (FCmp::Equ, true),
+            (FCmp::Neu, true),
+            (FCmp::Ltu, true),
+            (FCmp::Geu, true),
+            (FCmp::Num, false),
+            (FCmp::Nan, true),
+        ] {
+            assert_eq!(fcmp(cmp, nan, 1.0), want_nan, "{cmp:?}");
+        }
+        assert!(fcmp(FCmp::Ne, 1.0, 2.0) && fcmp(FCmp::Num, 1.0, 2.0) && !fcmp(FCmp::Nan, 1.0, 2.0));
+        assert_eq!(combine(BoolOp::Xor, 0b1100, 0b1010), 0b0110);
+    }
+
+    #[test]
+    fn conversions() {
+        let c = |v: u64, from, to| cvt(v, from, to, false, false);
+        assert_eq!(c(u64::from(f(-2.7)), CvtType::F32, CvtType::S32), u64::from((-2i32) as u32));
+        assert_eq!(c(u64::from(f(-1.0)), CvtType::F32, CvtType::U32), 0);
+        assert_eq!(c(u64::from(NAN32), CvtType::F32, CvtType::S32), 0);
+        assert_eq!(c(u64::from(f(3e9)), CvtType::F32, CvtType::S32), i32::MAX as u64);
+        assert_eq!(c(u64::from(f(5e9)), CvtType::F32, CvtType::U32), u64::from(u32::MAX));
+        assert_eq!(c(u64::from(f(1.0)), CvtType::F32, CvtType::F16), 0x3C00);
+        assert_eq!(c(u64::from(f(1.0)), CvtType::F32, CvtType::BF16), 0x3F80);
+        assert_eq!(c(u64::from(NAN32), CvtType::F32, CvtType::F16), 0x7FFF);
+        assert_eq!(c(u64::from(f(65520.0)), CvtType::F32, CvtType::F16), 0x7C00);
+        assert_eq!(c(16_777_217, CvtType::U32, CvtType::F32), u64::from(f(16_777_216.0)));
+        assert_eq!(c(u64::from(u32::MAX), CvtType::S32, CvtType::F32), u64::from(f(-1.0)));
+        // 2^24 + 2^16 + 1 rounds to bf16 in one step (a second rounding through f32 would tie to even).
+        assert_eq!(c(0x0101_0001, CvtType::U32, CvtType::BF16), 0x4B81);
+        assert_eq!(c(0.1f64.to_bits(), CvtType::F64, CvtType::F32), u64::from(f(0.1)));
+        assert_eq!(c(u64::from(f(0.1)), CvtType::F32, CvtType::F64), f64::from(0.1f32).to_bits());
+        assert_eq!(c(0x3C00, CvtType::F16, CvtType::S32), 1);
+        assert_eq!(cvt(u64::from(f(2.5)), CvtType::F32, CvtType::F32, true, false), u64::from(f(-2.5)));
+        assert_eq!(cvt(5, CvtType::S32, CvtType::S32, true, false), u64::from((-5i32) as u32));
+        assert_eq!(pack(f(1.0), f(-2.0), false), 0xC000_3C00);
+    }
+
+    #[test]
+    fn mufu_is_f64_rounded_once() {
+        assert_eq!(mufu(MufuOp::Sqrt, f(2.0)), 0x3FB5_04F3);
+        assert_eq!(mufu(MufuOp::Rcp, f(3.0)), 0x3EAA_AAAB);
+        assert_eq!(mufu(MufuOp::Rcp, 0), f(f32::INFINITY));
+        assert_eq!(mufu(MufuOp::Sqrt, f(-1.0)), NAN32);
+        assert_eq!(mufu(MufuOp::Ex2, f(10.0)), f(1024.0));
+        assert_eq!(mufu(MufuOp::Lg2, f(0.125)), f(-3.0));
+        assert_eq!(mufu(MufuOp::Rsq, f(4.0)), f(0.5));
+    }
+}

@@ -1,0 +1,973 @@
+//! Executing one block: its warps interleaved on one SM, its barrier, its
+//! shared and local memory, and every instruction's effect on the lanes.
+//!
+//! Architecture invariant: nothing here allocates per instruction. Lane
+//! operations are written as whole-row loops over `[u32; 32]` so they
+//! vectorise; [`run_block`] compiles the whole loop twice, once with AVX2+FMA
+//! enabled (chosen at run time) and once portable, with identical results
+//! since every operation is exactly rounded either way.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use simt_isa::{AtomOp, AtomType, Kernel, MemType, ShflMode, Space, SpecialReg};
+
+use crate::arith;
+use crate::fault::{Fault, FaultKind};
+use crate::launch::{check_launch, LaunchConfig, RunOptions};
+use crate::memory::{AccessError, GlobalMemory};
+use crate::translate::*;
+use crate::warp::{lanes, Next, Warp};
+
+/// Instructions one warp may issue before the SM turns to its next warp.
+const SLICE: u64 = 256;
+const SIGN: u32 = 0x8000_0000;
+
+/// A launch ready to run: checked, translated, sharing its memory and step count between blocks.
+///
+/// [`crate::run`] runs every block; a timing model instead takes blocks with
+/// [`Launch::block`] and steps their warps one instruction at a time.
+pub struct Launch<'a> {
+    kernel: &'a Kernel,
+    program: Program,
+    memory: &'a GlobalMemory,
+    params: &'a [u8],
+    grid: [u32; 3],
+    block: [u32; 3],
+    options: &'a RunOptions,
+    /// Warp instructions issued by the whole launch so far.
+    steps: AtomicU64,
+}
+
+impl<'a> Launch<'a> {
+    /// Checks and translates a launch.
+    ///
+    /// # Errors
+    /// A [`FaultKind::InvalidLaunch`] fault naming what is impossible.
+    pub fn new(kernel: &'a Kernel, config: &'a LaunchConfig, memory: &'a GlobalMemory, options: &'a RunOptions) -> Result<Launch<'a>, Fault> {
+        check_launch(kernel, config).map_err(|message| Fault {
+            kind: FaultKind::InvalidLaunch,
+            message,
+            kernel: kernel.name.clone(),
+            block: [0; 3],
+            thread: None,
+            warp: None,
+            lane: None,
+            pc: None,
+            line: None,
+            notes: Vec::new(),
+        })?;
+        Ok(Launch {
+            kernel,
+            program: translate(kernel),
+            memory,
+            params: &config.params,
+            grid: config.grid,
+            block: config.block,
+            options,
+            steps: AtomicU64::new(0),
+        })
+    }
+
+    /// Blocks in the grid.
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().map(|&x| u64::from(x)).product()
+    }
+
+    /// Makes block `linear` (x fastest) resident on SM `sm`, ready to step.
+    pub fn block(&self, linear: u64, sm: u32) -> BlockSim<'_> {
+        BlockSim::new(self, linear, sm, Counters::new(self.kernel.code.len()))
+    }
+}
+
+/// What one warp did when asked to step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StepResult {
+    /// It issued one instruction.
+    Issued(Step),
+    /// It cannot issue until another warp arrives somewhere (see [`BlockSim::sync`]).
+    Blocked,
+    /// All its threads have exited.
+    Done,
+}
+
+/// One issued warp instruction. The registers it reads and writes are those of
+/// `kernel.code[pc]` (`Instruction::read_regs` / `written_regs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// Program counter.
+    pub pc: u32,
+    /// Opcode.
+    pub opcode: simt_isa::Opcode,
+    /// Functional unit.
+    pub unit: simt_isa::Unit,
+    /// Threads that issued it.
+    pub active: u32,
+    /// Threads whose guard held.
+    pub executed: u32,
+    /// For loads, stores and atomics: the space, bytes per lane and each executed lane's address.
+    pub access: Option<Access>,
+}
+
+/// The memory side of a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// Memory space.
+    pub space: Space,
+    /// Bytes per lane.
+    pub size: u32,
+    /// Whether it writes.
+    pub write: bool,
+    /// Address per lane (meaningful for the `executed` lanes).
+    pub addresses: [u32; 32],
+}
+
+/// Per-pc counters, summed over the blocks an SM runs.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Counters {
+    /// Warp issues.
+    pub issued: Vec<u64>,
+    /// Active lanes summed over issues.
+    pub active: Vec<u64>,
+    /// Lanes whose guard held, summed over issues.
+    pub executed: Vec<u64>,
+    /// Issues of a branch whose lanes split.
+    pub diverged: Vec<u64>,
+    pub warps: u64,
+    pub threads: u64,
+}
+
+impl Counters {
+    pub(crate) fn new(len: usize) -> Counters {
+        Counters { issued: vec![0; len], active: vec![0; len], executed: vec![0; len], diverged: vec![0; len], warps: 0, threads: 0 }
+    }
+
+    pub(crate) fn add(&mut self, other: &Counters) {
+        for (dst, src) in [
+            (&mut self.issued, &other.issued),
+            (&mut self.active, &other.active),
+            (&mut self.executed, &other.executed),
+            (&mut self.diverged, &other.diverged),
+        ] {
+            dst.iter_mut().zip(src).for_each(|(d, s)| *d += s);
+        }
+        self.warps += other.warps;
+        self.threads += other.threads;
+    }
+}
+
+/// One resident block: its warps, barrier, shared and local memory.
+pub struct BlockSim<'a> {
+    ctx: &'a Launch<'a>,
+    index: [u32; 3],
+    sm: u32,
+    warps: Vec<Warp>,
+    shared: Vec<u8>,
+    local: Vec<u8>,
+    buffer_hint: usize,
+    counters: Counters,
+}
+
+/// A resolved memory location.
+#[derive(Clone, Copy)]
+enum Loc {
+    Global(usize, u32),
+    Bytes(usize),
+}
+
+#[inline(always)]
+fn modify(row: &mut [u32; 32], m: Modifier) {
+    match m {
+        Modifier::None => {}
+        Modifier::INeg => row.iter_mut().for_each(|x| *x = x.wrapping_neg()),
+        Modifier::FNeg => row.iter_mut().for_each(|x| *x ^= SIGN),
+        Modifier::FAbs => row.iter_mut().for_each(|x| *x &= !SIGN),
+        Modifier::FNegAbs => row.iter_mut().for_each(|x| *x |= SIGN),
+    }
+}
+
+#[inline(always)]
+fn fetch(w: &Warp, v: Val) -> [u32; 32] {
+    match v {
+        Val::Imm(x) => [x; 32],
+        Val::Reg(r, m) => {
+            let mut row = *w.row(r);
+            modify(&mut row, m);
+            row
+        }
+    }
+}
+
+#[inline(always)]
+fn fetch64(w: &Warp, v: Val64) -> [u64; 32] {
+    match v {
+        Val64::Imm(x) => [x; 32],
+        Val64::Pair(r, m) => {
+            let (lo, mut hi) = (*w.row(r), *w.row(r + 1));
+            modify(&mut hi, if m == Modifier::INeg { Modifier::None } else { m });
+            std::array::from_fn(|l| u64::from(lo[l]) | (u64::from(hi[l]) << 32))
+        }
+    }
+}
+
+/// Writes `vals` into row `d` for the lanes in `mask`, branch-free so it vectorises.
+#[inline(always)]
+fn write(w: &mut Warp, d: Reg, vals: &[u32; 32], mask: u32) {
+    let row = &mut w.regs[usize::from(d)];
+    for l in 0..32 {
+        let keep = ((mask >> l) & 1).wrapping_sub(1);
+        row[l] = (vals[l] & !keep) | (row[l] & keep);
+    }
+}
+
+#[inline(always)]
+fn write64(w: &mut Warp, d: Reg, vals: &[u64; 32], mask: u32) {
+    write(w, d, &std::array::from_fn(|l| vals[l] as u32), mask);
+    write(w, d + 1, &std::array::from_fn(|l| (vals[l] >> 32) as u32), mask);
+}
+
+#[inline(always)]
+fn map1(a: &[u32; 32], f: impl Fn(u32) -> u32) -> [u32; 32] {
+    std::array::from_fn(|l| f(a[l]))
+}
+
+#[inline(always)]
+fn map2(a: &[u32; 32], b: &[u32; 32], f: impl Fn(u32, u32) -> u32) -> [u32; 32] {
+    std::array::from_fn(|l| f(a[l], b[l]))
+}
+
+#[inline(always)]
+fn map3(a: &[u32; 32], b: &[u32; 32], c: &[u32; 32], f: impl Fn(u32, u32, u32) -> u32) -> [u32; 32] {
+    std::array::from_fn(|l| f(a[l], b[l], c[l]))
+}
+
+#[inline(always)]
+fn mask_of(f: impl Fn(usize) -> bool) -> u32 {
+    (0..32).fold(0u32, |m, l| m | (u32::from(f(l)) << l))
+}
+
+#[inline(always)]
+fn pred(w: &Warp, p: PredIn) -> u32 {
+    w.preds[usize::from(p.index)] ^ if p.negated { u32::MAX } else { 0 }
+}
+
+#[inline(always)]
+fn set_pred(w: &mut Warp, p: u8, value: u32, mask: u32) {
+    let row = &mut w.preds[usize::from(p)];
+    *row = (*row & !mask) | (value & mask);
+}
+
+/// Expands `$body` once per listed variant with `$k` bound to that constant,
+/// so the per-lane closure is specialised instead of matching in every lane.
+macro_rules! specialise {
+    ($value:expr, $ty:ident { $($v:ident),+ }, |$k:ident| $body:expr) => {
+        match $value { $($ty::$v => { let $k = $ty::$v; $body })+ }
+    };
+}
+
+fn mem_size(ty: MemType, regs: u8) -> u32 {
+    match ty {
+        MemType::U8 | MemType::S8 => 1,
+        MemType::U16 | MemType::S16 => 2,
+        _ => 4 * u32::from(regs),
+    }
+}
+
+fn space_name(space: Space) -> &'static str {
+    match space {
+        Space::Global => "GLOBAL",
+        Space::Shared => "SHARED",
+        Space::Local => "LOCAL",
+        Space::Param => "PARAM",
+    }
+}
+
+impl<'a> BlockSim<'a> {
+    fn new(ctx: &'a Launch<'a>, linear: u64, sm: u32, mut counters: Counters) -> BlockSim<'a> {
+        let [gx, gy, _] = ctx.grid.map(u64::from);
+        let index = [(linear % gx) as u32, ((linear / gx) % gy) as u32, (linear / (gx * gy)) as u32];
+        let threads = ctx.block.iter().map(|&d| u64::from(d)).product::<u64>() as u32;
+        let its = match ctx.options.simt {
+            crate::SimtModel::Its => Some(ctx.options.its_yield),
+            crate::SimtModel::Stack => None,
+        };
+        let warps: Vec<Warp> = (0..threads.div_ceil(32))
+            .map(|w| {
+                let lanes_here = (threads - 32 * w).min(32);
+                let valid = if lanes_here == 32 { u32::MAX } else { (1u32 << lanes_here) - 1 };
+                Warp::new(ctx.program.rows, valid, its)
+            })
+            .collect();
+        counters.warps += warps.len() as u64;
+        counters.threads += u64::from(threads);
+        BlockSim {
+            ctx,
+            index,
+            sm,
+            warps,
+            shared: vec![0; ctx.kernel.shared_size as usize],
+            local: vec![0; ctx.kernel.local_size as usize * threads as usize],
+            buffer_hint: 0,
+            counters,
+        }
+    }
+
+    fn thread_of(&self, warp: usize, lane: usize) -> [u32; 3] {
+        let linear = warp as u32 * 32 + lane as u32;
+        let [bx, by, _] = self.ctx.block;
+        [linear % bx, (linear / bx) % by, linear / (bx * by)]
+    }
+
+    fn fault(&self, kind: FaultKind, warp: usize, lane: Option<usize>, pc: Option<u32>, message: String) -> Fault {
+        Fault {
+            kind,
+            message,
+            kernel: self.ctx.kernel.name.clone(),
+            block: self.index,
+            thread: lane.map(|l| self.thread_of(warp, l)),
+            warp: Some(warp as u32),
+            lane: lane.map(|l| l as u32),
+            pc,
+            line: pc.and_then(|pc| self.ctx.kernel.line(pc)),
+            notes: Vec::new(),
+        }
+    }
+
+    fn mnemonic(&self, pc: u32) -> String {
+        let text = simt_isa::format_instruction(&self.ctx.kernel.code[pc as usize], &simt_isa::Symbols::default());
+        let text = text.strip_prefix('@').map_or(text.as_str(), |t| t.split_once(' ').map_or(t, |(_, rest)| rest));
+        text.split(' ').next().unwrap_or_default().to_string()
+    }
+
+    /// Runs the block to completion.
+    #[inline(always)]
+    fn run(&mut self) -> Result<(), Fault> {
+        loop {
+            let mut progressed = false;
+            let mut all_done = true;
+            for w in 0..self.warps.len() {
+                let budget = self.step_budget(w)?;
+                let issued = self.run_warp(w, budget)?;
+                progressed |= issued > 0;
+                all_done &= self.warps[w].live() == 0;
+            }
+            if all_done {
+                return Ok(());
+            }
+            if self.barrier_complete() {
+                self.warps.iter_mut().for_each(Warp::release_barrier);
+            } else if !progressed {
+                self.sync()?;
+            }
+        }
+    }
+
+    /// Warps in the block.
+    pub fn warp_count(&self) -> usize {
+        self.warps.len()
+    }
+
+    /// Whether every thread has exited.
+    pub fn is_done(&self) -> bool {
+        self.warps.iter().all(|w| w.live() == 0)
+    }
+
+    /// Issues the next instruction of warp `w`, with the detail a timing model needs.
+    ///
+    /// # Errors
+    /// The fault the instruction raised.
+    pub fn step(&mut self, w: usize) -> Result<StepResult, Fault> {
+        let code = &self.ctx.program.code;
+        match self.warps[w].next(code) {
+            Next::Done => Ok(StepResult::Done),
+            Next::Blocked => Ok(StepResult::Blocked),
+            Next::Issue { pc, mask } => {
+                let warp = &self.warps[w];
+                let executed = mask & pred(warp, code[pc as usize].guard);
+                let access = match code[pc as usize].op {
+                    Op::Ld { space, ty, regs, addr, .. } => Some((space, mem_size(ty, regs), false, addr)),
+                    Op::St { space, ty, regs, addr, .. } => Some((space, mem_size(ty, regs), true, addr)),
+                    Op::Atom { space, addr, .. } | Op::AtomCas { space, addr, .. } => Some((space, 4, true, addr)),
+                    _ => None,
+                }
+                .map(|(space, size, write, addr)| Access {
+                    space,
+                    size,
+                    write,
+                    addresses: warp.row(addr.base).map(|b| b.wrapping_add(addr.offset)),
+                });
+                let inst = &self.ctx.kernel.code[pc as usize];
+                let step = Step { pc, opcode: inst.opcode, unit: inst.info().unit, active: mask, executed, access };
+                self.execute(w, pc, mask)?;
+                self.ctx.steps.fetch_add(1, Ordering::Relaxed);
+                Ok(StepResult::Issued(step))
+            }
+        }
+    }
+
+    /// Call when no warp can issue: completes the block barrier if every thread
+    /// arrived, else (under `its`) lets the longest-waiting thread group run.
+    ///
+    /// # Errors
+    /// A deadlock fault when nothing can ever run again.
+    pub fn sync(&mut self) -> Result<(), Fault> {
+        if self.barrier_complete() {
+            self.warps.iter_mut().for_each(Warp::release_barrier);
+            Ok(())
+        } else if self.warps.iter_mut().any(Warp::release_longest_waiter) {
+            Ok(())
+        } else {
+            Err(self.deadlock())
+        }
+    }
+
+    fn step_budget(&self, warp: usize) -> Result<u64, Fault> {
+        let used = self.ctx.steps.load(Ordering::Relaxed);
+        let max = self.ctx.options.max_steps;
+        if used >= max {
+            let mut fault = self.fault(
+                FaultKind::StepLimit,
+                warp,
+                None,
+                None,
+                format!("the launch issued {max} warp instructions, the limit; raise it with --max-steps if the kernel is just long"),
+            );
+            self.locate_everyone(&mut fault);
+            return Err(fault);
+        }
+        Ok(SLICE.min(max - used))
+    }
+
+    fn barrier_complete(&self) -> bool {
+        self.warps.iter().any(|w| w.at_barrier() != 0) && self.warps.iter().all(|w| w.at_barrier() == w.live())
+    }
+
+    /// Notes where every unfinished thread is; sets the fault's pc to the first one.
+    fn locate_everyone(&self, fault: &mut Fault) {
+        for (wi, w) in self.warps.iter().enumerate() {
+            for (pc, mask, what) in w.whereabouts() {
+                let first = mask.trailing_zeros() as usize;
+                if fault.pc.is_none() {
+                    fault.pc = Some(pc);
+                    fault.line = self.ctx.kernel.line(pc);
+                    fault.warp = Some(wi as u32);
+                    fault.lane = Some(first as u32);
+                    fault.thread = Some(self.thread_of(wi, first));
+                }
+                let line = self.ctx.kernel.line(pc).map_or(String::new(), |l| format!(" (line {l})"));
+                fault.notes.push(format!("warp {wi}, {}: {what} at pc {pc}{line}", describe_lanes(mask)));
+            }
+        }
+    }
+
+    fn deadlock(&self) -> Fault {
+        let mut fault = self.fault(
+            FaultKind::Deadlock,
+            0,
+            None,
+            None,
+            "deadlock: every unfinished thread of the block waits for threads that can never arrive".to_string(),
+        );
+        fault.warp = None;
+        self.locate_everyone(&mut fault);
+        fault
+    }
+
+    #[inline(always)]
+    fn run_warp(&mut self, w: usize, budget: u64) -> Result<u64, Fault> {
+        let mut issued = 0;
+        while issued < budget {
+            let Next::Issue { pc, mask } = self.warps[w].next(&self.ctx.program.code) else { break };
+            self.execute(w, pc, mask)?;
+            issued += 1;
+        }
+        self.ctx.steps.fetch_add(issued, Ordering::Relaxed);
+        Ok(issued)
+    }
+
+    fn resolve(&mut self, warp: usize, lane: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Result<Loc, Fault> {
+        let verb = if write { "writes" } else { "reads" };
+        if addr % size.min(16) != 0 {
+            return Err(self.fault(
+                FaultKind::Misaligned,
+                warp,
+                Some(lane),
+                Some(pc),
+                format!("{} {verb} {size} bytes at {space_lower} address {addr:#x}, which is not {size}-byte aligned", self.mnemonic(pc), space_lower = space_name(space).to_lowercase()),
+            ));
+        }
+        let region = |len: usize, base: usize, what: &str| -> Result<Loc, Fault> {
+            if u64::from(addr) + u64::from(size) <= len as u64 {
+                Ok(Loc::Bytes(base + addr as usize))
+            } else {
+                Err(self.fault(
+                    FaultKind::OutOfBounds,
+                    warp,
+                    Some(lane),
+                    Some(pc),
+                    format!("{} {verb} {size} bytes at {addr:#x}, outside {what} ({len} bytes)", self.mnemonic(pc)),
+                ))
+            }
+        };
+        match space {
+            Space::Global => match self.ctx.memory.locate(addr, size, &mut self.buffer_hint) {
+                Ok((index, off)) => Ok(Loc::Global(index, off)),
+                Err(e) => {
+                    let op = self.mnemonic(pc);
+                    let (kind, message) = match e {
+                        AccessError::Null => {
+                            (FaultKind::NullAccess, format!("{op} {verb} address {addr:#x}: addresses below 0x100 are never mapped (a null pointer?)"))
+                        }
+                        AccessError::Unmapped => (FaultKind::Unmapped, format!("{op} {verb} address {addr:#x}, which no buffer contains")),
+                        AccessError::OutOfBounds(i) => {
+                            let b = self.ctx.memory.buffer_at(i);
+                            (
+                                FaultKind::OutOfBounds,
+                                format!(
+                                    "{op} {verb} {size} bytes at {addr:#x}, past the end of buffer `{}` ({:#x} .. {:#x}, {} bytes)",
+                                    b.name,
+                                    b.base,
+                                    b.base + b.len,
+                                    b.len
+                                ),
+                            )
+                        }
+                    };
+                    let mut fault = self.fault(kind, warp, Some(lane), Some(pc), message);
+                    if kind != FaultKind::OutOfBounds {
+                        for b in self.ctx.memory.buffers() {
+                            fault.notes.push(format!("buffer `{}` is at {:#x} .. {:#x}", b.name, b.base, b.base + b.len));
+                        }
+                    }
+                    Err(fault)
+                }
+            },
+            Space::Shared => region(self.shared.len(), 0, "the block's shared memory"),
+            Space::Local => {
+                let per_thread = self.ctx.kernel.local_size as usize;
+                region(per_thread, (warp * 32 + lane) * per_thread, "the thread's local memory")
+            }
+            Space::Param => region(self.ctx.params.len(), 0, "the parameters"),
+        }
+    }
+
+    fn bytes(&self, space: Space) -> &[u8] {
+        match space {
+            Space::Shared => &self.shared,
+            Space::Local => &self.local,
+            _ => self.ctx.params,
+        }
+    }
+
+    fn load(&self, space: Space, loc: Loc, size: u32) -> [u32; 4] {
+        let mut out = [0u32; 4];
+        match loc {
+            Loc::Global(i, off) => {
+                if size < 4 {
+                    out[0] = self.ctx.memory.read(i, off, size);
+                } else {
+                    for (k, word) in out.iter_mut().take(size as usize / 4).enumerate() {
+                        *word = self.ctx.memory.read(i, off + 4 * k as u32, 4);
+                    }
+                }
+            }
+            Loc::Bytes(at) => {
+                let src = &self.bytes(space)[at..at + size as usize];
+                for (k, chunk) in src.chunks(4).enumerate() {
+                    let mut word = [0u8; 4];
+                    word[..chunk.len()].copy_from_slice(chunk);
+                    out[k] = u32::from_le_bytes(word);
+                }
+            }
+        }
+        out
+    }
+
+    fn store(&mut self, space: Space, loc: Loc, size: u32, words: &[u32; 4]) {
+        match loc {
+            Loc::Global(i, off) => {
+                if size < 4 {
+                    self.ctx.memory.write(i, off, size, words[0]);
+                } else {
+                    for (k, &word) in words.iter().take(size as usize / 4).enumerate() {
+                        self.ctx.memory.write(i, off + 4 * k as u32, 4, word);
+                    }
+                }
+            }
+            Loc::Bytes(at) => {
+                let dst = match space {
+                    Space::Shared => &mut self.shared,
+                    _ => &mut self.local,
+                };
+                for (k, chunk) in dst[at..at + size as usize].chunks_mut(4).enumerate() {
+                    let n = chunk.len();
+                    chunk.copy_from_slice(&words[k].to_le_bytes()[..n]);
+                }
+            }
+        }
+    }
+
+    fn atomic(&mut self, space: Space, loc: Loc, f: impl Fn(u32) -> u32) -> u32 {
+        match loc {
+            Loc::Global(i, off) => self.ctx.memory.update(i, off, f),
+            Loc::Bytes(at) => {
+                let old = self.load(space, loc, 4)[0];
+                self.store(space, Loc::Bytes(at), 4, &[f(old), 0, 0, 0]);
+                old
+            }
+        }
+    }
+
+    fn special(&self, w: usize, sr: SpecialReg) -> [u32; 32] {
+        let uniform = |v: u32| [v; 32];
+        let tid = |axis: usize| std::array::from_fn(|l| self.thread_of(w, l)[axis]);
+        match sr {
+            SpecialReg::TidX => tid(0),
+            SpecialReg::TidY => tid(1),
+            SpecialReg::TidZ => tid(2),
+            SpecialReg::NtidX => uniform(self.ctx.block[0]),
+            SpecialReg::NtidY => uniform(self.ctx.block[1]),
+            SpecialReg::NtidZ => uniform(self.ctx.block[2]),
+            SpecialReg::CtaidX => uniform(self.index[0]),
+            SpecialReg::CtaidY => uniform(self.index[1]),
+            SpecialReg::CtaidZ => uniform(self.index[2]),
+            SpecialReg::NctaidX => uniform(self.ctx.grid[0]),
+            SpecialReg::NctaidY => uniform(self.ctx.grid[1]),
+            SpecialReg::NctaidZ => uniform(self.ctx.grid[2]),
+            SpecialReg::LaneId => std::array::from_fn(|l| l as u32),
+            SpecialReg::WarpId => uniform(w as u32),
+            SpecialReg::SmId => uniform(self.sm),
+            SpecialReg::Clock => uniform(self.warps[w].issued as u32),
+        }
+    }
+
+    /// Issues the instruction at `pc` for the threads in `mask` of warp `w`.
+    #[inline(always)]
+    fn execute(&mut self, w: usize, pc: u32, mask: u32) -> Result<(), Fault> {
+        let inst = self.ctx.program.code[pc as usize];
+        let exec = mask & pred(&self.warps[w], inst.guard);
+        let at = pc as usize;
+        self.counters.issued[at] += 1;
+        self.counters.active[at] += u64::from(mask.count_ones());
+        self.counters.executed[at] += u64::from(exec.count_ones());
+        let warp = &mut self.warps[w];
+        warp.issued += 1;
+        match inst.op {
+            Op::Mov { d, a } => {
+                let v = fetch(warp, a);
+                write(warp, d, &v, exec);
+            }
+            Op::Mov64 { d, value } => write64(warp, d, &[value; 32], exec),
+            Op::S2r { d, sr } => {
+                let v = self.special(w, sr);
+                write(&mut self.warps[w], d, &v, exec);
+            }
+            Op::Sel { d, a, b, p } => {
+                let (a, b, p) = (fetch(warp, a), fetch(warp, b), pred(warp, p));
+                let v = std::array::from_fn(|l| if (p >> l) & 1 != 0 { a[l] } else { b[l] });
+                write(warp, d, &v, exec);
+            }
+            Op::Cvt { d, a, wide_src, to, from, neg, abs } => {
+                let src = if wide_src {
+                    fetch64(warp, a)
+                } else {
+                    match a {
+                        Val64::Pair(r, _) => warp.row(r).map(u64::from),
+                        Val64::Imm(x) => [x; 32],
+                    }
+                };
+                let v: [u64; 32] = std::array::from_fn(|l| arith::cvt(src[l], from, to, neg, abs));
+                if to == simt_isa::CvtType::F64 {
+                    write64(warp, d, &v, exec);
+                } else {
+                    write(warp, d, &v.map(|x| x as u32), exec);
+                }
+            }
+            Op::Pack { d, a, b, bf16 } => {
+                let v = map2(&fetch(warp, a), &fetch(warp, b), |x, y| arith::pack(x, y, bf16));
+                write(warp, d, &v, exec);
+            }
+            Op::Int { op, d, a, b } => {
+                let (a, b) = (fetch(warp, a), fetch(warp, b));
+                let v = specialise!(op, IntOp { Add, Sub, Mul, MulHiS, MulHiU, MinS, MinU, MaxS, MaxU, And, Or, Xor, Shl, ShrU, ShrS },
+                    |k| map2(&a, &b, |x, y| arith::int_op(k, x, y)));
+                write(warp, d, &v, exec);
+            }
+            Op::Un { op, d, a } => {
+                let a = fetch(warp, a);
+                let v = specialise!(op, UnOp { Abs, Not, Popc, Clz, Brev }, |k| map1(&a, |x| arith::un_op(k, x)));
+                write(warp, d, &v, exec);
+            }
+            Op::Imad { d, a, b, c } => {
+                let v = map3(&fetch(warp, a), &fetch(warp, b), &fetch(warp, c), |x, y, z| x.wrapping_mul(y).wrapping_add(z));
+                write(warp, d, &v, exec);
+            }
+            Op::Lea { d, a, b, s } => {
+                let v = map3(&fetch(warp, a), &fetch(warp, b), &fetch(warp, s), |x, y, s| arith::shl(x, s).wrapping_add(y));
+                write(warp, d, &v, exec);
+            }
+            Op::Isetp { p, a, b, cmp, signed, bop, q } => {
+                let (a, b) = (fetch(warp, a), fetch(warp, b));
+                let c = mask_of(|l| arith::icmp(cmp, signed, a[l], b[l]));
+                let v = arith::combine(bop, c, pred(warp, q));
+                set_pred(warp, p, v, exec);
+            }
+            Op::Fsetp { p, a, b, cmp, bop, q } => {
+                let (a, b) = (fetch(warp, a), fetch(warp, b));
+                let c = mask_of(|l| arith::fcmp(cmp, f64::from(f32::from_bits(a[l])), f64::from(f32::from_bits(b[l]))));
+                let v = arith::combine(bop, c, pred(warp, q));
+                set_pred(warp, p, v, exec);
+            }
+            Op::Dsetp { p, a, b, cmp, bop, q } => {
+                let (a, b) = (fetch64(warp, a), fetch64(warp, b));
+                let c = mask_of(|l| arith::fcmp(cmp, f64::from_bits(a[l]), f64::from_bits(b[l])));
+                let v = arith::combine(bop, c, pred(warp, q));
+                set_pred(warp, p, v, exec);
+            }
+            Op::F2 { op, d, a, b, flags } => {
+                let (a, b) = (fetch(warp, a), fetch(warp, b));
+                let v = if !flags.ftz && !flags.sat {
+                    specialise!(op, FOp { Add, Mul, Min, Max }, |k| map2(&a, &b, |x, y| arith::f32_op(k, x, y, FFlags::default())))
+                } else {
+                    map2(&a, &b, |x, y| arith::f32_op(op, x, y, flags))
+                };
+                write(warp, d, &v, exec);
+            }
+            Op::Ffma { d, a, b, c, flags } => {
+                let (a, b, c) = (fetch(warp, a), fetch(warp, b), fetch(warp, c));
+                let v = if !flags.ftz && !flags.sat {
+                    map3(&a, &b, &c, |x, y, z| arith::ffma(x, y, z, FFlags::default()))
+                } else {
+                    map3(&a, &b, &c, |x, y, z| arith::ffma(x, y, z, flags))
+                };
+                write(warp, d, &v, exec);
+            }
+            Op::Mufu { op, d, a } => {
+                let v = map1(&fetch(warp, a), |x| arith::mufu(op, x));
+                write(warp, d, &v, exec);
+            }
+            Op::D2 { op, d, a, b } => {
+                let (a, b) = (fetch64(warp, a), fetch64(warp, b));
+                let v = std::array::from_fn(|l| arith::f64_op(op, a[l], b[l]));
+                write64(warp, d, &v, exec);
+            }
+            Op::Dfma { d, a, b, c } => {
+                let (a, b, c) = (fetch64(warp, a), fetch64(warp, b), fetch64(warp, c));
+                let v = std::array::from_fn(|l| arith::dfma(a[l], b[l], c[l]));
+                write64(warp, d, &v, exec);
+            }
+            Op::Ld { space, ty, regs, d, addr } => {
+                let size = mem_size(ty, regs);
+                let base = *warp.row(addr.base);
+                let mut rows = [[0u32; 32]; 4];
+                for l in lanes(exec) {
+                    let loc = self.resolve(w, l, pc, space, base[l].wrapping_add(addr.offset), size, false)?;
+                    let words = self.load(space, loc, size);
+                    let words = match ty {
+                        MemType::S8 => [words[0] as u8 as i8 as i32 as u32, 0, 0, 0],
+                        MemType::S16 => [words[0] as u16 as i16 as i32 as u32, 0, 0, 0],
+                        _ => words,
+                    };
+                    for (k, row) in rows.iter_mut().enumerate() {
+                        row[l] = words[k];
+                    }
+                }
+                let warp = &mut self.warps[w];
+                for (k, row) in rows.iter().take(usize::from(regs)).enumerate() {
+                    write(warp, d + k as Reg, row, exec);
+                }
+            }
+            Op::St { space, ty, regs, a, addr } => {
+                let size = mem_size(ty, regs);
+                let base = *warp.row(addr.base);
+                let rows: [[u32; 32]; 4] = std::array::from_fn(|k| if k < usize::from(regs) { *warp.row(a + k as Reg) } else { [0; 32] });
+                for l in lanes(exec) {
+                    let loc = self.resolve(w, l, pc, space, base[l].wrapping_add(addr.offset), size, true)?;
+                    self.store(space, loc, size, &std::array::from_fn(|k| rows[k][l]));
+                }
+            }
+            Op::Atom { space, op, ty, d, addr, b } => {
+                let base = *warp.row(addr.base);
+                let b = fetch(warp, b);
+                let mut old = [0u32; 32];
+                for l in lanes(exec) {
+                    let loc = self.resolve(w, l, pc, space, base[l].wrapping_add(addr.offset), 4, true)?;
+                    let x = b[l];
+                    old[l] = match (op, ty) {
+                        (AtomOp::Add, AtomType::F32) => self.atomic(space, loc, |m| arith::f32_op(FOp::Add, m, x, FFlags::default())),
+                        (AtomOp::Add, _) => self.atomic(space, loc, |m| m.wrapping_add(x)),
+                        (AtomOp::Min, AtomType::S32) => self.atomic(space, loc, |m| arith::int_op(IntOp::MinS, m, x)),
+                        (AtomOp::Min, _) => self.atomic(space, loc, |m| m.min(x)),
+                        (AtomOp::Max, AtomType::S32) => self.atomic(space, loc, |m| arith::int_op(IntOp::MaxS, m, x)),
+                        (AtomOp::Max, _) => self.atomic(space, loc, |m| m.max(x)),
+                        (AtomOp::Exch, _) => self.atomic(space, loc, |_| x),
+                        (AtomOp::And, _) => self.atomic(space, loc, |m| m & x),
+                        (AtomOp::Or, _) => self.atomic(space, loc, |m| m | x),
+                        (AtomOp::Xor, _) => self.atomic(space, loc, |m| m ^ x),
+                    };
+                }
+                write(&mut self.warps[w], d, &old, exec);
+            }
+            Op::AtomCas { space, d, addr, b, c } => {
+                let base = *warp.row(addr.base);
+                let (b, c) = (fetch(warp, b), fetch(warp, c));
+                let mut old = [0u32; 32];
+                for l in lanes(exec) {
+                    let loc = self.resolve(w, l, pc, space, base[l].wrapping_add(addr.offset), 4, true)?;
+                    let (expected, new) = (b[l], c[l]);
+                    old[l] = self.atomic(space, loc, |m| if m == expected { new } else { m });
+                }
+                write(&mut self.warps[w], d, &old, exec);
+            }
+            Op::Membar { global } => {
+                if global {
+                    std::sync::atomic::fence(Ordering::SeqCst);
+                }
+            }
+            Op::Shfl { mode, d, a, b, width } => {
+                let (src, b) = (*warp.row(a), fetch(warp, b));
+                let segmask = !(width.wrapping_sub(1)) & 31;
+                let c = if mode == ShflMode::Up { 0 } else { width.wrapping_sub(1) & 31 };
+                let v = std::array::from_fn(|lane| {
+                    let l = lane as i32;
+                    let bval = (b[lane] & 31) as i32;
+                    let max_lane = ((lane as u32 & segmask) | (c & !segmask)) as i32;
+                    let min_lane = (lane as u32 & segmask) as i32;
+                    let (j, ok) = match mode {
+                        ShflMode::Up => (l - bval, l - bval >= max_lane),
+                        ShflMode::Down => (l + bval, l + bval <= max_lane),
+                        ShflMode::Bfly => (l ^ bval, (l ^ bval) <= max_lane),
+                        ShflMode::Idx => {
+                            let j = min_lane | (bval & !(segmask as i32));
+                            (j, j <= max_lane)
+                        }
+                    };
+                    src[if ok { j as usize } else { lane }]
+                });
+                write(warp, d, &v, exec);
+            }
+            Op::Vote { all, p, q } => {
+                let votes = pred(warp, q) & exec;
+                let result = if all { votes == mask } else { votes != 0 };
+                set_pred(warp, p, if result { u32::MAX } else { 0 }, exec);
+            }
+            Op::Ballot { d, q } => {
+                let votes = pred(warp, q) & exec;
+                write(warp, d, &[votes; 32], exec);
+            }
+            Op::Warpsync | Op::Nop => {}
+            Op::Mma { opcode, acc, input, d, a, b, c, e } => {
+                self.mma(w, pc, mask, exec, opcode, acc, input, [d, a, b, c, e])?;
+            }
+            Op::Bra { target, reconv } => {
+                if self.warps[w].branch(pc, mask, exec, target, reconv) {
+                    self.counters.diverged[at] += 1;
+                }
+                return Ok(());
+            }
+            Op::Exit => {
+                self.warps[w].exit(mask, exec);
+                return Ok(());
+            }
+            Op::BarSync => {
+                if exec == 0 {
+                    self.warps[w].advance(mask);
+                } else {
+                    self.warps[w].arrive_at_barrier(mask, exec);
+                }
+                return Ok(());
+            }
+        }
+        self.warps[w].advance(mask);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn mma(
+        &mut self,
+        w: usize,
+        pc: u32,
+        mask: u32,
+        exec: u32,
+        opcode: simt_isa::Opcode,
+        acc: simt_isa::MmaAcc,
+        input: simt_isa::MmaIn,
+        regs: [Reg; 5],
+    ) -> Result<(), Fault> {
+        let warp = &self.warps[w];
+        let missing = !exec;
+        if missing != 0 {
+            let why = if !warp.valid & missing != 0 {
+                "do not exist (the block's last warp is partial)"
+            } else if warp.exited & missing != 0 {
+                "have exited"
+            } else if mask & missing != 0 {
+                "are guarded off"
+            } else {
+                "are not active (the warp is diverged)"
+            };
+            return Err(self.fault(
+                FaultKind::Tensor,
+                w,
+                Some(missing.trailing_zeros() as usize),
+                Some(pc),
+                format!("{} needs all 32 lanes of the warp, but lanes {} {why}", self.mnemonic(pc), describe_lanes(missing)),
+            ));
+        }
+        let inst = &self.ctx.kernel.code[pc as usize];
+        let count = |i: usize| usize::from(inst.reg_count(i));
+        let rows = |r: Reg, n: usize| -> Vec<[u32; 32]> { warp.regs[usize::from(r)..usize::from(r) + n].to_vec() };
+        let (a, b, c) = (rows(regs[1], count(1)), rows(regs[2], count(2)), rows(regs[3], count(3)));
+        let e = (opcode == simt_isa::Opcode::MmaSp).then(|| *warp.row(regs[4]));
+        let mut d = vec![[0u32; 32]; count(0)];
+        if let Err(err) = simt_tensor::mma(opcode, acc, input, &a, &b, &c, e.as_ref(), &mut d) {
+            return Err(self.fault(FaultKind::Tensor, w, Some(err.lane as usize), Some(pc), err.message));
+        }
+        let warp = &mut self.warps[w];
+        for (k, row) in d.iter().enumerate() {
+            write(warp, regs[0] + k as Reg, row, exec);
+        }
+        Ok(())
+    }
+}
+
+/// "lanes 0-15, 17" style text for a lane mask.
+pub(crate) fn describe_lanes(mask: u32) -> String {
+    let mut parts = Vec::new();
+    let mut l = 0;
+    while l < 32 {
+        if mask & (1 << l) == 0 {
+            l += 1;
+            continue;
+        }
+        let start = l;
+        while l < 32 && mask & (1 << l) != 0 {
+            l += 1;
+        }
+        parts.push(if l - 1 == start { format!("{start}") } else { format!("{start}-{}", l - 1) });
+    }
+    let noun = if mask.count_ones() == 1 { "lane" } else { "lanes" };
+    format!("{noun} {}", parts.join(", "))
+}
+
+/// Runs one block to completion, with AVX2+FMA code when the CPU has it,
+/// adding its counts to `counters`.
+pub(crate) fn run_block(ctx: &Launch<'_>, linear: u64, sm: u32, counters: Counters) -> (Counters, Result<(), Fault>) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            // SAFETY: the features were just detected on this CPU.
+            return unsafe { run_block_avx2(ctx, linear, sm, counters) };
+        }
+    }
+    let mut block = BlockSim::new(ctx, linear, sm, counters);
+    let result = block.run();
+    (block.counters, result)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn run_block_avx2(ctx: &Launch<'_>, linear: u64, sm: u32, counters: Counters) -> (Counters, Result<(), Fault>) {
+    let mut block = BlockSim::new(ctx, linear, sm, counters);
+    let result = block.run();
+    (block.counters, result)
+}

@@ -1,0 +1,541 @@
+//! Warp state and the two SIMT models (contract section 6).
+//!
+//! Both models answer the same question — which threads of the warp issue
+//! next, and at which pc — and are told what the issued instruction did to
+//! control flow. The executor in `block.rs` never looks inside them.
+//!
+//! `stack` keeps the classic reconvergence stack of (pc, reconvergence pc,
+//! mask) entries. `its` gives every thread its own pc and emulates NVIDIA's
+//! convergence barriers: a divergent branch opens a barrier at its
+//! reconvergence point for the threads that took part; a thread that reaches
+//! that pc waits until every other live participant has arrived. Among the
+//! threads that are not waiting, the group with the lowest pc issues, which
+//! reproduces the stack model's order on structured code. Forward progress
+//! comes from yielding: a group that takes `Y` backward branches in a row
+//! while others wait lets the longest waiter run until it blocks, waits or
+//! exits; and when nothing in the block can run, the longest waiter is
+//! released the same way (the barrier "clears when every other participant
+//! is blocked or has yielded").
+
+use crate::translate::{Decoded, Reg, PRED_ROWS, PRED_TRUE};
+use simt_isa::NO_RECONV;
+
+/// Iterates over the set bits of a lane mask, lowest first.
+#[inline]
+pub(crate) fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            return None;
+        }
+        let l = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        Some(l)
+    })
+}
+
+/// What a warp can do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Next {
+    /// Issue the instruction at `pc` for the threads in `mask`.
+    Issue { pc: u32, mask: u32 },
+    /// Nothing can issue until another warp (or a release) changes something.
+    Blocked,
+    /// Every thread has exited.
+    Done,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    pc: u32,
+    rpc: u32,
+    mask: u32,
+}
+
+/// The pre-Volta reconvergence stack.
+#[derive(Debug)]
+pub(crate) struct StackCtl {
+    stack: Vec<Entry>,
+    /// Threads that arrived at `BAR.SYNC` and wait for the block.
+    at_barrier: u32,
+}
+
+/// A convergence barrier of the `its` model.
+#[derive(Clone, Copy, Debug)]
+struct ConvBarrier {
+    rpc: u32,
+    members: u32,
+}
+
+/// Independent thread scheduling.
+#[derive(Debug)]
+pub(crate) struct ItsCtl {
+    pc: [u32; 32],
+    /// Threads whose pc is the reconvergence pc of a pending barrier they belong to.
+    waiting: u32,
+    wait_since: [u64; 32],
+    /// Threads that arrived at `BAR.SYNC`.
+    at_barrier: u32,
+    /// Threads that arrived at a warp-collective instruction.
+    at_collective: u32,
+    barriers: Vec<ConvBarrier>,
+    /// A released group that runs until it blocks, waits or exits.
+    forced: u32,
+    streak: u32,
+    streak_group: u32,
+    yield_after: u32,
+    /// The group issuing now (0: choose again); its pc lives in `group_pc`, not in `pc`.
+    group: u32,
+    group_pc: u32,
+    /// Whether threads outside `group` could issue too (then every step chooses again).
+    others_runnable: bool,
+    tick: u64,
+}
+
+/// Per-warp control state of either model.
+#[derive(Debug)]
+pub(crate) enum Control {
+    Stack(StackCtl),
+    Its(Box<ItsCtl>),
+}
+
+/// One warp: registers, predicates and control state.
+pub(crate) struct Warp {
+    /// `regs[r][lane]`; the program's zero row and scratch row come last.
+    pub regs: Vec<[u32; 32]>,
+    /// Predicate masks; row `PRED_TRUE` is all ones, row `PRED_SINK` absorbs writes to `PT`.
+    pub preds: [u32; PRED_ROWS],
+    /// Lanes that exist (a partial last warp has fewer).
+    pub valid: u32,
+    pub exited: u32,
+    /// Instructions issued, for `SR_CLOCK`.
+    pub issued: u64,
+    pub ctl: Control,
+}
+
+impl Warp {
+    pub(crate) fn new(rows: usize, valid: u32, its: Option<u32>) -> Warp {
+        let mut preds = [0; PRED_ROWS];
+        preds[usize::from(PRED_TRUE)] = u32::MAX;
+        let ctl = match its {
+            None => Control::Stack(StackCtl { stack: vec![Entry { pc: 0, rpc: NO_RECONV, mask: valid }], at_barrier: 0 }),
+            Some(yield_after) => Control::Its(Box::new(ItsCtl {
+                pc: [0; 32],
+                waiting: 0,
+                wait_since: [0; 32],
+                at_barrier: 0,
+                at_collective: 0,
+                barriers: Vec::new(),
+                forced: 0,
+                streak: 0,
+                streak_group: 0,
+                yield_after: yield_after.max(1),
+                group: 0,
+                group_pc: 0,
+                others_runnable: false,
+                tick: 0,
+            })),
+        };
+        Warp { regs: vec![[0; 32]; rows], preds, valid, exited: 0, issued: 0, ctl }
+    }
+
+    /// Threads that have not exited.
+    #[inline]
+    pub(crate) fn live(&self) -> u32 {
+        self.valid & !self.exited
+    }
+
+    /// Reads a register row.
+    #[inline(always)]
+    pub(crate) fn row(&self, r: Reg) -> &[u32; 32] {
+        &self.regs[usize::from(r)]
+    }
+
+    /// The next group to issue.
+    #[inline]
+    pub(crate) fn next(&mut self, code: &[Decoded]) -> Next {
+        let live = self.live();
+        let (next, implicit_exit) = match &mut self.ctl {
+            Control::Stack(s) => s.next(code.len() as u32),
+            Control::Its(s) => s.next(code, live),
+        };
+        if implicit_exit != 0 {
+            // Falling off the end of the kernel is an EXIT.
+            self.exit_lanes(implicit_exit);
+            return self.next(code);
+        }
+        next
+    }
+
+    fn exit_lanes(&mut self, lanes: u32) {
+        self.exited |= lanes;
+        let live = self.live();
+        match &mut self.ctl {
+            Control::Stack(s) => s.exit(lanes),
+            Control::Its(s) => s.exit(lanes, live),
+        }
+    }
+
+    /// The issued group moves on to the next instruction.
+    #[inline(always)]
+    pub(crate) fn advance(&mut self, group: u32) {
+        match &mut self.ctl {
+            Control::Stack(s) => s.advance(),
+            Control::Its(s) => s.advance(group),
+        }
+    }
+
+    /// A `BRA` issued by `group`: `taken` lanes jump to `target`, the rest fall through.
+    /// Returns whether the group split.
+    pub(crate) fn branch(&mut self, pc: u32, group: u32, taken: u32, target: u32, reconv: u32) -> bool {
+        let live = self.live();
+        match &mut self.ctl {
+            Control::Stack(s) => s.branch(pc, taken, target, reconv),
+            Control::Its(s) => s.branch(pc, group, taken, target, reconv, live),
+        }
+    }
+
+    /// An `EXIT` issued by `group`; `exec` lanes (guard true) end, the rest move on.
+    pub(crate) fn exit(&mut self, group: u32, exec: u32) {
+        if exec != group {
+            self.advance_only(group & !exec);
+        }
+        self.exit_lanes(exec);
+    }
+
+    fn advance_only(&mut self, lanes: u32) {
+        match &mut self.ctl {
+            // The stack moves the whole entry; lanes leaving it are removed by `exit`.
+            Control::Stack(s) => s.advance(),
+            Control::Its(s) => s.advance_lanes(lanes),
+        }
+    }
+
+    /// A `BAR.SYNC` issued by `group`: `exec` lanes arrive and wait for the block.
+    pub(crate) fn arrive_at_barrier(&mut self, group: u32, exec: u32) {
+        match &mut self.ctl {
+            Control::Stack(s) => s.at_barrier = exec,
+            Control::Its(s) => {
+                s.flush();
+                if group & !exec != 0 {
+                    s.advance_lanes(group & !exec);
+                }
+                s.at_barrier |= exec;
+                s.group = 0;
+            }
+        }
+    }
+
+    /// Threads of this warp waiting at `BAR.SYNC`.
+    pub(crate) fn at_barrier(&self) -> u32 {
+        match &self.ctl {
+            Control::Stack(s) => s.at_barrier,
+            Control::Its(s) => s.at_barrier,
+        }
+    }
+
+    /// The block barrier completed: waiting threads move past it.
+    pub(crate) fn release_barrier(&mut self) {
+        match &mut self.ctl {
+            Control::Stack(s) => {
+                if s.at_barrier != 0 {
+                    s.at_barrier = 0;
+                    s.advance();
+                }
+            }
+            Control::Its(s) => {
+                let lanes = s.at_barrier;
+                s.at_barrier = 0;
+                s.advance_lanes(lanes);
+            }
+        }
+    }
+
+    /// `its` only: lets the thread group that has waited longest at a convergence barrier run.
+    /// Returns false when no thread waits at one.
+    pub(crate) fn release_longest_waiter(&mut self) -> bool {
+        let live = self.live();
+        match &mut self.ctl {
+            Control::Stack(_) => false,
+            Control::Its(s) => s.release_longest_waiter(live),
+        }
+    }
+
+    /// Where each thread is, for fault messages: (pc, threads, what they do there).
+    pub(crate) fn whereabouts(&self) -> Vec<(u32, u32, &'static str)> {
+        let mut out: Vec<(u32, u32, &'static str)> = Vec::new();
+        let mut add = |pc: u32, lane: usize, what: &'static str| match out.iter_mut().find(|(p, _, w)| *p == pc && *w == what) {
+            Some(e) => e.1 |= 1 << lane,
+            None => out.push((pc, 1 << lane, what)),
+        };
+        match &self.ctl {
+            Control::Stack(s) => {
+                let mut seen = 0u32;
+                for (depth, e) in s.stack.iter().enumerate().rev() {
+                    let lanes_here = e.mask & !seen & self.live();
+                    seen |= e.mask;
+                    let what = if depth + 1 == s.stack.len() {
+                        if s.at_barrier != 0 { "wait at BAR.SYNC" } else { "run" }
+                    } else {
+                        "wait on the reconvergence stack"
+                    };
+                    for l in lanes(lanes_here) {
+                        add(e.pc, l, what);
+                    }
+                }
+            }
+            Control::Its(s) => {
+                for l in lanes(self.live()) {
+                    let bit = 1 << l;
+                    let pc = if s.group & bit != 0 { s.group_pc } else { s.pc[l] };
+                    let what = if s.at_barrier & bit != 0 {
+                        "wait at BAR.SYNC"
+                    } else if s.at_collective & bit != 0 {
+                        "wait for the whole warp at a collective"
+                    } else if s.waiting & bit != 0 {
+                        "wait to reconverge"
+                    } else {
+                        "run"
+                    };
+                    add(pc, l, what);
+                }
+            }
+        }
+        out.sort_by_key(|&(pc, mask, _)| (mask.trailing_zeros(), pc));
+        out
+    }
+}
+
+impl StackCtl {
+    /// Pops entries that reached their reconvergence point or lost all lanes.
+    fn normalize(&mut self) {
+        while let Some(top) = self.stack.last() {
+            if top.mask == 0 || top.pc == top.rpc {
+                self.stack.pop();
+            } else {
+                break;
+            }
+        }
+    }
+
+    #[inline]
+    fn next(&mut self, len: u32) -> (Next, u32) {
+        match self.stack.last() {
+            None => (Next::Done, 0),
+            Some(_) if self.at_barrier != 0 => (Next::Blocked, 0),
+            Some(top) if top.pc >= len => (Next::Blocked, top.mask),
+            Some(top) => (Next::Issue { pc: top.pc, mask: top.mask }, 0),
+        }
+    }
+
+    #[inline(always)]
+    fn advance(&mut self) {
+        if let Some(top) = self.stack.last_mut() {
+            top.pc += 1;
+            if top.pc == top.rpc {
+                self.normalize();
+            }
+        }
+    }
+
+    fn branch(&mut self, pc: u32, taken: u32, target: u32, reconv: u32) -> bool {
+        let Some(top) = self.stack.last_mut() else { return false };
+        let mask = top.mask;
+        let fall = mask & !taken;
+        let split = taken != 0 && fall != 0;
+        if !split {
+            top.pc = if taken != 0 { target } else { pc + 1 };
+        } else {
+            // The assembler gives every branch that can split a reconvergence pc.
+            let rpc = if reconv == NO_RECONV { u32::MAX } else { reconv };
+            top.pc = rpc;
+            self.stack.push(Entry { pc: target, rpc, mask: taken });
+            self.stack.push(Entry { pc: pc + 1, rpc, mask: fall });
+        }
+        self.normalize();
+        split
+    }
+
+    fn exit(&mut self, lanes: u32) {
+        for e in &mut self.stack {
+            e.mask &= !lanes;
+        }
+        self.normalize();
+    }
+}
+
+impl ItsCtl {
+    /// Writes the issuing group's pc back to its threads.
+    #[inline]
+    fn flush(&mut self) {
+        for l in lanes(self.group) {
+            self.pc[l] = self.group_pc;
+        }
+    }
+
+    /// Whether `pc` is the reconvergence point of a barrier some of `group` belong to.
+    #[inline(always)]
+    fn stops_at(&self, pc: u32, group: u32) -> bool {
+        self.barriers.iter().any(|b| b.rpc == pc && b.members & group != 0)
+    }
+
+    #[inline(always)]
+    fn advance(&mut self, group: u32) {
+        self.group_pc += 1;
+        if self.others_runnable || self.stops_at(self.group_pc, group) {
+            self.flush();
+            self.group = 0;
+        }
+    }
+
+    fn advance_lanes(&mut self, lanes_mask: u32) {
+        self.flush();
+        for l in lanes(lanes_mask) {
+            self.pc[l] += 1;
+        }
+        self.group = 0;
+    }
+
+    fn exit(&mut self, _lanes: u32, _live: u32) {
+        self.flush();
+        self.group = 0;
+    }
+
+    fn branch(&mut self, pc: u32, group: u32, taken: u32, target: u32, reconv: u32, live: u32) -> bool {
+        let fall = group & !taken;
+        let split = taken != 0 && fall != 0;
+        if split && reconv != NO_RECONV && !self.barriers.iter().any(|b| b.rpc == reconv && b.members & group == group) {
+            self.barriers.push(ConvBarrier { rpc: reconv, members: group });
+        }
+        if taken != 0 && target <= pc && self.waiting & live != 0 {
+            if self.streak_group == taken {
+                self.streak += 1;
+            } else {
+                self.streak_group = taken;
+                self.streak = 1;
+            }
+        } else if self.waiting & live == 0 {
+            self.streak = 0;
+        }
+        if !split && self.streak < self.yield_after {
+            self.group_pc = if taken != 0 { target } else { pc + 1 };
+            if self.others_runnable || self.stops_at(self.group_pc, group) {
+                self.flush();
+                self.group = 0;
+            }
+            return false;
+        }
+        self.group = 0;
+        for l in lanes(group) {
+            self.pc[l] = if taken & (1 << l) != 0 { target } else { pc + 1 };
+        }
+        if self.streak >= self.yield_after {
+            self.streak = 0;
+            self.release_longest_waiter(live);
+        }
+        split
+    }
+
+    /// Drops barriers whose live members all arrived (or exited) and recomputes `waiting`.
+    fn refresh(&mut self, live: u32) {
+        loop {
+            let before = self.barriers.len();
+            let pc = &self.pc;
+            self.barriers.retain(|b| {
+                let members = b.members & live;
+                let arrived = lanes(members).filter(|&l| pc[l] == b.rpc).fold(0u32, |m, l| m | 1 << l);
+                members != 0 && arrived != members
+            });
+            if self.barriers.len() == before {
+                break;
+            }
+        }
+        let mut waiting = 0u32;
+        for b in &self.barriers {
+            for l in lanes(b.members & live) {
+                if self.pc[l] == b.rpc {
+                    waiting |= 1 << l;
+                }
+            }
+        }
+        for l in lanes(waiting & !self.waiting) {
+            self.wait_since[l] = self.tick;
+        }
+        self.waiting = waiting;
+    }
+
+    fn next(&mut self, code: &[Decoded], live: u32) -> (Next, u32) {
+        self.tick += 1;
+        if self.group != 0 {
+            let pc = self.group_pc;
+            match code.get(pc as usize) {
+                Some(d) if !d.op.is_collective() || self.group == live => return (Next::Issue { pc, mask: self.group }, 0),
+                _ => {}
+            }
+            self.flush();
+            self.group = 0;
+        }
+        let len = code.len() as u32;
+        let off_end = lanes(live).filter(|&l| self.pc[l] >= len).fold(0u32, |m, l| m | 1 << l);
+        if off_end != 0 {
+            return (Next::Blocked, off_end);
+        }
+        self.refresh(live);
+        loop {
+            let runnable = live & !self.waiting & !self.at_barrier & !self.at_collective;
+            if runnable == 0 {
+                if live == 0 {
+                    return (Next::Done, 0);
+                }
+                if self.at_collective == live && self.same_pc(live) {
+                    self.at_collective = 0;
+                    return (self.choose(live, live), 0);
+                }
+                return (Next::Blocked, 0);
+            }
+            let candidates = if self.forced & runnable != 0 {
+                self.forced & runnable
+            } else {
+                self.forced = 0;
+                runnable
+            };
+            let pc = lanes(candidates).map(|l| self.pc[l]).min().unwrap_or(0);
+            let group = lanes(candidates).filter(|&l| self.pc[l] == pc).fold(0u32, |m, l| m | 1 << l);
+            if code[pc as usize].op.is_collective() && group != live {
+                self.at_collective |= group;
+                if self.at_collective == live && self.same_pc(live) {
+                    self.at_collective = 0;
+                    return (self.choose(live, live), 0);
+                }
+                continue;
+            }
+            return (self.choose(group, runnable), 0);
+        }
+    }
+
+    fn same_pc(&self, mask: u32) -> bool {
+        let first = self.pc[mask.trailing_zeros() as usize];
+        lanes(mask).all(|l| self.pc[l] == first)
+    }
+
+    fn choose(&mut self, group: u32, runnable: u32) -> Next {
+        self.group = group;
+        self.group_pc = self.pc[group.trailing_zeros() as usize];
+        self.others_runnable = runnable & !group != 0;
+        Next::Issue { pc: self.group_pc, mask: group }
+    }
+
+    fn release_longest_waiter(&mut self, live: u32) -> bool {
+        self.flush();
+        self.group = 0;
+        self.refresh(live);
+        let Some(first) = lanes(self.waiting).min_by_key(|&l| (self.wait_since[l], l)) else { return false };
+        let pc = self.pc[first];
+        let released = lanes(self.waiting).filter(|&l| self.pc[l] == pc).fold(0u32, |m, l| m | 1 << l);
+        for b in self.barriers.iter_mut().filter(|b| b.rpc == pc) {
+            b.members &= !released;
+        }
+        self.forced = released;
+        self.refresh(live);
+        true
+    }
+}
