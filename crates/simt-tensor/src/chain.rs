@@ -4,8 +4,8 @@
 //! the 256 outputs are independent, so the innermost loop runs across the 16
 //! columns of an output row and vectorises. `f32::mul_add` is only an
 //! instruction when the `fma` target feature is on (otherwise a libm call per
-//! element), hence the run-time dispatch to a copy compiled with AVX2 and FMA.
-//! Both copies round every step exactly once, so they agree bit for bit.
+//! element), hence the caller inlines this loop into a copy compiled with AVX2
+//! and FMA and one without; both round every step exactly once.
 
 /// One multiply-accumulate step in the arithmetic of the accumulator.
 pub(crate) trait Mac: Copy + Default {
@@ -45,24 +45,10 @@ impl<T: Mac> Work<T> {
     }
 
     /// `acc[i][j] += a[i][t] * b[k_of[i][t]][j]` for t = 0, 1, ..., 15 in order.
-    pub fn accumulate(&mut self) {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU has both features the function is compiled for.
-            unsafe { self.accumulate_avx2_fma() };
-            return;
-        }
-        self.accumulate_portable();
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    fn accumulate_avx2_fma(&mut self) {
-        self.accumulate_portable();
-    }
-
+    ///
+    /// Always inlined, so that it takes the target features of its caller.
     #[inline(always)]
-    fn accumulate_portable(&mut self) {
+    pub fn accumulate(&mut self) {
         for ((acc, a), k_of) in self.acc.iter_mut().zip(&self.a).zip(&self.k_of) {
             let mut row = *acc;
             for (&av, &k) in a.iter().zip(k_of) {
@@ -79,32 +65,6 @@ impl<T: Mac> Work<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn filled(seed: u32) -> Work<f32> {
-        let mut state = seed;
-        let mut next = move || {
-            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
-            // Small exponents so that products and sums round in interesting ways.
-            f32::from_bits((state >> 9) | if state & 1 == 0 { 0x3F00_0000 } else { 0xBF80_0000 })
-        };
-        let mut w = Work::<f32>::new();
-        w.a.iter_mut().chain(w.b.iter_mut()).chain(w.acc.iter_mut()).flatten().for_each(|x| *x = next());
-        for (t, k) in w.k_of.iter_mut().flatten().enumerate() {
-            *k = (t * 7 % 32) as u8;
-        }
-        w
-    }
-
-    #[test]
-    fn dispatched_and_portable_paths_agree_bit_for_bit() {
-        for seed in 0..20 {
-            let mut fast = filled(seed);
-            let mut portable = filled(seed);
-            fast.accumulate();
-            portable.accumulate_portable();
-            assert_eq!(fast.acc.map(|r| r.map(f32::to_bits)), portable.acc.map(|r| r.map(f32::to_bits)));
-        }
-    }
 
     #[test]
     fn each_step_rounds_once() {
