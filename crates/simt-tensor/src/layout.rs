@@ -170,7 +170,7 @@ pub fn unpack(shape: Shape, operand: Operand, per_reg: usize, frag: &[[u32; 32]]
 }
 
 /// (bit width, mask) of one of `per_reg` values packed into a register.
-pub(crate) fn slot_bits(per_reg: usize) -> (usize, u32) {
+fn slot_bits(per_reg: usize) -> (usize, u32) {
     assert!(matches!(per_reg, 1 | 2 | 4), "a register holds 1, 2 or 4 values, not {per_reg}");
     let bits = 32 / per_reg;
     (bits, u32::MAX >> (32 - bits))

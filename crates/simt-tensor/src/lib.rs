@@ -15,7 +15,7 @@ pub mod sparsify;
 
 use chain::{Mac, Work};
 use half::f16;
-use layout::{Operand, Shape, slot_bits, table_of};
+use layout::{Operand, Shape, table_of};
 use simt_isa::{MmaAcc, MmaIn, Opcode};
 
 /// Why an MMA could not execute.
@@ -177,31 +177,64 @@ impl Operands<'_> {
     fn run_inline<T: Mac>(&self, widen_in: impl Fn(u32) -> T, widen_acc: impl Fn(u32) -> T, narrow: impl Fn(T) -> u32, d: &mut [[u32; 32]]) {
         let mut work = Work::<T>::new();
         work.k_of = self.k_of;
-        gather(self.a, self.in_per_reg, table_of(self.shape, Operand::A), work.a.as_flattened_mut(), &widen_in);
-        gather(self.b, self.in_per_reg, table_of(self.shape, Operand::B), work.b.as_flattened_mut(), &widen_in);
-        gather(self.c, self.acc_per_reg, table_of(self.shape, Operand::C), work.acc.as_flattened_mut(), &widen_acc);
-        work.accumulate();
-        let (bits, _) = slot_bits(self.acc_per_reg);
-        let table = table_of(self.shape, Operand::C);
-        let acc = work.acc.as_flattened();
-        for (g, reg) in d.iter_mut().enumerate() {
-            for (word, slots) in reg.iter_mut().zip(table) {
-                let slots = &slots[g * self.acc_per_reg..(g + 1) * self.acc_per_reg];
-                *word = slots.iter().enumerate().fold(0, |w, (s, &at)| w | narrow(acc[usize::from(at) & 255]) << (bits * s));
+        let (ta, tb, tc) = (table_of(self.shape, Operand::A), table_of(self.shape, Operand::B), table_of(self.shape, Operand::C));
+        // Constant slot counts let the widening loops unroll and vectorise.
+        if self.in_per_reg == 4 {
+            gather::<T, 4, 16>(self.a, ta, &mut work.a, &widen_in);
+            gather::<T, 4, 32>(self.b, tb, &mut work.b, &widen_in);
+        } else {
+            gather::<T, 2, 16>(self.a, ta, &mut work.a, &widen_in);
+            gather::<T, 2, 32>(self.b, tb, &mut work.b, &widen_in);
+        }
+        if self.acc_per_reg == 2 {
+            gather::<T, 2, 16>(self.c, tc, &mut work.acc, &widen_acc);
+            work.accumulate();
+            scatter::<T, 2>(&work.acc, tc, d, &narrow);
+        } else {
+            gather::<T, 1, 16>(self.c, tc, &mut work.acc, &widen_acc);
+            work.accumulate();
+            scatter::<T, 1>(&work.acc, tc, d, &narrow);
+        }
+    }
+}
+
+/// Widens every element of `frag` (`PER` values a register) into its place in
+/// `matrix`. `ROWS` is a power of two, so the masked indices need no checks.
+#[inline(always)]
+fn gather<T: Mac, const PER: usize, const ROWS: usize>(frag: &[[u32; 32]], table: &layout::Table, matrix: &mut [[T; 16]; ROWS], widen: &impl Fn(u32) -> T) {
+    let bits = 32 / PER;
+    let mask = u32::MAX >> (32 - bits);
+    for (g, reg) in frag.iter().enumerate() {
+        // Widening in lane order vectorises; the placement that follows cannot.
+        let mut widened = [[T::default(); PER]; 32];
+        for (values, &word) in widened.iter_mut().zip(reg) {
+            for (s, v) in values.iter_mut().enumerate() {
+                *v = widen((word >> (bits * s)) & mask);
+            }
+        }
+        for (values, slots) in widened.iter().zip(table) {
+            for (s, &v) in values.iter().enumerate() {
+                let at = usize::from(slots[(g * PER + s) & 15]);
+                matrix[(at >> 4) & (ROWS - 1)][at & 15] = v;
             }
         }
     }
 }
 
-/// Widens every element of `frag` into its place in `matrix`.
+/// Narrows D from `acc` into the fragment `d`, `PER` values a register.
 #[inline(always)]
-fn gather<T>(frag: &[[u32; 32]], per_reg: usize, table: &layout::Table, matrix: &mut [T], widen: &impl Fn(u32) -> T) {
-    let (bits, mask) = slot_bits(per_reg);
-    for (g, reg) in frag.iter().enumerate() {
-        for (&word, slots) in reg.iter().zip(table) {
-            for (s, &at) in slots[g * per_reg..(g + 1) * per_reg].iter().enumerate() {
-                matrix[usize::from(at)] = widen((word >> (bits * s)) & mask);
+fn scatter<T: Mac, const PER: usize>(acc: &[[T; 16]; 16], table: &layout::Table, d: &mut [[u32; 32]], narrow: &impl Fn(T) -> u32) {
+    let bits = 32 / PER;
+    for (g, reg) in d.iter_mut().enumerate() {
+        let mut placed = [[T::default(); PER]; 32];
+        for (values, slots) in placed.iter_mut().zip(table) {
+            for (s, v) in values.iter_mut().enumerate() {
+                let at = usize::from(slots[(g * PER + s) & 15]);
+                *v = acc[(at >> 4) & 15][at & 15];
             }
+        }
+        for (word, values) in reg.iter_mut().zip(&placed) {
+            *word = values.iter().enumerate().fold(0, |w, (s, &v)| w | narrow(v) << (bits * s));
         }
     }
 }
