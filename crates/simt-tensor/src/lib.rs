@@ -61,11 +61,12 @@ pub fn mma(
     let Some(shape) = Shape::of(opcode) else {
         return Err(MmaError::instruction(format!("{opcode} is not a tensor-core instruction")));
     };
-    let supported = match (shape, acc, input) {
-        (_, MmaAcc::F32, MmaIn::F16 | MmaIn::BF16) => true,
-        (Shape::M16N16K16, MmaAcc::F16, MmaIn::F16) | (Shape::M16N16K16, MmaAcc::S32, MmaIn::S8 | MmaIn::U8) => true,
-        _ => false,
-    };
+    let supported = matches!(
+        (shape, acc, input),
+        (_, MmaAcc::F32, MmaIn::F16 | MmaIn::BF16)
+            | (Shape::M16N16K16, MmaAcc::F16, MmaIn::F16)
+            | (Shape::M16N16K16, MmaAcc::S32, MmaIn::S8 | MmaIn::U8)
+    );
     if !supported {
         return Err(MmaError::instruction(format!("{opcode} has no .{acc}.{input} form")));
     }

@@ -143,7 +143,7 @@ pub fn decode_metadata(word: u32) -> Result<[u8; 8], MetadataError> {
 }
 
 fn check(rows: usize, cols: usize, what: &'static str, actual: usize, expected: usize) -> Result<(), SparsifyError> {
-    if rows % 16 != 0 || cols % 32 != 0 {
+    if !rows.is_multiple_of(16) || !cols.is_multiple_of(32) {
         return Err(SparsifyError::Shape { rows, cols });
     }
     if actual != expected {

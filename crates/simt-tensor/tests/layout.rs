@@ -83,7 +83,7 @@ fn unpack_inverts_pack() {
     for shape in [Shape::M16N16K16, Shape::M16N8K16, Shape::SpM16N16K32] {
         for operand in [Operand::A, Operand::B, Operand::C] {
             for per_reg in [1, 2, 4] {
-                if elements_per_lane(shape, operand) % per_reg != 0 {
+                if !elements_per_lane(shape, operand).is_multiple_of(per_reg) {
                     continue;
                 }
                 let mask = u32::MAX >> (32 - 32 / per_reg);

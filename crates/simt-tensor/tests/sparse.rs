@@ -102,3 +102,12 @@ fn mma_sp_on_sparsified_tiles_equals_the_dense_product_of_the_pruned_matrix() {
         assert_eq!(got, form.reference(&pruned, &b, &c, 16, 32, 16));
     }
 }
+
+#[test]
+fn the_worked_example_of_docs_tensor_md() {
+    let mut dense = vec![0.0f32; 16 * 32];
+    dense[..16].copy_from_slice(&[0.5, 0.0, -2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.5, 3.0, 0.0, 4.0, 0.0, 0.0, -1.0]);
+    let s = sparsify(&dense, 16, 32).unwrap();
+    assert_eq!(&s.values[..8], &[0.5, -2.0, 0.0, 0.0, 1.5, 3.0, 4.0, -1.0]);
+    assert_eq!(s.metadata[0], 0xC948);
+}
