@@ -1,1 +1,41 @@
-//! The simt assembler.
+//! The simt assembler: turns `.s` source into a [`simt_isa::Module`].
+//!
+//! Pipeline: the logos lexer ([`lexer`]) splits the file into statement lines,
+//! the lalrpop grammar (`grammar/simt.lalrpop`) parses each line on its own,
+//! so one bad line never hides the next, and the checker resolves every
+//! statement against the instruction table ([`simt_isa::TABLE`]). Each
+//! kernel's control-flow graph ([`cfg`]) then gives every divergent branch its
+//! reconvergence point. All problems of a file come back together as
+//! [`Diagnostics`].
+//!
+//! API boundary: [`assemble`], [`parse_arg_init`], [`check_arg`] and [`cfg`]
+//! are what other crates use; the syntax tree and lexer are implementation
+//! details.
+#![warn(missing_docs)]
+
+mod args;
+mod assembler;
+mod ast;
+pub mod cfg;
+mod diagnostics;
+mod lexer;
+mod literal;
+
+#[allow(missing_docs, unused_imports, clippy::all, clippy::pedantic)]
+mod grammar {
+    include!(concat!(env!("OUT_DIR"), "/simt.rs"));
+}
+
+pub use args::{check_arg, parse_arg_init};
+pub use diagnostics::Diagnostics;
+
+/// Assembles the `.s` text `source`, read from `file_name`.
+///
+/// The module keeps `file_name` and the source text so that later faults can
+/// quote the offending line.
+///
+/// # Errors
+/// Every problem found in the file, each with its place, at once.
+pub fn assemble(file_name: &str, source: &str) -> Result<simt_isa::Module, Diagnostics> {
+    assembler::assemble(file_name, source)
+}

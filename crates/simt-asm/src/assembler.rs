@@ -1,0 +1,841 @@
+//! From parsed lines to kernels: directives, symbol tables, instruction
+//! selection from the table, operand checks, labels and layouts.
+
+use std::collections::HashMap;
+
+use lalrpop_util::ParseError;
+use simt_isa::disasm::default_operand;
+use simt_isa::*;
+
+use crate::args::arg_init;
+use crate::ast::{self, AddrItem, ArgValue, Lit, Num, OperandForm, Span, Stmt};
+use crate::cfg;
+use crate::diagnostics::{Diagnostics, Sink, also, help, suggest};
+use crate::grammar::LineParser;
+use crate::lexer::{self, LexError, Token};
+use crate::literal::{fit_int, fit_source, to_literal, word_literal};
+
+/// A readable name for a grammar terminal in "expected ..." lists.
+fn terminal_name(t: &str) -> &str {
+    match t {
+        "\"word\"" => "a name",
+        "\"dotword\"" => "a `.type`",
+        "\"number\"" => "a number",
+        "\"@\"" => "`@`",
+        other => other.trim_matches('"'),
+    }
+}
+
+/// The place and text of a grammar error.
+pub(crate) fn parse_error_message(e: &ParseError<usize, Token<'_>, LexError>) -> (Span, String) {
+    let expected = |list: &[String]| {
+        let mut names: Vec<&str> = list.iter().map(|t| terminal_name(t)).collect();
+        names.dedup();
+        match names.len() {
+            0 => String::new(),
+            1 => format!(": expected {}", names[0]),
+            _ if names.len() <= 6 => format!(": expected one of {}", names.join(", ")),
+            _ => String::new(),
+        }
+    };
+    match e {
+        ParseError::InvalidToken { location } => (Span::new(*location, *location + 1), "invalid token".into()),
+        ParseError::UnrecognizedEof { location, expected: list } => {
+            (Span::new(*location, *location), format!("the statement ends too early{}", expected(list)))
+        }
+        ParseError::UnrecognizedToken { token: (l, t, r), expected: list } => {
+            (Span::new(*l, *r), format!("unexpected `{t}`{}", expected(list)))
+        }
+        ParseError::ExtraToken { token: (l, t, r) } => (Span::new(*l, *r), format!("unexpected `{t}` after the statement")),
+        ParseError::User { error } => (Span::new(error.span.start, error.span.end), error.message.clone()),
+    }
+}
+
+/// A register name: `Some(Ok(index))` for `R0 .. R254` and `RZ`, `Some(Err)` for
+/// a register that does not exist, `None` for other words.
+fn register(text: &str) -> Option<Result<u8, String>> {
+    let rest = text.strip_prefix(['R', 'r'])?;
+    if rest.eq_ignore_ascii_case("z") {
+        return Some(Ok(RZ));
+    }
+    if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(match rest.parse::<u32>() {
+        Ok(n) if n < NUM_REGS => Ok(n as u8),
+        _ => Err(format!("register `{text}` does not exist: registers are R0 .. R254, and RZ reads as zero")),
+    })
+}
+
+/// A predicate name: `P0 .. P6` and `PT`, like [`register`].
+fn predicate(text: &str) -> Option<Result<u8, String>> {
+    let rest = text.strip_prefix(['P', 'p'])?;
+    if rest.eq_ignore_ascii_case("t") {
+        return Some(Ok(PT));
+    }
+    if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(match rest.parse::<u32>() {
+        Ok(n) if n < u32::from(PT) => Ok(n as u8),
+        _ => Err(format!("predicate `{text}` does not exist: predicates are P0 .. P6, and PT is always true")),
+    })
+}
+
+/// Whether a word is reserved for registers, predicates, special registers or literals.
+fn is_reserved(text: &str) -> bool {
+    register(text).is_some() || predicate(text).is_some() || SpecialReg::from_name(text).is_some() || word_literal(text, false).is_some()
+}
+
+fn align_up(value: u64, align: u64) -> u64 {
+    value.div_ceil(align) * align
+}
+
+/// Instruction rows by upper-case base mnemonic.
+fn rows_of(base: &str) -> impl Iterator<Item = &'static OpInfo> + '_ {
+    TABLE.iter().filter(move |row| row.mnemonic.eq_ignore_ascii_case(base))
+}
+
+/// Why a row did not accept the modifiers.
+enum ModMiss {
+    /// Token `index` is not accepted at this point.
+    Token(usize),
+    /// Group `index` has no default and was not written.
+    Missing(usize),
+}
+
+/// Matches the modifier tokens left to right against the row's groups: a token
+/// may skip groups that have defaults; groups left over must have defaults.
+fn match_modifiers(row: &OpInfo, tokens: &[&str]) -> Result<[u8; 4], (usize, ModMiss)> {
+    let mut mods = [0u8; 4];
+    for (m, g) in mods.iter_mut().zip(row.groups) {
+        *m = g.default.unwrap_or(0);
+    }
+    let mut next = 0;
+    for (t, token) in tokens.iter().enumerate() {
+        let mut found = None;
+        for (gi, g) in row.groups.iter().enumerate().skip(next) {
+            if let Some(v) = g.names.iter().position(|n| !n.is_empty() && n.eq_ignore_ascii_case(token)) {
+                found = Some((gi, v as u8));
+                break;
+            }
+            if g.default.is_none() {
+                break;
+            }
+        }
+        let Some((gi, v)) = found else { return Err((t, ModMiss::Token(t))) };
+        mods[gi] = v;
+        next = gi + 1;
+    }
+    match row.groups.iter().enumerate().skip(next).find(|(_, g)| g.default.is_none()) {
+        Some((gi, _)) => Err((tokens.len(), ModMiss::Missing(gi))),
+        None => Ok(mods),
+    }
+}
+
+/// A branch whose label is resolved once the whole kernel is read.
+struct Fixup<'a> {
+    pc: usize,
+    operand: usize,
+    label: &'a str,
+    span: Span,
+}
+
+/// Parameters and shared variables of the kernel being assembled.
+#[derive(Default)]
+struct Symbols<'a> {
+    params: HashMap<&'a str, (u32, Span)>,
+    shared: HashMap<&'a str, (u32, Span)>,
+}
+
+/// A kernel's lines, collected before any of them is checked so that
+/// directives and labels may come in any order.
+struct KernelSource<'a> {
+    name: ast::Name<'a>,
+    lines: Vec<(u32, ast::Line<'a>)>,
+}
+
+struct Assembler<'a> {
+    sink: Sink,
+    kernel_names: HashMap<&'a str, Span>,
+}
+
+/// Assembles a whole file.
+pub(crate) fn assemble(file_name: &str, source: &str) -> Result<Module, Diagnostics> {
+    let mut asm = Assembler { sink: Sink::default(), kernel_names: HashMap::new() };
+    let kernels = parse_file(source, &mut asm.sink);
+    let mut module = Module { source_name: file_name.to_string(), source: Some(source.to_string()), kernels: Vec::new() };
+    for k in kernels {
+        if let Some(kernel) = asm.kernel(k) {
+            module.kernels.push(kernel);
+        }
+    }
+    if asm.sink.list.is_empty() && module.kernels.is_empty() {
+        asm.sink.error("kernel", Span::new(0, 0), "the file defines no kernel: start one with `.kernel NAME`", "expected a .kernel here");
+    }
+    if asm.sink.list.is_empty() { Ok(module) } else { Err(Diagnostics::new(file_name, source, asm.sink.list)) }
+}
+
+/// Lexes and parses every line, grouping lines by kernel.
+fn parse_file<'a>(source: &'a str, sink: &mut Sink) -> Vec<KernelSource<'a>> {
+    let parser = LineParser::new();
+    let mut kernels: Vec<KernelSource<'a>> = Vec::new();
+    let mut tokens = Vec::new();
+    let mut lex_errors = Vec::new();
+    // Lines are visited in order, so the line number is found by counting newlines since the last one.
+    let (mut counted_to, mut line_no) = (0usize, 1u32);
+    let mut stray_reported = false;
+    let mut on_line = |toks: &[lexer::Spanned<'a>]| {
+        let start = toks[0].0;
+        line_no += source.as_bytes()[counted_to..start].iter().filter(|&&b| b == b'\n').count() as u32;
+        counted_to = start;
+        let line = match parser.parse(toks.iter().map(|&t| Ok::<_, LexError>(t))) {
+            Ok(line) => line,
+            Err(e) => {
+                let (span, message) = parse_error_message(&e);
+                let d = sink.error("syntax", span, message, "here");
+                if let ParseError::UnrecognizedToken { .. } | ParseError::UnrecognizedEof { .. } = e {
+                    help(d, "one statement per line: `[label:] [@P0] MNEMONIC operands` or a directive");
+                }
+                return;
+            }
+        };
+        if let Some(ast::Statement { stmt: Stmt::Kernel(name), .. }) = &line.stmt {
+            kernels.push(KernelSource { name: *name, lines: Vec::new() });
+            if line.label.is_none() {
+                return;
+            }
+        }
+        match kernels.last_mut() {
+            Some(k) => k.lines.push((line_no, line)),
+            None => {
+                if !stray_reported {
+                    let span = line.stmt.as_ref().map(|s| s.span).or(line.label.map(|l| l.span)).unwrap_or(Span::new(start, start));
+                    let d = sink.error("kernel", span, "this statement comes before the first `.kernel` directive", "outside any kernel");
+                    help(d, "put `.kernel NAME` above it");
+                    stray_reported = true;
+                }
+            }
+        }
+    };
+    lexer::for_each_line(source, &mut tokens, &mut on_line, |e| lex_errors.push(e));
+    for e in lex_errors {
+        sink.error("syntax", Span::new(e.span.start, e.span.end), e.message, "here");
+    }
+    kernels
+}
+
+/// The pieces of a kernel gathered from its directives.
+#[derive(Default)]
+struct Header {
+    params: Vec<Param>,
+    shared: Vec<SharedVar>,
+    shared_size: u32,
+    local_size: Option<(u32, Span)>,
+    regs: Option<(u32, Span)>,
+    launch: Option<LaunchDims>,
+    args: Vec<ArgDefault>,
+}
+
+impl<'a> Assembler<'a> {
+    fn error(&mut self, code: &str, span: Span, message: impl Into<String>, label: impl Into<String>) -> &mut codespan_reporting::diagnostic::Diagnostic<()> {
+        self.sink.error(code, span, message, label)
+    }
+
+    /// A non-negative integer from a directive.
+    fn uint(&mut self, lit: &Lit<'_>, what: &str, min: u64, max: u64) -> Option<u32> {
+        match to_literal(lit.num) {
+            Ok(Literal::Int(v)) if v >= 0 && (min..=max).contains(&(v as u64)) => Some(v as u32),
+            _ => {
+                self.error("directive", lit.span, format!("{what} must be an integer from {min} to {max}"), "out of range");
+                None
+            }
+        }
+    }
+
+    /// A new kernel, parameter or shared-variable name must be a plain identifier that is no register.
+    fn check_name(&mut self, name: &ast::Name<'_>, what: &str) -> bool {
+        if name.text.contains('.') {
+            self.error("name", name.span, format!("a {what} name cannot contain `.`: use letters, digits and `_`"), "invalid name");
+            false
+        } else if is_reserved(name.text) {
+            self.error("name", name.span, format!("`{}` is a register, predicate or literal name: pick another {what} name", name.text), "reserved");
+            false
+        } else {
+            true
+        }
+    }
+
+    fn kernel(&mut self, src: KernelSource<'a>) -> Option<Kernel> {
+        let name = src.name;
+        self.check_name(&name, "kernel");
+        if let Some(first) = self.kernel_names.insert(name.text, name.span) {
+            let d = self.error("kernel", name.span, format!("kernel `{}` is defined twice: rename one of them", name.text), "second definition");
+            also(d, first, "first defined here");
+        }
+        let errors_before = self.sink.list.len();
+        let mut symbols = Symbols::default();
+        let mut header = Header::default();
+        let mut labels: Vec<(String, u32)> = Vec::new();
+        let mut label_spans: HashMap<&'a str, (u32, Span)> = HashMap::new();
+        let mut arg_lines = Vec::new();
+        let mut pc = 0u32;
+        for (_, line) in &src.lines {
+            if let Some(label) = line.label {
+                if label.text.contains('.') {
+                    self.error("label", label.span, "a label name cannot contain `.`: use letters, digits and `_`", "invalid label");
+                } else if let Some(&(_, first)) = label_spans.get(label.text) {
+                    let d = self.error("label", label.span, format!("label `{}` is defined twice: rename one of them", label.text), "second definition");
+                    also(d, first, "first defined here");
+                } else {
+                    label_spans.insert(label.text, (pc, label.span));
+                    labels.push((label.text.to_string(), pc));
+                }
+            }
+            let Some(stmt) = &line.stmt else { continue };
+            match &stmt.stmt {
+                Stmt::Instr(_) => pc += 1,
+                Stmt::Arg { name, value } => arg_lines.push((*name, value, stmt.span)),
+                other => self.directive(other, stmt.span, &mut symbols, &mut header),
+            }
+        }
+        for (name, value, span) in arg_lines {
+            self.arg(name, value, span, &header.params, &mut header.args);
+        }
+
+        let mut code = Vec::with_capacity(pc as usize);
+        let mut lines = Vec::with_capacity(pc as usize);
+        let mut fixups = Vec::new();
+        let mut max_reg: Option<(u32, Span)> = None;
+        for (line_no, line) in &src.lines {
+            let Some(ast::Statement { stmt: Stmt::Instr(ins), .. }) = &line.stmt else { continue };
+            let inst = self.instruction(ins, &symbols, code.len(), &mut fixups).unwrap_or_else(|| Instruction::new(Opcode::Nop));
+            if let Some(r) = inst.max_reg()
+                && max_reg.is_none_or(|(m, _)| r > m)
+            {
+                max_reg = Some((r, ins.span));
+            }
+            code.push(inst);
+            lines.push(*line_no);
+        }
+        if code.is_empty() {
+            self.error("kernel", name.span, format!("kernel `{}` has no instructions: add at least `EXIT`", name.text), "empty kernel");
+        }
+        let len = code.len() as u32;
+        let mut labels_ok = true;
+        for f in fixups {
+            match label_spans.get(f.label) {
+                Some(&(target, _)) if target < len => code[f.pc].operands[f.operand] = Operand::Label { target, reconv: NO_RECONV },
+                Some(_) => {
+                    labels_ok = false;
+                    let d = self.error("label", f.span, format!("label `{}` marks the end of the kernel, after the last instruction", f.label), "nothing to branch to");
+                    help(d, "add `EXIT` after the label");
+                }
+                None => {
+                    labels_ok = false;
+                    let d = self.error("label", f.span, format!("undefined label `{}`", f.label), "not defined in this kernel");
+                    match suggest(f.label, label_spans.keys().copied()) {
+                        Some(s) => help(d, format!("did you mean `{s}`?")),
+                        None => help(d, format!("define it with `{}:` before an instruction", f.label)),
+                    }
+                }
+            }
+        }
+        if labels_ok {
+            cfg::annotate_reconvergence(&mut code);
+        }
+        let needed = max_reg.map_or(1, |(r, _)| r + 1);
+        let regs = match header.regs {
+            Some((n, span)) if n < needed => {
+                let (r, at) = max_reg.expect("needed > 1 only when a register is used");
+                let d = self.error("directive", span, format!("`.regs {n}` is too small: the kernel uses R{r}"), format!("raise this to {needed} or more"));
+                also(d, at, format!("R{r} is used here"));
+                n
+            }
+            Some((n, _)) => n,
+            None => needed,
+        };
+        if self.sink.list.len() > errors_before {
+            return None;
+        }
+        let kernel = Kernel {
+            name: name.text.to_string(),
+            params: header.params,
+            shared: header.shared,
+            shared_size: header.shared_size,
+            local_size: header.local_size.map_or(0, |(n, _)| n),
+            regs,
+            launch: header.launch,
+            args: header.args,
+            code,
+            lines,
+            labels,
+        };
+        // Every rule of `Kernel::validate` is checked above with a better message; this is a safety net.
+        if let Err(e) = kernel.validate() {
+            self.error("kernel", name.span, e.to_string(), "in this kernel");
+            return None;
+        }
+        Some(kernel)
+    }
+
+    fn directive(&mut self, stmt: &Stmt<'a>, span: Span, symbols: &mut Symbols<'a>, h: &mut Header) {
+        match stmt {
+            Stmt::Param { ty, name } => {
+                let text = ty.text[1..].to_ascii_lowercase();
+                let parsed = match text.as_str() {
+                    "u32" => Some(ParamType::U32),
+                    "s32" => Some(ParamType::S32),
+                    "f32" => Some(ParamType::F32),
+                    "f64" => Some(ParamType::F64),
+                    t => t.strip_prefix("ptr.").and_then(ElemType::from_name).map(ParamType::Ptr),
+                };
+                let Some(pty) = parsed else {
+                    let d = self.error("directive", ty.span, format!("unknown parameter type `{}`", ty.text), "unknown type");
+                    help(d, "use .u32, .s32, .f32, .f64 or .ptr.<u8|s8|u16|s16|u32|s32|f16|bf16|f32|f64|b32>");
+                    return;
+                };
+                if !self.check_name(name, "parameter") || !self.new_symbol(name, symbols) {
+                    return;
+                }
+                let end = h.params.last().map_or(0, |p| p.offset + p.ty.size());
+                let offset = align_up(u64::from(end), u64::from(pty.size())) as u32;
+                symbols.params.insert(name.text, (offset, name.span));
+                h.params.push(Param { name: name.text.to_string(), ty: pty, offset });
+            }
+            Stmt::Shared { align, ty, name, len } => {
+                let Some(elem) = ElemType::from_name(&ty.text[1..]) else {
+                    let d = self.error("directive", ty.span, format!("unknown element type `{}`", ty.text), "unknown type");
+                    help(d, "use .u8, .s8, .u16, .s16, .u32, .s32, .f16, .bf16, .f32, .f64 or .b32");
+                    return;
+                };
+                let natural = elem.size().max(4);
+                let align = match align {
+                    Some(lit) => match self.uint(lit, "`.align`", 1, 1 << 16) {
+                        Some(a) if a.is_power_of_two() && a >= elem.size() => a,
+                        Some(a) => {
+                            self.error("directive", lit.span, format!("`.align {a}` must be a power of two of at least {} (the .{elem} size)", elem.size()), "bad alignment");
+                            return;
+                        }
+                        None => return,
+                    },
+                    None => natural,
+                };
+                let count = match len {
+                    Some(lit) => match self.uint(lit, "a shared array length", 1, u64::from(u32::MAX)) {
+                        Some(n) => n,
+                        None => return,
+                    },
+                    None => 1,
+                };
+                if !self.check_name(name, "shared variable") || !self.new_symbol(name, symbols) {
+                    return;
+                }
+                let offset = align_up(u64::from(h.shared_size), u64::from(align));
+                let end = offset + u64::from(count) * u64::from(elem.size());
+                if end > u64::from(u32::MAX) {
+                    self.error("directive", span, "shared memory would exceed 4 GiB: make the array smaller", "too large");
+                    return;
+                }
+                symbols.shared.insert(name.text, (offset as u32, name.span));
+                h.shared.push(SharedVar { name: name.text.to_string(), elem, len: count, align, offset: offset as u32 });
+                h.shared_size = end as u32;
+            }
+            Stmt::Local(lit) => {
+                if let Some(n) = self.uint(lit, "`.local`", 0, u64::from(u32::MAX)) {
+                    self.once(&mut h.local_size, n, span, ".local");
+                }
+            }
+            Stmt::Regs(lit) => {
+                if let Some(n) = self.uint(lit, "`.regs`", 1, u64::from(NUM_REGS)) {
+                    self.once(&mut h.regs, n, span, ".regs");
+                }
+            }
+            Stmt::Launch(dims) => self.launch(dims, span, h),
+            Stmt::Kernel(_) | Stmt::Arg { .. } | Stmt::Instr(_) => {}
+        }
+    }
+
+    /// Records a directive that may appear once.
+    fn once(&mut self, slot: &mut Option<(u32, Span)>, value: u32, span: Span, what: &str) {
+        if let Some((_, first)) = *slot {
+            let d = self.error("directive", span, format!("`{what}` is given twice in this kernel: keep one"), "second one");
+            also(d, first, "first one here");
+        } else {
+            *slot = Some((value, span));
+        }
+    }
+
+    /// Registers a parameter or shared name, rejecting clashes.
+    fn new_symbol(&mut self, name: &ast::Name<'a>, symbols: &Symbols<'a>) -> bool {
+        let clash = symbols.params.get(name.text).map(|p| ("parameter", p.1)).or(symbols.shared.get(name.text).map(|s| ("shared variable", s.1)));
+        if let Some((what, first)) = clash {
+            let d = self.error("symbol", name.span, format!("`{}` is already a {what} of this kernel: pick another name", name.text), "name clash");
+            also(d, first, "first declared here");
+            return false;
+        }
+        true
+    }
+
+    fn launch(&mut self, dims: &[ast::Dims<'_>], span: Span, h: &mut Header) {
+        let mut grid = None;
+        let mut block = None;
+        for d in dims {
+            let slot = if d.name.text.eq_ignore_ascii_case("grid") {
+                &mut grid
+            } else if d.name.text.eq_ignore_ascii_case("block") {
+                &mut block
+            } else {
+                self.error("directive", d.name.span, format!("`.launch` takes grid(..) and block(..), not `{}`", d.name.text), "unknown");
+                return;
+            };
+            if slot.is_some() || d.extents.is_empty() || d.extents.len() > 3 {
+                self.error("directive", d.span, "give grid and block once each, with 1 to 3 extents: grid(4) block(16,16)", "here");
+                return;
+            }
+            let mut ext = [1u32; 3];
+            for (e, lit) in ext.iter_mut().zip(&d.extents) {
+                match self.uint(lit, "a launch extent", 1, u64::from(u32::MAX)) {
+                    Some(v) => *e = v,
+                    None => return,
+                }
+            }
+            *slot = Some(ext);
+        }
+        let (Some(grid), Some(block)) = (grid, block) else {
+            self.error("directive", span, "`.launch` needs both grid(..) and block(..): write .launch grid(4) block(256)", "incomplete");
+            return;
+        };
+        let threads: u64 = block.iter().map(|&b| u64::from(b)).product();
+        if threads > simt_isa::MAX_BLOCK_THREADS {
+            self.error("directive", span, format!("a block holds at most {} threads, this one {threads}: make it smaller", simt_isa::MAX_BLOCK_THREADS), "too many threads");
+            return;
+        }
+        if h.launch.replace(LaunchDims { grid, block }).is_some() {
+            self.error("directive", span, "`.launch` is given twice in this kernel: keep one", "second one");
+        }
+    }
+
+    fn arg(&mut self, name: ast::Name<'_>, value: &ArgValue<'_>, span: Span, params: &[Param], args: &mut Vec<ArgDefault>) {
+        let Some(param) = params.iter().find(|p| p.name == name.text) else {
+            let d = self.error("arg", name.span, format!("`.arg` names `{}`, which is not a parameter of this kernel", name.text), "unknown parameter");
+            if let Some(s) = suggest(name.text, params.iter().map(|p| p.name.as_str())) {
+                help(d, format!("did you mean `{s}`?"));
+            }
+            return;
+        };
+        let init = match arg_init(value) {
+            Ok(init) => init,
+            Err((at, message)) => {
+                self.error("arg", at, message, "here");
+                return;
+            }
+        };
+        if let Err(message) = crate::check_arg(param, &init) {
+            self.error("arg", span, message, format!("`{}` is .{}", param.name, param.ty.name()));
+            return;
+        }
+        if args.iter().any(|a| a.name == name.text) {
+            self.error("arg", span, format!("`{}` already has an `.arg` default: keep one", name.text), "second default");
+            return;
+        }
+        args.push(ArgDefault { name: name.text.to_string(), init });
+    }
+}
+
+/// What went wrong with one operand: message, caret label, optional help.
+struct OperandError {
+    message: String,
+    label: &'static str,
+    help: Option<String>,
+}
+
+fn op_err(message: impl Into<String>, label: &'static str) -> OperandError {
+    OperandError { message: message.into(), label, help: None }
+}
+
+fn with_help(mut e: OperandError, text: impl Into<String>) -> OperandError {
+    e.help = Some(text.into());
+    e
+}
+
+/// Describes a word that was found where another kind of operand was expected.
+fn describe(text: &str, symbols: &Symbols<'_>) -> String {
+    if register(text).is_some() {
+        format!("register `{text}`")
+    } else if predicate(text).is_some() {
+        format!("predicate `{text}`")
+    } else if SpecialReg::from_name(text).is_some() {
+        format!("special register `{text}`")
+    } else if symbols.params.contains_key(text) {
+        format!("parameter `{text}`")
+    } else if symbols.shared.contains_key(text) {
+        format!("shared variable `{text}`")
+    } else {
+        format!("`{text}`")
+    }
+}
+
+impl<'a> Assembler<'a> {
+    fn guard(&mut self, g: &ast::Name<'_>) -> Option<Guard> {
+        let body = &g.text[1..];
+        let (negated, name) = match body.strip_prefix('!') {
+            Some(rest) => (true, rest),
+            None => (false, body),
+        };
+        match predicate(name) {
+            Some(Ok(pred)) => Some(Guard { pred, negated }),
+            Some(Err(message)) => {
+                self.error("register", g.span, message, "no such predicate");
+                None
+            }
+            None => {
+                self.error("syntax", g.span, format!("a guard is a predicate: write @P0, @!P0 or @PT, not `{}`", g.text), "not a guard");
+                None
+            }
+        }
+    }
+
+    /// Picks the table row and modifier values for a mnemonic like `LD.GLOBAL.V2.B32`.
+    fn select(&mut self, m: &ast::Name<'_>) -> Option<(Opcode, [u8; 4])> {
+        let mut parts = m.text.split('.');
+        let base = parts.next().unwrap_or("");
+        let tokens: Vec<&str> = parts.collect();
+        let mut best: Option<(&OpInfo, usize, ModMiss)> = None;
+        let mut any = false;
+        for row in rows_of(base) {
+            any = true;
+            match match_modifiers(row, &tokens) {
+                Ok(mods) => return Some((row.opcode, mods)),
+                Err((progress, miss)) => {
+                    if best.as_ref().is_none_or(|b| progress > b.1) {
+                        best = Some((row, progress, miss));
+                    }
+                }
+            }
+        }
+        let base_span = m.span.sub(0, base.len());
+        if !any {
+            let d = self.error("mnemonic", base_span, format!("unknown mnemonic `{base}`"), "not an instruction");
+            match suggest(base, TABLE.iter().map(|r| r.mnemonic)) {
+                Some(s) => help(d, format!("did you mean `{s}`?")),
+                None => help(d, "the instructions are listed in docs/isa.md"),
+            }
+            return None;
+        }
+        let (row, _, miss) = best.expect("a row of this mnemonic was tried");
+        let forms: Vec<String> = rows_of(base).map(OpInfo::syntax).collect();
+        let d = match miss {
+            ModMiss::Token(t) => {
+                let offset = base.len() + 1 + tokens[..t].iter().map(|s| s.len() + 1).sum::<usize>();
+                let span = m.span.sub(offset, tokens[t].len());
+                let known = rows_of(base).flat_map(|r| r.groups.iter()).flat_map(|g| g.names.iter()).any(|n| n.eq_ignore_ascii_case(tokens[t]));
+                if known {
+                    self.error("modifier", span, format!("modifier `.{}` is not allowed here", tokens[t]), "out of place")
+                } else {
+                    let candidates = rows_of(base).flat_map(|r| r.groups.iter()).flat_map(|g| g.names.iter().copied()).filter(|n| !n.is_empty());
+                    let hint = suggest(tokens[t], candidates);
+                    let d = self.error("modifier", span, format!("unknown modifier `.{}` for {}", tokens[t], base.to_ascii_uppercase()), "unknown modifier");
+                    if let Some(s) = hint {
+                        help(d, format!("did you mean `.{s}`?"));
+                    }
+                    d
+                }
+            }
+            ModMiss::Missing(g) => {
+                let group = &row.groups[g];
+                let choices: Vec<&str> = group.names.iter().copied().filter(|n| !n.is_empty()).collect();
+                self.error(
+                    "modifier",
+                    m.span,
+                    format!("{} needs a `{}` modifier: one of .{}", row.mnemonic, group.name, choices.join(", .")),
+                    "incomplete mnemonic",
+                )
+            }
+        };
+        help(d, format!("write {}", forms.join(" or ")));
+        None
+    }
+
+    /// Checks and encodes one instruction; `None` after reporting its errors.
+    fn instruction(&mut self, ins: &ast::Instr<'a>, symbols: &Symbols<'_>, pc: usize, fixups: &mut Vec<Fixup<'a>>) -> Option<Instruction> {
+        let guard = match &ins.guard {
+            Some(g) => self.guard(g),
+            None => Some(Guard::ALWAYS),
+        };
+        let (opcode, mods) = self.select(&ins.mnemonic)?;
+        let mut inst = Instruction::new(opcode);
+        inst.mods = mods;
+        inst.guard = guard?;
+        let info = opcode.info();
+        let given = ins.operands.len();
+        let max = info.operands.len();
+        let min = max - usize::from(info.optional);
+        if given < min || given > max {
+            let expected = if min == max { format!("{max}") } else { format!("{min} or {max}") };
+            let span = ins.operands.get(max).map_or(ins.span, |o| Span::new(o.span.start, ins.span.end));
+            let d = self.error(
+                "operand",
+                span,
+                format!("{} takes {expected} operand{}, found {given}", opcode, if max == 1 { "" } else { "s" }),
+                if given > max { "extra operands" } else { "missing operands" },
+            );
+            help(d, format!("write {}", info.syntax()));
+            return None;
+        }
+        let mut ok = true;
+        for (i, spec) in info.operands.iter().enumerate() {
+            let Some(operand) = ins.operands.get(i) else {
+                inst.operands[i] = default_operand(spec.kind);
+                continue;
+            };
+            match self.operand(&inst, i, spec.kind, operand, symbols) {
+                Ok(Operand::Label { .. }) => {
+                    let OperandForm::Word { text, .. } = operand.form else { unreachable!("labels are words") };
+                    fixups.push(Fixup { pc, operand: i, label: text, span: operand.span });
+                    inst.operands[i] = Operand::Label { target: 0, reconv: NO_RECONV };
+                }
+                Ok(op) => inst.operands[i] = op,
+                Err(e) => {
+                    ok = false;
+                    let d = self.error("operand", operand.span, e.message, e.label);
+                    if let Some(h) = e.help {
+                        help(d, h);
+                    }
+                }
+            }
+        }
+        if !ok {
+            return None;
+        }
+        if let Err(e) = inst.validate() {
+            let span = match e.at {
+                ErrorAt::Modifiers => ins.mnemonic.span,
+                ErrorAt::Guard => ins.guard.map_or(ins.span, |g| g.span),
+                ErrorAt::Operand(i) => ins.operands.get(i).map_or(ins.span, |o| o.span),
+            };
+            let d = self.error("operand", span, e.message, "here");
+            help(d, format!("write {}", info.syntax()));
+            return None;
+        }
+        Some(inst)
+    }
+
+    /// Resolves operand `i` of `inst` (whose opcode and modifiers are known) as `kind`.
+    fn operand(&mut self, inst: &Instruction, i: usize, kind: OperandKind, op: &ast::Operand<'_>, symbols: &Symbols<'_>) -> Result<Operand, OperandError> {
+        let name = inst.info().operands[i].name;
+        match (&op.form, kind) {
+            (OperandForm::Addr(terms), OperandKind::Addr) => self.address(inst, terms, symbols),
+            (OperandForm::Addr(_), _) => Err(op_err(format!("operand `{name}` cannot be an address: only LD, ST and ATOM take `[..]`"), "unexpected address")),
+            (_, OperandKind::Addr) => Err(with_help(op_err(format!("operand `{name}` must be an address"), "expected `[..]`"), "write [R4], [R4+16], [0x100] or [name]")),
+            (OperandForm::Num(num), OperandKind::Src { .. }) => fit_source(*num, inst.lit_kind(i), inst.opcode).map(Operand::Src).map_err(|m| op_err(m, "this literal")),
+            (OperandForm::Num(num), OperandKind::Imm) => fit_int(*num).map(Operand::Imm).map_err(|m| op_err(m, "this literal")),
+            (OperandForm::Num(_), _) => Err(op_err(format!("operand `{name}` cannot be a literal"), "unexpected literal")),
+            (&OperandForm::Word { text, neg, abs, not }, kind) => {
+                let plain = !neg && !abs && !not;
+                match kind {
+                    OperandKind::Dst(_) => match register(text) {
+                        Some(Ok(r)) if plain => Ok(Operand::Reg(r)),
+                        Some(Ok(_)) => Err(op_err("a destination takes no `-`, `|..|` or `!`", "plain register expected")),
+                        Some(Err(m)) => Err(op_err(m, "no such register")),
+                        None => Err(op_err(format!("operand `{name}` must be a register (R0 .. R254 or RZ), found {}", describe(text, symbols)), "expected a register")),
+                    },
+                    OperandKind::Src { .. } => {
+                        if let Some(r) = register(text) {
+                            let reg = r.map_err(|m| op_err(m, "no such register"))?;
+                            return if not { Err(op_err("`!` negates predicates; write `-R` to negate a register", "`!` on a register")) } else { Ok(Operand::Src(Src::Reg { reg, neg, abs })) };
+                        }
+                        if let Some(num) = word_literal(text, neg).filter(|_| !abs && !not) {
+                            return fit_source(num, inst.lit_kind(i), inst.opcode).map(Operand::Src).map_err(|m| op_err(m, "this literal"));
+                        }
+                        if let Some(&(addr, _)) = symbols.shared.get(text) {
+                            return match inst.lit_kind(i) {
+                                LitKind::Int | LitKind::Any if plain => Ok(Operand::Src(Src::imm(addr))),
+                                _ if !plain => Err(op_err("a shared address takes no `-`, `|..|` or `!`", "here")),
+                                _ => Err(op_err(format!("`{text}` is a shared address, an integer, but operand `{name}` takes f32 or a register"), "shared address")),
+                            };
+                        }
+                        let e = op_err(format!("operand `{name}` must be a register or a literal, found {}", describe(text, symbols)), "expected a register or literal");
+                        Err(if symbols.params.contains_key(text) {
+                            with_help(e, format!("read a parameter with LD.PARAM.U32 R0, [{text}]"))
+                        } else if SpecialReg::from_name(text).is_some() {
+                            with_help(e, format!("read it with S2R R0, {text}"))
+                        } else if let Some(s) = suggest(text, symbols.shared.keys().copied()) {
+                            with_help(e, format!("did you mean `{s}`?"))
+                        } else {
+                            e
+                        })
+                    }
+                    OperandKind::PredDst => match predicate(text) {
+                        Some(Ok(p)) if plain => Ok(Operand::Pred(p)),
+                        Some(Ok(_)) => Err(op_err("a destination predicate cannot be negated", "plain predicate expected")),
+                        Some(Err(m)) => Err(op_err(m, "no such predicate")),
+                        None => Err(op_err(format!("operand `{name}` must be a predicate (P0 .. P6 or PT), found {}", describe(text, symbols)), "expected a predicate")),
+                    },
+                    OperandKind::PredSrc => match predicate(text) {
+                        Some(Ok(pred)) if !neg && !abs => Ok(Operand::PredSrc { pred, negated: not }),
+                        Some(Ok(_)) => Err(op_err("negate a predicate with `!`, as in !P0", "`-` or `|..|` on a predicate")),
+                        Some(Err(m)) => Err(op_err(m, "no such predicate")),
+                        None => Err(op_err(format!("operand `{name}` must be a predicate (P0 .. P6, PT, or !P0), found {}", describe(text, symbols)), "expected a predicate")),
+                    },
+                    OperandKind::Special => match SpecialReg::from_name(text) {
+                        Some(sr) if plain => Ok(Operand::Special(sr)),
+                        _ => {
+                            let e = op_err(format!("unknown special register {}", describe(text, symbols)), "expected SR_...");
+                            Err(match suggest(text, SpecialReg::NAMES.iter().copied()) {
+                                Some(s) => with_help(e, format!("did you mean `{s}`?")),
+                                None => with_help(e, format!("special registers are {}", SpecialReg::NAMES.join(", "))),
+                            })
+                        }
+                    },
+                    OperandKind::Label if plain && !text.contains('.') => Ok(Operand::Label { target: 0, reconv: NO_RECONV }),
+                    OperandKind::Label => Err(op_err("a branch target is a label name", "expected a label")),
+                    OperandKind::Imm => Err(op_err(format!("operand `{name}` must be an integer literal"), "expected an integer")),
+                    OperandKind::Addr => unreachable!("handled above"),
+                }
+            }
+        }
+    }
+
+    /// Resolves `[base + offsets + symbols]`.
+    fn address(&mut self, inst: &Instruction, terms: &[ast::AddrTerm<'_>], symbols: &Symbols<'_>) -> Result<Operand, OperandError> {
+        let param_space = matches!(inst.opcode, Opcode::Ld | Opcode::St) && inst.mods[0] == Space::Param as u8;
+        let mut base = None;
+        let mut offset: i64 = 0;
+        for t in terms {
+            match t.item {
+                AddrItem::Num(Num::Int(v)) => offset = offset.saturating_add(if t.neg { v.saturating_neg() } else { v }),
+                AddrItem::Num(_) => return Err(op_err("an address offset is an integer", "not an integer")),
+                AddrItem::Word(w) => {
+                    if let Some(r) = register(w) {
+                        let r = r.map_err(|m| op_err(m, "no such register"))?;
+                        if t.neg || base.is_some() {
+                            return Err(op_err("an address has at most one base register, added first: [R4+16]", "second or negated register"));
+                        }
+                        base = Some(r);
+                        continue;
+                    }
+                    let (table, what, other) = if param_space { (&symbols.params, "parameter", &symbols.shared) } else { (&symbols.shared, "shared variable", &symbols.params) };
+                    let Some(&(addr, _)) = table.get(w) else {
+                        let e = op_err(format!("unknown {what} `{w}` in this address"), "not declared");
+                        return Err(if other.contains_key(w) {
+                            with_help(e, if param_space { format!("`{w}` is a shared variable: use LD.SHARED") } else { format!("`{w}` is a parameter: read it with LD.PARAM.U32 R0, [{w}]") })
+                        } else if let Some(s) = suggest(w, table.keys().copied()) {
+                            with_help(e, format!("did you mean `{s}`?"))
+                        } else {
+                            with_help(e, format!("declare it with .{}", if param_space { "param" } else { "shared" }))
+                        });
+                    };
+                    if t.neg {
+                        return Err(op_err("a symbol's address can only be added", "negated symbol"));
+                    }
+                    offset += i64::from(addr);
+                }
+            }
+            if !(-(1i64 << 31)..(1i64 << 32)).contains(&offset) {
+                return Err(op_err("the address offset does not fit 32 bits", "too large"));
+            }
+        }
+        Ok(Operand::Addr { base: base.unwrap_or(RZ), offset: offset as u32 as i32 })
+    }
+}

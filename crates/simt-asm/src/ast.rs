@@ -1,0 +1,224 @@
+//! The syntax tree of one line, as the grammar builds it. Every node keeps its
+//! byte span so that diagnostics can point at the exact token.
+
+use std::ops::Range;
+
+/// A byte range of the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// First byte.
+    pub start: usize,
+    /// One past the last byte.
+    pub end: usize,
+}
+
+impl Span {
+    /// The span from `start` to `end`.
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+
+    /// As a range, for codespan labels.
+    pub fn range(self) -> Range<usize> {
+        self.start..self.end
+    }
+
+    /// The sub-span `offset .. offset + len` of this span.
+    pub fn sub(self, offset: usize, len: usize) -> Span {
+        Span::new(self.start + offset, self.start + offset + len)
+    }
+}
+
+/// A word with its span.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Name<'a> {
+    /// The text as written.
+    pub text: &'a str,
+    /// Where.
+    pub span: Span,
+}
+
+/// A numeric literal, classified but not yet fitted to a slot.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num<'a> {
+    /// An integer (decimal, `0x` or `0b`), sign applied.
+    Int(i64),
+    /// A decimal float, kept as text so that each slot rounds it once to its own width.
+    Dec {
+        /// Written with a leading `-`.
+        neg: bool,
+        /// The digits, without the sign.
+        text: &'a str,
+    },
+    /// `inf` or `-inf`.
+    Inf {
+        /// `-inf`.
+        neg: bool,
+    },
+    /// `nan`: the canonical quiet NaN of the slot's width.
+    Nan,
+    /// `0f` + 8 hex digits: exact f32 bits.
+    F32Bits(u32),
+    /// `0d` + 16 hex digits: exact f64 bits.
+    F64Bits(u64),
+}
+
+/// A literal with its span.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lit<'a> {
+    /// The value.
+    pub num: Num<'a>,
+    /// Where.
+    pub span: Span,
+}
+
+/// One `+ term` or `- term` of an address.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AddrTerm<'a> {
+    /// Preceded by `-`.
+    pub neg: bool,
+    /// A register or symbol name, or a number.
+    pub item: AddrItem<'a>,
+    /// Where.
+    pub span: Span,
+}
+
+/// The body of an address term.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AddrItem<'a> {
+    /// A register, shared variable or parameter.
+    Word(&'a str),
+    /// A byte offset.
+    Num(Num<'a>),
+}
+
+/// What an operand looks like, before the instruction says what it must be.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OperandForm<'a> {
+    /// A register, predicate, special register, label, symbol, `inf` or `nan`, with prefixes.
+    Word {
+        /// The word.
+        text: &'a str,
+        /// `-x`.
+        neg: bool,
+        /// `|x|`.
+        abs: bool,
+        /// `!x`.
+        not: bool,
+    },
+    /// A numeric literal.
+    Num(Num<'a>),
+    /// `[ ... ]`.
+    Addr(Vec<AddrTerm<'a>>),
+}
+
+/// An operand with its span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Operand<'a> {
+    /// Its form.
+    pub form: OperandForm<'a>,
+    /// Where.
+    pub span: Span,
+}
+
+/// An instruction statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instr<'a> {
+    /// `@P0`, `@!P1`, ... as written.
+    pub guard: Option<Name<'a>>,
+    /// The mnemonic with its modifiers (`LD.GLOBAL.U32`).
+    pub mnemonic: Name<'a>,
+    /// Operands in order.
+    pub operands: Vec<Operand<'a>>,
+    /// The whole statement.
+    pub span: Span,
+}
+
+/// The value of an `.arg` directive or a `--arg` option.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ArgValue<'a> {
+    /// A literal.
+    Scalar(Lit<'a>),
+    /// `zeros(N)`, `fill(N, V)`, `iota(N)`, `rand(N, SEED)`.
+    Call {
+        /// The function name.
+        name: Name<'a>,
+        /// Its arguments.
+        args: Vec<Lit<'a>>,
+        /// The whole call.
+        span: Span,
+    },
+    /// `[a, b, c]`.
+    List(Vec<Lit<'a>>),
+    /// `@FILE`.
+    File(Name<'a>),
+}
+
+/// One `grid(...)` or `block(...)` of `.launch`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dims<'a> {
+    /// `grid` or `block`.
+    pub name: Name<'a>,
+    /// The extents.
+    pub extents: Vec<Lit<'a>>,
+    /// The whole group.
+    pub span: Span,
+}
+
+/// A statement.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt<'a> {
+    /// `.kernel name`
+    Kernel(Name<'a>),
+    /// `.param .type name`
+    Param {
+        /// `.u32`, `.ptr.f32`, ...
+        ty: Name<'a>,
+        /// The parameter name.
+        name: Name<'a>,
+    },
+    /// `.shared [.align N] .type name[len]`
+    Shared {
+        /// The `.align` value.
+        align: Option<Lit<'a>>,
+        /// `.f32`, ...
+        ty: Name<'a>,
+        /// The variable name.
+        name: Name<'a>,
+        /// The element count (1 when left out).
+        len: Option<Lit<'a>>,
+    },
+    /// `.local N`
+    Local(Lit<'a>),
+    /// `.regs N`
+    Regs(Lit<'a>),
+    /// `.launch grid(..) block(..)`
+    Launch(Vec<Dims<'a>>),
+    /// `.arg name = value`
+    Arg {
+        /// The parameter.
+        name: Name<'a>,
+        /// Its default.
+        value: ArgValue<'a>,
+    },
+    /// An instruction.
+    Instr(Instr<'a>),
+}
+
+/// A statement with the span of the whole statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Statement<'a> {
+    /// The statement.
+    pub stmt: Stmt<'a>,
+    /// Where.
+    pub span: Span,
+}
+
+/// One source line: an optional label and an optional statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line<'a> {
+    /// `name:`.
+    pub label: Option<Name<'a>>,
+    /// The statement.
+    pub stmt: Option<Statement<'a>>,
+}

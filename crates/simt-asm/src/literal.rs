@@ -1,0 +1,165 @@
+//! Literal classification and the rules that fit a literal into a slot:
+//! an instruction operand (by [`LitKind`]) or a parameter (by [`ParamType`]).
+
+use lalrpop_util::ParseError;
+use simt_isa::{ElemType, LitKind, Literal, Opcode, Src};
+
+use crate::ast::Num;
+use crate::lexer::{LexError, Token};
+
+/// Wraps a message for a grammar action that rejects its input.
+pub(crate) fn user<'a>(start: usize, end: usize, message: String) -> ParseError<usize, Token<'a>, LexError> {
+    ParseError::User { error: LexError { span: start..end, message } }
+}
+
+/// `inf` or `nan` (any case) as a literal; other words are names.
+pub(crate) fn word_literal(word: &str, neg: bool) -> Option<Num<'_>> {
+    if word.eq_ignore_ascii_case("inf") {
+        Some(Num::Inf { neg })
+    } else if word.eq_ignore_ascii_case("nan") && !neg {
+        Some(Num::Nan)
+    } else {
+        None
+    }
+}
+
+fn radix_int(digits: &str, radix: u32, neg: bool, text: &str) -> Result<Num<'static>, String> {
+    let clean: String = digits.chars().filter(|&c| c != '_').collect();
+    if clean.is_empty() {
+        return Err(format!("`{text}` has no digits after its prefix"));
+    }
+    let magnitude = u64::from_str_radix(&clean, radix)
+        .map_err(|_| format!("`{text}` is not a valid base-{radix} integer"))?;
+    let value = if neg { 0i64.checked_sub_unsigned(magnitude) } else { i64::try_from(magnitude).ok() };
+    value.map(Num::Int).ok_or_else(|| format!("`{text}` does not fit 32 bits: integers range from -2147483648 to 4294967295"))
+}
+
+fn bits(digits: &str, width: usize, text: &str, neg: bool) -> Result<u64, String> {
+    if neg {
+        return Err(format!("a bit pattern cannot be negated: flip the sign bit of `{text}` instead"));
+    }
+    if digits.len() != width || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("`{text}` needs exactly {width} hex digits after its prefix"));
+    }
+    u64::from_str_radix(digits, 16).map_err(|_| format!("`{text}` is not a valid bit pattern"))
+}
+
+/// Classifies the text of a number token (`neg`: it was written with a leading `-`).
+pub(crate) fn parse_number(text: &str, neg: bool) -> Result<Num<'_>, String> {
+    let (prefix, rest) = text.split_at(text.len().min(2));
+    match prefix.to_ascii_lowercase().as_str() {
+        "0x" => radix_int(rest, 16, neg, text),
+        "0b" => radix_int(rest, 2, neg, text),
+        "0f" => Ok(Num::F32Bits(bits(rest, 8, text, neg)? as u32)),
+        "0d" => Ok(Num::F64Bits(bits(rest, 16, text, neg)?)),
+        _ if text.bytes().all(|b| b.is_ascii_digit()) => radix_int(text, 10, neg, text),
+        _ if text.parse::<f64>().is_ok() => Ok(Num::Dec { neg, text }),
+        _ => Err(format!("`{text}` is not a number: write 42, 0x2A, 0b1010, 1.5, 1e9, 0f3F800000 or 0d3FF0000000000000")),
+    }
+}
+
+fn fits_32(v: i64) -> bool {
+    (-(1i64 << 31)..=(1i64 << 32) - 1).contains(&v)
+}
+
+const INT_RANGE: &str = "integers in 32-bit slots range from -2147483648 to 4294967295";
+const FLOAT_IN_INT: &str = "a float literal cannot stand where an integer is expected: write an integer";
+
+/// The f32 value of a literal in an f32 slot.
+fn f32_bits(num: Num<'_>) -> Result<u32, String> {
+    match num {
+        Num::Int(v) if fits_32(v) => Ok((v as f32).to_bits()),
+        Num::Int(_) => Err(INT_RANGE.into()),
+        // Parsing the decimal directly as f32 rounds once; going through f64 could round twice.
+        Num::Dec { neg, text } => match text.parse::<f32>() {
+            Ok(v) if v.is_finite() => Ok((if neg { -v } else { v }).to_bits()),
+            _ => Err(format!("`{text}` is too large for f32 (at most 3.4028235e38): write inf for infinity")),
+        },
+        Num::Inf { neg } => Ok(if neg { f32::NEG_INFINITY } else { f32::INFINITY }.to_bits()),
+        Num::Nan => Ok(0x7FFF_FFFF),
+        Num::F32Bits(b) => Ok(b),
+        Num::F64Bits(_) => Err("a `0d` literal is 64 bits wide but this slot holds f32: use a `0f` pattern or a decimal".into()),
+    }
+}
+
+/// The f64 value of a literal in an f64 slot.
+fn f64_bits(num: Num<'_>) -> Result<u64, String> {
+    match num {
+        Num::Int(v) if fits_32(v) => Ok((v as f64).to_bits()),
+        Num::Int(_) => Err(INT_RANGE.into()),
+        Num::Dec { neg, text } => match text.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok((if neg { -v } else { v }).to_bits()),
+            _ => Err(format!("`{text}` is too large for f64: write inf for infinity")),
+        },
+        Num::Inf { neg } => Ok(if neg { f64::NEG_INFINITY } else { f64::INFINITY }.to_bits()),
+        Num::Nan => Ok(0x7FFF_FFFF_FFFF_FFFF),
+        Num::F32Bits(_) => Err("a `0f` literal is 32 bits wide but this slot holds f64: use a `0d` pattern or a decimal".into()),
+        Num::F64Bits(b) => Ok(b),
+    }
+}
+
+fn int_bits(num: Num<'_>) -> Result<u32, String> {
+    match num {
+        Num::Int(v) if fits_32(v) => Ok(v as u32),
+        Num::Int(_) => Err(INT_RANGE.into()),
+        _ => Err(FLOAT_IN_INT.into()),
+    }
+}
+
+/// Fits a literal into a source operand read as `kind` of instruction `opcode`.
+pub(crate) fn fit_source(num: Num<'_>, kind: LitKind, opcode: Opcode) -> Result<Src, String> {
+    match kind {
+        LitKind::Int => int_bits(num).map(Src::imm),
+        LitKind::F32 => f32_bits(num).map(Src::imm),
+        LitKind::F64 => f64_bits(num).map(|bits| Src::Imm { bits, wide: true }),
+        LitKind::Any => match num {
+            Num::Int(_) => int_bits(num).map(Src::imm),
+            Num::F64Bits(bits) if opcode == Opcode::Mov => Ok(Src::Imm { bits, wide: true }),
+            Num::F64Bits(_) => Err(format!("{opcode} takes 32-bit literals; only MOV loads a `0d` literal into a register pair")),
+            _ => f32_bits(num).map(Src::imm),
+        },
+        LitKind::NoLiteral | LitKind::ByModifier => Err("this operand must be a register, not a literal".into()),
+    }
+}
+
+/// Fits a literal into an integer-only slot (`SHFL`'s width, counts).
+pub(crate) fn fit_int(num: Num<'_>) -> Result<u32, String> {
+    int_bits(num)
+}
+
+/// The host-side value of a literal (`.arg`, `--arg`).
+pub(crate) fn to_literal(num: Num<'_>) -> Result<Literal, String> {
+    Ok(match num {
+        Num::Int(v) => Literal::Int(v),
+        Num::Dec { neg, text } => {
+            let v: f64 = text.parse().map_err(|_| format!("`{text}` is not a number"))?;
+            Literal::Float(if neg { -v } else { v })
+        }
+        Num::Inf { neg } => Literal::Float(if neg { f64::NEG_INFINITY } else { f64::INFINITY }),
+        Num::Nan => Literal::Float(f64::NAN),
+        Num::F32Bits(b) => Literal::F32Bits(b),
+        Num::F64Bits(b) => Literal::F64Bits(b),
+    })
+}
+
+/// Checks that `lit` can be stored in an element of type `elem`.
+pub(crate) fn check_elem(lit: Literal, elem: ElemType) -> Result<(), String> {
+    let range = match elem {
+        ElemType::U8 => Some((0, i64::from(u8::MAX))),
+        ElemType::S8 => Some((i64::from(i8::MIN), i64::from(i8::MAX))),
+        ElemType::U16 => Some((0, i64::from(u16::MAX))),
+        ElemType::S16 => Some((i64::from(i16::MIN), i64::from(i16::MAX))),
+        ElemType::U32 | ElemType::B32 => Some((0, i64::from(u32::MAX))),
+        ElemType::S32 => Some((i64::from(i32::MIN), i64::from(i32::MAX))),
+        ElemType::F16 | ElemType::BF16 | ElemType::F32 | ElemType::F64 => None,
+    };
+    match (lit, range) {
+        (Literal::Int(v), Some((lo, hi))) if (lo..=hi).contains(&v) => Ok(()),
+        (Literal::Int(v), Some((lo, hi))) => Err(format!("{v} does not fit {elem} ({lo} ..= {hi})")),
+        (_, Some(_)) => Err(format!("{lit} is a float but {elem} holds integers: write an integer")),
+        (Literal::Int(_) | Literal::Float(_), None) => Ok(()),
+        (Literal::F32Bits(_), None) if elem != ElemType::F64 => Ok(()),
+        (Literal::F64Bits(_), None) if elem == ElemType::F64 => Ok(()),
+        (_, None) => Err(format!("{lit} is a bit pattern of the wrong width for {elem}: use 0d for f64 and 0f otherwise")),
+    }
+}

@@ -1,0 +1,70 @@
+//! Every shipped `.s` file assembles, and assemble -> disassemble -> assemble
+//! reproduces its code exactly (and disassembling again gives the same text).
+
+use std::path::{Path, PathBuf};
+
+fn s_files(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() && recursive {
+            s_files(&path, true, out);
+        } else if path.extension().is_some_and(|e| e == "s") {
+            out.push(path);
+        }
+    }
+}
+
+/// Assembles `path`, then checks the disassembly round trip.
+fn round_trip(path: &Path) {
+    let source = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let name = path.display().to_string();
+    let module = simt_asm::assemble(&name, &source).unwrap_or_else(|d| panic!("{name} does not assemble:\n{d}"));
+    let text = simt_isa::disassemble(&module);
+    let again = simt_asm::assemble("disassembled.s", &text).unwrap_or_else(|d| panic!("disassembly of {name} does not assemble:\n{d}\n{text}"));
+    assert_eq!(module.kernels.len(), again.kernels.len());
+    for (a, b) in module.kernels.iter().zip(&again.kernels) {
+        assert_eq!(a.code, b.code, "{name}: kernel {} changed after a round trip", a.name);
+        assert_eq!((a.regs, a.shared_size, &a.params, &a.shared, &a.args, a.launch), (b.regs, b.shared_size, &b.params, &b.shared, &b.args, b.launch));
+    }
+    let mut text_again = simt_isa::disassemble(&again);
+    // The first line names the source file, which differs by construction.
+    text_again = text_again.replacen("disassembled.s", &name, 1);
+    assert_eq!(text, text_again, "{name}: disassembling twice differs");
+}
+
+#[test]
+fn project_examples_round_trip() {
+    let mut files = Vec::new();
+    s_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm"), true, &mut files);
+    for f in &files {
+        round_trip(f);
+    }
+}
+
+#[test]
+fn conformance_cases_round_trip() {
+    let cases = Path::new("/work/shared/conformance/cases");
+    let Ok(dirs) = std::fs::read_dir(cases) else { return };
+    let mut files = Vec::new();
+    for d in dirs.filter_map(Result::ok) {
+        s_files(&d.path(), false, &mut files);
+    }
+    files.retain(|f| !f.ends_with("errors/bad.s"));
+    files.sort();
+    for f in &files {
+        round_trip(f);
+    }
+}
+
+#[test]
+fn the_conformance_error_case_reports_every_error() {
+    let path = Path::new("/work/shared/conformance/cases/errors/bad.s");
+    let Ok(source) = std::fs::read_to_string(path) else { return };
+    let err = simt_asm::assemble("bad.s", &source).unwrap_err();
+    let text = err.render(false);
+    for needle in ["bad.s:4", "FROB", "NOWHERE", "bad.s:6"] {
+        assert!(text.contains(needle), "missing {needle} in\n{text}");
+    }
+}
