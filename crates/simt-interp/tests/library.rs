@@ -1,0 +1,468 @@
+//! The kernel library in `asm/`: every kernel, under both SIMT models, against
+//! a reference computed in Rust from the same input bytes.
+//!
+//! Integer results are compared exactly. Float results are compared bit for
+//! bit too: each reference performs the kernel's own operations in the
+//! kernel's own order (the same FADD tree, the same FFMA chain via
+//! `f32::mul_add`), so no tolerance is needed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use simt_interp::host::{prepare, Arg, LaunchRequest};
+use simt_interp::{run, LaunchConfig, RunOptions, SimtModel, Stats};
+use simt_isa::{ArgInit, Literal, Module};
+
+const MODELS: [SimtModel; 2] = [SimtModel::Its, SimtModel::Stack];
+
+fn asm_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm")
+}
+
+fn load(name: &str) -> Module {
+    let path = asm_dir().join(name);
+    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    simt_asm::assemble(name, &source).unwrap_or_else(|d| panic!("{name} does not assemble:\n{}", d.render(false)))
+}
+
+/// One finished launch: the buffers before and after, the configuration and the statistics.
+struct Launched {
+    before: BTreeMap<String, Vec<u8>>,
+    after: BTreeMap<String, Vec<u8>>,
+    config: LaunchConfig,
+    params: Vec<(String, u32)>,
+    #[allow(dead_code)]
+    stats: Stats,
+}
+
+impl Launched {
+    fn input(&self, name: &str) -> &[u8] {
+        &self.before[name]
+    }
+    fn output(&self, name: &str) -> &[u8] {
+        &self.after[name]
+    }
+    fn param_bytes(&self, name: &str) -> [u8; 4] {
+        let offset = self.params.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no parameter {name}")).1 as usize;
+        self.config.params[offset..offset + 4].try_into().unwrap()
+    }
+    fn u32(&self, name: &str) -> u32 {
+        u32::from_le_bytes(self.param_bytes(name))
+    }
+    fn f32(&self, name: &str) -> f32 {
+        f32::from_le_bytes(self.param_bytes(name))
+    }
+}
+
+fn launch(module: &Module, request: &LaunchRequest, simt: SimtModel) -> Launched {
+    let kernel = &module.kernels[0];
+    let mut request = request.clone();
+    request.module_dir = Some(asm_dir());
+    let prepared = prepare(kernel, &request).unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
+    let snapshot = |p: &simt_interp::host::PreparedLaunch| -> BTreeMap<String, Vec<u8>> {
+        p.buffers.iter().map(|(name, _)| (name.clone(), p.buffer(name).unwrap().1)).collect()
+    };
+    let before = snapshot(&prepared);
+    let options = RunOptions { simt, ..RunOptions::default() };
+    let stats = run(module, kernel, &prepared.config, &prepared.memory, &options, None)
+        .unwrap_or_else(|f| panic!("{} faulted under {simt:?}:\n{}", kernel.name, f.render(module, false)));
+    let after = snapshot(&prepared);
+    let params = kernel.params.iter().map(|p| (p.name.clone(), p.offset)).collect();
+    Launched { before, after, config: prepared.config.clone(), params, stats }
+}
+
+fn f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+fn u32s(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// Bit-exact comparison of two f32 vectors with a readable first difference.
+fn assert_f32_bits(what: &str, got: &[f32], want: &[f32]) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert_eq!(g.to_bits(), w.to_bits(), "{what}[{i}]: got {g}, want {w}");
+    }
+}
+
+fn assert_u32s(what: &str, got: &[u32], want: &[u32]) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert_eq!(g, w, "{what}[{i}]");
+    }
+}
+
+fn int(name: &str, v: i64) -> Arg {
+    Arg::new(name, ArgInit::Scalar(Literal::Int(v)))
+}
+fn float(name: &str, v: f64) -> Arg {
+    Arg::new(name, ArgInit::Scalar(Literal::Float(v)))
+}
+fn buf(name: &str, init: ArgInit) -> Arg {
+    Arg::new(name, init)
+}
+fn request(grid: [u32; 3], block: [u32; 3], args: Vec<Arg>) -> LaunchRequest {
+    LaunchRequest { grid: Some(grid), block: Some(block), args, module_dir: None }
+}
+
+fn threads_per_block(l: &Launched) -> u32 {
+    l.config.block.iter().product()
+}
+fn blocks(l: &Launched) -> u32 {
+    l.config.grid.iter().product()
+}
+
+// ---------------------------------------------------------------- vector_add
+
+fn check_vector_add(l: &Launched) {
+    let n = l.u32("n") as usize;
+    let (a, b) = (f32s(l.input("a")), f32s(l.input("b")));
+    let mut want = f32s(l.input("c"));
+    for i in 0..n {
+        want[i] = a[i] + b[i];
+    }
+    assert_f32_bits("c", &f32s(l.output("c")), &want);
+}
+
+#[test]
+fn vector_add() {
+    let module = load("vector_add.s");
+    let second = request(
+        [3, 1, 1],
+        [64, 1, 1],
+        vec![int("n", 1000), buf("a", ArgInit::Rand(1003, 11)), buf("b", ArgInit::Iota(1003)), buf("c", ArgInit::Fill(1003, Literal::Float(-7.0)))],
+    );
+    for simt in MODELS {
+        check_vector_add(&launch(&module, &LaunchRequest::default(), simt));
+        check_vector_add(&launch(&module, &second, simt));
+    }
+}
+
+// ---------------------------------------------------------------- saxpy
+
+fn check_saxpy(l: &Launched) {
+    let n = l.u32("n") as usize;
+    let a = l.f32("a");
+    let x = f32s(l.input("x"));
+    let mut want = f32s(l.input("y"));
+    for i in 0..n {
+        want[i] = a.mul_add(x[i], want[i]); // one FFMA, one rounding
+    }
+    assert_f32_bits("y", &f32s(l.output("y")), &want);
+}
+
+#[test]
+fn saxpy() {
+    let module = load("saxpy.s");
+    let second = request(
+        [7, 1, 1],
+        [128, 1, 1],
+        vec![int("n", 777), float("a", -1.5), buf("x", ArgInit::Rand(800, 7)), buf("y", ArgInit::Iota(800))],
+    );
+    for simt in MODELS {
+        check_saxpy(&launch(&module, &LaunchRequest::default(), simt));
+        check_saxpy(&launch(&module, &second, simt));
+    }
+}
+
+// ---------------------------------------------------------------- block_reduce
+
+fn check_block_reduce(l: &Launched) {
+    let n = l.u32("n") as usize;
+    let bsize = threads_per_block(l) as usize;
+    let input = u32s(l.input("in"));
+    let mut want = u32s(l.input("out"));
+    for b in 0..blocks(l) as usize {
+        let lo = (b * bsize).min(n);
+        let hi = ((b + 1) * bsize).min(n);
+        want[b] = input[lo..hi].iter().fold(0u32, |s, &x| s.wrapping_add(x));
+    }
+    assert_u32s("out", &u32s(l.output("out")), &want);
+}
+
+#[test]
+fn block_reduce() {
+    let module = load("block_reduce.s");
+    // The example of the kernel's header: a partial last block.
+    let second = request([4, 1, 1], [128, 1, 1], vec![int("n", 500), buf("in", ArgInit::Iota(500)), buf("out", ArgInit::Zeros(4))]);
+    // One thread per block, and blocks past n.
+    let third = request([5, 1, 1], [1, 1, 1], vec![int("n", 3), buf("in", ArgInit::Rand(3, 1)), buf("out", ArgInit::Fill(5, Literal::Int(9)))]);
+    for simt in MODELS {
+        check_block_reduce(&launch(&module, &LaunchRequest::default(), simt));
+        let l = launch(&module, &second, simt);
+        check_block_reduce(&l);
+        assert_eq!(u32s(l.output("out")), [8128, 24512, 40896, 51214]);
+        check_block_reduce(&launch(&module, &third, simt));
+    }
+}
+
+// ---------------------------------------------------------------- warp_reduce
+
+/// The kernel's exact order of f32 additions.
+fn warp_reduce_reference(input: &[f32], n: usize, grid: usize, bsize: usize) -> Vec<f32> {
+    let total_threads = grid * bsize;
+    (0..grid)
+        .map(|b| {
+            // 1. grid-stride accumulation per thread
+            let acc: Vec<f32> = (0..bsize)
+                .map(|t| {
+                    let mut acc = 0.0f32;
+                    let mut i = b * bsize + t;
+                    while i < n {
+                        acc += input[i];
+                        i += total_threads;
+                    }
+                    acc
+                })
+                .collect();
+            // 2. SHFL.DOWN tree inside each warp; an out-of-range source lane reads its own value
+            let warps = bsize / 32;
+            let wsum: Vec<f32> = (0..warps)
+                .map(|w| {
+                    let mut v: Vec<f32> = acc[32 * w..32 * w + 32].to_vec();
+                    for off in [16, 8, 4, 2, 1] {
+                        v = (0..32).map(|l| v[l] + if l + off <= 31 { v[l + off] } else { v[l] }).collect();
+                    }
+                    v[0]
+                })
+                .collect();
+            // 3. SHFL.BFLY tree in warp 0
+            let mut v: Vec<f32> = (0..32).map(|l| if l < warps { wsum[l] } else { 0.0 }).collect();
+            for off in [16, 8, 4, 2, 1] {
+                v = (0..32).map(|l| v[l] + v[l ^ off]).collect();
+            }
+            v[0]
+        })
+        .collect()
+}
+
+fn check_warp_reduce(l: &Launched) {
+    let n = l.u32("n") as usize;
+    let input = f32s(l.input("in"));
+    let grid = blocks(l) as usize;
+    let want = warp_reduce_reference(&input, n, grid, threads_per_block(l) as usize);
+    let got = f32s(l.output("out"));
+    assert_f32_bits("out", &got[..grid], &want);
+    // And the partial sums add up to the plain total, up to f32 rounding.
+    let total: f64 = input[..n].iter().map(|&x| f64::from(x)).sum();
+    let sum: f64 = got[..grid].iter().map(|&x| f64::from(x)).sum();
+    assert!((sum - total).abs() <= 1e-5 * total.abs().max(1.0), "{sum} vs {total}");
+}
+
+#[test]
+fn warp_reduce() {
+    let module = load("warp_reduce.s");
+    // Three warps per block (not a power of two), a grid-stride tail.
+    let second = request([3, 1, 1], [96, 1, 1], vec![int("n", 1000), buf("in", ArgInit::Rand(1000, 8)), buf("out", ArgInit::Zeros(3))]);
+    let header = request([2, 1, 1], [64, 1, 1], vec![int("n", 1000), buf("in", ArgInit::Fill(1000, Literal::Int(1))), buf("out", ArgInit::Zeros(2))]);
+    for simt in MODELS {
+        check_warp_reduce(&launch(&module, &LaunchRequest::default(), simt));
+        check_warp_reduce(&launch(&module, &second, simt));
+        let l = launch(&module, &header, simt);
+        assert_eq!(f32s(l.output("out")), [512.0, 488.0]);
+    }
+}
+
+// ---------------------------------------------------------------- prefix_scan
+
+fn check_prefix_scan(l: &Launched) {
+    let n = l.u32("n") as usize;
+    let bsize = threads_per_block(l) as usize;
+    let input = u32s(l.input("in"));
+    let mut out = u32s(l.input("out"));
+    let mut sums = u32s(l.input("sums"));
+    for b in 0..blocks(l) as usize {
+        let mut s = 0u32;
+        for i in b * bsize..(b + 1) * bsize {
+            if i < n {
+                s = s.wrapping_add(input[i]);
+                out[i] = s;
+            }
+        }
+        sums[b] = s;
+    }
+    assert_u32s("out", &u32s(l.output("out")), &out);
+    assert_u32s("sums", &u32s(l.output("sums")), &sums);
+}
+
+#[test]
+fn prefix_scan() {
+    let module = load("prefix_scan.s");
+    // A block size that is not a power of two, and a partial last block.
+    let second = request(
+        [3, 1, 1],
+        [100, 1, 1],
+        vec![int("n", 250), buf("in", ArgInit::Iota(250)), buf("out", ArgInit::Fill(260, Literal::Int(5))), buf("sums", ArgInit::Zeros(3))],
+    );
+    let header = request([2, 1, 1], [8, 1, 1], vec![int("n", 12), buf("in", ArgInit::Fill(12, Literal::Int(1))), buf("out", ArgInit::Zeros(12)), buf("sums", ArgInit::Zeros(2))]);
+    for simt in MODELS {
+        check_prefix_scan(&launch(&module, &LaunchRequest::default(), simt));
+        check_prefix_scan(&launch(&module, &second, simt));
+        let l = launch(&module, &header, simt);
+        assert_eq!(u32s(l.output("out")), [1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4]);
+        assert_eq!(u32s(l.output("sums")), [8, 4]);
+    }
+}
+
+// ---------------------------------------------------------------- histogram
+
+fn check_histogram(l: &Launched) {
+    let n = l.u32("n") as usize;
+    let mut want = u32s(l.input("hist"));
+    for &v in &l.input("data")[..n] {
+        want[v as usize] += 1;
+    }
+    assert_u32s("hist", &u32s(l.output("hist")), &want);
+    assert_eq!(u32s(l.output("hist")).iter().sum::<u32>(), u32s(l.input("hist")).iter().sum::<u32>() + n as u32);
+}
+
+#[test]
+fn histogram() {
+    let module = load("histogram.s");
+    // Blocks smaller than the 256 bins (the clear and merge loops go round), a
+    // histogram that already holds counts.
+    let second = request([3, 1, 1], [100, 1, 1], vec![int("n", 1001), buf("data", ArgInit::Rand(1010, 9)), buf("hist", ArgInit::Fill(256, Literal::Int(3)))]);
+    for simt in MODELS {
+        check_histogram(&launch(&module, &LaunchRequest::default(), simt));
+        check_histogram(&launch(&module, &second, simt));
+    }
+}
+
+// ---------------------------------------------------------------- transpose
+
+fn check_transpose(l: &Launched) {
+    let (rows, cols) = (l.u32("rows") as usize, l.u32("cols") as usize);
+    let input = f32s(l.input("in"));
+    let mut want = f32s(l.input("out"));
+    for r in 0..rows {
+        for c in 0..cols {
+            want[c * rows + r] = input[r * cols + c];
+        }
+    }
+    assert_f32_bits("out", &f32s(l.output("out")), &want);
+}
+
+#[test]
+fn transpose() {
+    let module = load("transpose.s");
+    // Square-ish tiles of 32x32 threads, 33 x 70: partial tiles in both dimensions.
+    let second = request(
+        [3, 2, 1],
+        [32, 32, 1],
+        vec![int("rows", 33), int("cols", 70), buf("in", ArgInit::Rand(2310, 3)), buf("out", ArgInit::Fill(2320, Literal::Float(-1.0)))],
+    );
+    // 32x4 threads per tile, a single row.
+    let third = request([2, 1, 1], [32, 4, 1], vec![int("rows", 1), int("cols", 40), buf("in", ArgInit::Iota(40)), buf("out", ArgInit::Zeros(40))]);
+    for simt in MODELS {
+        let l = launch(&module, &LaunchRequest::default(), simt);
+        assert_ne!(l.u32("rows"), l.u32("cols"));
+        check_transpose(&l);
+        check_transpose(&launch(&module, &second, simt));
+        check_transpose(&launch(&module, &third, simt));
+    }
+}
+
+// ---------------------------------------------------------------- sgemm
+
+/// C[r][c] as the kernel computes it: an FFMA chain over k in increasing order
+/// from 0.0, including the zero products of the last, padded 16-wide k tile.
+fn sgemm_reference(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {
+    let kpad = k.div_ceil(16) * 16;
+    let mut c = vec![0.0f32; m * n];
+    for r in 0..m {
+        for col in 0..n {
+            let mut acc = 0.0f32;
+            for kk in 0..kpad {
+                let (x, y) = if kk < k { (a[r * k + kk], b[kk * n + col]) } else { (0.0, 0.0) };
+                acc = x.mul_add(y, acc);
+            }
+            c[r * n + col] = acc;
+        }
+    }
+    c
+}
+
+fn check_sgemm(l: &Launched) {
+    let (m, n, k) = (l.u32("m") as usize, l.u32("n") as usize, l.u32("k") as usize);
+    let want = sgemm_reference(&f32s(l.input("A")), &f32s(l.input("B")), m, n, k);
+    assert_f32_bits("C", &f32s(l.output("C"))[..m * n], &want);
+}
+
+#[test]
+fn sgemm() {
+    let module = load("sgemm.s");
+    // m, n, k none a multiple of the tiles; negative inputs; C's old contents ignored.
+    let (m, n, k) = (70u64, 100u64, 37u64);
+    let second = request(
+        [2, 2, 1],
+        [16, 16, 1],
+        vec![
+            int("m", m as i64),
+            int("n", n as i64),
+            int("k", k as i64),
+            buf("A", ArgInit::Rand(m * k, 21)),
+            buf("B", ArgInit::List((0..k * n).map(|i| Literal::Float(((i * 37 % 101) as f64 - 50.0) / 8.0)).collect())),
+            buf("C", ArgInit::Fill(m * n, Literal::Float(123.0))),
+        ],
+    );
+    let header = request(
+        [2, 1, 1],
+        [16, 16, 1],
+        vec![
+            int("m", 3),
+            int("n", 65),
+            int("k", 2),
+            buf("A", ArgInit::List((1..=6).map(Literal::Int).collect())),
+            buf("B", ArgInit::Fill(130, Literal::Int(1))),
+            buf("C", ArgInit::Zeros(195)),
+        ],
+    );
+    for simt in MODELS {
+        let l = launch(&module, &LaunchRequest::default(), simt);
+        assert_eq!((l.u32("m"), l.u32("n"), l.u32("k")), (128, 128, 128));
+        check_sgemm(&l);
+        check_sgemm(&launch(&module, &second, simt));
+        let l = launch(&module, &header, simt);
+        check_sgemm(&l);
+        let c = f32s(l.output("C"));
+        assert_eq!((c[0], c[64], c[65], c[194]), (3.0, 3.0, 7.0, 11.0));
+    }
+}
+
+// ---------------------------------------------------------------- every file assembles
+
+fn s_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            if path.file_name().is_some_and(|n| n == "bugs") && path.parent() == Some(&asm_dir()) {
+                continue; // asm/bugs/ holds known-bad reproducers
+            }
+            s_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "s") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_asm_file_assembles() {
+    let mut files = Vec::new();
+    s_files(&asm_dir(), &mut files);
+    for name in ["vector_add", "saxpy", "block_reduce", "warp_reduce", "prefix_scan", "histogram", "transpose", "sgemm"] {
+        assert!(files.iter().any(|p| p.ends_with(format!("{name}.s"))), "asm/{name}.s is missing");
+    }
+    let mut failures = Vec::new();
+    for path in &files {
+        let source = std::fs::read_to_string(path).unwrap();
+        let shown = path.strip_prefix(asm_dir()).unwrap_or(path).display().to_string();
+        match simt_asm::assemble(&shown, &source) {
+            Ok(module) if module.kernels.is_empty() => failures.push(format!("{shown}: no kernel")),
+            Ok(_) => {}
+            Err(d) => failures.push(d.render(false)),
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} files fail:\n{}", failures.len(), files.len(), failures.join("\n"));
+}
