@@ -1,1 +1,150 @@
-fn main() {}
+//! `simt`: assemble, disassemble, run and inspect simt kernels.
+//!
+//! Exit status: 0 success, 1 the input was rejected (nothing ran, or an
+//! output could not be written), 2 the kernel faulted. Errors never panic.
+
+mod run;
+mod sparsify;
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use simt_isa::Module;
+
+/// Command line of `simt`.
+#[derive(Parser)]
+#[command(
+    name = "simt",
+    version,
+    about = "Assemble, disassemble and run kernels of the simt instruction set, a small PTX-like SIMT machine with tensor cores",
+    after_help = "Examples:\n  simt run asm/saxpy.s --dump y\n  simt asm asm/saxpy.s --listing\n  simt run kernel.simtb --grid 4 --block 256 --arg n=1000 --arg x=@x.npy --dump y=y.npy\n\nExit status: 0 success, 1 rejected input, 2 kernel fault."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Assemble a `.s` file into bytecode.
+    #[command(after_help = "Example:\n  simt asm saxpy.s              # writes saxpy.simtb\n  simt asm saxpy.s -o k.simtb --listing")]
+    Asm {
+        /// The `.s` source file.
+        file: PathBuf,
+        /// Where to write the bytecode [default: FILE with the extension `.simtb`].
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+        /// Also print a listing (pc, encoding, source line, reconvergence points) on stdout.
+        #[arg(long)]
+        listing: bool,
+    },
+    /// Turn bytecode (or source) back into assembly that assembles to the same code.
+    #[command(after_help = "Example:\n  simt disasm saxpy.simtb            # prints the assembly\n  simt disasm saxpy.simtb -o back.s")]
+    Disasm {
+        /// A bytecode file (a `.s` file is assembled first).
+        file: PathBuf,
+        /// Where to write the assembly [default: stdout].
+        #[arg(short, long, value_name = "OUT.s")]
+        output: Option<PathBuf>,
+    },
+    /// Run one kernel launch and print or save its buffers.
+    Run(run::RunArgs),
+    /// Prune a dense matrix to 2:4 structured sparsity in the layout `MMA.SP` reads.
+    Sparsify(sparsify::SparsifyArgs),
+}
+
+/// Why a command failed; the text is ready to print.
+enum Failure {
+    /// Exit 1: the input was rejected or an output could not be written.
+    Rejected(String),
+    /// Exit 2: the kernel faulted.
+    Fault(String),
+}
+
+impl Failure {
+    fn input(message: impl std::fmt::Display) -> Failure {
+        Failure::Rejected(format!("error: {message}"))
+    }
+}
+
+type Outcome = Result<(), Failure>;
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            // clap's own usage errors exit 2, which simt reserves for kernel faults.
+            return if e.use_stderr() { ExitCode::from(1) } else { ExitCode::SUCCESS };
+        }
+    };
+    let outcome = match cli.command {
+        Command::Asm { file, output, listing } => asm(&file, output, listing),
+        Command::Disasm { file, output } => disasm(&file, output),
+        Command::Run(args) => run::run(args),
+        Command::Sparsify(args) => sparsify::sparsify(args),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Rejected(text)) => {
+            eprintln!("{}", text.trim_end());
+            ExitCode::from(1)
+        }
+        Err(Failure::Fault(text)) => {
+            eprintln!("{}", text.trim_end());
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Colour only for a terminal, and never when `NO_COLOR` is set.
+fn color() -> bool {
+    std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| Failure::input(format!("cannot read {}: {e}", path.display())))
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Outcome {
+    std::fs::write(path, bytes).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))
+}
+
+/// Writes to stdout; a closed pipe (`simt ... | head`) is not an error.
+fn print(text: &str) -> Outcome {
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::input(format!("cannot write to stdout: {e}"))),
+        _ => Ok(()),
+    }
+}
+
+/// Loads bytecode (recognised by its magic bytes, whatever the extension) or assembles source.
+fn load_module(path: &Path) -> Result<Module, Failure> {
+    let bytes = read_file(path)?;
+    if bytes.starts_with(simt_isa::MAGIC) {
+        return simt_isa::read_module(&bytes).map_err(|e| Failure::input(format!("{}: {e}", path.display())));
+    }
+    let source = String::from_utf8(bytes).map_err(|_| {
+        Failure::input(format!("{}: neither simt bytecode nor UTF-8 assembly source", path.display()))
+    })?;
+    simt_asm::assemble(&path.display().to_string(), &source).map_err(|d| Failure::Rejected(d.render(color())))
+}
+
+fn asm(file: &Path, output: Option<PathBuf>, listing: bool) -> Outcome {
+    let module = load_module(file)?;
+    write_file(&output.unwrap_or_else(|| file.with_extension("simtb")), &simt_isa::write_module(&module))?;
+    if listing {
+        print(&simt_isa::listing(&module))?;
+    }
+    Ok(())
+}
+
+fn disasm(file: &Path, output: Option<PathBuf>) -> Outcome {
+    let text = simt_isa::disassemble(&load_module(file)?);
+    match output {
+        Some(path) => write_file(&path, text.as_bytes()),
+        None => print(&text),
+    }
+}

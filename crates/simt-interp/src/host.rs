@@ -160,7 +160,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
     let (grid, block) = launch_dims(kernel, request)?;
     for arg in &request.args {
         if kernel.param(&arg.name).is_none() {
-            return Err(unknown_arg(kernel, &arg.name));
+            return Err(HostError::unknown_param(kernel, &arg.name));
         }
     }
     let module_dir = request.module_dir.clone().unwrap_or_default();
@@ -242,16 +242,19 @@ fn launch_dims(kernel: &Kernel, request: &LaunchRequest) -> Result<([u32; 3], [u
     Ok((grid, block))
 }
 
-fn unknown_arg(kernel: &Kernel, name: &str) -> HostError {
-    let suggestion = kernel
-        .params
-        .iter()
-        .map(|p| (edit_distance(&p.name, name), &p.name))
-        .filter(|&(d, p)| d <= 2.max(p.len() / 3) && d < p.len().max(name.len()))
-        .min()
-        .map(|(_, p)| p.clone());
-    let params = kernel.params.iter().map(|p| format!(".{} {}", p.ty.name(), p.name)).collect::<Vec<_>>().join(", ");
-    HostError::UnknownArg { kernel: kernel.name.clone(), name: name.into(), suggestion, params }
+impl HostError {
+    /// The error for a name that is not a parameter of `kernel`, suggesting the closest one.
+    pub fn unknown_param(kernel: &Kernel, name: &str) -> HostError {
+        let suggestion = kernel
+            .params
+            .iter()
+            .map(|p| (edit_distance(&p.name, name), &p.name))
+            .filter(|&(d, p)| d <= 2.max(p.len() / 3) && d < p.len().max(name.len()))
+            .min()
+            .map(|(_, p)| p.clone());
+        let params = kernel.params.iter().map(|p| format!(".{} {}", p.ty.name(), p.name)).collect::<Vec<_>>().join(", ");
+        HostError::UnknownArg { kernel: kernel.name.clone(), name: name.into(), suggestion, params }
+    }
 }
 
 /// Levenshtein distance; parameter names are short, so the quadratic table is fine.

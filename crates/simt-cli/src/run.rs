@@ -1,0 +1,236 @@
+//! `simt run`: one launch, from the command line to dumped buffers.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use simt_interp::host::{self, Arg, HostError, LaunchRequest, PreparedLaunch};
+use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_SMS};
+use simt_interp::{RunOptions, SimtModel, Stats};
+use simt_isa::{ElemType, Kernel, Module, ParamType};
+
+use crate::{Failure, Outcome, color, load_module, print};
+
+/// Arguments of `simt run`.
+#[derive(Args)]
+#[command(after_help = "Examples:
+  simt run asm/saxpy.s --dump y
+  simt run asm/saxpy.s --grid 4 --block 256 --arg n=1000 --arg a=2.5 \\
+      --arg x=iota(1000) --arg y=@y.npy --dump y=out.npy
+  simt run asm/saxpy.s --simt stack --json --dump y
+
+Argument values: a literal (42, -2.5, 0f3F800000) for scalars; for pointers
+zeros(N), fill(N, V), iota(N), rand(N, SEED), [1, 2.5, 3], @FILE.npy or
+@FILE.bin (raw little-endian).")]
+pub struct RunArgs {
+    /// A `.s` source or bytecode file.
+    file: PathBuf,
+    /// The kernel to launch (needed when the file has several).
+    #[arg(long, value_name = "NAME")]
+    kernel: Option<String>,
+    /// Blocks in the grid, overriding `.launch`; missing extents are 1.
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    grid: Option<[u32; 3]>,
+    /// Threads per block, overriding `.launch`; missing extents are 1.
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    block: Option<[u32; 3]>,
+    /// Set a parameter, overriding its `.arg` default (repeatable).
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    args: Vec<String>,
+    /// Print a buffer after the run, or write it to FILE (`.npy` keeps the dtype, anything else is raw little-endian); repeatable.
+    #[arg(long = "dump", value_name = "NAME[=FILE]")]
+    dumps: Vec<String>,
+    /// Print one JSON object on stdout: kernel, grid, block, statistics and the dumped buffers.
+    #[arg(long)]
+    json: bool,
+    /// SIMT model: independent thread scheduling or a per-warp reconvergence stack.
+    #[arg(long, value_enum, default_value_t = Simt::Its)]
+    simt: Simt,
+    /// Most warp instructions the launch may issue before it faults.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
+    max_steps: u64,
+    /// Under `its`, backward branches a thread group may take in a row while another waits.
+    #[arg(long, value_name = "Y", default_value_t = DEFAULT_ITS_YIELD, value_parser = clap::value_parser!(u32).range(1..))]
+    its_yield: u32,
+    /// SMs the blocks are spread over.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SMS, value_parser = clap::value_parser!(u32).range(1..))]
+    sms: u32,
+    /// OS threads to run SMs on [default: one per core].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    threads: Option<u64>,
+    /// Print statistics on stderr.
+    #[arg(long)]
+    stats: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Simt {
+    /// Independent thread scheduling (Volta and later).
+    Its,
+    /// Per-warp reconvergence stack (pre-Volta).
+    Stack,
+}
+
+fn parse_dims(text: &str) -> Result<[u32; 3], String> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() > 3 {
+        return Err(format!("`{text}` has {} extents; give X, X,Y or X,Y,Z", parts.len()));
+    }
+    let mut dims = [1; 3];
+    for (d, part) in dims.iter_mut().zip(parts) {
+        *d = part.parse().map_err(|_| format!("`{part}` is not a whole number of at least 1"))?;
+    }
+    Ok(dims)
+}
+
+/// One `--dump`: a pointer parameter and, optionally, a file.
+struct Dump {
+    name: String,
+    file: Option<PathBuf>,
+}
+
+pub fn run(args: RunArgs) -> Outcome {
+    let module = load_module(&args.file)?;
+    let kernel = select_kernel(&module, args.kernel.as_deref(), &args.file)?;
+    let request = LaunchRequest {
+        grid: args.grid,
+        block: args.block,
+        args: args.args.iter().map(|a| parse_arg(kernel, a)).collect::<Result<_, _>>()?,
+        module_dir: Some(args.file.parent().unwrap_or(Path::new("")).to_path_buf()),
+    };
+    let dumps: Vec<Dump> = args.dumps.iter().map(|d| parse_dump(kernel, d)).collect::<Result<_, _>>()?;
+    let launch = host::prepare(kernel, &request).map_err(Failure::input)?;
+    let options = RunOptions {
+        simt: match args.simt {
+            Simt::Its => SimtModel::Its,
+            Simt::Stack => SimtModel::Stack,
+        },
+        max_steps: args.max_steps,
+        sms: args.sms,
+        its_yield: args.its_yield,
+        threads: args.threads.map(|t| t as usize),
+    };
+    let stats = launch_with_progress(&module, kernel, &launch, &options)?;
+    if args.stats {
+        eprintln!("{}", stats.render_text().trim_end());
+    }
+    report(kernel, &launch, &stats, &dumps, args.json)
+}
+
+fn select_kernel<'m>(module: &'m Module, name: Option<&str>, file: &Path) -> Result<&'m Kernel, Failure> {
+    let names = || module.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ");
+    match (name, module.kernels.as_slice()) {
+        (Some(name), _) => module
+            .kernel(name)
+            .ok_or_else(|| Failure::input(format!("{} has no kernel `{name}`; its kernels are: {}", file.display(), names()))),
+        (None, [only]) => Ok(only),
+        (None, []) => Err(Failure::input(format!("{} has no kernels", file.display()))),
+        (None, _) => Err(Failure::input(format!(
+            "{} has several kernels ({}): choose one with --kernel NAME",
+            file.display(),
+            names()
+        ))),
+    }
+}
+
+/// Parses `NAME=VALUE` and type-checks it against the parameter; unknown names are left to
+/// [`host::prepare`], which suggests the closest one.
+fn parse_arg(kernel: &Kernel, text: &str) -> Result<Arg, Failure> {
+    let Some((name, value)) = text.split_once('=') else {
+        return Err(Failure::input(format!("--arg `{text}` has no `=`: write --arg NAME=VALUE, e.g. --arg n=1000")));
+    };
+    let name = name.trim();
+    let bad = |message: String| {
+        let ty = kernel.param(name).map(|p| format!(" (.param .{} {name})", p.ty.name())).unwrap_or_default();
+        Failure::input(format!("invalid --arg {name}={value}{ty}: {message}"))
+    };
+    let init = simt_asm::parse_arg_init(value).map_err(bad)?;
+    if let Some(param) = kernel.param(name) {
+        simt_asm::check_arg(param, &init).map_err(bad)?;
+    }
+    Ok(Arg::new(name, init))
+}
+
+fn parse_dump(kernel: &Kernel, text: &str) -> Result<Dump, Failure> {
+    let (name, file) = match text.split_once('=') {
+        Some((name, file)) => (name.trim(), Some(PathBuf::from(file))),
+        None => (text.trim(), None),
+    };
+    match kernel.param(name).map(|p| p.ty) {
+        Some(ParamType::Ptr(_)) => Ok(Dump { name: name.to_string(), file }),
+        Some(ty) => Err(Failure::input(format!(
+            "--dump {name}: `{name}` is a scalar .{} parameter; only pointer parameters have buffers to dump",
+            ty.name()
+        ))),
+        None => Err(Failure::input(HostError::unknown_param(kernel, name))),
+    }
+}
+
+/// Runs the launch; a progress bar appears on a terminal once the launch has taken a second.
+fn launch_with_progress(
+    module: &Module,
+    kernel: &Kernel,
+    launch: &PreparedLaunch,
+    options: &RunOptions,
+) -> Result<Stats, Failure> {
+    let started = Instant::now();
+    let bar: OnceLock<ProgressBar> = OnceLock::new();
+    let interactive = std::io::stderr().is_terminal();
+    let progress = |done: u64, total: u64| {
+        if interactive && started.elapsed() >= Duration::from_secs(1) {
+            let bar = bar.get_or_init(|| {
+                let style = ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} blocks, eta {eta}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar());
+                ProgressBar::new(total).with_style(style)
+            });
+            bar.set_position(done);
+        }
+    };
+    let result = simt_interp::run(module, kernel, &launch.config, &launch.memory, options, Some(&progress));
+    if let Some(bar) = bar.get() {
+        bar.finish_and_clear();
+    }
+    result.map_err(|fault| Failure::Fault(fault.render(module, color())))
+}
+
+fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump], json: bool) -> Outcome {
+    let buffer = |name: &str| -> (ElemType, Vec<u8>) {
+        launch.buffer(name).expect("--dump names were checked to be pointer parameters, and each has a buffer")
+    };
+    for dump in dumps {
+        if let Some(path) = &dump.file {
+            let (elem, bytes) = buffer(&dump.name);
+            host::write_buffer_file(path, elem, &bytes)
+                .map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
+        }
+    }
+    if json {
+        let buffers: serde_json::Map<String, serde_json::Value> = dumps
+            .iter()
+            .map(|d| {
+                let (elem, bytes) = buffer(&d.name);
+                (d.name.clone(), host::json_elements(elem, &bytes))
+            })
+            .collect();
+        let object = serde_json::json!({
+            "kernel": kernel.name,
+            "grid": launch.config.grid,
+            "block": launch.config.block,
+            "stats": stats,
+            "buffers": buffers,
+        });
+        return print(&format!("{object}\n"));
+    }
+    let printed: Vec<&Dump> = dumps.iter().filter(|d| d.file.is_none()).collect();
+    for dump in &printed {
+        let (elem, bytes) = buffer(&dump.name);
+        if printed.len() > 1 {
+            print(&format!("{}:\n", dump.name))?;
+        }
+        print(&host::format_elements(elem, &bytes))?;
+    }
+    Ok(())
+}
