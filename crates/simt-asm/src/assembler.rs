@@ -16,20 +16,19 @@ use crate::lexer::{self, LexError, Token};
 use crate::literal::{fit_int, fit_source, to_literal, word_literal};
 
 /// A readable name for a grammar terminal in "expected ..." lists.
-fn terminal_name(t: &str) -> &str {
+fn terminal_name(t: &str) -> String {
     match t {
-        "\"word\"" => "a name",
-        "\"dotword\"" => "a `.type`",
-        "\"number\"" => "a number",
-        "\"@\"" => "`@`",
-        other => other.trim_matches('"'),
+        "\"word\"" => "a name".into(),
+        "\"dotword\"" => "a `.type`".into(),
+        "\"number\"" => "a number".into(),
+        other => format!("`{}`", other.trim_matches('"')),
     }
 }
 
 /// The place and text of a grammar error.
 pub(crate) fn parse_error_message(e: &ParseError<usize, Token<'_>, LexError>) -> (Span, String) {
     let expected = |list: &[String]| {
-        let mut names: Vec<&str> = list.iter().map(|t| terminal_name(t)).collect();
+        let mut names: Vec<String> = list.iter().map(|t| terminal_name(t)).collect();
         names.dedup();
         match names.len() {
             0 => String::new(),
@@ -548,10 +547,17 @@ struct OperandError {
     message: String,
     label: &'static str,
     help: Option<String>,
+    /// The token inside the operand at fault, when narrower than the operand.
+    span: Option<Span>,
 }
 
 fn op_err(message: impl Into<String>, label: &'static str) -> OperandError {
-    OperandError { message: message.into(), label, help: None }
+    OperandError { message: message.into(), label, help: None, span: None }
+}
+
+fn at(mut e: OperandError, span: Span) -> OperandError {
+    e.span = Some(span);
+    e
 }
 
 fn with_help(mut e: OperandError, text: impl Into<String>) -> OperandError {
@@ -698,7 +704,7 @@ impl<'a> Assembler<'a> {
                 Ok(op) => inst.operands[i] = op,
                 Err(e) => {
                     ok = false;
-                    let d = self.error("operand", operand.span, e.message, e.label);
+                    let d = self.error("operand", e.span.unwrap_or(operand.span), e.message, e.label);
                     if let Some(h) = e.help {
                         help(d, h);
                     }
@@ -805,19 +811,19 @@ impl<'a> Assembler<'a> {
         for t in terms {
             match t.item {
                 AddrItem::Num(Num::Int(v)) => offset = offset.saturating_add(if t.neg { v.saturating_neg() } else { v }),
-                AddrItem::Num(_) => return Err(op_err("an address offset is an integer", "not an integer")),
+                AddrItem::Num(_) => return Err(at(op_err("an address offset is an integer", "not an integer"), t.span)),
                 AddrItem::Word(w) => {
                     if let Some(r) = register(w) {
-                        let r = r.map_err(|m| op_err(m, "no such register"))?;
+                        let r = r.map_err(|m| at(op_err(m, "no such register"), t.span))?;
                         if t.neg || base.is_some() {
-                            return Err(op_err("an address has at most one base register, added first: [R4+16]", "second or negated register"));
+                            return Err(at(op_err("an address has at most one base register, added first: [R4+16]", "second or negated register"), t.span));
                         }
                         base = Some(r);
                         continue;
                     }
                     let (table, what, other) = if param_space { (&symbols.params, "parameter", &symbols.shared) } else { (&symbols.shared, "shared variable", &symbols.params) };
                     let Some(&(addr, _)) = table.get(w) else {
-                        let e = op_err(format!("unknown {what} `{w}` in this address"), "not declared");
+                        let e = at(op_err(format!("unknown {what} `{w}` in this address"), "not declared"), t.span);
                         return Err(if other.contains_key(w) {
                             with_help(e, if param_space { format!("`{w}` is a shared variable: use LD.SHARED") } else { format!("`{w}` is a parameter: read it with LD.PARAM.U32 R0, [{w}]") })
                         } else if let Some(s) = suggest(w, table.keys().copied()) {
@@ -827,7 +833,7 @@ impl<'a> Assembler<'a> {
                         });
                     };
                     if t.neg {
-                        return Err(op_err("a symbol's address can only be added", "negated symbol"));
+                        return Err(at(op_err("a symbol's address can only be added", "negated symbol"), t.span));
                     }
                     offset += i64::from(addr);
                 }

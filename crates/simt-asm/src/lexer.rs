@@ -170,7 +170,7 @@ pub fn for_each_line<'a>(
             Ok(Token::UnterminatedComment) => {
                 error(LexError { span, message: "this `/*` comment is never closed: end it with `*/`".into() });
                 // Everything after an unclosed comment is comment text.
-                tokens.clear();
+                flush(tokens, &mut bad);
                 return;
             }
             Ok(token) => tokens.push((span.start, token, span.end)),

@@ -28,10 +28,13 @@ fn radix_int(digits: &str, radix: u32, neg: bool, text: &str) -> Result<Num<'sta
     if clean.is_empty() {
         return Err(format!("`{text}` has no digits after its prefix"));
     }
-    let magnitude = u64::from_str_radix(&clean, radix)
-        .map_err(|_| format!("`{text}` is not a valid base-{radix} integer"))?;
+    let too_large = || format!("`{text}` does not fit 32 bits: integers range from -2147483648 to 4294967295");
+    let magnitude = u64::from_str_radix(&clean, radix).map_err(|e| match e.kind() {
+        std::num::IntErrorKind::PosOverflow => too_large(),
+        _ => format!("`{text}` is not a valid base-{radix} integer"),
+    })?;
     let value = if neg { 0i64.checked_sub_unsigned(magnitude) } else { i64::try_from(magnitude).ok() };
-    value.map(Num::Int).ok_or_else(|| format!("`{text}` does not fit 32 bits: integers range from -2147483648 to 4294967295"))
+    value.map(Num::Int).ok_or_else(too_large)
 }
 
 fn bits(digits: &str, width: usize, text: &str, neg: bool) -> Result<u64, String> {
