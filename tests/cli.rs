@@ -1,0 +1,213 @@
+//! The `simt` command as a user sees it: exit codes, messages, files.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+const SAXPY: &str = "\
+// y[i] = a * x[i] + y[i]
+.kernel saxpy
+.param .u32 n
+.param .f32 a
+.param .ptr.f32 x
+.param .ptr.f32 y
+.launch grid(1) block(32)
+.arg a = 2
+.arg x = iota(4)
+    S2R     R0, SR_TID.X
+    LD.PARAM.U32 R3, [n]
+    ISETP.GE.U32 P0, R0, R3
+@P0 EXIT
+    LD.PARAM.U32 R4, [x]
+    LD.PARAM.U32 R5, [y]
+    LEA     R4, R0, R4, 2
+    LEA     R5, R0, R5, 2
+    LD.GLOBAL.F32 R6, [R4]
+    LD.GLOBAL.F32 R7, [R5]
+    LD.PARAM.F32 R8, [a]
+    FFMA    R7, R8, R6, R7
+    ST.GLOBAL.F32 [R5], R7
+    EXIT
+";
+
+const OOB: &str = "\
+.kernel oob
+.param .ptr.f32 x
+.launch grid(1) block(32)
+.arg x = zeros(16)
+    S2R  R0, SR_TID.X
+    LD.PARAM.U32 R1, [x]
+    LEA  R2, R0, R1, 2
+    LD.GLOBAL.F32 R3, [R2]
+    EXIT
+";
+
+/// A scratch folder holding `saxpy.s` and `oob.s`; commands run inside it.
+fn workspace() -> TempDir {
+    let dir = TempDir::new().expect("a temporary folder");
+    std::fs::write(dir.path().join("saxpy.s"), SAXPY).expect("write saxpy.s");
+    std::fs::write(dir.path().join("oob.s"), OOB).expect("write oob.s");
+    dir
+}
+
+fn simt(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_simt"));
+    cmd.current_dir(dir).args(args).env("NO_COLOR", "1");
+    cmd
+}
+
+/// Runs and returns (exit code, stdout, stderr).
+fn outcome(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = simt(dir, args).output().expect("simt runs");
+    let text = |b: Vec<u8>| String::from_utf8(b).expect("UTF-8 output");
+    (out.status.code().expect("an exit code, not a signal"), text(out.stdout), text(out.stderr))
+}
+
+/// The stderr of a rejected command (exit 1).
+fn rejected(dir: &Path, args: &[&str]) -> String {
+    let (code, _, stderr) = outcome(dir, args);
+    assert_eq!(code, 1, "simt {args:?} should be rejected; stderr: {stderr}");
+    stderr
+}
+
+#[test]
+fn a_run_prints_the_dumped_buffer() {
+    let dir = workspace();
+    let (code, stdout, stderr) = outcome(dir.path(), &["run", "saxpy.s", "--arg", "n=4", "--arg", "y=[0.5, 0.25, 0, -1]", "--dump", "y"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, "0.5\n2.25\n4\n5\n");
+    assert_eq!(stderr, "");
+}
+
+#[test]
+fn several_dumps_get_headers_and_files_keep_their_dtype() {
+    let dir = workspace();
+    let args = ["run", "saxpy.s", "--arg", "n=4", "--arg", "y=zeros(4)", "--dump", "x", "--dump", "y", "--dump", "y=y.npy", "--dump", "x=x.bin"];
+    let (code, stdout, _) = outcome(dir.path(), &args);
+    assert_eq!(code, 0);
+    assert_eq!(stdout, "x:\n0\n1\n2\n3\ny:\n0\n2\n4\n6\n");
+    let npy = std::fs::read(dir.path().join("y.npy")).unwrap();
+    assert!(String::from_utf8_lossy(&npy[..64]).contains("'descr': '<f4'"));
+    assert_eq!(std::fs::read(dir.path().join("x.bin")).unwrap().len(), 16);
+    // The written .npy feeds the next run.
+    let (code, stdout, _) = outcome(dir.path(), &["run", "saxpy.s", "--arg", "n=4", "--arg", "y=@y.npy", "--dump", "y"]);
+    assert_eq!((code, stdout.as_str()), (0, "0\n4\n8\n12\n"));
+}
+
+#[test]
+fn json_is_one_valid_object() {
+    let dir = workspace();
+    let (code, stdout, _) = outcome(dir.path(), &["run", "saxpy.s", "--arg", "n=2", "--arg", "y=[1, 0f7FC00000]", "--json", "--dump", "y"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is JSON");
+    assert_eq!(v["kernel"], "saxpy");
+    assert_eq!(v["grid"], serde_json::json!([1, 1, 1]));
+    assert_eq!(v["block"], serde_json::json!([32, 1, 1]));
+    assert_eq!(v["buffers"]["y"], serde_json::json!([1.0, "nan"]));
+    assert!(v["stats"].is_object());
+}
+
+#[test]
+fn a_fault_exits_2_and_names_the_line() {
+    let dir = workspace();
+    let (code, stdout, stderr) = outcome(dir.path(), &["run", "oob.s"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stdout, "");
+    assert!(stderr.contains("oob.s:8"), "{stderr}");
+}
+
+#[test]
+fn missing_argument() {
+    insta::assert_snapshot!(rejected(workspace().path(), &["run", "saxpy.s"]));
+}
+
+#[test]
+fn unknown_argument_with_suggestion() {
+    insta::assert_snapshot!(rejected(workspace().path(), &["run", "saxpy.s", "--arg", "nn=3"]));
+}
+
+#[test]
+fn ill_typed_argument() {
+    insta::assert_snapshot!(rejected(workspace().path(), &["run", "saxpy.s", "--arg", "n=2.5", "--arg", "y=zeros(4)"]));
+}
+
+#[test]
+fn npy_dtype_mismatch() {
+    let dir = workspace();
+    simt(dir.path(), &["run", "saxpy.s", "--arg", "n=4", "--arg", "y=zeros(4)", "--dump", "y=y.npy"]).assert().success();
+    std::fs::write(dir.path().join("int.s"), ".kernel k\n.param .ptr.s32 v\n.launch grid(1) block(1)\n    EXIT\n").unwrap();
+    insta::assert_snapshot!(rejected(dir.path(), &["run", "int.s", "--arg", "v=@y.npy"]));
+}
+
+#[test]
+fn missing_file() {
+    let stderr = rejected(workspace().path(), &["run", "nowhere.s"]);
+    // The OS's wording of "not found" varies; the start is ours.
+    insta::assert_snapshot!(stderr.split(':').take(2).collect::<Vec<_>>().join(":"));
+}
+
+#[test]
+fn bad_bytecode() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("bad.simtb"), b"\x7fSMT\x01\x00\x00\x00\xff\xff").unwrap();
+    insta::assert_snapshot!(rejected(dir.path(), &["run", "bad.simtb"]));
+}
+
+#[test]
+fn other_rejections_exit_1() {
+    let dir = workspace();
+    let d = dir.path();
+    std::fs::write(d.join("bad.s"), ".kernel bad\n    FROB R1, R0\n    EXIT\n").unwrap();
+    assert!(rejected(d, &["asm", "bad.s"]).contains("bad.s:2"));
+    assert!(rejected(d, &["run", "saxpy.s", "--arg", "n=1", "--arg", "y=zeros(1)", "--block", "33,32"]).contains("1056 threads"));
+    assert!(rejected(d, &["run", "saxpy.s", "--dump", "n"]).contains("scalar"));
+    assert!(rejected(d, &["run", "saxpy.s", "--arg", "n"]).contains("NAME=VALUE"));
+    assert!(rejected(d, &["run", "saxpy.s", "--kernel", "other"]).contains("its kernels are: saxpy"));
+    assert!(rejected(d, &["run", "saxpy.s", "--simt", "warp"]).contains("its"));
+    assert!(rejected(d, &["frobnicate"]).contains("unrecognized subcommand"));
+}
+
+#[test]
+fn every_subcommand_has_help_with_an_example() {
+    let dir = workspace();
+    for sub in [&[][..], &["asm"], &["disasm"], &["run"], &["sparsify"]] {
+        let args: Vec<&str> = sub.iter().copied().chain(["--help"]).collect();
+        let (code, stdout, _) = outcome(dir.path(), &args);
+        assert_eq!(code, 0, "{args:?}");
+        assert!(stdout.contains("Example"), "simt {args:?} shows no example:\n{stdout}");
+    }
+}
+
+#[test]
+fn asm_disasm_asm_round_trips() {
+    let dir = workspace();
+    let d = dir.path();
+    let (code, listing, _) = outcome(d, &["asm", "saxpy.s", "--listing"]);
+    assert_eq!(code, 0);
+    assert!(listing.contains("FFMA"));
+    simt(d, &["disasm", "saxpy.simtb", "-o", "back.s"]).assert().success();
+    simt(d, &["asm", "back.s", "-o", "back.simtb"]).assert().success();
+    let (_, again, _) = outcome(d, &["disasm", "back.simtb"]);
+    let first = std::fs::read_to_string(d.join("back.s")).unwrap();
+    // The two texts differ only in the comment naming the source file.
+    let body = |s: &str| s.lines().filter(|l| !l.starts_with("// disassembled from")).collect::<Vec<_>>().join("\n");
+    assert_eq!(body(&first), body(&again));
+    let run = |file: &str| outcome(d, &["run", file, "--arg", "n=4", "--arg", "y=zeros(4)", "--dump", "y"]).1;
+    assert_eq!(run("saxpy.simtb"), run("saxpy.s"));
+}
+
+#[test]
+fn sparsify_writes_three_files() {
+    let dir = workspace();
+    let d = dir.path();
+    let dense: Vec<u8> = (0..16 * 32).flat_map(|i| ((i % 7) as f32 - 3.0).to_le_bytes()).collect();
+    std::fs::write(d.join("a.npy"), simt_interp::npy::write(simt_interp::npy::Dtype::F32, &[16, 32], &dense)).unwrap();
+    simt(d, &["sparsify", "a.npy", "-o", "a24"]).assert().success();
+    use simt_interp::npy::Dtype;
+    for (suffix, dtype, shape) in [("values", Dtype::F32, vec![16, 16]), ("meta", Dtype::U32, vec![32]), ("pruned", Dtype::F32, vec![16, 32])] {
+        let array = simt_interp::npy::read(&std::fs::read(d.join(format!("a24.{suffix}.npy"))).unwrap()).unwrap();
+        assert_eq!((array.dtype, array.shape), (dtype, shape), "{suffix}");
+    }
+    assert!(rejected(d, &["sparsify", "a.npy", "--rows", "8", "-o", "x"]).contains("does not match"));
+}
