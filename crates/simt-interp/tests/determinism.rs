@@ -33,7 +33,10 @@ fn library() -> Vec<(String, Module)> {
 }
 
 /// Runs every kernel of `module` with its defaults; returns each kernel's buffers and statistics.
-fn run_all(module: &Module, options: &RunOptions) -> Vec<(String, Vec<(String, Vec<u8>)>, Stats)> {
+/// One kernel's name, its buffers (name, bytes) after the run, and its statistics.
+type KernelRun = (String, Vec<(String, Vec<u8>)>, Stats);
+
+fn run_all(module: &Module, options: &RunOptions) -> Vec<KernelRun> {
     module
         .kernels
         .iter()

@@ -6,6 +6,9 @@
 //! kernel's own order (the same FADD tree, the same FFMA chain via
 //! `f32::mul_add`), so no tolerance is needed.
 
+// The references index like the kernels do.
+#![allow(clippy::needless_range_loop)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
