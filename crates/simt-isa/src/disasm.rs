@@ -190,7 +190,8 @@ fn write_header(out: &mut String, k: &Kernel) {
 /// Disassembles a whole module into text that assembles back to the same code.
 pub fn disassemble(module: &Module) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "// disassembled from {}", module.source_name);
+    // No file names here: disassembling the reassembled text must give identical text.
+    out.push_str("// disassembled by simt\n");
     for (i, k) in module.kernels.iter().enumerate() {
         if i > 0 {
             out.push('\n');
