@@ -19,7 +19,7 @@ use crate::{Failure, Outcome, color, load_module, print};
 #[command(after_help = "Examples:
   simt run asm/saxpy.s --dump y
   simt run asm/saxpy.s --grid 4 --block 256 --arg n=1000 --arg a=2.5 \\
-      --arg x=iota(1000) --arg y=@y.npy --dump y=out.npy
+      --arg 'x=iota(1000)' --arg y=@y.npy --dump y=out.npy
   simt run asm/saxpy.s --simt stack --json --dump y
 
 Argument values: a literal (42, -2.5, 0f3F800000) for scalars; for pointers
