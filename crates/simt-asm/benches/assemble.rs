@@ -1,1 +1,39 @@
-fn main() {}
+//! Assembles a generated 100,000-line kernel: ALU, memory and branches with labels.
+
+use std::fmt::Write;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+const LINES: usize = 100_000;
+
+fn kernel() -> String {
+    let mut s = String::from(".kernel big\n.param .u32 n\n.param .ptr.f32 x\n.shared .f32 tile[256]\n");
+    let mut lines = 4;
+    let mut block = 0;
+    while lines + 12 < LINES {
+        let _ = write!(
+            s,
+            "B{block}:\n    S2R R0, SR_TID.X            // thread\n    LD.PARAM.U32 R1, [x]\n    LEA R2, R0, R1, 2\n    \
+             LD.GLOBAL.F32 R3, [R2+16]\n    FFMA R4, R3, 2.5, -|R5|\n    IADD R6, R6, 0x10\n    ISETP.LT.U32 P0, R6, 1000\n\
+             @P0 BRA B{}\n    ST.SHARED.F32 [R0+tile], R4\n    MOV R8, 0d3FF0000000000000\n    @!P0 BRA B{block}\n",
+            block + 1
+        );
+        lines += 12;
+        block += 1;
+    }
+    let _ = writeln!(s, "B{block}:\n    EXIT");
+    s
+}
+
+fn bench(c: &mut Criterion) {
+    let source = kernel();
+    let lines = source.lines().count() as u64;
+    let mut group = c.benchmark_group("assemble");
+    group.throughput(Throughput::Elements(lines));
+    group.sample_size(20);
+    group.bench_function("100k lines", |b| b.iter(|| simt_asm::assemble("big.s", &source).expect("the generated kernel assembles")));
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -294,7 +294,7 @@ impl<'a> Assembler<'a> {
             let Some(stmt) = &line.stmt else { continue };
             match &stmt.stmt {
                 Stmt::Instr(_) => pc += 1,
-                Stmt::Arg { name, value } => arg_lines.push((*name, value, stmt.span)),
+                Stmt::Arg(decl) => arg_lines.push((decl.name, &decl.value, stmt.span)),
                 other => self.directive(other, stmt.span, &mut symbols, &mut header),
             }
         }
@@ -402,7 +402,8 @@ impl<'a> Assembler<'a> {
                 symbols.params.insert(name.text, (offset, name.span));
                 h.params.push(Param { name: name.text.to_string(), ty: pty, offset });
             }
-            Stmt::Shared { align, ty, name, len } => {
+            Stmt::Shared(decl) => {
+                let ast::SharedDecl { align, ty, name, len } = &**decl;
                 let Some(elem) = ElemType::from_name(&ty.text[1..]) else {
                     let d = self.error("directive", ty.span, format!("unknown element type `{}`", ty.text), "unknown type");
                     help(d, "use .u8, .s8, .u16, .s16, .u32, .s32, .f16, .bf16, .f32, .f64 or .b32");
@@ -451,7 +452,7 @@ impl<'a> Assembler<'a> {
                 }
             }
             Stmt::Launch(dims) => self.launch(dims, span, h),
-            Stmt::Kernel(_) | Stmt::Arg { .. } | Stmt::Instr(_) => {}
+            Stmt::Kernel(_) | Stmt::Arg(_) | Stmt::Instr(_) => {}
         }
     }
 
@@ -604,14 +605,26 @@ impl<'a> Assembler<'a> {
 
     /// Picks the table row and modifier values for a mnemonic like `LD.GLOBAL.V2.B32`.
     fn select(&mut self, m: &ast::Name<'_>) -> Option<(Opcode, [u8; 4])> {
+        const MAX_MODIFIERS: usize = 8;
         let mut parts = m.text.split('.');
         let base = parts.next().unwrap_or("");
-        let tokens: Vec<&str> = parts.collect();
+        // A fixed buffer: modifiers are parsed for every instruction and never outnumber the groups.
+        let mut buffer = [""; MAX_MODIFIERS];
+        let mut n = 0;
+        for part in parts {
+            if n == MAX_MODIFIERS {
+                self.error("modifier", m.span, format!("too many modifiers: no instruction takes more than {}", MAX_MODIFIERS - 1), "too many");
+                return None;
+            }
+            buffer[n] = part;
+            n += 1;
+        }
+        let tokens = &buffer[..n];
         let mut best: Option<(&OpInfo, usize, ModMiss)> = None;
         let mut any = false;
         for row in rows_of(base) {
             any = true;
-            match match_modifiers(row, &tokens) {
+            match match_modifiers(row, tokens) {
                 Ok(mods) => return Some((row.opcode, mods)),
                 Err((progress, miss)) => {
                     if best.as_ref().is_none_or(|b| progress > b.1) {
@@ -679,7 +692,7 @@ impl<'a> Assembler<'a> {
         let min = max - usize::from(info.optional);
         if given < min || given > max {
             let expected = if min == max { format!("{max}") } else { format!("{min} or {max}") };
-            let span = ins.operands.get(max).map_or(ins.span, |o| Span::new(o.span.start, ins.span.end));
+            let span = ins.operands.get(max).map_or(ins.span, |o| Span { start: o.span.start, end: ins.span.end });
             let d = self.error(
                 "operand",
                 span,

@@ -7,25 +7,27 @@ use std::ops::Range;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
     /// First byte.
-    pub start: usize,
+    pub start: u32,
     /// One past the last byte.
-    pub end: usize,
+    pub end: u32,
 }
 
 impl Span {
     /// The span from `start` to `end`.
     pub fn new(start: usize, end: usize) -> Span {
-        Span { start, end }
+        // 32-bit offsets keep syntax nodes small; sources beyond 4 GiB are not supported.
+        Span { start: start as u32, end: end as u32 }
     }
 
     /// As a range, for codespan labels.
     pub fn range(self) -> Range<usize> {
-        self.start..self.end
+        self.start as usize..self.end as usize
     }
 
     /// The sub-span `offset .. offset + len` of this span.
     pub fn sub(self, offset: usize, len: usize) -> Span {
-        Span::new(self.start + offset, self.start + offset + len)
+        let start = self.start as usize + offset;
+        Span::new(start, start + len)
     }
 }
 
@@ -177,17 +179,8 @@ pub enum Stmt<'a> {
         /// The parameter name.
         name: Name<'a>,
     },
-    /// `.shared [.align N] .type name[len]`
-    Shared {
-        /// The `.align` value.
-        align: Option<Lit<'a>>,
-        /// `.f32`, ...
-        ty: Name<'a>,
-        /// The variable name.
-        name: Name<'a>,
-        /// The element count (1 when left out).
-        len: Option<Lit<'a>>,
-    },
+    /// `.shared [.align N] .type name[len]` (boxed: parser stack slots are as large as the largest node).
+    Shared(Box<SharedDecl<'a>>),
     /// `.local N`
     Local(Lit<'a>),
     /// `.regs N`
@@ -195,14 +188,31 @@ pub enum Stmt<'a> {
     /// `.launch grid(..) block(..)`
     Launch(Vec<Dims<'a>>),
     /// `.arg name = value`
-    Arg {
-        /// The parameter.
-        name: Name<'a>,
-        /// Its default.
-        value: ArgValue<'a>,
-    },
+    Arg(Box<ArgDecl<'a>>),
     /// An instruction.
-    Instr(Instr<'a>),
+    Instr(Box<Instr<'a>>),
+}
+
+/// The parts of a `.shared` directive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedDecl<'a> {
+    /// The `.align` value.
+    pub align: Option<Lit<'a>>,
+    /// `.f32`, ...
+    pub ty: Name<'a>,
+    /// The variable name.
+    pub name: Name<'a>,
+    /// The element count (1 when left out).
+    pub len: Option<Lit<'a>>,
+}
+
+/// The parts of an `.arg` directive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArgDecl<'a> {
+    /// The parameter.
+    pub name: Name<'a>,
+    /// Its default.
+    pub value: ArgValue<'a>,
 }
 
 /// A statement with the span of the whole statement.
