@@ -184,7 +184,7 @@ fn launch_with_progress(
             let bar = bar.get_or_init(|| {
                 let style = ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} blocks, eta {eta}")
                     .unwrap_or_else(|_| ProgressStyle::default_bar());
-                ProgressBar::new(total).with_style(style)
+                ProgressBar::new(total).with_style(style).with_elapsed(started.elapsed())
             });
             bar.set_position(done);
         }
