@@ -73,8 +73,8 @@ fn shape(dims: &[usize], rows: Option<usize>, cols: Option<usize>, len: usize) -
         (Some(rc), None, None) => rc,
         (Some((r, c)), _, _) => (rows.unwrap_or(r), cols.unwrap_or(c)),
         (None, Some(r), Some(c)) => (r, c),
-        (None, Some(r), None) if r > 0 && len % r == 0 => (r, len / r),
-        (None, None, Some(c)) if c > 0 && len % c == 0 => (len / c, c),
+        (None, Some(r), None) if r > 0 && len.is_multiple_of(r) => (r, len / r),
+        (None, None, Some(c)) if c > 0 && len.is_multiple_of(c) => (len / c, c),
         (None, None, None) => return Err("a 1-D array needs --rows or --cols".into()),
         _ => return Err(format!("{len} elements do not divide into the rows or columns given")),
     };
