@@ -210,11 +210,27 @@ pub fn mufu(op: MufuOp, a: u32) -> u32 {
     canon32(r as f32)
 }
 
+/// f64 to f32 rounding to odd, so that a second rounding to a format with at
+/// least two bits less precision (f16, bf16) is the correct single rounding.
+fn f64_to_f32_odd(x: f64) -> f32 {
+    let r = x as f32;
+    if x.is_nan() || f64::from(r) == x {
+        return r;
+    }
+    let mut bits = r.to_bits();
+    if f64::from(r).abs() > x.abs() {
+        bits -= 1;
+    }
+    f32::from_bits(bits | 1)
+}
+
+/// Rounds to f16 or bf16 (nearest even) once; NaN becomes the canonical 0x7FFF.
 fn to_f16_bits(v: f64, bf: bool) -> u32 {
     if v.is_nan() {
         return NAN16;
     }
-    if bf { u32::from(bf16::from_f64(v).to_bits()) } else { u32::from(f16::from_f64(v).to_bits()) }
+    let v = f64_to_f32_odd(v);
+    if bf { u32::from(bf16::from_f32(v).to_bits()) } else { u32::from(f16::from_f32(v).to_bits()) }
 }
 
 /// `PACK.F16X2` / `PACK.BF16X2`: `a` in the low half.
@@ -401,6 +417,10 @@ mod tests {
         assert_eq!(c(u64::from(u32::MAX), CvtType::S32, CvtType::F32), u64::from(f(-1.0)));
         // 2^24 + 2^16 + 1 rounds to bf16 in one step (a second rounding through f32 would tie to even).
         assert_eq!(c(0x0101_0001, CvtType::U32, CvtType::BF16), 0x4B81);
+        // 1 + 2^-11 + 2^-40 is just above an f16 tie: one rounding goes up, two would tie to even.
+        assert_eq!(c((1.0 + 2f64.powi(-11) + 2f64.powi(-40)).to_bits(), CvtType::F64, CvtType::F16), 0x3C01);
+        assert_eq!(c(1e300f64.to_bits(), CvtType::F64, CvtType::BF16), 0x7F80);
+        assert_eq!(c((-1e-300f64).to_bits(), CvtType::F64, CvtType::F16), 0x8000);
         assert_eq!(c(0.1f64.to_bits(), CvtType::F64, CvtType::F32), u64::from(f(0.1)));
         assert_eq!(c(u64::from(f(0.1)), CvtType::F32, CvtType::F64), f64::from(0.1f32).to_bits());
         assert_eq!(c(0x3C00, CvtType::F16, CvtType::S32), 1);

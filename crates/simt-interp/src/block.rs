@@ -185,16 +185,38 @@ fn modify(row: &mut [u32; 32], m: Modifier) {
     }
 }
 
+/// A source row: the register itself when unmodified, else `tmp` filled with the value.
 #[inline(always)]
-fn fetch(w: &Warp, v: Val) -> [u32; 32] {
+fn src<'w>(w: &'w Warp, v: Val, tmp: &'w mut [u32; 32]) -> &'w [u32; 32] {
     match v {
-        Val::Imm(x) => [x; 32],
+        Val::Reg(r, Modifier::None) => w.row(r),
         Val::Reg(r, m) => {
-            let mut row = *w.row(r);
-            modify(&mut row, m);
-            row
+            *tmp = *w.row(r);
+            modify(tmp, m);
+            tmp
+        }
+        Val::Imm(x) => {
+            *tmp = [x; 32];
+            tmp
         }
     }
+}
+
+/// An owned copy of a source row.
+#[inline(always)]
+fn fetch(w: &Warp, v: Val) -> [u32; 32] {
+    let mut tmp = [0; 32];
+    *src(w, v, &mut tmp)
+}
+
+/// Builds a 32-lane array; a plain loop so it inlines into the AVX2 copy of the executor.
+#[inline(always)]
+fn per_lane<T: Copy + Default>(f: impl Fn(usize) -> T) -> [T; 32] {
+    let mut out = [T::default(); 32];
+    for (l, x) in out.iter_mut().enumerate() {
+        *x = f(l);
+    }
+    out
 }
 
 #[inline(always)]
@@ -204,7 +226,7 @@ fn fetch64(w: &Warp, v: Val64) -> [u64; 32] {
         Val64::Pair(r, m) => {
             let (lo, mut hi) = (*w.row(r), *w.row(r + 1));
             modify(&mut hi, if m == Modifier::INeg { Modifier::None } else { m });
-            std::array::from_fn(|l| u64::from(lo[l]) | (u64::from(hi[l]) << 32))
+            per_lane(|l| u64::from(lo[l]) | (u64::from(hi[l]) << 32))
         }
     }
 }
@@ -221,23 +243,23 @@ fn write(w: &mut Warp, d: Reg, vals: &[u32; 32], mask: u32) {
 
 #[inline(always)]
 fn write64(w: &mut Warp, d: Reg, vals: &[u64; 32], mask: u32) {
-    write(w, d, &std::array::from_fn(|l| vals[l] as u32), mask);
-    write(w, d + 1, &std::array::from_fn(|l| (vals[l] >> 32) as u32), mask);
+    write(w, d, &per_lane(|l| vals[l] as u32), mask);
+    write(w, d + 1, &per_lane(|l| (vals[l] >> 32) as u32), mask);
 }
 
 #[inline(always)]
 fn map1(a: &[u32; 32], f: impl Fn(u32) -> u32) -> [u32; 32] {
-    std::array::from_fn(|l| f(a[l]))
+    per_lane(|l| f(a[l]))
 }
 
 #[inline(always)]
 fn map2(a: &[u32; 32], b: &[u32; 32], f: impl Fn(u32, u32) -> u32) -> [u32; 32] {
-    std::array::from_fn(|l| f(a[l], b[l]))
+    per_lane(|l| f(a[l], b[l]))
 }
 
 #[inline(always)]
 fn map3(a: &[u32; 32], b: &[u32; 32], c: &[u32; 32], f: impl Fn(u32, u32, u32) -> u32) -> [u32; 32] {
-    std::array::from_fn(|l| f(a[l], b[l], c[l]))
+    per_lane(|l| f(a[l], b[l], c[l]))
 }
 
 #[inline(always)]
@@ -550,6 +572,51 @@ impl<'a> BlockSim<'a> {
         }
     }
 
+    /// The GLOBAL buffer and offset of an access, or the fault that names what is wrong.
+    #[inline(always)]
+    fn locate_global(&mut self, w: usize, l: usize, pc: u32, addr: u32, size: u32, write: bool) -> Result<(usize, u32), Fault> {
+        // Access sizes are powers of two, so a mask checks alignment without a division.
+        if addr & (size.min(16) - 1) == 0
+            && let Ok(found) = self.ctx.memory.locate(addr, size, &mut self.buffer_hint)
+        {
+            return Ok(found);
+        }
+        Err(self.access_fault(w, l, pc, Space::Global, addr, size, write))
+    }
+
+    /// Checks every executing lane's SHARED, LOCAL or PARAM access at once.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn check_region(&mut self, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, write: bool) -> Result<(), Fault> {
+        let len = match space {
+            Space::Shared => self.shared.len(),
+            Space::Local => self.ctx.kernel.local_size as usize,
+            _ => self.ctx.params.len(),
+        } as u64;
+        let align = size.min(16);
+        let bad = exec & mask_of(|l| addrs[l] & (align - 1) != 0 || u64::from(addrs[l]) + u64::from(size) > len);
+        if bad == 0 {
+            return Ok(());
+        }
+        let l = bad.trailing_zeros() as usize;
+        Err(self.access_fault(w, l, pc, space, addrs[l], size, write))
+    }
+
+    /// Where lane `l`'s region of a byte-addressed space starts in `bytes(space)`.
+    #[inline(always)]
+    fn region_base(&self, space: Space, w: usize, l: usize) -> usize {
+        if space == Space::Local { (w * 32 + l) * self.ctx.kernel.local_size as usize } else { 0 }
+    }
+
+    #[cold]
+    #[allow(clippy::too_many_arguments)]
+    fn access_fault(&mut self, w: usize, l: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Fault {
+        match self.resolve(w, l, pc, space, addr, size, write) {
+            Err(fault) => fault,
+            Ok(_) => self.fault(FaultKind::Unmapped, w, Some(l), Some(pc), format!("{} could not access {addr:#x}", self.mnemonic(pc))),
+        }
+    }
+
     fn bytes(&self, space: Space) -> &[u8] {
         match space {
             Space::Shared => &self.shared,
@@ -558,60 +625,13 @@ impl<'a> BlockSim<'a> {
         }
     }
 
-    fn load(&self, space: Space, loc: Loc, size: u32) -> [u32; 4] {
-        let mut out = [0u32; 4];
-        match loc {
-            Loc::Global(i, off) => {
-                if size < 4 {
-                    out[0] = self.ctx.memory.read(i, off, size);
-                } else {
-                    for (k, word) in out.iter_mut().take(size as usize / 4).enumerate() {
-                        *word = self.ctx.memory.read(i, off + 4 * k as u32, 4);
-                    }
-                }
-            }
-            Loc::Bytes(at) => {
-                let src = &self.bytes(space)[at..at + size as usize];
-                for (k, chunk) in src.chunks(4).enumerate() {
-                    let mut word = [0u8; 4];
-                    word[..chunk.len()].copy_from_slice(chunk);
-                    out[k] = u32::from_le_bytes(word);
-                }
-            }
-        }
-        out
-    }
-
-    fn store(&mut self, space: Space, loc: Loc, size: u32, words: &[u32; 4]) {
-        match loc {
-            Loc::Global(i, off) => {
-                if size < 4 {
-                    self.ctx.memory.write(i, off, size, words[0]);
-                } else {
-                    for (k, &word) in words.iter().take(size as usize / 4).enumerate() {
-                        self.ctx.memory.write(i, off + 4 * k as u32, 4, word);
-                    }
-                }
-            }
-            Loc::Bytes(at) => {
-                let dst = match space {
-                    Space::Shared => &mut self.shared,
-                    _ => &mut self.local,
-                };
-                for (k, chunk) in dst[at..at + size as usize].chunks_mut(4).enumerate() {
-                    let n = chunk.len();
-                    chunk.copy_from_slice(&words[k].to_le_bytes()[..n]);
-                }
-            }
-        }
-    }
-
-    fn atomic(&mut self, space: Space, loc: Loc, f: impl Fn(u32) -> u32) -> u32 {
+    /// Atomics exist for GLOBAL and SHARED only; a block's shared memory belongs to one OS thread.
+    fn atomic(&mut self, loc: Loc, f: impl Fn(u32) -> u32) -> u32 {
         match loc {
             Loc::Global(i, off) => self.ctx.memory.update(i, off, f),
             Loc::Bytes(at) => {
-                let old = self.load(space, loc, 4)[0];
-                self.store(space, Loc::Bytes(at), 4, &[f(old), 0, 0, 0]);
+                let old = read_le(&self.shared, at, 4)[0];
+                write_le(&mut self.shared, at, 4, [f(old), 0, 0, 0]);
                 old
             }
         }
@@ -619,7 +639,7 @@ impl<'a> BlockSim<'a> {
 
     fn special(&self, w: usize, sr: SpecialReg) -> [u32; 32] {
         let uniform = |v: u32| [v; 32];
-        let tid = |axis: usize| std::array::from_fn(|l| self.thread_of(w, l)[axis]);
+        let tid = |axis: usize| per_lane(|l| self.thread_of(w, l)[axis]);
         match sr {
             SpecialReg::TidX => tid(0),
             SpecialReg::TidY => tid(1),
@@ -633,7 +653,7 @@ impl<'a> BlockSim<'a> {
             SpecialReg::NctaidX => uniform(self.ctx.grid[0]),
             SpecialReg::NctaidY => uniform(self.ctx.grid[1]),
             SpecialReg::NctaidZ => uniform(self.ctx.grid[2]),
-            SpecialReg::LaneId => std::array::from_fn(|l| l as u32),
+            SpecialReg::LaneId => per_lane(|l| l as u32),
             SpecialReg::WarpId => uniform(w as u32),
             SpecialReg::SmId => uniform(self.sm),
             SpecialReg::Clock => uniform(self.warps[w].issued as u32),
@@ -663,7 +683,7 @@ impl<'a> BlockSim<'a> {
             }
             Op::Sel { d, a, b, p } => {
                 let (a, b, p) = (fetch(warp, a), fetch(warp, b), pred(warp, p));
-                let v = std::array::from_fn(|l| if (p >> l) & 1 != 0 { a[l] } else { b[l] });
+                let v = per_lane(|l| if (p >> l) & 1 != 0 { a[l] } else { b[l] });
                 write(warp, d, &v, exec);
             }
             Op::Cvt { d, a, wide_src, to, from, neg, abs } => {
@@ -675,7 +695,7 @@ impl<'a> BlockSim<'a> {
                         Val64::Imm(x) => [x; 32],
                     }
                 };
-                let v: [u64; 32] = std::array::from_fn(|l| arith::cvt(src[l], from, to, neg, abs));
+                let v: [u64; 32] = per_lane(|l| arith::cvt(src[l], from, to, neg, abs));
                 if to == simt_isa::CvtType::F64 {
                     write64(warp, d, &v, exec);
                 } else {
@@ -687,9 +707,10 @@ impl<'a> BlockSim<'a> {
                 write(warp, d, &v, exec);
             }
             Op::Int { op, d, a, b } => {
-                let (a, b) = (fetch(warp, a), fetch(warp, b));
+                let (mut ta, mut tb) = ([0; 32], [0; 32]);
+                let (a, b) = (src(warp, a, &mut ta), src(warp, b, &mut tb));
                 let v = specialise!(op, IntOp { Add, Sub, Mul, MulHiS, MulHiU, MinS, MinU, MaxS, MaxU, And, Or, Xor, Shl, ShrU, ShrS },
-                    |k| map2(&a, &b, |x, y| arith::int_op(k, x, y)));
+                    |k| map2(a, b, |x, y| arith::int_op(k, x, y)));
                 write(warp, d, &v, exec);
             }
             Op::Un { op, d, a } => {
@@ -698,15 +719,20 @@ impl<'a> BlockSim<'a> {
                 write(warp, d, &v, exec);
             }
             Op::Imad { d, a, b, c } => {
-                let v = map3(&fetch(warp, a), &fetch(warp, b), &fetch(warp, c), |x, y, z| x.wrapping_mul(y).wrapping_add(z));
+                let (mut ta, mut tb, mut tc) = ([0; 32], [0; 32], [0; 32]);
+                let (a, b, c) = (src(warp, a, &mut ta), src(warp, b, &mut tb), src(warp, c, &mut tc));
+                let v = map3(a, b, c, |x, y, z| x.wrapping_mul(y).wrapping_add(z));
                 write(warp, d, &v, exec);
             }
             Op::Lea { d, a, b, s } => {
-                let v = map3(&fetch(warp, a), &fetch(warp, b), &fetch(warp, s), |x, y, s| arith::shl(x, s).wrapping_add(y));
+                let (mut ta, mut tb, mut ts) = ([0; 32], [0; 32], [0; 32]);
+                let (a, b, s) = (src(warp, a, &mut ta), src(warp, b, &mut tb), src(warp, s, &mut ts));
+                let v = map3(a, b, s, |x, y, s| arith::shl(x, s).wrapping_add(y));
                 write(warp, d, &v, exec);
             }
             Op::Isetp { p, a, b, cmp, signed, bop, q } => {
-                let (a, b) = (fetch(warp, a), fetch(warp, b));
+                let (mut ta, mut tb) = ([0; 32], [0; 32]);
+                let (a, b) = (src(warp, a, &mut ta), src(warp, b, &mut tb));
                 let c = mask_of(|l| arith::icmp(cmp, signed, a[l], b[l]));
                 let v = arith::combine(bop, c, pred(warp, q));
                 set_pred(warp, p, v, exec);
@@ -724,21 +750,27 @@ impl<'a> BlockSim<'a> {
                 set_pred(warp, p, v, exec);
             }
             Op::F2 { op, d, a, b, flags } => {
-                let (a, b) = (fetch(warp, a), fetch(warp, b));
+                let (mut ta, mut tb) = ([0; 32], [0; 32]);
+                let (a, b) = (src(warp, a, &mut ta), src(warp, b, &mut tb));
                 let v = if !flags.ftz && !flags.sat {
-                    specialise!(op, FOp { Add, Mul, Min, Max }, |k| map2(&a, &b, |x, y| arith::f32_op(k, x, y, FFlags::default())))
+                    specialise!(op, FOp { Add, Mul, Min, Max }, |k| map2(a, b, |x, y| arith::f32_op(k, x, y, FFlags::default())))
                 } else {
-                    map2(&a, &b, |x, y| arith::f32_op(op, x, y, flags))
+                    map2(a, b, |x, y| arith::f32_op(op, x, y, flags))
                 };
                 write(warp, d, &v, exec);
             }
             Op::Ffma { d, a, b, c, flags } => {
-                let (a, b, c) = (fetch(warp, a), fetch(warp, b), fetch(warp, c));
+                let (mut ta, mut tb, mut tc) = ([0; 32], [0; 32], [0; 32]);
+                let (a, b, c) = (src(warp, a, &mut ta), src(warp, b, &mut tb), src(warp, c, &mut tc));
                 let v = if !flags.ftz && !flags.sat {
-                    map3(&a, &b, &c, |x, y, z| arith::ffma(x, y, z, FFlags::default()))
+                    map3(a, b, c, |x, y, z| arith::ffma(x, y, z, FFlags::default()))
                 } else {
-                    map3(&a, &b, &c, |x, y, z| arith::ffma(x, y, z, flags))
+                    map3(a, b, c, |x, y, z| arith::ffma(x, y, z, flags))
                 };
+                write(warp, d, &v, exec);
+            }
+            Op::FfmaRegs { d, a, b, c } => {
+                let v = map3(warp.row(a), warp.row(b), warp.row(c), |x, y, z| arith::ffma(x, y, z, FFlags::default()));
                 write(warp, d, &v, exec);
             }
             Op::Mufu { op, d, a } => {
@@ -747,42 +779,84 @@ impl<'a> BlockSim<'a> {
             }
             Op::D2 { op, d, a, b } => {
                 let (a, b) = (fetch64(warp, a), fetch64(warp, b));
-                let v = std::array::from_fn(|l| arith::f64_op(op, a[l], b[l]));
+                let v = per_lane(|l| arith::f64_op(op, a[l], b[l]));
                 write64(warp, d, &v, exec);
             }
             Op::Dfma { d, a, b, c } => {
                 let (a, b, c) = (fetch64(warp, a), fetch64(warp, b), fetch64(warp, c));
-                let v = std::array::from_fn(|l| arith::dfma(a[l], b[l], c[l]));
+                let v = per_lane(|l| arith::dfma(a[l], b[l], c[l]));
                 write64(warp, d, &v, exec);
             }
             Op::Ld { space, ty, regs, d, addr } => {
                 let size = mem_size(ty, regs);
-                let base = *warp.row(addr.base);
+                let base = warp.row(addr.base);
+                let addrs = per_lane(|l| base[l].wrapping_add(addr.offset));
                 let mut rows = [[0u32; 32]; 4];
-                for l in lanes(exec) {
-                    let loc = self.resolve(w, l, pc, space, base[l].wrapping_add(addr.offset), size, false)?;
-                    let words = self.load(space, loc, size);
-                    let words = match ty {
-                        MemType::S8 => [words[0] as u8 as i8 as i32 as u32, 0, 0, 0],
-                        MemType::S16 => [words[0] as u16 as i16 as i32 as u32, 0, 0, 0],
-                        _ => words,
-                    };
-                    for (k, row) in rows.iter_mut().enumerate() {
-                        row[l] = words[k];
+                let words = usize::from(regs);
+                if space == Space::Global {
+                    let memory = self.ctx.memory;
+                    for l in lanes(exec) {
+                        let (i, off) = self.locate_global(w, l, pc, addrs[l], size, false)?;
+                        if size < 4 {
+                            rows[0][l] = memory.read(i, off, size);
+                        } else {
+                            for (k, row) in rows.iter_mut().take(words).enumerate() {
+                                row[l] = memory.read(i, off + 4 * k as u32, 4);
+                            }
+                        }
+                    }
+                } else {
+                    self.check_region(w, pc, space, exec, &addrs, size, false)?;
+                    let bytes = self.bytes(space);
+                    for l in lanes(exec) {
+                        let at = self.region_base(space, w, l) + addrs[l] as usize;
+                        let value = read_le(bytes, at, size);
+                        for (k, row) in rows.iter_mut().take(words).enumerate() {
+                            row[l] = value[k];
+                        }
                     }
                 }
+                match ty {
+                    MemType::S8 => rows[0] = rows[0].map(|x| x as u8 as i8 as i32 as u32),
+                    MemType::S16 => rows[0] = rows[0].map(|x| x as u16 as i16 as i32 as u32),
+                    _ => {}
+                }
                 let warp = &mut self.warps[w];
-                for (k, row) in rows.iter().take(usize::from(regs)).enumerate() {
+                for (k, row) in rows.iter().take(words).enumerate() {
                     write(warp, d + k as Reg, row, exec);
                 }
             }
             Op::St { space, ty, regs, a, addr } => {
                 let size = mem_size(ty, regs);
-                let base = *warp.row(addr.base);
-                let rows: [[u32; 32]; 4] = std::array::from_fn(|k| if k < usize::from(regs) { *warp.row(a + k as Reg) } else { [0; 32] });
-                for l in lanes(exec) {
-                    let loc = self.resolve(w, l, pc, space, base[l].wrapping_add(addr.offset), size, true)?;
-                    self.store(space, loc, size, &std::array::from_fn(|k| rows[k][l]));
+                let base = warp.row(addr.base);
+                let addrs = per_lane(|l| base[l].wrapping_add(addr.offset));
+                let words = usize::from(regs);
+                let mut rows = [[0u32; 32]; 4];
+                for (k, row) in rows.iter_mut().take(words).enumerate() {
+                    *row = *warp.row(a + k as Reg);
+                }
+                if space == Space::Global {
+                    let memory = self.ctx.memory;
+                    for l in lanes(exec) {
+                        let (i, off) = self.locate_global(w, l, pc, addrs[l], size, true)?;
+                        if size < 4 {
+                            memory.write(i, off, size, rows[0][l]);
+                        } else {
+                            for (k, row) in rows.iter().take(words).enumerate() {
+                                memory.write(i, off + 4 * k as u32, 4, row[l]);
+                            }
+                        }
+                    }
+                } else {
+                    self.check_region(w, pc, space, exec, &addrs, size, true)?;
+                    for l in lanes(exec) {
+                        let at = self.region_base(space, w, l) + addrs[l] as usize;
+                        let bytes = match space {
+                            Space::Shared => &mut self.shared,
+                            _ => &mut self.local,
+                        };
+                        write_le(bytes, at, size, [rows[0][l], rows[1][l], rows[2][l], rows[3][l]]);
+                    }
                 }
             }
             Op::Atom { space, op, ty, d, addr, b } => {
@@ -793,16 +867,16 @@ impl<'a> BlockSim<'a> {
                     let loc = self.resolve(w, l, pc, space, base[l].wrapping_add(addr.offset), 4, true)?;
                     let x = b[l];
                     old[l] = match (op, ty) {
-                        (AtomOp::Add, AtomType::F32) => self.atomic(space, loc, |m| arith::f32_op(FOp::Add, m, x, FFlags::default())),
-                        (AtomOp::Add, _) => self.atomic(space, loc, |m| m.wrapping_add(x)),
-                        (AtomOp::Min, AtomType::S32) => self.atomic(space, loc, |m| arith::int_op(IntOp::MinS, m, x)),
-                        (AtomOp::Min, _) => self.atomic(space, loc, |m| m.min(x)),
-                        (AtomOp::Max, AtomType::S32) => self.atomic(space, loc, |m| arith::int_op(IntOp::MaxS, m, x)),
-                        (AtomOp::Max, _) => self.atomic(space, loc, |m| m.max(x)),
-                        (AtomOp::Exch, _) => self.atomic(space, loc, |_| x),
-                        (AtomOp::And, _) => self.atomic(space, loc, |m| m & x),
-                        (AtomOp::Or, _) => self.atomic(space, loc, |m| m | x),
-                        (AtomOp::Xor, _) => self.atomic(space, loc, |m| m ^ x),
+                        (AtomOp::Add, AtomType::F32) => self.atomic(loc, |m| arith::f32_op(FOp::Add, m, x, FFlags::default())),
+                        (AtomOp::Add, _) => self.atomic(loc, |m| m.wrapping_add(x)),
+                        (AtomOp::Min, AtomType::S32) => self.atomic(loc, |m| arith::int_op(IntOp::MinS, m, x)),
+                        (AtomOp::Min, _) => self.atomic(loc, |m| m.min(x)),
+                        (AtomOp::Max, AtomType::S32) => self.atomic(loc, |m| arith::int_op(IntOp::MaxS, m, x)),
+                        (AtomOp::Max, _) => self.atomic(loc, |m| m.max(x)),
+                        (AtomOp::Exch, _) => self.atomic(loc, |_| x),
+                        (AtomOp::And, _) => self.atomic(loc, |m| m & x),
+                        (AtomOp::Or, _) => self.atomic(loc, |m| m | x),
+                        (AtomOp::Xor, _) => self.atomic(loc, |m| m ^ x),
                     };
                 }
                 write(&mut self.warps[w], d, &old, exec);
@@ -814,7 +888,7 @@ impl<'a> BlockSim<'a> {
                 for l in lanes(exec) {
                     let loc = self.resolve(w, l, pc, space, base[l].wrapping_add(addr.offset), 4, true)?;
                     let (expected, new) = (b[l], c[l]);
-                    old[l] = self.atomic(space, loc, |m| if m == expected { new } else { m });
+                    old[l] = self.atomic(loc, |m| if m == expected { new } else { m });
                 }
                 write(&mut self.warps[w], d, &old, exec);
             }
@@ -827,7 +901,7 @@ impl<'a> BlockSim<'a> {
                 let (src, b) = (*warp.row(a), fetch(warp, b));
                 let segmask = !(width.wrapping_sub(1)) & 31;
                 let c = if mode == ShflMode::Up { 0 } else { width.wrapping_sub(1) & 31 };
-                let v = std::array::from_fn(|lane| {
+                let v = per_lane(|lane| {
                     let l = lane as i32;
                     let bval = (b[lane] & 31) as i32;
                     let max_lane = ((lane as u32 & segmask) | (c & !segmask)) as i32;
@@ -927,6 +1001,31 @@ impl<'a> BlockSim<'a> {
             write(warp, regs[0] + k as Reg, row, exec);
         }
         Ok(())
+    }
+}
+
+/// Reads `size` bytes at `at` as little-endian words (a sub-word value zero-extended in word 0).
+#[inline(always)]
+fn read_le(bytes: &[u8], at: usize, size: u32) -> [u32; 4] {
+    let chunk = &bytes[at..at + size as usize];
+    let word = |k: usize| u32::from_le_bytes([chunk[4 * k], chunk[4 * k + 1], chunk[4 * k + 2], chunk[4 * k + 3]]);
+    match chunk.len() {
+        1 => [u32::from(chunk[0]), 0, 0, 0],
+        2 => [u32::from(u16::from_le_bytes([chunk[0], chunk[1]])), 0, 0, 0],
+        4 => [word(0), 0, 0, 0],
+        8 => [word(0), word(1), 0, 0],
+        16 => [word(0), word(1), word(2), word(3)],
+        _ => [0; 4],
+    }
+}
+
+/// Writes the low `size` bytes of `words` at `at`, little-endian.
+#[inline(always)]
+fn write_le(bytes: &mut [u8], at: usize, size: u32, words: [u32; 4]) {
+    let chunk = &mut bytes[at..at + size as usize];
+    for (k, part) in chunk.chunks_mut(4).enumerate() {
+        let n = part.len();
+        part.copy_from_slice(&words[k].to_le_bytes()[..n]);
     }
 }
 

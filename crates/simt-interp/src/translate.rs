@@ -126,6 +126,8 @@ pub(crate) enum Op {
     Dsetp { p: u8, a: Val64, b: Val64, cmp: FCmp, bop: BoolOp, q: PredIn },
     F2 { op: FOp, d: Reg, a: Val, b: Val, flags: FFlags },
     Ffma { d: Reg, a: Val, b: Val, c: Val, flags: FFlags },
+    /// The hot case of FFMA: three plain registers, no flags.
+    FfmaRegs { d: Reg, a: Reg, b: Reg, c: Reg },
     Mufu { op: MufuOp, d: Reg, a: Val },
     D2 { op: DOp, d: Reg, a: Val64, b: Val64 },
     Dfma { d: Reg, a: Val64, b: Val64, c: Val64 },
@@ -337,12 +339,11 @@ impl Translator {
             Opcode::Fmul => f2(FOp::Mul, 2),
             Opcode::Fmin => f2(FOp::Min, 1),
             Opcode::Fmax => f2(FOp::Max, 1),
-            Opcode::Ffma => Op::Ffma {
-                d: self.dst(&o[0]),
-                a: self.val(&o[1], true),
-                b: self.val(&o[2], true),
-                c: self.val(&o[3], true),
-                flags: fflags(2),
+            Opcode::Ffma => match (self.val(&o[1], true), self.val(&o[2], true), self.val(&o[3], true), fflags(2)) {
+                (Val::Reg(a, Modifier::None), Val::Reg(b, Modifier::None), Val::Reg(c, Modifier::None), FFlags { ftz: false, sat: false }) => {
+                    Op::FfmaRegs { d: self.dst(&o[0]), a, b, c }
+                }
+                (a, b, c, flags) => Op::Ffma { d: self.dst(&o[0]), a, b, c, flags },
             },
             Opcode::Mufu => Op::Mufu { op: MufuOp::from_index(m(0)).unwrap_or(MufuOp::Rcp), d: self.dst(&o[0]), a: self.val(&o[1], true) },
             Opcode::Dadd => d2(DOp::Add),
