@@ -50,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         module_dir: None,
     };
     let launch = host::prepare(kernel, &request)?;
-    let stats = simt_interp::run(&module, kernel, &launch.config, &launch.memory, &RunOptions::default(), None)
+    let stats = simt_interp::run(kernel, &launch.config, &launch.memory, &RunOptions::default(), None)
         .map_err(|fault| fault.render(&module, false))?;
 
     let (elem, bytes) = launch.buffer("y").ok_or("no buffer `y`")?;

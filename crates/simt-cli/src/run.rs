@@ -189,7 +189,7 @@ fn launch_with_progress(
             bar.set_position(done);
         }
     };
-    let result = simt_interp::run(module, kernel, &launch.config, &launch.memory, options, Some(&progress));
+    let result = simt_interp::run(kernel, &launch.config, &launch.memory, options, Some(&progress));
     if let Some(bar) = bar.get() {
         bar.finish_and_clear();
     }

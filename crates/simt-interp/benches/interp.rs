@@ -23,13 +23,13 @@ fn bench_launch(c: &mut Criterion, id: &str, module: &Module, request: &LaunchRe
     let kernel = &module.kernels[0];
     let options = RunOptions { threads: Some(threads), ..RunOptions::default() };
     let probe = prepare(kernel, request).expect("valid request");
-    let stats = simt_interp::run(module, kernel, &probe.config, &probe.memory, &options, None).expect("runs");
+    let stats = simt_interp::run(kernel, &probe.config, &probe.memory, &options, None).expect("runs");
     let mut group = c.benchmark_group(id);
     group.sample_size(10).measurement_time(Duration::from_secs(8)).throughput(Throughput::Elements(stats.thread_instructions));
     group.bench_function(format!("{threads} thread(s)"), |b| {
         b.iter_batched(
             || prepare(kernel, request).expect("valid request"),
-            |p| simt_interp::run(module, kernel, &p.config, &p.memory, &options, None).expect("runs"),
+            |p| simt_interp::run(kernel, &p.config, &p.memory, &options, None).expect("runs"),
             criterion::BatchSize::LargeInput,
         )
     });

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
-use simt_isa::{Kernel, Module, MAX_BLOCK_THREADS};
+use simt_isa::{Kernel, MAX_BLOCK_THREADS};
 
 use crate::block::{run_block, Counters, Launch};
 use crate::{Fault, GlobalMemory, Stats};
@@ -104,7 +104,7 @@ pub fn check_launch(kernel: &Kernel, config: &LaunchConfig) -> Result<(), String
     kernel.validate().map_err(|e| e.to_string())
 }
 
-/// Runs one launch of `kernel` (from `module`, for source lines) over `memory`.
+/// Runs one launch of `kernel` over `memory`.
 ///
 /// Blocks go to SMs round-robin (block `b` to SM `b % sms`); SMs run on
 /// rayon's pool, each running its blocks in order. When several blocks
@@ -116,14 +116,12 @@ pub fn check_launch(kernel: &Kernel, config: &LaunchConfig) -> Result<(), String
 /// # Errors
 /// A [`Fault`]; [`FaultKind::InvalidLaunch`] when the launch was impossible and nothing ran.
 pub fn run(
-    module: &Module,
     kernel: &Kernel,
     config: &LaunchConfig,
     memory: &GlobalMemory,
     options: &RunOptions,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
 ) -> Result<Stats, Fault> {
-    let _ = module;
     let launch = Launch::new(kernel, config, memory, options)?;
     let blocks = launch.blocks();
     let sms = u64::from(options.sms.max(1)).min(blocks);

@@ -43,7 +43,7 @@ fn run_all(module: &Module, options: &RunOptions) -> Vec<KernelRun> {
         .map(|kernel| {
             let request = LaunchRequest { module_dir: Some(asm_dir()), ..LaunchRequest::default() };
             let prepared = prepare(kernel, &request).unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
-            let stats = run(module, kernel, &prepared.config, &prepared.memory, options, None)
+            let stats = run(kernel, &prepared.config, &prepared.memory, options, None)
                 .unwrap_or_else(|f| panic!("{}", f.render(module, false)));
             let buffers = prepared.buffers.iter().map(|(name, _)| (name.clone(), prepared.buffer(name).unwrap().1)).collect();
             (kernel.name.clone(), buffers, stats)

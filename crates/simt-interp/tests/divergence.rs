@@ -65,12 +65,12 @@ fn trace(module: &Module, simt: SimtModel) -> (Vec<Vec<(u32, u32)>>, Vec<u32>) {
 
 fn run_plain(module: &Module, simt: SimtModel) -> Result<simt_interp::Stats, simt_interp::Fault> {
     let p = prepared(module);
-    simt_interp::run(module, &module.kernels[0], &p.config, &p.memory, &options(simt), None)
+    simt_interp::run(&module.kernels[0], &p.config, &p.memory, &options(simt), None)
 }
 
 fn run(module: &Module, simt: SimtModel) -> Result<PreparedLaunch, simt_interp::Fault> {
     let p = prepared(module);
-    simt_interp::run(module, &module.kernels[0], &p.config, &p.memory, &options(simt), None)?;
+    simt_interp::run(&module.kernels[0], &p.config, &p.memory, &options(simt), None)?;
     Ok(p)
 }
 
@@ -139,7 +139,7 @@ fn a_smaller_yield_count_still_completes_the_spin_lock() {
     for y in [1, 2, 100] {
         let p = prepared(&module);
         let opts = RunOptions { its_yield: y, ..options(SimtModel::Its) };
-        simt_interp::run(&module, &module.kernels[0], &p.config, &p.memory, &opts, None).expect("completes");
+        simt_interp::run(&module.kernels[0], &p.config, &p.memory, &opts, None).expect("completes");
         assert_eq!(u32s(&p.buffer("counter").unwrap().1), [128], "Y = {y}");
     }
 }

@@ -67,7 +67,7 @@ fn launch(module: &Module, request: &LaunchRequest, simt: SimtModel) -> Launched
     };
     let before = snapshot(&prepared);
     let options = RunOptions { simt, ..RunOptions::default() };
-    let stats = run(module, kernel, &prepared.config, &prepared.memory, &options, None)
+    let stats = run(kernel, &prepared.config, &prepared.memory, &options, None)
         .unwrap_or_else(|f| panic!("{} faulted under {simt:?}:\n{}", kernel.name, f.render(module, false)));
     let after = snapshot(&prepared);
     let params = kernel.params.iter().map(|p| (p.name.clone(), p.offset)).collect();
