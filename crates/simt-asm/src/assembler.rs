@@ -147,81 +147,70 @@ struct Symbols<'a> {
     shared: HashMap<&'a str, (u32, Span)>,
 }
 
-/// A kernel's lines, collected before any of them is checked so that
-/// directives and labels may come in any order.
-struct KernelSource<'a> {
+/// The kernel being assembled, filled line by line so that no syntax tree
+/// outlives its line.
+struct KernelBuilder<'a> {
     name: ast::Name<'a>,
-    lines: Vec<(u32, ast::Line<'a>)>,
+    /// Diagnostics before this kernel began: any new one means no kernel is produced.
+    errors_before: usize,
+    symbols: Symbols<'a>,
+    header: Header,
+    labels: Vec<(String, u32)>,
+    label_spans: HashMap<&'a str, (u32, Span)>,
+    /// `.arg` directives, checked at the end, when every parameter is known.
+    args: Vec<(Box<ast::ArgDecl<'a>>, Span)>,
+    code: Vec<Instruction>,
+    lines: Vec<u32>,
+    fixups: Vec<Fixup<'a>>,
+    max_reg: Option<(u32, Span)>,
 }
 
 struct Assembler<'a> {
     sink: Sink,
     kernel_names: HashMap<&'a str, Span>,
+    current: Option<KernelBuilder<'a>>,
+    kernels: Vec<Kernel>,
+    stray_reported: bool,
 }
 
 /// Assembles a whole file.
-pub(crate) fn assemble(file_name: &str, source: &str) -> Result<Module, Diagnostics> {
-    let mut asm = Assembler { sink: Sink::default(), kernel_names: HashMap::new() };
-    let kernels = parse_file(source, &mut asm.sink);
-    let mut module = Module { source_name: file_name.to_string(), source: Some(source.to_string()), kernels: Vec::new() };
-    for k in kernels {
-        if let Some(kernel) = asm.kernel(k) {
-            module.kernels.push(kernel);
-        }
-    }
-    if asm.sink.list.is_empty() && module.kernels.is_empty() {
-        asm.sink.error("kernel", Span::new(0, 0), "the file defines no kernel: start one with `.kernel NAME`", "expected a .kernel here");
-    }
-    if asm.sink.list.is_empty() { Ok(module) } else { Err(Diagnostics::new(file_name, source, asm.sink.list)) }
-}
-
-/// Lexes and parses every line, grouping lines by kernel.
-fn parse_file<'a>(source: &'a str, sink: &mut Sink) -> Vec<KernelSource<'a>> {
+pub(crate) fn assemble<'a>(file_name: &str, source: &'a str) -> Result<Module, Diagnostics> {
+    let mut asm = Assembler { sink: Sink::default(), kernel_names: HashMap::new(), current: None, kernels: Vec::new(), stray_reported: false };
     let parser = LineParser::new();
-    let mut kernels: Vec<KernelSource<'a>> = Vec::new();
     let mut tokens = Vec::new();
     let mut lex_errors = Vec::new();
     // Lines are visited in order, so the line number is found by counting newlines since the last one.
     let (mut counted_to, mut line_no) = (0usize, 1u32);
-    let mut stray_reported = false;
-    let mut on_line = |toks: &[lexer::Spanned<'a>]| {
+    let on_line = |toks: &[lexer::Spanned<'a>]| {
         let start = toks[0].0;
         line_no += source.as_bytes()[counted_to..start].iter().filter(|&&b| b == b'\n').count() as u32;
         counted_to = start;
-        let line = match parser.parse(toks.iter().map(|&t| Ok::<_, LexError>(t))) {
-            Ok(line) => line,
+        match parser.parse(toks.iter().map(|&t| Ok::<_, LexError>(t))) {
+            Ok(line) => asm.line(line_no, line, start),
             Err(e) => {
                 let (span, message) = parse_error_message(&e);
-                let d = sink.error("syntax", span, message, "here");
+                let d = asm.error("syntax", span, message, "here");
                 if let ParseError::UnrecognizedToken { .. } | ParseError::UnrecognizedEof { .. } = e {
                     help(d, "one statement per line: `[label:] [@P0] MNEMONIC operands` or a directive");
-                }
-                return;
-            }
-        };
-        if let Some(ast::Statement { stmt: Stmt::Kernel(name), .. }) = &line.stmt {
-            kernels.push(KernelSource { name: *name, lines: Vec::new() });
-            if line.label.is_none() {
-                return;
-            }
-        }
-        match kernels.last_mut() {
-            Some(k) => k.lines.push((line_no, line)),
-            None => {
-                if !stray_reported {
-                    let span = line.stmt.as_ref().map(|s| s.span).or(line.label.map(|l| l.span)).unwrap_or(Span::new(start, start));
-                    let d = sink.error("kernel", span, "this statement comes before the first `.kernel` directive", "outside any kernel");
-                    help(d, "put `.kernel NAME` above it");
-                    stray_reported = true;
                 }
             }
         }
     };
-    lexer::for_each_line(source, &mut tokens, &mut on_line, |e| lex_errors.push(e));
+    lexer::for_each_line(source, &mut tokens, on_line, |e| lex_errors.push(e));
+    asm.finish_kernel();
     for e in lex_errors {
-        sink.error("syntax", Span::new(e.span.start, e.span.end), e.message, "here");
+        asm.error("syntax", Span::new(e.span.start, e.span.end), e.message, "here");
     }
-    kernels
+    if asm.sink.list.is_empty() && asm.kernels.is_empty() {
+        asm.error("kernel", Span::new(0, 0), "the file defines no kernel: start one with `.kernel NAME`", "expected a .kernel here");
+    }
+    let mut list = asm.sink.list;
+    if list.is_empty() {
+        return Ok(Module { source_name: file_name.to_string(), source: Some(source.to_string()), kernels: asm.kernels });
+    }
+    // Report in source order, whichever pass found the problem.
+    list.sort_by_key(|d| d.labels.first().map_or(0, |l| l.range.start));
+    Err(Diagnostics::new(file_name, source, list))
 }
 
 /// The pieces of a kernel gathered from its directives.
@@ -265,57 +254,86 @@ impl<'a> Assembler<'a> {
         }
     }
 
-    fn kernel(&mut self, src: KernelSource<'a>) -> Option<Kernel> {
-        let name = src.name;
+    /// Takes one parsed line (`start`: its first byte).
+    fn line(&mut self, line_no: u32, line: ast::Line<'a>, start: usize) {
+        if let Some(ast::Statement { stmt: Stmt::Kernel(name), .. }) = &line.stmt {
+            self.finish_kernel();
+            self.start_kernel(*name);
+        }
+        let Some(mut k) = self.current.take() else {
+            if !self.stray_reported {
+                let span = line.stmt.as_ref().map(|s| s.span).or(line.label.map(|l| l.span)).unwrap_or(Span::new(start, start));
+                let d = self.error("kernel", span, "this statement comes before the first `.kernel` directive", "outside any kernel");
+                help(d, "put `.kernel NAME` above it");
+                self.stray_reported = true;
+            }
+            return;
+        };
+        if let Some(label) = line.label {
+            self.label(&mut k, label);
+        }
+        if let Some(stmt) = line.stmt {
+            match stmt.stmt {
+                Stmt::Instr(ins) => self.push_instruction(&mut k, line_no, &ins),
+                Stmt::Arg(decl) => k.args.push((decl, stmt.span)),
+                other => self.directive(&other, stmt.span, &mut k.symbols, &mut k.header),
+            }
+        }
+        self.current = Some(k);
+    }
+
+    fn start_kernel(&mut self, name: ast::Name<'a>) {
         self.check_name(&name, "kernel");
         if let Some(first) = self.kernel_names.insert(name.text, name.span) {
             let d = self.error("kernel", name.span, format!("kernel `{}` is defined twice: rename one of them", name.text), "second definition");
             also(d, first, "first defined here");
         }
-        let errors_before = self.sink.list.len();
-        let mut symbols = Symbols::default();
-        let mut header = Header::default();
-        let mut labels: Vec<(String, u32)> = Vec::new();
-        let mut label_spans: HashMap<&'a str, (u32, Span)> = HashMap::new();
-        let mut arg_lines = Vec::new();
-        let mut pc = 0u32;
-        for (_, line) in &src.lines {
-            if let Some(label) = line.label {
-                if label.text.contains('.') {
-                    self.error("label", label.span, "a label name cannot contain `.`: use letters, digits and `_`", "invalid label");
-                } else if let Some(&(_, first)) = label_spans.get(label.text) {
-                    let d = self.error("label", label.span, format!("label `{}` is defined twice: rename one of them", label.text), "second definition");
-                    also(d, first, "first defined here");
-                } else {
-                    label_spans.insert(label.text, (pc, label.span));
-                    labels.push((label.text.to_string(), pc));
-                }
-            }
-            let Some(stmt) = &line.stmt else { continue };
-            match &stmt.stmt {
-                Stmt::Instr(_) => pc += 1,
-                Stmt::Arg(decl) => arg_lines.push((decl.name, &decl.value, stmt.span)),
-                other => self.directive(other, stmt.span, &mut symbols, &mut header),
-            }
-        }
-        for (name, value, span) in arg_lines {
-            self.arg(name, value, span, &header.params, &mut header.args);
-        }
+        self.current = Some(KernelBuilder {
+            name,
+            errors_before: self.sink.list.len(),
+            symbols: Symbols::default(),
+            header: Header::default(),
+            labels: Vec::new(),
+            label_spans: HashMap::new(),
+            args: Vec::new(),
+            code: Vec::new(),
+            lines: Vec::new(),
+            fixups: Vec::new(),
+            max_reg: None,
+        });
+    }
 
-        let mut code = Vec::with_capacity(pc as usize);
-        let mut lines = Vec::with_capacity(pc as usize);
-        let mut fixups = Vec::new();
-        let mut max_reg: Option<(u32, Span)> = None;
-        for (line_no, line) in &src.lines {
-            let Some(ast::Statement { stmt: Stmt::Instr(ins), .. }) = &line.stmt else { continue };
-            let inst = self.instruction(ins, &symbols, code.len(), &mut fixups).unwrap_or_else(|| Instruction::new(Opcode::Nop));
-            if let Some(r) = inst.max_reg()
-                && max_reg.is_none_or(|(m, _)| r > m)
-            {
-                max_reg = Some((r, ins.span));
-            }
-            code.push(inst);
-            lines.push(*line_no);
+    fn label(&mut self, k: &mut KernelBuilder<'a>, label: ast::Name<'a>) {
+        let pc = k.code.len() as u32;
+        if label.text.contains('.') {
+            self.error("label", label.span, "a label name cannot contain `.`: use letters, digits and `_`", "invalid label");
+        } else if let Some(&(_, first)) = k.label_spans.get(label.text) {
+            let d = self.error("label", label.span, format!("label `{}` is defined twice: rename one of them", label.text), "second definition");
+            also(d, first, "first defined here");
+        } else {
+            k.label_spans.insert(label.text, (pc, label.span));
+            k.labels.push((label.text.to_string(), pc));
+        }
+    }
+
+    fn push_instruction(&mut self, k: &mut KernelBuilder<'a>, line_no: u32, ins: &ast::Instr<'a>) {
+        // A rejected instruction keeps its slot so that later labels keep their pcs.
+        let inst = self.instruction(ins, &k.symbols, k.code.len(), &mut k.fixups).unwrap_or_else(|| Instruction::new(Opcode::Nop));
+        if let Some(r) = inst.max_reg()
+            && k.max_reg.is_none_or(|(m, _)| r > m)
+        {
+            k.max_reg = Some((r, ins.span));
+        }
+        k.code.push(inst);
+        k.lines.push(line_no);
+    }
+
+    /// Resolves labels, arguments and registers of the current kernel and keeps it if it is clean.
+    fn finish_kernel(&mut self) {
+        let Some(k) = self.current.take() else { return };
+        let KernelBuilder { name, errors_before, symbols: _, mut header, labels, label_spans, args, mut code, lines, fixups, max_reg } = k;
+        for (decl, span) in &args {
+            self.arg(decl.name, &decl.value, *span, &header.params, &mut header.args);
         }
         if code.is_empty() {
             self.error("kernel", name.span, format!("kernel `{}` has no instructions: add at least `EXIT`", name.text), "empty kernel");
@@ -355,7 +373,7 @@ impl<'a> Assembler<'a> {
             None => needed,
         };
         if self.sink.list.len() > errors_before {
-            return None;
+            return;
         }
         let kernel = Kernel {
             name: name.text.to_string(),
@@ -371,11 +389,12 @@ impl<'a> Assembler<'a> {
             labels,
         };
         // Every rule of `Kernel::validate` is checked above with a better message; this is a safety net.
-        if let Err(e) = kernel.validate() {
-            self.error("kernel", name.span, e.to_string(), "in this kernel");
-            return None;
+        match kernel.validate() {
+            Ok(()) => self.kernels.push(kernel),
+            Err(e) => {
+                self.error("kernel", name.span, e.to_string(), "in this kernel");
+            }
         }
-        Some(kernel)
     }
 
     fn directive(&mut self, stmt: &Stmt<'a>, span: Span, symbols: &mut Symbols<'a>, h: &mut Header) {
@@ -842,7 +861,7 @@ impl<'a> Assembler<'a> {
                         } else if let Some(s) = suggest(w, table.keys().copied()) {
                             with_help(e, format!("did you mean `{s}`?"))
                         } else {
-                            with_help(e, format!("declare it with .{}", if param_space { "param" } else { "shared" }))
+                            with_help(e, format!("declare it with .{} above its first use", if param_space { "param" } else { "shared" }))
                         });
                     };
                     if t.neg {

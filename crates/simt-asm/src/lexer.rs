@@ -176,8 +176,8 @@ pub fn for_each_line<'a>(
             Ok(token) => tokens.push((span.start, token, span.end)),
             Err(mut e) => {
                 if !bad {
-                    let c = source[span.clone()].chars().next().unwrap_or(' ');
-                    e.span = span;
+                    let c = source.get(span.start..).and_then(|rest| rest.chars().next()).unwrap_or(' ');
+                    e.span = span.start..span.start + c.len_utf8();
                     e.message = format!("unexpected character `{}`: remove it", c.escape_default());
                     error(e);
                 }

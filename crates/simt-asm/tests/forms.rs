@@ -210,7 +210,20 @@ fn default_regs_is_highest_used_plus_one() {
 fn arbitrary_bytes_never_panic() {
     let samples = ["", "\0", "@", "[", ".kernel", ".kernel k\n@", ".kernel k\nLD.", ".kernel k\n.", "/*", "*/", "é", ".kernel k\n.arg x = @", "0x", ".kernel k\nIADD R1, R2, 0x\n"];
     for s in samples {
-        let _ = simt_asm::assemble("t.s", s);
+        if let Err(d) = simt_asm::assemble("t.s", s) {
+            assert!(!d.render(true).is_empty());
+        }
         let _ = simt_asm::parse_arg_init(s);
+    }
+}
+
+proptest::proptest! {
+    #[test]
+    fn random_text_never_panics(text in "(\\.kernel k\n|R[0-9]{1,3}|P[0-9]|@!?|[\\[\\]().,;:|!+=-]|0[xbfd][0-9A-F]{0,17}|[0-9.e]{1,6}|/\\*|\\*/|//|\n| |[A-Za-z_.]{1,8}|\\PC)*") {
+        if let Err(d) = simt_asm::assemble("t.s", &text) {
+            assert!(d.len() > 0);
+            let _ = d.render(false);
+        }
+        let _ = simt_asm::parse_arg_init(&text);
     }
 }
