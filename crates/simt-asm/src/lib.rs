@@ -1,14 +1,14 @@
 //! The simt assembler: turns `.s` source into a [`simt_isa::Module`].
 //!
-//! Pipeline: the logos lexer ([`lexer`]) splits the file into statement lines,
+//! Pipeline: the logos lexer (`lexer.rs`) splits the file into statement lines,
 //! the lalrpop grammar (`grammar/simt.lalrpop`) parses each line on its own,
 //! so one bad line never hides the next, and the checker resolves every
 //! statement against the instruction table ([`simt_isa::TABLE`]). Each
-//! kernel's control-flow graph ([`cfg`]) then gives every divergent branch its
+//! kernel's control-flow graph ([`mod@cfg`]) then gives every divergent branch its
 //! reconvergence point. All problems of a file come back together as
 //! [`Diagnostics`].
 //!
-//! API boundary: [`assemble`], [`parse_arg_init`], [`check_arg`] and [`cfg`]
+//! API boundary: [`assemble`], [`parse_arg_init`], [`check_arg`] and [`mod@cfg`]
 //! are what other crates use; the syntax tree and lexer are implementation
 //! details.
 #![warn(missing_docs)]

@@ -201,6 +201,16 @@ fn directives_and_layouts() {
 }
 
 #[test]
+fn symbols_are_declared_before_use_but_labels_and_args_may_come_later() {
+    let late_shared = simt_asm::assemble("t.s", ".kernel k\nMOV R1, buf\n.shared .u32 buf[4]\nEXIT\n").unwrap_err().render(false);
+    assert!(late_shared.contains("must be a register or a literal, found `buf`"), "{late_shared}");
+    let late_param = simt_asm::assemble("t.s", ".kernel k\nLD.PARAM.U32 R1, [n]\n.param .u32 n\nEXIT\n").unwrap_err().render(false);
+    assert!(late_param.contains("declare it with .param above its first use"), "{late_param}");
+    let forward = simt_asm::assemble("t.s", ".kernel k\n.arg n = 3\n@P0 BRA end\n.param .u32 n\nend: EXIT\n").unwrap();
+    assert_eq!(forward.kernels[0].args[0].init, ArgInit::Scalar(Literal::Int(3)));
+}
+
+#[test]
 fn default_regs_is_highest_used_plus_one() {
     let m = simt_asm::assemble("t.s", ".kernel k\nDADD R10, R2, R4\nEXIT\n").unwrap();
     assert_eq!(m.kernels[0].regs, 12);
@@ -221,7 +231,7 @@ proptest::proptest! {
     #[test]
     fn random_text_never_panics(text in "(\\.kernel k\n|R[0-9]{1,3}|P[0-9]|@!?|[\\[\\]().,;:|!+=-]|0[xbfd][0-9A-F]{0,17}|[0-9.e]{1,6}|/\\*|\\*/|//|\n| |[A-Za-z_.]{1,8}|\\PC)*") {
         if let Err(d) = simt_asm::assemble("t.s", &text) {
-            assert!(d.len() > 0);
+            assert!(!d.is_empty());
             let _ = d.render(false);
         }
         let _ = simt_asm::parse_arg_init(&text);
