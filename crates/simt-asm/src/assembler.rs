@@ -50,35 +50,31 @@ pub(crate) fn parse_error_message(e: &ParseError<usize, Token<'_>, LexError>) ->
     }
 }
 
-/// A register name: `Some(Ok(index))` for `R0 .. R254` and `RZ`, `Some(Err)` for
-/// a register that does not exist, `None` for other words.
-fn register(text: &str) -> Option<Result<u8, String>> {
-    let rest = text.strip_prefix(['R', 'r'])?;
-    if rest.eq_ignore_ascii_case("z") {
-        return Some(Ok(RZ));
+/// A numbered name such as `R7` or `P3`: `Some(Ok(index))` for `prefix` + a
+/// number below `count`, or `prefix` + `special` (`RZ`, `PT`) for `special_index`;
+/// `Some(Err)` for a number that is out of range; `None` for other words.
+fn numbered(text: &str, prefix: char, special: &str, special_index: u8, count: u32, what: &str) -> Option<Result<u8, String>> {
+    let rest = text.strip_prefix([prefix, prefix.to_ascii_lowercase()])?;
+    if rest.eq_ignore_ascii_case(special) {
+        return Some(Ok(special_index));
     }
     if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     Some(match rest.parse::<u32>() {
-        Ok(n) if n < NUM_REGS => Ok(n as u8),
-        _ => Err(format!("register `{text}` does not exist: registers are R0 .. R254, and RZ reads as zero")),
+        Ok(n) if n < count => Ok(n as u8),
+        _ => Err(format!("{what} `{text}` does not exist")),
     })
 }
 
-/// A predicate name: `P0 .. P6` and `PT`, like [`register`].
+/// A register: `R0 .. R254` or `RZ`.
+fn register(text: &str) -> Option<Result<u8, String>> {
+    numbered(text, 'R', "Z", RZ, NUM_REGS, "register").map(|r| r.map_err(|m| format!("{m}: registers are R0 .. R254, and RZ reads as zero")))
+}
+
+/// A predicate: `P0 .. P6` or `PT`.
 fn predicate(text: &str) -> Option<Result<u8, String>> {
-    let rest = text.strip_prefix(['P', 'p'])?;
-    if rest.eq_ignore_ascii_case("t") {
-        return Some(Ok(PT));
-    }
-    if rest.is_empty() || !rest.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    Some(match rest.parse::<u32>() {
-        Ok(n) if n < u32::from(PT) => Ok(n as u8),
-        _ => Err(format!("predicate `{text}` does not exist: predicates are P0 .. P6, and PT is always true")),
-    })
+    numbered(text, 'P', "T", PT, u32::from(PT), "predicate").map(|r| r.map_err(|m| format!("{m}: predicates are P0 .. P6, and PT is always true")))
 }
 
 /// Whether a word is reserved for registers, predicates, special registers or literals.
@@ -362,15 +358,14 @@ impl<'a> Assembler<'a> {
             cfg::annotate_reconvergence(&mut code);
         }
         let needed = max_reg.map_or(1, |(r, _)| r + 1);
-        let regs = match header.regs {
-            Some((n, span)) if n < needed => {
-                let (r, at) = max_reg.expect("needed > 1 only when a register is used");
+        let regs = match (header.regs, max_reg) {
+            (Some((n, span)), Some((r, at))) if n <= r => {
                 let d = self.error("directive", span, format!("`.regs {n}` is too small: the kernel uses R{r}"), format!("raise this to {needed} or more"));
                 also(d, at, format!("R{r} is used here"));
                 n
             }
-            Some((n, _)) => n,
-            None => needed,
+            (Some((n, _)), _) => n,
+            (None, _) => needed,
         };
         if self.sink.list.len() > errors_before {
             return;
@@ -661,7 +656,7 @@ impl<'a> Assembler<'a> {
             }
             return None;
         }
-        let (row, _, miss) = best.expect("a row of this mnemonic was tried");
+        let (row, _, miss) = best?;
         let forms: Vec<String> = rows_of(base).map(OpInfo::syntax).collect();
         let d = match miss {
             ModMiss::Token(t) => {
@@ -728,12 +723,13 @@ impl<'a> Assembler<'a> {
                 continue;
             };
             match self.operand(&inst, i, spec.kind, operand, symbols) {
-                Ok(Operand::Label { .. }) => {
-                    let OperandForm::Word { text, .. } = operand.form else { unreachable!("labels are words") };
-                    fixups.push(Fixup { pc, operand: i, label: text, span: operand.span });
-                    inst.operands[i] = Operand::Label { target: 0, reconv: NO_RECONV };
+                Ok(op) => {
+                    // Branch targets are filled in when the whole kernel has been read.
+                    if let (Operand::Label { .. }, OperandForm::Word { text, .. }) = (op, &operand.form) {
+                        fixups.push(Fixup { pc, operand: i, label: text, span: operand.span });
+                    }
+                    inst.operands[i] = op;
                 }
-                Ok(op) => inst.operands[i] = op,
                 Err(e) => {
                     ok = false;
                     let d = self.error("operand", e.span.unwrap_or(operand.span), e.message, e.label);
@@ -828,8 +824,7 @@ impl<'a> Assembler<'a> {
                     },
                     OperandKind::Label if plain && !text.contains('.') => Ok(Operand::Label { target: 0, reconv: NO_RECONV }),
                     OperandKind::Label => Err(op_err("a branch target is a label name", "expected a label")),
-                    OperandKind::Imm => Err(op_err(format!("operand `{name}` must be an integer literal"), "expected an integer")),
-                    OperandKind::Addr => unreachable!("handled above"),
+                    OperandKind::Imm | OperandKind::Addr => Err(op_err(format!("operand `{name}` must be an integer literal"), "expected an integer")),
                 }
             }
         }
