@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use simt_interp::host::{self, Arg, HostError, LaunchRequest, PreparedLaunch};
 use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_SMS};
-use simt_interp::{RunOptions, SimtModel, Stats};
+use simt_interp::{Checks, FaultKind, RunOptions, SimtModel, Stats};
 use simt_isa::{ElemType, Kernel, Module, ParamType};
 
 use crate::{Failure, Outcome, color, load_module, print};
@@ -21,6 +21,7 @@ use crate::{Failure, Outcome, color, load_module, print};
   simt run asm/saxpy.s --grid 4 --block 256 --arg n=1000 --arg a=2.5 \\
       --arg 'x=iota(1000)' --arg y=@y.npy --dump y=out.npy
   simt run asm/saxpy.s --simt stack --json --dump y
+  simt run asm/bugs/race.s --check racecheck,initcheck
 
 Argument values: a literal (42, -2.5, 0f3F800000) for scalars; for pointers
 zeros(N), fill(N, V), iota(N), rand(N, SEED), [1, 2.5, 3], @FILE.npy or
@@ -64,6 +65,21 @@ pub struct RunArgs {
     /// Print statistics on stderr.
     #[arg(long)]
     stats: bool,
+    /// Sanitizers to run, comma-separated or repeated: memcheck (always on), racecheck, initcheck, synccheck.
+    #[arg(long = "check", value_enum, value_delimiter = ',', value_name = "CHECK")]
+    checks: Vec<Check>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Check {
+    /// Out-of-bounds, misaligned, null and unmapped accesses (always on).
+    Memcheck,
+    /// Shared-memory hazards between threads with no barrier in between.
+    Racecheck,
+    /// Reads of registers, shared or local memory that nothing wrote.
+    Initcheck,
+    /// BAR.SYNC or a warp collective reached by a diverged warp.
+    Synccheck,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -112,6 +128,11 @@ pub fn run(args: RunArgs) -> Outcome {
         sms: args.sms,
         its_yield: args.its_yield,
         threads: args.threads.map(|t| t as usize),
+        checks: Checks {
+            racecheck: args.checks.contains(&Check::Racecheck),
+            initcheck: args.checks.contains(&Check::Initcheck),
+            synccheck: args.checks.contains(&Check::Synccheck),
+        },
     };
     let stats = launch_with_progress(&module, kernel, &launch, &options)?;
     if args.stats {
@@ -193,7 +214,11 @@ fn launch_with_progress(
     if let Some(bar) = bar.get() {
         bar.finish_and_clear();
     }
-    result.map_err(|fault| Failure::Fault(fault.render(module, color())))
+    result.map_err(|fault| match fault.kind {
+        // Nothing ran: the launch itself was rejected, like a bad argument.
+        FaultKind::InvalidLaunch => Failure::input(fault.message),
+        _ => Failure::Fault(fault.render(module, color())),
+    })
 }
 
 fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump], json: bool) -> Outcome {

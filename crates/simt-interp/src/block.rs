@@ -15,6 +15,7 @@ use crate::arith;
 use crate::fault::{Fault, FaultKind};
 use crate::launch::{check_launch, LaunchConfig, RunOptions};
 use crate::memory::{AccessError, GlobalMemory};
+use crate::sanitize::{Hazard, Sanitizer};
 use crate::translate::*;
 use crate::warp::{lanes, Next, Warp};
 
@@ -55,6 +56,7 @@ impl<'a> Launch<'a> {
             pc: None,
             line: None,
             notes: Vec::new(),
+            related: Vec::new(),
         })?;
         Ok(Launch {
             kernel,
@@ -165,6 +167,16 @@ pub struct BlockSim<'a> {
     local: Vec<u8>,
     buffer_hint: usize,
     counters: Counters,
+    /// Shadow state of `--check` racecheck/initcheck/synccheck, when any is on.
+    sanitizer: Option<Box<Sanitizer>>,
+}
+
+/// What an access does to memory, for the sanitizer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AccessKind {
+    Read,
+    Write,
+    Atomic,
 }
 
 /// A resolved memory location.
@@ -330,6 +342,16 @@ impl<'a> BlockSim<'a> {
             local: vec![0; ctx.kernel.local_size as usize * threads as usize],
             buffer_hint: 0,
             counters,
+            sanitizer: ctx.options.checks.any().then(|| {
+                Box::new(Sanitizer::new(
+                    ctx.options.checks,
+                    ctx.options.simt,
+                    ctx.kernel.shared_size as usize,
+                    ctx.kernel.local_size as usize * threads as usize,
+                    threads.div_ceil(32) as usize,
+                    ctx.program.rows,
+                ))
+            }),
         }
     }
 
@@ -351,6 +373,7 @@ impl<'a> BlockSim<'a> {
             pc,
             line: pc.and_then(|pc| self.ctx.kernel.line(pc)),
             notes: Vec::new(),
+            related: Vec::new(),
         }
     }
 
@@ -376,7 +399,7 @@ impl<'a> BlockSim<'a> {
                 return Ok(());
             }
             if self.barrier_complete() {
-                self.warps.iter_mut().for_each(Warp::release_barrier);
+                self.release_barrier();
             } else if !progressed {
                 self.sync()?;
             }
@@ -433,7 +456,7 @@ impl<'a> BlockSim<'a> {
     /// A deadlock fault when nothing can ever run again.
     pub fn sync(&mut self) -> Result<(), Fault> {
         if self.barrier_complete() {
-            self.warps.iter_mut().for_each(Warp::release_barrier);
+            self.release_barrier();
             Ok(())
         } else if self.warps.iter_mut().any(Warp::release_longest_waiter) {
             Ok(())
@@ -457,6 +480,13 @@ impl<'a> BlockSim<'a> {
             return Err(fault);
         }
         Ok(SLICE.min(max - used))
+    }
+
+    fn release_barrier(&mut self) {
+        self.warps.iter_mut().for_each(Warp::release_barrier);
+        if let Some(s) = &mut self.sanitizer {
+            s.barrier();
+        }
     }
 
     fn barrier_complete(&self) -> bool {
@@ -669,6 +699,9 @@ impl<'a> BlockSim<'a> {
         self.counters.issued[at] += 1;
         self.counters.active[at] += u64::from(mask.count_ones());
         self.counters.executed[at] += u64::from(exec.count_ones());
+        if self.sanitizer.is_some() {
+            self.check_issue(w, pc, mask, exec)?;
+        }
         let warp = &mut self.warps[w];
         warp.issued += 1;
         match inst.op {
@@ -807,6 +840,9 @@ impl<'a> BlockSim<'a> {
                     }
                 } else {
                     self.check_region(w, pc, space, exec, &addrs, size, false)?;
+                    if self.sanitizer.is_some() {
+                        self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Read)?;
+                    }
                     let bytes = self.bytes(space);
                     for l in lanes(exec) {
                         let at = self.region_base(space, w, l) + addrs[l] as usize;
@@ -849,6 +885,9 @@ impl<'a> BlockSim<'a> {
                     }
                 } else {
                     self.check_region(w, pc, space, exec, &addrs, size, true)?;
+                    if self.sanitizer.is_some() {
+                        self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Write)?;
+                    }
                     for l in lanes(exec) {
                         let at = self.region_base(space, w, l) + addrs[l] as usize;
                         let bytes = match space {
@@ -863,6 +902,9 @@ impl<'a> BlockSim<'a> {
                 let base = *warp.row(addr.base);
                 let b = fetch(warp, b);
                 let mut old = [0u32; 32];
+                if self.sanitizer.is_some() {
+                    self.check_accesses(w, pc, space, exec, &base.map(|x| x.wrapping_add(addr.offset)), 4, AccessKind::Atomic)?;
+                }
                 for l in lanes(exec) {
                     let loc = self.resolve(w, l, pc, space, base[l].wrapping_add(addr.offset), 4, true)?;
                     let x = b[l];
@@ -885,6 +927,9 @@ impl<'a> BlockSim<'a> {
                 let base = *warp.row(addr.base);
                 let (b, c) = (fetch(warp, b), fetch(warp, c));
                 let mut old = [0u32; 32];
+                if self.sanitizer.is_some() {
+                    self.check_accesses(w, pc, space, exec, &base.map(|x| x.wrapping_add(addr.offset)), 4, AccessKind::Atomic)?;
+                }
                 for l in lanes(exec) {
                     let loc = self.resolve(w, l, pc, space, base[l].wrapping_add(addr.offset), 4, true)?;
                     let (expected, new) = (b[l], c[l]);
@@ -899,24 +944,7 @@ impl<'a> BlockSim<'a> {
             }
             Op::Shfl { mode, d, a, b, width } => {
                 let (src, b) = (*warp.row(a), fetch(warp, b));
-                let segmask = !(width.wrapping_sub(1)) & 31;
-                let c = if mode == ShflMode::Up { 0 } else { width.wrapping_sub(1) & 31 };
-                let v = per_lane(|lane| {
-                    let l = lane as i32;
-                    let bval = (b[lane] & 31) as i32;
-                    let max_lane = ((lane as u32 & segmask) | (c & !segmask)) as i32;
-                    let min_lane = (lane as u32 & segmask) as i32;
-                    let (j, ok) = match mode {
-                        ShflMode::Up => (l - bval, l - bval >= max_lane),
-                        ShflMode::Down => (l + bval, l + bval <= max_lane),
-                        ShflMode::Bfly => (l ^ bval, (l ^ bval) <= max_lane),
-                        ShflMode::Idx => {
-                            let j = min_lane | (bval & !(segmask as i32));
-                            (j, j <= max_lane)
-                        }
-                    };
-                    src[if ok { j as usize } else { lane }]
-                });
+                let v = per_lane(|lane| src[shfl_source(mode, lane, b[lane], width)]);
                 write(warp, d, &v, exec);
             }
             Op::Vote { all, p, q } => {
@@ -951,8 +979,148 @@ impl<'a> BlockSim<'a> {
                 return Ok(());
             }
         }
+        if self.sanitizer.is_some() {
+            self.after_issue(w, pc, exec);
+        }
         self.warps[w].advance(mask);
         Ok(())
+    }
+
+    /// synccheck and initcheck of registers, before an instruction runs.
+    fn check_issue(&mut self, w: usize, pc: u32, mask: u32, exec: u32) -> Result<(), Fault> {
+        let Some(s) = &self.sanitizer else { return Ok(()) };
+        let op = self.ctx.program.code[pc as usize].op;
+        let live = self.warps[w].live();
+        if s.checks.synccheck {
+            let problem = match op {
+                Op::BarSync if mask != live || exec != mask => Some(format!(
+                    "synccheck: BAR.SYNC is reached by {} of warp {w} while {} of the warp are elsewhere (a barrier in divergent code)",
+                    describe_lanes(exec),
+                    describe_lanes(live & !exec)
+                )),
+                Op::Shfl { mode, b, width, .. } => {
+                    // Reading a lane that takes no part (inactive under `stack`, exited) gives a stale value.
+                    let mut tb = [0; 32];
+                    let b = src(&self.warps[w], b, &mut tb);
+                    let stale = exec & mask_of(|l| mask & (1 << shfl_source(mode, l, b[l], width)) == 0);
+                    (stale != 0).then(|| {
+                        let l = stale.trailing_zeros() as usize;
+                        format!(
+                            "synccheck: SHFL in {} reads lanes that take no part (lane {l} reads lane {}, which is {})",
+                            describe_lanes(stale),
+                            shfl_source(mode, l, b[l], width),
+                            if live & (1 << shfl_source(mode, l, b[l], width)) == 0 { "exited or missing" } else { "inactive: the warp is diverged" }
+                        )
+                    })
+                }
+                _ => None,
+            };
+            if let Some(message) = problem {
+                return Err(self.fault(FaultKind::Divergence, w, Some(exec.trailing_zeros().min(31) as usize), Some(pc), message));
+            }
+        }
+        if s.checks.initcheck {
+            let inst = &self.ctx.kernel.code[pc as usize];
+            let rows = self.ctx.program.rows - 2;
+            for (first, count) in inst.read_regs() {
+                if usize::from(first) >= rows {
+                    continue;
+                }
+                if let Some((row, missing)) = s.unwritten(w, usize::from(first), usize::from(count), exec) {
+                    let message = format!(
+                        "initcheck: R{row} is read by {} before anything wrote it (registers start at 0, but reading one unwritten is usually a bug)",
+                        describe_lanes(missing)
+                    );
+                    return Err(self.fault(FaultKind::Uninitialized, w, Some(missing.trailing_zeros() as usize), Some(pc), message));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// initcheck and racecheck bookkeeping after an instruction ran.
+    fn after_issue(&mut self, w: usize, pc: u32, exec: u32) {
+        let Some(s) = &mut self.sanitizer else { return };
+        let inst = &self.ctx.kernel.code[pc as usize];
+        if s.checks.initcheck {
+            for (first, count) in inst.written_regs() {
+                s.wrote(w, usize::from(first), usize::from(count), exec);
+            }
+        }
+        if inst.opcode.is_warp_collective() {
+            s.warp_sync(w);
+        }
+    }
+
+    /// racecheck and initcheck of the executing lanes' SHARED or LOCAL accesses.
+    #[allow(clippy::too_many_arguments)]
+    fn check_accesses(&mut self, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, kind: AccessKind) -> Result<(), Fault> {
+        if !matches!(space, Space::Shared | Space::Local) {
+            return Ok(());
+        }
+        let issue = self.warps[w].issued;
+        let len = if space == Space::Shared { self.shared.len() } else { self.ctx.kernel.local_size as usize };
+        for l in lanes(exec) {
+            if addrs[l] as usize + size as usize > len {
+                continue; // memcheck reports it
+            }
+            let at = self.region_base(space, w, l) + addrs[l] as usize;
+            let Some(s) = &mut self.sanitizer else { return Ok(()) };
+            let thread = (w * 32 + l) as u32;
+            if s.checks.racecheck && space == Space::Shared {
+                let now = s.access(thread, w, pc, issue, kind == AccessKind::Atomic);
+                if let Err(hazard) = s.shared_access(now, at, size as usize, kind != AccessKind::Read) {
+                    return Err(self.race_fault(w, l, pc, addrs[l], kind, hazard));
+                }
+            }
+            let Some(s) = &mut self.sanitizer else { return Ok(()) };
+            if s.checks.initcheck {
+                if kind != AccessKind::Write && !s.initialised(space, at, size as usize) {
+                    let message = format!(
+                        "initcheck: {} reads {size} bytes at {} address {:#x} that no thread wrote",
+                        self.mnemonic(pc),
+                        space_name(space).to_lowercase(),
+                        addrs[l]
+                    );
+                    return Err(self.fault(FaultKind::Uninitialized, w, Some(l), Some(pc), message));
+                }
+                s.mark_written(space, at, size as usize);
+            }
+        }
+        Ok(())
+    }
+
+    fn race_fault(&self, w: usize, l: usize, pc: u32, addr: u32, kind: AccessKind, hazard: Hazard) -> Fault {
+        let verb = |k: AccessKind| match k {
+            AccessKind::Read => "reads",
+            AccessKind::Write => "writes",
+            AccessKind::Atomic => "updates",
+        };
+        let before = hazard.earlier;
+        let (bw, bl) = (before.thread as usize / 32, before.thread as usize % 32);
+        let [x, y, z] = self.thread_of(bw, bl);
+        let sync = match self.ctx.options.simt {
+            crate::SimtModel::Its if bw == w => "no BAR.SYNC or WARPSYNC",
+            _ => "no BAR.SYNC",
+        };
+        let earlier_verb = if before.atomic {
+            "updated"
+        } else if hazard.kind.ends_with("write") {
+            "wrote"
+        } else {
+            "read"
+        };
+        let message = format!(
+            "racecheck: {} hazard on shared address {addr:#x}: this thread {} it, and thread ({x},{y},{z}) {earlier_verb} it at pc {} with {sync} in between",
+            hazard.kind,
+            verb(kind),
+            before.pc
+        );
+        let mut fault = self.fault(FaultKind::Race, w, Some(l), Some(pc), message);
+        if let Some(line) = self.ctx.kernel.line(before.pc) {
+            fault.related.push((line, format!("thread ({x},{y},{z}) {earlier_verb} it here")));
+        }
+        fault
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1002,6 +1170,27 @@ impl<'a> BlockSim<'a> {
         }
         Ok(())
     }
+}
+
+/// The lane `lane` reads in a `SHFL`: PTX `shfl.sync`'s rule with segment width `width`.
+#[inline(always)]
+fn shfl_source(mode: ShflMode, lane: usize, b: u32, width: u32) -> usize {
+    let segmask = !(width.wrapping_sub(1)) & 31;
+    let c = if mode == ShflMode::Up { 0 } else { width.wrapping_sub(1) & 31 };
+    let l = lane as i32;
+    let bval = (b & 31) as i32;
+    let max_lane = ((lane as u32 & segmask) | (c & !segmask)) as i32;
+    let min_lane = (lane as u32 & segmask) as i32;
+    let (j, ok) = match mode {
+        ShflMode::Up => (l - bval, l - bval >= max_lane),
+        ShflMode::Down => (l + bval, l + bval <= max_lane),
+        ShflMode::Bfly => (l ^ bval, (l ^ bval) <= max_lane),
+        ShflMode::Idx => {
+            let j = min_lane | (bval & !(segmask as i32));
+            (j, j <= max_lane)
+        }
+    };
+    if ok { j as usize } else { lane }
 }
 
 /// Reads `size` bytes at `at` as little-endian words (a sub-word value zero-extended in word 0).

@@ -24,6 +24,12 @@ pub enum FaultKind {
     Tensor,
     /// The launch itself is impossible (extents, resources, parameter bytes); nothing ran.
     InvalidLaunch,
+    /// racecheck: two threads touched shared memory with no barrier between, at least one writing.
+    Race,
+    /// initcheck: a read of a register, shared or local memory that nothing wrote.
+    Uninitialized,
+    /// synccheck: `BAR.SYNC` or a warp collective reached by a diverged warp.
+    Divergence,
 }
 
 /// A kernel fault: the launch stopped.
@@ -49,6 +55,8 @@ pub struct Fault {
     pub line: Option<u32>,
     /// Further facts: where other threads are, what the limit was.
     pub notes: Vec<String>,
+    /// Other source lines involved (a racing access), with what happened there.
+    pub related: Vec<(u32, String)>,
 }
 
 impl Fault {
@@ -79,16 +87,23 @@ impl Fault {
                 None => module.source_name.clone(),
             };
             let mut text = format!("error: {title}\n  --> {place}\n  = {who}\n");
+            for (line, what) in &self.related {
+                text.push_str(&format!("  = {}:{line}: {what}\n", module.source_name));
+            }
             for note in &self.notes {
                 text.push_str(&format!("  = {note}\n"));
             }
             return text;
         };
-        let file = SimpleFile::new(module.source_name.as_str(), module.source.as_deref().unwrap_or_default());
-        let diagnostic = Diagnostic::error()
-            .with_message(title)
-            .with_labels(vec![Label::primary((), span).with_message(who)])
-            .with_notes(self.notes.clone());
+        let source = module.source.as_deref().unwrap_or_default();
+        let file = SimpleFile::new(module.source_name.as_str(), source);
+        let mut labels = vec![Label::primary((), span).with_message(who)];
+        for (line, what) in &self.related {
+            if let Some(span) = line_span(source, *line) {
+                labels.push(Label::secondary((), span).with_message(what.clone()));
+            }
+        }
+        let diagnostic = Diagnostic::error().with_message(title).with_labels(labels).with_notes(self.notes.clone());
         render_diagnostic(&file, &diagnostic, color)
     }
 }

@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use simt_isa::{Kernel, MAX_BLOCK_THREADS};
 
 use crate::block::{run_block, Counters, Launch};
+use crate::sanitize::Checks;
 use crate::{Fault, GlobalMemory, Stats};
 
 /// Which SIMT execution model a launch uses (contract section 6).
@@ -39,6 +40,8 @@ pub struct RunOptions {
     pub its_yield: u32,
     /// OS threads to run SMs on; `None` uses rayon's global pool.
     pub threads: Option<usize>,
+    /// The optional checks (memcheck is always on).
+    pub checks: Checks,
 }
 
 impl Default for RunOptions {
@@ -49,6 +52,7 @@ impl Default for RunOptions {
             sms: DEFAULT_SMS,
             its_yield: DEFAULT_ITS_YIELD,
             threads: None,
+            checks: Checks::default(),
         }
     }
 }

@@ -19,6 +19,8 @@ pub mod host;
 pub mod launch;
 pub mod memory;
 pub mod npy;
+mod sanitize;
+pub use sanitize::Checks;
 pub mod stats;
 mod translate;
 mod warp;

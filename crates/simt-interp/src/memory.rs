@@ -134,10 +134,11 @@ impl GlobalMemory {
         let Some(index) = i.checked_sub(1) else { return Err(AccessError::Unmapped) };
         let b = &self.buffers[index];
         let off = addr - b.base;
-        if off >= b.len.max(1) {
+        // Addresses in the guard gap after a buffer are overruns of that buffer.
+        if off >= b.len.saturating_add(GUARD_BYTES) {
             return Err(AccessError::Unmapped);
         }
-        if b.len - off < size {
+        if off >= b.len || b.len - off < size {
             return Err(AccessError::OutOfBounds(index));
         }
         *hint = index;
@@ -195,7 +196,8 @@ mod tests {
         assert_eq!(m.locate(0, 4, &mut hint), Err(AccessError::Null));
         assert_eq!(m.locate(a + 4, 1, &mut hint), Ok((0, 4)));
         assert_eq!(m.locate(a + 4, 4, &mut hint), Err(AccessError::OutOfBounds(0)));
-        assert_eq!(m.locate(a + 8, 4, &mut hint), Err(AccessError::Unmapped));
+        assert_eq!(m.locate(a + 8, 4, &mut hint), Err(AccessError::OutOfBounds(0)));
+        assert_eq!(m.locate(a + 5 + GUARD_BYTES, 4, &mut hint), Err(AccessError::Unmapped));
         assert_eq!(m.locate(b + 4, 4, &mut hint), Ok((1, 4)));
     }
 

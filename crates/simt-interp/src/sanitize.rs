@@ -1,0 +1,178 @@
+//! The optional checks of `simt run --check`: racecheck, initcheck and synccheck.
+//!
+//! memcheck is not here: bounds, alignment and null checks are part of every
+//! access and always on. The other checks keep shadow state per block, so a
+//! launch without them pays one branch per memory instruction and nothing else.
+//! Each finding is a fault with both source lines, like NVIDIA's
+//! compute-sanitizer but deterministic: blocks never share what is checked.
+
+use simt_isa::Space;
+
+use crate::launch::SimtModel;
+
+/// Which optional checks run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Checks {
+    /// Shared-memory hazards between threads with no barrier in between.
+    pub racecheck: bool,
+    /// Reads of registers, shared or local memory that nothing wrote.
+    pub initcheck: bool,
+    /// `BAR.SYNC` or a warp collective reached by a diverged warp.
+    pub synccheck: bool,
+}
+
+impl Checks {
+    /// Whether any check needs shadow state.
+    pub fn any(self) -> bool {
+        self.racecheck || self.initcheck || self.synccheck
+    }
+}
+
+/// One access remembered for racecheck.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Access {
+    pub thread: u32,
+    pub warp: u32,
+    pub pc: u32,
+    /// Block barriers completed before the access.
+    pub epoch: u32,
+    /// Warp synchronisations of the thread's warp before the access.
+    pub warp_epoch: u32,
+    /// The warp's issue count: lanes of one issue act at the same time.
+    pub issue: u64,
+    pub atomic: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Shadow {
+    write: Option<Access>,
+    /// Up to two readers from different threads, enough to find any other reader.
+    reads: [Option<Access>; 2],
+}
+
+/// A finding: the access that revealed it, the earlier one, and what happened.
+#[derive(Debug)]
+pub(crate) struct Hazard {
+    pub earlier: Access,
+    pub kind: &'static str,
+}
+
+/// Shadow state of one block.
+pub(crate) struct Sanitizer {
+    pub checks: Checks,
+    model: SimtModel,
+    /// Per byte of shared memory (racecheck).
+    shared: Vec<Shadow>,
+    /// Per byte of shared / local memory: written yet (initcheck).
+    shared_init: Vec<bool>,
+    local_init: Vec<bool>,
+    /// Per warp, per register row: lanes that wrote it (initcheck).
+    pub regs_written: Vec<Vec<u32>>,
+    epoch: u32,
+    warp_epochs: Vec<u32>,
+}
+
+impl Sanitizer {
+    pub(crate) fn new(checks: Checks, model: SimtModel, shared: usize, local: usize, warps: usize, rows: usize) -> Sanitizer {
+        Sanitizer {
+            checks,
+            model,
+            shared: if checks.racecheck { vec![Shadow::default(); shared] } else { Vec::new() },
+            shared_init: if checks.initcheck { vec![false; shared] } else { Vec::new() },
+            local_init: if checks.initcheck { vec![false; local] } else { Vec::new() },
+            regs_written: if checks.initcheck { vec![vec![0; rows]; warps] } else { Vec::new() },
+            epoch: 0,
+            warp_epochs: vec![0; warps],
+        }
+    }
+
+    /// A block barrier completed: every earlier access is ordered before every later one.
+    pub(crate) fn barrier(&mut self) {
+        self.epoch += 1;
+    }
+
+    /// The threads of warp `w` synchronised (WARPSYNC, a collective or a barrier).
+    pub(crate) fn warp_sync(&mut self, w: usize) {
+        self.warp_epochs[w] += 1;
+    }
+
+    pub(crate) fn access(&self, thread: u32, warp: usize, pc: u32, issue: u64, atomic: bool) -> Access {
+        Access { thread, warp: warp as u32, pc, epoch: self.epoch, warp_epoch: self.warp_epochs[warp], issue, atomic }
+    }
+
+    /// Whether nothing orders `a` and `b`.
+    fn concurrent(&self, a: &Access, b: &Access) -> bool {
+        if a.thread == b.thread || a.epoch != b.epoch || (a.atomic && b.atomic) {
+            return false;
+        }
+        if a.warp != b.warp {
+            return true;
+        }
+        match self.model {
+            // Independent thread scheduling promises nothing between threads of a warp without a sync.
+            SimtModel::Its => a.warp_epoch == b.warp_epoch,
+            // Lock-step warps order their instructions; only one issue's lanes act together.
+            SimtModel::Stack => a.issue == b.issue,
+        }
+    }
+
+    /// racecheck on bytes `at .. at + size` of shared memory.
+    pub(crate) fn shared_access(&mut self, now: Access, at: usize, size: usize, write: bool) -> Result<(), Hazard> {
+        for byte in at..at + size {
+            let s = self.shared[byte];
+            if let Some(w) = s.write
+                && self.concurrent(&w, &now)
+            {
+                return Err(Hazard { earlier: w, kind: if write { "write after write" } else { "read after write" } });
+            }
+            if write {
+                for r in s.reads.iter().flatten() {
+                    if self.concurrent(r, &now) {
+                        return Err(Hazard { earlier: *r, kind: "write after read" });
+                    }
+                }
+            }
+        }
+        for byte in at..at + size {
+            let s = &mut self.shared[byte];
+            if write || now.atomic {
+                // An atomic is both: later plain reads and writes must be ordered after it.
+                *s = Shadow { write: Some(now), reads: [None, None] };
+            } else {
+                // The latest reader and one reader of another thread: any later writer differs from one of them.
+                let other = |r: Option<Access>| r.filter(|r| r.epoch == now.epoch && r.thread != now.thread);
+                s.reads = [Some(now), other(s.reads[0]).or(other(s.reads[1]))];
+            }
+        }
+        Ok(())
+    }
+
+    fn init_bytes(&mut self, space: Space) -> &mut Vec<bool> {
+        if space == Space::Shared { &mut self.shared_init } else { &mut self.local_init }
+    }
+
+    /// initcheck on a read of bytes `at .. at + size`: whether all were written.
+    pub(crate) fn initialised(&mut self, space: Space, at: usize, size: usize) -> bool {
+        self.init_bytes(space)[at..at + size].iter().all(|&b| b)
+    }
+
+    /// initcheck: bytes `at .. at + size` now hold written values.
+    pub(crate) fn mark_written(&mut self, space: Space, at: usize, size: usize) {
+        self.init_bytes(space)[at..at + size].iter_mut().for_each(|b| *b = true);
+    }
+
+    /// initcheck: lanes of `exec` that read `first .. first + count` of warp `w` before writing it.
+    pub(crate) fn unwritten(&self, w: usize, first: usize, count: usize, exec: u32) -> Option<(usize, u32)> {
+        (first..first + count).find_map(|r| {
+            let missing = exec & !self.regs_written[w][r];
+            (missing != 0).then_some((r, missing))
+        })
+    }
+
+    /// initcheck: the registers were written by `exec` lanes of warp `w`.
+    pub(crate) fn wrote(&mut self, w: usize, first: usize, count: usize, exec: u32) {
+        for row in &mut self.regs_written[w][first..first + count] {
+            *row |= exec;
+        }
+    }
+}
