@@ -1,0 +1,435 @@
+//! The tensor-core kernels of the library (`asm/hgemm.s`, `asm/hgemm_sparse.s`,
+//! `asm/igemm.s`) under both SIMT models, against plain Rust matrix products.
+//!
+//! Results are compared bit for bit: contract section 8 fixes the evaluation of
+//! every output element as one f32 FFMA chain from C over k = 0, 1, ... in
+//! order (sparse: over the kept values only), and the kernels carry the
+//! accumulator in registers across their K steps, so the reference below --
+//! the same chain with `f32::mul_add` -- must agree exactly. Integer products
+//! wrap in 32 bits.
+
+// The references index like the kernels do.
+#![allow(clippy::needless_range_loop)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use half::f16;
+use simt_interp::host::{prepare, Arg, LaunchRequest};
+use simt_interp::{run, LaunchConfig, RunOptions, SimtModel, Stats};
+use simt_isa::{ArgInit, Literal, Module};
+use simt_tensor::sparsify::{decode_metadata, decompress, sparsify};
+
+const MODELS: [SimtModel; 2] = [SimtModel::Its, SimtModel::Stack];
+
+fn asm_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm")
+}
+
+fn load(name: &str) -> Module {
+    let path = asm_dir().join(name);
+    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    simt_asm::assemble(name, &source).unwrap_or_else(|d| panic!("{name} does not assemble:\n{}", d.render(false)))
+}
+
+/// One finished launch: the buffers before and after, the configuration and the statistics.
+struct Launched {
+    before: BTreeMap<String, Vec<u8>>,
+    after: BTreeMap<String, Vec<u8>>,
+    config: LaunchConfig,
+    params: Vec<(String, u32)>,
+    stats: Stats,
+}
+
+impl Launched {
+    fn input(&self, name: &str) -> &[u8] {
+        &self.before[name]
+    }
+    fn output(&self, name: &str) -> &[u8] {
+        &self.after[name]
+    }
+    fn u32(&self, name: &str) -> usize {
+        let offset = self.params.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no parameter {name}")).1 as usize;
+        u32::from_le_bytes(self.config.params[offset..offset + 4].try_into().unwrap()) as usize
+    }
+    fn mnk(&self) -> (usize, usize, usize) {
+        (self.u32("m"), self.u32("n"), self.u32("k"))
+    }
+}
+
+fn prepared(module: &Module, request: &LaunchRequest) -> simt_interp::host::PreparedLaunch {
+    let kernel = &module.kernels[0];
+    let mut request = request.clone();
+    request.module_dir = Some(asm_dir());
+    prepare(kernel, &request).unwrap_or_else(|e| panic!("{}: {e}", kernel.name))
+}
+
+fn launch(module: &Module, request: &LaunchRequest, simt: SimtModel) -> Launched {
+    let kernel = &module.kernels[0];
+    let prepared = prepared(module, request);
+    let snapshot = |p: &simt_interp::host::PreparedLaunch| -> BTreeMap<String, Vec<u8>> {
+        p.buffers.iter().map(|(name, _)| (name.clone(), p.buffer(name).unwrap().1)).collect()
+    };
+    let before = snapshot(&prepared);
+    let options = RunOptions { simt, ..RunOptions::default() };
+    let stats = run(kernel, &prepared.config, &prepared.memory, &options, None)
+        .unwrap_or_else(|f| panic!("{} faulted under {simt:?}:\n{}", kernel.name, f.render(module, false)));
+    let after = snapshot(&prepared);
+    let params = kernel.params.iter().map(|p| (p.name.clone(), p.offset)).collect();
+    Launched { before, after, config: prepared.config.clone(), params, stats }
+}
+
+fn f16s(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(2).map(|c| f16::from_bits(u16::from_le_bytes(c.try_into().unwrap())).to_f32()).collect()
+}
+fn f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+fn u32s(bytes: &[u8]) -> Vec<u32> {
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+fn i32s(bytes: &[u8]) -> Vec<i32> {
+    bytes.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// Bit-exact comparison of two f32 vectors with a readable first difference.
+fn assert_f32_bits(what: &str, got: &[f32], want: &[f32]) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert_eq!(g.to_bits(), w.to_bits(), "{what}[{i}]: got {g}, want {w}");
+    }
+}
+
+fn int(name: &str, v: i64) -> Arg {
+    Arg::new(name, ArgInit::Scalar(Literal::Int(v)))
+}
+fn buf(name: &str, init: ArgInit) -> Arg {
+    Arg::new(name, init)
+}
+fn request(grid: [u32; 3], block: [u32; 3], args: Vec<Arg>) -> LaunchRequest {
+    LaunchRequest { grid: Some(grid), block: Some(block), args, module_dir: None }
+}
+
+/// A small deterministic generator (xorshift64*), for inputs built in Rust.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// A value in [-1, 1) exactly representable in f16.
+    fn f16_value(&mut self) -> f32 {
+        f16::from_f32((self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0).to_f32()
+    }
+}
+
+fn check_tensor_stats(l: &Launched, mma: u64, macs: u64, dense: u64) {
+    let t = &l.stats.tensor;
+    assert_eq!((t.mma_instructions, t.macs, t.dense_equivalent_macs), (mma, macs, dense), "tensor stats");
+}
+
+// ---------------------------------------------------------------- hgemm
+
+/// D = A x B + C, each element one FFMA chain from C over k in order.
+fn reference_f16(m: usize, n: usize, k: usize, a: &[f32], bt: &[f32], c: &[f32]) -> Vec<f32> {
+    let mut d = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = c[i * n + j];
+            for kk in 0..k {
+                acc = a[i * k + kk].mul_add(bt[j * k + kk], acc);
+            }
+            d[i * n + j] = acc;
+        }
+    }
+    d
+}
+
+fn check_hgemm(l: &Launched) {
+    let (m, n, k) = l.mnk();
+    let want = reference_f16(m, n, k, &f16s(l.input("A")), &f16s(l.input("Bt")), &f32s(l.input("C")));
+    assert_f32_bits("D", &f32s(l.output("D")), &want);
+    let macs = (m * n * k) as u64;
+    check_tensor_stats(l, macs / 4096, macs, macs);
+}
+
+#[test]
+fn hgemm() {
+    let module = load("hgemm.s");
+    // A different shape and a non-zero C: 128 x 64 x 48 on a 1 x 2 grid.
+    let second = request(
+        [1, 2, 1],
+        [128, 1, 1],
+        vec![
+            int("m", 128),
+            int("n", 64),
+            int("k", 48),
+            buf("A", ArgInit::Rand(128 * 48, 7)),
+            buf("Bt", ArgInit::Rand(64 * 48, 8)),
+            buf("C", ArgInit::Rand(128 * 64, 9)),
+            buf("D", ArgInit::Fill(128 * 64, Literal::Float(-1.0))),
+        ],
+    );
+    for simt in MODELS {
+        let l = launch(&module, &LaunchRequest::default(), simt);
+        assert_eq!(l.mnk(), (256, 256, 256));
+        check_hgemm(&l);
+        check_hgemm(&launch(&module, &second, simt));
+    }
+}
+
+/// Signed inputs, cancellation and a negative C: values in [-1, 1) from Rust.
+#[test]
+fn hgemm_signed_inputs() {
+    let module = load("hgemm.s");
+    let (m, n, k) = (64, 64, 64);
+    let mut rng = Rng(0x5eed);
+    let list = |len: usize, rng: &mut Rng| ArgInit::List((0..len).map(|_| Literal::Float(f64::from(rng.f16_value()))).collect());
+    let req = request(
+        [1, 1, 1],
+        [128, 1, 1],
+        vec![
+            int("m", m),
+            int("n", n),
+            int("k", k),
+            buf("A", list((m * k) as usize, &mut rng)),
+            buf("Bt", list((n * k) as usize, &mut rng)),
+            buf("C", list((m * n) as usize, &mut rng)),
+            buf("D", ArgInit::Zeros((m * n) as u64)),
+        ],
+    );
+    for simt in MODELS {
+        check_hgemm(&launch(&module, &req, simt));
+    }
+}
+
+// ---------------------------------------------------------------- hgemm_sparse
+
+/// D = A x B + C for a compressed 2:4 A: each element one FFMA chain from C
+/// over the kept values of its row in increasing logical k, read from the
+/// metadata (pruned positions take no part). Also checks that the kept values
+/// are where `decompress` puts them.
+fn reference_sparse(m: usize, n: usize, k: usize, vals: &[f32], meta: &[u32], bt: &[f32], c: &[f32]) -> Vec<f32> {
+    let dense = decompress(vals, meta, m, k).expect("valid metadata");
+    let mut kept: Vec<Vec<(usize, f32)>> = vec![Vec::new(); m];
+    for i in 0..m {
+        for tj in 0..k / 32 {
+            for h in 0..2 {
+                let word = meta[(i / 16 * (k / 32) + tj) * 32 + 2 * (i % 16) + h];
+                let idx = decode_metadata(word).expect("valid metadata");
+                for q in 0..8 {
+                    let kk = tj * 32 + 16 * h + 4 * (q / 2) + usize::from(idx[q]);
+                    let v = vals[i * k / 2 + tj * 16 + 8 * h + q];
+                    assert_eq!(dense[i * k + kk].to_bits(), v.to_bits(), "decompress disagrees at A[{i}][{kk}]");
+                    kept[i].push((kk, v));
+                }
+            }
+        }
+        assert!(kept[i].windows(2).all(|w| w[0].0 < w[1].0));
+    }
+    let mut d = vec![0.0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = c[i * n + j];
+            for &(kk, v) in &kept[i] {
+                acc = v.mul_add(bt[j * k + kk], acc);
+            }
+            d[i * n + j] = acc;
+        }
+    }
+    d
+}
+
+fn check_sparse(l: &Launched) {
+    let (m, n, k) = l.mnk();
+    let want = reference_sparse(m, n, k, &f16s(l.input("vals")), &u32s(l.input("meta")), &f16s(l.input("Bt")), &f32s(l.input("C")));
+    assert_f32_bits("D", &f32s(l.output("D")), &want);
+    // The work of a K = 32 product from the A storage (and MMA count) of a K = 16 one.
+    let dense = (m * n * k) as u64;
+    check_tensor_stats(l, dense / 8192, dense / 2, dense);
+}
+
+#[test]
+fn hgemm_sparse() {
+    let module = load("hgemm_sparse.s");
+    let second = request(
+        [2, 1, 1],
+        [128, 1, 1],
+        vec![
+            int("m", 64),
+            int("n", 128),
+            int("k", 96),
+            buf("vals", ArgInit::Rand(64 * 48, 3)),
+            buf("meta", ArgInit::Fill(4 * 3 * 32, Literal::Int(0x4444))), // columns (0, 1) of every group
+            buf("Bt", ArgInit::Rand(128 * 96, 4)),
+            buf("C", ArgInit::Rand(64 * 128, 5)),
+            buf("D", ArgInit::Zeros(64 * 128)),
+        ],
+    );
+    for simt in MODELS {
+        let l = launch(&module, &LaunchRequest::default(), simt);
+        assert_eq!(l.mnk(), (256, 256, 256));
+        assert!(u32s(l.input("meta")).iter().all(|&w| w == 0x9CD8));
+        check_sparse(&l);
+        check_sparse(&launch(&module, &second, simt));
+    }
+}
+
+/// The sparse kernel issues half the MMAs of the dense one for the same
+/// logical product, with the same dense-equivalent work.
+#[test]
+fn sparse_halves_the_mma_count() {
+    let dense = launch(&load("hgemm.s"), &LaunchRequest::default(), SimtModel::Its).stats.tensor;
+    let sparse = launch(&load("hgemm_sparse.s"), &LaunchRequest::default(), SimtModel::Its).stats.tensor;
+    assert_eq!(sparse.mma_instructions * 2, dense.mma_instructions);
+    assert_eq!(sparse.macs * 2, dense.macs);
+    assert_eq!(sparse.dense_equivalent_macs, dense.dense_equivalent_macs);
+}
+
+/// `sparsify` output of a random matrix (irregular pruning pattern, some
+/// zeros and ties) is accepted by the kernel as is and gives the product of
+/// the pruned matrix. Column 5 of A is zero everywhere, so every row prunes
+/// it, and row 5 of B is infinite: it must not reach D.
+#[test]
+fn hgemm_sparse_runs_sparsify_output() {
+    let module = load("hgemm_sparse.s");
+    let (m, n, k) = (64usize, 64usize, 64usize);
+    let mut rng = Rng(0xfeed_beef);
+    let mut a: Vec<f32> = (0..m * k).map(|_| rng.f16_value()).collect();
+    for i in 0..m {
+        a[i * k + 5] = 0.0;
+        if i % 3 == 0 {
+            a[i * k + 17] = 0.0; // a group with two zeros: a tie among the small ones
+            a[i * k + 18] = 0.0;
+        }
+        if i % 4 == 1 {
+            let x = a[i * k + 40];
+            a[i * k + 41] = -x; // equal magnitudes: the lower column wins the tie
+        }
+    }
+    let s = sparsify(&a, m, k).unwrap();
+    assert!(s.metadata.iter().any(|&w| w != s.metadata[0]), "the pattern should vary");
+    let mut bt: Vec<f32> = (0..n * k).map(|_| rng.f16_value()).collect();
+    for j in 0..n {
+        bt[j * k + 5] = f32::INFINITY;
+    }
+    let floats = |v: &[f32]| ArgInit::List(v.iter().map(|&x| Literal::Float(f64::from(x))).collect());
+    let c: Vec<f32> = (0..m * n).map(|_| rng.f16_value()).collect();
+    let req = request(
+        [1, 1, 1],
+        [128, 1, 1],
+        vec![
+            int("m", m as i64),
+            int("n", n as i64),
+            int("k", k as i64),
+            buf("vals", floats(&s.values)),
+            buf("meta", ArgInit::List(s.metadata.iter().map(|&w| Literal::Int(i64::from(w))).collect())),
+            buf("Bt", floats(&bt)),
+            buf("C", floats(&c)),
+            buf("D", ArgInit::Zeros((m * n) as u64)),
+        ],
+    );
+    for simt in MODELS {
+        let l = launch(&module, &req, simt);
+        // The buffers hold exactly what sparsify produced.
+        assert_eq!(f16s(l.input("vals")), s.values);
+        assert_eq!(u32s(l.input("meta")), s.metadata);
+        check_sparse(&l);
+        let d = f32s(l.output("D"));
+        assert!(d.iter().all(|x| x.is_finite()), "a pruned column let B's infinity through");
+        // And it is the product of the pruned dense matrix, as `sparsify` reports it.
+        assert_eq!(decompress(&s.values, &s.metadata, m, k).unwrap(), s.pruned);
+    }
+}
+
+/// Metadata that no sparsification produces (a group naming columns 1, 0)
+/// faults the launch instead of computing anything.
+#[test]
+fn hgemm_sparse_rejects_bad_metadata() {
+    let module = load("hgemm_sparse.s");
+    let mut words = vec![Literal::Int(0x4444); 32 * 2 * 2];
+    words[37] = Literal::Int(0x4441); // tile 1, lane 5, group 0: indices 1, 0
+    let req = request(
+        [1, 1, 1],
+        [128, 1, 1],
+        vec![
+            int("m", 64),
+            int("n", 64),
+            int("k", 64),
+            buf("vals", ArgInit::Rand(64 * 32, 1)),
+            buf("meta", ArgInit::List(words)),
+            buf("Bt", ArgInit::Rand(64 * 64, 2)),
+            buf("C", ArgInit::Zeros(64 * 64)),
+            buf("D", ArgInit::Zeros(64 * 64)),
+        ],
+    );
+    for simt in MODELS {
+        let p = prepared(&module, &req);
+        let options = RunOptions { simt, ..RunOptions::default() };
+        let fault = run(&module.kernels[0], &p.config, &p.memory, &options, None).expect_err("invalid metadata must fault");
+        let text = fault.render(&module, false);
+        assert!(text.contains("strictly increasing"), "{text}");
+    }
+}
+
+// ---------------------------------------------------------------- igemm
+
+fn check_igemm(l: &Launched) {
+    let (m, n, k) = l.mnk();
+    let a: Vec<i32> = l.input("A").iter().map(|&b| i32::from(b as i8)).collect();
+    let bt: Vec<i32> = l.input("Bt").iter().map(|&b| i32::from(b as i8)).collect();
+    let mut want = i32s(l.input("C"));
+    for i in 0..m {
+        for j in 0..n {
+            for kk in 0..k {
+                want[i * n + j] = want[i * n + j].wrapping_add(a[i * k + kk] * bt[j * k + kk]);
+            }
+        }
+    }
+    assert_eq!(i32s(l.output("D")), want, "D");
+    let macs = (m * n * k) as u64;
+    check_tensor_stats(l, macs / 4096, macs, macs);
+}
+
+#[test]
+fn igemm() {
+    let module = load("igemm.s");
+    // Extreme values and a C near the wrap-around point.
+    let second = request(
+        [1, 1, 1],
+        [128, 1, 1],
+        vec![
+            int("m", 64),
+            int("n", 64),
+            int("k", 32),
+            buf("A", ArgInit::Fill(64 * 32, Literal::Int(-128))),
+            buf("Bt", ArgInit::Fill(64 * 32, Literal::Int(-128))),
+            buf("C", ArgInit::Fill(64 * 64, Literal::Int(i64::from(i32::MAX)))),
+            buf("D", ArgInit::Zeros(64 * 64)),
+        ],
+    );
+    let third = request(
+        [2, 1, 1],
+        [128, 1, 1],
+        vec![
+            int("m", 64),
+            int("n", 128),
+            int("k", 64),
+            buf("A", ArgInit::Rand(64 * 64, 5)),
+            buf("Bt", ArgInit::Rand(128 * 64, 6)),
+            buf("C", ArgInit::Rand(64 * 128, 7)),
+            buf("D", ArgInit::Zeros(64 * 128)),
+        ],
+    );
+    for simt in MODELS {
+        let l = launch(&module, &LaunchRequest::default(), simt);
+        assert_eq!(l.mnk(), (128, 128, 128));
+        check_igemm(&l);
+        let l = launch(&module, &second, simt);
+        check_igemm(&l);
+        assert_eq!(i32s(l.output("D"))[0], i32::MAX.wrapping_add(32 * 16384));
+        check_igemm(&launch(&module, &third, simt));
+    }
+}
