@@ -536,9 +536,10 @@ impl<'a> BlockSim<'a> {
         Ok(issued)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn resolve(&mut self, warp: usize, lane: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Result<Loc, Fault> {
         let verb = if write { "writes" } else { "reads" };
-        if addr % size.min(16) != 0 {
+        if !addr.is_multiple_of(size.min(16)) {
             return Err(self.fault(
                 FaultKind::Misaligned,
                 warp,

@@ -143,6 +143,9 @@ pub enum HostError {
     /// The buffers do not fit GLOBAL memory.
     #[error(transparent)]
     Memory(#[from] MemoryError),
+    /// The kernel cannot be launched with this shape (see [`check_launch`](crate::launch::check_launch)).
+    #[error("cannot launch: {0}")]
+    Launch(String),
 }
 
 fn dims_text(d: [u32; 3]) -> String {
@@ -158,6 +161,10 @@ fn dims_text(d: [u32; 3]) -> String {
 /// See [`HostError`].
 pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunch, HostError> {
     let (grid, block) = launch_dims(kernel, request)?;
+    // Every limit that depends on the kernel and the shape only (grid extents, shared and
+    // local memory, the kernel's own invariants) is checked before any buffer exists.
+    let probe = LaunchConfig { grid, block, params: vec![0; kernel.param_size() as usize] };
+    crate::launch::check_launch(kernel, &probe).map_err(HostError::Launch)?;
     for arg in &request.args {
         if kernel.param(&arg.name).is_none() {
             return Err(HostError::unknown_param(kernel, &arg.name));
@@ -180,6 +187,22 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
         .collect();
     if !missing.is_empty() {
         return Err(HostError::MissingArgs { kernel: kernel.name.clone(), missing });
+    }
+
+    // The sizes of all buffers are known before any is made: check their sum first, so
+    // that no request allocates more than GLOBAL memory holds.
+    let mut planned = 0u64;
+    for (param, arg) in kernel.params.iter().zip(&chosen) {
+        let (ParamType::Ptr(elem), Some(arg)) = (param.ty, arg) else { continue };
+        let base = match &arg.origin {
+            ArgOrigin::CommandLine => Path::new(""),
+            ArgOrigin::Directive { dir } => dir.as_path(),
+        };
+        let bytes = planned_bytes(elem, &arg.init, base);
+        planned = planned.saturating_add(bytes.next_multiple_of(256)).saturating_add(u64::from(crate::memory::GUARD_BYTES));
+        if bytes <= MAX_TOTAL_BYTES && planned > MAX_TOTAL_BYTES {
+            return Err(HostError::Memory(MemoryError::TooLarge { name: param.name.clone(), bytes }));
+        }
     }
 
     let mut params = vec![0u8; kernel.param_size() as usize];
@@ -387,6 +410,43 @@ pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<Vec<u
     })
 }
 
+/// The bytes `init` will need for a buffer of `elem`, without making it (a file's size for `@FILE`).
+fn planned_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> u64 {
+    let size = u64::from(elem.size());
+    match init {
+        ArgInit::Scalar(_) => 0,
+        ArgInit::Zeros(n) | ArgInit::Fill(n, _) | ArgInit::Iota(n) | ArgInit::Rand(n, _) => n.saturating_mul(size),
+        ArgInit::List(values) => (values.len() as u64).saturating_mul(size),
+        ArgInit::File(name) => std::fs::metadata(base.join(name)).map_or(0, |m| if m.is_file() { m.len() } else { 0 }),
+    }
+}
+
+/// The most bytes a buffer file may hold (GLOBAL memory plus room for a `.npy` header).
+pub const MAX_BUFFER_FILE_BYTES: u64 = MAX_TOTAL_BYTES + (1 << 20);
+
+/// Reads at most `limit` bytes of `path`; a longer file (or an endless one such as
+/// `/dev/zero`) is an error, not an allocation without bound.
+///
+/// # Errors
+/// When the file cannot be read or holds more than `limit` bytes.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let shown = path.display();
+    let too_big = |n: u64| format!("{shown} holds {n} bytes or more; the most simt reads is {limit}");
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    match file.metadata() {
+        Ok(m) if m.is_dir() => return Err(format!("cannot read {shown}: it is a directory")),
+        Ok(m) if m.len() > limit => return Err(too_big(m.len())),
+        _ => {}
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_big(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
 /// SplitMix64 (Steele, Lea and Flood 2014): tiny, fast and well mixed, and simple to reproduce elsewhere.
 struct SplitMix64(u64);
 
@@ -414,13 +474,7 @@ fn push_random(elem: ElemType, bits: u64, out: &mut Vec<u8>) {
 
 fn read_buffer_file(elem: ElemType, path: &Path) -> Result<Vec<u8>, String> {
     let shown = path.display();
-    let limit = MAX_TOTAL_BYTES + (1 << 20);
-    match std::fs::metadata(path) {
-        Ok(m) if m.len() > limit => return Err(format!("{shown} holds {} bytes, more than GLOBAL memory", m.len())),
-        Ok(_) => {}
-        Err(e) => return Err(format!("cannot read {shown}: {e}")),
-    }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let bytes = read_bounded(path, MAX_BUFFER_FILE_BYTES)?;
     if is_npy_path(path) {
         let array = npy::read(&bytes).map_err(|e| format!("{shown}: {e}"))?;
         let want = Dtype::of_elem(elem);
@@ -528,7 +582,7 @@ pub fn write_buffer_file(path: &Path, elem: ElemType, bytes: &[u8]) -> std::io::
 /// # Errors
 /// When the file cannot be read or is not a usable `.npy`.
 pub fn read_npy_file(path: &Path) -> Result<npy::Array, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = read_bounded(path, MAX_BUFFER_FILE_BYTES)?;
     npy::read(&bytes).map_err(|e: NpyError| format!("{}: {e}", path.display()))
 }
 

@@ -74,6 +74,10 @@ pub const MAX_SHARED_BYTES: u32 = 228 * 1024;
 pub const MAX_LOCAL_BYTES: u32 = 512 * 1024;
 /// The most blocks one launch may have.
 pub const MAX_BLOCKS: u64 = 1 << 32;
+/// The largest grid extent in x, y and z (CUDA's limits: 2^31 - 1 blocks in x, 65535 in y and z).
+pub const MAX_GRID_DIMS: [u32; 3] = [i32::MAX as u32, 65535, 65535];
+/// The most LOCAL memory one block may need (`.local` bytes times threads): it is allocated per block.
+pub const MAX_LOCAL_BLOCK_BYTES: u64 = 64 << 20;
 
 /// Checks that a launch is possible before anything runs.
 ///
@@ -88,6 +92,15 @@ pub fn check_launch(kernel: &Kernel, config: &LaunchConfig) -> Result<(), String
     if threads > MAX_BLOCK_THREADS {
         return Err(format!("a block of {:?} has {threads} threads; the most is {MAX_BLOCK_THREADS}", config.block));
     }
+    if let Some(axis) = (0..3).find(|&i| config.grid[i] > MAX_GRID_DIMS[i]) {
+        return Err(format!(
+            "a grid of {:?} is {} blocks in {}; the most is {}",
+            config.grid,
+            config.grid[axis],
+            ["x", "y", "z"][axis],
+            MAX_GRID_DIMS[axis]
+        ));
+    }
     if product(config.grid) > MAX_BLOCKS {
         return Err(format!("a grid of {:?} has {} blocks; the most is {MAX_BLOCKS}", config.grid, product(config.grid)));
     }
@@ -96,6 +109,14 @@ pub fn check_launch(kernel: &Kernel, config: &LaunchConfig) -> Result<(), String
     }
     if kernel.local_size > MAX_LOCAL_BYTES {
         return Err(format!("kernel `{}` declares {} bytes of local memory per thread; the most is {MAX_LOCAL_BYTES}", kernel.name, kernel.local_size));
+    }
+    if u64::from(kernel.local_size) * threads > MAX_LOCAL_BLOCK_BYTES {
+        return Err(format!(
+            "kernel `{}` needs {} bytes of local memory per thread, {} for a block of {threads} threads; a block may have at most {MAX_LOCAL_BLOCK_BYTES}",
+            kernel.name,
+            kernel.local_size,
+            u64::from(kernel.local_size) * threads
+        ));
     }
     if config.params.len() != kernel.param_size() as usize {
         return Err(format!(
@@ -144,7 +165,7 @@ pub fn run(
             }
             let done = finished.fetch_add(1, Ordering::Relaxed) + 1;
             if let Some(report) = progress
-                && (done % 64 == 0 || done == blocks)
+                && (done.is_multiple_of(64) || done == blocks)
             {
                 report(done, blocks);
             }

@@ -168,10 +168,10 @@ impl Warp {
 
     fn exit_lanes(&mut self, lanes: u32) {
         self.exited |= lanes;
-        let live = self.live();
         match &mut self.ctl {
             Control::Stack(s) => s.exit(lanes),
-            Control::Its(s) => s.exit(lanes, live),
+            // Exited threads leave their barriers when the next choice refreshes them.
+            Control::Its(s) => s.invalidate(),
         }
     }
 
@@ -215,12 +215,11 @@ impl Warp {
         match &mut self.ctl {
             Control::Stack(s) => s.at_barrier = exec,
             Control::Its(s) => {
-                s.flush();
                 if group & !exec != 0 {
                     s.advance_lanes(group & !exec);
                 }
+                s.invalidate();
                 s.at_barrier |= exec;
-                s.group = 0;
             }
         }
     }
@@ -395,7 +394,8 @@ impl ItsCtl {
         self.group = 0;
     }
 
-    fn exit(&mut self, _lanes: u32, _live: u32) {
+    /// Forgets the issuing group so the next step chooses again.
+    fn invalidate(&mut self) {
         self.flush();
         self.group = 0;
     }

@@ -13,7 +13,7 @@ macro_rules! modifier_enum {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[repr(u8)]
-        pub enum $name { $(#[doc = $text] $variant),+ }
+        pub enum $name { $(#[doc = concat!("Written `.", $text, "`.")] $variant),+ }
 
         impl $name {
             /// Spellings in encoding order.
