@@ -4,31 +4,19 @@
 //! (Histogram's atomics included: integer adds commute, so the counts do not
 //! depend on the order the blocks run in.)
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use common::*;
 use simt_interp::host::{prepare, LaunchRequest};
 use simt_interp::{run, RunOptions, SimtModel, Stats};
 use simt_isa::Module;
 
-fn asm_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm")
-}
-
+/// The top-level kernels of `asm/` (the divergence demos and planted bugs have their own tests).
 fn library() -> Vec<(String, Module)> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(asm_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|e| e == "s"))
-        .collect();
-    files.sort();
-    files
+    library_files()
         .into_iter()
-        .map(|path| {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            let source = std::fs::read_to_string(&path).unwrap();
-            let module = simt_asm::assemble(&name, &source).unwrap_or_else(|d| panic!("{}", d.render(false)));
-            (name, module)
-        })
+        .filter(|path| path.parent() == Some(asm_dir().as_path()))
+        .map(|path| (path.file_name().unwrap().to_string_lossy().into_owned(), assemble_file(&path)))
         .collect()
 }
 

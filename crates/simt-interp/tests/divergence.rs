@@ -3,23 +3,15 @@
 //! code, and the documented differences (spin lock, divergent barrier,
 //! collectives in divergent code).
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use common::{asm_dir, assemble_file, assemble_text, u32s};
 use simt_interp::host::{prepare, LaunchRequest, PreparedLaunch};
 use simt_interp::{FaultKind, Launch, RunOptions, SimtModel, StepResult};
 use simt_isa::{ElemType, Module};
 
-fn demo(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm/divergence").join(name)
-}
-
-fn assemble_file(path: &Path) -> Module {
-    let source = std::fs::read_to_string(path).expect("demo exists");
-    simt_asm::assemble(&path.display().to_string(), &source).unwrap_or_else(|d| panic!("{d}"))
-}
-
-fn assemble_text(source: &str) -> Module {
-    simt_asm::assemble("test.s", source).unwrap_or_else(|d| panic!("{d}"))
+fn demo(name: &str) -> std::path::PathBuf {
+    asm_dir().join("divergence").join(name)
 }
 
 fn options(simt: SimtModel) -> RunOptions {
@@ -28,10 +20,6 @@ fn options(simt: SimtModel) -> RunOptions {
 
 fn prepared(module: &Module) -> PreparedLaunch {
     prepare(&module.kernels[0], &LaunchRequest::default()).expect("defaults suffice")
-}
-
-fn u32s(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
 }
 
 /// Steps every block warp by warp, recording each warp's (pc, active mask) issues, and returns them with the output.

@@ -9,105 +9,11 @@
 // The references index like the kernels do.
 #![allow(clippy::needless_range_loop)]
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+mod common;
 
-use simt_interp::host::{prepare, Arg, LaunchRequest};
-use simt_interp::{run, LaunchConfig, RunOptions, SimtModel, Stats};
-use simt_isa::{ArgInit, Literal, Module};
-
-const MODELS: [SimtModel; 2] = [SimtModel::Its, SimtModel::Stack];
-
-fn asm_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm")
-}
-
-fn load(name: &str) -> Module {
-    let path = asm_dir().join(name);
-    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    simt_asm::assemble(name, &source).unwrap_or_else(|d| panic!("{name} does not assemble:\n{}", d.render(false)))
-}
-
-/// One finished launch: the buffers before and after, the configuration and the statistics.
-struct Launched {
-    before: BTreeMap<String, Vec<u8>>,
-    after: BTreeMap<String, Vec<u8>>,
-    config: LaunchConfig,
-    params: Vec<(String, u32)>,
-    #[allow(dead_code)]
-    stats: Stats,
-}
-
-impl Launched {
-    fn input(&self, name: &str) -> &[u8] {
-        &self.before[name]
-    }
-    fn output(&self, name: &str) -> &[u8] {
-        &self.after[name]
-    }
-    fn param_bytes(&self, name: &str) -> [u8; 4] {
-        let offset = self.params.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no parameter {name}")).1 as usize;
-        self.config.params[offset..offset + 4].try_into().unwrap()
-    }
-    fn u32(&self, name: &str) -> u32 {
-        u32::from_le_bytes(self.param_bytes(name))
-    }
-    fn f32(&self, name: &str) -> f32 {
-        f32::from_le_bytes(self.param_bytes(name))
-    }
-}
-
-fn launch(module: &Module, request: &LaunchRequest, simt: SimtModel) -> Launched {
-    let kernel = &module.kernels[0];
-    let mut request = request.clone();
-    request.module_dir = Some(asm_dir());
-    let prepared = prepare(kernel, &request).unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
-    let snapshot = |p: &simt_interp::host::PreparedLaunch| -> BTreeMap<String, Vec<u8>> {
-        p.buffers.iter().map(|(name, _)| (name.clone(), p.buffer(name).unwrap().1)).collect()
-    };
-    let before = snapshot(&prepared);
-    let options = RunOptions { simt, ..RunOptions::default() };
-    let stats = run(kernel, &prepared.config, &prepared.memory, &options, None)
-        .unwrap_or_else(|f| panic!("{} faulted under {simt:?}:\n{}", kernel.name, f.render(module, false)));
-    let after = snapshot(&prepared);
-    let params = kernel.params.iter().map(|p| (p.name.clone(), p.offset)).collect();
-    Launched { before, after, config: prepared.config.clone(), params, stats }
-}
-
-fn f32s(bytes: &[u8]) -> Vec<f32> {
-    bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
-}
-fn u32s(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
-}
-
-/// Bit-exact comparison of two f32 vectors with a readable first difference.
-fn assert_f32_bits(what: &str, got: &[f32], want: &[f32]) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert_eq!(g.to_bits(), w.to_bits(), "{what}[{i}]: got {g}, want {w}");
-    }
-}
-
-fn assert_u32s(what: &str, got: &[u32], want: &[u32]) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert_eq!(g, w, "{what}[{i}]");
-    }
-}
-
-fn int(name: &str, v: i64) -> Arg {
-    Arg::new(name, ArgInit::Scalar(Literal::Int(v)))
-}
-fn float(name: &str, v: f64) -> Arg {
-    Arg::new(name, ArgInit::Scalar(Literal::Float(v)))
-}
-fn buf(name: &str, init: ArgInit) -> Arg {
-    Arg::new(name, init)
-}
-fn request(grid: [u32; 3], block: [u32; 3], args: Vec<Arg>) -> LaunchRequest {
-    LaunchRequest { grid: Some(grid), block: Some(block), args, module_dir: None }
-}
+use common::*;
+use simt_interp::host::LaunchRequest;
+use simt_isa::{ArgInit, Literal};
 
 fn threads_per_block(l: &Launched) -> u32 {
     l.config.block.iter().product()
@@ -435,25 +341,9 @@ fn sgemm() {
 
 // ---------------------------------------------------------------- every file assembles
 
-fn s_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            if path.file_name().is_some_and(|n| n == "bugs") && path.parent() == Some(&asm_dir()) {
-                continue; // asm/bugs/ holds known-bad reproducers
-            }
-            s_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "s") {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn every_asm_file_assembles() {
-    let mut files = Vec::new();
-    s_files(&asm_dir(), &mut files);
+    let files = library_files();
     for name in ["vector_add", "saxpy", "block_reduce", "warp_reduce", "prefix_scan", "histogram", "transpose", "sgemm"] {
         assert!(files.iter().any(|p| p.ends_with(format!("{name}.s"))), "asm/{name}.s is missing");
     }

@@ -1,22 +1,14 @@
 //! `--check` racecheck, initcheck and synccheck: each planted bug of
 //! `asm/bugs/` is caught at the right line, and the kernel library runs clean.
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use common::{asm_dir, assemble_file, assemble_text, library_files};
 use simt_interp::host::{prepare, LaunchRequest};
 use simt_interp::{Checks, Fault, FaultKind, RunOptions, SimtModel};
 use simt_isa::Module;
 
 const ALL: Checks = Checks { racecheck: true, initcheck: true, synccheck: true };
-
-fn asm_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm")
-}
-
-fn assemble_file(path: &Path) -> Module {
-    let source = std::fs::read_to_string(path).expect("readable kernel");
-    simt_asm::assemble(&path.display().to_string(), &source).unwrap_or_else(|d| panic!("{d}"))
-}
 
 fn run(module: &Module, simt: SimtModel, checks: Checks) -> Result<(), Fault> {
     let kernel = &module.kernels[0];
@@ -66,21 +58,7 @@ fn the_race_report_names_both_threads_and_lines() {
 
 #[test]
 fn the_kernel_library_runs_clean_under_every_check() {
-    let mut files = Vec::new();
-    let mut dirs = vec![asm_dir()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).expect("asm/ exists").flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                if path.file_name().is_some_and(|n| n != "bugs") {
-                    dirs.push(path);
-                }
-            } else if path.extension().is_some_and(|e| e == "s") {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let files = library_files();
     assert!(files.len() >= 10, "the library is missing: {files:?}");
     for path in files {
         let module = assemble_file(&path);
@@ -98,7 +76,7 @@ fn the_kernel_library_runs_clean_under_every_check() {
 }
 
 fn text(source: &str) -> Module {
-    simt_asm::assemble("t.s", source).unwrap_or_else(|d| panic!("{d}"))
+    assemble_text(source)
 }
 
 const NEIGHBOURS: &str = ".kernel k\n.param .ptr.u32 out\n.shared .u32 s[32]\n.launch grid(1) block(32)\n.arg out = zeros(32)\n\

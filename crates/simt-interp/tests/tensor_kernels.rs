@@ -11,103 +11,18 @@
 // The references index like the kernels do.
 #![allow(clippy::needless_range_loop)]
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+mod common;
 
+use common::*;
 use half::f16;
-use simt_interp::host::{prepare, Arg, LaunchRequest};
-use simt_interp::{run, LaunchConfig, RunOptions, SimtModel, Stats};
-use simt_isa::{ArgInit, Literal, Module};
+use simt_interp::host::LaunchRequest;
+use simt_interp::{run, RunOptions, SimtModel};
+use simt_isa::{ArgInit, Literal};
 use simt_tensor::sparsify::{decode_metadata, decompress, sparsify};
 
-const MODELS: [SimtModel; 2] = [SimtModel::Its, SimtModel::Stack];
-
-fn asm_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm")
-}
-
-fn load(name: &str) -> Module {
-    let path = asm_dir().join(name);
-    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    simt_asm::assemble(name, &source).unwrap_or_else(|d| panic!("{name} does not assemble:\n{}", d.render(false)))
-}
-
-/// One finished launch: the buffers before and after, the configuration and the statistics.
-struct Launched {
-    before: BTreeMap<String, Vec<u8>>,
-    after: BTreeMap<String, Vec<u8>>,
-    config: LaunchConfig,
-    params: Vec<(String, u32)>,
-    stats: Stats,
-}
-
-impl Launched {
-    fn input(&self, name: &str) -> &[u8] {
-        &self.before[name]
-    }
-    fn output(&self, name: &str) -> &[u8] {
-        &self.after[name]
-    }
-    fn u32(&self, name: &str) -> usize {
-        let offset = self.params.iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no parameter {name}")).1 as usize;
-        u32::from_le_bytes(self.config.params[offset..offset + 4].try_into().unwrap()) as usize
-    }
-    fn mnk(&self) -> (usize, usize, usize) {
-        (self.u32("m"), self.u32("n"), self.u32("k"))
-    }
-}
-
-fn prepared(module: &Module, request: &LaunchRequest) -> simt_interp::host::PreparedLaunch {
-    let kernel = &module.kernels[0];
-    let mut request = request.clone();
-    request.module_dir = Some(asm_dir());
-    prepare(kernel, &request).unwrap_or_else(|e| panic!("{}: {e}", kernel.name))
-}
-
-fn launch(module: &Module, request: &LaunchRequest, simt: SimtModel) -> Launched {
-    let kernel = &module.kernels[0];
-    let prepared = prepared(module, request);
-    let snapshot = |p: &simt_interp::host::PreparedLaunch| -> BTreeMap<String, Vec<u8>> {
-        p.buffers.iter().map(|(name, _)| (name.clone(), p.buffer(name).unwrap().1)).collect()
-    };
-    let before = snapshot(&prepared);
-    let options = RunOptions { simt, ..RunOptions::default() };
-    let stats = run(kernel, &prepared.config, &prepared.memory, &options, None)
-        .unwrap_or_else(|f| panic!("{} faulted under {simt:?}:\n{}", kernel.name, f.render(module, false)));
-    let after = snapshot(&prepared);
-    let params = kernel.params.iter().map(|p| (p.name.clone(), p.offset)).collect();
-    Launched { before, after, config: prepared.config.clone(), params, stats }
-}
-
-fn f16s(bytes: &[u8]) -> Vec<f32> {
-    bytes.chunks_exact(2).map(|c| f16::from_bits(u16::from_le_bytes(c.try_into().unwrap())).to_f32()).collect()
-}
-fn f32s(bytes: &[u8]) -> Vec<f32> {
-    bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
-}
-fn u32s(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
-}
-fn i32s(bytes: &[u8]) -> Vec<i32> {
-    bytes.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect()
-}
-
-/// Bit-exact comparison of two f32 vectors with a readable first difference.
-fn assert_f32_bits(what: &str, got: &[f32], want: &[f32]) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert_eq!(g.to_bits(), w.to_bits(), "{what}[{i}]: got {g}, want {w}");
-    }
-}
-
-fn int(name: &str, v: i64) -> Arg {
-    Arg::new(name, ArgInit::Scalar(Literal::Int(v)))
-}
-fn buf(name: &str, init: ArgInit) -> Arg {
-    Arg::new(name, init)
-}
-fn request(grid: [u32; 3], block: [u32; 3], args: Vec<Arg>) -> LaunchRequest {
-    LaunchRequest { grid: Some(grid), block: Some(block), args, module_dir: None }
+/// The problem size of a GEMM launch.
+fn mnk(l: &Launched) -> (usize, usize, usize) {
+    (l.u32("m") as usize, l.u32("n") as usize, l.u32("k") as usize)
 }
 
 /// A small deterministic generator (xorshift64*), for inputs built in Rust.
@@ -148,7 +63,7 @@ fn reference_f16(m: usize, n: usize, k: usize, a: &[f32], bt: &[f32], c: &[f32])
 }
 
 fn check_hgemm(l: &Launched) {
-    let (m, n, k) = l.mnk();
+    let (m, n, k) = mnk(l);
     let want = reference_f16(m, n, k, &f16s(l.input("A")), &f16s(l.input("Bt")), &f32s(l.input("C")));
     assert_f32_bits("D", &f32s(l.output("D")), &want);
     let macs = (m * n * k) as u64;
@@ -174,7 +89,7 @@ fn hgemm() {
     );
     for simt in MODELS {
         let l = launch(&module, &LaunchRequest::default(), simt);
-        assert_eq!(l.mnk(), (256, 256, 256));
+        assert_eq!(mnk(&l), (256, 256, 256));
         check_hgemm(&l);
         check_hgemm(&launch(&module, &second, simt));
     }
@@ -243,7 +158,7 @@ fn reference_sparse(m: usize, n: usize, k: usize, vals: &[f32], meta: &[u32], bt
 }
 
 fn check_sparse(l: &Launched) {
-    let (m, n, k) = l.mnk();
+    let (m, n, k) = mnk(l);
     let want = reference_sparse(m, n, k, &f16s(l.input("vals")), &u32s(l.input("meta")), &f16s(l.input("Bt")), &f32s(l.input("C")));
     assert_f32_bits("D", &f32s(l.output("D")), &want);
     // The work of a K = 32 product from the A storage (and MMA count) of a K = 16 one.
@@ -270,7 +185,7 @@ fn hgemm_sparse() {
     );
     for simt in MODELS {
         let l = launch(&module, &LaunchRequest::default(), simt);
-        assert_eq!(l.mnk(), (256, 256, 256));
+        assert_eq!(mnk(&l), (256, 256, 256));
         assert!(u32s(l.input("meta")).iter().all(|&w| w == 0x9CD8));
         check_sparse(&l);
         check_sparse(&launch(&module, &second, simt));
@@ -377,7 +292,7 @@ fn hgemm_sparse_rejects_bad_metadata() {
 // ---------------------------------------------------------------- igemm
 
 fn check_igemm(l: &Launched) {
-    let (m, n, k) = l.mnk();
+    let (m, n, k) = mnk(l);
     let a: Vec<i32> = l.input("A").iter().map(|&b| i32::from(b as i8)).collect();
     let bt: Vec<i32> = l.input("Bt").iter().map(|&b| i32::from(b as i8)).collect();
     let mut want = i32s(l.input("C"));
@@ -425,7 +340,7 @@ fn igemm() {
     );
     for simt in MODELS {
         let l = launch(&module, &LaunchRequest::default(), simt);
-        assert_eq!(l.mnk(), (128, 128, 128));
+        assert_eq!(mnk(&l), (128, 128, 128));
         check_igemm(&l);
         let l = launch(&module, &second, simt);
         check_igemm(&l);
