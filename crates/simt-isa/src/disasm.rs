@@ -226,7 +226,7 @@ pub fn listing(module: &Module) -> String {
             let line = k.lines[pc];
             let text = source_lines
                 .get(line as usize - 1)
-                .map(|l| l.trim().to_string())
+                .map(|l| l.split("//").next().unwrap_or(l).trim().to_string())
                 .filter(|l| !l.is_empty())
                 .unwrap_or_else(|| format_instruction(inst, &symbols));
             let reconv = inst.operands().iter().find_map(|op| match *op {
