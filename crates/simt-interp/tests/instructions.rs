@@ -1490,7 +1490,8 @@ fn the_harness_reports_mismatches() {
 #[test]
 fn every_opcode_is_tested() {
     let mut seen = BTreeSet::new();
-    for (_, cases) in all_groups() {
+    for (group, cases) in all_groups() {
+        eprintln!("{group}: {} cases", cases.len());
         for (i, case) in cases.iter().enumerate() {
             let src = format!("{HEADER}{}\nNOP\n", label(&case.text, i));
             let module = assemble(&src);
@@ -1499,4 +1500,182 @@ fn every_opcode_is_tested() {
     }
     let missing: Vec<Opcode> = TABLE.iter().map(|r| r.opcode).filter(|o| !o.is_mma() && !seen.contains(o)).collect();
     assert!(missing.is_empty(), "opcodes without a case: {missing:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Special registers in a 3-D launch with a partial last warp
+// ---------------------------------------------------------------------------
+
+#[test]
+fn special_registers_in_a_3d_launch() {
+    let (grid, block) = ([2u32, 3, 2], [8u32, 5, 2]); // 80 threads: warps 0, 1 full, warp 2 has 16 lanes
+    let src = format!(
+        ".kernel s\n.param .ptr.u32 out\n.launch grid({},{},{}) block({},{},{})\n\
+         S2R R30, SR_CLOCK\n\
+         S2R R0, SR_TID.X\nS2R R1, SR_TID.Y\nS2R R2, SR_TID.Z\n\
+         S2R R3, SR_NTID.X\nS2R R4, SR_NTID.Y\nS2R R5, SR_NTID.Z\n\
+         S2R R6, SR_CTAID.X\nS2R R7, SR_CTAID.Y\nS2R R8, SR_CTAID.Z\n\
+         S2R R9, SR_NCTAID.X\nS2R R10, SR_NCTAID.Y\nS2R R11, SR_NCTAID.Z\n\
+         S2R R12, SR_LANEID\nS2R R13, SR_WARPID\nS2R R14, SR_SMID\n\
+         VOTE.BALLOT R16, PT\n\
+         IMAD R20, R8, R10, R7\nIMAD R20, R20, R9, R6\n\
+         IMAD R21, R2, R4, R1\nIMAD R21, R21, R3, R0\n\
+         IMUL R22, R3, R4\nIMUL R22, R22, R5\nIMAD R22, R20, R22, R21\n\
+         LD.PARAM.U32 R23, [out]\nLEA R23, R22, R23, 7\n\
+         ST.GLOBAL.V4.B32 [R23], R0\nST.GLOBAL.V4.B32 [R23+16], R4\nST.GLOBAL.V4.B32 [R23+32], R8\n\
+         ST.GLOBAL.V4.B32 [R23+48], R12\nST.GLOBAL.U32 [R23+64], R16\nST.GLOBAL.U32 [R23+68], R30\n\
+         S2R R31, SR_CLOCK\nST.GLOBAL.U32 [R23+72], R31\nEXIT\n",
+        grid[0], grid[1], grid[2], block[0], block[1], block[2]
+    );
+    let module = assemble(&src);
+    let nblocks = grid.iter().product::<u32>();
+    let nthreads = block.iter().product::<u32>();
+    for simt in MODELS {
+        let req = LaunchRequest {
+            args: vec![Arg::new("out", ArgInit::Zeros(u64::from(nblocks * nthreads * 32)))],
+            ..LaunchRequest::default()
+        };
+        let p = prepare(&module.kernels[0], &req).unwrap();
+        let opts = options(simt);
+        simt_interp::run(&module.kernels[0], &p.config, &p.memory, &opts, None)
+            .unwrap_or_else(|f| panic!("{}", f.render(&module, false)));
+        let out = u32s(&p.buffer("out").unwrap().1);
+        for bz in 0..grid[2] {
+            for by in 0..grid[1] {
+                for bx in 0..grid[0] {
+                    let b = bx + by * grid[0] + bz * grid[0] * grid[1];
+                    for tz in 0..block[2] {
+                        for ty in 0..block[1] {
+                            for tx in 0..block[0] {
+                                let t = tx + ty * block[0] + tz * block[0] * block[1];
+                                let row = &out[((b * nthreads + t) * 32) as usize..][..19];
+                                let warp = t / 32;
+                                let ballot = if warp == nthreads / 32 { (1u32 << (nthreads % 32)) - 1 } else { !0 };
+                                let want = [
+                                    tx,
+                                    ty,
+                                    tz,
+                                    block[0],
+                                    block[1],
+                                    block[2],
+                                    bx,
+                                    by,
+                                    bz,
+                                    grid[0],
+                                    grid[1],
+                                    grid[2],
+                                    t % 32,
+                                    warp,
+                                    b % opts.sms,
+                                    0,
+                                    ballot,
+                                ];
+                                assert_eq!(&row[..17], &want, "{simt:?}: block {b} thread {t} (R0..R14, -, ballot)");
+                                assert!(row[18] > row[17], "{simt:?}: SR_CLOCK must advance: {} then {}", row[17], row[18]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn exited_lanes_leave_the_warp() {
+    let src = ".kernel e\n.param .ptr.u32 out\n.launch grid(1) block(32)\n\
+               S2R R0, SR_LANEID\nLD.PARAM.U32 R1, [out]\nLEA R1, R0, R1, 2\nMOV R2, 0x77\nST.GLOBAL.U32 [R1], R2\n\
+               ISETP.GE P0, R0, 8\n@P0 EXIT\nVOTE.BALLOT R2, PT\nSHFL.DOWN R3, R0, 4\nIADD R2, R2, R3\nST.GLOBAL.U32 [R1], R2\nEXIT\n";
+    let module = assemble(src);
+    for simt in MODELS {
+        let req = LaunchRequest { args: vec![Arg::new("out", ArgInit::Zeros(32))], ..LaunchRequest::default() };
+        let p = prepare(&module.kernels[0], &req).unwrap();
+        simt_interp::run(&module.kernels[0], &p.config, &p.memory, &options(simt), None)
+            .unwrap_or_else(|f| panic!("{}", f.render(&module, false)));
+        // Lanes 0..7 see a ballot of 0xFF; SHFL.DOWN by 4 from lanes 4..7 reads exited lanes 8..11, whose
+        // registers still hold their lane index.
+        let want: Vec<u32> = (0..32).map(|l| if l < 8 { 0xFF + l + 4 } else { 0x77 }).collect();
+        assert_eq!(u32s(&p.buffer("out").unwrap().1), want, "{simt:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Faults: kind, lane and source line
+// ---------------------------------------------------------------------------
+
+struct FaultCase {
+    setup: &'static str,
+    text: &'static str,
+    kind: FaultKind,
+    lane: u32,
+}
+
+fn fault_cases() -> Vec<FaultCase> {
+    use FaultKind::*;
+    let f = |setup, text, kind, lane| FaultCase { setup, text, kind, lane };
+    vec![
+        f("", "LD.GLOBAL.U32 R2, [R1+2]", Misaligned, 0),
+        f("", "LD.GLOBAL.S16 R2, [R1+1]", Misaligned, 0),
+        f("", "ST.GLOBAL.B64 [R1+4], R2", Misaligned, 0),
+        f("", "LD.GLOBAL.F64 R2, [R1+4]", Misaligned, 0),
+        f("", "LD.GLOBAL.V2.B32 R4, [R1+4]", Misaligned, 0),
+        f("", "LD.GLOBAL.V4.B32 R4, [R1+8]", Misaligned, 0),
+        f("", "ATOM.GLOBAL.ADD.U32 R2, [R1+2], 1", Misaligned, 0),
+        f("", "LD.GLOBAL.B64 R2, [R1+8]", OutOfBounds, 0),
+        f("", "LD.GLOBAL.U32 R2, [R1+12]", OutOfBounds, 0),
+        f("", "ST.GLOBAL.U8 [R1+12], R9", OutOfBounds, 0),
+        f("LEA R3, R9, R1, 2", "LD.GLOBAL.U32 R2, [R3]", OutOfBounds, 3),
+        f("LEA R3, R9, R1, 2", "ATOM.GLOBAL.CAS.B32 R2, [R3], 0, 1", OutOfBounds, 3),
+        f("", "ST.GLOBAL.U32 [RZ], R9", NullAccess, 0),
+        f("", "LD.GLOBAL.U32 R2, [0x80]", NullAccess, 0),
+        f("MOV R3, 0x40000000", "LD.GLOBAL.U32 R2, [R3]", Unmapped, 0),
+        f("MOV R3, 1", "ST.SHARED.U16 [R3], R9", Misaligned, 0),
+        f("", "LD.SHARED.B64 R2, [s+4]", Misaligned, 0),
+        f("", "LD.SHARED.B64 R2, [s+8]", OutOfBounds, 0),
+        f("SHL R3, R9, 2", "ATOM.SHARED.ADD.U32 R2, [R3+s], 1", OutOfBounds, 3),
+        f("MOV R3, 2", "LD.LOCAL.U32 R2, [R3]", Misaligned, 0),
+        f("", "LD.LOCAL.V4.B32 R4, [8]", Misaligned, 0),
+        f("", "ST.LOCAL.B64 [12], R2", Misaligned, 0),
+        f("", "LD.LOCAL.V2.B32 R4, [16]", OutOfBounds, 0),
+        f("SHL R3, R9, 2", "ST.LOCAL.U32 [R3], R9", OutOfBounds, 4),
+    ]
+}
+
+fn fault_source(case: &FaultCase) -> (String, u32) {
+    let mut s = String::from(
+        ".kernel f\n.param .ptr.u32 b\n.shared .u32 s[3]\n.local 16\n.launch grid(1) block(32)\n.arg b = zeros(3)\n\
+         LD.PARAM.U32 R1, [b]\nS2R R9, SR_LANEID\n",
+    );
+    if !case.setup.is_empty() {
+        s.push_str(case.setup);
+        s.push('\n');
+    }
+    let line = s.lines().count() as u32 + 1;
+    s.push_str(case.text);
+    s.push_str("\nEXIT\n");
+    (s, line)
+}
+
+#[test]
+fn bad_accesses_fault_with_the_right_kind_lane_and_line() {
+    let mut errors = Vec::new();
+    for case in fault_cases() {
+        let (src, line) = fault_source(&case);
+        let module = assemble(&src);
+        for simt in MODELS {
+            let p = prepare(&module.kernels[0], &LaunchRequest::default()).unwrap();
+            match simt_interp::run(&module.kernels[0], &p.config, &p.memory, &options(simt), None) {
+                Ok(_) => errors.push(format!("{simt:?}: `{}` did not fault", case.text)),
+                Err(f) => {
+                    if f.kind != case.kind || f.line != Some(line) || f.lane != Some(case.lane) {
+                        errors.push(format!(
+                            "{simt:?}: `{}`: expected {:?} at line {line} lane {}, got {:?} at line {:?} lane {:?}: {}",
+                            case.text, case.kind, case.lane, f.kind, f.line, f.lane, f.message
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
 }
