@@ -31,7 +31,9 @@ pub struct Launch<'a> {
     kernel: &'a Kernel,
     program: Program,
     memory: &'a GlobalMemory,
-    params: &'a [u8],
+    /// The PARAM space as little-endian words, and its length in bytes.
+    params: Vec<u32>,
+    params_len: usize,
     grid: [u32; 3],
     block: [u32; 3],
     options: &'a RunOptions,
@@ -62,7 +64,8 @@ impl<'a> Launch<'a> {
             kernel,
             program: translate(kernel),
             memory,
-            params: &config.params,
+            params: words_of(&config.params),
+            params_len: config.params.len(),
             grid: config.grid,
             block: config.block,
             options,
@@ -163,8 +166,10 @@ pub struct BlockSim<'a> {
     index: [u32; 3],
     sm: u32,
     warps: Vec<Warp>,
-    shared: Vec<u8>,
-    local: Vec<u8>,
+    /// SHARED memory as little-endian words.
+    shared: Vec<u32>,
+    /// Every thread's LOCAL region, `local_stride` bytes apart, as little-endian words.
+    local: Vec<u32>,
     buffer_hint: usize,
     counters: Counters,
     /// Shadow state of `--check` racecheck/initcheck/synccheck, when any is on.
@@ -338,8 +343,8 @@ impl<'a> BlockSim<'a> {
             index,
             sm,
             warps,
-            shared: vec![0; ctx.kernel.shared_size as usize],
-            local: vec![0; ctx.kernel.local_size as usize * threads as usize],
+            shared: vec![0; (ctx.kernel.shared_size as usize).div_ceil(4)],
+            local: vec![0; local_stride(ctx.kernel) * threads as usize / 4],
             buffer_hint: 0,
             counters,
             sanitizer: ctx.options.checks.any().then(|| {
@@ -347,7 +352,7 @@ impl<'a> BlockSim<'a> {
                     ctx.options.checks,
                     ctx.options.simt,
                     ctx.kernel.shared_size as usize,
-                    ctx.kernel.local_size as usize * threads as usize,
+                    local_stride(ctx.kernel) * threads as usize,
                     threads.div_ceil(32) as usize,
                     ctx.program.rows,
                 ))
@@ -594,12 +599,11 @@ impl<'a> BlockSim<'a> {
                     Err(fault)
                 }
             },
-            Space::Shared => region(self.shared.len(), 0, "the block's shared memory"),
+            Space::Shared => region(self.ctx.kernel.shared_size as usize, 0, "the block's shared memory"),
             Space::Local => {
-                let per_thread = self.ctx.kernel.local_size as usize;
-                region(per_thread, (warp * 32 + lane) * per_thread, "the thread's local memory")
+                region(self.ctx.kernel.local_size as usize, (warp * 32 + lane) * local_stride(self.ctx.kernel), "the thread's local memory")
             }
-            Space::Param => region(self.ctx.params.len(), 0, "the parameters"),
+            Space::Param => region(self.ctx.params_len, 0, "the parameters"),
         }
     }
 
@@ -620,9 +624,9 @@ impl<'a> BlockSim<'a> {
     #[allow(clippy::too_many_arguments)]
     fn check_region(&mut self, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, write: bool) -> Result<(), Fault> {
         let len = match space {
-            Space::Shared => self.shared.len(),
+            Space::Shared => self.ctx.kernel.shared_size as usize,
             Space::Local => self.ctx.kernel.local_size as usize,
-            _ => self.ctx.params.len(),
+            _ => self.ctx.params_len,
         } as u64;
         let align = size.min(16);
         let bad = exec & mask_of(|l| addrs[l] & (align - 1) != 0 || u64::from(addrs[l]) + u64::from(size) > len);
@@ -636,7 +640,7 @@ impl<'a> BlockSim<'a> {
     /// Where lane `l`'s region of a byte-addressed space starts in `bytes(space)`.
     #[inline(always)]
     fn region_base(&self, space: Space, w: usize, l: usize) -> usize {
-        if space == Space::Local { (w * 32 + l) * self.ctx.kernel.local_size as usize } else { 0 }
+        if space == Space::Local { (w * 32 + l) * local_stride(self.ctx.kernel) } else { 0 }
     }
 
     #[cold]
@@ -648,11 +652,12 @@ impl<'a> BlockSim<'a> {
         }
     }
 
-    fn bytes(&self, space: Space) -> &[u8] {
+    /// The words of a byte-addressed space (LOCAL holds every thread's region).
+    fn words(&self, space: Space) -> &[u32] {
         match space {
             Space::Shared => &self.shared,
             Space::Local => &self.local,
-            _ => self.ctx.params,
+            _ => &self.ctx.params,
         }
     }
 
@@ -661,8 +666,8 @@ impl<'a> BlockSim<'a> {
         match loc {
             Loc::Global(i, off) => self.ctx.memory.update(i, off, f),
             Loc::Bytes(at) => {
-                let old = read_le(&self.shared, at, 4)[0];
-                write_le(&mut self.shared, at, 4, [f(old), 0, 0, 0]);
+                let old = self.shared[at / 4];
+                self.shared[at / 4] = f(old);
                 old
             }
         }
@@ -844,13 +849,20 @@ impl<'a> BlockSim<'a> {
                     if self.sanitizer.is_some() {
                         self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Read)?;
                     }
-                    let bytes = self.bytes(space);
-                    for l in lanes(exec) {
-                        let at = self.region_base(space, w, l) + addrs[l] as usize;
-                        let value = read_le(bytes, at, size);
-                        for (k, row) in rows.iter_mut().take(words).enumerate() {
-                            row[l] = value[k];
-                        }
+                    let mem = self.words(space);
+                    let stride = if space == Space::Local { local_stride(self.ctx.kernel) } else { 0 };
+                    let at = |l: usize| (w * 32 + l) * stride + addrs[l] as usize;
+                    match size {
+                        16 => for_lanes(exec, |l| {
+                            let v: &[u32; 4] = mem[at(l) / 4..at(l) / 4 + 4].try_into().expect("4 words");
+                            (rows[0][l], rows[1][l], rows[2][l], rows[3][l]) = (v[0], v[1], v[2], v[3]);
+                        }),
+                        8 => for_lanes(exec, |l| (rows[0][l], rows[1][l]) = (mem[at(l) / 4], mem[at(l) / 4 + 1])),
+                        4 => for_lanes(exec, |l| rows[0][l] = mem[at(l) / 4]),
+                        _ => for_lanes(exec, |l| {
+                            let a = at(l);
+                            rows[0][l] = (mem[a / 4] >> (8 * (a % 4))) & (u32::MAX >> (32 - 8 * size));
+                        }),
                     }
                 }
                 match ty {
@@ -889,13 +901,23 @@ impl<'a> BlockSim<'a> {
                     if self.sanitizer.is_some() {
                         self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Write)?;
                     }
+                    let stride = if space == Space::Local { local_stride(self.ctx.kernel) } else { 0 };
+                    let mem = match space {
+                        Space::Shared => &mut self.shared,
+                        _ => &mut self.local,
+                    };
+                    // Lane order: a later lane's store to the same address wins.
                     for l in lanes(exec) {
-                        let at = self.region_base(space, w, l) + addrs[l] as usize;
-                        let bytes = match space {
-                            Space::Shared => &mut self.shared,
-                            _ => &mut self.local,
-                        };
-                        write_le(bytes, at, size, [rows[0][l], rows[1][l], rows[2][l], rows[3][l]]);
+                        let a = (w * 32 + l) * stride + addrs[l] as usize;
+                        if size >= 4 {
+                            for (k, row) in rows.iter().take(words).enumerate() {
+                                mem[a / 4 + k] = row[l];
+                            }
+                        } else {
+                            let shift = 8 * (a % 4);
+                            let mask = (u32::MAX >> (32 - 8 * size)) << shift;
+                            mem[a / 4] = (mem[a / 4] & !mask) | ((rows[0][l] << shift) & mask);
+                        }
                     }
                 }
             }
@@ -1060,7 +1082,7 @@ impl<'a> BlockSim<'a> {
             return Ok(());
         }
         let issue = self.warps[w].issued;
-        let len = if space == Space::Shared { self.shared.len() } else { self.ctx.kernel.local_size as usize };
+        let len = if space == Space::Shared { self.ctx.kernel.shared_size } else { self.ctx.kernel.local_size } as usize;
         for l in lanes(exec) {
             if addrs[l] as usize + size as usize > len {
                 continue; // memcheck reports it
@@ -1194,29 +1216,32 @@ fn shfl_source(mode: ShflMode, lane: usize, b: u32, width: u32) -> usize {
     if ok { j as usize } else { lane }
 }
 
-/// Reads `size` bytes at `at` as little-endian words (a sub-word value zero-extended in word 0).
+/// Runs `f` for each lane of `mask`; a full warp takes a plain loop the compiler can unroll.
 #[inline(always)]
-fn read_le(bytes: &[u8], at: usize, size: u32) -> [u32; 4] {
-    let chunk = &bytes[at..at + size as usize];
-    let word = |k: usize| u32::from_le_bytes([chunk[4 * k], chunk[4 * k + 1], chunk[4 * k + 2], chunk[4 * k + 3]]);
-    match chunk.len() {
-        1 => [u32::from(chunk[0]), 0, 0, 0],
-        2 => [u32::from(u16::from_le_bytes([chunk[0], chunk[1]])), 0, 0, 0],
-        4 => [word(0), 0, 0, 0],
-        8 => [word(0), word(1), 0, 0],
-        16 => [word(0), word(1), word(2), word(3)],
-        _ => [0; 4],
+fn for_lanes(mask: u32, mut f: impl FnMut(usize)) {
+    if mask == u32::MAX {
+        (0..32).for_each(&mut f);
+    } else {
+        lanes(mask).for_each(f);
     }
 }
 
-/// Writes the low `size` bytes of `words` at `at`, little-endian.
-#[inline(always)]
-fn write_le(bytes: &mut [u8], at: usize, size: u32, words: [u32; 4]) {
-    let chunk = &mut bytes[at..at + size as usize];
-    for (k, part) in chunk.chunks_mut(4).enumerate() {
-        let n = part.len();
-        part.copy_from_slice(&words[k].to_le_bytes()[..n]);
-    }
+/// Little-endian words of `bytes`, the last one zero-padded.
+fn words_of(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect()
+}
+
+/// Bytes between two threads' LOCAL regions: the declared size rounded up so
+/// every region starts on a 16-byte boundary, as the widest access needs.
+fn local_stride(kernel: &Kernel) -> usize {
+    (kernel.local_size as usize).next_multiple_of(16)
 }
 
 /// "lanes 0-15, 17" style text for a lane mask.
