@@ -104,8 +104,12 @@ fn color() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
+/// The largest source or bytecode file simt reads (a kernel is at most 16M instructions,
+/// but no real one comes near this).
+const MAX_INPUT_BYTES: u64 = 64 << 20;
+
 fn read_file(path: &Path) -> Result<Vec<u8>, Failure> {
-    std::fs::read(path).map_err(|e| Failure::input(format!("cannot read {}: {e}", path.display())))
+    simt_interp::host::read_bounded(path, MAX_INPUT_BYTES).map_err(Failure::input)
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Outcome {

@@ -51,7 +51,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = Simt::Its)]
     simt: Simt,
     /// Most warp instructions the launch may issue before it faults.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS)]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS, value_parser = clap::value_parser!(u64).range(1..))]
     max_steps: u64,
     /// Under `its`, backward branches a thread group may take in a row while another waits.
     #[arg(long, value_name = "Y", default_value_t = DEFAULT_ITS_YIELD, value_parser = clap::value_parser!(u32).range(1..))]
@@ -60,7 +60,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SMS, value_parser = clap::value_parser!(u32).range(1..))]
     sms: u32,
     /// OS threads to run SMs on [default: one per core].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_THREADS))]
     threads: Option<u64>,
     /// Print statistics on stderr.
     #[arg(long)]
@@ -82,6 +82,9 @@ enum Check {
     Synccheck,
 }
 
+/// The most OS threads `--threads` may ask for.
+const MAX_THREADS: u64 = 1024;
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Simt {
     /// Independent thread scheduling (Volta and later).
@@ -97,7 +100,7 @@ fn parse_dims(text: &str) -> Result<[u32; 3], String> {
     }
     let mut dims = [1; 3];
     for (d, part) in dims.iter_mut().zip(parts) {
-        *d = part.parse().map_err(|_| format!("`{part}` is not a whole number of at least 1"))?;
+        *d = part.parse().map_err(|_| format!("`{part}` is not a whole number from 1 to {}", u32::MAX))?;
     }
     Ok(dims)
 }
@@ -119,6 +122,18 @@ pub fn run(args: RunArgs) -> Outcome {
     };
     let dumps: Vec<Dump> = args.dumps.iter().map(|d| parse_dump(kernel, d)).collect::<Result<_, _>>()?;
     let launch = host::prepare(kernel, &request).map_err(Failure::input)?;
+    // Every warp issues at least one instruction: a launch with more warps than the step
+    // limit can never finish, so it is rejected before it starts.
+    let (grid, block) = (launch.config.grid, launch.config.block);
+    let blocks: u128 = grid.iter().map(|&d| u128::from(d)).product();
+    let threads: u128 = block.iter().map(|&d| u128::from(d)).product();
+    let warps = blocks * threads.div_ceil(32);
+    if warps > u128::from(args.max_steps) {
+        return Err(Failure::input(format!(
+            "a grid of {blocks} blocks of {threads} threads has {warps} warps, more than --max-steps {} allows (each warp issues at least one instruction)",
+            args.max_steps
+        )));
+    }
     let options = RunOptions {
         simt: match args.simt {
             Simt::Its => SimtModel::Its,

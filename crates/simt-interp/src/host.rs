@@ -143,7 +143,7 @@ pub enum HostError {
     /// The buffers do not fit GLOBAL memory.
     #[error(transparent)]
     Memory(#[from] MemoryError),
-    /// The kernel cannot be launched with this shape (see [`check_launch`](crate::launch::check_launch)).
+    /// The kernel cannot be launched with this shape (see [`check_shape`](crate::launch::check_shape)).
     #[error("cannot launch: {0}")]
     Launch(String),
 }
@@ -162,9 +162,8 @@ fn dims_text(d: [u32; 3]) -> String {
 pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunch, HostError> {
     let (grid, block) = launch_dims(kernel, request)?;
     // Every limit that depends on the kernel and the shape only (grid extents, shared and
-    // local memory, the kernel's own invariants) is checked before any buffer exists.
-    let probe = LaunchConfig { grid, block, params: vec![0; kernel.param_size() as usize] };
-    crate::launch::check_launch(kernel, &probe).map_err(HostError::Launch)?;
+    // local memory) is checked before any buffer exists.
+    crate::launch::check_shape(kernel, grid, block).map_err(HostError::Launch)?;
     for arg in &request.args {
         if kernel.param(&arg.name).is_none() {
             return Err(HostError::unknown_param(kernel, &arg.name));
@@ -200,7 +199,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
         };
         let bytes = planned_bytes(elem, &arg.init, base);
         planned = planned.saturating_add(bytes.next_multiple_of(256)).saturating_add(u64::from(crate::memory::GUARD_BYTES));
-        if bytes <= MAX_TOTAL_BYTES && planned > MAX_TOTAL_BYTES {
+        if planned > MAX_TOTAL_BYTES {
             return Err(HostError::Memory(MemoryError::TooLarge { name: param.name.clone(), bytes }));
         }
     }

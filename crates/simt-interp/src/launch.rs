@@ -84,6 +84,26 @@ pub const MAX_LOCAL_BLOCK_BYTES: u64 = 64 << 20;
 /// # Errors
 /// A sentence saying what is wrong and what the limit is.
 pub fn check_launch(kernel: &Kernel, config: &LaunchConfig) -> Result<(), String> {
+    check_shape(kernel, config.grid, config.block)?;
+    if config.params.len() != kernel.param_size() as usize {
+        return Err(format!(
+            "kernel `{}` takes {} bytes of parameters, but the launch passes {}",
+            kernel.name,
+            kernel.param_size(),
+            config.params.len()
+        ));
+    }
+    kernel.validate().map_err(|e| e.to_string())
+}
+
+/// The resource limits of a launch that depend only on the kernel's declarations and the
+/// launch shape: extents, blocks, threads, shared and local memory. Cheap; checked by
+/// [`check_launch`] and by [`crate::host::prepare`] before any buffer is made.
+///
+/// # Errors
+/// A sentence saying what is wrong and what the limit is.
+pub fn check_shape(kernel: &Kernel, grid: [u32; 3], block: [u32; 3]) -> Result<(), String> {
+    let config = LaunchConfig { grid, block, params: vec![] };
     let product = |d: [u32; 3]| d.iter().map(|&x| u64::from(x)).product::<u64>();
     if config.grid.contains(&0) || config.block.contains(&0) {
         return Err(format!("grid {:?} and block {:?} must not have a zero extent", config.grid, config.block));
@@ -118,15 +138,7 @@ pub fn check_launch(kernel: &Kernel, config: &LaunchConfig) -> Result<(), String
             u64::from(kernel.local_size) * threads
         ));
     }
-    if config.params.len() != kernel.param_size() as usize {
-        return Err(format!(
-            "kernel `{}` takes {} bytes of parameters, but the launch passes {}",
-            kernel.name,
-            kernel.param_size(),
-            config.params.len()
-        ));
-    }
-    kernel.validate().map_err(|e| e.to_string())
+    Ok(())
 }
 
 /// Runs one launch of `kernel` over `memory`.

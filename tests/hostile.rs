@@ -1,0 +1,458 @@
+//! A table of hostile inputs for the `simt` command: source, bytecode, command-line
+//! arguments, `.npy` files and runtime behaviour.
+//!
+//! Every case names the files it creates, the arguments and the exit status the
+//! contract asks for (0 ok, 1 rejected input, 2 kernel fault). No case may end in
+//! a panic (101) or a signal. Every message is checked: the whole table (exit
+//! status, stdout when there is one, stderr with the scratch folder replaced by
+//! `[DIR]` and very long lines cut) is one insta snapshot, `hostile__table.snap`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use assert_cmd::Command;
+use simt_isa::{Guard, Instruction, Kernel, Module, Opcode, Operand};
+use tempfile::TempDir;
+
+const SAXPY: &str = "\
+.kernel saxpy
+.param .u32 n
+.param .f32 a
+.param .ptr.f32 x
+.param .ptr.f32 y
+.launch grid(1) block(32)
+.arg n = 4
+.arg a = 2
+.arg x = iota(4)
+.arg y = zeros(4)
+    S2R     R0, SR_TID.X
+    LD.PARAM.U32 R3, [n]
+    ISETP.GE.U32 P0, R0, R3
+@P0 EXIT
+    LD.PARAM.U32 R4, [x]
+    LD.PARAM.U32 R5, [y]
+    LEA     R4, R0, R4, 2
+    LEA     R5, R0, R5, 2
+    LD.GLOBAL.F32 R6, [R4]
+    LD.GLOBAL.F32 R7, [R5]
+    LD.PARAM.F32 R8, [a]
+    FFMA    R7, R8, R6, R7
+    ST.GLOBAL.F32 [R5], R7
+    EXIT
+";
+
+/// A one-parameter kernel around `body`, launched as `grid(1) block(32)` unless `launch` says otherwise.
+fn kernel(directives: &str, body: &str) -> String {
+    let launch = if directives.contains(".launch") { "" } else { ".launch grid(1) block(32)\n" };
+    let arg = if directives.contains(".arg out") { "" } else { ".arg out = zeros(64)\n" };
+    format!(".kernel k\n.param .ptr.u32 out\n{launch}{arg}{directives}\n{body}\n    EXIT\n")
+}
+
+struct Case {
+    name: &'static str,
+    files: Vec<(&'static str, Vec<u8>)>,
+    args: Vec<String>,
+    code: i32,
+}
+
+fn case(name: &'static str, files: Vec<(&'static str, Vec<u8>)>, args: &[&str], code: i32) -> Case {
+    Case { name, files, args: args.iter().map(|s| s.to_string()).collect(), code }
+}
+
+fn src(text: impl Into<String>) -> Vec<(&'static str, Vec<u8>)> {
+    vec![("k.s", text.into().into_bytes())]
+}
+
+fn saxpy_and(extra: Vec<(&'static str, Vec<u8>)>) -> Vec<(&'static str, Vec<u8>)> {
+    let mut files = vec![("saxpy.s", SAXPY.as_bytes().to_vec())];
+    files.extend(extra);
+    files
+}
+
+fn bytecode(module: &Module) -> Vec<(&'static str, Vec<u8>)> {
+    vec![("k.simtb", simt_isa::write_module(module))]
+}
+
+fn saxpy_bytecode() -> Vec<u8> {
+    simt_isa::write_module(&simt_asm::assemble("saxpy.s", SAXPY).expect("saxpy assembles"))
+}
+
+/// A one-instruction kernel (`EXIT`), no parameters, no labels: its instruction word is
+/// the 16 bytes that end 24 bytes before the end of its bytecode.
+fn tiny_module(edit: impl FnOnce(&mut Kernel)) -> Module {
+    let mut k = Kernel {
+        name: "tiny".into(),
+        params: vec![],
+        shared: vec![],
+        shared_size: 0,
+        local_size: 0,
+        regs: 1,
+        launch: Some(simt_isa::LaunchDims { grid: [1, 1, 1], block: [32, 1, 1] }),
+        args: vec![],
+        code: vec![Instruction::new(Opcode::Exit)],
+        lines: vec![1],
+        labels: vec![],
+    };
+    edit(&mut k);
+    Module { source_name: "tiny.s".into(), source: None, kernels: vec![k] }
+}
+
+fn npy(header: &str, data: &[u8]) -> Vec<u8> {
+    let mut b = b"\x93NUMPY\x01\x00".to_vec();
+    b.extend((header.len() as u16).to_le_bytes());
+    b.extend(header.bytes());
+    b.extend(data);
+    b
+}
+
+fn f32_npy(header_dict: &str, n: usize) -> Vec<(&'static str, Vec<u8>)> {
+    saxpy_and(vec![("v.npy", npy(header_dict, &vec![0u8; 4 * n]))])
+}
+
+fn cases() -> Vec<Case> {
+    let mut t = Vec::new();
+
+    // ---- source ----
+    t.push(case("source: unterminated block comment", src(".kernel k\n/* never closed\n    EXIT\n"), &["asm", "k.s"], 1));
+    t.push(case("source: NUL bytes", src(".kernel k\n    NOP\0\0\0\n    EXIT\n"), &["asm", "k.s"], 1));
+    t.push(case("source: invalid UTF-8", vec![("k.s", b".kernel k\n    \xff\xfe EXIT\n".to_vec())], &["asm", "k.s"], 1));
+    t.push(case("source: a 10 MB line", src(format!(".kernel k\n    MOV R0, {}\n    EXIT\n", "9".repeat(10 << 20))), &["asm", "k.s"], 1));
+    t.push(case("source: a 10 MB comment line", src(format!(".kernel k\n// {}\n    EXIT\n", "x".repeat(10 << 20))), &["asm", "k.s"], 0));
+    t.push(case(
+        "source: deeply nested brackets",
+        src(format!(".kernel k\n    LD.GLOBAL.U32 R0, {}R1{}\n    EXIT\n", "[".repeat(100_000), "]".repeat(100_000))),
+        &["asm", "k.s"],
+        1,
+    ));
+    t.push(case("source: deeply nested parentheses in .arg", src(kernel(&format!(".arg out = {}1{}", "(".repeat(50_000), ")".repeat(50_000)), "")), &["asm", "k.s"], 1));
+    let labels: String = (0..100_000).map(|i| format!("L{i}:\n")).collect();
+    t.push(case("source: 100k labels", src(format!(".kernel k\n{labels}    EXIT\n")), &["asm", "k.s"], 0));
+    let dup: String = (0..100_000).map(|_| "L:\n").collect();
+    t.push(case("source: 100k duplicate labels", src(format!(".kernel k\n{dup}    EXIT\n")), &["asm", "k.s"], 1));
+    t.push(case("source: huge integer literal", src(kernel("", "    MOV R0, 99999999999999999999999999")), &["asm", "k.s"], 1));
+    t.push(case("source: huge hex literal", src(kernel("", "    MOV R0, 0x1FFFFFFFFFFFFFFFFFFFF")), &["asm", "k.s"], 1));
+    t.push(case("source: integer one past 32 bits", src(kernel("", "    IADD R0, R0, 4294967296")), &["asm", "k.s"], 1));
+    t.push(case("source: float literal that overflows", src(kernel("", "    FADD R0, R0, 1e999999")), &["asm", "k.s"], 1));
+    t.push(case("source: shared array of 4 GB", src(kernel(".shared .f32 x[1000000000]", "")), &["run", "k.s"], 1));
+    t.push(case("source: shared array of u32::MAX elements", src(kernel(".shared .f64 x[4294967295]", "")), &["asm", "k.s"], 1));
+    t.push(case("source: .regs 1000", src(kernel(".regs 1000", "")), &["asm", "k.s"], 1));
+    t.push(case("source: .local 4000000000", src(kernel(".local 4000000000", "")), &["run", "k.s"], 1));
+    t.push(case("source: .local 99999999999", src(kernel(".local 99999999999", "")), &["asm", "k.s"], 1));
+    t.push(case("source: local memory of a block over 64 MiB", src(kernel(".local 524288\n.launch grid(1) block(1024)", "")), &["run", "k.s"], 1));
+    t.push(case("source: shared memory over 228 KiB", src(kernel(".shared .f32 x[100000]", "")), &["run", "k.s"], 1));
+    t.push(case("source: .launch block(2048)", src(kernel(".launch grid(1) block(2048)", "")), &["run", "k.s"], 1));
+    t.push(case("source: .launch grid(0)", src(kernel(".launch grid(0) block(32)", "")), &["asm", "k.s"], 1));
+    t.push(case("source: unknown directive", src(kernel(".frobnicate 3", "")), &["asm", "k.s"], 1));
+    t.push(case("source: .arg of 2^40 elements", src(kernel(".arg out = zeros(1099511627776)", "")), &["run", "k.s"], 1));
+    t.push(case("source: empty file", src(""), &["run", "k.s"], 1));
+    t.push(case("source: undefined label", src(kernel("", "    BRA nowhere")), &["asm", "k.s"], 1));
+    t.push(case("source: R255", src(kernel("", "    MOV R255, 1")), &["asm", "k.s"], 1));
+    t.push(case("source: two kernels, no --kernel", src(format!("{}{}", kernel("", ""), kernel("", "").replace(".kernel k", ".kernel k2"))), &["run", "k.s"], 1));
+
+    // ---- bytecode ----
+    let good = saxpy_bytecode();
+    t.push(case("bytecode: empty file named .simtb", vec![("k.simtb", vec![])], &["run", "k.simtb"], 1));
+    t.push(case("bytecode: wrong magic", vec![("k.simtb", b"\x7fSMX\x01\x00\x00\x00".to_vec())], &["run", "k.simtb"], 1));
+    t.push(case("bytecode: magic only", vec![("k.simtb", b"\x7fSMT".to_vec())], &["run", "k.simtb"], 1));
+    let mut v2 = good.clone();
+    v2[4] = 2;
+    t.push(case("bytecode: version 2", vec![("k.simtb", v2)], &["run", "k.simtb"], 1));
+    for (name, cut) in [
+        ("bytecode: truncated in the version", 5),
+        ("bytecode: truncated in the flags", 7),
+        ("bytecode: truncated in the source name length", 10),
+        ("bytecode: truncated in the source name", 14),
+        ("bytecode: truncated at a third", good.len() / 3),
+        ("bytecode: truncated at a half", good.len() / 2),
+        ("bytecode: truncated by one byte", good.len() - 1),
+    ] {
+        t.push(case(name, vec![("k.simtb", good[..cut].to_vec())], &["run", "k.simtb"], 1));
+    }
+    let mut huge_name = good.clone();
+    huge_name[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
+    t.push(case("bytecode: a string length claiming 4 GB", vec![("k.simtb", huge_name)], &["disasm", "k.simtb"], 1));
+    let tiny = simt_isa::write_module(&tiny_module(|_| {}));
+    let count_at = 8 + 4 + "tiny.s".len() + 1;
+    let mut many = tiny.clone();
+    many[count_at..count_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    t.push(case("bytecode: a kernel count claiming 4G kernels", vec![("k.simtb", many)], &["disasm", "k.simtb"], 1));
+    let word_at = tiny.len() - 24;
+    let mut bad_op = tiny.clone();
+    bad_op[word_at] = 0xFF;
+    t.push(case("bytecode: unknown opcode byte", vec![("k.simtb", bad_op)], &["run", "k.simtb"], 1));
+    let mut reserved = tiny.clone();
+    reserved[word_at + 3] |= 0xF0;
+    t.push(case("bytecode: reserved instruction bits set", vec![("k.simtb", reserved)], &["run", "k.simtb"], 1));
+    let mut trailing = tiny.clone();
+    trailing.extend_from_slice(b"junk");
+    t.push(case("bytecode: bytes after the last kernel", vec![("k.simtb", trailing)], &["run", "k.simtb"], 1));
+    let branch = tiny_module(|k| {
+        let mut bra = Instruction::new(Opcode::Bra);
+        bra.operands[0] = Operand::Label { target: 7, reconv: simt_isa::NO_RECONV };
+        k.code = vec![bra, Instruction::new(Opcode::Exit)];
+        k.lines = vec![1, 2];
+    });
+    t.push(case("bytecode: branch target out of range", bytecode(&branch), &["run", "k.simtb"], 1));
+    let regs = tiny_module(|k| k.regs = 1000);
+    t.push(case("bytecode: 1000 registers", bytecode(&regs), &["run", "k.simtb"], 1));
+    let mut mods = tiny.clone();
+    mods[word_at + 1] = 0xFF;
+    t.push(case("bytecode: modifier bits on an instruction without modifiers", vec![("k.simtb", mods)], &["run", "k.simtb"], 1));
+    let guard = tiny_module(|k| k.code[0].guard = Guard { pred: 6, negated: true });
+    let mut guard = simt_isa::write_module(&guard);
+    let at = guard.len() - 24;
+    guard[at + 4] = 0xFF;
+    t.push(case("bytecode: operand bits on an instruction without operands", vec![("k.simtb", guard)], &["run", "k.simtb"], 1));
+    let shared = tiny_module(|k| k.shared_size = u32::MAX);
+    t.push(case("bytecode: 4 GB of shared memory", bytecode(&shared), &["run", "k.simtb"], 1));
+    let local = tiny_module(|k| k.local_size = u32::MAX);
+    t.push(case("bytecode: 4 GB of local memory per thread", bytecode(&local), &["run", "k.simtb"], 1));
+    let launch = tiny_module(|k| k.launch = Some(simt_isa::LaunchDims { grid: [u32::MAX; 3], block: [1024, 1024, 1024] }));
+    t.push(case("bytecode: absurd default launch", bytecode(&launch), &["run", "k.simtb"], 1));
+    let no_code = tiny_module(|k| {
+        k.code.clear();
+        k.lines.clear();
+    });
+    t.push(case("bytecode: a kernel without instructions", bytecode(&no_code), &["run", "k.simtb"], 1));
+
+    // ---- command-line arguments ----
+    let run = |extra: &[&str]| -> Vec<String> { ["run", "saxpy.s"].iter().chain(extra).map(|s| s.to_string()).collect() };
+    let mut arg = |name: &'static str, extra: &[&str], code: i32| {
+        t.push(Case { name, files: saxpy_and(vec![]), args: run(extra), code });
+    };
+    arg("args: --grid 4294967295", &["--grid", "4294967295"], 1);
+    arg("args: --grid 4294967296", &["--grid", "4294967296"], 1);
+    arg("args: --grid 2147483647 (more warps than steps)", &["--grid", "2147483647"], 1);
+    arg("args: --grid 0", &["--grid", "0"], 1);
+    arg("args: --grid -1", &["--grid", "-1"], 1);
+    arg("args: --grid 1,2,3,4", &["--grid", "1,2,3,4"], 1);
+    arg("args: --grid 65536,65536,65536", &["--grid", "65536,65536,65536"], 1);
+    arg("args: --grid 1,65536", &["--grid", "1,65536"], 1);
+    arg("args: --block 1025", &["--block", "1025"], 1);
+    arg("args: --block 1024,1024,1024", &["--block", "1024,1024,1024"], 1);
+    arg("args: --block 0,1", &["--block", "0,1"], 1);
+    arg("args: --arg x=fill(1e12, 0)", &["--arg", "x=fill(1e12, 0)"], 1);
+    arg("args: --arg x=fill(1000000000000, 0)", &["--arg", "x=fill(1000000000000, 0)"], 1);
+    arg("args: --arg x=zeros(4294967296)", &["--arg", "x=zeros(4294967296)"], 1);
+    arg("args: --arg x=rand(18446744073709551615, 1)", &["--arg", "x=rand(18446744073709551615, 1)"], 1);
+    arg("args: two buffers over 2 GiB together", &["--arg", "x=zeros(300000000)", "--arg", "y=zeros(300000000)"], 1);
+    arg("args: --arg n=99999999999", &["--arg", "n=99999999999"], 1);
+    arg("args: --arg n=-1", &["--arg", "n=-1"], 1);
+    arg("args: --arg n=1.5", &["--arg", "n=1.5"], 1);
+    arg("args: --arg x=[ unterminated", &["--arg", "x=["], 1);
+    arg("args: --arg x=[1,,2]", &["--arg", "x=[1,,2]"], 1);
+    arg("args: --arg without =", &["--arg", "x"], 1);
+    arg("args: --arg for an unknown parameter", &["--arg", "z=1"], 1);
+    arg("args: --arg x=@missing.npy", &["--arg", "x=@missing.npy"], 1);
+    arg("args: --arg x=@/dev/null (an empty buffer)", &["--arg", "n=0", "--arg", "x=@/dev/null", "--dump", "x"], 0);
+    arg("args: --arg x=@. (a directory)", &["--arg", "x=@."], 1);
+    arg("args: --max-steps 0", &["--max-steps", "0"], 1);
+    arg("args: --max-steps -1", &["--max-steps", "-1"], 1);
+    arg("args: --sms 0", &["--sms", "0"], 1);
+    arg("args: --its-yield 0", &["--its-yield", "0"], 1);
+    arg("args: --threads 0", &["--threads", "0"], 1);
+    arg("args: --threads 1000000", &["--threads", "1000000"], 1);
+    arg("args: --simt bogus", &["--simt", "bogus"], 1);
+    arg("args: unknown flag", &["--frobnicate"], 1);
+    arg("args: --dump of a scalar", &["--dump", "n"], 1);
+    arg("args: --dump of an unknown name", &["--dump", "q"], 1);
+    arg("args: --dump into a missing folder", &["--dump", "y=no/such/dir/y.npy"], 1);
+    arg("args: --kernel that does not exist", &["--kernel", "nope"], 1);
+    t.push(case("args: missing file", vec![], &["run", "missing.s"], 1));
+    t.push(case("args: a directory as FILE", vec![], &["run", "."], 1));
+    t.push(case("args: /dev/null as FILE", vec![], &["run", "/dev/null"], 1));
+    t.push(case("args: /dev/zero as FILE", vec![], &["run", "/dev/zero"], 1));
+    t.push(case("args: no subcommand", vec![], &[], 1));
+    t.push(case("args: asm output into a missing folder", saxpy_and(vec![]), &["asm", "saxpy.s", "-o", "no/such/dir/k.simtb"], 1));
+
+    // ---- .npy files (for `y`, a .ptr.f32) ----
+    let y = ["run", "saxpy.s", "--arg", "y=@v.npy"];
+    let good_header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }";
+    t.push(case("npy: a good file (control)", f32_npy(good_header, 4), &y, 0));
+    t.push(case("npy: truncated in the magic", saxpy_and(vec![("v.npy", b"\x93NUM".to_vec())]), &y, 1));
+    t.push(case("npy: truncated in the header", saxpy_and(vec![("v.npy", npy(good_header, &[])[..30].to_vec())]), &y, 1));
+    t.push(case("npy: truncated data", f32_npy(good_header, 3), &y, 1));
+    t.push(case("npy: wrong dtype", f32_npy("{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }", 4), &y, 1));
+    t.push(case("npy: complex dtype", f32_npy("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", 4), &y, 1));
+    t.push(case("npy: Fortran order", f32_npy("{'descr': '<f4', 'fortran_order': True, 'shape': (4,), }", 4), &y, 1));
+    t.push(case("npy: big-endian", f32_npy("{'descr': '>f4', 'fortran_order': False, 'shape': (4,), }", 4), &y, 1));
+    t.push(case("npy: header claiming a huge shape", f32_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }", 4), &y, 1));
+    t.push(case("npy: negative shape", f32_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-4,), }", 4), &y, 1));
+    let mut non_utf8 = npy(good_header, &[0; 16]);
+    non_utf8[12] = 0xFF;
+    t.push(case("npy: non-UTF-8 header", saxpy_and(vec![("v.npy", non_utf8)]), &y, 1));
+    let mut v9 = npy(good_header, &[0; 16]);
+    v9[6] = 9;
+    t.push(case("npy: format version 9", saxpy_and(vec![("v.npy", v9)]), &y, 1));
+    let mut v2_long = b"\x93NUMPY\x02\x00".to_vec();
+    v2_long.extend(u32::MAX.to_le_bytes());
+    t.push(case("npy: version 2 header length of 4 GB", saxpy_and(vec![("v.npy", v2_long)]), &y, 1));
+    t.push(case("npy: not numpy at all", saxpy_and(vec![("v.npy", b"PK\x03\x04 a zip".to_vec())]), &y, 1));
+    t.push(case("npy: raw .bin of 5 bytes for f32", saxpy_and(vec![("v.bin", vec![0; 5])]), &["run", "saxpy.s", "--arg", "y=@v.bin"], 1));
+
+    // ---- runtime behaviour ----
+    let rt = |name: &'static str, directives: &str, body: &str, extra: &[&str], code: i32| {
+        let mut args = vec!["run".to_string(), "k.s".to_string()];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        Case { name, files: src(kernel(directives, body)), args, code }
+    };
+    t.push(rt("runtime: load through a null pointer", "", "    LD.GLOBAL.U32 R1, [RZ]", &[], 2));
+    t.push(rt("runtime: store through a null pointer", "", "    ST.GLOBAL.U32 [0x10], R1", &[], 2));
+    t.push(rt("runtime: misaligned global load", "", "    LD.PARAM.U32 R0, [out]\n    LD.GLOBAL.U32 R1, [R0+2]", &[], 2));
+    t.push(rt("runtime: misaligned 64-bit load", "", "    LD.PARAM.U32 R0, [out]\n    LD.GLOBAL.B64 R2, [R0+4]", &[], 2));
+    t.push(rt("runtime: global store past the end", "", "    LD.PARAM.U32 R0, [out]\n    ST.GLOBAL.U32 [R0+256], R1", &[], 2));
+    t.push(rt("runtime: address wraps around 4 GB", "", "    LD.PARAM.U32 R0, [out]\n    LD.GLOBAL.U32 R1, [R0-4096]", &[], 2));
+    t.push(rt("runtime: shared access out of bounds", ".shared .f32 s[4]", "    LD.SHARED.F32 R1, [s+16]", &[], 2));
+    t.push(rt("runtime: shared access with no shared memory", "", "    LD.SHARED.U32 R1, [RZ]", &[], 2));
+    t.push(rt("runtime: local access out of bounds", ".local 16", "    ST.LOCAL.U32 [16], R1", &[], 2));
+    t.push(rt("runtime: parameter read out of bounds", "", "    LD.PARAM.U32 R1, [64]", &[], 2));
+    t.push(rt("runtime: misaligned atomic", "", "    LD.PARAM.U32 R0, [out]\n    ATOM.GLOBAL.ADD.U32 R1, [R0+1], 1", &[], 2));
+    t.push(rt("runtime: guarded-off bad access does nothing", "", "    ISETP.EQ P0, RZ, 1\n@P0 LD.GLOBAL.U32 R1, [RZ]", &[], 0));
+    t.push(rt("runtime: infinite loop with --max-steps", "", "top:\n    BRA top", &["--max-steps", "1000"], 2));
+    t.push(rt(
+        "runtime: divergent infinite loop under stack",
+        "",
+        "    S2R R0, SR_LANEID\n    ISETP.LT P0, R0, 16\nspin:\n@P0 BRA spin",
+        &["--simt", "stack", "--max-steps", "5000"],
+        2,
+    ));
+    t.push(rt(
+        "runtime: barrier deadlock (half the block waits at WARPSYNC)",
+        ".launch grid(1) block(64)",
+        "    S2R R0, SR_TID.X\n    ISETP.LT P0, R0, 32\n@P0 BRA wait\n    BAR.SYNC\n    EXIT\nwait:\n    S2R R1, SR_LANEID\n    ISETP.LT P1, R1, 16\n@P1 BRA w2\n    WARPSYNC\n    EXIT\nw2:\n    BAR.SYNC",
+        &[],
+        2,
+    ));
+    t.push(rt(
+        "runtime: WARPSYNC deadlock under its",
+        "",
+        "    S2R R0, SR_LANEID\n    ISETP.LT P0, R0, 16\n@P0 BRA other\n    WARPSYNC\n    EXIT\nother:\n    NOP\nspin:\n    BRA spin",
+        &["--max-steps", "100000"],
+        2,
+    ));
+    t.push(rt("runtime: MMA with a partial warp", ".launch grid(1) block(16)", "    MMA.M16N16K16.F32.F16 R0, R8, R12, R0", &[], 2));
+    t.push(rt(
+        "runtime: MMA with a guarded-off lane",
+        "",
+        "    S2R R20, SR_LANEID\n    ISETP.NE P0, R20, 3\n@P0 MMA.M16N16K16.F32.F16 R0, R8, R12, R0",
+        &[],
+        2,
+    ));
+    t.push(rt("runtime: sparse MMA with bad metadata", "", "    MOV R30, 0xFFFF\n    MMA.SP.M16N16K32.F32.F16 R0, R8, R12, R0, R30", &[], 2));
+    t.push(rt(
+        "runtime: integer and float edge cases",
+        ".arg out = zeros(9)",
+        "    S2R R9, SR_TID.X\n    ISETP.NE P0, R9, 0\n@P0 EXIT\n    LD.PARAM.U32 R0, [out]\n\
+             MOV R1, 0x80000000\n    IMUL.HI.S32 R2, R1, -1\n    ST.GLOBAL.U32 [R0], R2\n\
+             SHR.S32 R2, R1, 40\n    ST.GLOBAL.U32 [R0+4], R2\n\
+             IABS R2, R1\n    ST.GLOBAL.U32 [R0+8], R2\n\
+             MUFU.RCP R2, RZ\n    ST.GLOBAL.U32 [R0+12], R2\n\
+             MUFU.LG2 R2, -1.0\n    ST.GLOBAL.U32 [R0+16], R2\n\
+             MOV R3, 0f7FC00000\n    CVT.S32.F32 R2, R3\n    ST.GLOBAL.U32 [R0+20], R2\n\
+             CVT.U32.F32 R2, 1e20\n    ST.GLOBAL.U32 [R0+24], R2\n\
+             SHL R2, R1, 32\n    ST.GLOBAL.U32 [R0+28], R2\n\
+             MUFU.RSQ R2, -0.0\n    ST.GLOBAL.U32 [R0+32], R2",
+        &["--dump", "out"],
+        0,
+    ));
+    t.push(rt("runtime: falling off the end after a branch", "", "    BRA end\nend:", &[], 0));
+    t.push(rt("runtime: a grid of 100000 tiny blocks", "", "    NOP", &["--grid", "100000", "--block", "1"], 0));
+    t
+}
+
+/// Cuts lines longer than 200 characters and keeps at most 40 lines.
+fn tidy(text: &str, dir: &str) -> String {
+    let text = text.replace(dir, "[DIR]");
+    let mut out = String::new();
+    let lines: Vec<&str> = text.lines().collect();
+    for line in lines.iter().take(40) {
+        let chars = line.chars().count();
+        if chars > 200 {
+            let head: String = line.chars().take(200).collect();
+            out.push_str(&format!("{head}... [{} more characters]\n", chars - 200));
+        } else {
+            out.push_str(&format!("{line}\n"));
+        }
+    }
+    if lines.len() > 40 {
+        out.push_str(&format!("... [{} more lines]\n", lines.len() - 40));
+    }
+    out
+}
+
+struct Outcome {
+    report: String,
+    problem: Option<String>,
+}
+
+fn run_case(c: &Case) -> Outcome {
+    let dir = TempDir::new().expect("a temporary folder");
+    for (name, bytes) in &c.files {
+        std::fs::write(dir.path().join(name), bytes).expect("write a case file");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_simt"))
+        .current_dir(dir.path())
+        .args(&c.args)
+        .env("NO_COLOR", "1")
+        .timeout(Duration::from_secs(120))
+        .output()
+        .expect("simt starts");
+    let shown_dir = dir.path().canonicalize().unwrap_or(dir.path().to_path_buf());
+    let clean = |b: &[u8]| {
+        let text = String::from_utf8_lossy(b).replace(&shown_dir.display().to_string(), "[DIR]");
+        tidy(&text, &dir.path().display().to_string())
+    };
+    let code = out.status.code();
+    let mut report = format!("### {}\n$ simt {}\nexit: {}\n", c.name, shown_args(&c.args), code.map_or("signal".into(), |c| c.to_string()));
+    if !out.stdout.is_empty() {
+        report.push_str(&format!("stdout:\n{}", clean(&out.stdout)));
+    }
+    if !out.stderr.is_empty() {
+        report.push_str(&format!("stderr:\n{}", clean(&out.stderr)));
+    }
+    let problem = match code {
+        None => Some(format!("{}: ended by a signal (or the 120 s timeout)", c.name)),
+        Some(101) => Some(format!("{}: panicked", c.name)),
+        Some(k) if k != c.code => Some(format!("{}: exit {k}, expected {}", c.name, c.code)),
+        _ => None,
+    };
+    Outcome { report, problem }
+}
+
+fn shown_args(args: &[String]) -> String {
+    args.iter()
+        .map(|a| if a.is_empty() || a.contains([' ', '(', ')', '[', ']', ',']) { format!("'{a}'") } else { a.clone() })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn hostile_inputs_get_the_contracts_exit_codes_and_clear_messages() {
+    let cases = cases();
+    assert!(cases.len() >= 50, "the table has {} cases", cases.len());
+    let mut names = std::collections::HashSet::new();
+    for c in &cases {
+        assert!(names.insert(c.name), "two cases are called {:?}", c.name);
+    }
+    // Two at a time: some cases (10 MB lines, 100k labels) take a moment.
+    let outcomes: Vec<Outcome> = std::thread::scope(|s| {
+        let chunks: Vec<_> = cases.chunks(cases.len().div_ceil(2)).collect();
+        let handles: Vec<_> = chunks.into_iter().map(|chunk| s.spawn(move || chunk.iter().map(run_case).collect::<Vec<_>>())).collect();
+        handles.into_iter().flat_map(|h| h.join().expect("a runner thread")).collect()
+    });
+    let problems: Vec<&str> = outcomes.iter().filter_map(|o| o.problem.as_deref()).collect();
+    let table: String = outcomes.iter().map(|o| format!("{}\n", o.report)).collect();
+    assert!(problems.is_empty(), "{} of {} cases broke the contract:\n{}\n\n{table}", problems.len(), cases.len(), problems.join("\n"));
+    insta::assert_snapshot!("table", table);
+}
+
+#[test]
+fn the_tiny_module_layout_assumed_above_holds() {
+    // The bytecode cases patch bytes at fixed places; check those places.
+    let bytes = simt_isa::write_module(&tiny_module(|_| {}));
+    let word_at = bytes.len() - 24;
+    assert_eq!(bytes[word_at], Opcode::Exit as u8);
+    let count_at = 8 + 4 + "tiny.s".len() + 1;
+    assert_eq!(&bytes[count_at..count_at + 4], &1u32.to_le_bytes());
+    assert!(Path::new(env!("CARGO_BIN_EXE_simt")).exists());
+}

@@ -1,0 +1,190 @@
+//! Stable-toolchain robustness harness: bounded proptest runs of what the
+//! libFuzzer targets in `fuzz/` do at length (`cargo fuzz run T -s none`).
+//!
+//! - the assembler on arbitrary text and on mutations of the shipped kernels;
+//! - the bytecode loader on arbitrary bytes and on mutated valid bytecode;
+//! - the interpreter on random *valid* programs from the instruction table
+//!   (the generator is `fuzz/src/program.rs`, shared with the `interp` fuzz target);
+//! - the `.npy` reader on arbitrary and mutated files.
+//!
+//! Nothing here may panic. Crashes the fuzzers found live at the bottom as
+//! regression tests.
+
+#[path = "../fuzz/src/program.rs"]
+mod program;
+
+use proptest::prelude::*;
+
+/// The `.s` files shipped in `asm/` (and the shared conformance cases when present).
+fn corpus() -> Vec<String> {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+    let mut files = Vec::new();
+    for dir in [format!("{root}/asm"), format!("{root}/asm/divergence")] {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "s") {
+                files.push(std::fs::read_to_string(path).expect("a shipped kernel is UTF-8"));
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 8, "asm/ kernels are missing");
+    files
+}
+
+/// Tokens to splice into mutated sources.
+const DICTIONARY: &[&str] = &[
+    ".kernel", ".param", ".ptr.f32", ".u32", ".shared", ".align", ".local", ".regs", ".launch", ".arg", "grid(", "block(", ")",
+    "[", "]", ",", ":", ";", "@P0", "@!PT", "R254", "R255", "RZ", "PT", "-|R1|", "0x", "0b", "0f3F800000", "0d", "1e999",
+    "-9223372036854775808", "99999999999999999999", "nan", "inf", "/*", "*/", "//", "\n", "BRA", "EXIT", "BAR.SYNC",
+    "MMA.M16N16K16.F32.F16", "MMA.SP.M16N16K32.F32.F16", "SHFL.IDX", "LD.GLOBAL.V4.B32", "ST.SHARED.F64", "ATOM.GLOBAL.CAS.B32",
+    "zeros(", "fill(", "iota(", "rand(", "@", "x[4294967295]", "SR_TID.X", "ISETP.LT.U32.AND", "\u{0}", "é", "label:",
+];
+
+#[derive(Clone, Debug)]
+enum Edit {
+    Delete(usize, usize),
+    Insert(usize, usize),
+    Duplicate(usize, usize),
+    Flip(usize, u8),
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (any::<usize>(), 0usize..40).prop_map(|(a, n)| Edit::Delete(a, n)),
+        (any::<usize>(), 0..DICTIONARY.len()).prop_map(|(a, t)| Edit::Insert(a, t)),
+        (any::<usize>(), 0usize..200).prop_map(|(a, n)| Edit::Duplicate(a, n)),
+        (any::<usize>(), any::<u8>()).prop_map(|(a, b)| Edit::Flip(a, b)),
+    ]
+}
+
+fn apply(mut bytes: Vec<u8>, edits: &[Edit]) -> Vec<u8> {
+    for e in edits {
+        let len = bytes.len();
+        let at = |a: usize| if len == 0 { 0 } else { a % (len + 1) };
+        match *e {
+            Edit::Delete(a, n) => {
+                let a = at(a);
+                bytes.drain(a..(a + n).min(len));
+            }
+            Edit::Insert(a, t) => {
+                let a = at(a);
+                bytes.splice(a..a, DICTIONARY[t].bytes());
+            }
+            Edit::Duplicate(a, n) => {
+                let a = at(a);
+                let piece = bytes[a..(a + n).min(len)].to_vec();
+                bytes.splice(a..a, piece);
+            }
+            Edit::Flip(a, b) if len > 0 => bytes[a % len] ^= b.max(1),
+            Edit::Flip(..) => {}
+        }
+    }
+    bytes
+}
+
+/// Assembles; whatever assembles must also write, load and disassemble.
+fn check_source(text: &str) {
+    if let Ok(module) = simt_asm::assemble("robust.s", text) {
+        let back = simt_isa::read_module(&simt_isa::write_module(&module)).expect("assembled bytecode loads back");
+        let _ = simt_isa::disassemble(&back);
+    }
+}
+
+fn check_bytecode(bytes: &[u8]) {
+    if let Ok(module) = simt_isa::read_module(bytes) {
+        simt_isa::read_module(&simt_isa::write_module(&module)).expect("a loaded module round-trips");
+        let _ = simt_isa::disassemble(&module);
+    }
+}
+
+fn bytecode_corpus() -> Vec<Vec<u8>> {
+    corpus().iter().map(|s| simt_isa::write_module(&simt_asm::assemble("k.s", s).expect("shipped kernels assemble"))).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_assembler_takes_any_text(text in "(\\PC|[\\n\\[\\]@.,:;/*]){0,300}") {
+        check_source(&text);
+    }
+
+    #[test]
+    fn the_assembler_takes_mutated_kernels(which in any::<usize>(), edits in proptest::collection::vec(edit(), 1..8)) {
+        let files = corpus();
+        let bytes = apply(files[which % files.len()].clone().into_bytes(), &edits);
+        check_source(&String::from_utf8_lossy(&bytes));
+    }
+
+    #[test]
+    fn the_loader_takes_any_bytes(tail in proptest::collection::vec(any::<u8>(), 0..200), magic in any::<bool>()) {
+        let mut bytes = if magic { b"\x7fSMT\x01\x00\x00\x00".to_vec() } else { vec![] };
+        bytes.extend(tail);
+        check_bytecode(&bytes);
+    }
+
+    #[test]
+    fn the_loader_takes_mutated_bytecode(which in any::<usize>(), edits in proptest::collection::vec(edit(), 1..6),
+                                         word_at in any::<usize>(), word in prop_oneof![Just(u32::MAX), Just(0x8000_0000u32), any::<u32>()]) {
+        let all = bytecode_corpus();
+        let mut bytes = apply(all[which % all.len()].clone(), &edits);
+        if !bytes.is_empty() {
+            let at = word_at % bytes.len();
+            let end = (at + 4).min(bytes.len());
+            bytes[at..end].copy_from_slice(&word.to_le_bytes()[..end - at]);
+        }
+        check_bytecode(&bytes);
+    }
+
+    #[test]
+    fn the_npy_reader_takes_any_bytes(header in "\\{('descr'|'shape'|'fortran_order'|: |'<f4'|'>i2'|\\(|\\)|,|[0-9]{1,25}|True|False| |\\})*",
+                                      version in 0u8..5, data in proptest::collection::vec(any::<u8>(), 0..64)) {
+        let mut bytes = b"\x93NUMPY".to_vec();
+        bytes.extend([version, 0]);
+        if version >= 2 {
+            bytes.extend((header.len() as u32).to_le_bytes());
+        } else {
+            bytes.extend((header.len() as u16).to_le_bytes());
+        }
+        bytes.extend(header.bytes());
+        bytes.extend(data);
+        for cut in [bytes.len(), bytes.len() / 2, 11] {
+            let _ = simt_interp::npy::read(&bytes[..cut.min(bytes.len())]);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Random valid programs from the instruction table run to a result or a fault, never a panic.
+    #[test]
+    fn the_interpreter_runs_random_valid_programs(choices in proptest::collection::vec(any::<u32>(), 0..600)) {
+        program::run_case(&program::case(&mut program::FromSlice(&choices), 40));
+    }
+}
+
+/// The generator makes varied kernels, not just NOPs: guard against it silently degrading.
+#[test]
+fn the_generator_covers_the_table() {
+    let mut seen = std::collections::HashSet::new();
+    let mut state = 0x1234_5678u32;
+    for _ in 0..300 {
+        let choices: Vec<u32> = (0..600)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                state
+            })
+            .collect();
+        let case = program::case(&mut program::FromSlice(&choices), 40);
+        seen.extend(case.kernel.code.iter().map(|i| i.opcode));
+    }
+    assert!(seen.len() * 10 >= simt_isa::TABLE.len() * 9, "only {} of {} opcodes generated", seen.len(), simt_isa::TABLE.len());
+}
+
+// ---------------------------------------------------------------------------
+// Regression tests: inputs the fuzzers found.
+// ---------------------------------------------------------------------------
