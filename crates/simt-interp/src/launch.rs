@@ -199,7 +199,9 @@ pub fn run(
             )
     };
     let counters = match options.threads {
-        Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build() {
+        // One thread needs no pool: run the SMs in order on this one.
+        Some(0 | 1) => (0..sms).fold(Counters::new(len), run_sm),
+        Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
             Ok(pool) => pool.install(work),
             Err(_) => work(),
         },
