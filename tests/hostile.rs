@@ -153,6 +153,7 @@ fn cases() -> Vec<Case> {
     let good = saxpy_bytecode();
     t.push(case("bytecode: empty file named .simtb", vec![("k.simtb", vec![])], &["run", "k.simtb"], 1));
     t.push(case("bytecode: wrong magic", vec![("k.simtb", b"\x7fSMX\x01\x00\x00\x00".to_vec())], &["run", "k.simtb"], 1));
+    t.push(case("bytecode: an ELF executable", vec![("k.simtb", b"\x7fELF\x02\x01\x01\x00\x00\x00".to_vec())], &["run", "k.simtb"], 1));
     t.push(case("bytecode: magic only", vec![("k.simtb", b"\x7fSMT".to_vec())], &["run", "k.simtb"], 1));
     let mut v2 = good.clone();
     v2[4] = 2;

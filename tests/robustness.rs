@@ -103,7 +103,7 @@ fn bytecode_corpus() -> Vec<Vec<u8>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 1000, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn the_assembler_takes_any_text(text in "(\\PC|[\\n\\[\\]@.,:;/*]){0,300}") {
@@ -156,7 +156,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 600, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 3000, failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Random valid programs from the instruction table run to a result or a fault, never a panic.
     #[test]
@@ -186,5 +186,66 @@ fn the_generator_covers_the_table() {
 }
 
 // ---------------------------------------------------------------------------
-// Regression tests: inputs the fuzzers found.
+// Regression tests. The fuzzers (1M+ inputs per target) found no panic; these pin
+// the unbounded work and allocation that review of the same inputs found.
 // ---------------------------------------------------------------------------
+
+/// `simt run /dev/zero` or `--arg x=@/dev/zero` used to read forever (metadata says 0 bytes).
+#[test]
+fn endless_files_are_cut_off_at_the_limit() {
+    let err = simt_interp::host::read_bounded(std::path::Path::new("/dev/zero"), 1 << 16).unwrap_err();
+    assert!(err.contains("holds 65537 bytes or more"), "{err}");
+    let dir = std::env::temp_dir();
+    let err = simt_interp::host::read_bounded(&dir, 1 << 16).unwrap_err();
+    assert!(err.contains("is a directory"), "{err}");
+}
+
+fn two_buffer_kernel() -> simt_isa::Kernel {
+    let source = ".kernel k\n.param .ptr.f32 x\n.param .ptr.f32 y\n.launch grid(1) block(32)\n    EXIT\n";
+    simt_asm::assemble("k.s", source).expect("assembles").kernels.remove(0)
+}
+
+/// Buffers that each fit but not together were materialised one by one before the
+/// total was checked: 1.2 GB allocated for nothing. Now the sum is checked first.
+#[test]
+fn buffers_over_the_total_are_rejected_before_any_is_made() {
+    use simt_interp::host::{prepare, Arg, LaunchRequest};
+    use simt_isa::ArgInit;
+    let request = LaunchRequest {
+        args: vec![Arg::new("x", ArgInit::Zeros(300_000_000)), Arg::new("y", ArgInit::Rand(300_000_000, 1))],
+        ..LaunchRequest::default()
+    };
+    let started = std::time::Instant::now();
+    let err = prepare(&two_buffer_kernel(), &request).unwrap_err().to_string();
+    assert!(err.contains("buffer `y` of 1200000000 bytes does not fit"), "{err}");
+    assert!(started.elapsed().as_secs() < 2, "the check came after materialising the buffers");
+    let huge = LaunchRequest {
+        args: vec![Arg::new("x", ArgInit::Zeros(1 << 40)), Arg::new("y", ArgInit::Zeros(1))],
+        ..LaunchRequest::default()
+    };
+    let err = prepare(&two_buffer_kernel(), &huge).unwrap_err().to_string();
+    assert!(err.contains("buffer `x` of 4398046511104 bytes"), "{err}");
+}
+
+/// A grid of 4294967295 blocks was accepted and would have run for hours; local memory
+/// of 512 KiB times 1024 threads (512 MiB per block) was allocated per block.
+#[test]
+fn launch_shapes_beyond_the_limits_are_rejected() {
+    use simt_interp::launch::check_shape;
+    let k = two_buffer_kernel();
+    assert!(check_shape(&k, [u32::MAX, 1, 1], [1, 1, 1]).unwrap_err().contains("the most is 2147483647"));
+    assert!(check_shape(&k, [1, 65536, 1], [1, 1, 1]).unwrap_err().contains("blocks in y; the most is 65535"));
+    assert!(check_shape(&k, [1, 1, 65536], [1, 1, 1]).unwrap_err().contains("blocks in z"));
+    assert!(check_shape(&k, [i32::MAX as u32, 1, 1], [1024, 1, 1]).is_ok());
+    assert!(check_shape(&k, [65535, 65535, 1], [1024, 1, 1]).is_ok());
+    assert!(check_shape(&k, [65535, 65535, 2], [1, 1, 1]).unwrap_err().contains("blocks; the most is 4294967296"));
+    let mut local = k.clone();
+    local.local_size = 512 * 1024;
+    assert!(check_shape(&local, [1, 1, 1], [128, 1, 1]).is_ok());
+    assert!(check_shape(&local, [1, 1, 1], [1024, 1, 1]).unwrap_err().contains("a block may have at most 67108864"));
+    let prepared = simt_interp::host::prepare(
+        &local,
+        &simt_interp::host::LaunchRequest { block: Some([1024, 1, 1]), ..Default::default() },
+    );
+    assert!(prepared.unwrap_err().to_string().starts_with("cannot launch:"));
+}

@@ -127,7 +127,9 @@ fn print(text: &str) -> Outcome {
 /// Loads bytecode (recognised by its magic bytes, whatever the extension) or assembles source.
 fn load_module(path: &Path) -> Result<Module, Failure> {
     let bytes = read_file(path)?;
-    if bytes.starts_with(simt_isa::MAGIC) {
+    // Source never starts with DEL (0x7f): such a file is (damaged) bytecode, and the loader
+    // says so better than the lexer would.
+    if bytes.first() == Some(&simt_isa::MAGIC[0]) {
         return simt_isa::read_module(&bytes).map_err(|e| Failure::input(format!("{}: {e}", path.display())));
     }
     let source = String::from_utf8(bytes).map_err(|_| {
