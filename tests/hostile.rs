@@ -259,12 +259,18 @@ fn cases() -> Vec<Case> {
     arg("args: --dump of an unknown name", &["--dump", "q"], 1);
     arg("args: --dump into a missing folder", &["--dump", "y=no/such/dir/y.npy"], 1);
     arg("args: --kernel that does not exist", &["--kernel", "nope"], 1);
+    arg("args: --dump to a full disk (/dev/full)", &["--dump", "y=/dev/full"], 1);
     t.push(case("args: missing file", vec![], &["run", "missing.s"], 1));
     t.push(case("args: a directory as FILE", vec![], &["run", "."], 1));
     t.push(case("args: /dev/null as FILE", vec![], &["run", "/dev/null"], 1));
     t.push(case("args: /dev/zero as FILE", vec![], &["run", "/dev/zero"], 1));
     t.push(case("args: no subcommand", vec![], &[], 1));
     t.push(case("args: asm output into a missing folder", saxpy_and(vec![]), &["asm", "saxpy.s", "-o", "no/such/dir/k.simtb"], 1));
+
+    t.push(case("args: sparsify a truncated .npy", vec![("m.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (16, 32), }", &[0; 100]))], &["sparsify", "m.npy", "-o", "out"], 1));
+    t.push(case("args: sparsify a shape that is not 16x32 tiles", vec![("m.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 5), }", &[0; 60]))], &["sparsify", "m.npy", "-o", "out"], 1));
+    t.push(case("args: sparsify --rows 0", vec![("m.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (512,), }", &[0; 2048]))], &["sparsify", "m.npy", "--rows", "0", "-o", "out"], 1));
+    t.push(case("args: sparsify /dev/null", vec![], &["sparsify", "/dev/null", "-o", "out"], 1));
 
     // ---- .npy files (for `y`, a .ptr.f32) ----
     let y = ["run", "saxpy.s", "--arg", "y=@v.npy"];

@@ -29,17 +29,6 @@ pub trait Choices {
     fn one_in(&mut self, n: u32) -> bool {
         self.below(n) == 0
     }
-
-    /// Any 32-bit value, biased towards interesting ones.
-    fn bits(&mut self) -> u32 {
-        const SPECIAL: [u32; 12] =
-            [0, 1, 2, 4, 31, 32, 0xFFFF_FFFF, 0x8000_0000, 0x7FFF_FFFF, 0x3F80_0000, 0x7FC0_0000, 0x0000_0100];
-        match self.below(3) {
-            0 => SPECIAL[self.below(SPECIAL.len() as u32) as usize],
-            1 => self.below(64),
-            _ => (self.below(1 << 16) << 16) | self.below(1 << 16),
-        }
-    }
 }
 
 /// Choices taken from a slice of numbers, then zeros.
@@ -190,8 +179,9 @@ fn attempt(c: &mut impl Choices, regs_used: u8, len: u32, pc: u32, shared_size: 
             OperandKind::Dst(_) => Operand::Reg(reg(&mut pick, true)),
             OperandKind::Src { .. } => {
                 if pick(4) == 0 {
-                    let bits = u64::from(pick_bits(&mut pick));
-                    Operand::Src(Src::Imm { bits: bits | (u64::from(pick_bits(&mut pick)) << 32) * u64::from(pick(2)), wide: pick(2) == 0 })
+                    let low = u64::from(pick_bits(&mut pick));
+                    let high = if pick(2) == 0 { 0 } else { u64::from(pick_bits(&mut pick)) << 32 };
+                    Operand::Src(Src::Imm { bits: high | low, wide: pick(2) == 0 })
                 } else {
                     Operand::Src(Src::Reg { reg: reg(&mut pick, false), neg: pick(4) == 0, abs: pick(4) == 0 })
                 }
