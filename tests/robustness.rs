@@ -161,7 +161,9 @@ proptest! {
     /// Random valid programs from the instruction table run to a result or a fault, never a panic.
     #[test]
     fn the_interpreter_runs_random_valid_programs(choices in proptest::collection::vec(any::<u32>(), 0..600)) {
-        program::run_case(&program::case(&mut program::FromSlice(&choices), 40));
+        let case = program::case(&mut program::FromSlice(&choices), 40);
+        program::check_round_trip(&case.kernel);
+        program::run_case(&case);
     }
 }
 

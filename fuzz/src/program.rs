@@ -3,7 +3,7 @@
 //! This file is the one generator: the libFuzzer target `interp` drives it with
 //! `arbitrary` bytes (`fuzz/src/lib.rs`), the stable harness `tests/robustness.rs`
 //! includes it with `#[path]` and drives it with proptest-chosen numbers. It depends
-//! on `simt_isa` and `simt_interp` only.
+//! on `simt_isa`, `simt_asm` (for the round trip) and `simt_interp` only.
 //!
 //! Every kernel it returns passes [`Kernel::validate`], so it is something the
 //! bytecode loader would accept: random opcodes, modifiers, guards, registers,
@@ -276,3 +276,30 @@ pub fn run_case(case: &Case) {
     let _ = simt_interp::run(kernel, &config, &memory, &options, None);
 }
 
+
+/// The disassembly of a valid kernel assembles back to the same code (contract section 7).
+/// Reconvergence points are left out of the comparison: the generator picks them at
+/// random, the assembler computes the real ones.
+pub fn check_round_trip(kernel: &Kernel) {
+    let module = simt_isa::Module { source_name: "gen.s".into(), source: None, kernels: vec![kernel.clone()] };
+    let text = simt_isa::disassemble(&module);
+    let back = match simt_asm::assemble("gen.s", &text) {
+        Ok(m) => m,
+        Err(d) => panic!("the disassembly does not assemble:\n{}\n{text}", d.render(false)),
+    };
+    let strip = |k: &Kernel| -> Vec<Instruction> {
+        k.code
+            .iter()
+            .map(|&i| {
+                let mut i = i;
+                for o in &mut i.operands {
+                    if let Operand::Label { reconv, .. } = o {
+                        *reconv = 0;
+                    }
+                }
+                i
+            })
+            .collect()
+    };
+    assert_eq!(strip(kernel), strip(&back.kernels[0]), "disassembly round trip changed the code:\n{text}");
+}
