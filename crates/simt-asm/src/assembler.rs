@@ -447,8 +447,12 @@ impl<'a> Assembler<'a> {
                 }
                 let offset = align_up(u64::from(h.shared_size), u64::from(align));
                 let end = offset + u64::from(count) * u64::from(elem.size());
-                if end > u64::from(u32::MAX) {
-                    self.error("directive", span, "shared memory would exceed 4 GiB: make the array smaller", "too large");
+                if end > u64::from(simt_isa::MAX_SHARED_BYTES) {
+                    let message = format!(
+                        "shared memory would reach {end} bytes; a block may have at most {} (228 KiB): make the array smaller",
+                        simt_isa::MAX_SHARED_BYTES
+                    );
+                    self.error("directive", span, message, "too large");
                     return;
                 }
                 symbols.shared.insert(name.text, (offset as u32, name.span));
@@ -456,7 +460,7 @@ impl<'a> Assembler<'a> {
                 h.shared_size = end as u32;
             }
             Stmt::Local(lit) => {
-                if let Some(n) = self.uint(lit, "`.local`", 0, u64::from(u32::MAX)) {
+                if let Some(n) = self.uint(lit, "`.local` (bytes per thread)", 0, u64::from(simt_isa::MAX_LOCAL_BYTES)) {
                     self.once(&mut h.local_size, n, span, ".local");
                 }
             }

@@ -20,10 +20,18 @@ impl Diagnostics {
 
     /// All diagnostics, each with `file:line:col`, the source line and a caret
     /// under the offending token; ANSI colours when `color` is set.
+    ///
+    /// Hostile input stays readable: after [`MAX_RENDERED`] diagnostics the rest
+    /// are counted, not shown, and a diagnostic on a line longer than
+    /// [`LONG_LINE`] bytes is shown as its location without the line.
     pub fn render(&self, color: bool) -> String {
         let config = Config::default();
         let mut out = Vec::new();
-        for d in &self.list {
+        for d in self.list.iter().take(MAX_RENDERED) {
+            if let Some(short) = self.without_long_lines(d) {
+                out.extend_from_slice(short.as_bytes());
+                continue;
+            }
             // Rendering only fails for spans outside the file, which the assembler never makes.
             let _ = if color {
                 let styles = Styles::default();
@@ -33,7 +41,31 @@ impl Diagnostics {
                 term::emit_to_io_write(&mut out, &config, &self.file, d)
             };
         }
+        if self.list.len() > MAX_RENDERED {
+            let more = self.list.len() - MAX_RENDERED;
+            out.extend_from_slice(format!("error: {more} more errors not shown; fix the ones above first\n").as_bytes());
+        }
         String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// `file:line:col: message` when a label sits on a line too long to print.
+    fn without_long_lines(&self, d: &Diagnostic<()>) -> Option<String> {
+        let source = self.file.source();
+        let label = d.labels.first()?;
+        let start = source[..label.range.start].rfind('\n').map_or(0, |i| i + 1);
+        let end = source[label.range.start..].find('\n').map_or(source.len(), |i| label.range.start + i);
+        if end - start <= LONG_LINE {
+            return None;
+        }
+        let line = source[..label.range.start].matches('\n').count() + 1;
+        let column = label.range.start - start + 1;
+        let code = d.code.as_deref().map(|c| format!("[{c}]")).unwrap_or_default();
+        let mut text =
+            format!("error{code}: {}\n  --> {}:{line}:{column} (a line of {} bytes, not shown)\n", shorten(&d.message), self.file.name(), end - start);
+        for note in &d.notes {
+            text.push_str(&format!("  = {}\n", shorten(note)));
+        }
+        Some(text)
     }
 
     /// The number of diagnostics.
@@ -59,6 +91,20 @@ impl std::fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+/// The most diagnostics [`Diagnostics::render`] shows.
+pub const MAX_RENDERED: usize = 100;
+/// Lines longer than this many bytes are not printed in diagnostics.
+pub const LONG_LINE: usize = 1000;
+
+/// `text` cut to a few hundred characters, so a message quoting a huge token stays short.
+fn shorten(text: &str) -> String {
+    const MAX: usize = 300;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}... ({} bytes in all)", &text[..cut], text.len()),
+        None => text.to_string(),
+    }
+}
 
 /// Collects diagnostics while assembling.
 #[derive(Default)]

@@ -68,10 +68,7 @@ pub struct LaunchConfig {
     pub params: Vec<u8>,
 }
 
-/// The most SHARED memory one block may declare (an H100 SM's maximum).
-pub const MAX_SHARED_BYTES: u32 = 228 * 1024;
-/// The most LOCAL memory one thread may declare.
-pub const MAX_LOCAL_BYTES: u32 = 512 * 1024;
+pub use simt_isa::{MAX_LOCAL_BYTES, MAX_SHARED_BYTES};
 /// The most blocks one launch may have.
 pub const MAX_BLOCKS: u64 = 1 << 32;
 /// The largest grid extent in x, y and z (CUDA's limits: 2^31 - 1 blocks in x, 65535 in y and z).
