@@ -1175,7 +1175,7 @@ impl<'a> BlockSim<'a> {
                 w,
                 Some(missing.trailing_zeros() as usize),
                 Some(pc),
-                format!("{} needs all 32 lanes of the warp, but lanes {} {why}", self.mnemonic(pc), describe_lanes(missing)),
+                format!("{} needs all 32 lanes of the warp, but {} {why}", self.mnemonic(pc), describe_lanes(missing)),
             ));
         }
         let inst = &self.ctx.kernel.code[pc as usize];
