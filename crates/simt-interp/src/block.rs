@@ -303,14 +303,6 @@ macro_rules! specialise {
     };
 }
 
-fn mem_size(ty: MemType, regs: u8) -> u32 {
-    match ty {
-        MemType::U8 | MemType::S8 => 1,
-        MemType::U16 | MemType::S16 => 2,
-        _ => 4 * u32::from(regs),
-    }
-}
-
 fn space_name(space: Space) -> &'static str {
     match space {
         Space::Global => "GLOBAL",
@@ -434,8 +426,8 @@ impl<'a> BlockSim<'a> {
                 let warp = &self.warps[w];
                 let executed = mask & pred(warp, code[pc as usize].guard);
                 let access = match code[pc as usize].op {
-                    Op::Ld { space, ty, regs, addr, .. } => Some((space, mem_size(ty, regs), false, addr)),
-                    Op::St { space, ty, regs, addr, .. } => Some((space, mem_size(ty, regs), true, addr)),
+                    Op::Ld { space, size, addr, .. } => Some((space, size, false, addr)),
+                    Op::St { space, size, addr, .. } => Some((space, size, true, addr)),
                     Op::Atom { space, addr, .. } | Op::AtomCas { space, addr, .. } => Some((space, 4, true, addr)),
                     _ => None,
                 }
@@ -601,7 +593,7 @@ impl<'a> BlockSim<'a> {
             },
             Space::Shared => region(self.ctx.kernel.shared_size as usize, 0, "the block's shared memory"),
             Space::Local => {
-                region(self.ctx.kernel.local_size as usize, (warp * 32 + lane) * local_stride(self.ctx.kernel), "the thread's local memory")
+                region(self.ctx.kernel.local_size as usize, self.region_base(space, warp, lane), "the thread's local memory")
             }
             Space::Param => region(self.ctx.params_len, 0, "the parameters"),
         }
@@ -637,10 +629,16 @@ impl<'a> BlockSim<'a> {
         Err(self.access_fault(w, l, pc, space, addrs[l], size, write))
     }
 
-    /// Where lane `l`'s region of a byte-addressed space starts in `bytes(space)`.
+    /// Bytes between consecutive threads' regions of a byte-addressed space (only LOCAL has one per thread).
+    #[inline(always)]
+    fn region_stride(&self, space: Space) -> usize {
+        if space == Space::Local { local_stride(self.ctx.kernel) } else { 0 }
+    }
+
+    /// Where lane `l`'s region of a byte-addressed space starts in `words(space)`, in bytes.
     #[inline(always)]
     fn region_base(&self, space: Space, w: usize, l: usize) -> usize {
-        if space == Space::Local { (w * 32 + l) * local_stride(self.ctx.kernel) } else { 0 }
+        (w * 32 + l) * self.region_stride(space)
     }
 
     #[cold]
@@ -826,8 +824,7 @@ impl<'a> BlockSim<'a> {
                 let v = per_lane(|l| arith::dfma(a[l], b[l], c[l]));
                 write64(warp, d, &v, exec);
             }
-            Op::Ld { space, ty, regs, d, addr } => {
-                let size = mem_size(ty, regs);
+            Op::Ld { space, ty, size, regs, d, addr } => {
                 let base = warp.row(addr.base);
                 let addrs = per_lane(|l| base[l].wrapping_add(addr.offset));
                 let mut rows = [[0u32; 32]; 4];
@@ -850,7 +847,7 @@ impl<'a> BlockSim<'a> {
                         self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Read)?;
                     }
                     let mem = self.words(space);
-                    let stride = if space == Space::Local { local_stride(self.ctx.kernel) } else { 0 };
+                    let stride = self.region_stride(space);
                     let at = |l: usize| (w * 32 + l) * stride + addrs[l] as usize;
                     match size {
                         16 => for_lanes(exec, |l| {
@@ -875,8 +872,7 @@ impl<'a> BlockSim<'a> {
                     write(warp, d + k as Reg, row, exec);
                 }
             }
-            Op::St { space, ty, regs, a, addr } => {
-                let size = mem_size(ty, regs);
+            Op::St { space, size, regs, a, addr } => {
                 let base = warp.row(addr.base);
                 let addrs = per_lane(|l| base[l].wrapping_add(addr.offset));
                 let words = usize::from(regs);
@@ -901,7 +897,7 @@ impl<'a> BlockSim<'a> {
                     if self.sanitizer.is_some() {
                         self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Write)?;
                     }
-                    let stride = if space == Space::Local { local_stride(self.ctx.kernel) } else { 0 };
+                    let stride = self.region_stride(space);
                     let mem = match space {
                         Space::Shared => &mut self.shared,
                         _ => &mut self.local,

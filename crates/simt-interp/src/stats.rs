@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use simt_isa::{Instruction, Kernel, MemType, Opcode, Operand, Space, NO_RECONV};
+use simt_isa::{Kernel, Opcode, Operand, Space, NO_RECONV};
 
 use crate::block::Counters;
 
@@ -110,7 +110,7 @@ impl Stats {
                 }
                 (Opcode::Ld | Opcode::St, _) => {
                     let space = Space::from_index(inst.mods[0]).unwrap_or(Space::Global);
-                    let bytes = executed * memory_bytes(inst);
+                    let bytes = executed * u64::from(inst.access_bytes().unwrap_or(0));
                     let s = stats.memory.entry(space.name().to_lowercase()).or_default();
                     if inst.opcode == Opcode::Ld {
                         s.loads += executed;
@@ -188,15 +188,5 @@ impl Stats {
             );
         }
         s
-    }
-}
-
-/// Bytes one lane moves for a load or store.
-fn memory_bytes(inst: &Instruction) -> u64 {
-    let ty = MemType::from_index(inst.mods[2]).unwrap_or(MemType::U32);
-    match ty {
-        MemType::U8 | MemType::S8 => 1,
-        MemType::U16 | MemType::S16 => 2,
-        _ => 4 * u64::from(inst.reg_count(if inst.opcode == Opcode::Ld { 0 } else { 1 })),
     }
 }

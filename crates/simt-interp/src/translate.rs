@@ -131,8 +131,9 @@ pub(crate) enum Op {
     Mufu { op: MufuOp, d: Reg, a: Val },
     D2 { op: DOp, d: Reg, a: Val64, b: Val64 },
     Dfma { d: Reg, a: Val64, b: Val64, c: Val64 },
-    Ld { space: Space, ty: MemType, regs: u8, d: Reg, addr: Address },
-    St { space: Space, ty: MemType, regs: u8, a: Reg, addr: Address },
+    /// `size`: bytes per lane; `regs`: registers per lane.
+    Ld { space: Space, ty: MemType, size: u32, regs: u8, d: Reg, addr: Address },
+    St { space: Space, size: u32, regs: u8, a: Reg, addr: Address },
     Atom { space: Space, op: AtomOp, ty: AtomType, d: Reg, addr: Address, b: Val },
     AtomCas { space: Space, d: Reg, addr: Address, b: Val, c: Val },
     Membar { global: bool },
@@ -352,13 +353,14 @@ impl Translator {
             Opcode::Ld => Op::Ld {
                 space: space(0),
                 ty: MemType::from_index(m(2)).unwrap_or(MemType::U32),
+                size: inst.access_bytes().unwrap_or(4),
                 regs: inst.reg_count(0),
                 d: self.dst(&o[0]),
                 addr: self.addr(&o[1]),
             },
             Opcode::St => Op::St {
                 space: space(0),
-                ty: MemType::from_index(m(2)).unwrap_or(MemType::U32),
+                size: inst.access_bytes().unwrap_or(4),
                 regs: inst.reg_count(1),
                 a: self.frag(&o[1]),
                 addr: self.addr(&o[0]),

@@ -248,6 +248,19 @@ impl Instruction {
         }
     }
 
+    /// Bytes one lane moves: loads and stores by type and vector width, atomics 4; `None` for the rest.
+    pub fn access_bytes(&self) -> Option<u32> {
+        match self.opcode {
+            Opcode::Ld | Opcode::St => Some(match MemType::from_index(self.mods[2]).unwrap_or(MemType::U32) {
+                MemType::U8 | MemType::S8 => 1,
+                MemType::U16 | MemType::S16 => 2,
+                _ => 4 * u32::from(self.mem_regs()),
+            }),
+            Opcode::Atom | Opcode::AtomCas => Some(4),
+            _ => None,
+        }
+    }
+
     /// How a literal in source operand `index` is read.
     pub fn lit_kind(&self, index: usize) -> LitKind {
         match self.info().operands[index].kind {
