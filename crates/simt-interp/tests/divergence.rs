@@ -134,7 +134,7 @@ fn a_smaller_yield_count_still_completes_the_spin_lock() {
 
 #[test]
 fn a_divergent_barrier_completes_under_its_and_deadlocks_under_stack() {
-    let module = assemble_file(&demo("divergent_barrier.s"));
+    let module = assemble_file(&asm_dir().join("bugs/divergent_barrier.s"));
     let p = run(&module, SimtModel::Its).unwrap_or_else(|f| panic!("{}", f.render(&module, false)));
     let want: Vec<u32> = (0..64).map(|t| t ^ 1).collect();
     assert_eq!(u32s(&p.buffer("out").unwrap().1), want);
