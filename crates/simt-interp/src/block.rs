@@ -1157,12 +1157,15 @@ impl<'a> BlockSim<'a> {
         let warp = &self.warps[w];
         let missing = !exec;
         if missing != 0 {
+            let one = missing.count_ones() == 1;
             let why = if !warp.valid & missing != 0 {
-                "do not exist (the block's last warp is partial)"
+                if one { "does not exist (the block's last warp is partial)" } else { "do not exist (the block's last warp is partial)" }
             } else if warp.exited & missing != 0 {
-                "have exited"
+                if one { "has exited" } else { "have exited" }
             } else if mask & missing != 0 {
-                "are guarded off"
+                if one { "is guarded off" } else { "are guarded off" }
+            } else if one {
+                "is not active (the warp is diverged)"
             } else {
                 "are not active (the warp is diverged)"
             };
