@@ -148,7 +148,7 @@ pub fn check_shape(kernel: &Kernel, grid: [u32; 3], block: [u32; 3]) -> Result<(
 /// `progress`, if given, is called now and then with (blocks finished, blocks in all).
 ///
 /// # Errors
-/// A [`Fault`]; [`FaultKind::InvalidLaunch`] when the launch was impossible and nothing ran.
+/// A [`Fault`]; [`crate::FaultKind::InvalidLaunch`] when the launch was impossible and nothing ran.
 pub fn run(
     kernel: &Kernel,
     config: &LaunchConfig,
