@@ -3,6 +3,9 @@
 //! code, and the documented differences (spin lock, divergent barrier,
 //! collectives in divergent code).
 
+// Faults travel by value in these helpers, as in the library.
+#![allow(clippy::result_large_err)]
+
 mod common;
 
 use common::{asm_dir, assemble_file, assemble_text, u32s};
@@ -114,7 +117,7 @@ fn the_spin_lock_completes_under_its_and_faults_under_stack() {
     let p = run(&module, SimtModel::Its).unwrap_or_else(|f| panic!("{}", f.render(&module, false)));
     assert_eq!(u32s(&p.buffer("counter").unwrap().1), [128]);
 
-    let fault = run(&module, SimtModel::Stack).err().expect("the stack model cannot finish");
+    let fault = run(&module, SimtModel::Stack).expect_err("the stack model cannot finish");
     assert_eq!(fault.kind, FaultKind::StepLimit);
     let text = fault.render(&module, false);
     assert!(text.contains("spinlock.s:"), "{text}");
@@ -139,7 +142,7 @@ fn a_divergent_barrier_completes_under_its_and_deadlocks_under_stack() {
     let want: Vec<u32> = (0..64).map(|t| t ^ 1).collect();
     assert_eq!(u32s(&p.buffer("out").unwrap().1), want);
 
-    let fault = run(&module, SimtModel::Stack).err().expect("deadlock");
+    let fault = run(&module, SimtModel::Stack).expect_err("deadlock");
     assert_eq!(fault.kind, FaultKind::Deadlock);
     let text = fault.render(&module, false);
     assert!(text.contains("wait at BAR.SYNC"), "{text}");
@@ -153,7 +156,7 @@ fn collectives_at_different_pcs_deadlock_under_its() {
          S2R R0, SR_LANEID\nISETP.LT P0, R0, 16\n@P0 BRA LOW\nVOTE.ANY P1, PT\nBRA JOIN\n\
          LOW:\nSHFL.IDX R1, R0, 0\nJOIN:\nEXIT\n",
     );
-    let fault = run_plain(&module, SimtModel::Its).err().expect("deadlock");
+    let fault = run_plain(&module, SimtModel::Its).expect_err("deadlock");
     assert_eq!(fault.kind, FaultKind::Deadlock);
     let text = fault.render(&module, false);
     assert!(text.contains("lanes 0-15: wait for the whole warp at a collective at pc 5"), "{text}");
@@ -191,7 +194,7 @@ fn a_barrier_some_threads_skip_deadlocks_and_names_everyone() {
     let module = assemble_text(
         ".kernel k\n.launch grid(1) block(64)\nS2R R0, SR_TID.X\nISETP.GE P0, R0, 32\n@P0 BRA SPIN\nBAR.SYNC\nEXIT\nSPIN:\nBRA SPIN\n",
     );
-    let fault = run_plain(&module, SimtModel::Its).err().expect("warp 1 never arrives");
+    let fault = run_plain(&module, SimtModel::Its).expect_err("warp 1 never arrives");
     assert_eq!(fault.kind, FaultKind::StepLimit);
     assert!(fault.render(&module, false).contains("warp 0, lanes 0-31: wait at BAR.SYNC"));
 }
