@@ -9,8 +9,9 @@
 //! convergence barriers: a divergent branch opens a barrier at its
 //! reconvergence point for the threads that took part; a thread that reaches
 //! that pc waits until every other live participant has arrived. Among the
-//! threads that are not waiting, the group with the lowest pc issues, which
-//! reproduces the stack model's order on structured code. Forward progress
+//! threads that are not waiting, the group of the most recent split issues
+//! (fall-through before taken, lowest pc among equals): the stack model's
+//! order, so structured code issues the same masks under both. Forward progress
 //! comes from yielding: a group that takes `Y` backward branches in a row
 //! while others wait lets the longest waiter run until it blocks, waits or
 //! exits; and when nothing in the block can run, the longest waiter is
@@ -64,12 +65,18 @@ pub(crate) struct StackCtl {
 struct ConvBarrier {
     rpc: u32,
     members: u32,
+    /// The rank the members return to when they reconverge.
+    rank: u32,
 }
 
 /// Independent thread scheduling.
 #[derive(Debug)]
 pub(crate) struct ItsCtl {
     pc: [u32; 32],
+    /// Scheduling rank: the group of the most recent split runs first, fall-through
+    /// before taken, which is the reconvergence stack's order.
+    rank: [u32; 32],
+    next_rank: u32,
     /// Threads whose pc is the reconvergence pc of a pending barrier they belong to.
     waiting: u32,
     wait_since: [u64; 32],
@@ -80,7 +87,8 @@ pub(crate) struct ItsCtl {
     barriers: Vec<ConvBarrier>,
     /// A released group that runs until it blocks, waits or exits.
     forced: u32,
-    streak: u32,
+    /// Iterations of each loop (by back-edge pc) the `streak_group` took in a row while others waited.
+    iterations: Vec<(u32, u32)>,
     streak_group: u32,
     yield_after: u32,
     /// The group issuing now (0: choose again); its pc lives in `group_pc`, not in `pc`.
@@ -120,13 +128,15 @@ impl Warp {
             None => Control::Stack(StackCtl { stack: vec![Entry { pc: 0, rpc: NO_RECONV, mask: valid }], at_barrier: 0 }),
             Some(yield_after) => Control::Its(Box::new(ItsCtl {
                 pc: [0; 32],
+                rank: [0; 32],
+                next_rank: 0,
                 waiting: 0,
                 wait_since: [0; 32],
                 at_barrier: 0,
                 at_collective: 0,
                 barriers: Vec::new(),
                 forced: 0,
-                streak: 0,
+                iterations: Vec::new(),
                 streak_group: 0,
                 yield_after: yield_after.max(1),
                 group: 0,
@@ -403,20 +413,21 @@ impl ItsCtl {
     fn branch(&mut self, pc: u32, group: u32, taken: u32, target: u32, reconv: u32, live: u32) -> bool {
         let fall = group & !taken;
         let split = taken != 0 && fall != 0;
-        if split && reconv != NO_RECONV && !self.barriers.iter().any(|b| b.rpc == reconv && b.members & group == group) {
-            self.barriers.push(ConvBarrier { rpc: reconv, members: group });
-        }
-        if taken != 0 && target <= pc && self.waiting & live != 0 {
-            if self.streak_group == taken {
-                self.streak += 1;
-            } else {
-                self.streak_group = taken;
-                self.streak = 1;
+        if split {
+            let rank = self.rank[group.trailing_zeros() as usize];
+            if reconv != NO_RECONV && !self.barriers.iter().any(|b| b.rpc == reconv && b.members & group == group) {
+                self.barriers.push(ConvBarrier { rpc: reconv, members: group, rank });
             }
-        } else if self.waiting & live == 0 {
-            self.streak = 0;
+            for l in lanes(group) {
+                self.rank[l] = self.next_rank + if taken & (1 << l) != 0 { 1 } else { 2 };
+            }
+            self.next_rank += 2;
         }
-        if !split && self.streak < self.yield_after {
+        let yield_now = taken != 0 && target <= pc && self.waiting & live != 0 && self.count_iteration(pc, target, taken);
+        if self.waiting & live == 0 {
+            self.iterations.clear();
+        }
+        if !split && !yield_now {
             self.group_pc = if taken != 0 { target } else { pc + 1 };
             if self.others_runnable || self.stops_at(self.group_pc, group) {
                 self.flush();
@@ -428,25 +439,48 @@ impl ItsCtl {
         for l in lanes(group) {
             self.pc[l] = if taken & (1 << l) != 0 { target } else { pc + 1 };
         }
-        if self.streak >= self.yield_after {
-            self.streak = 0;
+        if yield_now {
+            self.iterations.clear();
             self.release_longest_waiter(live);
         }
         split
     }
 
+    /// Counts one iteration of the loop closed by the backward branch at `pc` and
+    /// says whether `group` has now gone round it `Y` times in a row. An inner
+    /// loop starts counting afresh whenever an enclosing loop goes round, so
+    /// nested loops that each end within `Y` iterations never yield (and keep
+    /// the stack model's masks), while a spin loop does, whatever it contains.
+    fn count_iteration(&mut self, pc: u32, target: u32, group: u32) -> bool {
+        if self.streak_group != group {
+            self.streak_group = group;
+            self.iterations.clear();
+        }
+        self.iterations.retain(|&(edge, _)| !(target <= edge && edge < pc));
+        let count = match self.iterations.iter_mut().find(|(edge, _)| *edge == pc) {
+            Some((_, n)) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                self.iterations.push((pc, 1));
+                1
+            }
+        };
+        count >= self.yield_after
+    }
+
     /// Drops barriers whose live members all arrived (or exited) and recomputes `waiting`.
     fn refresh(&mut self, live: u32) {
         loop {
-            let before = self.barriers.len();
-            let pc = &self.pc;
-            self.barriers.retain(|b| {
+            let complete = self.barriers.iter().position(|b| {
                 let members = b.members & live;
-                let arrived = lanes(members).filter(|&l| pc[l] == b.rpc).fold(0u32, |m, l| m | 1 << l);
-                members != 0 && arrived != members
+                members == 0 || lanes(members).all(|l| self.pc[l] == b.rpc)
             });
-            if self.barriers.len() == before {
-                break;
+            let Some(i) = complete else { break };
+            let b = self.barriers.remove(i);
+            for l in lanes(b.members & live) {
+                self.rank[l] = b.rank;
             }
         }
         let mut waiting = 0u32;
@@ -498,8 +532,10 @@ impl ItsCtl {
                 self.forced = 0;
                 runnable
             };
-            let pc = lanes(candidates).map(|l| self.pc[l]).min().unwrap_or(0);
-            let group = lanes(candidates).filter(|&l| self.pc[l] == pc).fold(0u32, |m, l| m | 1 << l);
+            let rank = lanes(candidates).map(|l| self.rank[l]).max().unwrap_or(0);
+            let top = lanes(candidates).filter(|&l| self.rank[l] == rank).fold(0u32, |m, l| m | 1 << l);
+            let pc = lanes(top).map(|l| self.pc[l]).min().unwrap_or(0);
+            let group = lanes(top).filter(|&l| self.pc[l] == pc).fold(0u32, |m, l| m | 1 << l);
             if code[pc as usize].op.is_collective() && group != live {
                 self.at_collective |= group;
                 if self.at_collective == live && self.same_pc(live) {
@@ -520,7 +556,9 @@ impl ItsCtl {
     fn choose(&mut self, group: u32, runnable: u32) -> Next {
         self.group = group;
         self.group_pc = self.pc[group.trailing_zeros() as usize];
-        self.others_runnable = runnable & !group != 0;
+        // Only threads of the same rank can take over from the group without an event.
+        let rank = self.rank[group.trailing_zeros() as usize];
+        self.others_runnable = lanes(runnable & !group).any(|l| self.rank[l] >= rank);
         Next::Issue { pc: self.group_pc, mask: group }
     }
 
