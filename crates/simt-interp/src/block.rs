@@ -14,7 +14,7 @@ use simt_isa::{AtomOp, AtomType, Kernel, MemType, ShflMode, Space, SpecialReg};
 use crate::arith;
 use crate::fault::{Fault, FaultKind};
 use crate::launch::{check_launch, LaunchConfig, RunOptions};
-use crate::memory::{AccessError, GlobalMemory};
+use crate::memory::{words_of, AccessError, GlobalMemory};
 use crate::sanitize::{Hazard, Sanitizer};
 use crate::translate::*;
 use crate::warp::{lanes, Next, Warp};
@@ -64,7 +64,7 @@ impl<'a> Launch<'a> {
             kernel,
             program: translate(kernel),
             memory,
-            params: words_of(&config.params),
+            params: words_of(&config.params).collect(),
             params_len: config.params.len(),
             grid: config.grid,
             block: config.block,
@@ -591,11 +591,9 @@ impl<'a> BlockSim<'a> {
                     Err(fault)
                 }
             },
-            Space::Shared => region(self.ctx.kernel.shared_size as usize, 0, "the block's shared memory"),
-            Space::Local => {
-                region(self.ctx.kernel.local_size as usize, self.region_base(space, warp, lane), "the thread's local memory")
-            }
-            Space::Param => region(self.ctx.params_len, 0, "the parameters"),
+            Space::Shared => region(self.region_len(space), 0, "the block's shared memory"),
+            Space::Local => region(self.region_len(space), self.region_base(space, warp, lane), "the thread's local memory"),
+            Space::Param => region(self.region_len(space), 0, "the parameters"),
         }
     }
 
@@ -615,11 +613,7 @@ impl<'a> BlockSim<'a> {
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn check_region(&mut self, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, write: bool) -> Result<(), Fault> {
-        let len = match space {
-            Space::Shared => self.ctx.kernel.shared_size as usize,
-            Space::Local => self.ctx.kernel.local_size as usize,
-            _ => self.ctx.params_len,
-        } as u64;
+        let len = self.region_len(space) as u64;
         let align = size.min(16);
         let bad = exec & mask_of(|l| addrs[l] & (align - 1) != 0 || u64::from(addrs[l]) + u64::from(size) > len);
         if bad == 0 {
@@ -627,6 +621,16 @@ impl<'a> BlockSim<'a> {
         }
         let l = bad.trailing_zeros() as usize;
         Err(self.access_fault(w, l, pc, space, addrs[l], size, write))
+    }
+
+    /// Bytes one thread may address in a byte-addressed space.
+    #[inline(always)]
+    fn region_len(&self, space: Space) -> usize {
+        match space {
+            Space::Shared => self.ctx.kernel.shared_size as usize,
+            Space::Local => self.ctx.kernel.local_size as usize,
+            _ => self.ctx.params_len,
+        }
     }
 
     /// Bytes between consecutive threads' regions of a byte-addressed space (only LOCAL has one per thread).
@@ -1078,7 +1082,7 @@ impl<'a> BlockSim<'a> {
             return Ok(());
         }
         let issue = self.warps[w].issued;
-        let len = if space == Space::Shared { self.ctx.kernel.shared_size } else { self.ctx.kernel.local_size } as usize;
+        let len = self.region_len(space);
         for l in lanes(exec) {
             if addrs[l] as usize + size as usize > len {
                 continue; // memcheck reports it
@@ -1223,18 +1227,6 @@ fn for_lanes(mask: u32, mut f: impl FnMut(usize)) {
     } else {
         lanes(mask).for_each(f);
     }
-}
-
-/// Little-endian words of `bytes`, the last one zero-padded.
-fn words_of(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| {
-            let mut w = [0u8; 4];
-            w[..c.len()].copy_from_slice(c);
-            u32::from_le_bytes(w)
-        })
-        .collect()
 }
 
 /// Bytes between two threads' LOCAL regions: the declared size rounded up so

@@ -15,6 +15,15 @@ pub const GUARD_BYTES: u32 = 0x100;
 /// The most bytes all buffers of one launch may hold together.
 pub const MAX_TOTAL_BYTES: u64 = 1 << 31;
 
+/// Little-endian words of `bytes`, the last one zero-padded.
+pub(crate) fn words_of(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    bytes.chunks(4).map(|c| {
+        let mut w = [0u8; 4];
+        w[..c.len()].copy_from_slice(c);
+        u32::from_le_bytes(w)
+    })
+}
+
 /// One host buffer.
 #[derive(Debug)]
 pub struct Buffer {
@@ -86,14 +95,7 @@ impl GlobalMemory {
         if end > MAX_TOTAL_BYTES {
             return Err(MemoryError::TooLarge { name: name.to_string(), bytes: bytes.len() as u64 });
         }
-        let words = bytes
-            .chunks(4)
-            .map(|c| {
-                let mut w = [0u8; 4];
-                w[..c.len()].copy_from_slice(c);
-                AtomicU32::new(u32::from_le_bytes(w))
-            })
-            .collect();
+        let words = words_of(bytes).map(AtomicU32::new).collect();
         self.buffers.push(Buffer { name: name.to_string(), base: base as u32, len: bytes.len() as u32, words });
         Ok(base as u32)
     }

@@ -148,18 +148,13 @@ pub(crate) enum Op {
     Nop,
 }
 
-impl Op {
-    /// Whether every non-exited thread of the warp must arrive together (under `its`).
-    pub(crate) fn is_collective(&self) -> bool {
-        matches!(self, Op::Shfl { .. } | Op::Vote { .. } | Op::Ballot { .. } | Op::Warpsync | Op::Mma { .. })
-    }
-}
-
 /// One instruction ready to execute.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Decoded {
     pub op: Op,
     pub guard: PredIn,
+    /// Every non-exited thread of the warp must arrive together (under `its`).
+    pub collective: bool,
 }
 
 /// A kernel ready to execute.
@@ -425,7 +420,11 @@ pub(crate) fn translate(kernel: &Kernel) -> Program {
     let code = kernel
         .code
         .iter()
-        .map(|inst| Decoded { op: t.translate(inst), guard: PredIn { index: inst.guard.pred.min(PRED_TRUE), negated: inst.guard.negated } })
+        .map(|inst| Decoded {
+            op: t.translate(inst),
+            guard: PredIn { index: inst.guard.pred.min(PRED_TRUE), negated: inst.guard.negated },
+            collective: inst.opcode.is_warp_collective(),
+        })
         .collect();
     Program { code, rows: regs + 2 }
 }

@@ -502,7 +502,7 @@ impl ItsCtl {
         if self.group != 0 {
             let pc = self.group_pc;
             match code.get(pc as usize) {
-                Some(d) if !d.op.is_collective() || self.group == live => return (Next::Issue { pc, mask: self.group }, 0),
+                Some(d) if !d.collective || self.group == live => return (Next::Issue { pc, mask: self.group }, 0),
                 _ => {}
             }
             self.flush();
@@ -536,7 +536,7 @@ impl ItsCtl {
             let top = lanes(candidates).filter(|&l| self.rank[l] == rank).fold(0u32, |m, l| m | 1 << l);
             let pc = lanes(top).map(|l| self.pc[l]).min().unwrap_or(0);
             let group = lanes(top).filter(|&l| self.pc[l] == pc).fold(0u32, |m, l| m | 1 << l);
-            if code[pc as usize].op.is_collective() && group != live {
+            if code[pc as usize].collective && group != live {
                 self.at_collective |= group;
                 if self.at_collective == live && self.same_pc(live) {
                     self.at_collective = 0;
