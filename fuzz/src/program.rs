@@ -14,10 +14,7 @@
 #![allow(dead_code)]
 
 use simt_interp::{GlobalMemory, LaunchConfig, RunOptions, SimtModel};
-use simt_isa::{
-    Guard, Instruction, Kernel, LitKind, Operand, OperandKind, Param, ParamType, SharedVar, SpecialReg, ElemType, NO_RECONV,
-    NUM_REGS, PT, RZ, Src, TABLE, Opcode,
-};
+use simt_isa::{ElemType, Form, Guard, Instruction, Kernel, LitKind, MemType, NO_RECONV, NUM_REGS, Opcode, Operand, OperandKind, PT, Param, ParamType, RZ, SharedVar, Space, SpecialReg, Src, TABLE, VecWidth, mods};
 
 /// A source of choices. `below(n)` returns a number in `0 .. n` (`n >= 1`); when the
 /// source runs dry it keeps answering 0, which always makes a small, valid kernel.
@@ -124,7 +121,7 @@ pub fn case(c: &mut impl Choices, max_len: u32) -> Case {
 /// `LD.PARAM.U32 R0, [0]; S2R R1, SR_TID.X; LEA R2, R1, R0, 2; NOP`.
 fn preamble() -> Vec<Instruction> {
     let mut ld = Instruction::new(Opcode::Ld);
-    ld.mods = [simt_isa::Space::Param as u8, 0, simt_isa::MemType::U32 as u8, 0];
+    ld.form = Form::Ld(mods::Ld { space: Space::Param, vec: VecWidth::Scalar, ty: MemType::U32 });
     ld.operands[0] = Operand::Reg(0);
     ld.operands[1] = Operand::Addr { base: RZ, offset: 0 };
     let mut s2r = Instruction::new(Opcode::S2r);
@@ -151,10 +148,12 @@ fn instruction(c: &mut impl Choices, regs_used: u8, len: u32, pc: u32, shared_si
 
 fn attempt(c: &mut impl Choices, regs_used: u8, len: u32, pc: u32, shared_size: u32, local_size: u32) -> Instruction {
     let row = &TABLE[c.below(TABLE.len() as u32) as usize];
-    let mut inst = Instruction::new(row.opcode);
-    for (m, g) in inst.mods.iter_mut().zip(row.groups) {
+    let mut indices = [0u8; 4];
+    for (m, g) in indices.iter_mut().zip(row.groups) {
         *m = c.below(g.names.len() as u32) as u8;
     }
+    let form = Form::from_indices(row.opcode, indices).unwrap_or(Form::new(row.opcode));
+    let mut inst = Instruction { form, ..Instruction::new(row.opcode) };
     if c.one_in(3) {
         inst.guard = Guard { pred: c.below(u32::from(PT) + 1) as u8, negated: c.one_in(2) };
     }
@@ -169,11 +168,7 @@ fn attempt(c: &mut impl Choices, regs_used: u8, len: u32, pc: u32, shared_size: 
     };
     let mut pick = |n: u32| c.below(n);
     // Memory space of this instruction, to aim addresses at something mapped.
-    let space = match row.opcode {
-        Opcode::Ld | Opcode::St => simt_isa::Space::from_index(inst.mods[0]),
-        Opcode::Atom | Opcode::AtomCas => Some(if inst.mods[0] == 0 { simt_isa::Space::Global } else { simt_isa::Space::Shared }),
-        _ => None,
-    };
+    let space = inst.form.access().map(|a| a.space);
     for (i, spec) in row.operands.iter().enumerate() {
         inst.operands[i] = match spec.kind {
             OperandKind::Dst(_) => Operand::Reg(reg(&mut pick, true)),

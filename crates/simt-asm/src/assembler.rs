@@ -701,9 +701,9 @@ impl<'a> Assembler<'a> {
             None => Some(Guard::ALWAYS),
         };
         let (opcode, mods) = self.select(&ins.mnemonic)?;
-        let mut inst = Instruction::new(opcode);
-        inst.mods = mods;
-        inst.guard = guard?;
+        // The indices were matched against the row's own spellings, so they are in range.
+        let form = Form::from_indices(opcode, mods)?;
+        let mut inst = Instruction { form, guard: guard?, ..Instruction::new(opcode) };
         let info = opcode.info();
         let given = ins.operands.len();
         let max = info.operands.len();
@@ -766,7 +766,7 @@ impl<'a> Assembler<'a> {
             (OperandForm::Addr(terms), OperandKind::Addr) => self.address(inst, terms, symbols),
             (OperandForm::Addr(_), _) => Err(op_err(format!("operand `{name}` cannot be an address: only LD, ST and ATOM take `[..]`"), "unexpected address")),
             (_, OperandKind::Addr) => Err(with_help(op_err(format!("operand `{name}` must be an address"), "expected `[..]`"), "write [R4], [R4+16], [0x100] or [name]")),
-            (OperandForm::Num(num), OperandKind::Src { .. }) => fit_source(*num, inst.lit_kind(i), inst.opcode).map(Operand::Src).map_err(|m| op_err(m, "this literal")),
+            (OperandForm::Num(num), OperandKind::Src { .. }) => fit_source(*num, inst.lit_kind(i), inst.opcode()).map(Operand::Src).map_err(|m| op_err(m, "this literal")),
             (OperandForm::Num(num), OperandKind::Imm) => fit_int(*num).map(Operand::Imm).map_err(|m| op_err(m, "this literal")),
             (OperandForm::Num(_), _) => Err(op_err(format!("operand `{name}` cannot be a literal"), "unexpected literal")),
             (&OperandForm::Word { text, neg, abs, not }, kind) => {
@@ -784,7 +784,7 @@ impl<'a> Assembler<'a> {
                             return if not { Err(op_err("`!` negates predicates; write `-R` to negate a register", "`!` on a register")) } else { Ok(Operand::Src(Src::Reg { reg, neg, abs })) };
                         }
                         if let Some(num) = word_literal(text, neg).filter(|_| !abs && !not) {
-                            return fit_source(num, inst.lit_kind(i), inst.opcode).map(Operand::Src).map_err(|m| op_err(m, "this literal"));
+                            return fit_source(num, inst.lit_kind(i), inst.opcode()).map(Operand::Src).map_err(|m| op_err(m, "this literal"));
                         }
                         if let Some(&(addr, _)) = symbols.shared.get(text) {
                             return match inst.lit_kind(i) {
@@ -836,7 +836,7 @@ impl<'a> Assembler<'a> {
 
     /// Resolves `[base + offsets + symbols]`.
     fn address(&mut self, inst: &Instruction, terms: &[ast::AddrTerm<'_>], symbols: &Symbols<'_>) -> Result<Operand, OperandError> {
-        let param_space = matches!(inst.opcode, Opcode::Ld | Opcode::St) && inst.mods[0] == Space::Param as u8;
+        let param_space = inst.form.access().is_some_and(|a| a.space == Space::Param);
         let mut base = None;
         let mut offset: i64 = 0;
         for t in terms {

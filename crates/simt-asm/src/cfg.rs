@@ -24,7 +24,7 @@ pub struct Cfg {
 
 /// The label operand of a branch, if `inst` is one.
 fn branch_target(inst: &Instruction) -> Option<u32> {
-    if inst.opcode != Opcode::Bra {
+    if inst.opcode() != Opcode::Bra {
         return None;
     }
     inst.operands().iter().find_map(|op| match *op {
@@ -47,7 +47,7 @@ impl Cfg {
         for (pc, inst) in code.iter().enumerate() {
             let next = pc as u32 + 1;
             let unguarded = inst.guard == Guard::ALWAYS;
-            let (edges, k) = match (inst.opcode, branch_target(inst)) {
+            let (edges, k) = match (inst.opcode(), branch_target(inst)) {
                 (Opcode::Bra, Some(t)) if unguarded => ([t.min(n), 0], 1),
                 (Opcode::Bra, Some(t)) => ([next, t.min(n)], 2),
                 (Opcode::Exit, _) if unguarded => ([n, 0], 1),
@@ -165,7 +165,7 @@ pub fn annotate_reconvergence(code: &mut [Instruction]) {
     let cfg = Cfg::build(code);
     let ipdom = cfg.post_dominators();
     for (pc, inst) in code.iter_mut().enumerate() {
-        let divergent = inst.opcode == Opcode::Bra && may_diverge(inst.guard);
+        let divergent = inst.opcode() == Opcode::Bra && may_diverge(inst.guard);
         for op in inst.operands.iter_mut() {
             if let Operand::Label { reconv, .. } = op {
                 *reconv = if divergent { ipdom[pc] } else { NO_RECONV };

@@ -4,6 +4,8 @@ use codespan_reporting::diagnostic::{Diagnostic, Label};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, Config, Styles, StylesWriter, termcolor::Ansi};
 
+use simt_isa::{LONG_LINE, MAX_RENDERED_DIAGNOSTICS as MAX_RENDERED};
+
 use crate::ast::Span;
 
 /// Every problem found in one file.
@@ -91,11 +93,6 @@ impl std::fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
-
-/// The most diagnostics [`Diagnostics::render`] shows.
-pub const MAX_RENDERED: usize = 100;
-/// Lines longer than this many bytes are not printed in diagnostics.
-pub const LONG_LINE: usize = 1000;
 
 /// `text` cut to a few hundred characters, so a message quoting a huge token stays short.
 fn shorten(text: &str) -> String {

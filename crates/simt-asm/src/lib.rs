@@ -27,7 +27,7 @@ mod grammar {
 }
 
 pub use args::{check_arg, parse_arg_init};
-pub use diagnostics::{Diagnostics, LONG_LINE, MAX_RENDERED};
+pub use diagnostics::Diagnostics;
 
 /// Assembles the `.s` text `source`, read from `file_name`.
 ///

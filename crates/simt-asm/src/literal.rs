@@ -121,7 +121,7 @@ pub(crate) fn fit_source(num: Num<'_>, kind: LitKind, opcode: Opcode) -> Result<
             Num::F64Bits(_) => Err(format!("{opcode} takes 32-bit literals; only MOV loads a `0d` literal into a register pair")),
             _ => f32_bits(num).map(Src::imm),
         },
-        LitKind::NoLiteral | LitKind::ByModifier => Err("this operand must be a register, not a literal".into()),
+        LitKind::NoLiteral | LitKind::Converted => Err("this operand must be a register, not a literal".into()),
     }
 }
 

@@ -161,8 +161,8 @@ fn mnemonics_modifiers_and_operands() {
     ];
     for (line, opcode, mods) in cases {
         let inst = one(line).unwrap_or_else(|e| panic!("{line}: {e}"));
-        assert_eq!(inst.opcode, *opcode, "{line}");
-        assert_eq!(&inst.mods[..mods.len()], *mods, "{line}");
+        assert_eq!(inst.opcode(), *opcode, "{line}");
+        assert_eq!(&inst.form.indices()[..mods.len()], *mods, "{line}");
     }
     let isetp = one("ISETP.EQ P0, R1, R2").unwrap();
     assert_eq!(isetp.operands[3], Operand::PredSrc { pred: PT, negated: false }, "omitted q is PT");

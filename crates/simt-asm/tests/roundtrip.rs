@@ -99,10 +99,11 @@ fn address(rng: &mut Rng, param: bool) -> String {
 fn modifiers(rng: &mut Rng, row: &OpInfo) -> (Instruction, String) {
     loop {
         let mut inst = Instruction::new(row.opcode);
+        let mut indices = [0u8; 4];
         let mut text = rng.case(row.mnemonic);
         for (gi, g) in row.groups.iter().enumerate() {
             let v = rng.below(g.names.len() as u64) as u8;
-            inst.mods[gi] = v;
+            indices[gi] = v;
             let spelling = g.spelling(v);
             let omit = spelling.is_empty() || (g.default == Some(v) && rng.chance(50));
             if !omit {
@@ -110,6 +111,7 @@ fn modifiers(rng: &mut Rng, row: &OpInfo) -> (Instruction, String) {
                 text.push_str(&rng.case(spelling));
             }
         }
+        inst.form = Form::from_indices(row.opcode, indices).expect("indices from the row");
         match inst.validate() {
             Err(e) if e.at == ErrorAt::Modifiers => continue,
             _ => return (inst, text),
@@ -127,7 +129,7 @@ fn instruction(rng: &mut Rng, labels: usize) -> String {
         // Sources first: a MOV of a 0d literal makes its destination a pair.
         let order: Vec<usize> = (0..count).filter(|&i| !matches!(row.operands[i].kind, OperandKind::Dst(_))).chain((0..count).filter(|&i| matches!(row.operands[i].kind, OperandKind::Dst(_)))).collect();
         for i in order {
-            let mma = row.opcode.is_mma();
+            let mma = row.unit == Unit::Tensor;
             texts[i] = match row.operands[i].kind {
                 OperandKind::Dst(_) => register(rng, inst.reg_count(i), mma),
                 OperandKind::Src { mods, .. } => {
@@ -163,7 +165,7 @@ fn instruction(rng: &mut Rng, labels: usize) -> String {
                     let name = *rng.pick(SpecialReg::NAMES);
                     rng.case(name)
                 }
-                OperandKind::Addr => address(rng, row.opcode == Opcode::Ld && inst.mods[0] == Space::Param as u8),
+                OperandKind::Addr => address(rng, inst.form.access().is_some_and(|a| a.space == Space::Param)),
                 OperandKind::Label => format!("L{}", rng.below(labels as u64)),
                 OperandKind::Imm => format!("{}", 1u32 << rng.below(6)),
             };
@@ -176,7 +178,7 @@ fn instruction(rng: &mut Rng, labels: usize) -> String {
         };
         let line = format!("{guard}{mnemonic} {}", texts.join(", "));
         // MMA register overlaps are the one rule left to chance; try again on a clash.
-        if row.opcode.is_mma() && simt_asm::assemble("t.s", &format!(".kernel t\n{line}\n")).is_err() {
+        if row.unit == Unit::Tensor && simt_asm::assemble("t.s", &format!(".kernel t\n{line}\n")).is_err() {
             continue;
         }
         return line;

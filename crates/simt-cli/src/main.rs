@@ -104,12 +104,9 @@ fn color() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
-/// The largest source or bytecode file simt reads (a kernel is at most 16M instructions,
-/// but no real one comes near this).
-const MAX_INPUT_BYTES: u64 = 64 << 20;
 
 fn read_file(path: &Path) -> Result<Vec<u8>, Failure> {
-    simt_interp::host::read_bounded(path, MAX_INPUT_BYTES).map_err(Failure::input)
+    simt_interp::host::read_bounded(path, simt_isa::MAX_INPUT_BYTES).map_err(Failure::input)
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Outcome {

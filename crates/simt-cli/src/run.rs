@@ -60,7 +60,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SMS, value_parser = clap::value_parser!(u32).range(1..))]
     sms: u32,
     /// OS threads to run SMs on [default: one per core].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=MAX_THREADS))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=simt_isa::MAX_THREADS))]
     threads: Option<u64>,
     /// Print statistics on stderr.
     #[arg(long)]
@@ -82,8 +82,6 @@ enum Check {
     Synccheck,
 }
 
-/// The most OS threads `--threads` may ask for.
-const MAX_THREADS: u64 = 1024;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Simt {

@@ -1,12 +1,118 @@
 //! Per-lane semantics of the arithmetic instructions, exact to the contract.
 //!
 //! Every function here is a pure function of bits, small enough to inline
-//! into the 32-lane loops, and covered by the table-driven tests below.
+//! into the 32-lane loops, and covered by the table-driven tests below. The
+//! integer operations are declared with [`lane_ops!`], which writes each
+//! operation's lane function once and derives a 32-lane loop specialised per
+//! operation, so the loop never matches on the operation per lane.
 
 use half::{bf16, f16};
 use simt_isa::{BoolOp, Cmp, CvtType, FCmp, MufuOp};
 
-use crate::translate::{DOp, FFlags, FOp, IntOp, UnOp};
+/// Float flags of FADD/FMUL/FFMA/FMIN/FMAX.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FFlags {
+    /// Subnormal inputs and results flush to signed zero.
+    pub ftz: bool,
+    /// The result is clamped to [0, 1].
+    pub sat: bool,
+}
+
+/// f32 operations with two sources.
+#[derive(Clone, Copy, Debug)]
+pub enum FOp {
+    Add,
+    Mul,
+    Min,
+    Max,
+}
+
+/// f64 operations with two sources.
+#[derive(Clone, Copy, Debug)]
+pub enum DOp {
+    Add,
+    Mul,
+}
+
+/// Declares an enum of lane operations over the sources `$x`: each variant's lane
+/// function, `$apply(op, lanes...)` for one lane and `$map(op, rows...)` for 32
+/// lanes with the operation fixed outside the loop.
+macro_rules! lane_ops {
+    ($(#[$meta:meta])* $name:ident, $apply:ident, $map:ident, |$($x:ident),+| { $($variant:ident => $body:expr,)+ }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum $name { $($variant),+ }
+
+        /// One lane.
+        #[inline(always)]
+        pub fn $apply(op: $name, $($x: u32),+) -> u32 {
+            match op { $($name::$variant => $body),+ }
+        }
+
+        /// 32 lanes, specialised per operation so each loop vectorises.
+        #[inline(always)]
+        pub fn $map(op: $name, $($x: &[u32; 32]),+) -> [u32; 32] {
+            lane_match!(op, $apply, [$($x),+], [$($name::$variant),+], [])
+        }
+    };
+}
+
+/// A `match` with one 32-lane loop per operation (built one arm at a time, since
+/// the arms repeat over the operations and each arm repeats over the sources).
+macro_rules! lane_match {
+    ($op:expr, $apply:ident, [$($x:ident),+], [], [$($arms:tt)*]) => {
+        match $op { $($arms)* }
+    };
+    ($op:expr, $apply:ident, [$($x:ident),+], [$v:path $(, $rest:path)*], [$($arms:tt)*]) => {
+        lane_match!($op, $apply, [$($x),+], [$($rest),*], [$($arms)* $v => {
+            let mut out = [0u32; 32];
+            for (l, o) in out.iter_mut().enumerate() {
+                *o = $apply($v, $($x[l]),+);
+            }
+            out
+        }])
+    };
+}
+
+lane_ops!(
+    /// Integer operations with two sources, wrapping; shift counts of 32 or more saturate the shift.
+    IntOp, int_op, int_op_lanes, |a, b| {
+        Add => a.wrapping_add(b),
+        Sub => a.wrapping_sub(b),
+        Mul => a.wrapping_mul(b),
+        MulHiS => ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32,
+        MulHiU => ((u64::from(a) * u64::from(b)) >> 32) as u32,
+        MinS => (a as i32).min(b as i32) as u32,
+        MinU => a.min(b),
+        MaxS => (a as i32).max(b as i32) as u32,
+        MaxU => a.max(b),
+        And => a & b,
+        Or => a | b,
+        Xor => a ^ b,
+        Shl => shl(a, b),
+        ShrU => a.checked_shr(b).unwrap_or(0),
+        ShrS => ((a as i32) >> b.min(31)) as u32,
+    }
+);
+
+lane_ops!(
+    /// Integer operations with one source.
+    UnOp, un_op, un_op_lanes, |a| {
+        Abs => (a as i32).wrapping_abs() as u32,
+        Not => !a,
+        Popc => a.count_ones(),
+        Clz => a.leading_zeros(),
+        Brev => a.reverse_bits(),
+    }
+);
+
+lane_ops!(
+    /// Integer operations with three sources.
+    TriOp, tri_op, tri_op_lanes, |a, b, c| {
+        Imad => a.wrapping_mul(b).wrapping_add(c),
+        Lea => shl(a, c).wrapping_add(b),
+    }
+);
 
 /// The canonical f32 NaN that NVIDIA GPUs produce.
 pub const NAN32: u32 = 0x7FFF_FFFF;
@@ -108,44 +214,10 @@ pub fn dfma(a: u64, b: u64, c: u64) -> u64 {
     canon64(f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c)))
 }
 
-/// Integer two-operand operations, wrapping; shift counts of 32 or more saturate the shift.
-#[inline(always)]
-pub fn int_op(op: IntOp, a: u32, b: u32) -> u32 {
-    match op {
-        IntOp::Add => a.wrapping_add(b),
-        IntOp::Sub => a.wrapping_sub(b),
-        IntOp::Mul => a.wrapping_mul(b),
-        IntOp::MulHiS => ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32,
-        IntOp::MulHiU => ((u64::from(a) * u64::from(b)) >> 32) as u32,
-        IntOp::MinS => (a as i32).min(b as i32) as u32,
-        IntOp::MinU => a.min(b),
-        IntOp::MaxS => (a as i32).max(b as i32) as u32,
-        IntOp::MaxU => a.max(b),
-        IntOp::And => a & b,
-        IntOp::Or => a | b,
-        IntOp::Xor => a ^ b,
-        IntOp::Shl => shl(a, b),
-        IntOp::ShrU => a.checked_shr(b).unwrap_or(0),
-        IntOp::ShrS => ((a as i32) >> b.min(31)) as u32,
-    }
-}
-
 /// `a << b` with counts of 32 or more giving 0.
 #[inline(always)]
 pub fn shl(a: u32, b: u32) -> u32 {
     a.checked_shl(b).unwrap_or(0)
-}
-
-/// Integer one-operand operations.
-#[inline(always)]
-pub fn un_op(op: UnOp, a: u32) -> u32 {
-    match op {
-        UnOp::Abs => (a as i32).wrapping_abs() as u32,
-        UnOp::Not => !a,
-        UnOp::Popc => a.count_ones(),
-        UnOp::Clz => a.leading_zeros(),
-        UnOp::Brev => a.reverse_bits(),
-    }
 }
 
 /// Integer comparison.

@@ -60,9 +60,31 @@ pub struct Fault {
 }
 
 impl Fault {
-    /// The fault as a codespan diagnostic over the module's source (file:line:col, the line, a caret),
-    /// or as a plain `file:line: message` when the module carries no source.
-    pub fn render(&self, module: &Module, color: bool) -> String {
+    /// A fault of `kernel` with nothing located yet; the executor fills in the
+    /// block, thread, warp, lane, pc and line it knows.
+    pub fn new(kind: FaultKind, kernel: impl Into<String>, message: impl Into<String>) -> Fault {
+        Fault {
+            kind,
+            message: message.into(),
+            kernel: kernel.into(),
+            block: [0; 3],
+            thread: None,
+            warp: None,
+            lane: None,
+            pc: None,
+            line: None,
+            notes: Vec::new(),
+            related: Vec::new(),
+        }
+    }
+
+    /// The fault reported when a launch is impossible and nothing ran.
+    pub fn invalid_launch(kernel: &str, error: crate::launch::LaunchError) -> Fault {
+        Fault::new(FaultKind::InvalidLaunch, kernel, error.to_string())
+    }
+
+    /// "block (x,y,z), thread (x,y,z), warp w, lane l, pc p": where the fault happened.
+    fn place(&self) -> String {
         let mut who = format!("block ({},{},{})", self.block[0], self.block[1], self.block[2]);
         if let Some([x, y, z]) = self.thread {
             who.push_str(&format!(", thread ({x},{y},{z})"));
@@ -76,6 +98,13 @@ impl Fault {
         if let Some(pc) = self.pc {
             who.push_str(&format!(", pc {pc}"));
         }
+        who
+    }
+
+    /// The fault as a codespan diagnostic over the module's source (file:line:col, the line, a caret),
+    /// or as a plain `file:line: message` when the module carries no source.
+    pub fn render(&self, module: &Module, color: bool) -> String {
+        let who = self.place();
         let title = format!("kernel `{}` faulted: {}", self.kernel, self.message);
         let span = match (&module.source, self.line) {
             (Some(source), Some(line)) => line_span(source, line),
@@ -107,6 +136,19 @@ impl Fault {
         render_diagnostic(&file, &diagnostic, color)
     }
 }
+
+impl std::fmt::Display for Fault {
+    /// One line: what happened and where (`render` shows the source line too).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "kernel `{}` faulted: {} ({}", self.kernel, self.message, self.place())?;
+        if let Some(line) = self.line {
+            write!(f, ", line {line}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl std::error::Error for Fault {}
 
 /// Byte range of line `line` (1-based) without its indentation and trailing comment.
 fn line_span(source: &str, line: u32) -> Option<std::ops::Range<usize>> {

@@ -19,10 +19,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use half::{bf16, f16};
-use simt_isa::{ArgInit, ElemType, Kernel, Literal, MAX_BLOCK_THREADS, Param, ParamType};
+use simt_isa::{ArgInit, ElemType, Kernel, Literal, MAX_BLOCK_THREADS, MAX_BUFFER_FILE_BYTES, MAX_TOTAL_BUFFER_BYTES as MAX_TOTAL_BYTES, Param, ParamType};
 
 use crate::launch::LaunchConfig;
-use crate::memory::{GlobalMemory, MAX_TOTAL_BYTES, MemoryError};
+use crate::memory::{GlobalMemory, MemoryError};
 use crate::npy::{self, Dtype, NpyError};
 
 /// Where an argument came from; decides how a relative `@FILE` is resolved and how errors name it.
@@ -145,7 +145,7 @@ pub enum HostError {
     Memory(#[from] MemoryError),
     /// The kernel cannot be launched with this shape (see [`check_shape`](crate::launch::check_shape)).
     #[error("cannot launch: {0}")]
-    Launch(String),
+    Launch(#[from] crate::launch::LaunchError),
 }
 
 fn dims_text(d: [u32; 3]) -> String {
@@ -163,7 +163,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
     let (grid, block) = launch_dims(kernel, request)?;
     // Every limit that depends on the kernel and the shape only (grid extents, shared and
     // local memory) is checked before any buffer exists.
-    crate::launch::check_shape(kernel, grid, block).map_err(HostError::Launch)?;
+    crate::launch::check_shape(kernel, grid, block)?;
     for arg in &request.args {
         if kernel.param(&arg.name).is_none() {
             return Err(HostError::unknown_param(kernel, &arg.name));
@@ -420,8 +420,6 @@ fn planned_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> u64 {
     }
 }
 
-/// The most bytes a buffer file may hold (GLOBAL memory plus room for a `.npy` header).
-pub const MAX_BUFFER_FILE_BYTES: u64 = MAX_TOTAL_BYTES + (1 << 20);
 
 /// Reads at most `limit` bytes of `path`; a longer file (or an endless one such as
 /// `/dev/zero`) is an error, not an allocation without bound.

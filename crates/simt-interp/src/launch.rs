@@ -4,9 +4,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use rayon::prelude::*;
-use simt_isa::{Kernel, MAX_BLOCK_THREADS};
+use simt_isa::*;
 
 use crate::block::{run_block, Counters, Launch};
+use crate::translate::Unimplemented;
 use crate::sanitize::Checks;
 use crate::{Fault, GlobalMemory, Stats};
 
@@ -68,74 +69,136 @@ pub struct LaunchConfig {
     pub params: Vec<u8>,
 }
 
-pub use simt_isa::{MAX_LOCAL_BYTES, MAX_SHARED_BYTES};
-/// The most blocks one launch may have.
-pub const MAX_BLOCKS: u64 = 1 << 32;
-/// The largest grid extent in x, y and z (CUDA's limits: 2^31 - 1 blocks in x, 65535 in y and z).
-pub const MAX_GRID_DIMS: [u32; 3] = [i32::MAX as u32, 65535, 65535];
-/// The most LOCAL memory one block may need (`.local` bytes times threads): it is allocated per block.
-pub const MAX_LOCAL_BLOCK_BYTES: u64 = 64 << 20;
+/// Encountered when a launch is impossible; nothing has run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LaunchError {
+    /// A grid or block extent is zero.
+    #[error("grid {grid:?} and block {block:?} must not have a zero extent")]
+    ZeroExtent {
+        /// Blocks in x, y, z.
+        grid: [u32; 3],
+        /// Threads per block in x, y, z.
+        block: [u32; 3],
+    },
+    /// More threads in a block than [`MAX_BLOCK_THREADS`].
+    #[error("a block of {block:?} has {threads} threads; the most is {MAX_BLOCK_THREADS}")]
+    BlockTooLarge {
+        /// Threads per block in x, y, z.
+        block: [u32; 3],
+        /// Their product.
+        threads: u64,
+    },
+    /// A grid extent beyond [`MAX_GRID_DIMS`].
+    #[error("a grid of {grid:?} is {} blocks in {}; the most is {}", grid[*axis], ["x", "y", "z"][*axis], MAX_GRID_DIMS[*axis])]
+    GridExtent {
+        /// Blocks in x, y, z.
+        grid: [u32; 3],
+        /// The axis over the limit (0 = x).
+        axis: usize,
+    },
+    /// More blocks than [`MAX_BLOCKS`].
+    #[error("a grid of {grid:?} has {blocks} blocks; the most is {MAX_BLOCKS}")]
+    TooManyBlocks {
+        /// Blocks in x, y, z.
+        grid: [u32; 3],
+        /// Their product.
+        blocks: u64,
+    },
+    /// More shared memory than [`MAX_SHARED_BYTES`].
+    #[error("kernel `{kernel}` declares {bytes} bytes of shared memory; a block may have at most {MAX_SHARED_BYTES}")]
+    SharedTooLarge {
+        /// Kernel name.
+        kernel: String,
+        /// Declared bytes.
+        bytes: u32,
+    },
+    /// More local memory per thread than [`MAX_LOCAL_BYTES`].
+    #[error("kernel `{kernel}` declares {bytes} bytes of local memory per thread; the most is {MAX_LOCAL_BYTES}")]
+    LocalTooLarge {
+        /// Kernel name.
+        kernel: String,
+        /// Declared bytes per thread.
+        bytes: u32,
+    },
+    /// More local memory per block than [`MAX_LOCAL_BLOCK_BYTES`].
+    #[error(
+        "kernel `{kernel}` needs {per_thread} bytes of local memory per thread, {} for a block of {threads} threads; a block may have at most {MAX_LOCAL_BLOCK_BYTES}",
+        u64::from(*per_thread) * threads
+    )]
+    LocalBlockTooLarge {
+        /// Kernel name.
+        kernel: String,
+        /// Declared bytes per thread.
+        per_thread: u32,
+        /// Threads per block.
+        threads: u64,
+    },
+    /// The PARAM bytes do not match the kernel's parameters.
+    #[error("kernel `{kernel}` takes {want} bytes of parameters, but the launch passes {got}")]
+    ParamBytes {
+        /// Kernel name.
+        kernel: String,
+        /// Bytes the parameters occupy.
+        want: u32,
+        /// Bytes passed.
+        got: usize,
+    },
+    /// The kernel breaks an invariant of the bytecode format.
+    #[error(transparent)]
+    Kernel(#[from] KernelError),
+    /// The kernel holds an instruction the interpreter cannot execute.
+    #[error(transparent)]
+    Unimplemented(#[from] Unimplemented),
+}
 
 /// Checks that a launch is possible before anything runs.
 ///
 /// # Errors
-/// A sentence saying what is wrong and what the limit is.
-pub fn check_launch(kernel: &Kernel, config: &LaunchConfig) -> Result<(), String> {
+/// What is wrong and what the limit is.
+pub fn check_launch(kernel: &Kernel, config: &LaunchConfig) -> Result<(), LaunchError> {
     check_shape(kernel, config.grid, config.block)?;
     if config.params.len() != kernel.param_size() as usize {
-        return Err(format!(
-            "kernel `{}` takes {} bytes of parameters, but the launch passes {}",
-            kernel.name,
-            kernel.param_size(),
-            config.params.len()
-        ));
+        return Err(LaunchError::ParamBytes { kernel: kernel.name.clone(), want: kernel.param_size(), got: config.params.len() });
     }
-    kernel.validate().map_err(|e| e.to_string())
+    Ok(kernel.validate()?)
 }
 
 /// The resource limits of a launch that depend only on the kernel's declarations and the
 /// launch shape: extents, blocks, threads, shared and local memory. Cheap; checked by
-/// [`check_launch`] and by [`crate::host::prepare`] before any buffer is made.
+/// [`check_launch`] and by the host side before any buffer is made.
 ///
 /// # Errors
-/// A sentence saying what is wrong and what the limit is.
-pub fn check_shape(kernel: &Kernel, grid: [u32; 3], block: [u32; 3]) -> Result<(), String> {
-    let config = LaunchConfig { grid, block, params: vec![] };
+/// What is wrong and what the limit is.
+pub fn check_shape(kernel: &Kernel, grid: [u32; 3], block: [u32; 3]) -> Result<(), LaunchError> {
     let product = |d: [u32; 3]| d.iter().map(|&x| u64::from(x)).product::<u64>();
-    if config.grid.contains(&0) || config.block.contains(&0) {
-        return Err(format!("grid {:?} and block {:?} must not have a zero extent", config.grid, config.block));
+    if grid.contains(&0) || block.contains(&0) {
+        return Err(LaunchError::ZeroExtent { grid, block });
     }
-    let threads = product(config.block);
+    let threads = product(block);
     if threads > MAX_BLOCK_THREADS {
-        return Err(format!("a block of {:?} has {threads} threads; the most is {MAX_BLOCK_THREADS}", config.block));
+        return Err(LaunchError::BlockTooLarge { block, threads });
     }
-    if let Some(axis) = (0..3).find(|&i| config.grid[i] > MAX_GRID_DIMS[i]) {
-        return Err(format!(
-            "a grid of {:?} is {} blocks in {}; the most is {}",
-            config.grid,
-            config.grid[axis],
-            ["x", "y", "z"][axis],
-            MAX_GRID_DIMS[axis]
-        ));
+    if let Some(axis) = (0..3).find(|&i| grid[i] > MAX_GRID_DIMS[i]) {
+        return Err(LaunchError::GridExtent { grid, axis });
     }
-    if product(config.grid) > MAX_BLOCKS {
-        return Err(format!("a grid of {:?} has {} blocks; the most is {MAX_BLOCKS}", config.grid, product(config.grid)));
+    if product(grid) > MAX_BLOCKS {
+        return Err(LaunchError::TooManyBlocks { grid, blocks: product(grid) });
     }
     if kernel.shared_size > MAX_SHARED_BYTES {
-        return Err(format!("kernel `{}` declares {} bytes of shared memory; a block may have at most {MAX_SHARED_BYTES}", kernel.name, kernel.shared_size));
+        return Err(LaunchError::SharedTooLarge { kernel: kernel.name.clone(), bytes: kernel.shared_size });
     }
     if kernel.local_size > MAX_LOCAL_BYTES {
-        return Err(format!("kernel `{}` declares {} bytes of local memory per thread; the most is {MAX_LOCAL_BYTES}", kernel.name, kernel.local_size));
+        return Err(LaunchError::LocalTooLarge { kernel: kernel.name.clone(), bytes: kernel.local_size });
     }
     if u64::from(kernel.local_size) * threads > MAX_LOCAL_BLOCK_BYTES {
-        return Err(format!(
-            "kernel `{}` needs {} bytes of local memory per thread, {} for a block of {threads} threads; a block may have at most {MAX_LOCAL_BLOCK_BYTES}",
-            kernel.name,
-            kernel.local_size,
-            u64::from(kernel.local_size) * threads
-        ));
+        return Err(LaunchError::LocalBlockTooLarge { kernel: kernel.name.clone(), per_thread: kernel.local_size, threads });
     }
     Ok(())
+}
+
+/// The SM that runs block `block` in a functional run: round-robin, `block mod sms`.
+pub fn sm_of_block(block: u64, sms: u32) -> u32 {
+    (block % u64::from(sms.max(1))) as u32
 }
 
 /// Runs one launch of `kernel` over `memory`.
@@ -156,7 +219,7 @@ pub fn run(
     options: &RunOptions,
     progress: Option<&(dyn Fn(u64, u64) + Sync)>,
 ) -> Result<Stats, Fault> {
-    let launch = Launch::new(kernel, config, memory, options)?;
+    let launch = Launch::new(kernel, config, memory, options).map_err(|e| Fault::invalid_launch(&kernel.name, e))?;
     let blocks = launch.blocks();
     let sms = u64::from(options.sms.max(1)).min(blocks);
     let first_fault = AtomicU64::new(u64::MAX);

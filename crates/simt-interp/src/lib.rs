@@ -16,7 +16,8 @@
 
 mod arith;
 mod block;
-pub use block::{Access, BlockSim, Launch, Step, StepResult};
+pub use block::{Access, BlockReason, BlockSim, Branch, Counters, Exchange, Launch, Peek, Preview, Step, StepResult};
+mod exec;
 pub mod fault;
 pub mod host;
 pub mod launch;
@@ -29,6 +30,7 @@ mod translate;
 mod warp;
 
 pub use fault::{Fault, FaultKind};
-pub use launch::{check_launch, run, LaunchConfig, RunOptions, SimtModel};
+pub use launch::{check_launch, run, LaunchConfig, LaunchError, RunOptions, SimtModel};
+pub use translate::Unimplemented;
 pub use memory::GlobalMemory;
 pub use stats::Stats;

@@ -12,8 +12,7 @@ pub const FIRST_BUFFER: u32 = 0x100;
 /// Unmapped bytes left after every buffer, so small overruns fault instead of
 /// landing in the next buffer.
 pub const GUARD_BYTES: u32 = 0x100;
-/// The most bytes all buffers of one launch may hold together.
-pub const MAX_TOTAL_BYTES: u64 = 1 << 31;
+use simt_isa::MAX_TOTAL_BUFFER_BYTES as MAX_TOTAL_BYTES;
 
 /// Little-endian words of `bytes`, the last one zero-padded.
 pub(crate) fn words_of(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {

@@ -8,7 +8,13 @@
 
 use simt_isa::Space;
 
+use crate::block::{AccessKind, BlockSim};
+use crate::exec::collective::{CollectiveOp, shfl_source};
+use crate::exec::control::ControlOp;
+use crate::exec::{describe_lanes, lanes, mask_of, src};
+use crate::fault::{Fault, FaultKind};
 use crate::launch::SimtModel;
+use crate::translate::Op;
 
 /// Which optional checks run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -161,18 +167,149 @@ impl Sanitizer {
         self.init_bytes(space)[at..at + size].iter_mut().for_each(|b| *b = true);
     }
 
-    /// initcheck: lanes of `exec` that read `first .. first + count` of warp `w` before writing it.
-    pub(crate) fn unwritten(&self, w: usize, first: usize, count: usize, exec: u32) -> Option<(usize, u32)> {
-        (first..first + count).find_map(|r| {
-            let missing = exec & !self.regs_written[w][r];
-            (missing != 0).then_some((r, missing))
-        })
+    /// initcheck: lanes of `exec` that read register `r` of warp `w` before writing it.
+    pub(crate) fn unwritten(&self, w: usize, r: usize, exec: u32) -> Option<u32> {
+        let missing = exec & !self.regs_written[w][r];
+        (missing != 0).then_some(missing)
     }
 
-    /// initcheck: the registers were written by `exec` lanes of warp `w`.
-    pub(crate) fn wrote(&mut self, w: usize, first: usize, count: usize, exec: u32) {
-        for row in &mut self.regs_written[w][first..first + count] {
-            *row |= exec;
+    /// initcheck: register `r` was written by `exec` lanes of warp `w`.
+    pub(crate) fn wrote(&mut self, w: usize, r: usize, exec: u32) {
+        self.regs_written[w][r] |= exec;
+    }
+}
+
+impl BlockSim<'_> {
+    /// synccheck and initcheck of registers, before an instruction runs.
+    pub(crate) fn check_issue(&mut self, w: usize, pc: u32, mask: u32, exec: u32) -> Result<(), Fault> {
+        let Some(s) = &self.sanitizer else { return Ok(()) };
+        let op = self.ctx.program.code[pc as usize].op;
+        let live = self.warps[w].live();
+        if s.checks.synccheck {
+            let problem = match op {
+                Op::Control(ControlOp::BarSync) if mask != live || exec != mask => Some(format!(
+                    "synccheck: BAR.SYNC is reached by {} of warp {w} while {} of the warp are elsewhere (a barrier in divergent code)",
+                    describe_lanes(exec),
+                    describe_lanes(live & !exec)
+                )),
+                Op::Collective(CollectiveOp::Shfl { mode, b, width, .. }) => {
+                    // Reading a lane that takes no part (inactive under `stack`, exited) gives a stale value.
+                    let mut tb = [0; 32];
+                    let b = src(&self.warps[w], b, &mut tb);
+                    let stale = exec & mask_of(|l| mask & (1 << shfl_source(mode, l, b[l], width)) == 0);
+                    (stale != 0).then(|| {
+                        let l = stale.trailing_zeros() as usize;
+                        format!(
+                            "synccheck: SHFL in {} reads lanes that take no part (lane {l} reads lane {}, which is {})",
+                            describe_lanes(stale),
+                            shfl_source(mode, l, b[l], width),
+                            if live & (1 << shfl_source(mode, l, b[l], width)) == 0 { "exited or missing" } else { "inactive: the warp is diverged" }
+                        )
+                    })
+                }
+                _ => None,
+            };
+            if let Some(message) = problem {
+                return Err(self.fault(FaultKind::Divergence, w, Some(exec.trailing_zeros().min(31) as usize), Some(pc), message));
+            }
+        }
+        if s.checks.initcheck {
+            let rows = self.ctx.program.rows - 2;
+            for r in self.ctx.program.effects[pc as usize].reads.iter().map(usize::from).take_while(|&r| r < rows) {
+                if let Some(missing) = s.unwritten(w, r, exec) {
+                    let message = format!(
+                        "initcheck: R{r} is read by {} before anything wrote it (registers start at 0, but reading one unwritten is usually a bug)",
+                        describe_lanes(missing)
+                    );
+                    return Err(self.fault(FaultKind::Uninitialized, w, Some(missing.trailing_zeros() as usize), Some(pc), message));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// initcheck and racecheck bookkeeping after an instruction ran.
+    pub(crate) fn after_issue(&mut self, w: usize, pc: u32, exec: u32) {
+        let Some(s) = &mut self.sanitizer else { return };
+        if s.checks.initcheck {
+            for r in self.ctx.program.effects[pc as usize].writes.iter() {
+                s.wrote(w, usize::from(r), exec);
+            }
+        }
+        if self.ctx.program.code[pc as usize].collective {
+            s.warp_sync(w);
         }
     }
+
+    /// racecheck and initcheck of the executing lanes' SHARED or LOCAL accesses.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn check_accesses(&mut self, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, kind: AccessKind) -> Result<(), Fault> {
+        if !matches!(space, Space::Shared | Space::Local) {
+            return Ok(());
+        }
+        let issue = self.warps[w].issued;
+        let len = self.region_len(space);
+        for l in lanes(exec) {
+            if addrs[l] as usize + size as usize > len {
+                continue; // memcheck reports it
+            }
+            let at = self.region_base(space, w, l) + addrs[l] as usize;
+            let Some(s) = &mut self.sanitizer else { return Ok(()) };
+            let thread = (w * 32 + l) as u32;
+            if s.checks.racecheck && space == Space::Shared {
+                let now = s.access(thread, w, pc, issue, kind == AccessKind::Atomic);
+                if let Err(hazard) = s.shared_access(now, at, size as usize, kind != AccessKind::Read) {
+                    return Err(self.race_fault(w, l, pc, addrs[l], kind, hazard));
+                }
+            }
+            let Some(s) = &mut self.sanitizer else { return Ok(()) };
+            if s.checks.initcheck {
+                if kind != AccessKind::Write && !s.initialised(space, at, size as usize) {
+                    let message = format!(
+                        "initcheck: {} reads {size} bytes at {} address {:#x} that no thread wrote",
+                        self.mnemonic(pc),
+                        space.name().to_lowercase(),
+                        addrs[l]
+                    );
+                    return Err(self.fault(FaultKind::Uninitialized, w, Some(l), Some(pc), message));
+                }
+                s.mark_written(space, at, size as usize);
+            }
+        }
+        Ok(())
+    }
+
+    fn race_fault(&self, w: usize, l: usize, pc: u32, addr: u32, kind: AccessKind, hazard: Hazard) -> Fault {
+        let verb = |k: AccessKind| match k {
+            AccessKind::Read => "reads",
+            AccessKind::Write => "writes",
+            AccessKind::Atomic => "updates",
+        };
+        let before = hazard.earlier;
+        let (bw, bl) = (before.thread as usize / 32, before.thread as usize % 32);
+        let [x, y, z] = self.thread_of(bw, bl);
+        let sync = match self.ctx.options.simt {
+            crate::SimtModel::Its if bw == w => "no BAR.SYNC or WARPSYNC",
+            _ => "no BAR.SYNC",
+        };
+        let earlier_verb = if before.atomic {
+            "updated"
+        } else if hazard.kind.ends_with("write") {
+            "wrote"
+        } else {
+            "read"
+        };
+        let message = format!(
+            "racecheck: {} hazard on shared address {addr:#x}: this thread {} it, and thread ({x},{y},{z}) {earlier_verb} it at pc {} with {sync} in between",
+            hazard.kind,
+            verb(kind),
+            before.pc
+        );
+        let mut fault = self.fault(FaultKind::Race, w, Some(l), Some(pc), message);
+        if let Some(line) = self.ctx.kernel.line(before.pc) {
+            fault.related.push((line, format!("thread ({x},{y},{z}) {earlier_verb} it here")));
+        }
+        fault
+    }
+
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use simt_isa::{Kernel, Opcode, Operand, Space, NO_RECONV};
+use simt_isa::{AccessKind, Kernel, Opcode, Operand, NO_RECONV};
 
 use crate::block::Counters;
 
@@ -94,10 +94,10 @@ impl Stats {
             if issued == 0 {
                 continue;
             }
-            let entry = stats.per_opcode.entry(inst.opcode.to_string()).or_default();
+            let entry = stats.per_opcode.entry(inst.opcode().to_string()).or_default();
             entry.warp += issued;
             entry.thread += active;
-            match (inst.opcode, inst.operands[0]) {
+            match (inst.opcode(), inst.operands[0]) {
                 (Opcode::Bra, Operand::Label { reconv, .. }) if reconv != NO_RECONV => {
                     stats.diverged_branches += c.diverged[pc];
                     stats.branches.push(BranchStats {
@@ -108,32 +108,32 @@ impl Stats {
                         simd_efficiency: active as f64 / (32 * issued) as f64,
                     });
                 }
-                (Opcode::Ld | Opcode::St, _) => {
-                    let space = Space::from_index(inst.mods[0]).unwrap_or(Space::Global);
-                    let bytes = executed * u64::from(inst.access_bytes().unwrap_or(0));
-                    let s = stats.memory.entry(space.name().to_lowercase()).or_default();
-                    if inst.opcode == Opcode::Ld {
+                _ => {}
+            }
+            if let Some(access) = inst.form.access() {
+                let bytes = executed * u64::from(access.size);
+                let s = stats.memory.entry(access.space.name().to_lowercase()).or_default();
+                match access.kind {
+                    AccessKind::Load => {
                         s.loads += executed;
                         s.bytes_read += bytes;
-                    } else {
+                    }
+                    AccessKind::Store => {
                         s.stores += executed;
                         s.bytes_written += bytes;
                     }
+                    AccessKind::Atomic => {
+                        s.atomics += executed;
+                        s.bytes_read += bytes;
+                        s.bytes_written += bytes;
+                    }
                 }
-                (Opcode::Atom | Opcode::AtomCas, _) => {
-                    let space = Space::from_index(inst.mods[0]).unwrap_or(Space::Global);
-                    let s = stats.memory.entry(space.name().to_lowercase()).or_default();
-                    s.atomics += executed;
-                    s.bytes_read += 4 * executed;
-                    s.bytes_written += 4 * executed;
-                }
-                (op, _) if op.is_mma() => {
-                    let (macs, dense) = simt_tensor::macs(op);
-                    stats.tensor.mma_instructions += issued;
-                    stats.tensor.macs += macs * issued;
-                    stats.tensor.dense_equivalent_macs += dense * issued;
-                }
-                _ => {}
+            }
+            if inst.form.mma().is_some() {
+                let (macs, dense) = simt_tensor::macs(inst.opcode());
+                stats.tensor.mma_instructions += issued;
+                stats.tensor.macs += macs * issued;
+                stats.tensor.dense_equivalent_macs += dense * issued;
             }
         }
         if stats.warp_instructions > 0 {

@@ -18,6 +18,7 @@
 //! released the same way (the barrier "clears when every other participant
 //! is blocked or has yielded").
 
+use crate::block::BlockReason;
 use crate::translate::{Decoded, Reg, PRED_ROWS, PRED_TRUE};
 use simt_isa::NO_RECONV;
 
@@ -40,7 +41,7 @@ pub(crate) enum Next {
     /// Issue the instruction at `pc` for the threads in `mask`.
     Issue { pc: u32, mask: u32 },
     /// Nothing can issue until another warp (or a release) changes something.
-    Blocked,
+    Blocked(BlockReason),
     /// Every thread has exited.
     Done,
 }
@@ -330,8 +331,9 @@ impl StackCtl {
     fn next(&mut self, len: u32) -> (Next, u32) {
         match self.stack.last() {
             None => (Next::Done, 0),
-            Some(_) if self.at_barrier != 0 => (Next::Blocked, 0),
-            Some(top) if top.pc >= len => (Next::Blocked, top.mask),
+            Some(_) if self.at_barrier != 0 => (Next::Blocked(BlockReason::Barrier), 0),
+            // Falling off the end exits the lanes; the caller asks again.
+            Some(top) if top.pc >= len => (Next::Done, top.mask),
             Some(top) => (Next::Issue { pc: top.pc, mask: top.mask }, 0),
         }
     }
@@ -497,8 +499,10 @@ impl ItsCtl {
         self.waiting = waiting;
     }
 
+    /// Chooses the next group. Calling it again without an issue or a release in
+    /// between returns the same answer and changes nothing further, so a timing
+    /// model may ask (peek) as often as it likes.
     fn next(&mut self, code: &[Decoded], live: u32) -> (Next, u32) {
-        self.tick += 1;
         if self.group != 0 {
             let pc = self.group_pc;
             match code.get(pc as usize) {
@@ -511,7 +515,8 @@ impl ItsCtl {
         let len = code.len() as u32;
         let off_end = lanes(live).filter(|&l| self.pc[l] >= len).fold(0u32, |m, l| m | 1 << l);
         if off_end != 0 {
-            return (Next::Blocked, off_end);
+            // Falling off the end exits the lanes; the caller asks again.
+            return (Next::Done, off_end);
         }
         self.refresh(live);
         loop {
@@ -524,7 +529,14 @@ impl ItsCtl {
                     self.at_collective = 0;
                     return (self.choose(live, live), 0);
                 }
-                return (Next::Blocked, 0);
+                let reason = if self.at_collective & live != 0 {
+                    BlockReason::Collective
+                } else if self.at_barrier & live != 0 {
+                    BlockReason::Barrier
+                } else {
+                    BlockReason::Reconvergence
+                };
+                return (Next::Blocked(reason), 0);
             }
             let candidates = if self.forced & runnable != 0 {
                 self.forced & runnable
@@ -554,6 +566,8 @@ impl ItsCtl {
     }
 
     fn choose(&mut self, group: u32, runnable: u32) -> Next {
+        // Time, for "waited longest", advances with decisions, not with questions.
+        self.tick += 1;
         self.group = group;
         self.group_pc = self.pc[group.trailing_zeros() as usize];
         // Only threads of the same rank can take over from the group without an event.

@@ -8,9 +8,9 @@
 
 mod common;
 
-use common::{asm_dir, assemble_file, assemble_text, u32s};
+use common::{asm_dir, assemble_file, assemble_text, stepped_traces, u32s};
 use simt_interp::host::{prepare, LaunchRequest, PreparedLaunch};
-use simt_interp::{FaultKind, Launch, RunOptions, SimtModel, StepResult};
+use simt_interp::{FaultKind, Launch, RunOptions, SimtModel};
 use simt_isa::{ElemType, Module};
 
 fn demo(name: &str) -> std::path::PathBuf {
@@ -31,24 +31,7 @@ fn trace(module: &Module, simt: SimtModel) -> (Vec<Vec<(u32, u32)>>, Vec<u32>) {
     let p = prepared(module);
     let opts = options(simt);
     let launch = Launch::new(kernel, &p.config, &p.memory, &opts).expect("valid launch");
-    let mut traces = Vec::new();
-    for b in 0..launch.blocks() {
-        let mut block = launch.block(b, 0);
-        let mut per_warp = vec![Vec::new(); block.warp_count()];
-        while !block.is_done() {
-            let mut progressed = false;
-            for (w, t) in per_warp.iter_mut().enumerate() {
-                while let StepResult::Issued(step) = block.step(w).unwrap_or_else(|f| panic!("{}", f.render(module, false))) {
-                    t.push((step.pc, step.active));
-                    progressed = true;
-                }
-            }
-            if !progressed && !block.is_done() {
-                block.sync().unwrap_or_else(|f| panic!("{}", f.render(module, false)));
-            }
-        }
-        traces.extend(per_warp);
-    }
+    let traces = stepped_traces(&launch, |f| f.render(module, false)).into_iter().map(|t| t.into_iter().map(|(pc, active, _)| (pc, active)).collect()).collect();
     let (elem, bytes) = p.buffer("out").expect("every demo has `out`");
     assert_eq!(elem, ElemType::U32);
     (traces, u32s(&bytes))
@@ -214,9 +197,9 @@ fn guarded_off_lanes_do_not_vote_and_keep_their_destination() {
         for l in 0..32 {
             let (ballot, all) = (out[2 * l], out[2 * l + 1]);
             if l < 8 {
-                assert_eq!((ballot, all), (0xFF, 0), "lane {l}: lanes 8.. vote false, so ALL is false");
+                assert_eq!((ballot, all), (0xFF, 1), "lane {l}: guard-false lanes 8.. take no part, so ALL holds (contract v0.3)");
             } else {
-                assert_eq!((ballot, all), (7, 0), "lane {l} keeps R1");
+                assert_eq!((ballot, all), (7, 0), "lane {l} keeps R1 and P1");
             }
         }
     }

@@ -5,25 +5,10 @@
 
 mod common;
 
-use common::{assemble_text, u32s};
+use common::{assemble_text, stepped_traces, u32s, Rng};
 use simt_interp::host::{prepare, LaunchRequest};
-use simt_interp::{Launch, RunOptions, SimtModel, StepResult};
+use simt_interp::{Launch, RunOptions, SimtModel};
 use simt_isa::Module;
-
-/// xorshift64*: a small deterministic generator, so every failure names its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// Writes a random structured program body; data lives in R1..R7, loop counters and
 /// trip counts of nesting depth `d` in R8+d and R12+d, R0 is the thread index.
@@ -145,20 +130,7 @@ fn trace(module: &Module, simt: SimtModel) -> (Vec<Vec<(u32, u32)>>, Vec<u32>) {
     let p = prepare(kernel, &LaunchRequest::default()).expect("defaults");
     let options = RunOptions { simt, max_steps: 1_000_000, ..RunOptions::default() };
     let launch = Launch::new(kernel, &p.config, &p.memory, &options).expect("valid");
-    let mut block = launch.block(0, 0);
-    let mut traces = vec![Vec::new(); block.warp_count()];
-    while !block.is_done() {
-        let mut progressed = false;
-        for (w, t) in traces.iter_mut().enumerate() {
-            while let StepResult::Issued(step) = block.step(w).unwrap_or_else(|f| panic!("{}", f.render(module, false))) {
-                t.push((step.pc, step.active));
-                progressed = true;
-            }
-        }
-        if !progressed && !block.is_done() {
-            block.sync().unwrap_or_else(|f| panic!("{}", f.render(module, false)));
-        }
-    }
+    let traces = stepped_traces(&launch, |f| f.render(module, false)).into_iter().map(|t| t.into_iter().map(|(pc, active, _)| (pc, active)).collect()).collect();
     (traces, u32s(&p.buffer("out").expect("out").1))
 }
 

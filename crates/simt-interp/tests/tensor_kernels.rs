@@ -25,19 +25,9 @@ fn mnk(l: &Launched) -> (usize, usize, usize) {
     (l.u32("m") as usize, l.u32("n") as usize, l.u32("k") as usize)
 }
 
-/// A small deterministic generator (xorshift64*), for inputs built in Rust.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// A value in [-1, 1) exactly representable in f16.
-    fn f16_value(&mut self) -> f32 {
-        f16::from_f32((self.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0).to_f32()
-    }
+/// A value in [-1, 1) exactly representable in f16.
+fn f16_value(rng: &mut Rng) -> f32 {
+    f16::from_f32((rng.next() >> 40) as f32 / (1u64 << 23) as f32 - 1.0).to_f32()
 }
 
 fn check_tensor_stats(l: &Launched, mma: u64, macs: u64, dense: u64) {
@@ -101,7 +91,7 @@ fn hgemm_signed_inputs() {
     let module = load("hgemm.s");
     let (m, n, k) = (64, 64, 64);
     let mut rng = Rng(0x5eed);
-    let list = |len: usize, rng: &mut Rng| ArgInit::List((0..len).map(|_| Literal::Float(f64::from(rng.f16_value()))).collect());
+    let list = |len: usize, rng: &mut Rng| ArgInit::List((0..len).map(|_| Literal::Float(f64::from(f16_value(rng)))).collect());
     let req = request(
         [1, 1, 1],
         [128, 1, 1],
@@ -212,7 +202,7 @@ fn hgemm_sparse_runs_sparsify_output() {
     let module = load("hgemm_sparse.s");
     let (m, n, k) = (64usize, 64usize, 64usize);
     let mut rng = Rng(0xfeed_beef);
-    let mut a: Vec<f32> = (0..m * k).map(|_| rng.f16_value()).collect();
+    let mut a: Vec<f32> = (0..m * k).map(|_| f16_value(&mut rng)).collect();
     for i in 0..m {
         a[i * k + 5] = 0.0;
         if i % 3 == 0 {
@@ -226,12 +216,12 @@ fn hgemm_sparse_runs_sparsify_output() {
     }
     let s = sparsify(&a, m, k).unwrap();
     assert!(s.metadata.iter().any(|&w| w != s.metadata[0]), "the pattern should vary");
-    let mut bt: Vec<f32> = (0..n * k).map(|_| rng.f16_value()).collect();
+    let mut bt: Vec<f32> = (0..n * k).map(|_| f16_value(&mut rng)).collect();
     for j in 0..n {
         bt[j * k + 5] = f32::INFINITY;
     }
     let floats = |v: &[f32]| ArgInit::List(v.iter().map(|&x| Literal::Float(f64::from(x))).collect());
-    let c: Vec<f32> = (0..m * n).map(|_| rng.f16_value()).collect();
+    let c: Vec<f32> = (0..m * n).map(|_| f16_value(&mut rng)).collect();
     let req = request(
         [1, 1, 1],
         [128, 1, 1],

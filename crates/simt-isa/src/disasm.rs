@@ -90,12 +90,12 @@ pub fn format_instruction(inst: &Instruction, symbols: &Symbols<'_>) -> String {
         let _ = write!(s, "@{}{} ", if inst.guard.negated { "!" } else { "" }, pred_name(inst.guard.pred));
     }
     s.push_str(info.mnemonic);
-    for (i, g) in info.groups.iter().enumerate() {
-        if g.default == Some(inst.mods[i]) {
+    for (g, value) in info.groups.iter().zip(inst.form.indices()) {
+        if g.default == Some(value) {
             continue;
         }
         s.push('.');
-        s.push_str(g.spelling(inst.mods[i]));
+        s.push_str(g.spelling(value));
     }
     let mut count = info.operands.len();
     while count > info.operands.len() - usize::from(info.optional)
@@ -103,7 +103,7 @@ pub fn format_instruction(inst: &Instruction, symbols: &Symbols<'_>) -> String {
     {
         count -= 1;
     }
-    let space = (inst.opcode == Opcode::Ld || inst.opcode == Opcode::St).then(|| Space::from_index(inst.mods[0])).flatten();
+    let space = inst.form.access().map(|a| a.space);
     for i in 0..count {
         s.push_str(if i == 0 { " " } else { ", " });
         match inst.operands[i] {

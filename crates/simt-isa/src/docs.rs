@@ -4,12 +4,24 @@ use std::fmt::Write;
 
 use crate::table::*;
 
+/// How many registers an operand of this width names, in words.
+fn width_note(width: Width) -> &'static str {
+    match width {
+        Width::One => "",
+        Width::Pair => "register pair",
+        Width::Data => "1, 2 or 4 registers by type and vector width",
+        Width::Converted => "a pair for F64, else one register",
+        Width::Literal => "a pair for a `0d` literal, else one register",
+        Width::Fragment(_) => "fragment, registers by MMA form",
+    }
+}
+
 fn operand_notes(row: &OpInfo) -> String {
     let mut notes = Vec::new();
     for spec in row.operands {
         let note = match spec.kind {
-            OperandKind::Dst(Width::Pair) => "register pair".to_string(),
-            OperandKind::Dst(Width::ByModifier) => "1-8 registers by modifier".to_string(),
+            OperandKind::Dst(Width::One) => "register".to_string(),
+            OperandKind::Dst(width) => width_note(width).to_string(),
             OperandKind::Src { lit, mods, width } => {
                 let lit = match lit {
                     LitKind::NoLiteral => "register",
@@ -17,21 +29,20 @@ fn operand_notes(row: &OpInfo) -> String {
                     LitKind::F32 => "register or f32",
                     LitKind::F64 => "pair or f64",
                     LitKind::Any => "register or any literal",
-                    LitKind::ByModifier => "register or literal of the `from` type",
+                    LitKind::Converted => "register or literal of the `from` type",
                 };
                 let mods = match mods {
                     SrcMods::Plain => "",
                     SrcMods::Neg => ", `-`",
                     SrcMods::NegAbs => ", `-` `|..|`",
                 };
-                let width = match width {
-                    Width::One => "",
-                    Width::Pair => ", pair",
-                    Width::ByModifier => ", width by modifier",
+                let width = match (width, width_note(width)) {
+                    (Width::One | Width::Pair, _) if lit.starts_with("pair") => String::new(),
+                    (_, "") => String::new(),
+                    (_, note) => format!(", {note}"),
                 };
                 format!("{lit}{mods}{width}")
             }
-            OperandKind::Dst(Width::One) => "register".to_string(),
             OperandKind::PredDst => "predicate".to_string(),
             OperandKind::PredSrc => "predicate, `!`".to_string(),
             OperandKind::Special => "special register".to_string(),
@@ -52,14 +63,19 @@ pub fn isa_markdown() -> String {
     s.push_str("Every row of the instruction table, with its modifiers, operands, the unit it issues to and its semantics. ");
     s.push_str("`[..]` marks what may be left out; `<A|B>` is a choice. Any instruction may start with a guard `@P0` or `@!P0`. ");
     s.push_str("Mnemonics, modifiers and register names are case-insensitive. The language itself is described in `docs/language.md`.\n\n");
-    s.push_str("| syntax | unit | semantics | operands |\n| --- | --- | --- | --- |\n");
+    s.push_str("The unit is the pipeline the timing backend issues to; the latency class names the machine configuration's ");
+    s.push_str("latency (`docs/timing.md`); the flags say what an instruction does beyond its registers.\n\n");
+    s.push_str("| syntax | unit | latency | flags | semantics | operands |\n| --- | --- | --- | --- | --- | --- |\n");
     for row in TABLE {
         let cell = |text: &str| text.replace('|', "\\|");
+        let flags: Vec<&str> = row.flags.names().collect();
         let _ = writeln!(
             s,
-            "| `{}` | {} | {} | {} |",
+            "| `{}` | {} | {} | {} | {} | {} |",
             cell(&row.syntax()),
             row.unit.name(),
+            row.latency.name(),
+            flags.join(", "),
             cell(row.doc.trim()),
             cell(&operand_notes(row))
         );

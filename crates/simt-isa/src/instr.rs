@@ -23,6 +23,7 @@
 
 use std::collections::HashMap;
 
+use crate::semantics::MmaForm;
 use crate::table::*;
 
 /// `RZ`: reads as zero, ignores writes.
@@ -33,10 +34,6 @@ pub const PT: u8 = 7;
 pub const NUM_REGS: u32 = 255;
 /// Marks a branch that cannot diverge (no reconvergence point).
 pub const NO_RECONV: u32 = 0xFF_FFFF;
-/// The largest kernel, in instructions (branch targets are 24-bit).
-pub const MAX_CODE_LEN: usize = 0xFF_FFFE;
-/// The largest constant pool of one kernel.
-pub const MAX_POOL_LEN: usize = 1 << 18;
 
 /// A predicate guard `@P0` / `@!P0`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -134,10 +131,8 @@ pub const MAX_OPERANDS: usize = 5;
 /// A decoded instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Instruction {
-    /// Which table row.
-    pub opcode: Opcode,
-    /// Modifier value per group of the row, in group order.
-    pub mods: [u8; 4],
+    /// Which table row, with its typed modifiers.
+    pub form: Form,
     /// The guard.
     pub guard: Guard,
     /// Operands in table order; positions past the row's operands are `None`.
@@ -172,129 +167,22 @@ fn err(at: ErrorAt, message: impl Into<String>) -> InstrError {
 impl Instruction {
     /// An instruction with default modifiers and no operands.
     pub fn new(opcode: Opcode) -> Instruction {
-        let mut mods = [0; 4];
-        for (m, g) in mods.iter_mut().zip(opcode.info().groups) {
-            *m = g.default.unwrap_or(0);
-        }
-        Instruction { opcode, mods, guard: Guard::ALWAYS, operands: [Operand::None; MAX_OPERANDS] }
+        Instruction { form: Form::new(opcode), guard: Guard::ALWAYS, operands: [Operand::None; MAX_OPERANDS] }
+    }
+
+    /// Which table row.
+    pub fn opcode(&self) -> Opcode {
+        self.form.opcode()
     }
 
     /// This instruction's table row.
     pub fn info(&self) -> &'static OpInfo {
-        self.opcode.info()
+        self.form.info()
     }
 
     /// The operands the row defines.
     pub fn operands(&self) -> &[Operand] {
         &self.operands[..self.info().operands.len()]
-    }
-
-    /// Modifier value of group `index`.
-    pub fn modifier(&self, index: usize) -> u8 {
-        self.mods[index]
-    }
-
-    fn mem_regs(&self) -> u8 {
-        let vec = VecWidth::from_index(self.mods[1]).unwrap_or(VecWidth::Scalar);
-        let ty = MemType::from_index(self.mods[2]).unwrap_or(MemType::U32);
-        match (vec, ty) {
-            (VecWidth::V2, _) => 2,
-            (VecWidth::V4, _) => 4,
-            (_, MemType::B64 | MemType::F64) => 2,
-            _ => 1,
-        }
-    }
-
-    fn mma_regs(&self, index: usize) -> u8 {
-        let info = self.info();
-        let group = |name: &str| info.groups.iter().position(|g| g.name == name).map(|i| self.mods[i]).unwrap_or(0);
-        let acc = MmaAcc::from_index(group("acc")).unwrap_or(MmaAcc::F32);
-        let eight_bit = matches!(MmaIn::from_index(group("in")), Some(MmaIn::S8 | MmaIn::U8));
-        let acc_regs = if acc == MmaAcc::F16 { 4 } else { 8 };
-        match (self.opcode, index) {
-            (Opcode::Mma, 0 | 3) => acc_regs,
-            (Opcode::Mma, _) => if eight_bit { 2 } else { 4 },
-            (Opcode::MmaM16n8k16, 2) => 2,
-            (Opcode::MmaM16n8k16, _) => 4,
-            (Opcode::MmaSp, 0 | 2 | 3) => 8,
-            (Opcode::MmaSp, 1) => 4,
-            _ => 1,
-        }
-    }
-
-    /// How many consecutive registers operand `index` names.
-    pub fn reg_count(&self, index: usize) -> u8 {
-        let kind = self.info().operands[index].kind;
-        let width = match kind {
-            OperandKind::Dst(w) | OperandKind::Src { width: w, .. } => w,
-            _ => return 1,
-        };
-        match width {
-            Width::One => 1,
-            Width::Pair => 2,
-            Width::ByModifier => match self.opcode {
-                Opcode::Mov => match self.operands[1] {
-                    Operand::Src(Src::Imm { wide: true, .. }) => 2,
-                    _ => 1,
-                },
-                Opcode::Cvt => {
-                    let ty = CvtType::from_index(self.mods[index]).unwrap_or(CvtType::U32);
-                    if ty == CvtType::F64 { 2 } else { 1 }
-                }
-                Opcode::Ld | Opcode::St => self.mem_regs(),
-                op if op.is_mma() => self.mma_regs(index),
-                _ => 1,
-            },
-        }
-    }
-
-    /// Bytes one lane moves: loads and stores by type and vector width, atomics 4; `None` for the rest.
-    pub fn access_bytes(&self) -> Option<u32> {
-        match self.opcode {
-            Opcode::Ld | Opcode::St => Some(match MemType::from_index(self.mods[2]).unwrap_or(MemType::U32) {
-                MemType::U8 | MemType::S8 => 1,
-                MemType::U16 | MemType::S16 => 2,
-                _ => 4 * u32::from(self.mem_regs()),
-            }),
-            Opcode::Atom | Opcode::AtomCas => Some(4),
-            _ => None,
-        }
-    }
-
-    /// How a literal in source operand `index` is read.
-    pub fn lit_kind(&self, index: usize) -> LitKind {
-        match self.info().operands[index].kind {
-            OperandKind::Src { lit: LitKind::ByModifier, .. } => match CvtType::from_index(self.mods[1]) {
-                Some(CvtType::U32 | CvtType::S32) => LitKind::Int,
-                Some(CvtType::F32) => LitKind::F32,
-                Some(CvtType::F64) => LitKind::F64,
-                _ => LitKind::NoLiteral,
-            },
-            OperandKind::Src { lit, .. } => lit,
-            _ => LitKind::NoLiteral,
-        }
-    }
-
-    /// Registers written by this instruction, as (first, count) ranges; `RZ` is left out.
-    pub fn written_regs(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
-        self.info().operands.iter().enumerate().filter_map(move |(i, spec)| match (spec.kind, self.operands[i]) {
-            (OperandKind::Dst(_), Operand::Reg(r)) if r != RZ => Some((r, self.reg_count(i))),
-            _ => None,
-        })
-    }
-
-    /// Registers read by this instruction, as (first, count) ranges; `RZ` is left out.
-    pub fn read_regs(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
-        self.info().operands.iter().enumerate().filter_map(move |(i, _)| match self.operands[i] {
-            Operand::Src(Src::Reg { reg, .. }) if reg != RZ => Some((reg, self.reg_count(i))),
-            Operand::Addr { base, .. } if base != RZ => Some((base, 1)),
-            _ => None,
-        })
-    }
-
-    /// The highest register this instruction names, if any.
-    pub fn max_reg(&self) -> Option<u32> {
-        self.written_regs().chain(self.read_regs()).map(|(r, n)| u32::from(r) + u32::from(n) - 1).max()
     }
 
     /// Checks everything that can be known without the rest of the kernel:
@@ -310,61 +198,37 @@ impl Instruction {
         for (i, spec) in self.info().operands.iter().enumerate() {
             self.validate_operand(i, spec.kind)?;
         }
-        if self.opcode.is_mma() {
+        if self.form.mma().is_some() {
             self.validate_mma_overlap()?;
         }
         Ok(())
     }
 
     fn validate_modifiers(&self) -> Result<(), InstrError> {
-        let info = self.info();
-        for (i, g) in info.groups.iter().enumerate() {
-            if usize::from(self.mods[i]) >= g.names.len() {
-                return Err(err(ErrorAt::Modifiers, format!("modifier value {} is out of range for {}", self.mods[i], g.name)));
-            }
-        }
         let combo = |ok: bool, message: &str| if ok { Ok(()) } else { Err(err(ErrorAt::Modifiers, message)) };
-        match self.opcode {
-            Opcode::Ld | Opcode::St => {
-                let vec = VecWidth::from_index(self.mods[1]) != Some(VecWidth::Scalar);
-                combo(!vec || self.mods[2] == MemType::B32 as u8, "vector accesses move .B32 elements: write .V2.B32 or .V4.B32")?;
-                combo(
-                    self.opcode == Opcode::Ld || self.mods[0] != Space::Param as u8,
-                    "parameters are read-only: ST cannot write the PARAM space",
-                )
+        match self.form {
+            Form::Ld(mods::Ld { vec, ty, .. }) | Form::St(mods::St { vec, ty, .. }) => {
+                combo(vec == VecWidth::Scalar || ty == MemType::B32, "vector accesses move .B32 elements: write .V2.B32 or .V4.B32")
             }
-            Opcode::Atom => {
-                let op = AtomOp::from_index(self.mods[1]).unwrap_or(AtomOp::Add);
-                let ty = AtomType::from_index(self.mods[2]).unwrap_or(AtomType::B32);
-                let ok = match op {
-                    AtomOp::Add => matches!(ty, AtomType::U32 | AtomType::S32 | AtomType::F32),
-                    AtomOp::Min | AtomOp::Max => matches!(ty, AtomType::U32 | AtomType::S32),
-                    AtomOp::Exch | AtomOp::And | AtomOp::Or | AtomOp::Xor => ty == AtomType::B32,
-                };
-                let allowed = match op {
-                    AtomOp::Add => "U32, S32 or F32",
-                    AtomOp::Min | AtomOp::Max => "U32 or S32",
-                    _ => "B32",
+            _ => Ok(()),
+        }?;
+        match self.form {
+            Form::St(mods::St { space: Space::Param, .. }) => combo(false, "parameters are read-only: ST cannot write the PARAM space"),
+            Form::Atom(mods::Atom { op, ty, .. }) => {
+                let (ok, allowed) = match op {
+                    AtomOp::Add => (matches!(ty, AtomType::U32 | AtomType::S32 | AtomType::F32), "U32, S32 or F32"),
+                    AtomOp::Min | AtomOp::Max => (matches!(ty, AtomType::U32 | AtomType::S32), "U32 or S32"),
+                    AtomOp::Exch | AtomOp::And | AtomOp::Or | AtomOp::Xor => (ty == AtomType::B32, "B32"),
                 };
                 combo(ok, &format!("ATOM.{op} takes type {allowed}, not {ty}"))
             }
-            Opcode::Mma | Opcode::MmaM16n8k16 | Opcode::MmaSp => {
-                let n = self.info().groups.len();
-                let acc = MmaAcc::from_index(self.mods[n - 2]).unwrap_or(MmaAcc::F32);
-                let input = MmaIn::from_index(self.mods[n - 1]).unwrap_or(MmaIn::F16);
-                let (ok, allowed) = match self.opcode {
-                    Opcode::Mma => (
-                        matches!(
-                            (acc, input),
-                            (MmaAcc::F32, MmaIn::F16 | MmaIn::BF16) | (MmaAcc::F16, MmaIn::F16) | (MmaAcc::S32, MmaIn::S8 | MmaIn::U8)
-                        ),
-                        ".F32.F16, .F32.BF16, .F16.F16, .S32.S8 or .S32.U8",
-                    ),
-                    _ => (acc == MmaAcc::F32 && matches!(input, MmaIn::F16 | MmaIn::BF16), ".F32.F16 or .F32.BF16"),
-                };
-                combo(ok, &format!("{} takes types {allowed}, not .{acc}.{input}", self.opcode))
-            }
-            _ => Ok(()),
+            form => match form.mma() {
+                Some(mma) if !mma.is_defined() => combo(
+                    false,
+                    &format!("{} takes types {}, not .{}.{}", self.opcode(), MmaForm::defined_types(mma.shape), mma.acc, mma.input),
+                ),
+                _ => Ok(()),
+            },
         }
     }
 
@@ -380,7 +244,7 @@ impl Instruction {
                 return Err(err(at, format!("R{reg} .. R{last} runs past R{}", NUM_REGS - 1)));
             }
             let align = match count {
-                2 | 4 if !self.opcode.is_mma() => u32::from(count),
+                2 | 4 if self.form.mma().is_none() => u32::from(count),
                 _ => 1,
             };
             if u32::from(reg) % align != 0 {
@@ -395,8 +259,8 @@ impl Instruction {
                 Src::Reg { reg, neg, abs } => {
                     check_reg(reg)?;
                     match mods {
-                        SrcMods::Plain if neg || abs => Err(err(at, format!("{} takes no source modifiers", self.opcode))),
-                        SrcMods::Neg if abs => Err(err(at, format!("{} takes `-R` but not `|R|`", self.opcode))),
+                        SrcMods::Plain if neg || abs => Err(err(at, format!("{} takes no source modifiers", self.opcode()))),
+                        SrcMods::Neg if abs => Err(err(at, format!("{} takes `-R` but not `|R|`", self.opcode()))),
                         _ => Ok(()),
                     }
                 }
@@ -405,7 +269,7 @@ impl Instruction {
                     match lit {
                         LitKind::NoLiteral => Err(err(at, "this operand must be a register")),
                         LitKind::F64 if !wide => Err(err(at, "an f64 operand needs a 64-bit literal")),
-                        LitKind::Any if wide && self.opcode == Opcode::Mov => Ok(()),
+                        LitKind::Any if wide && self.opcode() == Opcode::Mov => Ok(()),
                         LitKind::F64 => Ok(()),
                         _ if wide => Err(err(at, "a 64-bit literal does not fit a 32-bit operand")),
                         _ => Ok(()),
@@ -425,7 +289,7 @@ impl Instruction {
             }
             (OperandKind::Label, Operand::Label { .. }) => Ok(()),
             (OperandKind::Imm, Operand::Imm(v)) => {
-                if self.opcode == Opcode::Shfl && !(v.is_power_of_two() && v <= 32) {
+                if self.opcode() == Opcode::Shfl && !(v.is_power_of_two() && v <= 32) {
                     Err(err(at, format!("segment width {v} must be a power of two from 1 to 32")))
                 } else {
                     Ok(())
@@ -541,8 +405,8 @@ const ADDR_POOL_BITS: u32 = 19;
 /// Encodes `inst` into one 128-bit word, interning literals into `pool`.
 pub fn encode(inst: &Instruction, pool: &mut PoolBuilder) -> u128 {
     let mut w = BitWriter { word: 0, pos: 0 };
-    w.put(inst.opcode as u64, 8);
-    for m in inst.mods {
+    w.put(inst.opcode() as u64, 8);
+    for m in inst.form.indices() {
         w.put(u64::from(m), 4);
     }
     w.put(u64::from(inst.guard.pred), 3);
@@ -578,7 +442,7 @@ pub fn encode(inst: &Instruction, pool: &mut PoolBuilder) -> u128 {
                 w.put(u64::from(reconv), 24);
             }
             (OperandKind::Imm, Operand::Imm(v)) => w.put(u64::from(pool.intern(u64::from(v))), ADDR_POOL_BITS),
-            (kind, found) => panic!("encode: {} operand {i} should be {kind:?}, found {found:?}", inst.opcode),
+            (kind, found) => panic!("encode: {} operand {i} should be {kind:?}, found {found:?}", inst.opcode()),
         }
     }
     w.word
@@ -593,14 +457,13 @@ pub fn decode(word: u128, pool: &[u64]) -> Result<Instruction, DecodeError> {
     let byte = r.take(8) as u8;
     let opcode = Opcode::from_byte(byte).ok_or(DecodeError::UnknownOpcode(byte))?;
     let info = opcode.info();
-    let mut inst = Instruction::new(opcode);
-    for (i, m) in inst.mods.iter_mut().enumerate() {
+    let mut indices = [0u8; 4];
+    for m in &mut indices {
         *m = r.take(4) as u8;
-        let limit = info.groups.get(i).map_or(1, |g| g.names.len());
-        if usize::from(*m) >= limit {
-            return Err(DecodeError::BadField(format!("{opcode}: modifier {i} has value {m}, which is out of range")));
-        }
     }
+    let form = Form::from_indices(opcode, indices)
+        .ok_or_else(|| DecodeError::BadField(format!("{opcode}: modifier values {indices:?} are out of range")))?;
+    let mut inst = Instruction { form, ..Instruction::new(opcode) };
     inst.guard = Guard { pred: r.take(3) as u8, negated: r.take(1) == 1 };
     if r.take(4) != 0 {
         return Err(DecodeError::BadField(format!("{opcode}: reserved bits are set")));

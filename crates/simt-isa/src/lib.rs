@@ -10,10 +10,14 @@
 pub mod disasm;
 pub mod docs;
 pub mod instr;
+pub mod limits;
 pub mod module;
+pub mod semantics;
 pub mod table;
 
 pub use disasm::{disassemble, format_instruction, listing, Symbols};
 pub use instr::*;
+pub use limits::*;
 pub use module::*;
+pub use semantics::*;
 pub use table::*;

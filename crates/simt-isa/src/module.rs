@@ -29,17 +29,12 @@
 use std::fmt;
 
 use crate::instr::*;
+use crate::limits::MAX_CODE_LEN;
 
 /// The four bytes every bytecode file starts with.
 pub const MAGIC: &[u8; 4] = b"\x7fSMT";
 /// The format version this crate writes and reads.
 pub const VERSION: u16 = 1;
-/// The most threads in one block.
-pub const MAX_BLOCK_THREADS: u64 = 1024;
-/// The most SHARED memory one block may declare (an H100 SM's maximum).
-pub const MAX_SHARED_BYTES: u32 = 228 * 1024;
-/// The most LOCAL memory one thread may declare.
-pub const MAX_LOCAL_BYTES: u32 = 512 * 1024;
 
 /// Element types of pointer parameters, shared arrays and host buffers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

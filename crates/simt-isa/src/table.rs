@@ -1,11 +1,29 @@
-//! The instruction table: the single source of truth for every mnemonic.
+//! The instruction table: one description per instruction form, read by every layer.
 //!
-//! Each row names the opcode, its modifier groups, its operands, the unit it
-//! issues to and a one-line description. Encoding, decoding, the assembler's
-//! operand checks, the disassembler and `docs/isa.md` are all derived from it,
-//! so adding an instruction here is the only change those layers need.
+//! Each row of [`instruction_table!`] names the opcode, its modifiers as typed
+//! fields (or fixed spellings), its operands, the unit it issues to, its
+//! latency class, its semantic [`Flags`] and a one-line description. From the
+//! rows come [`Opcode`], [`TABLE`] (what generic layers read: the assembler's
+//! modifier matching, the encoder, the disassembler, `docs/isa.md`) and
+//! [`Form`], the opcode together with its typed modifiers, which semantic
+//! layers match exhaustively. What every instruction reads, writes and
+//! accesses is derived from these rows once, in `semantics.rs`.
 
 use std::fmt;
+
+/// A modifier group's value type: its spellings in encoding order.
+pub trait Modifier: Copy + Sized + 'static {
+    /// Spellings in encoding order (an empty spelling is the absent value of a flag).
+    const NAMES: &'static [&'static str];
+    /// Every value in encoding order.
+    const ALL: &'static [Self];
+    /// The value with encoding `index`, if there is one.
+    fn from_index(index: u8) -> Option<Self> {
+        Self::ALL.get(usize::from(index)).copied()
+    }
+    /// The encoding of this value.
+    fn index(self) -> u8;
+}
 
 /// Declares a modifier enum whose variant order is its encoding.
 macro_rules! modifier_enum {
@@ -15,20 +33,18 @@ macro_rules! modifier_enum {
         #[repr(u8)]
         pub enum $name { $(#[doc = concat!("Written `.", $text, "`.")] $variant),+ }
 
-        impl $name {
-            /// Spellings in encoding order.
-            pub const NAMES: &'static [&'static str] = &[$($text),+];
-            /// Every value in encoding order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            /// The value with encoding `index`, if there is one.
-            pub fn from_index(index: u8) -> Option<Self> {
-                Self::ALL.get(usize::from(index)).copied()
+        impl Modifier for $name {
+            const NAMES: &'static [&'static str] = &[$($text),+];
+            const ALL: &'static [$name] = &[$($name::$variant),+];
+            fn index(self) -> u8 {
+                self as u8
             }
+        }
 
+        impl $name {
             /// The spelling used in assembly.
             pub fn name(self) -> &'static str {
-                Self::NAMES[self as usize]
+                <Self as Modifier>::NAMES[self as usize]
             }
         }
 
@@ -65,6 +81,14 @@ modifier_enum!(
     BoolOp { And = "AND", Or = "OR", Xor = "XOR" }
 );
 modifier_enum!(
+    /// Whether subnormal f32 inputs and results flush to signed zero.
+    Ftz { No = "", Yes = "FTZ" }
+);
+modifier_enum!(
+    /// Whether an f32 result is clamped to [0, 1] (NaN gives 0).
+    Sat { No = "", Yes = "SAT" }
+);
+modifier_enum!(
     /// Pair formats of `PACK`.
     PackType { F16x2 = "F16X2", Bf16x2 = "BF16X2" }
 );
@@ -75,6 +99,10 @@ modifier_enum!(
 modifier_enum!(
     /// Memory spaces.
     Space { Global = "GLOBAL", Shared = "SHARED", Local = "LOCAL", Param = "PARAM" }
+);
+modifier_enum!(
+    /// The spaces atomics work in.
+    AtomSpace { Global = "GLOBAL", Shared = "SHARED" }
 );
 modifier_enum!(
     /// Vector width of a load or store (`Scalar` is written as nothing).
@@ -96,6 +124,10 @@ modifier_enum!(
     AtomType { U32 = "U32", S32 = "S32", F32 = "F32", B32 = "B32" }
 );
 modifier_enum!(
+    /// The one operand type of `ATOM.CAS`.
+    CasType { B32 = "B32" }
+);
+modifier_enum!(
     /// Scope of a memory fence.
     MembarScope { Cta = "CTA", Gl = "GL" }
 );
@@ -115,6 +147,16 @@ modifier_enum!(
     /// Input types of `MMA`.
     MmaIn { F16 = "F16", BF16 = "BF16", S8 = "S8", U8 = "U8" }
 );
+
+impl From<AtomSpace> for Space {
+    fn from(space: AtomSpace) -> Space {
+        match space {
+            AtomSpace::Global => Space::Global,
+            AtomSpace::Shared => Space::Shared,
+        }
+    }
+}
+
 /// Special registers readable with `S2R`, in encoding order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -182,7 +224,8 @@ impl SpecialReg {
     }
 }
 
-/// The functional unit an instruction issues to (used by the timing backend and statistics).
+/// The functional unit an instruction issues to: the timing backend's pipelines, and
+/// the grouping of per-unit statistics.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Unit {
     /// Single-precision pipeline.
@@ -202,6 +245,9 @@ pub enum Unit {
 }
 
 impl Unit {
+    /// Every unit.
+    pub const ALL: [Unit; 7] = [Unit::Int, Unit::Fp32, Unit::Fp64, Unit::Sfu, Unit::LdSt, Unit::Tensor, Unit::Control];
+
     /// Short name used in listings, statistics and docs.
     pub fn name(self) -> &'static str {
         match self {
@@ -213,6 +259,122 @@ impl Unit {
             Unit::Tensor => "TENSOR",
             Unit::Control => "CONTROL",
         }
+    }
+}
+
+/// How long an instruction takes until a dependent one may issue, as a class the
+/// timing backend's machine configuration gives a number for. `Memory` and `Tensor`
+/// latencies come from the memory model and the MMA form instead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LatencyClass {
+    /// Integer add, logic, shifts, moves, compares, selects.
+    Alu,
+    /// Integer multiplies (`IMUL`, `IMAD`, `IMUL.HI`).
+    Mul,
+    /// f32 add, multiply, fused multiply-add, min/max, compare.
+    Fp32,
+    /// f64 arithmetic and compares.
+    Fp64,
+    /// Conversions and packing.
+    Convert,
+    /// Special functions (`MUFU`).
+    Sfu,
+    /// Loads, stores and atomics: decided by the memory hierarchy.
+    Memory,
+    /// Warp shuffles and votes, which cross lanes.
+    Shuffle,
+    /// Tensor-core operations: decided by the MMA form.
+    Tensor,
+    /// Branches, exits, barriers and fences.
+    Control,
+}
+
+impl LatencyClass {
+    /// Every class.
+    pub const ALL: [LatencyClass; 10] = [
+        LatencyClass::Alu,
+        LatencyClass::Mul,
+        LatencyClass::Fp32,
+        LatencyClass::Fp64,
+        LatencyClass::Convert,
+        LatencyClass::Sfu,
+        LatencyClass::Memory,
+        LatencyClass::Shuffle,
+        LatencyClass::Tensor,
+        LatencyClass::Control,
+    ];
+
+    /// The key naming this class in machine configurations and docs.
+    pub fn name(self) -> &'static str {
+        match self {
+            LatencyClass::Alu => "alu",
+            LatencyClass::Mul => "mul",
+            LatencyClass::Fp32 => "fp32",
+            LatencyClass::Fp64 => "fp64",
+            LatencyClass::Convert => "convert",
+            LatencyClass::Sfu => "sfu",
+            LatencyClass::Memory => "memory",
+            LatencyClass::Shuffle => "shuffle",
+            LatencyClass::Tensor => "tensor",
+            LatencyClass::Control => "control",
+        }
+    }
+}
+
+/// What an instruction does beyond computing registers, as flags every layer tests
+/// instead of keeping its own list of opcodes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Flags(u16);
+
+impl Flags {
+    /// Nothing beyond registers and predicates.
+    pub const NONE: Flags = Flags(0);
+    /// Reads memory.
+    pub const LOAD: Flags = Flags(1);
+    /// Writes memory.
+    pub const STORE: Flags = Flags(1 << 1);
+    /// Reads, modifies and writes memory indivisibly.
+    pub const ATOMIC: Flags = Flags(1 << 2);
+    /// Every non-exited thread of the warp takes part together.
+    pub const COLLECTIVE: Flags = Flags(1 << 3);
+    /// May send threads to a label.
+    pub const BRANCH: Flags = Flags(1 << 4);
+    /// Ends the threads that execute it.
+    pub const TERMINATOR: Flags = Flags(1 << 5);
+    /// Waits for the block's threads.
+    pub const BARRIER: Flags = Flags(1 << 6);
+    /// Orders memory operations.
+    pub const FENCE: Flags = Flags(1 << 7);
+
+    const NAMED: [(Flags, &'static str); 8] = [
+        (Flags::LOAD, "load"),
+        (Flags::STORE, "store"),
+        (Flags::ATOMIC, "atomic"),
+        (Flags::COLLECTIVE, "collective"),
+        (Flags::BRANCH, "branch"),
+        (Flags::TERMINATOR, "terminator"),
+        (Flags::BARRIER, "barrier"),
+        (Flags::FENCE, "fence"),
+    ];
+
+    /// Both sets of flags.
+    pub const fn union(self, other: Flags) -> Flags {
+        Flags(self.0 | other.0)
+    }
+
+    /// Whether every flag of `other` is set.
+    pub const fn contains(self, other: Flags) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Whether any flag of `other` is set.
+    pub const fn intersects(self, other: Flags) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    /// The names of the set flags, for docs and listings.
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        Flags::NAMED.into_iter().filter(move |(f, _)| self.contains(*f)).map(|(_, name)| name)
     }
 }
 
@@ -242,15 +404,41 @@ impl ModGroup {
     }
 }
 
-/// Register count of an operand.
+/// The group name shown for a modifier field (`ty` is written "type", `input` "in").
+const fn group_name(field: &'static str) -> &'static str {
+    match field.as_bytes() {
+        b"ty" => "type",
+        b"input" => "in",
+        _ => field,
+    }
+}
+
+/// Register count of an operand, or the rule that decides it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Width {
     /// One 32-bit register.
     One,
     /// An even-aligned pair holding a 64-bit value.
     Pair,
-    /// Decided by the modifiers (vector loads, conversions, MMA fragments).
-    ByModifier,
+    /// The data of a memory access: 1, 2 or 4 registers by type and vector width.
+    Data,
+    /// A `CVT` operand: a pair for `F64`, else one register (destination: `to`; source: `from`).
+    Converted,
+    /// A `MOV` destination: a pair when the source is a `0d` literal.
+    Literal,
+    /// A tensor-core fragment, sized by the MMA form.
+    Fragment(FragRole),
+}
+
+/// The role of an MMA operand, which decides its fragment's register count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FragRole {
+    /// The left multiplicand.
+    A,
+    /// The right multiplicand.
+    B,
+    /// The accumulator (and the result `d`, which shares its layout).
+    C,
 }
 
 /// How a literal in a source slot is read.
@@ -266,8 +454,8 @@ pub enum LitKind {
     F64,
     /// Integers as integers, floats as f32 bits, `0d` literals as f64 pairs (`MOV`, `SEL`).
     Any,
-    /// Decided by the modifiers (`CVT`).
-    ByModifier,
+    /// Read as the `CVT` source type says.
+    Converted,
 }
 
 /// Which source modifiers a source accepts.
@@ -333,6 +521,10 @@ pub struct OpInfo {
     pub optional: u8,
     /// Functional unit.
     pub unit: Unit,
+    /// Latency class.
+    pub latency: LatencyClass,
+    /// What it does beyond registers.
+    pub flags: Flags,
     /// One-line semantics.
     pub doc: &'static str,
 }
@@ -383,28 +575,166 @@ impl OpInfo {
     }
 }
 
-const fn choice(name: &'static str, names: &'static [&'static str], default: Option<u8>) -> ModGroup {
-    ModGroup { name, names, default }
+/// Generates one row's modifier struct from its group list: typed fields
+/// (`name: Type` or `name: Type = Default`) and fixed spellings (`"HI"`), in the
+/// order they are written. The struct knows its groups, converts from and to
+/// the encoded per-group indices, and has a default (each group's default, or
+/// its first value).
+macro_rules! row_modifiers {
+    (@parse $doc:literal $name:ident [$($fields:tt)*] [$($steps:tt)*] []) => {
+        row_modifiers!(@emit $doc $name [$($fields)*] [$($steps)*]);
+    };
+    (@parse $doc:literal $name:ident [$($fields:tt)*] [$($steps:tt)*] [$fixed:literal $(, $($rest:tt)*)?]) => {
+        row_modifiers!(@parse $doc $name [$($fields)*] [$($steps)* (fixed $fixed)] [$($($rest)*)?]);
+    };
+    (@parse $doc:literal $name:ident [$($fields:tt)*] [$($steps:tt)*] [$f:ident : $ty:ident $(= $default:ident)? $(, $($rest:tt)*)?]) => {
+        row_modifiers!(@parse $doc $name [$($fields)* ($f $ty $($default)?)] [$($steps)* (typed $f $ty $($default)?)] [$($($rest)*)?]);
+    };
+    (@emit $doc:literal $name:ident [] []) => {
+        #[doc = concat!("`", $doc, "` has no modifiers.")]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+        pub struct $name {}
+
+        impl $name {
+            /// No groups.
+            pub const GROUPS: &'static [ModGroup] = &[];
+
+            /// Only all-zero indices.
+            pub fn from_indices(indices: [u8; 4]) -> Option<Self> {
+                (indices == [0; 4]).then_some(Self {})
+            }
+
+            /// All zero.
+            pub fn indices(&self) -> [u8; 4] {
+                [0; 4]
+            }
+        }
+    };
+    (@emit $doc:literal $name:ident [$(($f:ident $ty:ident $($default:ident)?))*] [$($step:tt)*]) => {
+        #[doc = concat!("Modifiers of `", $doc, "`.")]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct $name { $(#[doc = concat!("The `", stringify!($f), "` modifier.")] pub $f: $ty),* }
+
+        impl $name {
+            /// The groups as written, fixed spellings included.
+            pub const GROUPS: &'static [ModGroup] = &[$(row_modifiers!(@group $step)),*];
+
+            /// From encoded group indices; `None` when one is out of range.
+            pub fn from_indices(indices: [u8; 4]) -> Option<Self> {
+                let mut indices = indices.into_iter();
+                $(row_modifiers!(@read indices $step);)*
+                if indices.any(|i| i != 0) {
+                    return None;
+                }
+                Some(Self { $($f),* })
+            }
+
+            /// The encoded group indices (0 for fixed spellings and unused slots).
+            pub fn indices(&self) -> [u8; 4] {
+                let mut out = [0u8; 4];
+                let mut slots = out.iter_mut();
+                $(row_modifiers!(@write self slots $step);)*
+                out
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self { $($f: row_modifiers!(@default $ty $($default)?)),* }
+            }
+        }
+    };
+    (@group (fixed $fixed:literal)) => {
+        ModGroup { name: $fixed, names: &[$fixed], default: None }
+    };
+    (@group (typed $f:ident $ty:ident)) => {
+        ModGroup { name: group_name(stringify!($f)), names: <$ty as Modifier>::NAMES, default: None }
+    };
+    (@group (typed $f:ident $ty:ident $default:ident)) => {
+        ModGroup { name: group_name(stringify!($f)), names: <$ty as Modifier>::NAMES, default: Some($ty::$default as u8) }
+    };
+    (@read $it:ident (fixed $fixed:literal)) => {
+        if $it.next()? != 0 {
+            return None;
+        }
+    };
+    (@read $it:ident (typed $f:ident $ty:ident $($default:ident)?)) => {
+        let $f = <$ty as Modifier>::from_index($it.next()?)?;
+    };
+    (@write $self:ident $slots:ident (fixed $fixed:literal)) => {
+        $slots.next();
+    };
+    (@write $self:ident $slots:ident (typed $f:ident $ty:ident $($default:ident)?)) => {
+        if let Some(slot) = $slots.next() {
+            *slot = $self.$f.index();
+        }
+    };
+    (@default $ty:ident) => { <$ty as Modifier>::ALL[0] };
+    (@default $ty:ident $default:ident) => { $ty::$default };
 }
 
-const fn fixed(text: &'static str) -> ModGroup {
-    // A fixed spelling is a one-element choice without a default; the name doubles as its spelling.
-    ModGroup { name: text, names: fixed_names(text), default: None }
-}
+/// The instruction table. Each row:
+///
+/// ```text
+/// /// One-line semantics.
+/// Variant: "MNEMONIC" [modifier groups], operands, optional N, Unit, LatencyClass, [FLAG | FLAG];
+/// ```
+macro_rules! instruction_table {
+    ($(
+        $(#[doc = $doc:literal])+
+        $variant:ident: $mnemonic:literal [$($groups:tt)*], $operands:expr, optional $optional:literal,
+            $unit:ident, $latency:ident, [$($flag:ident)|*];
+    )+) => {
+        /// Every instruction form. The discriminant is the encoded opcode byte.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum Opcode { $($(#[doc = $doc])+ $variant),+ }
 
-const fn fixed_names(text: &'static str) -> &'static [&'static str] {
-    // Each fixed modifier spelling used by the table, as a static one-element slice.
-    match text.as_bytes() {
-        b"HI" => &["HI"],
-        b"CAS" => &["CAS"],
-        b"BALLOT" => &["BALLOT"],
-        b"SYNC" => &["SYNC"],
-        b"SP" => &["SP"],
-        b"M16N16K16" => &["M16N16K16"],
-        b"M16N8K16" => &["M16N8K16"],
-        b"M16N16K32" => &["M16N16K32"],
-        _ => panic!("add the fixed modifier to fixed_names"),
-    }
+        /// The typed modifiers of each row, one struct per opcode.
+        pub mod mods {
+            use super::*;
+            $(row_modifiers!(@parse $mnemonic $variant [] [] [$($groups)*]);)+
+        }
+
+        /// An instruction form: the opcode with its typed modifier values.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Form { $($(#[doc = $doc])+ $variant(mods::$variant)),+ }
+
+        impl Form {
+            /// The opcode.
+            pub fn opcode(&self) -> Opcode {
+                match self { $(Form::$variant(_) => Opcode::$variant),+ }
+            }
+
+            /// The form of `opcode` with its default modifiers.
+            pub fn new(opcode: Opcode) -> Form {
+                match opcode { $(Opcode::$variant => Form::$variant(mods::$variant::default())),+ }
+            }
+
+            /// The form of `opcode` with encoded group indices; `None` when one is out of range.
+            pub fn from_indices(opcode: Opcode, indices: [u8; 4]) -> Option<Form> {
+                match opcode { $(Opcode::$variant => mods::$variant::from_indices(indices).map(Form::$variant)),+ }
+            }
+
+            /// The encoded group indices, in the row's group order.
+            pub fn indices(&self) -> [u8; 4] {
+                match self { $(Form::$variant(m) => m.indices()),+ }
+            }
+        }
+
+        /// The table, indexed by `Opcode as usize`.
+        pub static TABLE: &[OpInfo] = &[$(OpInfo {
+            opcode: Opcode::$variant,
+            mnemonic: $mnemonic,
+            groups: mods::$variant::GROUPS,
+            operands: $operands,
+            optional: $optional,
+            unit: Unit::$unit,
+            latency: LatencyClass::$latency,
+            flags: Flags::NONE$(.union(Flags::$flag))*,
+            doc: concat!($($doc),+),
+        }),+];
+    };
 }
 
 const fn op(name: &'static str, kind: OperandKind) -> OperandSpec {
@@ -418,168 +748,134 @@ const fn src(lit: LitKind, mods: SrcMods, width: Width) -> OperandKind {
 // Operand shorthands used by the table below.
 const D: OperandKind = OperandKind::Dst(Width::One);
 const D2: OperandKind = OperandKind::Dst(Width::Pair);
-const DM: OperandKind = OperandKind::Dst(Width::ByModifier);
 const S_INT: OperandKind = src(LitKind::Int, SrcMods::Plain, Width::One);
 const S_INT_NEG: OperandKind = src(LitKind::Int, SrcMods::Neg, Width::One);
 const S_F32: OperandKind = src(LitKind::F32, SrcMods::NegAbs, Width::One);
 const S_F64: OperandKind = src(LitKind::F64, SrcMods::NegAbs, Width::Pair);
 const S_ANY: OperandKind = src(LitKind::Any, SrcMods::Plain, Width::One);
-const S_CVT: OperandKind = src(LitKind::ByModifier, SrcMods::NegAbs, Width::ByModifier);
 const S_REG: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::One);
-const S_FRAG: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::ByModifier);
 const P: OperandKind = OperandKind::PredDst;
 const Q: OperandKind = OperandKind::PredSrc;
 const SR: OperandKind = OperandKind::Special;
 const ADDR: OperandKind = OperandKind::Addr;
 const LABEL: OperandKind = OperandKind::Label;
 const IMM: OperandKind = OperandKind::Imm;
-
-const FTZ: ModGroup = choice("ftz", &["", "FTZ"], Some(0));
-const SAT: ModGroup = choice("sat", &["", "SAT"], Some(0));
-const INT_TYPE: ModGroup = choice("type", IntType::NAMES, Some(0));
-const BOOL_OP: ModGroup = choice("bop", BoolOp::NAMES, Some(0));
-const CVT_TO: ModGroup = choice("to", CvtType::NAMES, None);
-const CVT_FROM: ModGroup = choice("from", CvtType::NAMES, None);
-const SPACE: ModGroup = choice("space", Space::NAMES, None);
-const ATOM_SPACE: ModGroup = choice("space", &["GLOBAL", "SHARED"], None);
-const VEC: ModGroup = choice("vec", VecWidth::NAMES, Some(0));
-const MEM_TYPE: ModGroup = choice("type", MemType::NAMES, None);
-const MMA_ACC: ModGroup = choice("acc", MmaAcc::NAMES, None);
-const MMA_IN: ModGroup = choice("in", MmaIn::NAMES, None);
+const FRAG_A: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Fragment(FragRole::A));
+const FRAG_B: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Fragment(FragRole::B));
+const FRAG_C: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Fragment(FragRole::C));
+const FRAG_D: OperandKind = OperandKind::Dst(Width::Fragment(FragRole::C));
 
 const DAB_INT: &[OperandSpec] = &[op("d", D), op("a", S_INT), op("b", S_INT)];
 const DAB_F32: &[OperandSpec] = &[op("d", D), op("a", S_F32), op("b", S_F32)];
 const DABC_F32: &[OperandSpec] = &[op("d", D), op("a", S_F32), op("b", S_F32), op("c", S_F32)];
 const DA_INT: &[OperandSpec] = &[op("d", D), op("a", S_INT)];
 const DAB_F64: &[OperandSpec] = &[op("d", D2), op("a", S_F64), op("b", S_F64)];
-const MMA_OPERANDS: &[OperandSpec] = &[op("d", DM), op("a", S_FRAG), op("b", S_FRAG), op("c", S_FRAG)];
-
-macro_rules! instruction_table {
-    ($(
-        $(#[doc = $doc:literal])+
-        $variant:ident: $mnemonic:literal $groups:tt, $operands:expr, optional $optional:literal, $unit:ident;
-    )+) => {
-        /// Every instruction form. The discriminant is the encoded opcode byte.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[repr(u8)]
-        pub enum Opcode { $($(#[doc = $doc])+ $variant),+ }
-
-        /// The table, indexed by `Opcode as usize`.
-        pub static TABLE: &[OpInfo] = &[$(OpInfo {
-            opcode: Opcode::$variant,
-            mnemonic: $mnemonic,
-            groups: &$groups,
-            operands: $operands,
-            optional: $optional,
-            unit: Unit::$unit,
-            doc: concat!($($doc),+),
-        }),+];
-    };
-}
+const MEM_DATA: &[OperandSpec] = &[op("d", OperandKind::Dst(Width::Data)), op("addr", ADDR)];
+const MMA_OPERANDS: &[OperandSpec] = &[op("d", FRAG_D), op("a", FRAG_A), op("b", FRAG_B), op("c", FRAG_C)];
 
 instruction_table! {
     /// `d = a`. A `0d` literal fills the pair `d:d+1`.
-    Mov: "MOV" [], &[op("d", DM), op("a", S_ANY)], optional 0, Int;
+    Mov: "MOV" [], &[op("d", OperandKind::Dst(Width::Literal)), op("a", S_ANY)], optional 0, Int, Alu, [];
     /// `d = ` the special register.
-    S2r: "S2R" [], &[op("d", D), op("sr", SR)], optional 0, Int;
+    S2r: "S2R" [], &[op("d", D), op("sr", SR)], optional 0, Int, Alu, [];
     /// `d = p ? a : b`.
-    Sel: "SEL" [], &[op("d", D), op("a", S_ANY), op("b", S_ANY), op("p", Q)], optional 0, Int;
+    Sel: "SEL" [], &[op("d", D), op("a", S_ANY), op("b", S_ANY), op("p", Q)], optional 0, Int, Alu, [];
     /// Converts `a` from one type to another: float to int truncates and saturates (NaN gives 0), other conversions round to nearest even; F16/BF16 occupy the low 16 bits.
-    Cvt: "CVT" [CVT_TO, CVT_FROM], &[op("d", DM), op("a", S_CVT)], optional 0, Fp32;
+    Cvt: "CVT" [to: CvtType, from: CvtType], &[op("d", OperandKind::Dst(Width::Converted)), op("a", src(LitKind::Converted, SrcMods::NegAbs, Width::Converted))], optional 0, Fp32, Convert, [];
     /// Packs two f32 values, rounded to nearest even, into one register: `a` in the low half.
-    Pack: "PACK" [choice("type", PackType::NAMES, None)], &[op("d", D), op("a", S_F32), op("b", S_F32)], optional 0, Fp32;
+    Pack: "PACK" [ty: PackType], &[op("d", D), op("a", S_F32), op("b", S_F32)], optional 0, Fp32, Convert, [];
     /// `d = a + b`, wrapping.
-    Iadd: "IADD" [], &[op("d", D), op("a", S_INT_NEG), op("b", S_INT_NEG)], optional 0, Int;
+    Iadd: "IADD" [], &[op("d", D), op("a", S_INT_NEG), op("b", S_INT_NEG)], optional 0, Int, Alu, [];
     /// `d = a - b`, wrapping.
-    Isub: "ISUB" [], DAB_INT, optional 0, Int;
+    Isub: "ISUB" [], DAB_INT, optional 0, Int, Alu, [];
     /// `d = ` the low 32 bits of `a * b`.
-    Imul: "IMUL" [], DAB_INT, optional 0, Int;
+    Imul: "IMUL" [], DAB_INT, optional 0, Int, Mul, [];
     /// `d = ` the high 32 bits of the 64-bit product `a * b`.
-    ImulHi: "IMUL" [fixed("HI"), INT_TYPE], DAB_INT, optional 0, Int;
+    ImulHi: "IMUL" ["HI", ty: IntType = S32], DAB_INT, optional 0, Int, Mul, [];
     /// `d = ` the low 32 bits of `a * b + c`.
-    Imad: "IMAD" [], &[op("d", D), op("a", S_INT), op("b", S_INT), op("c", S_INT)], optional 0, Int;
+    Imad: "IMAD" [], &[op("d", D), op("a", S_INT), op("b", S_INT), op("c", S_INT)], optional 0, Int, Mul, [];
     /// `d = min(a, b)`.
-    Imin: "IMIN" [INT_TYPE], DAB_INT, optional 0, Int;
+    Imin: "IMIN" [ty: IntType = S32], DAB_INT, optional 0, Int, Alu, [];
     /// `d = max(a, b)`.
-    Imax: "IMAX" [INT_TYPE], DAB_INT, optional 0, Int;
+    Imax: "IMAX" [ty: IntType = S32], DAB_INT, optional 0, Int, Alu, [];
     /// `d = |a|`, wrapping (`|i32::MIN|` is `i32::MIN`).
-    Iabs: "IABS" [], DA_INT, optional 0, Int;
+    Iabs: "IABS" [], DA_INT, optional 0, Int, Alu, [];
     /// `d = (a << s) + b`, wrapping.
-    Lea: "LEA" [], &[op("d", D), op("a", S_INT), op("b", S_INT), op("s", S_INT)], optional 0, Int;
+    Lea: "LEA" [], &[op("d", D), op("a", S_INT), op("b", S_INT), op("s", S_INT)], optional 0, Int, Alu, [];
     /// `d = a & b`.
-    And: "AND" [], DAB_INT, optional 0, Int;
+    And: "AND" [], DAB_INT, optional 0, Int, Alu, [];
     /// `d = a | b`.
-    Or: "OR" [], DAB_INT, optional 0, Int;
+    Or: "OR" [], DAB_INT, optional 0, Int, Alu, [];
     /// `d = a ^ b`.
-    Xor: "XOR" [], DAB_INT, optional 0, Int;
+    Xor: "XOR" [], DAB_INT, optional 0, Int, Alu, [];
     /// `d = !a`.
-    Not: "NOT" [], DA_INT, optional 0, Int;
+    Not: "NOT" [], DA_INT, optional 0, Int, Alu, [];
     /// `d = a << b`; counts of 32 or more give 0.
-    Shl: "SHL" [], DAB_INT, optional 0, Int;
+    Shl: "SHL" [], DAB_INT, optional 0, Int, Alu, [];
     /// `d = a >> b`, logical (`U32`) or arithmetic (`S32`); counts of 32 or more give 0 or all sign bits.
-    Shr: "SHR" [INT_TYPE], DAB_INT, optional 0, Int;
+    Shr: "SHR" [ty: IntType = S32], DAB_INT, optional 0, Int, Alu, [];
     /// `d = ` the number of set bits of `a`.
-    Popc: "POPC" [], DA_INT, optional 0, Int;
+    Popc: "POPC" [], DA_INT, optional 0, Int, Alu, [];
     /// `d = ` the number of leading zero bits of `a` (32 for 0).
-    Clz: "CLZ" [], DA_INT, optional 0, Int;
+    Clz: "CLZ" [], DA_INT, optional 0, Int, Alu, [];
     /// `d = ` `a` with its bits reversed.
-    Brev: "BREV" [], DA_INT, optional 0, Int;
+    Brev: "BREV" [], DA_INT, optional 0, Int, Alu, [];
     /// `p = (a cmp b) bop q` on integers (signed unless `.U32`).
-    Isetp: "ISETP" [choice("cmp", Cmp::NAMES, None), INT_TYPE, BOOL_OP], &[op("p", P), op("a", S_INT), op("b", S_INT), op("q", Q)], optional 1, Int;
+    Isetp: "ISETP" [cmp: Cmp, ty: IntType = S32, bop: BoolOp = And], &[op("p", P), op("a", S_INT), op("b", S_INT), op("q", Q)], optional 1, Int, Alu, [];
     /// `p = (a fcmp b) bop q` on f32.
-    Fsetp: "FSETP" [choice("cmp", FCmp::NAMES, None), BOOL_OP], &[op("p", P), op("a", S_F32), op("b", S_F32), op("q", Q)], optional 1, Fp32;
+    Fsetp: "FSETP" [cmp: FCmp, bop: BoolOp = And], &[op("p", P), op("a", S_F32), op("b", S_F32), op("q", Q)], optional 1, Fp32, Fp32, [];
     /// `p = (a fcmp b) bop q` on f64 pairs.
-    Dsetp: "DSETP" [choice("cmp", FCmp::NAMES, None), BOOL_OP], &[op("p", P), op("a", S_F64), op("b", S_F64), op("q", Q)], optional 1, Fp64;
+    Dsetp: "DSETP" [cmp: FCmp, bop: BoolOp = And], &[op("p", P), op("a", S_F64), op("b", S_F64), op("q", Q)], optional 1, Fp64, Fp64, [];
     /// `d = a + b` in f32, round to nearest even.
-    Fadd: "FADD" [FTZ, SAT], DAB_F32, optional 0, Fp32;
+    Fadd: "FADD" [ftz: Ftz = No, sat: Sat = No], DAB_F32, optional 0, Fp32, Fp32, [];
     /// `d = a * b` in f32, round to nearest even.
-    Fmul: "FMUL" [FTZ, SAT], DAB_F32, optional 0, Fp32;
+    Fmul: "FMUL" [ftz: Ftz = No, sat: Sat = No], DAB_F32, optional 0, Fp32, Fp32, [];
     /// `d = a * b + c` in f32, rounded once.
-    Ffma: "FFMA" [FTZ, SAT], DABC_F32, optional 0, Fp32;
+    Ffma: "FFMA" [ftz: Ftz = No, sat: Sat = No], DABC_F32, optional 0, Fp32, Fp32, [];
     /// `d = min(a, b)` in f32; the non-NaN operand wins.
-    Fmin: "FMIN" [FTZ], DAB_F32, optional 0, Fp32;
+    Fmin: "FMIN" [ftz: Ftz = No], DAB_F32, optional 0, Fp32, Fp32, [];
     /// `d = max(a, b)` in f32; the non-NaN operand wins.
-    Fmax: "FMAX" [FTZ], DAB_F32, optional 0, Fp32;
+    Fmax: "FMAX" [ftz: Ftz = No], DAB_F32, optional 0, Fp32, Fp32, [];
     /// `d = f(a)`, computed in f64 and rounded once to f32.
-    Mufu: "MUFU" [choice("op", MufuOp::NAMES, None)], &[op("d", D), op("a", S_F32)], optional 0, Sfu;
+    Mufu: "MUFU" [op: MufuOp], &[op("d", D), op("a", S_F32)], optional 0, Sfu, Sfu, [];
     /// `d = a + b` in f64 on register pairs.
-    Dadd: "DADD" [], DAB_F64, optional 0, Fp64;
+    Dadd: "DADD" [], DAB_F64, optional 0, Fp64, Fp64, [];
     /// `d = a * b` in f64 on register pairs.
-    Dmul: "DMUL" [], DAB_F64, optional 0, Fp64;
+    Dmul: "DMUL" [], DAB_F64, optional 0, Fp64, Fp64, [];
     /// `d = a * b + c` in f64 on register pairs, rounded once.
-    Dfma: "DFMA" [], &[op("d", D2), op("a", S_F64), op("b", S_F64), op("c", S_F64)], optional 0, Fp64;
+    Dfma: "DFMA" [], &[op("d", D2), op("a", S_F64), op("b", S_F64), op("c", S_F64)], optional 0, Fp64, Fp64, [];
     /// Loads `d` (1, 2 or 4 registers) from memory; sub-word types zero- or sign-extend.
-    Ld: "LD" [SPACE, VEC, MEM_TYPE], &[op("d", DM), op("addr", ADDR)], optional 0, LdSt;
+    Ld: "LD" [space: Space, vec: VecWidth = Scalar, ty: MemType], MEM_DATA, optional 0, LdSt, Memory, [LOAD];
     /// Stores `a` (1, 2 or 4 registers) to memory.
-    St: "ST" [SPACE, VEC, MEM_TYPE], &[op("addr", ADDR), op("a", S_FRAG)], optional 0, LdSt;
-    /// Atomically applies `op` with `b` to memory; `d` gets the old value. Lanes of a warp apply in lane order.
-    Atom: "ATOM" [ATOM_SPACE, choice("op", AtomOp::NAMES, None), choice("type", AtomType::NAMES, None)], &[op("d", D), op("addr", ADDR), op("b", S_ANY)], optional 0, LdSt;
+    St: "ST" [space: Space, vec: VecWidth = Scalar, ty: MemType], &[op("addr", ADDR), op("a", src(LitKind::NoLiteral, SrcMods::Plain, Width::Data))], optional 0, LdSt, Memory, [STORE];
+    /// Atomically applies `op` with `b` to memory; `d` gets the old value. Lanes of a warp apply in lane order; `ADD.F32` flushes subnormal inputs and results to sign-preserving zero.
+    Atom: "ATOM" [space: AtomSpace, op: AtomOp, ty: AtomType], &[op("d", D), op("addr", ADDR), op("b", S_ANY)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC];
     /// Atomic compare-and-swap: if `mem == b` then `mem = c`; `d` gets the old value.
-    AtomCas: "ATOM" [ATOM_SPACE, fixed("CAS"), choice("type", &["B32"], None)], &[op("d", D), op("addr", ADDR), op("b", S_ANY), op("c", S_ANY)], optional 0, LdSt;
+    AtomCas: "ATOM" [space: AtomSpace, "CAS", ty: CasType], &[op("d", D), op("addr", ADDR), op("b", S_ANY), op("c", S_ANY)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC];
     /// Memory fence: no effect on values; the timing backend waits for the warp's outstanding memory operations.
-    Membar: "MEMBAR" [choice("scope", MembarScope::NAMES, None)], &[], optional 0, Control;
+    Membar: "MEMBAR" [scope: MembarScope], &[], optional 0, Control, Control, [FENCE];
     /// `d = a` of source lane `j` (PTX `shfl.sync` rules, segment width `w`, default 32). Warp-collective.
-    Shfl: "SHFL" [choice("mode", ShflMode::NAMES, None)], &[op("d", D), op("a", S_REG), op("b", S_INT), op("w", IMM)], optional 1, LdSt;
-    /// `p = ` whether `q` holds for all (`ALL`) or any (`ANY`) participating lane. Warp-collective.
-    Vote: "VOTE" [choice("mode", VoteMode::NAMES, None)], &[op("p", P), op("q", Q)], optional 0, Int;
-    /// `d = ` the mask of participating lanes where `q` holds. Warp-collective.
-    VoteBallot: "VOTE" [fixed("BALLOT")], &[op("d", D), op("q", Q)], optional 0, Int;
+    Shfl: "SHFL" [mode: ShflMode], &[op("d", D), op("a", S_REG), op("b", S_INT), op("w", IMM)], optional 1, LdSt, Shuffle, [COLLECTIVE];
+    /// `p = ` whether `q` holds for all (`ALL`) or any (`ANY`) guard-true lane. Warp-collective.
+    Vote: "VOTE" [mode: VoteMode], &[op("p", P), op("q", Q)], optional 0, Int, Shuffle, [COLLECTIVE];
+    /// `d = ` the mask of guard-true lanes where `q` holds. Warp-collective.
+    VoteBallot: "VOTE" ["BALLOT"], &[op("d", D), op("q", Q)], optional 0, Int, Shuffle, [COLLECTIVE];
     /// Waits until every non-exited thread of the warp arrives here. Warp-collective.
-    Warpsync: "WARPSYNC" [], &[], optional 0, Control;
+    Warpsync: "WARPSYNC" [], &[], optional 0, Control, Control, [COLLECTIVE];
     /// 16x16x16 matrix multiply-accumulate `d = a * b + c` on warp fragments.
-    Mma: "MMA" [fixed("M16N16K16"), MMA_ACC, MMA_IN], MMA_OPERANDS, optional 0, Tensor;
+    Mma: "MMA" ["M16N16K16", acc: MmaAcc, input: MmaIn], MMA_OPERANDS, optional 0, Tensor, Tensor, [COLLECTIVE];
     /// 16x8x16 matrix multiply-accumulate in the fragment layout of PTX `mma.sync.aligned.m16n8k16`.
-    MmaM16n8k16: "MMA" [fixed("M16N8K16"), MMA_ACC, MMA_IN], MMA_OPERANDS, optional 0, Tensor;
+    MmaM16n8k16: "MMA" ["M16N8K16", acc: MmaAcc, input: MmaIn], MMA_OPERANDS, optional 0, Tensor, Tensor, [COLLECTIVE];
     /// 16x16x32 matrix multiply-accumulate with a 2:4-sparse `a` and its metadata `e`.
-    MmaSp: "MMA" [fixed("SP"), fixed("M16N16K32"), MMA_ACC, MMA_IN], &[op("d", DM), op("a", S_FRAG), op("b", S_FRAG), op("c", S_FRAG), op("e", S_REG)], optional 0, Tensor;
+    MmaSp: "MMA" ["SP", "M16N16K32", acc: MmaAcc, input: MmaIn], &[op("d", FRAG_D), op("a", FRAG_A), op("b", FRAG_B), op("c", FRAG_C), op("e", S_REG)], optional 0, Tensor, Tensor, [COLLECTIVE];
     /// Jumps to `label`; a guarded branch may diverge and reconverges at its immediate post-dominator.
-    Bra: "BRA" [], &[op("label", LABEL)], optional 0, Control;
+    Bra: "BRA" [], &[op("label", LABEL)], optional 0, Control, Control, [BRANCH];
     /// Ends the thread.
-    Exit: "EXIT" [], &[], optional 0, Control;
+    Exit: "EXIT" [], &[], optional 0, Control, Control, [TERMINATOR];
     /// Waits until every non-exited thread of the block arrives at a `BAR.SYNC`.
-    BarSync: "BAR" [fixed("SYNC")], &[], optional 0, Control;
+    BarSync: "BAR" ["SYNC"], &[], optional 0, Control, Control, [BARRIER];
     /// Does nothing.
-    Nop: "NOP" [], &[], optional 0, Control;
+    Nop: "NOP" [], &[], optional 0, Control, Control, [];
 }
 
 impl Opcode {
@@ -593,23 +889,22 @@ impl Opcode {
         TABLE.get(usize::from(byte)).map(|row| row.opcode)
     }
 
-    /// Whether every non-exited thread of the warp must take part together.
-    pub fn is_warp_collective(self) -> bool {
-        matches!(
-            self,
-            Opcode::Shfl | Opcode::Vote | Opcode::VoteBallot | Opcode::Warpsync | Opcode::Mma | Opcode::MmaM16n8k16 | Opcode::MmaSp
-        )
-    }
-
-    /// Whether this is a tensor-core instruction.
-    pub fn is_mma(self) -> bool {
-        matches!(self, Opcode::Mma | Opcode::MmaM16n8k16 | Opcode::MmaSp)
+    /// The row's semantic flags.
+    pub fn flags(self) -> Flags {
+        self.info().flags
     }
 }
 
 impl fmt::Display for Opcode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.info().full_mnemonic())
+    }
+}
+
+impl Form {
+    /// This form's table row.
+    pub fn info(&self) -> &'static OpInfo {
+        self.opcode().info()
     }
 }
 
@@ -638,10 +933,33 @@ mod tests {
     }
 
     #[test]
+    fn every_form_round_trips_through_its_indices() {
+        for row in TABLE {
+            assert!(row.groups.len() <= 4, "{}: the encoding has room for 4 modifier groups", row.mnemonic);
+            let mut indices = [0u8; 4];
+            // Every value of every group, one group at a time.
+            for (g, group) in row.groups.iter().enumerate() {
+                for v in 0..group.names.len() as u8 {
+                    indices[g] = v;
+                    let form = Form::from_indices(row.opcode, indices).expect("in range");
+                    assert_eq!(form.opcode(), row.opcode);
+                    assert_eq!(form.indices(), indices, "{}", row.syntax());
+                }
+                indices[g] = group.names.len() as u8;
+                assert_eq!(Form::from_indices(row.opcode, indices), None, "{}: value past the group", row.syntax());
+                indices[g] = 0;
+            }
+            let defaults: Vec<u8> = row.groups.iter().map(|g| g.default.unwrap_or(0)).collect();
+            assert_eq!(&Form::new(row.opcode).indices()[..defaults.len()], &defaults[..], "{}", row.syntax());
+        }
+    }
+
+    #[test]
     fn syntax_lines_read_like_the_contract() {
         assert_eq!(Opcode::Isetp.info().syntax(), "ISETP.<EQ|NE|LT|LE|GT|GE>[.<S32|U32>][.<AND|OR|XOR>] p, a, b[, q]");
         assert_eq!(Opcode::VoteBallot.info().syntax(), "VOTE.BALLOT d, q");
         assert_eq!(Opcode::Fadd.info().syntax(), "FADD[.FTZ][.SAT] d, a, b");
+        assert_eq!(Opcode::AtomCas.info().syntax(), "ATOM.<GLOBAL|SHARED>.CAS.B32 d, [addr], b, c");
         assert_eq!(Opcode::MmaSp.to_string(), "MMA.SP.M16N16K32");
     }
 }

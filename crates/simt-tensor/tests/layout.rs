@@ -1,7 +1,7 @@
 //! Which lane and register hold which element, written out independently of
 //! `layout::coord` from contract section 8 and the PTX ISA (section 9.7.14.5.8).
 
-use simt_isa::{Instruction, MmaAcc, MmaIn, Opcode};
+use simt_isa::{mods, Form, Instruction, MmaAcc, MmaIn, Opcode};
 use simt_tensor::layout::{Operand, Shape, dims, elements_per_lane, pack, unpack};
 
 /// A matrix whose every element is distinct: its own row-major index.
@@ -105,10 +105,11 @@ fn register_counts_match_the_instruction_table() {
     ];
     for (opcode, acc, input) in forms {
         let mut inst = Instruction::new(opcode);
-        let groups = opcode.info().groups;
-        let at = |name: &str| groups.iter().position(|g| g.name == name).expect("MMA has acc and in groups");
-        inst.mods[at("acc")] = acc as u8;
-        inst.mods[at("in")] = input as u8;
+        inst.form = match opcode {
+            Opcode::Mma => Form::Mma(mods::Mma { acc, input }),
+            Opcode::MmaM16n8k16 => Form::MmaM16n8k16(mods::MmaM16n8k16 { acc, input }),
+            _ => Form::MmaSp(mods::MmaSp { acc, input }),
+        };
         let shape = Shape::of(opcode).unwrap();
         let in_per_reg = if matches!(input, MmaIn::S8) { 4 } else { 2 };
         let acc_per_reg = if acc == MmaAcc::F16 { 2 } else { 1 };

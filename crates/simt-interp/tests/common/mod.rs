@@ -7,8 +7,24 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use simt_interp::host::{prepare, Arg, LaunchRequest, PreparedLaunch};
-use simt_interp::{run, LaunchConfig, RunOptions, SimtModel, Stats};
+use simt_interp::{run, Launch, LaunchConfig, RunOptions, SimtModel, Stats, StepResult};
 use simt_isa::{ArgInit, Literal, Module};
+
+/// xorshift64*: a small deterministic generator, so every failure names its seed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
 
 pub const MODELS: [SimtModel; 2] = [SimtModel::Its, SimtModel::Stack];
 
@@ -145,4 +161,28 @@ pub fn buf(name: &str, init: ArgInit) -> Arg {
 }
 pub fn request(grid: [u32; 3], block: [u32; 3], args: Vec<Arg>) -> LaunchRequest {
     LaunchRequest { grid: Some(grid), block: Some(block), args, module_dir: None }
+}
+
+/// Every warp's issue sequence, (pc, active mask, executed mask), block after block,
+/// stepping each warp in turn until it blocks, as `run` does; `render` names a fault.
+pub fn stepped_traces(launch: &Launch<'_>, render: impl Fn(&simt_interp::Fault) -> String) -> Vec<Vec<(u32, u32, u32)>> {
+    let mut traces = Vec::new();
+    for b in 0..launch.blocks() {
+        let mut block = launch.block(b, 0);
+        let mut per_warp = vec![Vec::new(); block.warp_count()];
+        while !block.is_done() {
+            let mut progressed = false;
+            for (w, t) in per_warp.iter_mut().enumerate() {
+                while let StepResult::Issued(step) = block.step(w).unwrap_or_else(|f| panic!("{}", render(&f))) {
+                    t.push((step.pc, step.active, step.executed));
+                    progressed = true;
+                }
+            }
+            if !progressed && !block.release_barrier() {
+                block.force_progress().unwrap_or_else(|f| panic!("{}", render(&f)));
+            }
+        }
+        traces.extend(per_warp);
+    }
+    traces
 }

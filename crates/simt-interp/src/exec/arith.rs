@@ -1,0 +1,256 @@
+//! Register-to-register arithmetic: moves, conversions, integer, f32 and f64
+//! operations, comparisons and special functions. The lane semantics live in
+//! `crate::arith`; this file turns table forms into operations and runs them
+//! over a warp's lanes.
+
+use simt_isa::*;
+
+use super::{fetch, fetch64, map1, map2, mask_of, per_lane, pred, set_pred, src, write, write64};
+use crate::arith::{self, DOp, FFlags, FOp, IntOp, TriOp, UnOp};
+use crate::block::BlockSim;
+use crate::translate::{Modifier, PredIn, Reg, Translator, Val, Val64};
+
+/// An arithmetic operation with its registers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ArithOp {
+    Mov { d: Reg, a: Val },
+    Mov64 { d: Reg, value: u64 },
+    S2r { d: Reg, sr: SpecialReg },
+    Sel { d: Reg, a: Val, b: Val, p: PredIn },
+    Cvt { d: Reg, a: Val64, wide_src: bool, to: CvtType, from: CvtType, neg: bool, abs: bool },
+    Pack { d: Reg, a: Val, b: Val, bf16: bool },
+    Int { op: IntOp, d: Reg, a: Val, b: Val },
+    Un { op: UnOp, d: Reg, a: Val },
+    Tri { op: TriOp, d: Reg, a: Val, b: Val, c: Val },
+    Isetp { p: u8, a: Val, b: Val, cmp: Cmp, signed: bool, bop: BoolOp, q: PredIn },
+    Fsetp { p: u8, a: Val, b: Val, cmp: FCmp, bop: BoolOp, q: PredIn },
+    Dsetp { p: u8, a: Val64, b: Val64, cmp: FCmp, bop: BoolOp, q: PredIn },
+    F2 { op: FOp, d: Reg, a: Val, b: Val, flags: FFlags },
+    Ffma { d: Reg, a: Val, b: Val, c: Val, flags: FFlags },
+    /// The hot case of FFMA: three plain registers, no flags.
+    FfmaRegs { d: Reg, a: Reg, b: Reg, c: Reg },
+    Mufu { op: MufuOp, d: Reg, a: Val },
+    D2 { op: DOp, d: Reg, a: Val64, b: Val64 },
+    Dfma { d: Reg, a: Val64, b: Val64, c: Val64 },
+}
+
+fn flags(ftz: Ftz, sat: Sat) -> FFlags {
+    FFlags { ftz: ftz == Ftz::Yes, sat: sat == Sat::Yes }
+}
+
+fn signed(ty: IntType) -> bool {
+    ty == IntType::S32
+}
+
+/// The arithmetic operation of `inst`, if it is one.
+pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
+    let o = &inst.operands;
+    let int2 = |op: IntOp| ArithOp::Int { op, d: t.dst(&o[0]), a: t.val(&o[1], false), b: t.val(&o[2], false) };
+    let un = |op: UnOp| ArithOp::Un { op, d: t.dst(&o[0]), a: t.val(&o[1], false) };
+    let tri = |op: TriOp| ArithOp::Tri { op, d: t.dst(&o[0]), a: t.val(&o[1], false), b: t.val(&o[2], false), c: t.val(&o[3], false) };
+    let f2 = |op: FOp, flags: FFlags| ArithOp::F2 { op, d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), flags };
+    let d2 = |op: DOp| ArithOp::D2 { op, d: t.dst(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]) };
+    Some(match inst.form {
+        Form::Mov(_) => match o[1] {
+            Operand::Src(Src::Imm { bits, wide: true }) => ArithOp::Mov64 { d: t.dst(&o[0]), value: bits },
+            _ => ArithOp::Mov { d: t.dst(&o[0]), a: t.val(&o[1], false) },
+        },
+        Form::S2r(_) => match o[1] {
+            Operand::Special(sr) => ArithOp::S2r { d: t.dst(&o[0]), sr },
+            _ => return None,
+        },
+        Form::Sel(_) => ArithOp::Sel { d: t.dst(&o[0]), a: t.val(&o[1], false), b: t.val(&o[2], false), p: Translator::pred_in(&o[3]) },
+        Form::Cvt(mods::Cvt { to, from }) => {
+            let (neg, abs) = match o[1] {
+                Operand::Src(Src::Reg { neg, abs, .. }) => (neg, abs),
+                _ => (false, false),
+            };
+            // The sign modifiers apply to the converted value, not to the bits of the pair.
+            let a = match t.val64(&o[1]) {
+                Val64::Pair(r, _) => Val64::Pair(r, Modifier::None),
+                imm => imm,
+            };
+            ArithOp::Cvt { d: t.dst(&o[0]), a, wide_src: from == CvtType::F64, to, from, neg, abs }
+        }
+        Form::Pack(mods::Pack { ty }) => {
+            ArithOp::Pack { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), bf16: ty == PackType::Bf16x2 }
+        }
+        Form::Iadd(_) => int2(IntOp::Add),
+        Form::Isub(_) => int2(IntOp::Sub),
+        Form::Imul(_) => int2(IntOp::Mul),
+        Form::ImulHi(mods::ImulHi { ty }) => int2(if signed(ty) { IntOp::MulHiS } else { IntOp::MulHiU }),
+        Form::Imad(_) => tri(TriOp::Imad),
+        Form::Imin(mods::Imin { ty }) => int2(if signed(ty) { IntOp::MinS } else { IntOp::MinU }),
+        Form::Imax(mods::Imax { ty }) => int2(if signed(ty) { IntOp::MaxS } else { IntOp::MaxU }),
+        Form::Iabs(_) => un(UnOp::Abs),
+        Form::Lea(_) => tri(TriOp::Lea),
+        Form::And(_) => int2(IntOp::And),
+        Form::Or(_) => int2(IntOp::Or),
+        Form::Xor(_) => int2(IntOp::Xor),
+        Form::Not(_) => un(UnOp::Not),
+        Form::Shl(_) => int2(IntOp::Shl),
+        Form::Shr(mods::Shr { ty }) => int2(if signed(ty) { IntOp::ShrS } else { IntOp::ShrU }),
+        Form::Popc(_) => un(UnOp::Popc),
+        Form::Clz(_) => un(UnOp::Clz),
+        Form::Brev(_) => un(UnOp::Brev),
+        Form::Isetp(mods::Isetp { cmp, ty, bop }) => ArithOp::Isetp {
+            p: Translator::pred_out(&o[0]),
+            a: t.val(&o[1], false),
+            b: t.val(&o[2], false),
+            cmp,
+            signed: signed(ty),
+            bop,
+            q: Translator::pred_in(&o[3]),
+        },
+        Form::Fsetp(mods::Fsetp { cmp, bop }) => ArithOp::Fsetp {
+            p: Translator::pred_out(&o[0]),
+            a: t.val(&o[1], true),
+            b: t.val(&o[2], true),
+            cmp,
+            bop,
+            q: Translator::pred_in(&o[3]),
+        },
+        Form::Dsetp(mods::Dsetp { cmp, bop }) => ArithOp::Dsetp {
+            p: Translator::pred_out(&o[0]),
+            a: t.val64(&o[1]),
+            b: t.val64(&o[2]),
+            cmp,
+            bop,
+            q: Translator::pred_in(&o[3]),
+        },
+        Form::Fadd(mods::Fadd { ftz, sat }) => f2(FOp::Add, flags(ftz, sat)),
+        Form::Fmul(mods::Fmul { ftz, sat }) => f2(FOp::Mul, flags(ftz, sat)),
+        Form::Fmin(mods::Fmin { ftz }) => f2(FOp::Min, flags(ftz, Sat::No)),
+        Form::Fmax(mods::Fmax { ftz }) => f2(FOp::Max, flags(ftz, Sat::No)),
+        Form::Ffma(mods::Ffma { ftz, sat }) => match (t.val(&o[1], true), t.val(&o[2], true), t.val(&o[3], true), flags(ftz, sat)) {
+            (Val::Reg(a, Modifier::None), Val::Reg(b, Modifier::None), Val::Reg(c, Modifier::None), FFlags { ftz: false, sat: false }) => {
+                ArithOp::FfmaRegs { d: t.dst(&o[0]), a, b, c }
+            }
+            (a, b, c, flags) => ArithOp::Ffma { d: t.dst(&o[0]), a, b, c, flags },
+        },
+        Form::Mufu(mods::Mufu { op }) => ArithOp::Mufu { op, d: t.dst(&o[0]), a: t.val(&o[1], true) },
+        Form::Dadd(_) => d2(DOp::Add),
+        Form::Dmul(_) => d2(DOp::Mul),
+        Form::Dfma(_) => ArithOp::Dfma { d: t.dst(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]), c: t.val64(&o[3]) },
+        _ => return None,
+    })
+}
+
+impl BlockSim<'_> {
+    /// Runs an arithmetic operation on the `exec` lanes of warp `w`.
+    #[inline(always)]
+    pub(crate) fn arith(&mut self, w: usize, op: ArithOp, exec: u32) {
+        if let ArithOp::S2r { d, sr } = op {
+            let v = self.special(w, sr);
+            write(&mut self.warps[w], d, &v, exec);
+            return;
+        }
+        let warp = &mut self.warps[w];
+        match op {
+            ArithOp::S2r { .. } => {}
+            ArithOp::Mov { d, a } => {
+                let v = fetch(warp, a);
+                write(warp, d, &v, exec);
+            }
+            ArithOp::Mov64 { d, value } => write64(warp, d, &[value; 32], exec),
+            ArithOp::Sel { d, a, b, p } => {
+                let (a, b, p) = (fetch(warp, a), fetch(warp, b), pred(warp, p));
+                let v = per_lane(|l| if (p >> l) & 1 != 0 { a[l] } else { b[l] });
+                write(warp, d, &v, exec);
+            }
+            ArithOp::Cvt { d, a, wide_src, to, from, neg, abs } => {
+                let src = if wide_src {
+                    fetch64(warp, a)
+                } else {
+                    match a {
+                        Val64::Pair(r, _) => warp.row(r).map(u64::from),
+                        Val64::Imm(x) => [x; 32],
+                    }
+                };
+                let v: [u64; 32] = per_lane(|l| arith::cvt(src[l], from, to, neg, abs));
+                if to == CvtType::F64 {
+                    write64(warp, d, &v, exec);
+                } else {
+                    write(warp, d, &v.map(|x| x as u32), exec);
+                }
+            }
+            ArithOp::Pack { d, a, b, bf16 } => {
+                let v = map2(&fetch(warp, a), &fetch(warp, b), |x, y| arith::pack(x, y, bf16));
+                write(warp, d, &v, exec);
+            }
+            ArithOp::Int { op, d, a, b } => {
+                let (mut ta, mut tb) = ([0; 32], [0; 32]);
+                let v = arith::int_op_lanes(op, src(warp, a, &mut ta), src(warp, b, &mut tb));
+                write(warp, d, &v, exec);
+            }
+            ArithOp::Un { op, d, a } => {
+                let mut ta = [0; 32];
+                let v = arith::un_op_lanes(op, src(warp, a, &mut ta));
+                write(warp, d, &v, exec);
+            }
+            ArithOp::Tri { op, d, a, b, c } => {
+                let (mut ta, mut tb, mut tc) = ([0; 32], [0; 32], [0; 32]);
+                let v = arith::tri_op_lanes(op, src(warp, a, &mut ta), src(warp, b, &mut tb), src(warp, c, &mut tc));
+                write(warp, d, &v, exec);
+            }
+            ArithOp::Isetp { p, a, b, cmp, signed, bop, q } => {
+                let (mut ta, mut tb) = ([0; 32], [0; 32]);
+                let (a, b) = (src(warp, a, &mut ta), src(warp, b, &mut tb));
+                let c = mask_of(|l| arith::icmp(cmp, signed, a[l], b[l]));
+                let v = arith::combine(bop, c, pred(warp, q));
+                set_pred(warp, p, v, exec);
+            }
+            ArithOp::Fsetp { p, a, b, cmp, bop, q } => {
+                let (a, b) = (fetch(warp, a), fetch(warp, b));
+                let c = mask_of(|l| arith::fcmp(cmp, f64::from(f32::from_bits(a[l])), f64::from(f32::from_bits(b[l]))));
+                let v = arith::combine(bop, c, pred(warp, q));
+                set_pred(warp, p, v, exec);
+            }
+            ArithOp::Dsetp { p, a, b, cmp, bop, q } => {
+                let (a, b) = (fetch64(warp, a), fetch64(warp, b));
+                let c = mask_of(|l| arith::fcmp(cmp, f64::from_bits(a[l]), f64::from_bits(b[l])));
+                let v = arith::combine(bop, c, pred(warp, q));
+                set_pred(warp, p, v, exec);
+            }
+            ArithOp::F2 { op, d, a, b, flags } => {
+                let (mut ta, mut tb) = ([0; 32], [0; 32]);
+                let (a, b) = (src(warp, a, &mut ta), src(warp, b, &mut tb));
+                let v = if !flags.ftz && !flags.sat {
+                    match op {
+                        FOp::Add => map2(a, b, |x, y| arith::f32_op(FOp::Add, x, y, FFlags::default())),
+                        FOp::Mul => map2(a, b, |x, y| arith::f32_op(FOp::Mul, x, y, FFlags::default())),
+                        FOp::Min => map2(a, b, |x, y| arith::f32_op(FOp::Min, x, y, FFlags::default())),
+                        FOp::Max => map2(a, b, |x, y| arith::f32_op(FOp::Max, x, y, FFlags::default())),
+                    }
+                } else {
+                    map2(a, b, |x, y| arith::f32_op(op, x, y, flags))
+                };
+                write(warp, d, &v, exec);
+            }
+            ArithOp::Ffma { d, a, b, c, flags } => {
+                let (a, b, c) = (fetch(warp, a), fetch(warp, b), fetch(warp, c));
+                let v = per_lane(|l| arith::ffma(a[l], b[l], c[l], flags));
+                write(warp, d, &v, exec);
+            }
+            ArithOp::FfmaRegs { d, a, b, c } => {
+                let (a, b, c) = (warp.row(a), warp.row(b), warp.row(c));
+                let v = per_lane(|l| arith::ffma(a[l], b[l], c[l], FFlags::default()));
+                write(warp, d, &v, exec);
+            }
+            ArithOp::Mufu { op, d, a } => {
+                let v = map1(&fetch(warp, a), |x| arith::mufu(op, x));
+                write(warp, d, &v, exec);
+            }
+            ArithOp::D2 { op, d, a, b } => {
+                let (a, b) = (fetch64(warp, a), fetch64(warp, b));
+                let v = per_lane(|l| arith::f64_op(op, a[l], b[l]));
+                write64(warp, d, &v, exec);
+            }
+            ArithOp::Dfma { d, a, b, c } => {
+                let (a, b, c) = (fetch64(warp, a), fetch64(warp, b), fetch64(warp, c));
+                let v = per_lane(|l| arith::dfma(a[l], b[l], c[l]));
+                write64(warp, d, &v, exec);
+            }
+        }
+    }
+}

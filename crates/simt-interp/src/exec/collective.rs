@@ -1,0 +1,88 @@
+//! Warp-collective operations that exchange values between lanes: `SHFL`,
+//! `VOTE` and `WARPSYNC`. The SIMT model has already gathered the warp (under
+//! `its`) before one of these issues.
+
+use simt_isa::*;
+
+use super::{fetch, per_lane, pred, set_pred, write};
+use crate::block::BlockSim;
+use crate::translate::{PredIn, Reg, Translator, Val};
+
+/// A warp-collective operation.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum CollectiveOp {
+    Shfl { mode: ShflMode, d: Reg, a: Reg, b: Val, width: u32 },
+    Vote { all: bool, p: u8, q: PredIn },
+    Ballot { d: Reg, q: PredIn },
+    Warpsync,
+}
+
+/// The collective operation of `inst`, if it is one.
+pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<CollectiveOp> {
+    let o = &inst.operands;
+    Some(match inst.form {
+        Form::Shfl(mods::Shfl { mode }) => CollectiveOp::Shfl {
+            mode,
+            d: t.dst(&o[0]),
+            a: t.first(&o[1]),
+            b: t.val(&o[2], false),
+            width: match o[3] {
+                Operand::Imm(w) => w,
+                _ => 32,
+            },
+        },
+        Form::Vote(mods::Vote { mode }) => {
+            CollectiveOp::Vote { all: mode == VoteMode::All, p: Translator::pred_out(&o[0]), q: Translator::pred_in(&o[1]) }
+        }
+        Form::VoteBallot(_) => CollectiveOp::Ballot { d: t.dst(&o[0]), q: Translator::pred_in(&o[1]) },
+        Form::Warpsync(_) => CollectiveOp::Warpsync,
+        _ => return None,
+    })
+}
+
+impl BlockSim<'_> {
+    /// Runs a collective operation on warp `w`: the guard-true lanes `exec` take part in the result.
+    #[inline(always)]
+    pub(crate) fn collective(&mut self, w: usize, op: CollectiveOp, exec: u32) {
+        let warp = &mut self.warps[w];
+        match op {
+            CollectiveOp::Shfl { mode, d, a, b, width } => {
+                let (src, b) = (*warp.row(a), fetch(warp, b));
+                let v = per_lane(|lane| src[shfl_source(mode, lane, b[lane], width)]);
+                write(warp, d, &v, exec);
+            }
+            CollectiveOp::Vote { all, p, q } => {
+                // Contract v0.3: guard-false lanes take no part in the result (ALL of no lanes is true).
+                let votes = pred(warp, q) & exec;
+                let result = if all { votes == exec } else { votes != 0 };
+                set_pred(warp, p, if result { u32::MAX } else { 0 }, exec);
+            }
+            CollectiveOp::Ballot { d, q } => {
+                let votes = pred(warp, q) & exec;
+                write(warp, d, &[votes; 32], exec);
+            }
+            CollectiveOp::Warpsync => {}
+        }
+    }
+}
+
+/// The lane `lane` reads in a `SHFL`: PTX `shfl.sync`'s rule with segment width `width`.
+#[inline(always)]
+pub(crate) fn shfl_source(mode: ShflMode, lane: usize, b: u32, width: u32) -> usize {
+    let segmask = !(width.wrapping_sub(1)) & 31;
+    let c = if mode == ShflMode::Up { 0 } else { width.wrapping_sub(1) & 31 };
+    let l = lane as i32;
+    let bval = (b & 31) as i32;
+    let max_lane = ((lane as u32 & segmask) | (c & !segmask)) as i32;
+    let min_lane = (lane as u32 & segmask) as i32;
+    let (j, ok) = match mode {
+        ShflMode::Up => (l - bval, l - bval >= max_lane),
+        ShflMode::Down => (l + bval, l + bval <= max_lane),
+        ShflMode::Bfly => (l ^ bval, (l ^ bval) <= max_lane),
+        ShflMode::Idx => {
+            let j = min_lane | (bval & !(segmask as i32));
+            (j, j <= max_lane)
+        }
+    };
+    if ok { j as usize } else { lane }
+}

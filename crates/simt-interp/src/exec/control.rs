@@ -1,0 +1,76 @@
+//! Control flow: branches, exits, the block barrier, fences and `NOP`. These
+//! move the warp's threads themselves, through the SIMT model in `warp.rs`.
+
+use std::sync::atomic::{fence, Ordering};
+
+use simt_isa::*;
+
+use crate::block::BlockSim;
+
+/// A control operation.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum ControlOp {
+    Bra { target: u32, reconv: u32 },
+    Exit,
+    BarSync,
+    Membar { global: bool },
+    Nop,
+}
+
+/// The control operation of `inst`, if it is one.
+pub(crate) fn translate(inst: &Instruction) -> Option<ControlOp> {
+    Some(match inst.form {
+        Form::Bra(_) => match inst.operands[0] {
+            Operand::Label { target, reconv } => ControlOp::Bra { target, reconv },
+            _ => return None,
+        },
+        Form::Exit(_) => ControlOp::Exit,
+        Form::BarSync(_) => ControlOp::BarSync,
+        Form::Membar(mods::Membar { scope }) => ControlOp::Membar { global: scope == MembarScope::Gl },
+        Form::Nop(_) => ControlOp::Nop,
+        _ => return None,
+    })
+}
+
+/// Whether a control operation moved the issuing threads itself (else they go on to the next pc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Moved {
+    Yes,
+    No,
+}
+
+impl BlockSim<'_> {
+    /// Runs a control operation for the `mask` threads of warp `w`, of which `exec` have a true guard.
+    /// Returns whether it moved the threads; a `BRA` also reports whether they split.
+    #[inline(always)]
+    pub(crate) fn control(&mut self, w: usize, pc: u32, op: ControlOp, mask: u32, exec: u32) -> Moved {
+        let warp = &mut self.warps[w];
+        match op {
+            ControlOp::Bra { target, reconv } => {
+                if warp.branch(pc, mask, exec, target, reconv) {
+                    self.counters.diverged[pc as usize] += 1;
+                }
+                Moved::Yes
+            }
+            ControlOp::Exit => {
+                warp.exit(mask, exec);
+                Moved::Yes
+            }
+            ControlOp::BarSync => {
+                if exec == 0 {
+                    warp.advance(mask);
+                } else {
+                    warp.arrive_at_barrier(mask, exec);
+                }
+                Moved::Yes
+            }
+            ControlOp::Membar { global } => {
+                if global {
+                    fence(Ordering::SeqCst);
+                }
+                Moved::No
+            }
+            ControlOp::Nop => Moved::No,
+        }
+    }
+}

@@ -1,0 +1,401 @@
+//! What an instruction reads, writes and accesses, derived from its table row.
+//!
+//! Every consumer (the interpreter, statistics, sanitizers, the CFG, the
+//! timing backend, the fuzz generator) asks these functions instead of
+//! keeping its own list of opcodes. The rules that need a modifier's value
+//! (how many registers a load moves, how big an MMA fragment is) live here,
+//! once; `table::tests` and this module's tests check that every row that
+//! names a rule can answer it.
+
+use crate::instr::{Instruction, Operand, Src, PT, RZ};
+use crate::table::*;
+
+/// The tensor-core shapes, each with its own fragment layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MmaShape {
+    /// `MMA.M16N16K16`: lane `l` works on row `l >> 1`, half `l & 1`.
+    M16N16K16,
+    /// `MMA.M16N8K16`: the layout of PTX `mma.sync.aligned.m16n8k16`.
+    M16N8K16,
+    /// `MMA.SP.M16N16K32`: compressed A (16x16 kept values), B 32x16.
+    SpM16N16K32,
+}
+
+/// One tensor-core operation: shape, accumulator and input types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MmaForm {
+    /// Shape and layout.
+    pub shape: MmaShape,
+    /// Accumulator (and result) type.
+    pub acc: MmaAcc,
+    /// Type of `a` and `b`.
+    pub input: MmaIn,
+}
+
+impl MmaForm {
+    /// Whether the contract defines this combination of shape and types.
+    pub fn is_defined(self) -> bool {
+        match self.shape {
+            MmaShape::M16N16K16 => matches!(
+                (self.acc, self.input),
+                (MmaAcc::F32, MmaIn::F16 | MmaIn::BF16) | (MmaAcc::F16, MmaIn::F16) | (MmaAcc::S32, MmaIn::S8 | MmaIn::U8)
+            ),
+            MmaShape::M16N8K16 | MmaShape::SpM16N16K32 => self.acc == MmaAcc::F32 && matches!(self.input, MmaIn::F16 | MmaIn::BF16),
+        }
+    }
+
+    /// The type combinations the shape has, for messages.
+    pub fn defined_types(shape: MmaShape) -> &'static str {
+        match shape {
+            MmaShape::M16N16K16 => ".F32.F16, .F32.BF16, .F16.F16, .S32.S8 or .S32.U8",
+            MmaShape::M16N8K16 | MmaShape::SpM16N16K32 => ".F32.F16 or .F32.BF16",
+        }
+    }
+
+    /// Elements of one input value per 32-bit register.
+    pub fn inputs_per_reg(self) -> u8 {
+        match self.input {
+            MmaIn::F16 | MmaIn::BF16 => 2,
+            MmaIn::S8 | MmaIn::U8 => 4,
+        }
+    }
+
+    /// Accumulator elements per 32-bit register.
+    pub fn acc_per_reg(self) -> u8 {
+        if self.acc == MmaAcc::F16 { 2 } else { 1 }
+    }
+
+    /// Registers of the fragment of operand `role` (`d` has `c`'s).
+    pub fn regs(self, role: FragRole) -> u8 {
+        // Elements per lane: 16x16 tiles hold 8 per lane; the 16x8 tile's C and B hold 4;
+        // the sparse shape's B (32x16) holds 16.
+        let elements = match (self.shape, role) {
+            (MmaShape::M16N8K16, FragRole::B | FragRole::C) => 4,
+            (MmaShape::SpM16N16K32, FragRole::B) => 16,
+            _ => 8,
+        };
+        match role {
+            FragRole::A | FragRole::B => elements / self.inputs_per_reg(),
+            FragRole::C => elements / self.acc_per_reg(),
+        }
+    }
+}
+
+/// How an instruction touches memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AccessKind {
+    /// Reads.
+    Load,
+    /// Writes.
+    Store,
+    /// Reads, modifies and writes indivisibly.
+    Atomic,
+}
+
+/// The memory side of an instruction, per lane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemAccess {
+    /// Memory space.
+    pub space: Space,
+    /// Load, store or atomic.
+    pub kind: AccessKind,
+    /// Bytes one lane moves.
+    pub size: u32,
+    /// Registers of data per lane.
+    pub regs: u8,
+}
+
+impl MemAccess {
+    fn data(space: Space, kind: AccessKind, vec: VecWidth, ty: MemType) -> MemAccess {
+        let regs = match (vec, ty) {
+            (VecWidth::V2, _) => 2,
+            (VecWidth::V4, _) => 4,
+            (_, MemType::B64 | MemType::F64) => 2,
+            _ => 1,
+        };
+        let size = match ty {
+            MemType::U8 | MemType::S8 => 1,
+            MemType::U16 | MemType::S16 => 2,
+            _ => 4 * u32::from(regs),
+        };
+        MemAccess { space, kind, size, regs }
+    }
+}
+
+impl Form {
+    /// How this form touches memory; `None` for one that does not.
+    pub fn access(&self) -> Option<MemAccess> {
+        match *self {
+            Form::Ld(mods::Ld { space, vec, ty }) => Some(MemAccess::data(space, AccessKind::Load, vec, ty)),
+            Form::St(mods::St { space, vec, ty }) => Some(MemAccess::data(space, AccessKind::Store, vec, ty)),
+            Form::Atom(mods::Atom { space, .. }) | Form::AtomCas(mods::AtomCas { space, .. }) => {
+                Some(MemAccess { space: space.into(), kind: AccessKind::Atomic, size: 4, regs: 1 })
+            }
+            _ => None,
+        }
+    }
+
+    /// The tensor-core operation of an MMA form; `None` for any other.
+    pub fn mma(&self) -> Option<MmaForm> {
+        let (shape, acc, input) = match *self {
+            Form::Mma(mods::Mma { acc, input }) => (MmaShape::M16N16K16, acc, input),
+            Form::MmaM16n8k16(mods::MmaM16n8k16 { acc, input }) => (MmaShape::M16N8K16, acc, input),
+            Form::MmaSp(mods::MmaSp { acc, input }) => (MmaShape::SpM16N16K32, acc, input),
+            _ => return None,
+        };
+        Some(MmaForm { shape, acc, input })
+    }
+
+    /// The destination and source types of a `CVT`.
+    pub fn conversion(&self) -> Option<(CvtType, CvtType)> {
+        match *self {
+            Form::Cvt(mods::Cvt { to, from }) => Some((to, from)),
+            _ => None,
+        }
+    }
+}
+
+/// A set of registers `R0 .. R254` (`RZ` is never in it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RegSet([u64; 4]);
+
+impl RegSet {
+    /// No register.
+    pub const EMPTY: RegSet = RegSet([0; 4]);
+
+    /// Adds `count` registers from `first` (those past `R254` are ignored).
+    pub fn insert_range(&mut self, first: u8, count: u8) {
+        for r in u32::from(first)..(u32::from(first) + u32::from(count)).min(u32::from(RZ)) {
+            self.0[(r / 64) as usize] |= 1 << (r % 64);
+        }
+    }
+
+    /// Whether `reg` is in the set.
+    pub fn contains(&self, reg: u8) -> bool {
+        self.0[usize::from(reg / 64)] & (1 << (reg % 64)) != 0
+    }
+
+    /// Whether the sets share a register.
+    pub fn intersects(&self, other: &RegSet) -> bool {
+        self.0.iter().zip(other.0).any(|(a, b)| a & b != 0)
+    }
+
+    /// Both sets.
+    pub fn union(&self, other: &RegSet) -> RegSet {
+        RegSet(std::array::from_fn(|i| self.0[i] | other.0[i]))
+    }
+
+    /// Registers in this set but not in `other`.
+    pub fn difference(&self, other: &RegSet) -> RegSet {
+        RegSet(std::array::from_fn(|i| self.0[i] & !other.0[i]))
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0 == [0; 4]
+    }
+
+    /// How many registers.
+    pub fn len(&self) -> u32 {
+        self.0.iter().map(|w| w.count_ones()).sum()
+    }
+
+    /// The registers, lowest first.
+    pub fn iter(&self) -> impl Iterator<Item = u8> + '_ {
+        self.0.iter().enumerate().flat_map(|(i, &word)| {
+            let mut bits = word;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let r = bits.trailing_zeros();
+                    bits &= bits - 1;
+                    (64 * i as u32 + r) as u8
+                })
+            })
+        })
+    }
+}
+
+/// Everything an instruction reads and writes besides memory contents, derived once
+/// per pc: what a scoreboard, a sanitizer or a trace needs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Effects {
+    /// Registers read (sources, address bases, fragments).
+    pub reads: RegSet,
+    /// Registers written.
+    pub writes: RegSet,
+    /// Predicates read (bit `i` for `Pi`; the guard included; `PT` never).
+    pub pred_reads: u8,
+    /// Predicates written.
+    pub pred_writes: u8,
+    /// How it touches memory, if it does.
+    pub access: Option<MemAccess>,
+}
+
+fn pred_bit(p: u8) -> u8 {
+    if p < PT { 1 << p } else { 0 }
+}
+
+impl Instruction {
+    /// How many consecutive registers operand `index` names.
+    pub fn reg_count(&self, index: usize) -> u8 {
+        let width = match self.info().operands.get(index).map(|o| o.kind) {
+            Some(OperandKind::Dst(w) | OperandKind::Src { width: w, .. }) => w,
+            _ => return 1,
+        };
+        match width {
+            Width::One => 1,
+            Width::Pair => 2,
+            Width::Data => self.form.access().map_or(1, |a| a.regs),
+            Width::Converted => {
+                let (to, from) = self.form.conversion().unwrap_or((CvtType::U32, CvtType::U32));
+                let ty = if index == 0 { to } else { from };
+                if ty == CvtType::F64 { 2 } else { 1 }
+            }
+            Width::Literal => match self.operands[1] {
+                Operand::Src(Src::Imm { wide: true, .. }) => 2,
+                _ => 1,
+            },
+            Width::Fragment(role) => self.form.mma().map_or(1, |m| m.regs(role)),
+        }
+    }
+
+    /// How a literal in source operand `index` is read.
+    pub fn lit_kind(&self, index: usize) -> LitKind {
+        match self.info().operands.get(index).map(|o| o.kind) {
+            Some(OperandKind::Src { lit: LitKind::Converted, .. }) => match self.form.conversion().map(|(_, from)| from) {
+                Some(CvtType::U32 | CvtType::S32) => LitKind::Int,
+                Some(CvtType::F32) => LitKind::F32,
+                Some(CvtType::F64) => LitKind::F64,
+                _ => LitKind::NoLiteral,
+            },
+            Some(OperandKind::Src { lit, .. }) => lit,
+            _ => LitKind::NoLiteral,
+        }
+    }
+
+    /// Registers written, as (first, count) ranges; `RZ` is left out.
+    pub fn written_regs(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
+        self.info().operands.iter().enumerate().filter_map(move |(i, spec)| match (spec.kind, self.operands[i]) {
+            (OperandKind::Dst(_), Operand::Reg(r)) if r != RZ => Some((r, self.reg_count(i))),
+            _ => None,
+        })
+    }
+
+    /// Registers read, as (first, count) ranges; `RZ` is left out.
+    pub fn read_regs(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
+        (0..self.info().operands.len()).filter_map(move |i| match self.operands[i] {
+            Operand::Src(Src::Reg { reg, .. }) if reg != RZ => Some((reg, self.reg_count(i))),
+            Operand::Addr { base, .. } if base != RZ => Some((base, 1)),
+            _ => None,
+        })
+    }
+
+    /// The highest register this instruction names, if any.
+    pub fn max_reg(&self) -> Option<u32> {
+        self.written_regs().chain(self.read_regs()).map(|(r, n)| u32::from(r) + u32::from(n) - 1).max()
+    }
+
+    /// What this instruction reads, writes and accesses.
+    pub fn effects(&self) -> Effects {
+        let mut e = Effects { access: self.form.access(), pred_reads: pred_bit(self.guard.pred), ..Effects::default() };
+        for (first, count) in self.read_regs() {
+            e.reads.insert_range(first, count);
+        }
+        for (first, count) in self.written_regs() {
+            e.writes.insert_range(first, count);
+        }
+        for op in self.operands() {
+            match *op {
+                Operand::PredSrc { pred, .. } => e.pred_reads |= pred_bit(pred),
+                Operand::Pred(p) => e.pred_writes |= pred_bit(p),
+                _ => {}
+            }
+        }
+        e
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instr::Guard;
+
+    /// Every row that names a rule must be able to answer it, so a new row cannot
+    /// silently fall back to one register or no memory access.
+    #[test]
+    fn every_row_has_what_the_layers_need() {
+        for row in TABLE {
+            let form = Form::new(row.opcode);
+            let memory = row.flags.intersects(Flags::LOAD.union(Flags::STORE).union(Flags::ATOMIC));
+            assert_eq!(form.access().is_some(), memory, "{}: memory flags and access rule disagree", row.syntax());
+            assert_eq!(row.latency == LatencyClass::Memory, memory, "{}: memory latency class", row.syntax());
+            assert_eq!(form.mma().is_some(), row.unit == Unit::Tensor, "{}: tensor unit and MMA rule disagree", row.syntax());
+            assert_eq!(row.latency == LatencyClass::Tensor, row.unit == Unit::Tensor, "{}: tensor latency class", row.syntax());
+            if row.flags.contains(Flags::ATOMIC) {
+                assert!(row.flags.contains(Flags::LOAD.union(Flags::STORE)), "{}: an atomic loads and stores", row.syntax());
+            }
+            for spec in row.operands {
+                let width = match spec.kind {
+                    OperandKind::Dst(w) | OperandKind::Src { width: w, .. } => w,
+                    _ => continue,
+                };
+                let answered = match width {
+                    Width::One | Width::Pair | Width::Literal => true,
+                    Width::Data => form.access().is_some(),
+                    Width::Converted => form.conversion().is_some(),
+                    Width::Fragment(_) => form.mma().is_some(),
+                };
+                assert!(answered, "{}: operand `{}` names a width rule the form cannot answer", row.syntax(), spec.name);
+            }
+            if let OperandKind::Src { lit: LitKind::Converted, .. } = row.operands.get(1).map_or(OperandKind::Imm, |o| o.kind) {
+                assert!(form.conversion().is_some(), "{}", row.syntax());
+            }
+            let label = row.operands.iter().any(|o| o.kind == OperandKind::Label);
+            assert_eq!(label, row.flags.contains(Flags::BRANCH), "{}: a branch has a label", row.syntax());
+        }
+    }
+
+    #[test]
+    fn fragment_sizes_follow_the_contract() {
+        let form = |shape, acc, input| MmaForm { shape, acc, input };
+        let regs = |f: MmaForm| [f.regs(FragRole::A), f.regs(FragRole::B), f.regs(FragRole::C)];
+        assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::F32, MmaIn::F16)), [4, 4, 8]);
+        assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::F16, MmaIn::F16)), [4, 4, 4]);
+        assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::S32, MmaIn::S8)), [2, 2, 8]);
+        assert_eq!(regs(form(MmaShape::M16N8K16, MmaAcc::F32, MmaIn::BF16)), [4, 2, 4]);
+        assert_eq!(regs(form(MmaShape::SpM16N16K32, MmaAcc::F32, MmaIn::F16)), [4, 8, 8]);
+    }
+
+    #[test]
+    fn effects_name_registers_and_predicates() {
+        let mut ld = Instruction::new(Opcode::Ld);
+        ld.form = Form::Ld(mods::Ld { space: Space::Global, vec: VecWidth::V4, ty: MemType::B32 });
+        ld.guard = Guard { pred: 2, negated: true };
+        ld.operands[0] = Operand::Reg(8);
+        ld.operands[1] = Operand::Addr { base: 4, offset: 16 };
+        let e = ld.effects();
+        assert_eq!(e.writes.iter().collect::<Vec<_>>(), [8, 9, 10, 11]);
+        assert_eq!(e.reads.iter().collect::<Vec<_>>(), [4]);
+        assert_eq!((e.pred_reads, e.pred_writes), (0b100, 0));
+        assert_eq!(e.access, Some(MemAccess { space: Space::Global, kind: AccessKind::Load, size: 16, regs: 4 }));
+
+        let mut setp = Instruction::new(Opcode::Isetp);
+        setp.operands = [Operand::Pred(1), Operand::Src(Src::reg(RZ)), Operand::Src(Src::imm(3)), Operand::PredSrc { pred: PT, negated: false }, Operand::None];
+        let e = setp.effects();
+        assert!(e.reads.is_empty() && e.writes.is_empty());
+        assert_eq!((e.pred_reads, e.pred_writes), (0, 0b10));
+    }
+
+    #[test]
+    fn register_sets() {
+        let mut s = RegSet::EMPTY;
+        s.insert_range(62, 4);
+        s.insert_range(253, 4);
+        assert_eq!(s.iter().collect::<Vec<_>>(), [62, 63, 64, 65, 253, 254]);
+        assert_eq!(s.len(), 6);
+        let mut t = RegSet::EMPTY;
+        t.insert_range(65, 1);
+        assert!(s.intersects(&t));
+        assert_eq!(s.difference(&t).len(), 5);
+    }
+}
