@@ -9,7 +9,7 @@ use simt_isa::*;
 
 use crate::args::arg_init;
 use crate::ast::{self, AddrItem, ArgValue, Lit, Num, OperandForm, Span, Stmt};
-use crate::cfg;
+use simt_kernel::{BuildError, KernelBuilder};
 use crate::diagnostics::{Diagnostics, Sink, also, help, suggest};
 use crate::grammar::LineParser;
 use crate::lexer::{self, LexError, Token};
@@ -82,10 +82,6 @@ fn is_reserved(text: &str) -> bool {
     register(text).is_some() || predicate(text).is_some() || SpecialReg::from_name(text).is_some() || word_literal(text, false).is_some()
 }
 
-fn align_up(value: u64, align: u64) -> u64 {
-    value.div_ceil(align) * align
-}
-
 /// Instruction rows by upper-case base mnemonic.
 fn rows_of(base: &str) -> impl Iterator<Item = &'static OpInfo> + '_ {
     TABLE.iter().filter(move |row| row.mnemonic.eq_ignore_ascii_case(base))
@@ -128,9 +124,8 @@ fn match_modifiers(row: &OpInfo, tokens: &[&str]) -> Result<[u8; 4], (usize, Mod
     }
 }
 
-/// A branch whose label is resolved once the whole kernel is read.
+/// A label operand of the instruction being checked, resolved once the whole kernel is read.
 struct Fixup<'a> {
-    pc: usize,
     operand: usize,
     label: &'a str,
     span: Span,
@@ -144,27 +139,28 @@ struct Symbols<'a> {
 }
 
 /// The kernel being assembled, filled line by line so that no syntax tree
-/// outlives its line.
-struct KernelBuilder<'a> {
+/// outlives its line: the kernel itself grows in a [`KernelBuilder`]; this keeps
+/// the source spans its diagnostics point at.
+struct KernelState<'a> {
     name: ast::Name<'a>,
     /// Diagnostics before this kernel began: any new one means no kernel is produced.
     errors_before: usize,
+    builder: KernelBuilder,
     symbols: Symbols<'a>,
     header: Header,
-    labels: Vec<(String, u32)>,
-    label_spans: HashMap<&'a str, (u32, Span)>,
+    /// Where each label is defined.
+    label_spans: HashMap<&'a str, Span>,
     /// `.arg` directives, checked at the end, when every parameter is known.
     args: Vec<(Box<ast::ArgDecl<'a>>, Span)>,
-    code: Vec<Instruction>,
-    lines: Vec<u32>,
-    fixups: Vec<Fixup<'a>>,
+    /// The label name and span of every branch reference, by [`simt_kernel::BranchRef`] number.
+    branch_refs: Vec<(&'a str, Span)>,
     max_reg: Option<(u32, Span)>,
 }
 
 struct Assembler<'a> {
     sink: Sink,
     kernel_names: HashMap<&'a str, Span>,
-    current: Option<KernelBuilder<'a>>,
+    current: Option<KernelState<'a>>,
     kernels: Vec<Kernel>,
     stray_reported: bool,
 }
@@ -197,28 +193,22 @@ pub(crate) fn assemble<'a>(file_name: &str, source: &'a str) -> Result<Module, D
     for e in lex_errors {
         asm.error("syntax", Span::new(e.span.start, e.span.end), e.message, "here");
     }
-    if asm.sink.list.is_empty() && asm.kernels.is_empty() {
+    if asm.sink.total == 0 && asm.kernels.is_empty() {
         asm.error("kernel", Span::new(0, 0), "the file defines no kernel: start one with `.kernel NAME`", "expected a .kernel here");
     }
-    let mut list = asm.sink.list;
-    if list.is_empty() {
+    if asm.sink.total == 0 {
         return Ok(Module { source_name: file_name.to_string(), source: Some(source.to_string()), kernels: asm.kernels });
     }
     // Report in source order, whichever pass found the problem.
-    list.sort_by_key(|d| d.labels.first().map_or(0, |l| l.range.start));
-    Err(Diagnostics::new(file_name, source, list))
+    Err(Diagnostics::new(file_name, source, asm.sink))
 }
 
-/// The pieces of a kernel gathered from its directives.
+/// The directives that may appear once, with where they were given.
 #[derive(Default)]
 struct Header {
-    params: Vec<Param>,
-    shared: Vec<SharedVar>,
-    shared_size: u32,
     local_size: Option<(u32, Span)>,
     regs: Option<(u32, Span)>,
     launch: Option<LaunchDims>,
-    args: Vec<ArgDefault>,
 }
 
 impl<'a> Assembler<'a> {
@@ -272,7 +262,7 @@ impl<'a> Assembler<'a> {
             match stmt.stmt {
                 Stmt::Instr(ins) => self.push_instruction(&mut k, line_no, &ins),
                 Stmt::Arg(decl) => k.args.push((decl, stmt.span)),
-                other => self.directive(&other, stmt.span, &mut k.symbols, &mut k.header),
+                other => self.directive(&other, stmt.span, &mut k),
             }
         }
         self.current = Some(k);
@@ -284,115 +274,113 @@ impl<'a> Assembler<'a> {
             let d = self.error("kernel", name.span, format!("kernel `{}` is defined twice: rename one of them", name.text), "second definition");
             also(d, first, "first defined here");
         }
-        self.current = Some(KernelBuilder {
+        self.current = Some(KernelState {
             name,
-            errors_before: self.sink.list.len(),
+            errors_before: self.sink.total,
+            builder: KernelBuilder::new(name.text),
             symbols: Symbols::default(),
             header: Header::default(),
-            labels: Vec::new(),
             label_spans: HashMap::new(),
             args: Vec::new(),
-            code: Vec::new(),
-            lines: Vec::new(),
-            fixups: Vec::new(),
+            branch_refs: Vec::new(),
             max_reg: None,
         });
     }
 
-    fn label(&mut self, k: &mut KernelBuilder<'a>, label: ast::Name<'a>) {
-        let pc = k.code.len() as u32;
+    fn label(&mut self, k: &mut KernelState<'a>, label: ast::Name<'a>) {
         if label.text.contains('.') {
             self.error("label", label.span, "a label name cannot contain `.`: use letters, digits and `_`", "invalid label");
-        } else if let Some(&(_, first)) = k.label_spans.get(label.text) {
+        } else if let Some(&first) = k.label_spans.get(label.text) {
             let d = self.error("label", label.span, format!("label `{}` is defined twice: rename one of them", label.text), "second definition");
             also(d, first, "first defined here");
         } else {
-            k.label_spans.insert(label.text, (pc, label.span));
-            k.labels.push((label.text.to_string(), pc));
+            k.label_spans.insert(label.text, label.span);
+            let id = k.builder.label(label.text);
+            // Names are checked for duplicates above, so placing cannot fail.
+            let _ = k.builder.place(id);
         }
     }
 
-    fn push_instruction(&mut self, k: &mut KernelBuilder<'a>, line_no: u32, ins: &ast::Instr<'a>) {
+    fn push_instruction(&mut self, k: &mut KernelState<'a>, line_no: u32, ins: &ast::Instr<'a>) {
+        let mut fixups = Vec::new();
         // A rejected instruction keeps its slot so that later labels keep their pcs.
-        let inst = self.instruction(ins, &k.symbols, k.code.len(), &mut k.fixups).unwrap_or_else(|| Instruction::new(Opcode::Nop));
+        let inst = self.instruction(ins, &k.symbols, &mut fixups).unwrap_or_else(|| Instruction::new(Opcode::Nop));
         if let Some(r) = inst.max_reg()
             && k.max_reg.is_none_or(|(m, _)| r > m)
         {
             k.max_reg = Some((r, ins.span));
         }
-        k.code.push(inst);
-        k.lines.push(line_no);
+        let pc = match k.builder.push(inst, line_no) {
+            Ok(pc) => pc,
+            Err(e) => {
+                self.error("kernel", ins.span, e.to_string(), "one instruction too many");
+                return;
+            }
+        };
+        for f in fixups {
+            let label = k.builder.label(f.label);
+            k.builder.branch_to(pc, f.operand, label);
+            k.branch_refs.push((f.label, f.span));
+        }
     }
 
     /// Resolves labels, arguments and registers of the current kernel and keeps it if it is clean.
     fn finish_kernel(&mut self) {
         let Some(k) = self.current.take() else { return };
-        let KernelBuilder { name, errors_before, symbols: _, mut header, labels, label_spans, args, mut code, lines, fixups, max_reg } = k;
+        let KernelState { name, errors_before, mut builder, symbols: _, header, label_spans, args, branch_refs, max_reg } = k;
+        let mut defaults = Vec::new();
         for (decl, span) in &args {
-            self.arg(decl.name, &decl.value, *span, &header.params, &mut header.args);
+            self.arg(decl.name, &decl.value, *span, builder.params(), &mut defaults);
         }
-        if code.is_empty() {
-            self.error("kernel", name.span, format!("kernel `{}` has no instructions: add at least `EXIT`", name.text), "empty kernel");
+        defaults.into_iter().for_each(|a| builder.arg(a));
+        builder.local(header.local_size.map_or(0, |(n, _)| n));
+        if let Some((n, _)) = header.regs {
+            builder.regs(n);
         }
-        let len = code.len() as u32;
-        let mut labels_ok = true;
-        for f in fixups {
-            match label_spans.get(f.label) {
-                Some(&(target, _)) if target < len => code[f.pc].operands[f.operand] = Operand::Label { target, reconv: NO_RECONV },
-                Some(_) => {
-                    labels_ok = false;
-                    let d = self.error("label", f.span, format!("label `{}` marks the end of the kernel, after the last instruction", f.label), "nothing to branch to");
-                    help(d, "add `EXIT` after the label");
-                }
-                None => {
-                    labels_ok = false;
-                    let d = self.error("label", f.span, format!("undefined label `{}`", f.label), "not defined in this kernel");
-                    match suggest(f.label, label_spans.keys().copied()) {
+        if let Some(dims) = header.launch {
+            builder.launch(dims);
+        }
+        let errors = match builder.finish() {
+            Ok(kernel) if self.sink.total == errors_before => {
+                self.kernels.push(kernel);
+                return;
+            }
+            Ok(_) => return,
+            Err(errors) => errors,
+        };
+        for e in errors {
+            match e {
+                BuildError::UndefinedLabel { name: ref label, at } => {
+                    let d = self.error("label", branch_refs[at.0 as usize].1, e.to_string(), "not defined in this kernel");
+                    match suggest(label, label_spans.keys().copied()) {
                         Some(s) => help(d, format!("did you mean `{s}`?")),
-                        None => help(d, format!("define it with `{}:` before an instruction", f.label)),
+                        None => help(d, format!("define it with `{label}:` before an instruction")),
                     }
                 }
-            }
-        }
-        if labels_ok {
-            cfg::annotate_reconvergence(&mut code);
-        }
-        let needed = max_reg.map_or(1, |(r, _)| r + 1);
-        let regs = match (header.regs, max_reg) {
-            (Some((n, span)), Some((r, at))) if n <= r => {
-                let d = self.error("directive", span, format!("`.regs {n}` is too small: the kernel uses R{r}"), format!("raise this to {needed} or more"));
-                also(d, at, format!("R{r} is used here"));
-                n
-            }
-            (Some((n, _)), _) => n,
-            (None, _) => needed,
-        };
-        if self.sink.list.len() > errors_before {
-            return;
-        }
-        let kernel = Kernel {
-            name: name.text.to_string(),
-            params: header.params,
-            shared: header.shared,
-            shared_size: header.shared_size,
-            local_size: header.local_size.map_or(0, |(n, _)| n),
-            regs,
-            launch: header.launch,
-            args: header.args,
-            code,
-            lines,
-            labels,
-        };
-        // Every rule of `Kernel::validate` is checked above with a better message; this is a safety net.
-        match kernel.validate() {
-            Ok(()) => self.kernels.push(kernel),
-            Err(e) => {
-                self.error("kernel", name.span, e.to_string(), "in this kernel");
+                BuildError::LabelAtEnd { at, .. } => {
+                    let d = self.error("label", branch_refs[at.0 as usize].1, e.to_string(), "nothing to branch to");
+                    help(d, "add `EXIT` after the label");
+                }
+                BuildError::Empty(_) => {
+                    self.error("kernel", name.span, e.to_string(), "empty kernel");
+                }
+                BuildError::TooFewRegs { regs, used } => {
+                    let span = header.regs.map_or(name.span, |(_, span)| span);
+                    let d = self.error("directive", span, format!("`.regs {regs}` is too small: the kernel uses R{used}"), format!("raise this to {} or more", used + 1));
+                    if let Some((_, at)) = max_reg {
+                        also(d, at, format!("R{used} is used here"));
+                    }
+                }
+                // Every other rule is checked as the kernel is read, with a better message; this is a safety net.
+                BuildError::Redefined { .. } | BuildError::SharedTooLarge { .. } | BuildError::TooLong | BuildError::Invalid(_) => {
+                    self.error("kernel", name.span, e.to_string(), "in this kernel");
+                }
             }
         }
     }
 
-    fn directive(&mut self, stmt: &Stmt<'a>, span: Span, symbols: &mut Symbols<'a>, h: &mut Header) {
+    fn directive(&mut self, stmt: &Stmt<'a>, span: Span, k: &mut KernelState<'a>) {
+        let (symbols, h) = (&mut k.symbols, &mut k.header);
         match stmt {
             Stmt::Param { ty, name } => {
                 let text = ty.text[1..].to_ascii_lowercase();
@@ -411,10 +399,8 @@ impl<'a> Assembler<'a> {
                 if !self.check_name(name, "parameter") || !self.new_symbol(name, symbols) {
                     return;
                 }
-                let end = h.params.last().map_or(0, |p| p.offset + p.ty.size());
-                let offset = align_up(u64::from(end), u64::from(pty.size())) as u32;
+                let offset = k.builder.param(name.text, pty);
                 symbols.params.insert(name.text, (offset, name.span));
-                h.params.push(Param { name: name.text.to_string(), ty: pty, offset });
             }
             Stmt::Shared(decl) => {
                 let ast::SharedDecl { align, ty, name, len } = &**decl;
@@ -445,19 +431,14 @@ impl<'a> Assembler<'a> {
                 if !self.check_name(name, "shared variable") || !self.new_symbol(name, symbols) {
                     return;
                 }
-                let offset = align_up(u64::from(h.shared_size), u64::from(align));
-                let end = offset + u64::from(count) * u64::from(elem.size());
-                if end > u64::from(simt_isa::MAX_SHARED_BYTES) {
-                    let message = format!(
-                        "shared memory would reach {end} bytes; a block may have at most {} (228 KiB): make the array smaller",
-                        simt_isa::MAX_SHARED_BYTES
-                    );
-                    self.error("directive", span, message, "too large");
-                    return;
+                match k.builder.shared(name.text, elem, count, align) {
+                    Ok(offset) => {
+                        symbols.shared.insert(name.text, (offset, name.span));
+                    }
+                    Err(e) => {
+                        self.error("directive", span, e.to_string(), "too large");
+                    }
                 }
-                symbols.shared.insert(name.text, (offset as u32, name.span));
-                h.shared.push(SharedVar { name: name.text.to_string(), elem, len: count, align, offset: offset as u32 });
-                h.shared_size = end as u32;
             }
             Stmt::Local(lit) => {
                 if let Some(n) = self.uint(lit, "`.local` (bytes per thread)", 0, u64::from(simt_isa::MAX_LOCAL_BYTES)) {
@@ -695,7 +676,7 @@ impl<'a> Assembler<'a> {
     }
 
     /// Checks and encodes one instruction; `None` after reporting its errors.
-    fn instruction(&mut self, ins: &ast::Instr<'a>, symbols: &Symbols<'_>, pc: usize, fixups: &mut Vec<Fixup<'a>>) -> Option<Instruction> {
+    fn instruction(&mut self, ins: &ast::Instr<'a>, symbols: &Symbols<'_>, fixups: &mut Vec<Fixup<'a>>) -> Option<Instruction> {
         let guard = match &ins.guard {
             Some(g) => self.guard(g),
             None => Some(Guard::ALWAYS),
@@ -730,7 +711,7 @@ impl<'a> Assembler<'a> {
                 Ok(op) => {
                     // Branch targets are filled in when the whole kernel has been read.
                     if let (Operand::Label { .. }, OperandForm::Word { text, .. }) = (op, &operand.form) {
-                        fixups.push(Fixup { pc, operand: i, label: text, span: operand.span });
+                        fixups.push(Fixup { operand: i, label: text, span: operand.span });
                     }
                     inst.operands[i] = op;
                 }

@@ -8,16 +8,19 @@ use simt_isa::{LONG_LINE, MAX_RENDERED_DIAGNOSTICS as MAX_RENDERED};
 
 use crate::ast::Span;
 
-/// Every problem found in one file.
+/// The problems found in one file: the first [`MAX_RENDERED`] in source order, and how many there were.
 #[derive(Clone, Debug)]
 pub struct Diagnostics {
     file: SimpleFile<String, String>,
     list: Vec<Diagnostic<()>>,
+    total: usize,
 }
 
 impl Diagnostics {
-    pub(crate) fn new(file_name: &str, source: &str, list: Vec<Diagnostic<()>>) -> Diagnostics {
-        Diagnostics { file: SimpleFile::new(file_name.to_string(), source.to_string()), list }
+    pub(crate) fn new(file_name: &str, source: &str, sink: Sink) -> Diagnostics {
+        let Sink { mut list, total, .. } = sink;
+        list.sort_by_key(position);
+        Diagnostics { file: SimpleFile::new(file_name.to_string(), source.to_string()), list, total }
     }
 
     /// All diagnostics, each with `file:line:col`, the source line and a caret
@@ -29,7 +32,7 @@ impl Diagnostics {
     pub fn render(&self, color: bool) -> String {
         let config = Config::default();
         let mut out = Vec::new();
-        for d in self.list.iter().take(MAX_RENDERED) {
+        for d in &self.list {
             if let Some(short) = self.without_long_lines(d) {
                 out.extend_from_slice(short.as_bytes());
                 continue;
@@ -43,8 +46,8 @@ impl Diagnostics {
                 term::emit_to_io_write(&mut out, &config, &self.file, d)
             };
         }
-        if self.list.len() > MAX_RENDERED {
-            let more = self.list.len() - MAX_RENDERED;
+        if self.total > self.list.len() {
+            let more = self.total - self.list.len();
             out.extend_from_slice(format!("error: {more} more errors not shown; fix the ones above first\n").as_bytes());
         }
         String::from_utf8_lossy(&out).into_owned()
@@ -70,17 +73,17 @@ impl Diagnostics {
         Some(text)
     }
 
-    /// The number of diagnostics.
+    /// The number of problems found (more than [`Diagnostics::diagnostics`] holds past [`MAX_RENDERED`]).
     pub fn len(&self) -> usize {
-        self.list.len()
+        self.total
     }
 
     /// Whether there are none (an `Err` from [`crate::assemble`] always has some).
     pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
+        self.total == 0
     }
 
-    /// The diagnostics themselves, for tools that render them another way.
+    /// The first [`MAX_RENDERED`] diagnostics in source order, for tools that render them another way.
     pub fn diagnostics(&self) -> &[Diagnostic<()>] {
         &self.list
     }
@@ -103,23 +106,56 @@ fn shorten(text: &str) -> String {
     }
 }
 
-/// Collects diagnostics while assembling.
-#[derive(Default)]
+/// Where a diagnostic points: the start of its primary label.
+fn position(d: &Diagnostic<()>) -> usize {
+    d.labels.first().map_or(0, |l| l.range.start)
+}
+
+/// Collects diagnostics while assembling: it keeps the [`MAX_RENDERED`] earliest
+/// in the file and only counts the rest, so a file of millions of bad lines
+/// costs memory for a hundred.
 pub(crate) struct Sink {
-    pub(crate) list: Vec<Diagnostic<()>>,
+    list: Vec<Diagnostic<()>>,
+    /// Every error reported, kept or not.
+    pub(crate) total: usize,
+    /// Where the latest-placed kept diagnostic points, and its index.
+    latest: (usize, usize),
+    /// Receives help and secondary labels of a diagnostic that is not kept.
+    discard: Diagnostic<()>,
+}
+
+impl Default for Sink {
+    fn default() -> Sink {
+        Sink { list: Vec::new(), total: 0, latest: (0, 0), discard: Diagnostic::error() }
+    }
 }
 
 impl Sink {
     /// Reports an error: `code` names its class, `message` says what to do,
     /// `label` is printed under the caret.
     pub(crate) fn error(&mut self, code: &str, span: Span, message: impl Into<String>, label: impl Into<String>) -> &mut Diagnostic<()> {
-        self.list.push(
-            Diagnostic::error()
-                .with_code(code)
-                .with_message(message.into())
-                .with_labels(vec![Label::primary((), span.range()).with_message(label.into())]),
-        );
-        self.list.last_mut().expect("just pushed")
+        self.total += 1;
+        let start = span.range().start;
+        let full = self.list.len() == MAX_RENDERED;
+        if full && start >= self.latest.0 {
+            self.discard = Diagnostic::error();
+            return &mut self.discard;
+        }
+        let d = Diagnostic::error()
+            .with_code(code)
+            .with_message(message.into())
+            .with_labels(vec![Label::primary((), span.range()).with_message(label.into())]);
+        let at = if full {
+            self.list[self.latest.1] = d;
+            self.latest.1
+        } else {
+            self.list.push(d);
+            self.list.len() - 1
+        };
+        if full || start >= self.latest.0 {
+            self.latest = self.list.iter().enumerate().map(|(i, d)| (position(d), i)).max().unwrap_or((0, 0));
+        }
+        &mut self.list[at]
     }
 }
 
@@ -142,4 +178,23 @@ pub(crate) fn suggest<'c>(word: &str, candidates: impl IntoIterator<Item = &'c s
         .filter(|&(d, c)| d <= 2.max(c.len() / 3) && d < c.len().max(upper.len()))
         .min_by_key(|&(d, _)| d)
         .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sink_keeps_the_earliest_diagnostics_and_counts_the_rest() {
+        let mut sink = Sink::default();
+        // Later passes report earlier lines: keep the earliest whatever the order.
+        for start in (0..300).rev().chain(300..1000) {
+            help(sink.error("e", Span::new(start, start + 1), format!("at {start}"), "here"), "ignored when dropped");
+        }
+        let d = Diagnostics::new("t.s", &" ".repeat(1001), sink);
+        assert_eq!(d.len(), 1000);
+        let kept: Vec<usize> = d.diagnostics().iter().map(position).collect();
+        assert_eq!(kept, (0..MAX_RENDERED).collect::<Vec<_>>());
+        assert!(d.render(false).ends_with("error: 900 more errors not shown; fix the ones above first\n"));
+    }
 }

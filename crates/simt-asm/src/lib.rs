@@ -3,20 +3,19 @@
 //! Pipeline: the logos lexer (`lexer.rs`) splits the file into statement lines,
 //! the lalrpop grammar (`grammar/simt.lalrpop`) parses each line on its own,
 //! so one bad line never hides the next, and the checker resolves every
-//! statement against the instruction table ([`simt_isa::TABLE`]). Each
-//! kernel's control-flow graph ([`mod@cfg`]) then gives every divergent branch its
+//! statement against the instruction table ([`simt_isa::TABLE`]), building
+//! each kernel with [`simt_kernel::KernelBuilder`], which lays out parameters
+//! and shared memory, resolves labels and gives every divergent branch its
 //! reconvergence point. All problems of a file come back together as
 //! [`Diagnostics`].
 //!
-//! API boundary: [`assemble`], [`parse_arg_init`], [`check_arg`] and [`mod@cfg`]
-//! are what other crates use; the syntax tree and lexer are implementation
-//! details.
+//! API boundary: [`assemble`], [`parse_arg_init`] and [`check_arg`] are what
+//! other crates use; the syntax tree and lexer are implementation details.
 #![warn(missing_docs)]
 
 mod args;
 mod assembler;
 mod ast;
-pub mod cfg;
 mod diagnostics;
 mod lexer;
 mod literal;
