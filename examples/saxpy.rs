@@ -3,7 +3,7 @@
 //!
 //! Run with `cargo run --release --example saxpy`.
 
-use simt_interp::host::{self, Arg, LaunchRequest};
+use simt_host::{self as host, Arg, LaunchRequest};
 use simt_interp::RunOptions;
 use simt_isa::{ArgInit, Literal};
 

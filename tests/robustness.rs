@@ -150,7 +150,7 @@ proptest! {
         bytes.extend(header.bytes());
         bytes.extend(data);
         for cut in [bytes.len(), bytes.len() / 2, 11] {
-            let _ = simt_interp::npy::read(&bytes[..cut.min(bytes.len())]);
+            let _ = simt_host::npy::read(&bytes[..cut.min(bytes.len())]);
         }
     }
 }
@@ -195,10 +195,10 @@ fn the_generator_covers_the_table() {
 /// `simt run /dev/zero` or `--arg x=@/dev/zero` used to read forever (metadata says 0 bytes).
 #[test]
 fn endless_files_are_cut_off_at_the_limit() {
-    let err = simt_interp::host::read_bounded(std::path::Path::new("/dev/zero"), 1 << 16).unwrap_err();
+    let err = simt_host::read_bounded(std::path::Path::new("/dev/zero"), 1 << 16).unwrap_err();
     assert!(err.contains("holds 65537 bytes or more"), "{err}");
     let dir = std::env::temp_dir();
-    let err = simt_interp::host::read_bounded(&dir, 1 << 16).unwrap_err();
+    let err = simt_host::read_bounded(&dir, 1 << 16).unwrap_err();
     assert!(err.contains("is a directory"), "{err}");
 }
 
@@ -211,7 +211,7 @@ fn two_buffer_kernel() -> simt_isa::Kernel {
 /// total was checked: 1.2 GB allocated for nothing. Now the sum is checked first.
 #[test]
 fn buffers_over_the_total_are_rejected_before_any_is_made() {
-    use simt_interp::host::{prepare, Arg, LaunchRequest};
+    use simt_host::{prepare, Arg, LaunchRequest};
     use simt_isa::ArgInit;
     let request = LaunchRequest {
         args: vec![Arg::new("x", ArgInit::Zeros(300_000_000)), Arg::new("y", ArgInit::Rand(300_000_000, 1))],
@@ -245,9 +245,9 @@ fn launch_shapes_beyond_the_limits_are_rejected() {
     local.local_size = 512 * 1024;
     assert!(check_shape(&local, [1, 1, 1], [128, 1, 1]).is_ok());
     assert!(check_shape(&local, [1, 1, 1], [1024, 1, 1]).unwrap_err().to_string().contains("a block may have at most 67108864"));
-    let prepared = simt_interp::host::prepare(
+    let prepared = simt_host::prepare(
         &local,
-        &simt_interp::host::LaunchRequest { block: Some([1024, 1, 1]), ..Default::default() },
+        &simt_host::LaunchRequest { block: Some([1024, 1, 1]), ..Default::default() },
     );
     assert!(prepared.unwrap_err().to_string().starts_with("cannot launch:"));
 }

@@ -1,7 +1,7 @@
 //! The simt assembler: turns `.s` source into a [`simt_isa::Module`].
 //!
 //! Pipeline: the logos lexer (`lexer.rs`) splits the file into statement lines,
-//! the lalrpop grammar (`grammar/simt.lalrpop`) parses each line on its own,
+//! the lalrpop grammar (`crates/simt-asm/grammar/simt.lalrpop`, inside the crate so `cargo package` includes it) parses each line on its own,
 //! so one bad line never hides the next, and the checker resolves every
 //! statement against the instruction table ([`simt_isa::TABLE`]), building
 //! each kernel with [`simt_kernel::KernelBuilder`], which lays out parameters

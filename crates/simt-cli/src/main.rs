@@ -106,7 +106,7 @@ fn color() -> bool {
 
 
 fn read_file(path: &Path) -> Result<Vec<u8>, Failure> {
-    simt_interp::host::read_bounded(path, simt_isa::MAX_INPUT_BYTES).map_err(Failure::input)
+    simt_host::read_bounded(path, simt_isa::MAX_INPUT_BYTES).map_err(Failure::input)
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Outcome {

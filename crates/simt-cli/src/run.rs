@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use simt_interp::host::{self, Arg, HostError, LaunchRequest, PreparedLaunch};
+use simt_host::{self as host, Arg, HostError, LaunchRequest, PreparedLaunch};
 use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_SMS};
 use simt_interp::{Checks, FaultKind, RunOptions, SimtModel, Stats};
 use simt_isa::{ElemType, Kernel, Module, ParamType};

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use half::f16;
-use simt_interp::host;
-use simt_interp::npy::{self, Dtype};
+use simt_host as host;
+use simt_host::npy::{self, Dtype};
 
 use crate::{Failure, Outcome, write_file};
 

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use simt_interp::host::{prepare, Arg, LaunchRequest};
+use simt_host::{prepare, Arg, LaunchRequest};
 use simt_interp::RunOptions;
 use simt_isa::{ArgInit, Literal, Module};
 

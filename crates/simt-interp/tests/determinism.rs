@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use simt_interp::host::{prepare, LaunchRequest};
+use simt_host::{prepare, LaunchRequest};
 use simt_interp::{run, RunOptions, SimtModel, Stats};
 use simt_isa::Module;
 

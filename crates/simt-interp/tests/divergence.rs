@@ -9,7 +9,7 @@
 mod common;
 
 use common::{asm_dir, assemble_file, assemble_text, stepped_traces, u32s};
-use simt_interp::host::{prepare, LaunchRequest, PreparedLaunch};
+use simt_host::{prepare, LaunchRequest, PreparedLaunch};
 use simt_interp::{FaultKind, Launch, RunOptions, SimtModel};
 use simt_isa::{ElemType, Module};
 

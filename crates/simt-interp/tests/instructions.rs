@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 
-use simt_interp::host::{prepare, Arg, LaunchRequest};
+use simt_host::{prepare, Arg, LaunchRequest};
 use simt_interp::{FaultKind, RunOptions, SimtModel};
 use simt_isa::{ArgInit, Literal, Module, Opcode, Unit, TABLE};
 

@@ -12,7 +12,7 @@
 mod common;
 
 use common::*;
-use simt_interp::host::LaunchRequest;
+use simt_host::LaunchRequest;
 use simt_isa::{ArgInit, Literal};
 
 fn threads_per_block(l: &Launched) -> u32 {

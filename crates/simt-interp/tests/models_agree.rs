@@ -6,7 +6,7 @@
 mod common;
 
 use common::{assemble_text, stepped_traces, u32s, Rng};
-use simt_interp::host::{prepare, LaunchRequest};
+use simt_host::{prepare, LaunchRequest};
 use simt_interp::{Launch, RunOptions, SimtModel};
 use simt_isa::Module;
 

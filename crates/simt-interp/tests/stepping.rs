@@ -6,7 +6,7 @@
 mod common;
 
 use common::{assemble_text, load, stepped_traces, Rng};
-use simt_interp::host::{prepare, LaunchRequest, PreparedLaunch};
+use simt_host::{prepare, LaunchRequest, PreparedLaunch};
 use simt_interp::{BlockReason, Counters, Exchange, Launch, Peek, RunOptions, SimtModel, StepResult};
 use simt_isa::{AccessKind, LatencyClass, Module, Opcode, Space, Unit};
 

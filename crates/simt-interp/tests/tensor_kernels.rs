@@ -15,7 +15,7 @@ mod common;
 
 use common::*;
 use half::f16;
-use simt_interp::host::LaunchRequest;
+use simt_host::LaunchRequest;
 use simt_interp::{run, RunOptions, SimtModel};
 use simt_isa::{ArgInit, Literal};
 use simt_tensor::sparsify::{decode_metadata, decompress, sparsify};

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use simt_interp::host::{prepare, Arg, LaunchRequest, PreparedLaunch};
+use simt_host::{prepare, Arg, LaunchRequest, PreparedLaunch};
 use simt_interp::{run, Launch, LaunchConfig, RunOptions, SimtModel, Stats, StepResult};
 use simt_isa::{ArgInit, Literal, Module};
 

@@ -1,4 +1,4 @@
-//! Host side: turning arguments into buffers and parameters, and buffers back into output.
+//! The host side of a launch: turning arguments into buffers and parameters, and buffers back into output.
 //!
 //! [`prepare`] checks a launch request against a kernel (dimensions, argument
 //! names, every parameter present) and only then materialises the arguments:
@@ -21,9 +21,12 @@ use std::path::{Path, PathBuf};
 use half::{bf16, f16};
 use simt_isa::{ArgInit, ElemType, Kernel, Literal, MAX_BLOCK_THREADS, MAX_BUFFER_FILE_BYTES, MAX_TOTAL_BUFFER_BYTES as MAX_TOTAL_BYTES, Param, ParamType};
 
-use crate::launch::LaunchConfig;
-use crate::memory::{GlobalMemory, MemoryError};
-use crate::npy::{self, Dtype, NpyError};
+use simt_interp::launch::{check_shape, LaunchError};
+use simt_interp::memory::{GlobalMemory, MemoryError, GUARD_BYTES};
+use simt_interp::LaunchConfig;
+
+pub mod npy;
+use npy::{Dtype, NpyError};
 
 /// Where an argument came from; decides how a relative `@FILE` is resolved and how errors name it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,7 +71,7 @@ pub struct LaunchRequest {
     pub module_dir: Option<PathBuf>,
 }
 
-/// A launch ready to [`run`](crate::run): configuration, memory and which parameter owns which buffer.
+/// A launch ready to [`run`](simt_interp::run): configuration, memory and which parameter owns which buffer.
 #[derive(Debug)]
 pub struct PreparedLaunch {
     /// Grid, block and PARAM bytes.
@@ -143,9 +146,9 @@ pub enum HostError {
     /// The buffers do not fit GLOBAL memory.
     #[error(transparent)]
     Memory(#[from] MemoryError),
-    /// The kernel cannot be launched with this shape (see [`check_shape`](crate::launch::check_shape)).
+    /// The kernel cannot be launched with this shape (see [`check_shape`]).
     #[error("cannot launch: {0}")]
-    Launch(#[from] crate::launch::LaunchError),
+    Launch(#[from] LaunchError),
 }
 
 fn dims_text(d: [u32; 3]) -> String {
@@ -163,7 +166,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
     let (grid, block) = launch_dims(kernel, request)?;
     // Every limit that depends on the kernel and the shape only (grid extents, shared and
     // local memory) is checked before any buffer exists.
-    crate::launch::check_shape(kernel, grid, block)?;
+    check_shape(kernel, grid, block)?;
     for arg in &request.args {
         if kernel.param(&arg.name).is_none() {
             return Err(HostError::unknown_param(kernel, &arg.name));
@@ -198,7 +201,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
             ArgOrigin::Directive { dir } => dir.as_path(),
         };
         let bytes = planned_bytes(elem, &arg.init, base);
-        planned = planned.saturating_add(bytes.next_multiple_of(256)).saturating_add(u64::from(crate::memory::GUARD_BYTES));
+        planned = planned.saturating_add(bytes.next_multiple_of(256)).saturating_add(u64::from(GUARD_BYTES));
         if planned > MAX_TOTAL_BYTES {
             return Err(HostError::Memory(MemoryError::TooLarge { name: param.name.clone(), bytes }));
         }
