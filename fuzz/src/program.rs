@@ -256,7 +256,7 @@ pub fn run_case(case: &Case) {
 
     let mut memory = GlobalMemory::new();
     let init: Vec<u8> = (0..case.buffer_len).map(|i| i as u8).collect();
-    let base = memory.alloc("buf", &init).expect("a small buffer fits");
+    let base = memory.alloc("buf", simt_interp::WordBytes::from_bytes(&init)).expect("a small buffer fits");
     let mut params = base.to_le_bytes().to_vec();
     params.extend_from_slice(&(case.buffer_len / 4).to_le_bytes());
     let config = LaunchConfig { grid: case.grid, block: case.block, params };

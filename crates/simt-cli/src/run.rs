@@ -110,6 +110,10 @@ struct Dump {
 }
 
 pub fn run(args: RunArgs) -> Outcome {
+    if let Some(n) = args.threads {
+        // `--threads` bounds every part of the run (arguments, dumps), not only the SMs.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n as usize).build_global();
+    }
     let module = load_module(&args.file)?;
     let kernel = select_kernel(&module, args.kernel.as_deref(), &args.file)?;
     let request = LaunchRequest {
@@ -240,8 +244,8 @@ fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump
     };
     for dump in dumps {
         if let Some(path) = &dump.file {
-            let (elem, bytes) = buffer(&dump.name);
-            host::write_buffer_file(path, elem, &bytes)
+            let (elem, memory) = launch.buffer_of(&dump.name).expect("--dump names were checked to be pointer parameters, and each has a buffer");
+            host::write_buffer_file(path, elem, memory)
                 .map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
         }
     }

@@ -19,11 +19,12 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use half::{bf16, f16};
+use rayon::prelude::*;
 use simt_isa::{ArgInit, ElemType, Kernel, Literal, MAX_BLOCK_THREADS, MAX_BUFFER_FILE_BYTES, MAX_TOTAL_BUFFER_BYTES as MAX_TOTAL_BYTES, Param, ParamType};
 
 use simt_interp::launch::{check_shape, LaunchError};
-use simt_interp::memory::{GlobalMemory, MemoryError, GUARD_BYTES};
-use simt_interp::LaunchConfig;
+use simt_interp::memory::{Buffer, GlobalMemory, MemoryError, GUARD_BYTES};
+use simt_interp::{LaunchConfig, WordBytes};
 
 pub mod npy;
 use npy::{Dtype, NpyError};
@@ -85,8 +86,14 @@ pub struct PreparedLaunch {
 impl PreparedLaunch {
     /// The element type and current bytes of the buffer of pointer parameter `name`.
     pub fn buffer(&self, name: &str) -> Option<(ElemType, Vec<u8>)> {
+        let (elem, buffer) = self.buffer_of(name)?;
+        Some((elem, buffer.bytes()))
+    }
+
+    /// The element type and the buffer of pointer parameter `name`, without copying it.
+    pub fn buffer_of(&self, name: &str) -> Option<(ElemType, &Buffer)> {
         let elem = self.buffers.iter().find(|(n, _)| n == name)?.1;
-        Some((elem, self.memory.buffer(name)?.bytes()))
+        Some((elem, self.memory.buffer(name)?))
     }
 }
 
@@ -228,7 +235,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
                 };
                 let data = buffer_bytes(elem, &arg.init, base).map_err(bad)?;
                 buffers.push((param.name.clone(), elem));
-                memory.alloc(&param.name, &data)?.to_le_bytes().to_vec()
+                memory.alloc(&param.name, data)?.to_le_bytes().to_vec()
             }
             ty => match &arg.init {
                 ArgInit::Scalar(lit) => literal_bytes(scalar_elem(ty), *lit).map_err(bad)?,
@@ -327,12 +334,14 @@ pub fn example_arg(param: &Param) -> String {
 /// # Errors
 /// A float for an integer type, an integer out of range, or a bit pattern of the wrong width.
 pub fn literal_bytes(elem: ElemType, lit: Literal) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(8);
-    push_literal(elem, lit, &mut out)?;
+    let mut out = vec![0; elem.size() as usize];
+    write_literal(elem, lit, &mut out)?;
     Ok(out)
 }
 
-fn push_literal(elem: ElemType, lit: Literal, out: &mut Vec<u8>) -> Result<(), String> {
+/// Writes one literal as an element of `elem` into `out` (exactly its size).
+#[inline]
+fn write_literal(elem: ElemType, lit: Literal, out: &mut [u8]) -> Result<(), String> {
     use ElemType::*;
     let int_range = |v: i64, lo: i64, hi: i64| {
         if (lo..=hi).contains(&v) { Ok(v) } else { Err(format!("{v} does not fit {elem} ({lo} ..= {hi})")) }
@@ -344,25 +353,25 @@ fn push_literal(elem: ElemType, lit: Literal, out: &mut Vec<u8>) -> Result<(), S
         Literal::F64Bits(b) => f64::from_bits(b),
     };
     match (elem, lit) {
-        (F32 | B32, Literal::F32Bits(b)) => out.extend_from_slice(&b.to_le_bytes()),
-        (F64, Literal::F64Bits(b)) => out.extend_from_slice(&b.to_le_bytes()),
-        (U8, Literal::Int(v)) => out.push(int_range(v, 0, 255)? as u8),
-        (S8, Literal::Int(v)) => out.push(int_range(v, -128, 127)? as u8),
-        (U16, Literal::Int(v)) => out.extend_from_slice(&(int_range(v, 0, 65535)? as u16).to_le_bytes()),
-        (S16, Literal::Int(v)) => out.extend_from_slice(&(int_range(v, -32768, 32767)? as u16).to_le_bytes()),
-        (U32, Literal::Int(v)) => out.extend_from_slice(&(int_range(v, 0, u32::MAX.into())? as u32).to_le_bytes()),
-        (S32, Literal::Int(v)) => out.extend_from_slice(&(int_range(v, i32::MIN.into(), i32::MAX.into())? as u32).to_le_bytes()),
+        (F32 | B32, Literal::F32Bits(b)) => out.copy_from_slice(&b.to_le_bytes()),
+        (F64, Literal::F64Bits(b)) => out.copy_from_slice(&b.to_le_bytes()),
+        (U8, Literal::Int(v)) => out[0] = int_range(v, 0, 255)? as u8,
+        (S8, Literal::Int(v)) => out[0] = int_range(v, -128, 127)? as u8,
+        (U16, Literal::Int(v)) => out.copy_from_slice(&(int_range(v, 0, 65535)? as u16).to_le_bytes()),
+        (S16, Literal::Int(v)) => out.copy_from_slice(&(int_range(v, -32768, 32767)? as u16).to_le_bytes()),
+        (U32, Literal::Int(v)) => out.copy_from_slice(&(int_range(v, 0, u32::MAX.into())? as u32).to_le_bytes()),
+        (S32, Literal::Int(v)) => out.copy_from_slice(&(int_range(v, i32::MIN.into(), i32::MAX.into())? as u32).to_le_bytes()),
         // b32 is untyped: a negative integer means its two's complement bits.
-        (B32, Literal::Int(v)) => out.extend_from_slice(&(int_range(v, i32::MIN.into(), u32::MAX.into())? as u32).to_le_bytes()),
+        (B32, Literal::Int(v)) => out.copy_from_slice(&(int_range(v, i32::MIN.into(), u32::MAX.into())? as u32).to_le_bytes()),
         (U8 | S8 | U16 | S16 | U32 | S32 | B32, _) => {
             return Err(format!("{elem} takes integers, not the float `{lit}`"));
         }
-        (F16, _) => out.extend_from_slice(&f16::from_f64(value).to_bits().to_le_bytes()),
-        (BF16, _) => out.extend_from_slice(&bf16::from_f64(value).to_bits().to_le_bytes()),
-        (F32, Literal::Int(v)) => out.extend_from_slice(&(v as f32).to_le_bytes()),
-        (F32, _) => out.extend_from_slice(&(value as f32).to_le_bytes()),
-        (F64, Literal::Int(v)) => out.extend_from_slice(&(v as f64).to_le_bytes()),
-        (F64, _) => out.extend_from_slice(&value.to_le_bytes()),
+        (F16, _) => out.copy_from_slice(&f16::from_f64(value).to_bits().to_le_bytes()),
+        (BF16, _) => out.copy_from_slice(&bf16::from_f64(value).to_bits().to_le_bytes()),
+        (F32, Literal::Int(v)) => out.copy_from_slice(&(v as f32).to_le_bytes()),
+        (F32, _) => out.copy_from_slice(&(value as f32).to_le_bytes()),
+        (F64, Literal::Int(v)) => out.copy_from_slice(&(v as f64).to_le_bytes()),
+        (F64, _) => out.copy_from_slice(&value.to_le_bytes()),
     }
     Ok(())
 }
@@ -372,7 +381,7 @@ fn push_literal(elem: ElemType, lit: Literal, out: &mut Vec<u8>) -> Result<(), S
 /// # Errors
 /// A scalar where a buffer is needed, a value that does not suit `elem`, an
 /// unreadable or ill-typed file, or a buffer larger than GLOBAL memory.
-pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<Vec<u8>, String> {
+pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordBytes, String> {
     let size = u64::from(elem.size());
     let count = |n: u64| -> Result<usize, String> {
         match n.checked_mul(size) {
@@ -384,31 +393,55 @@ pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<Vec<u
         ArgInit::Scalar(lit) => {
             return Err(format!("a pointer parameter needs a buffer, e.g. `fill(1024, {lit})` or `[{lit}]`, not the scalar `{lit}`"));
         }
-        ArgInit::Zeros(n) => vec![0; count(*n)?],
-        ArgInit::Fill(n, lit) => literal_bytes(elem, *lit)?.repeat(count(*n)? / size as usize),
-        ArgInit::Iota(n) => {
-            let mut out = Vec::with_capacity(count(*n)?);
-            for i in 0..*n {
-                push_literal(elem, Literal::Int(i as i64), &mut out).map_err(|e| format!("iota({n}): {e}"))?;
+        ArgInit::Zeros(n) => WordBytes::zeroed(count(*n)?),
+        ArgInit::Fill(n, lit) => {
+            let bytes = count(*n)?;
+            let v = literal_bytes(elem, *lit)?;
+            match v.len() {
+                1 => generate::<1>(bytes, |_| [v[0]]),
+                2 => generate::<2>(bytes, |_| [v[0], v[1]]),
+                4 => generate::<4>(bytes, |_| [v[0], v[1], v[2], v[3]]),
+                _ => generate::<8>(bytes, |_| v[..8].try_into().expect("8 bytes")),
             }
-            out
+        }
+        ArgInit::Iota(n) => {
+            // Values only grow, so the last one is the only one that may not fit.
+            if let Some(last) = n.checked_sub(1) {
+                literal_bytes(elem, Literal::Int(last as i64)).map_err(|e| format!("iota({n}): {e}"))?;
+            }
+            // Each arm converts as `write_literal` converts an integer literal.
+            let bytes = count(*n)?;
+            match elem {
+                ElemType::U8 | ElemType::S8 => generate::<1>(bytes, |i| [i as u8]),
+                ElemType::U16 | ElemType::S16 => generate::<2>(bytes, |i| (i as u16).to_le_bytes()),
+                ElemType::U32 | ElemType::S32 | ElemType::B32 => generate::<4>(bytes, |i| (i as u32).to_le_bytes()),
+                ElemType::F16 => generate::<2>(bytes, |i| f16::from_f64(i as f64).to_bits().to_le_bytes()),
+                ElemType::BF16 => generate::<2>(bytes, |i| bf16::from_f64(i as f64).to_bits().to_le_bytes()),
+                ElemType::F32 => generate::<4>(bytes, |i| (i as f32).to_le_bytes()),
+                ElemType::F64 => generate::<8>(bytes, |i| (i as f64).to_le_bytes()),
+            }
         }
         ArgInit::Rand(n, seed) => {
-            let mut out = Vec::with_capacity(count(*n)?);
-            let mut rng = SplitMix64(*seed);
-            for _ in 0..*n {
-                push_random(elem, rng.next(), &mut out);
+            let bytes = count(*n)?;
+            let draw = |p: u32, i: u64| top_bits(splitmix64(*seed, i), p);
+            match elem {
+                ElemType::F16 => generate::<2>(bytes, |i| f16::from_f64(draw(11, i)).to_bits().to_le_bytes()),
+                ElemType::BF16 => generate::<2>(bytes, |i| bf16::from_f64(draw(8, i)).to_bits().to_le_bytes()),
+                ElemType::F32 => generate::<4>(bytes, |i| (draw(24, i) as f32).to_le_bytes()),
+                ElemType::F64 => generate::<8>(bytes, |i| draw(53, i).to_le_bytes()),
+                ElemType::U8 | ElemType::S8 => generate::<1>(bytes, |i| [splitmix64(*seed, i) as u8]),
+                ElemType::U16 | ElemType::S16 => generate::<2>(bytes, |i| (splitmix64(*seed, i) as u16).to_le_bytes()),
+                ElemType::U32 | ElemType::S32 | ElemType::B32 => generate::<4>(bytes, |i| (splitmix64(*seed, i) as u32).to_le_bytes()),
             }
-            out
         }
         ArgInit::List(values) => {
-            let mut out = Vec::with_capacity(count(values.len() as u64)?);
-            for (i, v) in values.iter().enumerate() {
-                push_literal(elem, *v, &mut out).map_err(|e| format!("element {i}: {e}"))?;
+            let mut out = WordBytes::zeroed(count(values.len() as u64)?);
+            for (i, (v, e)) in values.iter().zip(out.as_bytes_mut().chunks_exact_mut(size as usize)).enumerate() {
+                write_literal(elem, *v, e).map_err(|e| format!("element {i}: {e}"))?;
             }
             out
         }
-        ArgInit::File(name) => read_buffer_file(elem, &base.join(name))?,
+        ArgInit::File(name) => WordBytes::from_bytes(&read_buffer_file(elem, &base.join(name))?),
     })
 }
 
@@ -447,29 +480,35 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, String> {
     Ok(bytes)
 }
 
-/// SplitMix64 (Steele, Lea and Flood 2014): tiny, fast and well mixed, and simple to reproduce elsewhere.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+/// Draw `i` (from 0) of SplitMix64 (Steele, Lea and Flood 2014) started at `seed`: tiny,
+/// well mixed, simple to reproduce elsewhere, and its state after `i` steps is
+/// `seed + (i + 1) * GAMMA`, so any draw is computed directly and a buffer fills
+/// in parallel with the same values as one sequential generator.
+fn splitmix64(seed: u64, i: u64) -> u64 {
+    const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut z = seed.wrapping_add(i.wrapping_add(1).wrapping_mul(GAMMA));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
-fn push_random(elem: ElemType, bits: u64, out: &mut Vec<u8>) {
-    // `top(p)` is a multiple of 2^-p below 1, exact in any type with p significant bits.
-    let top = |p: u32| (bits >> (64 - p)) as f64 * (-(p as f64)).exp2();
-    match elem {
-        ElemType::F16 => out.extend_from_slice(&f16::from_f64(top(11)).to_bits().to_le_bytes()),
-        ElemType::BF16 => out.extend_from_slice(&bf16::from_f64(top(8)).to_bits().to_le_bytes()),
-        ElemType::F32 => out.extend_from_slice(&(top(24) as f32).to_le_bytes()),
-        ElemType::F64 => out.extend_from_slice(&top(53).to_le_bytes()),
-        _ => out.extend_from_slice(&bits.to_le_bytes()[..elem.size() as usize]),
-    }
+/// A buffer of `bytes` bytes of `N`-byte elements, element `i` being `f(i)`, filled
+/// in pieces on every core (each element a single store).
+fn generate<const N: usize>(bytes: usize, f: impl Fn(u64) -> [u8; N] + Sync) -> WordBytes {
+    const PIECE: usize = 1 << 14;
+    let mut out = WordBytes::zeroed(bytes);
+    out.as_bytes_mut().par_chunks_mut(N * PIECE).enumerate().for_each(|(p, piece)| {
+        for (k, e) in piece.chunks_exact_mut(N).enumerate() {
+            *<&mut [u8; N]>::try_from(e).expect("chunks of N") = f((p * PIECE + k) as u64);
+        }
+    });
+    out
+}
+
+/// A uniform value in [0, 1) from the top `p` bits of `bits`: a multiple of 2^-p,
+/// exact in any type with `p` significant bits (no rounding up to 1).
+fn top_bits(bits: u64, p: u32) -> f64 {
+    (bits >> (64 - p)) as f64 * (-(p as f64)).exp2()
 }
 
 fn read_buffer_file(elem: ElemType, path: &Path) -> Result<Vec<u8>, String> {
@@ -568,12 +607,67 @@ pub fn json_elements(elem: ElemType, bytes: &[u8]) -> serde_json::Value {
 ///
 /// # Errors
 /// When the file cannot be written.
-pub fn write_buffer_file(path: &Path, elem: ElemType, bytes: &[u8]) -> std::io::Result<()> {
-    if is_npy_path(path) {
-        let whole = bytes.len() - bytes.len() % elem.size() as usize;
-        std::fs::write(path, npy::write(Dtype::of_elem(elem), &[whole / elem.size() as usize], &bytes[..whole]))
-    } else {
-        std::fs::write(path, bytes)
+pub fn write_buffer_file(path: &Path, elem: ElemType, buffer: &Buffer) -> std::io::Result<()> {
+    write_atomically(path, |file| {
+        let header = if is_npy_path(path) {
+            npy::header(Dtype::of_elem(elem), &[buffer.len as usize / elem.size() as usize])
+        } else {
+            Vec::new()
+        };
+        let data_len = if header.is_empty() { buffer.len as usize } else { buffer.len as usize / elem.size() as usize * elem.size() as usize };
+        write_pieces(file, &header, buffer, data_len)
+    })
+}
+
+/// Writes `header` then the first `data_len` bytes of `buffer`, a piece at a time: on
+/// every core at their offsets into a regular file, in order into anything else.
+fn write_pieces(mut file: &std::fs::File, header: &[u8], buffer: &Buffer, data_len: usize) -> std::io::Result<()> {
+    use std::io::Write;
+    let data = |at: usize, bytes: &[u8]| -> usize { bytes.len().min(data_len.saturating_sub(at)) };
+    #[cfg(unix)]
+    if file.metadata()?.is_file() {
+        use std::os::unix::fs::FileExt;
+        file.write_all_at(header, 0)?;
+        return buffer.par_for_each_piece(|at, bytes| file.write_all_at(&bytes[..data(at, bytes)], (header.len() + at) as u64));
+    }
+    file.write_all(header)?;
+    let mut result = Ok(());
+    buffer.for_each_piece(|at, bytes| {
+        if result.is_ok() {
+            result = file.write_all(&bytes[..data(at, bytes)]);
+        }
+    });
+    result
+}
+
+/// Writes a file so that it is either whole or absent: `write` fills a temporary file
+/// in the same folder, which is then renamed over `path`. A write cut short (a full
+/// disk, a file-size limit, a crash) leaves any earlier file at `path` as it was.
+/// A path that exists but is no regular file (a device, a FIFO) is written directly.
+///
+/// # Errors
+/// What the filesystem said; the temporary file is removed.
+pub fn write_atomically(path: &Path, write: impl FnOnce(&std::fs::File) -> std::io::Result<()>) -> std::io::Result<()> {
+    // A device, pipe or socket (`/dev/stdout`, a FIFO) is written in place: it cannot
+    // be replaced, and renaming over it would replace the device itself.
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+        return write(&std::fs::OpenOptions::new().write(true).open(path)?);
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let temp = dir.join(format!(".{name}.simt-{}.tmp", std::process::id()));
+    // Not synced to disk: this guards against failed writes and a killed simt, which
+    // is what loses data in practice, at no cost to the speed of large dumps.
+    let result = std::fs::File::create(&temp).and_then(|file| write(&file));
+    match result.and_then(|()| std::fs::rename(&temp, path)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&temp);
+            Err(e)
+        }
     }
 }
 
@@ -696,12 +790,12 @@ mod tests {
     fn every_buffer_form_materialises() {
         use ElemType::*;
         let here = Path::new("");
-        assert_eq!(buffer_bytes(U16, &ArgInit::Zeros(3), here).unwrap(), [0; 6]);
-        assert_eq!(buffer_bytes(S8, &ArgInit::Fill(3, Literal::Int(-2)), here).unwrap(), [0xFE; 3]);
-        assert_eq!(buffer_bytes(F32, &ArgInit::Iota(3), here).unwrap(), f32s(&[0.0, 1.0, 2.0]));
+        assert_eq!(buffer_bytes(U16, &ArgInit::Zeros(3), here).unwrap().as_bytes().to_vec(), [0; 6]);
+        assert_eq!(buffer_bytes(S8, &ArgInit::Fill(3, Literal::Int(-2)), here).unwrap().as_bytes().to_vec(), [0xFE; 3]);
+        assert_eq!(buffer_bytes(F32, &ArgInit::Iota(3), here).unwrap().as_bytes().to_vec(), f32s(&[0.0, 1.0, 2.0]));
         assert!(buffer_bytes(U8, &ArgInit::Iota(257), here).unwrap_err().contains("iota(257): 256 does not fit u8"));
         // f16 has 11 significant bits: 2049 rounds to the even 2048.
-        let h = buffer_bytes(F16, &ArgInit::Iota(2050), here).unwrap();
+        let h = buffer_bytes(F16, &ArgInit::Iota(2050), here).unwrap().as_bytes().to_vec();
         assert_eq!(&h[4098..], f16::from_f32(2048.0).to_bits().to_le_bytes());
         assert!(buffer_bytes(F64, &ArgInit::Zeros(u64::MAX), here).unwrap_err().contains("exceed"));
         assert!(buffer_bytes(F32, &ArgInit::List(vec![Literal::Int(1), Literal::F64Bits(0)]), here).is_ok());
@@ -711,9 +805,9 @@ mod tests {
     #[test]
     fn rand_is_deterministic_and_in_range() {
         for elem in ElemType::ALL {
-            let a = buffer_bytes(elem, &ArgInit::Rand(1000, 42), Path::new("")).unwrap();
-            assert_eq!(a, buffer_bytes(elem, &ArgInit::Rand(1000, 42), Path::new("")).unwrap());
-            assert_ne!(a, buffer_bytes(elem, &ArgInit::Rand(1000, 43), Path::new("")).unwrap());
+            let a = buffer_bytes(elem, &ArgInit::Rand(1000, 42), Path::new("")).unwrap().as_bytes().to_vec();
+            assert_eq!(a, buffer_bytes(elem, &ArgInit::Rand(1000, 42), Path::new("")).unwrap().as_bytes().to_vec());
+            assert_ne!(a, buffer_bytes(elem, &ArgInit::Rand(1000, 43), Path::new("")).unwrap().as_bytes().to_vec());
             assert_eq!(a.len(), 1000 * elem.size() as usize);
             for e in elements(elem, &a) {
                 match e {
@@ -723,24 +817,38 @@ mod tests {
                 }
             }
         }
-        // The first SplitMix64 output from seed 0, as published with the algorithm.
-        assert_eq!(SplitMix64(0).next(), 0xE220_A839_7B1D_CDAF);
+        // The first outputs of SplitMix64 from seed 0, as published with the algorithm.
+        assert_eq!(splitmix64(0, 0), 0xE220_A839_7B1D_CDAF);
+        assert_eq!(splitmix64(0, 1), 0x6E78_9E6A_A1B9_65F4);
     }
 
     #[test]
     fn files_load_by_extension_and_dtype() {
         let dir = tempdir();
         let npy_path = dir.join("v.npy");
-        write_buffer_file(&npy_path, ElemType::F32, &f32s(&[1.5, -2.0])).unwrap();
-        assert_eq!(buffer_bytes(ElemType::F32, &ArgInit::File("v.npy".into()), &dir).unwrap(), f32s(&[1.5, -2.0]));
+        let memory = |bytes: &[u8]| {
+            let mut m = GlobalMemory::new();
+            m.alloc("b", WordBytes::from_bytes(bytes)).unwrap();
+            m
+        };
+        write_buffer_file(&npy_path, ElemType::F32, memory(&f32s(&[1.5, -2.0])).buffer("b").unwrap()).unwrap();
+        assert_eq!(buffer_bytes(ElemType::F32, &ArgInit::File("v.npy".into()), &dir).unwrap().as_bytes().to_vec(), f32s(&[1.5, -2.0]));
         let mismatch = buffer_bytes(ElemType::F16, &ArgInit::File("v.npy".into()), &dir).unwrap_err();
         assert!(mismatch.contains("holds dtype <f4") && mismatch.contains("element type f16 needs <f2"), "{mismatch}");
         std::fs::write(dir.join("r.bin"), [1, 0, 2]).unwrap();
         assert!(buffer_bytes(ElemType::U16, &ArgInit::File("r.bin".into()), &dir).unwrap_err().contains("not a whole number"));
-        assert_eq!(buffer_bytes(ElemType::U8, &ArgInit::File("r.bin".into()), &dir).unwrap(), [1, 0, 2]);
+        assert_eq!(buffer_bytes(ElemType::U8, &ArgInit::File("r.bin".into()), &dir).unwrap().as_bytes().to_vec(), [1, 0, 2]);
         assert!(buffer_bytes(ElemType::U8, &ArgInit::File("none.bin".into()), &dir).unwrap_err().contains("cannot read"));
-        write_buffer_file(&dir.join("o.bin"), ElemType::U8, &[9, 8]).unwrap();
-        assert_eq!(std::fs::read(dir.join("o.bin")).unwrap(), [9, 8]);
+        write_buffer_file(&dir.join("o.bin"), ElemType::U8, memory(&[9, 8, 7]).buffer("b").unwrap()).unwrap();
+        assert_eq!(std::fs::read(dir.join("o.bin")).unwrap(), [9, 8, 7]);
+        // Large buffers are written in pieces, in parallel: the file is still the whole buffer in order.
+        let big: Vec<u8> = (0..1_000_003u32).map(|i| (i % 251) as u8).collect();
+        write_buffer_file(&dir.join("big.bin"), ElemType::U8, memory(&big).buffer("b").unwrap()).unwrap();
+        assert_eq!(std::fs::read(dir.join("big.bin")).unwrap(), big);
+        write_buffer_file(&dir.join("big.npy"), ElemType::U16, memory(&big).buffer("b").unwrap()).unwrap();
+        let array = npy::read(&std::fs::read(dir.join("big.npy")).unwrap()).unwrap();
+        assert_eq!((array.shape.as_slice(), &array.data[..]), (&[500_001][..], &big[..1_000_002]));
+        assert_eq!(std::fs::read_dir(&dir).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains("tmp")).count(), 0, "no temporary files left");
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -231,18 +231,24 @@ fn parse_shape(text: &str) -> Result<Vec<usize>, NpyError> {
 /// When `data.len()` is not the product of `shape` times the element size: that is a bug in the caller.
 pub fn write(dtype: Dtype, shape: &[usize], data: &[u8]) -> Vec<u8> {
     assert_eq!(shape.iter().product::<usize>() * dtype.size(), data.len(), "npy::write: shape and data disagree");
+    let mut out = header(dtype, shape);
+    out.extend_from_slice(data);
+    out
+}
+
+/// The header of a `.npy` file: the data of `shape` elements of `dtype` follows it.
+pub fn header(dtype: Dtype, shape: &[usize]) -> Vec<u8> {
     let dims: String = shape.iter().map(|d| format!("{d},")).collect::<Vec<_>>().join(" ");
     let mut header = format!("{{'descr': '{}', 'fortran_order': False, 'shape': ({dims}), }}", dtype.descr());
     // numpy pads the header with spaces so the data starts 64-byte aligned, and ends it with a newline.
     let total = (10 + header.len() + 1).next_multiple_of(64);
     header.extend(std::iter::repeat_n(' ', total - 10 - header.len() - 1));
     header.push('\n');
-    let mut out = Vec::with_capacity(total + data.len());
+    let mut out = Vec::with_capacity(total);
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&[1, 0]);
     out.extend_from_slice(&(header.len() as u16).to_le_bytes());
     out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(data);
     out
 }
 

@@ -270,7 +270,7 @@ pub struct BlockSim<'a> {
     pub(crate) shared: Vec<u32>,
     /// Every thread's LOCAL region, `local_stride` bytes apart, as little-endian words.
     pub(crate) local: Vec<u32>,
-    buffer_hint: usize,
+    pub(crate) buffer_hint: usize,
     /// The cycle a timing model says it is (`SR_CLOCK`); `None` in a functional run.
     clock: Option<u64>,
     pub(crate) counters: Counters,
@@ -294,9 +294,7 @@ pub(crate) enum Loc {
 }
 
 impl<'a> BlockSim<'a> {
-    pub(crate) fn new(ctx: &'a Launch<'a>, linear: u64, sm: u32, mut counters: Counters) -> BlockSim<'a> {
-        let [gx, gy, _] = ctx.grid.map(u64::from);
-        let index = [(linear % gx) as u32, ((linear / gx) % gy) as u32, (linear / (gx * gy)) as u32];
+    pub(crate) fn new(ctx: &'a Launch<'a>, linear: u64, sm: u32, counters: Counters) -> BlockSim<'a> {
         let threads = ctx.block.iter().map(|&d| u64::from(d)).product::<u64>() as u32;
         let its = match ctx.options.simt {
             crate::SimtModel::Its => Some(ctx.options.its_yield),
@@ -309,11 +307,9 @@ impl<'a> BlockSim<'a> {
                 Warp::new(ctx.program.rows, valid, its)
             })
             .collect();
-        counters.warps += warps.len() as u64;
-        counters.threads += u64::from(threads);
-        BlockSim {
+        let mut block = BlockSim {
             ctx,
-            index,
+            index: [0; 3],
             sm,
             warps,
             shared: vec![0; (ctx.kernel.shared_size as usize).div_ceil(4)],
@@ -321,17 +317,57 @@ impl<'a> BlockSim<'a> {
             buffer_hint: 0,
             clock: None,
             counters,
-            sanitizer: ctx.options.checks.any().then(|| {
-                Box::new(Sanitizer::new(
-                    ctx.options.checks,
-                    ctx.options.simt,
-                    ctx.kernel.shared_size as usize,
-                    local_stride(ctx.kernel) * threads as usize,
-                    threads.div_ceil(32) as usize,
-                    ctx.program.rows,
-                ))
-            }),
+            sanitizer: None,
+        };
+        block.start(linear);
+        block
+    }
+
+    /// Makes this the fresh state of block `linear`, reusing the allocations of the
+    /// block that ran here before (an SM runs its blocks one after another).
+    fn start(&mut self, linear: u64) {
+        let ctx = self.ctx;
+        let [gx, gy, _] = ctx.grid.map(u64::from);
+        self.index = [(linear % gx) as u32, ((linear / gx) % gy) as u32, (linear / (gx * gy)) as u32];
+        self.warps.iter_mut().for_each(Warp::reset);
+        self.shared.fill(0);
+        self.local.fill(0);
+        self.clock = None;
+        let threads = ctx.block.iter().map(|&d| u64::from(d)).product::<u64>();
+        self.counters.warps += self.warps.len() as u64;
+        self.counters.threads += threads;
+        self.sanitizer = ctx.options.checks.any().then(|| {
+            Box::new(Sanitizer::new(
+                ctx.options.checks,
+                ctx.options.simt,
+                ctx.kernel.shared_size as usize,
+                local_stride(ctx.kernel) * threads as usize,
+                self.warps.len(),
+                ctx.program.rows,
+            ))
+        });
+    }
+
+    /// Each lane's thread index in x, y and z, counted up from the warp's first thread
+    /// (three divisions per warp instead of three per lane).
+    fn thread_indices(&self, warp: usize) -> [[u32; 32]; 3] {
+        let [bx, by, _] = self.ctx.block;
+        let [mut x, mut y, mut z] = self.thread_of(warp, 0);
+        let mut out = [[0u32; 32]; 3];
+        for lane in 0..32 {
+            let [ox, oy, oz] = &mut out;
+            (ox[lane], oy[lane], oz[lane]) = (x, y, z);
+            x += 1;
+            if x == bx {
+                x = 0;
+                y += 1;
+                if y == by {
+                    y = 0;
+                    z += 1;
+                }
+            }
         }
+        out
     }
 
     pub(crate) fn thread_of(&self, warp: usize, lane: usize) -> [u32; 3] {
@@ -365,7 +401,7 @@ impl<'a> BlockSim<'a> {
 
     pub(crate) fn special(&self, w: usize, sr: SpecialReg) -> [u32; 32] {
         let uniform = |v: u32| [v; 32];
-        let tid = |axis: usize| per_lane(|l| self.thread_of(w, l)[axis]);
+        let tid = |axis: usize| self.thread_indices(w)[axis];
         match sr {
             SpecialReg::TidX => tid(0),
             SpecialReg::TidY => tid(1),
@@ -477,7 +513,7 @@ impl<'a> BlockSim<'a> {
         let access = effects.access.map(|a| {
             let addr = match decoded.op {
                 Op::Memory(m) => m.address(),
-                _ => Address { base: 0, offset: 0 },
+                _ => Address { base: 0, offset: 0, uniform: true },
             };
             let base = warp.row(addr.base);
             let mut addresses = per_lane(|l| base[l].wrapping_add(addr.offset));
@@ -737,26 +773,64 @@ fn local_stride(kernel: &Kernel) -> usize {
 }
 
 
-/// Runs one block to completion, with AVX2+FMA code when the CPU has it,
-/// adding its counts to `counters`.
-pub(crate) fn run_block(ctx: &Launch<'_>, linear: u64, sm: u32, counters: Counters) -> (Counters, Result<(), Fault>) {
+/// Runs the blocks `sm, sm + stride, ...` on SM `sm`, one after another in one
+/// reused [`BlockSim`], with AVX2+FMA code when the CPU has it. `report` hears
+/// each block's outcome; blocks from `stop` on are not started (a lower block
+/// has faulted), and the SM stops after its own first fault.
+pub(crate) fn run_sm(
+    ctx: &Launch<'_>,
+    sm: u64,
+    stride: u64,
+    counters: Counters,
+    stop: &AtomicU64,
+    report: &(dyn Fn(u64, Result<(), Fault>) + Sync),
+) -> Counters {
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
             // SAFETY: the features were just detected on this CPU.
-            return unsafe { run_block_avx2(ctx, linear, sm, counters) };
+            return unsafe { run_sm_avx2(ctx, sm, stride, counters, stop, report) };
         }
     }
-    let mut block = BlockSim::new(ctx, linear, sm, counters);
-    let result = block.run();
-    (block.counters, result)
+    run_sm_portable(ctx, sm, stride, counters, stop, report)
+}
+
+#[inline(always)]
+fn run_sm_portable(
+    ctx: &Launch<'_>,
+    sm: u64,
+    stride: u64,
+    counters: Counters,
+    stop: &AtomicU64,
+    report: &(dyn Fn(u64, Result<(), Fault>) + Sync),
+) -> Counters {
+    let blocks = ctx.blocks();
+    if sm >= blocks || sm >= stop.load(Ordering::Relaxed) {
+        return counters;
+    }
+    let mut block = BlockSim::new(ctx, sm, sm as u32, counters);
+    let mut b = sm;
+    loop {
+        let result = block.run();
+        let faulted = result.is_err();
+        report(b, result);
+        b += stride;
+        if faulted || b >= blocks || b >= stop.load(Ordering::Relaxed) {
+            return block.counters;
+        }
+        block.start(b);
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-fn run_block_avx2(ctx: &Launch<'_>, linear: u64, sm: u32, counters: Counters) -> (Counters, Result<(), Fault>) {
-    let mut block = BlockSim::new(ctx, linear, sm, counters);
-    let result = block.run();
-    (block.counters, result)
+fn run_sm_avx2(
+    ctx: &Launch<'_>,
+    sm: u64,
+    stride: u64,
+    counters: Counters,
+    stop: &AtomicU64,
+    report: &(dyn Fn(u64, Result<(), Fault>) + Sync),
+) -> Counters {
+    run_sm_portable(ctx, sm, stride, counters, stop, report)
 }
-

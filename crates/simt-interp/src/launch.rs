@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 use simt_isa::*;
 
-use crate::block::{run_block, Counters, Launch};
+use crate::block::{run_sm, Counters, Launch};
 use crate::translate::Unimplemented;
 use crate::sanitize::Checks;
 use crate::{Fault, GlobalMemory, Stats};
@@ -225,26 +225,21 @@ pub fn run(
     let first_fault = AtomicU64::new(u64::MAX);
     let faults = Mutex::new(Vec::new());
     let finished = AtomicU64::new(0);
-    let run_sm = |mut counters: Counters, sm: u64| {
-        let mut b = sm;
-        while b < blocks && b < first_fault.load(Ordering::Relaxed) {
-            let (returned, result) = run_block(&launch, b, sm as u32, counters);
-            counters = returned;
-            if let Err(fault) = result {
-                first_fault.fetch_min(b, Ordering::Relaxed);
-                faults.lock().unwrap_or_else(|e| e.into_inner()).push((b, fault));
-                break;
-            }
+    let report = |b: u64, result: Result<(), Fault>| match result {
+        Err(fault) => {
+            first_fault.fetch_min(b, Ordering::Relaxed);
+            faults.lock().unwrap_or_else(|e| e.into_inner()).push((b, fault));
+        }
+        Ok(()) => {
             let done = finished.fetch_add(1, Ordering::Relaxed) + 1;
             if let Some(report) = progress
                 && (done.is_multiple_of(64) || done == blocks)
             {
                 report(done, blocks);
             }
-            b += sms;
         }
-        counters
     };
+    let run_sm = |counters: Counters, sm: u64| run_sm(&launch, sm, sms, counters, &first_fault, &report);
     let len = kernel.code.len();
     let work = || {
         (0..sms)

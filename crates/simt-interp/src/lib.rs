@@ -30,5 +30,5 @@ mod warp;
 pub use fault::{Fault, FaultKind};
 pub use launch::{check_launch, run, LaunchConfig, LaunchError, RunOptions, SimtModel};
 pub use translate::Unimplemented;
-pub use memory::GlobalMemory;
+pub use memory::{GlobalMemory, WordBytes};
 pub use stats::Stats;

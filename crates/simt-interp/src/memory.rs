@@ -7,12 +7,17 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
+
 /// Address of the first buffer; everything below, address 0 included, is unmapped.
 pub const FIRST_BUFFER: u32 = 0x100;
 /// Unmapped bytes left after every buffer, so small overruns fault instead of
 /// landing in the next buffer.
 pub const GUARD_BYTES: u32 = 0x100;
 use simt_isa::MAX_TOTAL_BUFFER_BYTES as MAX_TOTAL_BYTES;
+
+// GLOBAL memory keeps bytes as words whose in-memory order is the byte order.
+#[cfg(target_endian = "big")]
+compile_error!("simt keeps memory as little-endian words and needs a little-endian host");
 
 /// Little-endian words of `bytes`, the last one zero-padded.
 pub(crate) fn words_of(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
@@ -22,6 +27,52 @@ pub(crate) fn words_of(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
         u32::from_le_bytes(w)
     })
 }
+
+/// Bytes held as 32-bit words, the form GLOBAL memory keeps, so a buffer made by
+/// the host moves into memory without a copy.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WordBytes {
+    words: Vec<u32>,
+    len: usize,
+}
+
+impl WordBytes {
+    /// `len` zero bytes.
+    pub fn zeroed(len: usize) -> WordBytes {
+        WordBytes { words: vec![0; len.div_ceil(4)], len }
+    }
+
+    /// A copy of `bytes`.
+    pub fn from_bytes(bytes: &[u8]) -> WordBytes {
+        let mut out = WordBytes::zeroed(bytes.len());
+        out.as_bytes_mut().copy_from_slice(bytes);
+        out
+    }
+
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice(&self.words)[..self.len]
+    }
+
+    /// The bytes, to fill.
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut(&mut self.words)[..self.len]
+    }
+
+    /// How many bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Buffers are read out in pieces of this many words, so a dump of a large one
+/// never needs a second copy of it.
+const PIECE: usize = 1 << 16;
 
 /// One host buffer.
 #[derive(Debug)]
@@ -38,9 +89,41 @@ pub struct Buffer {
 impl Buffer {
     /// A copy of the contents.
     pub fn bytes(&self) -> Vec<u8> {
-        let mut out: Vec<u8> = self.words.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()).collect();
-        out.truncate(self.len as usize);
+        let mut out = vec![0u8; self.len as usize];
+        self.for_each_piece(|at, bytes| out[at..at + bytes.len()].copy_from_slice(bytes));
         out
+    }
+
+    /// Hands the contents to `f` a piece at a time on every core (`f(offset, bytes)`),
+    /// stopping at the first error: how a large dump is written out.
+    ///
+    /// # Errors
+    /// The first error `f` returned.
+    pub fn par_for_each_piece<E: Send>(&self, f: impl Fn(usize, &[u8]) -> Result<(), E> + Sync) -> Result<(), E> {
+        use rayon::prelude::*;
+        self.words.par_chunks(PIECE).enumerate().try_for_each_init(
+            || Vec::with_capacity(4 * PIECE),
+            |piece, (i, words)| {
+                piece.clear();
+                piece.extend(words.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()));
+                let at = 4 * PIECE * i;
+                piece.truncate((self.len as usize).saturating_sub(at));
+                f(at, piece)
+            },
+        )
+    }
+
+    /// Hands the contents to `f` in order, a piece at a time (`f(offset, bytes)`),
+    /// without copying the whole buffer: how dumps stream a large buffer out.
+    pub fn for_each_piece(&self, mut f: impl FnMut(usize, &[u8])) {
+        let mut piece = Vec::with_capacity(4 * PIECE);
+        for (i, words) in self.words.chunks(PIECE).enumerate() {
+            piece.clear();
+            piece.extend(words.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()));
+            let at = 4 * PIECE * i;
+            piece.truncate((self.len as usize).saturating_sub(at));
+            f(at, &piece);
+        }
     }
 }
 
@@ -82,11 +165,11 @@ impl GlobalMemory {
         GlobalMemory::default()
     }
 
-    /// Creates a buffer holding `bytes` and returns its GLOBAL address.
+    /// Creates a buffer holding `bytes` (taken without a copy) and returns its GLOBAL address.
     ///
     /// # Errors
     /// When the buffers of the launch would exceed [`MAX_TOTAL_BYTES`].
-    pub fn alloc(&mut self, name: &str, bytes: &[u8]) -> Result<u32, MemoryError> {
+    pub fn alloc(&mut self, name: &str, bytes: WordBytes) -> Result<u32, MemoryError> {
         let base = self.buffers.last().map_or(u64::from(FIRST_BUFFER), |b| {
             (u64::from(b.base) + u64::from(b.len) + u64::from(GUARD_BYTES)).next_multiple_of(256)
         });
@@ -94,8 +177,10 @@ impl GlobalMemory {
         if end > MAX_TOTAL_BYTES {
             return Err(MemoryError::TooLarge { name: name.to_string(), bytes: bytes.len() as u64 });
         }
-        let words = words_of(bytes).map(AtomicU32::new).collect();
-        self.buffers.push(Buffer { name: name.to_string(), base: base as u32, len: bytes.len() as u32, words });
+        let len = bytes.len() as u32;
+        // Same size and alignment: this reuses the allocation.
+        let words = bytes.words.into_iter().map(AtomicU32::new).collect();
+        self.buffers.push(Buffer { name: name.to_string(), base: base as u32, len, words });
         Ok(base as u32)
     }
 
@@ -146,6 +231,15 @@ impl GlobalMemory {
         Ok((index, off))
     }
 
+    /// The words of the buffer holding all of `[lo, end)`, and the buffer's base address.
+    #[inline]
+    pub(crate) fn span(&self, lo: u32, end: u64, hint: &mut usize) -> Option<(&[AtomicU32], u32)> {
+        let size = u32::try_from(end.checked_sub(u64::from(lo))?).ok()?;
+        let (index, _) = self.locate(lo, size, hint).ok()?;
+        let b = &self.buffers[index];
+        Some((&b.words, b.base))
+    }
+
     /// Reads `size` (1, 2 or 4) bytes at byte offset `off` of buffer `index`; `off` is aligned to `size`.
     #[inline]
     pub fn read(&self, index: usize, off: u32, size: u32) -> u32 {
@@ -188,8 +282,8 @@ mod tests {
     #[test]
     fn buffers_are_aligned_guarded_and_never_at_zero() {
         let mut m = GlobalMemory::new();
-        let a = m.alloc("a", &[1, 2, 3, 4, 5]).unwrap();
-        let b = m.alloc("b", &[0; 8]).unwrap();
+        let a = m.alloc("a", WordBytes::from_bytes(&[1, 2, 3, 4, 5])).unwrap();
+        let b = m.alloc("b", WordBytes::zeroed(8)).unwrap();
         assert_eq!(a, FIRST_BUFFER);
         assert_eq!(b % 256, 0);
         assert!(b >= a + 5 + GUARD_BYTES);
@@ -205,7 +299,7 @@ mod tests {
     #[test]
     fn sub_word_writes_keep_their_neighbours() {
         let mut m = GlobalMemory::new();
-        m.alloc("a", &[0xAA; 4]).unwrap();
+        m.alloc("a", WordBytes::from_bytes(&[0xAA; 4])).unwrap();
         m.write(0, 1, 1, 0x11);
         m.write(0, 2, 2, 0x3322);
         assert_eq!(m.buffer_at(0).bytes(), vec![0xAA, 0x11, 0x22, 0x33]);

@@ -60,6 +60,8 @@ pub(crate) struct PredIn {
 pub(crate) struct Address {
     pub base: Reg,
     pub offset: u32,
+    /// No base register: every lane has the same address.
+    pub uniform: bool,
 }
 
 /// One executable operation, by family; each family executes its own enum.
@@ -159,8 +161,8 @@ impl Translator {
 
     pub(crate) fn addr(&self, op: &Operand) -> Address {
         match *op {
-            Operand::Addr { base, offset } => Address { base: self.reg(base), offset: offset as u32 },
-            _ => Address { base: self.zero, offset: 0 },
+            Operand::Addr { base, offset } => Address { base: self.reg(base), offset: offset as u32, uniform: base == RZ },
+            _ => Address { base: self.zero, offset: 0, uniform: true },
         }
     }
 

@@ -35,6 +35,12 @@ pub(crate) fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
     })
 }
 
+/// The lanes where `f` holds, as a mask (a plain loop over all 32, no branches).
+#[inline(always)]
+fn lanes_where(f: impl Fn(usize) -> bool) -> u32 {
+    (0..32).fold(0u32, |m, l| m | (u32::from(f(l)) << l))
+}
+
 /// What a warp can do next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Next {
@@ -123,30 +129,36 @@ pub(crate) struct Warp {
 
 impl Warp {
     pub(crate) fn new(rows: usize, valid: u32, its: Option<u32>) -> Warp {
-        let mut preds = [0; PRED_ROWS];
-        preds[usize::from(PRED_TRUE)] = u32::MAX;
         let ctl = match its {
-            None => Control::Stack(StackCtl { stack: vec![Entry { pc: 0, rpc: NO_RECONV, mask: valid }], at_barrier: 0 }),
-            Some(yield_after) => Control::Its(Box::new(ItsCtl {
-                pc: [0; 32],
-                rank: [0; 32],
-                next_rank: 0,
-                waiting: 0,
-                wait_since: [0; 32],
-                at_barrier: 0,
-                at_collective: 0,
-                barriers: Vec::new(),
-                forced: 0,
-                iterations: Vec::new(),
-                streak_group: 0,
-                yield_after: yield_after.max(1),
-                group: 0,
-                group_pc: 0,
-                others_runnable: false,
-                tick: 0,
-            })),
+            None => Control::Stack(StackCtl { stack: Vec::new(), at_barrier: 0 }),
+            Some(yield_after) => Control::Its(Box::new(ItsCtl::new(yield_after.max(1)))),
         };
-        Warp { regs: vec![[0; 32]; rows], preds, valid, exited: 0, issued: 0, ctl }
+        let mut warp = Warp { regs: vec![[0; 32]; rows], preds: [0; PRED_ROWS], valid, exited: 0, issued: 0, ctl };
+        warp.reset();
+        warp
+    }
+
+    /// The state of a fresh warp, keeping the allocations (a new block on the same SM).
+    pub(crate) fn reset(&mut self) {
+        self.regs.iter_mut().for_each(|r| *r = [0; 32]);
+        self.preds = [0; PRED_ROWS];
+        self.preds[usize::from(PRED_TRUE)] = u32::MAX;
+        self.exited = 0;
+        self.issued = 0;
+        let valid = self.valid;
+        match &mut self.ctl {
+            Control::Stack(s) => {
+                s.stack.clear();
+                s.stack.push(Entry { pc: 0, rpc: NO_RECONV, mask: valid });
+                s.at_barrier = 0;
+            }
+            Control::Its(s) => {
+                let (mut barriers, mut iterations) = (std::mem::take(&mut s.barriers), std::mem::take(&mut s.iterations));
+                barriers.clear();
+                iterations.clear();
+                **s = ItsCtl { barriers, iterations, ..ItsCtl::new(s.yield_after) };
+            }
+        }
     }
 
     /// Threads that have not exited.
@@ -207,6 +219,11 @@ impl Warp {
 
     /// An `EXIT` issued by `group`; `exec` lanes (guard true) end, the rest move on.
     pub(crate) fn exit(&mut self, group: u32, exec: u32) {
+        if exec == 0 {
+            // A bounds check's guarded EXIT usually lets everyone through: an ordinary step.
+            self.advance(group);
+            return;
+        }
         if exec != group {
             self.advance_only(group & !exec);
         }
@@ -375,6 +392,27 @@ impl StackCtl {
 }
 
 impl ItsCtl {
+    fn new(yield_after: u32) -> ItsCtl {
+        ItsCtl {
+            pc: [0; 32],
+            rank: [0; 32],
+            next_rank: 0,
+            waiting: 0,
+            wait_since: [0; 32],
+            at_barrier: 0,
+            at_collective: 0,
+            barriers: Vec::new(),
+            forced: 0,
+            iterations: Vec::new(),
+            streak_group: 0,
+            yield_after,
+            group: 0,
+            group_pc: 0,
+            others_runnable: false,
+            tick: 0,
+        }
+    }
+
     /// Writes the issuing group's pc back to its threads.
     #[inline]
     fn flush(&mut self) {
@@ -502,6 +540,7 @@ impl ItsCtl {
     /// Chooses the next group. Calling it again without an issue or a release in
     /// between returns the same answer and changes nothing further, so a timing
     /// model may ask (peek) as often as it likes.
+    #[inline(always)]
     fn next(&mut self, code: &[Decoded], live: u32) -> (Next, u32) {
         if self.group != 0 {
             let pc = self.group_pc;
@@ -512,11 +551,28 @@ impl ItsCtl {
             self.flush();
             self.group = 0;
         }
+        self.choose_next(code, live)
+    }
+
+    /// The slow half of [`ItsCtl::next`]: no group is issuing, so pick one.
+    fn choose_next(&mut self, code: &[Decoded], live: u32) -> (Next, u32) {
+        if live == 0 {
+            return (Next::Done, 0);
+        }
         let len = code.len() as u32;
-        let off_end = lanes(live).filter(|&l| self.pc[l] >= len).fold(0u32, |m, l| m | 1 << l);
+        let off_end = live & lanes_where(|l| self.pc[l] >= len);
         if off_end != 0 {
             // Falling off the end exits the lanes; the caller asks again.
             return (Next::Done, off_end);
+        }
+        if self.barriers.is_empty() && self.at_barrier | self.at_collective | self.forced == 0 {
+            // Nothing waits anywhere: a converged warp (the usual case) issues as one group.
+            let first = live.trailing_zeros() as usize;
+            let (pc, rank) = (self.pc[first], self.rank[first]);
+            if live & lanes_where(|l| self.pc[l] == pc && self.rank[l] == rank) == live && !code[pc as usize].collective {
+                self.waiting = 0;
+                return (self.choose(live, live), 0);
+            }
         }
         self.refresh(live);
         loop {
@@ -544,10 +600,10 @@ impl ItsCtl {
                 self.forced = 0;
                 runnable
             };
-            let rank = lanes(candidates).map(|l| self.rank[l]).max().unwrap_or(0);
-            let top = lanes(candidates).filter(|&l| self.rank[l] == rank).fold(0u32, |m, l| m | 1 << l);
-            let pc = lanes(top).map(|l| self.pc[l]).min().unwrap_or(0);
-            let group = lanes(top).filter(|&l| self.pc[l] == pc).fold(0u32, |m, l| m | 1 << l);
+            let rank = (0..32).fold(0, |m, l| if candidates >> l & 1 != 0 { m.max(self.rank[l]) } else { m });
+            let top = candidates & lanes_where(|l| self.rank[l] == rank);
+            let pc = (0..32).fold(u32::MAX, |m, l| if top >> l & 1 != 0 { m.min(self.pc[l]) } else { m });
+            let group = top & lanes_where(|l| self.pc[l] == pc);
             if code[pc as usize].collective && group != live {
                 self.at_collective |= group;
                 if self.at_collective == live && self.same_pc(live) {

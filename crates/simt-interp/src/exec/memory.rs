@@ -2,11 +2,14 @@
 //! always on), the sanitizers' view of each access, and the lane-order rules
 //! of the contract (a later lane's store wins; atomics apply in lane order).
 
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
 use simt_isa::*;
 
 use super::{fetch, for_lanes, lanes, mask_of, per_lane, write};
 use crate::arith::{self, FFlags, FOp, IntOp};
 use crate::block::{AccessKind, BlockSim, Loc};
+use crate::memory::GlobalMemory;
 use crate::translate::{Address, Reg, Translator, Val};
 
 /// A memory operation with its registers.
@@ -52,7 +55,7 @@ fn flush_subnormal(bits: u32) -> u32 {
     if f32::from_bits(bits).is_subnormal() { bits & 0x8000_0000 } else { bits }
 }
 
-impl BlockSim<'_> {
+impl<'a> BlockSim<'a> {
     /// Runs a memory operation on the `exec` lanes of warp `w`.
     #[inline(always)]
     pub(crate) fn memory(&mut self, w: usize, pc: u32, op: MemOp, exec: u32) -> Result<(), crate::Fault> {
@@ -66,16 +69,39 @@ impl BlockSim<'_> {
                 let words = usize::from(regs);
                 if space == Space::Global {
                     let memory = self.ctx.memory;
-                    for l in lanes(exec) {
-                        let (i, off) = self.locate_global(w, l, pc, addrs[l], size, false)?;
-                        if size < 4 {
-                            rows[0][l] = memory.read(i, off, size);
+                    if let Some((mem, base)) = self.global_span(exec, &addrs, size) {
+                        let at = |l: usize| ((addrs[l] - base) / 4) as usize;
+                        // SAFETY: `global_span` checked that every executing lane's access lies
+                        // inside `mem`; idle lanes are not read.
+                        let word = |i: usize| unsafe { mem.get_unchecked(i) }.load(Relaxed);
+                        if words == 1 {
+                            for_lanes(exec, |l| rows[0][l] = word(at(l)));
                         } else {
-                            for (k, row) in rows.iter_mut().take(words).enumerate() {
-                                row[l] = memory.read(i, off + 4 * k as u32, 4);
+                            for_lanes(exec, |l| {
+                                for (k, row) in rows.iter_mut().take(words).enumerate() {
+                                    row[l] = word(at(l) + k);
+                                }
+                            });
+                        }
+                    } else {
+                        for l in lanes(exec) {
+                            let (i, off) = self.locate_global(w, l, pc, addrs[l], size, false)?;
+                            if size < 4 {
+                                rows[0][l] = memory.read(i, off, size);
+                            } else {
+                                for (k, row) in rows.iter_mut().take(words).enumerate() {
+                                    row[l] = memory.read(i, off + 4 * k as u32, 4);
+                                }
                             }
                         }
                     }
+                } else if space == Space::Param && size == 4 && exec != 0 && addr.uniform {
+                    // A parameter read by the whole warp: one check, one read.
+                    let a = addrs[0] as usize;
+                    if !a.is_multiple_of(4) || a + 4 > self.ctx.params_len {
+                        self.check_region(w, pc, space, exec, &addrs, size, false)?;
+                    }
+                    rows[0] = [self.ctx.params[a / 4]; 32];
                 } else {
                     self.check_region(w, pc, space, exec, &addrs, size, false)?;
                     if self.sanitizer.is_some() {
@@ -103,7 +129,7 @@ impl BlockSim<'_> {
                     _ => {}
                 }
                 let warp = &mut self.warps[w];
-                for (k, row) in rows.iter().take(words).enumerate() {
+                for (k, row) in rows[..words].iter().enumerate() {
                     write(warp, d + k as Reg, row, exec);
                 }
             }
@@ -115,6 +141,18 @@ impl BlockSim<'_> {
                 }
                 if space == Space::Global {
                     let memory = self.ctx.memory;
+                    if let Some((mem, base)) = self.global_span(exec, &addrs, size) {
+                        // Lane order: a later lane's store to the same address wins.
+                        for_lanes(exec, |l| {
+                            let at = ((addrs[l] - base) / 4) as usize;
+                            for (k, row) in rows.iter().take(words).enumerate() {
+                                // SAFETY: `global_span` checked that every executing lane's access
+                                // lies inside `mem`.
+                                unsafe { mem.get_unchecked(at + k) }.store(row[l], Relaxed);
+                            }
+                        });
+                        return Ok(());
+                    }
                     for l in lanes(exec) {
                         let (i, off) = self.locate_global(w, l, pc, addrs[l], size, true)?;
                         if size < 4 {
@@ -192,6 +230,31 @@ impl BlockSim<'_> {
             }
         }
         Ok(())
+    }
+
+    /// For a whole-word access whose executing lanes all fall, aligned, inside one
+    /// GLOBAL buffer: that buffer's words and base address, so the lanes need no
+    /// search of their own. `None` sends the access down the per-lane path, which
+    /// also finds and reports any fault.
+    #[inline(always)]
+    fn global_span(&mut self, exec: u32, addrs: &[u32; 32], size: u32) -> Option<(&'a [AtomicU32], u32)> {
+        if size < 4 || exec == 0 {
+            return None;
+        }
+        // Plain loops over all 32 lanes (idle lanes masked to neutral values) so they
+        // vectorise in whichever copy of the executor they are inlined into.
+        let (mut lo, mut hi, mut any) = (u32::MAX, 0u32, 0u32);
+        for (l, &a) in addrs.iter().enumerate() {
+            let on = ((exec >> l) & 1).wrapping_neg();
+            lo = lo.min(a | !on);
+            hi = hi.max(a & on);
+            any |= a & on;
+        }
+        if any & (size.min(16) - 1) != 0 {
+            return None;
+        }
+        let memory: &'a GlobalMemory = self.ctx.memory;
+        memory.span(lo, u64::from(hi) + u64::from(size), &mut self.buffer_hint)
     }
 
     /// Checks every executing lane's SHARED, LOCAL or PARAM access at once.

@@ -82,6 +82,10 @@ pub(crate) fn fetch64(w: &Warp, v: Val64) -> [u64; 32] {
 #[inline(always)]
 pub(crate) fn write(w: &mut Warp, d: Reg, vals: &[u32; 32], mask: u32) {
     let row = &mut w.regs[usize::from(d)];
+    if mask == u32::MAX {
+        *row = *vals;
+        return;
+    }
     for l in 0..32 {
         let keep = ((mask >> l) & 1).wrapping_sub(1);
         row[l] = (vals[l] & !keep) | (row[l] & keep);
@@ -106,7 +110,11 @@ pub(crate) fn map2(a: &[u32; 32], b: &[u32; 32], f: impl Fn(u32, u32) -> u32) ->
 
 #[inline(always)]
 pub(crate) fn mask_of(f: impl Fn(usize) -> bool) -> u32 {
-    (0..32).fold(0u32, |m, l| m | (u32::from(f(l)) << l))
+    let mut m = 0;
+    for l in 0..32 {
+        m |= u32::from(f(l)) << l;
+    }
+    m
 }
 
 #[inline(always)]
