@@ -220,17 +220,30 @@ pub fn shl(a: u32, b: u32) -> u32 {
     a.checked_shl(b).unwrap_or(0)
 }
 
-/// Integer comparison.
+/// Integer comparison of 32 lanes at once, as a lane mask: the comparison is chosen
+/// outside the loop, so each loop is a plain vector compare.
 #[inline(always)]
-pub fn icmp(cmp: Cmp, signed: bool, a: u32, b: u32) -> bool {
-    let ord = if signed { (a as i32).cmp(&(b as i32)) } else { a.cmp(&b) };
-    match cmp {
-        Cmp::Eq => ord.is_eq(),
-        Cmp::Ne => ord.is_ne(),
-        Cmp::Lt => ord.is_lt(),
-        Cmp::Le => ord.is_le(),
-        Cmp::Gt => ord.is_gt(),
-        Cmp::Ge => ord.is_ge(),
+pub fn icmp_lanes(cmp: Cmp, signed: bool, a: &[u32; 32], b: &[u32; 32]) -> u32 {
+    #[inline(always)]
+    fn mask(f: impl Fn(usize) -> bool) -> u32 {
+        let mut m = 0;
+        for l in 0..32 {
+            m |= u32::from(f(l)) << l;
+        }
+        m
+    }
+    let (sa, sb) = (a.map(|x| x as i32), b.map(|x| x as i32));
+    match (cmp, signed) {
+        (Cmp::Eq, _) => mask(|l| a[l] == b[l]),
+        (Cmp::Ne, _) => mask(|l| a[l] != b[l]),
+        (Cmp::Lt, true) => mask(|l| sa[l] < sb[l]),
+        (Cmp::Le, true) => mask(|l| sa[l] <= sb[l]),
+        (Cmp::Gt, true) => mask(|l| sa[l] > sb[l]),
+        (Cmp::Ge, true) => mask(|l| sa[l] >= sb[l]),
+        (Cmp::Lt, false) => mask(|l| a[l] < b[l]),
+        (Cmp::Le, false) => mask(|l| a[l] <= b[l]),
+        (Cmp::Gt, false) => mask(|l| a[l] > b[l]),
+        (Cmp::Ge, false) => mask(|l| a[l] >= b[l]),
     }
 }
 
@@ -451,9 +464,10 @@ mod tests {
 
     #[test]
     fn comparisons() {
-        assert!(icmp(Cmp::Lt, true, u32::MAX, 0));
-        assert!(!icmp(Cmp::Lt, false, u32::MAX, 0));
-        assert!(icmp(Cmp::Ge, false, 5, 5));
+        let one = |cmp, signed, a, b| icmp_lanes(cmp, signed, &[a; 32], &[b; 32]) == u32::MAX;
+        assert!(one(Cmp::Lt, true, u32::MAX, 0));
+        assert!(!one(Cmp::Lt, false, u32::MAX, 0));
+        assert!(one(Cmp::Ge, false, 5, 5));
         let nan = f64::NAN;
         for (cmp, want_nan) in [
             (FCmp::Eq, false),

@@ -221,17 +221,23 @@ pub enum Exchange {
     },
 }
 
+/// The counts of one pc.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PcCounts {
+    /// Warp issues.
+    pub issued: u64,
+    /// Active lanes summed over issues.
+    pub active: u64,
+    /// Lanes whose guard held, summed over issues.
+    pub executed: u64,
+    /// Issues of a branch whose lanes split.
+    pub diverged: u64,
+}
+
 /// Per-pc counters of one or more blocks; [`Launch::stats`] turns them into statistics.
 #[derive(Clone, Debug, Default)]
 pub struct Counters {
-    /// Warp issues.
-    pub(crate) issued: Vec<u64>,
-    /// Active lanes summed over issues.
-    pub(crate) active: Vec<u64>,
-    /// Lanes whose guard held, summed over issues.
-    pub(crate) executed: Vec<u64>,
-    /// Issues of a branch whose lanes split.
-    pub(crate) diverged: Vec<u64>,
+    pub(crate) pcs: Vec<PcCounts>,
     /// Warps run.
     pub(crate) warps: u64,
     /// Threads run.
@@ -241,24 +247,21 @@ pub struct Counters {
 impl Counters {
     /// Zero counts for a kernel of `len` instructions.
     pub fn new(len: usize) -> Counters {
-        Counters { issued: vec![0; len], active: vec![0; len], executed: vec![0; len], diverged: vec![0; len], warps: 0, threads: 0 }
+        Counters { pcs: vec![PcCounts::default(); len], warps: 0, threads: 0 }
     }
 
     /// Adds another block's (or SM's) counts.
     pub fn add(&mut self, other: &Counters) {
-        for (dst, src) in [
-            (&mut self.issued, &other.issued),
-            (&mut self.active, &other.active),
-            (&mut self.executed, &other.executed),
-            (&mut self.diverged, &other.diverged),
-        ] {
-            dst.iter_mut().zip(src).for_each(|(d, s)| *d += s);
+        for (d, s) in self.pcs.iter_mut().zip(&other.pcs) {
+            d.issued += s.issued;
+            d.active += s.active;
+            d.executed += s.executed;
+            d.diverged += s.diverged;
         }
         self.warps += other.warps;
         self.threads += other.threads;
     }
 }
-
 
 /// One resident block: its warps, barrier, shared and local memory.
 pub struct BlockSim<'a> {
@@ -270,7 +273,8 @@ pub struct BlockSim<'a> {
     pub(crate) shared: Vec<u32>,
     /// Every thread's LOCAL region, `local_stride` bytes apart, as little-endian words.
     pub(crate) local: Vec<u32>,
-    pub(crate) buffer_hint: usize,
+    /// The GLOBAL buffer each pc touched last: the first guess for its next access.
+    pub(crate) buffer_hints: Vec<usize>,
     /// The cycle a timing model says it is (`SR_CLOCK`); `None` in a functional run.
     clock: Option<u64>,
     pub(crate) counters: Counters,
@@ -314,7 +318,7 @@ impl<'a> BlockSim<'a> {
             warps,
             shared: vec![0; (ctx.kernel.shared_size as usize).div_ceil(4)],
             local: vec![0; local_stride(ctx.kernel) * threads as usize / 4],
-            buffer_hint: 0,
+            buffer_hints: vec![0; ctx.program.code.len()],
             clock: None,
             counters,
             sanitizer: None,
@@ -674,7 +678,7 @@ impl<'a> BlockSim<'a> {
             }
         };
         match space {
-            Space::Global => match self.ctx.memory.locate(addr, size, &mut self.buffer_hint) {
+            Space::Global => match self.ctx.memory.locate(addr, size, &mut self.buffer_hints[pc as usize]) {
                 Ok((index, off)) => Ok(Loc::Global(index, off)),
                 Err(e) => {
                     let op = self.mnemonic(pc);
@@ -717,7 +721,7 @@ impl<'a> BlockSim<'a> {
     pub(crate) fn locate_global(&mut self, w: usize, l: usize, pc: u32, addr: u32, size: u32, write: bool) -> Result<(usize, u32), Fault> {
         // Access sizes are powers of two, so a mask checks alignment without a division.
         if addr & (size.min(16) - 1) == 0
-            && let Ok(found) = self.ctx.memory.locate(addr, size, &mut self.buffer_hint)
+            && let Ok(found) = self.ctx.memory.locate(addr, size, &mut self.buffer_hints[pc as usize])
         {
             return Ok(found);
         }

@@ -88,7 +88,8 @@ impl Stats {
     pub(crate) fn from_counters(kernel: &Kernel, c: &Counters, blocks: u64) -> Stats {
         let mut stats = Stats { blocks, warps: c.warps, threads: c.threads, ..Stats::default() };
         for (pc, inst) in kernel.code.iter().enumerate() {
-            let (issued, active, executed) = (c.issued[pc], c.active[pc], c.executed[pc]);
+            let counts = c.pcs[pc];
+            let (issued, active, executed, diverged) = (counts.issued, counts.active, counts.executed, counts.diverged);
             stats.warp_instructions += issued;
             stats.thread_instructions += active;
             if issued == 0 {
@@ -99,12 +100,12 @@ impl Stats {
             entry.thread += active;
             match (inst.opcode(), inst.operands[0]) {
                 (Opcode::Bra, Operand::Label { reconv, .. }) if reconv != NO_RECONV => {
-                    stats.diverged_branches += c.diverged[pc];
+                    stats.diverged_branches += diverged;
                     stats.branches.push(BranchStats {
                         pc: pc as u32,
                         line: kernel.line(pc as u32).unwrap_or(0),
                         issued,
-                        diverged: c.diverged[pc],
+                        diverged,
                         simd_efficiency: active as f64 / (32 * issued) as f64,
                     });
                 }

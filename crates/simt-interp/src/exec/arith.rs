@@ -196,7 +196,7 @@ impl BlockSim<'_> {
             ArithOp::Isetp { p, a, b, cmp, signed, bop, q } => {
                 let (mut ta, mut tb) = ([0; 32], [0; 32]);
                 let (a, b) = (src(warp, a, &mut ta), src(warp, b, &mut tb));
-                let c = mask_of(|l| arith::icmp(cmp, signed, a[l], b[l]));
+                let c = arith::icmp_lanes(cmp, signed, a, b);
                 let v = arith::combine(bop, c, pred(warp, q));
                 set_pred(warp, p, v, exec);
             }

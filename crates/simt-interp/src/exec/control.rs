@@ -48,7 +48,7 @@ impl BlockSim<'_> {
         match op {
             ControlOp::Bra { target, reconv } => {
                 if warp.branch(pc, mask, exec, target, reconv) {
-                    self.counters.diverged[pc as usize] += 1;
+                    self.counters.pcs[pc as usize].diverged += 1;
                 }
                 Moved::Yes
             }

@@ -69,7 +69,7 @@ impl<'a> BlockSim<'a> {
                 let words = usize::from(regs);
                 if space == Space::Global {
                     let memory = self.ctx.memory;
-                    if let Some((mem, base)) = self.global_span(exec, &addrs, size) {
+                    if let Some((mem, base)) = self.global_span(pc, exec, &addrs, size) {
                         let at = |l: usize| ((addrs[l] - base) / 4) as usize;
                         // SAFETY: `global_span` checked that every executing lane's access lies
                         // inside `mem`; idle lanes are not read.
@@ -141,7 +141,7 @@ impl<'a> BlockSim<'a> {
                 }
                 if space == Space::Global {
                     let memory = self.ctx.memory;
-                    if let Some((mem, base)) = self.global_span(exec, &addrs, size) {
+                    if let Some((mem, base)) = self.global_span(pc, exec, &addrs, size) {
                         // Lane order: a later lane's store to the same address wins.
                         for_lanes(exec, |l| {
                             let at = ((addrs[l] - base) / 4) as usize;
@@ -237,7 +237,7 @@ impl<'a> BlockSim<'a> {
     /// search of their own. `None` sends the access down the per-lane path, which
     /// also finds and reports any fault.
     #[inline(always)]
-    fn global_span(&mut self, exec: u32, addrs: &[u32; 32], size: u32) -> Option<(&'a [AtomicU32], u32)> {
+    fn global_span(&mut self, pc: u32, exec: u32, addrs: &[u32; 32], size: u32) -> Option<(&'a [AtomicU32], u32)> {
         if size < 4 || exec == 0 {
             return None;
         }
@@ -254,7 +254,7 @@ impl<'a> BlockSim<'a> {
             return None;
         }
         let memory: &'a GlobalMemory = self.ctx.memory;
-        memory.span(lo, u64::from(hi) + u64::from(size), &mut self.buffer_hint)
+        memory.span(lo, u64::from(hi) + u64::from(size), &mut self.buffer_hints[pc as usize])
     }
 
     /// Checks every executing lane's SHARED, LOCAL or PARAM access at once.

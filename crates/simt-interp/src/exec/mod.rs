@@ -132,7 +132,10 @@ pub(crate) fn set_pred(w: &mut Warp, p: u8, value: u32, mask: u32) {
 #[inline(always)]
 pub(crate) fn for_lanes(mask: u32, mut f: impl FnMut(usize)) {
     if mask == u32::MAX {
-        (0..32).for_each(&mut f);
+        // A plain loop: `for_each` would go through an out-of-line fold.
+        for l in 0..32 {
+            f(l);
+        }
     } else {
         lanes(mask).for_each(f);
     }
@@ -164,9 +167,10 @@ impl BlockSim<'_> {
         let inst = self.ctx.program.code[pc as usize];
         let exec = mask & pred(&self.warps[w], inst.guard);
         let at = pc as usize;
-        self.counters.issued[at] += 1;
-        self.counters.active[at] += u64::from(mask.count_ones());
-        self.counters.executed[at] += u64::from(exec.count_ones());
+        let counts = &mut self.counters.pcs[at];
+        counts.issued += 1;
+        counts.active += u64::from(mask.count_ones());
+        counts.executed += u64::from(exec.count_ones());
         if self.sanitizer.is_some() {
             self.check_issue(w, pc, mask, exec)?;
         }
