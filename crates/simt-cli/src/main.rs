@@ -109,8 +109,22 @@ fn read_file(path: &Path) -> Result<Vec<u8>, Failure> {
     simt_host::read_bounded(path, simt_isa::MAX_INPUT_BYTES).map_err(Failure::input)
 }
 
-fn write_file(path: &Path, bytes: &[u8]) -> Outcome {
-    std::fs::write(path, bytes).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))
+/// Refuses an output path that names one of the inputs: writing it would destroy what was read.
+fn check_output(path: &Path, inputs: &[&Path]) -> Outcome {
+    let Ok(out) = path.canonicalize() else { return Ok(()) };
+    for input in inputs {
+        if input.canonicalize().is_ok_and(|i| i == out) {
+            return Err(Failure::input(format!("{} is an input of this command; write the output somewhere else", path.display())));
+        }
+    }
+    Ok(())
+}
+
+/// Writes an output file whole or not at all (a temporary renamed into place), never over an input.
+fn write_file(path: &Path, bytes: &[u8], inputs: &[&Path]) -> Outcome {
+    use std::io::Write;
+    check_output(path, inputs)?;
+    simt_host::write_atomically(path, |mut f| f.write_all(bytes)).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))
 }
 
 /// Writes to stdout; a closed pipe (`simt ... | head`) is not an error.
@@ -132,12 +146,23 @@ fn load_module(path: &Path) -> Result<Module, Failure> {
     let source = String::from_utf8(bytes).map_err(|_| {
         Failure::input(format!("{}: neither simt bytecode nor UTF-8 assembly source", path.display()))
     })?;
-    simt_asm::assemble(&path.display().to_string(), &source).map_err(|d| Failure::Rejected(d.render(color())))
+    // Editors on some systems start UTF-8 files with a byte-order mark; it is not part of the text.
+    let source = source.strip_prefix('\u{feff}').unwrap_or(&source);
+    simt_asm::assemble(&path.display().to_string(), source).map_err(|d| Failure::Rejected(d.render(color())))
 }
 
 fn asm(file: &Path, output: Option<PathBuf>, listing: bool) -> Outcome {
     let module = load_module(file)?;
-    write_file(&output.unwrap_or_else(|| file.with_extension("simtb")), &simt_isa::write_module(&module))?;
+    let bytes = simt_isa::write_module(&module);
+    if bytes.len() as u64 > simt_isa::MAX_INPUT_BYTES {
+        return Err(Failure::input(format!(
+            "{}: the bytecode would be {} bytes, more than the {} simt reads back; split the kernels over several files",
+            file.display(),
+            bytes.len(),
+            simt_isa::MAX_INPUT_BYTES
+        )));
+    }
+    write_file(&output.unwrap_or_else(|| file.with_extension("simtb")), &bytes, &[file])?;
     if listing {
         print(&simt_isa::listing(&module))?;
     }
@@ -147,7 +172,7 @@ fn asm(file: &Path, output: Option<PathBuf>, listing: bool) -> Outcome {
 fn disasm(file: &Path, output: Option<PathBuf>) -> Outcome {
     let text = simt_isa::disassemble(&load_module(file)?);
     match output {
-        Some(path) => write_file(&path, text.as_bytes()),
+        Some(path) => write_file(&path, text.as_bytes(), &[file]),
         None => print(&text),
     }
 }

@@ -10,9 +10,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use simt_host::{self as host, Arg, HostError, LaunchRequest, PreparedLaunch};
 use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_SMS};
 use simt_interp::{Checks, FaultKind, RunOptions, SimtModel, Stats};
-use simt_isa::{ElemType, Kernel, Module, ParamType};
+use simt_isa::{ArgInit, ElemType, Kernel, Module, ParamType};
 
-use crate::{Failure, Outcome, color, load_module, print};
+use crate::{Failure, Outcome, check_output, color, load_module, print};
 
 /// Arguments of `simt run`.
 #[derive(Args)]
@@ -51,13 +51,13 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = Simt::Its)]
     simt: Simt,
     /// Most warp instructions the launch may issue before it faults.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS, value_parser = at_least_one::<u64>)]
     max_steps: u64,
     /// Under `its`, backward branches a thread group may take in a row while another waits.
-    #[arg(long, value_name = "Y", default_value_t = DEFAULT_ITS_YIELD, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "Y", default_value_t = DEFAULT_ITS_YIELD, value_parser = at_least_one::<u32>)]
     its_yield: u32,
     /// SMs the blocks are spread over.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_SMS, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SMS, value_parser = at_least_one::<u32>)]
     sms: u32,
     /// OS threads to run SMs on [default: one per core].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=simt_isa::MAX_THREADS))]
@@ -89,6 +89,15 @@ enum Simt {
     Its,
     /// Per-warp reconvergence stack (pre-Volta).
     Stack,
+}
+
+/// A whole number of at least 1, with a message that says so (clap's own names the type's maximum).
+fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8>>(text: &str) -> Result<T, String> {
+    match text.trim().parse::<T>() {
+        Ok(v) if v >= T::from(1) => Ok(v),
+        Ok(_) => Err("must be at least 1".into()),
+        Err(_) => Err(format!("`{text}` is not a whole number")),
+    }
 }
 
 fn parse_dims(text: &str) -> Result<[u32; 3], String> {
@@ -123,6 +132,22 @@ pub fn run(args: RunArgs) -> Outcome {
         module_dir: Some(args.file.parent().unwrap_or(Path::new("")).to_path_buf()),
     };
     let dumps: Vec<Dump> = args.dumps.iter().map(|d| parse_dump(kernel, d)).collect::<Result<_, _>>()?;
+    let module_dir = args.file.parent().unwrap_or(Path::new(""));
+    let mut inputs: Vec<PathBuf> = vec![args.file.clone()];
+    inputs.extend(request.args.iter().filter_map(|a| match &a.init {
+        ArgInit::File(f) => Some(PathBuf::from(f)),
+        _ => None,
+    }));
+    inputs.extend(kernel.args.iter().filter_map(|a| match &a.init {
+        ArgInit::File(f) => Some(module_dir.join(f)),
+        _ => None,
+    }));
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    for dump in &dumps {
+        if let Some(path) = &dump.file {
+            check_output(path, &inputs)?;
+        }
+    }
     let launch = host::prepare(kernel, &request).map_err(Failure::input)?;
     // Every warp issues at least one instruction: a launch with more warps than the step
     // limit can never finish, so it is rejected before it starts.

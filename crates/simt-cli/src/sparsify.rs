@@ -57,9 +57,10 @@ pub fn sparsify(args: SparsifyArgs) -> Outcome {
     };
     let meta: Vec<u8> = sparse.metadata.iter().flat_map(|w| w.to_le_bytes()).collect();
     let out = |suffix: &str| PathBuf::from(format!("{}.{suffix}.npy", args.output.display()));
-    write_file(&out("values"), &npy::write(array.dtype, &[rows, cols / 2], &floats(&sparse.values)))?;
-    write_file(&out("meta"), &npy::write(Dtype::U32, &[sparse.metadata.len()], &meta))?;
-    write_file(&out("pruned"), &npy::write(array.dtype, &[rows, cols], &floats(&sparse.pruned)))
+    let input = [args.input.as_path()];
+    write_file(&out("values"), &npy::write(array.dtype, &[rows, cols / 2], &floats(&sparse.values)), &input)?;
+    write_file(&out("meta"), &npy::write(Dtype::U32, &[sparse.metadata.len()], &meta), &input)?;
+    write_file(&out("pruned"), &npy::write(array.dtype, &[rows, cols], &floats(&sparse.pruned)), &input)
 }
 
 /// Rows and columns from the array's shape and the flags, which must agree with each other.

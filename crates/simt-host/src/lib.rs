@@ -200,14 +200,32 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
 
     // The sizes of all buffers are known before any is made: check their sum first, so
     // that no request allocates more than GLOBAL memory holds.
+    // A file whose size is not known up front (a pipe, a device) is read now, bounded
+    // by what is left of the budget, and counts with its real size.
     let mut planned = 0u64;
-    for (param, arg) in kernel.params.iter().zip(&chosen) {
+    let mut preread: Vec<Option<Vec<u8>>> = vec![None; kernel.params.len()];
+    for (i, (param, arg)) in kernel.params.iter().zip(&chosen).enumerate() {
         let (ParamType::Ptr(elem), Some(arg)) = (param.ty, arg) else { continue };
         let base = match &arg.origin {
             ArgOrigin::CommandLine => Path::new(""),
             ArgOrigin::Directive { dir } => dir.as_path(),
         };
-        let bytes = planned_bytes(elem, &arg.init, base);
+        let bytes = match &arg.init {
+            ArgInit::File(name) if !std::fs::metadata(base.join(name)).is_ok_and(|m| m.is_file()) => {
+                // The room a buffer file has beyond GLOBAL memory is its `.npy` header's.
+                let limit = MAX_BUFFER_FILE_BYTES - planned.min(MAX_TOTAL_BYTES);
+                let data = read_bounded(&base.join(name), limit).map_err(|message| HostError::BadArg {
+                    name: param.name.clone(),
+                    ty: param.ty.name(),
+                    origin: "@FILE".into(),
+                    message,
+                })?;
+                let len = data.len() as u64;
+                preread[i] = Some(data);
+                len
+            }
+            init => planned_bytes(elem, init, base),
+        };
         planned = planned.saturating_add(bytes.next_multiple_of(256)).saturating_add(u64::from(GUARD_BYTES));
         if planned > MAX_TOTAL_BYTES {
             return Err(HostError::Memory(MemoryError::TooLarge { name: param.name.clone(), bytes }));
@@ -217,7 +235,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
     let mut params = vec![0u8; kernel.param_size() as usize];
     let mut memory = GlobalMemory::new();
     let mut buffers = Vec::new();
-    for (param, arg) in kernel.params.iter().zip(chosen.into_iter().flatten()) {
+    for ((param, arg), preread) in kernel.params.iter().zip(chosen).zip(preread).filter_map(|((p, a), r)| Some(((p, a?), r))) {
         let bad = |message: String| HostError::BadArg {
             name: param.name.clone(),
             ty: param.ty.name(),
@@ -233,7 +251,11 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
                     ArgOrigin::CommandLine => Path::new(""),
                     ArgOrigin::Directive { dir } => dir.as_path(),
                 };
-                let data = buffer_bytes(elem, &arg.init, base).map_err(bad)?;
+                let data = match (preread, &arg.init) {
+                    (Some(bytes), ArgInit::File(name)) => file_elements(elem, &base.join(name), bytes).map(|b| WordBytes::from_bytes(&b)),
+                    _ => buffer_bytes(elem, &arg.init, base),
+                }
+                .map_err(bad)?;
                 buffers.push((param.name.clone(), elem));
                 memory.alloc(&param.name, data)?.to_le_bytes().to_vec()
             }
@@ -352,6 +374,24 @@ fn write_literal(elem: ElemType, lit: Literal, out: &mut [u8]) -> Result<(), Str
         Literal::F32Bits(b) => f64::from(f32::from_bits(b)),
         Literal::F64Bits(b) => f64::from_bits(b),
     };
+    // A finite decimal too large for a float type is a mistake, as it is in an instruction;
+    // `inf` says infinity on purpose.
+    if let Literal::Float(v) = lit {
+        let max = match elem {
+            F16 => f16::MAX.to_string(),
+            BF16 => format!("{:e}", f32::from(bf16::MAX)),
+            _ => format!("{:e}", f32::MAX),
+        };
+        let rounded = match elem {
+            F16 => f64::from(f16::from_f64(v)),
+            BF16 => f64::from(bf16::from_f64(v)),
+            F32 => f64::from(v as f32),
+            _ => v,
+        };
+        if v.is_finite() && rounded.is_infinite() {
+            return Err(format!("`{lit}` is too large for {elem} (at most {max}): write inf for infinity"));
+        }
+    }
     match (elem, lit) {
         (F32 | B32, Literal::F32Bits(b)) => out.copy_from_slice(&b.to_le_bytes()),
         (F64, Literal::F64Bits(b)) => out.copy_from_slice(&b.to_le_bytes()),
@@ -512,8 +552,12 @@ fn top_bits(bits: u64, p: u32) -> f64 {
 }
 
 fn read_buffer_file(elem: ElemType, path: &Path) -> Result<Vec<u8>, String> {
+    file_elements(elem, path, read_bounded(path, MAX_BUFFER_FILE_BYTES)?)
+}
+
+/// The elements of a buffer file's `bytes`: an `.npy` of the parameter's dtype, or raw data.
+fn file_elements(elem: ElemType, path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
     let shown = path.display();
-    let bytes = read_bounded(path, MAX_BUFFER_FILE_BYTES)?;
     if is_npy_path(path) {
         let array = npy::read(&bytes).map_err(|e| format!("{shown}: {e}"))?;
         let want = Dtype::of_elem(elem);
@@ -784,6 +828,11 @@ mod tests {
         assert!(literal_bytes(U8, Literal::Int(256)).unwrap_err().contains("does not fit u8"));
         assert!(literal_bytes(U32, Literal::Int(-1)).is_err());
         assert!(literal_bytes(S32, Literal::Float(1.5)).unwrap_err().contains("takes integers"));
+        // Too large for the type is an error, as in an instruction; `inf` is infinity on purpose.
+        assert!(literal_bytes(F32, Literal::Float(1e39)).unwrap_err().contains("too large for f32 (at most 3.4028235e38)"));
+        assert!(literal_bytes(F16, Literal::Float(70000.0)).unwrap_err().contains("at most 65504"));
+        assert_eq!(literal_bytes(F32, Literal::Float(f64::INFINITY)).unwrap(), f32::INFINITY.to_le_bytes());
+        assert_eq!(literal_bytes(F16, Literal::Float(65519.0)).unwrap(), 0x7BFFu16.to_le_bytes(), "rounds down to the largest f16");
     }
 
     #[test]

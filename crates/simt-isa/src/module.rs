@@ -29,7 +29,7 @@
 use std::fmt;
 
 use crate::instr::*;
-use crate::limits::MAX_CODE_LEN;
+use crate::limits::{MAX_CODE_LEN, MAX_LOCAL_BYTES, MAX_SHARED_BYTES};
 
 /// The four bytes every bytecode file starts with.
 pub const MAGIC: &[u8; 4] = b"\x7fSMT";
@@ -382,12 +382,21 @@ impl Kernel {
                 }
             }
         }
-        let mut end = 0;
+        // Parameters sit where the contract's layout puts them (in order, each aligned to
+        // its size), so the PARAM space is as small as the parameters.
+        let mut end = 0u32;
         for p in &self.params {
-            if p.offset % p.ty.size() != 0 || p.offset < end {
-                return Err(fail(None, format!("parameter `{}` at offset {} overlaps or is misaligned", p.name, p.offset)));
+            let expected = end.next_multiple_of(p.ty.size());
+            if p.offset != expected {
+                return Err(fail(None, format!("parameter `{}` is at offset {}, but the layout puts it at {expected}", p.name, p.offset)));
             }
-            end = p.offset + p.ty.size();
+            end = expected + p.ty.size();
+        }
+        if self.shared_size > MAX_SHARED_BYTES {
+            return Err(fail(None, format!("declares {} bytes of shared memory; a block may have at most {MAX_SHARED_BYTES}", self.shared_size)));
+        }
+        if self.local_size > MAX_LOCAL_BYTES {
+            return Err(fail(None, format!("declares {} bytes of local memory per thread; the most is {MAX_LOCAL_BYTES}", self.local_size)));
         }
         for v in &self.shared {
             let bytes = u64::from(v.len) * u64::from(v.elem.size());
@@ -809,5 +818,22 @@ mod tests {
                 let _ = read_module(&b);
             }
         }
+    }
+
+    #[test]
+    fn crafted_layouts_are_rejected_before_anything_is_allocated() {
+        // Offsets near 2^32 once wrapped `offset + size` and made a 4 GiB PARAM space.
+        for offset in [0xFFFF_FFFC, 0xFFFF_FFF0, 8] {
+            let mut m = sample();
+            m.kernels[0].params[0].offset = offset;
+            let err = read_module(&write_module(&m)).unwrap_err().to_string();
+            assert!(err.contains("but the layout puts it at 0"), "{err}");
+        }
+        let mut m = sample();
+        m.kernels[0].shared_size = u32::MAX;
+        assert!(read_module(&write_module(&m)).unwrap_err().to_string().contains("bytes of shared memory"));
+        let mut m = sample();
+        m.kernels[0].local_size = u32::MAX;
+        assert!(read_module(&write_module(&m)).unwrap_err().to_string().contains("bytes of local memory"));
     }
 }
