@@ -1,6 +1,6 @@
 //! `simt run`: one launch, from the command line to dumped buffers.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use simt_host::{self as host, Arg, HostError, LaunchRequest, PreparedLaunch};
-use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_SMS};
+use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS, DEFAULT_SMS};
 use simt_interp::{Checks, FaultKind, RunOptions, SimtModel, Stats};
-use simt_isa::{ArgInit, ElemType, Kernel, Module, ParamType};
+use simt_isa::{ArgInit, Kernel, Module, ParamType};
 
-use crate::{Failure, Outcome, check_output, color, load_module, print};
+use crate::{Failure, Outcome, check_output, color, load_module};
 
 /// Arguments of `simt run`.
 #[derive(Args)]
@@ -56,6 +56,13 @@ pub struct RunArgs {
     /// Under `its`, backward branches a thread group may take in a row while another waits.
     #[arg(long, value_name = "Y", default_value_t = DEFAULT_ITS_YIELD, value_parser = at_least_one::<u32>)]
     its_yield: u32,
+    /// Warp instructions one warp may issue in a row without storing, exiting or reaching a barrier
+    /// before the launch faults as a runaway (0: no such check).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_RUNAWAY_STEPS)]
+    runaway_steps: u64,
+    /// Fault the launch if it is still running after SECONDS of wall-clock time.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    timeout: Option<std::time::Duration>,
     /// SMs the blocks are spread over.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SMS, value_parser = at_least_one::<u32>)]
     sms: u32,
@@ -89,6 +96,14 @@ enum Simt {
     Its,
     /// Per-warp reconvergence stack (pre-Volta).
     Stack,
+}
+
+/// Seconds, whole or fractional, more than zero.
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= 1e9 => Ok(std::time::Duration::from_secs_f64(s)),
+        _ => Err(format!("`{text}` is not a number of seconds above 0 (for example 10 or 0.5)")),
+    }
 }
 
 /// A whole number of at least 1, with a message that says so (clap's own names the type's maximum).
@@ -175,6 +190,8 @@ pub fn run(args: RunArgs) -> Outcome {
             initcheck: args.checks.contains(&Check::Initcheck),
             synccheck: args.checks.contains(&Check::Synccheck),
         },
+        runaway_steps: args.runaway_steps,
+        deadline: args.timeout.map(|t| Instant::now() + t),
     };
     let stats = launch_with_progress(&module, kernel, &launch, &options)?;
     if args.stats {
@@ -264,40 +281,47 @@ fn launch_with_progress(
 }
 
 fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump], json: bool) -> Outcome {
-    let buffer = |name: &str| -> (ElemType, Vec<u8>) {
-        launch.buffer(name).expect("--dump names were checked to be pointer parameters, and each has a buffer")
-    };
+    let buffer = |name: &str| launch.buffer_of(name).expect("--dump names were checked to be pointer parameters, and each has a buffer");
     for dump in dumps {
         if let Some(path) = &dump.file {
-            let (elem, memory) = launch.buffer_of(&dump.name).expect("--dump names were checked to be pointer parameters, and each has a buffer");
-            host::write_buffer_file(path, elem, memory)
-                .map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
+            let (elem, memory) = buffer(&dump.name);
+            host::write_buffer_file(path, elem, memory).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
         }
     }
-    if json {
-        let buffers: serde_json::Map<String, serde_json::Value> = dumps
-            .iter()
-            .map(|d| {
-                let (elem, bytes) = buffer(&d.name);
-                (d.name.clone(), host::json_elements(elem, &bytes))
-            })
-            .collect();
-        let object = serde_json::json!({
-            "kernel": kernel.name,
-            "grid": launch.config.grid,
-            "block": launch.config.block,
-            "stats": stats,
-            "buffers": buffers,
-        });
-        return print(&format!("{object}\n"));
-    }
-    let printed: Vec<&Dump> = dumps.iter().filter(|d| d.file.is_none()).collect();
-    for dump in &printed {
-        let (elem, bytes) = buffer(&dump.name);
-        if printed.len() > 1 {
-            print(&format!("{}:\n", dump.name))?;
+    // Buffers stream out element by element: a dump costs a piece of memory, not a copy of the buffer.
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let result = (|| -> std::io::Result<()> {
+        if json {
+            // Keys in sorted order, as serde_json writes objects.
+            write!(out, "{{\"block\":{},\"buffers\":{{", serde_json::to_string(&launch.config.block)?)?;
+            for (i, d) in dumps.iter().enumerate() {
+                let (elem, memory) = buffer(&d.name);
+                write!(out, "{}{}:", if i > 0 { "," } else { "" }, serde_json::to_string(&d.name)?)?;
+                host::write_json(&mut out, elem, memory)?;
+            }
+            write!(
+                out,
+                "}},\"grid\":{},\"kernel\":{},\"stats\":{}}}",
+                serde_json::to_string(&launch.config.grid)?,
+                serde_json::to_string(&kernel.name)?,
+                serde_json::to_string(stats)?
+            )?;
+            return writeln!(out);
         }
-        print(&host::format_elements(elem, &bytes))?;
+        let printed: Vec<&Dump> = dumps.iter().filter(|d| d.file.is_none()).collect();
+        for dump in &printed {
+            let (elem, memory) = buffer(&dump.name);
+            if printed.len() > 1 {
+                writeln!(out, "{}:", dump.name)?;
+            }
+            host::write_text(&mut out, elem, memory)?;
+        }
+        out.flush()
+    })();
+    match result {
+        // A closed pipe (`simt run ... | head`) is not an error.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::input(format!("cannot write to stdout: {e}"))),
+        _ => Ok(()),
     }
-    Ok(())
 }

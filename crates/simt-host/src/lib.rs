@@ -4,7 +4,7 @@
 //! names, every parameter present) and only then materialises the arguments:
 //! scalars become PARAM bytes, pointer arguments become GLOBAL buffers named
 //! after their parameter, so `memory.buffer("y")` finds `y` after the run.
-//! [`format_elements`], [`json_elements`] and [`write_buffer_file`] turn a
+//! [`write_text`], [`write_json`] and [`write_buffer_file`] turn a
 //! buffer back into text, JSON or a file.
 //!
 //! Value conversions: integer literals must fit the element type; an integer
@@ -214,12 +214,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
             ArgInit::File(name) if !std::fs::metadata(base.join(name)).is_ok_and(|m| m.is_file()) => {
                 // The room a buffer file has beyond GLOBAL memory is its `.npy` header's.
                 let limit = MAX_BUFFER_FILE_BYTES - planned.min(MAX_TOTAL_BYTES);
-                let data = read_bounded(&base.join(name), limit).map_err(|message| HostError::BadArg {
-                    name: param.name.clone(),
-                    ty: param.ty.name(),
-                    origin: "@FILE".into(),
-                    message,
-                })?;
+                let data = read_bounded(&base.join(name), limit).map_err(|message| HostError::bad_arg(param, arg, message))?;
                 let len = data.len() as u64;
                 preread[i] = Some(data);
                 len
@@ -236,15 +231,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
     let mut memory = GlobalMemory::new();
     let mut buffers = Vec::new();
     for ((param, arg), preread) in kernel.params.iter().zip(chosen).zip(preread).filter_map(|((p, a), r)| Some(((p, a?), r))) {
-        let bad = |message: String| HostError::BadArg {
-            name: param.name.clone(),
-            ty: param.ty.name(),
-            origin: match &arg.origin {
-                ArgOrigin::CommandLine => "--arg".into(),
-                ArgOrigin::Directive { .. } => "from `.arg`".into(),
-            },
-            message,
-        };
+        let bad = |message: String| HostError::bad_arg(param, arg, message);
         let bytes = match param.ty {
             ParamType::Ptr(elem) => {
                 let base = match &arg.origin {
@@ -297,6 +284,18 @@ fn launch_dims(kernel: &Kernel, request: &LaunchRequest) -> Result<([u32; 3], [u
 }
 
 impl HostError {
+    fn bad_arg(param: &Param, arg: &Arg, message: String) -> HostError {
+        HostError::BadArg {
+            name: param.name.clone(),
+            ty: param.ty.name(),
+            origin: match &arg.origin {
+                ArgOrigin::CommandLine => "--arg".into(),
+                ArgOrigin::Directive { .. } => "from `.arg`".into(),
+            },
+            message,
+        }
+    }
+
     /// The error for a name that is not a parameter of `kernel`, suggesting the closest one.
     pub fn unknown_param(kernel: &Kernel, name: &str) -> HostError {
         let suggestion = kernel
@@ -568,7 +567,7 @@ fn file_elements(elem: ElemType, path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>,
             ));
         }
         Ok(array.data)
-    } else if bytes.len() % elem.size() as usize != 0 {
+    } else if !bytes.len().is_multiple_of(elem.size() as usize) {
         Err(format!("{shown} holds {} bytes, not a whole number of {}-byte {elem} elements", bytes.len(), elem.size()))
     } else {
         Ok(bytes)
@@ -621,30 +620,49 @@ pub fn elements(elem: ElemType, bytes: &[u8]) -> impl Iterator<Item = Element> +
     })
 }
 
-/// The buffer as text, one element per line (each line ends with a newline).
-pub fn format_elements(elem: ElemType, bytes: &[u8]) -> String {
-    elements(elem, bytes).map(|e| format!("{e}\n")).collect()
+/// Writes the buffer as text, one element per line, streaming it out piece by piece
+/// (memory stays a piece, whatever the buffer's size).
+///
+/// # Errors
+/// What writing `out` said.
+pub fn write_text(out: &mut impl std::io::Write, elem: ElemType, buffer: &Buffer) -> std::io::Result<()> {
+    buffer.for_each_piece(|_, bytes| elements(elem, bytes).try_for_each(|e| writeln!(out, "{e}")))
 }
 
-/// The buffer as a JSON array: numbers, with NaN and infinities as the strings `"nan"`, `"inf"`, `"-inf"`.
-pub fn json_elements(elem: ElemType, bytes: &[u8]) -> serde_json::Value {
-    elements(elem, bytes)
-        .map(|e| {
-            let x = match e {
-                Element::Int(v) => return v.into(),
-                Element::F32(v) => f64::from(v),
-                Element::F64(v) => v,
-            };
-            if x.is_nan() {
-                "nan".into()
-            } else if x.is_infinite() {
-                (if x > 0.0 { "inf" } else { "-inf" }).into()
-            } else {
-                // Reparsing the shortest text keeps an f32's short digits (0.1, not 0.10000000149011612).
-                e.to_string().parse::<f64>().map_or(serde_json::Value::Null, Into::into)
+/// Writes the buffer as a JSON array, streaming: numbers, with NaN and infinities as
+/// the strings `"nan"`, `"inf"`, `"-inf"`.
+///
+/// # Errors
+/// What writing `out` said.
+pub fn write_json(out: &mut impl std::io::Write, elem: ElemType, buffer: &Buffer) -> std::io::Result<()> {
+    out.write_all(b"[")?;
+    let mut first = true;
+    buffer.for_each_piece(|_, bytes| {
+        elements(elem, bytes).try_for_each(|e| {
+            if !std::mem::take(&mut first) {
+                out.write_all(b",")?;
             }
+            serde_json::to_writer(&mut *out, &json_element(e)).map_err(std::io::Error::other)
         })
-        .collect()
+    })?;
+    out.write_all(b"]")
+}
+
+/// One element as JSON: a number, or `"nan"`, `"inf"`, `"-inf"`.
+fn json_element(e: Element) -> serde_json::Value {
+    let x = match e {
+        Element::Int(v) => return v.into(),
+        Element::F32(v) => f64::from(v),
+        Element::F64(v) => v,
+    };
+    if x.is_nan() {
+        "nan".into()
+    } else if x.is_infinite() {
+        (if x > 0.0 { "inf" } else { "-inf" }).into()
+    } else {
+        // Reparsing the shortest text keeps an f32's short digits (0.1, not 0.10000000149011612).
+        e.to_string().parse::<f64>().map_or(serde_json::Value::Null, Into::into)
+    }
 }
 
 /// Writes a buffer to `path`: `.npy` (1-D, dtype per [`Dtype::of_elem`]) or, for any other extension, raw little-endian.
@@ -675,13 +693,7 @@ fn write_pieces(mut file: &std::fs::File, header: &[u8], buffer: &Buffer, data_l
         return buffer.par_for_each_piece(|at, bytes| file.write_all_at(&bytes[..data(at, bytes)], (header.len() + at) as u64));
     }
     file.write_all(header)?;
-    let mut result = Ok(());
-    buffer.for_each_piece(|at, bytes| {
-        if result.is_ok() {
-            result = file.write_all(&bytes[..data(at, bytes)]);
-        }
-    });
-    result
+    buffer.for_each_piece(|at, bytes| file.write_all(&bytes[..data(at, bytes)]))
 }
 
 /// Writes a file so that it is either whole or absent: `write` fills a temporary file
@@ -875,11 +887,6 @@ mod tests {
     fn files_load_by_extension_and_dtype() {
         let dir = tempdir();
         let npy_path = dir.join("v.npy");
-        let memory = |bytes: &[u8]| {
-            let mut m = GlobalMemory::new();
-            m.alloc("b", WordBytes::from_bytes(bytes)).unwrap();
-            m
-        };
         write_buffer_file(&npy_path, ElemType::F32, memory(&f32s(&[1.5, -2.0])).buffer("b").unwrap()).unwrap();
         assert_eq!(buffer_bytes(ElemType::F32, &ArgInit::File("v.npy".into()), &dir).unwrap().as_bytes().to_vec(), f32s(&[1.5, -2.0]));
         let mismatch = buffer_bytes(ElemType::F16, &ArgInit::File("v.npy".into()), &dir).unwrap_err();
@@ -907,6 +914,25 @@ mod tests {
         dir
     }
 
+    /// A one-buffer memory holding `bytes`.
+    fn memory(bytes: &[u8]) -> GlobalMemory {
+        let mut m = GlobalMemory::new();
+        m.alloc("b", WordBytes::from_bytes(bytes)).unwrap();
+        m
+    }
+
+    fn format_elements(elem: ElemType, bytes: &[u8]) -> String {
+        let mut out = Vec::new();
+        write_text(&mut out, elem, memory(bytes).buffer("b").unwrap()).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn json_elements(elem: ElemType, bytes: &[u8]) -> String {
+        let mut out = Vec::new();
+        write_json(&mut out, elem, memory(bytes).buffer("b").unwrap()).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
     #[test]
     fn dumps_use_natural_formats() {
         assert_eq!(format_elements(ElemType::F32, &f32s(&[3.0, 5.25, 0.1, f32::NAN, -0.0])), "3\n5.25\n0.1\nNaN\n-0\n");
@@ -915,7 +941,13 @@ mod tests {
         assert_eq!(format_elements(ElemType::F16, &0x3555u16.to_le_bytes()), "0.33325195\n");
         assert_eq!(format_elements(ElemType::F64, &0.1f64.to_le_bytes()), "0.1\n");
         let json = json_elements(ElemType::F32, &f32s(&[0.1, 2.0, f32::NAN, f32::NEG_INFINITY]));
-        assert_eq!(json.to_string(), r#"[0.1,2.0,"nan","-inf"]"#);
-        assert_eq!(json_elements(ElemType::S8, &[0x80]).to_string(), "[-128]");
+        assert_eq!(json, r#"[0.1,2.0,"nan","-inf"]"#);
+        assert_eq!(json_elements(ElemType::S8, &[0x80]), "[-128]");
+        assert_eq!(json_elements(ElemType::S8, &[]), "[]");
+        // Across pieces: every element once, in order.
+        let big: Vec<u8> = (0..300_000u32).flat_map(|i| i.to_le_bytes()).collect();
+        let text = format_elements(ElemType::U32, &big);
+        assert_eq!(text.lines().count(), 300_000);
+        assert!(text.ends_with("299998\n299999\n"));
     }
 }

@@ -273,6 +273,9 @@ pub struct BlockSim<'a> {
     pub(crate) shared: Vec<u32>,
     /// Every thread's LOCAL region, `local_stride` bytes apart, as little-endian words.
     pub(crate) local: Vec<u32>,
+    /// Whether a store reached LOCAL memory since the block started: only then does the
+    /// next block need it cleared (clearing untouched pages would make them resident).
+    pub(crate) local_dirty: bool,
     /// The GLOBAL buffer each pc touched last: the first guess for its next access.
     pub(crate) buffer_hints: Vec<usize>,
     /// The cycle a timing model says it is (`SR_CLOCK`); `None` in a functional run.
@@ -318,6 +321,7 @@ impl<'a> BlockSim<'a> {
             warps,
             shared: vec![0; (ctx.kernel.shared_size as usize).div_ceil(4)],
             local: vec![0; local_stride(ctx.kernel) * threads as usize / 4],
+            local_dirty: false,
             buffer_hints: vec![0; ctx.program.code.len()],
             clock: None,
             counters,
@@ -335,11 +339,17 @@ impl<'a> BlockSim<'a> {
         self.index = [(linear % gx) as u32, ((linear / gx) % gy) as u32, (linear / (gx * gy)) as u32];
         self.warps.iter_mut().for_each(Warp::reset);
         self.shared.fill(0);
-        self.local.fill(0);
+        if std::mem::take(&mut self.local_dirty) {
+            self.local.fill(0);
+        }
         self.clock = None;
         let threads = ctx.block.iter().map(|&d| u64::from(d)).product::<u64>();
         self.counters.warps += self.warps.len() as u64;
         self.counters.threads += threads;
+        if let Some(s) = &mut self.sanitizer {
+            s.reset();
+            return;
+        }
         self.sanitizer = ctx.options.checks.any().then(|| {
             Box::new(Sanitizer::new(
                 ctx.options.checks,
@@ -592,17 +602,33 @@ impl<'a> BlockSim<'a> {
         }
     }
 
+    /// How many more instructions warp `warp` may issue before the next check, or the
+    /// fault that ends the launch: the step limit, the deadline, or a runaway warp.
     fn step_budget(&self, warp: usize) -> Result<u64, Fault> {
+        let options = self.ctx.options;
         let used = self.ctx.steps.load(Ordering::Relaxed);
-        let max = self.ctx.options.max_steps;
-        if used >= max {
-            let mut fault = self.fault(
+        let max = options.max_steps;
+        let message = if used >= max {
+            Some((
                 FaultKind::StepLimit,
-                warp,
-                None,
-                None,
                 format!("the launch issued {max} warp instructions, the limit; raise it with --max-steps if the kernel is just long"),
-            );
+            ))
+        } else if options.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            Some((FaultKind::TimeLimit, "the launch ran out of time (--timeout); raise the limit if the kernel is just long".to_string()))
+        } else {
+            let w = &self.warps[warp];
+            let idle = w.issued - w.progress_at;
+            (options.runaway_steps != 0 && idle >= options.runaway_steps).then(|| {
+                (
+                    FaultKind::Runaway,
+                    format!(
+                        "warp {warp} issued {idle} instructions in a row without storing, exiting or reaching a barrier: an endless loop? (raise --runaway-steps, or 0 turns this check off)"
+                    ),
+                )
+            })
+        };
+        if let Some((kind, message)) = message {
+            let mut fault = self.fault(kind, warp, None, None, message);
             self.locate_everyone(&mut fault);
             return Err(fault);
         }

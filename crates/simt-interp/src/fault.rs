@@ -20,6 +20,10 @@ pub enum FaultKind {
     Deadlock,
     /// The launch issued more warp instructions than `--max-steps` allows.
     StepLimit,
+    /// The launch was still running at its `--timeout`.
+    TimeLimit,
+    /// A warp issued `--runaway-steps` instructions in a row without making progress.
+    Runaway,
     /// A tensor-core instruction was issued by an incomplete warp or with invalid metadata.
     Tensor,
     /// The launch itself is impossible (extents, resources, parameter bytes); nothing ran.

@@ -25,6 +25,10 @@ pub enum SimtModel {
 pub const DEFAULT_MAX_STEPS: u64 = 2_000_000_000;
 /// The default number of SMs.
 pub const DEFAULT_SMS: u32 = 132;
+/// The default runaway bound: 2^27 warp instructions without progress, a few seconds of
+/// an empty loop at the interpreter's speed, and far more than any loop that computes
+/// something and stores it (see `docs/cli.md`).
+pub const DEFAULT_RUNAWAY_STEPS: u64 = 1 << 27;
 /// The default `Y` of the `its` forward-progress rule.
 pub const DEFAULT_ITS_YIELD: u32 = 16;
 
@@ -43,6 +47,12 @@ pub struct RunOptions {
     pub threads: Option<usize>,
     /// The optional checks (memcheck is always on).
     pub checks: Checks,
+    /// Warp instructions one warp may issue in a row without making progress (a store,
+    /// an atomic that writes, an exit or a block barrier) before the launch faults as a
+    /// runaway; `0` turns the check off.
+    pub runaway_steps: u64,
+    /// A wall-clock bound: the launch faults if it is still running then.
+    pub deadline: Option<std::time::Instant>,
 }
 
 impl Default for RunOptions {
@@ -54,6 +64,8 @@ impl Default for RunOptions {
             its_yield: DEFAULT_ITS_YIELD,
             threads: None,
             checks: Checks::default(),
+            runaway_steps: DEFAULT_RUNAWAY_STEPS,
+            deadline: None,
         }
     }
 }
@@ -201,6 +213,22 @@ pub fn sm_of_block(block: u64, sms: u32) -> u32 {
     (block % u64::from(sms.max(1))) as u32
 }
 
+/// The most memory the OS threads of one launch may hold in per-thread state
+/// (statistics counters and a resident block), besides the buffers.
+pub const THREAD_STATE_BUDGET: u64 = 2 << 30;
+
+/// What one OS thread of a launch holds: 32 bytes of counters per instruction, and one
+/// resident block's registers, shared and local memory (and its sanitizer shadow).
+pub fn per_thread_bytes(kernel: &Kernel, block: [u32; 3], options: &RunOptions) -> u64 {
+    let threads: u64 = block.iter().map(|&d| u64::from(d)).product();
+    let warps = threads.div_ceil(32);
+    let registers = warps * (u64::from(kernel.regs) + 2) * 128;
+    let shared = u64::from(kernel.shared_size);
+    let local = threads * u64::from(kernel.local_size).next_multiple_of(16);
+    let shadow = if options.checks.any() { shared * 160 + local } else { 0 };
+    32 * kernel.code.len() as u64 + registers + shared + local + shadow
+}
+
 /// Runs one launch of `kernel` over `memory`.
 ///
 /// Blocks go to SMs round-robin (block `b` to SM `b % sms`); SMs run on
@@ -241,26 +269,35 @@ pub fn run(
     };
     let run_sm = |counters: Counters, sm: u64| run_sm(&launch, sm, sms, counters, &first_fault, &report);
     let len = kernel.code.len();
-    let work = || {
-        (0..sms)
-            .into_par_iter()
-            .fold(|| Counters::new(len), run_sm)
-            .reduce(
-                || Counters::new(len),
-                |mut a, b| {
-                    a.add(&b);
-                    a
-                },
-            )
+    // Each OS thread keeps one set of counters and one resident block: what a thread
+    // costs is known, and the number of threads is capped so that all of them together
+    // stay within `THREAD_STATE_BUDGET` (a huge kernel or block runs on fewer threads).
+    let wanted = match options.threads {
+        Some(n) => n.max(1),
+        None => rayon::current_num_threads(),
     };
-    let counters = match options.threads {
+    let threads = wanted.min(usize::try_from(THREAD_STATE_BUDGET / per_thread_bytes(kernel, config.block, options)).unwrap_or(usize::MAX).max(1));
+    let counters = if threads == 1 || sms == 1 {
         // One thread needs no pool: run the SMs in order on this one.
-        Some(0 | 1) => (0..sms).fold(Counters::new(len), run_sm),
-        Some(n) => match rayon::ThreadPoolBuilder::new().num_threads(n).build() {
+        (0..sms).fold(Counters::new(len), run_sm)
+    } else {
+        let slots: Vec<Mutex<Option<Counters>>> = (0..threads).map(|_| Mutex::new(None)).collect();
+        let work = || {
+            (0..sms).into_par_iter().for_each(|sm| {
+                let slot = &slots[rayon::current_thread_index().unwrap_or(0) % threads];
+                let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+                let counters = slot.take().unwrap_or_else(|| Counters::new(len));
+                *slot = Some(run_sm(counters, sm));
+            })
+        };
+        match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
             Ok(pool) => pool.install(work),
             Err(_) => work(),
-        },
-        None => work(),
+        }
+        slots.into_iter().filter_map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner())).fold(Counters::new(len), |mut a, b| {
+            a.add(&b);
+            a
+        })
     };
     let mut faults = faults.into_inner().unwrap_or_else(|e| e.into_inner());
     faults.sort_by_key(|(b, _)| *b);

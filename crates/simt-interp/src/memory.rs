@@ -90,7 +90,10 @@ impl Buffer {
     /// A copy of the contents.
     pub fn bytes(&self) -> Vec<u8> {
         let mut out = vec![0u8; self.len as usize];
-        self.for_each_piece(|at, bytes| out[at..at + bytes.len()].copy_from_slice(bytes));
+        let _ = self.for_each_piece(|at, bytes| {
+            out[at..at + bytes.len()].copy_from_slice(bytes);
+            Ok::<(), ()>(())
+        });
         out
     }
 
@@ -114,16 +117,21 @@ impl Buffer {
     }
 
     /// Hands the contents to `f` in order, a piece at a time (`f(offset, bytes)`),
-    /// without copying the whole buffer: how dumps stream a large buffer out.
-    pub fn for_each_piece(&self, mut f: impl FnMut(usize, &[u8])) {
+    /// without copying the whole buffer: how dumps stream a large buffer out. Pieces
+    /// are a multiple of 8 bytes long (but the last), so no element is ever split.
+    ///
+    /// # Errors
+    /// The first error `f` returned.
+    pub fn for_each_piece<E>(&self, mut f: impl FnMut(usize, &[u8]) -> Result<(), E>) -> Result<(), E> {
         let mut piece = Vec::with_capacity(4 * PIECE);
         for (i, words) in self.words.chunks(PIECE).enumerate() {
             piece.clear();
             piece.extend(words.iter().flat_map(|w| w.load(Relaxed).to_le_bytes()));
             let at = 4 * PIECE * i;
             piece.truncate((self.len as usize).saturating_sub(at));
-            f(at, &piece);
+            f(at, &piece)?;
         }
+        Ok(())
     }
 }
 

@@ -63,15 +63,60 @@ pub(crate) struct Hazard {
     pub kind: &'static str,
 }
 
-/// Shadow state of one block.
+/// Shadow entries that cost nothing until touched, kept from block to block on one
+/// SM, and reset in proportion to what the block touched (pages of entries), so a
+/// block that only exits costs nothing however much memory it declares.
+struct ShadowMem<T: Copy + Default> {
+    data: Vec<T>,
+    len: usize,
+    /// Pages written since the last reset, and a flag per page.
+    dirty: Vec<usize>,
+    page_dirty: Vec<bool>,
+}
+
+/// Entries per page of shadow state.
+const SHADOW_PAGE: usize = 4096;
+
+impl<T: Copy + Default> ShadowMem<T> {
+    fn new(len: usize) -> Self {
+        ShadowMem { data: Vec::new(), len, dirty: Vec::new(), page_dirty: Vec::new() }
+    }
+
+    fn get(&self, i: usize) -> T {
+        self.data.get(i).copied().unwrap_or_default()
+    }
+
+    fn get_mut(&mut self, i: usize) -> &mut T {
+        if self.data.is_empty() {
+            self.data = vec![T::default(); self.len];
+            self.page_dirty = vec![false; self.len.div_ceil(SHADOW_PAGE)];
+        }
+        let page = i / SHADOW_PAGE;
+        if !self.page_dirty[page] {
+            self.page_dirty[page] = true;
+            self.dirty.push(page);
+        }
+        &mut self.data[i]
+    }
+
+    fn reset(&mut self) {
+        for page in self.dirty.drain(..) {
+            self.page_dirty[page] = false;
+            let end = ((page + 1) * SHADOW_PAGE).min(self.len);
+            self.data[page * SHADOW_PAGE..end].fill(T::default());
+        }
+    }
+}
+
+/// Shadow state of the block running on one SM (reset, not rebuilt, for the next block).
 pub(crate) struct Sanitizer {
     pub checks: Checks,
     model: SimtModel,
     /// Per byte of shared memory (racecheck).
-    shared: Vec<Shadow>,
+    shared: ShadowMem<Shadow>,
     /// Per byte of shared / local memory: written yet (initcheck).
-    shared_init: Vec<bool>,
-    local_init: Vec<bool>,
+    shared_init: ShadowMem<bool>,
+    local_init: ShadowMem<bool>,
     /// Per warp, per register row: lanes that wrote it (initcheck).
     pub regs_written: Vec<Vec<u32>>,
     epoch: u32,
@@ -83,13 +128,23 @@ impl Sanitizer {
         Sanitizer {
             checks,
             model,
-            shared: if checks.racecheck { vec![Shadow::default(); shared] } else { Vec::new() },
-            shared_init: if checks.initcheck { vec![false; shared] } else { Vec::new() },
-            local_init: if checks.initcheck { vec![false; local] } else { Vec::new() },
+            shared: ShadowMem::new(shared),
+            shared_init: ShadowMem::new(shared),
+            local_init: ShadowMem::new(local),
             regs_written: if checks.initcheck { vec![vec![0; rows]; warps] } else { Vec::new() },
             epoch: 0,
             warp_epochs: vec![0; warps],
         }
+    }
+
+    /// The state of a fresh block.
+    pub(crate) fn reset(&mut self) {
+        self.shared.reset();
+        self.shared_init.reset();
+        self.local_init.reset();
+        self.regs_written.iter_mut().for_each(|w| w.fill(0));
+        self.epoch = 0;
+        self.warp_epochs.fill(0);
     }
 
     /// A block barrier completed: every earlier access is ordered before every later one.
@@ -125,7 +180,7 @@ impl Sanitizer {
     /// racecheck on bytes `at .. at + size` of shared memory.
     pub(crate) fn shared_access(&mut self, now: Access, at: usize, size: usize, write: bool) -> Result<(), Hazard> {
         for byte in at..at + size {
-            let s = self.shared[byte];
+            let s = self.shared.get(byte);
             if let Some(w) = s.write
                 && self.concurrent(&w, &now)
             {
@@ -140,7 +195,7 @@ impl Sanitizer {
             }
         }
         for byte in at..at + size {
-            let s = &mut self.shared[byte];
+            let s = self.shared.get_mut(byte);
             if write || now.atomic {
                 // An atomic is both: later plain reads and writes must be ordered after it.
                 *s = Shadow { write: Some(now), reads: [None, None] };
@@ -153,18 +208,20 @@ impl Sanitizer {
         Ok(())
     }
 
-    fn init_bytes(&mut self, space: Space) -> &mut Vec<bool> {
+    fn init_bytes(&mut self, space: Space) -> &mut ShadowMem<bool> {
         if space == Space::Shared { &mut self.shared_init } else { &mut self.local_init }
     }
 
     /// initcheck on a read of bytes `at .. at + size`: whether all were written.
     pub(crate) fn initialised(&mut self, space: Space, at: usize, size: usize) -> bool {
-        self.init_bytes(space)[at..at + size].iter().all(|&b| b)
+        let bytes = self.init_bytes(space);
+        (at..at + size).all(|i| bytes.get(i))
     }
 
     /// initcheck: bytes `at .. at + size` now hold written values.
     pub(crate) fn mark_written(&mut self, space: Space, at: usize, size: usize) {
-        self.init_bytes(space)[at..at + size].iter_mut().for_each(|b| *b = true);
+        let bytes = self.init_bytes(space);
+        (at..at + size).for_each(|i| *bytes.get_mut(i) = true);
     }
 
     /// initcheck: lanes of `exec` that read register `r` of warp `w` before writing it.

@@ -124,6 +124,8 @@ pub(crate) struct Warp {
     pub exited: u32,
     /// Instructions issued, for `SR_CLOCK`.
     pub issued: u64,
+    /// `issued` when the warp last made progress (stored, exited, reached a barrier).
+    pub progress_at: u64,
     pub ctl: Control,
 }
 
@@ -133,7 +135,7 @@ impl Warp {
             None => Control::Stack(StackCtl { stack: Vec::new(), at_barrier: 0 }),
             Some(yield_after) => Control::Its(Box::new(ItsCtl::new(yield_after.max(1)))),
         };
-        let mut warp = Warp { regs: vec![[0; 32]; rows], preds: [0; PRED_ROWS], valid, exited: 0, issued: 0, ctl };
+        let mut warp = Warp { regs: vec![[0; 32]; rows], preds: [0; PRED_ROWS], valid, exited: 0, issued: 0, progress_at: 0, ctl };
         warp.reset();
         warp
     }
@@ -145,6 +147,7 @@ impl Warp {
         self.preds[usize::from(PRED_TRUE)] = u32::MAX;
         self.exited = 0;
         self.issued = 0;
+        self.progress_at = 0;
         let valid = self.valid;
         match &mut self.ctl {
             Control::Stack(s) => {

@@ -1,5 +1,7 @@
 //! [`KernelBuilder`]: from declarations, labels and instructions to a validated kernel.
 
+use std::collections::HashMap;
+
 use simt_isa::*;
 
 use crate::cfg;
@@ -70,6 +72,8 @@ pub struct KernelBuilder {
     kernel: Kernel,
     /// Name and pc (once placed) of every label.
     labels: Vec<(String, Option<u32>)>,
+    /// Each label's index in `labels`, by name.
+    label_index: HashMap<String, u32>,
     /// Branch operands to patch: (pc, operand index, label).
     branches: Vec<(usize, usize, Label)>,
     regs: Option<u32>,
@@ -93,6 +97,7 @@ impl KernelBuilder {
                 labels: Vec::new(),
             },
             labels: Vec::new(),
+            label_index: HashMap::new(),
             branches: Vec::new(),
             regs: None,
         }
@@ -154,13 +159,13 @@ impl KernelBuilder {
 
     /// The label called `name`, created on first use.
     pub fn label(&mut self, name: &str) -> Label {
-        match self.labels.iter().position(|(n, _)| n == name) {
-            Some(i) => Label(i as u32),
-            None => {
-                self.labels.push((name.to_string(), None));
-                Label(self.labels.len() as u32 - 1)
-            }
+        if let Some(&i) = self.label_index.get(name) {
+            return Label(i);
         }
+        let i = self.labels.len() as u32;
+        self.labels.push((name.to_string(), None));
+        self.label_index.insert(name.to_string(), i);
+        Label(i)
     }
 
     /// Places `label` before the next instruction.

@@ -53,6 +53,9 @@ impl BlockSim<'_> {
                 Moved::Yes
             }
             ControlOp::Exit => {
+                if exec != 0 {
+                    warp.progress_at = warp.issued;
+                }
                 warp.exit(mask, exec);
                 Moved::Yes
             }
@@ -60,6 +63,7 @@ impl BlockSim<'_> {
                 if exec == 0 {
                     warp.advance(mask);
                 } else {
+                    warp.progress_at = warp.issued;
                     warp.arrive_at_barrier(mask, exec);
                 }
                 Moved::Yes

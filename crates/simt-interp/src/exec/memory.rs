@@ -134,6 +134,10 @@ impl<'a> BlockSim<'a> {
                 }
             }
             MemOp::St { space, size, regs, a, .. } => {
+                if exec != 0 {
+                    self.warps[w].progress_at = self.warps[w].issued;
+                }
+                let warp = &self.warps[w];
                 let words = usize::from(regs);
                 let mut rows = [[0u32; 32]; 4];
                 for (k, row) in rows.iter_mut().take(words).enumerate() {
@@ -171,7 +175,10 @@ impl<'a> BlockSim<'a> {
                     let stride = self.region_stride(space);
                     let mem = match space {
                         Space::Shared => &mut self.shared,
-                        _ => &mut self.local,
+                        _ => {
+                            self.local_dirty = true;
+                            &mut self.local
+                        }
                     };
                     // Lane order: a later lane's store to the same address wins.
                     for l in lanes(exec) {
@@ -189,7 +196,10 @@ impl<'a> BlockSim<'a> {
                 }
             }
             MemOp::Atom { space, op, ty, d, b, .. } => {
-                let b = fetch(warp, b);
+                if exec != 0 {
+                    self.warps[w].progress_at = self.warps[w].issued;
+                }
+                let b = fetch(&self.warps[w], b);
                 let mut old = [0u32; 32];
                 if self.sanitizer.is_some() {
                     self.check_accesses(w, pc, space, exec, &addrs, 4, AccessKind::Atomic)?;
@@ -225,6 +235,10 @@ impl<'a> BlockSim<'a> {
                     let loc = self.resolve(w, l, pc, space, addrs[l], 4, true)?;
                     let (expected, new) = (b[l], c[l]);
                     old[l] = self.atomic(loc, |m| if m == expected { new } else { m });
+                    // A compare-and-swap that swapped changed memory; one that failed did not (a spin).
+                    if old[l] == expected {
+                        self.warps[w].progress_at = self.warps[w].issued;
+                    }
                 }
                 write(&mut self.warps[w], d, &old, exec);
             }
