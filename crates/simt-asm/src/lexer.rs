@@ -140,6 +140,8 @@ impl std::fmt::Display for Token<'_> {
     }
 }
 
+use simt_isa::MAX_LINE_TOKENS;
+
 /// A token with its byte range, as the grammar consumes it.
 pub type Spanned<'a> = (usize, Token<'a>, usize);
 
@@ -173,7 +175,18 @@ pub fn for_each_line<'a>(
                 flush(tokens, &mut bad);
                 return;
             }
-            Ok(token) => tokens.push((span.start, token, span.end)),
+            Ok(token) if tokens.len() < MAX_LINE_TOKENS => tokens.push((span.start, token, span.end)),
+            Ok(_) => {
+                if !bad {
+                    error(LexError {
+                        span: tokens[0].0..span.end,
+                        message: format!(
+                            "this statement has more than {MAX_LINE_TOKENS} tokens; put large data in a file and pass it as `@FILE.npy` or `@FILE.bin`"
+                        ),
+                    });
+                }
+                bad = true;
+            }
             Err(mut e) => {
                 if !bad {
                     let c = source.get(span.start..).and_then(|rest| rest.chars().next()).unwrap_or(' ');

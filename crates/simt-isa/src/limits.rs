@@ -29,6 +29,9 @@ pub const MAX_BUFFER_FILE_BYTES: u64 = MAX_TOTAL_BUFFER_BYTES + (1 << 20);
 pub const MAX_INPUT_BYTES: u64 = 64 << 20;
 /// The most OS threads `--threads` may ask for.
 pub const MAX_THREADS: u64 = 1024;
+/// Tokens in one statement of `.s` source (a literal list of a million elements, or an
+/// address of as many terms, is the most a line holds: larger data belongs in a file).
+pub const MAX_LINE_TOKENS: usize = 1 << 20;
 /// Diagnostics the assembler renders in full; the rest are counted.
 pub const MAX_RENDERED_DIAGNOSTICS: usize = 100;
 /// Source lines longer than this are shown as their location only.
