@@ -155,6 +155,7 @@ struct KernelState<'a> {
     /// The label name and span of every branch reference, by [`simt_kernel::BranchRef`] number.
     branch_refs: Vec<(&'a str, Span)>,
     max_reg: Option<(u32, Span)>,
+    builder_abandoned: bool,
 }
 
 struct Assembler<'a> {
@@ -284,6 +285,7 @@ impl<'a> Assembler<'a> {
             args: Vec::new(),
             branch_refs: Vec::new(),
             max_reg: None,
+            builder_abandoned: false,
         });
     }
 
@@ -310,6 +312,11 @@ impl<'a> Assembler<'a> {
         {
             k.max_reg = Some((r, ins.span));
         }
+        if self.sink.total > k.errors_before && !k.builder_abandoned {
+            // This kernel will not be kept: stop storing its code.
+            k.builder.abandon();
+            k.builder_abandoned = true;
+        }
         let pc = match k.builder.push(inst, line_no) {
             Ok(pc) => pc,
             Err(e) => {
@@ -327,7 +334,7 @@ impl<'a> Assembler<'a> {
     /// Resolves labels, arguments and registers of the current kernel and keeps it if it is clean.
     fn finish_kernel(&mut self) {
         let Some(k) = self.current.take() else { return };
-        let KernelState { name, errors_before, mut builder, symbols: _, header, label_spans, args, branch_refs, max_reg } = k;
+        let KernelState { name, errors_before, mut builder, symbols: _, header, label_spans, args, branch_refs, max_reg, .. } = k;
         let mut defaults = Vec::new();
         for (decl, span) in &args {
             self.arg(decl.name, &decl.value, *span, builder.params(), &mut defaults);
@@ -634,8 +641,9 @@ impl<'a> Assembler<'a> {
         }
         let base_span = m.span.sub(0, base.len());
         if !any {
+            let shown = self.sink.keeps(base_span);
             let d = self.error("mnemonic", base_span, format!("unknown mnemonic `{base}`"), "not an instruction");
-            match suggest(base, TABLE.iter().map(|r| r.mnemonic)) {
+            match suggest(base, TABLE.iter().map(|r| r.mnemonic).filter(|_| shown)) {
                 Some(s) => help(d, format!("did you mean `{s}`?")),
                 None => help(d, "the instructions are listed in docs/isa.md"),
             }

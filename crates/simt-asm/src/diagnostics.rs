@@ -131,6 +131,12 @@ impl Default for Sink {
 }
 
 impl Sink {
+    /// Whether a diagnostic at `span` would be kept (not only counted): work that only
+    /// improves a message, like looking for a suggestion, can be skipped otherwise.
+    pub(crate) fn keeps(&self, span: Span) -> bool {
+        self.list.len() < MAX_RENDERED || span.range().start < self.latest.0
+    }
+
     /// Reports an error: `code` names its class, `message` says what to do,
     /// `label` is printed under the caret.
     pub(crate) fn error(&mut self, code: &str, span: Span, message: impl Into<String>, label: impl Into<String>) -> &mut Diagnostic<()> {

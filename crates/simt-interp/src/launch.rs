@@ -213,10 +213,6 @@ pub fn sm_of_block(block: u64, sms: u32) -> u32 {
     (block % u64::from(sms.max(1))) as u32
 }
 
-/// The most memory the OS threads of one launch may hold in per-thread state
-/// (statistics counters and a resident block), besides the buffers.
-pub const THREAD_STATE_BUDGET: u64 = 2 << 30;
-
 /// What one OS thread of a launch holds: 32 bytes of counters per instruction, and one
 /// resident block's registers, shared and local memory (and its sanitizer shadow).
 pub fn per_thread_bytes(kernel: &Kernel, block: [u32; 3], options: &RunOptions) -> u64 {

@@ -36,3 +36,7 @@ pub const MAX_LINE_TOKENS: usize = 1 << 20;
 pub const MAX_RENDERED_DIAGNOSTICS: usize = 100;
 /// Source lines longer than this are shown as their location only.
 pub const LONG_LINE: usize = 1000;
+/// The most memory the OS threads of one launch may hold in per-thread state (statistics
+/// counters and a resident block) besides the buffers: a launch whose threads would need
+/// more runs on fewer threads.
+pub const THREAD_STATE_BUDGET: u64 = 512 << 20;

@@ -77,6 +77,10 @@ pub struct KernelBuilder {
     /// Branch operands to patch: (pc, operand index, label).
     branches: Vec<(usize, usize, Label)>,
     regs: Option<u32>,
+    /// Set by [`KernelBuilder::abandon`]: instructions are counted, not kept.
+    abandoned: bool,
+    /// Instructions pushed (kept or only counted).
+    len: u32,
 }
 
 impl KernelBuilder {
@@ -100,6 +104,8 @@ impl KernelBuilder {
             label_index: HashMap::new(),
             branches: Vec::new(),
             regs: None,
+            abandoned: false,
+            len: 0,
         }
     }
 
@@ -177,8 +183,17 @@ impl KernelBuilder {
         if pc.is_some() {
             return Err(BuildError::Redefined { name: name.clone() });
         }
-        *pc = Some(self.kernel.code.len() as u32);
+        *pc = Some(self.len);
         Ok(())
+    }
+
+    /// The front end found errors, so no kernel will come of this: from now on
+    /// instructions are only counted (labels keep their pcs and are still checked),
+    /// and the code already kept is dropped, so a file of bad lines costs little.
+    pub fn abandon(&mut self) {
+        self.abandoned = true;
+        self.kernel.code = Vec::new();
+        self.kernel.lines = Vec::new();
     }
 
     /// Appends an instruction from source line `line`; returns its pc.
@@ -186,12 +201,15 @@ impl KernelBuilder {
     /// # Errors
     /// When the kernel would pass [`MAX_CODE_LEN`] instructions.
     pub fn push(&mut self, inst: Instruction, line: u32) -> Result<u32, BuildError> {
-        if self.kernel.code.len() >= MAX_CODE_LEN {
+        if self.len as usize >= MAX_CODE_LEN {
             return Err(BuildError::TooLong);
         }
-        self.kernel.code.push(inst);
-        self.kernel.lines.push(line);
-        Ok(self.kernel.code.len() as u32 - 1)
+        if !self.abandoned {
+            self.kernel.code.push(inst);
+            self.kernel.lines.push(line);
+        }
+        self.len += 1;
+        Ok(self.len - 1)
     }
 
     /// Makes operand `operand` of the instruction at `pc` branch to `label` once it is placed.
@@ -202,12 +220,12 @@ impl KernelBuilder {
 
     /// Instructions added so far.
     pub fn len(&self) -> usize {
-        self.kernel.code.len()
+        self.len as usize
     }
 
     /// Whether no instruction was added.
     pub fn is_empty(&self) -> bool {
-        self.kernel.code.is_empty()
+        self.len == 0
     }
 
     /// Resolves labels, gives every divergent branch its reconvergence point, counts
@@ -215,10 +233,11 @@ impl KernelBuilder {
     ///
     /// # Errors
     /// Every unresolved label, an empty kernel, too few registers, or the first
-    /// rule of [`Kernel::validate`] the result breaks.
+    /// rule of [`Kernel::validate`] the result breaks; an abandoned kernel always
+    /// fails, with just the problems found here (possibly none).
     pub fn finish(mut self) -> Result<Kernel, Vec<BuildError>> {
         let mut errors = Vec::new();
-        let len = self.kernel.code.len() as u32;
+        let len = self.len;
         if len == 0 {
             errors.push(BuildError::Empty(self.kernel.name.clone()));
         }
@@ -226,7 +245,9 @@ impl KernelBuilder {
             let (name, placed) = &self.labels[label.0 as usize];
             match placed {
                 Some(target) if *target < len => {
-                    self.kernel.code[pc].operands[operand] = Operand::Label { target: *target, reconv: NO_RECONV }
+                    if let Some(inst) = self.kernel.code.get_mut(pc) {
+                        inst.operands[operand] = Operand::Label { target: *target, reconv: NO_RECONV };
+                    }
                 }
                 Some(_) => errors.push(BuildError::LabelAtEnd { name: name.clone(), at: BranchRef(i as u32) }),
                 None => errors.push(BuildError::UndefinedLabel { name: name.clone(), at: BranchRef(i as u32) }),
@@ -241,7 +262,7 @@ impl KernelBuilder {
             (Some(regs), _) => regs,
             (None, used) => used.map_or(1, |r| r + 1),
         };
-        if !errors.is_empty() {
+        if !errors.is_empty() || self.abandoned {
             return Err(errors);
         }
         cfg::annotate_reconvergence(&mut self.kernel.code);

@@ -1,0 +1,121 @@
+//! Peak memory of `simt` commands that once multiplied their input: each case runs the
+//! command as a child and reads its peak resident set (`wait4`'s `ru_maxrss`), then
+//! checks it against the bound `docs/cli.md` documents (the inputs plus a small
+//! constant, never a product with the thread count or with state the kernel does not use).
+#![cfg(target_os = "linux")]
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use tempfile::TempDir;
+
+const MIB: u64 = 1 << 20;
+
+/// Runs `simt args` in `dir` with output discarded; returns (exit code, peak RSS in bytes).
+// The child is reaped by `wait4`, which also gives its peak memory.
+#[allow(clippy::zombie_processes)]
+fn peak_rss(dir: &Path, args: &[&str]) -> (i32, u64) {
+    let child = Command::new(env!("CARGO_BIN_EXE_simt"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("simt starts");
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value of that plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, writing into the two locals.
+    let pid = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as libc::pid_t, "wait4");
+    let code = if libc::WIFEXITED(status) { libc::WEXITSTATUS(status) } else { -1 };
+    (code, usage.ru_maxrss as u64 * 1024)
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    std::fs::write(dir.join(name), text).unwrap();
+    name.to_string()
+}
+
+const SAXPY: &str = ".kernel saxpy\n.param .u32 n\n.param .f32 a\n.param .ptr.f32 x\n.param .ptr.f32 y\n\
+    S2R R0, SR_TID.X\nS2R R1, SR_CTAID.X\nS2R R2, SR_NTID.X\nIMAD R0, R1, R2, R0\nLD.PARAM.U32 R3, [n]\n\
+    ISETP.GE.U32 P0, R0, R3\n@P0 EXIT\nLD.PARAM.U32 R4, [x]\nLD.PARAM.U32 R5, [y]\nLEA R4, R0, R4, 2\n\
+    LEA R5, R0, R5, 2\nLD.GLOBAL.F32 R6, [R4]\nLD.GLOBAL.F32 R7, [R5]\nLD.PARAM.F32 R8, [a]\n\
+    FFMA R7, R8, R6, R7\nST.GLOBAL.F32 [R5], R7\nEXIT\n";
+
+#[test]
+fn dumps_stream_instead_of_copying_buffers() {
+    let dir = TempDir::new().unwrap();
+    let k = write(dir.path(), "saxpy.s", SAXPY);
+    let n = 8 << 20; // two buffers of 32 MiB
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "run".to_string(),
+            k.clone(),
+            "--grid".into(),
+            (n / 256).to_string(),
+            "--block".into(),
+            "256".into(),
+            "--arg".into(),
+            format!("n={n}"),
+            "--arg".into(),
+            "a=2".into(),
+            "--arg".into(),
+            format!("x=iota({n})"),
+            "--arg".into(),
+            format!("y=fill({n}, 1)"),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let buffers = 2 * 4 * n as u64;
+    for extra in [&["--dump", "y"][..], &["--json", "--dump", "y"], &["--dump", "y=out.npy"]] {
+        let a = args(extra);
+        let (code, peak) = peak_rss(dir.path(), &a.iter().map(String::as_str).collect::<Vec<_>>());
+        assert_eq!(code, 0, "{extra:?}");
+        assert!(peak < buffers + 48 * MIB, "{extra:?}: peak {} MiB for {} MiB of buffers", peak / MIB, buffers / MIB);
+    }
+}
+
+#[test]
+fn the_assembler_keeps_a_hundred_diagnostics_not_all() {
+    let dir = TempDir::new().unwrap();
+    let k = write(dir.path(), "bad.s", &format!(".kernel k\n{}", "FOO R1, R2\n".repeat(1_000_000)));
+    let (code, peak) = peak_rss(dir.path(), &["asm", &k]);
+    assert_eq!(code, 1);
+    assert!(peak < 64 * MIB, "peak {} MiB for an 11 MiB source of bad lines", peak / MIB);
+}
+
+#[test]
+fn per_thread_state_is_capped_whatever_the_thread_count() {
+    let dir = TempDir::new().unwrap();
+    // 256k instructions: 8 MiB of statistics counters per OS thread.
+    let k = write(dir.path(), "long.s", &format!(".kernel k\n.launch grid(64) block(32)\n{}EXIT\n", "NOP\n".repeat(256 * 1024)));
+    let (code, few) = peak_rss(dir.path(), &["run", &k, "--threads", "2"]);
+    assert_eq!(code, 0);
+    let (code, many) = peak_rss(dir.path(), &["run", &k, "--threads", "1024"]);
+    assert_eq!(code, 0);
+    assert!(many < few + simt_isa::THREAD_STATE_BUDGET + 32 * MIB, "2 threads: {} MiB, 1024 threads: {} MiB", few / MIB, many / MIB);
+}
+
+#[test]
+fn declared_but_unused_state_costs_nothing() {
+    let dir = TempDir::new().unwrap();
+    // 64 MiB of local memory per block and the largest shared memory, on many threads, with
+    // every sanitizer: blocks that only exit touch none of it.
+    let k = write(dir.path(), "idle.s", ".kernel k\n.shared .u8 s[200000]\n.local 65536\n.launch grid(1000) block(1024)\nEXIT\n");
+    let (code, peak) = peak_rss(dir.path(), &["run", &k, "--threads", "64", "--check", "racecheck,initcheck,synccheck"]);
+    assert_eq!(code, 0);
+    assert!(peak < 96 * MIB, "peak {} MiB", peak / MIB);
+}
+
+#[test]
+fn a_long_literal_list_costs_a_bounded_multiple_of_itself() {
+    let dir = TempDir::new().unwrap();
+    // About half a million elements: a million tokens with the commas, the most a statement holds.
+    let list = vec!["7"; 500_000].join(",");
+    let k = write(dir.path(), "list.s", &format!(".kernel k\n.param .ptr.u32 x\n.arg x = [{list}]\nEXIT\n"));
+    let (code, peak) = peak_rss(dir.path(), &["asm", &k]);
+    assert_eq!(code, 0);
+    assert!(peak < 160 * MIB, "peak {} MiB for a 1 MiB list", peak / MIB);
+}
