@@ -1,4 +1,7 @@
-//! Assembles a generated 100,000-line kernel: ALU, memory and branches with labels.
+//! Assembles a generated 100,000-line kernel (ALU, memory and branches with labels),
+//! and the control-flow shapes that once made reconvergence analysis quadratic, at a
+//! million lines each: a chain of backward branches, a fan of branches to one label,
+//! and branches nested a million deep. `cargo bench -p simt-asm --bench assemble`.
 
 use std::fmt::Write;
 
@@ -25,6 +28,30 @@ fn kernel() -> String {
     s
 }
 
+/// The adversarial shapes, each about a million lines.
+fn shapes() -> Vec<(&'static str, String)> {
+    const N: usize = 1_000_000;
+    let mut chain = String::from(".kernel chain\n");
+    for i in 0..N / 2 {
+        let _ = writeln!(chain, "L{i}: NOP\n@P0 BRA L{i}");
+    }
+    chain.push_str("EXIT\n");
+    let mut fan = String::from(".kernel fan\n");
+    for _ in 0..N {
+        fan.push_str("@P0 BRA END\n");
+    }
+    fan.push_str("END: EXIT\n");
+    let mut nest = String::from(".kernel nest\n");
+    for i in 0..N / 2 {
+        let _ = writeln!(nest, "@P0 BRA E{i}");
+    }
+    for i in (0..N / 2).rev() {
+        let _ = writeln!(nest, "E{i}: NOP");
+    }
+    nest.push_str("EXIT\n");
+    vec![("chain", chain), ("fan", fan), ("nest", nest)]
+}
+
 fn bench(c: &mut Criterion) {
     let source = kernel();
     let lines = source.lines().count() as u64;
@@ -32,6 +59,13 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Elements(lines));
     group.sample_size(20);
     group.bench_function("100k lines", |b| b.iter(|| simt_asm::assemble("big.s", &source).expect("the generated kernel assembles")));
+    group.finish();
+    let mut group = c.benchmark_group("assemble adversarial 1M lines");
+    group.sample_size(10);
+    for (name, source) in shapes() {
+        group.throughput(Throughput::Elements(source.lines().count() as u64));
+        group.bench_function(name, |b| b.iter(|| simt_asm::assemble("shape.s", &source).expect("the shape assembles")));
+    }
     group.finish();
 }
 
