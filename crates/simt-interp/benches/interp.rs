@@ -1,8 +1,10 @@
 //! Interpreter throughput: thread instructions per second on one core for an
-//! FFMA-bound kernel (the SGEMM of the kernel library) and for SAXPY over 16M
-//! elements, and the speed-up from one to two OS threads on a launch of many
-//! blocks. Run with `cargo bench -p simt-interp --bench interp`; criterion
-//! reports the "thrpt" line in thread instructions (elements) per second.
+//! FFMA-bound kernel (the tiled SGEMM of the kernel library) and for SAXPY over
+//! 16M elements, the speed-up from one to two OS threads on a launch of many
+//! blocks, and the naive SGEMM 512 (one thread per output, 8 instructions per
+//! multiply-add) against the same loop in native Rust, both in multiply-adds per
+//! second. Run with `cargo bench -p simt-interp --bench interp`; criterion
+//! reports the "thrpt" line in elements per second.
 
 use std::path::Path;
 use std::time::Duration;
@@ -56,7 +58,57 @@ fn sgemm_request(size: u32) -> LaunchRequest {
     }
 }
 
+/// The naive SGEMM of size `n`, interpreted on one thread and in native Rust
+/// (`f32::mul_add`, the FFMA's single rounding), in multiply-adds per second.
+fn naive_sgemm(c: &mut Criterion, n: u32) {
+    let module = library("sgemm_naive.s");
+    let kernel = &module.kernels[0];
+    let len = u64::from(n) * u64::from(n);
+    let request = LaunchRequest {
+        grid: Some([n / 16, n / 16, 1]),
+        args: vec![
+            arg("m", ArgInit::Scalar(Literal::Int(n.into()))),
+            arg("n", ArgInit::Scalar(Literal::Int(n.into()))),
+            arg("k", ArgInit::Scalar(Literal::Int(n.into()))),
+            arg("A", ArgInit::Rand(len, 1)),
+            arg("B", ArgInit::Rand(len, 2)),
+            arg("C", ArgInit::Zeros(len)),
+        ],
+        ..LaunchRequest::default()
+    };
+    let options = RunOptions { threads: Some(1), ..RunOptions::default() };
+    let mut group = c.benchmark_group(format!("naive sgemm {n} (multiply-adds)"));
+    group.sample_size(10).measurement_time(Duration::from_secs(10)).throughput(Throughput::Elements(len * u64::from(n)));
+    group.bench_function("simt, 1 thread", |b| {
+        b.iter_batched(
+            || prepare(kernel, &request).expect("valid request"),
+            |p| simt_interp::run(kernel, &p.config, &p.memory, &options, None).expect("runs"),
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    let n = n as usize;
+    let a: Vec<f32> = (0..n * n).map(|i| (i % 7) as f32 * 0.1).collect();
+    let bm: Vec<f32> = (0..n * n).map(|i| (i % 5) as f32 * 0.1).collect();
+    group.bench_function("native Rust", |b| {
+        b.iter(|| {
+            let mut c = vec![0f32; n * n];
+            for r in 0..n {
+                for col in 0..n {
+                    let mut acc = 0f32;
+                    for kk in 0..n {
+                        acc = a[r * n + kk].mul_add(bm[kk * n + col], acc);
+                    }
+                    c[r * n + col] = acc;
+                }
+            }
+            std::hint::black_box(c)
+        })
+    });
+    group.finish();
+}
+
 fn interpreter(c: &mut Criterion) {
+    naive_sgemm(c, 512);
     let sgemm = library("sgemm.s");
     bench_launch(c, "sgemm 256x256x256 (FFMA-bound)", &sgemm, &sgemm_request(256), 1);
 
