@@ -11,7 +11,7 @@
 // Try it:
 //   simt run asm/block_reduce.s --dump out
 //   simt run asm/block_reduce.s --grid 4 --block 128 --arg n=500 \
-//       --arg in=iota(500) --arg out=zeros(4) --dump out     // 8128 24512 40896 51214
+//       --arg 'in=iota(500)' --arg 'out=zeros(4)' --dump out     # 8128 24512 40896 51214
 .kernel block_reduce
 .param .u32 n
 .param .ptr.u32 in

@@ -22,9 +22,9 @@
 //
 // Try it:
 //   simt run asm/hgemm.s --stats
-//   simt run asm/hgemm.s --arg C=rand(65536,3) --dump D=d.npy
+//   simt run asm/hgemm.s --arg 'C=rand(65536,3)' --dump D=d.npy
 //   simt run asm/hgemm.s --grid 1,2 --arg m=128 --arg n=64 --arg k=32 \
-//       --arg A=rand(4096,1) --arg Bt=rand(2048,2) --arg C=zeros(8192) --arg D=zeros(8192) --dump D
+//       --arg 'A=rand(4096,1)' --arg 'Bt=rand(2048,2)' --arg 'C=zeros(8192)' --arg 'D=zeros(8192)' --dump D
 .kernel hgemm
 .param .u32 m
 .param .u32 n

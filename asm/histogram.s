@@ -14,8 +14,8 @@
 // Try it:
 //   simt run asm/histogram.s --dump hist
 //   simt run asm/histogram.s --grid 2 --block 64 --arg n=256 \
-//       --arg data=iota(256) --dump hist      // every bin 1
-//   simt run asm/histogram.s --arg n=6 --arg data=[1,2,2,3,3,3] --dump hist
+//       --arg 'data=iota(256)' --dump hist      # every bin 1
+//   simt run asm/histogram.s --arg n=6 --arg 'data=[1,2,2,3,3,3]' --dump hist
 .kernel histogram
 .param .u32 n
 .param .ptr.u8 data

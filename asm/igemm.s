@@ -19,7 +19,7 @@
 //
 // Try it:
 //   simt run asm/igemm.s --stats
-//   simt run asm/igemm.s --arg C=rand(16384,3) --dump D
+//   simt run asm/igemm.s --arg 'C=rand(16384,3)' --dump D
 .kernel igemm
 .param .u32 m
 .param .u32 n

@@ -14,7 +14,7 @@
 // Try it:
 //   simt run asm/prefix_scan.s --dump sums
 //   simt run asm/prefix_scan.s --grid 2 --block 8 --arg n=12 \
-//       --arg in=fill(12,1) --arg out=zeros(12) --arg sums=zeros(2) --dump out
+//       --arg 'in=fill(12,1)' --arg 'out=zeros(12)' --arg 'sums=zeros(2)' --dump out
 .kernel prefix_scan
 .param .u32 n
 .param .ptr.u32 in

@@ -8,7 +8,7 @@
 // Try it:
 //   simt run asm/saxpy.s --dump y
 //   simt run asm/saxpy.s --grid 8 --block 128 --arg n=1000 --arg a=-1.5 \
-//       --arg x=rand(1000,7) --arg y=iota(1000) --dump y
+//       --arg 'x=rand(1000,7)' --arg 'y=iota(1000)' --dump y
 .kernel saxpy
 .param .u32 n
 .param .f32 a

@@ -23,7 +23,7 @@
 // Try it:
 //   simt run asm/sgemm.s --dump C
 //   simt run asm/sgemm.s --grid 2,1 --arg m=3 --arg n=65 --arg k=2 \
-//       --arg A=[1,2,3,4,5,6] --arg B=fill(130,1) --arg C=zeros(195) --dump C
+//       --arg 'A=[1,2,3,4,5,6]' --arg 'B=fill(130,1)' --arg 'C=zeros(195)' --dump C
 .kernel sgemm
 .param .u32 m
 .param .u32 n

@@ -16,7 +16,7 @@
 // Try it:
 //   simt run asm/transpose.s --dump out
 //   simt run asm/transpose.s --grid 2,1 --block 32,32 --arg rows=3 --arg cols=40 \
-//       --arg in=iota(120) --arg out=zeros(120) --dump out
+//       --arg 'in=iota(120)' --arg 'out=zeros(120)' --dump out
 .kernel transpose
 .param .u32 rows
 .param .u32 cols

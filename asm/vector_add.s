@@ -5,11 +5,12 @@
 // the launch, so any grid/block shape covers any n (threads whose first index
 // is already past n leave at once).
 //
+// The buffers must hold at least n elements.
+//
 // Try it:
 //   simt run asm/vector_add.s --dump c
 //   simt run asm/vector_add.s --grid 3 --block 64 --arg n=1000 \
-//       --arg a=iota(1000) --arg b=fill(1000,0.5) --arg c=zeros(1000) --dump c
-// (the buffers must hold at least n elements).
+//       --arg 'a=iota(1000)' --arg 'b=fill(1000,0.5)' --arg 'c=zeros(1000)' --dump c
 .kernel vector_add
 .param .u32 n
 .param .ptr.f32 a

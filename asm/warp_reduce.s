@@ -17,7 +17,7 @@
 // Try it:
 //   simt run asm/warp_reduce.s --dump out
 //   simt run asm/warp_reduce.s --grid 2 --block 64 --arg n=1000 \
-//       --arg in=fill(1000,1) --arg out=zeros(2) --dump out    // 512 488
+//       --arg 'in=fill(1000,1)' --arg 'out=zeros(2)' --dump out    # 512 488
 .kernel warp_reduce
 .param .u32 n
 .param .ptr.f32 in

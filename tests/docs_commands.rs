@@ -1,0 +1,180 @@
+//! Every command a user is shown runs as written: the `sh` blocks of `README.md` and
+//! `docs/` (the labs included), and the `Try it:` lines of the kernels in `asm/`.
+//!
+//! Commands run with bash, one document at a time and in order, in a scratch copy of
+//! `asm/` and `examples/`, with `simt` on the PATH, so a command may use what an earlier
+//! one of the same document wrote. Each must exit 0, unless its comment says `exit N`.
+//! `cargo` commands are the project's own build, test and bench commands; `cargo run
+//! --release --` runs the built binary, the others are skipped (CI runs them itself).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tempfile::TempDir;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// One command as shown, with where it came from and the exit status it promises.
+struct Shown {
+    place: String,
+    command: String,
+    exit: i32,
+}
+
+/// Splits `line` into the command and its trailing `# comment` (a `#` outside quotes).
+fn split_comment(line: &str) -> (&str, &str) {
+    let (mut single, mut double) = (false, false);
+    for (i, c) in line.char_indices() {
+        match c {
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '#' if !single && !double && (i == 0 || line[..i].ends_with(' ')) => return (line[..i].trim_end(), &line[i + 1..]),
+            _ => {}
+        }
+    }
+    (line.trim_end(), "")
+}
+
+/// The exit status a comment promises (`exit 2`), 0 by default.
+fn promised_exit(comment: &str) -> i32 {
+    comment
+        .split("exit ")
+        .nth(1)
+        .and_then(|rest| rest.chars().next())
+        .and_then(|c| c.to_digit(10))
+        .map_or(0, |d| d as i32)
+}
+
+/// Commands of the lines `lines` (continuations joined), numbered from `first_line`.
+fn commands(file: &str, first_line: usize, lines: &[&str], out: &mut Vec<Shown>) {
+    let mut pending = String::new();
+    let mut start = first_line;
+    for (i, raw) in lines.iter().enumerate() {
+        if pending.is_empty() {
+            start = first_line + i;
+        }
+        let (command, comment) = split_comment(raw);
+        if let Some(head) = command.strip_suffix('\\') {
+            pending.push_str(head);
+            pending.push(' ');
+            continue;
+        }
+        pending.push_str(command);
+        let command = std::mem::take(&mut pending).trim().to_string();
+        if !command.is_empty() {
+            out.push(Shown { place: format!("{file}:{start}"), command, exit: promised_exit(comment) });
+        }
+    }
+}
+
+/// The `sh` blocks of a markdown file.
+fn markdown(path: &Path, name: &str) -> Vec<Shown> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim() == "```sh" {
+            let end = (i + 1..lines.len()).find(|&j| lines[j].trim_start().starts_with("```")).unwrap_or(lines.len());
+            commands(name, i + 2, &lines[i + 1..end], &mut out);
+            i = end;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The `Try it:` lines of a kernel's header comment.
+fn try_it(path: &Path, name: &str) -> Vec<Shown> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(at) = lines.iter().position(|l| l.trim() == "// Try it:") else { return Vec::new() };
+    let block: Vec<&str> =
+        lines[at + 1..].iter().map_while(|l| l.strip_prefix("//")).filter(|l| !l.trim().is_empty()).map(str::trim).collect();
+    let mut out = Vec::new();
+    commands(name, at + 2, &block, &mut out);
+    out
+}
+
+fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files(&p, ext, out);
+        } else if p.extension().is_some_and(|e| e == ext) {
+            out.push(p);
+        }
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+/// Every document's commands, one list per document.
+fn documents() -> Vec<Vec<Shown>> {
+    let root = root();
+    let mut docs = vec![markdown(&root.join("README.md"), "README.md")];
+    let mut md = Vec::new();
+    files(&root.join("docs"), "md", &mut md);
+    docs.extend(md.iter().map(|p| markdown(p, &p.strip_prefix(&root).unwrap().display().to_string())));
+    let mut kernels = Vec::new();
+    files(&root.join("asm"), "s", &mut kernels);
+    docs.extend(kernels.iter().map(|p| try_it(p, &p.strip_prefix(&root).unwrap().display().to_string())));
+    docs.retain(|d| !d.is_empty());
+    docs
+}
+
+#[test]
+fn every_command_shown_to_users_runs_as_written() {
+    let bin = TempDir::new().unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_simt"), bin.path().join("simt")).unwrap();
+    let path = format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap_or_default());
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for doc in documents() {
+        let work = TempDir::new().unwrap();
+        for dir in ["asm", "examples"] {
+            copy_dir(&root().join(dir), &work.path().join(dir));
+        }
+        for shown in doc {
+            let command = match shown.command.strip_prefix("cargo run --release --") {
+                Some(rest) => format!("simt{rest}"),
+                None if shown.command.starts_with("cargo ") => continue,
+                None => shown.command.clone(),
+            };
+            let out = Command::new("bash").arg("-c").arg(&command).current_dir(work.path()).env("PATH", &path).env("NO_COLOR", "1").output().unwrap();
+            ran += 1;
+            let code = out.status.code().unwrap_or(-1);
+            if code != shown.exit {
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                let tail: String = stderr.lines().rev().take(6).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+                failures.push(format!("{}: `{}` exited {code}, want {}\n{tail}", shown.place, shown.command, shown.exit));
+            }
+        }
+    }
+    assert!(ran > 30, "only {ran} commands found: is the extraction broken?");
+    assert!(failures.is_empty(), "{} of {ran} commands fail as written:\n\n{}", failures.len(), failures.join("\n\n"));
+}
+
+#[test]
+fn comments_and_continuations_are_read_like_a_shell() {
+    let mut out = Vec::new();
+    commands("t", 1, &["simt run k.s \\", "    --arg 'x=[1, 2]'   # exit 2: it faults", "echo '#not a comment'"], &mut out);
+    assert_eq!(out.len(), 2);
+    assert_eq!(out[0].command, "simt run k.s      --arg 'x=[1, 2]'");
+    assert_eq!((out[0].exit, out[0].place.as_str()), (2, "t:1"));
+    assert_eq!(out[1].command, "echo '#not a comment'");
+}
