@@ -345,9 +345,11 @@ fn example_value(ty: ParamType) -> &'static str {
     }
 }
 
-/// `name=VALUE` for a parameter, as an example in messages.
+/// `name=VALUE` for a parameter, as an example in messages (shell-quoted where needed).
 pub fn example_arg(param: &Param) -> String {
-    format!("{}={}", param.name, example_value(param.ty))
+    let arg = format!("{}={}", param.name, example_value(param.ty));
+    // Quoted when a shell would read its parentheses or brackets, so it can be pasted.
+    if arg.contains(['(', '[']) { format!("'{arg}'") } else { arg }
 }
 
 /// Encodes one literal as an element of `elem`, little-endian.
@@ -808,7 +810,7 @@ mod tests {
         let k = saxpy();
         let err = |r: LaunchRequest| prepare(&k, &r).unwrap_err().to_string();
         let missing = err(LaunchRequest::default());
-        assert!(missing.contains(".param .ptr.f32 y") && missing.contains("--arg y=zeros(1024)"), "{missing}");
+        assert!(missing.contains(".param .ptr.f32 y") && missing.contains("--arg 'y=zeros(1024)'"), "{missing}");
         let unknown = err(LaunchRequest { args: vec![Arg::new("yy", ArgInit::Zeros(1))], ..Default::default() });
         assert!(unknown.contains("did you mean `y`?"), "{unknown}");
         let far = err(LaunchRequest { args: vec![Arg::new("bogus", ArgInit::Zeros(1))], ..Default::default() });
