@@ -191,13 +191,14 @@ pub fn run(args: RunArgs) -> Outcome {
             synccheck: args.checks.contains(&Check::Synccheck),
         },
         runaway_steps: args.runaway_steps,
+        memory_report: args.stats || args.json,
         deadline: args.timeout.map(|t| Instant::now() + t),
     };
     let stats = launch_with_progress(&module, kernel, &launch, &options)?;
     if args.stats {
         eprintln!("{}", stats.render_text().trim_end());
     }
-    report(kernel, &launch, &stats, &dumps, args.json)
+    report(kernel, &launch, &stats, &dumps, args.json.then_some(&options))
 }
 
 fn select_kernel<'m>(module: &'m Module, name: Option<&str>, file: &Path) -> Result<&'m Kernel, Failure> {
@@ -280,7 +281,8 @@ fn launch_with_progress(
     })
 }
 
-fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump], json: bool) -> Outcome {
+/// Writes the dumps; `json` (the run's options) asks for one JSON object on stdout.
+fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump], json: Option<&RunOptions>) -> Outcome {
     let buffer = |name: &str| launch.buffer_of(name).expect("--dump names were checked to be pointer parameters, and each has a buffer");
     for dump in dumps {
         if let Some(path) = &dump.file {
@@ -292,7 +294,7 @@ fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let result = (|| -> std::io::Result<()> {
-        if json {
+        if let Some(options) = json {
             // Keys in sorted order, as serde_json writes objects.
             write!(out, "{{\"block\":{},\"buffers\":{{", serde_json::to_string(&launch.config.block)?)?;
             for (i, d) in dumps.iter().enumerate() {
@@ -300,11 +302,18 @@ fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump
                 write!(out, "{}{}:", if i > 0 { "," } else { "" }, serde_json::to_string(&d.name)?)?;
                 host::write_json(&mut out, elem, memory)?;
             }
+            let simt = match options.simt {
+                SimtModel::Its => "its",
+                SimtModel::Stack => "stack",
+            };
             write!(
                 out,
-                "}},\"grid\":{},\"kernel\":{},\"stats\":{}}}",
+                "}},\"grid\":{},\"its_yield\":{},\"kernel\":{},\"regs\":{},\"shared_bytes\":{},\"simt\":\"{simt}\",\"stats\":{}}}",
                 serde_json::to_string(&launch.config.grid)?,
+                options.its_yield,
                 serde_json::to_string(&kernel.name)?,
+                kernel.regs,
+                kernel.shared_size,
                 serde_json::to_string(stats)?
             )?;
             return writeln!(out);

@@ -234,10 +234,43 @@ pub(crate) struct PcCounts {
     pub diverged: u64,
 }
 
+/// The memory-efficiency counts of one pc (see `exec/efficiency.rs`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct MemCounts {
+    /// Warp instructions with at least one executing lane.
+    pub requests: u64,
+    /// 32-byte sectors touched (GLOBAL, LOCAL), and the ideal for the bytes moved.
+    pub sectors: u64,
+    pub ideal_sectors: u64,
+    /// 128-byte lines touched, and the ideal.
+    pub lines: u64,
+    pub ideal_lines: u64,
+    /// Shared-memory passes (bank conflicts), and the ideal.
+    pub passes: u64,
+    pub ideal_passes: u64,
+    /// Atomics: the longest run of lanes on one address, which serialise.
+    pub atomic_steps: u64,
+}
+
+impl MemCounts {
+    fn add(&mut self, o: &MemCounts) {
+        self.requests += o.requests;
+        self.sectors += o.sectors;
+        self.ideal_sectors += o.ideal_sectors;
+        self.lines += o.lines;
+        self.ideal_lines += o.ideal_lines;
+        self.passes += o.passes;
+        self.ideal_passes += o.ideal_passes;
+        self.atomic_steps += o.atomic_steps;
+    }
+}
+
 /// Per-pc counters of one or more blocks; [`Launch::stats`] turns them into statistics.
 #[derive(Clone, Debug, Default)]
 pub struct Counters {
     pub(crate) pcs: Vec<PcCounts>,
+    /// The memory-efficiency report per pc, when the run keeps one (else empty).
+    pub(crate) mem: Vec<MemCounts>,
     /// Warps run.
     pub(crate) warps: u64,
     /// Threads run.
@@ -247,7 +280,7 @@ pub struct Counters {
 impl Counters {
     /// Zero counts for a kernel of `len` instructions.
     pub fn new(len: usize) -> Counters {
-        Counters { pcs: vec![PcCounts::default(); len], warps: 0, threads: 0 }
+        Counters { pcs: vec![PcCounts::default(); len], mem: Vec::new(), warps: 0, threads: 0 }
     }
 
     /// Adds another block's (or SM's) counts.
@@ -257,6 +290,12 @@ impl Counters {
             d.active += s.active;
             d.executed += s.executed;
             d.diverged += s.diverged;
+        }
+        if self.mem.len() < other.mem.len() {
+            self.mem.resize(other.mem.len(), MemCounts::default());
+        }
+        for (d, s) in self.mem.iter_mut().zip(&other.mem) {
+            d.add(s);
         }
         self.warps += other.warps;
         self.threads += other.threads;

@@ -53,6 +53,9 @@ pub struct RunOptions {
     pub runaway_steps: u64,
     /// A wall-clock bound: the launch faults if it is still running then.
     pub deadline: Option<std::time::Instant>,
+    /// Keep the memory-efficiency report (sectors, lines, bank passes, atomic
+    /// serialisation per memory instruction) in the statistics.
+    pub memory_report: bool,
 }
 
 impl Default for RunOptions {
@@ -66,6 +69,7 @@ impl Default for RunOptions {
             checks: Checks::default(),
             runaway_steps: DEFAULT_RUNAWAY_STEPS,
             deadline: None,
+            memory_report: false,
         }
     }
 }

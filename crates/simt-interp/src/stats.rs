@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use simt_isa::{AccessKind, Kernel, Opcode, Operand, NO_RECONV};
+use simt_isa::{AccessKind, Flags, Instruction, Kernel, Opcode, Operand, Space, Symbols, NO_RECONV};
 
 use crate::block::Counters;
 
@@ -57,6 +57,32 @@ pub struct TensorStats {
     pub dense_equivalent_macs: u64,
 }
 
+/// How efficiently one memory instruction (one source line) used memory, per warp
+/// request: what its lanes' addresses cost against the ideal for the bytes moved.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct MemoryLine {
+    /// Source line.
+    pub line: u32,
+    /// Program counter.
+    pub pc: u32,
+    /// The instruction's mnemonic with its modifiers (`LD.GLOBAL.F32`).
+    pub instruction: String,
+    /// Warp requests (issues with at least one executing lane).
+    pub requests: u64,
+    /// GLOBAL and LOCAL: 32-byte sectors per request, and the ideal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sectors: Option<(f64, f64)>,
+    /// GLOBAL and LOCAL: 128-byte lines per request, and the ideal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lines: Option<(f64, f64)>,
+    /// SHARED: passes per request through the 32 banks (1 is conflict-free), and the ideal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bank_passes: Option<(f64, f64)>,
+    /// Atomics: lanes serialised on one address per request (1 is none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub atomic_serialisation: Option<f64>,
+}
+
 /// Statistics of one launch.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Stats {
@@ -82,6 +108,15 @@ pub struct Stats {
     pub memory: BTreeMap<String, SpaceStats>,
     /// Tensor-core work.
     pub tensor: TensorStats,
+    /// Memory efficiency per memory instruction, in pc order (when the run kept the report).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub memory_lines: Vec<MemoryLine>,
+}
+
+/// The mnemonic of `inst` with its modifiers, as written (`LD.GLOBAL.F32`).
+fn mnemonic(inst: &Instruction) -> String {
+    let text = simt_isa::format_instruction(&Instruction { guard: simt_isa::Guard::ALWAYS, ..*inst }, &Symbols::default());
+    text.split(' ').next().unwrap_or_default().to_string()
 }
 
 impl Stats {
@@ -137,6 +172,22 @@ impl Stats {
                 stats.tensor.dense_equivalent_macs += dense * issued;
             }
         }
+        for (pc, m) in c.mem.iter().enumerate().filter(|(_, m)| m.requests > 0) {
+            let inst = &kernel.code[pc];
+            let per = |x: u64| x as f64 / m.requests as f64;
+            let space = inst.form.access().map(|a| a.space);
+            let addressed = matches!(space, Some(Space::Global | Space::Local));
+            stats.memory_lines.push(MemoryLine {
+                line: kernel.line(pc as u32).unwrap_or(0),
+                pc: pc as u32,
+                instruction: mnemonic(inst),
+                requests: m.requests,
+                sectors: addressed.then(|| (per(m.sectors), per(m.ideal_sectors))),
+                lines: addressed.then(|| (per(m.lines), per(m.ideal_lines))),
+                bank_passes: (space == Some(Space::Shared)).then(|| (per(m.passes), per(m.ideal_passes))),
+                atomic_serialisation: inst.info().flags.contains(Flags::ATOMIC).then(|| per(m.atomic_steps)),
+            });
+        }
         if stats.warp_instructions > 0 {
             stats.simd_efficiency = stats.thread_instructions as f64 / (32 * stats.warp_instructions) as f64;
         }
@@ -180,6 +231,24 @@ impl Stats {
                 "{space}: {} loads, {} stores, {} atomics; {} bytes read, {} bytes written",
                 m.loads, m.stores, m.atomics, m.bytes_read, m.bytes_written
             );
+        }
+        if !self.memory_lines.is_empty() {
+            let _ = writeln!(s, "memory efficiency per request (ideal in parentheses):");
+            let _ = writeln!(s, "  {:>5}  {:<22} {:>10}  {:>14}  {:>12}  {:>12}  {:>7}", "line", "instruction", "requests", "sectors", "lines", "bank passes", "atomics");
+            let pair = |p: Option<(f64, f64)>| p.map_or("-".to_string(), |(got, ideal)| format!("{got:.1} ({ideal:.1})"));
+            for m in &self.memory_lines {
+                let _ = writeln!(
+                    s,
+                    "  {:>5}  {:<22} {:>10}  {:>14}  {:>12}  {:>12}  {:>7}",
+                    m.line,
+                    m.instruction,
+                    m.requests,
+                    pair(m.sectors),
+                    pair(m.lines),
+                    pair(m.bank_passes),
+                    m.atomic_serialisation.map_or("-".to_string(), |a| format!("{a:.1}"))
+                );
+            }
         }
         if self.tensor.mma_instructions > 0 {
             let _ = writeln!(

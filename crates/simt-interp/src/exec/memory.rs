@@ -23,6 +23,14 @@ pub(crate) enum MemOp {
 }
 
 impl MemOp {
+    /// The space, bytes per lane, and whether it is an atomic.
+    pub(crate) fn shape(&self) -> (Space, u32, bool) {
+        match *self {
+            MemOp::Ld { space, size, .. } | MemOp::St { space, size, .. } => (space, size, false),
+            MemOp::Atom { space, .. } | MemOp::AtomCas { space, .. } => (space, 4, true),
+        }
+    }
+
     /// The address operand.
     pub(crate) fn address(&self) -> Address {
         match *self {
@@ -63,6 +71,8 @@ impl<'a> BlockSim<'a> {
         let addr = op.address();
         let base = warp.row(addr.base);
         let addrs = per_lane(|l| base[l].wrapping_add(addr.offset));
+        self.account_memory(w, pc, &op, exec, &addrs);
+        let warp = &self.warps[w];
         match op {
             MemOp::Ld { space, ty, size, regs, d, .. } => {
                 let mut rows = [[0u32; 32]; 4];

@@ -10,6 +10,7 @@
 pub(crate) mod arith;
 pub(crate) mod collective;
 pub(crate) mod control;
+pub(crate) mod efficiency;
 pub(crate) mod memory;
 pub(crate) mod tensor;
 

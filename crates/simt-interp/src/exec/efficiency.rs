@@ -1,0 +1,175 @@
+//! The memory-efficiency report: address arithmetic on the functional run, per pc.
+//!
+//! For every memory instruction a warp issues (with at least one executing lane):
+//! GLOBAL and LOCAL accesses count the distinct 32-byte sectors and 128-byte lines
+//! their lanes touch, against the ideal for the bytes moved (perfectly contiguous and
+//! aligned); SHARED accesses count the passes 32 banks of 4 bytes need (n distinct
+//! words in one bank take n passes; lanes reading the same word share one, a
+//! broadcast); atomics count how many lanes hit the same address, which serialises
+//! them. No timing model is involved: this is what the addresses say.
+
+use simt_isa::Space;
+
+use crate::block::{BlockSim, MemCounts};
+use crate::exec::lanes;
+use crate::exec::memory::MemOp;
+
+/// The bank of a 4-byte word of shared memory.
+const BANKS: u32 = 32;
+
+/// Distinct values of `items` (sorts them).
+fn distinct(items: &mut [u32]) -> u64 {
+    items.sort_unstable();
+    let mut n = 0;
+    let mut last = None;
+    for &x in items.iter() {
+        if last != Some(x) {
+            n += 1;
+            last = Some(x);
+        }
+    }
+    n
+}
+
+/// What one warp's access costs, added to `c`. `addrs` are the lanes' addresses (LOCAL
+/// ones physical, interleaved across the block's threads), `size` bytes each.
+pub(crate) fn account(c: &mut MemCounts, space: Space, atomic: bool, exec: u32, addrs: &[u32; 32], size: u32) {
+    let active = exec.count_ones();
+    if active == 0 {
+        return;
+    }
+    c.requests += 1;
+    let bytes = u64::from(active) * u64::from(size);
+    match space {
+        Space::Global | Space::Local => {
+            // Each lane touches [a, a + size): its first and last sector (accesses are aligned,
+            // at most 16 bytes, so at most two sectors and one line).
+            let mut sectors = [0u32; 64];
+            let mut lines = [0u32; 32];
+            let mut n = 0;
+            for (k, l) in lanes(exec).enumerate() {
+                let (first, last) = (addrs[l] >> 5, (addrs[l] + size - 1) >> 5);
+                sectors[n] = first;
+                n += 1;
+                if last != first {
+                    sectors[n] = last;
+                    n += 1;
+                }
+                lines[k] = addrs[l] >> 7;
+            }
+            c.sectors += distinct(&mut sectors[..n]);
+            c.lines += distinct(&mut lines[..active as usize]);
+            c.ideal_sectors += bytes.div_ceil(32);
+            c.ideal_lines += bytes.div_ceil(128);
+        }
+        Space::Shared => {
+            // Words per lane: sub-word accesses touch one word.
+            let per_lane = size.div_ceil(4);
+            let mut words = [0u32; 128];
+            let mut n = 0;
+            for l in lanes(exec) {
+                for k in 0..per_lane {
+                    words[n] = (addrs[l] >> 2) + k;
+                    n += 1;
+                }
+            }
+            let words = &mut words[..n];
+            words.sort_unstable();
+            let mut per_bank = [0u32; BANKS as usize];
+            let mut last = None;
+            for &w in words.iter() {
+                if last != Some(w) {
+                    per_bank[(w % BANKS) as usize] += 1;
+                    last = Some(w);
+                }
+            }
+            c.passes += u64::from(per_bank.iter().copied().max().unwrap_or(0));
+            c.ideal_passes += (u64::from(active) * u64::from(per_lane) * 4).div_ceil(128);
+        }
+        Space::Param => {}
+    }
+    if atomic {
+        let mut same = [0u32; 32];
+        let mut n = 0;
+        for l in lanes(exec) {
+            same[n] = addrs[l];
+            n += 1;
+        }
+        let same = &mut same[..n];
+        same.sort_unstable();
+        let longest = same.chunk_by(|a, b| a == b).map(<[u32]>::len).max().unwrap_or(0);
+        c.atomic_steps += longest as u64;
+    }
+}
+
+impl BlockSim<'_> {
+    /// Adds one memory instruction of warp `w` to the report, when the run keeps one.
+    #[inline(always)]
+    pub(crate) fn account_memory(&mut self, w: usize, pc: u32, op: &MemOp, exec: u32, addrs: &[u32; 32]) {
+        let (space, size, atomic) = op.shape();
+        if !self.ctx.options.memory_report || space == Space::Param {
+            return;
+        }
+        let physical;
+        let addrs = if space == Space::Local {
+            let threads = self.warps.len() * 32;
+            physical = crate::exec::per_lane(|l| {
+                let (word, byte) = (addrs[l] as usize / 4, addrs[l] as usize % 4);
+                (4 * (word * threads + w * 32 + l) + byte) as u32
+            });
+            &physical
+        } else {
+            addrs
+        };
+        let len = self.ctx.program.code.len();
+        let mem = &mut self.counters.mem;
+        if mem.is_empty() {
+            mem.resize(len, MemCounts::default());
+        }
+        account(&mut mem[pc as usize], space, atomic, exec, addrs, size);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(space: Space, atomic: bool, addrs: impl Fn(u32) -> u32, size: u32) -> MemCounts {
+        let mut c = MemCounts::default();
+        account(&mut c, space, atomic, u32::MAX, &std::array::from_fn(|l| addrs(l as u32)), size);
+        c
+    }
+
+    #[test]
+    fn coalescing_counts_sectors_and_lines() {
+        let c = one(Space::Global, false, |l| 0x1000 + 4 * l, 4);
+        assert_eq!((c.sectors, c.lines, c.ideal_sectors, c.ideal_lines), (4, 1, 4, 1));
+        // A stride of 32 floats: every lane its own sector and line.
+        let c = one(Space::Global, false, |l| 0x1000 + 128 * l, 4);
+        assert_eq!((c.sectors, c.lines, c.ideal_sectors, c.ideal_lines), (32, 32, 4, 1));
+        // Misaligned by 16 bytes: one more sector and one more line.
+        let c = one(Space::Global, false, |l| 0x1010 + 4 * l, 4);
+        assert_eq!((c.sectors, c.lines), (5, 2));
+        // Everyone reads one word: one sector.
+        let c = one(Space::Global, false, |_| 0x1000, 4);
+        assert_eq!((c.sectors, c.ideal_sectors), (1, 4));
+    }
+
+    #[test]
+    fn shared_memory_bank_conflicts_and_broadcast() {
+        assert_eq!(one(Space::Shared, false, |l| 4 * l, 4).passes, 1);
+        assert_eq!(one(Space::Shared, false, |l| 128 * l, 4).passes, 32, "a tile column of 32 x 32 floats");
+        assert_eq!(one(Space::Shared, false, |l| 132 * l, 4).passes, 1, "padded to 33 columns");
+        assert_eq!(one(Space::Shared, false, |_| 64, 4).passes, 1, "a broadcast");
+        assert_eq!(one(Space::Shared, false, |l| 8 * l, 4).passes, 2, "stride 2: a 2-way conflict");
+        let c = one(Space::Shared, false, |l| 16 * l, 16);
+        assert_eq!((c.passes, c.ideal_passes), (4, 4), "16-byte accesses take four passes however laid out");
+    }
+
+    #[test]
+    fn atomics_to_one_address_serialise() {
+        assert_eq!(one(Space::Global, true, |_| 0x1000, 4).atomic_steps, 32);
+        assert_eq!(one(Space::Global, true, |l| 0x1000 + 4 * (l % 4), 4).atomic_steps, 8);
+        assert_eq!(one(Space::Shared, true, |l| 4 * l, 4).atomic_steps, 1);
+    }
+}
