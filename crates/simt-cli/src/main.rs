@@ -50,7 +50,7 @@ enum Command {
         output: Option<PathBuf>,
     },
     /// Run one kernel launch and print or save its buffers.
-    Run(run::RunArgs),
+    Run(Box<run::RunArgs>),
     /// Prune a dense matrix to 2:4 structured sparsity in the layout `MMA.SP` reads.
     Sparsify(sparsify::SparsifyArgs),
 }
@@ -83,7 +83,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Asm { file, output, listing } => asm(&file, output, listing),
         Command::Disasm { file, output } => disasm(&file, output),
-        Command::Run(args) => run::run(args),
+        Command::Run(args) => run::run(*args),
         Command::Sparsify(args) => sparsify::sparsify(args),
     };
     match outcome {

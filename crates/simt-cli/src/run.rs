@@ -2,20 +2,22 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use simt_host::{self as host, Arg, HostError, LaunchRequest, PreparedLaunch};
 use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS, DEFAULT_SMS};
-use simt_interp::{Checks, FaultKind, RunOptions, SimtModel, Stats};
+use simt_interp::trace::Filter;
+use simt_interp::{Checks, Fault, FaultKind, Progress, RunOptions, SimtModel, Stats};
 use simt_isa::{ArgInit, Kernel, Module, ParamType};
 
 use crate::{Failure, Outcome, check_output, color, load_module};
 
 /// Arguments of `simt run`.
 #[derive(Args)]
+#[command(group(clap::ArgGroup::new("tracing").args(["trace", "trace_svg"]).multiple(true)))]
 #[command(after_help = "Examples:
   simt run asm/saxpy.s --dump y
   simt run asm/saxpy.s --grid 4 --block 256 --arg n=1000 --arg a=2.5 \\
@@ -72,10 +74,44 @@ pub struct RunArgs {
     /// Print statistics on stderr.
     #[arg(long)]
     stats: bool,
+    /// Record every issued warp instruction with its lanes and reconvergence events (one
+    /// thread; see --block, --warp, --format, -o).
+    #[arg(long)]
+    trace: bool,
+    /// Trace only this block (linear index, x fastest).
+    #[arg(long = "trace-block", value_name = "B", requires = "tracing")]
+    trace_block: Option<u64>,
+    /// Trace only this warp of each block.
+    #[arg(long, value_name = "W", requires = "tracing")]
+    warp: Option<u32>,
+    /// The trace's format: text (one row per issue; the default), json (records), chrome (trace events for Perfetto).
+    #[arg(long, value_enum, requires = "trace")]
+    format: Option<TraceFormat>,
+    /// Write the trace to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE", requires = "trace")]
+    output: Option<PathBuf>,
+    /// Draw the divergence picture (lanes against issue steps) into FILE.svg.
+    #[arg(long, value_name = "FILE.svg")]
+    trace_svg: Option<PathBuf>,
     /// Sanitizers to run, comma-separated or repeated: memcheck (always on), racecheck, initcheck, synccheck.
     #[arg(long = "check", value_enum, value_delimiter = ',', value_name = "CHECK")]
     checks: Vec<Check>,
 }
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TraceFormat {
+    /// One row per issued warp instruction, then the per-branch summary.
+    Text,
+    /// The same as JSON records.
+    Json,
+    /// Chrome trace events (Perfetto, chrome://tracing).
+    Chrome,
+}
+
+/// The most issues a trace records; the launch still runs to the end.
+const MAX_TRACE_ISSUES: usize = 1_000_000;
+/// Steps per warp the divergence picture draws before it only says how many more there were.
+const SVG_STEPS: usize = 400;
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Check {
@@ -158,10 +194,8 @@ pub fn run(args: RunArgs) -> Outcome {
         _ => None,
     }));
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-    for dump in &dumps {
-        if let Some(path) = &dump.file {
-            check_output(path, &inputs)?;
-        }
+    for path in dumps.iter().filter_map(|d| d.file.as_ref()).chain(&args.output).chain(&args.trace_svg) {
+        check_output(path, &inputs)?;
     }
     let launch = host::prepare(kernel, &request).map_err(Failure::input)?;
     // Every warp issues at least one instruction: a launch with more warps than the step
@@ -194,7 +228,31 @@ pub fn run(args: RunArgs) -> Outcome {
         memory_report: args.stats || args.json,
         deadline: args.timeout.map(|t| Instant::now() + t),
     };
-    let stats = launch_with_progress(&module, kernel, &launch, &options)?;
+    let stats = if args.trace || args.trace_svg.is_some() {
+        let filter = Filter { block: args.trace_block, warp: args.warp, max_issues: MAX_TRACE_ISSUES };
+        let trace = with_progress(&module, &launch, |p| simt_interp::trace::trace(kernel, &launch.config, &launch.memory, &options, filter, Some(p)).map_err(Box::new))?;
+        if let Some(path) = &args.trace_svg {
+            write_output(path, trace.render_svg(kernel, SVG_STEPS).as_bytes())?;
+        }
+        if args.trace {
+            let mut text = Vec::new();
+            match args.format.unwrap_or(TraceFormat::Text) {
+                TraceFormat::Text => text.extend_from_slice(trace.render_text().as_bytes()),
+                TraceFormat::Json => {
+                    serde_json::to_writer(&mut text, &trace).map_err(|e| Failure::input(e.to_string()))?;
+                    text.push(b'\n');
+                }
+                TraceFormat::Chrome => trace.chrome().write(&mut text).map_err(|e| Failure::input(e.to_string()))?,
+            }
+            match &args.output {
+                Some(path) => write_output(path, &text)?,
+                None => crate::print(&String::from_utf8_lossy(&text))?,
+            }
+        }
+        trace.stats
+    } else {
+        with_progress(&module, &launch, |p| simt_interp::run(kernel, &launch.config, &launch.memory, &options, Some(p)).map_err(Box::new))?
+    };
     if args.stats {
         eprintln!("{}", stats.render_text().trim_end());
     }
@@ -250,35 +308,53 @@ fn parse_dump(kernel: &Kernel, text: &str) -> Result<Dump, Failure> {
     }
 }
 
-/// Runs the launch; a progress bar appears on a terminal once the launch has taken a second.
-fn launch_with_progress(
-    module: &Module,
-    kernel: &Kernel,
-    launch: &PreparedLaunch,
-    options: &RunOptions,
-) -> Result<Stats, Failure> {
-    let started = Instant::now();
-    let bar: OnceLock<ProgressBar> = OnceLock::new();
-    let interactive = std::io::stderr().is_terminal();
-    let progress = |done: u64, total: u64| {
-        if interactive && started.elapsed() >= Duration::from_secs(1) {
-            let bar = bar.get_or_init(|| {
-                let style = ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} blocks, eta {eta}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar());
-                ProgressBar::new(total).with_style(style).with_elapsed(started.elapsed())
+/// Runs `work`, and on a terminal, once it has taken two seconds, shows its progress
+/// (blocks done, warp instructions issued and their rate), refreshed from another
+/// thread, so a long single block or a runaway loop is visible too.
+fn with_progress<T>(module: &Module, launch: &PreparedLaunch, work: impl FnOnce(&Progress) -> Result<T, Box<Fault>>) -> Result<T, Failure> {
+    let progress = Progress::default();
+    let done = AtomicBool::new(false);
+    let blocks: u64 = launch.config.grid.iter().map(|&d| u64::from(d)).product();
+    let result = std::thread::scope(|scope| {
+        if std::io::stderr().is_terminal() {
+            scope.spawn(|| {
+                let started = Instant::now();
+                let mut bar: Option<ProgressBar> = None;
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(100));
+                    if started.elapsed() < Duration::from_secs(2) {
+                        continue;
+                    }
+                    let bar = bar.get_or_insert_with(|| {
+                        let style = ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} blocks, {msg}")
+                            .unwrap_or_else(|_| ProgressStyle::default_bar());
+                        ProgressBar::new(blocks).with_style(style).with_elapsed(started.elapsed())
+                    });
+                    let steps = progress.steps.load(Ordering::Relaxed);
+                    let rate = steps as f64 / started.elapsed().as_secs_f64();
+                    bar.set_position(progress.blocks_done.load(Ordering::Relaxed));
+                    bar.set_message(format!("{steps} warp instructions, {:.1} M/s", rate / 1e6));
+                }
+                if let Some(bar) = bar {
+                    bar.finish_and_clear();
+                }
             });
-            bar.set_position(done);
         }
-    };
-    let result = simt_interp::run(kernel, &launch.config, &launch.memory, options, Some(&progress));
-    if let Some(bar) = bar.get() {
-        bar.finish_and_clear();
-    }
+        let result = work(&progress);
+        done.store(true, Ordering::Relaxed);
+        result
+    });
     result.map_err(|fault| match fault.kind {
         // Nothing ran: the launch itself was rejected, like a bad argument.
         FaultKind::InvalidLaunch => Failure::input(fault.message),
         _ => Failure::Fault(fault.render(module, color())),
     })
+}
+
+/// Writes an output file whole or not at all.
+fn write_output(path: &Path, bytes: &[u8]) -> Outcome {
+    use std::io::Write;
+    host::write_atomically(path, |mut f| f.write_all(bytes)).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))
 }
 
 /// Writes the dumps; `json` (the run's options) asks for one JSON object on stdout.

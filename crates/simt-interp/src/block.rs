@@ -43,6 +43,17 @@ pub struct Launch<'a> {
     pub(crate) options: &'a RunOptions,
     /// Warp instructions issued by the whole launch so far.
     steps: AtomicU64,
+    /// Where a watcher reads the launch's progress, if one does.
+    progress: Option<&'a Progress>,
+}
+
+/// Counters another thread may read while a launch runs (for a progress display).
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Blocks finished.
+    pub blocks_done: AtomicU64,
+    /// Warp instructions issued (updated every few hundred instructions of a warp).
+    pub steps: AtomicU64,
 }
 
 impl<'a> Launch<'a> {
@@ -62,7 +73,21 @@ impl<'a> Launch<'a> {
             block: config.block,
             options,
             steps: AtomicU64::new(0),
+            progress: None,
         })
+    }
+
+    /// Reports the launch's progress into `progress` as it runs.
+    pub fn watch(&mut self, progress: &'a Progress) {
+        self.progress = Some(progress);
+    }
+
+    /// Counts issued instructions, for the step limit and a watcher.
+    fn issued(&self, n: u64) {
+        self.steps.fetch_add(n, Ordering::Relaxed);
+        if let Some(p) = self.progress {
+            p.steps.fetch_add(n, Ordering::Relaxed);
+        }
     }
 
     /// Blocks in the grid.
@@ -507,6 +532,11 @@ impl<'a> BlockSim<'a> {
         self.warps.iter().all(|w| w.live() == 0)
     }
 
+    /// The threads of warp `w` that have not exited (lanes past a partial warp's end never exist).
+    pub fn live_lanes(&self, w: usize) -> u32 {
+        self.warps[w].live()
+    }
+
     /// The block's index in the grid.
     pub fn index(&self) -> [u32; 3] {
         self.index
@@ -598,7 +628,7 @@ impl<'a> BlockSim<'a> {
         };
         let arrived = opcode.flags().contains(Flags::BARRIER).then_some(executed);
         self.execute(w, pc, active)?;
-        self.ctx.steps.fetch_add(1, Ordering::Relaxed);
+        self.ctx.issued(1);
         Ok(StepResult::Issued(Step { pc, opcode, unit, latency, active, executed, effects, access, branch, arrived, exchange }))
     }
 
@@ -713,7 +743,7 @@ impl<'a> BlockSim<'a> {
             self.execute(w, pc, mask)?;
             issued += 1;
         }
-        self.ctx.steps.fetch_add(issued, Ordering::Relaxed);
+        self.ctx.issued(issued);
         Ok(issued)
     }
 

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 use simt_isa::*;
 
-use crate::block::{run_sm, Counters, Launch};
+use crate::block::{run_sm, Counters, Launch, Progress};
 use crate::translate::Unimplemented;
 use crate::sanitize::Checks;
 use crate::{Fault, GlobalMemory, Stats};
@@ -236,7 +236,7 @@ pub fn per_thread_bytes(kernel: &Kernel, block: [u32; 3], options: &RunOptions) 
 /// fault, the one with the lowest linear index is reported, so the result
 /// does not depend on the thread count.
 ///
-/// `progress`, if given, is called now and then with (blocks finished, blocks in all).
+/// `progress`, if given, counts finished blocks and issued instructions as the launch runs.
 ///
 /// # Errors
 /// A [`Fault`]; [`crate::FaultKind::InvalidLaunch`] when the launch was impossible and nothing ran.
@@ -245,25 +245,24 @@ pub fn run(
     config: &LaunchConfig,
     memory: &GlobalMemory,
     options: &RunOptions,
-    progress: Option<&(dyn Fn(u64, u64) + Sync)>,
+    progress: Option<&Progress>,
 ) -> Result<Stats, Fault> {
-    let launch = Launch::new(kernel, config, memory, options).map_err(|e| Fault::invalid_launch(&kernel.name, e))?;
+    let mut launch = Launch::new(kernel, config, memory, options).map_err(|e| Fault::invalid_launch(&kernel.name, e))?;
+    if let Some(p) = progress {
+        launch.watch(p);
+    }
     let blocks = launch.blocks();
     let sms = u64::from(options.sms.max(1)).min(blocks);
     let first_fault = AtomicU64::new(u64::MAX);
     let faults = Mutex::new(Vec::new());
-    let finished = AtomicU64::new(0);
     let report = |b: u64, result: Result<(), Fault>| match result {
         Err(fault) => {
             first_fault.fetch_min(b, Ordering::Relaxed);
             faults.lock().unwrap_or_else(|e| e.into_inner()).push((b, fault));
         }
         Ok(()) => {
-            let done = finished.fetch_add(1, Ordering::Relaxed) + 1;
-            if let Some(report) = progress
-                && (done.is_multiple_of(64) || done == blocks)
-            {
-                report(done, blocks);
+            if let Some(p) = progress {
+                p.blocks_done.fetch_add(1, Ordering::Relaxed);
             }
         }
     };

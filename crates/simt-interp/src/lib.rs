@@ -16,7 +16,7 @@
 
 mod arith;
 mod block;
-pub use block::{Access, BlockReason, BlockSim, Branch, Counters, Exchange, Launch, Peek, Preview, Step, StepResult};
+pub use block::{Access, BlockReason, BlockSim, Branch, Counters, Exchange, Launch, Peek, Preview, Progress, Step, StepResult};
 mod exec;
 pub mod fault;
 pub mod launch;
@@ -24,6 +24,7 @@ pub mod memory;
 mod sanitize;
 pub use sanitize::Checks;
 pub mod stats;
+pub mod trace;
 mod translate;
 mod warp;
 
