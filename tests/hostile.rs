@@ -92,6 +92,7 @@ fn tiny_module(edit: impl FnOnce(&mut Kernel)) -> Module {
         code: vec![Instruction::new(Opcode::Exit)],
         lines: vec![1],
         labels: vec![],
+        target: simt_isa::Target::DEFAULT,
     };
     edit(&mut k);
     Module { source_name: "tiny.s".into(), source: None, kernels: vec![k] }

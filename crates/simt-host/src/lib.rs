@@ -764,6 +764,7 @@ mod tests {
             code: vec![],
             lines: vec![],
             labels: vec![],
+            target: simt_isa::Target::DEFAULT,
         }
     }
 
