@@ -27,6 +27,9 @@ pub const TF32_NAN: u32 = 0x7FFF_E000;
 /// The 13 low mantissa bits of an f32 that TF32 does not have.
 const TF32_DROPPED: u32 = 0x1FFF;
 
+/// Half of TF32's last kept mantissa bit.
+const TF32_HALF_ULP: u32 = 0x1000;
+
 /// `CVT.TF32.F32`: the bits of `x` rounded to 10 mantissa bits, to nearest with
 /// ties away from zero (PTX `cvt.rna.tf32.f32`), low 13 bits cleared.
 ///
@@ -45,7 +48,7 @@ pub fn tf32_round(x: f32) -> u32 {
     // Adding half of the kept ULP and truncating rounds ties away from zero; a
     // carry out of the mantissa moves to the next binade, and out of the largest
     // one gives exactly the infinity pattern.
-    sign | ((magnitude + (TF32_DROPPED + 1) / 2) & !TF32_DROPPED)
+    sign | ((magnitude + TF32_HALF_ULP) & !TF32_DROPPED)
 }
 
 /// The value an MMA reads from a TF32 register: the low 13 mantissa bits read
@@ -352,11 +355,22 @@ fn range_text(ty: LowpType) -> String {
 /// of range (the first such element).
 pub fn encode<T: Copy + Into<f64>>(ty: LowpType, values: &[T]) -> Result<Vec<u8>, EncodeError> {
     let mut out = Vec::with_capacity(ty.byte_len(values.len())?);
-    let code = |i: usize| ty.code(i, values[i].into());
     match ty.bits() {
-        32 => (0..values.len()).try_for_each(|i| code(i).map(|c| out.extend_from_slice(&c.to_le_bytes())))?,
-        8 => (0..values.len()).try_for_each(|i| code(i).map(|c| out.push(c as u8)))?,
-        _ => (0..values.len()).step_by(2).try_for_each(|i| Ok::<_, EncodeError>(out.push((code(i)? | code(i + 1)? << 4) as u8)))?,
+        32 => {
+            for (i, &v) in values.iter().enumerate() {
+                out.extend_from_slice(&ty.code(i, v.into())?.to_le_bytes());
+            }
+        }
+        8 => {
+            for (i, &v) in values.iter().enumerate() {
+                out.push(ty.code(i, v.into())? as u8);
+            }
+        }
+        _ => {
+            for (i, pair) in values.chunks_exact(2).enumerate() {
+                out.push((ty.code(2 * i, pair[0].into())? | ty.code(2 * i + 1, pair[1].into())? << 4) as u8);
+            }
+        }
     }
     Ok(out)
 }

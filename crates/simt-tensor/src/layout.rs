@@ -197,12 +197,12 @@ pub fn unpack(shape: Shape, operand: Operand, per_reg: usize, frag: &[[u32; 32]]
 pub fn pack64(shape: Shape, operand: Operand, matrix: &[u64]) -> Vec<[u32; 32]> {
     let cols = dims(shape, operand).1;
     let mut frag = vec![[0u32; 32]; 2 * elements_per_lane(shape, operand)];
-    for lane in 0..32 {
-        for e in 0..elements_per_lane(shape, operand) {
+    for (e, regs) in frag.chunks_exact_mut(2).enumerate() {
+        let (low, high) = regs.split_at_mut(1);
+        for (lane, (low, high)) in low[0].iter_mut().zip(&mut high[0]).enumerate() {
             let (row, col) = coord(shape, operand, lane, e);
             let value = matrix[row * cols + col];
-            frag[2 * e][lane] = value as u32;
-            frag[2 * e + 1][lane] = (value >> 32) as u32;
+            (*low, *high) = (value as u32, (value >> 32) as u32);
         }
     }
     frag
@@ -216,10 +216,10 @@ pub fn pack64(shape: Shape, operand: Operand, matrix: &[u64]) -> Vec<[u32; 32]> 
 pub fn unpack64(shape: Shape, operand: Operand, frag: &[[u32; 32]]) -> Vec<u64> {
     let (rows, cols) = dims(shape, operand);
     let mut matrix = vec![0u64; rows * cols];
-    for lane in 0..32 {
-        for e in 0..elements_per_lane(shape, operand) {
+    for (e, regs) in frag.chunks_exact(2).take(elements_per_lane(shape, operand)).enumerate() {
+        for (lane, (&low, &high)) in regs[0].iter().zip(&regs[1]).enumerate() {
             let (row, col) = coord(shape, operand, lane, e);
-            matrix[row * cols + col] = u64::from(frag[2 * e][lane]) | u64::from(frag[2 * e + 1][lane]) << 32;
+            matrix[row * cols + col] = u64::from(low) | u64::from(high) << 32;
         }
     }
     matrix

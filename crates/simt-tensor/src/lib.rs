@@ -291,13 +291,13 @@ impl Fused for F64Chain<'_> {
         let pair = |frag: &[[u32; 32]], e: usize, lane: usize| f64::from_bits(u64::from(frag[2 * e][lane]) | u64::from(frag[2 * e + 1][lane]) << 32);
         let (ta, tb, tc) = (table_of(Shape::M8N8K4, Operand::A), table_of(Shape::M8N8K4, Operand::B), table_of(Shape::M8N8K4, Operand::C));
         let (mut a, mut b, mut acc) = ([[0f64; 4]; 8], [[0f64; 8]; 4], [[0f64; 8]; 8]);
-        for lane in 0..32 {
-            let at = usize::from(ta[lane][0]);
+        for (lane, ((a_slots, b_slots), c_slots)) in ta.iter().zip(tb).zip(tc).enumerate() {
+            let at = usize::from(a_slots[0]);
             a[(at >> 4) & 7][at & 3] = pair(self.a, 0, lane);
-            let at = usize::from(tb[lane][0]);
+            let at = usize::from(b_slots[0]);
             b[(at >> 4) & 3][at & 7] = pair(self.b, 0, lane);
-            for e in 0..2 {
-                let at = usize::from(tc[lane][e]);
+            for (e, &at) in c_slots[..2].iter().enumerate() {
+                let at = usize::from(at);
                 acc[(at >> 4) & 7][at & 7] = pair(self.c, e, lane);
             }
         }
@@ -308,9 +308,9 @@ impl Fused for F64Chain<'_> {
                 }
             }
         }
-        for lane in 0..32 {
-            for e in 0..2 {
-                let at = usize::from(tc[lane][e]);
+        for (lane, c_slots) in tc.iter().enumerate() {
+            for (e, &at) in c_slots[..2].iter().enumerate() {
+                let at = usize::from(at);
                 let v = acc[(at >> 4) & 7][at & 7];
                 let bits = if v.is_nan() { 0x7FFF_FFFF_FFFF_FFFF } else { v.to_bits() };
                 self.d[2 * e][lane] = bits as u32;
