@@ -1,12 +1,13 @@
 //! The tensor-core kernels of the library (`asm/hgemm.s`, `asm/hgemm_sparse.s`,
-//! `asm/igemm.s`) under both SIMT models, against plain Rust matrix products.
+//! `asm/igemm.s`, and the section 9 kernels `asm/fp8gemm.s`, `asm/fp4gemm.s`,
+//! `asm/dgemm.s`) under both SIMT models, against plain Rust matrix products.
 //!
 //! Results are compared bit for bit: contract section 8 fixes the evaluation of
 //! every output element as one f32 FFMA chain from C over k = 0, 1, ... in
 //! order (sparse: over the kept values only), and the kernels carry the
 //! accumulator in registers across their K steps, so the reference below --
 //! the same chain with `f32::mul_add` -- must agree exactly. Integer products
-//! wrap in 32 bits.
+//! wrap in 32 bits; `dgemm`'s elements are DFMA chains (`f64::mul_add`).
 
 // The references index like the kernels do.
 #![allow(clippy::needless_range_loop)]
@@ -336,5 +337,150 @@ fn igemm() {
         check_igemm(&l);
         assert_eq!(i32s(l.output("D"))[0], i32::MAX.wrapping_add(32 * 16384));
         check_igemm(&launch(&module, &third, simt));
+    }
+}
+
+// ---------------------------------------------------------------- fp8gemm, fp4gemm (section 9)
+
+/// The value of an E4M3 code, decoded here from the format's definition (sign, 4
+/// exponent bits with bias 7, 3 mantissa bits, `S.1111.111` NaN), not by the library.
+fn e4m3_value(code: u8) -> f32 {
+    let sign = if code & 0x80 != 0 { -1.0 } else { 1.0 };
+    let (e, m) = (i32::from(code >> 3 & 0xF), f32::from(code & 7));
+    sign * match (e, m) {
+        (15, 7.0) => f32::NAN,
+        (0, _) => m / 8.0 * 2f32.powi(-6),
+        _ => (1.0 + m / 8.0) * 2f32.powi(e - 7),
+    }
+}
+
+/// The value of an E2M1 nibble: sign, 2 exponent bits with bias 1, 1 mantissa bit.
+fn e2m1_value(code: u8) -> f32 {
+    let sign = if code & 8 != 0 { -1.0 } else { 1.0 };
+    let (e, m) = (i32::from(code >> 1 & 3), f32::from(code & 1));
+    sign * if e == 0 { m * 0.5 } else { (1.0 + m / 2.0) * 2f32.powi(e - 1) }
+}
+
+/// Every E2M1 element of a buffer, two a byte, the first in the low nibble.
+fn e2m1_values(bytes: &[u8]) -> Vec<f32> {
+    bytes.iter().flat_map(|&b| [e2m1_value(b & 0xF), e2m1_value(b >> 4)]).collect()
+}
+
+/// Signed f32 data in [-2, 2) for a low-precision buffer; the host rounds it with the CVT rules.
+fn signed_list(len: usize, rng: &mut Rng) -> ArgInit {
+    ArgInit::List((0..len).map(|_| Literal::Float(f64::from((rng.next() >> 40) as f32 / (1u64 << 22) as f32 - 2.0))).collect())
+}
+
+/// fp8gemm and fp4gemm share hgemm's structure and reference: D is one f32 FFMA
+/// chain from C over the decoded elements.
+fn check_lowp_gemm(l: &Launched, values: fn(&[u8]) -> Vec<f32>) {
+    let (m, n, k) = mnk(l);
+    let (a, bt) = (values(l.input("A")), values(l.input("Bt")));
+    assert_eq!((a.len(), bt.len()), (m * k, n * k));
+    let want = reference_f16(m, n, k, &a, &bt, &f32s(l.input("C")));
+    assert_f32_bits("D", &f32s(l.output("D")), &want);
+    let macs = (m * n * k) as u64;
+    check_tensor_stats(l, macs / 4096, macs, macs);
+}
+
+fn lowp_gemm_requests(rng: &mut Rng) -> LaunchRequest {
+    // 128 x 64 x 48 on a 1 x 2 grid, signed inputs and a non-zero C.
+    let (m, n, k) = (128usize, 64usize, 48usize);
+    request(
+        [1, 2, 1],
+        [128, 1, 1],
+        vec![
+            int("m", m as i64),
+            int("n", n as i64),
+            int("k", k as i64),
+            buf("A", signed_list(m * k, rng)),
+            buf("Bt", signed_list(n * k, rng)),
+            buf("C", ArgInit::Rand((m * n) as u64, 9)),
+            buf("D", ArgInit::Fill((m * n) as u64, Literal::Float(-1.0))),
+        ],
+    )
+}
+
+#[test]
+fn fp8gemm() {
+    let module = load("fp8gemm.s");
+    let e4m3s = |bytes: &[u8]| bytes.iter().map(|&b| e4m3_value(b)).collect();
+    let second = lowp_gemm_requests(&mut Rng(0xf8));
+    for simt in MODELS {
+        let l = launch(&module, &LaunchRequest::default(), simt);
+        assert_eq!(mnk(&l), (256, 256, 256));
+        check_lowp_gemm(&l, e4m3s);
+        let l = launch(&module, &second, simt);
+        assert!(l.input("A").iter().any(|&b| b & 0x80 != 0), "some inputs are negative");
+        check_lowp_gemm(&l, e4m3s);
+    }
+}
+
+#[test]
+fn fp4gemm() {
+    let module = load("fp4gemm.s");
+    let second = lowp_gemm_requests(&mut Rng(0xf4));
+    for simt in MODELS {
+        let l = launch(&module, &LaunchRequest::default(), simt);
+        assert_eq!(mnk(&l), (256, 256, 256));
+        check_lowp_gemm(&l, e2m1_values);
+        let l = launch(&module, &second, simt);
+        assert!(e2m1_values(l.input("A")).iter().any(|&x| x < -1.0), "some inputs are negative");
+        check_lowp_gemm(&l, e2m1_values);
+    }
+}
+
+// ---------------------------------------------------------------- dgemm (section 9)
+
+fn f64s(bytes: &[u8]) -> Vec<f64> {
+    bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// D = A x B + C, each element one DFMA chain from C over k in order.
+fn check_dgemm(l: &Launched) {
+    let (m, n, k) = mnk(l);
+    let (a, bt, c) = (f64s(l.input("A")), f64s(l.input("Bt")), f64s(l.input("C")));
+    let mut want = vec![0.0f64; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = c[i * n + j];
+            for kk in 0..k {
+                acc = a[i * k + kk].mul_add(bt[j * k + kk], acc);
+            }
+            want[i * n + j] = acc;
+        }
+    }
+    let got = f64s(l.output("D"));
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.to_bits(), w.to_bits(), "D[{i}]: got {g}, want {w}");
+    }
+    let macs = (m * n * k) as u64;
+    check_tensor_stats(l, macs / 256, macs, macs);
+}
+
+#[test]
+fn dgemm() {
+    let module = load("dgemm.s");
+    // 96 x 32 x 20 on a 1 x 3 grid with signed values whose products need every bit of a fused step.
+    let mut rng = Rng(0xd6);
+    let mut list = |len: usize| ArgInit::List((0..len).map(|_| Literal::F64Bits((rng.next() >> 2 | 0x3FF0_0000_0000_0000) ^ (rng.next() & (1 << 63)))).collect());
+    let second = request(
+        [1, 3, 1],
+        [128, 1, 1],
+        vec![
+            int("m", 96),
+            int("n", 32),
+            int("k", 20),
+            buf("A", list(96 * 20)),
+            buf("Bt", list(32 * 20)),
+            buf("C", list(96 * 32)),
+            buf("D", ArgInit::Zeros(96 * 32)),
+        ],
+    );
+    for simt in MODELS {
+        let l = launch(&module, &LaunchRequest::default(), simt);
+        assert_eq!(mnk(&l), (64, 64, 64));
+        check_dgemm(&l);
+        check_dgemm(&launch(&module, &second, simt));
     }
 }
