@@ -484,3 +484,66 @@ fn dgemm() {
         check_dgemm(&launch(&module, &second, simt));
     }
 }
+
+// ---------------------------------------------------------------- precision (the lab's error table)
+
+/// The value of `codes` nearest to `x`, ties to the code with an even last bit: the
+/// CVT rounding by brute force over every finite code (so beyond the largest it saturates).
+fn nearest(x: f32, codes: impl Iterator<Item = f32>) -> f32 {
+    let mut best: Option<(f64, bool, f32)> = None;
+    for (i, v) in codes.enumerate() {
+        if v.is_nan() {
+            continue;
+        }
+        let distance = (f64::from(v) - f64::from(x)).abs();
+        let even = i % 2 == 0;
+        if best.is_none_or(|(d, e, _)| distance < d || (distance == d && even && !e)) {
+            best = Some((distance, even, v));
+        }
+    }
+    best.expect("finite codes").2
+}
+
+/// `asm/precision.s`: each row of its error table against the same computation in
+/// Rust, with the inputs rounded by independent means (bit masks, `half`, brute force).
+#[test]
+fn precision_table() {
+    let module = load("precision.s");
+    for scale in [1.0f32, 4.0] {
+        let req = request([1, 1, 1], [192, 1, 1], vec![float("scale", f64::from(scale))]);
+        let l = launch(&module, &req, SimtModel::Its);
+        let k = l.u32("k") as usize;
+        let signed = |bytes: &[u8]| -> Vec<f32> { f32s(bytes).iter().map(|x| (2.0 * x - 1.0) * scale).collect() };
+        let (a, bt) = (signed(l.input("A")), signed(l.input("Bt")));
+        let tf32 = |x: f32| f32::from_bits((x.to_bits() + 0x1000) & !0x1FFF);
+        let rounders: [&dyn Fn(f32) -> f32; 6] = [
+            &|x| x,
+            &tf32,
+            &|x| half::bf16::from_f32(x).to_f32(),
+            &|x| f16::from_f32(x).to_f32(),
+            &|x| nearest(x, (0..=255u8).map(e4m3_value)),
+            &|x| nearest(x, (0..16u8).map(e2m1_value)),
+        ];
+        let got = f32s(l.output("err"));
+        for (w, round) in rounders.iter().enumerate() {
+            let (ra, rb): (Vec<f32>, Vec<f32>) = (a.iter().map(|&x| round(x)).collect(), bt.iter().map(|&x| round(x)).collect());
+            let (mut err, mut norm) = (0.0f64, 0.0f64);
+            for i in 0..16 {
+                for j in 0..16 {
+                    let (mut d, mut r) = (0.0f32, 0.0f64);
+                    for kk in 0..k {
+                        d = ra[i * k + kk].mul_add(rb[j * k + kk], d);
+                        r = f64::from(a[i * k + kk]).mul_add(f64::from(bt[j * k + kk]), r);
+                    }
+                    err += (f64::from(d) - r).powi(2);
+                    norm += r * r;
+                }
+            }
+            let want = (err / norm).sqrt();
+            assert!((f64::from(got[w]) - want).abs() <= 1e-5 * want, "scale {scale}, row {w}: got {}, want {want}", got[w]);
+        }
+        // Each format's error sits below its unit roundoff, and the table is ordered by precision.
+        assert!(got[0] < 2f32.powi(-20) && got[1] < 2f32.powi(-10) && got[2] < 2f32.powi(-7), "{got:?}");
+        assert!(got[0] < got[1] && got[1] < got[2] && got[3] < got[2] && got[2] < got[4] && got[4] < got[5], "{got:?}");
+    }
+}
