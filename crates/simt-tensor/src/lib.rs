@@ -417,6 +417,12 @@ mod tests {
             operands.run(f16_bits_to_f32, f32::from_bits, f32_to_bits, &mut fast);
             operands.run_inline(f16_bits_to_f32, f32::from_bits, f32_to_bits, &mut portable);
             assert_eq!(fast, portable);
+            // The f64 chain: its products are not exact, so fusing matters in every step.
+            let (a, b, c) = (frag(2, &mut next), frag(2, &mut next), frag(4, &mut next));
+            let (mut fast, mut portable) = (vec![[0; 32]; 4], vec![[0; 32]; 4]);
+            run_fused(F64Chain { a: &a, b: &b, c: &c, d: &mut fast });
+            F64Chain { a: &a, b: &b, c: &c, d: &mut portable }.run();
+            assert_eq!(fast, portable);
         }
     }
 }
