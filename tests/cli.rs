@@ -209,3 +209,43 @@ fn sparsify_writes_three_files() {
     }
     assert!(rejected(d, &["sparsify", "a.npy", "--rows", "8", "-o", "x"]).contains("does not match"));
 }
+
+/// `--arch` and `.target` (contract section 9): checked on source and bytecode, recorded in
+/// bytecode, written back by `disasm`.
+#[test]
+fn targets_gate_forms_on_source_and_bytecode() {
+    let dir = workspace();
+    let fp8 = ".kernel k\n.launch grid(1) block(32)\n    CVT.E4M3X2.F32 R0, 1.0, 2.0\n    EXIT\n";
+    std::fs::write(dir.path().join("fp8.s"), fp8).unwrap();
+    assert!(rejected(dir.path(), &["asm", "fp8.s", "--arch", "sm_80"]).contains("CVT.E4M3X2.F32 needs target sm_89 (Ada)"));
+    assert!(rejected(dir.path(), &["run", "fp8.s", "--arch", "sm_61"]).contains("unknown target `sm_61`: use one of sm_70"));
+    let (code, _, stderr) = outcome(dir.path(), &["asm", "fp8.s", "--arch", "sm_90", "-o", "k.simtb"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, listing, _) = outcome(dir.path(), &["disasm", "k.simtb"]);
+    assert_eq!(code, 0);
+    assert!(listing.contains(".kernel k\n.target sm_90\n"), "{listing}");
+    // Bytecode is checked against --arch too, naming the instruction's pc and line.
+    let err = rejected(dir.path(), &["run", "k.simtb", "--arch", "sm_75"]);
+    assert!(err.contains("kernel `k`, pc 0, line 3: CVT.E4M3X2.F32 needs target sm_89"), "{err}");
+    assert_eq!(outcome(dir.path(), &["run", "k.simtb", "--arch", "sm_100"]).0, 0);
+    // Re-assembling bytecode for a later target records it.
+    assert_eq!(outcome(dir.path(), &["asm", "k.simtb", "--arch", "sm_100", "-o", "k2.simtb"]).0, 0);
+    assert!(outcome(dir.path(), &["disasm", "k2.simtb"]).1.contains(".target sm_100"));
+}
+
+/// Section 9 buffers: f32 data in, converted; values out (text), raw codes out (`.bin`).
+#[test]
+fn low_precision_buffers_convert_both_ways() {
+    let dir = workspace();
+    let copy = ".kernel k\n.param .ptr.e2m1 x\n.launch grid(1) block(1)\n    EXIT\n";
+    std::fs::write(dir.path().join("x.s"), copy).unwrap();
+    let (code, stdout, stderr) = outcome(dir.path(), &["run", "x.s", "--arg", "x=[0.3, -7, 2.5, nan]", "--dump", "x", "--dump", "x=x.bin"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout, "0.5\n-6\n2\n6\n");
+    assert_eq!(std::fs::read(dir.path().join("x.bin")).unwrap(), [0xF1, 0x74]);
+    let err = rejected(dir.path(), &["run", "x.s", "--arg", "x=[1, 2, 3]"]);
+    assert!(err.contains("3 elements of e2m1 do not fill whole bytes"), "{err}");
+    std::fs::write(dir.path().join("s.s"), copy.replace("e2m1", "s4")).unwrap();
+    let err = rejected(dir.path(), &["run", "s.s", "--arg", "x=[1, 2, 8, 0]"]);
+    assert!(err.contains("argument `x`") && err.contains("element 2: 8 does not fit s4 (-8 ..= 7)"), "{err}");
+}

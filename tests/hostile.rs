@@ -92,6 +92,7 @@ fn tiny_module(edit: impl FnOnce(&mut Kernel)) -> Module {
         code: vec![Instruction::new(Opcode::Exit)],
         lines: vec![1],
         labels: vec![],
+        target: simt_isa::Target::DEFAULT,
     };
     edit(&mut k);
     Module { source_name: "tiny.s".into(), source: None, kernels: vec![k] }
@@ -155,9 +156,9 @@ fn cases() -> Vec<Case> {
     t.push(case("bytecode: wrong magic", vec![("k.simtb", b"\x7fSMX\x01\x00\x00\x00".to_vec())], &["run", "k.simtb"], 1));
     t.push(case("bytecode: an ELF executable", vec![("k.simtb", b"\x7fELF\x02\x01\x01\x00\x00\x00".to_vec())], &["run", "k.simtb"], 1));
     t.push(case("bytecode: magic only", vec![("k.simtb", b"\x7fSMT".to_vec())], &["run", "k.simtb"], 1));
-    let mut v2 = good.clone();
-    v2[4] = 2;
-    t.push(case("bytecode: version 2", vec![("k.simtb", v2)], &["run", "k.simtb"], 1));
+    let mut v3 = good.clone();
+    v3[4] = 3;
+    t.push(case("bytecode: version 3", vec![("k.simtb", v3)], &["run", "k.simtb"], 1));
     for (name, cut) in [
         ("bytecode: truncated in the version", 5),
         ("bytecode: truncated in the flags", 7),

@@ -102,6 +102,7 @@ pub fn case(c: &mut impl Choices, max_len: u32) -> Case {
         lines: (1..=code.len() as u32).collect(),
         code,
         labels: vec![],
+        target: simt_isa::Target::DEFAULT,
     };
     let shapes: [[u32; 3]; 8] =
         [[1, 1, 1], [32, 1, 1], [33, 1, 1], [64, 1, 1], [8, 4, 1], [2, 2, 2], [96, 1, 1], [5, 3, 2]];

@@ -105,11 +105,24 @@ fn check_scalar(ty: ParamType, lit: Literal) -> Result<(), String> {
     if ok { Ok(()) } else { Err(format!("{lit} does not fit .{}", ty.name())) }
 }
 
+/// The message for an odd element count of a packed 4-bit type.
+pub(crate) fn odd_count(elem: ElemType, n: u64) -> String {
+    format!("{n} elements of {elem} do not fill whole bytes: {elem} packs two elements a byte, so give an even number of elements")
+}
+
 fn check_buffer(elem: ElemType, init: &ArgInit) -> Result<(), String> {
     match init {
         ArgInit::Scalar(_) => Err(format!("a .ptr.{elem} parameter needs a buffer: write {BUFFER_FORMS}")),
+        ArgInit::Fill(n, _) | ArgInit::Iota(n) | ArgInit::Rand(n, _) | ArgInit::Zeros(n) if elem.is_packed() && n % 2 == 1 => {
+            Err(odd_count(elem, *n))
+        }
         ArgInit::Fill(_, v) => check_elem(*v, elem),
-        ArgInit::List(values) => values.iter().try_for_each(|v| check_elem(*v, elem)),
+        ArgInit::List(values) => {
+            if elem.is_packed() && values.len() % 2 == 1 {
+                return Err(odd_count(elem, values.len() as u64));
+            }
+            values.iter().enumerate().try_for_each(|(i, v)| check_elem(*v, elem).map_err(|e| format!("element {i}: {e}")))
+        }
         ArgInit::Iota(n) if !elem.is_float() && *n > 0 => {
             let last = i64::try_from(*n - 1).unwrap_or(i64::MAX);
             check_elem(Literal::Int(last), elem).map_err(|_| format!("iota({n}) counts past the largest {elem}: use fewer elements or a wider type"))
@@ -177,5 +190,21 @@ mod tests {
         assert!(ok(ParamType::Ptr(ElemType::S8), "[-128, 127]").is_ok());
         assert!(ok(ParamType::Ptr(ElemType::U8), "iota(257)").is_err());
         assert!(ok(ParamType::Ptr(ElemType::U8), "iota(256)").is_ok());
+    }
+
+    #[test]
+    fn low_precision_buffers_are_checked() {
+        let p = |ty| Param { name: "s".into(), ty, offset: 0 };
+        let check = |elem, text: &str| check_arg(&p(ParamType::Ptr(elem)), &parse_arg_init(text).unwrap());
+        assert!(check(ElemType::S4, "[-8, 7, 0, -1]").is_ok());
+        assert_eq!(check(ElemType::S4, "[1, 8]").unwrap_err(), "argument `s`: element 1: 8 does not fit s4 (-8 ..= 7)");
+        assert_eq!(check(ElemType::U4, "[0, -1]").unwrap_err(), "argument `s`: element 1: -1 does not fit u4 (0 ..= 15)");
+        assert!(check(ElemType::U4, "[0.5, 1]").unwrap_err().contains("element 0: 0.5 is a float but u4 holds integers"));
+        assert!(check(ElemType::U4, "iota(17)").is_err());
+        assert!(check(ElemType::U4, "iota(16)").is_ok());
+        assert!(check(ElemType::E2M1, "[1.0, 2.0, 3.0]").unwrap_err().contains("3 elements of e2m1 do not fill whole bytes"));
+        assert!(check(ElemType::S4, "zeros(3)").unwrap_err().contains("give an even number"));
+        assert!(check(ElemType::E4M3, "[1e10, nan, 0.1]").is_ok());
+        assert!(check(ElemType::TF32, "fill(3, 0f3F800001)").is_ok());
     }
 }

@@ -156,9 +156,18 @@ struct KernelState<'a> {
     branch_refs: Vec<(&'a str, Span)>,
     max_reg: Option<(u32, Span)>,
     builder_abandoned: bool,
+    /// The kernel's own `.target`.
+    target: Option<(Target, Span)>,
+    /// Instructions whose form a later generation introduced, with the mnemonic's span,
+    /// checked against the target once the whole kernel is read (`.target` may follow them).
+    gated: Vec<(Form, Span)>,
 }
 
 struct Assembler<'a> {
+    /// `--arch`: overrides every `.target`.
+    arch: Option<Target>,
+    /// A `.target` before the first `.kernel`, for every kernel of the file.
+    file_target: Option<(Target, Span)>,
     sink: Sink,
     kernel_names: HashMap<&'a str, Span>,
     current: Option<KernelState<'a>>,
@@ -166,9 +175,17 @@ struct Assembler<'a> {
     stray_reported: bool,
 }
 
-/// Assembles a whole file.
-pub(crate) fn assemble<'a>(file_name: &str, source: &'a str) -> Result<Module, Diagnostics> {
-    let mut asm = Assembler { sink: Sink::default(), kernel_names: HashMap::new(), current: None, kernels: Vec::new(), stray_reported: false };
+/// Assembles a whole file; `arch` (`--arch`) overrides every `.target`.
+pub(crate) fn assemble<'a>(file_name: &str, source: &'a str, arch: Option<Target>) -> Result<Module, Diagnostics> {
+    let mut asm = Assembler {
+        arch,
+        file_target: None,
+        sink: Sink::default(),
+        kernel_names: HashMap::new(),
+        current: None,
+        kernels: Vec::new(),
+        stray_reported: false,
+    };
     let parser = LineParser::new();
     let mut tokens = Vec::new();
     let mut lex_errors = Vec::new();
@@ -247,6 +264,16 @@ impl<'a> Assembler<'a> {
             self.finish_kernel();
             self.start_kernel(*name);
         }
+        if self.current.is_none()
+            && let Some(ast::Statement { stmt: Stmt::Target(name), span }) = line.stmt
+        {
+            // The one directive that may come before the first kernel: it applies to the file.
+            let previous = self.file_target.map(|(_, at)| at);
+            if let Some(target) = self.target_name(&name, previous, span, "this file") {
+                self.file_target = Some((target, span));
+            }
+            return;
+        }
         let Some(mut k) = self.current.take() else {
             if !self.stray_reported {
                 let span = line.stmt.as_ref().map(|s| s.span).or(line.label.map(|l| l.span)).unwrap_or(Span::new(start, start));
@@ -286,6 +313,8 @@ impl<'a> Assembler<'a> {
             branch_refs: Vec::new(),
             max_reg: None,
             builder_abandoned: false,
+            target: None,
+            gated: Vec::new(),
         });
     }
 
@@ -307,6 +336,9 @@ impl<'a> Assembler<'a> {
         let mut fixups = Vec::new();
         // A rejected instruction keeps its slot so that later labels keep their pcs.
         let inst = self.instruction(ins, &k.symbols, &mut fixups).unwrap_or_else(|| Instruction::new(Opcode::Nop));
+        if inst.form.since() > Target::OLDEST {
+            k.gated.push((inst.form, ins.mnemonic.span));
+        }
         if let Some(r) = inst.max_reg()
             && k.max_reg.is_none_or(|(m, _)| r > m)
         {
@@ -334,7 +366,8 @@ impl<'a> Assembler<'a> {
     /// Resolves labels, arguments and registers of the current kernel and keeps it if it is clean.
     fn finish_kernel(&mut self) {
         let Some(k) = self.current.take() else { return };
-        let KernelState { name, errors_before, mut builder, symbols: _, header, label_spans, args, branch_refs, max_reg, .. } = k;
+        let KernelState { name, errors_before, mut builder, symbols: _, header, label_spans, args, branch_refs, max_reg, target, gated, .. } = k;
+        self.check_target(target, &gated, &mut builder);
         let mut defaults = Vec::new();
         for (decl, span) in &args {
             self.arg(decl.name, &decl.value, *span, builder.params(), &mut defaults);
@@ -400,7 +433,8 @@ impl<'a> Assembler<'a> {
                 };
                 let Some(pty) = parsed else {
                     let d = self.error("directive", ty.span, format!("unknown parameter type `{}`", ty.text), "unknown type");
-                    help(d, "use .u32, .s32, .f32, .f64 or .ptr.<u8|s8|u16|s16|u32|s32|f16|bf16|f32|f64|b32>");
+                    let elems: Vec<&str> = ElemType::ALL.iter().map(|e| e.name()).collect();
+                    help(d, format!("use .u32, .s32, .f32, .f64 or .ptr.<{}>", elems.join("|")));
                     return;
                 };
                 if !self.check_name(name, "parameter") || !self.new_symbol(name, symbols) {
@@ -413,9 +447,14 @@ impl<'a> Assembler<'a> {
                 let ast::SharedDecl { align, ty, name, len } = &**decl;
                 let Some(elem) = ElemType::from_name(&ty.text[1..]) else {
                     let d = self.error("directive", ty.span, format!("unknown element type `{}`", ty.text), "unknown type");
-                    help(d, "use .u8, .s8, .u16, .s16, .u32, .s32, .f16, .bf16, .f32, .f64 or .b32");
+                    help(d, "use .u8, .s8, .u16, .s16, .u32, .s32, .f16, .bf16, .f32, .f64, .b32, .tf32, .e4m3 or .e5m2");
                     return;
                 };
+                if elem.is_packed() {
+                    let d = self.error("directive", ty.span, format!("`.{elem}` packs two elements a byte, which a shared array cannot hold"), "packed type");
+                    help(d, "declare the bytes instead, e.g. `.shared .u8 name[N/2]`, and unpack them with SHR and AND");
+                    return;
+                }
                 let natural = elem.size().max(4);
                 let align = match align {
                     Some(lit) => match self.uint(lit, "`.align`", 1, 1 << 16) {
@@ -458,7 +497,58 @@ impl<'a> Assembler<'a> {
                 }
             }
             Stmt::Launch(dims) => self.launch(dims, span, h),
+            Stmt::Target(name) => {
+                let previous = k.target.map(|(_, at)| at);
+                if let Some(target) = self.target_name(name, previous, span, "this kernel") {
+                    k.target = Some((target, span));
+                }
+            }
             Stmt::Kernel(_) | Stmt::Arg(_) | Stmt::Instr(_) => {}
+        }
+    }
+
+    /// The target a `.target` directive names; `None` after reporting an unknown name
+    /// or a second `.target` for the same scope (`previous`: where the first one is).
+    fn target_name(&mut self, name: &ast::Name<'_>, previous: Option<Span>, span: Span, scope: &str) -> Option<Target> {
+        if let Some(first) = previous {
+            let d = self.error("directive", span, format!("`.target` is given twice for {scope}: keep one"), "second one");
+            also(d, first, "first one here");
+            return None;
+        }
+        match Target::from_name(name.text) {
+            Some(target) => Some(target),
+            None => {
+                let d = self.error("directive", name.span, format!("unknown target `{}`", name.text), "not a target");
+                help(d, format!("use one of {}", Target::names()));
+                None
+            }
+        }
+    }
+
+    /// Reports every instruction the kernel's target lacks, and gives the builder the
+    /// target: `--arch`, else the kernel's `.target`, else the file's, else the default.
+    fn check_target(&mut self, own: Option<(Target, Span)>, gated: &[(Form, Span)], builder: &mut KernelBuilder) {
+        let (target, set_at) = match (self.arch, own.or(self.file_target)) {
+            (Some(arch), _) => (arch, None),
+            (None, Some((target, at))) => (target, Some(at)),
+            (None, None) => (Target::DEFAULT, None),
+        };
+        let by_arch = self.arch.is_some();
+        let mut rejected = false;
+        for (form, span) in gated.iter().filter(|(form, _)| form.since() > target) {
+            rejected = true;
+            let needs = form.since();
+            let d = self.error("target", *span, beyond_target(form, target), format!("needs {needs}"));
+            if let Some(at) = set_at {
+                also(d, at, "the target is set here");
+            }
+            let fix = if by_arch { format!("pass `--arch {needs}`") } else { format!("write `.target {needs}`") };
+            help(d, format!("{fix} (or a later target), or use a form {target} has (docs/isa.md, Targets)"));
+        }
+        // A rejected kernel is never kept; leaving the builder at the default target keeps
+        // its own check from reporting the same instructions again.
+        if !rejected {
+            builder.target(target);
         }
     }
 

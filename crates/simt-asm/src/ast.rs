@@ -189,6 +189,8 @@ pub enum Stmt<'a> {
     Launch(Vec<Dims<'a>>),
     /// `.arg name = value`
     Arg(Box<ArgDecl<'a>>),
+    /// `.target sm_XX`
+    Target(Name<'a>),
     /// An instruction.
     Instr(Box<Instr<'a>>),
 }

@@ -71,6 +71,9 @@ pub enum Token<'a> {
     /// `.arg`
     #[token(".arg", ignore(case))]
     Arg,
+    /// `.target`
+    #[token(".target", ignore(case))]
+    Target,
     /// `,`
     #[token(",")]
     Comma,
@@ -123,6 +126,7 @@ impl std::fmt::Display for Token<'_> {
             Token::Regs => ".regs",
             Token::Launch => ".launch",
             Token::Arg => ".arg",
+            Token::Target => ".target",
             Token::Comma => ",",
             Token::Colon => ":",
             Token::Semi => ";",

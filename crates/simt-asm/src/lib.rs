@@ -9,7 +9,7 @@
 //! reconvergence point. All problems of a file come back together as
 //! [`Diagnostics`].
 //!
-//! API boundary: [`assemble`], [`parse_arg_init`] and [`check_arg`] are what
+//! API boundary: [`assemble`], [`assemble_for`], [`parse_arg_init`] and [`check_arg`] are what
 //! other crates use; the syntax tree and lexer are implementation details.
 #![warn(missing_docs)]
 
@@ -36,5 +36,15 @@ pub use diagnostics::Diagnostics;
 /// # Errors
 /// Every problem found in the file, each with its place, at once.
 pub fn assemble(file_name: &str, source: &str) -> Result<simt_isa::Module, Diagnostics> {
-    assembler::assemble(file_name, source)
+    assembler::assemble(file_name, source, None)
+}
+
+/// Assembles like [`assemble`] for the target `arch` (`--arch`), which overrides
+/// every `.target` of the file: an instruction form `arch` lacks is an error
+/// naming the target that introduced it.
+///
+/// # Errors
+/// Every problem found in the file, each with its place, at once.
+pub fn assemble_for(file_name: &str, source: &str, arch: simt_isa::Target) -> Result<simt_isa::Module, Diagnostics> {
+    assembler::assemble(file_name, source, Some(arch))
 }

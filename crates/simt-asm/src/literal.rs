@@ -154,7 +154,10 @@ pub(crate) fn check_elem(lit: Literal, elem: ElemType) -> Result<(), String> {
         ElemType::S16 => Some((i64::from(i16::MIN), i64::from(i16::MAX))),
         ElemType::U32 | ElemType::B32 => Some((0, i64::from(u32::MAX))),
         ElemType::S32 => Some((i64::from(i32::MIN), i64::from(i32::MAX))),
+        ElemType::S4 => Some((-8, 7)),
+        ElemType::U4 => Some((0, 15)),
         ElemType::F16 | ElemType::BF16 | ElemType::F32 | ElemType::F64 => None,
+        ElemType::TF32 | ElemType::E4M3 | ElemType::E5M2 | ElemType::E2M1 => None,
     };
     match (lit, range) {
         (Literal::Int(v), Some((lo, hi))) if (lo..=hi).contains(&v) => Ok(()),

@@ -59,6 +59,27 @@ snap!(unterminated_comment, ".kernel k\n    EXIT /* never closed\n");
 snap!(mma_overlap, &k("    MMA.M16N16K16.F32.F16 R0, R4, R8, R12"));
 snap!(guard_not_a_predicate, &k("    @R1 EXIT"));
 snap!(empty_kernel, ".kernel k\n.param .u32 n\n");
+snap!(unknown_target, ".kernel k\n.target sm_61\n    EXIT\n");
+snap!(form_beyond_kernel_target, &k(".target sm_75\n    MMA.M16N16K16.F32.BF16 R16, R0, R4, R8\n    CVT.E4M3X2.F32 R1, R2, R3"));
+snap!(form_beyond_file_target, ".target sm_80\n.kernel k\n    CVT.F32.E2M1 R1, R2\n    EXIT\n");
+snap!(target_given_twice, ".kernel k\n.target sm_80\n.target sm_90\n    EXIT\n");
+snap!(packed_shared_array, ".kernel k\n.shared .e2m1 w[64]\n    EXIT\n");
+
+/// `--arch` overrides every `.target`, in both directions.
+#[test]
+fn arch_overrides_the_targets() {
+    use simt_isa::Target;
+    let source = ".target sm_70\n.kernel a\n    MMA.M16N16K16.F32.TF32 R16, R0, R8, R24\n    EXIT\n.kernel b\n.target sm_100\n    MMA.M16N16K16.S32.S4 R16, R0, R1, R8\n    EXIT\n";
+    assert!(simt_asm::assemble("t.s", source).is_err(), "kernel a needs sm_80");
+    let module = simt_asm::assemble_for("t.s", source, Target::Sm80).unwrap();
+    assert!(module.kernels.iter().all(|k| k.target == Target::Sm80));
+    insta::assert_snapshot!(simt_asm::assemble_for("t.s", source, Target::Sm75).unwrap_err().render(false));
+    // Without --arch: a kernel's own `.target` wins over the file's, and the default has everything.
+    let own = simt_asm::assemble("t.s", &source.replace("sm_70", "sm_80")).unwrap();
+    assert_eq!(own.kernels.iter().map(|k| k.target).collect::<Vec<_>>(), [Target::Sm80, Target::Sm100]);
+    let default = simt_asm::assemble("t.s", ".kernel k\n    CVT.F32.E2M1 R1, R2\n    EXIT\n").unwrap();
+    assert_eq!(default.kernels[0].target, Target::DEFAULT);
+}
 
 #[test]
 fn independent_errors_are_all_reported() {

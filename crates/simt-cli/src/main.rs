@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use simt_isa::Module;
+use simt_isa::{Module, Target};
 
 /// Command line of `simt`.
 #[derive(Parser)]
@@ -39,6 +39,9 @@ enum Command {
         /// Also print a listing (pc, encoding, source line, reconvergence points) on stdout.
         #[arg(long)]
         listing: bool,
+        /// Target architecture, overriding every `.target`: sm_70, sm_75, sm_80, sm_89, sm_90 or sm_100.
+        #[arg(long, value_name = "sm_XX", value_parser = parse_target)]
+        arch: Option<Target>,
     },
     /// Turn bytecode (or source) back into assembly that assembles to the same code.
     #[command(after_help = "Example:\n  simt disasm saxpy.simtb            # prints the assembly\n  simt disasm saxpy.simtb -o back.s")]
@@ -81,7 +84,7 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match cli.command {
-        Command::Asm { file, output, listing } => asm(&file, output, listing),
+        Command::Asm { file, output, listing, arch } => asm(&file, output, listing, arch),
         Command::Disasm { file, output } => disasm(&file, output),
         Command::Run(args) => run::run(*args),
         Command::Sparsify(args) => sparsify::sparsify(args),
@@ -135,24 +138,50 @@ fn print(text: &str) -> Outcome {
     }
 }
 
-/// Loads bytecode (recognised by its magic bytes, whatever the extension) or assembles source.
-fn load_module(path: &Path) -> Result<Module, Failure> {
+/// A `--arch` value.
+fn parse_target(text: &str) -> Result<Target, String> {
+    text.parse()
+}
+
+/// Loads bytecode (recognised by its magic bytes, whatever the extension) or assembles source;
+/// `arch` (`--arch`) overrides every kernel's target, and a form it lacks is an error.
+fn load_module(path: &Path, arch: Option<Target>) -> Result<Module, Failure> {
     let bytes = read_file(path)?;
     // Source never starts with DEL (0x7f): such a file is (damaged) bytecode, and the loader
     // says so better than the lexer would.
     if bytes.first() == Some(&simt_isa::MAGIC[0]) {
-        return simt_isa::read_module(&bytes).map_err(|e| Failure::input(format!("{}: {e}", path.display())));
+        let mut module = simt_isa::read_module(&bytes).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+        if let Some(arch) = arch {
+            for kernel in &mut module.kernels {
+                if let Some((pc, form)) = kernel.first_beyond(arch) {
+                    let line = kernel.line(pc).map(|l| format!(", line {l}")).unwrap_or_default();
+                    return Err(Failure::input(format!(
+                        "{}: kernel `{}`, pc {pc}{line}: {}",
+                        path.display(),
+                        kernel.name,
+                        simt_isa::beyond_target(&form, arch)
+                    )));
+                }
+                kernel.target = arch;
+            }
+        }
+        return Ok(module);
     }
     let source = String::from_utf8(bytes).map_err(|_| {
         Failure::input(format!("{}: neither simt bytecode nor UTF-8 assembly source", path.display()))
     })?;
     // Editors on some systems start UTF-8 files with a byte-order mark; it is not part of the text.
     let source = source.strip_prefix('\u{feff}').unwrap_or(&source);
-    simt_asm::assemble(&path.display().to_string(), source).map_err(|d| Failure::Rejected(d.render(color())))
+    let name = path.display().to_string();
+    match arch {
+        Some(arch) => simt_asm::assemble_for(&name, source, arch),
+        None => simt_asm::assemble(&name, source),
+    }
+    .map_err(|d| Failure::Rejected(d.render(color())))
 }
 
-fn asm(file: &Path, output: Option<PathBuf>, listing: bool) -> Outcome {
-    let module = load_module(file)?;
+fn asm(file: &Path, output: Option<PathBuf>, listing: bool, arch: Option<Target>) -> Outcome {
+    let module = load_module(file, arch)?;
     let bytes = simt_isa::write_module(&module);
     if bytes.len() as u64 > simt_isa::MAX_INPUT_BYTES {
         return Err(Failure::input(format!(
@@ -170,7 +199,7 @@ fn asm(file: &Path, output: Option<PathBuf>, listing: bool) -> Outcome {
 }
 
 fn disasm(file: &Path, output: Option<PathBuf>) -> Outcome {
-    let text = simt_isa::disassemble(&load_module(file)?);
+    let text = simt_isa::disassemble(&load_module(file, None)?);
     match output {
         Some(path) => write_file(&path, text.as_bytes(), &[file]),
         None => print(&text),

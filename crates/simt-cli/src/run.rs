@@ -96,6 +96,9 @@ pub struct RunArgs {
     /// Sanitizers to run, comma-separated or repeated: memcheck (always on), racecheck, initcheck, synccheck.
     #[arg(long = "check", value_enum, value_delimiter = ',', value_name = "CHECK")]
     checks: Vec<Check>,
+    /// Target architecture, overriding every `.target`: sm_70, sm_75, sm_80, sm_89, sm_90 or sm_100.
+    #[arg(long, value_name = "sm_XX", value_parser = crate::parse_target)]
+    arch: Option<simt_isa::Target>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -174,7 +177,7 @@ pub fn run(args: RunArgs) -> Outcome {
         // `--threads` bounds every part of the run (arguments, dumps), not only the SMs.
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n as usize).build_global();
     }
-    let module = load_module(&args.file)?;
+    let module = load_module(&args.file, args.arch)?;
     let kernel = select_kernel(&module, args.kernel.as_deref(), &args.file)?;
     let request = LaunchRequest {
         grid: args.grid,

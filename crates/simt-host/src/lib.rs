@@ -14,6 +14,12 @@
 //! 64-bit draw per element: floats take the top bits as a uniform value in
 //! [0, 1) with the type's precision (exactly representable, no rounding up to
 //! 1), integers take the low bytes.
+//!
+//! The tensor-core types of contract section 9 (see [`lowp`]): `tf32`, `e4m3`,
+//! `e5m2` and `e2m1` buffers take f32 data (a decimal is read as f32 first)
+//! and store it converted with the `CVT` rules; `s4` and `u4` take integers;
+//! the 4-bit types pack two elements a byte, the first in the low nibble.
+//! Dumps convert back: f32 for the float types, integers for S4/U4.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -26,7 +32,10 @@ use simt_interp::launch::{check_shape, LaunchError};
 use simt_interp::memory::{Buffer, GlobalMemory, MemoryError, GUARD_BYTES};
 use simt_interp::{LaunchConfig, WordBytes};
 
+pub mod lowp;
 pub mod npy;
+use lowp::lowp_type;
+use simt_tensor::formats::LowpType;
 use npy::{Dtype, NpyError};
 
 /// Where an argument came from; decides how a relative `@FILE` is resolved and how errors name it.
@@ -377,7 +386,7 @@ fn write_literal(elem: ElemType, lit: Literal, out: &mut [u8]) -> Result<(), Str
     };
     // A finite decimal too large for a float type is a mistake, as it is in an instruction;
     // `inf` says infinity on purpose.
-    if let Literal::Float(v) = lit {
+    if let (Literal::Float(v), None) = (lit, lowp_type(elem)) {
         let max = match elem {
             F16 => f16::MAX.to_string(),
             BF16 => format!("{:e}", f32::from(bf16::MAX)),
@@ -392,6 +401,11 @@ fn write_literal(elem: ElemType, lit: Literal, out: &mut [u8]) -> Result<(), Str
         if v.is_finite() && rounded.is_infinite() {
             return Err(format!("`{lit}` is too large for {elem} (at most {max}): write inf for infinity"));
         }
+    }
+    if let Some(ty) = lowp_type(elem) {
+        let code = lowp::code(ty, lit)?;
+        out.copy_from_slice(&code.to_le_bytes()[..out.len()]);
+        return Ok(());
     }
     match (elem, lit) {
         (F32 | B32, Literal::F32Bits(b)) => out.copy_from_slice(&b.to_le_bytes()),
@@ -413,6 +427,7 @@ fn write_literal(elem: ElemType, lit: Literal, out: &mut [u8]) -> Result<(), Str
         (F32, _) => out.copy_from_slice(&(value as f32).to_le_bytes()),
         (F64, Literal::Int(v)) => out.copy_from_slice(&(v as f64).to_le_bytes()),
         (F64, _) => out.copy_from_slice(&value.to_le_bytes()),
+        (TF32 | E4M3 | E5M2 | E2M1 | S4 | U4, _) => unreachable!("section 9 types are encoded above"),
     }
     Ok(())
 }
@@ -423,6 +438,9 @@ fn write_literal(elem: ElemType, lit: Literal, out: &mut [u8]) -> Result<(), Str
 /// A scalar where a buffer is needed, a value that does not suit `elem`, an
 /// unreadable or ill-typed file, or a buffer larger than GLOBAL memory.
 pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordBytes, String> {
+    if let Some(ty) = lowp_type(elem) {
+        return lowp_buffer(elem, ty, init, base);
+    }
     let size = u64::from(elem.size());
     let count = |n: u64| -> Result<usize, String> {
         match n.checked_mul(size) {
@@ -460,6 +478,9 @@ pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordB
                 ElemType::BF16 => generate::<2>(bytes, |i| bf16::from_f64(i as f64).to_bits().to_le_bytes()),
                 ElemType::F32 => generate::<4>(bytes, |i| (i as f32).to_le_bytes()),
                 ElemType::F64 => generate::<8>(bytes, |i| (i as f64).to_le_bytes()),
+                ElemType::TF32 | ElemType::E4M3 | ElemType::E5M2 | ElemType::E2M1 | ElemType::S4 | ElemType::U4 => {
+                    unreachable!("section 9 types are built by lowp_buffer")
+                }
             }
         }
         ArgInit::Rand(n, seed) => {
@@ -473,6 +494,9 @@ pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordB
                 ElemType::U8 | ElemType::S8 => generate::<1>(bytes, |i| [splitmix64(*seed, i) as u8]),
                 ElemType::U16 | ElemType::S16 => generate::<2>(bytes, |i| (splitmix64(*seed, i) as u16).to_le_bytes()),
                 ElemType::U32 | ElemType::S32 | ElemType::B32 => generate::<4>(bytes, |i| (splitmix64(*seed, i) as u32).to_le_bytes()),
+                ElemType::TF32 | ElemType::E4M3 | ElemType::E5M2 | ElemType::E2M1 | ElemType::S4 | ElemType::U4 => {
+                    unreachable!("section 9 types are built by lowp_buffer")
+                }
             }
         }
         ArgInit::List(values) => {
@@ -486,13 +510,59 @@ pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordB
     })
 }
 
+/// A buffer of one of the section 9 types (see [`lowp`]), packed two a byte for 4-bit types.
+fn lowp_buffer(elem: ElemType, ty: LowpType, init: &ArgInit, base: &Path) -> Result<WordBytes, String> {
+    let bytes = |n: u64| -> Result<usize, String> {
+        if elem.is_packed() && n % 2 == 1 {
+            return Err(format!("{n} elements of {elem} do not fill whole bytes: {elem} packs two elements a byte, so give an even number of elements"));
+        }
+        match elem.bytes_for(n) {
+            Some(bytes) if bytes <= MAX_TOTAL_BYTES => Ok(bytes as usize),
+            _ => Err(format!("{n} elements of {elem} exceed the {MAX_TOTAL_BYTES} bytes of GLOBAL memory")),
+        }
+    };
+    Ok(match init {
+        ArgInit::Scalar(lit) => {
+            return Err(format!("a pointer parameter needs a buffer, e.g. `fill(1024, {lit})` or `[{lit}]`, not the scalar `{lit}`"));
+        }
+        ArgInit::Zeros(n) => WordBytes::zeroed(bytes(*n)?),
+        ArgInit::Fill(n, lit) => {
+            let code = lowp::code(ty, *lit)?;
+            lowp_generate(ty, bytes(*n)?, |_| code)
+        }
+        ArgInit::Iota(n) => {
+            // Values only grow, so the last one is the only one that may not fit an integer type.
+            if let Some(last) = n.checked_sub(1) {
+                lowp::code(ty, Literal::Int(last as i64)).map_err(|e| format!("iota({n}): {e}"))?;
+            }
+            lowp_generate(ty, bytes(*n)?, |i| lowp::iota_code(ty, i))
+        }
+        ArgInit::Rand(n, seed) => lowp_generate(ty, bytes(*n)?, |i| lowp::rand_code(ty, splitmix64(*seed, i))),
+        ArgInit::List(values) => {
+            bytes(values.len() as u64)?;
+            WordBytes::from_bytes(&lowp::list(ty, values)?)
+        }
+        ArgInit::File(name) => WordBytes::from_bytes(&read_buffer_file(elem, &base.join(name))?),
+    })
+}
+
+/// A buffer of `bytes` bytes of `ty` elements, element `i` having code `code(i)`,
+/// filled on every core.
+fn lowp_generate(ty: LowpType, bytes: usize, code: impl Fn(u64) -> u32 + Sync) -> WordBytes {
+    match ty.bits() {
+        4 => generate::<1>(bytes, |b| [(code(2 * b) | code(2 * b + 1) << 4) as u8]),
+        8 => generate::<1>(bytes, |i| [code(i) as u8]),
+        _ => generate::<4>(bytes, |i| code(i).to_le_bytes()),
+    }
+}
+
 /// The bytes `init` will need for a buffer of `elem`, without making it (a file's size for `@FILE`).
 fn planned_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> u64 {
-    let size = u64::from(elem.size());
+    let bytes = |n: u64| n.saturating_mul(u64::from(elem.bits())) / 8;
     match init {
         ArgInit::Scalar(_) => 0,
-        ArgInit::Zeros(n) | ArgInit::Fill(n, _) | ArgInit::Iota(n) | ArgInit::Rand(n, _) => n.saturating_mul(size),
-        ArgInit::List(values) => (values.len() as u64).saturating_mul(size),
+        ArgInit::Zeros(n) | ArgInit::Fill(n, _) | ArgInit::Iota(n) | ArgInit::Rand(n, _) => bytes(*n),
+        ArgInit::List(values) => bytes(values.len() as u64),
         ArgInit::File(name) => std::fs::metadata(base.join(name)).map_or(0, |m| if m.is_file() { m.len() } else { 0 }),
     }
 }
@@ -563,12 +633,16 @@ fn file_elements(elem: ElemType, path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>,
         let array = npy::read(&bytes).map_err(|e| format!("{shown}: {e}"))?;
         let want = Dtype::of_elem(elem);
         if array.dtype != want {
+            let converted = if lowp_type(elem).is_some() { ", which the host converts" } else { "" };
             return Err(format!(
-                "{shown} holds dtype {} but the parameter's element type {elem} needs {want}; convert with `a.astype('{want}')`",
+                "{shown} holds dtype {} but the parameter's element type {elem} needs {want}{converted}; convert with `a.astype('{want}')`",
                 array.dtype
             ));
         }
-        Ok(array.data)
+        match lowp_type(elem) {
+            Some(ty) => lowp::from_npy(ty, &array.data).map_err(|e| format!("{shown}: {e}")),
+            None => Ok(array.data),
+        }
     } else if !bytes.len().is_multiple_of(elem.size() as usize) {
         Err(format!("{shown} holds {} bytes, not a whole number of {}-byte {elem} elements", bytes.len(), elem.size()))
     } else {
@@ -603,8 +677,12 @@ impl fmt::Display for Element {
 }
 
 /// Decodes a buffer's bytes as elements of `elem`; a trailing partial element is ignored.
-pub fn elements(elem: ElemType, bytes: &[u8]) -> impl Iterator<Item = Element> + '_ {
-    bytes.chunks_exact(elem.size() as usize).map(move |c| {
+/// Section 9 types come back as f32 values (S4, U4 as integers).
+pub fn elements(elem: ElemType, bytes: &[u8]) -> Box<dyn Iterator<Item = Element> + '_> {
+    if let Some(ty) = lowp_type(elem) {
+        return Box::new(lowp::elements(ty, bytes));
+    }
+    Box::new(bytes.chunks_exact(elem.size() as usize).map(move |c| {
         let u16le = || u16::from_le_bytes([c[0], c[1]]);
         let u32le = || u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
         match elem {
@@ -618,8 +696,11 @@ pub fn elements(elem: ElemType, bytes: &[u8]) -> impl Iterator<Item = Element> +
             ElemType::BF16 => Element::F32(bf16::from_bits(u16le()).to_f32()),
             ElemType::F32 => Element::F32(f32::from_bits(u32le())),
             ElemType::F64 => Element::F64(f64::from_le_bytes(c.try_into().expect("chunks of 8"))),
+            ElemType::TF32 | ElemType::E4M3 | ElemType::E5M2 | ElemType::E2M1 | ElemType::S4 | ElemType::U4 => {
+                unreachable!("section 9 types are decoded above")
+            }
         }
-    })
+    }))
 }
 
 /// Writes the buffer as text, one element per line, streaming it out piece by piece
@@ -672,6 +753,16 @@ fn json_element(e: Element) -> serde_json::Value {
 /// # Errors
 /// When the file cannot be written.
 pub fn write_buffer_file(path: &Path, elem: ElemType, buffer: &Buffer) -> std::io::Result<()> {
+    if let (Some(ty), true) = (lowp_type(elem), is_npy_path(path)) {
+        // Converted back to the `.npy` dtype (f32, or i8/u8 for S4/U4): sizes change, so
+        // the pieces are written in order.
+        return write_atomically(path, |mut file| {
+            use std::io::Write;
+            let count = buffer.len as usize * 8 / elem.bits() as usize;
+            file.write_all(&npy::header(Dtype::of_elem(elem), &[count]))?;
+            buffer.for_each_piece(|_, bytes| file.write_all(&lowp::to_npy(ty, bytes)))
+        });
+    }
     write_atomically(path, |file| {
         let header = if is_npy_path(path) {
             npy::header(Dtype::of_elem(elem), &[buffer.len as usize / elem.size() as usize])
@@ -766,6 +857,7 @@ mod tests {
             code: vec![],
             lines: vec![],
             labels: vec![],
+            target: simt_isa::Target::DEFAULT,
         }
     }
 
@@ -871,9 +963,12 @@ mod tests {
             let a = buffer_bytes(elem, &ArgInit::Rand(1000, 42), Path::new("")).unwrap().as_bytes().to_vec();
             assert_eq!(a, buffer_bytes(elem, &ArgInit::Rand(1000, 42), Path::new("")).unwrap().as_bytes().to_vec());
             assert_ne!(a, buffer_bytes(elem, &ArgInit::Rand(1000, 43), Path::new("")).unwrap().as_bytes().to_vec());
-            assert_eq!(a.len(), 1000 * elem.size() as usize);
+            assert_eq!(a.len() as u64, elem.bytes_for(1000).unwrap());
+            assert_eq!(elements(elem, &a).count(), 1000);
             for e in elements(elem, &a) {
                 match e {
+                    // Section 9 types convert the f32 draw with the CVT rules, which may round up to 1.
+                    Element::F32(x) if lowp_type(elem).is_some() => assert!((0.0..=1.0).contains(&x), "{elem}: {x}"),
                     Element::F32(x) => assert!((0.0..1.0).contains(&x), "{elem}: {x}"),
                     Element::F64(x) => assert!((0.0..1.0).contains(&x), "{elem}: {x}"),
                     Element::Int(_) => {}
@@ -907,6 +1002,45 @@ mod tests {
         let array = npy::read(&std::fs::read(dir.join("big.npy")).unwrap()).unwrap();
         assert_eq!((array.shape.as_slice(), &array.data[..]), (&[500_001][..], &big[..1_000_002]));
         assert_eq!(std::fs::read_dir(&dir).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains("tmp")).count(), 0, "no temporary files left");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn section_9_buffers_convert_and_pack() {
+        use ElemType::*;
+        let here = Path::new("");
+        let bytes = |elem, init: ArgInit| buffer_bytes(elem, &init, here).map(|b| b.as_bytes().to_vec());
+        assert_eq!(bytes(E2M1, ArgInit::Fill(4, Literal::Float(2.5))), Ok(vec![0x44, 0x44]), "2.5 ties to 2");
+        assert_eq!(bytes(S4, ArgInit::Fill(2, Literal::Int(-3))), Ok(vec![0xDD]));
+        assert_eq!(bytes(U4, ArgInit::Iota(4)), Ok(vec![0x10, 0x32]));
+        assert_eq!(bytes(U4, ArgInit::Iota(18)).unwrap_err(), "iota(18): 17 does not fit u4 (0 ..= 15)");
+        assert_eq!(bytes(E4M3, ArgInit::Iota(3)), Ok(vec![0x00, 0x38, 0x40]));
+        assert_eq!(bytes(E5M2, ArgInit::Fill(2, Literal::Float(f64::INFINITY))), Ok(vec![0x7B, 0x7B]), "saturates");
+        assert_eq!(bytes(TF32, ArgInit::Fill(1, Literal::F32Bits(0x3F80_1000))), Ok(0x3F80_2000u32.to_le_bytes().to_vec()));
+        assert_eq!(bytes(E4M3, ArgInit::Zeros(3)), Ok(vec![0; 3]));
+        assert!(bytes(E2M1, ArgInit::Zeros(3)).unwrap_err().contains("3 elements of e2m1 do not fill whole bytes"));
+        assert!(bytes(S4, ArgInit::Rand(7, 1)).unwrap_err().contains("even number"));
+        assert!(bytes(S4, ArgInit::Zeros(u64::MAX - 1)).unwrap_err().contains("exceed"));
+        let list = ArgInit::List(vec![Literal::Int(-8), Literal::Int(7), Literal::Int(0), Literal::Int(9)]);
+        assert_eq!(bytes(S4, list).unwrap_err(), "element 3: 9 does not fit s4 (-8 ..= 7)");
+        // Dumps convert back: text, JSON and `.npy` show values; `.bin` keeps the bytes.
+        assert_eq!(format_elements(E2M1, &[0xF2, 0x7F]), "1\n-6\n-6\n6\n", "the first element in the low nibble");
+        assert_eq!(format_elements(E4M3, &[0x7F, 0xB0]), "NaN\n-0.5\n");
+        assert_eq!(format_elements(S4, &[0x8F]), "-1\n-8\n");
+        assert_eq!(json_elements(E5M2, &[0x7C, 0xFE]), r#"["inf","nan"]"#);
+        let dir = tempdir().join("lowp");
+        std::fs::create_dir_all(&dir).unwrap();
+        write_buffer_file(&dir.join("f.npy"), E2M1, memory(&[0xF2, 0x71]).buffer("b").unwrap()).unwrap();
+        let array = npy::read(&std::fs::read(dir.join("f.npy")).unwrap()).unwrap();
+        assert_eq!((array.dtype, array.shape.as_slice()), (Dtype::F32, &[4][..]));
+        assert_eq!(array.data, [1.0f32, -6.0, 0.5, 6.0].iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<_>>());
+        assert_eq!(bytes(E2M1, ArgInit::File(dir.join("f.npy").display().to_string())), Ok(vec![0xF2, 0x71]));
+        write_buffer_file(&dir.join("s.npy"), S4, memory(&[0x8F]).buffer("b").unwrap()).unwrap();
+        assert_eq!(npy::read(&std::fs::read(dir.join("s.npy")).unwrap()).unwrap().data, [0xFF, 0xF8]);
+        write_buffer_file(&dir.join("f.bin"), E2M1, memory(&[0xF2, 0x71]).buffer("b").unwrap()).unwrap();
+        assert_eq!(std::fs::read(dir.join("f.bin")).unwrap(), [0xF2, 0x71]);
+        let wrong = bytes(E4M3, ArgInit::File(dir.join("s.npy").display().to_string())).unwrap_err();
+        assert!(wrong.contains("needs <f4, which the host converts"), "{wrong}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -65,9 +65,13 @@ impl Dtype {
         }
     }
 
-    /// The dtype that stores buffers of `elem` (`b32` as `<u4`, `bf16` as `<u2` bits).
+    /// The dtype that stores buffers of `elem` (`b32` as `<u4`, `bf16` as `<u2` bits; the
+    /// section 9 types as the values they hold: f32, and `|i1`/`|u1` for S4/U4).
     pub fn of_elem(elem: ElemType) -> Dtype {
         match elem {
+            ElemType::TF32 | ElemType::E4M3 | ElemType::E5M2 | ElemType::E2M1 => Dtype::F32,
+            ElemType::S4 => Dtype::I8,
+            ElemType::U4 => Dtype::U8,
             ElemType::U8 => Dtype::U8,
             ElemType::S8 => Dtype::I8,
             ElemType::U16 | ElemType::BF16 => Dtype::U16,

@@ -8,6 +8,7 @@
 
 use half::{bf16, f16};
 use simt_isa::{BoolOp, Cmp, CvtType, FCmp, MufuOp};
+use simt_tensor::formats::{MiniFloat, tf32_round};
 
 /// Float flags of FADD/FMUL/FFMA/FMIN/FMAX.
 #[derive(Clone, Copy, Debug, Default)]
@@ -366,6 +367,24 @@ pub fn cvt(src: u64, from: CvtType, to: CvtType, neg: bool, abs: bool) -> u64 {
     }
 }
 
+/// `CVT.TF32.F32`: rounded to 10 mantissa bits, ties away from zero (contract section 9).
+#[inline]
+pub fn cvt_tf32(a: u32) -> u32 {
+    tf32_round(f32::from_bits(a))
+}
+
+/// `CVT.E4M3X2.F32` (and E5M2X2, E2M1X2): `a` in the low element, upper bits 0.
+#[inline]
+pub fn cvt_pair(format: MiniFloat, a: u32, b: u32) -> u32 {
+    format.pack2(f32::from_bits(a), f32::from_bits(b))
+}
+
+/// `CVT.F32.E4M3` (and E5M2, E2M1): the lowest element of `a`, exactly; NaN is canonical.
+#[inline]
+pub fn cvt_widen(format: MiniFloat, a: u32) -> u32 {
+    format.decode(a).to_bits()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -513,6 +532,59 @@ mod tests {
         assert_eq!(cvt(u64::from(f(2.5)), CvtType::F32, CvtType::F32, true, false), u64::from(f(-2.5)));
         assert_eq!(cvt(5, CvtType::S32, CvtType::S32, true, false), u64::from((-5i32) as u32));
         assert_eq!(pack(f(1.0), f(-2.0), false), 0xC000_3C00);
+    }
+
+    #[test]
+    fn low_precision_conversions() {
+        // (f32 input, CVT.TF32.F32)
+        let tf32 = [
+            (1.0f32.to_bits(), 0x3F80_0000),
+            (0x3F80_1000, 0x3F80_2000),     // 1 + 2^-11: a tie, away from zero
+            (0xBF80_1000, 0xBF80_2000),     // and for negatives
+            (0x3F80_0FFF, 0x3F80_0000),     // just below the tie
+            (0x7F7F_F000, 0x7F80_0000),     // rounds past the largest TF32: infinity
+            (0x7F7F_EFFF, 0x7F7F_E000),     // rounds down to it: stays finite
+            (0xFF80_0000, 0xFF80_0000),     // -inf
+            (0x7FC0_0001, 0x7FFF_E000),     // NaN
+            (0xFFFF_FFFF, 0x7FFF_E000),     // NaN, negative
+            (0x0000_1000, 0x0000_2000),     // a subnormal tie
+            (0x8000_0000, 0x8000_0000),     // -0
+        ];
+        for (a, want) in tf32 {
+            assert_eq!(cvt_tf32(a), want, "CVT.TF32.F32 {a:#010x}");
+        }
+        // (format, a, b, CVT.<format>X2.F32)
+        let pairs = [
+            (MiniFloat::E4M3, f(1.0), f(-2.0), 0xC038),
+            (MiniFloat::E4M3, f(448.0), f(464.0), 0x7E7E),     // 464 is the tie above 448: saturates
+            (MiniFloat::E4M3, f(f32::INFINITY), f(f32::NEG_INFINITY), 0xFE7E),
+            (MiniFloat::E4M3, NAN32, f(-1e-9), 0x807F),         // NaN; a negative that rounds to zero
+            (MiniFloat::E4M3, f(2f32.powi(-10)), f(3.0 * 2f32.powi(-10)), 0x0200), // ties to even subnormals
+            (MiniFloat::E5M2, f(57344.0), f(1e9), 0x7B7B),
+            (MiniFloat::E5M2, f(f32::INFINITY), NAN32, 0x7F7B),
+            (MiniFloat::E5M2, f(1.125), f(1.375), 0x3E3C),      // ties to even: 1.0 and 1.5
+            (MiniFloat::E2M1, f(0.75), f(5.0), 0x62),            // 0.75 -> 1.0 (even), 5 -> 4 (even)
+            (MiniFloat::E2M1, NAN32, f(-100.0), 0xF7),           // NaN gives +6, -100 saturates to -6
+            (MiniFloat::E2M1, f(-0.25), f(0.25), 0x08),          // both ties to zero, one negative
+        ];
+        for (format, a, b, want) in pairs {
+            assert_eq!(cvt_pair(format, a, b), want, "CVT.{format}X2.F32 {:?} {:?}", f32::from_bits(a), f32::from_bits(b));
+        }
+        // (format, register, CVT.F32.<format>): only the lowest element counts.
+        let widen = [
+            (MiniFloat::E4M3, 0xFFFF_FF38, f(1.0)),
+            (MiniFloat::E4M3, 0x7E, f(448.0)),
+            (MiniFloat::E4M3, 0x01, f(2f32.powi(-9))),
+            (MiniFloat::E4M3, 0xFF, 0x7FFF_FFFF),
+            (MiniFloat::E5M2, 0x7C, f(f32::INFINITY)),
+            (MiniFloat::E5M2, 0xFD, 0x7FFF_FFFF),
+            (MiniFloat::E5M2, 0x80, f(-0.0)),
+            (MiniFloat::E2M1, 0xF7, f(6.0)),
+            (MiniFloat::E2M1, 0x9, f(-0.5)),
+        ];
+        for (format, a, want) in widen {
+            assert_eq!(cvt_widen(format, a), want, "CVT.F32.{format} {a:#x}");
+        }
     }
 
     #[test]

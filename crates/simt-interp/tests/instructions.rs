@@ -1984,10 +1984,51 @@ fn warp_cases() -> Vec<Case> {
     v
 }
 
+/// Contract section 9: TF32 rounds to nearest with ties away; the FP8/FP4 pairs round to
+/// nearest even and saturate; the widening conversions are exact.
+fn lowp_convert_cases() -> Vec<Case> {
+    vec![
+        c("CVT.TF32.F32 R2, R0", "R0=0x3f801000", "R2=0x3f802000"), // 1 + 2^-11: a tie, away from zero
+        c("CVT.TF32.F32 R2, R0", "R0=0xbf801000", "R2=0xbf802000"),
+        c("CVT.TF32.F32 R2, R0", "R0=0x3f800fff", "R2=0x3f800000"),
+        c("CVT.TF32.F32 R2, R0", "R0=0x7f7ff000", "R2=0x7f800000"), // past the largest TF32
+        c("CVT.TF32.F32 R2, R0", "R0=0x7f7fefff", "R2=0x7f7fe000"),
+        c("CVT.TF32.F32 R2, R0", "R0=0xffc00001", "R2=0x7fffe000"), // NaN
+        c("CVT.TF32.F32 R2, R0", "R0=0x00001000", "R2=0x00002000"), // a subnormal tie
+        c("CVT.TF32.F32 R2, -R0", "R0=f:1.5", "R2=f:-1.5"),
+        c("CVT.TF32.F32 R2, 0f3F801000", "", "R2=0x3f802000"),
+        c("CVT.E4M3X2.F32 R2, R0, R1", "R0=f:1 R1=f:-2", "R2=0xc038"),
+        c("CVT.E4M3X2.F32 R2, R0, R1", "R0=f:448 R1=f:464", "R2=0x7e7e"), // 464 ties down to 448
+        c("CVT.E4M3X2.F32 R2, R0, R1", "R0=f:inf R1=f:-1e30", "R2=0xfe7e"),
+        c("CVT.E4M3X2.F32 R2, R0, R1", "R0=0x7fc00000 R1=f:-1e-9", "R2=0x807f"), // NaN; -0
+        c("CVT.E4M3X2.F32 R2, R0, R1", "R0=f:0.0009765625 R1=f:0.0029296875", "R2=0x0200"), // subnormal ties to even
+        c("CVT.E4M3X2.F32 R2, |R0|, 0.1015625", "R0=f:-0.3", "R2=0x1d2a"),
+        c("CVT.E5M2X2.F32 R2, R0, R1", "R0=f:57344 R1=f:61440", "R2=0x7b7b"), // the tie above saturates too
+        c("CVT.E5M2X2.F32 R2, R0, R1", "R0=f:-inf R1=0x7f800001", "R2=0x7ffb"),
+        c("CVT.E5M2X2.F32 R2, R0, R1", "R0=f:1.125 R1=f:1.375", "R2=0x3e3c"),
+        c("CVT.E5M2X2.F32 R2, R0, R1", "R0=f:0.0000152587890625 R1=f:0.00000762939453125", "R2=0x0001"),
+        c("CVT.E2M1X2.F32 R2, R0, R1", "R0=f:0.75 R1=f:5", "R2=0x62"),
+        c("CVT.E2M1X2.F32 R2, R0, R1", "R0=0x7fc00000 R1=f:-100", "R2=0xf7"),
+        c("CVT.E2M1X2.F32 R2, R0, R1", "R0=f:-0.25 R1=f:0.3", "R2=0x18"),
+        c("CVT.F32.E4M3 R2, R0", "R0=0xffffff38", "R2=f:1"), // only the lowest byte counts
+        c("CVT.F32.E4M3 R2, R0", "R0=0xfe", "R2=f:-448"),
+        c("CVT.F32.E4M3 R2, R0", "R0=0x01", "R2=f:0.001953125"),
+        c("CVT.F32.E4M3 R2, R0", "R0=0x7f", "R2=0x7fffffff"),
+        c("CVT.F32.E4M3 R2, 0xff", "", "R2=0x7fffffff"),
+        c("CVT.F32.E5M2 R2, R0", "R0=0x7c", "R2=f:inf"),
+        c("CVT.F32.E5M2 R2, R0", "R0=0xfd", "R2=0x7fffffff"),
+        c("CVT.F32.E5M2 R2, R0", "R0=0x1280", "R2=0x80000000"),
+        c("CVT.F32.E2M1 R2, R0", "R0=0xf7", "R2=f:6"),
+        c("CVT.F32.E2M1 R2, R0", "R0=0x9", "R2=f:-0.5"),
+        c("CVT.F32.E2M1 R2, R0", "R0=0x8", "R2=0x80000000"),
+    ]
+}
+
 fn all_groups() -> Vec<(&'static str, Vec<Case>)> {
     vec![
         ("move", move_cases()),
         ("convert", convert_cases()),
+        ("convert (section 9)", lowp_convert_cases()),
         ("pack", pack_cases()),
         ("integer", integer_cases()),
         ("logic", logic_cases()),

@@ -1,12 +1,13 @@
 //! The tensor-core kernels of the library (`asm/hgemm.s`, `asm/hgemm_sparse.s`,
-//! `asm/igemm.s`) under both SIMT models, against plain Rust matrix products.
+//! `asm/igemm.s`, and the section 9 kernels `asm/fp8gemm.s`, `asm/fp4gemm.s`,
+//! `asm/dgemm.s`) under both SIMT models, against plain Rust matrix products.
 //!
 //! Results are compared bit for bit: contract section 8 fixes the evaluation of
 //! every output element as one f32 FFMA chain from C over k = 0, 1, ... in
 //! order (sparse: over the kept values only), and the kernels carry the
 //! accumulator in registers across their K steps, so the reference below --
 //! the same chain with `f32::mul_add` -- must agree exactly. Integer products
-//! wrap in 32 bits.
+//! wrap in 32 bits; `dgemm`'s elements are DFMA chains (`f64::mul_add`).
 
 // The references index like the kernels do.
 #![allow(clippy::needless_range_loop)]
@@ -336,5 +337,213 @@ fn igemm() {
         check_igemm(&l);
         assert_eq!(i32s(l.output("D"))[0], i32::MAX.wrapping_add(32 * 16384));
         check_igemm(&launch(&module, &third, simt));
+    }
+}
+
+// ---------------------------------------------------------------- fp8gemm, fp4gemm (section 9)
+
+/// The value of an E4M3 code, decoded here from the format's definition (sign, 4
+/// exponent bits with bias 7, 3 mantissa bits, `S.1111.111` NaN), not by the library.
+fn e4m3_value(code: u8) -> f32 {
+    let sign = if code & 0x80 != 0 { -1.0 } else { 1.0 };
+    let (e, m) = (i32::from(code >> 3 & 0xF), f32::from(code & 7));
+    sign * match (e, m) {
+        (15, 7.0) => f32::NAN,
+        (0, _) => m / 8.0 * 2f32.powi(-6),
+        _ => (1.0 + m / 8.0) * 2f32.powi(e - 7),
+    }
+}
+
+/// The value of an E2M1 nibble: sign, 2 exponent bits with bias 1, 1 mantissa bit.
+fn e2m1_value(code: u8) -> f32 {
+    let sign = if code & 8 != 0 { -1.0 } else { 1.0 };
+    let (e, m) = (i32::from(code >> 1 & 3), f32::from(code & 1));
+    sign * if e == 0 { m * 0.5 } else { (1.0 + m / 2.0) * 2f32.powi(e - 1) }
+}
+
+/// Every E2M1 element of a buffer, two a byte, the first in the low nibble.
+fn e2m1_values(bytes: &[u8]) -> Vec<f32> {
+    bytes.iter().flat_map(|&b| [e2m1_value(b & 0xF), e2m1_value(b >> 4)]).collect()
+}
+
+/// Signed f32 data in [-2, 2) for a low-precision buffer; the host rounds it with the CVT rules.
+fn signed_list(len: usize, rng: &mut Rng) -> ArgInit {
+    ArgInit::List((0..len).map(|_| Literal::Float(f64::from((rng.next() >> 40) as f32 / (1u64 << 22) as f32 - 2.0))).collect())
+}
+
+/// fp8gemm and fp4gemm share hgemm's structure and reference: D is one f32 FFMA
+/// chain from C over the decoded elements.
+fn check_lowp_gemm(l: &Launched, values: fn(&[u8]) -> Vec<f32>) {
+    let (m, n, k) = mnk(l);
+    let (a, bt) = (values(l.input("A")), values(l.input("Bt")));
+    assert_eq!((a.len(), bt.len()), (m * k, n * k));
+    let want = reference_f16(m, n, k, &a, &bt, &f32s(l.input("C")));
+    assert_f32_bits("D", &f32s(l.output("D")), &want);
+    let macs = (m * n * k) as u64;
+    check_tensor_stats(l, macs / 4096, macs, macs);
+}
+
+fn lowp_gemm_requests(rng: &mut Rng) -> LaunchRequest {
+    // 128 x 64 x 48 on a 1 x 2 grid, signed inputs and a non-zero C.
+    let (m, n, k) = (128usize, 64usize, 48usize);
+    request(
+        [1, 2, 1],
+        [128, 1, 1],
+        vec![
+            int("m", m as i64),
+            int("n", n as i64),
+            int("k", k as i64),
+            buf("A", signed_list(m * k, rng)),
+            buf("Bt", signed_list(n * k, rng)),
+            buf("C", ArgInit::Rand((m * n) as u64, 9)),
+            buf("D", ArgInit::Fill((m * n) as u64, Literal::Float(-1.0))),
+        ],
+    )
+}
+
+#[test]
+fn fp8gemm() {
+    let module = load("fp8gemm.s");
+    let e4m3s = |bytes: &[u8]| bytes.iter().map(|&b| e4m3_value(b)).collect();
+    let second = lowp_gemm_requests(&mut Rng(0xf8));
+    for simt in MODELS {
+        let l = launch(&module, &LaunchRequest::default(), simt);
+        assert_eq!(mnk(&l), (256, 256, 256));
+        check_lowp_gemm(&l, e4m3s);
+        let l = launch(&module, &second, simt);
+        assert!(l.input("A").iter().any(|&b| b & 0x80 != 0), "some inputs are negative");
+        check_lowp_gemm(&l, e4m3s);
+    }
+}
+
+#[test]
+fn fp4gemm() {
+    let module = load("fp4gemm.s");
+    let second = lowp_gemm_requests(&mut Rng(0xf4));
+    for simt in MODELS {
+        let l = launch(&module, &LaunchRequest::default(), simt);
+        assert_eq!(mnk(&l), (256, 256, 256));
+        check_lowp_gemm(&l, e2m1_values);
+        let l = launch(&module, &second, simt);
+        assert!(e2m1_values(l.input("A")).iter().any(|&x| x < -1.0), "some inputs are negative");
+        check_lowp_gemm(&l, e2m1_values);
+    }
+}
+
+// ---------------------------------------------------------------- dgemm (section 9)
+
+fn f64s(bytes: &[u8]) -> Vec<f64> {
+    bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// D = A x B + C, each element one DFMA chain from C over k in order.
+fn check_dgemm(l: &Launched) {
+    let (m, n, k) = mnk(l);
+    let (a, bt, c) = (f64s(l.input("A")), f64s(l.input("Bt")), f64s(l.input("C")));
+    let mut want = vec![0.0f64; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = c[i * n + j];
+            for kk in 0..k {
+                acc = a[i * k + kk].mul_add(bt[j * k + kk], acc);
+            }
+            want[i * n + j] = acc;
+        }
+    }
+    let got = f64s(l.output("D"));
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.to_bits(), w.to_bits(), "D[{i}]: got {g}, want {w}");
+    }
+    let macs = (m * n * k) as u64;
+    check_tensor_stats(l, macs / 256, macs, macs);
+}
+
+#[test]
+fn dgemm() {
+    let module = load("dgemm.s");
+    // 96 x 32 x 20 on a 1 x 3 grid with signed values whose products need every bit of a fused step.
+    let mut rng = Rng(0xd6);
+    let mut list = |len: usize| ArgInit::List((0..len).map(|_| Literal::F64Bits((rng.next() >> 2 | 0x3FF0_0000_0000_0000) ^ (rng.next() & (1 << 63)))).collect());
+    let second = request(
+        [1, 3, 1],
+        [128, 1, 1],
+        vec![
+            int("m", 96),
+            int("n", 32),
+            int("k", 20),
+            buf("A", list(96 * 20)),
+            buf("Bt", list(32 * 20)),
+            buf("C", list(96 * 32)),
+            buf("D", ArgInit::Zeros(96 * 32)),
+        ],
+    );
+    for simt in MODELS {
+        let l = launch(&module, &LaunchRequest::default(), simt);
+        assert_eq!(mnk(&l), (64, 64, 64));
+        check_dgemm(&l);
+        check_dgemm(&launch(&module, &second, simt));
+    }
+}
+
+// ---------------------------------------------------------------- precision (the lab's error table)
+
+/// The value of `codes` nearest to `x`, ties to the code with an even last bit: the
+/// CVT rounding by brute force over every finite code (so beyond the largest it saturates).
+fn nearest(x: f32, codes: impl Iterator<Item = f32>) -> f32 {
+    let mut best: Option<(f64, bool, f32)> = None;
+    for (i, v) in codes.enumerate() {
+        if v.is_nan() {
+            continue;
+        }
+        let distance = (f64::from(v) - f64::from(x)).abs();
+        let even = i % 2 == 0;
+        if best.is_none_or(|(d, e, _)| distance < d || (distance == d && even && !e)) {
+            best = Some((distance, even, v));
+        }
+    }
+    best.expect("finite codes").2
+}
+
+/// `asm/precision.s`: each row of its error table against the same computation in
+/// Rust, with the inputs rounded by independent means (bit masks, `half`, brute force).
+#[test]
+fn precision_table() {
+    let module = load("precision.s");
+    for scale in [1.0f32, 4.0] {
+        let req = request([1, 1, 1], [192, 1, 1], vec![float("scale", f64::from(scale))]);
+        let l = launch(&module, &req, SimtModel::Its);
+        let k = l.u32("k") as usize;
+        let signed = |bytes: &[u8]| -> Vec<f32> { f32s(bytes).iter().map(|x| (2.0 * x - 1.0) * scale).collect() };
+        let (a, bt) = (signed(l.input("A")), signed(l.input("Bt")));
+        let tf32 = |x: f32| f32::from_bits((x.to_bits() + 0x1000) & !0x1FFF);
+        let rounders: [&dyn Fn(f32) -> f32; 6] = [
+            &|x| x,
+            &tf32,
+            &|x| half::bf16::from_f32(x).to_f32(),
+            &|x| f16::from_f32(x).to_f32(),
+            &|x| nearest(x, (0..=255u8).map(e4m3_value)),
+            &|x| nearest(x, (0..16u8).map(e2m1_value)),
+        ];
+        let got = f32s(l.output("err"));
+        for (w, round) in rounders.iter().enumerate() {
+            let (ra, rb): (Vec<f32>, Vec<f32>) = (a.iter().map(|&x| round(x)).collect(), bt.iter().map(|&x| round(x)).collect());
+            let (mut err, mut norm) = (0.0f64, 0.0f64);
+            for i in 0..16 {
+                for j in 0..16 {
+                    let (mut d, mut r) = (0.0f32, 0.0f64);
+                    for kk in 0..k {
+                        d = ra[i * k + kk].mul_add(rb[j * k + kk], d);
+                        r = f64::from(a[i * k + kk]).mul_add(f64::from(bt[j * k + kk]), r);
+                    }
+                    err += (f64::from(d) - r).powi(2);
+                    norm += r * r;
+                }
+            }
+            let want = (err / norm).sqrt();
+            assert!((f64::from(got[w]) - want).abs() <= 1e-5 * want, "scale {scale}, row {w}: got {}, want {want}", got[w]);
+        }
+        // Each format's error sits below its unit roundoff, and the table is ordered by precision.
+        assert!(got[0] < 2f32.powi(-20) && got[1] < 2f32.powi(-10) && got[2] < 2f32.powi(-7), "{got:?}");
+        assert!(got[0] < got[1] && got[1] < got[2] && got[3] < got[2] && got[2] < got[4] && got[4] < got[5], "{got:?}");
     }
 }

@@ -82,6 +82,21 @@ fn pred_name(p: u8) -> String {
     if p == PT { "PT".into() } else { format!("P{p}") }
 }
 
+/// The mnemonic of a form with its modifiers, as written (`MMA.M16N16K16.F32.BF16`);
+/// modifiers at their default are left out.
+pub fn format_mnemonic(form: &Form) -> String {
+    let info = form.info();
+    let mut s = info.mnemonic.to_string();
+    for (g, value) in info.groups.iter().zip(form.indices()) {
+        if g.default == Some(value) {
+            continue;
+        }
+        s.push('.');
+        s.push_str(g.spelling(value));
+    }
+    s
+}
+
 /// Assembly text of one instruction (without label or trailing comment).
 pub fn format_instruction(inst: &Instruction, symbols: &Symbols<'_>) -> String {
     let info = inst.info();
@@ -89,14 +104,7 @@ pub fn format_instruction(inst: &Instruction, symbols: &Symbols<'_>) -> String {
     if inst.guard != Guard::ALWAYS {
         let _ = write!(s, "@{}{} ", if inst.guard.negated { "!" } else { "" }, pred_name(inst.guard.pred));
     }
-    s.push_str(info.mnemonic);
-    for (g, value) in info.groups.iter().zip(inst.form.indices()) {
-        if g.default == Some(value) {
-            continue;
-        }
-        s.push('.');
-        s.push_str(g.spelling(value));
-    }
+    s.push_str(&format_mnemonic(&inst.form));
     let mut count = info.operands.len();
     while count > info.operands.len() - usize::from(info.optional)
         && inst.operands[count - 1] == default_operand(info.operands[count - 1].kind)
@@ -167,6 +175,7 @@ fn dims(d: [u32; 3]) -> String {
 /// The directives of a kernel, as they would be written in a `.s` file.
 fn write_header(out: &mut String, k: &Kernel) {
     let _ = writeln!(out, ".kernel {}", k.name);
+    let _ = writeln!(out, ".target {}", k.target);
     for p in &k.params {
         let _ = writeln!(out, ".param .{} {}", p.ty.name(), p.name);
     }
@@ -217,7 +226,7 @@ pub fn listing(module: &Module) -> String {
     let source_lines: Vec<&str> = module.source.as_deref().map(|s| s.lines().collect()).unwrap_or_default();
     let mut out = String::new();
     for k in &module.kernels {
-        let _ = writeln!(out, "// kernel {} ({} instructions, {} registers)", k.name, k.code.len(), k.regs);
+        let _ = writeln!(out, "// kernel {} ({} instructions, {} registers, target {})", k.name, k.code.len(), k.regs, k.target);
         let _ = writeln!(out, "{:>5}  {:<32}  {:>5}  source", "pc", "encoding", "line");
         let symbols = Symbols::of(k);
         let mut pool = PoolBuilder::default();

@@ -2,7 +2,9 @@
 
 use std::fmt::Write;
 
+use crate::disasm::format_mnemonic;
 use crate::table::*;
+use crate::target::Target;
 
 /// How many registers an operand of this width names, in words.
 fn width_note(width: Width) -> &'static str {
@@ -55,6 +57,51 @@ fn operand_notes(row: &OpInfo) -> String {
     notes.join("; ")
 }
 
+/// Every form of `row`: each combination of its modifier values.
+fn forms(row: &OpInfo) -> Vec<Form> {
+    let mut forms = vec![[0u8; 4]];
+    for (g, group) in row.groups.iter().enumerate() {
+        forms = forms.into_iter().flat_map(|base| (0..group.names.len() as u8).map(move |v| {
+            let mut indices = base;
+            indices[g] = v;
+            indices
+        })).collect();
+    }
+    forms.into_iter().filter_map(|indices| Form::from_indices(row.opcode, indices)).collect()
+}
+
+/// The forms that exist: every combination, less the MMA type pairs the contract does not define.
+fn defined_forms(row: &OpInfo) -> impl Iterator<Item = Form> {
+    forms(row).into_iter().filter(|f| f.mma().is_none_or(|m| m.is_defined()))
+}
+
+/// The "target" cell of a row: the first target that has any of its forms, then the
+/// modifier values whose every form needs a later one.
+fn target_note(row: &OpInfo) -> String {
+    let forms: Vec<Form> = defined_forms(row).collect();
+    let first = forms.iter().map(Form::since).min().unwrap_or(row.since);
+    let mut later: Vec<(Target, Vec<&str>)> = Vec::new();
+    for (g, group) in row.groups.iter().enumerate().filter(|(_, g)| !g.is_fixed()) {
+        for (v, name) in group.names.iter().enumerate().filter(|(_, n)| !n.is_empty()) {
+            let with_value = forms.iter().filter(|f| usize::from(f.indices()[g]) == v);
+            let Some(since) = with_value.map(Form::since).min() else { continue };
+            if since > first {
+                match later.iter_mut().find(|(t, _)| *t == since) {
+                    Some((_, names)) => names.push(name),
+                    None => later.push((since, vec![name])),
+                }
+            }
+        }
+    }
+    later.sort_by_key(|(t, _)| *t);
+    let mut note = first.name().to_string();
+    for (target, names) in later {
+        let names: Vec<String> = names.iter().map(|n| format!("`.{n}`")).collect();
+        let _ = write!(note, "; {} {target}", names.join(" "));
+    }
+    note
+}
+
 /// The full text of `docs/isa.md`.
 pub fn isa_markdown() -> String {
     let mut s = String::new();
@@ -64,21 +111,42 @@ pub fn isa_markdown() -> String {
     s.push_str("`[..]` marks what may be left out; `<A|B>` is a choice. Any instruction may start with a guard `@P0` or `@!P0`. ");
     s.push_str("Mnemonics, modifiers and register names are case-insensitive. The language itself is described in `docs/language.md`.\n\n");
     s.push_str("The unit is the pipeline the timing backend issues to; the latency class names the machine configuration's ");
-    s.push_str("latency (`docs/timing.md`); the flags say what an instruction does beyond its registers.\n\n");
-    s.push_str("| syntax | unit | latency | flags | semantics | operands |\n| --- | --- | --- | --- | --- | --- |\n");
+    s.push_str("latency (`docs/timing.md`); the flags say what an instruction does beyond its registers; the target is the ");
+    s.push_str("first one that has the form (see Targets below).\n\n");
+    s.push_str("| syntax | unit | latency | flags | target | semantics | operands |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     for row in TABLE {
         let cell = |text: &str| text.replace('|', "\\|");
         let flags: Vec<&str> = row.flags.names().collect();
         let _ = writeln!(
             s,
-            "| `{}` | {} | {} | {} | {} | {} |",
+            "| `{}` | {} | {} | {} | {} | {} | {} |",
             cell(&row.syntax()),
             row.unit.name(),
             row.latency.name(),
             flags.join(", "),
+            target_note(row),
             cell(row.doc.trim()),
             cell(&operand_notes(row))
         );
+    }
+    s.push_str("\n## Targets\n\n");
+    s.push_str("A kernel names its target with `.target sm_XX` (before the first `.kernel` for the whole file, or inside a kernel); ");
+    s.push_str("`simt asm|run --arch sm_XX` overrides it; the default is `sm_100`. A form the target lacks is an assembly error ");
+    s.push_str("naming the target that introduced it. Each target has the forms of the ones above it and adds:\n\n");
+    s.push_str("| target | generation | adds |\n| --- | --- | --- |\n");
+    for target in Target::ALL {
+        let added: Vec<String> = TABLE
+            .iter()
+            .flat_map(defined_forms)
+            .filter(|f| f.since() == target && (target > Target::OLDEST || f.info().unit == Unit::Tensor))
+            .map(|f| format!("`{}`", format_mnemonic(&f)))
+            .collect();
+        let added = match (target, added.is_empty()) {
+            (Target::OLDEST, _) => format!("every form not listed below; tensor cores: {}", added.join(", ")),
+            (_, true) => "no new forms".to_string(),
+            (_, false) => added.join(", "),
+        };
+        let _ = writeln!(s, "| `{target}` | {} | {added} |", target.generation());
     }
     s.push_str("\n## Special registers\n\n");
     for name in SpecialReg::NAMES {

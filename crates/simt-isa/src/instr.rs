@@ -243,12 +243,14 @@ impl Instruction {
             if last >= NUM_REGS {
                 return Err(err(at, format!("R{reg} .. R{last} runs past R{}", NUM_REGS - 1)));
             }
-            let align = match count {
-                2 | 4 if self.form.mma().is_none() => u32::from(count),
-                _ => 1,
+            // Fragments are unaligned except where their elements are f64 pairs.
+            let align = match self.form.mma() {
+                Some(mma) => u32::from(mma.reg_align()),
+                None if matches!(count, 2 | 4) => u32::from(count),
+                None => 1,
             };
             if u32::from(reg) % align != 0 {
-                let what = if count == 2 { "a register pair" } else { "a 4-register vector" };
+                let what = if count == 2 || align == 2 { "a register pair" } else { "a 4-register vector" };
                 return Err(err(at, format!("R{reg} cannot start {what}: use a register index divisible by {align}")));
             }
             Ok(())
@@ -600,5 +602,16 @@ mod tests {
         assert_eq!(mma.validate(), Ok(()));
         mma.operands[3] = Operand::Src(Src::reg(20));
         assert!(mma.validate().unwrap_err().message.contains("overlaps c"));
+
+        // f64 fragments are register pairs: every operand starts at an even register.
+        let mut dmma = Instruction::new(Opcode::MmaM8n8k4);
+        dmma.form = Form::MmaM8n8k4(mods::MmaM8n8k4 { acc: MmaAcc::F64, input: MmaIn::F64 });
+        dmma.operands = [Operand::Reg(8), Operand::Src(Src::reg(0)), Operand::Src(Src::reg(2)), Operand::Src(Src::reg(4)), Operand::None];
+        assert_eq!(dmma.validate(), Ok(()));
+        dmma.operands[2] = Operand::Src(Src::reg(3));
+        assert_eq!(dmma.validate().unwrap_err().at, ErrorAt::Operand(2));
+        dmma.operands[2] = Operand::Src(Src::reg(2));
+        dmma.form = Form::MmaM8n8k4(mods::MmaM8n8k4 { acc: MmaAcc::F32, input: MmaIn::F16 });
+        assert_eq!(dmma.validate().unwrap_err().message, "MMA.M8N8K4 takes types .F64.F64, not .F32.F16");
     }
 }

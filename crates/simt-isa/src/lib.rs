@@ -14,10 +14,12 @@ pub mod limits;
 pub mod module;
 pub mod semantics;
 pub mod table;
+pub mod target;
 
-pub use disasm::{disassemble, format_instruction, listing, Symbols};
+pub use disasm::{disassemble, format_instruction, format_mnemonic, listing, Symbols};
 pub use instr::*;
 pub use limits::*;
 pub use module::*;
 pub use semantics::*;
 pub use table::*;
+pub use target::Target;

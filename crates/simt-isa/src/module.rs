@@ -7,6 +7,7 @@
 //! string source_name | u8 has_source [string source]
 //! u32 kernel_count, then per kernel:
 //!   string name
+//!   u8 target                                                     (version 2: `Target` code)
 //!   u32 n, n x (string name, u8 param_type, u32 offset)          parameters
 //!   u32 n, n x (string name, u8 elem, u32 len, u32 align, u32 offset)  shared variables
 //!   u32 shared_size | u32 local_size | u32 regs
@@ -22,19 +23,28 @@
 //! 5 list, 6 file) followed by its fields; a literal is a tag byte (0 int
 //! i64, 1 float f64, 2 f32 bits, 3 f64 bits) and 8 bytes.
 //!
+//! Version 1 (before `.target`) has no target byte; its kernels load with
+//! the default target, which has every form (rows and modifier values were
+//! only appended since, so its words decode the same).
+//!
 //! Loading checks every length against the bytes that remain before
 //! allocating, decodes every word, then runs [`Kernel::validate`], so a
 //! loaded module upholds the same invariants as an assembled one.
 
 use std::fmt;
 
+use crate::disasm::format_mnemonic;
 use crate::instr::*;
 use crate::limits::{MAX_CODE_LEN, MAX_LOCAL_BYTES, MAX_SHARED_BYTES};
+use crate::table::Form;
+use crate::target::Target;
 
 /// The four bytes every bytecode file starts with.
 pub const MAGIC: &[u8; 4] = b"\x7fSMT";
-/// The format version this crate writes and reads.
-pub const VERSION: u16 = 1;
+/// The format version this crate writes (it also reads [`OLDEST_VERSION`] onwards).
+pub const VERSION: u16 = 2;
+/// The oldest format version this crate reads.
+pub const OLDEST_VERSION: u16 = 1;
 
 /// Element types of pointer parameters, shared arrays and host buffers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -62,17 +72,54 @@ pub enum ElemType {
     F64,
     /// Untyped 32 bits (printed as unsigned).
     B32,
+    /// TF32 in an f32 word (the host rounds f32 data with `CVT.TF32.F32`).
+    TF32,
+    /// FP8 E4M3, one byte.
+    E4M3,
+    /// FP8 E5M2, one byte.
+    E5M2,
+    /// FP4 E2M1, two a byte (first element in the low nibble).
+    E2M1,
+    /// Signed 4-bit integer, two a byte.
+    S4,
+    /// Unsigned 4-bit integer, two a byte.
+    U4,
 }
 
 impl ElemType {
     /// Every element type, in encoding order.
-    pub const ALL: [ElemType; 11] = [
+    pub const ALL: [ElemType; 17] = [
         Self::U8, Self::S8, Self::U16, Self::S16, Self::U32, Self::S32, Self::F16, Self::BF16, Self::F32, Self::F64, Self::B32,
+        Self::TF32, Self::E4M3, Self::E5M2, Self::E2M1, Self::S4, Self::U4,
     ];
 
     /// The spelling in directives (`f32`).
     pub fn name(self) -> &'static str {
-        ["u8", "s8", "u16", "s16", "u32", "s32", "f16", "bf16", "f32", "f64", "b32"][self as usize]
+        [
+            "u8", "s8", "u16", "s16", "u32", "s32", "f16", "bf16", "f32", "f64", "b32", "tf32", "e4m3", "e5m2", "e2m1", "s4", "u4",
+        ][self as usize]
+    }
+
+    /// Bits of one element.
+    pub fn bits(self) -> u32 {
+        match self {
+            Self::E2M1 | Self::S4 | Self::U4 => 4,
+            Self::U8 | Self::S8 | Self::E4M3 | Self::E5M2 => 8,
+            Self::U16 | Self::S16 | Self::F16 | Self::BF16 => 16,
+            Self::U32 | Self::S32 | Self::F32 | Self::B32 | Self::TF32 => 32,
+            Self::F64 => 64,
+        }
+    }
+
+    /// Whether two elements share a byte (so a buffer holds an even count of them).
+    pub fn is_packed(self) -> bool {
+        self.bits() < 8
+    }
+
+    /// Bytes of `count` elements; `None` for an odd count of a packed type.
+    pub fn bytes_for(self, count: u64) -> Option<u64> {
+        let bits = count.checked_mul(u64::from(self.bits()))?;
+        bits.is_multiple_of(8).then_some(bits / 8)
     }
 
     /// Looks a spelling up, ignoring case.
@@ -80,19 +127,15 @@ impl ElemType {
         Self::ALL.into_iter().find(|t| t.name().eq_ignore_ascii_case(name))
     }
 
-    /// Size in bytes.
+    /// Size in bytes of the smallest addressable unit: one element, or for a
+    /// packed 4-bit type the byte that holds two.
     pub fn size(self) -> u32 {
-        match self {
-            Self::U8 | Self::S8 => 1,
-            Self::U16 | Self::S16 | Self::F16 | Self::BF16 => 2,
-            Self::U32 | Self::S32 | Self::F32 | Self::B32 => 4,
-            Self::F64 => 8,
-        }
+        self.bits().div_ceil(8)
     }
 
     /// Whether values are floating point.
     pub fn is_float(self) -> bool {
-        matches!(self, Self::F16 | Self::BF16 | Self::F32 | Self::F64)
+        matches!(self, Self::F16 | Self::BF16 | Self::F32 | Self::F64 | Self::TF32 | Self::E4M3 | Self::E5M2 | Self::E2M1)
     }
 
     fn from_index(index: u8) -> Option<ElemType> {
@@ -144,7 +187,7 @@ impl ParamType {
             ParamType::S32 => 1,
             ParamType::F32 => 2,
             ParamType::F64 => 3,
-            ParamType::Ptr(e) => 0x10 | e as u8,
+            ParamType::Ptr(e) => 0x10 + e as u8,
         }
     }
 
@@ -154,7 +197,7 @@ impl ParamType {
             1 => ParamType::S32,
             2 => ParamType::F32,
             3 => ParamType::F64,
-            c if c & 0xF0 == 0x10 => ParamType::Ptr(ElemType::from_index(c & 0x0F)?),
+            c if c >= 0x10 => ParamType::Ptr(ElemType::from_index(c - 0x10)?),
             _ => return None,
         })
     }
@@ -297,6 +340,8 @@ pub struct Kernel {
     pub lines: Vec<u32>,
     /// Label names and the pcs they mark.
     pub labels: Vec<(String, u32)>,
+    /// The target whose instruction forms the kernel may use (`.target`, `--arch`).
+    pub target: Target,
 }
 
 /// A compiled `.s` file: its kernels and, for error messages, its source.
@@ -340,6 +385,11 @@ impl Kernel {
         self.params.iter().find(|p| p.name == name)
     }
 
+    /// The first instruction whose form `target` lacks: its pc and form.
+    pub fn first_beyond(&self, target: Target) -> Option<(u32, Form)> {
+        self.code.iter().position(|inst| inst.form.since() > target).map(|pc| (pc as u32, self.code[pc].form))
+    }
+
     /// The source line of `pc`, if known.
     pub fn line(&self, pc: u32) -> Option<u32> {
         self.lines.get(pc as usize).copied()
@@ -364,6 +414,9 @@ impl Kernel {
             return Err(fail(None, format!("asks for {} registers; R0 .. R254 is the most", self.regs)));
         }
         let len = self.code.len() as u32;
+        if let Some((pc, form)) = self.first_beyond(self.target) {
+            return Err(fail(Some(pc as usize), beyond_target(&form, self.target)));
+        }
         for (pc, inst) in self.code.iter().enumerate() {
             inst.validate().map_err(|e| fail(Some(pc), e.message))?;
             if let Some(max) = inst.max_reg()
@@ -399,6 +452,9 @@ impl Kernel {
             return Err(fail(None, format!("declares {} bytes of local memory per thread; the most is {MAX_LOCAL_BYTES}", self.local_size)));
         }
         for v in &self.shared {
+            if v.elem.is_packed() {
+                return Err(fail(None, format!("shared variable `{}` has the packed type {}, which shared memory does not hold", v.name, v.elem)));
+            }
             let bytes = u64::from(v.len) * u64::from(v.elem.size());
             if !v.align.is_power_of_two() || v.offset % v.align != 0 || u64::from(v.offset) + bytes > u64::from(self.shared_size) {
                 return Err(fail(None, format!("shared variable `{}` lies outside the shared space or is misaligned", v.name)));
@@ -418,6 +474,17 @@ impl Kernel {
     }
 }
 
+/// Why `form` cannot run on `target`, naming the generation that introduced it.
+pub fn beyond_target(form: &Form, target: Target) -> String {
+    let needs = form.since();
+    format!(
+        "{} needs target {needs} ({}) or later, but the kernel targets {target} ({})",
+        format_mnemonic(form),
+        needs.generation(),
+        target.generation()
+    )
+}
+
 /// Encountered when bytes cannot be loaded as a module.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LoadError {
@@ -425,7 +492,7 @@ pub enum LoadError {
     #[error("not simt bytecode (the file does not start with the simt magic bytes); assemble `.s` files with `simt asm`")]
     BadMagic,
     /// The file was written by another format version.
-    #[error("bytecode version {found} is not supported (this simt reads version {VERSION}); reassemble the source")]
+    #[error("bytecode version {found} is not supported (this simt reads versions {OLDEST_VERSION} to {VERSION}); reassemble the source")]
     UnsupportedVersion {
         /// Version in the file.
         found: u16,
@@ -544,6 +611,7 @@ pub fn write_module(module: &Module) -> Vec<u8> {
     w.len(module.kernels.len());
     for k in &module.kernels {
         w.str(&k.name);
+        w.u8(k.target.code());
         w.len(k.params.len());
         for p in &k.params {
             w.str(&p.name);
@@ -675,7 +743,7 @@ pub fn read_module(bytes: &[u8]) -> Result<Module, LoadError> {
     }
     r.pos = 4;
     let version = r.u16("version")?;
-    if version != VERSION {
+    if !(OLDEST_VERSION..=VERSION).contains(&version) {
         return Err(LoadError::UnsupportedVersion { found: version });
     }
     if r.u16("flags")? != 0 {
@@ -691,6 +759,12 @@ pub fn read_module(bytes: &[u8]) -> Result<Module, LoadError> {
     let mut kernels = Vec::with_capacity(nkernels);
     for _ in 0..nkernels {
         let name = r.str("kernel name")?;
+        let target = if version >= 2 {
+            let code = r.u8("target")?;
+            Target::from_code(code).ok_or_else(|| LoadError::Invalid(format!("kernel `{name}`: unknown target code {code}")))?
+        } else {
+            Target::DEFAULT
+        };
         let nparams = r.count(9, "parameter count")?;
         let mut params = Vec::with_capacity(nparams);
         for _ in 0..nparams {
@@ -746,7 +820,7 @@ pub fn read_module(bytes: &[u8]) -> Result<Module, LoadError> {
         for _ in 0..nlabels {
             labels.push((r.str("label name")?, r.u32("label pc")?));
         }
-        let kernel = Kernel { name, params, shared, shared_size, local_size, regs, launch, args, code, lines, labels };
+        let kernel = Kernel { name, params, shared, shared_size, local_size, regs, launch, args, code, lines, labels, target };
         kernel.validate()?;
         kernels.push(kernel);
     }
@@ -789,6 +863,7 @@ mod tests {
                 code: vec![mov, exit],
                 lines: vec![3, 4],
                 labels: vec![("top".into(), 0)],
+                target: Target::Sm75,
             }],
         }
     }
@@ -796,6 +871,63 @@ mod tests {
     #[test]
     fn modules_round_trip() {
         let m = sample();
+        assert_eq!(read_module(&write_module(&m)), Ok(m));
+    }
+
+    #[test]
+    fn version_1_bytecode_loads_with_the_default_target() {
+        let m = sample();
+        let v2 = write_module(&m);
+        // Version 1 is version 2 without the target byte that follows each kernel's name.
+        let at = 8 + (4 + m.source_name.len()) + 1 + (4 + 3) + 4 + (4 + m.kernels[0].name.len());
+        assert_eq!(v2[at], Target::Sm75.code());
+        let mut v1 = v2.clone();
+        v1.remove(at);
+        v1[4..6].copy_from_slice(&1u16.to_le_bytes());
+        let loaded = read_module(&v1).unwrap();
+        assert_eq!(loaded.kernels[0].target, Target::DEFAULT);
+        assert_eq!(loaded.kernels[0].code, m.kernels[0].code);
+        let mut future = v2.clone();
+        future[4..6].copy_from_slice(&3u16.to_le_bytes());
+        assert_eq!(
+            read_module(&future).unwrap_err().to_string(),
+            "bytecode version 3 is not supported (this simt reads versions 1 to 2); reassemble the source"
+        );
+        let mut bad_target = v2;
+        bad_target[at] = 6;
+        assert!(read_module(&bad_target).unwrap_err().to_string().contains("unknown target code 6"));
+    }
+
+    #[test]
+    fn new_element_types_round_trip_and_pack() {
+        for elem in ElemType::ALL {
+            let ty = ParamType::Ptr(elem);
+            assert_eq!(ParamType::from_code(ty.code()), Some(ty));
+            assert_eq!(ElemType::from_name(elem.name()), Some(elem));
+        }
+        assert_eq!(ParamType::from_code(0x10 + ElemType::ALL.len() as u8), None);
+        assert_eq!(ElemType::E2M1.bytes_for(6), Some(3));
+        assert_eq!(ElemType::S4.bytes_for(5), None);
+        assert_eq!(ElemType::E4M3.bytes_for(5), Some(5));
+        assert_eq!(ElemType::TF32.bytes_for(2), Some(8));
+        assert_eq!(ElemType::U4.size(), 1);
+        let mut m = sample();
+        m.kernels[0].params[2].ty = ParamType::Ptr(ElemType::U4);
+        assert_eq!(read_module(&write_module(&m)), Ok(m));
+    }
+
+    #[test]
+    fn code_beyond_the_target_is_rejected() {
+        let mut m = sample();
+        let mut mma = Instruction::new(Opcode::Mma);
+        mma.form = Form::Mma(crate::table::mods::Mma { acc: crate::table::MmaAcc::F32, input: crate::table::MmaIn::BF16 });
+        mma.operands = [Operand::Reg(0), Operand::Src(Src::reg(8)), Operand::Src(Src::reg(12)), Operand::Src(Src::reg(0)), Operand::None];
+        m.kernels[0].code.insert(0, mma);
+        m.kernels[0].lines.insert(0, 2);
+        m.kernels[0].regs = 16;
+        let err = read_module(&write_module(&m)).unwrap_err().to_string();
+        assert_eq!(err, "corrupt bytecode: kernel `k`, pc 0: MMA.M16N16K16.F32.BF16 needs target sm_80 (Ampere) or later, but the kernel targets sm_75 (Turing)");
+        m.kernels[0].target = Target::Sm80;
         assert_eq!(read_module(&write_module(&m)), Ok(m));
     }
 

@@ -19,6 +19,8 @@ pub enum MmaShape {
     M16N8K16,
     /// `MMA.SP.M16N16K32`: compressed A (16x16 kept values), B 32x16.
     SpM16N16K32,
+    /// `MMA.M8N8K4`: the layout of PTX `mma.sync.aligned.m8n8k4` with f64 elements.
+    M8N8K4,
 }
 
 /// One tensor-core operation: shape, accumulator and input types.
@@ -32,52 +34,83 @@ pub struct MmaForm {
     pub input: MmaIn,
 }
 
+impl MmaIn {
+    /// Bits of one element in a fragment register.
+    pub fn bits(self) -> u32 {
+        match self {
+            MmaIn::F16 | MmaIn::BF16 => 16,
+            MmaIn::S8 | MmaIn::U8 | MmaIn::E4M3 | MmaIn::E5M2 => 8,
+            MmaIn::E2M1 | MmaIn::S4 | MmaIn::U4 => 4,
+            MmaIn::TF32 => 32,
+            MmaIn::F64 => 64,
+        }
+    }
+}
+
+impl MmaAcc {
+    /// Bits of one accumulator element.
+    pub fn bits(self) -> u32 {
+        match self {
+            MmaAcc::F16 => 16,
+            MmaAcc::F32 | MmaAcc::S32 => 32,
+            MmaAcc::F64 => 64,
+        }
+    }
+}
+
 impl MmaForm {
     /// Whether the contract defines this combination of shape and types.
     pub fn is_defined(self) -> bool {
         match self.shape {
             MmaShape::M16N16K16 => matches!(
                 (self.acc, self.input),
-                (MmaAcc::F32, MmaIn::F16 | MmaIn::BF16) | (MmaAcc::F16, MmaIn::F16) | (MmaAcc::S32, MmaIn::S8 | MmaIn::U8)
+                (MmaAcc::F32, MmaIn::F16 | MmaIn::BF16 | MmaIn::TF32 | MmaIn::E4M3 | MmaIn::E5M2 | MmaIn::E2M1)
+                    | (MmaAcc::F16, MmaIn::F16)
+                    | (MmaAcc::S32, MmaIn::S8 | MmaIn::U8 | MmaIn::S4 | MmaIn::U4)
             ),
             MmaShape::M16N8K16 | MmaShape::SpM16N16K32 => self.acc == MmaAcc::F32 && matches!(self.input, MmaIn::F16 | MmaIn::BF16),
+            MmaShape::M8N8K4 => self.acc == MmaAcc::F64 && self.input == MmaIn::F64,
         }
     }
 
-    /// The type combinations the shape has, for messages.
-    pub fn defined_types(shape: MmaShape) -> &'static str {
-        match shape {
-            MmaShape::M16N16K16 => ".F32.F16, .F32.BF16, .F16.F16, .S32.S8 or .S32.U8",
-            MmaShape::M16N8K16 | MmaShape::SpM16N16K32 => ".F32.F16 or .F32.BF16",
-        }
+    /// Every defined form of `shape`, in encoding order.
+    pub fn defined(shape: MmaShape) -> impl Iterator<Item = MmaForm> {
+        MmaAcc::ALL
+            .iter()
+            .flat_map(move |&acc| MmaIn::ALL.iter().map(move |&input| MmaForm { shape, acc, input }))
+            .filter(|f| f.is_defined())
     }
 
-    /// Elements of one input value per 32-bit register.
-    pub fn inputs_per_reg(self) -> u8 {
-        match self.input {
-            MmaIn::F16 | MmaIn::BF16 => 2,
-            MmaIn::S8 | MmaIn::U8 => 4,
+    /// The type combinations the shape has, for messages (`.F32.F16, .F32.BF16 or ...`).
+    pub fn defined_types(shape: MmaShape) -> String {
+        let types: Vec<String> = MmaForm::defined(shape).map(|f| format!(".{}.{}", f.acc, f.input)).collect();
+        match types.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => types.concat(),
         }
-    }
-
-    /// Accumulator elements per 32-bit register.
-    pub fn acc_per_reg(self) -> u8 {
-        if self.acc == MmaAcc::F16 { 2 } else { 1 }
     }
 
     /// Registers of the fragment of operand `role` (`d` has `c`'s).
     pub fn regs(self, role: FragRole) -> u8 {
         // Elements per lane: 16x16 tiles hold 8 per lane; the 16x8 tile's C and B hold 4;
-        // the sparse shape's B (32x16) holds 16.
+        // the sparse shape's B (32x16) holds 16; the 8x8x4 shape's A and B 1, C 2.
         let elements = match (self.shape, role) {
             (MmaShape::M16N8K16, FragRole::B | FragRole::C) => 4,
             (MmaShape::SpM16N16K32, FragRole::B) => 16,
+            (MmaShape::M8N8K4, FragRole::A | FragRole::B) => 1,
+            (MmaShape::M8N8K4, FragRole::C) => 2,
             _ => 8,
         };
-        match role {
-            FragRole::A | FragRole::B => elements / self.inputs_per_reg(),
-            FragRole::C => elements / self.acc_per_reg(),
-        }
+        let bits = match role {
+            FragRole::A | FragRole::B => self.input.bits(),
+            FragRole::C => self.acc.bits(),
+        };
+        (elements * bits).div_ceil(32) as u8
+    }
+
+    /// The alignment of every fragment's first register: 2 where elements are f64 pairs.
+    pub fn reg_align(self) -> u8 {
+        if self.input == MmaIn::F64 || self.acc == MmaAcc::F64 { 2 } else { 1 }
     }
 }
 
@@ -141,6 +174,7 @@ impl Form {
             Form::Mma(mods::Mma { acc, input }) => (MmaShape::M16N16K16, acc, input),
             Form::MmaM16n8k16(mods::MmaM16n8k16 { acc, input }) => (MmaShape::M16N8K16, acc, input),
             Form::MmaSp(mods::MmaSp { acc, input }) => (MmaShape::SpM16N16K32, acc, input),
+            Form::MmaM8n8k4(mods::MmaM8n8k4 { acc, input }) => (MmaShape::M8N8K4, acc, input),
             _ => return None,
         };
         Some(MmaForm { shape, acc, input })
@@ -364,6 +398,13 @@ mod tests {
         assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::S32, MmaIn::S8)), [2, 2, 8]);
         assert_eq!(regs(form(MmaShape::M16N8K16, MmaAcc::F32, MmaIn::BF16)), [4, 2, 4]);
         assert_eq!(regs(form(MmaShape::SpM16N16K32, MmaAcc::F32, MmaIn::F16)), [4, 8, 8]);
+        assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::F32, MmaIn::TF32)), [8, 8, 8]);
+        assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::F32, MmaIn::E4M3)), [2, 2, 8]);
+        assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::F32, MmaIn::E5M2)), [2, 2, 8]);
+        assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::F32, MmaIn::E2M1)), [1, 1, 8]);
+        assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::S32, MmaIn::S4)), [1, 1, 8]);
+        assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::S32, MmaIn::U4)), [1, 1, 8]);
+        assert_eq!(regs(form(MmaShape::M8N8K4, MmaAcc::F64, MmaIn::F64)), [2, 2, 4]);
     }
 
     #[test]

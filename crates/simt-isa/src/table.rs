@@ -11,6 +11,8 @@
 
 use std::fmt;
 
+use crate::target::Target;
+
 /// A modifier group's value type: its spellings in encoding order.
 pub trait Modifier: Copy + Sized + 'static {
     /// Spellings in encoding order (an empty spelling is the absent value of a flag).
@@ -23,11 +25,14 @@ pub trait Modifier: Copy + Sized + 'static {
     }
     /// The encoding of this value.
     fn index(self) -> u8;
+    /// The first target that has this value (contract section 9).
+    fn since(self) -> Target;
 }
 
-/// Declares a modifier enum whose variant order is its encoding.
+/// Declares a modifier enum whose variant order is its encoding. A value that
+/// a later generation introduced names its first target: `E4M3 = "E4M3" @ Sm89`.
 macro_rules! modifier_enum {
-    ($(#[$meta:meta])* $name:ident { $($variant:ident = $text:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident = $text:literal $(@ $since:ident)?),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[repr(u8)]
@@ -38,6 +43,9 @@ macro_rules! modifier_enum {
             const ALL: &'static [$name] = &[$($name::$variant),+];
             fn index(self) -> u8 {
                 self as u8
+            }
+            fn since(self) -> Target {
+                match self { $($name::$variant => modifier_enum!(@since $($since)?)),+ }
             }
         }
 
@@ -54,6 +62,8 @@ macro_rules! modifier_enum {
             }
         }
     };
+    (@since) => { Target::OLDEST };
+    (@since $since:ident) => { Target::$since };
 }
 
 modifier_enum!(
@@ -141,11 +151,24 @@ modifier_enum!(
 );
 modifier_enum!(
     /// Accumulator types of `MMA`.
-    MmaAcc { F32 = "F32", F16 = "F16", S32 = "S32" }
+    MmaAcc { F32 = "F32", F16 = "F16", S32 = "S32", F64 = "F64" @ Sm80 }
 );
 modifier_enum!(
-    /// Input types of `MMA`.
-    MmaIn { F16 = "F16", BF16 = "BF16", S8 = "S8", U8 = "U8" }
+    /// Input types of `MMA`, each with the generation that introduced it (the encoding
+    /// holds 16 values).
+    MmaIn {
+        F16 = "F16", BF16 = "BF16" @ Sm80, S8 = "S8" @ Sm75, U8 = "U8" @ Sm75,
+        TF32 = "TF32" @ Sm80, E4M3 = "E4M3" @ Sm89, E5M2 = "E5M2" @ Sm89, E2M1 = "E2M1" @ Sm100,
+        S4 = "S4" @ Sm75, U4 = "U4" @ Sm75, F64 = "F64" @ Sm80,
+    }
+);
+modifier_enum!(
+    /// Packed narrow float formats `CVT.<to>.F32` writes two of.
+    CvtPair { E4M3x2 = "E4M3X2" @ Sm89, E5M2x2 = "E5M2X2" @ Sm89, E2M1x2 = "E2M1X2" @ Sm100 }
+);
+modifier_enum!(
+    /// Narrow float formats `CVT.F32.<from>` widens.
+    NarrowFloat { E4M3 = "E4M3" @ Sm89, E5M2 = "E5M2" @ Sm89, E2M1 = "E2M1" @ Sm100 }
 );
 
 impl From<AtomSpace> for Space {
@@ -525,17 +548,26 @@ pub struct OpInfo {
     pub latency: LatencyClass,
     /// What it does beyond registers.
     pub flags: Flags,
+    /// The first target that has the row (a modifier value may need a later one: [`Form::since`]).
+    pub since: Target,
     /// One-line semantics.
     pub doc: &'static str,
 }
 
 impl OpInfo {
-    /// The full mnemonic including the fixed modifiers (`VOTE.BALLOT`, `MMA.SP.M16N16K32`).
+    /// The full mnemonic including the fixed modifiers (`VOTE.BALLOT`, `MMA.SP.M16N16K32`);
+    /// a choice written before a fixed modifier stands as its group name (`CVT.<to>.F32`),
+    /// so that no two rows share a full mnemonic.
     pub fn full_mnemonic(&self) -> String {
         let mut s = self.mnemonic.to_string();
-        for g in self.groups.iter().filter(|g| g.is_fixed()) {
-            s.push('.');
-            s.push_str(g.names[0]);
+        let last_fixed = self.groups.iter().rposition(ModGroup::is_fixed);
+        for (i, g) in self.groups.iter().enumerate() {
+            if g.is_fixed() {
+                s.push('.');
+                s.push_str(g.names[0]);
+            } else if last_fixed.is_some_and(|last| i < last) {
+                s.push_str(&format!(".<{}>", g.name));
+            }
         }
         s
     }
@@ -608,6 +640,11 @@ macro_rules! row_modifiers {
             pub fn indices(&self) -> [u8; 4] {
                 [0; 4]
             }
+
+            /// No modifier needs a later target.
+            pub fn since(&self) -> Target {
+                Target::OLDEST
+            }
         }
     };
     (@emit $doc:literal $name:ident [$(($f:ident $ty:ident $($default:ident)?))*] [$($step:tt)*]) => {
@@ -635,6 +672,11 @@ macro_rules! row_modifiers {
                 let mut slots = out.iter_mut();
                 $(row_modifiers!(@write self slots $step);)*
                 out
+            }
+
+            /// The first target that has every modifier value chosen.
+            pub fn since(&self) -> Target {
+                Target::OLDEST$(.max(self.$f.since()))*
             }
         }
 
@@ -677,13 +719,16 @@ macro_rules! row_modifiers {
 ///
 /// ```text
 /// /// One-line semantics.
-/// Variant: "MNEMONIC" [modifier groups], operands, optional N, Unit, LatencyClass, [FLAG | FLAG];
+/// Variant: "MNEMONIC" [modifier groups], operands, optional N, Unit, LatencyClass, [FLAG | FLAG] [, since SmXX];
 /// ```
+///
+/// `since` names the first target of a row a later generation introduced; rows
+/// without it exist on every target.
 macro_rules! instruction_table {
     ($(
         $(#[doc = $doc:literal])+
         $variant:ident: $mnemonic:literal [$($groups:tt)*], $operands:expr, optional $optional:literal,
-            $unit:ident, $latency:ident, [$($flag:ident)|*];
+            $unit:ident, $latency:ident, [$($flag:ident)|*] $(, since $since:ident)?;
     )+) => {
         /// Every instruction form. The discriminant is the encoded opcode byte.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -720,6 +765,12 @@ macro_rules! instruction_table {
             pub fn indices(&self) -> [u8; 4] {
                 match self { $(Form::$variant(m) => m.indices()),+ }
             }
+
+            /// The first target that has this form: the row's, or a later one that one of
+            /// its modifier values needs (`MMA.M16N16K16.F32.E4M3` needs sm_89).
+            pub fn since(&self) -> Target {
+                match self { $(Form::$variant(m) => m.since().max(TABLE[Opcode::$variant as usize].since)),+ }
+            }
         }
 
         /// The table, indexed by `Opcode as usize`.
@@ -732,6 +783,7 @@ macro_rules! instruction_table {
             unit: Unit::$unit,
             latency: LatencyClass::$latency,
             flags: Flags::NONE$(.union(Flags::$flag))*,
+            since: modifier_enum!(@since $($since)?),
             doc: concat!($($doc),+),
         }),+];
     };
@@ -865,9 +917,9 @@ instruction_table! {
     /// 16x16x16 matrix multiply-accumulate `d = a * b + c` on warp fragments.
     Mma: "MMA" ["M16N16K16", acc: MmaAcc, input: MmaIn], MMA_OPERANDS, optional 0, Tensor, Tensor, [COLLECTIVE];
     /// 16x8x16 matrix multiply-accumulate in the fragment layout of PTX `mma.sync.aligned.m16n8k16`.
-    MmaM16n8k16: "MMA" ["M16N8K16", acc: MmaAcc, input: MmaIn], MMA_OPERANDS, optional 0, Tensor, Tensor, [COLLECTIVE];
+    MmaM16n8k16: "MMA" ["M16N8K16", acc: MmaAcc, input: MmaIn], MMA_OPERANDS, optional 0, Tensor, Tensor, [COLLECTIVE], since Sm80;
     /// 16x16x32 matrix multiply-accumulate with a 2:4-sparse `a` and its metadata `e`.
-    MmaSp: "MMA" ["SP", "M16N16K32", acc: MmaAcc, input: MmaIn], &[op("d", FRAG_D), op("a", FRAG_A), op("b", FRAG_B), op("c", FRAG_C), op("e", S_REG)], optional 0, Tensor, Tensor, [COLLECTIVE];
+    MmaSp: "MMA" ["SP", "M16N16K32", acc: MmaAcc, input: MmaIn], &[op("d", FRAG_D), op("a", FRAG_A), op("b", FRAG_B), op("c", FRAG_C), op("e", S_REG)], optional 0, Tensor, Tensor, [COLLECTIVE], since Sm80;
     /// Jumps to `label`; a guarded branch may diverge and reconverges at its immediate post-dominator.
     Bra: "BRA" [], &[op("label", LABEL)], optional 0, Control, Control, [BRANCH];
     /// Ends the thread.
@@ -876,6 +928,15 @@ instruction_table! {
     BarSync: "BAR" ["SYNC"], &[], optional 0, Control, Control, [BARRIER];
     /// Does nothing.
     Nop: "NOP" [], &[], optional 0, Control, Control, [];
+    // The tensor-core generations (contract section 9), kept together.
+    /// 8x8x4 f64 matrix multiply-accumulate (`.F64.F64`) in the fragment layout of PTX `mma.sync.aligned.m8n8k4`, a DFMA chain per element.
+    MmaM8n8k4: "MMA" ["M8N8K4", acc: MmaAcc, input: MmaIn], MMA_OPERANDS, optional 0, Tensor, Tensor, [COLLECTIVE], since Sm80;
+    /// Rounds f32 `a` to TF32 (10 mantissa bits, to nearest with ties away from zero) and clears the low 13 bits; NaN gives `0x7FFFE000`, overflow infinity.
+    CvtTf32: "CVT" ["TF32", "F32"], &[op("d", D), op("a", S_F32)], optional 0, Fp32, Convert, [], since Sm80;
+    /// Converts f32 `a` and `b` to two E4M3 or E5M2 bytes (E2M1 nibbles), `a` lowest, upper bits 0: to nearest even, saturating to the largest finite value; NaN gives `0x7F` (E2M1 `0x7`).
+    CvtX2: "CVT" [to: CvtPair, "F32"], &[op("d", D), op("a", S_F32), op("b", S_F32)], optional 0, Fp32, Convert, [];
+    /// Converts the lowest E4M3, E5M2 or E2M1 element of `a` to f32, exactly; NaN gives the canonical NaN.
+    CvtWiden: "CVT" ["F32", from: NarrowFloat], &[op("d", D), op("a", S_INT)], optional 0, Fp32, Convert, [];
 }
 
 impl Opcode {
@@ -919,15 +980,34 @@ mod tests {
         }
     }
 
+    /// Every modifier spelling a row accepts: a value per group, or nothing for a group
+    /// with a default (and for a flag's empty spelling).
+    fn spellings(row: &OpInfo) -> Vec<Vec<&'static str>> {
+        let mut all = vec![Vec::new()];
+        for g in row.groups {
+            let mut choices: Vec<Option<&str>> = g.names.iter().filter(|n| !n.is_empty()).map(|&n| Some(n)).collect();
+            if g.default.is_some() {
+                choices.push(None);
+            }
+            all = all
+                .into_iter()
+                .flat_map(|base: Vec<&'static str>| choices.iter().map(move |c| base.iter().copied().chain(*c).collect()))
+                .collect();
+        }
+        all
+    }
+
     #[test]
     fn groups_of_one_mnemonic_are_distinguishable() {
         // The assembler picks a row by trying every row of a mnemonic; two rows
         // that accept the same spelling would make that choice ambiguous.
         for a in TABLE {
+            let accepted = spellings(a);
             for b in TABLE.iter().filter(|b| b.mnemonic == a.mnemonic && b.opcode != a.opcode) {
-                let fixed_a: Vec<_> = a.groups.iter().filter(|g| g.is_fixed()).map(|g| g.names[0]).collect();
-                let fixed_b: Vec<_> = b.groups.iter().filter(|g| g.is_fixed()).map(|g| g.names[0]).collect();
-                assert_ne!(fixed_a, fixed_b, "{} and {} overlap", a.syntax(), b.syntax());
+                for s in spellings(b) {
+                    assert!(!accepted.contains(&s), "{} and {} both accept {}.{}", a.syntax(), b.syntax(), a.mnemonic, s.join("."));
+                }
+                assert_ne!(a.full_mnemonic(), b.full_mnemonic(), "statistics would merge {} and {}", a.syntax(), b.syntax());
             }
         }
     }
@@ -961,5 +1041,32 @@ mod tests {
         assert_eq!(Opcode::Fadd.info().syntax(), "FADD[.FTZ][.SAT] d, a, b");
         assert_eq!(Opcode::AtomCas.info().syntax(), "ATOM.<GLOBAL|SHARED>.CAS.B32 d, [addr], b, c");
         assert_eq!(Opcode::MmaSp.to_string(), "MMA.SP.M16N16K32");
+        assert_eq!(Opcode::CvtX2.to_string(), "CVT.<to>.F32");
+        assert_eq!(Opcode::CvtWiden.info().syntax(), "CVT.F32.<E4M3|E5M2|E2M1> d, a");
+    }
+
+    #[test]
+    fn forms_record_the_generation_that_introduced_them() {
+        let mma = |acc, input| Form::Mma(mods::Mma { acc, input });
+        assert_eq!(mma(MmaAcc::F32, MmaIn::F16).since(), Target::Sm70);
+        assert_eq!(mma(MmaAcc::F16, MmaIn::F16).since(), Target::Sm70);
+        assert_eq!(mma(MmaAcc::S32, MmaIn::S8).since(), Target::Sm75);
+        assert_eq!(mma(MmaAcc::S32, MmaIn::U4).since(), Target::Sm75);
+        assert_eq!(mma(MmaAcc::F32, MmaIn::BF16).since(), Target::Sm80);
+        assert_eq!(mma(MmaAcc::F32, MmaIn::TF32).since(), Target::Sm80);
+        assert_eq!(mma(MmaAcc::F32, MmaIn::E4M3).since(), Target::Sm89);
+        assert_eq!(mma(MmaAcc::F32, MmaIn::E5M2).since(), Target::Sm89);
+        assert_eq!(mma(MmaAcc::F32, MmaIn::E2M1).since(), Target::Sm100);
+        assert_eq!(Form::MmaM16n8k16(mods::MmaM16n8k16 { acc: MmaAcc::F32, input: MmaIn::F16 }).since(), Target::Sm80);
+        assert_eq!(Form::MmaSp(mods::MmaSp { acc: MmaAcc::F32, input: MmaIn::F16 }).since(), Target::Sm80);
+        assert_eq!(Form::MmaM8n8k4(mods::MmaM8n8k4 { acc: MmaAcc::F64, input: MmaIn::F64 }).since(), Target::Sm80);
+        assert_eq!(Form::new(Opcode::CvtTf32).since(), Target::Sm80);
+        assert_eq!(Form::CvtX2(mods::CvtX2 { to: CvtPair::E4M3x2 }).since(), Target::Sm89);
+        assert_eq!(Form::CvtX2(mods::CvtX2 { to: CvtPair::E5M2x2 }).since(), Target::Sm89);
+        assert_eq!(Form::CvtX2(mods::CvtX2 { to: CvtPair::E2M1x2 }).since(), Target::Sm100);
+        assert_eq!(Form::CvtWiden(mods::CvtWiden { from: NarrowFloat::E5M2 }).since(), Target::Sm89);
+        assert_eq!(Form::CvtWiden(mods::CvtWiden { from: NarrowFloat::E2M1 }).since(), Target::Sm100);
+        assert_eq!(Form::new(Opcode::Cvt).since(), Target::Sm70);
+        assert_eq!(Form::new(Opcode::Ffma).since(), Target::Sm70);
     }
 }

@@ -99,6 +99,7 @@ impl KernelBuilder {
                 code: Vec::new(),
                 lines: Vec::new(),
                 labels: Vec::new(),
+                target: Target::DEFAULT,
             },
             labels: Vec::new(),
             label_index: HashMap::new(),
@@ -141,6 +142,11 @@ impl KernelBuilder {
         self.kernel.shared.push(SharedVar { name: name.into(), elem, len, align, offset: offset as u32 });
         self.kernel.shared_size = end as u32;
         Ok(offset as u32)
+    }
+
+    /// The target whose forms the kernel may use (checked by [`KernelBuilder::finish`]).
+    pub fn target(&mut self, target: Target) {
+        self.kernel.target = target;
     }
 
     /// Bytes of LOCAL memory per thread.

@@ -3,16 +3,17 @@
 //! Every operand is described lane by lane: lane `l` holds a fixed list of
 //! elements, numbered `e = 0, 1, ...`; register `g` of the fragment packs
 //! elements `g * per_reg .. (g + 1) * per_reg`, the lowest `e` in the lowest
-//! bits. `per_reg` is 1 for 32-bit values, 2 for 16-bit and 4 for 8-bit ones,
-//! so one [`coord`] function serves every element width.
+//! bits. `per_reg` is 1 for 32-bit values, 2 for 16-bit, 4 for 8-bit and 8 for
+//! 4-bit ones, so one [`coord`] function serves every element width; a 64-bit
+//! element (f64) takes the register pair `2e, 2e + 1`, low word first.
 //!
-//! The interpreter and the tests use [`pack`] and [`unpack`] to move between
-//! row-major matrices and fragments; [`crate::mma`] uses the same [`coord`]
-//! through precomputed tables.
+//! The interpreter and the tests use [`pack`] and [`unpack`] ([`pack64`] and
+//! [`unpack64`] for f64) to move between row-major matrices and fragments;
+//! [`crate::mma`] uses the same [`coord`] through precomputed tables.
 
 use simt_isa::Opcode;
 
-/// The three instruction shapes, each with its own fragment layout.
+/// The instruction shapes, each with its own fragment layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Shape {
     /// `MMA.M16N16K16`: lane `l` works on row `l >> 1`, half `l & 1`.
@@ -21,6 +22,8 @@ pub enum Shape {
     M16N8K16,
     /// `MMA.SP.M16N16K32`: compressed A (16x16 kept values), B 32x16.
     SpM16N16K32,
+    /// `MMA.M8N8K4`: the layout of PTX `mma.sync.aligned.m8n8k4` with f64 elements.
+    M8N8K4,
 }
 
 impl Shape {
@@ -30,6 +33,7 @@ impl Shape {
             Opcode::Mma => Some(Shape::M16N16K16),
             Opcode::MmaM16n8k16 => Some(Shape::M16N8K16),
             Opcode::MmaSp => Some(Shape::SpM16N16K32),
+            Opcode::MmaM8n8k4 => Some(Shape::M8N8K4),
             _ => None,
         }
     }
@@ -53,6 +57,9 @@ pub const fn dims(shape: Shape, operand: Operand) -> (usize, usize) {
         (Shape::M16N8K16, Operand::B) => (16, 8),
         (Shape::M16N8K16, Operand::C) => (16, 8),
         (Shape::SpM16N16K32, Operand::B) => (32, 16),
+        (Shape::M8N8K4, Operand::A) => (8, 4),
+        (Shape::M8N8K4, Operand::B) => (4, 8),
+        (Shape::M8N8K4, Operand::C) => (8, 8),
         _ => (16, 16),
     }
 }
@@ -68,7 +75,10 @@ pub const fn elements_per_lane(shape: Shape, operand: Operand) -> usize {
 /// `M16N16K16` and the sparse shape follow contract section 8 (`r = l >> 1`,
 /// `h = l & 1`). `M16N8K16` follows the PTX ISA, section 9.7.14.5.8 "Matrix
 /// Fragments for mma.m16n8k16 with floating point type", with element `e`
-/// being the PTX `a_e` / `b_e` / `c_e`.
+/// being the PTX `a_e` / `b_e` / `c_e`. `M8N8K4` follows the PTX ISA's "Matrix
+/// Fragments for mma.m8n8k4 with .f64 floating point type" (contract section 9):
+/// `a0` is `A[groupID][threadID_in_group]`, `b0` is `B[threadID_in_group][groupID]`,
+/// `c0, c1` are `C[groupID][threadID_in_group * 2 + i]`.
 pub const fn coord(shape: Shape, operand: Operand, lane: usize, e: usize) -> (usize, usize) {
     let (r, h) = (lane >> 1, lane & 1);
     let (group, thread) = (lane >> 2, lane & 3);
@@ -76,6 +86,9 @@ pub const fn coord(shape: Shape, operand: Operand, lane: usize, e: usize) -> (us
         (Shape::M16N8K16, Operand::A) => (group + 8 * ((e >> 1) & 1), thread * 2 + (e & 1) + 8 * (e >> 2)),
         (Shape::M16N8K16, Operand::B) => (thread * 2 + (e & 1) + 8 * (e >> 1), group),
         (Shape::M16N8K16, Operand::C) => (group + 8 * (e >> 1), thread * 2 + (e & 1)),
+        (Shape::M8N8K4, Operand::A) => (group, thread),
+        (Shape::M8N8K4, Operand::B) => (thread, group),
+        (Shape::M8N8K4, Operand::C) => (group, thread * 2 + e),
         (Shape::SpM16N16K32, Operand::B) => (16 * h + e, r),
         (_, Operand::B) => (8 * h + e, r),
         (_, Operand::A | Operand::C) => (r, 8 * h + e),
@@ -111,6 +124,9 @@ const M16N8_C: Table = table(Shape::M16N8K16, Operand::C);
 const SP_A: Table = table(Shape::SpM16N16K32, Operand::A);
 const SP_B: Table = table(Shape::SpM16N16K32, Operand::B);
 const SP_C: Table = table(Shape::SpM16N16K32, Operand::C);
+const M8N8_A: Table = table(Shape::M8N8K4, Operand::A);
+const M8N8_B: Table = table(Shape::M8N8K4, Operand::B);
+const M8N8_C: Table = table(Shape::M8N8K4, Operand::C);
 
 /// The precomputed [`Table`] of an operand.
 pub(crate) fn table_of(shape: Shape, operand: Operand) -> &'static Table {
@@ -124,6 +140,9 @@ pub(crate) fn table_of(shape: Shape, operand: Operand) -> &'static Table {
         (Shape::SpM16N16K32, Operand::A) => &SP_A,
         (Shape::SpM16N16K32, Operand::B) => &SP_B,
         (Shape::SpM16N16K32, Operand::C) => &SP_C,
+        (Shape::M8N8K4, Operand::A) => &M8N8_A,
+        (Shape::M8N8K4, Operand::B) => &M8N8_B,
+        (Shape::M8N8K4, Operand::C) => &M8N8_C,
     }
 }
 
@@ -133,7 +152,7 @@ pub(crate) fn table_of(shape: Shape, operand: Operand) -> &'static Table {
 ///
 /// # Panics
 ///
-/// If `matrix` is shorter than the operand or `per_reg` is not 1, 2 or 4.
+/// If `matrix` is shorter than the operand or `per_reg` is not 1, 2, 4 or 8.
 pub fn pack(shape: Shape, operand: Operand, per_reg: usize, matrix: &[u32]) -> Vec<[u32; 32]> {
     let (bits, mask) = slot_bits(per_reg);
     let cols = dims(shape, operand).1;
@@ -153,7 +172,7 @@ pub fn pack(shape: Shape, operand: Operand, per_reg: usize, matrix: &[u32]) -> V
 ///
 /// # Panics
 ///
-/// If `frag` has fewer registers than the operand needs or `per_reg` is not 1, 2 or 4.
+/// If `frag` has fewer registers than the operand needs or `per_reg` is not 1, 2, 4 or 8.
 pub fn unpack(shape: Shape, operand: Operand, per_reg: usize, frag: &[[u32; 32]]) -> Vec<u32> {
     let (bits, mask) = slot_bits(per_reg);
     let (rows, cols) = dims(shape, operand);
@@ -169,9 +188,46 @@ pub fn unpack(shape: Shape, operand: Operand, per_reg: usize, frag: &[[u32; 32]]
     matrix
 }
 
+/// Packs a row-major matrix of 64-bit elements into a fragment of register
+/// pairs: element `e` in registers `2e` (low word) and `2e + 1` (high word).
+///
+/// # Panics
+///
+/// If `matrix` is shorter than the operand.
+pub fn pack64(shape: Shape, operand: Operand, matrix: &[u64]) -> Vec<[u32; 32]> {
+    let cols = dims(shape, operand).1;
+    let mut frag = vec![[0u32; 32]; 2 * elements_per_lane(shape, operand)];
+    for (e, regs) in frag.chunks_exact_mut(2).enumerate() {
+        let (low, high) = regs.split_at_mut(1);
+        for (lane, (low, high)) in low[0].iter_mut().zip(&mut high[0]).enumerate() {
+            let (row, col) = coord(shape, operand, lane, e);
+            let value = matrix[row * cols + col];
+            (*low, *high) = (value as u32, (value >> 32) as u32);
+        }
+    }
+    frag
+}
+
+/// The inverse of [`pack64`].
+///
+/// # Panics
+///
+/// If `frag` has fewer registers than the operand needs.
+pub fn unpack64(shape: Shape, operand: Operand, frag: &[[u32; 32]]) -> Vec<u64> {
+    let (rows, cols) = dims(shape, operand);
+    let mut matrix = vec![0u64; rows * cols];
+    for (e, regs) in frag.chunks_exact(2).take(elements_per_lane(shape, operand)).enumerate() {
+        for (lane, (&low, &high)) in regs[0].iter().zip(&regs[1]).enumerate() {
+            let (row, col) = coord(shape, operand, lane, e);
+            matrix[row * cols + col] = u64::from(low) | u64::from(high) << 32;
+        }
+    }
+    matrix
+}
+
 /// (bit width, mask) of one of `per_reg` values packed into a register.
 fn slot_bits(per_reg: usize) -> (usize, u32) {
-    assert!(matches!(per_reg, 1 | 2 | 4), "a register holds 1, 2 or 4 values, not {per_reg}");
+    assert!(matches!(per_reg, 1 | 2 | 4 | 8), "a register holds 1, 2, 4 or 8 values, not {per_reg}");
     let bits = 32 / per_reg;
     (bits, u32::MAX >> (32 - bits))
 }

@@ -1,15 +1,18 @@
 //! Tensor-core semantics for simt: the warp-wide `MMA` instructions on register
 //! fragments, and 2:4 sparsification of matrices for `MMA.SP`.
 //!
-//! [`mma`] implements contract section 8: every output element is an f32 (or
-//! wrapping i32) multiply-accumulate chain starting from C and adding the
-//! products in increasing k, each step rounded once. `docs/tensor.md` describes
-//! the fragment layouts (also available as code in [`layout`]), the sparse
+//! [`mma`] implements contract sections 8 and 9: every output element is an
+//! f32 (f64 for `MMA.M8N8K4`, wrapping i32 for integers) multiply-accumulate
+//! chain starting from C and adding the products in increasing k, each step
+//! rounded once. [`formats`] holds the section 9 element formats (TF32, FP8,
+//! FP4, 4-bit integers) and their conversions. `docs/tensor.md` describes the
+//! fragment layouts (also available as code in [`layout`]), the sparse
 //! metadata and how the results differ from hardware.
 
 #![warn(missing_docs)]
 
 mod chain;
+pub mod formats;
 pub mod layout;
 pub mod sparsify;
 
@@ -63,21 +66,22 @@ pub fn mma(
     };
     let supported = matches!(
         (shape, acc, input),
-        (_, MmaAcc::F32, MmaIn::F16 | MmaIn::BF16)
+        (Shape::M16N16K16 | Shape::M16N8K16 | Shape::SpM16N16K32, MmaAcc::F32, MmaIn::F16 | MmaIn::BF16)
+            | (Shape::M16N16K16, MmaAcc::F32, MmaIn::TF32 | MmaIn::E4M3 | MmaIn::E5M2 | MmaIn::E2M1)
             | (Shape::M16N16K16, MmaAcc::F16, MmaIn::F16)
-            | (Shape::M16N16K16, MmaAcc::S32, MmaIn::S8 | MmaIn::U8)
+            | (Shape::M16N16K16, MmaAcc::S32, MmaIn::S8 | MmaIn::U8 | MmaIn::S4 | MmaIn::U4)
+            | (Shape::M8N8K4, MmaAcc::F64, MmaIn::F64)
     );
     if !supported {
         return Err(MmaError::instruction(format!("{opcode} has no .{acc}.{input} form")));
     }
-    let in_per_reg = if matches!(input, MmaIn::S8 | MmaIn::U8) { 4 } else { 2 };
-    let acc_per_reg = if acc == MmaAcc::F16 { 2 } else { 1 };
-    let regs = |operand, per_reg| layout::elements_per_lane(shape, operand) / per_reg;
+    let (in_bits, acc_bits) = (input_bits(input), acc_bits(acc));
+    let regs = |operand, bits: usize| (layout::elements_per_lane(shape, operand) * bits).div_ceil(32);
     for (name, len, want) in [
-        ("a", a.len(), regs(Operand::A, in_per_reg)),
-        ("b", b.len(), regs(Operand::B, in_per_reg)),
-        ("c", c.len(), regs(Operand::C, acc_per_reg)),
-        ("d", d.len(), regs(Operand::C, acc_per_reg)),
+        ("a", a.len(), regs(Operand::A, in_bits)),
+        ("b", b.len(), regs(Operand::B, in_bits)),
+        ("c", c.len(), regs(Operand::C, acc_bits)),
+        ("d", d.len(), regs(Operand::C, acc_bits)),
     ] {
         if len != want {
             return Err(MmaError::instruction(format!(
@@ -91,16 +95,48 @@ pub fn mma(
         (_, None) => DENSE_K_OF,
         (_, Some(_)) => return Err(MmaError::instruction(format!("{opcode} takes no metadata operand"))),
     };
-    let operands = Operands { shape, k_of, a, b, c, in_per_reg, acc_per_reg };
-    // One arm per form so that each gets its own inlined conversions.
+    if shape == Shape::M8N8K4 {
+        run_fused(F64Chain { a, b, c, d });
+        return Ok(());
+    }
+    let operands = Operands { shape, k_of, a, b, c, in_per_reg: 32 / in_bits, acc_per_reg: 32 / acc_bits };
+    // One arm per form so that each gets its own inlined conversions. Element
+    // values arrive masked to their width, so U8 and U4 need no further masking.
+    let int = |x: u32| x as i32;
+    let wrap = |v: i32| v as u32;
     match (acc, input) {
-        (MmaAcc::S32, MmaIn::S8) => operands.run(|x| i32::from(x as u8 as i8), |x| x as i32, |v: i32| v as u32, d),
-        (MmaAcc::S32, _) => operands.run(|x| x as i32, |x| x as i32, |v: i32| v as u32, d),
+        (MmaAcc::S32, MmaIn::S8) => operands.run(|x| i32::from(x as u8 as i8), int, wrap, d),
+        (MmaAcc::S32, MmaIn::S4) => operands.run(formats::s4_value, int, wrap, d),
+        (MmaAcc::S32, _) => operands.run(int, int, wrap, d),
         (MmaAcc::F16, _) => operands.run(f16_bits_to_f32, f16_bits_to_f32, f32_to_f16_bits, d),
         (_, MmaIn::BF16) => operands.run(|x| f32::from_bits(x << 16), f32::from_bits, f32_to_bits, d),
+        (_, MmaIn::TF32) => operands.run(formats::tf32_value, f32::from_bits, f32_to_bits, d),
+        (_, MmaIn::E4M3) => operands.run(|x| formats::E4M3_VALUES[x as u8 as usize], f32::from_bits, f32_to_bits, d),
+        (_, MmaIn::E5M2) => operands.run(|x| formats::E5M2_VALUES[x as u8 as usize], f32::from_bits, f32_to_bits, d),
+        (_, MmaIn::E2M1) => operands.run(|x| formats::E2M1_VALUES[(x & 15) as usize], f32::from_bits, f32_to_bits, d),
         _ => operands.run(f16_bits_to_f32, f32::from_bits, f32_to_bits, d),
     }
     Ok(())
+}
+
+/// Bits of one input element in a fragment register.
+fn input_bits(input: MmaIn) -> usize {
+    match input {
+        MmaIn::F16 | MmaIn::BF16 => 16,
+        MmaIn::S8 | MmaIn::U8 | MmaIn::E4M3 | MmaIn::E5M2 => 8,
+        MmaIn::E2M1 | MmaIn::S4 | MmaIn::U4 => 4,
+        MmaIn::TF32 => 32,
+        MmaIn::F64 => 64,
+    }
+}
+
+/// Bits of one accumulator element.
+fn acc_bits(acc: MmaAcc) -> usize {
+    match acc {
+        MmaAcc::F16 => 16,
+        MmaAcc::F32 | MmaAcc::S32 => 32,
+        MmaAcc::F64 => 64,
+    }
 }
 
 /// (multiply-accumulates performed, multiply-accumulates of the equivalent
@@ -110,6 +146,7 @@ pub fn macs(opcode: Opcode) -> (u64, u64) {
         Some(Shape::M16N16K16) => (4096, 4096),
         Some(Shape::M16N8K16) => (2048, 2048),
         Some(Shape::SpM16N16K32) => (4096, 8192),
+        Some(Shape::M8N8K4) => (256, 256),
         None => (0, 0),
     }
 }
@@ -155,22 +192,9 @@ struct Operands<'f> {
 }
 
 impl Operands<'_> {
-    /// Runs the MMA in a copy compiled with AVX2 and FMA when the CPU has them:
-    /// without the `fma` feature every `mul_add` is a libm call.
+    /// Runs the MMA, in the fastest copy the CPU allows ([`run_fused`]).
     fn run<T: Mac>(&self, widen_in: impl Fn(u32) -> T, widen_acc: impl Fn(u32) -> T, narrow: impl Fn(T) -> u32, d: &mut [[u32; 32]]) {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-            // SAFETY: the CPU has the features the function is compiled for.
-            unsafe { self.run_avx2_fma(widen_in, widen_acc, narrow, d) };
-            return;
-        }
-        self.run_inline(widen_in, widen_acc, narrow, d);
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
-    fn run_avx2_fma<T: Mac>(&self, widen_in: impl Fn(u32) -> T, widen_acc: impl Fn(u32) -> T, narrow: impl Fn(T) -> u32, d: &mut [[u32; 32]]) {
-        self.run_inline(widen_in, widen_acc, narrow, d);
+        run_fused(Chain { operands: self, widen_in, widen_acc, narrow, d });
     }
 
     /// Gathers the fragments into matrices of `T`, runs the chain and scatters D.
@@ -180,12 +204,23 @@ impl Operands<'_> {
         work.k_of = self.k_of;
         let (ta, tb, tc) = (table_of(self.shape, Operand::A), table_of(self.shape, Operand::B), table_of(self.shape, Operand::C));
         // Constant slot counts let the widening loops unroll and vectorise.
-        if self.in_per_reg == 4 {
-            gather::<T, 4, 16>(self.a, ta, &mut work.a, &widen_in);
-            gather::<T, 4, 32>(self.b, tb, &mut work.b, &widen_in);
-        } else {
-            gather::<T, 2, 16>(self.a, ta, &mut work.a, &widen_in);
-            gather::<T, 2, 32>(self.b, tb, &mut work.b, &widen_in);
+        match self.in_per_reg {
+            1 => {
+                gather::<T, 1, 16>(self.a, ta, &mut work.a, &widen_in);
+                gather::<T, 1, 32>(self.b, tb, &mut work.b, &widen_in);
+            }
+            2 => {
+                gather::<T, 2, 16>(self.a, ta, &mut work.a, &widen_in);
+                gather::<T, 2, 32>(self.b, tb, &mut work.b, &widen_in);
+            }
+            4 => {
+                gather::<T, 4, 16>(self.a, ta, &mut work.a, &widen_in);
+                gather::<T, 4, 32>(self.b, tb, &mut work.b, &widen_in);
+            }
+            _ => {
+                gather::<T, 8, 16>(self.a, ta, &mut work.a, &widen_in);
+                gather::<T, 8, 32>(self.b, tb, &mut work.b, &widen_in);
+            }
         }
         if self.acc_per_reg == 2 {
             gather::<T, 2, 16>(self.c, tc, &mut work.acc, &widen_acc);
@@ -195,6 +230,92 @@ impl Operands<'_> {
             gather::<T, 1, 16>(self.c, tc, &mut work.acc, &widen_acc);
             work.accumulate();
             scatter::<T, 1>(&work.acc, tc, d, &narrow);
+        }
+    }
+}
+
+/// Work whose `mul_add`s must be FMA instructions where the CPU has them:
+/// without the `fma` target feature every `mul_add` is a libm call.
+trait Fused {
+    /// Does the work. Implementations are `#[inline(always)]`, so that each
+    /// copy [`run_fused`] makes takes its caller's target features.
+    fn run(self);
+}
+
+/// Runs `work` in a copy compiled with AVX2 and FMA when the CPU has them,
+/// else in a portable copy; both round every step exactly once.
+fn run_fused(work: impl Fused) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has the features the function is compiled for.
+        unsafe { run_avx2_fma(work) };
+        return;
+    }
+    work.run();
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn run_avx2_fma(work: impl Fused) {
+    work.run();
+}
+
+/// A 16-column MMA with its element conversions.
+struct Chain<'o, 'd, WidenIn, WidenAcc, Narrow> {
+    operands: &'o Operands<'o>,
+    widen_in: WidenIn,
+    widen_acc: WidenAcc,
+    narrow: Narrow,
+    d: &'d mut [[u32; 32]],
+}
+
+impl<T: Mac, WidenIn: Fn(u32) -> T, WidenAcc: Fn(u32) -> T, Narrow: Fn(T) -> u32> Fused for Chain<'_, '_, WidenIn, WidenAcc, Narrow> {
+    #[inline(always)]
+    fn run(self) {
+        self.operands.run_inline(self.widen_in, self.widen_acc, self.narrow, self.d);
+    }
+}
+
+/// `MMA.M8N8K4.F64.F64`: one DFMA chain per output element, in increasing k.
+struct F64Chain<'f> {
+    a: &'f [[u32; 32]],
+    b: &'f [[u32; 32]],
+    c: &'f [[u32; 32]],
+    d: &'f mut [[u32; 32]],
+}
+
+impl Fused for F64Chain<'_> {
+    #[inline(always)]
+    fn run(self) {
+        // Element e of a lane is the register pair 2e (low word), 2e + 1.
+        let pair = |frag: &[[u32; 32]], e: usize, lane: usize| f64::from_bits(u64::from(frag[2 * e][lane]) | u64::from(frag[2 * e + 1][lane]) << 32);
+        let (ta, tb, tc) = (table_of(Shape::M8N8K4, Operand::A), table_of(Shape::M8N8K4, Operand::B), table_of(Shape::M8N8K4, Operand::C));
+        let (mut a, mut b, mut acc) = ([[0f64; 4]; 8], [[0f64; 8]; 4], [[0f64; 8]; 8]);
+        for (lane, ((a_slots, b_slots), c_slots)) in ta.iter().zip(tb).zip(tc).enumerate() {
+            let at = usize::from(a_slots[0]);
+            a[(at >> 4) & 7][at & 3] = pair(self.a, 0, lane);
+            let at = usize::from(b_slots[0]);
+            b[(at >> 4) & 3][at & 7] = pair(self.b, 0, lane);
+            for (e, &at) in c_slots[..2].iter().enumerate() {
+                let at = usize::from(at);
+                acc[(at >> 4) & 7][at & 7] = pair(self.c, e, lane);
+            }
+        }
+        for (row, a_row) in acc.iter_mut().zip(&a) {
+            for (&av, b_row) in a_row.iter().zip(&b) {
+                for (x, &bv) in row.iter_mut().zip(b_row) {
+                    *x = av.mul_add(bv, *x);
+                }
+            }
+        }
+        for (lane, c_slots) in tc.iter().enumerate() {
+            for (e, &at) in c_slots[..2].iter().enumerate() {
+                let at = usize::from(at);
+                let v = acc[(at >> 4) & 7][at & 7];
+                let bits = if v.is_nan() { 0x7FFF_FFFF_FFFF_FFFF } else { v.to_bits() };
+                self.d[2 * e][lane] = bits as u32;
+                self.d[2 * e + 1][lane] = (bits >> 32) as u32;
+            }
         }
     }
 }
@@ -295,6 +416,12 @@ mod tests {
             let (mut fast, mut portable) = (vec![[0; 32]; 8], vec![[0; 32]; 8]);
             operands.run(f16_bits_to_f32, f32::from_bits, f32_to_bits, &mut fast);
             operands.run_inline(f16_bits_to_f32, f32::from_bits, f32_to_bits, &mut portable);
+            assert_eq!(fast, portable);
+            // The f64 chain: its products are not exact, so fusing matters in every step.
+            let (a, b, c) = (frag(2, &mut next), frag(2, &mut next), frag(4, &mut next));
+            let (mut fast, mut portable) = (vec![[0; 32]; 4], vec![[0; 32]; 4]);
+            run_fused(F64Chain { a: &a, b: &b, c: &c, d: &mut fast });
+            F64Chain { a: &a, b: &b, c: &c, d: &mut portable }.run();
             assert_eq!(fast, portable);
         }
     }

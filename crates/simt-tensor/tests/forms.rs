@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{FORMS, Form};
+use common::{FORMS, Form, LOWP_FORMS, reference_f64, run_f64};
 use proptest::prelude::*;
 use simt_isa::{MmaAcc, MmaIn, Opcode};
 use simt_tensor::layout::{Operand, dims};
@@ -20,11 +20,18 @@ fn f32_bits() -> BoxedStrategy<u32> {
     prop_oneof![4 => (any::<bool>(), 124u32..=129, 0u32..0x80_0000).prop_map(|(s, e, m)| u32::from(s) << 31 | e << 23 | m), 1 => any::<u32>()].boxed()
 }
 
+fn f64_bits() -> BoxedStrategy<u64> {
+    prop_oneof![4 => (any::<bool>(), 1020u64..=1026, 0u64..1 << 52).prop_map(|(s, e, m)| u64::from(s) << 63 | e << 52 | m), 1 => any::<u64>()].boxed()
+}
+
 fn input_bits(form: Form) -> BoxedStrategy<u32> {
     match form.input {
         MmaIn::F16 => f16_bits(),
         MmaIn::BF16 => bf16_bits(),
-        MmaIn::S8 | MmaIn::U8 => any::<u8>().prop_map(u32::from).boxed(),
+        MmaIn::TF32 => f32_bits(),
+        MmaIn::S8 | MmaIn::U8 | MmaIn::E4M3 | MmaIn::E5M2 => any::<u8>().prop_map(u32::from).boxed(),
+        MmaIn::E2M1 | MmaIn::S4 | MmaIn::U4 => (0u32..16).boxed(),
+        MmaIn::F64 => unreachable!("f64 forms have their own strategy"),
     }
 }
 
@@ -33,6 +40,7 @@ fn acc_bits(form: Form) -> BoxedStrategy<u32> {
         MmaAcc::F32 => f32_bits(),
         MmaAcc::F16 => f16_bits(),
         MmaAcc::S32 => any::<u32>().boxed(),
+        MmaAcc::F64 => unreachable!("f64 forms have their own strategy"),
     }
 }
 
@@ -64,6 +72,26 @@ proptest! {
     fn m16n16k16_s32_s8(case in dense_case(FORMS[3])) { check_dense(FORMS[3], case)?; }
     #[test]
     fn m16n16k16_s32_u8(case in dense_case(FORMS[4])) { check_dense(FORMS[4], case)?; }
+    #[test]
+    fn m16n16k16_f32_tf32(case in dense_case(LOWP_FORMS[0])) { check_dense(LOWP_FORMS[0], case)?; }
+    #[test]
+    fn m16n16k16_f32_e4m3(case in dense_case(LOWP_FORMS[1])) { check_dense(LOWP_FORMS[1], case)?; }
+    #[test]
+    fn m16n16k16_f32_e5m2(case in dense_case(LOWP_FORMS[2])) { check_dense(LOWP_FORMS[2], case)?; }
+    #[test]
+    fn m16n16k16_f32_e2m1(case in dense_case(LOWP_FORMS[3])) { check_dense(LOWP_FORMS[3], case)?; }
+    #[test]
+    fn m16n16k16_s32_s4(case in dense_case(LOWP_FORMS[4])) { check_dense(LOWP_FORMS[4], case)?; }
+    #[test]
+    fn m16n16k16_s32_u4(case in dense_case(LOWP_FORMS[5])) { check_dense(LOWP_FORMS[5], case)?; }
+    #[test]
+    fn m8n8k4_f64(
+        a in prop::collection::vec(f64_bits(), 32),
+        b in prop::collection::vec(f64_bits(), 32),
+        c in prop::collection::vec(f64_bits(), 64),
+    ) {
+        prop_assert_eq!(run_f64(&a, &b, &c).map_err(|e| TestCaseError::fail(e.to_string()))?, reference_f64(&a, &b, &c));
+    }
     #[test]
     fn m16n8k16_f32_f16(case in dense_case(FORMS[5])) { check_dense(FORMS[5], case)?; }
     #[test]
@@ -105,15 +133,14 @@ proptest! {
     /// Whatever the registers hold, `mma` returns a result or an error, never panics.
     #[test]
     fn any_register_contents_are_handled(
-        form in 0usize..FORMS.len(),
+        form in 0usize..FORMS.len() + LOWP_FORMS.len(),
         words in prop::collection::vec(any::<u32>(), 8 * 32 * 3 + 32),
     ) {
-        let form = FORMS[form];
+        let form = if form < FORMS.len() { FORMS[form] } else { LOWP_FORMS[form - FORMS.len()] };
         let regs = |n: usize, from: usize| -> Vec<[u32; 32]> {
             (0..n).map(|g| std::array::from_fn(|l| words[from + g * 32 + l])).collect()
         };
-        let per = |op| simt_tensor::layout::elements_per_lane(form.shape(), op);
-        let (a, b, c) = (regs(per(Operand::A) / form.in_per_reg(), 0), regs(per(Operand::B) / form.in_per_reg(), 256), regs(per(Operand::C) / form.acc_per_reg(), 512));
+        let (a, b, c) = (regs(form.regs(Operand::A), 0), regs(form.regs(Operand::B), 256), regs(form.regs(Operand::C), 512));
         let e: [u32; 32] = std::array::from_fn(|l| words[768 + l]);
         let mut d = vec![[0; 32]; c.len()];
         let result = simt_tensor::mma(form.opcode, form.acc, form.input, &a, &b, &c, (form.opcode == Opcode::MmaSp).then_some(&e), &mut d);

@@ -9,6 +9,7 @@ use super::{fetch, fetch64, map1, map2, mask_of, per_lane, pred, set_pred, src, 
 use crate::arith::{self, DOp, FFlags, FOp, IntOp, TriOp, UnOp};
 use crate::block::BlockSim;
 use crate::translate::{Modifier, PredIn, Reg, Translator, Val, Val64};
+use simt_tensor::formats::MiniFloat;
 
 /// An arithmetic operation with its registers.
 #[derive(Clone, Copy, Debug)]
@@ -19,6 +20,9 @@ pub(crate) enum ArithOp {
     Sel { d: Reg, a: Val, b: Val, p: PredIn },
     Cvt { d: Reg, a: Val64, wide_src: bool, to: CvtType, from: CvtType, neg: bool, abs: bool },
     Pack { d: Reg, a: Val, b: Val, bf16: bool },
+    CvtTf32 { d: Reg, a: Val },
+    CvtPair { d: Reg, a: Val, b: Val, format: MiniFloat },
+    CvtWiden { d: Reg, a: Val, format: MiniFloat },
     Int { op: IntOp, d: Reg, a: Val, b: Val },
     Un { op: UnOp, d: Reg, a: Val },
     Tri { op: TriOp, d: Reg, a: Val, b: Val, c: Val },
@@ -40,6 +44,22 @@ fn flags(ftz: Ftz, sat: Sat) -> FFlags {
 
 fn signed(ty: IntType) -> bool {
     ty == IntType::S32
+}
+
+fn pair_format(to: CvtPair) -> MiniFloat {
+    match to {
+        CvtPair::E4M3x2 => MiniFloat::E4M3,
+        CvtPair::E5M2x2 => MiniFloat::E5M2,
+        CvtPair::E2M1x2 => MiniFloat::E2M1,
+    }
+}
+
+fn narrow_format(from: NarrowFloat) -> MiniFloat {
+    match from {
+        NarrowFloat::E4M3 => MiniFloat::E4M3,
+        NarrowFloat::E5M2 => MiniFloat::E5M2,
+        NarrowFloat::E2M1 => MiniFloat::E2M1,
+    }
 }
 
 /// The arithmetic operation of `inst`, if it is one.
@@ -75,6 +95,11 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
         Form::Pack(mods::Pack { ty }) => {
             ArithOp::Pack { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), bf16: ty == PackType::Bf16x2 }
         }
+        Form::CvtTf32(_) => ArithOp::CvtTf32 { d: t.dst(&o[0]), a: t.val(&o[1], true) },
+        Form::CvtX2(mods::CvtX2 { to }) => {
+            ArithOp::CvtPair { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), format: pair_format(to) }
+        }
+        Form::CvtWiden(mods::CvtWiden { from }) => ArithOp::CvtWiden { d: t.dst(&o[0]), a: t.val(&o[1], false), format: narrow_format(from) },
         Form::Iadd(_) => int2(IntOp::Add),
         Form::Isub(_) => int2(IntOp::Sub),
         Form::Imul(_) => int2(IntOp::Mul),
@@ -176,6 +201,18 @@ impl BlockSim<'_> {
             }
             ArithOp::Pack { d, a, b, bf16 } => {
                 let v = map2(&fetch(warp, a), &fetch(warp, b), |x, y| arith::pack(x, y, bf16));
+                write(warp, d, &v, exec);
+            }
+            ArithOp::CvtTf32 { d, a } => {
+                let v = map1(&fetch(warp, a), arith::cvt_tf32);
+                write(warp, d, &v, exec);
+            }
+            ArithOp::CvtPair { d, a, b, format } => {
+                let v = map2(&fetch(warp, a), &fetch(warp, b), |x, y| arith::cvt_pair(format, x, y));
+                write(warp, d, &v, exec);
+            }
+            ArithOp::CvtWiden { d, a, format } => {
+                let v = map1(&fetch(warp, a), |x| arith::cvt_widen(format, x));
                 write(warp, d, &v, exec);
             }
             ArithOp::Int { op, d, a, b } => {
