@@ -5,6 +5,9 @@
 //! - the bytecode loader on arbitrary bytes and on mutated valid bytecode;
 //! - the interpreter on random *valid* programs from the instruction table
 //!   (the generator is `fuzz/src/program.rs`, shared with the `interp` fuzz target);
+//! - the interpreter and the stepping API on crafted bytecode: valid modules mutated
+//!   field by field, loaded and run (`fuzz/src/crafted.rs`, shared with the
+//!   `run_bytecode` fuzz target);
 //! - the `.npy` reader on arbitrary and mutated files.
 //!
 //! Nothing here may panic. Crashes the fuzzers found live at the bottom as
@@ -12,6 +15,8 @@
 
 #[path = "../fuzz/src/program.rs"]
 mod program;
+#[path = "../fuzz/src/crafted.rs"]
+mod crafted;
 
 use proptest::prelude::*;
 
@@ -164,6 +169,21 @@ proptest! {
         let case = program::case(&mut program::FromSlice(&choices), 40);
         program::check_round_trip(&case.kernel);
         program::run_case(&case);
+    }
+}
+
+/// The kernels of `asm/`, assembled once: what crafted bytecode starts from.
+static CRAFTED_SEEDS: std::sync::LazyLock<Vec<simt_isa::Module>> =
+    std::sync::LazyLock::new(|| crafted::seeds(std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))));
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Crafted bytecode that loads runs to a result or a fault under both models and
+    /// through the stepping API, never a panic.
+    #[test]
+    fn crafted_bytecode_runs_or_faults(choices in proptest::collection::vec(any::<u32>(), 0..400)) {
+        crafted::check(&mut program::FromSlice(&choices), &CRAFTED_SEEDS);
     }
 }
 

@@ -1,7 +1,9 @@
 //! Shared pieces of the simt fuzz targets: the random valid-program generator
-//! ([`program`], also used by the stable harness `tests/robustness.rs`) and the
-//! one launch every interpreter input goes through ([`program::run_case`]).
+//! ([`program`], also used by the stable harness `tests/robustness.rs`), the one
+//! launch every interpreter input goes through ([`program::run_case`]), and crafted
+//! bytecode ([`crafted`]: valid modules mutated field by field, loaded and run).
 
+pub mod crafted;
 pub mod program;
 
 use arbitrary::Unstructured;

@@ -137,7 +137,7 @@ fn preamble() -> Vec<Instruction> {
 }
 
 /// One random instruction that passes [`Instruction::validate`] (a `NOP` after a few failed tries).
-fn instruction(c: &mut impl Choices, regs_used: u8, len: u32, pc: u32, shared_size: u32, local_size: u32) -> Instruction {
+pub fn instruction(c: &mut impl Choices, regs_used: u8, len: u32, pc: u32, shared_size: u32, local_size: u32) -> Instruction {
     for _ in 0..8 {
         let inst = attempt(c, regs_used, len, pc, shared_size, local_size);
         if inst.validate().is_ok() {

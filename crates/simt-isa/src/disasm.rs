@@ -233,8 +233,9 @@ pub fn listing(module: &Module) -> String {
         for (pc, inst) in k.code.iter().enumerate() {
             let word = encode(inst, &mut pool);
             let line = k.lines[pc];
-            let text = source_lines
-                .get(line as usize - 1)
+            // Line 0 means no line: loaded bytecode may carry it.
+            let text = (line.checked_sub(1))
+                .and_then(|i| source_lines.get(i as usize))
                 .map(|l| l.split("//").next().unwrap_or(l).trim().to_string())
                 .filter(|l| !l.is_empty())
                 .unwrap_or_else(|| format_instruction(inst, &symbols));
@@ -252,4 +253,33 @@ pub fn listing(module: &Module) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Found by the `run_bytecode` fuzzer: a loaded line table may hold 0 (or a line past
+    /// the source), and `line - 1` overflowed.
+    #[test]
+    fn listing_takes_any_line_number() {
+        let kernel = Kernel {
+            name: "k".into(),
+            params: vec![],
+            shared: vec![],
+            shared_size: 0,
+            local_size: 0,
+            regs: 0,
+            launch: None,
+            args: vec![],
+            code: vec![Instruction::new(Opcode::Nop), Instruction::new(Opcode::Nop), Instruction::new(Opcode::Exit)],
+            lines: vec![0, u32::MAX, 1],
+            labels: vec![],
+        };
+        let module = Module { source_name: "k.s".into(), source: Some("    EXIT // the end\n".into()), kernels: vec![kernel] };
+        let module = crate::read_module(&crate::write_module(&module)).expect("a line table of any numbers loads");
+        let text = listing(&module);
+        assert_eq!(text.lines().filter(|l| l.ends_with("NOP")).count(), 2, "{text}");
+        assert!(text.contains("      1  EXIT"), "{text}");
+    }
 }
