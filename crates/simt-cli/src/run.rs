@@ -75,6 +75,8 @@ pub struct RunArgs {
     /// Sanitizers to run, comma-separated or repeated: memcheck (always on), racecheck, initcheck, synccheck.
     #[arg(long = "check", value_enum, value_delimiter = ',', value_name = "CHECK")]
     checks: Vec<Check>,
+    #[command(flatten)]
+    timing: crate::timing::TimingArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -113,6 +115,16 @@ fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8>>(text: &str) -> Res
         Ok(_) => Err("must be at least 1".into()),
         Err(_) => Err(format!("`{text}` is not a whole number")),
     }
+}
+
+/// `X[,Y[,Z]]` for other subcommands' flags.
+pub fn parse_dims_arg(text: &str) -> Result<[u32; 3], String> {
+    parse_dims(text)
+}
+
+/// The kernel `--kernel` names, or the only one.
+pub fn select_kernel_of<'m>(module: &'m Module, name: Option<&str>, file: &Path) -> Result<&'m Kernel, Failure> {
+    select_kernel(module, name, file)
 }
 
 fn parse_dims(text: &str) -> Result<[u32; 3], String> {
@@ -193,11 +205,23 @@ pub fn run(args: RunArgs) -> Outcome {
         runaway_steps: args.runaway_steps,
         deadline: args.timeout.map(|t| Instant::now() + t),
     };
-    let stats = launch_with_progress(&module, kernel, &launch, &options)?;
+    let timed = crate::timing::run(&module, kernel, &launch, &options, &args.timing, &inputs)?;
+    let stats = match &timed {
+        Some(t) => t.report.functional.clone(),
+        None => launch_with_progress(&module, kernel, &launch, &options)?,
+    };
     if args.stats {
         eprintln!("{}", stats.render_text().trim_end());
     }
-    report(kernel, &launch, &stats, &dumps, args.json)
+    let timing_json = match (&timed, args.json) {
+        (Some(t), true) => Some(crate::timing::json(t, args.timing.pipeview).map_err(|e| Failure::input(format!("cannot render JSON: {e}")))?),
+        _ => None,
+    };
+    report(kernel, &launch, &stats, &dumps, args.json, timing_json.as_deref())?;
+    match &timed {
+        Some(t) if !args.json => crate::timing::print_text(t, &args.timing),
+        _ => Ok(()),
+    }
 }
 
 fn select_kernel<'m>(module: &'m Module, name: Option<&str>, file: &Path) -> Result<&'m Kernel, Failure> {
@@ -280,7 +304,7 @@ fn launch_with_progress(
     })
 }
 
-fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump], json: bool) -> Outcome {
+fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump], json: bool, timing: Option<&str>) -> Outcome {
     let buffer = |name: &str| launch.buffer_of(name).expect("--dump names were checked to be pointer parameters, and each has a buffer");
     for dump in dumps {
         if let Some(path) = &dump.file {
@@ -302,11 +326,15 @@ fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump
             }
             write!(
                 out,
-                "}},\"grid\":{},\"kernel\":{},\"stats\":{}}}",
+                "}},\"grid\":{},\"kernel\":{},\"stats\":{}",
                 serde_json::to_string(&launch.config.grid)?,
                 serde_json::to_string(&kernel.name)?,
                 serde_json::to_string(stats)?
             )?;
+            if let Some(timing) = timing {
+                write!(out, ",\"timing\":{timing}")?;
+            }
+            write!(out, "}}")?;
             return writeln!(out);
         }
         let printed: Vec<&Dump> = dumps.iter().filter(|d| d.file.is_none()).collect();

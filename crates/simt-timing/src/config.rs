@@ -419,7 +419,8 @@ impl Machine {
             }
         }
         let least = self.pipeline.overhead() + 1;
-        for class in LatencyClass::ALL {
+        // Control's latency is when the warp's next instruction may issue, not a pipeline.
+        for class in LatencyClass::ALL.into_iter().filter(|&c| c != LatencyClass::Control) {
             if let Some(l) = self.latency.of(class)
                 && l < least
             {

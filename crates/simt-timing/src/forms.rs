@@ -11,16 +11,11 @@ pub fn form_key(form: &Form) -> Option<String> {
     let info = form.info();
     let indices = form.indices();
     let mut parts = Vec::new();
-    let mut typed = 0;
-    for group in info.groups {
-        if group.is_fixed() {
-            parts.push(group.names[0].to_ascii_lowercase());
-        } else {
-            let spelling = group.spelling(indices[typed]);
-            typed += 1;
-            if !spelling.is_empty() {
-                parts.push(spelling.to_ascii_lowercase());
-            }
+    // Indices are per group position, fixed spellings included.
+    for (g, group) in info.groups.iter().enumerate() {
+        let spelling = if group.is_fixed() { group.names[0] } else { group.spelling(indices[g]) };
+        if !spelling.is_empty() {
+            parts.push(spelling.to_ascii_lowercase());
         }
     }
     Some(parts.join("."))
@@ -30,7 +25,7 @@ pub fn form_key(form: &Form) -> Option<String> {
 pub fn known_forms() -> Vec<String> {
     let mut out = Vec::new();
     for row in TABLE.iter().filter(|r| r.unit == Unit::Tensor) {
-        let choices: Vec<usize> = row.groups.iter().filter(|g| !g.is_fixed()).map(|g| g.names.len()).collect();
+        let choices: Vec<usize> = row.groups.iter().map(|g| if g.is_fixed() { 1 } else { g.names.len() }).collect();
         let combos: usize = choices.iter().product();
         for mut n in 0..combos {
             let mut indices = [0u8; 4];
