@@ -659,8 +659,11 @@ impl<'l> Sm<'l> {
         {
             return self.issue_or(ctx, last, t, p);
         }
-        for i in 0..n {
-            let s = self.parts[p].slots[i];
+        // A copy: evaluating may finish a block, which takes its warps off the list.
+        let n = self.parts[p].slots.len();
+        let mut order = [0u32; 64];
+        order[..n].copy_from_slice(&self.parts[p].slots);
+        for &s in &order[..n] {
             match self.evaluate(ctx, s, t, p) {
                 None => {
                     if policy == Policy::Gto {

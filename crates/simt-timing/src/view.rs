@@ -33,9 +33,11 @@ impl Report {
             let (exec, wb, dep) = if r.complete == UNKNOWN {
                 ("?".to_string(), "?".to_string(), "?".to_string())
             } else {
-                let wb_start = r.complete.saturating_sub(u64::from(r.writeback));
+                // Control instructions finish without an execute or writeback stage.
+                let wb_start = r.complete.saturating_sub(u64::from(r.writeback)).max(execute);
                 let exec_len = wb_start.saturating_sub(execute) as u32;
-                (span(execute, exec_len), span(wb_start, r.writeback), r.complete.to_string())
+                let wb_len = (r.complete.saturating_sub(wb_start) as u32).min(r.writeback);
+                (span(execute, exec_len), span(wb_start, wb_len), r.complete.to_string())
             };
             let _ = writeln!(
                 s,
