@@ -452,6 +452,14 @@ impl<'l> Sm<'l> {
         }
     }
 
+    pub fn debug(&self) -> String {
+        let mut out = format!("sm {} cycle {} resident {} out {}:", self.id, self.cycle, self.resident(), self.outstanding);
+        for (i, s) in self.slots.iter().enumerate().filter(|(_, s)| s.block != NONE) {
+            out.push_str(&format!(" [{i} b{} {:?} pc{} wake {} {:?} pend {} done {}]", s.block, s.state, s.pc, s.wake, s.reason, s.mem_pending, s.mem_done));
+        }
+        out
+    }
+
     /// Resident blocks.
     pub fn resident(&self) -> usize {
         self.blocks.iter().filter(|b| b.is_some()).count()
@@ -573,6 +581,12 @@ impl<'l> Sm<'l> {
     /// dispatcher then decides which block comes next), or until a fault.
     pub fn advance(&mut self, ctx: &Ctx<'l>, end: u64, stop_on_room: bool) {
         self.stop = None;
+        // Misses answered at the boundary free MSHRs at known cycles now: throttled warps look again.
+        for slot in &mut self.slots {
+            if slot.reason == Reason::MemoryThrottle {
+                slot.wake = 0;
+            }
+        }
         if self.by_line.len() > 4 * ctx.machine.memory.outstanding_misses as usize {
             self.purge_lines(self.cycle);
         }
@@ -1043,6 +1057,13 @@ impl<'l> Sm<'l> {
             return Completion::Known(done);
         }
         self.ops[op as usize].known = self.ops[op as usize].known.max(known);
+        if self.ops[op as usize].unknown == 0 {
+            // Everything it waits for has a known answer already (merged with answered misses).
+            let done = self.ops[op as usize].known.max(t + 1);
+            self.ops[op as usize].known = done;
+            self.finish_op(ctx, op);
+            return Completion::Known(done);
+        }
         Completion::Pending
     }
 
@@ -1065,8 +1086,15 @@ impl<'l> Sm<'l> {
         if mshr {
             self.outstanding += 1;
         }
-        if kind == ReqKind::Load {
-            self.by_line.insert(line, tag);
+        if kind == ReqKind::Load
+            && let Some(old) = self.by_line.insert(line, tag)
+        {
+            // The older miss to this line leaves the map: released once answered.
+            if self.inflight[old as usize].response == UNKNOWN {
+                self.inflight[old as usize].in_map = false;
+            } else {
+                self.release_inflight(old);
+            }
         }
         self.outbox.push(Request { cycle, sm: self.id, seq, line, sectors, kind, tag });
         tag
