@@ -225,6 +225,8 @@ struct Slot {
     pred_ready: [u64; 8],
     mem_pending: u32,
     mem_done: u64,
+    /// The last cycle a register write of this warp lands (a warp finishes only after it).
+    writes_done: u64,
 }
 
 impl Slot {
@@ -242,6 +244,7 @@ impl Slot {
             pred_ready: [0; 8],
             mem_pending: 0,
             mem_done: 0,
+            writes_done: 0,
         }
     }
 }
@@ -719,11 +722,12 @@ impl<'l> Sm<'l> {
         let verdict = match slot.state {
             WState::Empty | WState::Finished => Some((Reason::Done, UNKNOWN)),
             WState::Done => {
-                if slot.mem_pending == 0 && slot.mem_done <= t {
+                let done = slot.mem_done.max(slot.writes_done);
+                if slot.mem_pending == 0 && done <= t {
                     self.finish_warp(s, t);
                     Some((Reason::Done, UNKNOWN))
                 } else {
-                    Some((Reason::Done, if slot.mem_pending > 0 { UNKNOWN } else { slot.mem_done }))
+                    Some((Reason::Done, if slot.mem_pending > 0 { UNKNOWN } else { done }))
                 }
             }
             WState::Barrier => Some((Reason::Barrier, UNKNOWN)),
@@ -877,6 +881,9 @@ impl<'l> Sm<'l> {
             self.reg_ready[base + r as usize] = ready;
         }
         let slot = &mut self.slots[s as usize];
+        if ready != UNKNOWN && (preds != 0 || writes.1 > writes.0) {
+            slot.writes_done = slot.writes_done.max(ready);
+        }
         let mut p = preds;
         while p != 0 {
             let i = p.trailing_zeros() as usize;

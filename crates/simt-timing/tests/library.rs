@@ -26,10 +26,13 @@ fn timed_runs_compute_what_functional_runs_compute() {
         for (name, _) in &functional.buffers {
             assert_eq!(timed.buffer(name), functional.buffer(name), "{file}: buffer {name}");
         }
-        assert_eq!(report.functional, stats, "{file}: functional statistics");
+        // A spin lock spins as long as the timing makes it: only its results must agree.
+        if !file.contains("spinlock") {
+            assert_eq!(report.functional, stats, "{file}: functional statistics");
+            assert_eq!(report.stats.warp_instructions, stats.warp_instructions, "{file}");
+        }
         let slots: u64 = report.stats.issue_slots.values().sum();
         assert_eq!(slots, report.stats.issue_slots_total, "{file}: every issue slot has exactly one reason");
-        assert_eq!(report.stats.warp_instructions, stats.warp_instructions, "{file}");
     }
 }
 
