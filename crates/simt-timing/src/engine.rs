@@ -223,11 +223,6 @@ pub fn run(kernel: &Kernel, config: &LaunchConfig, memory: &GlobalMemory, option
         if let Some(fault) = first_fault(&mut sms) {
             return Err(TimingError::Fault(Box::new(fault)));
         }
-        if std::env::var_os("SIMT_TIMING_DEBUG").is_some() && (end / window).is_power_of_two() {
-            for sm in sms.iter().filter(|s| s.busy()) {
-                eprintln!("window end {end}: next {next}/{total} {}", sm.debug());
-            }
-        }
         if next >= total && sms.iter().all(|s| !s.busy()) {
             break;
         }

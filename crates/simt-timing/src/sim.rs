@@ -455,14 +455,6 @@ impl<'l> Sm<'l> {
         }
     }
 
-    pub fn debug(&self) -> String {
-        let mut out = format!("sm {} cycle {} resident {} out {}:", self.id, self.cycle, self.resident(), self.outstanding);
-        for (i, s) in self.slots.iter().enumerate().filter(|(_, s)| s.block != NONE) {
-            out.push_str(&format!(" [{i} b{} {:?} pc{} wake {} {:?} pend {} done {}]", s.block, s.state, s.pc, s.wake, s.reason, s.mem_pending, s.mem_done));
-        }
-        out
-    }
-
     /// Resident blocks.
     pub fn resident(&self) -> usize {
         self.blocks.iter().filter(|b| b.is_some()).count()
