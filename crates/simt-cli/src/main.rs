@@ -3,8 +3,10 @@
 //! Exit status: 0 success, 1 the input was rejected (nothing ran, or an
 //! output could not be written), 2 the kernel faulted. Errors never panic.
 
+mod occupancy;
 mod run;
 mod sparsify;
+mod timing;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -56,6 +58,10 @@ enum Command {
     Run(Box<run::RunArgs>),
     /// Prune a dense matrix to 2:4 structured sparsity in the layout `MMA.SP` reads.
     Sparsify(sparsify::SparsifyArgs),
+    /// List the machines `--timing` knows, or print one's configuration file.
+    Configs(timing::ConfigsArgs),
+    /// Blocks and warps of a kernel per SM, what limits them, and how registers and shared memory change that.
+    Occupancy(occupancy::OccupancyArgs),
 }
 
 /// Why a command failed; the text is ready to print.
@@ -88,6 +94,8 @@ fn main() -> ExitCode {
         Command::Disasm { file, output } => disasm(&file, output),
         Command::Run(args) => run::run(*args),
         Command::Sparsify(args) => sparsify::sparsify(args),
+        Command::Configs(args) => timing::configs(args),
+        Command::Occupancy(args) => occupancy::occupancy(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

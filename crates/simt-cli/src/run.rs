@@ -17,7 +17,7 @@ use crate::{Failure, Outcome, check_output, color, load_module};
 
 /// Arguments of `simt run`.
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("tracing").args(["trace", "trace_svg"]).multiple(true)))]
+#[command(group(clap::ArgGroup::new("tracing").args(["trace", "trace_svg", "pipeview"]).multiple(true)))]
 #[command(after_help = "Examples:
   simt run asm/saxpy.s --dump y
   simt run asm/saxpy.s --grid 4 --block 256 --arg n=1000 --arg a=2.5 \\
@@ -99,6 +99,8 @@ pub struct RunArgs {
     /// Target architecture, overriding every `.target`: sm_70, sm_75, sm_80, sm_89, sm_90 or sm_100.
     #[arg(long, value_name = "sm_XX", value_parser = crate::parse_target)]
     arch: Option<simt_isa::Target>,
+    #[command(flatten)]
+    timing: crate::timing::TimingArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -152,6 +154,16 @@ fn at_least_one<T: std::str::FromStr + PartialOrd + From<u8>>(text: &str) -> Res
         Ok(_) => Err("must be at least 1".into()),
         Err(_) => Err(format!("`{text}` is not a whole number")),
     }
+}
+
+/// `X[,Y[,Z]]` for other subcommands' flags.
+pub fn parse_dims_arg(text: &str) -> Result<[u32; 3], String> {
+    parse_dims(text)
+}
+
+/// The kernel `--kernel` names, or the only one.
+pub fn select_kernel_of<'m>(module: &'m Module, name: Option<&str>, file: &Path) -> Result<&'m Kernel, Failure> {
+    select_kernel(module, name, file)
 }
 
 fn parse_dims(text: &str) -> Result<[u32; 3], String> {
@@ -231,8 +243,11 @@ pub fn run(args: RunArgs) -> Outcome {
         memory_report: args.stats || args.json,
         deadline: args.timeout.map(|t| Instant::now() + t),
     };
-    let stats = if args.trace || args.trace_svg.is_some() {
-        let filter = Filter { block: args.trace_block, warp: args.warp, max_issues: MAX_TRACE_ISSUES };
+    let filter = Filter { block: args.trace_block, warp: args.warp, max_issues: MAX_TRACE_ISSUES };
+    let timed = crate::timing::run(&module, kernel, &launch, &options, &args.timing, filter, &inputs)?;
+    let stats = if let Some(t) = &timed {
+        t.report.functional.clone()
+    } else if args.trace || args.trace_svg.is_some() {
         let trace = with_progress(&module, &launch, |p| simt_interp::trace::trace(kernel, &launch.config, &launch.memory, &options, filter, Some(p)).map_err(Box::new))?;
         if let Some(path) = &args.trace_svg {
             write_output(path, trace.render_svg(kernel, SVG_STEPS).as_bytes())?;
@@ -259,7 +274,15 @@ pub fn run(args: RunArgs) -> Outcome {
     if args.stats {
         eprintln!("{}", stats.render_text().trim_end());
     }
-    report(kernel, &launch, &stats, &dumps, args.json.then_some(&options))
+    let timing_json = match (&timed, args.json) {
+        (Some(t), true) => Some(crate::timing::json(t, args.timing.pipeview).map_err(|e| Failure::input(format!("cannot render JSON: {e}")))?),
+        _ => None,
+    };
+    report(kernel, &launch, &stats, &dumps, args.json.then_some(&options), timing_json.as_deref())?;
+    match &timed {
+        Some(t) if !args.json => crate::timing::print_text(t, &args.timing),
+        _ => Ok(()),
+    }
 }
 
 fn select_kernel<'m>(module: &'m Module, name: Option<&str>, file: &Path) -> Result<&'m Kernel, Failure> {
@@ -360,8 +383,9 @@ fn write_output(path: &Path, bytes: &[u8]) -> Outcome {
     host::write_atomically(path, |mut f| f.write_all(bytes)).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))
 }
 
-/// Writes the dumps; `json` (the run's options) asks for one JSON object on stdout.
-fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump], json: Option<&RunOptions>) -> Outcome {
+/// Writes the dumps; `json` (the run's options) asks for one JSON object on stdout, with
+/// the timing report's JSON as its `timing` member when there is one.
+fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump], json: Option<&RunOptions>, timing: Option<&str>) -> Outcome {
     let buffer = |name: &str| launch.buffer_of(name).expect("--dump names were checked to be pointer parameters, and each has a buffer");
     for dump in dumps {
         if let Some(path) = &dump.file {
@@ -387,7 +411,7 @@ fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump
             };
             write!(
                 out,
-                "}},\"grid\":{},\"its_yield\":{},\"kernel\":{},\"regs\":{},\"shared_bytes\":{},\"simt\":\"{simt}\",\"stats\":{}}}",
+                "}},\"grid\":{},\"its_yield\":{},\"kernel\":{},\"regs\":{},\"shared_bytes\":{},\"simt\":\"{simt}\",\"stats\":{}",
                 serde_json::to_string(&launch.config.grid)?,
                 options.its_yield,
                 serde_json::to_string(&kernel.name)?,
@@ -395,6 +419,10 @@ fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump
                 kernel.shared_size,
                 serde_json::to_string(stats)?
             )?;
+            if let Some(timing) = timing {
+                write!(out, ",\"timing\":{timing}")?;
+            }
+            write!(out, "}}")?;
             return writeln!(out);
         }
         let printed: Vec<&Dump> = dumps.iter().filter(|d| d.file.is_none()).collect();

@@ -23,6 +23,19 @@ pub enum MmaShape {
     M8N8K4,
 }
 
+impl MmaShape {
+    /// The multiply-accumulates one operation does (for `MMA.SP`, the useful ones: the
+    /// pruned zeros of A are not counted).
+    pub fn macs(self) -> u64 {
+        match self {
+            MmaShape::M16N16K16 => 16 * 16 * 16,
+            MmaShape::SpM16N16K32 => 16 * 16 * 32,
+            MmaShape::M16N8K16 => 16 * 8 * 16,
+            MmaShape::M8N8K4 => 8 * 8 * 4,
+        }
+    }
+}
+
 /// One tensor-core operation: shape, accumulator and input types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MmaForm {

@@ -1,0 +1,17 @@
+// seed_trace: the worked trace of shared/reference/simt-from-rtl.txt on the
+// `teaching` machine. Eight warps each issue `FFMA R3, R1, R2, R3` and then a
+// second FFMA that depends on the first through R3.
+//
+// On `teaching` the arbiter grants warp 0 in cycle 0: issue 0, register read 1,
+// dispatch (handshake) 2, execute 3-6 (the 4-stage MAC pipeline), writeback 7;
+// its dependent FFMA issues at 8. Meanwhile the other warps' independent FFMAs
+// issue one per cycle, 1 to 7, filling the pipeline.
+//
+// Try it:
+//   simt run asm/bench/seed_trace.s --timing teaching --pipeview
+.kernel seed_trace
+.launch grid(1) block(256)
+
+    FFMA    R3, R1, R2, R3
+    FFMA    R3, R1, R2, R3          // depends on the first through R3
+    EXIT

@@ -1,0 +1,119 @@
+//! The timing backend on the command line: `simt run --timing`, `--pipeview`,
+//! `--timeline`, and `simt configs`.
+
+use simt_interp::trace::Filter;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use simt_host::PreparedLaunch;
+use simt_interp::{FaultKind, RunOptions};
+use simt_isa::{Kernel, Module};
+use simt_timing::{Machine, PipeFilter, Report, TimingError, TimingOptions};
+
+use crate::{check_output, color, print, Failure, Outcome};
+
+/// The `simt run` flags of the timing backend.
+#[derive(Args, Default)]
+pub struct TimingArgs {
+    /// Run cycle by cycle on a machine: a built-in name (`simt configs` lists them) or a .toml file;
+    /// prints the timing report after the results.
+    #[arg(long, value_name = "NAME|FILE.toml")]
+    pub timing: Option<String>,
+    /// With --timing: print each warp instruction's pipeline stages, one row per instruction.
+    #[arg(long, requires = "timing")]
+    pub pipeview: bool,
+    /// With --pipeview: only the instruction at pc N.
+    #[arg(long, value_name = "N", requires = "pipeview", conflicts_with = "line")]
+    pub pc: Option<u32>,
+    /// With --pipeview: only the instructions of source line L.
+    #[arg(long, value_name = "L", requires = "pipeview")]
+    pub line: Option<u32>,
+    /// With --timing: write a Chrome trace-event file (open it in Perfetto or chrome://tracing).
+    #[arg(long, value_name = "FILE.json", requires = "timing")]
+    pub timeline: Option<PathBuf>,
+}
+
+/// A timed launch's report and the machine it ran on.
+pub struct Timed {
+    pub machine: Machine,
+    pub report: Report,
+}
+
+/// Loads `--timing`'s machine.
+pub fn machine(name: &str) -> Result<Machine, Failure> {
+    Machine::load(name).map_err(Failure::input)
+}
+
+/// Runs the launch timed when `--timing` was given; `None` otherwise.
+/// `select` is the `--trace-block` and `--warp` selection, which `--pipeview` shares with `--trace`.
+pub fn run(module: &Module, kernel: &Kernel, launch: &PreparedLaunch, options: &RunOptions, args: &TimingArgs, select: Filter, inputs: &[&Path]) -> Result<Option<Timed>, Failure> {
+    let Some(name) = &args.timing else { return Ok(None) };
+    let machine = machine(name)?;
+    if let Some(path) = &args.timeline {
+        check_output(path, inputs)?;
+    }
+    let timing = TimingOptions {
+        threads: options.threads,
+        pipeview: args.pipeview.then_some(PipeFilter { block: select.block, warp: select.warp, pc: args.pc, line: args.line }),
+        timeline: args.timeline.is_some(),
+    };
+    let report = simt_timing::run(kernel, &launch.config, &launch.memory, options, &machine, &timing).map_err(|e| match e {
+        TimingError::Unsupported(message) => Failure::input(message),
+        TimingError::Fault(fault) if fault.kind == FaultKind::InvalidLaunch => Failure::input(fault.message),
+        TimingError::Fault(fault) => Failure::Fault(fault.render(module, color())),
+    })?;
+    if let Some(path) = &args.timeline {
+        simt_host::write_atomically(path, |f| report.write_timeline(f)).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
+    }
+    Ok(Some(Timed { machine, report }))
+}
+
+/// The `"timing"` member of `simt run --json`: the statistics, and the pipeview rows when recorded.
+pub fn json(timed: &Timed, pipeview: bool) -> Result<String, serde_json::Error> {
+    let mut value = serde_json::to_value(&timed.report.stats)?;
+    if pipeview && let Some(map) = value.as_object_mut() {
+        map.insert("pipeview".into(), serde_json::to_value(&timed.report.pipeview)?);
+    }
+    serde_json::to_string(&value)
+}
+
+/// Prints the timing report (and the pipeview) after the results of a text run.
+pub fn print_text(timed: &Timed, args: &TimingArgs) -> Outcome {
+    let mut text = String::from("\n");
+    text.push_str(&timed.report.stats.render_text(&timed.machine.description));
+    if args.pipeview {
+        text.push('\n');
+        text.push_str(&timed.report.render_pipeview());
+    }
+    print(&text)
+}
+
+/// Arguments of `simt configs`.
+#[derive(Args)]
+#[command(after_help = "Examples:\n  simt configs              # the built-in machines\n  simt configs h100 > my.toml   # a file to edit, then: simt run k.s --timing my.toml")]
+pub struct ConfigsArgs {
+    /// Print this machine's configuration file (a built-in name or a .toml file, which is checked).
+    name: Option<String>,
+}
+
+/// `simt configs`: lists the built-in machines, or prints one's file.
+pub fn configs(args: ConfigsArgs) -> Outcome {
+    match args.name {
+        None => {
+            let mut text = String::new();
+            for (name, _) in simt_timing::config::BUILTIN {
+                let m = machine(name)?;
+                text.push_str(&format!("{name:<10} {}\n", m.description));
+            }
+            text.push_str("\nUse one with `simt run FILE --timing NAME`; `simt configs NAME` prints its file to copy and edit.\n");
+            print(&text)
+        }
+        Some(name) => {
+            let m = machine(&name)?;
+            match simt_timing::config::BUILTIN.iter().find(|(n, _)| *n == m.name && n.eq_ignore_ascii_case(&name)) {
+                Some((_, text)) => print(text),
+                None => print(&format!("{name}: a valid machine `{}` ({})\n", m.name, m.description)),
+            }
+        }
+    }
+}

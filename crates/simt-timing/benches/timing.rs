@@ -1,0 +1,56 @@
+//! Timing-model throughput: warp instructions simulated per second for a cycle-level
+//! SGEMM (asm/sgemm.s, 512 x 512 x 128, 64 blocks) on `h100`, on one and on two OS
+//! threads (the results are identical). Run with `cargo bench -p simt-timing`;
+//! criterion's "thrpt" line is in warp instructions per second.
+
+use std::path::Path;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use simt_host::{prepare, Arg, LaunchRequest};
+use simt_interp::RunOptions;
+use simt_isa::{ArgInit, Literal};
+use simt_timing::{Machine, TimingOptions};
+
+fn sgemm_request(m: u32, n: u32, k: u32) -> LaunchRequest {
+    let int = |name: &str, v: u32| Arg::new(name, ArgInit::Scalar(Literal::Int(v.into())));
+    LaunchRequest {
+        grid: Some([n / 64, m / 64, 1]),
+        args: vec![
+            int("m", m),
+            int("n", n),
+            int("k", k),
+            Arg::new("A", ArgInit::Rand(u64::from(m * k), 1)),
+            Arg::new("B", ArgInit::Rand(u64::from(k * n), 2)),
+            Arg::new("C", ArgInit::Zeros(u64::from(m * n))),
+        ],
+        ..LaunchRequest::default()
+    }
+}
+
+fn timing(c: &mut Criterion) {
+    let source = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm/sgemm.s")).expect("sgemm.s");
+    let module = simt_asm::assemble("sgemm.s", &source).expect("assembles");
+    let kernel = &module.kernels[0];
+    let machine = Machine::builtin("h100");
+    let request = sgemm_request(512, 512, 128);
+    let mut group = c.benchmark_group("sgemm 512x512x128 on h100, cycle level");
+    for threads in [1, 2] {
+        let options = RunOptions { threads: Some(threads), ..RunOptions::default() };
+        let timing = TimingOptions { threads: Some(threads), ..TimingOptions::default() };
+        let probe = prepare(kernel, &request).expect("valid");
+        let report = simt_timing::run(kernel, &probe.config, &probe.memory, &options, &machine, &timing).expect("runs");
+        group.sample_size(10).measurement_time(Duration::from_secs(10)).throughput(Throughput::Elements(report.stats.warp_instructions));
+        group.bench_function(format!("{threads} thread(s)"), |b| {
+            b.iter_batched(
+                || prepare(kernel, &request).expect("valid"),
+                |p| simt_timing::run(kernel, &p.config, &p.memory, &options, &machine, &timing).expect("runs"),
+                criterion::BatchSize::LargeInput,
+            )
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, timing);
+criterion_main!(benches);

@@ -1,0 +1,551 @@
+//! Machine configurations: one TOML file per machine, every value required.
+//!
+//! The structs mirror the files key for key (`deny_unknown_fields`, no
+//! defaults), so a misspelt key or a missing value is an error naming the
+//! file, line and column, with the closest known key suggested. The built-in
+//! machines are the files of `configs/`, embedded so they work from any
+//! directory.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use serde::Deserialize;
+use simt_isa::LatencyClass;
+
+/// The built-in machines: name and file contents, in the order `simt configs` lists them.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("teaching", include_str!("../../../configs/teaching.toml")),
+    ("v100", include_str!("../../../configs/v100.toml")),
+    ("a100", include_str!("../../../configs/a100.toml")),
+    ("h100", include_str!("../../../configs/h100.toml")),
+];
+
+/// Bytes of one cache line; each line is one memory request (contract §3).
+pub const LINE_BYTES: u32 = 128;
+/// Bytes of one sector, the unit a line is filled and counted in.
+pub const SECTOR_BYTES: u32 = 32;
+/// Banks of shared memory, each 4 bytes wide.
+pub const SHARED_BANKS: u32 = 32;
+
+/// A machine: everything the timing model needs to know about one GPU.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Machine {
+    /// Short name (`h100`).
+    pub name: String,
+    /// One line for `simt configs`.
+    pub description: String,
+    /// SM clock in GHz: converts cycles to time and bandwidths to bytes per cycle.
+    pub clock_ghz: f64,
+    /// SM count, partitions, scheduler and the occupancy limits.
+    pub sm: SmConfig,
+    /// Execution lanes per SM of each unit, split evenly over the partitions.
+    pub lanes: Lanes,
+    /// Cycles from issue until a dependent instruction may issue, per latency class.
+    pub latency: Latencies,
+    /// How the latency of a fixed-latency instruction splits into stages (for `--pipeview`).
+    pub pipeline: Pipeline,
+    /// Register-file banks.
+    pub regfile: RegFile,
+    /// Caches, shared memory, DRAM.
+    pub memory: Memory,
+    /// Tensor-core timing per MMA form (`m16n16k16.f32.f16`, ...); forms a generation lacks are absent.
+    pub tensor: BTreeMap<String, TensorTiming>,
+}
+
+/// Warp schedulers.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Policy {
+    /// Loose round-robin: from the warp after the last grant.
+    Lrr,
+    /// Greedy-then-oldest: the last warp while it can issue, else the oldest that can.
+    Gto,
+}
+
+/// One SM and the occupancy calculator's limits.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SmConfig {
+    /// SMs on the chip.
+    pub count: u32,
+    /// Partitions (sub-cores) per SM, each with one scheduler.
+    pub partitions: u32,
+    /// Scheduling policy of every partition.
+    pub scheduler: Policy,
+    /// Resident warps per SM.
+    pub max_warps: u32,
+    /// Resident blocks per SM.
+    pub max_blocks: u32,
+    /// Resident threads per SM.
+    pub max_threads: u32,
+    /// 32-bit registers per SM.
+    pub registers: u32,
+    /// Registers one thread may have.
+    pub max_registers_per_thread: u32,
+    /// Registers are allocated per warp in multiples of this.
+    pub register_allocation_unit: u32,
+    /// Shared memory per SM, bytes (the largest carve-out).
+    pub shared_bytes: u32,
+    /// Shared memory one block may use, bytes.
+    pub max_shared_per_block: u32,
+    /// Shared memory per block is rounded up to a multiple of this.
+    pub shared_allocation_unit: u32,
+    /// Shared memory the system reserves per block, bytes.
+    pub shared_reserved_per_block: u32,
+    /// The shared-memory carve-outs the unified L1/shared array supports, KB, ascending.
+    pub shared_carveouts_kb: Vec<u32>,
+}
+
+/// Lanes per SM of each unit.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Lanes {
+    /// Integer lanes.
+    pub int: u32,
+    /// f32 lanes.
+    pub fp32: u32,
+    /// f64 lanes.
+    pub fp64: u32,
+    /// Special-function lanes.
+    pub sfu: u32,
+    /// Load/store lanes (address generation; the memory pipelines behind them are modelled separately).
+    pub ldst: u32,
+    /// Branch-unit lanes.
+    pub control: u32,
+}
+
+/// Latency per fixed-latency class, cycles from issue to dependent issue.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Latencies {
+    /// Integer add, logic, moves, compares.
+    pub alu: u32,
+    /// Integer multiplies.
+    pub mul: u32,
+    /// f32 arithmetic.
+    pub fp32: u32,
+    /// f64 arithmetic.
+    pub fp64: u32,
+    /// Conversions and packing.
+    pub convert: u32,
+    /// Special functions.
+    pub sfu: u32,
+    /// Shuffles and votes.
+    pub shuffle: u32,
+    /// Branches: cycles until the warp's next instruction may issue.
+    pub control: u32,
+}
+
+impl Latencies {
+    /// The latency of a class; `None` for `memory` and `tensor`, which the memory model and the MMA form decide.
+    pub fn of(&self, class: LatencyClass) -> Option<u32> {
+        Some(match class {
+            LatencyClass::Alu => self.alu,
+            LatencyClass::Mul => self.mul,
+            LatencyClass::Fp32 => self.fp32,
+            LatencyClass::Fp64 => self.fp64,
+            LatencyClass::Convert => self.convert,
+            LatencyClass::Sfu => self.sfu,
+            LatencyClass::Shuffle => self.shuffle,
+            LatencyClass::Control => self.control,
+            LatencyClass::Memory | LatencyClass::Tensor => return None,
+        })
+    }
+}
+
+/// The stages between issue and execute, and after it.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Pipeline {
+    /// Register read cycles after issue.
+    pub read_cycles: u32,
+    /// Dispatch (valid/ready handshake) cycles after the read.
+    pub dispatch_cycles: u32,
+    /// Writeback cycles at the end.
+    pub writeback_cycles: u32,
+}
+
+impl Pipeline {
+    /// Cycles a latency spends outside the execute stage (issue included).
+    pub fn overhead(&self) -> u32 {
+        1 + self.read_cycles + self.dispatch_cycles + self.writeback_cycles
+    }
+}
+
+/// Register-file banks.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct RegFile {
+    /// Banks per partition, register `r` in bank `r mod banks`; 0 is one bank per lane (no conflicts).
+    pub banks: u32,
+    /// Whether a conflict costs cycles (an instruction reading k registers of one bank needs k read
+    /// cycles); conflicts are counted either way.
+    pub model_conflicts: bool,
+}
+
+/// The memory hierarchy.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Memory {
+    /// Outstanding L1 misses (line requests) per SM.
+    pub outstanding_misses: u32,
+    /// L1 data cache.
+    pub l1: L1,
+    /// Shared memory.
+    pub shared: Shared,
+    /// Constant cache (PARAM loads).
+    pub constant: Constant,
+    /// L2.
+    pub l2: L2,
+    /// Device memory.
+    pub dram: Dram,
+}
+
+/// L1 data cache, per SM, sharing its array with shared memory.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct L1 {
+    /// Bytes of the unified L1/shared array; L1 gets what the shared carve-out leaves.
+    pub unified_bytes: u32,
+    /// Associativity.
+    pub ways: u32,
+    /// Load-to-use cycles of a hit.
+    pub hit_latency: u32,
+}
+
+/// Shared memory.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Shared {
+    /// Load-to-use cycles without conflicts.
+    pub latency: u32,
+}
+
+/// Constant cache, per SM.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Constant {
+    /// Bytes.
+    pub bytes: u32,
+    /// Associativity.
+    pub ways: u32,
+    /// Line bytes.
+    pub line_bytes: u32,
+    /// Load-to-use cycles of a hit.
+    pub hit_latency: u32,
+    /// Load-to-use cycles of a miss.
+    pub miss_latency: u32,
+}
+
+/// L2, shared by all SMs.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct L2 {
+    /// Bytes.
+    pub bytes: u64,
+    /// Associativity.
+    pub ways: u32,
+    /// Load-to-use cycles of an L1 miss that hits L2.
+    pub hit_latency: u32,
+    /// Bandwidth, GB/s.
+    pub bandwidth_gbs: f64,
+}
+
+/// Device memory.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Dram {
+    /// Load-to-use cycles of an L2 miss.
+    pub latency: u32,
+    /// Bandwidth, GB/s.
+    pub bandwidth_gbs: f64,
+}
+
+/// One MMA form on one partition's tensor core.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct TensorTiming {
+    /// Cycles from issue until a dependent instruction may issue.
+    pub latency: u32,
+    /// Cycles between two MMAs of this form on one partition (the initiation interval).
+    pub interval: u32,
+}
+
+/// Encountered when a machine configuration cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read machine configuration {path}: {message}")]
+    Read {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// Neither a built-in name nor a `.toml` file.
+    #[error("no machine `{name}`: the built-in machines are {}{}; or give a .toml file", builtin_names().join(", "), suggest(name, builtin_names()))]
+    Unknown {
+        /// What was asked for.
+        name: String,
+    },
+    /// A syntax error, an unknown key, a missing or ill-typed value, or a value out of range.
+    #[error("{file}:{line}:{column}: {message}")]
+    Invalid {
+        /// The file (or built-in name).
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong and what to do.
+        message: String,
+    },
+}
+
+/// The names of the built-in machines.
+pub fn builtin_names() -> Vec<&'static str> {
+    BUILTIN.iter().map(|(n, _)| *n).collect()
+}
+
+/// `"; did you mean `x`?"` when a candidate is close to `word`.
+fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::jaro_winkler(word, c), c))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map_or(String::new(), |(_, c)| format!("; did you mean `{c}`?"))
+}
+
+/// 1-based line and column of byte `offset` in `text`.
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+impl Machine {
+    /// A built-in machine by name, or a machine file.
+    ///
+    /// # Errors
+    /// An unknown name, an unreadable file, or an invalid configuration.
+    pub fn load(name_or_path: &str) -> Result<Machine, ConfigError> {
+        if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| n.eq_ignore_ascii_case(name_or_path)) {
+            return Machine::parse(name, text);
+        }
+        let path = Path::new(name_or_path);
+        if path.extension().is_some_and(|e| e == "toml") || path.exists() {
+            let bytes = std::fs::read(path).map_err(|e| ConfigError::Read { path: name_or_path.to_string(), message: e.to_string() })?;
+            let text = String::from_utf8(bytes).map_err(|_| ConfigError::Read { path: name_or_path.to_string(), message: "not UTF-8 text".into() })?;
+            return Machine::parse(name_or_path, &text);
+        }
+        Err(ConfigError::Unknown { name: name_or_path.to_string() })
+    }
+
+    /// A built-in machine; panics only if the embedded file is broken, which a test rules out.
+    pub fn builtin(name: &str) -> Machine {
+        Machine::load(name).unwrap_or_else(|e| panic!("built-in machine {name}: {e}"))
+    }
+
+    /// Parses and checks a configuration; `file` names it in messages.
+    ///
+    /// # Errors
+    /// The first problem, located by line and column.
+    pub fn parse(file: &str, text: &str) -> Result<Machine, ConfigError> {
+        let machine: Machine = toml::from_str(text).map_err(|e| {
+            let (line, column) = line_col(text, e.span().map_or(0, |s| s.start));
+            let original = e.message().trim().to_string();
+            let mut message = original.clone();
+            // serde names the unknown field and the ones it expected: suggest the closest.
+            if let Some(rest) = original.strip_prefix("unknown field `")
+                && let Some((field, expected)) = rest.split_once('`')
+            {
+                let known: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+                message = format!("unknown key `{field}`{}", suggest(field, known.iter().copied()));
+                if !known.is_empty() {
+                    message.push_str(&format!(" (the keys here are {})", known.join(", ")));
+                }
+            } else if let Some(rest) = original.strip_prefix("missing field `") {
+                let field = rest.split('`').next().unwrap_or_default();
+                message = format!("missing key `{field}`: every value must be given (there are no defaults)");
+            }
+            ConfigError::Invalid { file: file.to_string(), line, column, message }
+        })?;
+        machine.check().map_err(|(path, message)| {
+            let (line, column) = locate(text, &path);
+            ConfigError::Invalid { file: file.to_string(), line, column, message: format!("{path}: {message}") }
+        })?;
+        Ok(machine)
+    }
+
+    /// Semantic checks: (key path, message) of the first problem.
+    fn check(&self) -> Result<(), (String, String)> {
+        let fail = |path: &str, message: String| Err((path.to_string(), message));
+        let sm = &self.sm;
+        if !(self.clock_ghz > 0.0 && self.clock_ghz < 100.0) {
+            return fail("clock_ghz", "must be between 0 and 100 GHz".into());
+        }
+        for (key, v) in [("sm.count", sm.count), ("sm.partitions", sm.partitions), ("sm.max_warps", sm.max_warps), ("sm.max_blocks", sm.max_blocks), ("sm.max_threads", sm.max_threads), ("sm.registers", sm.registers), ("sm.register_allocation_unit", sm.register_allocation_unit), ("sm.shared_allocation_unit", sm.shared_allocation_unit)] {
+            if v == 0 {
+                return fail(key, "must be at least 1".into());
+            }
+        }
+        if sm.count > 4096 {
+            return fail("sm.count", "at most 4096 SMs".into());
+        }
+        if sm.max_warps > 256 || !sm.max_warps.is_multiple_of(sm.partitions) {
+            return fail("sm.max_warps", format!("must be a multiple of sm.partitions ({}) and at most 256", sm.partitions));
+        }
+        if sm.max_blocks > 256 {
+            return fail("sm.max_blocks", "at most 256".into());
+        }
+        if !(1..=255).contains(&sm.max_registers_per_thread) {
+            return fail("sm.max_registers_per_thread", "must be 1 to 255".into());
+        }
+        if sm.max_shared_per_block > sm.shared_bytes {
+            return fail("sm.max_shared_per_block", format!("more than sm.shared_bytes ({})", sm.shared_bytes));
+        }
+        if sm.shared_carveouts_kb.is_empty() || !sm.shared_carveouts_kb.is_sorted() || sm.shared_carveouts_kb.last().is_some_and(|&k| k * 1024 != sm.shared_bytes) {
+            return fail("sm.shared_carveouts_kb", "must be ascending and end at sm.shared_bytes / 1024".into());
+        }
+        let lanes = [("lanes.int", self.lanes.int), ("lanes.fp32", self.lanes.fp32), ("lanes.fp64", self.lanes.fp64), ("lanes.sfu", self.lanes.sfu), ("lanes.ldst", self.lanes.ldst), ("lanes.control", self.lanes.control)];
+        for (key, l) in lanes {
+            let per = l / sm.partitions;
+            if l == 0 || !l.is_multiple_of(sm.partitions) || per > 32 || !32u32.is_multiple_of(per) {
+                return fail(key, format!("must split over {} partitions into 1, 2, 4, 8, 16 or 32 lanes each", sm.partitions));
+            }
+        }
+        let least = self.pipeline.overhead() + 1;
+        // Control's latency is when the warp's next instruction may issue, not a pipeline.
+        for class in LatencyClass::ALL.into_iter().filter(|&c| c != LatencyClass::Control) {
+            if let Some(l) = self.latency.of(class)
+                && l < least
+            {
+                return fail(&format!("latency.{}", class.name()), format!("{l} cycles leave no execute stage: at least {least} (issue, pipeline stages, one execute cycle)"));
+            }
+        }
+        let mem = &self.memory;
+        for (key, l) in [("memory.l1.hit_latency", mem.l1.hit_latency), ("memory.shared.latency", mem.shared.latency), ("memory.constant.hit_latency", mem.constant.hit_latency), ("memory.constant.miss_latency", mem.constant.miss_latency), ("memory.l2.hit_latency", mem.l2.hit_latency), ("memory.dram.latency", mem.dram.latency)] {
+            if l < least {
+                return fail(key, format!("at least {least} cycles (issue, pipeline stages, one execute cycle)"));
+            }
+        }
+        if mem.l2.hit_latency <= mem.l1.hit_latency || mem.dram.latency < mem.l2.hit_latency {
+            return fail("memory.l2.hit_latency", "latencies must grow: L1 hit < L2 hit <= DRAM".into());
+        }
+        if mem.outstanding_misses == 0 {
+            return fail("memory.outstanding_misses", "must be at least 1".into());
+        }
+        if mem.l1.ways == 0 || mem.l1.unified_bytes < sm.shared_bytes || mem.l1.unified_bytes > (64 << 20) {
+            return fail("memory.l1.unified_bytes", "must hold the largest shared carve-out, with at least one way".into());
+        }
+        let c = &mem.constant;
+        if c.ways == 0 || c.line_bytes < 4 || !c.line_bytes.is_power_of_two() || c.bytes < c.line_bytes * c.ways || c.bytes > (16 << 20) {
+            return fail("memory.constant.bytes", "needs a power-of-two line of at least 4 bytes and room for one set".into());
+        }
+        if mem.l2.ways == 0 || mem.l2.bytes < u64::from(LINE_BYTES * mem.l2.ways) || mem.l2.bytes > (1 << 32) {
+            return fail("memory.l2.bytes", "must hold at least one set and at most 4 GB".into());
+        }
+        for (key, bw) in [("memory.l2.bandwidth_gbs", mem.l2.bandwidth_gbs), ("memory.dram.bandwidth_gbs", mem.dram.bandwidth_gbs)] {
+            if !(bw > 0.0 && bw < 1e6) {
+                return fail(key, "must be above 0 and below 1,000,000 GB/s".into());
+            }
+        }
+        if self.regfile.banks > 255 {
+            return fail("regfile.banks", "at most 255".into());
+        }
+        let known = crate::forms::known_forms();
+        for (form, t) in &self.tensor {
+            if !known.iter().any(|k| k == form) {
+                return fail(&format!("tensor.\"{form}\""), format!("no MMA form `{form}`{}; the forms are {}", suggest(form, known.iter().map(String::as_str)), known.join(", ")));
+            }
+            if t.interval == 0 || t.latency < least.max(t.interval) {
+                return fail(&format!("tensor.\"{form}\""), format!("interval must be at least 1 and latency at least the interval and {least}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Lanes of `unit` in one partition.
+    pub fn lanes_per_partition(&self, unit: simt_isa::Unit) -> u32 {
+        let l = &self.lanes;
+        let per_sm = match unit {
+            simt_isa::Unit::Int => l.int,
+            simt_isa::Unit::Fp32 => l.fp32,
+            simt_isa::Unit::Fp64 => l.fp64,
+            simt_isa::Unit::Sfu => l.sfu,
+            simt_isa::Unit::LdSt => l.ldst,
+            simt_isa::Unit::Control => l.control,
+            simt_isa::Unit::Tensor => return 32,
+        };
+        per_sm / self.sm.partitions
+    }
+
+    /// Cycles between two cycles of simulated time that may be run without looking at other SMs:
+    /// nothing an SM sends to L2 comes back sooner.
+    pub fn window(&self) -> u64 {
+        u64::from(self.memory.l2.hit_latency)
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Policy::Lrr => "lrr",
+            Policy::Gto => "gto",
+        })
+    }
+}
+
+/// The line and column of key `path` (`memory.l1.ways`, `tensor."m16n16k16.f32.f16"`): the
+/// key's line inside its table, else the table header, else the top.
+fn locate(text: &str, path: &str) -> (usize, usize) {
+    let (table, key) = match path.rsplit_once('.') {
+        Some((t, k)) if !path.starts_with("tensor.") => (t.to_string(), k.to_string()),
+        _ => match path.split_once('.') {
+            Some((t, k)) => (t.to_string(), k.to_string()),
+            None => (String::new(), path.to_string()),
+        },
+    };
+    let mut in_table = table.is_empty();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if let Some(header) = trimmed.strip_prefix('[') {
+            let name = header.split(']').next().unwrap_or_default().trim();
+            in_table = name == table;
+            if in_table && table.starts_with("tensor") {
+                return line_col(text, offset);
+            }
+            if name == format!("{table}.{key}") || (table == "tensor" && name == format!("tensor.{key}")) {
+                return line_col(text, offset + line.len() - trimmed.len());
+            }
+        } else if in_table && trimmed.starts_with(key.as_str()) && trimmed[key.len()..].trim_start().starts_with('=') {
+            return line_col(text, offset + line.len() - trimmed.len());
+        }
+        offset += line.len();
+    }
+    (1, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_count_from_one() {
+        assert_eq!(line_col("ab\ncd", 4), (2, 2));
+        assert_eq!(line_col("x", 0), (1, 1));
+    }
+
+    #[test]
+    fn keys_are_located_in_their_table() {
+        let text = "name = 1\n[memory.l1]\nways = 2\n[sm]\nways = 3\n";
+        assert_eq!(locate(text, "sm.ways"), (5, 1));
+        assert_eq!(locate(text, "memory.l1.ways"), (3, 1));
+        assert_eq!(locate(text, "name"), (1, 1));
+    }
+}

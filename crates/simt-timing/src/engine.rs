@@ -1,0 +1,267 @@
+//! The launch: block dispatch, SMs advancing in parallel windows, and the shared
+//! L2/DRAM model answering at each window boundary.
+//!
+//! SMs interact only through L2, DRAM and global memory, and nothing an SM sends
+//! there comes back sooner than the L2 hit latency, the window length `W`. So each
+//! window the SMs run independently (on rayon); at the boundary the requests of the
+//! window are answered in (cycle, SM, sequence) order, and held global atomics are
+//! executed in that order. Block dispatch needs the order in which SMs free room: an
+//! SM stops at the cycle a block finishes while blocks wait, and the dispatcher hands
+//! out blocks in (cycle, fewest resident blocks, lowest SM) order before resuming it.
+//! Every decision depends only on simulated state, so cycles, statistics and results
+//! are the same for any number of threads.
+
+use rayon::prelude::*;
+use simt_interp::{Fault, GlobalMemory, Launch, LaunchConfig, RunOptions};
+use simt_isa::Kernel;
+
+use crate::cache::SectorCache;
+use crate::config::{Machine, LINE_BYTES, SECTOR_BYTES};
+use crate::occupancy::{occupancy, Occupancy};
+use crate::sim::{Ctx, Deferred, LineMap, PipeFilter, Request, ReqKind, Sm};
+use crate::stats::Report;
+
+/// Fixed-point fraction of a cycle used for bandwidth servers.
+const FRAC: u32 = 16;
+
+/// How to run a timed launch.
+#[derive(Clone, Debug, Default)]
+pub struct TimingOptions {
+    /// OS threads for the SMs (`None`: rayon's pool).
+    pub threads: Option<usize>,
+    /// Record `--pipeview` rows for matching warp instructions.
+    pub pipeview: Option<PipeFilter>,
+    /// Record the issue slots for a `--timeline` trace.
+    pub timeline: bool,
+}
+
+/// Encountered when a timed launch cannot run or faults.
+#[derive(Debug, thiserror::Error)]
+pub enum TimingError {
+    /// The kernel cannot run on this machine (an MMA form it lacks, too much shared memory, ...).
+    #[error("{0}")]
+    Unsupported(String),
+    /// The launch faulted (or was impossible: [`simt_interp::FaultKind::InvalidLaunch`]).
+    #[error("{}", .0.message)]
+    Fault(Box<Fault>),
+}
+
+/// The L2 and DRAM, shared by all SMs, used only at window boundaries.
+struct L2Model {
+    tags: SectorCache,
+    l2_free: u64,
+    dram_free: u64,
+    l2_cost: u64,
+    dram_cost: u64,
+    hit_latency: u64,
+    dram_latency: u64,
+    atomic_free: LineMap<u64>,
+    sectors: u64,
+    hits: u64,
+    dram_read: u64,
+    dram_write: u64,
+}
+
+impl L2Model {
+    fn new(machine: &Machine) -> L2Model {
+        let m = &machine.memory;
+        let per_cycle = |gbs: f64| gbs / machine.clock_ghz;
+        let cost = |gbs: f64| ((f64::from(SECTOR_BYTES) * f64::from(1u32 << FRAC)) / per_cycle(gbs)).round().max(1.0) as u64;
+        L2Model {
+            tags: SectorCache::new(m.l2.bytes / u64::from(LINE_BYTES), m.l2.ways),
+            l2_free: 0,
+            dram_free: 0,
+            l2_cost: cost(m.l2.bandwidth_gbs),
+            dram_cost: cost(m.dram.bandwidth_gbs),
+            hit_latency: u64::from(m.l2.hit_latency),
+            dram_latency: u64::from(m.dram.latency),
+            atomic_free: LineMap::default(),
+            sectors: 0,
+            hits: 0,
+            dram_read: 0,
+            dram_write: 0,
+        }
+    }
+
+    /// The cycle the answer to `r` is usable in its SM.
+    fn answer(&mut self, r: &Request) -> u64 {
+        let n = u64::from(r.sectors.count_ones());
+        let start = (r.cycle << FRAC).max(self.l2_free);
+        self.l2_free = start + self.l2_cost * n;
+        let start_cycle = start.div_ceil(1 << FRAC);
+        self.sectors += n;
+        let write = r.kind != ReqKind::Load;
+        let lookup = self.tags.access(r.line, r.sectors, true, write);
+        let evicted = u64::from(lookup.evicted_dirty.count_ones());
+        if evicted > 0 {
+            self.dram_write += evicted * u64::from(SECTOR_BYTES);
+            let d = self.dram_free.max(start);
+            self.dram_free = d + self.dram_cost * evicted;
+        }
+        if r.kind == ReqKind::Store {
+            // Whole sectors are written: allocated in L2 without reading DRAM.
+            self.hits += n;
+            return start_cycle + self.hit_latency;
+        }
+        self.hits += u64::from(lookup.hit.count_ones());
+        let miss = u64::from((r.sectors & !lookup.hit).count_ones());
+        let mut ready = if miss > 0 {
+            self.dram_read += miss * u64::from(SECTOR_BYTES);
+            let d = self.dram_free.max(start);
+            self.dram_free = d + self.dram_cost * miss;
+            d.div_ceil(1 << FRAC) + self.dram_latency
+        } else {
+            start_cycle + self.hit_latency
+        };
+        if let ReqKind::Atomic { ops } = r.kind {
+            // The L2's atomic unit applies one operation per cycle to a line, across SMs.
+            let free = self.atomic_free.entry(r.line).or_insert(0);
+            let begin = ready.max(*free);
+            *free = begin + u64::from(ops);
+            ready = begin + u64::from(ops) - 1;
+        }
+        ready
+    }
+}
+
+/// The shared-memory carve-out a launch gets, and the L1 lines left beside it.
+fn l1_lines(machine: &Machine, occ: &Occupancy) -> u64 {
+    let need = occ.blocks_per_sm * occ.shared_allocated_per_block;
+    let carve = machine.sm.shared_carveouts_kb.iter().map(|k| k * 1024).find(|&b| b >= need).unwrap_or(machine.sm.shared_bytes);
+    u64::from(machine.memory.l1.unified_bytes.saturating_sub(carve) / LINE_BYTES)
+}
+
+/// Runs one launch on `machine`, cycle by cycle: the kernel's results land in `memory`
+/// as in a functional run; the report says how long it took and why.
+///
+/// # Errors
+/// A kernel the machine cannot run, or the first fault in (cycle, SM) order.
+pub fn run(kernel: &Kernel, config: &LaunchConfig, memory: &GlobalMemory, options: &RunOptions, machine: &Machine, timing: &TimingOptions) -> Result<Report, TimingError> {
+    let launch = Launch::new(kernel, config, memory, options).map_err(|e| TimingError::Fault(Box::new(Fault::invalid_launch(&kernel.name, e))))?;
+    let threads: u32 = config.block.iter().product();
+    let occ = occupancy(machine, threads, kernel.regs, kernel.shared_size);
+    if let Some(why) = &occ.impossible {
+        return Err(TimingError::Unsupported(format!("kernel `{}` cannot run on {}: {why}", kernel.name, machine.name)));
+    }
+    let ctx = Ctx::new(&launch, machine, l1_lines(machine, &occ), timing.pipeview, timing.timeline).map_err(TimingError::Unsupported)?;
+    let mut sms: Vec<Sm> = (0..machine.sm.count).map(|i| Sm::new(i, &ctx)).collect();
+    let mut l2 = L2Model::new(machine);
+    let total = launch.blocks();
+    let mut next: u64 = 0;
+    // Breadth first: each pass gives every SM with room one more block.
+    'fill: for _ in 0..occ.blocks_per_sm {
+        for sm in sms.iter_mut() {
+            if next >= total {
+                break 'fill;
+            }
+            sm.add_block(&ctx, next, 0);
+            next += 1;
+        }
+    }
+    let pool = match timing.threads {
+        Some(n) if n > 1 => rayon::ThreadPoolBuilder::new().num_threads(n).build().ok(),
+        _ => None,
+    };
+    let parallel = timing.threads.is_none_or(|n| n > 1);
+    let window = machine.window();
+    let mut start = 0u64;
+    let mut requests: Vec<Request> = Vec::new();
+    let mut deferred: Vec<Deferred> = Vec::new();
+    loop {
+        let end = start + window;
+        let mut run: Vec<usize> = (0..sms.len()).collect();
+        loop {
+            let remaining = next < total;
+            advance(&mut sms, &run, &ctx, end, remaining, parallel, pool.as_ref());
+            let stopped: Vec<(u64, usize)> = sms.iter().enumerate().filter_map(|(i, s)| s.stop.map(|c| (c, i))).collect();
+            if stopped.is_empty() {
+                break;
+            }
+            if next >= total {
+                run = stopped.iter().map(|&(_, i)| i).collect();
+                continue;
+            }
+            let cycle = stopped.iter().map(|&(c, _)| c).min().unwrap_or(0);
+            run = stopped.iter().filter(|&&(c, _)| c == cycle).map(|&(_, i)| i).collect();
+            // Blocks go to the SM with the fewest resident blocks, lowest index first.
+            loop {
+                let room = run.iter().copied().filter(|&i| sms[i].resident() < occ.blocks_per_sm as usize).min_by_key(|&i| (sms[i].resident(), i));
+                match room {
+                    Some(i) if next < total => {
+                        sms[i].add_block(&ctx, next, cycle + 1);
+                        next += 1;
+                    }
+                    _ => break,
+                }
+            }
+            for &i in &run {
+                sms[i].stop = None;
+            }
+        }
+        if let Some(fault) = first_fault(&mut sms) {
+            return Err(TimingError::Fault(Box::new(fault)));
+        }
+        // The boundary: held atomics execute, then L2 answers, both in (cycle, SM, sequence) order.
+        deferred.clear();
+        for sm in sms.iter_mut() {
+            deferred.append(&mut sm.deferred);
+        }
+        deferred.sort_unstable_by_key(|d| (d.cycle, d.sm, d.seq));
+        for &d in &deferred {
+            sms[d.sm as usize].run_deferred(&ctx, d);
+        }
+        requests.clear();
+        for sm in sms.iter_mut() {
+            requests.append(&mut sm.outbox);
+        }
+        requests.sort_unstable_by_key(|r| (r.cycle, r.sm, r.seq));
+        for r in &requests {
+            let at = l2.answer(r);
+            sms[r.sm as usize].respond(&ctx, r.tag, at);
+        }
+        l2.atomic_free.retain(|_, &mut free| free > end);
+        if let Some(fault) = first_fault(&mut sms) {
+            return Err(TimingError::Fault(Box::new(fault)));
+        }
+        if next >= total && sms.iter().all(|s| !s.busy()) {
+            break;
+        }
+        start = end;
+    }
+    let cycles = sms.iter().filter_map(|s| s.last_finish).max().map_or(0, |c| c + 1);
+    Ok(crate::stats::report(&ctx, &launch, &occ, &mut sms, cycles, &l2_figures(&l2)))
+}
+
+/// The L2 and DRAM counters for the report.
+pub(crate) struct L2Figures {
+    pub sectors: u64,
+    pub hits: u64,
+    pub dram_read: u64,
+    pub dram_write: u64,
+}
+
+fn l2_figures(l2: &L2Model) -> L2Figures {
+    L2Figures { sectors: l2.sectors, hits: l2.hits, dram_read: l2.dram_read, dram_write: l2.dram_write }
+}
+
+/// The fault with the lowest (cycle, SM), so the report does not depend on the thread count.
+fn first_fault(sms: &mut [Sm<'_>]) -> Option<Fault> {
+    let (_, i) = sms.iter().enumerate().filter_map(|(i, s)| s.fault.as_ref().map(|(c, _)| (*c, i))).min()?;
+    sms[i].fault.take().map(|(_, f)| f)
+}
+
+fn advance<'l>(sms: &mut [Sm<'l>], run: &[usize], ctx: &Ctx<'l>, end: u64, remaining: bool, parallel: bool, pool: Option<&rayon::ThreadPool>) {
+    // `run` is in ascending SM order.
+    let selected = |i: usize| run.binary_search(&i).is_ok();
+    let work = |sms: &mut [Sm<'l>]| {
+        if parallel {
+            sms.par_iter_mut().enumerate().filter(|(i, _)| selected(*i)).for_each(|(_, sm)| sm.advance(ctx, end, remaining));
+        } else {
+            sms.iter_mut().enumerate().filter(|(i, _)| selected(*i)).for_each(|(_, sm)| sm.advance(ctx, end, remaining));
+        }
+    };
+    match pool {
+        Some(pool) => pool.install(|| work(sms)),
+        None => work(sms),
+    }
+}

@@ -1,0 +1,35 @@
+//! simt's cycle-level timing backend.
+//!
+//! The functional interpreter says *what* a kernel computes; this crate says
+//! how long it takes on a configured machine and why. It is execution-driven:
+//! each cycle each SM partition's scheduler picks a ready warp and issues its
+//! next instruction through the interpreter's stepping API, which executes it
+//! (values live in the functional memory); the model only decides *when*.
+//!
+//! - [`config`]: machines as TOML ([`Machine`]); built-ins from `configs/`.
+//! - [`occupancy`]: the occupancy calculator's rules and tables.
+//! - [`seed`]: the seed's four RTL teaching models as components.
+//! - [`run`]: one timed launch; [`Report`] holds its statistics, `--pipeview`
+//!   rows and `--timeline` trace ([`trace_event`] writes the Chrome format).
+//!
+//! See `docs/timing.md` for the model, its simplifications and every statistic.
+#![warn(missing_docs)]
+
+pub mod cache;
+pub mod config;
+mod engine;
+pub mod forms;
+pub mod occupancy;
+mod reason;
+pub mod seed;
+mod sim;
+mod stats;
+pub mod trace_event;
+mod view;
+
+pub use config::{ConfigError, Machine, Policy};
+pub use engine::{run, TimingError, TimingOptions};
+pub use occupancy::{occupancy, Limiter, Occupancy};
+pub use reason::Reason;
+pub use sim::{PipeFilter, PipeRow};
+pub use stats::{thousands, CacheStats, DramStats, OccupancyStats, Report, TimingStats, UnitStats};

@@ -1,0 +1,1284 @@
+//! One SM, cycle by cycle: partitions with one scheduler each, a scoreboard per
+//! warp, units with lanes and initiation intervals, the LD/ST path with L1,
+//! shared memory and the constant cache. The SM advances on its own until the
+//! end of a window; what it sends to L2 waits in its outbox until the window
+//! boundary, where the shared L2/DRAM model answers (see `engine.rs`).
+//!
+//! Nothing here allocates per cycle: per-warp state lives in slots made once
+//! per SM, and the vectors that carry requests and records keep their capacity.
+
+use std::collections::{BinaryHeap, HashMap};
+use std::cmp::Reverse;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use simt_interp::{BlockReason, BlockSim, Counters, Fault, Launch, Peek, Step, StepResult};
+use simt_isa::{AccessKind, AtomOp, AtomType, Flags, Form, Kernel, Space, Unit, RZ};
+
+use crate::cache::SectorCache;
+use crate::config::{Machine, Policy, LINE_BYTES, SECTOR_BYTES, SHARED_BANKS};
+use crate::reason::Reason;
+use crate::seed::Arbiter;
+
+/// A cycle not known yet: the answer of a request still in an outbox.
+pub(crate) const UNKNOWN: u64 = u64::MAX;
+const NONE: u32 = u32::MAX;
+
+/// A multiplicative hasher for line numbers (keys are already well mixed by the cache's own hash).
+#[derive(Default)]
+pub(crate) struct LineHasher(u64);
+
+impl Hasher for LineHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01B3);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+pub(crate) type LineMap<V> = HashMap<u64, V, BuildHasherDefault<LineHasher>>;
+
+/// The index of a unit in per-unit arrays ([`Unit::ALL`] order).
+pub(crate) fn unit_index(unit: Unit) -> usize {
+    Unit::ALL.iter().position(|&u| u == unit).unwrap_or(0)
+}
+
+/// How the timing model treats an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A fixed latency from the configuration (ALU classes, tensor ops).
+    Fixed,
+    /// A memory access, timed by the memory model.
+    Memory(Space, AccessKind),
+    /// A branch: the warp's next instruction waits `latency.control` cycles.
+    Branch,
+    /// Everything else on the control unit (exit, barrier, fence, nop, warpsync).
+    Control,
+}
+
+/// What the timing model knows about one pc, derived once per launch.
+#[derive(Clone, Debug)]
+pub(crate) struct PcInfo {
+    pub unit: usize,
+    pub kind: Kind,
+    pub fence: bool,
+    /// Registers read or written (the scoreboard checks both), as a range of `Ctx::regs`.
+    pub check: (u32, u32),
+    /// Registers written.
+    pub writes: (u32, u32),
+    pub pred_check: u8,
+    pub pred_writes: u8,
+    /// Issue to dependent issue for fixed-latency kinds.
+    pub latency: u32,
+    /// Cycles the partition's unit is busy with it.
+    pub interval: u32,
+    /// Extra register-read cycles from bank conflicts.
+    pub bank_extra: u32,
+    /// A global atomic whose old value or order matters: executed at the window boundary.
+    pub defer: bool,
+    /// A memory access that may miss and so needs a free MSHR to issue.
+    pub throttled: bool,
+}
+
+/// Which warp instructions `--pipeview` records.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PipeFilter {
+    /// Block (linear index, x fastest).
+    pub block: Option<u64>,
+    /// Warp within its block.
+    pub warp: Option<u32>,
+    /// Program counter.
+    pub pc: Option<u32>,
+    /// Source line.
+    pub line: Option<u32>,
+}
+
+/// Read-only state of one launch shared by every SM.
+pub(crate) struct Ctx<'a> {
+    pub launch: &'a Launch<'a>,
+    pub kernel: &'a Kernel,
+    pub machine: &'a Machine,
+    pub pcs: Vec<PcInfo>,
+    pub regs: Vec<u8>,
+    pub warps_per_block: usize,
+    pub l1_lines: u64,
+    pub pipe: Option<PipeFilter>,
+    pub timeline: bool,
+}
+
+impl<'a> Ctx<'a> {
+    /// Derives the per-pc timing facts.
+    ///
+    /// # Errors
+    /// An MMA form the machine has no timing for.
+    pub fn new(launch: &'a Launch<'a>, machine: &'a Machine, l1_lines: u64, pipe: Option<PipeFilter>, timeline: bool) -> Result<Ctx<'a>, String> {
+        let kernel = launch.kernel();
+        let mut regs = Vec::new();
+        let mut pcs = Vec::with_capacity(kernel.code.len());
+        let p = machine.sm.partitions;
+        for inst in &kernel.code {
+            let info = inst.info();
+            let effects = inst.effects();
+            let range = |regs: &mut Vec<u8>, set: &simt_isa::RegSet| {
+                let start = regs.len() as u32;
+                regs.extend(set.iter());
+                (start, regs.len() as u32)
+            };
+            let check = range(&mut regs, &effects.reads.union(&effects.writes));
+            let writes = range(&mut regs, &effects.writes);
+            let unit = info.unit;
+            let lanes = machine.lanes_per_partition(unit).max(1);
+            let mut interval = 32 / lanes;
+            let mut latency = machine.latency.of(info.latency).unwrap_or(machine.latency.alu);
+            let mut kind = Kind::Fixed;
+            if let Some(a) = effects.access {
+                kind = Kind::Memory(a.space, a.kind);
+            } else if info.flags.contains(Flags::BRANCH) {
+                kind = Kind::Branch;
+            } else if unit == Unit::Control {
+                kind = Kind::Control;
+            }
+            if let Some(mma) = inst.form.mma()
+                && mma.is_defined()
+            {
+                let key = crate::forms::form_key(&inst.form).unwrap_or_default();
+                let Some(t) = machine.tensor.get(&key) else {
+                    let forms: Vec<&str> = machine.tensor.keys().map(String::as_str).collect();
+                    return Err(format!(
+                        "machine `{}` has no tensor-core timing for MMA form `{key}`: this generation's tensor cores lack it (its forms: {})",
+                        machine.name,
+                        if forms.is_empty() { "none".to_string() } else { forms.join(", ") }
+                    ));
+                };
+                latency = t.latency;
+                interval = t.interval;
+            }
+            let banks = machine.regfile.banks;
+            let bank_extra = if banks == 0 {
+                0
+            } else {
+                let mut count = [0u32; 256];
+                effects.reads.iter().map(|r| (u32::from(r) % banks) as usize).for_each(|b| count[b] += 1);
+                count.iter().max().copied().unwrap_or(0).saturating_sub(1)
+            };
+            let defer = match inst.form {
+                Form::Atom(m) => m.space == simt_isa::AtomSpace::Global && (inst.operands[0] != simt_isa::Operand::Reg(RZ) || !commutes(m.op, m.ty)),
+                Form::AtomCas(m) => m.space == simt_isa::AtomSpace::Global,
+                _ => false,
+            };
+            let throttled = matches!(kind, Kind::Memory(Space::Global | Space::Local, AccessKind::Load | AccessKind::Atomic));
+            pcs.push(PcInfo {
+                unit: unit_index(unit),
+                kind,
+                fence: info.flags.contains(Flags::FENCE),
+                check,
+                writes,
+                pred_check: effects.pred_reads | effects.pred_writes,
+                pred_writes: effects.pred_writes,
+                latency,
+                interval: interval.max(1),
+                bank_extra,
+                defer,
+                throttled,
+            });
+        }
+        let _ = p;
+        Ok(Ctx { launch, kernel, machine, pcs, regs, warps_per_block: launch.warps_per_block(), l1_lines, pipe, timeline })
+    }
+
+    fn regs(&self, range: (u32, u32)) -> &[u8] {
+        &self.regs[range.0 as usize..range.1 as usize]
+    }
+}
+
+/// Whether an atomic's final value is the same in any order (so it may run where it issues).
+fn commutes(op: AtomOp, ty: AtomType) -> bool {
+    ty != AtomType::F32 && matches!(op, AtomOp::Add | AtomOp::Min | AtomOp::Max | AtomOp::And | AtomOp::Or | AtomOp::Xor)
+}
+
+/// A warp slot's state, as the interpreter's peek last said, plus the timing model's hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum WState {
+    Empty,
+    Issue,
+    Barrier,
+    Waiting,
+    Held,
+    Done,
+    Finished,
+}
+
+#[derive(Clone, Debug)]
+struct Slot {
+    block: u32,
+    warp: u32,
+    state: WState,
+    pc: u32,
+    age: u64,
+    next_issue: u64,
+    next_issue_reason: Reason,
+    wake: u64,
+    reason: Reason,
+    pred_ready: [u64; 8],
+    mem_pending: u32,
+    mem_done: u64,
+    /// The last cycle a register write of this warp lands (a warp finishes only after it).
+    writes_done: u64,
+}
+
+impl Slot {
+    fn empty() -> Slot {
+        Slot {
+            block: NONE,
+            warp: 0,
+            state: WState::Empty,
+            pc: 0,
+            age: 0,
+            next_issue: 0,
+            next_issue_reason: Reason::BranchReconvergence,
+            wake: 0,
+            reason: Reason::NoWarp,
+            pred_ready: [0; 8],
+            mem_pending: 0,
+            mem_done: 0,
+            writes_done: 0,
+        }
+    }
+}
+
+struct Partition {
+    slots: Vec<u32>,
+    last: Option<u32>,
+    arbiter: Arbiter,
+    unit_free: [u64; 7],
+    shown: Option<Reason>,
+}
+
+struct Resident<'l> {
+    sim: BlockSim<'l>,
+    linear: u64,
+    slots: Vec<u32>,
+    live: u32,
+    issuable: u32,
+}
+
+/// A request to L2, answered at the window boundary.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Request {
+    pub cycle: u64,
+    pub sm: u32,
+    pub seq: u64,
+    pub line: u64,
+    pub sectors: u8,
+    pub kind: ReqKind,
+    pub tag: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReqKind {
+    Load,
+    Store,
+    Atomic { ops: u32 },
+}
+
+struct Inflight {
+    sectors: u8,
+    response: u64,
+    waiters: Vec<u32>,
+    mshr: bool,
+    in_map: bool,
+}
+
+struct Op {
+    slot: u32,
+    writes: (u32, u32),
+    pred_writes: u8,
+    known: u64,
+    unknown: u32,
+    pipe: u32,
+}
+
+/// One recorded warp instruction for `--pipeview`.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct PipeRow {
+    /// SM.
+    pub sm: u32,
+    /// Partition.
+    pub partition: u32,
+    /// Block index (linear).
+    pub block: u64,
+    /// Launch-wide warp number.
+    pub warp: u64,
+    /// Program counter.
+    pub pc: u32,
+    /// Issue cycle.
+    pub issue: u64,
+    /// Register-read cycles (bank conflicts included).
+    pub read: u32,
+    /// Dispatch (handshake) cycles.
+    pub dispatch: u32,
+    /// Writeback cycles.
+    pub writeback: u32,
+    /// The cycle a dependent instruction may issue (its result is written back by then).
+    pub complete: u64,
+    /// Where the memory system served it, or what delayed it.
+    pub note: String,
+}
+
+/// One issue or one change of stall reason on a partition, for `--timeline`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum TraceRec {
+    Issue { part: u32, cycle: u64, pc: u32, warp: u64 },
+    Reason { part: u32, cycle: u64, reason: Reason },
+}
+
+/// Counters of one SM, summed into the launch's statistics.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Raw {
+    pub slots: [u64; 8],
+    pub unit_instr: [u64; 7],
+    pub unit_busy: [u64; 7],
+    pub instructions: u64,
+    pub l1_sectors: u64,
+    pub l1_hits: u64,
+    pub const_accesses: u64,
+    pub const_hits: u64,
+    pub shared_accesses: u64,
+    pub shared_conflicts: u64,
+    pub reg_conflicts: u64,
+    pub warp_cycles: u64,
+    pub active_cycles: u64,
+    pub mma_macs: u64,
+}
+
+/// A global atomic held for the window boundary.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Deferred {
+    pub cycle: u64,
+    pub sm: u32,
+    pub seq: u64,
+    pub slot: u32,
+}
+
+pub(crate) struct Sm<'l> {
+    pub id: u32,
+    /// The next cycle to simulate.
+    pub cycle: u64,
+    slots: Vec<Slot>,
+    reg_ready: Vec<u64>,
+    parts: Vec<Partition>,
+    blocks: Vec<Option<Resident<'l>>>,
+    free_slots: u64,
+    resident_warps: u64,
+    l1: SectorCache,
+    constant: SectorCache,
+    const_shift: u32,
+    inflight: Vec<Inflight>,
+    free_inflight: Vec<u32>,
+    by_line: LineMap<u32>,
+    ops: Vec<Op>,
+    free_ops: Vec<u32>,
+    mshr_release: BinaryHeap<Reverse<u64>>,
+    outstanding: u32,
+    shared_free: u64,
+    l1_free: u64,
+    seq: u64,
+    pub outbox: Vec<Request>,
+    pub deferred: Vec<Deferred>,
+    /// The cycle a block finished while blocks wait for room: the dispatcher's turn.
+    pub stop: Option<u64>,
+    /// The cycle the last block here finished.
+    pub last_finish: Option<u64>,
+    pub fault: Option<(u64, Fault)>,
+    pub counters: Counters,
+    pub raw: Raw,
+    pub pipe: Vec<PipeRow>,
+    pub trace: Vec<TraceRec>,
+    pub blocks_run: u64,
+}
+
+/// How a memory access completes.
+enum Completion {
+    Known(u64),
+    Pending,
+}
+
+impl<'l> Sm<'l> {
+    pub fn new(id: u32, ctx: &Ctx<'l>) -> Sm<'l> {
+        let m = ctx.machine;
+        let max_warps = m.sm.max_warps as usize;
+        let p = m.sm.partitions as usize;
+        let c = &m.memory.constant;
+        Sm {
+            id,
+            cycle: 0,
+            slots: vec![Slot::empty(); max_warps],
+            reg_ready: vec![0; max_warps * 256],
+            parts: (0..p)
+                .map(|i| Partition {
+                    slots: Vec::with_capacity(max_warps / p),
+                    last: None,
+                    arbiter: Arbiter::new(((max_warps - i).div_ceil(p)).clamp(1, 64) as u32),
+                    unit_free: [0; 7],
+                    shown: None,
+                })
+                .collect(),
+            blocks: (0..m.sm.max_blocks).map(|_| None).collect(),
+            free_slots: if max_warps == 64 { u64::MAX } else { (1u64 << max_warps) - 1 },
+            resident_warps: 0,
+            l1: SectorCache::new(ctx.l1_lines, m.memory.l1.ways),
+            constant: SectorCache::new(u64::from(c.bytes / c.line_bytes), c.ways),
+            const_shift: c.line_bytes.trailing_zeros(),
+            inflight: Vec::new(),
+            free_inflight: Vec::new(),
+            by_line: LineMap::default(),
+            ops: Vec::new(),
+            free_ops: Vec::new(),
+            mshr_release: BinaryHeap::new(),
+            outstanding: 0,
+            shared_free: 0,
+            l1_free: 0,
+            seq: 0,
+            outbox: Vec::new(),
+            deferred: Vec::new(),
+            stop: None,
+            last_finish: None,
+            fault: None,
+            counters: Counters::new(ctx.kernel.code.len()),
+            raw: Raw::default(),
+            pipe: Vec::new(),
+            trace: Vec::new(),
+            blocks_run: 0,
+        }
+    }
+
+    /// Resident blocks.
+    pub fn resident(&self) -> usize {
+        self.blocks.iter().filter(|b| b.is_some()).count()
+    }
+
+    /// Whether the SM has anything left to do.
+    pub fn busy(&self) -> bool {
+        self.resident() > 0
+    }
+
+    /// Makes block `linear` resident; its warps may issue from cycle `start`.
+    pub fn add_block(&mut self, ctx: &Ctx<'l>, linear: u64, start: u64) {
+        let Some(bi) = self.blocks.iter().position(Option::is_none) else { return };
+        let sim = ctx.launch.block(linear, self.id);
+        let n = sim.warp_count();
+        let mut slots = Vec::with_capacity(n);
+        for w in 0..n {
+            let s = self.free_slots.trailing_zeros();
+            self.free_slots &= !(1u64 << s);
+            slots.push(s);
+            let slot = &mut self.slots[s as usize];
+            *slot = Slot::empty();
+            slot.block = bi as u32;
+            slot.warp = w as u32;
+            slot.age = linear * ctx.warps_per_block as u64 + w as u64;
+            slot.next_issue = start;
+            self.reg_ready[s as usize * 256..(s as usize + 1) * 256].fill(0);
+            let p = s as usize % self.parts.len();
+            self.parts[p].slots.push(s);
+            self.parts[p].slots.sort_unstable_by_key(|&x| self.slots[x as usize].age);
+        }
+        self.account_occupancy(start.max(self.cycle));
+        self.resident_warps += n as u64;
+        self.blocks[bi] = Some(Resident { sim, linear, slots: slots.clone(), live: n as u32, issuable: 0 });
+        for s in slots {
+            self.refresh(s);
+        }
+        if self.cycle < start {
+            self.account_idle(start);
+        }
+        self.blocks_run += 1;
+    }
+
+    /// Accounts cycles before `until` in which the SM had no warps.
+    fn account_idle(&mut self, until: u64) {
+        if until > self.cycle {
+            let n = until - self.cycle;
+            self.raw.slots[Reason::NoWarp.index()] += n * self.parts.len() as u64;
+            self.cycle = until;
+        }
+    }
+
+    fn account_occupancy(&mut self, _now: u64) {}
+
+    /// Re-reads warp `s`'s next step from the interpreter.
+    fn refresh(&mut self, s: u32) {
+        let slot = &self.slots[s as usize];
+        let bi = slot.block as usize;
+        let Some(block) = self.blocks[bi].as_mut() else { return };
+        let before = slot.state;
+        let (state, pc) = match block.sim.peek(slot.warp as usize) {
+            Peek::Issue(p) => (WState::Issue, p.pc),
+            Peek::Blocked(BlockReason::Barrier) => (WState::Barrier, slot.pc),
+            Peek::Blocked(_) => (WState::Waiting, slot.pc),
+            Peek::Done => (WState::Done, slot.pc),
+        };
+        let issuable = |st: WState| matches!(st, WState::Issue | WState::Held);
+        if issuable(before) && !issuable(state) {
+            block.issuable -= 1;
+        } else if !issuable(before) && issuable(state) {
+            block.issuable += 1;
+        }
+        let slot = &mut self.slots[s as usize];
+        slot.state = state;
+        slot.pc = pc;
+        slot.wake = 0;
+    }
+
+    /// Every warp of block `bi` again, and the `its` forward-progress rule when none can issue.
+    fn refresh_block(&mut self, bi: usize, t: u64) {
+        let Some(block) = self.blocks[bi].as_ref() else { return };
+        let slots = block.slots.clone();
+        for &s in &slots {
+            if self.slots[s as usize].state != WState::Finished {
+                self.refresh(s);
+                let slot = &mut self.slots[s as usize];
+                if slot.next_issue <= t {
+                    slot.next_issue = t + 1;
+                    slot.next_issue_reason = Reason::Barrier;
+                }
+            }
+        }
+    }
+
+    /// When no warp of block `bi` can issue: opens a complete barrier, or applies the
+    /// forward-progress rule; both take effect the next cycle.
+    fn unstick(&mut self, bi: usize, t: u64) {
+        let Some(block) = self.blocks[bi].as_mut() else { return };
+        if block.sim.barrier_complete() {
+            block.sim.release_barrier();
+            self.refresh_block(bi, t);
+            return;
+        }
+        if block.issuable > 0 || block.sim.is_done() {
+            return;
+        }
+        match block.sim.force_progress() {
+            Ok(true) => self.refresh_block(bi, t),
+            Ok(false) => {}
+            Err(fault) => {
+                if self.fault.is_none() {
+                    self.fault = Some((t, fault));
+                }
+            }
+        }
+    }
+
+    /// Runs cycles until `end`, or until a block finishes while `stop_on_room` (the
+    /// dispatcher then decides which block comes next), or until a fault.
+    pub fn advance(&mut self, ctx: &Ctx<'l>, end: u64, stop_on_room: bool) {
+        self.stop = None;
+        // Misses answered at the boundary free MSHRs at known cycles now: throttled warps look again.
+        for slot in &mut self.slots {
+            if slot.reason == Reason::MemoryThrottle {
+                slot.wake = 0;
+            }
+        }
+        if self.by_line.len() > 4 * ctx.machine.memory.outstanding_misses as usize {
+            self.purge_lines(self.cycle);
+        }
+        while self.cycle < end && self.fault.is_none() {
+            if self.resident() == 0 {
+                self.account_idle(end);
+                return;
+            }
+            let t = self.cycle;
+            while let Some(&Reverse(r)) = self.mshr_release.peek() {
+                if r > t {
+                    break;
+                }
+                self.mshr_release.pop();
+                self.outstanding -= 1;
+            }
+            let finished_before = self.blocks_run_finished();
+            let mut issued = false;
+            let mut wake = end;
+            let mut reasons = [Reason::NoWarp; 8];
+            for p in 0..self.parts.len() {
+                match self.schedule(ctx, p, t) {
+                    None => {
+                        issued = true;
+                        reasons[p.min(7)] = Reason::Issued;
+                    }
+                    Some((reason, w)) => {
+                        reasons[p.min(7)] = reason;
+                        wake = wake.min(w);
+                    }
+                }
+                if self.fault.is_some() {
+                    return;
+                }
+            }
+            if let Some(&Reverse(r)) = self.mshr_release.peek() {
+                wake = wake.min(r);
+            }
+            let next = if issued || self.blocks_run_finished() != finished_before { t + 1 } else { wake.max(t + 1).min(end) };
+            let span = next - t;
+            for (p, &r) in reasons.iter().enumerate().take(self.parts.len()) {
+                self.raw.slots[r.index()] += if r == Reason::Issued { 1 } else { span };
+                if r == Reason::Issued && span > 1 {
+                    unreachable!("an issuing cycle advances by one");
+                }
+                if ctx.timeline && self.parts[p].shown != Some(r) {
+                    self.parts[p].shown = Some(r);
+                    self.trace.push(TraceRec::Reason { part: self.id * self.parts.len() as u32 + p as u32, cycle: t, reason: r });
+                }
+            }
+            let live = self.resident_warps;
+            self.raw.warp_cycles += live * span;
+            if live > 0 {
+                self.raw.active_cycles += span;
+            }
+            self.cycle = next;
+            if stop_on_room && self.blocks_run_finished() != finished_before {
+                self.stop = Some(t);
+                return;
+            }
+        }
+    }
+
+    fn blocks_run_finished(&self) -> u64 {
+        self.blocks_run - self.resident() as u64
+    }
+
+    /// The partition's turn at cycle `t`: `None` when it issued, else its reason and the
+    /// earliest cycle anything of its warps can change.
+    fn schedule(&mut self, ctx: &Ctx<'l>, p: usize, t: u64) -> Option<(Reason, u64)> {
+        let n = self.parts[p].slots.len();
+        if n == 0 {
+            return Some((Reason::NoWarp, UNKNOWN));
+        }
+        let mut best = Reason::NoWarp;
+        let mut wake = UNKNOWN;
+        let mut ready: u64 = 0;
+        let policy = ctx.machine.sm.scheduler;
+        // Greedy: the last warp first, while it can issue.
+        if policy == Policy::Gto
+            && let Some(last) = self.parts[p].last
+            && self.slots[last as usize].block != NONE
+            && self.evaluate(ctx, last, t, p).is_none()
+        {
+            return self.issue_or(ctx, last, t, p);
+        }
+        // A copy: evaluating may finish a block, which takes its warps off the list.
+        let n = self.parts[p].slots.len();
+        let mut order = [0u32; 64];
+        order[..n].copy_from_slice(&self.parts[p].slots);
+        for &s in &order[..n] {
+            match self.evaluate(ctx, s, t, p) {
+                None => {
+                    if policy == Policy::Gto {
+                        // Slots are in age order: the first ready one is the oldest.
+                        return self.issue_or(ctx, s, t, p);
+                    }
+                    ready |= 1 << (s as usize / self.parts.len());
+                }
+                Some((r, w)) => {
+                    best = best.min(r);
+                    wake = wake.min(w);
+                }
+            }
+            if self.fault.is_some() {
+                return Some((Reason::Done, t + 1));
+            }
+        }
+        if ready != 0 {
+            let grant = self.parts[p].arbiter.tick(ready);
+            let s = grant.trailing_zeros() as usize * self.parts.len() + p;
+            return self.issue_or(ctx, s as u32, t, p);
+        }
+        if best == Reason::NoWarp {
+            best = Reason::Done;
+        }
+        Some((best, wake))
+    }
+
+    fn issue_or(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, p: usize) -> Option<(Reason, u64)> {
+        if self.issue(ctx, s, t, p) { None } else { Some((Reason::BranchReconvergence, t + 1)) }
+    }
+
+    /// Whether warp `s` can issue at `t`: `None` if so, else why not and until when.
+    fn evaluate(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, p: usize) -> Option<(Reason, u64)> {
+        let slot = &self.slots[s as usize];
+        if t < slot.wake {
+            return Some((slot.reason, slot.wake));
+        }
+        let verdict = match slot.state {
+            WState::Empty | WState::Finished => Some((Reason::Done, UNKNOWN)),
+            WState::Done => {
+                let done = slot.mem_done.max(slot.writes_done);
+                if slot.mem_pending == 0 && done <= t {
+                    self.finish_warp(s, t);
+                    Some((Reason::Done, UNKNOWN))
+                } else {
+                    Some((Reason::Done, if slot.mem_pending > 0 { UNKNOWN } else { done }))
+                }
+            }
+            WState::Barrier => Some((Reason::Barrier, UNKNOWN)),
+            WState::Waiting => Some((Reason::BranchReconvergence, UNKNOWN)),
+            WState::Held => Some((Reason::Scoreboard, UNKNOWN)),
+            WState::Issue => {
+                let info = &ctx.pcs[slot.pc as usize];
+                let base = s as usize * 256;
+                let mut sb = 0u64;
+                for &r in ctx.regs(info.check) {
+                    sb = sb.max(self.reg_ready[base + r as usize]);
+                }
+                let mut preds = info.pred_check;
+                while preds != 0 {
+                    let i = preds.trailing_zeros() as usize;
+                    preds &= preds - 1;
+                    sb = sb.max(slot.pred_ready[i]);
+                }
+                if info.fence {
+                    sb = sb.max(if slot.mem_pending > 0 { UNKNOWN } else { slot.mem_done });
+                }
+                if t < slot.next_issue {
+                    Some((slot.next_issue_reason, slot.next_issue))
+                } else if sb > t {
+                    Some((Reason::Scoreboard, sb))
+                } else if self.parts[p].unit_free[info.unit] > t {
+                    Some((Reason::UnitBusy, self.parts[p].unit_free[info.unit]))
+                } else if info.throttled && self.outstanding >= ctx.machine.memory.outstanding_misses {
+                    Some((Reason::MemoryThrottle, self.mshr_release.peek().map_or(UNKNOWN, |r| r.0)))
+                } else {
+                    None
+                }
+            }
+        };
+        let slot = &mut self.slots[s as usize];
+        match verdict {
+            Some((r, w)) => {
+                slot.reason = r;
+                slot.wake = w;
+            }
+            None => slot.wake = t,
+        }
+        verdict
+    }
+
+    fn finish_warp(&mut self, s: u32, t: u64) {
+        let slot = &mut self.slots[s as usize];
+        slot.state = WState::Finished;
+        let bi = slot.block as usize;
+        self.resident_warps -= 1;
+        let Some(block) = self.blocks[bi].as_mut() else { return };
+        block.live -= 1;
+        if block.live > 0 {
+            return;
+        }
+        let Some(block) = self.blocks[bi].take() else { return };
+        for &s in &block.slots {
+            self.free_slots |= 1 << s;
+            self.slots[s as usize] = Slot::empty();
+            let p = s as usize % self.parts.len();
+            self.parts[p].slots.retain(|&x| x != s);
+            if self.parts[p].last == Some(s) {
+                self.parts[p].last = None;
+            }
+        }
+        self.counters.add(&block.sim.into_counters());
+        self.last_finish = Some(t);
+        let _ = block.linear;
+    }
+
+    /// Issues warp `s` at cycle `t` on partition `p`. Returns whether an instruction issued.
+    fn issue(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, p: usize) -> bool {
+        let slot = &self.slots[s as usize];
+        let (bi, w, pc) = (slot.block as usize, slot.warp as usize, slot.pc);
+        let info = &ctx.pcs[pc as usize];
+        let m = ctx.machine;
+        self.seq += 1;
+        let seq = self.seq;
+        let extra = if m.regfile.model_conflicts { info.bank_extra } else { 0 };
+        let linear = self.blocks[bi].as_ref().map_or(0, |b| b.linear);
+        let warp_id = linear * ctx.warps_per_block as u64 + w as u64;
+        self.parts[p].unit_free[info.unit] = t + u64::from(info.interval);
+        self.parts[p].last = Some(s);
+        self.raw.unit_instr[info.unit] += 1;
+        self.raw.unit_busy[info.unit] += u64::from(info.interval);
+        self.raw.reg_conflicts += u64::from(info.bank_extra);
+        self.raw.instructions += 1;
+        if ctx.timeline {
+            self.trace.push(TraceRec::Issue { part: self.id * self.parts.len() as u32 + p as u32, cycle: t, pc, warp: warp_id });
+        }
+        let pipe_row = self.pipe_row(ctx, p, linear, warp_id, pc, t, extra);
+        if info.defer {
+            let slot = &mut self.slots[s as usize];
+            slot.state = WState::Held;
+            slot.wake = 0;
+            self.deferred.push(Deferred { cycle: t, sm: self.id, seq, slot: s });
+            if let Some(row) = pipe_row {
+                self.pipe[row as usize].note = "global atomic, executed at the window boundary".into();
+            }
+            self.mark_writes(ctx, s, info.writes, info.pred_writes, UNKNOWN);
+            return true;
+        }
+        let Some(block) = self.blocks[bi].as_mut() else { return false };
+        block.sim.set_clock(t);
+        let step = match block.sim.step(w) {
+            Ok(StepResult::Issued(step)) => step,
+            Ok(_) => {
+                self.refresh(s);
+                return false;
+            }
+            Err(fault) => {
+                self.fault = Some((t, fault));
+                return false;
+            }
+        };
+        let completion = self.complete(ctx, s, t, &step, info, extra, pipe_row, seq);
+        let slot = &mut self.slots[s as usize];
+        slot.next_issue = t + 1;
+        if info.kind == Kind::Branch {
+            slot.next_issue = t + u64::from(m.latency.control);
+            slot.next_issue_reason = Reason::BranchReconvergence;
+        }
+        let ready = match completion {
+            Completion::Known(c) => c,
+            Completion::Pending => UNKNOWN,
+        };
+        self.mark_writes(ctx, s, info.writes, info.pred_writes, ready);
+        if let Some(row) = pipe_row
+            && let Completion::Known(c) = completion
+        {
+            self.pipe[row as usize].complete = c;
+        }
+        if let Some(simt_interp::Exchange::Mma { form }) = step.exchange {
+            self.raw.mma_macs += form.shape.macs();
+        }
+        self.refresh(s);
+        if step.opcode.flags().intersects(Flags::BARRIER.union(Flags::TERMINATOR)) || self.blocks[bi].as_ref().is_some_and(|b| b.issuable == 0) {
+            self.unstick(bi, t);
+        }
+        true
+    }
+
+    fn mark_writes(&mut self, ctx: &Ctx<'l>, s: u32, writes: (u32, u32), preds: u8, ready: u64) {
+        let base = s as usize * 256;
+        for &r in ctx.regs(writes) {
+            self.reg_ready[base + r as usize] = ready;
+        }
+        let slot = &mut self.slots[s as usize];
+        if ready != UNKNOWN && (preds != 0 || writes.1 > writes.0) {
+            slot.writes_done = slot.writes_done.max(ready);
+        }
+        let mut p = preds;
+        while p != 0 {
+            let i = p.trailing_zeros() as usize;
+            p &= p - 1;
+            slot.pred_ready[i] = ready;
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn pipe_row(&mut self, ctx: &Ctx<'l>, p: usize, block: u64, warp: u64, pc: u32, t: u64, extra: u32) -> Option<u32> {
+        let filter = ctx.pipe?;
+        let in_block = warp - block * ctx.warps_per_block as u64;
+        if filter.block.is_some_and(|b| b != block) || filter.warp.is_some_and(|w| u64::from(w) != in_block) || filter.pc.is_some_and(|x| x != pc) || filter.line.is_some_and(|l| ctx.kernel.line(pc) != Some(l)) {
+            return None;
+        }
+        let pl = ctx.machine.pipeline;
+        self.pipe.push(PipeRow {
+            sm: self.id,
+            partition: p as u32,
+            block,
+            warp,
+            pc,
+            issue: t,
+            read: pl.read_cycles + extra,
+            dispatch: pl.dispatch_cycles,
+            writeback: pl.writeback_cycles,
+            complete: UNKNOWN,
+            note: if extra > 0 { format!("{extra}-cycle register bank conflict") } else { String::new() },
+        });
+        Some(self.pipe.len() as u32 - 1)
+    }
+
+    /// When the instruction just stepped completes (its results may be read).
+    #[allow(clippy::too_many_arguments)]
+    fn complete(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, step: &Step, info: &PcInfo, extra: u32, pipe: Option<u32>, seq: u64) -> Completion {
+        let m = ctx.machine;
+        match info.kind {
+            Kind::Fixed => Completion::Known(t + u64::from(info.latency + extra)),
+            Kind::Branch | Kind::Control => Completion::Known(t + 1),
+            Kind::Memory(space, kind) => {
+                let Some(access) = step.access.filter(|_| step.executed != 0) else {
+                    return Completion::Known(t + u64::from(m.latency.alu + extra));
+                };
+                let lanes = step.executed;
+                match space {
+                    Space::Shared => {
+                        let passes = shared_passes(&access.addresses, lanes, access.size, kind == AccessKind::Atomic);
+                        let ideal = (lanes.count_ones() * access.size).div_ceil(SHARED_BANKS * 4).max(1);
+                        self.raw.shared_accesses += 1;
+                        self.raw.shared_conflicts += u64::from(passes.saturating_sub(ideal));
+                        let start = (t + u64::from(extra)).max(self.shared_free);
+                        self.shared_free = start + u64::from(passes);
+                        if let Some(row) = pipe
+                            && passes > ideal
+                        {
+                            self.pipe[row as usize].note = format!("{passes}-way shared bank conflict");
+                        }
+                        Completion::Known(start + u64::from(m.memory.shared.latency) + u64::from(passes) - 1)
+                    }
+                    Space::Param => {
+                        let mut lines = [0u64; 32];
+                        let mut n = 0;
+                        let mut all_hit = true;
+                        for l in crate::sim::lanes(lanes) {
+                            let line = u64::from(access.addresses[l] >> self.const_shift);
+                            if !lines[..n].contains(&line) {
+                                lines[n] = line;
+                                n += 1;
+                                self.raw.const_accesses += 1;
+                                let hit = self.constant.access(line, 1, true, false).hit != 0;
+                                self.raw.const_hits += u64::from(hit);
+                                all_hit &= hit;
+                            }
+                        }
+                        let c = &m.memory.constant;
+                        let base = if all_hit { c.hit_latency } else { c.miss_latency };
+                        if let Some(row) = pipe {
+                            self.pipe[row as usize].note = if all_hit { "constant cache hit".into() } else { "constant cache miss".into() };
+                        }
+                        Completion::Known(t + u64::from(base + extra) + n as u64 - 1)
+                    }
+                    Space::Global | Space::Local => self.global(ctx, s, t + u64::from(extra), &access, lanes, kind, info, pipe, seq),
+                }
+            }
+        }
+    }
+
+    /// Coalesces a global or local access into lines and sends what L1 cannot serve to L2.
+    #[allow(clippy::too_many_arguments)]
+    fn global(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, access: &simt_interp::Access, lanes: u32, kind: AccessKind, info: &PcInfo, pipe: Option<u32>, seq: u64) -> Completion {
+        let m = ctx.machine;
+        let local_tag = if access.space == Space::Local {
+            // LOCAL addresses are per block: give each resident block its own line space.
+            (1u64 << 62) | (u64::from(self.id) << 40) | (u64::from(self.slots[s as usize].block) << 33)
+        } else {
+            0
+        };
+        let mut lines = [(0u64, 0u8, 0u32); 32];
+        let mut n = 0;
+        for l in lanes_iter(lanes) {
+            let addr = access.addresses[l];
+            let line = local_tag | u64::from(addr / LINE_BYTES);
+            let first = (addr % LINE_BYTES) / SECTOR_BYTES;
+            let last = ((addr % LINE_BYTES) + access.size.max(1) - 1).min(LINE_BYTES - 1) / SECTOR_BYTES;
+            let mask = (((1u32 << (last + 1)) - 1) & !((1u32 << first) - 1)) as u8;
+            match lines[..n].iter_mut().find(|e| e.0 == line) {
+                Some(e) => {
+                    e.1 |= mask;
+                    // Atomics to one address serialise: count lanes per address, keep the most.
+                    e.2 += 1;
+                }
+                None => {
+                    lines[n] = (line, mask, 1);
+                    n += 1;
+                }
+            }
+        }
+        let start = t.max(self.l1_free);
+        self.l1_free = start + n as u64;
+        let mut known = 0u64;
+        let mut op = NONE;
+        let mut note = String::new();
+        let l1_hit = u64::from(m.memory.l1.hit_latency);
+        for (i, &(line, sectors, count)) in lines[..n].iter().enumerate() {
+            let lt = start + i as u64;
+            self.raw.l1_sectors += u64::from(sectors.count_ones());
+            match kind {
+                AccessKind::Load => {
+                    let mut rest = sectors;
+                    if let Some(&tag) = self.by_line.get(&line) {
+                        let r = &self.inflight[tag as usize];
+                        if r.response != UNKNOWN && r.response <= lt {
+                            self.by_line.remove(&line);
+                            self.release_inflight(tag);
+                        } else if r.sectors & sectors != 0 {
+                            rest &= !r.sectors;
+                            self.raw.l1_hits += 0;
+                            op = self.wait_on(ctx, tag, op, s, info, pipe);
+                            note = "L1 miss (merged with one in flight)".into();
+                        }
+                    }
+                    if rest != 0 {
+                        let hit = self.l1.access(line, rest, true, false).hit;
+                        self.raw.l1_hits += u64::from(hit.count_ones());
+                        let miss = rest & !hit;
+                        if hit != 0 {
+                            known = known.max(lt + l1_hit);
+                        }
+                        if miss != 0 {
+                            let tag = self.send(lt, line, miss, ReqKind::Load, seq * 64 + i as u64, true);
+                            op = self.wait_on(ctx, tag, op, s, info, pipe);
+                            note = "L1 miss".into();
+                        } else if note.is_empty() {
+                            note = "L1 hit".into();
+                        }
+                    }
+                }
+                AccessKind::Store => {
+                    // Write-through, no allocation: a present line keeps its sectors (values are functional).
+                    self.l1.access(line, sectors, false, false);
+                    let tag = self.send(lt, line, sectors, ReqKind::Store, seq * 64 + i as u64, false);
+                    op = self.wait_on(ctx, tag, op, s, info, pipe);
+                    note = "store to L2".into();
+                }
+                AccessKind::Atomic => {
+                    let tag = self.send(lt, line, sectors, ReqKind::Atomic { ops: count }, seq * 64 + i as u64, true);
+                    op = self.wait_on(ctx, tag, op, s, info, pipe);
+                    note = "atomic at L2".into();
+                }
+            }
+        }
+        if let Some(row) = pipe {
+            self.pipe[row as usize].note = note;
+        }
+        if op == NONE {
+            let done = known.max(t + 1);
+            let slot = &mut self.slots[s as usize];
+            slot.mem_done = slot.mem_done.max(done);
+            return Completion::Known(done);
+        }
+        self.ops[op as usize].known = self.ops[op as usize].known.max(known);
+        if self.ops[op as usize].unknown == 0 {
+            // Everything it waits for has a known answer already (merged with answered misses).
+            let done = self.ops[op as usize].known.max(t + 1);
+            self.ops[op as usize].known = done;
+            self.finish_op(ctx, op);
+            return Completion::Known(done);
+        }
+        Completion::Pending
+    }
+
+    /// Queues a request for L2; returns its in-flight record.
+    fn send(&mut self, cycle: u64, line: u64, sectors: u8, kind: ReqKind, seq: u64, mshr: bool) -> u32 {
+        let rec = Inflight { sectors, response: UNKNOWN, waiters: Vec::new(), mshr, in_map: kind == ReqKind::Load };
+        let tag = match self.free_inflight.pop() {
+            Some(tag) => {
+                let old = std::mem::replace(&mut self.inflight[tag as usize], rec);
+                let mut w = old.waiters;
+                w.clear();
+                self.inflight[tag as usize].waiters = w;
+                tag
+            }
+            None => {
+                self.inflight.push(rec);
+                self.inflight.len() as u32 - 1
+            }
+        };
+        if mshr {
+            self.outstanding += 1;
+        }
+        if kind == ReqKind::Load
+            && let Some(old) = self.by_line.insert(line, tag)
+        {
+            // The older miss to this line leaves the map: released once answered.
+            if self.inflight[old as usize].response == UNKNOWN {
+                self.inflight[old as usize].in_map = false;
+            } else {
+                self.release_inflight(old);
+            }
+        }
+        self.outbox.push(Request { cycle, sm: self.id, seq, line, sectors, kind, tag });
+        tag
+    }
+
+    /// Makes the instruction's operation (created on first use) wait for record `tag`.
+    fn wait_on(&mut self, _ctx: &Ctx<'l>, tag: u32, op: u32, s: u32, info: &PcInfo, pipe: Option<u32>) -> u32 {
+        let op = if op == NONE {
+            let new = Op { slot: s, writes: info.writes, pred_writes: info.pred_writes, known: 0, unknown: 0, pipe: pipe.unwrap_or(NONE) };
+            self.slots[s as usize].mem_pending += 1;
+            match self.free_ops.pop() {
+                Some(i) => {
+                    self.ops[i as usize] = new;
+                    i
+                }
+                None => {
+                    self.ops.push(new);
+                    self.ops.len() as u32 - 1
+                }
+            }
+        } else {
+            op
+        };
+        let r = &mut self.inflight[tag as usize];
+        if r.response == UNKNOWN {
+            r.waiters.push(op);
+            self.ops[op as usize].unknown += 1;
+        } else {
+            self.ops[op as usize].known = self.ops[op as usize].known.max(r.response);
+        }
+        op
+    }
+
+    fn release_inflight(&mut self, tag: u32) {
+        self.free_inflight.push(tag);
+    }
+
+    fn purge_lines(&mut self, now: u64) {
+        let mut stale = Vec::new();
+        for (&line, &tag) in &self.by_line {
+            let r = self.inflight[tag as usize].response;
+            if r != UNKNOWN && r <= now {
+                stale.push((line, tag));
+            }
+        }
+        for (line, tag) in stale {
+            self.by_line.remove(&line);
+            self.release_inflight(tag);
+        }
+    }
+
+    /// The answer to request `tag` arrives: its data is usable from `cycle` on.
+    pub fn respond(&mut self, ctx: &Ctx<'l>, tag: u32, cycle: u64) {
+        let r = &mut self.inflight[tag as usize];
+        r.response = cycle;
+        if r.mshr {
+            self.mshr_release.push(Reverse(cycle));
+        }
+        let waiters = std::mem::take(&mut r.waiters);
+        let in_map = r.in_map;
+        for &op in &waiters {
+            let o = &mut self.ops[op as usize];
+            o.known = o.known.max(cycle);
+            o.unknown -= 1;
+            if o.unknown == 0 {
+                self.finish_op(ctx, op);
+            }
+        }
+        let mut waiters = waiters;
+        waiters.clear();
+        self.inflight[tag as usize].waiters = waiters;
+        if !in_map {
+            self.release_inflight(tag);
+        }
+    }
+
+    fn finish_op(&mut self, ctx: &Ctx<'l>, op: u32) {
+        let (s, writes, preds, known, pipe) = {
+            let o = &self.ops[op as usize];
+            (o.slot, o.writes, o.pred_writes, o.known, o.pipe)
+        };
+        self.mark_writes(ctx, s, writes, preds, known);
+        let slot = &mut self.slots[s as usize];
+        slot.mem_pending -= 1;
+        slot.mem_done = slot.mem_done.max(known);
+        slot.wake = 0;
+        if pipe != NONE {
+            self.pipe[pipe as usize].complete = known;
+        }
+        self.free_ops.push(op);
+    }
+
+    /// Executes a held global atomic now, at the window boundary, as if at its issue cycle.
+    pub fn run_deferred(&mut self, ctx: &Ctx<'l>, d: Deferred) {
+        let s = d.slot;
+        let (bi, w, pc) = {
+            let slot = &self.slots[s as usize];
+            (slot.block as usize, slot.warp as usize, slot.pc)
+        };
+        let info = &ctx.pcs[pc as usize];
+        let Some(block) = self.blocks[bi].as_mut() else { return };
+        block.sim.set_clock(d.cycle);
+        let step = match block.sim.step(w) {
+            Ok(StepResult::Issued(step)) => step,
+            Ok(_) => return,
+            Err(fault) => {
+                if self.fault.is_none() {
+                    self.fault = Some((d.cycle, fault));
+                }
+                return;
+            }
+        };
+        let pipe = self.pipe.iter().rposition(|r| r.issue == d.cycle && r.pc == pc && r.sm == self.id).map(|i| i as u32);
+        let completion = match step.access.filter(|_| step.executed != 0) {
+            Some(access) => self.global(ctx, s, d.cycle, &access, step.executed, AccessKind::Atomic, info, pipe, d.seq),
+            None => Completion::Known(d.cycle + u64::from(ctx.machine.latency.alu)),
+        };
+        if let Completion::Known(c) = completion {
+            self.mark_writes(ctx, s, info.writes, info.pred_writes, c);
+        }
+        let slot = &mut self.slots[s as usize];
+        slot.state = WState::Issue;
+        slot.next_issue = d.cycle + 1;
+        self.refresh(s);
+        if self.blocks[bi].as_ref().is_some_and(|b| b.issuable == 0) {
+            self.unstick(bi, self.cycle);
+        }
+    }
+}
+
+/// Iterates over the set bits of a lane mask, lowest first.
+pub(crate) fn lanes_iter(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let l = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            l
+        })
+    })
+}
+
+pub(crate) use lanes_iter as lanes;
+
+/// Passes shared memory needs for one warp access: the most distinct 4-byte words any
+/// bank must deliver (lanes reading the same word share one broadcast). For atomics,
+/// also the most lanes that hit one address, since they serialise.
+pub(crate) fn shared_passes(addresses: &[u32; 32], lanes: u32, size: u32, atomic: bool) -> u32 {
+    let mut words = [0u32; 128];
+    let mut n = 0;
+    let per_lane = size.div_ceil(4).max(1);
+    for l in lanes_iter(lanes) {
+        for k in 0..per_lane {
+            let word = addresses[l] / 4 + k;
+            if !words[..n].contains(&word) {
+                words[n] = word;
+                n += 1;
+            }
+        }
+    }
+    let mut per_bank = [0u32; SHARED_BANKS as usize];
+    for &w in &words[..n] {
+        per_bank[(w % SHARED_BANKS) as usize] += 1;
+    }
+    let mut passes = per_bank.iter().copied().max().unwrap_or(1).max(1);
+    if atomic {
+        let mut most = 1;
+        for l in lanes_iter(lanes) {
+            let same = lanes_iter(lanes).filter(|&k| addresses[k] == addresses[l]).count() as u32;
+            most = most.max(same);
+        }
+        passes = passes.max(most);
+    }
+    passes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_bank_conflicts_and_broadcast() {
+        let stride = |s: u32| std::array::from_fn(|l| l as u32 * s);
+        assert_eq!(shared_passes(&stride(4), u32::MAX, 4, false), 1, "consecutive words: one pass");
+        assert_eq!(shared_passes(&stride(128), u32::MAX, 4, false), 32, "a 32-way conflict");
+        assert_eq!(shared_passes(&[64; 32], u32::MAX, 4, false), 1, "one word broadcast");
+        assert_eq!(shared_passes(&stride(8), u32::MAX, 4, false), 2, "stride 2 words: 2-way");
+        assert_eq!(shared_passes(&stride(16), u32::MAX, 16, false), 4, "V4: 512 bytes in four passes");
+        assert_eq!(shared_passes(&[64; 32], u32::MAX, 4, true), 32, "atomics on one address serialise");
+    }
+}

@@ -1,0 +1,46 @@
+//! Helpers shared by the timing tests: assemble a kernel of `asm/`, run it timed.
+#![allow(dead_code)]
+
+use std::path::Path;
+
+use simt_host::{prepare, Arg, LaunchRequest, PreparedLaunch};
+use simt_interp::RunOptions;
+use simt_isa::{ArgInit, Literal, Module};
+use simt_timing::{Machine, Report, TimingOptions};
+
+/// Assembles `asm/NAME`.
+pub fn load(name: &str) -> Module {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm").join(name);
+    let source = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    simt_asm::assemble(name, &source).unwrap_or_else(|d| panic!("{name}: {}", d.render(false)))
+}
+
+/// An integer argument.
+pub fn int(name: &str, v: i64) -> Arg {
+    Arg::new(name, ArgInit::Scalar(Literal::Int(v)))
+}
+
+/// A buffer argument.
+pub fn buf(name: &str, init: ArgInit) -> Arg {
+    Arg::new(name, init)
+}
+
+/// A launch request.
+pub fn request(grid: Option<[u32; 3]>, block: Option<[u32; 3]>, args: Vec<Arg>) -> LaunchRequest {
+    LaunchRequest { grid, block, args, ..LaunchRequest::default() }
+}
+
+/// Runs the module's first kernel timed on `machine`; returns the report and the launch (its buffers hold the results).
+pub fn timed(module: &Module, machine: &Machine, request: &LaunchRequest, options: TimingOptions) -> (Report, PreparedLaunch) {
+    let kernel = &module.kernels[0];
+    let launch = prepare(kernel, request).expect("valid request");
+    let run = RunOptions { threads: Some(1), ..RunOptions::default() };
+    let report = simt_timing::run(kernel, &launch.config, &launch.memory, &run, machine, &options).unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
+    (report, launch)
+}
+
+/// The u32 words of a buffer.
+pub fn words(launch: &PreparedLaunch, name: &str) -> Vec<u32> {
+    let (_, bytes) = launch.buffer(name).expect("buffer");
+    bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}

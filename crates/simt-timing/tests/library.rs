@@ -1,0 +1,47 @@
+//! A timed run computes what a functional run computes: every kernel of the library,
+//! buffers compared byte for byte (contract §5), and the same functional statistics.
+
+mod common;
+
+use common::*;
+use simt_host::{prepare, LaunchRequest};
+use simt_interp::RunOptions;
+use simt_timing::{Machine, TimingOptions};
+
+const KERNELS: &[&str] = &[
+    "vector_add.s", "saxpy.s", "sgemm.s", "sgemm_naive.s", "transpose.s", "histogram.s", "block_reduce.s", "warp_reduce.s",
+    "prefix_scan.s", "hgemm.s", "hgemm_sparse.s", "igemm.s", "divergence/spinlock.s", "divergence/nested.s", "divergence/early_exit.s",
+];
+
+#[test]
+fn timed_runs_compute_what_functional_runs_compute() {
+    let machine = Machine::builtin("h100");
+    for file in KERNELS {
+        let module = load(file);
+        let kernel = &module.kernels[0];
+        let options = RunOptions { threads: Some(1), ..RunOptions::default() };
+        let functional = prepare(kernel, &LaunchRequest::default()).expect("defaults");
+        let stats = simt_interp::run(kernel, &functional.config, &functional.memory, &options, None).expect("runs");
+        let (report, timed) = timed(&module, &machine, &LaunchRequest::default(), TimingOptions::default());
+        for (name, _) in &functional.buffers {
+            assert_eq!(timed.buffer(name), functional.buffer(name), "{file}: buffer {name}");
+        }
+        // A spin lock spins as long as the timing makes it: only its results must agree.
+        if !file.contains("spinlock") {
+            assert_eq!(report.functional, stats, "{file}: functional statistics");
+            assert_eq!(report.stats.warp_instructions, stats.warp_instructions, "{file}");
+        }
+        let slots: u64 = report.stats.issue_slots.values().sum();
+        assert_eq!(slots, report.stats.issue_slots_total, "{file}: every issue slot has exactly one reason");
+    }
+}
+
+#[test]
+fn kernels_on_every_builtin_machine() {
+    for (name, _) in simt_timing::config::BUILTIN {
+        let machine = Machine::builtin(name);
+        let module = load("block_reduce.s");
+        let (report, _) = timed(&module, &machine, &LaunchRequest::default(), TimingOptions::default());
+        assert!(report.stats.cycles > 0, "{name}");
+    }
+}

@@ -1,0 +1,150 @@
+//! The microbenchmarks of `asm/bench/` measured by the simulator equal the configured
+//! values (contract §7.3-§7.5). Every expectation is read from the machine's config.
+
+mod common;
+
+use common::*;
+use simt_isa::{ArgInit, Literal};
+use simt_timing::{Machine, TimingOptions};
+
+fn h100() -> Machine {
+    Machine::builtin("h100")
+}
+
+fn within(measured: f64, want: f64, tolerance: f64, what: &str) {
+    let err = (measured - want).abs() / want;
+    assert!(err <= tolerance, "{what}: measured {measured:.3}, configured {want:.3} ({:.1}% off)", 100.0 * err);
+}
+
+fn ffma(machine: &Machine, threads: u32, reps: u32) -> (Vec<u32>, simt_timing::TimingStats) {
+    let warps = threads.div_ceil(32);
+    let req = request(None, Some([threads, 1, 1]), vec![int("reps", i64::from(reps)), buf("cycles", ArgInit::Zeros(2 * u64::from(warps)))]);
+    let (report, launch) = timed(&load("bench/ffma_chain.s"), machine, &req, TimingOptions::default());
+    (words(&launch, "cycles"), report.stats)
+}
+
+#[test]
+fn dependent_ffma_chain_takes_the_fp32_latency_per_instruction() {
+    for name in ["h100", "v100", "teaching"] {
+        let m = Machine::builtin(name);
+        let (clock, _) = ffma(&m, 32, 1);
+        within(f64::from(clock[1] - clock[0]) / 256.0, f64::from(m.latency.fp32), 0.05, &format!("{name}: cycles per dependent FFMA"));
+    }
+}
+
+/// Issues per cycle of one partition while `warps_per_partition` warps run their chains:
+/// The lowest issue rate of a partition while each runs `warps_per_partition` FFMA chains:
+/// its FFMAs over the span from its first chain's start to its last chain's end (SR_CLOCK,
+/// so setup is left out). Warp `w` of the single block runs on partition `w mod partitions`.
+fn partition_rate(m: &Machine, warps_per_partition: u32) -> f64 {
+    let p = m.sm.partitions as usize;
+    let reps = 16;
+    let (clock, _) = ffma(m, 32 * m.sm.partitions * warps_per_partition, reps);
+    let warps = clock.len() / 2;
+    (0..p)
+        .map(|part| {
+            let mine: Vec<usize> = (part..warps).step_by(p).collect();
+            let start = mine.iter().map(|&w| clock[2 * w]).min().unwrap_or(0);
+            let end = mine.iter().map(|&w| clock[2 * w + 1]).max().unwrap_or(1);
+            f64::from(warps_per_partition * 256 * reps) / f64::from(end - start)
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+fn latency_hiding_one_warp_versus_enough_warps() {
+    let m = h100();
+    within(partition_rate(&m, 1), 1.0 / f64::from(m.latency.fp32), 0.05, "issue rate with one warp per partition");
+    // latency x (32 / fp32 lanes per partition) warps per partition: one issue per cycle.
+    let enough = m.latency.fp32 * 32 / m.lanes_per_partition(simt_isa::Unit::Fp32);
+    let rate = partition_rate(&m, enough);
+    assert!(rate >= 0.95, "issue rate with {enough} warps per partition: {rate:.3}");
+}
+
+#[test]
+fn peak_fp32_with_enough_warps() {
+    let m = h100();
+    let warps = m.sm.max_warps.min(32);
+    let fma_per_cycle = partition_rate(&m, warps / m.sm.partitions) * 32.0 * f64::from(m.sm.partitions);
+    println!("h100 FP32: {fma_per_cycle:.1} FMA per cycle per SM (configured {})", m.lanes.fp32);
+    within(fma_per_cycle, f64::from(m.lanes.fp32), 0.05, "FP32 FMAs per cycle per SM");
+}
+
+fn chase(file: &str, n: u64, stride: u64) -> Vec<u32> {
+    let mut args = vec![int("n", n as i64), buf("cycles", ArgInit::Zeros(2))];
+    if file.contains("global") {
+        args.push(buf("chain", ArgInit::Fill(n * stride / 4 + 8, Literal::Int(stride as i64))));
+    }
+    let (_, launch) = timed(&load(file), &h100(), &request(None, None, args), TimingOptions::default());
+    words(&launch, "cycles")
+}
+
+#[test]
+fn pointer_chases_take_the_configured_latencies() {
+    let m = h100();
+    let mem = &m.memory;
+    let alu = f64::from(m.latency.alu);
+    let per_hop = |cycles: u32, n: u64| f64::from(cycles) / n as f64 - alu;
+    let shared = chase("bench/chase_shared.s", 256, 4);
+    within(per_hop(shared[0], 256), f64::from(mem.shared.latency), 0.05, "shared memory");
+    // 256 lines of 128 bytes fit in L1: the second pass hits.
+    let small = chase("bench/chase_global.s", 256, 128);
+    within(per_hop(small[0], 256), f64::from(mem.dram.latency), 0.05, "DRAM (cold lines)");
+    within(per_hop(small[1], 256), f64::from(mem.l1.hit_latency), 0.05, "L1 hit");
+    // Twice L1's capacity in lines: LRU misses every line of the second pass, which L2 holds.
+    let lines = 2 * u64::from(mem.l1.unified_bytes) / 128;
+    let big = chase("bench/chase_global.s", lines, 128);
+    within(per_hop(big[1], lines), f64::from(mem.l2.hit_latency), 0.05, "L2 hit");
+}
+
+fn mma(file: &str) -> Vec<u32> {
+    let (_, launch) = timed(&load(file), &h100(), &request(None, None, vec![]), TimingOptions::default());
+    words(&launch, "cycles")
+}
+
+#[test]
+fn tensor_throughput_dense_and_sparse() {
+    let m = h100();
+    let p = f64::from(m.sm.partitions);
+    let dense = m.tensor["m16n16k16.f32.f16"];
+    let configured = 4096.0 / f64::from(dense.interval) * p;
+    let cycles = f64::from(mma("bench/mma_dense.s")[0]);
+    let measured = 128.0 * 4096.0 / cycles * p;
+    within(measured, configured, 0.05, "dense m16n16k16 MACs per cycle per SM");
+    let sparse_cycles = f64::from(mma("bench/mma_sparse.s")[0]);
+    let useful = 128.0 * 8192.0 / sparse_cycles * p;
+    within(useful, 2.0 * measured, 0.05, "sparse: twice the useful MACs of dense per cycle");
+    within(sparse_cycles, cycles, 0.05, "sparse and dense take equal cycles");
+}
+
+#[test]
+fn a_32_way_bank_conflict_takes_32_times_as_long() {
+    let run = |stride: i64| {
+        let req = request(None, None, vec![int("stride", stride), buf("out", ArgInit::Zeros(1))]);
+        let (report, _) = timed(&load("bench/bank_conflict.s"), &h100(), &req, TimingOptions::default());
+        report.stats.cycles as f64
+    };
+    let ratio = run(32) / run(1);
+    within(ratio, 32.0, 0.05, "32-way conflict vs conflict-free");
+}
+
+#[test]
+fn streaming_bandwidth_needs_many_warps() {
+    let m = h100();
+    let sms = u64::from(m.sm.count);
+    let stream = |blocks: u64, threads: u64| {
+        let n = blocks * threads;
+        let req = request(
+            Some([blocks as u32, 1, 1]),
+            Some([threads as u32, 1, 1]),
+            vec![int("per_thread", 16), buf("x", ArgInit::Fill(16 * n, Literal::Float(1.0))), buf("y", ArgInit::Zeros(n))],
+        );
+        let (report, _) = timed(&load("bench/stream.s"), &m, &req, TimingOptions::default());
+        report.stats.dram
+    };
+    let one = stream(sms, 32);
+    let many = stream(sms * 8, 256);
+    println!("h100 streaming: 1 warp per SM {:.1} GB/s ({:.1}%), 64 warps per SM {:.1} GB/s ({:.1}%)", one.achieved_gbs, one.percent_of_peak, many.achieved_gbs, many.percent_of_peak);
+    assert!(many.percent_of_peak >= 90.0, "{many:?}");
+    assert!(one.percent_of_peak < 10.0, "{one:?}");
+}
