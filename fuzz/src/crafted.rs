@@ -816,6 +816,7 @@ fn step_blocks(c: &mut impl Choices, module: &Module, kernel: &Kernel, prepared:
 /// the stepping contract on the way: `step` does what `peek` said, and when no warp can
 /// issue either the barrier opens or `force_progress` releases a group or reports a
 /// deadlock.
+#[allow(clippy::result_large_err)] // `Fault` is the interpreter's own error type
 fn drive(c: &mut impl Choices, block: &mut simt_interp::BlockSim<'_>) -> Result<(), simt_interp::Fault> {
     let warps = block.warp_count();
     let mut releases = 0;

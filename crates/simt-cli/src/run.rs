@@ -260,7 +260,7 @@ pub fn run(args: RunArgs) -> Outcome {
                     serde_json::to_writer(&mut text, &trace).map_err(|e| Failure::input(e.to_string()))?;
                     text.push(b'\n');
                 }
-                TraceFormat::Chrome => trace.chrome().write(&mut text).map_err(|e| Failure::input(e.to_string()))?,
+                TraceFormat::Chrome => text = trace.write_chrome(text).map_err(|e| Failure::input(e.to_string()))?,
             }
             match &args.output {
                 Some(path) => write_output(path, &text)?,

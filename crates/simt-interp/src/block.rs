@@ -470,9 +470,7 @@ impl<'a> BlockSim<'a> {
     }
 
     pub(crate) fn mnemonic(&self, pc: u32) -> String {
-        let text = simt_isa::format_instruction(&self.ctx.kernel.code[pc as usize], &simt_isa::Symbols::default());
-        let text = text.strip_prefix('@').map_or(text.as_str(), |t| t.split_once(' ').map_or(t, |(_, rest)| rest));
-        text.split(' ').next().unwrap_or_default().to_string()
+        simt_isa::format_mnemonic(&self.ctx.kernel.code[pc as usize].form)
     }
 
 

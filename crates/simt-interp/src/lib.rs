@@ -25,6 +25,7 @@ mod sanitize;
 pub use sanitize::Checks;
 pub mod stats;
 pub mod trace;
+pub mod trace_event;
 mod translate;
 mod warp;
 

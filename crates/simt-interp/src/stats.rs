@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use simt_isa::{AccessKind, Flags, Instruction, Kernel, Opcode, Operand, Space, Symbols, NO_RECONV};
+use simt_isa::{AccessKind, Flags, Kernel, Opcode, Operand, Space, NO_RECONV};
 
 use crate::block::Counters;
 
@@ -113,12 +113,6 @@ pub struct Stats {
     pub memory_lines: Vec<MemoryLine>,
 }
 
-/// The mnemonic of `inst` with its modifiers, as written (`LD.GLOBAL.F32`).
-fn mnemonic(inst: &Instruction) -> String {
-    let text = simt_isa::format_instruction(&Instruction { guard: simt_isa::Guard::ALWAYS, ..*inst }, &Symbols::default());
-    text.split(' ').next().unwrap_or_default().to_string()
-}
-
 impl Stats {
     pub(crate) fn from_counters(kernel: &Kernel, c: &Counters, blocks: u64) -> Stats {
         let mut stats = Stats { blocks, warps: c.warps, threads: c.threads, ..Stats::default() };
@@ -180,7 +174,7 @@ impl Stats {
             stats.memory_lines.push(MemoryLine {
                 line: kernel.line(pc as u32).unwrap_or(0),
                 pc: pc as u32,
-                instruction: mnemonic(inst),
+                instruction: simt_isa::format_mnemonic(&inst.form),
                 requests: m.requests,
                 sectors: addressed.then(|| (per(m.sectors), per(m.ideal_sectors))),
                 lines: addressed.then(|| (per(m.lines), per(m.ideal_lines))),

@@ -231,7 +231,7 @@ pub fn trace(
                         warp: w as u32,
                         pc: step.pc,
                         line: line(step.pc),
-                        opcode: step.opcode.to_string(),
+                        opcode: simt_isa::format_mnemonic(&kernel.code[step.pc as usize].form),
                         active: step.active,
                         executed: step.executed,
                         gone: if step.opcode == Opcode::Exit { gone & !step.active } else { gone },
@@ -257,44 +257,6 @@ pub fn trace(
     }
     out.stats = launch.stats(&counters);
     Ok(out)
-}
-
-/// A Chrome trace-event file (the JSON object format), as Perfetto and
-/// `chrome://tracing` open it: slices on tracks named by process and thread.
-#[derive(Debug, Default)]
-pub struct ChromeTrace {
-    events: Vec<serde_json::Value>,
-}
-
-impl ChromeTrace {
-    /// Names process `pid` (a group of tracks).
-    pub fn process(&mut self, pid: u64, name: &str) {
-        self.events.push(serde_json::json!({"ph": "M", "name": "process_name", "pid": pid, "args": {"name": name}}));
-    }
-
-    /// Names track `tid` of process `pid`.
-    pub fn thread(&mut self, pid: u64, tid: u64, name: &str) {
-        self.events.push(serde_json::json!({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": name}}));
-    }
-
-    /// A slice from `ts` lasting `dur` (in the file's microseconds), with details.
-    pub fn slice(&mut self, pid: u64, tid: u64, name: &str, ts: u64, dur: u64, args: serde_json::Value) {
-        self.events.push(serde_json::json!({"ph": "X", "name": name, "pid": pid, "tid": tid, "ts": ts, "dur": dur, "args": args}));
-    }
-
-    /// A counter sample: the named series of process `pid` takes `values` at `ts`.
-    pub fn counter(&mut self, pid: u64, name: &str, ts: u64, values: serde_json::Value) {
-        self.events.push(serde_json::json!({"ph": "C", "name": name, "pid": pid, "ts": ts, "args": values}));
-    }
-
-    /// Writes the file's JSON.
-    ///
-    /// # Errors
-    /// What writing `out` said.
-    pub fn write(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
-        serde_json::to_writer(&mut *out, &serde_json::json!({"traceEvents": self.events, "displayTimeUnit": "ns"})).map_err(std::io::Error::other)?;
-        writeln!(out)
-    }
 }
 
 /// "lanes 0-7, 9" for a mask.
@@ -351,28 +313,30 @@ impl Trace {
         s
     }
 
-    /// The trace as Chrome trace events: a process per block, a track per warp, a
-    /// slice per issue (one microsecond per issue step of the launch).
-    pub fn chrome(&self) -> ChromeTrace {
-        let mut c = ChromeTrace::default();
+    /// Writes the trace as Chrome trace events: a process per block, a track per warp,
+    /// a slice per issue (one microsecond per issue step of the launch).
+    ///
+    /// # Errors
+    /// What writing `out` said.
+    pub fn write_chrome<W: std::io::Write>(&self, out: W) -> std::io::Result<W> {
+        let mut c = crate::trace_event::TraceWriter::new(out)?;
         let mut named = std::collections::BTreeSet::new();
         for i in &self.issues {
             if named.insert((i.block, u64::MAX)) {
-                c.process(i.block, &format!("block {}", i.block));
+                c.process_name(i.block, &format!("block {}", i.block))?;
             }
             if named.insert((i.block, u64::from(i.warp))) {
-                c.thread(i.block, u64::from(i.warp), &format!("warp {}", i.warp));
+                c.thread_name(i.block, u64::from(i.warp), &format!("warp {}", i.warp))?;
             }
-            c.slice(
-                i.block,
-                u64::from(i.warp),
-                &format!("{} (line {})", i.opcode, i.line),
-                i.seq,
-                1,
-                serde_json::json!({"pc": i.pc, "lanes": i.lanes(), "active": i.active.count_ones(), "executed": i.executed.count_ones()}),
-            );
+            let args = [
+                ("pc", i.pc.to_string()),
+                ("lanes", i.lanes()),
+                ("active", i.active.count_ones().to_string()),
+                ("executed", i.executed.count_ones().to_string()),
+            ];
+            c.complete(i.block, u64::from(i.warp), &format!("{} (line {})", i.opcode, i.line), "issue", i.seq as f64, 1.0, &args)?;
         }
-        c
+        c.finish("ns")
     }
 
     /// The divergence picture: for each recorded warp, its 32 lanes (rows) against its

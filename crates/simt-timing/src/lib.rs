@@ -10,7 +10,7 @@
 //! - [`occupancy`]: the occupancy calculator's rules and tables.
 //! - [`seed`]: the seed's four RTL teaching models as components.
 //! - [`run`]: one timed launch; [`Report`] holds its statistics, `--pipeview`
-//!   rows and `--timeline` trace ([`trace_event`] writes the Chrome format).
+//!   rows and `--timeline` trace (`simt_interp::trace_event` writes the Chrome format).
 //!
 //! See `docs/timing.md` for the model, its simplifications and every statistic.
 #![warn(missing_docs)]
@@ -24,7 +24,6 @@ mod reason;
 pub mod seed;
 mod sim;
 mod stats;
-pub mod trace_event;
 mod view;
 
 pub use config::{ConfigError, Machine, Policy};

@@ -77,7 +77,7 @@ pub fn occupancy(machine: &Machine, threads: u32, regs: u32, shared: u32) -> Occ
     let warps_per_partition = (sm.registers / sm.partitions) / regs_per_warp;
     let by_regs = warps_per_partition * sm.partitions / warps_per_block;
     let shared_alloc = shared.div_ceil(sm.shared_allocation_unit) * sm.shared_allocation_unit + sm.shared_reserved_per_block;
-    let by_shared = if shared_alloc == 0 { u32::MAX } else { sm.shared_bytes / shared_alloc };
+    let by_shared = sm.shared_bytes.checked_div(shared_alloc).unwrap_or(u32::MAX);
     let limits = vec![
         (Limiter::Registers, by_regs),
         (Limiter::SharedMemory, by_shared),

@@ -68,6 +68,9 @@ impl LaneRegisterFile {
     }
 }
 
+/// An operand set travelling down the MAC chain: `a`, `b` and the partial sum so far.
+type InFlight = (Vec<u64>, Vec<u64>, u64);
+
 /// Model 3: a pipelined multiply-accumulate chain of `depth` stages. Stage `s` adds
 /// `a[s] * b[s]` to the sum it receives; a result leaves `depth` cycles after its operands
 /// entered, and a full pipeline delivers one result per cycle.
@@ -75,7 +78,7 @@ impl LaneRegisterFile {
 pub struct MacPipeline {
     depth: usize,
     /// Per stage: the operand set travelling with its partial sum, if valid.
-    stages: Vec<Option<(Vec<u64>, Vec<u64>, u64)>>,
+    stages: Vec<Option<InFlight>>,
 }
 
 impl MacPipeline {

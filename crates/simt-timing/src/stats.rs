@@ -158,12 +158,14 @@ pub(crate) fn report(ctx: &Ctx<'_>, launch: &Launch<'_>, occ: &Occupancy, sms: &
         if sm.cycle < cycles {
             sm.raw.slots[Reason::NoWarp.index()] += (cycles - sm.cycle) * parts;
         }
-        for i in 0..8 {
-            slots[i] += sm.raw.slots[i];
+        for (total, n) in slots.iter_mut().zip(sm.raw.slots) {
+            *total += n;
         }
-        for i in 0..7 {
-            raw.unit_instr[i] += sm.raw.unit_instr[i];
-            raw.unit_busy[i] += sm.raw.unit_busy[i];
+        for (total, n) in raw.unit_instr.iter_mut().zip(sm.raw.unit_instr) {
+            *total += n;
+        }
+        for (total, n) in raw.unit_busy.iter_mut().zip(sm.raw.unit_busy) {
+            *total += n;
         }
         raw.instructions += sm.raw.instructions;
         raw.l1_sectors += sm.raw.l1_sectors;

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use crate::reason::Reason;
 use crate::sim::{TraceRec, UNKNOWN};
 use crate::stats::Report;
-use crate::trace_event::TraceWriter;
+use simt_interp::trace_event::TraceWriter;
 
 fn span(first: u64, cycles: u32) -> String {
     match cycles {

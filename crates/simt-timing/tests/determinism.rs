@@ -9,7 +9,10 @@ use simt_interp::RunOptions;
 use simt_isa::{ArgInit, Literal};
 use simt_timing::{Machine, TimingOptions};
 
-fn run(file: &str, request: &LaunchRequest, threads: usize) -> (simt_timing::TimingStats, Vec<(String, Option<Vec<u8>>)>) {
+/// Each dumped buffer: its parameter name and bytes.
+type Buffers = Vec<(String, Option<Vec<u8>>)>;
+
+fn run(file: &str, request: &LaunchRequest, threads: usize) -> (simt_timing::TimingStats, Buffers) {
     let module = load(file);
     let kernel = &module.kernels[0];
     let machine = Machine::builtin("h100");

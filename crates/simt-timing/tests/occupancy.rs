@@ -25,7 +25,7 @@ fn rule(m: &Machine, threads: u32, regs: u32, shared: u32) -> u32 {
     let per_warp = (regs * 32).div_ceil(sm.register_allocation_unit) * sm.register_allocation_unit;
     let by_regs = (sm.registers / sm.partitions / per_warp) * sm.partitions / warps;
     let alloc = shared.div_ceil(sm.shared_allocation_unit) * sm.shared_allocation_unit + sm.shared_reserved_per_block;
-    let by_shared = if alloc == 0 { u32::MAX } else { sm.shared_bytes / alloc };
+    let by_shared = sm.shared_bytes.checked_div(alloc).unwrap_or(u32::MAX);
     by_regs.min(by_shared).min(sm.max_warps / warps).min(sm.max_blocks).min(sm.max_threads / (warps * 32))
 }
 
