@@ -80,3 +80,27 @@ fn divergence_picture_is_well_formed_svg() {
     assert_eq!(doc.root_element().tag_name().name(), "svg");
     assert!(doc.descendants().filter(|n| n.has_tag_name("rect")).count() > 32, "one cell per lane and step");
 }
+
+/// The course shows these pictures; they must be what simt draws today.
+/// `SIMT_BLESS=1 cargo test --release --test trace` redraws them.
+#[test]
+fn course_pictures_are_current() {
+    let dir = tempfile::TempDir::new().expect("a temporary folder");
+    let mut stale = Vec::new();
+    for (kernel, picture) in [
+        ("asm/divergence/if_else.s", "docs/course/img/if_else.svg"),
+        ("asm/divergence/nested.s", "docs/course/img/nested.svg"),
+        ("asm/divergence/data_loop.s", "docs/course/img/data_loop.svg"),
+    ] {
+        let fresh = dir.path().join("fresh.svg");
+        simt(&["run", kernel, "--trace-svg", fresh.to_str().expect("UTF-8 path"), "--trace-block", "0", "--warp", "0"]);
+        let fresh = std::fs::read_to_string(&fresh).expect("the picture");
+        let committed = root().join(picture);
+        if std::env::var_os("SIMT_BLESS").is_some() {
+            std::fs::write(&committed, &fresh).expect("write the picture");
+        } else if std::fs::read_to_string(&committed).ok().as_deref() != Some(fresh.as_str()) {
+            stale.push(picture);
+        }
+    }
+    assert!(stale.is_empty(), "stale pictures {stale:?}: run `SIMT_BLESS=1 cargo test --release --test trace`");
+}

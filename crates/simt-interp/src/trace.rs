@@ -346,7 +346,9 @@ impl Trace {
     /// says how many more there were.
     pub fn render_svg(&self, kernel: &Kernel, max_steps: usize) -> String {
         use std::fmt::Write;
-        const CELL: usize = 4;
+        const CELL: usize = 6;
+        // Wide enough for the two-line legend however few steps there are.
+        const MIN_WIDTH: usize = 560;
         const LABEL: usize = 90;
         const PALETTE: [&str; 10] = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#86bc86"];
         // Basic blocks start at pc 0, at branch targets and after branches and exits.
@@ -377,17 +379,17 @@ impl Trace {
         }
         let widest = warps.iter().map(|(_, _, l)| l.len().min(max_steps)).max().unwrap_or(0);
         let band = 32 * CELL + 28;
-        let (width, height) = (LABEL + widest * CELL + 20, 40 + warps.len() * band + 20);
+        let (width, height) = ((LABEL + widest * CELL + 20).max(MIN_WIDTH), 44 + warps.len() * band + 20);
         let mut s = String::new();
         let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#);
         let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
         let _ = writeln!(
             s,
-            r#"<text x="4" y="14" font-size="13">kernel {}: lanes (rows) against issue steps (columns); colour = basic block, grey = guarded off, pale = waiting, dark = exited; ▼ split, ▲ rejoin</text>"#,
+            r#"<text x="4" y="14" font-size="13">kernel {}: lanes (rows) against issue steps (columns)</text><text x="4" y="30">colour: basic block; grey: guarded off; pale: waiting; dark: exited; ▼ split, ▲ rejoin</text>"#,
             escape(&self.kernel)
         );
         for (k, (block, warp, list)) in warps.iter().enumerate() {
-            let top = 40 + k * band;
+            let top = 44 + k * band;
             let _ = writeln!(s, r#"<text x="4" y="{}">block {block}</text><text x="4" y="{}">warp {warp}</text>"#, top + 24, top + 38);
             for lane in (0..32).step_by(8) {
                 let _ = writeln!(s, r##"<text x="{}" y="{}" font-size="8" fill="#888">{lane}</text>"##, LABEL - 14, top + 16 + lane * CELL + CELL);
