@@ -48,7 +48,9 @@ pub(crate) fn account(c: &mut MemCounts, space: Space, atomic: bool, exec: u32, 
             let mut lines = [0u32; 32];
             let mut n = 0;
             for (k, l) in lanes(exec).enumerate() {
-                let (first, last) = (addrs[l] >> 5, (addrs[l] + size - 1) >> 5);
+                // Accounting happens before the bounds check faults a lane, so an address may sit
+                // at the top of the address space.
+                let (first, last) = (addrs[l] >> 5, addrs[l].saturating_add(size - 1) >> 5);
                 sectors[n] = first;
                 n += 1;
                 if last != first {
@@ -164,6 +166,15 @@ mod tests {
         assert_eq!(one(Space::Shared, false, |l| 8 * l, 4).passes, 2, "stride 2: a 2-way conflict");
         let c = one(Space::Shared, false, |l| 16 * l, 16);
         assert_eq!((c.passes, c.ideal_passes), (4, 4), "16-byte accesses take four passes however laid out");
+    }
+
+    /// Found by the `run_bytecode` fuzzer: a lane's last byte past 2^32 overflowed.
+    #[test]
+    fn addresses_at_the_top_of_the_space_are_counted() {
+        let c = one(Space::Global, false, |l| u32::MAX - 15 - 16 * (l % 2), 16);
+        assert_eq!((c.sectors, c.lines), (1, 1));
+        let c = one(Space::Shared, false, |_| u32::MAX - 3, 16);
+        assert_eq!(c.requests, 1);
     }
 
     #[test]
