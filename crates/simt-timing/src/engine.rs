@@ -38,7 +38,8 @@ pub struct TimingOptions {
 /// Encountered when a timed launch cannot run or faults.
 #[derive(Debug, thiserror::Error)]
 pub enum TimingError {
-    /// The kernel cannot run on this machine (an MMA form it lacks, too much shared memory, ...).
+    /// The kernel cannot run on this machine (a form newer than its target, an MMA form its
+    /// tensor cores lack, too much shared memory, ...).
     #[error("{0}")]
     Unsupported(String),
     /// The launch faulted (or was impossible: [`simt_interp::FaultKind::InvalidLaunch`]).
