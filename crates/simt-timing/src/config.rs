@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
-use serde::Deserialize;
-use simt_isa::LatencyClass;
+use serde::{Deserialize, Deserializer};
+use simt_isa::{LatencyClass, Target};
 
 /// The built-in machines: name and file contents, in the order `simt configs` lists them.
 pub const BUILTIN: &[(&str, &str)] = &[
@@ -38,6 +38,10 @@ pub struct Machine {
     pub description: String,
     /// SM clock in GHz: converts cycles to time and bandwidths to bytes per cycle.
     pub clock_ghz: f64,
+    /// The newest target (`sm_90`) whose instruction forms the machine runs; a kernel using a
+    /// later form is refused.
+    #[serde(deserialize_with = "target")]
+    pub target: Target,
     /// SM count, partitions, scheduler and the occupancy limits.
     pub sm: SmConfig,
     /// Execution lanes per SM of each unit, split evenly over the partitions.
@@ -52,6 +56,12 @@ pub struct Machine {
     pub memory: Memory,
     /// Tensor-core timing per MMA form (`m16n16k16.f32.f16`, ...); forms a generation lacks are absent.
     pub tensor: BTreeMap<String, TensorTiming>,
+}
+
+/// Reads `target = "sm_90"`; a bad name is located at the value and lists the valid ones.
+fn target<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Target, D::Error> {
+    let name = String::deserialize(deserializer)?;
+    name.parse().map_err(serde::de::Error::custom)
 }
 
 /// Warp schedulers.
@@ -457,10 +467,18 @@ impl Machine {
         if self.regfile.banks > 255 {
             return fail("regfile.banks", "at most 255".into());
         }
-        let known = crate::forms::known_forms();
+        let known = crate::forms::known();
         for (form, t) in &self.tensor {
-            if !known.iter().any(|k| k == form) {
-                return fail(&format!("tensor.\"{form}\""), format!("no MMA form `{form}`{}; the forms are {}", suggest(form, known.iter().map(String::as_str)), known.join(", ")));
+            let Some((_, mma)) = known.iter().find(|(k, _)| k == form) else {
+                let keys: Vec<&str> = known.iter().map(|(k, _)| k.as_str()).collect();
+                return fail(&format!("tensor.\"{form}\""), format!("no MMA form `{form}`{}; the forms are {}", suggest(form, keys.iter().copied()), keys.join(", ")));
+            };
+            if mma.since() > self.target {
+                let needs = mma.since();
+                return fail(
+                    &format!("tensor.\"{form}\""),
+                    format!("the form needs target {needs} ({}) or later, but the machine's target is {} ({}): remove the line or raise `target`", needs.generation(), self.target, self.target.generation()),
+                );
             }
             if t.interval == 0 || t.latency < least.max(t.interval) {
                 return fail(&format!("tensor.\"{form}\""), format!("interval must be at least 1 and latency at least the interval and {least}"));

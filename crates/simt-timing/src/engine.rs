@@ -13,7 +13,7 @@
 
 use rayon::prelude::*;
 use simt_interp::{Fault, GlobalMemory, Launch, LaunchConfig, RunOptions};
-use simt_isa::Kernel;
+use simt_isa::{format_mnemonic, Kernel};
 
 use crate::cache::SectorCache;
 use crate::config::{Machine, LINE_BYTES, SECTOR_BYTES};
@@ -38,7 +38,8 @@ pub struct TimingOptions {
 /// Encountered when a timed launch cannot run or faults.
 #[derive(Debug, thiserror::Error)]
 pub enum TimingError {
-    /// The kernel cannot run on this machine (an MMA form it lacks, too much shared memory, ...).
+    /// The kernel cannot run on this machine (a form newer than its target, an MMA form its
+    /// tensor cores lack, too much shared memory, ...).
     #[error("{0}")]
     Unsupported(String),
     /// The launch faulted (or was impossible: [`simt_interp::FaultKind::InvalidLaunch`]).
@@ -137,6 +138,9 @@ fn l1_lines(machine: &Machine, occ: &Occupancy) -> u64 {
 /// # Errors
 /// A kernel the machine cannot run, or the first fault in (cycle, SM) order.
 pub fn run(kernel: &Kernel, config: &LaunchConfig, memory: &GlobalMemory, options: &RunOptions, machine: &Machine, timing: &TimingOptions) -> Result<Report, TimingError> {
+    if let Some(why) = beyond_machine(kernel, machine) {
+        return Err(TimingError::Unsupported(why));
+    }
     let launch = Launch::new(kernel, config, memory, options).map_err(|e| TimingError::Fault(Box::new(Fault::invalid_launch(&kernel.name, e))))?;
     let threads: u32 = config.block.iter().product();
     let occ = occupancy(machine, threads, kernel.regs, kernel.shared_size);
@@ -230,6 +234,25 @@ pub fn run(kernel: &Kernel, config: &LaunchConfig, memory: &GlobalMemory, option
     }
     let cycles = sms.iter().filter_map(|s| s.last_finish).max().map_or(0, |c| c + 1);
     Ok(crate::stats::report(&ctx, &launch, &occ, &mut sms, cycles, &l2_figures(&l2)))
+}
+
+/// Why `machine` cannot run `kernel`'s instructions: the first whose form is newer than the
+/// machine's target, with its source line. The kernel's own `.target` does not matter here: a
+/// kernel written for sm_100 that uses only Volta forms runs on a Volta machine.
+fn beyond_machine(kernel: &Kernel, machine: &Machine) -> Option<String> {
+    let (pc, form) = kernel.first_beyond(machine.target)?;
+    let needs = form.since();
+    let at = kernel.line(pc).map_or_else(|| format!("pc {pc}"), |line| format!("line {line}"));
+    Some(format!(
+        "kernel `{}` cannot run on {}: `{}` ({at}) needs target {needs} ({}) or later, but {} is {} ({}); time it on a machine of that generation or later (`simt configs` lists them)",
+        kernel.name,
+        machine.name,
+        format_mnemonic(&form),
+        needs.generation(),
+        machine.name,
+        machine.target,
+        machine.target.generation(),
+    ))
 }
 
 /// The L2 and DRAM counters for the report.

@@ -23,7 +23,12 @@ pub fn form_key(form: &Form) -> Option<String> {
 
 /// Every MMA form the instruction set defines, by key, in table order.
 pub fn known_forms() -> Vec<String> {
-    let mut out = Vec::new();
+    known().into_iter().map(|(key, _)| key).collect()
+}
+
+/// Every MMA form the instruction set defines with its key, in table order (one form per key).
+pub fn known() -> Vec<(String, Form)> {
+    let mut out: Vec<(String, Form)> = Vec::new();
     for row in TABLE.iter().filter(|r| r.unit == Unit::Tensor) {
         let choices: Vec<usize> = row.groups.iter().map(|g| if g.is_fixed() { 1 } else { g.names.len() }).collect();
         let combos: usize = choices.iter().product();
@@ -36,9 +41,9 @@ pub fn known_forms() -> Vec<String> {
             if let Some(form) = Form::from_indices(row.opcode, indices)
                 && form.mma().is_some_and(|m| m.is_defined())
                 && let Some(key) = form_key(&form)
-                && !out.contains(&key)
+                && !out.iter().any(|(k, _)| *k == key)
             {
-                out.push(key);
+                out.push((key, form));
             }
         }
     }
