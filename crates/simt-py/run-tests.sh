@@ -1,0 +1,17 @@
+#!/bin/sh
+# Builds the simt Python package into a fresh venv with pip alone (maturin is the
+# build backend) and runs its pytest suite. Exits 0 without testing only when
+# there is no python3.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "run-tests.sh: python3 is not installed; skipping the Python package tests"
+    exit 0
+fi
+venv=$(mktemp -d "${TMPDIR:-/tmp}/simt-py-venv.XXXXXX")
+trap 'rm -rf "$venv"' EXIT
+python3 -m venv "$venv"
+"$venv/bin/pip" install --quiet --upgrade pip
+"$venv/bin/pip" install --quiet "$here[test]"
+cd "$here/../.."
+"$venv/bin/python" -m pytest -q "$here/tests" "$@"
