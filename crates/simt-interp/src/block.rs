@@ -537,6 +537,13 @@ impl<'a> BlockSim<'a> {
         self.warps[w].live()
     }
 
+    /// Warp `w`'s architectural state, for debuggers: one row of 32 lanes per register
+    /// (`R0` first) and the masks of `P0` .. `P6`.
+    pub fn registers(&self, w: usize) -> (&[[u32; 32]], &[u32]) {
+        let warp = &self.warps[w];
+        (&warp.regs[..self.ctx.kernel.regs as usize], &warp.preds[..usize::from(crate::translate::PRED_TRUE)])
+    }
+
     /// The block's index in the grid.
     pub fn index(&self) -> [u32; 3] {
         self.index

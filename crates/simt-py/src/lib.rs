@@ -8,6 +8,8 @@
 
 #![warn(missing_docs)]
 
+mod sim;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -125,7 +127,7 @@ impl Kernel {
 
     /// `.launch`'s `(grid, block)`, or None.
     #[getter]
-    fn launch(&self) -> Option<(Dims3, Dims3)> {
+    fn launch_dims(&self) -> Option<(Dims3, Dims3)> {
         self.kernel().launch.map(|l| (tuple3(l.grid), tuple3(l.block)))
     }
 
@@ -215,30 +217,29 @@ impl Kernel {
             Ok((simt_interp::run(kernel, &prepared.config, &prepared.memory, &options, None).map_err(Box::new)?, None, None))
         });
         let (stats, report, trace) = outcome.map_err(|fault| fault_error(py, &self.module, *fault))?;
-        let buffers = PyDict::new(py);
-        for (name, elem) in &prepared.buffers {
-            let (_, bytes) = prepared.buffer(name).expect("every listed buffer exists");
-            buffers.set_item(name, buffer_array(py, *elem, bytes)?)?;
-        }
-        let timing = match &report {
-            Some(r) => Some(json_to_py(py, &serde_json::to_string(&r.stats).map_err(to_value_error)?)?),
-            None => None,
-        };
-        let svg = trace.as_ref().map(|t| t.render_svg(kernel, SVG_STEPS));
-        let trace = match &trace {
-            Some(t) => Some(json_to_py(py, &serde_json::to_string(&t.issues).map_err(to_value_error)?)?),
-            None => None,
-        };
-        Ok(RunResult {
-            kernel: kernel.name.clone(),
-            grid: tuple3(prepared.config.grid),
-            block: tuple3(prepared.config.block),
-            buffers: buffers.unbind(),
-            stats: json_to_py(py, &serde_json::to_string(&stats).map_err(to_value_error)?)?,
-            timing,
-            trace,
-            svg,
-        })
+        result_of(py, kernel, &prepared, &stats, report.as_ref(), trace.as_ref())
+    }
+
+    /// Prepares a launch to step one warp instruction at a time (`Sim`); takes the
+    /// arguments of `run` but `timing` and `trace`.
+    ///
+    /// ```python
+    /// sim = simt.load("asm/divergence/if_else.s")["if_else"].launch(model="stack")
+    /// while (issue := sim.step()) is not None:
+    ///     print(issue["line"], f"{issue['active']:032b}")
+    /// ```
+    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", sanitize=None, max_steps=None))]
+    fn launch(
+        &self,
+        grid: Option<&Bound<'_, PyAny>>,
+        block: Option<&Bound<'_, PyAny>>,
+        args: Option<&Bound<'_, PyDict>>,
+        model: &str,
+        sanitize: Option<Vec<String>>,
+        max_steps: Option<u64>,
+    ) -> PyResult<sim::Sim> {
+        let Launch { prepared, options, .. } = self.prepare(grid, block, args, model, None, sanitize, max_steps, None)?;
+        sim::Sim::new(self.module.clone(), self.index, prepared, options)
     }
 
     fn __repr__(&self) -> String {
@@ -462,8 +463,35 @@ fn scalar_or_text(name: &str, ty: ParamType, value: &Bound<'_, PyAny>) -> PyResu
     Err(wrong())
 }
 
+/// The `Result` of a finished launch: buffers as numpy arrays, statistics, timing and trace.
+fn result_of(py: Python<'_>, kernel: &IsaKernel, prepared: &PreparedLaunch, stats: &Stats, report: Option<&simt_timing::Report>, trace: Option<&Trace>) -> PyResult<RunResult> {
+    let buffers = PyDict::new(py);
+    for (name, elem) in &prepared.buffers {
+        let (_, bytes) = prepared.buffer(name).expect("every listed buffer exists");
+        buffers.set_item(name, buffer_array(py, *elem, bytes)?)?;
+    }
+    let timing = match report {
+        Some(r) => Some(json_to_py(py, &serde_json::to_string(&r.stats).map_err(to_value_error)?)?),
+        None => None,
+    };
+    let records = match trace {
+        Some(t) => Some(json_to_py(py, &serde_json::to_string(&t.issues).map_err(to_value_error)?)?),
+        None => None,
+    };
+    Ok(RunResult {
+        kernel: kernel.name.clone(),
+        grid: tuple3(prepared.config.grid),
+        block: tuple3(prepared.config.block),
+        buffers: buffers.unbind(),
+        stats: json_to_py(py, &serde_json::to_string(stats).map_err(to_value_error)?)?,
+        timing,
+        trace: records,
+        svg: trace.map(|t| t.render_svg(kernel, SVG_STEPS)),
+    })
+}
+
 /// The exception for a fault: its class by kind, its fields as attributes, the rendered fault as message.
-fn fault_error(py: Python<'_>, module: &Module, fault: simt_interp::Fault) -> PyErr {
+pub(crate) fn fault_error(py: Python<'_>, module: &Module, fault: simt_interp::Fault) -> PyErr {
     let message = fault.render(module, false);
     let err = match fault.kind {
         FaultKind::InvalidLaunch => return LaunchError::new_err(fault.message),
@@ -499,19 +527,19 @@ fn tuple3(d: [u32; 3]) -> Dims3 {
     (d[0], d[1], d[2])
 }
 
-fn to_value_error(e: serde_json::Error) -> PyErr {
+pub(crate) fn to_value_error(e: serde_json::Error) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
 /// JSON text as Python objects (dicts, lists, numbers), through the standard library's parser.
-fn json_to_py(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
+pub(crate) fn json_to_py(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
     Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
 }
 
 /// What a run left: every pointer parameter's buffer as a numpy array, statistics, and
 /// the timing statistics or trace when asked for.
 #[pyclass(frozen, module = "simt", name = "Result")]
-struct RunResult {
+pub(crate) struct RunResult {
     /// The kernel's name.
     #[pyo3(get)]
     kernel: String,
@@ -632,6 +660,7 @@ fn _simt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Program>()?;
     m.add_class::<Kernel>()?;
     m.add_class::<RunResult>()?;
+    m.add_class::<sim::Sim>()?;
     m.add("SimtError", py.get_type::<SimtError>())?;
     m.add("AssemblyError", py.get_type::<AssemblyError>())?;
     m.add("LoadError", py.get_type::<LoadError>())?;

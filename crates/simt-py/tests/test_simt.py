@@ -17,7 +17,7 @@ def test_program_lists_kernels_params_and_defaults(asm):
     assert [k.name for k in program.kernels] == ["saxpy"]
     k = program["saxpy"]
     assert k.params == [("n", "u32"), ("a", "f32"), ("x", "ptr.f32"), ("y", "ptr.f32")]
-    assert k.launch == ((4, 1, 1), (256, 1, 1))
+    assert k.launch_dims == ((4, 1, 1), (256, 1, 1))
     assert k.defaults["x"] == "rand(1000, 1)"
     assert "FFMA" in k.disasm()
     assert "FFMA" in program.disasm()
@@ -199,3 +199,58 @@ def test_long_runs_release_the_gil(asm):
     done.set()
     t.join()
     assert len(ticks) > 5, "another Python thread ran while the kernel did"
+
+
+def if_else(asm):
+    return simt.load(asm / "divergence" / "if_else.s")["if_else"]
+
+
+def test_stepping_shows_the_divergent_branch_one_instruction_at_a_time(asm):
+    sim = if_else(asm).launch(model="stack")
+    issues = []
+    while (issue := sim.step(warp=0)) is not None:
+        issues.append(issue)
+        if issue["opcode"] == "BRA" and "branch" in issue:
+            break
+    bra = issues[-1]
+    assert bra["branch"]["diverged"] and bra["executed"] == 0x55555555
+    after = sim.step(warp=0)
+    assert after["active"] in (0x55555555, 0xAAAAAAAA)
+    state = sim.warp(0, 0)
+    assert state["regs"].shape == (32, if_else(asm).regs) and state["regs"].dtype == np.uint32
+    np.testing.assert_array_equal(state["regs"][:, 0], np.arange(32))
+    assert state["preds"].shape == (32, 7) and state["preds"][0, 0] and not state["preds"][1, 0]
+
+
+def test_stepped_run_matches_run_under_both_models(asm):
+    for model in ("its", "stack"):
+        sim = if_else(asm).launch(model=model)
+        for _ in range(5):
+            sim.step()
+        result = sim.run()
+        np.testing.assert_array_equal(result["out"], if_else(asm).run(model=model)["out"])
+        assert result.stats == if_else(asm).run(model=model).stats
+        assert sim.step() is None and sim.block is None
+
+
+def test_breakpoints_stop_before_their_line(asm):
+    source = (asm / "divergence" / "if_else.s").read_text().splitlines()
+    line = next(i for i, text in enumerate(source, 1) if text.strip().startswith("SHL"))
+    sim = if_else(asm).launch()
+    assert sim.run(breakpoints=[line]) is None
+    assert sim.warp(0, 0)["line"] == line or sim.step()["line"] == line
+    assert sim.run() is not None
+
+
+def test_warp_of_another_block_is_refused(asm):
+    sim = saxpy(asm).launch()
+    with pytest.raises(ValueError, match="block 2 is not resident"):
+        sim.warp(2, 0)
+    with pytest.raises(ValueError, match="warp 99 does not exist"):
+        sim.warp(0, 99)
+
+
+def test_a_stepped_fault_is_raised_from_step(asm):
+    sim = simt.load(asm / "bugs" / "oob.s")["oob"].launch()
+    with pytest.raises(simt.Fault):
+        sim.run()

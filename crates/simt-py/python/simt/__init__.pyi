@@ -58,11 +58,20 @@ class Result:
     def __getitem__(self, name: str) -> npt.NDArray[Any]: ...
     def _repr_svg_(self) -> Optional[str]: ...
 
+class Sim:
+    """A launch stepped one warp instruction at a time (Kernel.launch)."""
+    block: Optional[int]
+    steps: int
+    stats: Dict[str, Any]
+    def step(self, warp: Optional[int] = None) -> Optional[Dict[str, Any]]: ...
+    def warp(self, block: int, warp: int) -> Dict[str, Any]: ...
+    def run(self, breakpoints: Optional[Sequence[int]] = None) -> Optional[Result]: ...
+
 class Kernel:
     """One kernel of a program."""
     name: str
     params: List[Tuple[str, str]]
-    launch: Optional[Tuple[Tuple[int, int, int], Tuple[int, int, int]]]
+    launch_dims: Optional[Tuple[Tuple[int, int, int], Tuple[int, int, int]]]
     defaults: Dict[str, str]
     regs: int
     shared_bytes: int
@@ -82,6 +91,16 @@ class Kernel:
         trace_block: Optional[int] = None,
         trace_warp: Optional[int] = None,
     ) -> Result: ...
+    def launch(
+        self,
+        *,
+        grid: Optional[Dims] = None,
+        block: Optional[Dims] = None,
+        args: Optional[Mapping[str, ArgValue]] = None,
+        model: Literal["its", "stack"] = "its",
+        sanitize: Optional[Sequence[Literal["memcheck", "racecheck", "initcheck", "synccheck"]]] = None,
+        max_steps: Optional[int] = None,
+    ) -> Sim: ...
 
 class Program:
     """An assembled or loaded module."""
