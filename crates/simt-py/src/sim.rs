@@ -226,15 +226,17 @@ impl Sim {
     fn run(&mut self, py: Python<'_>, breakpoints: Option<Vec<u32>>) -> PyResult<Option<Py<RunResult>>> {
         let lines: BTreeSet<u32> = breakpoints.unwrap_or_default().into_iter().collect();
         loop {
-            if !lines.is_empty() && let Some(line) = self.next_line() {
-                if lines.contains(&line) && self.stopped_at != Some(line) {
-                    self.stopped_at = Some(line);
-                    return Ok(None);
-                }
+            if !lines.is_empty()
+                && let Some(line) = self.next_line()
+                && lines.contains(&line)
+                && self.stopped_at != Some(line)
+            {
+                self.stopped_at = Some(line);
+                return Ok(None);
             }
             self.stopped_at = None;
             // Long runs check for Ctrl-C between issues rather than holding the GIL blind.
-            if self.steps % 4096 == 0 {
+            if self.steps.is_multiple_of(4096) {
                 py.check_signals()?;
             }
             match self.issue(None).map_err(|f| fault_error(py, &self.module, *f))? {
