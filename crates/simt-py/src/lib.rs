@@ -177,7 +177,7 @@ impl Kernel {
     /// r = k.run(grid=4, block=256, args={"n": 1000, "a": 2.0, "x": np.arange(1000, dtype=np.float32), "y": np.ones(1000, np.float32)})
     /// r["y"][:3]   # array([1., 3., 5.], dtype=float32)
     /// ```
-    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", timing=None, sanitize=None, max_steps=None, threads=None, trace=false, trace_block=None, trace_warp=None))]
+    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", timing=None, sanitize=None, max_steps=None, threads=None, trace=false, trace_block=None, trace_warp=None, raw=false))]
     #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
@@ -193,6 +193,7 @@ impl Kernel {
         trace: bool,
         trace_block: Option<u64>,
         trace_warp: Option<u32>,
+        raw: bool,
     ) -> PyResult<RunResult> {
         let kernel = self.kernel();
         let launch = self.prepare(grid, block, args, model, timing, sanitize, max_steps, threads)?;
@@ -217,7 +218,7 @@ impl Kernel {
             Ok((simt_interp::run(kernel, &prepared.config, &prepared.memory, &options, None).map_err(Box::new)?, None, None))
         });
         let (stats, report, trace) = outcome.map_err(|fault| fault_error(py, &self.module, *fault))?;
-        result_of(py, kernel, &prepared, &stats, report.as_ref(), trace.as_ref())
+        result_of(py, kernel, &prepared, &stats, report.as_ref(), trace.as_ref(), raw)
     }
 
     /// Prepares a launch to step one warp instruction at a time (`Sim`); takes the
@@ -464,11 +465,21 @@ fn scalar_or_text(name: &str, ty: ParamType, value: &Bound<'_, PyAny>) -> PyResu
 }
 
 /// The `Result` of a finished launch: buffers as numpy arrays, statistics, timing and trace.
-fn result_of(py: Python<'_>, kernel: &IsaKernel, prepared: &PreparedLaunch, stats: &Stats, report: Option<&simt_timing::Report>, trace: Option<&Trace>) -> PyResult<RunResult> {
+/// With `raw`, buffers come back as their bytes (`uint8`), section 9 types unconverted.
+fn result_of(
+    py: Python<'_>,
+    kernel: &IsaKernel,
+    prepared: &PreparedLaunch,
+    stats: &Stats,
+    report: Option<&simt_timing::Report>,
+    trace: Option<&Trace>,
+    raw: bool,
+) -> PyResult<RunResult> {
     let buffers = PyDict::new(py);
     for (name, elem) in &prepared.buffers {
         let (_, bytes) = prepared.buffer(name).expect("every listed buffer exists");
-        buffers.set_item(name, buffer_array(py, *elem, bytes)?)?;
+        let array = if raw { PyArray1::from_vec(py, bytes).into_any() } else { buffer_array(py, *elem, bytes)? };
+        buffers.set_item(name, array)?;
     }
     let timing = match report {
         Some(r) => Some(json_to_py(py, &serde_json::to_string(&r.stats).map_err(to_value_error)?)?),
@@ -487,6 +498,7 @@ fn result_of(py: Python<'_>, kernel: &IsaKernel, prepared: &PreparedLaunch, stat
         timing,
         trace: records,
         svg: trace.map(|t| t.render_svg(kernel, SVG_STEPS)),
+        issues: trace.map(|t| t.issues.clone()),
     })
 }
 
@@ -562,6 +574,7 @@ pub(crate) struct RunResult {
     #[pyo3(get)]
     trace: Option<Py<PyAny>>,
     svg: Option<String>,
+    issues: Option<Vec<simt_interp::trace::Issue>>,
 }
 
 #[pymethods]
@@ -576,6 +589,24 @@ impl RunResult {
                 Err(pyo3::exceptions::PyKeyError::new_err(format!("`{name}` is not a pointer parameter; the buffers are: {}", names.join(", "))))
             }
         }
+    }
+
+    /// The trace as a dict of equal-length numpy arrays, one per field (`seq`, `block`,
+    /// `warp`, `pc`, `line`, `active`, `executed`, `gone`) and a list of opcodes:
+    /// `pandas.DataFrame(result.trace_table())`. None when the run was not traced.
+    fn trace_table<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(issues) = &self.issues else { return Ok(None) };
+        let table = PyDict::new(py);
+        table.set_item("seq", PyArray1::from_iter(py, issues.iter().map(|i| i.seq)))?;
+        table.set_item("block", PyArray1::from_iter(py, issues.iter().map(|i| i.block)))?;
+        table.set_item("warp", PyArray1::from_iter(py, issues.iter().map(|i| i.warp)))?;
+        table.set_item("pc", PyArray1::from_iter(py, issues.iter().map(|i| i.pc)))?;
+        table.set_item("line", PyArray1::from_iter(py, issues.iter().map(|i| i.line)))?;
+        table.set_item("opcode", issues.iter().map(|i| i.opcode.as_str()).collect::<Vec<_>>())?;
+        table.set_item("active", PyArray1::from_iter(py, issues.iter().map(|i| i.active)))?;
+        table.set_item("executed", PyArray1::from_iter(py, issues.iter().map(|i| i.executed)))?;
+        table.set_item("gone", PyArray1::from_iter(py, issues.iter().map(|i| i.gone)))?;
+        Ok(Some(table))
     }
 
     /// The divergence picture (lanes against issue steps) when the run was traced.

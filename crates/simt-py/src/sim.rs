@@ -128,7 +128,7 @@ impl Sim {
             return Ok(result.clone_ref(py));
         }
         let stats = self.launch.stats(&self.counters);
-        let result = result_of(py, self.kernel(), &self.owned.prepared, &stats, None, None)?;
+        let result = result_of(py, self.kernel(), &self.owned.prepared, &stats, None, None, false)?;
         let result = Py::new(py, result)?;
         self.result = Some(result.clone_ref(py));
         Ok(result)

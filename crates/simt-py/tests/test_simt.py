@@ -67,6 +67,15 @@ def test_trace_gives_records_and_an_svg(asm):
     assert r.trace and {"pc", "line", "opcode", "active", "warp", "block"} <= set(r.trace[0])
     assert all(issue["warp"] == 0 for issue in r.trace)
     assert r._repr_svg_().lstrip().startswith("<svg")
+    table = r.trace_table()
+    assert len(table["pc"]) == len(table["opcode"]) == len(r.trace)
+    assert table["active"].dtype == np.uint32 and table["active"][0] == r.trace[0]["active"]
+
+
+def test_raw_buffers_are_bytes(asm):
+    x = np.arange(1000, dtype=np.float32)
+    r = saxpy(asm).run(args={"x": x}, raw=True)
+    assert r["x"].dtype == np.uint8 and r["x"].tobytes() == x.tobytes()
 
 
 def test_timing_returns_timing_statistics(asm):

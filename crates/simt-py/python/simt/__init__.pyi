@@ -56,6 +56,7 @@ class Result:
     timing: Optional[Dict[str, Any]]
     trace: Optional[List[Dict[str, Any]]]
     def __getitem__(self, name: str) -> npt.NDArray[Any]: ...
+    def trace_table(self) -> Optional[Dict[str, Any]]: ...
     def _repr_svg_(self) -> Optional[str]: ...
 
 class Sim:
@@ -90,6 +91,7 @@ class Kernel:
         trace: bool = False,
         trace_block: Optional[int] = None,
         trace_warp: Optional[int] = None,
+        raw: bool = False,
     ) -> Result: ...
     def launch(
         self,
