@@ -12,6 +12,7 @@ mod sim;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use numpy::{PyArray1, PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::create_exception;
@@ -22,7 +23,7 @@ use simt_host::npy::Dtype;
 use simt_host::{Arg, HostError, LaunchRequest, PreparedLaunch, lowp};
 use simt_interp::launch::{DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS};
 use simt_interp::trace::{Filter, Trace};
-use simt_interp::{Checks, FaultKind, RunOptions, SimtModel, Stats};
+use simt_interp::{Checks, FaultKind, Progress, RunOptions, SimtModel, Stats};
 use simt_isa::{ArgInit, ElemType, Kernel as IsaKernel, Literal, Module, ParamType};
 use simt_timing::{Machine, TimingError, TimingOptions};
 
@@ -36,6 +37,8 @@ create_exception!(simt, StepLimit, Fault, "A launch that issued more warp instru
 
 /// The most issues a trace records; the launch still runs to the end (as `simt run --trace`).
 const MAX_TRACE_ISSUES: usize = 1_000_000;
+/// How often a running launch checks for Ctrl-C.
+const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(20);
 /// Steps per warp the divergence picture draws.
 const SVG_STEPS: usize = 400;
 
@@ -202,7 +205,8 @@ impl Kernel {
         }
         let Launch { prepared, options, machine } = launch;
         let filter = Filter { block: trace_block, warp: trace_warp, max_issues: MAX_TRACE_ISSUES };
-        let outcome = py.detach(|| -> Result<(Stats, Option<simt_timing::Report>, Option<Trace>), Box<simt_interp::Fault>> {
+        let progress = Progress::default();
+        let work = || -> Result<(Stats, Option<simt_timing::Report>, Option<Trace>), Box<simt_interp::Fault>> {
             if let Some(machine) = &machine {
                 let timing = TimingOptions { threads: options.threads, pipeview: None, timeline: false };
                 return match simt_timing::run(kernel, &prepared.config, &prepared.memory, &options, machine, &timing) {
@@ -212,11 +216,15 @@ impl Kernel {
                 };
             }
             if trace {
-                let t = simt_interp::trace::trace(kernel, &prepared.config, &prepared.memory, &options, filter, None).map_err(Box::new)?;
+                let t = simt_interp::trace::trace(kernel, &prepared.config, &prepared.memory, &options, filter, Some(&progress)).map_err(Box::new)?;
                 return Ok((t.stats.clone(), None, Some(t)));
             }
-            Ok((simt_interp::run(kernel, &prepared.config, &prepared.memory, &options, None).map_err(Box::new)?, None, None))
-        });
+            Ok((simt_interp::run(kernel, &prepared.config, &prepared.memory, &options, Some(&progress)).map_err(Box::new)?, None, None))
+        };
+        let (outcome, interrupted) = run_interruptibly(py, &progress, work);
+        if let Some(interrupt) = interrupted {
+            return Err(interrupt);
+        }
         let (stats, report, trace) = outcome.map_err(|fault| fault_error(py, &self.module, *fault))?;
         result_of(py, kernel, &prepared, &stats, report.as_ref(), trace.as_ref(), raw)
     }
@@ -331,6 +339,31 @@ impl Kernel {
         };
         Ok(Launch { prepared, options, machine })
     }
+}
+
+/// Runs `work` on another thread with the GIL released, checking for Ctrl-C every
+/// [`SIGNAL_POLL`]; on a signal it cancels the launch through `progress` (the
+/// interpreter stops within a few hundred instructions) and returns the signal's error.
+fn run_interruptibly<T: Send>(py: Python<'_>, progress: &Progress, work: impl FnOnce() -> T + Send) -> (T, Option<PyErr>) {
+    py.detach(|| {
+        std::thread::scope(|scope| {
+            let running = scope.spawn(work);
+            let mut interrupted = None;
+            while !running.is_finished() {
+                std::thread::park_timeout(SIGNAL_POLL);
+                if interrupted.is_none()
+                    && let Err(e) = Python::attach(|py| py.check_signals())
+                {
+                    progress.cancel.store(true, Ordering::Relaxed);
+                    interrupted = Some(e);
+                }
+            }
+            match running.join() {
+                Ok(outcome) => (outcome, interrupted),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    })
 }
 
 /// The directory of the program's file, which relative `.arg` files are read from.

@@ -263,3 +263,21 @@ def test_a_stepped_fault_is_raised_from_step(asm):
     sim = simt.load(asm / "bugs" / "oob.s")["oob"].launch()
     with pytest.raises(simt.Fault):
         sim.run()
+
+
+def test_ctrl_c_interrupts_a_long_run(asm):
+    import _thread
+    import threading
+
+    # Stores every iteration, so only the step limit (out of reach) would end it.
+    k = simt.assemble(
+        ".kernel spin\n.param .ptr.u32 out\n.launch grid(1) block(32)\n.arg out = zeros(32)\n"
+        "S2R R0, SR_TID.X\nLD.PARAM.U32 R1, [out]\nLEA R1, R0, R1, 2\nLOOP:\nST.GLOBAL.U32 [R1], R0\nBRA LOOP\n"
+    )["spin"]
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            k.run(max_steps=10**15)
+    finally:
+        timer.cancel()
