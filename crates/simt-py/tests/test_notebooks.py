@@ -13,6 +13,7 @@ def test_notebook_runs(path):
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
     pytest.importorskip("matplotlib")
+    pytest.importorskip("pandas")
     notebook = nbformat.read(path, as_version=4)
     nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
