@@ -22,7 +22,7 @@ CLI = sys.argv[1] if len(sys.argv) > 1 else "target/release/simt"
 N = 1 << 24
 
 
-def best(f, repeat=5):
+def best(f, repeat=3):
     times = []
     for _ in range(repeat):
         start = time.perf_counter()

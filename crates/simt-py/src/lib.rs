@@ -172,7 +172,8 @@ impl Kernel {
     /// `.toml` path. `sanitize`: any of `"racecheck"`, `"initcheck"`, `"synccheck"`
     /// (`"memcheck"` is always on). `trace`: record every issued warp instruction
     /// (`Result.trace`, `Result._repr_svg_()`), optionally only block `trace_block`
-    /// and warp `trace_warp`.
+    /// and warp `trace_warp`. `raw`: buffers as bytes. `memory_report`: the per-instruction
+    /// memory-efficiency report in `stats` (what `simt run --stats`/`--json` add).
     ///
     /// ```python
     /// import numpy as np, simt
@@ -180,7 +181,7 @@ impl Kernel {
     /// r = k.run(grid=4, block=256, args={"n": 1000, "a": 2.0, "x": np.arange(1000, dtype=np.float32), "y": np.ones(1000, np.float32)})
     /// r["y"][:3]   # array([1., 3., 5.], dtype=float32)
     /// ```
-    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", timing=None, sanitize=None, max_steps=None, threads=None, trace=false, trace_block=None, trace_warp=None, raw=false))]
+    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", timing=None, sanitize=None, max_steps=None, threads=None, trace=false, trace_block=None, trace_warp=None, raw=false, memory_report=false))]
     #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
@@ -197,9 +198,11 @@ impl Kernel {
         trace_block: Option<u64>,
         trace_warp: Option<u32>,
         raw: bool,
+        memory_report: bool,
     ) -> PyResult<RunResult> {
         let kernel = self.kernel();
-        let launch = self.prepare(grid, block, args, model, timing, sanitize, max_steps, threads)?;
+        let mut launch = self.prepare(grid, block, args, model, timing, sanitize, max_steps, threads)?;
+        launch.options.memory_report = memory_report;
         if trace && launch.machine.is_some() {
             return Err(PyValueError::new_err("trace=True and timing= cannot be combined: trace the functional run, or time it"));
         }
@@ -334,7 +337,6 @@ impl Kernel {
             threads,
             checks,
             runaway_steps: DEFAULT_RUNAWAY_STEPS,
-            memory_report: true,
             ..RunOptions::default()
         };
         Ok(Launch { prepared, options, machine })
@@ -347,20 +349,29 @@ impl Kernel {
 fn run_interruptibly<T: Send>(py: Python<'_>, progress: &Progress, work: impl FnOnce() -> T + Send) -> (T, Option<PyErr>) {
     py.detach(|| {
         std::thread::scope(|scope| {
-            let running = scope.spawn(work);
+            let (done, outcome) = std::sync::mpsc::sync_channel(1);
+            let running = scope.spawn(move || {
+                // The receiver lives until this thread is joined, so the send cannot fail.
+                let _ = done.send(work());
+            });
             let mut interrupted = None;
-            while !running.is_finished() {
-                std::thread::park_timeout(SIGNAL_POLL);
-                if interrupted.is_none()
-                    && let Err(e) = Python::attach(|py| py.check_signals())
-                {
-                    progress.cancel.store(true, Ordering::Relaxed);
-                    interrupted = Some(e);
+            loop {
+                match outcome.recv_timeout(SIGNAL_POLL) {
+                    Ok(outcome) => return (outcome, interrupted),
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                        if interrupted.is_none()
+                            && let Err(e) = Python::attach(|py| py.check_signals())
+                        {
+                            progress.cancel.store(true, Ordering::Relaxed);
+                            interrupted = Some(e);
+                        }
+                    }
+                    // The worker ended without sending: it panicked; pass the panic on.
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match running.join() {
+                        Err(panic) => std::panic::resume_unwind(panic),
+                        Ok(()) => unreachable!("a worker that returned has sent its outcome"),
+                    },
                 }
-            }
-            match running.join() {
-                Ok(outcome) => (outcome, interrupted),
-                Err(panic) => std::panic::resume_unwind(panic),
             }
         })
     })

@@ -92,6 +92,7 @@ class Kernel:
         trace_block: Optional[int] = None,
         trace_warp: Optional[int] = None,
         raw: bool = False,
+        memory_report: bool = False,
     ) -> Result: ...
     def launch(
         self,
