@@ -10,7 +10,10 @@ if ! command -v python3 >/dev/null 2>&1; then
 fi
 venv=$(mktemp -d "${TMPDIR:-/tmp}/simt-py-venv.XXXXXX")
 trap 'rm -rf "$venv"' EXIT
-python3 -m venv "$venv"
+if ! python3 -m venv "$venv"; then
+    echo "run-tests.sh: python3 cannot make a virtual environment; install its venv module (Debian: apt-get install python3-venv)" >&2
+    exit 1
+fi
 "$venv/bin/pip" install --quiet --upgrade pip
 "$venv/bin/pip" install --quiet "$here[test]"
 cd "$here/../.."

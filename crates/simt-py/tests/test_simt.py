@@ -281,3 +281,18 @@ def test_ctrl_c_interrupts_a_long_run(asm):
             k.run(max_steps=10**15)
     finally:
         timer.cancel()
+
+
+def test_a_thread_pool_sweep_gives_the_sequential_results(asm):
+    from concurrent.futures import ThreadPoolExecutor
+
+    k = simt.load(asm / "precision.s")["precision"]
+    points = [(16, 1.0), (64, 1.0), (16, 4.0), (64, 4.0)]
+
+    def error_at(point):
+        return k.run(args={"k": point[0], "scale": point[1]}, threads=1)["err"]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        parallel = list(pool.map(error_at, points))
+    for point, err in zip(points, parallel):
+        np.testing.assert_array_equal(err, error_at(point))
