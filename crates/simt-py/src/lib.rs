@@ -262,7 +262,9 @@ impl Kernel {
 }
 
 impl Kernel {
-    /// Checks the arguments and makes the launch's buffers: the shared part of `run` and `trace`.
+    /// Checks the arguments and makes the launch's buffers: the shared part of `run` and
+    /// `launch`. Pointer arguments are numpy arrays (the `.npy` dtypes `--dump` writes) or
+    /// generator text; scalars are Python numbers or literal text.
     #[allow(clippy::too_many_arguments)]
     fn prepare(
         &self,
@@ -406,15 +408,10 @@ fn type_name(value: &Bound<'_, PyAny>) -> String {
     value.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "that".into())
 }
 
-/// The numpy dtype a buffer of `elem` is read from and returned as (the `.npy` dtypes of `--dump`).
-fn dtype_of(elem: ElemType) -> Dtype {
-    Dtype::of_elem(elem)
-}
-
 /// Checks that `array` can fill a buffer of `elem`; returns its element count.
 fn check_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) -> PyResult<u64> {
     let py = array.py();
-    let want = dtype_of(elem);
+    let want = Dtype::of_elem(elem);
     let expected = PyArrayDescr::new(py, want.descr())?;
     let expects = format!("parameter `{name}` (.ptr.{elem}) expects a C-contiguous numpy array of dtype {}", expected.str()?);
     if !array.dtype().is_equiv_to(&expected) {
@@ -473,7 +470,7 @@ fn buffer_array(py: Python<'_>, elem: ElemType, bytes: Vec<u8>) -> PyResult<Boun
         None => bytes,
     };
     let raw = PyArray1::from_vec(py, bytes);
-    raw.call_method1("view", (dtype_of(elem).descr(),))
+    raw.call_method1("view", (Dtype::of_elem(elem).descr(),))
 }
 
 /// A scalar parameter's value, or a pointer parameter's generator text (`iota(N)`, `@file.npy`).
@@ -486,7 +483,7 @@ fn scalar_or_text(name: &str, ty: ParamType, value: &Bound<'_, PyAny>) -> PyResu
     if let ParamType::Ptr(elem) = ty {
         return Err(PyTypeError::new_err(format!(
             "parameter `{name}` (.ptr.{elem}) expects a C-contiguous numpy array of dtype {} or a generator such as \"iota(1024)\", not {}",
-            dtype_of(elem).descr(),
+            Dtype::of_elem(elem).descr(),
             type_name(value)
         )));
     }
