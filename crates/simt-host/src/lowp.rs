@@ -103,7 +103,7 @@ pub(crate) fn rand_code(ty: LowpType, draw: u64) -> u32 {
 ///
 /// # Errors
 /// An odd count of a 4-bit type, or an S4/U4 value out of range (naming its index).
-pub(crate) fn from_npy(ty: LowpType, data: &[u8]) -> Result<Vec<u8>, String> {
+pub fn from_npy(ty: LowpType, data: &[u8]) -> Result<Vec<u8>, String> {
     let result = match ty {
         LowpType::S4 => formats::encode(ty, &data.iter().map(|&b| b as i8).collect::<Vec<_>>()),
         LowpType::U4 => formats::encode(ty, data),
@@ -122,7 +122,7 @@ pub(crate) fn elements(ty: LowpType, bytes: &[u8]) -> impl Iterator<Item = Eleme
 
 /// A piece of a buffer as the bytes of its `.npy` dump: each element as f32, or as
 /// one signed or unsigned byte for S4/U4.
-pub(crate) fn to_npy(ty: LowpType, bytes: &[u8]) -> Vec<u8> {
+pub fn to_npy(ty: LowpType, bytes: &[u8]) -> Vec<u8> {
     formats::decode(ty, bytes)
         .flat_map(|e| match e {
             Decoded::F32(x) => x.to_le_bytes().to_vec(),

@@ -10,7 +10,7 @@
 //! [`BlockSim::force_progress`]). Whatever order it issues warps in, every
 //! warp issues the same instructions with the same masks as in `run`.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use simt_isa::{Effects, Flags, Kernel, LatencyClass, MmaForm, Opcode, Space, SpecialReg, Unit};
 
@@ -54,6 +54,9 @@ pub struct Progress {
     pub blocks_done: AtomicU64,
     /// Warp instructions issued (updated every few hundred instructions of a warp).
     pub steps: AtomicU64,
+    /// Set by another thread to stop the launch (Ctrl-C in a front end): it faults with
+    /// [`FaultKind::TimeLimit`] at its next check, a few hundred instructions later.
+    pub cancel: AtomicBool,
 }
 
 impl<'a> Launch<'a> {
@@ -535,6 +538,13 @@ impl<'a> BlockSim<'a> {
         self.warps[w].live()
     }
 
+    /// Warp `w`'s architectural state, for debuggers: one row of 32 lanes per register
+    /// (`R0` first) and the masks of `P0` .. `P6`.
+    pub fn registers(&self, w: usize) -> (&[[u32; 32]], &[u32]) {
+        let warp = &self.warps[w];
+        (&warp.regs[..self.ctx.kernel.regs as usize], &warp.preds[..usize::from(crate::translate::PRED_TRUE)])
+    }
+
     /// The block's index in the grid.
     pub fn index(&self) -> [u32; 3] {
         self.index
@@ -682,6 +692,8 @@ impl<'a> BlockSim<'a> {
             ))
         } else if options.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             Some((FaultKind::TimeLimit, "the launch ran out of time (--timeout); raise the limit if the kernel is just long".to_string()))
+        } else if self.ctx.progress.is_some_and(|p| p.cancel.load(Ordering::Relaxed)) {
+            Some((FaultKind::TimeLimit, "the launch was interrupted".to_string()))
         } else {
             let w = &self.warps[warp];
             let idle = w.issued - w.progress_at;

@@ -1,0 +1,119 @@
+"""Type stubs of the simt package (the extension module simt._simt)."""
+
+from os import PathLike
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+Dims = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int], Sequence[int]]
+ArgValue = Union[npt.NDArray[Any], int, float, str]
+
+class SimtError(Exception):
+    """Base class of every error simt raises."""
+
+class AssemblyError(SimtError):
+    """Source that does not assemble; str(e) is the rendered diagnostic."""
+    file: str
+    line: int
+    column: int
+    count: int
+
+class LoadError(SimtError):
+    """A file that is neither simt source nor bytecode this version reads."""
+
+class LaunchError(SimtError):
+    """A launch rejected before it ran: dimensions, arguments, resources."""
+
+class Fault(SimtError):
+    """A kernel fault; str(e) is the rendered fault with its source line."""
+    kind: str
+    reason: str
+    kernel: str
+    block: Tuple[int, int, int]
+    thread: Optional[Tuple[int, int, int]]
+    warp: Optional[int]
+    lane: Optional[int]
+    pc: Optional[int]
+    line: Optional[int]
+    notes: List[str]
+
+class Deadlock(Fault):
+    """Threads that wait for each other forever."""
+
+class StepLimit(Fault):
+    """A launch that issued more warp instructions than max_steps allows."""
+
+class Result:
+    """What a run left: buffers as numpy arrays, statistics, timing and trace."""
+    kernel: str
+    grid: Tuple[int, int, int]
+    block: Tuple[int, int, int]
+    buffers: Dict[str, npt.NDArray[Any]]
+    stats: Dict[str, Any]
+    timing: Optional[Dict[str, Any]]
+    trace: Optional[List[Dict[str, Any]]]
+    def __getitem__(self, name: str) -> npt.NDArray[Any]: ...
+    def trace_table(self) -> Optional[Dict[str, Any]]: ...
+    def _repr_svg_(self) -> Optional[str]: ...
+
+class Sim:
+    """A launch stepped one warp instruction at a time (Kernel.launch)."""
+    block: Optional[int]
+    steps: int
+    stats: Dict[str, Any]
+    def step(self, warp: Optional[int] = None) -> Optional[Dict[str, Any]]: ...
+    def warp(self, block: int, warp: int) -> Dict[str, Any]: ...
+    def run(self, breakpoints: Optional[Sequence[int]] = None) -> Optional[Result]: ...
+
+class Kernel:
+    """One kernel of a program."""
+    name: str
+    params: List[Tuple[str, str]]
+    launch_dims: Optional[Tuple[Tuple[int, int, int], Tuple[int, int, int]]]
+    defaults: Dict[str, str]
+    regs: int
+    shared_bytes: int
+    def disasm(self) -> str: ...
+    def run(
+        self,
+        *,
+        grid: Optional[Dims] = None,
+        block: Optional[Dims] = None,
+        args: Optional[Mapping[str, ArgValue]] = None,
+        model: Literal["its", "stack"] = "its",
+        timing: Optional[str] = None,
+        sanitize: Optional[Sequence[Literal["memcheck", "racecheck", "initcheck", "synccheck"]]] = None,
+        max_steps: Optional[int] = None,
+        threads: Optional[int] = None,
+        trace: bool = False,
+        trace_block: Optional[int] = None,
+        trace_warp: Optional[int] = None,
+        raw: bool = False,
+        memory_report: bool = False,
+    ) -> Result: ...
+    def launch(
+        self,
+        *,
+        grid: Optional[Dims] = None,
+        block: Optional[Dims] = None,
+        args: Optional[Mapping[str, ArgValue]] = None,
+        model: Literal["its", "stack"] = "its",
+        sanitize: Optional[Sequence[Literal["memcheck", "racecheck", "initcheck", "synccheck"]]] = None,
+        max_steps: Optional[int] = None,
+    ) -> Sim: ...
+
+class Program:
+    """An assembled or loaded module."""
+    kernels: List[Kernel]
+    source_name: str
+    def __getitem__(self, name: str) -> Kernel: ...
+    def __len__(self) -> int: ...
+    def disasm(self) -> str: ...
+    def to_bytes(self) -> bytes: ...
+
+def assemble(source: str, name: str = "<source>") -> Program: ...
+def load(path: Union[str, "PathLike[str]"]) -> Program: ...
+def machines() -> Dict[str, str]: ...

@@ -1,0 +1,745 @@
+//! `import simt`: assemble, load and run simt kernels from Python, numpy arrays in and out.
+//!
+//! A thin layer over the libraries the `simt` command uses: `simt_asm` assembles,
+//! `simt_host::prepare` turns arguments into a launch, `simt_interp` (or
+//! `simt_timing`) runs it with the GIL released, and buffers come back as numpy
+//! arrays of their element type (the `.npy` dtypes `simt run --dump` writes).
+//! Errors are exceptions with attributes (see `python/simt/__init__.pyi`).
+
+#![warn(missing_docs)]
+
+mod sim;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use numpy::{PyArray1, PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
+use simt_host::npy::Dtype;
+use simt_host::{Arg, HostError, LaunchRequest, PreparedLaunch, lowp};
+use simt_interp::launch::{DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS};
+use simt_interp::trace::{Filter, Trace};
+use simt_interp::{Checks, FaultKind, Progress, RunOptions, SimtModel, Stats};
+use simt_isa::{ArgInit, ElemType, Kernel as IsaKernel, Literal, Module, ParamType};
+use simt_timing::{Machine, TimingError, TimingOptions};
+
+create_exception!(simt, SimtError, PyException, "Base class of every error simt raises.");
+create_exception!(simt, AssemblyError, SimtError, "Source that does not assemble: `file`, `line`, `column`; the message is the rendered diagnostic.");
+create_exception!(simt, LoadError, SimtError, "A file that is neither simt source nor bytecode this version reads.");
+create_exception!(simt, LaunchError, SimtError, "A launch rejected before it ran: dimensions, arguments, resources.");
+create_exception!(simt, Fault, SimtError, "A kernel fault: `kernel`, `kind`, `block`, `thread`, `warp`, `lane`, `pc`, `line`, `notes`.");
+create_exception!(simt, Deadlock, Fault, "Threads that wait for each other forever.");
+create_exception!(simt, StepLimit, Fault, "A launch that issued more warp instructions than `max_steps` allows.");
+
+/// The most issues a trace records; the launch still runs to the end (as `simt run --trace`).
+const MAX_TRACE_ISSUES: usize = 1_000_000;
+/// How often a running launch checks for Ctrl-C.
+const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+/// Steps per warp the divergence picture draws.
+const SVG_STEPS: usize = 400;
+
+/// An assembled or loaded module: its kernels, by name.
+#[pyclass(frozen, module = "simt")]
+struct Program {
+    module: Arc<Module>,
+}
+
+#[pymethods]
+impl Program {
+    /// The kernels, in source order.
+    #[getter]
+    fn kernels(&self) -> Vec<Kernel> {
+        (0..self.module.kernels.len()).map(|index| Kernel { module: self.module.clone(), index }).collect()
+    }
+
+    /// The name of the source the program came from.
+    #[getter]
+    fn source_name(&self) -> &str {
+        &self.module.source_name
+    }
+
+    /// The kernel called `name`.
+    fn __getitem__(&self, name: &str) -> PyResult<Kernel> {
+        match self.module.kernels.iter().position(|k| k.name == name) {
+            Some(index) => Ok(Kernel { module: self.module.clone(), index }),
+            None => Err(pyo3::exceptions::PyKeyError::new_err(format!(
+                "the program has no kernel `{name}`; its kernels are: {}",
+                self.module.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ")
+            ))),
+        }
+    }
+
+    fn __len__(&self) -> usize {
+        self.module.kernels.len()
+    }
+
+    /// The disassembly of every kernel, as `simt disasm` prints it.
+    fn disasm(&self) -> String {
+        simt_isa::disassemble(&self.module)
+    }
+
+    /// The bytecode (what `simt asm` writes), to save and `simt.load` later.
+    fn to_bytes(&self) -> Vec<u8> {
+        simt_isa::write_module(&self.module)
+    }
+
+    fn __repr__(&self) -> String {
+        let names: Vec<&str> = self.module.kernels.iter().map(|k| k.name.as_str()).collect();
+        format!("<simt.Program {} kernels=[{}]>", self.module.source_name, names.join(", "))
+    }
+}
+
+/// One kernel of a program: its parameters, launch defaults, and `run`.
+#[pyclass(frozen, module = "simt")]
+#[derive(Clone)]
+struct Kernel {
+    module: Arc<Module>,
+    index: usize,
+}
+
+impl Kernel {
+    fn kernel(&self) -> &IsaKernel {
+        &self.module.kernels[self.index]
+    }
+}
+
+/// What `run` and `trace` share: the launch request and the run's options.
+struct Launch {
+    prepared: PreparedLaunch,
+    options: RunOptions,
+    machine: Option<Machine>,
+}
+
+#[pymethods]
+impl Kernel {
+    /// The kernel's name.
+    #[getter]
+    fn name(&self) -> &str {
+        &self.kernel().name
+    }
+
+    /// The parameters as `(name, type)` pairs, type as in `.param` (`u32`, `ptr.f32`, ...).
+    #[getter]
+    fn params(&self) -> Vec<(String, String)> {
+        self.kernel().params.iter().map(|p| (p.name.clone(), p.ty.name())).collect()
+    }
+
+    /// `.launch`'s `(grid, block)`, or None.
+    #[getter]
+    fn launch_dims(&self) -> Option<(Dims3, Dims3)> {
+        self.kernel().launch.map(|l| (tuple3(l.grid), tuple3(l.block)))
+    }
+
+    /// `.arg` defaults, parameter name to the value's text (`iota(1024)`, `2.5`).
+    #[getter]
+    fn defaults<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        for a in &self.kernel().args {
+            dict.set_item(&a.name, a.init.to_string())?;
+        }
+        Ok(dict)
+    }
+
+    /// Registers per thread.
+    #[getter]
+    fn regs(&self) -> u32 {
+        self.kernel().regs
+    }
+
+    /// Static shared memory per block, in bytes.
+    #[getter]
+    fn shared_bytes(&self) -> u32 {
+        self.kernel().shared_size
+    }
+
+    /// This kernel's disassembly.
+    fn disasm(&self) -> String {
+        let only = Module { source_name: self.module.source_name.clone(), source: None, kernels: vec![self.kernel().clone()] };
+        simt_isa::disassemble(&only)
+    }
+
+    /// Runs the kernel once and returns its `Result`.
+    ///
+    /// `grid`/`block`: an int or a tuple of up to 3 ints, overriding `.launch`.
+    /// `args`: parameter name to a numpy array (pointer parameters; the dtype of the
+    /// element type, any shape, C-contiguous), a generator text such as `"iota(1024)"`,
+    /// or a Python int/float (scalars); anything left out takes its `.arg` default.
+    /// `model`: `"its"` or `"stack"`. `timing`: None, a built-in machine (`"h100"`) or a
+    /// `.toml` path. `sanitize`: any of `"racecheck"`, `"initcheck"`, `"synccheck"`
+    /// (`"memcheck"` is always on). `trace`: record every issued warp instruction
+    /// (`Result.trace`, `Result._repr_svg_()`), optionally only block `trace_block`
+    /// and warp `trace_warp`. `raw`: buffers as bytes. `memory_report`: the per-instruction
+    /// memory-efficiency report in `stats` (what `simt run --stats`/`--json` add).
+    ///
+    /// ```python
+    /// import numpy as np, simt
+    /// k = simt.assemble(open("asm/saxpy.s").read())["saxpy"]
+    /// r = k.run(grid=4, block=256, args={"n": 1000, "a": 2.0, "x": np.arange(1000, dtype=np.float32), "y": np.ones(1000, np.float32)})
+    /// r["y"][:3]   # array([1., 3., 5.], dtype=float32)
+    /// ```
+    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", timing=None, sanitize=None, max_steps=None, threads=None, trace=false, trace_block=None, trace_warp=None, raw=false, memory_report=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn run(
+        &self,
+        py: Python<'_>,
+        grid: Option<&Bound<'_, PyAny>>,
+        block: Option<&Bound<'_, PyAny>>,
+        args: Option<&Bound<'_, PyDict>>,
+        model: &str,
+        timing: Option<&str>,
+        sanitize: Option<Vec<String>>,
+        max_steps: Option<u64>,
+        threads: Option<usize>,
+        trace: bool,
+        trace_block: Option<u64>,
+        trace_warp: Option<u32>,
+        raw: bool,
+        memory_report: bool,
+    ) -> PyResult<RunResult> {
+        let kernel = self.kernel();
+        let mut launch = self.prepare(grid, block, args, model, timing, sanitize, max_steps, threads)?;
+        launch.options.memory_report = memory_report;
+        if trace && launch.machine.is_some() {
+            return Err(PyValueError::new_err("trace=True and timing= cannot be combined: trace the functional run, or time it"));
+        }
+        let Launch { prepared, options, machine } = launch;
+        let filter = Filter { block: trace_block, warp: trace_warp, max_issues: MAX_TRACE_ISSUES };
+        let progress = Progress::default();
+        let work = || -> Result<(Stats, Option<simt_timing::Report>, Option<Trace>), Box<simt_interp::Fault>> {
+            if let Some(machine) = &machine {
+                let timing = TimingOptions { threads: options.threads, pipeview: None, timeline: false };
+                return match simt_timing::run(kernel, &prepared.config, &prepared.memory, &options, machine, &timing) {
+                    Ok(report) => Ok((report.functional.clone(), Some(report), None)),
+                    Err(TimingError::Fault(fault)) => Err(fault),
+                    Err(TimingError::Unsupported(message)) => Err(Box::new(simt_interp::Fault::new(FaultKind::InvalidLaunch, &kernel.name, message))),
+                };
+            }
+            if trace {
+                let t = simt_interp::trace::trace(kernel, &prepared.config, &prepared.memory, &options, filter, Some(&progress)).map_err(Box::new)?;
+                return Ok((t.stats.clone(), None, Some(t)));
+            }
+            Ok((simt_interp::run(kernel, &prepared.config, &prepared.memory, &options, Some(&progress)).map_err(Box::new)?, None, None))
+        };
+        let (outcome, interrupted) = run_interruptibly(py, &progress, work);
+        if let Some(interrupt) = interrupted {
+            return Err(interrupt);
+        }
+        let (stats, report, trace) = outcome.map_err(|fault| fault_error(py, &self.module, *fault))?;
+        result_of(py, kernel, &prepared, &stats, report.as_ref(), trace.as_ref(), raw)
+    }
+
+    /// Prepares a launch to step one warp instruction at a time (`Sim`); takes the
+    /// arguments of `run` but `timing` and `trace`.
+    ///
+    /// ```python
+    /// sim = simt.load("asm/divergence/if_else.s")["if_else"].launch(model="stack")
+    /// while (issue := sim.step()) is not None:
+    ///     print(issue["line"], f"{issue['active']:032b}")
+    /// ```
+    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", sanitize=None, max_steps=None))]
+    fn launch(
+        &self,
+        grid: Option<&Bound<'_, PyAny>>,
+        block: Option<&Bound<'_, PyAny>>,
+        args: Option<&Bound<'_, PyDict>>,
+        model: &str,
+        sanitize: Option<Vec<String>>,
+        max_steps: Option<u64>,
+    ) -> PyResult<sim::Sim> {
+        let Launch { prepared, options, .. } = self.prepare(grid, block, args, model, None, sanitize, max_steps, None)?;
+        sim::Sim::new(self.module.clone(), self.index, prepared, options)
+    }
+
+    fn __repr__(&self) -> String {
+        let k = self.kernel();
+        let params: Vec<String> = k.params.iter().map(|p| format!(".{} {}", p.ty.name(), p.name)).collect();
+        format!("<simt.Kernel {}({})>", k.name, params.join(", "))
+    }
+}
+
+impl Kernel {
+    /// Checks the arguments and makes the launch's buffers: the shared part of `run` and
+    /// `launch`. Pointer arguments are numpy arrays (the `.npy` dtypes `--dump` writes) or
+    /// generator text; scalars are Python numbers or literal text.
+    #[allow(clippy::too_many_arguments)]
+    fn prepare(
+        &self,
+        grid: Option<&Bound<'_, PyAny>>,
+        block: Option<&Bound<'_, PyAny>>,
+        args: Option<&Bound<'_, PyDict>>,
+        model: &str,
+        timing: Option<&str>,
+        sanitize: Option<Vec<String>>,
+        max_steps: Option<u64>,
+        threads: Option<usize>,
+    ) -> PyResult<Launch> {
+        let kernel = self.kernel();
+        let simt = match model {
+            "its" => SimtModel::Its,
+            "stack" => SimtModel::Stack,
+            other => return Err(PyValueError::new_err(format!("model `{other}` is not a SIMT model: use \"its\" or \"stack\""))),
+        };
+        let mut checks = Checks::default();
+        for check in sanitize.unwrap_or_default() {
+            match check.as_str() {
+                "memcheck" => {}
+                "racecheck" => checks.racecheck = true,
+                "initcheck" => checks.initcheck = true,
+                "synccheck" => checks.synccheck = true,
+                other => {
+                    return Err(PyValueError::new_err(format!(
+                        "sanitize: `{other}` is not a sanitizer; choose from memcheck, racecheck, initcheck, synccheck"
+                    )));
+                }
+            }
+        }
+        if max_steps == Some(0) {
+            return Err(PyValueError::new_err("max_steps must be at least 1"));
+        }
+        if threads == Some(0) || threads.is_some_and(|t| t as u64 > simt_isa::MAX_THREADS) {
+            return Err(PyValueError::new_err(format!("threads must be from 1 to {}", simt_isa::MAX_THREADS)));
+        }
+        let machine = timing.map(|name| Machine::load(name).map_err(|e| LaunchError::new_err(e.to_string()))).transpose()?;
+        let mut request = LaunchRequest {
+            grid: grid.map(|g| dims(g, "grid")).transpose()?,
+            block: block.map(|b| dims(b, "block")).transpose()?,
+            args: Vec::new(),
+            module_dir: module_dir(&self.module),
+        };
+        // Arrays go in as zero buffers of their length, checked and sized by `prepare`
+        // like any argument, and are copied into GLOBAL memory once it exists.
+        let mut arrays: Vec<(String, ElemType, Bound<'_, PyUntypedArray>)> = Vec::new();
+        for (key, value) in args.map(|a| a.iter().collect::<Vec<_>>()).unwrap_or_default() {
+            let name: String = key.extract().map_err(|_| PyTypeError::new_err(format!("argument names are strings, not {key}")))?;
+            let Some(param) = kernel.param(&name) else {
+                return Err(LaunchError::new_err(HostError::unknown_param(kernel, &name).to_string()));
+            };
+            let init = match (param.ty, value.cast::<PyUntypedArray>()) {
+                (ParamType::Ptr(elem), Ok(array)) => {
+                    let count = check_array(&name, elem, array)?;
+                    arrays.push((name.clone(), elem, array.clone()));
+                    ArgInit::Zeros(count)
+                }
+                (ty, _) => scalar_or_text(&name, ty, &value)?,
+            };
+            simt_asm::check_arg(param, &init).map_err(|e| PyTypeError::new_err(format!("argument `{name}` (.param .{} {name}): {e}", param.ty.name())))?;
+            request.args.push(Arg::new(name, init));
+        }
+        let prepared = simt_host::prepare(kernel, &request).map_err(|e| LaunchError::new_err(e.to_string()))?;
+        for (name, elem, array) in arrays {
+            fill_buffer(&prepared, &name, elem, &array)?;
+        }
+        let options = RunOptions {
+            simt,
+            max_steps: max_steps.unwrap_or(DEFAULT_MAX_STEPS),
+            threads,
+            checks,
+            runaway_steps: DEFAULT_RUNAWAY_STEPS,
+            ..RunOptions::default()
+        };
+        Ok(Launch { prepared, options, machine })
+    }
+}
+
+/// Runs `work` on another thread with the GIL released, checking for Ctrl-C every
+/// [`SIGNAL_POLL`]; on a signal it cancels the launch through `progress` (the
+/// interpreter stops within a few hundred instructions) and returns the signal's error.
+fn run_interruptibly<T: Send>(py: Python<'_>, progress: &Progress, work: impl FnOnce() -> T + Send) -> (T, Option<PyErr>) {
+    py.detach(|| {
+        std::thread::scope(|scope| {
+            let (done, outcome) = std::sync::mpsc::sync_channel(1);
+            let running = scope.spawn(move || {
+                // The receiver lives until this thread is joined, so the send cannot fail.
+                let _ = done.send(work());
+            });
+            let mut interrupted = None;
+            loop {
+                match outcome.recv_timeout(SIGNAL_POLL) {
+                    Ok(outcome) => return (outcome, interrupted),
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                        if interrupted.is_none()
+                            && let Err(e) = Python::attach(|py| py.check_signals())
+                        {
+                            progress.cancel.store(true, Ordering::Relaxed);
+                            interrupted = Some(e);
+                        }
+                    }
+                    // The worker ended without sending: it panicked; pass the panic on.
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match running.join() {
+                        Err(panic) => std::panic::resume_unwind(panic),
+                        Ok(()) => unreachable!("a worker that returned has sent its outcome"),
+                    },
+                }
+            }
+        })
+    })
+}
+
+/// The directory of the program's file, which relative `.arg` files are read from.
+fn module_dir(module: &Module) -> Option<PathBuf> {
+    let path = Path::new(&module.source_name);
+    path.parent().filter(|p| p.is_dir()).map(Path::to_path_buf)
+}
+
+/// `X`, `(X,)`, `(X, Y)` or `(X, Y, Z)`, each from 0 to 2^32 - 1 (0 is rejected by `prepare`, which says why).
+fn dims(value: &Bound<'_, PyAny>, what: &str) -> PyResult<[u32; 3]> {
+    let extents: Vec<i128> = if let Ok(v) = value.extract::<i128>() {
+        vec![v]
+    } else if let Ok(v) = value.extract::<Vec<i128>>() {
+        v
+    } else {
+        return Err(PyTypeError::new_err(format!("{what} takes an int or a tuple of 1 to 3 ints, not {}", type_name(value))));
+    };
+    if extents.is_empty() || extents.len() > 3 {
+        return Err(PyValueError::new_err(format!("{what} has {} extents; give X, (X, Y) or (X, Y, Z)", extents.len())));
+    }
+    let mut out = [1u32; 3];
+    for (d, &e) in out.iter_mut().zip(&extents) {
+        *d = u32::try_from(e).map_err(|_| PyValueError::new_err(format!("{what} {extents:?}: every extent must be a whole number from 1 to {}", u32::MAX)))?;
+    }
+    Ok(out)
+}
+
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "that".into())
+}
+
+/// Checks that `array` can fill a buffer of `elem`; returns its element count.
+fn check_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) -> PyResult<u64> {
+    let py = array.py();
+    let want = Dtype::of_elem(elem);
+    let expected = PyArrayDescr::new(py, want.descr())?;
+    let expects = format!("parameter `{name}` (.ptr.{elem}) expects a C-contiguous numpy array of dtype {}", expected.str()?);
+    if !array.dtype().is_equiv_to(&expected) {
+        let converted = if lowp::lowp_type(elem).is_some() { " (simt converts it to the element type)" } else { "" };
+        return Err(PyTypeError::new_err(format!("{expects}{converted}, not dtype {}; convert with x.astype(\"{}\")", array.dtype().str()?, expected.str()?)));
+    }
+    if array.ndim() == 0 {
+        return Err(PyTypeError::new_err(format!("{expects}, not a 0-d array; pass an array of at least one dimension")));
+    }
+    if !array.is_c_contiguous() {
+        return Err(PyTypeError::new_err(format!("{expects}; this one is not contiguous: pass np.ascontiguousarray(x)")));
+    }
+    if elem.is_packed() && array.len() % 2 == 1 {
+        return Err(PyValueError::new_err(format!("parameter `{name}` (.ptr.{elem}): {elem} packs two elements a byte, so give an even number of elements, not {}", array.len())));
+    }
+    let count: usize = array.shape().iter().product();
+    Ok(count as u64)
+}
+
+/// The bytes of a C-contiguous array checked by [`check_array`], without a copy.
+fn array_bytes<'a>(array: &'a Bound<'_, PyUntypedArray>) -> &'a [u8] {
+    let count: usize = array.shape().iter().product();
+    let len = count * array.dtype().itemsize();
+    if len == 0 {
+        return &[];
+    }
+    // SAFETY: the array is C-contiguous (checked) and holds `count` elements of `itemsize`
+    // bytes from its data pointer; the GIL is held and the borrow lives no longer than `array`.
+    unsafe { std::slice::from_raw_parts((*array.as_array_ptr()).fields.data as *const u8, len) }
+}
+
+/// Copies an array's elements into the launch's buffer `name` (converting section 9 types).
+fn fill_buffer(prepared: &PreparedLaunch, name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) -> PyResult<()> {
+    let converted;
+    let bytes = match lowp::lowp_type(elem) {
+        Some(ty) => {
+            converted = lowp::from_npy(ty, array_bytes(array)).map_err(|e| PyValueError::new_err(format!("parameter `{name}` (.ptr.{elem}): {e}")))?;
+            converted.as_slice()
+        }
+        None => array_bytes(array),
+    };
+    let memory = &prepared.memory;
+    let index = memory.buffers().iter().position(|b| b.name == name).expect("prepare made a buffer for every pointer argument");
+    for (i, chunk) in bytes.chunks(4).enumerate() {
+        let mut word = [0u8; 4];
+        word[..chunk.len()].copy_from_slice(chunk);
+        memory.write(index, 4 * i as u32, 4, u32::from_le_bytes(word));
+    }
+    Ok(())
+}
+
+/// A buffer's bytes as a numpy array of its `.npy` dtype (section 9 types converted as `--dump` does).
+fn buffer_array(py: Python<'_>, elem: ElemType, bytes: Vec<u8>) -> PyResult<Bound<'_, PyAny>> {
+    let bytes = match lowp::lowp_type(elem) {
+        Some(ty) => lowp::to_npy(ty, &bytes),
+        None => bytes,
+    };
+    let raw = PyArray1::from_vec(py, bytes);
+    raw.call_method1("view", (Dtype::of_elem(elem).descr(),))
+}
+
+/// A scalar parameter's value, or a pointer parameter's generator text (`iota(N)`, `@file.npy`).
+fn scalar_or_text(name: &str, ty: ParamType, value: &Bound<'_, PyAny>) -> PyResult<ArgInit> {
+    let decl = format!(".param .{} {name}", ty.name());
+    if value.is_instance_of::<PyString>() {
+        let text: String = value.extract()?;
+        return simt_asm::parse_arg_init(&text).map_err(|e| PyValueError::new_err(format!("argument `{name}` ({decl}): {e}")));
+    }
+    if let ParamType::Ptr(elem) = ty {
+        return Err(PyTypeError::new_err(format!(
+            "parameter `{name}` (.ptr.{elem}) expects a C-contiguous numpy array of dtype {} or a generator such as \"iota(1024)\", not {}",
+            Dtype::of_elem(elem).descr(),
+            type_name(value)
+        )));
+    }
+    let wrong = || PyTypeError::new_err(format!("argument `{name}` ({decl}) takes a Python int or float, not {}", type_name(value)));
+    if value.is_instance_of::<PyBool>() {
+        return Err(PyTypeError::new_err(format!("argument `{name}` ({decl}) takes a number, not a bool")));
+    }
+    if value.cast::<PyUntypedArray>().is_ok_and(|a| a.ndim() > 0) {
+        return Err(wrong());
+    }
+    if value.is_instance_of::<PyInt>() || value.hasattr("__index__")? {
+        let v: i128 = value.extract().map_err(|_| wrong())?;
+        let v = i64::try_from(v).map_err(|_| PyValueError::new_err(format!("argument `{name}` ({decl}): {v} does not fit 64 bits")))?;
+        return Ok(ArgInit::Scalar(Literal::Int(v)));
+    }
+    if value.is_instance_of::<PyFloat>() || value.hasattr("__float__")? {
+        return Ok(ArgInit::Scalar(Literal::Float(value.extract().map_err(|_| wrong())?)));
+    }
+    Err(wrong())
+}
+
+/// The `Result` of a finished launch: buffers as numpy arrays, statistics, timing and trace.
+/// With `raw`, buffers come back as their bytes (`uint8`), section 9 types unconverted.
+fn result_of(
+    py: Python<'_>,
+    kernel: &IsaKernel,
+    prepared: &PreparedLaunch,
+    stats: &Stats,
+    report: Option<&simt_timing::Report>,
+    trace: Option<&Trace>,
+    raw: bool,
+) -> PyResult<RunResult> {
+    let buffers = PyDict::new(py);
+    for (name, elem) in &prepared.buffers {
+        let (_, bytes) = prepared.buffer(name).expect("every listed buffer exists");
+        let array = if raw { PyArray1::from_vec(py, bytes).into_any() } else { buffer_array(py, *elem, bytes)? };
+        buffers.set_item(name, array)?;
+    }
+    let timing = match report {
+        Some(r) => Some(json_to_py(py, &serde_json::to_string(&r.stats).map_err(to_value_error)?)?),
+        None => None,
+    };
+    let records = match trace {
+        Some(t) => Some(json_to_py(py, &serde_json::to_string(&t.issues).map_err(to_value_error)?)?),
+        None => None,
+    };
+    Ok(RunResult {
+        kernel: kernel.name.clone(),
+        grid: tuple3(prepared.config.grid),
+        block: tuple3(prepared.config.block),
+        buffers: buffers.unbind(),
+        stats: json_to_py(py, &serde_json::to_string(stats).map_err(to_value_error)?)?,
+        timing,
+        trace: records,
+        svg: trace.map(|t| t.render_svg(kernel, SVG_STEPS)),
+        issues: trace.map(|t| t.issues.clone()),
+    })
+}
+
+/// The exception for a fault: its class by kind, its fields as attributes, the rendered fault as message.
+pub(crate) fn fault_error(py: Python<'_>, module: &Module, fault: simt_interp::Fault) -> PyErr {
+    let message = fault.render(module, false);
+    let err = match fault.kind {
+        FaultKind::InvalidLaunch => return LaunchError::new_err(fault.message),
+        FaultKind::Deadlock => Deadlock::new_err(message),
+        FaultKind::StepLimit => StepLimit::new_err(message),
+        _ => Fault::new_err(message),
+    };
+    let value = err.value(py);
+    let kind = serde_json::to_string(&fault.kind).map(|k| k.trim_matches('"').to_string()).unwrap_or_default();
+    let attrs = || -> PyResult<()> {
+        value.setattr("kind", kind)?;
+        value.setattr("kernel", &fault.kernel)?;
+        value.setattr("block", tuple3(fault.block))?;
+        value.setattr("thread", fault.thread.map(tuple3))?;
+        value.setattr("warp", fault.warp)?;
+        value.setattr("lane", fault.lane)?;
+        value.setattr("pc", fault.pc)?;
+        value.setattr("line", fault.line)?;
+        value.setattr("notes", fault.notes.clone())?;
+        value.setattr("reason", &fault.message)?;
+        Ok(())
+    };
+    match attrs() {
+        Ok(()) => err,
+        Err(e) => e,
+    }
+}
+
+/// Grid or block extents as Python sees them.
+type Dims3 = (u32, u32, u32);
+
+fn tuple3(d: [u32; 3]) -> Dims3 {
+    (d[0], d[1], d[2])
+}
+
+pub(crate) fn to_value_error(e: serde_json::Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+/// JSON text as Python objects (dicts, lists, numbers), through the standard library's parser.
+pub(crate) fn json_to_py(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
+    Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
+}
+
+/// What a run left: every pointer parameter's buffer as a numpy array, statistics, and
+/// the timing statistics or trace when asked for.
+#[pyclass(frozen, module = "simt", name = "Result")]
+pub(crate) struct RunResult {
+    /// The kernel's name.
+    #[pyo3(get)]
+    kernel: String,
+    /// The grid it ran with.
+    #[pyo3(get)]
+    grid: (u32, u32, u32),
+    /// The block it ran with.
+    #[pyo3(get)]
+    block: (u32, u32, u32),
+    /// Parameter name to numpy array.
+    #[pyo3(get)]
+    buffers: Py<PyDict>,
+    /// The functional statistics (as `simt run --json` writes them).
+    #[pyo3(get)]
+    stats: Py<PyAny>,
+    /// The timing statistics when run with `timing=`, else None.
+    #[pyo3(get)]
+    timing: Option<Py<PyAny>>,
+    /// The issued warp instructions as a list of dicts when run with `trace=True`, else None.
+    #[pyo3(get)]
+    trace: Option<Py<PyAny>>,
+    svg: Option<String>,
+    issues: Option<Vec<simt_interp::trace::Issue>>,
+}
+
+#[pymethods]
+impl RunResult {
+    /// The buffer of pointer parameter `name`.
+    fn __getitem__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+        let buffers = self.buffers.bind(py);
+        match buffers.get_item(name)? {
+            Some(array) => Ok(array),
+            None => {
+                let names: Vec<String> = buffers.keys().iter().map(|k| k.to_string()).collect();
+                Err(pyo3::exceptions::PyKeyError::new_err(format!("`{name}` is not a pointer parameter; the buffers are: {}", names.join(", "))))
+            }
+        }
+    }
+
+    /// The trace as a dict of equal-length numpy arrays, one per field (`seq`, `block`,
+    /// `warp`, `pc`, `line`, `active`, `executed`, `gone`) and a list of opcodes:
+    /// `pandas.DataFrame(result.trace_table())`. None when the run was not traced.
+    fn trace_table<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(issues) = &self.issues else { return Ok(None) };
+        let table = PyDict::new(py);
+        table.set_item("seq", PyArray1::from_iter(py, issues.iter().map(|i| i.seq)))?;
+        table.set_item("block", PyArray1::from_iter(py, issues.iter().map(|i| i.block)))?;
+        table.set_item("warp", PyArray1::from_iter(py, issues.iter().map(|i| i.warp)))?;
+        table.set_item("pc", PyArray1::from_iter(py, issues.iter().map(|i| i.pc)))?;
+        table.set_item("line", PyArray1::from_iter(py, issues.iter().map(|i| i.line)))?;
+        table.set_item("opcode", issues.iter().map(|i| i.opcode.as_str()).collect::<Vec<_>>())?;
+        table.set_item("active", PyArray1::from_iter(py, issues.iter().map(|i| i.active)))?;
+        table.set_item("executed", PyArray1::from_iter(py, issues.iter().map(|i| i.executed)))?;
+        table.set_item("gone", PyArray1::from_iter(py, issues.iter().map(|i| i.gone)))?;
+        Ok(Some(table))
+    }
+
+    /// The divergence picture (lanes against issue steps) when the run was traced.
+    fn _repr_svg_(&self) -> Option<String> {
+        self.svg.clone()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        let names: Vec<String> = self.buffers.bind(py).keys().iter().map(|k| k.to_string()).collect();
+        format!("<simt.Result {} grid={:?} block={:?} buffers=[{}]>", self.kernel, self.grid, self.block, names.join(", "))
+    }
+}
+
+/// Assembles `.s` source text; `name` is the file name diagnostics show.
+///
+/// ```python
+/// p = simt.assemble(".kernel k\n.launch grid(1) block(32)\nEXIT\n")
+/// p["k"].run()
+/// ```
+#[pyfunction]
+#[pyo3(signature = (source, name="<source>"))]
+fn assemble(py: Python<'_>, source: &str, name: &str) -> PyResult<Program> {
+    let module = py.detach(|| simt_asm::assemble(name, source)).map_err(|d| assembly_error(py, name, source, &d))?;
+    Ok(Program { module: Arc::new(module) })
+}
+
+/// Loads a `.s` source or bytecode file.
+#[pyfunction]
+fn load(py: Python<'_>, path: PathBuf) -> PyResult<Program> {
+    let shown = path.display().to_string();
+    let bytes = simt_host::read_bounded(&path, simt_isa::MAX_INPUT_BYTES).map_err(pyo3::exceptions::PyOSError::new_err)?;
+    // Source never starts with DEL (0x7f): such a file is (damaged) bytecode.
+    if bytes.first() == Some(&simt_isa::MAGIC[0]) {
+        let mut module = simt_isa::read_module(&bytes).map_err(|e| LoadError::new_err(format!("{shown}: {e}")))?;
+        module.source_name = shown;
+        return Ok(Program { module: Arc::new(module) });
+    }
+    let source = String::from_utf8(bytes).map_err(|_| LoadError::new_err(format!("{shown}: neither simt bytecode nor UTF-8 assembly source")))?;
+    let source = source.strip_prefix('\u{feff}').unwrap_or(&source);
+    assemble(py, source, &shown)
+}
+
+/// An `AssemblyError` whose `file`, `line` and `column` are those of the first diagnostic.
+fn assembly_error(py: Python<'_>, name: &str, source: &str, diagnostics: &simt_asm::Diagnostics) -> PyErr {
+    let err = AssemblyError::new_err(diagnostics.render(false));
+    let start = diagnostics.diagnostics().first().and_then(|d| d.labels.first()).map_or(0, |l| l.range.start).min(source.len());
+    let before = &source.as_bytes()[..start];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+    let value = err.value(py);
+    let set = || -> PyResult<()> {
+        value.setattr("file", name)?;
+        value.setattr("line", line)?;
+        value.setattr("column", column)?;
+        value.setattr("count", diagnostics.len())?;
+        Ok(())
+    };
+    match set() {
+        Ok(()) => err,
+        Err(e) => e,
+    }
+}
+
+/// The built-in timing machines, name to description.
+#[pyfunction]
+fn machines(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let dict = PyDict::new(py);
+    for (name, _) in simt_timing::config::BUILTIN {
+        let machine = Machine::load(name).map_err(|e| LaunchError::new_err(e.to_string()))?;
+        dict.set_item(*name, machine.description)?;
+    }
+    Ok(dict)
+}
+
+#[pymodule]
+fn _simt(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_function(wrap_pyfunction!(assemble, m)?)?;
+    m.add_function(wrap_pyfunction!(load, m)?)?;
+    m.add_function(wrap_pyfunction!(machines, m)?)?;
+    m.add_class::<Program>()?;
+    m.add_class::<Kernel>()?;
+    m.add_class::<RunResult>()?;
+    m.add_class::<sim::Sim>()?;
+    m.add("SimtError", py.get_type::<SimtError>())?;
+    m.add("AssemblyError", py.get_type::<AssemblyError>())?;
+    m.add("LoadError", py.get_type::<LoadError>())?;
+    m.add("LaunchError", py.get_type::<LaunchError>())?;
+    m.add("Fault", py.get_type::<Fault>())?;
+    m.add("Deadlock", py.get_type::<Deadlock>())?;
+    m.add("StepLimit", py.get_type::<StepLimit>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,298 @@
+"""The simt package: assembling, running, and every bad input of issue 16 as an exception."""
+
+import numpy as np
+import pytest
+
+import simt
+
+SAXPY_ARGS = dict(grid=4, block=256)
+
+
+def saxpy(asm):
+    return simt.load(asm / "saxpy.s")["saxpy"]
+
+
+def test_program_lists_kernels_params_and_defaults(asm):
+    program = simt.load(asm / "saxpy.s")
+    assert [k.name for k in program.kernels] == ["saxpy"]
+    k = program["saxpy"]
+    assert k.params == [("n", "u32"), ("a", "f32"), ("x", "ptr.f32"), ("y", "ptr.f32")]
+    assert k.launch_dims == ((4, 1, 1), (256, 1, 1))
+    assert k.defaults["x"] == "rand(1000, 1)"
+    assert "FFMA" in k.disasm()
+    assert "FFMA" in program.disasm()
+
+
+def test_saxpy_from_numpy_matches_numpy(asm):
+    n = 1000
+    x = np.arange(n, dtype=np.float32)
+    y = np.linspace(0, 1, n, dtype=np.float32)
+    r = saxpy(asm).run(args={"n": n, "a": 2.5, "x": x, "y": y}, **SAXPY_ARGS)
+    assert r["y"].dtype == np.float32
+    np.testing.assert_array_equal(r["y"], np.float32(2.5) * x + y)
+    np.testing.assert_array_equal(r["x"], x)
+    assert r.grid == (4, 1, 1) and r.block == (256, 1, 1)
+    assert isinstance(r.stats, dict) and r.stats
+    assert r.timing is None and r.trace is None and r._repr_svg_() is None
+
+
+def test_inputs_are_not_modified(asm):
+    y = np.zeros(1000, dtype=np.float32)
+    saxpy(asm).run(args={"y": y, "a": 1.0, "x": np.ones(1000, np.float32)})
+    assert not y.any()
+
+
+def test_two_dimensional_arrays_are_taken_in_c_order(asm):
+    x = np.arange(1000, dtype=np.float32).reshape(10, 100)
+    r = saxpy(asm).run(args={"a": 1.0, "x": x, "y": np.zeros(1000, np.float32)})
+    np.testing.assert_array_equal(r["y"], x.ravel())
+
+
+def test_generator_text_and_defaults_match_the_cli_generators(asm):
+    r = saxpy(asm).run(args={"a": 0.0, "y": "iota(1000)"})
+    np.testing.assert_array_equal(r["y"], np.arange(1000, dtype=np.float32))
+
+
+def test_both_models_give_the_same_if_else_result(asm):
+    k = simt.load(asm / "divergence" / "if_else.s")["if_else"]
+    tid = np.arange(64, dtype=np.uint32)
+    want = np.where(tid % 2 == 0, 2 * tid, 3 * tid).astype(np.uint32)
+    for model in ("its", "stack"):
+        np.testing.assert_array_equal(k.run(model=model)["out"], want)
+
+
+def test_trace_gives_records_and_an_svg(asm):
+    k = simt.load(asm / "divergence" / "if_else.s")["if_else"]
+    r = k.run(trace=True, trace_warp=0)
+    assert r.trace and {"pc", "line", "opcode", "active", "warp", "block"} <= set(r.trace[0])
+    assert all(issue["warp"] == 0 for issue in r.trace)
+    assert r._repr_svg_().lstrip().startswith("<svg")
+    table = r.trace_table()
+    assert len(table["pc"]) == len(table["opcode"]) == len(r.trace)
+    assert table["active"].dtype == np.uint32 and table["active"][0] == r.trace[0]["active"]
+
+
+def test_raw_buffers_are_bytes(asm):
+    x = np.arange(1000, dtype=np.float32)
+    r = saxpy(asm).run(args={"x": x}, raw=True)
+    assert r["x"].dtype == np.uint8 and r["x"].tobytes() == x.tobytes()
+
+
+def test_timing_returns_timing_statistics(asm):
+    r = saxpy(asm).run(timing="h100")
+    assert isinstance(r.timing, dict) and r.timing
+    assert "h100" in simt.machines()
+
+
+def test_assembly_error_has_file_line_column_and_the_rendered_diagnostic():
+    with pytest.raises(simt.AssemblyError) as e:
+        simt.assemble(".kernel k\n.launch grid(1) block(32)\n    FROB R0, R1\nEXIT\n", name="bad.s")
+    assert (e.value.file, e.value.line, e.value.column) == ("bad.s", 3, 5)
+    assert "bad.s:3:5" in str(e.value)
+
+
+def test_bytecode_round_trips_and_a_foreign_version_is_refused(tmp_path, asm):
+    program = simt.load(asm / "saxpy.s")
+    path = tmp_path / "saxpy.simtb"
+    path.write_bytes(program.to_bytes())
+    assert simt.load(path)["saxpy"].disasm() == program["saxpy"].disasm()
+    data = bytearray(program.to_bytes())
+    data[4] ^= 0xFF  # the version field follows the magic
+    path.write_bytes(bytes(data))
+    with pytest.raises(simt.LoadError, match="version"):
+        simt.load(path)
+
+
+@pytest.mark.parametrize(
+    "x, expected",
+    [
+        (np.zeros(1000, np.float64), "expects a C-contiguous numpy array of dtype float32"),
+        (np.zeros(1000, ">f4"), "expects a C-contiguous numpy array of dtype float32"),
+        (np.zeros(2000, np.float32)[::2], "not contiguous"),
+        (np.float32(1.0), "expects"),
+        (np.array(1.0, np.float32), "0-d array"),
+        (3, "generator"),
+        ([1.0, 2.0], "generator"),
+    ],
+)
+def test_a_wrong_array_is_a_type_error_naming_the_parameter(asm, x, expected):
+    with pytest.raises(TypeError, match=expected) as e:
+        saxpy(asm).run(args={"x": x})
+    assert "`x`" in str(e.value)
+
+
+@pytest.mark.parametrize("a", ["two", np.zeros(3, np.float32), True, None])
+def test_a_wrong_scalar_names_the_parameter(asm, a):
+    with pytest.raises((TypeError, ValueError), match="`a`"):
+        saxpy(asm).run(args={"a": a})
+
+
+def test_a_too_short_buffer_faults_at_the_first_access_past_its_end(asm):
+    with pytest.raises(simt.Fault) as e:
+        saxpy(asm).run(args={"n": 1000, "x": np.zeros(10, np.float32)})
+    fault = e.value
+    assert fault.kernel == "saxpy" and fault.kind == "OutOfBounds"
+    assert fault.pc is not None and fault.line is not None and fault.lane is not None
+    assert fault.thread is not None and fault.block == (0, 0, 0)
+
+
+def test_unknown_argument_suggests_the_closest(asm):
+    with pytest.raises(simt.LaunchError, match="no parameter `xx`.*did you mean `x`"):
+        saxpy(asm).run(args={"xx": np.zeros(4, np.float32)})
+
+
+def test_missing_argument_is_a_launch_error():
+    k = simt.assemble(".kernel k\n.param .u32 n\n.launch grid(1) block(32)\nEXIT\n")["k"]
+    with pytest.raises(simt.LaunchError, match="missing argument.*n"):
+        k.run()
+
+
+@pytest.mark.parametrize("grid, error", [(-1, ValueError), ((1, -2), ValueError), (0, simt.LaunchError), ((1, 1, 1, 1), ValueError), ("4", TypeError)])
+def test_bad_grid(asm, grid, error):
+    with pytest.raises(error, match="grid"):
+        saxpy(asm).run(grid=grid)
+
+
+def test_bad_model_and_sanitizer(asm):
+    with pytest.raises(ValueError, match="its"):
+        saxpy(asm).run(model="simd")
+    with pytest.raises(ValueError, match="racecheck"):
+        saxpy(asm).run(sanitize=["speedcheck"])
+
+
+def test_fault_out_of_bounds_has_attributes(asm):
+    with pytest.raises(simt.Fault) as e:
+        simt.load(asm / "bugs" / "oob.s")["oob"].run()
+    assert e.value.lane == 28 and e.value.thread == (60, 0, 0)
+    assert "oob.s" in str(e.value)
+
+
+def test_racecheck_reports_a_race(asm):
+    with pytest.raises(simt.Fault) as e:
+        simt.load(asm / "bugs" / "race.s").kernels[0].run(sanitize=["racecheck"])
+    assert e.value.kind == "Race"
+
+
+def test_stack_model_spinlock_hits_the_step_limit(asm):
+    k = simt.load(asm / "divergence" / "spinlock.s")["spinlock"]
+    with pytest.raises(simt.StepLimit) as e:
+        k.run(model="stack", max_steps=100_000)
+    assert isinstance(e.value, simt.Fault)
+    assert k.run()["counter"][0] == 128
+
+
+def test_a_divergent_barrier_deadlocks_under_stack_only(asm):
+    k = simt.load(asm / "bugs" / "divergent_barrier.s").kernels[0]
+    np.testing.assert_array_equal(k.run()["out"], np.arange(64, dtype=np.uint32) ^ 1)
+    with pytest.raises(simt.Deadlock) as e:
+        k.run(model="stack")
+    assert e.value.kind == "Deadlock" and "wait at BAR.SYNC" in str(e.value)
+
+
+def test_long_runs_release_the_gil(asm):
+    import threading
+
+    k = simt.load(asm / "divergence" / "spinlock.s")["spinlock"]
+    ticks = []
+    done = threading.Event()
+
+    def tick():
+        while not done.is_set():
+            ticks.append(1)
+            done.wait(0.001)
+
+    t = threading.Thread(target=tick)
+    t.start()
+    with pytest.raises(simt.StepLimit):
+        k.run(model="stack", max_steps=2_000_000, threads=1)
+    done.set()
+    t.join()
+    assert len(ticks) > 5, "another Python thread ran while the kernel did"
+
+
+def if_else(asm):
+    return simt.load(asm / "divergence" / "if_else.s")["if_else"]
+
+
+def test_stepping_shows_the_divergent_branch_one_instruction_at_a_time(asm):
+    sim = if_else(asm).launch(model="stack")
+    issues = []
+    while (issue := sim.step(warp=0)) is not None:
+        issues.append(issue)
+        if issue["opcode"] == "BRA" and "branch" in issue:
+            break
+    bra = issues[-1]
+    assert bra["branch"]["diverged"] and bra["executed"] == 0x55555555
+    after = sim.step(warp=0)
+    assert after["active"] in (0x55555555, 0xAAAAAAAA)
+    state = sim.warp(0, 0)
+    assert state["regs"].shape == (32, if_else(asm).regs) and state["regs"].dtype == np.uint32
+    np.testing.assert_array_equal(state["regs"][:, 0], np.arange(32))
+    assert state["preds"].shape == (32, 7) and state["preds"][0, 0] and not state["preds"][1, 0]
+
+
+def test_stepped_run_matches_run_under_both_models(asm):
+    for model in ("its", "stack"):
+        sim = if_else(asm).launch(model=model)
+        for _ in range(5):
+            sim.step()
+        result = sim.run()
+        np.testing.assert_array_equal(result["out"], if_else(asm).run(model=model)["out"])
+        assert result.stats == if_else(asm).run(model=model).stats
+        assert sim.step() is None and sim.block is None
+
+
+def test_breakpoints_stop_before_their_line(asm):
+    source = (asm / "divergence" / "if_else.s").read_text().splitlines()
+    line = next(i for i, text in enumerate(source, 1) if text.strip().startswith("SHL"))
+    sim = if_else(asm).launch()
+    assert sim.run(breakpoints=[line]) is None
+    assert sim.warp(0, 0)["line"] == line or sim.step()["line"] == line
+    assert sim.run() is not None
+
+
+def test_warp_of_another_block_is_refused(asm):
+    sim = saxpy(asm).launch()
+    with pytest.raises(ValueError, match="block 2 is not resident"):
+        sim.warp(2, 0)
+    with pytest.raises(ValueError, match="warp 99 does not exist"):
+        sim.warp(0, 99)
+
+
+def test_a_stepped_fault_is_raised_from_step(asm):
+    sim = simt.load(asm / "bugs" / "oob.s")["oob"].launch()
+    with pytest.raises(simt.Fault):
+        sim.run()
+
+
+def test_ctrl_c_interrupts_a_long_run(asm):
+    import _thread
+    import threading
+
+    # Stores every iteration, so only the step limit (out of reach) would end it.
+    k = simt.assemble(
+        ".kernel spin\n.param .ptr.u32 out\n.launch grid(1) block(32)\n.arg out = zeros(32)\n"
+        "S2R R0, SR_TID.X\nLD.PARAM.U32 R1, [out]\nLEA R1, R0, R1, 2\nLOOP:\nST.GLOBAL.U32 [R1], R0\nBRA LOOP\n"
+    )["spin"]
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            k.run(max_steps=10**15)
+    finally:
+        timer.cancel()
+
+
+def test_a_thread_pool_sweep_gives_the_sequential_results(asm):
+    from concurrent.futures import ThreadPoolExecutor
+
+    k = simt.load(asm / "precision.s")["precision"]
+    points = [(16, 1.0), (64, 1.0), (16, 4.0), (64, 4.0)]
+
+    def error_at(point):
+        return k.run(args={"k": point[0], "scale": point[1]}, threads=1)["err"]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        parallel = list(pool.map(error_at, points))
+    for point, err in zip(points, parallel):
+        np.testing.assert_array_equal(err, error_at(point))
