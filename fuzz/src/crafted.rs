@@ -313,20 +313,24 @@ fn mutate_count(c: &mut impl Choices, k: &mut Kernel, seeds: &[Module]) {
     let len = k.code.len() as u32;
     let pc = c.below(len.max(1)) as usize;
     match c.below(7) {
+        // Other mutations may have left the line table shorter than the code.
         0 if len > 1 => {
             k.code.remove(pc);
-            k.lines.remove(pc);
+            if pc < k.lines.len() {
+                k.lines.remove(pc);
+            }
         }
         1 => {
-            let (inst, line) = (k.code[pc], k.lines[pc]);
+            let (inst, line) = (k.code[pc], k.lines.get(pc).copied().unwrap_or(0));
             k.code.insert(pc, inst);
-            k.lines.insert(pc, line);
+            k.lines.insert(pc.min(k.lines.len()), line);
         }
         2 => {
             let regs = k.regs.clamp(8, NUM_REGS) as u8;
             let inst = program::instruction(c, regs, len + 1, pc as u32, k.shared_size.min(4096), k.local_size.min(4096));
             k.code.insert(pc, inst);
-            k.lines.insert(pc, k.lines[pc]);
+            let line = k.lines.get(pc).copied().unwrap_or(0);
+            k.lines.insert(pc.min(k.lines.len()), line);
         }
         3 => {
             let keep = 1 + c.below(len) as usize;
