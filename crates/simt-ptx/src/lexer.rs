@@ -246,7 +246,7 @@ mod tests {
                 (LexError::UnexpectedCharacter, Span::new(4, 5)),
                 (LexError::UnexpectedCharacter, Span::new(6, 8)),
                 (LexError::UnterminatedString, Span::new(9, 14)),
-                (LexError::UnterminatedComment, Span::new(17, 33)),
+                (LexError::UnterminatedComment, Span::new(17, 32)),
             ]
         );
     }
