@@ -1,0 +1,1520 @@
+//! Opcodes and their typed modifiers.
+//!
+//! The parser reads an opcode (`ld`), then its dotted words (`.global.v4.f32`) in any order,
+//! maps each word to a [`Modifier`], and hands them to the opcode's builder here, which sorts
+//! them into the fields of a typed struct: a space, a type, a rounding mode, flags. A word the
+//! opcode does not take, or two of one kind, is a diagnostic naming it. Where PTX gives order a
+//! meaning (`cvt.f32.s32`: destination, then source; `mma`'s four types; `.row.col`) the words
+//! of that kind are taken in source order.
+
+use std::fmt;
+
+use crate::ast::Span;
+
+macro_rules! modifiers {
+    ($($variant:ident = $text:literal,)*) => {
+        /// Every dotted word an instruction may carry.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[allow(missing_docs)]
+        pub enum Modifier { $($variant,)* }
+
+        impl Modifier {
+            /// The modifier spelled `text` (with its dot), if PTX has one.
+            pub fn from_text(text: &str) -> Option<Modifier> {
+                match text {
+                    $($text => Some(Modifier::$variant),)*
+                    _ => None,
+                }
+            }
+
+            /// Its spelling, with the dot.
+            pub fn text(self) -> &'static str {
+                match self { $(Modifier::$variant => $text,)* }
+            }
+        }
+    };
+}
+
+modifiers! {
+    B8 = ".b8", B16 = ".b16", B32 = ".b32", B64 = ".b64", B128 = ".b128",
+    U8 = ".u8", U16 = ".u16", U32 = ".u32", U64 = ".u64",
+    S8 = ".s8", S16 = ".s16", S32 = ".s32", S64 = ".s64",
+    F16 = ".f16", F16x2 = ".f16x2", Bf16 = ".bf16", Bf16x2 = ".bf16x2", Tf32 = ".tf32",
+    F32 = ".f32", F64 = ".f64", Pred = ".pred",
+    Rn = ".rn", Rz = ".rz", Rm = ".rm", Rp = ".rp", Rna = ".rna",
+    Rni = ".rni", Rzi = ".rzi", Rmi = ".rmi", Rpi = ".rpi",
+    Global = ".global", Shared = ".shared", Local = ".local", Param = ".param", Const = ".const", Reg = ".reg",
+    V2 = ".v2", V4 = ".v4", V8 = ".v8",
+    Cta = ".cta", Gpu = ".gpu", Sys = ".sys", Cluster = ".cluster", Gl = ".gl",
+    Volatile = ".volatile", Relaxed = ".relaxed", Acquire = ".acquire", Release = ".release",
+    AcqRel = ".acq_rel", Sc = ".sc", Weak = ".weak", Mmio = ".mmio",
+    Ca = ".ca", Cg = ".cg", Cs = ".cs", Lu = ".lu", Cv = ".cv", Wb = ".wb", Wt = ".wt",
+    Eq = ".eq", Ne = ".ne", Lt = ".lt", Le = ".le", Gt = ".gt", Ge = ".ge",
+    Lo = ".lo", Ls = ".ls", Hi = ".hi", Hs = ".hs",
+    Equ = ".equ", Neu = ".neu", Ltu = ".ltu", Leu = ".leu", Gtu = ".gtu", Geu = ".geu", Num = ".num", Nan = ".nan",
+    And = ".and", Or = ".or", Xor = ".xor", Add = ".add", Inc = ".inc", Dec = ".dec",
+    Min = ".min", Max = ".max", Exch = ".exch", Cas = ".cas", Popc = ".popc",
+    Wide = ".wide",
+    Up = ".up", Down = ".down", Bfly = ".bfly", Idx = ".idx",
+    All = ".all", Any = ".any", Uni = ".uni", Ballot = ".ballot",
+    Ftz = ".ftz", Sat = ".sat", Approx = ".approx", Full = ".full", Cc = ".cc",
+    Sync = ".sync", Aligned = ".aligned", Nc = ".nc", To = ".to", Relu = ".relu",
+    Satfinite = ".satfinite", Noftz = ".noftz", Warp = ".warp", Arrive = ".arrive", Red = ".red",
+    L = ".l", R = ".r", Wrap = ".wrap", Clamp = ".clamp",
+    F4e = ".f4e", B4e = ".b4e", Rc8 = ".rc8", Ecl = ".ecl", Ecr = ".ecr", Rc16 = ".rc16",
+    M16n8k16 = ".m16n8k16", M16n8k8 = ".m16n8k8", M8n8k4 = ".m8n8k4", M16n8k32 = ".m16n8k32",
+    Row = ".row", Col = ".col",
+}
+
+impl fmt::Display for Modifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text())
+    }
+}
+
+/// A kind of modifier: an enum whose variants are some of [`Modifier`]'s, spelled the same.
+macro_rules! class {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident,)* }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name { $($(#[$vmeta])* $variant,)* }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The value `modifier` spells, if it is of this kind.
+            pub fn from_modifier(modifier: Modifier) -> Option<$name> {
+                match modifier {
+                    $(Modifier::$variant => Some($name::$variant),)*
+                    #[allow(unreachable_patterns)]
+                    _ => None,
+                }
+            }
+
+            /// The modifier that spells it.
+            pub fn modifier(self) -> Modifier {
+                match self { $($name::$variant => Modifier::$variant,)* }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.modifier().text())
+            }
+        }
+    };
+}
+
+class! {
+    /// An instruction, register or variable type.
+    Type {
+        /// Untyped 8 bits.
+        B8, /// Untyped 16 bits.
+        B16, /// Untyped 32 bits.
+        B32, /// Untyped 64 bits.
+        B64, /// Untyped 128 bits.
+        B128, /// Unsigned 8 bits.
+        U8, /// Unsigned 16 bits.
+        U16, /// Unsigned 32 bits.
+        U32, /// Unsigned 64 bits.
+        U64, /// Signed 8 bits.
+        S8, /// Signed 16 bits.
+        S16, /// Signed 32 bits.
+        S32, /// Signed 64 bits.
+        S64, /// IEEE half.
+        F16, /// Two IEEE halves in 32 bits.
+        F16x2, /// bfloat16.
+        Bf16, /// Two bfloat16 in 32 bits.
+        Bf16x2, /// TensorFloat-32 in 32 bits.
+        Tf32, /// IEEE single.
+        F32, /// IEEE double.
+        F64, /// A predicate.
+        Pred,
+    }
+}
+
+impl Type {
+    /// Size in bits (a predicate counts 1).
+    pub fn bits(self) -> u32 {
+        use Type::*;
+        match self {
+            Pred => 1,
+            B8 | U8 | S8 => 8,
+            B16 | U16 | S16 | F16 | Bf16 => 16,
+            B32 | U32 | S32 | F16x2 | Bf16x2 | Tf32 | F32 => 32,
+            B64 | U64 | S64 | F64 => 64,
+            B128 => 128,
+        }
+    }
+
+    /// Signed integer.
+    pub fn is_signed(self) -> bool {
+        matches!(self, Type::S8 | Type::S16 | Type::S32 | Type::S64)
+    }
+
+    /// Signed, unsigned or untyped integer.
+    pub fn is_integer(self) -> bool {
+        use Type::*;
+        matches!(self, B8 | B16 | B32 | B64 | B128 | U8 | U16 | U32 | U64 | S8 | S16 | S32 | S64)
+    }
+
+    /// A floating-point type (including the packed pairs).
+    pub fn is_float(self) -> bool {
+        use Type::*;
+        matches!(self, F16 | F16x2 | Bf16 | Bf16x2 | Tf32 | F32 | F64)
+    }
+}
+
+class! {
+    /// A rounding mode: the first five for floating-point results, the `i` forms round to an integer.
+    Rounding {
+        /// To nearest, ties to even.
+        Rn, /// Towards zero.
+        Rz, /// Towards minus infinity.
+        Rm, /// Towards plus infinity.
+        Rp, /// To nearest, ties away from zero.
+        Rna, /// To the nearest integer, ties to even.
+        Rni, /// To an integer towards zero.
+        Rzi, /// To an integer towards minus infinity.
+        Rmi, /// To an integer towards plus infinity.
+        Rpi,
+    }
+}
+
+impl Rounding {
+    /// `.rni`, `.rzi`, `.rmi` or `.rpi`.
+    pub fn is_integer(self) -> bool {
+        matches!(self, Rounding::Rni | Rounding::Rzi | Rounding::Rmi | Rounding::Rpi)
+    }
+}
+
+class! {
+    /// A state space. Memory instructions without one use generic addressing.
+    StateSpace {
+        /// Device memory.
+        Global, /// Per-block memory.
+        Shared, /// Per-thread memory.
+        Local, /// Kernel and call parameters.
+        Param, /// Constant memory.
+        Const, /// Registers (only in declarations and `.func` parameters).
+        Reg,
+    }
+}
+
+class! {
+    /// A vector width.
+    Vector {
+        /// Two elements.
+        V2, /// Four elements.
+        V4, /// Eight elements.
+        V8,
+    }
+}
+
+impl Vector {
+    /// The number of elements.
+    pub fn len(self) -> usize {
+        match self {
+            Vector::V2 => 2,
+            Vector::V4 => 4,
+            Vector::V8 => 8,
+        }
+    }
+
+    /// Never: a vector has at least two elements.
+    pub fn is_empty(self) -> bool {
+        false
+    }
+}
+
+class! {
+    /// The set of threads a memory ordering applies to.
+    Scope {
+        /// The block.
+        Cta, /// The device.
+        Gpu, /// The system.
+        Sys, /// The cluster.
+        Cluster,
+    }
+}
+
+class! {
+    /// `membar`'s level.
+    MembarLevel {
+        /// The block.
+        Cta, /// The device.
+        Gl, /// The system.
+        Sys,
+    }
+}
+
+class! {
+    /// Memory-consistency semantics of a load, store, atomic or fence.
+    Semantics {
+        /// `.volatile`.
+        Volatile, /// `.relaxed`.
+        Relaxed, /// `.acquire`.
+        Acquire, /// `.release`.
+        Release, /// `.acq_rel`.
+        AcqRel, /// `.sc`.
+        Sc, /// `.weak` (the default of plain loads and stores).
+        Weak, /// `.mmio`.
+        Mmio,
+    }
+}
+
+class! {
+    /// A cache operator of `ld` and `st`.
+    CacheOp {
+        /// Cache at all levels.
+        Ca, /// Cache in L2 only.
+        Cg, /// Streaming.
+        Cs, /// Last use.
+        Lu, /// Do not cache, fetch again.
+        Cv, /// Write back.
+        Wb, /// Write through.
+        Wt,
+    }
+}
+
+class! {
+    /// A comparison of `setp` and `set`: signed/float, unsigned, and unordered float forms.
+    CmpOp {
+        /// Equal.
+        Eq, /// Not equal.
+        Ne, /// Less than.
+        Lt, /// Less or equal.
+        Le, /// Greater than.
+        Gt, /// Greater or equal.
+        Ge, /// Unsigned lower.
+        Lo, /// Unsigned lower or same.
+        Ls, /// Unsigned higher.
+        Hi, /// Unsigned higher or same.
+        Hs, /// Equal or unordered.
+        Equ, /// Not equal or unordered.
+        Neu, /// Less than or unordered.
+        Ltu, /// Less or equal or unordered.
+        Leu, /// Greater than or unordered.
+        Gtu, /// Greater or equal or unordered.
+        Geu, /// Both numbers.
+        Num, /// Either is NaN.
+        Nan,
+    }
+}
+
+class! {
+    /// How `setp` and `set` combine the comparison with a predicate operand.
+    BoolOp {
+        /// And.
+        And, /// Or.
+        Or, /// Exclusive or.
+        Xor,
+    }
+}
+
+class! {
+    /// The operation of `atom` and `red`.
+    AtomOp {
+        /// Bitwise and.
+        And, /// Bitwise or.
+        Or, /// Bitwise exclusive or.
+        Xor, /// Addition.
+        Add, /// Wrapping increment.
+        Inc, /// Wrapping decrement.
+        Dec, /// Minimum.
+        Min, /// Maximum.
+        Max, /// Exchange.
+        Exch, /// Compare and swap.
+        Cas,
+    }
+}
+
+class! {
+    /// The operation of `redux.sync`.
+    ReduxOp {
+        /// Sum.
+        Add, /// Minimum.
+        Min, /// Maximum.
+        Max, /// Bitwise and.
+        And, /// Bitwise or.
+        Or, /// Bitwise exclusive or.
+        Xor,
+    }
+}
+
+class! {
+    /// Which part of an integer product `mul` and `mad` keep.
+    MulMode {
+        /// The low half.
+        Lo, /// The high half.
+        Hi, /// The whole product, twice as wide.
+        Wide,
+    }
+}
+
+class! {
+    /// Where `shfl` reads from.
+    ShflMode {
+        /// Lane minus delta.
+        Up, /// Lane plus delta.
+        Down, /// Lane xor mask.
+        Bfly, /// A given lane.
+        Idx,
+    }
+}
+
+class! {
+    /// What `vote` computes.
+    VoteMode {
+        /// Every lane's predicate is true.
+        All, /// Some lane's predicate is true.
+        Any, /// Every lane agrees.
+        Uni, /// The predicates as a 32-bit mask.
+        Ballot,
+    }
+}
+
+class! {
+    /// What `match.sync` computes.
+    MatchMode {
+        /// The lanes holding the same value as this one.
+        Any, /// The mask if every lane holds the same value, else 0.
+        All,
+    }
+}
+
+class! {
+    /// The special byte-selection modes of `prmt`.
+    PrmtMode {
+        /// Forward 4 extract.
+        F4e, /// Backward 4 extract.
+        B4e, /// Replicate 8.
+        Rc8, /// Edge clamp left.
+        Ecl, /// Edge clamp right.
+        Ecr, /// Replicate 16.
+        Rc16,
+    }
+}
+
+class! {
+    /// The direction of a funnel shift.
+    ShfDirection {
+        /// Left.
+        L, /// Right.
+        R,
+    }
+}
+
+class! {
+    /// How a funnel shift treats its amount.
+    ShfMode {
+        /// Modulo 32.
+        Wrap, /// Clamped to 32.
+        Clamp,
+    }
+}
+
+class! {
+    /// The shape of a matrix multiply-accumulate.
+    MmaShape {
+        /// 16x8 by 8x16.
+        M16n8k16, /// 16x8 by 8x8.
+        M16n8k8, /// 8x8 by 8x4.
+        M8n8k4, /// 16x8 by 8x32.
+        M16n8k32,
+    }
+}
+
+class! {
+    /// A fragment layout of `mma`.
+    Layout {
+        /// Row-major.
+        Row, /// Column-major.
+        Col,
+    }
+}
+
+class! {
+    /// The reduction of `bar.red`.
+    BarReduction {
+        /// Count the true predicates.
+        Popc, /// All true.
+        And, /// Any true.
+        Or,
+    }
+}
+
+/// Integer and floating-point arithmetic: `add`, `sub`, `addc`, `subc`, `neg`, `abs`, `min`, `max`, `fma`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Arith {
+    /// The operand type.
+    pub ty: Type,
+    /// `.rn` etc. on floating-point forms.
+    pub rounding: Option<Rounding>,
+    /// Flush subnormal inputs and results to zero.
+    pub ftz: bool,
+    /// Saturate (`.s32` clamps; floats clamp to [0, 1]).
+    pub sat: bool,
+    /// Write (`add.cc`) the carry flag; `addc` also reads it.
+    pub cc: bool,
+}
+
+/// `mul` and `mad`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Mul {
+    /// The operand type.
+    pub ty: Type,
+    /// Integer forms: which part of the product.
+    pub mode: Option<MulMode>,
+    /// Floating-point forms: the rounding.
+    pub rounding: Option<Rounding>,
+    /// Flush subnormals.
+    pub ftz: bool,
+    /// Saturate.
+    pub sat: bool,
+    /// Write the carry flag (`mad.lo.cc`).
+    pub cc: bool,
+}
+
+/// `div`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Div {
+    /// The operand type.
+    pub ty: Type,
+    /// Floating-point forms: `.approx`, `.full` or a rounding; integer forms have none.
+    pub mode: Option<FloatMode>,
+    /// Flush subnormals.
+    pub ftz: bool,
+}
+
+/// How a floating-point function is evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FloatMode {
+    /// `.approx`: the fast hardware approximation.
+    Approx,
+    /// `.full` (`div.full.f32`): an approximation with a documented error bound.
+    Full,
+    /// Exactly rounded in the given mode.
+    Rounded(Rounding),
+}
+
+/// `rcp`, `sqrt`, `rsqrt`, `ex2`, `lg2`, `sin`, `cos`, `tanh`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FloatFn {
+    /// The operand type.
+    pub ty: Type,
+    /// Approximate or rounded.
+    pub mode: FloatMode,
+    /// Flush subnormals.
+    pub ftz: bool,
+}
+
+/// Instructions whose only modifier is a type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Typed {
+    /// The operand type.
+    pub ty: Type,
+}
+
+/// `prmt.b32[.mode]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Prmt {
+    /// A special mode; `None` selects bytes by the selector's nibbles.
+    pub mode: Option<PrmtMode>,
+}
+
+/// `shf.{l,r}.{wrap,clamp}.b32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shf {
+    /// Left or right.
+    pub direction: ShfDirection,
+    /// Wrap or clamp the amount.
+    pub mode: ShfMode,
+}
+
+/// `setp.cmp[.bool].type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Setp {
+    /// The comparison.
+    pub cmp: CmpOp,
+    /// Combined with a fourth, predicate operand.
+    pub combine: Option<BoolOp>,
+    /// Flush subnormals.
+    pub ftz: bool,
+    /// The type compared.
+    pub ty: Type,
+}
+
+/// `set.cmp[.bool].dtype.stype`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Set {
+    /// The comparison.
+    pub cmp: CmpOp,
+    /// Combined with a fourth, predicate operand.
+    pub combine: Option<BoolOp>,
+    /// Flush subnormals.
+    pub ftz: bool,
+    /// The result type (all ones or 1.0 for true).
+    pub dst: Type,
+    /// The type compared.
+    pub src: Type,
+}
+
+/// `cvt[.rnd][.ftz][.sat][.relu].dtype.atype`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Cvt {
+    /// The result type.
+    pub dst: Type,
+    /// The source type.
+    pub src: Type,
+    /// The rounding (float-to-int conversions use the `i` forms).
+    pub rounding: Option<Rounding>,
+    /// Flush subnormals.
+    pub ftz: bool,
+    /// Saturate to the destination's range.
+    pub sat: bool,
+    /// Clamp negative results to zero.
+    pub relu: bool,
+}
+
+/// `cvta[.to].space.size`: between a space's addresses and generic ones.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Cvta {
+    /// `.to`: generic to the space; otherwise the space to generic.
+    pub to: bool,
+    /// The space.
+    pub space: StateSpace,
+    /// `.u32` or `.u64`.
+    pub ty: Type,
+}
+
+/// `ld` and `st`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Memory {
+    /// The space; `None` is a generic address.
+    pub space: Option<StateSpace>,
+    /// `.volatile`, `.relaxed`, `.acquire`, `.release`, `.weak`, `.mmio`.
+    pub semantics: Option<Semantics>,
+    /// The scope of `.relaxed`/`.acquire`/`.release`.
+    pub scope: Option<Scope>,
+    /// `ld.global.nc`: through the non-coherent (texture) cache.
+    pub nc: bool,
+    /// A cache operator.
+    pub cache: Option<CacheOp>,
+    /// `.v2`/`.v4`: several consecutive elements.
+    pub vector: Option<Vector>,
+    /// The element type.
+    pub ty: Type,
+}
+
+/// `atom` and `red`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Atom {
+    /// The space; `None` is a generic address.
+    pub space: Option<StateSpace>,
+    /// `.relaxed`, `.acquire`, `.release`, `.acq_rel`.
+    pub semantics: Option<Semantics>,
+    /// The scope.
+    pub scope: Option<Scope>,
+    /// The operation.
+    pub op: AtomOp,
+    /// `.v2`/`.v4` (floating-point adds on sm_90).
+    pub vector: Option<Vector>,
+    /// The element type.
+    pub ty: Type,
+    /// `.noftz` on half-precision adds.
+    pub noftz: bool,
+}
+
+/// Which barrier instruction family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarSpelling {
+    /// `bar`: `bar.sync` is `barrier.sync.aligned`.
+    Bar,
+    /// `barrier`: `.aligned` only when written.
+    Barrier,
+}
+
+/// What a barrier does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarAction {
+    /// Wait until the expected threads arrive.
+    Sync,
+    /// Arrive without waiting.
+    Arrive,
+    /// Wait, and reduce a predicate over the arriving threads.
+    Red(BarReduction),
+}
+
+/// `bar.sync`, `bar.arrive`, `bar.red`, `barrier.sync[.aligned]`, ...
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Bar {
+    /// `bar` or `barrier`.
+    pub spelling: BarSpelling,
+    /// Sync, arrive or reduce.
+    pub action: BarAction,
+    /// `.aligned`: every thread of the warp executes the same barrier (implied by `bar`).
+    pub aligned: bool,
+    /// The result type of `bar.red` (`.u32` for popc, `.pred` otherwise).
+    pub ty: Option<Type>,
+}
+
+/// `membar.level`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Membar {
+    /// The level.
+    pub level: MembarLevel,
+}
+
+/// `fence[.sem].scope`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Fence {
+    /// `.sc` or `.acq_rel` (the default).
+    pub semantics: Semantics,
+    /// The scope.
+    pub scope: Scope,
+}
+
+/// `shfl[.sync].mode.b32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Shfl {
+    /// Where to read from.
+    pub mode: ShflMode,
+    /// `.b32`.
+    pub ty: Type,
+    /// `.sync`: takes a member mask (the form without it is deprecated, and absent from sm_70 on).
+    pub sync: bool,
+}
+
+/// `vote[.sync].mode.type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Vote {
+    /// What it computes.
+    pub mode: VoteMode,
+    /// `.pred`, or `.b32` for ballot.
+    pub ty: Type,
+    /// `.sync`: takes a member mask.
+    pub sync: bool,
+}
+
+/// `redux.sync.op.type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Redux {
+    /// The reduction.
+    pub op: ReduxOp,
+    /// `.u32`, `.s32` or `.b32`.
+    pub ty: Type,
+}
+
+/// `match.mode.sync.type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Match {
+    /// Any or all.
+    pub mode: MatchMode,
+    /// `.b32` or `.b64`.
+    pub ty: Type,
+}
+
+/// `bra`, `call` and `ret`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Control {
+    /// `.uni`: every active thread goes the same way.
+    pub uni: bool,
+}
+
+/// `mma.sync.aligned.shape.alayout.blayout[.satfinite].dtype.atype.btype.ctype`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Mma {
+    /// The shape.
+    pub shape: MmaShape,
+    /// A's layout.
+    pub a_layout: Layout,
+    /// B's layout.
+    pub b_layout: Layout,
+    /// The result type.
+    pub d: Type,
+    /// A's element type.
+    pub a: Type,
+    /// B's element type.
+    pub b: Type,
+    /// The accumulator type.
+    pub c: Type,
+    /// `.satfinite` (integer forms clamp instead of wrapping).
+    pub satfinite: bool,
+}
+
+/// An opcode with its typed modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)] // each variant is the instruction of the same name
+pub enum Op {
+    Add(Arith),
+    Sub(Arith),
+    AddC(Arith),
+    SubC(Arith),
+    Mul(Mul),
+    Mad(Mul),
+    Fma(Arith),
+    Div(Div),
+    Rem(Typed),
+    Neg(Arith),
+    Abs(Arith),
+    Min(Arith),
+    Max(Arith),
+    And(Typed),
+    Or(Typed),
+    Xor(Typed),
+    Not(Typed),
+    Cnot(Typed),
+    Shl(Typed),
+    Shr(Typed),
+    Shf(Shf),
+    Popc(Typed),
+    Clz(Typed),
+    Brev(Typed),
+    Bfind(Typed),
+    Bfe(Typed),
+    Bfi(Typed),
+    Prmt(Prmt),
+    Setp(Setp),
+    Set(Set),
+    Selp(Typed),
+    Rcp(FloatFn),
+    Sqrt(FloatFn),
+    Rsqrt(FloatFn),
+    Ex2(FloatFn),
+    Lg2(FloatFn),
+    Sin(FloatFn),
+    Cos(FloatFn),
+    Tanh(FloatFn),
+    Cvt(Cvt),
+    Cvta(Cvta),
+    Mov(Typed),
+    Ld(Memory),
+    St(Memory),
+    Atom(Atom),
+    Red(Atom),
+    Bar(Bar),
+    /// `bar.warp.sync mask`.
+    BarWarpSync,
+    Membar(Membar),
+    Fence(Fence),
+    Shfl(Shfl),
+    Vote(Vote),
+    /// `activemask.b32 d`.
+    Activemask,
+    Redux(Redux),
+    Match(Match),
+    Bra(Control),
+    Call(Control),
+    Ret(Control),
+    Exit,
+    Trap,
+    Mma(Mma),
+}
+
+/// Every opcode the parser knows, as written before its first dot.
+pub const OPCODES: &[&str] = &[
+    "abs", "activemask", "add", "addc", "and", "atom", "bar", "barrier", "bfe", "bfi", "bfind", "bra", "brev", "call",
+    "clz", "cnot", "cos", "cvt", "cvta", "div", "ex2", "exit", "fence", "fma", "ld", "lg2", "mad", "match", "max",
+    "membar", "min", "mma", "mov", "mul", "neg", "not", "or", "popc", "prmt", "rcp", "red", "redux", "rem", "ret",
+    "rsqrt", "selp", "set", "setp", "shf", "shfl", "shl", "shr", "sin", "sqrt", "st", "sub", "subc", "tanh", "trap",
+    "vote", "xor",
+];
+
+/// Why an opcode's modifiers do not make an instruction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModifierError {
+    /// The modifier at fault, or the opcode when something is missing.
+    pub span: Span,
+    /// A lowercase sentence.
+    pub message: String,
+}
+
+/// The modifiers of one instruction, each used at most once.
+pub(crate) struct Modifiers<'m> {
+    opcode: &'m str,
+    opcode_span: Span,
+    list: &'m [(Modifier, Span)],
+    used: u64,
+}
+
+/// The most modifiers one instruction may carry (real ones have at most 9).
+pub const MAX_MODIFIERS: usize = 16;
+
+impl<'m> Modifiers<'m> {
+    pub(crate) fn new(opcode: &'m str, opcode_span: Span, list: &'m [(Modifier, Span)]) -> Modifiers<'m> {
+        debug_assert!(list.len() <= MAX_MODIFIERS);
+        Modifiers { opcode, opcode_span, list, used: 0 }
+    }
+
+    fn error(&self, span: Span, message: String) -> ModifierError {
+        ModifierError { span, message }
+    }
+
+    /// The one unused modifier of a kind, if written; two of the kind is an error.
+    fn one<T>(&mut self, class: impl Fn(Modifier) -> Option<T>, what: &str) -> Result<Option<T>, ModifierError> {
+        let mut found: Option<(T, usize)> = None;
+        for (i, &(modifier, span)) in self.list.iter().enumerate() {
+            if self.used & (1 << i) != 0 {
+                continue;
+            }
+            if let Some(value) = class(modifier) {
+                if let Some((_, first)) = found {
+                    let first = self.list[first].0;
+                    return Err(self.error(span, format!("`{}` takes one {what}, found `{first}` and `{modifier}`", self.opcode)));
+                }
+                found = Some((value, i));
+            }
+        }
+        Ok(found.map(|(value, i)| {
+            self.used |= 1 << i;
+            value
+        }))
+    }
+
+    /// Like [`Self::one`], but missing is an error too.
+    fn required<T>(&mut self, class: impl Fn(Modifier) -> Option<T>, what: &str, example: &str) -> Result<T, ModifierError> {
+        match self.one(class, what)? {
+            Some(value) => Ok(value),
+            None => Err(self.error(self.opcode_span, format!("`{}` needs {what} such as `{example}`", self.opcode))),
+        }
+    }
+
+    /// Whether `flag` is written (once).
+    fn flag(&mut self, flag: Modifier) -> Result<bool, ModifierError> {
+        Ok(self.one(|m| (m == flag).then_some(()), &format!("`{flag}`"))?.is_some())
+    }
+
+    /// The first `N` unused modifiers of a kind, in source order; fewer or more is an error.
+    fn ordered<T: Copy, const N: usize>(&mut self, class: impl Fn(Modifier) -> Option<T>, what: &str) -> Result<[T; N], ModifierError> {
+        let mut out: [Option<T>; N] = [None; N];
+        let mut count = 0;
+        for (i, &(modifier, span)) in self.list.iter().enumerate() {
+            if self.used & (1 << i) != 0 {
+                continue;
+            }
+            if let Some(value) = class(modifier) {
+                if count == N {
+                    return Err(self.error(span, format!("`{}` takes {N} {what}, this is one more", self.opcode)));
+                }
+                out[count] = Some(value);
+                count += 1;
+                self.used |= 1 << i;
+            }
+        }
+        if count < N {
+            return Err(self.error(self.opcode_span, format!("`{}` needs {N} {what}, found {count}", self.opcode)));
+        }
+        Ok(out.map(|v| v.expect("counted")))
+    }
+
+    /// Every modifier was used; the first that was not is an error.
+    fn finish(self) -> Result<(), ModifierError> {
+        match self.list.iter().enumerate().find(|(i, _)| self.used & (1 << i) == 0) {
+            None => Ok(()),
+            Some((_, &(modifier, span))) => Err(self.error(span, format!("`{}` does not take `{modifier}` here", self.opcode))),
+        }
+    }
+
+    fn ty(&mut self) -> Result<Type, ModifierError> {
+        self.required(Type::from_modifier, "a type", ".u32")
+    }
+
+    fn typed(&mut self) -> Result<Typed, ModifierError> {
+        Ok(Typed { ty: self.ty()? })
+    }
+
+    fn arith(&mut self) -> Result<Arith, ModifierError> {
+        Ok(Arith {
+            rounding: self.one(Rounding::from_modifier, "rounding mode")?,
+            ftz: self.flag(Modifier::Ftz)?,
+            sat: self.flag(Modifier::Sat)?,
+            cc: self.flag(Modifier::Cc)?,
+            ty: self.ty()?,
+        })
+    }
+
+    fn mul(&mut self) -> Result<Mul, ModifierError> {
+        let mul = Mul {
+            mode: self.one(MulMode::from_modifier, "product part")?,
+            rounding: self.one(Rounding::from_modifier, "rounding mode")?,
+            ftz: self.flag(Modifier::Ftz)?,
+            sat: self.flag(Modifier::Sat)?,
+            cc: self.flag(Modifier::Cc)?,
+            ty: self.ty()?,
+        };
+        if mul.ty.is_integer() && mul.mode.is_none() {
+            let message = format!("`{}` on integers needs `.lo`, `.hi` or `.wide`", self.opcode);
+            return Err(self.error(self.opcode_span, message));
+        }
+        Ok(mul)
+    }
+
+    fn float_mode(&mut self) -> Result<Option<FloatMode>, ModifierError> {
+        let approx = self.flag(Modifier::Approx)?;
+        let full = self.flag(Modifier::Full)?;
+        let rounding = self.one(Rounding::from_modifier, "rounding mode")?;
+        Ok(match (approx, full, rounding) {
+            (false, false, None) => None,
+            (true, false, None) => Some(FloatMode::Approx),
+            (false, true, None) => Some(FloatMode::Full),
+            (false, false, Some(r)) => Some(FloatMode::Rounded(r)),
+            _ => {
+                let message = format!("`{}` takes one of `.approx`, `.full` or a rounding mode", self.opcode);
+                return Err(self.error(self.opcode_span, message));
+            }
+        })
+    }
+
+    fn float_fn(&mut self) -> Result<FloatFn, ModifierError> {
+        let mode = self.float_mode()?;
+        let ftz = self.flag(Modifier::Ftz)?;
+        let ty = self.ty()?;
+        let mode = mode.ok_or_else(|| self.error(self.opcode_span, format!("`{}` needs `.approx` or a rounding mode such as `.rn`", self.opcode)))?;
+        Ok(FloatFn { ty, mode, ftz })
+    }
+
+    fn memory(&mut self, load: bool) -> Result<Memory, ModifierError> {
+        Ok(Memory {
+            space: self.one(StateSpace::from_modifier, "state space")?,
+            semantics: self.one(Semantics::from_modifier, "memory ordering")?,
+            scope: self.one(Scope::from_modifier, "scope")?,
+            nc: load && self.flag(Modifier::Nc)?,
+            cache: self.one(CacheOp::from_modifier, "cache operator")?,
+            vector: self.one(Vector::from_modifier, "vector width")?,
+            ty: self.ty()?,
+        })
+    }
+
+    fn atom(&mut self) -> Result<Atom, ModifierError> {
+        Ok(Atom {
+            space: self.one(StateSpace::from_modifier, "state space")?,
+            semantics: self.one(Semantics::from_modifier, "memory ordering")?,
+            scope: self.one(Scope::from_modifier, "scope")?,
+            op: self.required(AtomOp::from_modifier, "an operation", ".add")?,
+            vector: self.one(Vector::from_modifier, "vector width")?,
+            noftz: self.flag(Modifier::Noftz)?,
+            ty: self.ty()?,
+        })
+    }
+
+    fn compare(&mut self) -> Result<(CmpOp, Option<BoolOp>, bool), ModifierError> {
+        Ok((
+            self.required(CmpOp::from_modifier, "a comparison", ".lt")?,
+            self.one(BoolOp::from_modifier, "combining operation")?,
+            self.flag(Modifier::Ftz)?,
+        ))
+    }
+
+    fn bar(&mut self, spelling: BarSpelling) -> Result<Op, ModifierError> {
+        if spelling == BarSpelling::Bar && self.flag(Modifier::Warp)? {
+            if !self.flag(Modifier::Sync)? {
+                return Err(self.error(self.opcode_span, "`bar.warp` needs `.sync`".to_string()));
+            }
+            return Ok(Op::BarWarpSync);
+        }
+        let sync = self.flag(Modifier::Sync)?;
+        let arrive = self.flag(Modifier::Arrive)?;
+        let red = self.flag(Modifier::Red)?;
+        let action = match (sync, arrive, red) {
+            (true, false, false) => BarAction::Sync,
+            (false, true, false) => BarAction::Arrive,
+            (false, false, true) => BarAction::Red(self.required(BarReduction::from_modifier, "a reduction", ".popc")?),
+            _ => {
+                let message = format!("`{}` takes one of `.sync`, `.arrive` or `.red`", self.opcode);
+                return Err(self.error(self.opcode_span, message));
+            }
+        };
+        let aligned = self.flag(Modifier::Aligned)? || spelling == BarSpelling::Bar;
+        let ty = match action {
+            BarAction::Red(_) => Some(self.ty()?),
+            _ => None,
+        };
+        Ok(Op::Bar(Bar { spelling, action, aligned, ty }))
+    }
+
+    fn require_flag(&mut self, flag: Modifier) -> Result<(), ModifierError> {
+        if self.flag(flag)? {
+            Ok(())
+        } else {
+            Err(self.error(self.opcode_span, format!("`{}` needs `{flag}`", self.opcode)))
+        }
+    }
+}
+
+impl Op {
+    /// The instruction `opcode` with `modifiers`, or `Ok(None)` when PTX has no such opcode
+    /// (or the parser does not know it).
+    pub(crate) fn build(mut m: Modifiers<'_>) -> Result<Option<Op>, ModifierError> {
+        use Op::*;
+        let op = match m.opcode {
+            "add" => Add(m.arith()?),
+            "sub" => Sub(m.arith()?),
+            "addc" => AddC(m.arith()?),
+            "subc" => SubC(m.arith()?),
+            "mul" => Mul(m.mul()?),
+            "mad" => Mad(m.mul()?),
+            "fma" => Fma(m.arith()?),
+            "div" => Div(crate::ops::Div { mode: m.float_mode()?, ftz: m.flag(Modifier::Ftz)?, ty: m.ty()? }),
+            "rem" => Rem(m.typed()?),
+            "neg" => Neg(m.arith()?),
+            "abs" => Abs(m.arith()?),
+            "min" => Min(m.arith()?),
+            "max" => Max(m.arith()?),
+            "and" => And(m.typed()?),
+            "or" => Or(m.typed()?),
+            "xor" => Xor(m.typed()?),
+            "not" => Not(m.typed()?),
+            "cnot" => Cnot(m.typed()?),
+            "shl" => Shl(m.typed()?),
+            "shr" => Shr(m.typed()?),
+            "shf" => {
+                let shf = crate::ops::Shf {
+                    direction: m.required(ShfDirection::from_modifier, "a direction", ".l")?,
+                    mode: m.required(ShfMode::from_modifier, "a mode", ".wrap")?,
+                };
+                m.require_flag(Modifier::B32)?;
+                Shf(shf)
+            }
+            "popc" => Popc(m.typed()?),
+            "clz" => Clz(m.typed()?),
+            "brev" => Brev(m.typed()?),
+            "bfind" => Bfind(m.typed()?),
+            "bfe" => Bfe(m.typed()?),
+            "bfi" => Bfi(m.typed()?),
+            "prmt" => {
+                let mode = m.one(PrmtMode::from_modifier, "mode")?;
+                m.require_flag(Modifier::B32)?;
+                Prmt(crate::ops::Prmt { mode })
+            }
+            "setp" => {
+                let (cmp, combine, ftz) = m.compare()?;
+                Setp(crate::ops::Setp { cmp, combine, ftz, ty: m.ty()? })
+            }
+            "set" => {
+                let (cmp, combine, ftz) = m.compare()?;
+                let [dst, src] = m.ordered(Type::from_modifier, "types (result, then source)")?;
+                Set(crate::ops::Set { cmp, combine, ftz, dst, src })
+            }
+            "selp" => Selp(m.typed()?),
+            "rcp" => Rcp(m.float_fn()?),
+            "sqrt" => Sqrt(m.float_fn()?),
+            "rsqrt" => Rsqrt(m.float_fn()?),
+            "ex2" => Ex2(m.float_fn()?),
+            "lg2" => Lg2(m.float_fn()?),
+            "sin" => Sin(m.float_fn()?),
+            "cos" => Cos(m.float_fn()?),
+            "tanh" => Tanh(m.float_fn()?),
+            "cvt" => {
+                let rounding = m.one(Rounding::from_modifier, "rounding mode")?;
+                let ftz = m.flag(Modifier::Ftz)?;
+                let sat = m.flag(Modifier::Sat)?;
+                let relu = m.flag(Modifier::Relu)?;
+                let [dst, src] = m.ordered(Type::from_modifier, "types (result, then source)")?;
+                Cvt(crate::ops::Cvt { dst, src, rounding, ftz, sat, relu })
+            }
+            "cvta" => Cvta(crate::ops::Cvta {
+                to: m.flag(Modifier::To)?,
+                space: m.required(StateSpace::from_modifier, "a state space", ".global")?,
+                ty: m.ty()?,
+            }),
+            "mov" => Mov(m.typed()?),
+            "ld" => Ld(m.memory(true)?),
+            "st" => St(m.memory(false)?),
+            "atom" => Atom(m.atom()?),
+            "red" => Red(m.atom()?),
+            "bar" => m.bar(BarSpelling::Bar)?,
+            "barrier" => m.bar(BarSpelling::Barrier)?,
+            "membar" => Membar(crate::ops::Membar { level: m.required(MembarLevel::from_modifier, "a level", ".gl")? }),
+            "fence" => {
+                let semantics = m.one(Semantics::from_modifier, "ordering")?.unwrap_or(Semantics::AcqRel);
+                if !matches!(semantics, Semantics::AcqRel | Semantics::Sc) {
+                    return Err(m.error(m.opcode_span, format!("`fence` takes `.sc` or `.acq_rel`, not `{semantics}`")));
+                }
+                Fence(crate::ops::Fence { semantics, scope: m.required(Scope::from_modifier, "a scope", ".gpu")? })
+            }
+            "shfl" => Shfl(crate::ops::Shfl {
+                sync: m.flag(Modifier::Sync)?,
+                mode: m.required(ShflMode::from_modifier, "a mode", ".down")?,
+                ty: m.ty()?,
+            }),
+            "vote" => Vote(crate::ops::Vote {
+                sync: m.flag(Modifier::Sync)?,
+                mode: m.required(VoteMode::from_modifier, "a mode", ".ballot")?,
+                ty: m.ty()?,
+            }),
+            "activemask" => {
+                m.require_flag(Modifier::B32)?;
+                Activemask
+            }
+            "redux" => {
+                m.require_flag(Modifier::Sync)?;
+                Redux(crate::ops::Redux { op: m.required(ReduxOp::from_modifier, "an operation", ".add")?, ty: m.ty()? })
+            }
+            "match" => {
+                m.require_flag(Modifier::Sync)?;
+                Match(crate::ops::Match { mode: m.required(MatchMode::from_modifier, "a mode", ".any")?, ty: m.ty()? })
+            }
+            "bra" => Bra(Control { uni: m.flag(Modifier::Uni)? }),
+            "call" => Call(Control { uni: m.flag(Modifier::Uni)? }),
+            "ret" => Ret(Control { uni: m.flag(Modifier::Uni)? }),
+            "exit" => Exit,
+            "trap" => Trap,
+            "mma" => {
+                m.require_flag(Modifier::Sync)?;
+                m.require_flag(Modifier::Aligned)?;
+                let shape = m.required(MmaShape::from_modifier, "a shape", ".m16n8k16")?;
+                let [a_layout, b_layout] = m.ordered(Layout::from_modifier, "layouts (A's, then B's)")?;
+                let satfinite = m.flag(Modifier::Satfinite)?;
+                let [d, a, b, c] = m.ordered(Type::from_modifier, "types (D, A, B, C)")?;
+                Mma(crate::ops::Mma { shape, a_layout, b_layout, d, a, b, c, satfinite })
+            }
+            _ => return Ok(None),
+        };
+        m.finish()?;
+        Ok(Some(op))
+    }
+
+    /// The opcode as written before its first dot.
+    pub fn name(&self) -> &'static str {
+        use Op::*;
+        match self {
+            Add(_) => "add",
+            Sub(_) => "sub",
+            AddC(_) => "addc",
+            SubC(_) => "subc",
+            Mul(_) => "mul",
+            Mad(_) => "mad",
+            Fma(_) => "fma",
+            Div(_) => "div",
+            Rem(_) => "rem",
+            Neg(_) => "neg",
+            Abs(_) => "abs",
+            Min(_) => "min",
+            Max(_) => "max",
+            And(_) => "and",
+            Or(_) => "or",
+            Xor(_) => "xor",
+            Not(_) => "not",
+            Cnot(_) => "cnot",
+            Shl(_) => "shl",
+            Shr(_) => "shr",
+            Shf(_) => "shf",
+            Popc(_) => "popc",
+            Clz(_) => "clz",
+            Brev(_) => "brev",
+            Bfind(_) => "bfind",
+            Bfe(_) => "bfe",
+            Bfi(_) => "bfi",
+            Prmt(_) => "prmt",
+            Setp(_) => "setp",
+            Set(_) => "set",
+            Selp(_) => "selp",
+            Rcp(_) => "rcp",
+            Sqrt(_) => "sqrt",
+            Rsqrt(_) => "rsqrt",
+            Ex2(_) => "ex2",
+            Lg2(_) => "lg2",
+            Sin(_) => "sin",
+            Cos(_) => "cos",
+            Tanh(_) => "tanh",
+            Cvt(_) => "cvt",
+            Cvta(_) => "cvta",
+            Mov(_) => "mov",
+            Ld(_) => "ld",
+            St(_) => "st",
+            Atom(_) => "atom",
+            Red(_) => "red",
+            Bar(b) => match b.spelling {
+                BarSpelling::Bar => "bar",
+                BarSpelling::Barrier => "barrier",
+            },
+            BarWarpSync => "bar",
+            Membar(_) => "membar",
+            Fence(_) => "fence",
+            Shfl(_) => "shfl",
+            Vote(_) => "vote",
+            Activemask => "activemask",
+            Redux(_) => "redux",
+            Match(_) => "match",
+            Bra(_) => "bra",
+            Call(_) => "call",
+            Ret(_) => "ret",
+            Exit => "exit",
+            Trap => "trap",
+            Mma(_) => "mma",
+        }
+    }
+
+    /// How many operands the instruction takes (after `call`'s lists are filled in).
+    pub fn operand_count(&self) -> std::ops::RangeInclusive<usize> {
+        use Op::*;
+        match self {
+            Add(_) | Sub(_) | AddC(_) | SubC(_) | Mul(_) | Div(_) | Rem(_) | Min(_) | Max(_) | And(_) | Or(_) | Xor(_) | Shl(_)
+            | Shr(_) => 3..=3,
+            Mad(_) | Fma(_) | Selp(_) | Bfe(_) | Prmt(_) | Shf(_) => 4..=4,
+            Bfi(_) => 5..=5,
+            Neg(_) | Abs(_) | Not(_) | Cnot(_) | Popc(_) | Clz(_) | Brev(_) | Bfind(_) | Mov(_) | Cvt(_) | Cvta(_) | Rcp(_)
+            | Sqrt(_) | Rsqrt(_) | Ex2(_) | Lg2(_) | Sin(_) | Cos(_) | Tanh(_) | Ld(_) | St(_) | Red(_) => 2..=2,
+            Setp(crate::ops::Setp { combine, .. }) | Set(crate::ops::Set { combine, .. }) => {
+                if combine.is_some() {
+                    4..=4
+                } else {
+                    3..=3
+                }
+            }
+            Atom(a) => {
+                if a.op == AtomOp::Cas {
+                    4..=4
+                } else {
+                    3..=3
+                }
+            }
+            Bar(b) => match b.action {
+                BarAction::Red(_) => 3..=4,
+                _ => 1..=2,
+            },
+            BarWarpSync | Activemask | Bra(_) => 1..=1,
+            Membar(_) | Fence(_) | Ret(_) | Exit | Trap => 0..=0,
+            Shfl(s) => {
+                if s.sync {
+                    5..=5
+                } else {
+                    4..=4
+                }
+            }
+            Vote(v) => {
+                if v.sync {
+                    3..=3
+                } else {
+                    2..=2
+                }
+            }
+            Redux(_) | Match(_) => 3..=3,
+            Call(_) => 3..=4,
+            Mma(_) => 4..=4,
+        }
+    }
+}
+
+fn opt<T: fmt::Display>(f: &mut fmt::Formatter<'_>, value: Option<T>) -> fmt::Result {
+    match value {
+        Some(v) => write!(f, "{v}"),
+        None => Ok(()),
+    }
+}
+
+fn flag(f: &mut fmt::Formatter<'_>, on: bool, modifier: Modifier) -> fmt::Result {
+    if on { f.write_str(modifier.text()) } else { Ok(()) }
+}
+
+impl fmt::Display for FloatMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FloatMode::Approx => f.write_str(".approx"),
+            FloatMode::Full => f.write_str(".full"),
+            FloatMode::Rounded(r) => write!(f, "{r}"),
+        }
+    }
+}
+
+/// The canonical spelling (`ld.global.v4.f32`), modifiers in the PTX manual's order.
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Op::*;
+        f.write_str(self.name())?;
+        match *self {
+            Add(a) | Sub(a) | AddC(a) | SubC(a) | Fma(a) | Neg(a) | Abs(a) | Min(a) | Max(a) => {
+                opt(f, a.rounding)?;
+                flag(f, a.ftz, Modifier::Ftz)?;
+                flag(f, a.sat, Modifier::Sat)?;
+                flag(f, a.cc, Modifier::Cc)?;
+                write!(f, "{}", a.ty)
+            }
+            Mul(m) | Mad(m) => {
+                opt(f, m.mode)?;
+                opt(f, m.rounding)?;
+                flag(f, m.ftz, Modifier::Ftz)?;
+                flag(f, m.sat, Modifier::Sat)?;
+                flag(f, m.cc, Modifier::Cc)?;
+                write!(f, "{}", m.ty)
+            }
+            Div(d) => {
+                opt(f, d.mode)?;
+                flag(f, d.ftz, Modifier::Ftz)?;
+                write!(f, "{}", d.ty)
+            }
+            Rcp(x) | Sqrt(x) | Rsqrt(x) | Ex2(x) | Lg2(x) | Sin(x) | Cos(x) | Tanh(x) => {
+                write!(f, "{}", x.mode)?;
+                flag(f, x.ftz, Modifier::Ftz)?;
+                write!(f, "{}", x.ty)
+            }
+            Rem(t) | And(t) | Or(t) | Xor(t) | Not(t) | Cnot(t) | Shl(t) | Shr(t) | Popc(t) | Clz(t) | Brev(t) | Bfind(t)
+            | Bfe(t) | Bfi(t) | Selp(t) | Mov(t) => write!(f, "{}", t.ty),
+            Shf(s) => write!(f, "{}{}.b32", s.direction, s.mode),
+            Prmt(p) => {
+                f.write_str(".b32")?;
+                opt(f, p.mode)
+            }
+            Setp(s) => {
+                write!(f, "{}", s.cmp)?;
+                opt(f, s.combine)?;
+                flag(f, s.ftz, Modifier::Ftz)?;
+                write!(f, "{}", s.ty)
+            }
+            Set(s) => {
+                write!(f, "{}", s.cmp)?;
+                opt(f, s.combine)?;
+                flag(f, s.ftz, Modifier::Ftz)?;
+                write!(f, "{}{}", s.dst, s.src)
+            }
+            Cvt(c) => {
+                opt(f, c.rounding)?;
+                flag(f, c.ftz, Modifier::Ftz)?;
+                flag(f, c.sat, Modifier::Sat)?;
+                flag(f, c.relu, Modifier::Relu)?;
+                write!(f, "{}{}", c.dst, c.src)
+            }
+            Cvta(c) => {
+                flag(f, c.to, Modifier::To)?;
+                write!(f, "{}{}", c.space, c.ty)
+            }
+            Ld(m) | St(m) => {
+                opt(f, m.semantics)?;
+                opt(f, m.scope)?;
+                opt(f, m.space)?;
+                flag(f, m.nc, Modifier::Nc)?;
+                opt(f, m.cache)?;
+                opt(f, m.vector)?;
+                write!(f, "{}", m.ty)
+            }
+            Atom(a) | Red(a) => {
+                opt(f, a.semantics)?;
+                opt(f, a.scope)?;
+                opt(f, a.space)?;
+                write!(f, "{}", a.op)?;
+                flag(f, a.noftz, Modifier::Noftz)?;
+                opt(f, a.vector)?;
+                write!(f, "{}", a.ty)
+            }
+            Bar(b) => {
+                match b.action {
+                    BarAction::Sync => f.write_str(".sync")?,
+                    BarAction::Arrive => f.write_str(".arrive")?,
+                    BarAction::Red(r) => write!(f, ".red{r}")?,
+                }
+                flag(f, b.aligned && b.spelling == BarSpelling::Barrier, Modifier::Aligned)?;
+                opt(f, b.ty)
+            }
+            BarWarpSync => f.write_str(".warp.sync"),
+            Membar(m) => write!(f, "{}", m.level),
+            Fence(x) => write!(f, "{}{}", x.semantics, x.scope),
+            Shfl(s) => {
+                flag(f, s.sync, Modifier::Sync)?;
+                write!(f, "{}{}", s.mode, s.ty)
+            }
+            Vote(v) => {
+                flag(f, v.sync, Modifier::Sync)?;
+                write!(f, "{}{}", v.mode, v.ty)
+            }
+            Activemask => f.write_str(".b32"),
+            Redux(r) => write!(f, ".sync{}{}", r.op, r.ty),
+            Match(x) => write!(f, "{}.sync{}", x.mode, x.ty),
+            Bra(c) | Call(c) | Ret(c) => flag(f, c.uni, Modifier::Uni),
+            Exit | Trap => Ok(()),
+            Mma(x) => {
+                write!(f, ".sync.aligned{}{}{}", x.shape, x.a_layout, x.b_layout)?;
+                flag(f, x.satfinite, Modifier::Satfinite)?;
+                write!(f, "{}{}{}{}", x.d, x.a, x.b, x.c)
+            }
+        }
+    }
+}
+
+/// A dimension of a 3-component special register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dim {
+    /// `.x`.
+    X,
+    /// `.y`.
+    Y,
+    /// `.z`.
+    Z,
+}
+
+/// A special (read-only) register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpecialReg {
+    /// `%tid.d`: the thread's index in its block.
+    Tid(Dim),
+    /// `%ntid.d`: the block's extent.
+    Ntid(Dim),
+    /// `%ctaid.d`: the block's index in the grid.
+    Ctaid(Dim),
+    /// `%nctaid.d`: the grid's extent.
+    Nctaid(Dim),
+    /// `%laneid`.
+    Laneid,
+    /// `%warpid`.
+    Warpid,
+    /// `%nwarpid`.
+    Nwarpid,
+    /// `%smid`.
+    Smid,
+    /// `%nsmid`.
+    Nsmid,
+    /// `%gridid`.
+    Gridid,
+    /// `%lanemask_eq`.
+    LanemaskEq,
+    /// `%lanemask_le`.
+    LanemaskLe,
+    /// `%lanemask_lt`.
+    LanemaskLt,
+    /// `%lanemask_ge`.
+    LanemaskGe,
+    /// `%lanemask_gt`.
+    LanemaskGt,
+    /// `%clock`.
+    Clock,
+    /// `%clock64`.
+    Clock64,
+    /// `%globaltimer`.
+    Globaltimer,
+    /// `%dynamic_smem_size`.
+    DynamicSmemSize,
+    /// `%total_smem_size`.
+    TotalSmemSize,
+}
+
+impl SpecialReg {
+    /// The register named `name` (with its `%`) that takes no component, or the constructor
+    /// of one that needs `.x`, `.y` or `.z`.
+    pub(crate) fn lookup(name: &str) -> Option<Result<SpecialReg, fn(Dim) -> SpecialReg>> {
+        use SpecialReg::*;
+        Some(match name {
+            "%tid" => Err(Tid),
+            "%ntid" => Err(Ntid),
+            "%ctaid" => Err(Ctaid),
+            "%nctaid" => Err(Nctaid),
+            "%laneid" => Ok(Laneid),
+            "%warpid" => Ok(Warpid),
+            "%nwarpid" => Ok(Nwarpid),
+            "%smid" => Ok(Smid),
+            "%nsmid" => Ok(Nsmid),
+            "%gridid" => Ok(Gridid),
+            "%lanemask_eq" => Ok(LanemaskEq),
+            "%lanemask_le" => Ok(LanemaskLe),
+            "%lanemask_lt" => Ok(LanemaskLt),
+            "%lanemask_ge" => Ok(LanemaskGe),
+            "%lanemask_gt" => Ok(LanemaskGt),
+            "%clock" => Ok(Clock),
+            "%clock64" => Ok(Clock64),
+            "%globaltimer" => Ok(Globaltimer),
+            "%dynamic_smem_size" => Ok(DynamicSmemSize),
+            "%total_smem_size" => Ok(TotalSmemSize),
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,72 @@
+// A minimal CUDA prelude for compiling the corpus with clang and no CUDA SDK:
+//   clang -x cuda --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch=sm_80 \
+//         -include prelude.h -S -o out.ptx kernel.cu
+// Everything maps onto clang's own NVPTX builtins, so the PTX is what clang
+// emits for the same code written against the SDK's headers (math functions
+// are the fast intrinsic forms: no libdevice).
+#pragma once
+
+#include "__clang_cuda_builtin_vars.h"
+
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __host__ __attribute__((host))
+#define __shared__ __attribute__((shared))
+#define __noinline__ __attribute__((noinline))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+
+#define DEVICE static __device__ __forceinline__
+
+typedef unsigned int uint32;
+
+// Barriers and warp collectives.
+DEVICE void __syncwarp(unsigned mask = 0xffffffffu) { __nvvm_bar_warp_sync(mask); }
+DEVICE int __shfl_sync(unsigned mask, int v, int lane) { return __nvvm_shfl_sync_idx_i32(mask, v, lane, 0x1f); }
+DEVICE float __shfl_sync(unsigned mask, float v, int lane) { return __nvvm_shfl_sync_idx_f32(mask, v, lane, 0x1f); }
+DEVICE int __shfl_up_sync(unsigned mask, int v, unsigned delta) { return __nvvm_shfl_sync_up_i32(mask, v, delta, 0); }
+DEVICE float __shfl_up_sync(unsigned mask, float v, unsigned delta) { return __nvvm_shfl_sync_up_f32(mask, v, delta, 0); }
+DEVICE int __shfl_down_sync(unsigned mask, int v, unsigned delta) { return __nvvm_shfl_sync_down_i32(mask, v, delta, 0x1f); }
+DEVICE float __shfl_down_sync(unsigned mask, float v, unsigned delta) { return __nvvm_shfl_sync_down_f32(mask, v, delta, 0x1f); }
+DEVICE int __shfl_xor_sync(unsigned mask, int v, int lane_mask) { return __nvvm_shfl_sync_bfly_i32(mask, v, lane_mask, 0x1f); }
+DEVICE float __shfl_xor_sync(unsigned mask, float v, int lane_mask) { return __nvvm_shfl_sync_bfly_f32(mask, v, lane_mask, 0x1f); }
+DEVICE unsigned __ballot_sync(unsigned mask, int pred) { return __nvvm_vote_ballot_sync(mask, pred); }
+DEVICE int __all_sync(unsigned mask, int pred) { return __nvvm_vote_all_sync(mask, pred); }
+DEVICE int __any_sync(unsigned mask, int pred) { return __nvvm_vote_any_sync(mask, pred); }
+DEVICE unsigned __match_any_sync(unsigned mask, int v) { return __nvvm_match_any_sync_i32(mask, v); }
+DEVICE int __reduce_add_sync(unsigned mask, int v) { return __nvvm_redux_sync_add(v, mask); }
+DEVICE int __reduce_min_sync(unsigned mask, int v) { return __nvvm_redux_sync_min(v, mask); }
+DEVICE int __reduce_max_sync(unsigned mask, int v) { return __nvvm_redux_sync_max(v, mask); }
+DEVICE unsigned __reduce_or_sync(unsigned mask, unsigned v) { return __nvvm_redux_sync_or(v, mask); }
+DEVICE unsigned __lane_id() { return __nvvm_read_ptx_sreg_laneid(); }
+DEVICE unsigned __activemask() {
+  unsigned mask;
+  asm volatile("activemask.b32 %0;" : "=r"(mask));
+  return mask;
+}
+
+// Atomics (generic addresses, as the SDK's atomicAdd and friends are).
+DEVICE int atomicAdd(int *p, int v) { return __nvvm_atom_add_gen_i(p, v); }
+DEVICE unsigned atomicAdd(unsigned *p, unsigned v) { return (unsigned)__nvvm_atom_add_gen_i((int *)p, (int)v); }
+DEVICE float atomicAdd(float *p, float v) { return __nvvm_atom_add_gen_f(p, v); }
+DEVICE int atomicCAS(int *p, int cmp, int v) { return __nvvm_atom_cas_gen_i(p, cmp, v); }
+DEVICE int atomicMax(int *p, int v) { return __nvvm_atom_max_gen_i(p, v); }
+DEVICE int atomicMin(int *p, int v) { return __nvvm_atom_min_gen_i(p, v); }
+DEVICE int atomicExch(int *p, int v) { return __nvvm_atom_xchg_gen_i(p, v); }
+
+// Math: the fast hardware forms.
+DEVICE float expf(float x) { return __nvvm_ex2_approx_f(x * 1.4426950408889634f); }
+DEVICE float rsqrtf(float x) { return __nvvm_rsqrt_approx_f(x); }
+DEVICE float sqrtf(float x) { return __nvvm_sqrt_rn_f(x); }
+DEVICE float __fdividef(float a, float b) { return __nvvm_div_approx_f(a, b); }
+DEVICE float fmaxf(float a, float b) { return __nvvm_fmax_f(a, b); }
+DEVICE float fminf(float a, float b) { return __nvvm_fmin_f(a, b); }
+DEVICE float fabsf(float x) { return __nvvm_fabs_f(x); }
+DEVICE int __popc(unsigned x) { return __builtin_popcount(x); }
+DEVICE int __clz(int x) { return __builtin_clz((unsigned)x) /* clz(0) is 32 in PTX */; }
+DEVICE unsigned __brev(unsigned x) { return __builtin_bitreverse32(x); }
+DEVICE int min(int a, int b) { return a < b ? a : b; }
+DEVICE int max(int a, int b) { return a > b ? a : b; }
+
+// Vector types with the alignment the SDK gives them, so clang emits .v2/.v4 accesses.
+struct __attribute__((aligned(8))) float2 { float x, y; };
+struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
