@@ -148,10 +148,13 @@ impl Token<'_> {
     }
 }
 
+/// A token or an error with where it is.
+pub type Spanned<T> = (T, Span);
+
 /// The tokens of `source` with their spans (comments dropped), and every span no token matches.
 ///
 /// Consecutive unexpected characters are reported once, as one span.
-pub fn tokenize(source: &str) -> (Vec<(Token<'_>, Span)>, Vec<(LexError, Span)>) {
+pub fn tokenize(source: &str) -> (Vec<Spanned<Token<'_>>>, Vec<Spanned<LexError>>) {
     // PTX averages about 5 bytes per token; reserving for that avoids regrowing.
     let mut tokens = Vec::with_capacity(source.len() / 5 + 16);
     let mut errors: Vec<(LexError, Span)> = Vec::new();
@@ -163,6 +166,12 @@ pub fn tokenize(source: &str) -> (Vec<(Token<'_>, Span)>, Vec<(LexError, Span)>)
             Ok(Token::Comment) => {}
             Ok(token) => tokens.push((token, span)),
             Err(error) => match errors.last_mut() {
+                // The string as far as it goes still stands for a string, so the parser says
+                // nothing more about the statement around it.
+                _ if error == LexError::UnterminatedString => {
+                    tokens.push((Token::Str(lexer.slice()), span));
+                    errors.push((error, span));
+                }
                 Some((LexError::UnexpectedCharacter, last)) if error == LexError::UnexpectedCharacter && last.end == span.start => last.end = span.end,
                 _ => errors.push((error, span)),
             },
@@ -239,7 +248,7 @@ mod tests {
     #[test]
     fn errors_have_spans() {
         let (tokens, errors) = tokenize("add # ## \"open\nx /* never closed");
-        assert_eq!(tokens.iter().map(|t| t.0).collect::<Vec<_>>(), [Token::Ident("add"), Token::Ident("x")]);
+        assert_eq!(tokens.iter().map(|t| t.0).collect::<Vec<_>>(), [Token::Ident("add"), Token::Str("\"open"), Token::Ident("x")]);
         assert_eq!(
             errors,
             [

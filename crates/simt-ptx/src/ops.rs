@@ -1488,10 +1488,13 @@ pub enum SpecialReg {
     TotalSmemSize,
 }
 
+/// The constructor of a special register that takes a component (`%tid` needs `.x`).
+pub(crate) type WithDim = fn(Dim) -> SpecialReg;
+
 impl SpecialReg {
     /// The register named `name` (with its `%`) that takes no component, or the constructor
     /// of one that needs `.x`, `.y` or `.z`.
-    pub(crate) fn lookup(name: &str) -> Option<Result<SpecialReg, fn(Dim) -> SpecialReg>> {
+    pub(crate) fn lookup(name: &str) -> Option<Result<SpecialReg, WithDim>> {
         use SpecialReg::*;
         Some(match name {
             "%tid" => Err(Tid),
