@@ -635,9 +635,29 @@ impl<'a> BlockSim<'a> {
             _ => None,
         };
         let arrived = opcode.flags().contains(Flags::BARRIER).then_some(executed);
-        self.execute(w, pc, active)?;
+        self.execute_stepped(w, pc, active)?;
         self.ctx.issued(1);
         Ok(StepResult::Issued(Step { pc, opcode, unit, latency, active, executed, effects, access, branch, arrived, exchange }))
+    }
+
+    /// [`BlockSim::execute`] for one stepped instruction, compiled for AVX2+FMA where the CPU
+    /// has them (as `run_sm` is), so a stepping driver gets fused multiply-adds inline rather
+    /// than a library call per lane. Both builds compute the same bits.
+    fn execute_stepped(&mut self, w: usize, pc: u32, mask: u32) -> Result<(), Fault> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+                // SAFETY: the features were just detected on this CPU.
+                return unsafe { self.execute_avx2(w, pc, mask) };
+            }
+        }
+        self.execute(w, pc, mask)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    fn execute_avx2(&mut self, w: usize, pc: u32, mask: u32) -> Result<(), Fault> {
+        self.execute(w, pc, mask)
     }
 
     /// Whether every non-exited thread of the block waits at `BAR.SYNC`, so the barrier can open.
