@@ -151,6 +151,7 @@ impl Token<'_> {
 /// The tokens of `source` with their spans (comments dropped), and every span no token matches.
 ///
 /// Consecutive unexpected characters are reported once, as one span.
+#[allow(clippy::type_complexity)] // two parallel lists, each documented above
 pub fn tokenize(source: &str) -> (Vec<(Token<'_>, Span)>, Vec<(LexError, Span)>) {
     // PTX averages about 5 bytes per token; reserving for that avoids regrowing.
     let mut tokens = Vec::with_capacity(source.len() / 5 + 16);
@@ -163,6 +164,12 @@ pub fn tokenize(source: &str) -> (Vec<(Token<'_>, Span)>, Vec<(LexError, Span)>)
             Ok(Token::Comment) => {}
             Ok(token) => tokens.push((token, span)),
             Err(error) => match errors.last_mut() {
+                // The string as far as it goes still stands for a string, so the parser says
+                // nothing more about the statement around it.
+                _ if error == LexError::UnterminatedString => {
+                    tokens.push((Token::Str(lexer.slice()), span));
+                    errors.push((error, span));
+                }
                 Some((LexError::UnexpectedCharacter, last)) if error == LexError::UnexpectedCharacter && last.end == span.start => last.end = span.end,
                 _ => errors.push((error, span)),
             },
@@ -239,7 +246,7 @@ mod tests {
     #[test]
     fn errors_have_spans() {
         let (tokens, errors) = tokenize("add # ## \"open\nx /* never closed");
-        assert_eq!(tokens.iter().map(|t| t.0).collect::<Vec<_>>(), [Token::Ident("add"), Token::Ident("x")]);
+        assert_eq!(tokens.iter().map(|t| t.0).collect::<Vec<_>>(), [Token::Ident("add"), Token::Str("\"open"), Token::Ident("x")]);
         assert_eq!(
             errors,
             [

@@ -1491,6 +1491,7 @@ pub enum SpecialReg {
 impl SpecialReg {
     /// The register named `name` (with its `%`) that takes no component, or the constructor
     /// of one that needs `.x`, `.y` or `.z`.
+    #[allow(clippy::type_complexity)] // a register, or the constructor still waiting for its component
     pub(crate) fn lookup(name: &str) -> Option<Result<SpecialReg, fn(Dim) -> SpecialReg>> {
         use SpecialReg::*;
         Some(match name {

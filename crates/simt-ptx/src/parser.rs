@@ -19,6 +19,8 @@ pub(crate) struct Parser<'a> {
     tokens: Vec<(Token<'a>, Span)>,
     pos: usize,
     end: Span,
+    /// An unterminated `/*` swallowed the end of the file, so unclosed blocks are no news.
+    tail_swallowed: bool,
     pub(crate) diagnostics: Diagnostics,
 }
 
@@ -26,6 +28,7 @@ impl<'a> Parser<'a> {
     pub(crate) fn new(source: &'a str) -> Parser<'a> {
         let (tokens, lex_errors) = tokenize(source);
         let mut diagnostics = Diagnostics::default();
+        let tail_swallowed = lex_errors.iter().any(|(e, _)| *e == LexError::UnterminatedComment);
         for (error, span) in lex_errors {
             let message = match error {
                 LexError::UnexpectedCharacter => {
@@ -35,15 +38,16 @@ impl<'a> Parser<'a> {
                 LexError::UnterminatedComment => "unterminated comment: `/*` has no closing `*/`".to_string(),
                 LexError::UnterminatedString => "unterminated string: `\"` has no closing `\"` on its line".to_string(),
             };
+            // Point at the opening, not the whole rest of the line or file.
             let span = match error {
                 LexError::UnexpectedCharacter => span,
-                // Point at the opening, not the whole rest of the file.
-                _ => Span::new(span.start, span.start + 2.min(span.end - span.start)),
+                LexError::UnterminatedComment => Span::new(span.start, span.start + 2),
+                LexError::UnterminatedString => Span::new(span.start, span.start + 1),
             };
             diagnostics.push(Diagnostic { span, message, notes: Vec::new() });
         }
         let len = source.len() as u32;
-        Parser { tokens, pos: 0, end: Span::new(len, len), diagnostics }
+        Parser { tokens, pos: 0, end: Span::new(len, len), tail_swallowed, diagnostics }
     }
 
     // ---- token access ----
@@ -129,6 +133,18 @@ impl<'a> Parser<'a> {
         let at = self.after_previous();
         self.diagnostics.push(Diagnostic { span: at, message, notes: Vec::new() });
         Ok(at)
+    }
+
+    /// Recovers from a failed statement that started at token `start`: nothing to skip when
+    /// the failure came after its `;` (a wrong operand count), else on to the next statement.
+    fn recover_from(&mut self, start: usize) {
+        if self.pos > start && self.tokens.get(self.pos - 1).is_some_and(|t| t.0 == Token::Semi) {
+            return;
+        }
+        if self.pos == start {
+            self.pos += 1;
+        }
+        self.recover();
     }
 
     /// Skips to just after the next `;`, or to a `}` that closes the current block, keeping
@@ -241,10 +257,7 @@ impl<'a> Parser<'a> {
         while let Some(token) = self.peek() {
             let start = self.pos;
             if self.module_item(token, &mut module).is_err() {
-                if self.pos == start {
-                    self.pos += 1;
-                }
-                self.recover();
+                self.recover_from(start);
             }
         }
         module
@@ -615,8 +628,9 @@ impl<'a> Parser<'a> {
         loop {
             match self.peek() {
                 None => {
-                    let open = start;
-                    self.error(open, "unclosed block: this `{` has no matching `}`".to_string());
+                    if !self.tail_swallowed {
+                        self.error(start, "unclosed block: this `{` has no matching `}`".to_string());
+                    }
                     break;
                 }
                 Some(Token::RBrace) => {
@@ -627,12 +641,7 @@ impl<'a> Parser<'a> {
                     let before = self.pos;
                     match self.statement() {
                         Ok(statement) => statements.push(statement),
-                        Err(Failed) => {
-                            if self.pos == before {
-                                self.pos += 1;
-                            }
-                            self.recover();
-                        }
+                        Err(Failed) => self.recover_from(before),
                     }
                 }
             }
@@ -845,15 +854,11 @@ impl<'a> Parser<'a> {
             Some(Token::Ident(_)) => Some(self.name("an address")?),
             _ => None,
         };
-        let offset = if base.is_none() {
-            self.signed_offset()?
-        } else if self.eat(Token::Plus) {
-            self.signed_offset()?
-        } else if self.peek() == Some(Token::Minus) {
-            self.signed_offset()?
-        } else {
-            0
-        };
+        // A bare offset, `base+N`, `base+-N` and `base-N` all end in a signed integer.
+        let has_offset = base.is_none()
+            || self.eat(Token::Plus)
+            || self.peek() == Some(Token::Minus);
+        let offset = if has_offset { self.signed_offset()? } else { 0 };
         self.expect(Token::RBracket, "`]` closing the address")?;
         Ok(Address { base, offset })
     }
