@@ -13,29 +13,17 @@
 
 use simt_isa::Opcode;
 
-/// The instruction shapes, each with its own fragment layout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Shape {
-    /// `MMA.M16N16K16`: lane `l` works on row `l >> 1`, half `l & 1`.
-    M16N16K16,
-    /// `MMA.M16N8K16`: the layout of PTX `mma.sync.aligned.m16n8k16`.
-    M16N8K16,
-    /// `MMA.SP.M16N16K32`: compressed A (16x16 kept values), B 32x16.
-    SpM16N16K32,
-    /// `MMA.M8N8K4`: the layout of PTX `mma.sync.aligned.m8n8k4` with f64 elements.
-    M8N8K4,
-}
+/// The instruction shapes, each with its own fragment layout (the instruction set's own).
+pub use simt_isa::MmaShape as Shape;
 
-impl Shape {
-    /// The shape of an MMA opcode; `None` for any other opcode.
-    pub fn of(opcode: Opcode) -> Option<Shape> {
-        match opcode {
-            Opcode::Mma => Some(Shape::M16N16K16),
-            Opcode::MmaM16n8k16 => Some(Shape::M16N8K16),
-            Opcode::MmaSp => Some(Shape::SpM16N16K32),
-            Opcode::MmaM8n8k4 => Some(Shape::M8N8K4),
-            _ => None,
-        }
+/// The shape of an MMA opcode; `None` for any other opcode.
+pub fn shape_of(opcode: Opcode) -> Option<Shape> {
+    match opcode {
+        Opcode::Mma => Some(Shape::M16N16K16),
+        Opcode::MmaM16n8k16 => Some(Shape::M16N8K16),
+        Opcode::MmaSp => Some(Shape::SpM16N16K32),
+        Opcode::MmaM8n8k4 => Some(Shape::M8N8K4),
+        _ => None,
     }
 }
 

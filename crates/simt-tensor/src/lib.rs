@@ -18,7 +18,7 @@ pub mod sparsify;
 
 use chain::{Mac, Work};
 use half::f16;
-use layout::{Operand, Shape, table_of};
+use layout::{Operand, Shape, shape_of, table_of};
 use simt_isa::{MmaAcc, MmaIn, Opcode};
 
 /// Why an MMA could not execute.
@@ -61,7 +61,7 @@ pub fn mma(
     e: Option<&[u32; 32]>,
     d: &mut [[u32; 32]],
 ) -> Result<(), MmaError> {
-    let Some(shape) = Shape::of(opcode) else {
+    let Some(shape) = shape_of(opcode) else {
         return Err(MmaError::instruction(format!("{opcode} is not a tensor-core instruction")));
     };
     let supported = matches!(
@@ -142,11 +142,10 @@ fn acc_bits(acc: MmaAcc) -> usize {
 /// (multiply-accumulates performed, multiply-accumulates of the equivalent
 /// dense product) by one instruction; (0, 0) for an opcode that is not an MMA.
 pub fn macs(opcode: Opcode) -> (u64, u64) {
-    match Shape::of(opcode) {
-        Some(Shape::M16N16K16) => (4096, 4096),
-        Some(Shape::M16N8K16) => (2048, 2048),
-        Some(Shape::SpM16N16K32) => (4096, 8192),
-        Some(Shape::M8N8K4) => (256, 256),
+    match shape_of(opcode) {
+        // 2:4 sparsity multiplies only the kept half of A.
+        Some(shape @ Shape::SpM16N16K32) => (shape.macs() / 2, shape.macs()),
+        Some(shape) => (shape.macs(), shape.macs()),
         None => (0, 0),
     }
 }
