@@ -249,3 +249,28 @@ fn low_precision_buffers_convert_both_ways() {
     let err = rejected(dir.path(), &["run", "s.s", "--arg", "x=[1, 2, 8, 0]"]);
     assert!(err.contains("argument `x`") && err.contains("element 2: 8 does not fit s4 (-8 ..= 7)"), "{err}");
 }
+
+/// `--check`: the launch goes on after a finding, each distinct finding is shown once,
+/// at most `--check-max` in full, then a summary; outputs are written and the exit is 2.
+#[test]
+fn sanitizer_findings_are_all_reported_once_with_a_summary() {
+    let dir = workspace();
+    let race = concat!(env!("CARGO_MANIFEST_DIR"), "/../../asm/bugs/race.s");
+    let (code, stdout, stderr) = outcome(dir.path(), &["run", race, "--check", "racecheck,initcheck", "--dump", "out=out.npy"]);
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert!(dir.path().join("out.npy").exists(), "the run finished: its dumps are written");
+    insta::assert_snapshot!(stderr.replace(race, "asm/bugs/race.s"));
+
+    let (code, _, stderr) = outcome(dir.path(), &["run", race, "--check", "racecheck,initcheck", "--check-max", "1"]);
+    assert_eq!(code, 2);
+    assert_eq!(stderr.matches("error: kernel `race`").count(), 1, "{stderr}");
+    assert!(stderr.ends_with("sanitizer summary: 3 errors (2 racecheck, 1 initcheck); 1 shown, see the rest with --check-max 3\n"), "{stderr}");
+
+    let (code, stdout, _) = outcome(dir.path(), &["run", race, "--check", "racecheck,initcheck", "--json"]);
+    assert_eq!(code, 2);
+    let v: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is JSON");
+    let findings = v["findings"].as_array().expect("a findings list");
+    let seen: Vec<(&str, u64, u64)> = findings.iter().map(|f| (f["kind"].as_str().unwrap(), f["line"].as_u64().unwrap(), f["count"].as_u64().unwrap())).collect();
+    assert_eq!(seen, [("Race", 19, 63), ("Uninitialized", 19, 1), ("Race", 14, 1)]);
+    assert_eq!(findings[0]["related"][0][0], 14);
+}

@@ -10,7 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use simt_host::{self as host, Arg, HostError, LaunchRequest, PreparedLaunch};
 use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS, DEFAULT_SMS};
 use simt_interp::trace::Filter;
-use simt_interp::{Checks, Fault, FaultKind, Progress, RunOptions, SimtModel, Stats};
+use simt_interp::{Checks, Fault, FaultKind, Finding, Progress, RunOptions, SimtModel, Stats};
 use simt_isa::{ArgInit, Kernel, Module, ParamType};
 
 use crate::{Failure, Outcome, check_output, color, load_module};
@@ -96,6 +96,9 @@ pub struct RunArgs {
     /// Sanitizers to run, comma-separated or repeated: memcheck (always on), racecheck, initcheck, synccheck.
     #[arg(long = "check", value_enum, value_delimiter = ',', value_name = "CHECK")]
     checks: Vec<Check>,
+    /// Sanitizer findings shown in full; the rest are only counted in the summary.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    check_max: usize,
     /// Target architecture, overriding every `.target`: sm_70, sm_75, sm_80, sm_89, sm_90 or sm_100.
     #[arg(long, value_name = "sm_XX", value_parser = crate::parse_target)]
     arch: Option<simt_isa::Target>,
@@ -248,7 +251,7 @@ pub fn run(args: RunArgs) -> Outcome {
     let stats = if let Some(t) = &timed {
         t.report.functional.clone()
     } else if args.trace || args.trace_svg.is_some() {
-        let trace = with_progress(&module, &launch, |p| simt_interp::trace::trace(kernel, &launch.config, &launch.memory, &options, filter, Some(p)).map_err(Box::new))?;
+        let trace = with_progress(&module, &launch, args.check_max, |p| simt_interp::trace::trace(kernel, &launch.config, &launch.memory, &options, filter, Some(p)).map_err(Box::new))?;
         if let Some(path) = &args.trace_svg {
             write_output(path, trace.render_svg(kernel, SVG_STEPS).as_bytes())?;
         }
@@ -269,7 +272,7 @@ pub fn run(args: RunArgs) -> Outcome {
         }
         trace.stats
     } else {
-        with_progress(&module, &launch, |p| simt_interp::run(kernel, &launch.config, &launch.memory, &options, Some(p)).map_err(Box::new))?
+        with_progress(&module, &launch, args.check_max, |p| simt_interp::run(kernel, &launch.config, &launch.memory, &options, Some(p)).map_err(Box::new))?
     };
     if args.stats {
         eprintln!("{}", stats.render_text().trim_end());
@@ -279,10 +282,36 @@ pub fn run(args: RunArgs) -> Outcome {
         _ => None,
     };
     report(kernel, &launch, &stats, &dumps, args.json.then_some(&options), timing_json.as_deref())?;
-    match &timed {
-        Some(t) if !args.json => crate::timing::print_text(t, &args.timing),
-        _ => Ok(()),
+    if let Some(t) = &timed
+        && !args.json
+    {
+        crate::timing::print_text(t, &args.timing)?;
     }
+    if stats.findings.is_empty() {
+        return Ok(());
+    }
+    // The run finished and its outputs are written; the findings make it fail.
+    Err(Failure::Fault(render_findings(&module, &stats.findings, args.check_max)))
+}
+
+/// The sanitizers' findings as compute-sanitizer shows them: each distinct one in full
+/// (at most `max`), then a summary that counts them all.
+fn render_findings(module: &Module, findings: &[Finding], max: usize) -> String {
+    let mut text: String = findings.iter().take(max).map(|f| f.render(module, color())).collect();
+    let per_check: Vec<String> = [(FaultKind::Race, "racecheck"), (FaultKind::Uninitialized, "initcheck"), (FaultKind::Divergence, "synccheck")]
+        .into_iter()
+        .filter_map(|(kind, check)| {
+            let n = findings.iter().filter(|f| f.fault.kind == kind).count();
+            (n > 0).then(|| format!("{n} {check}"))
+        })
+        .collect();
+    let n = findings.len();
+    text.push_str(&format!("sanitizer summary: {n} error{} ({})", if n == 1 { "" } else { "s" }, per_check.join(", ")));
+    if n > max {
+        text.push_str(&format!("; {max} shown, see the rest with --check-max {n}"));
+    }
+    text.push('\n');
+    text
 }
 
 fn select_kernel<'m>(module: &'m Module, name: Option<&str>, file: &Path) -> Result<&'m Kernel, Failure> {
@@ -337,7 +366,8 @@ fn parse_dump(kernel: &Kernel, text: &str) -> Result<Dump, Failure> {
 /// Runs `work`, and on a terminal, once it has taken two seconds, shows its progress
 /// (blocks done, warp instructions issued and their rate), refreshed from another
 /// thread, so a long single block or a runaway loop is visible too.
-fn with_progress<T>(module: &Module, launch: &PreparedLaunch, work: impl FnOnce(&Progress) -> Result<T, Box<Fault>>) -> Result<T, Failure> {
+/// A fault is shown after the sanitizer findings made before it (at most `check_max`).
+fn with_progress<T>(module: &Module, launch: &PreparedLaunch, check_max: usize, work: impl FnOnce(&Progress) -> Result<T, Box<Fault>>) -> Result<T, Failure> {
     let progress = Progress::default();
     let done = AtomicBool::new(false);
     let blocks: u64 = launch.config.grid.iter().map(|&d| u64::from(d)).product();
@@ -373,7 +403,8 @@ fn with_progress<T>(module: &Module, launch: &PreparedLaunch, work: impl FnOnce(
     result.map_err(|fault| match fault.kind {
         // Nothing ran: the launch itself was rejected, like a bad argument.
         FaultKind::InvalidLaunch => Failure::input(fault.message),
-        _ => Failure::Fault(fault.render(module, color())),
+        _ if fault.findings.is_empty() => Failure::Fault(fault.render(module, color())),
+        _ => Failure::Fault(render_findings(module, &fault.findings, check_max) + &fault.render(module, color())),
     })
 }
 
@@ -409,9 +440,13 @@ fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump
                 SimtModel::Its => "its",
                 SimtModel::Stack => "stack",
             };
+            write!(out, "}},")?;
+            if !stats.findings.is_empty() {
+                write!(out, "\"findings\":{},", serde_json::to_string(&stats.findings)?)?;
+            }
             write!(
                 out,
-                "}},\"grid\":{},\"its_yield\":{},\"kernel\":{},\"regs\":{},\"shared_bytes\":{},\"simt\":\"{simt}\",\"stats\":{}",
+                "\"grid\":{},\"its_yield\":{},\"kernel\":{},\"regs\":{},\"shared_bytes\":{},\"simt\":\"{simt}\",\"stats\":{}",
                 serde_json::to_string(&launch.config.grid)?,
                 options.its_yield,
                 serde_json::to_string(&kernel.name)?,

@@ -20,7 +20,7 @@ use crate::exec::{describe_lanes, per_lane, pred};
 use crate::fault::{Fault, FaultKind};
 use crate::launch::{check_launch, LaunchConfig, LaunchError, RunOptions};
 use crate::memory::{words_of, AccessError, GlobalMemory};
-use crate::sanitize::Sanitizer;
+use crate::sanitize::{Findings, Sanitizer};
 use crate::translate::*;
 use crate::warp::{Next, Warp};
 
@@ -303,12 +303,14 @@ pub struct Counters {
     pub(crate) warps: u64,
     /// Threads run.
     pub(crate) threads: u64,
+    /// What the sanitizers found.
+    pub(crate) findings: Findings,
 }
 
 impl Counters {
     /// Zero counts for a kernel of `len` instructions.
     pub fn new(len: usize) -> Counters {
-        Counters { pcs: vec![PcCounts::default(); len], mem: Vec::new(), warps: 0, threads: 0 }
+        Counters { pcs: vec![PcCounts::default(); len], mem: Vec::new(), warps: 0, threads: 0, findings: Findings::default() }
     }
 
     /// Adds another block's (or SM's) counts.
@@ -327,6 +329,7 @@ impl Counters {
         }
         self.warps += other.warps;
         self.threads += other.threads;
+        self.findings.add(&other.findings);
     }
 }
 
@@ -334,6 +337,8 @@ impl Counters {
 pub struct BlockSim<'a> {
     pub(crate) ctx: &'a Launch<'a>,
     index: [u32; 3],
+    /// `index` as one number, x fastest.
+    pub(crate) linear: u64,
     sm: u32,
     pub(crate) warps: Vec<Warp>,
     /// SHARED memory as little-endian words.
@@ -384,6 +389,7 @@ impl<'a> BlockSim<'a> {
         let mut block = BlockSim {
             ctx,
             index: [0; 3],
+            linear,
             sm,
             warps,
             shared: vec![0; (ctx.kernel.shared_size as usize).div_ceil(4)],
@@ -404,6 +410,7 @@ impl<'a> BlockSim<'a> {
         let ctx = self.ctx;
         let [gx, gy, _] = ctx.grid.map(u64::from);
         self.index = [(linear % gx) as u32, ((linear / gx) % gy) as u32, (linear / (gx * gy)) as u32];
+        self.linear = linear;
         self.warps.iter_mut().for_each(Warp::reset);
         self.shared.fill(0);
         if std::mem::take(&mut self.local_dirty) {

@@ -6,7 +6,7 @@ use codespan_reporting::term::{self, termcolor};
 use simt_isa::Module;
 
 /// What went wrong.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 pub enum FaultKind {
     /// An access to address 0 .. 255 of GLOBAL.
     NullAccess,
@@ -36,8 +36,8 @@ pub enum FaultKind {
     Divergence,
 }
 
-/// A kernel fault: the launch stopped.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A kernel fault (the launch stopped), or one sanitizer finding (the launch went on).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Fault {
     /// What went wrong.
     pub kind: FaultKind,
@@ -61,6 +61,9 @@ pub struct Fault {
     pub notes: Vec<String>,
     /// Other source lines involved (a racing access), with what happened there.
     pub related: Vec<(u32, String)>,
+    /// The sanitizer findings made before the launch stopped here, in block order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub findings: Vec<crate::Finding>,
 }
 
 impl Fault {
@@ -79,6 +82,7 @@ impl Fault {
             line: None,
             notes: Vec::new(),
             related: Vec::new(),
+            findings: Vec::new(),
         }
     }
 
@@ -108,8 +112,11 @@ impl Fault {
     /// The fault as a codespan diagnostic over the module's source (file:line:col, the line, a caret),
     /// or as a plain `file:line: message` when the module carries no source.
     pub fn render(&self, module: &Module, color: bool) -> String {
+        self.render_titled(module, color, format!("kernel `{}` faulted: {}", self.kernel, self.message), &self.notes)
+    }
+
+    fn render_titled(&self, module: &Module, color: bool, title: String, notes: &[String]) -> String {
         let who = self.place();
-        let title = format!("kernel `{}` faulted: {}", self.kernel, self.message);
         let span = match (&module.source, self.line) {
             (Some(source), Some(line)) => line_span(source, line),
             _ => None,
@@ -123,7 +130,7 @@ impl Fault {
             for (line, what) in &self.related {
                 text.push_str(&format!("  = {}:{line}: {what}\n", module.source_name));
             }
-            for note in &self.notes {
+            for note in notes {
                 text.push_str(&format!("  = {note}\n"));
             }
             return text;
@@ -136,8 +143,22 @@ impl Fault {
                 labels.push(Label::secondary((), span).with_message(what.clone()));
             }
         }
-        let diagnostic = Diagnostic::error().with_message(title).with_labels(labels).with_notes(self.notes.clone());
+        let diagnostic = Diagnostic::error().with_message(title).with_labels(labels).with_notes(notes.to_vec());
         render_diagnostic(&file, &diagnostic, color)
+    }
+}
+
+impl crate::Finding {
+    /// The finding as a codespan diagnostic, like [`Fault::render`], saying how often it happened.
+    pub fn render(&self, module: &Module, color: bool) -> String {
+        let fault = &self.fault;
+        let mut notes = fault.notes.clone();
+        match self.count {
+            Some(1) => {}
+            Some(n) => notes.push(format!("found {n} times; this is the first")),
+            None => notes.push("the launch stopped at a fault before it could count how often".into()),
+        }
+        fault.render_titled(module, color, format!("kernel `{}`: {}", fault.kernel, fault.message), &notes)
     }
 }
 

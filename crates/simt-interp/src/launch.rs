@@ -300,7 +300,8 @@ pub fn run(
     };
     let mut faults = faults.into_inner().unwrap_or_else(|e| e.into_inner());
     faults.sort_by_key(|(b, _)| *b);
-    if let Some((_, fault)) = faults.into_iter().next() {
+    if let Some((b, mut fault)) = faults.into_iter().next() {
+        fault.findings = counters.findings.up_to_fault(b);
         return Err(fault);
     }
     Ok(Stats::from_counters(kernel, &counters, blocks))

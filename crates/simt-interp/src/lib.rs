@@ -22,7 +22,7 @@ pub mod fault;
 pub mod launch;
 pub mod memory;
 mod sanitize;
-pub use sanitize::Checks;
+pub use sanitize::{Checks, Finding};
 pub mod stats;
 pub mod trace;
 pub mod trace_event;

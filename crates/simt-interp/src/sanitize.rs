@@ -3,8 +3,13 @@
 //! memcheck is not here: bounds, alignment and null checks are part of every
 //! access and always on. The other checks keep shadow state per block, so a
 //! launch without them pays one branch per memory instruction and nothing else.
-//! Each finding is a fault with both source lines, like NVIDIA's
-//! compute-sanitizer but deterministic: blocks never share what is checked.
+//! Each finding is a fault with both source lines. Like NVIDIA's
+//! compute-sanitizer the launch goes on after one, and each distinct finding
+//! (kind, pc, the other access's pc) is reported once with how often it
+//! happened; unlike it, the report is deterministic: blocks never share what
+//! is checked, and findings are ordered as a one-thread run meets them.
+
+use std::collections::BTreeMap;
 
 use simt_isa::Space;
 
@@ -31,6 +36,91 @@ impl Checks {
     /// Whether any check needs shadow state.
     pub fn any(self) -> bool {
         self.racecheck || self.initcheck || self.synccheck
+    }
+}
+
+/// What makes two findings the same: their kind, pc and the other access's pc.
+type FindingKey = (FaultKind, u32, Option<u32>);
+
+/// The distinct sanitizer findings of one or more blocks.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Findings {
+    found: BTreeMap<FindingKey, Found>,
+    /// Findings noted so far here: orders those of one block.
+    noted: u64,
+}
+
+#[derive(Clone, Debug)]
+struct Found {
+    /// The first occurrence: the one of the lowest block, the earliest in that block.
+    fault: Fault,
+    first: (u64, u64),
+    count: u64,
+}
+
+/// One distinct sanitizer finding of a launch.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Finding {
+    /// Its first occurrence, in block order.
+    #[serde(flatten)]
+    pub fault: Fault,
+    /// How often it happened (once per thread and issue); `None` when the launch
+    /// stopped at a fault, as blocks after that one may or may not have run.
+    pub count: Option<u64>,
+}
+
+impl Findings {
+    /// Notes a finding of block `block`; `make` builds its report only when it is new
+    /// or earlier than the one kept, so a finding repeated a million times costs a count.
+    fn note(&mut self, key: FindingKey, block: u64, make: impl FnOnce() -> Fault) {
+        self.noted += 1;
+        let first = (block, self.noted);
+        match self.found.get_mut(&key) {
+            Some(found) => {
+                found.count += 1;
+                if first < found.first {
+                    (found.fault, found.first) = (make(), first);
+                }
+            }
+            None => {
+                self.found.insert(key, Found { fault: make(), first, count: 1 });
+            }
+        }
+    }
+
+    /// Adds another SM's findings (in any order: the result is the same).
+    pub(crate) fn add(&mut self, other: &Findings) {
+        for (key, theirs) in &other.found {
+            match self.found.get_mut(key) {
+                Some(ours) => {
+                    ours.count += theirs.count;
+                    if theirs.first < ours.first {
+                        (ours.fault, ours.first) = (theirs.fault.clone(), theirs.first);
+                    }
+                }
+                None => {
+                    self.found.insert(*key, theirs.clone());
+                }
+            }
+        }
+    }
+
+    /// The findings in the order a one-thread run meets them.
+    pub(crate) fn sorted(&self) -> Vec<Finding> {
+        self.in_order(|_| true).map(|f| Finding { fault: f.fault.clone(), count: Some(f.count) }).collect()
+    }
+
+    /// The findings of a launch that faulted in block `block`: those first made up to
+    /// that block, which ran whatever the thread count, without counts (blocks after
+    /// it may or may not have run).
+    pub(crate) fn up_to_fault(&self, block: u64) -> Vec<Finding> {
+        self.in_order(|f| f.first.0 <= block).map(|f| Finding { fault: f.fault.clone(), count: None }).collect()
+    }
+
+    fn in_order(&self, keep: impl Fn(&Found) -> bool) -> impl Iterator<Item = &Found> {
+        let mut found: Vec<&Found> = self.found.values().filter(|f| keep(f)).collect();
+        found.sort_by_key(|f| f.first);
+        found.into_iter()
     }
 }
 
@@ -177,23 +267,22 @@ impl Sanitizer {
         }
     }
 
-    /// racecheck on bytes `at .. at + size` of shared memory.
-    pub(crate) fn shared_access(&mut self, now: Access, at: usize, size: usize, write: bool) -> Result<(), Hazard> {
-        for byte in at..at + size {
+    /// racecheck on bytes `at .. at + size` of shared memory: records the access and
+    /// returns the first hazard it makes with an earlier one.
+    pub(crate) fn shared_access(&mut self, now: Access, at: usize, size: usize, write: bool) -> Option<Hazard> {
+        let hazard = (at..at + size).find_map(|byte| {
             let s = self.shared.get(byte);
             if let Some(w) = s.write
                 && self.concurrent(&w, &now)
             {
-                return Err(Hazard { earlier: w, kind: if write { "write after write" } else { "read after write" } });
+                return Some(Hazard { earlier: w, kind: if write { "write after write" } else { "read after write" } });
             }
-            if write {
-                for r in s.reads.iter().flatten() {
-                    if self.concurrent(r, &now) {
-                        return Err(Hazard { earlier: *r, kind: "write after read" });
-                    }
-                }
-            }
-        }
+            s.reads
+                .iter()
+                .flatten()
+                .find(|r| write && self.concurrent(r, &now))
+                .map(|r| Hazard { earlier: *r, kind: "write after read" })
+        });
         for byte in at..at + size {
             let s = self.shared.get_mut(byte);
             if write || now.atomic {
@@ -205,7 +294,7 @@ impl Sanitizer {
                 s.reads = [Some(now), other(s.reads[0]).or(other(s.reads[1]))];
             }
         }
-        Ok(())
+        hazard
     }
 
     fn init_bytes(&mut self, space: Space) -> &mut ShadowMem<bool> {
@@ -237,52 +326,70 @@ impl Sanitizer {
 }
 
 impl BlockSim<'_> {
+    /// Notes a finding of this block; the launch goes on. `other` is what else it
+    /// involves (the earlier access's pc, or the register read), so each distinct
+    /// finding is reported once.
+    fn finding(&mut self, kind: FaultKind, pc: u32, other: Option<u32>, make: impl FnOnce(&Self) -> Fault) {
+        // The findings live in the counters, which `make` may read: take them out meanwhile.
+        let mut findings = std::mem::take(&mut self.counters.findings);
+        findings.note((kind, pc, other), self.linear, || make(self));
+        self.counters.findings = findings;
+    }
+
     /// synccheck and initcheck of registers, before an instruction runs.
-    pub(crate) fn check_issue(&mut self, w: usize, pc: u32, mask: u32, exec: u32) -> Result<(), Fault> {
-        let Some(s) = &self.sanitizer else { return Ok(()) };
+    pub(crate) fn check_issue(&mut self, w: usize, pc: u32, mask: u32, exec: u32) {
+        let Some(s) = &self.sanitizer else { return };
+        let checks = s.checks;
         let op = self.ctx.program.code[pc as usize].op;
         let live = self.warps[w].live();
-        if s.checks.synccheck {
-            let problem = match op {
-                Op::Control(ControlOp::BarSync) if mask != live || exec != mask => Some(format!(
-                    "synccheck: BAR.SYNC is reached by {} of warp {w} while {} of the warp are elsewhere (a barrier in divergent code)",
-                    describe_lanes(exec),
-                    describe_lanes(live & !exec)
-                )),
+        let first = exec.trailing_zeros().min(31) as usize;
+        if checks.synccheck {
+            match op {
+                Op::Control(ControlOp::BarSync) if mask != live || exec != mask => {
+                    self.finding(FaultKind::Divergence, pc, None, |b| {
+                        let message = format!(
+                            "synccheck: BAR.SYNC is reached by {} of warp {w} while {} of the warp are elsewhere (a barrier in divergent code)",
+                            describe_lanes(exec),
+                            describe_lanes(live & !exec)
+                        );
+                        b.fault(FaultKind::Divergence, w, Some(first), Some(pc), message)
+                    });
+                }
                 Op::Collective(CollectiveOp::Shfl { mode, b, width, .. }) => {
                     // Reading a lane that takes no part (inactive under `stack`, exited) gives a stale value.
                     let mut tb = [0; 32];
-                    let b = src(&self.warps[w], b, &mut tb);
-                    let stale = exec & mask_of(|l| mask & (1 << shfl_source(mode, l, b[l], width)) == 0);
-                    (stale != 0).then(|| {
-                        let l = stale.trailing_zeros() as usize;
-                        format!(
-                            "synccheck: SHFL in {} reads lanes that take no part (lane {l} reads lane {}, which is {})",
-                            describe_lanes(stale),
-                            shfl_source(mode, l, b[l], width),
-                            if live & (1 << shfl_source(mode, l, b[l], width)) == 0 { "exited or missing" } else { "inactive: the warp is diverged" }
-                        )
-                    })
+                    let b = *src(&self.warps[w], b, &mut tb);
+                    let source = |l: usize| shfl_source(mode, l, b[l], width);
+                    let stale = exec & mask_of(|l| mask & (1 << source(l)) == 0);
+                    if stale != 0 {
+                        self.finding(FaultKind::Divergence, pc, None, |sim| {
+                            let l = stale.trailing_zeros() as usize;
+                            let message = format!(
+                                "synccheck: SHFL in {} reads lanes that take no part (lane {l} reads lane {}, which is {})",
+                                describe_lanes(stale),
+                                source(l),
+                                if live & (1 << source(l)) == 0 { "exited or missing" } else { "inactive: the warp is diverged" }
+                            );
+                            sim.fault(FaultKind::Divergence, w, Some(l), Some(pc), message)
+                        });
+                    }
                 }
-                _ => None,
-            };
-            if let Some(message) = problem {
-                return Err(self.fault(FaultKind::Divergence, w, Some(exec.trailing_zeros().min(31) as usize), Some(pc), message));
+                _ => {}
             }
         }
-        if s.checks.initcheck {
+        if checks.initcheck {
             let rows = self.ctx.program.rows - 2;
             for r in self.ctx.program.effects[pc as usize].reads.iter().map(usize::from).take_while(|&r| r < rows) {
-                if let Some(missing) = s.unwritten(w, r, exec) {
+                let Some(missing) = self.sanitizer.as_ref().and_then(|s| s.unwritten(w, r, exec)) else { continue };
+                self.finding(FaultKind::Uninitialized, pc, Some(r as u32), |b| {
                     let message = format!(
                         "initcheck: R{r} is read by {} before anything wrote it (registers start at 0, but reading one unwritten is usually a bug)",
                         describe_lanes(missing)
                     );
-                    return Err(self.fault(FaultKind::Uninitialized, w, Some(missing.trailing_zeros() as usize), Some(pc), message));
-                }
+                    b.fault(FaultKind::Uninitialized, w, Some(missing.trailing_zeros() as usize), Some(pc), message)
+                });
             }
         }
-        Ok(())
     }
 
     /// initcheck and racecheck bookkeeping after an instruction ran.
@@ -300,9 +407,9 @@ impl BlockSim<'_> {
 
     /// racecheck and initcheck of the executing lanes' SHARED or LOCAL accesses.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn check_accesses(&mut self, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, kind: AccessKind) -> Result<(), Fault> {
+    pub(crate) fn check_accesses(&mut self, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, kind: AccessKind) {
         if !matches!(space, Space::Shared | Space::Local) {
-            return Ok(());
+            return;
         }
         let issue = self.warps[w].issued;
         let len = self.region_len(space);
@@ -311,29 +418,32 @@ impl BlockSim<'_> {
                 continue; // memcheck reports it
             }
             let at = self.region_base(space, w, l) + addrs[l] as usize;
-            let Some(s) = &mut self.sanitizer else { return Ok(()) };
+            let Some(s) = &mut self.sanitizer else { return };
             let thread = (w * 32 + l) as u32;
             if s.checks.racecheck && space == Space::Shared {
                 let now = s.access(thread, w, pc, issue, kind == AccessKind::Atomic);
-                if let Err(hazard) = s.shared_access(now, at, size as usize, kind != AccessKind::Read) {
-                    return Err(self.race_fault(w, l, pc, addrs[l], kind, hazard));
+                if let Some(hazard) = s.shared_access(now, at, size as usize, kind != AccessKind::Read) {
+                    self.finding(FaultKind::Race, pc, Some(hazard.earlier.pc), |b| b.race_fault(w, l, pc, addrs[l], kind, hazard));
                 }
             }
-            let Some(s) = &mut self.sanitizer else { return Ok(()) };
+            let Some(s) = &mut self.sanitizer else { return };
             if s.checks.initcheck {
                 if kind != AccessKind::Write && !s.initialised(space, at, size as usize) {
-                    let message = format!(
-                        "initcheck: {} reads {size} bytes at {} address {:#x} that no thread wrote",
-                        self.mnemonic(pc),
-                        space.name().to_lowercase(),
-                        addrs[l]
-                    );
-                    return Err(self.fault(FaultKind::Uninitialized, w, Some(l), Some(pc), message));
+                    self.finding(FaultKind::Uninitialized, pc, None, |b| {
+                        let message = format!(
+                            "initcheck: {} reads {size} bytes at {} address {:#x} that no thread wrote",
+                            b.mnemonic(pc),
+                            space.name().to_lowercase(),
+                            addrs[l]
+                        );
+                        b.fault(FaultKind::Uninitialized, w, Some(l), Some(pc), message)
+                    });
                 }
-                s.mark_written(space, at, size as usize);
+                if let Some(s) = &mut self.sanitizer {
+                    s.mark_written(space, at, size as usize);
+                }
             }
         }
-        Ok(())
     }
 
     fn race_fault(&self, w: usize, l: usize, pc: u32, addr: u32, kind: AccessKind, hazard: Hazard) -> Fault {

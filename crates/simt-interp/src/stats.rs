@@ -111,11 +111,15 @@ pub struct Stats {
     /// Memory efficiency per memory instruction, in pc order (when the run kept the report).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub memory_lines: Vec<MemoryLine>,
+    /// Distinct sanitizer findings, in the order a one-thread run meets them
+    /// (the command line prints them apart from the statistics).
+    #[serde(skip)]
+    pub findings: Vec<crate::Finding>,
 }
 
 impl Stats {
     pub(crate) fn from_counters(kernel: &Kernel, c: &Counters, blocks: u64) -> Stats {
-        let mut stats = Stats { blocks, warps: c.warps, threads: c.threads, ..Stats::default() };
+        let mut stats = Stats { blocks, warps: c.warps, threads: c.threads, findings: c.findings.sorted(), ..Stats::default() };
         for (pc, inst) in kernel.code.iter().enumerate() {
             let counts = c.pcs[pc];
             let (issued, active, executed, diverged) = (counts.issued, counts.active, counts.executed, counts.diverged);

@@ -8,21 +8,37 @@ mod common;
 
 use common::{asm_dir, assemble_file, assemble_text, library_files};
 use simt_host::{prepare, LaunchRequest};
-use simt_interp::{Checks, Fault, FaultKind, RunOptions, SimtModel};
+use simt_interp::{Checks, Fault, FaultKind, Finding, RunOptions, SimtModel};
 use simt_isa::Module;
 
 const ALL: Checks = Checks { racecheck: true, initcheck: true, synccheck: true };
 
-fn run(module: &Module, simt: SimtModel, checks: Checks) -> Result<(), Fault> {
+/// Runs the kernel's default launch: the findings of the checks, or the fault that stopped it.
+fn run_with(module: &Module, options: RunOptions) -> Result<Vec<Finding>, Fault> {
     let kernel = &module.kernels[0];
     let p = prepare(kernel, &LaunchRequest::default()).expect("defaults suffice");
-    // Enough for every library kernel; the spin lock under `stack` stops here by design.
-    let options = RunOptions { simt, checks, max_steps: 1_000_000, ..RunOptions::default() };
-    simt_interp::run(kernel, &p.config, &p.memory, &options, None).map(|_| ())
+    simt_interp::run(kernel, &p.config, &p.memory, &options, None).map(|stats| stats.findings)
 }
 
+fn run(module: &Module, simt: SimtModel, checks: Checks) -> Result<Vec<Finding>, Fault> {
+    // Enough for every library kernel; the spin lock under `stack` stops here by design.
+    run_with(module, RunOptions { simt, checks, max_steps: 1_000_000, ..RunOptions::default() })
+}
+
+/// The first problem: the first finding, or the fault that stopped the launch.
 fn fault(module: &Module, simt: SimtModel, checks: Checks) -> Fault {
-    run(module, simt, checks).expect_err("the planted bug is caught")
+    match run(module, simt, checks) {
+        Ok(findings) => findings.into_iter().next().expect("the planted bug is caught").fault,
+        Err(fault) => fault,
+    }
+}
+
+/// Runs the kernel and insists nothing was found.
+fn clean(module: &Module, simt: SimtModel, checks: Checks) {
+    match run(module, simt, checks) {
+        Ok(findings) => assert!(findings.is_empty(), "{}", findings.iter().map(|f| f.render(module, false)).collect::<String>()),
+        Err(f) => panic!("{}", f.render(module, false)),
+    }
 }
 
 #[test]
@@ -45,7 +61,7 @@ fn each_planted_bug_is_caught_at_its_line() {
 fn without_the_checks_the_planted_bugs_go_unnoticed() {
     for name in ["race.s", "uninit.s", "divergent_barrier.s"] {
         let module = assemble_file(&asm_dir().join("bugs").join(name));
-        run(&module, SimtModel::Its, Checks::default()).unwrap_or_else(|f| panic!("{name}: {}", f.render(&module, false)));
+        clean(&module, SimtModel::Its, Checks::default());
     }
 }
 
@@ -73,9 +89,10 @@ fn the_kernel_library_runs_clean_under_every_check() {
         let checks = Checks { initcheck: !microbenchmark, ..ALL };
         for simt in [SimtModel::Its, SimtModel::Stack] {
             match run(&module, simt, checks) {
-                Ok(()) => {}
+                Ok(findings) if findings.is_empty() => {}
                 // The spin lock cannot finish under the stack model by design: a step limit, not a finding.
-                Err(f) if f.kind == FaultKind::StepLimit && simt == SimtModel::Stack && name == "spinlock.s" => {}
+                Err(f) if f.kind == FaultKind::StepLimit && f.findings.is_empty() && simt == SimtModel::Stack && name == "spinlock.s" => {}
+                Ok(findings) => panic!("{name} under {simt:?}: {}", findings.iter().map(|f| f.render(&module, false)).collect::<String>()),
                 Err(f) => panic!("{name} under {simt:?}: {}", f.render(&module, false)),
             }
         }
@@ -95,9 +112,9 @@ fn threads_of_one_warp_race_under_its_unless_they_warpsync() {
     let unsynced = text(&NEIGHBOURS.replace("SYNC\n", ""));
     assert_eq!(fault(&unsynced, SimtModel::Its, ALL).kind, FaultKind::Race);
     // A lock-step warp orders its instructions: no hazard under the stack model.
-    run(&unsynced, SimtModel::Stack, ALL).expect("lock-step");
+    clean(&unsynced, SimtModel::Stack, ALL);
     let synced = text(&NEIGHBOURS.replace("SYNC\n", "WARPSYNC\n"));
-    run(&synced, SimtModel::Its, ALL).expect("WARPSYNC orders the accesses");
+    clean(&synced, SimtModel::Its, ALL);
 }
 
 #[test]
@@ -107,7 +124,7 @@ fn atomics_do_not_race_with_each_other() {
          S2R R0, SR_TID.X\nISETP.NE P0, R0, 0\n@!P0 ST.SHARED.U32 [c], RZ\nBAR.SYNC\nATOM.SHARED.ADD.U32 RZ, [c], 1\nBAR.SYNC\n\
          @P0 EXIT\nLD.SHARED.U32 R1, [c]\nLD.PARAM.U32 R2, [out]\nST.GLOBAL.U32 [R2], R1\nEXIT\n",
     );
-    run(&module, SimtModel::Its, ALL).unwrap_or_else(|f| panic!("{}", f.render(&module, false)));
+    clean(&module, SimtModel::Its, ALL);
 }
 
 #[test]
@@ -133,5 +150,47 @@ fn synccheck_catches_a_shuffle_from_a_lane_that_takes_no_part() {
         assert_eq!((f.kind, f.line), (FaultKind::Divergence, Some(9)), "{simt:?}");
         assert!(f.message.contains(why), "{}", f.message);
     }
-    run(&text(&source.replace("SRC", "3")), SimtModel::Stack, ALL).expect("lane 3 takes part");
+    clean(&text(&source.replace("SRC", "3")), SimtModel::Stack, ALL);
+}
+
+/// A racy neighbour exchange in every block, and in block `FAULTY` a store out of bounds.
+const RACY_GRID: &str = ".kernel k\n.param .ptr.u32 out\n.shared .u32 s[64]\n.launch grid(GRID) block(64)\n.arg out = zeros(64)\n\
+    S2R R0, SR_TID.X\nLEA R1, R0, s, 2\nST.SHARED.U32 [R1], R0\nIADD R2, R0, 1\nAND R2, R2, 63\nLEA R2, R2, s, 2\n\
+    LD.SHARED.U32 R3, [R2]\nS2R R5, SR_CTAID.X\nISETP.EQ P0, R5, FAULTY\n@P0 IADD R0, R0, 1000\n\
+    LD.PARAM.U32 R4, [out]\nLEA R4, R0, R4, 2\nST.GLOBAL.U32 [R4], R3\nEXIT\n";
+
+#[test]
+fn the_launch_goes_on_after_a_finding_and_reports_each_distinct_one_once() {
+    let module = text(&RACY_GRID.replace("GRID", "4").replace("FAULTY", "99"));
+    let findings = run(&module, SimtModel::Its, Checks { racecheck: true, ..Checks::default() }).expect("no fault");
+    let seen: Vec<_> = findings.iter().map(|f| (f.fault.kind, f.fault.line, f.fault.related.first().map(|r| r.0), f.count)).collect();
+    // Every thread but lane 31 of warp 0 reads a neighbour's slot written before (63 a
+    // block); lane 31 reads slot 32 before warp 1 writes it, which warp 1 then does.
+    assert_eq!(seen, [(FaultKind::Race, Some(12), Some(8), Some(4 * 63)), (FaultKind::Race, Some(8), Some(12), Some(4))]);
+    assert_eq!(findings[0].fault.block, [0, 0, 0], "the first occurrence is the lowest block's");
+}
+
+#[test]
+fn findings_are_the_same_for_any_thread_count() {
+    for faulty in ["99", "2"] {
+        let module = text(&RACY_GRID.replace("GRID", "16").replace("FAULTY", faulty));
+        let results: Vec<_> = [(1, 1), (1, 4), (2, 4), (4, 16)]
+            .into_iter()
+            .map(|(threads, sms)| {
+                let options = RunOptions { checks: ALL, threads: Some(threads), sms, ..RunOptions::default() };
+                run_with(&module, options)
+            })
+            .collect();
+        assert!(results.windows(2).all(|w| w[0] == w[1]), "faulty block {faulty}: {results:#?}");
+    }
+}
+
+#[test]
+fn a_fault_reports_the_findings_made_before_it_without_counts() {
+    let module = text(&RACY_GRID.replace("GRID", "8").replace("FAULTY", "2"));
+    let options = RunOptions { checks: ALL, threads: Some(2), sms: 8, ..RunOptions::default() };
+    let fault = run_with(&module, options).expect_err("block 2 stores past its buffer");
+    assert_eq!((fault.kind, fault.block), (FaultKind::Unmapped, [2, 0, 0]));
+    assert!(!fault.findings.is_empty());
+    assert!(fault.findings.iter().all(|f| f.count.is_none() && f.fault.block[0] <= 2), "{:#?}", fault.findings);
 }

@@ -538,6 +538,7 @@ fn result_of(
         stats: json_to_py(py, &serde_json::to_string(stats).map_err(to_value_error)?)?,
         timing,
         trace: records,
+        findings: json_to_py(py, &serde_json::to_string(&stats.findings).map_err(to_value_error)?)?,
         svg: trace.map(|t| t.render_svg(kernel, SVG_STEPS)),
         issues: trace.map(|t| t.issues.clone()),
     })
@@ -565,6 +566,7 @@ pub(crate) fn fault_error(py: Python<'_>, module: &Module, fault: simt_interp::F
         value.setattr("line", fault.line)?;
         value.setattr("notes", fault.notes.clone())?;
         value.setattr("reason", &fault.message)?;
+        value.setattr("findings", json_to_py(py, &serde_json::to_string(&fault.findings).map_err(to_value_error)?)?)?;
         Ok(())
     };
     match attrs() {
@@ -614,6 +616,9 @@ pub(crate) struct RunResult {
     /// The issued warp instructions as a list of dicts when run with `trace=True`, else None.
     #[pyo3(get)]
     trace: Option<Py<PyAny>>,
+    /// The sanitizers' distinct findings, as `simt run --json` lists them (empty without `sanitize`).
+    #[pyo3(get)]
+    findings: Py<PyAny>,
     svg: Option<String>,
     issues: Option<Vec<simt_interp::trace::Issue>>,
 }

@@ -167,10 +167,21 @@ def test_fault_out_of_bounds_has_attributes(asm):
     assert "oob.s" in str(e.value)
 
 
-def test_racecheck_reports_a_race(asm):
+def test_sanitizer_findings_are_records(asm):
+    r = simt.load(asm / "bugs" / "race.s").kernels[0].run(sanitize=["racecheck", "initcheck"])
+    assert [(f["kind"], f["line"], f["count"]) for f in r.findings] == [("Race", 19, 63), ("Uninitialized", 19, 1), ("Race", 14, 1)]
+    assert r.findings[0]["related"][0][0] == 14
+    assert saxpy(asm).run(sanitize=["racecheck"]).findings == []
+
+
+def test_a_fault_carries_the_findings_before_it(asm):
+    k = simt.assemble(
+        ".kernel k\n.param .ptr.u32 out\n.shared .u32 s[2]\n.launch grid(1) block(2)\n.arg out = zeros(1)\n"
+        "S2R R0, SR_TID.X\nST.SHARED.U32 [s], R0\nLD.PARAM.U32 R1, [out]\nLEA R1, R0, R1, 10\nST.GLOBAL.U32 [R1], R0\nEXIT\n"
+    ).kernels[0]
     with pytest.raises(simt.Fault) as e:
-        simt.load(asm / "bugs" / "race.s").kernels[0].run(sanitize=["racecheck"])
-    assert e.value.kind == "Race"
+        k.run(sanitize=["racecheck"])
+    assert [(f["kind"], f["count"]) for f in e.value.findings] == [("Race", None)]
 
 
 def test_stack_model_spinlock_hits_the_step_limit(asm):

@@ -115,7 +115,7 @@ impl<'a> BlockSim<'a> {
                 } else {
                     self.check_region(w, pc, space, exec, &addrs, size, false)?;
                     if self.sanitizer.is_some() {
-                        self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Read)?;
+                        self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Read);
                     }
                     let mem = self.words(space);
                     let stride = self.region_stride(space);
@@ -180,7 +180,7 @@ impl<'a> BlockSim<'a> {
                 } else {
                     self.check_region(w, pc, space, exec, &addrs, size, true)?;
                     if self.sanitizer.is_some() {
-                        self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Write)?;
+                        self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Write);
                     }
                     let stride = self.region_stride(space);
                     let mem = match space {
@@ -212,7 +212,7 @@ impl<'a> BlockSim<'a> {
                 let b = fetch(&self.warps[w], b);
                 let mut old = [0u32; 32];
                 if self.sanitizer.is_some() {
-                    self.check_accesses(w, pc, space, exec, &addrs, 4, AccessKind::Atomic)?;
+                    self.check_accesses(w, pc, space, exec, &addrs, 4, AccessKind::Atomic);
                 }
                 for l in lanes(exec) {
                     let loc = self.resolve(w, l, pc, space, addrs[l], 4, true)?;
@@ -239,7 +239,7 @@ impl<'a> BlockSim<'a> {
                 let (b, c) = (fetch(warp, b), fetch(warp, c));
                 let mut old = [0u32; 32];
                 if self.sanitizer.is_some() {
-                    self.check_accesses(w, pc, space, exec, &addrs, 4, AccessKind::Atomic)?;
+                    self.check_accesses(w, pc, space, exec, &addrs, 4, AccessKind::Atomic);
                 }
                 for l in lanes(exec) {
                     let loc = self.resolve(w, l, pc, space, addrs[l], 4, true)?;
