@@ -274,3 +274,30 @@ fn sanitizer_findings_are_all_reported_once_with_a_summary() {
     assert_eq!(seen, [("Race", 19, 63), ("Uninitialized", 19, 1), ("Race", 14, 1)]);
     assert_eq!(findings[0]["related"][0][0], 14);
 }
+
+/// The divergence lints warn on `asm` and `run` of source; `-D`/`--deny-warnings` make
+/// them errors that stop the command before anything is written or run.
+#[test]
+fn lints_warn_and_deny_like_rustc() {
+    let dir = workspace();
+    let collatz = concat!(env!("CARGO_MANIFEST_DIR"), "/../../asm/divergence/collatz.s");
+    let (code, _, stderr) = outcome(dir.path(), &["asm", collatz, "-o", "c.simtb"]);
+    assert_eq!(code, 0);
+    assert!(stderr.starts_with("warning[loop_divergence]"), "{stderr}");
+    assert!(dir.path().join("c.simtb").exists());
+    // Bytecode carries no lints: running it is quiet.
+    let (code, _, stderr) = outcome(dir.path(), &["run", "c.simtb", "--kernel", "collatz_joined"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    for deny in [&["--deny-warnings"][..], &["-D", "loop_divergence"], &["-D", "warnings", "-W", "loop_divergence", "-D", "loop_divergence"]] {
+        let mut args = vec!["asm", collatz, "-o", "denied.simtb"];
+        args.extend_from_slice(deny);
+        let stderr = rejected(dir.path(), &args);
+        assert!(stderr.starts_with("error[loop_divergence]") && stderr.ends_with("error: 1 denied lint finding; nothing was written or run\n"), "{stderr}");
+        assert!(!dir.path().join("denied.simtb").exists());
+    }
+    let (code, _, stderr) = outcome(dir.path(), &["run", collatz, "--kernel", "collatz", "-A", "loop_divergence"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    let (code, _, stderr) = outcome(dir.path(), &["asm", collatz, "-o", "c.simtb", "-A", "loop-divergence"]);
+    assert_eq!((code, stderr.as_str()), (0, ""));
+    insta::assert_snapshot!(rejected(dir.path(), &["asm", collatz, "-A", "loop_divergense"]));
+}

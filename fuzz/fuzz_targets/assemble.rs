@@ -1,4 +1,4 @@
-//! Arbitrary bytes as assembly source: the lexer, parser, checker and CFG must
+//! Arbitrary bytes as assembly source: the lexer, parser, checker, CFG and lints must
 //! answer with a module or diagnostics, never a panic or a hang.
 #![no_main]
 
@@ -13,5 +13,7 @@ fuzz_target!(|data: &[u8]| {
         let bytes = simt_isa::write_module(&module);
         let back = simt_isa::read_module(&bytes).expect("assembled bytecode loads back");
         let _ = simt_isa::disassemble(&back);
+        // The divergence lints run on everything that assembles.
+        let _ = simt_asm::lint(&module, &simt_asm::LintLevels::default(), false);
     }
 });

@@ -1,7 +1,8 @@
 //! Assembles a generated 100,000-line kernel (ALU, memory and branches with labels),
 //! and the control-flow shapes that once made reconvergence analysis quadratic, at a
 //! million lines each: a chain of backward branches, a fan of branches to one label,
-//! and branches nested a million deep. `cargo bench -p simt-asm --bench assemble`.
+//! and branches nested a million deep; then the divergence lints on the same shapes.
+//! `cargo bench -p simt-asm --bench assemble`.
 
 use std::fmt::Write;
 
@@ -28,25 +29,28 @@ fn kernel() -> String {
     s
 }
 
-/// The adversarial shapes, each about a million lines.
+/// The adversarial shapes, each about a million lines. Their branches depend on the
+/// thread index and their bodies are barriers, so the lints see every branch as
+/// divergent and every barrier inside some branch's region: their worst case too.
 fn shapes() -> Vec<(&'static str, String)> {
     const N: usize = 1_000_000;
-    let mut chain = String::from(".kernel chain\n");
+    const HEAD: &str = "S2R R0, SR_TID.X\nISETP.EQ P0, R0, 0\n";
+    let mut chain = format!(".kernel chain\n{HEAD}");
     for i in 0..N / 2 {
-        let _ = writeln!(chain, "L{i}: NOP\n@P0 BRA L{i}");
+        let _ = writeln!(chain, "L{i}: BAR.SYNC\n@P0 BRA L{i}");
     }
     chain.push_str("EXIT\n");
-    let mut fan = String::from(".kernel fan\n");
-    for _ in 0..N {
-        fan.push_str("@P0 BRA END\n");
+    let mut fan = format!(".kernel fan\n{HEAD}");
+    for _ in 0..N / 2 {
+        fan.push_str("@P0 BRA END\nBAR.SYNC\n");
     }
     fan.push_str("END: EXIT\n");
-    let mut nest = String::from(".kernel nest\n");
+    let mut nest = format!(".kernel nest\n{HEAD}");
     for i in 0..N / 2 {
         let _ = writeln!(nest, "@P0 BRA E{i}");
     }
     for i in (0..N / 2).rev() {
-        let _ = writeln!(nest, "E{i}: NOP");
+        let _ = writeln!(nest, "E{i}: BAR.SYNC");
     }
     nest.push_str("EXIT\n");
     vec![("chain", chain), ("fan", fan), ("nest", nest)]
@@ -65,6 +69,15 @@ fn bench(c: &mut Criterion) {
     for (name, source) in shapes() {
         group.throughput(Throughput::Elements(source.lines().count() as u64));
         group.bench_function(name, |b| b.iter(|| simt_asm::assemble("shape.s", &source).expect("the shape assembles")));
+    }
+    group.finish();
+    let mut group = c.benchmark_group("lint adversarial 1M lines");
+    group.sample_size(10);
+    let levels = simt_asm::LintLevels::default();
+    for (name, source) in shapes() {
+        let module = simt_asm::assemble("shape.s", &source).expect("the shape assembles");
+        group.throughput(Throughput::Elements(source.lines().count() as u64));
+        group.bench_function(name, |b| b.iter(|| simt_asm::lint(&module, &levels, false).warnings));
     }
     group.finish();
 }

@@ -9,7 +9,9 @@
 //! reconvergence point. All problems of a file come back together as
 //! [`Diagnostics`].
 //!
-//! API boundary: [`assemble`], [`assemble_for`], [`parse_arg_init`] and [`check_arg`] are what
+//! [`lint`] runs the divergence lints on an assembled module and renders them as warnings.
+//!
+//! API boundary: [`assemble`], [`assemble_for`], [`lint`], [`parse_arg_init`] and [`check_arg`] are what
 //! other crates use; the syntax tree and lexer are implementation details.
 #![warn(missing_docs)]
 
@@ -18,6 +20,7 @@ mod assembler;
 mod ast;
 mod diagnostics;
 mod lexer;
+mod lints;
 mod literal;
 
 #[allow(missing_docs, unused_imports, clippy::all, clippy::pedantic)]
@@ -27,6 +30,7 @@ mod grammar {
 
 pub use args::{check_arg, parse_arg_init};
 pub use diagnostics::Diagnostics;
+pub use lints::{lint, Level, LintKind, LintLevels, LintReport};
 
 /// Assembles the `.s` text `source`, read from `file_name`.
 ///

@@ -44,6 +44,8 @@ enum Command {
         /// Target architecture, overriding every `.target`: sm_70, sm_75, sm_80, sm_89, sm_90 or sm_100.
         #[arg(long, value_name = "sm_XX", value_parser = parse_target)]
         arch: Option<Target>,
+        #[command(flatten)]
+        lints: LintArgs,
     },
     /// Turn bytecode (or source) back into assembly that assembles to the same code.
     #[command(after_help = "Example:\n  simt disasm saxpy.simtb            # prints the assembly\n  simt disasm saxpy.simtb -o back.s")]
@@ -90,7 +92,7 @@ fn main() -> ExitCode {
         }
     };
     let outcome = match cli.command {
-        Command::Asm { file, output, listing, arch } => asm(&file, output, listing, arch),
+        Command::Asm { file, output, listing, arch, lints } => asm(&file, output, listing, arch, &lints),
         Command::Disasm { file, output } => disasm(&file, output),
         Command::Run(args) => run::run(*args),
         Command::Sparsify(args) => sparsify::sparsify(args),
@@ -151,9 +153,28 @@ fn parse_target(text: &str) -> Result<Target, String> {
     text.parse()
 }
 
+/// The divergence lints' levels, as rustc takes them.
+#[derive(clap::Args, Default)]
+struct LintArgs {
+    /// Allow a lint (say nothing): loop_divergence, divergent_barrier, unreachable_code,
+    /// uninit_read, or `warnings` for all; repeatable.
+    #[arg(short = 'A', value_name = "LINT")]
+    allow: Vec<String>,
+    /// Warn about a lint's findings (the default for all).
+    #[arg(short = 'W', value_name = "LINT")]
+    warn: Vec<String>,
+    /// Make a lint's findings errors: nothing is written or run.
+    #[arg(short = 'D', value_name = "LINT")]
+    deny: Vec<String>,
+    /// Make every lint's findings errors (`-D warnings`).
+    #[arg(long)]
+    deny_warnings: bool,
+}
+
 /// Loads bytecode (recognised by its magic bytes, whatever the extension) or assembles source;
 /// `arch` (`--arch`) overrides every kernel's target, and a form it lacks is an error.
-fn load_module(path: &Path, arch: Option<Target>) -> Result<Module, Failure> {
+/// Source is linted when `lints` is given: warnings go to stderr, denied findings fail.
+fn load_module(path: &Path, arch: Option<Target>, lints: Option<&LintArgs>) -> Result<Module, Failure> {
     let bytes = read_file(path)?;
     // Source never starts with DEL (0x7f): such a file is (damaged) bytecode, and the loader
     // says so better than the lexer would.
@@ -181,15 +202,29 @@ fn load_module(path: &Path, arch: Option<Target>) -> Result<Module, Failure> {
     // Editors on some systems start UTF-8 files with a byte-order mark; it is not part of the text.
     let source = source.strip_prefix('\u{feff}').unwrap_or(&source);
     let name = path.display().to_string();
-    match arch {
+    let module = match arch {
         Some(arch) => simt_asm::assemble_for(&name, source, arch),
         None => simt_asm::assemble(&name, source),
     }
-    .map_err(|d| Failure::Rejected(d.render(color())))
+    .map_err(|d| Failure::Rejected(d.render(color())))?;
+    if let Some(args) = lints {
+        let mut deny = args.deny.clone();
+        if args.deny_warnings {
+            deny.insert(0, "warnings".into());
+        }
+        let levels = simt_asm::LintLevels::from_flags(&args.allow, &args.warn, &deny).map_err(Failure::input)?;
+        let report = simt_asm::lint(&module, &levels, color());
+        if report.denied > 0 {
+            let s = if report.denied == 1 { "" } else { "s" };
+            return Err(Failure::Rejected(format!("{}error: {} denied lint finding{s}; nothing was written or run", report.text, report.denied)));
+        }
+        eprint!("{}", report.text);
+    }
+    Ok(module)
 }
 
-fn asm(file: &Path, output: Option<PathBuf>, listing: bool, arch: Option<Target>) -> Outcome {
-    let module = load_module(file, arch)?;
+fn asm(file: &Path, output: Option<PathBuf>, listing: bool, arch: Option<Target>, lints: &LintArgs) -> Outcome {
+    let module = load_module(file, arch, Some(lints))?;
     let bytes = simt_isa::write_module(&module);
     if bytes.len() as u64 > simt_isa::MAX_INPUT_BYTES {
         return Err(Failure::input(format!(
@@ -207,7 +242,7 @@ fn asm(file: &Path, output: Option<PathBuf>, listing: bool, arch: Option<Target>
 }
 
 fn disasm(file: &Path, output: Option<PathBuf>) -> Outcome {
-    let text = simt_isa::disassemble(&load_module(file, None)?);
+    let text = simt_isa::disassemble(&load_module(file, None, None)?);
     match output {
         Some(path) => write_file(&path, text.as_bytes(), &[file]),
         None => print(&text),

@@ -28,7 +28,7 @@ pub struct OccupancyArgs {
 }
 
 pub fn occupancy(args: OccupancyArgs) -> Outcome {
-    let module = load_module(&args.file, None)?;
+    let module = load_module(&args.file, None, None)?;
     let kernel = crate::run::select_kernel_of(&module, args.kernel.as_deref(), &args.file)?;
     let machine = crate::timing::machine(&args.timing)?;
     let block = match (args.block, kernel.launch.as_ref()) {

@@ -104,6 +104,8 @@ pub struct RunArgs {
     arch: Option<simt_isa::Target>,
     #[command(flatten)]
     timing: crate::timing::TimingArgs,
+    #[command(flatten)]
+    lints: crate::LintArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -192,7 +194,7 @@ pub fn run(args: RunArgs) -> Outcome {
         // `--threads` bounds every part of the run (arguments, dumps), not only the SMs.
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n as usize).build_global();
     }
-    let module = load_module(&args.file, args.arch)?;
+    let module = load_module(&args.file, args.arch, Some(&args.lints))?;
     let kernel = select_kernel(&module, args.kernel.as_deref(), &args.file)?;
     let request = LaunchRequest {
         grid: args.grid,

@@ -117,10 +117,7 @@ impl Fault {
 
     fn render_titled(&self, module: &Module, color: bool, title: String, notes: &[String]) -> String {
         let who = self.place();
-        let span = match (&module.source, self.line) {
-            (Some(source), Some(line)) => line_span(source, line),
-            _ => None,
-        };
+        let span = self.line.and_then(|line| module.line_span(line));
         let Some(span) = span else {
             let place = match self.line {
                 Some(line) => format!("{}:{line}", module.source_name),
@@ -139,7 +136,7 @@ impl Fault {
         let file = SimpleFile::new(module.source_name.as_str(), source);
         let mut labels = vec![Label::primary((), span).with_message(who)];
         for (line, what) in &self.related {
-            if let Some(span) = line_span(source, *line) {
+            if let Some(span) = module.line_span(*line) {
                 labels.push(Label::secondary((), span).with_message(what.clone()));
             }
         }
@@ -174,15 +171,6 @@ impl std::fmt::Display for Fault {
 }
 
 impl std::error::Error for Fault {}
-
-/// Byte range of line `line` (1-based) without its indentation and trailing comment.
-fn line_span(source: &str, line: u32) -> Option<std::ops::Range<usize>> {
-    let start = source.split_inclusive('\n').take(line.checked_sub(1)? as usize).map(str::len).sum::<usize>();
-    let text = source.get(start..)?.lines().next()?;
-    let code = text.split("//").next().unwrap_or(text).trim_end();
-    let indent = code.len() - code.trim_start().len();
-    (code.len() > indent).then(|| start + indent..start + code.len())
-}
 
 /// Renders a codespan diagnostic, with ANSI colours when asked.
 pub fn render_diagnostic(file: &SimpleFile<&str, &str>, diagnostic: &Diagnostic<()>, color: bool) -> String {

@@ -360,6 +360,17 @@ impl Module {
     pub fn kernel(&self, name: &str) -> Option<&Kernel> {
         self.kernels.iter().find(|k| k.name == name)
     }
+
+    /// Byte range of source line `line` (1-based) without its indentation and trailing
+    /// comment, where diagnostics about that line point; `None` without source or code there.
+    pub fn line_span(&self, line: u32) -> Option<std::ops::Range<usize>> {
+        let source = self.source.as_deref()?;
+        let start = source.split_inclusive('\n').take(line.checked_sub(1)? as usize).map(str::len).sum::<usize>();
+        let text = source.get(start..)?.lines().next()?;
+        let code = text.split("//").next().unwrap_or(text).trim_end();
+        let indent = code.len() - code.trim_start().len();
+        (code.len() > indent).then(|| start + indent..start + code.len())
+    }
 }
 
 /// Encountered when a kernel breaks an invariant that assembling guarantees.

@@ -15,5 +15,6 @@
 
 mod builder;
 pub mod cfg;
+pub mod lint;
 
 pub use builder::{BranchRef, BuildError, KernelBuilder, Label};
