@@ -3,9 +3,12 @@
 //! Exit status: 0 success, 1 the input was rejected (nothing ran, or an
 //! output could not be written), 2 the kernel faulted. Errors never panic.
 
+mod collect;
 mod occupancy;
+mod record;
 mod run;
 mod sparsify;
+mod sweep;
 mod timing;
 
 use std::io::{IsTerminal, Write};
@@ -64,6 +67,10 @@ enum Command {
     Configs(timing::ConfigsArgs),
     /// Blocks and warps of a kernel per SM, what limits them, and how registers and shared memory change that.
     Occupancy(occupancy::OccupancyArgs),
+    /// Run every job of a sweep plan (kernels x options), each recorded once; resumable; or emit a Slurm job array.
+    Sweep(Box<sweep::SweepArgs>),
+    /// The run records of a sweep as one table (CSV, JSON lines) or a chart.
+    Collect(collect::CollectArgs),
 }
 
 /// Why a command failed; the text is ready to print.
@@ -72,6 +79,8 @@ enum Failure {
     Rejected(String),
     /// Exit 2: the kernel faulted.
     Fault(String),
+    /// Exit 3: the run finished but a buffer differs from its `--expect` reference.
+    Mismatch(String),
 }
 
 impl Failure {
@@ -98,6 +107,8 @@ fn main() -> ExitCode {
         Command::Sparsify(args) => sparsify::sparsify(args),
         Command::Configs(args) => timing::configs(args),
         Command::Occupancy(args) => occupancy::occupancy(args),
+        Command::Sweep(args) => sweep::sweep(*args),
+        Command::Collect(args) => collect::collect(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -108,6 +119,10 @@ fn main() -> ExitCode {
         Err(Failure::Fault(text)) => {
             eprintln!("{}", text.trim_end());
             ExitCode::from(2)
+        }
+        Err(Failure::Mismatch(text)) => {
+            eprintln!("{}", text.trim_end());
+            ExitCode::from(3)
         }
     }
 }

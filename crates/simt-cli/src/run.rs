@@ -106,6 +106,17 @@ pub struct RunArgs {
     timing: crate::timing::TimingArgs,
     #[command(flatten)]
     lints: crate::LintArgs,
+    /// Write a record of this run into DIR: its inputs and their hashes, statistics, the
+    /// hash of every dump, status and error, wall time and memory, named by a content key.
+    #[arg(long, value_name = "DIR")]
+    record: Option<PathBuf>,
+    /// After the run, compare a pointer parameter's buffer with a reference `.npy` (repeatable);
+    /// a mismatch exits 3.
+    #[arg(long, value_name = "NAME=FILE.npy")]
+    expect: Vec<String>,
+    /// The tolerance of `--expect NAME`: an element passes when |got - want| <= T * max(1, |want|) [default: 0, equal].
+    #[arg(long, value_name = "NAME=T")]
+    tolerance: Vec<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -190,6 +201,54 @@ struct Dump {
 }
 
 pub fn run(args: RunArgs) -> Outcome {
+    let started = Instant::now();
+    let mut results = crate::record::RunResults::default();
+    let outcome = launch(&args, &mut results);
+    match &args.record {
+        Some(dir) => {
+            // The arguments after `simt run`, as given: the record's command and key.
+            let argv: Vec<String> = std::env::args().skip(2).collect();
+            crate::record::write(dir, argv, &outcome, results, started)?;
+            outcome
+        }
+        None => outcome,
+    }
+}
+
+/// One `--expect NAME=FILE` with its tolerance.
+struct Expect {
+    name: String,
+    reference: String,
+    tolerance: f64,
+}
+
+fn parse_expects(kernel: &Kernel, args: &RunArgs) -> Result<Vec<Expect>, Failure> {
+    let mut tolerances = std::collections::HashMap::new();
+    for t in &args.tolerance {
+        let (name, value) = t.split_once('=').ok_or_else(|| Failure::input(format!("--tolerance `{t}`: give NAME=T, for example y=1e-6")))?;
+        let value: f64 = value.trim().parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0).ok_or_else(|| {
+            Failure::input(format!("--tolerance {t}: `{value}` is not a number of at least 0"))
+        })?;
+        tolerances.insert(name.trim().to_string(), value);
+    }
+    let expects = args
+        .expect
+        .iter()
+        .map(|e| {
+            let (name, reference) =
+                e.split_once('=').ok_or_else(|| Failure::input(format!("--expect `{e}`: give NAME=FILE.npy, for example y=ref/y.npy")))?;
+            let name = name.trim().to_string();
+            pointer_param(kernel, &name, "--expect")?;
+            Ok(Expect { tolerance: tolerances.remove(&name).unwrap_or(0.0), name, reference: reference.trim().to_string() })
+        })
+        .collect::<Result<Vec<_>, Failure>>()?;
+    if let Some(name) = tolerances.keys().next() {
+        return Err(Failure::input(format!("--tolerance {name}=...: there is no --expect {name}=FILE.npy for it to apply to")));
+    }
+    Ok(expects)
+}
+
+fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
     if let Some(n) = args.threads {
         // `--threads` bounds every part of the run (arguments, dumps), not only the SMs.
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n as usize).build_global();
@@ -203,6 +262,7 @@ pub fn run(args: RunArgs) -> Outcome {
         module_dir: Some(args.file.parent().unwrap_or(Path::new("")).to_path_buf()),
     };
     let dumps: Vec<Dump> = args.dumps.iter().map(|d| parse_dump(kernel, d)).collect::<Result<_, _>>()?;
+    let expects = parse_expects(kernel, args)?;
     let module_dir = args.file.parent().unwrap_or(Path::new(""));
     let mut inputs: Vec<PathBuf> = vec![args.file.clone()];
     inputs.extend(request.args.iter().filter_map(|a| match &a.init {
@@ -213,6 +273,7 @@ pub fn run(args: RunArgs) -> Outcome {
         ArgInit::File(f) => Some(module_dir.join(f)),
         _ => None,
     }));
+    inputs.extend(expects.iter().map(|e| PathBuf::from(&e.reference)));
     let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     for path in dumps.iter().filter_map(|d| d.file.as_ref()).chain(&args.output).chain(&args.trace_svg) {
         check_output(path, &inputs)?;
@@ -289,11 +350,43 @@ pub fn run(args: RunArgs) -> Outcome {
     {
         crate::timing::print_text(t, &args.timing)?;
     }
-    if stats.findings.is_empty() {
-        return Ok(());
+    let buffer = |name: &str| launch.buffer_of(name).expect("--dump and --expect names were checked to be pointer parameters");
+    if args.record.is_some() {
+        let timing = match &timed {
+            Some(t) => Some(crate::timing::json(t, false).map_err(|e| Failure::input(format!("cannot render JSON: {e}")))?),
+            None => None,
+        };
+        results.summary = Some(serde_json::json!({
+            "kernel": kernel.name,
+            "grid": launch.config.grid,
+            "block": launch.config.block,
+            "simt": match options.simt { SimtModel::Its => "its", SimtModel::Stack => "stack" },
+            "stats": stats,
+            "findings": stats.findings,
+            "timing": timing.map(|t| serde_json::from_str::<serde_json::Value>(&t).unwrap_or_default()),
+        }));
+        for dump in &dumps {
+            let (elem, memory) = buffer(&dump.name);
+            results.dumps.insert(dump.name.clone(), crate::record::npy_hash(elem, memory));
+        }
     }
-    // The run finished and its outputs are written; the findings make it fail.
-    Err(Failure::Fault(render_findings(&module, &stats.findings, args.check_max)))
+    let base = std::env::current_dir().unwrap_or_default();
+    results.checks = expects
+        .iter()
+        .map(|e| {
+            let (elem, memory) = buffer(&e.name);
+            crate::record::check_buffer(&e.name, elem, memory, &e.reference, e.tolerance, &base)
+        })
+        .collect();
+    if !stats.findings.is_empty() {
+        // The run finished and its outputs are written; the findings make it fail.
+        return Err(Failure::Fault(render_findings(&module, &stats.findings, args.check_max)));
+    }
+    let failed: Vec<String> = results.checks.iter().filter(|c| !c.passed).map(|c| format!("error: --expect {}", c.describe())).collect();
+    if !failed.is_empty() {
+        return Err(Failure::Mismatch(failed.join("\n")));
+    }
+    Ok(())
 }
 
 /// The sanitizers' findings as compute-sanitizer shows them: each distinct one in full
@@ -355,10 +448,16 @@ fn parse_dump(kernel: &Kernel, text: &str) -> Result<Dump, Failure> {
         Some((name, file)) => (name.trim(), Some(PathBuf::from(file))),
         None => (text.trim(), None),
     };
+    pointer_param(kernel, name, "--dump")?;
+    Ok(Dump { name: name.to_string(), file })
+}
+
+/// Checks that `name` is a pointer parameter, the only kind with a buffer `flag` can read.
+fn pointer_param(kernel: &Kernel, name: &str, flag: &str) -> Outcome {
     match kernel.param(name).map(|p| p.ty) {
-        Some(ParamType::Ptr(_)) => Ok(Dump { name: name.to_string(), file }),
+        Some(ParamType::Ptr(_)) => Ok(()),
         Some(ty) => Err(Failure::input(format!(
-            "--dump {name}: `{name}` is a scalar .{} parameter; only pointer parameters have buffers to dump",
+            "{flag} {name}: `{name}` is a scalar .{} parameter; only pointer parameters have buffers",
             ty.name()
         ))),
         None => Err(Failure::input(HostError::unknown_param(kernel, name))),

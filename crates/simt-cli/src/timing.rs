@@ -19,6 +19,9 @@ pub struct TimingArgs {
     /// prints the timing report after the results.
     #[arg(long, value_name = "NAME|FILE.toml")]
     pub timing: Option<String>,
+    /// With --timing: the warp scheduler policy, overriding the machine's: lrr (loose round-robin) or gto (greedy-then-oldest).
+    #[arg(long, value_name = "POLICY", value_parser = ["lrr", "gto"], requires = "timing")]
+    pub scheduler: Option<String>,
     /// With --timing: print each warp instruction's pipeline stages, one row per instruction.
     #[arg(long, requires = "timing")]
     pub pipeview: bool,
@@ -48,7 +51,12 @@ pub fn machine(name: &str) -> Result<Machine, Failure> {
 /// `select` is the `--trace-block` and `--warp` selection, which `--pipeview` shares with `--trace`.
 pub fn run(module: &Module, kernel: &Kernel, launch: &PreparedLaunch, options: &RunOptions, args: &TimingArgs, select: Filter, inputs: &[&Path]) -> Result<Option<Timed>, Failure> {
     let Some(name) = &args.timing else { return Ok(None) };
-    let machine = machine(name)?;
+    let mut machine = machine(name)?;
+    match args.scheduler.as_deref() {
+        Some("lrr") => machine.sm.scheduler = simt_timing::config::Policy::Lrr,
+        Some("gto") => machine.sm.scheduler = simt_timing::config::Policy::Gto,
+        _ => {}
+    }
     if let Some(path) = &args.timeline {
         check_output(path, inputs)?;
     }

@@ -753,15 +753,10 @@ fn json_element(e: Element) -> serde_json::Value {
 /// # Errors
 /// When the file cannot be written.
 pub fn write_buffer_file(path: &Path, elem: ElemType, buffer: &Buffer) -> std::io::Result<()> {
-    if let (Some(ty), true) = (lowp_type(elem), is_npy_path(path)) {
+    if lowp_type(elem).is_some() && is_npy_path(path) {
         // Converted back to the `.npy` dtype (f32, or i8/u8 for S4/U4): sizes change, so
         // the pieces are written in order.
-        return write_atomically(path, |mut file| {
-            use std::io::Write;
-            let count = buffer.len as usize * 8 / elem.bits() as usize;
-            file.write_all(&npy::header(Dtype::of_elem(elem), &[count]))?;
-            buffer.for_each_piece(|_, bytes| file.write_all(&lowp::to_npy(ty, bytes)))
-        });
+        return write_atomically(path, |mut file| write_npy(&mut file, elem, buffer));
     }
     write_atomically(path, |file| {
         let header = if is_npy_path(path) {
@@ -772,6 +767,23 @@ pub fn write_buffer_file(path: &Path, elem: ElemType, buffer: &Buffer) -> std::i
         let data_len = if header.is_empty() { buffer.len as usize } else { buffer.len as usize / elem.size() as usize * elem.size() as usize };
         write_pieces(file, &header, buffer, data_len)
     })
+}
+
+/// Writes a buffer's `.npy` form (what `--dump NAME=FILE.npy` writes) to `out`, in order,
+/// a piece at a time.
+///
+/// # Errors
+/// What `out` said.
+pub fn write_npy(out: &mut impl std::io::Write, elem: ElemType, buffer: &Buffer) -> std::io::Result<()> {
+    if let Some(ty) = lowp_type(elem) {
+        let count = buffer.len as usize * 8 / elem.bits() as usize;
+        out.write_all(&npy::header(Dtype::of_elem(elem), &[count]))?;
+        return buffer.for_each_piece(|_, bytes| out.write_all(&lowp::to_npy(ty, bytes)));
+    }
+    let count = buffer.len as usize / elem.size() as usize;
+    out.write_all(&npy::header(Dtype::of_elem(elem), &[count]))?;
+    let data_len = count * elem.size() as usize;
+    buffer.for_each_piece(|at, bytes| out.write_all(&bytes[..bytes.len().min(data_len.saturating_sub(at))]))
 }
 
 /// Writes `header` then the first `data_len` bytes of `buffer`, a piece at a time: on
