@@ -3,6 +3,7 @@
 //! Exit status: 0 success, 1 the input was rejected (nothing ran, or an
 //! output could not be written), 2 the kernel faulted. Errors never panic.
 
+mod debug;
 mod occupancy;
 mod run;
 mod sparsify;
@@ -56,6 +57,8 @@ enum Command {
     },
     /// Run one kernel launch and print or save its buffers.
     Run(Box<run::RunArgs>),
+    /// Step through a launch: breakpoints, warps, lanes, registers, masks, the reconvergence stack, memory.
+    Debug(Box<debug::DebugArgs>),
     /// Prune a dense matrix to 2:4 structured sparsity in the layout `MMA.SP` reads.
     Sparsify(sparsify::SparsifyArgs),
     /// List the machines `--timing` knows, or print one's configuration file.
@@ -93,6 +96,7 @@ fn main() -> ExitCode {
         Command::Asm { file, output, listing, arch } => asm(&file, output, listing, arch),
         Command::Disasm { file, output } => disasm(&file, output),
         Command::Run(args) => run::run(*args),
+        Command::Debug(args) => debug::debug(*args),
         Command::Sparsify(args) => sparsify::sparsify(args),
         Command::Configs(args) => timing::configs(args),
         Command::Occupancy(args) => occupancy::occupancy(args),
