@@ -483,6 +483,10 @@ impl<'l> Session<'l> {
 
     fn fault(&mut self, fault: &simt_interp::Fault) {
         self.status = Status::Faulted;
+        // Inspection starts where the fault is.
+        if let Some(w) = fault.warp {
+            self.warp = w as usize;
+        }
         let text = fault.render(&self.prepared.module, false);
         self.say(text.trim_end());
     }
@@ -623,7 +627,7 @@ impl<'l> Session<'l> {
             return Err("write `lanes 0-7,16` or `lanes all`".into());
         }
         self.lanes = parse_lanes(&text)?;
-        self.say(format!("lanes {} selected", describe_lanes(self.lanes)));
+        self.say(format!("{} selected", describe_lanes(self.lanes)));
         Ok(())
     }
 
@@ -712,11 +716,12 @@ impl<'l> Session<'l> {
         let gone = view.exited | !view.valid;
         match &view.control {
             ControlView::Stack(entries) => {
-                self.say(format!("warp {w}: reconvergence stack, top (issues next) first"));
+                self.say(format!("warp {w}: reconvergence stack, top (issues next) first: lanes, reconvergence pc, pc"));
                 for (depth, e) in entries.iter().enumerate().rev() {
-                    let reconv = e.reconv.map_or("the exit".to_string(), |r| self.place(r));
+                    let reconv = e.reconv.map_or("exit".to_string(), |r| r.to_string());
+                    let arrived = if e.reconv == Some(e.pc) { "  (arrived; waits for the entries above)" } else { "" };
                     let at = self.place(e.pc);
-                    self.say(format!("  #{depth} [{}] {at}; pops at {reconv}", lane_chars(e.mask, e.mask, gone)));
+                    self.say(format!("  #{depth} [{}] reconv {reconv:<5} {at}{arrived}", lane_chars(e.mask, e.mask, gone)));
                 }
                 if entries.is_empty() {
                     self.say("  (empty: every thread has exited)");
