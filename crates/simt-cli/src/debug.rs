@@ -781,7 +781,7 @@ impl<'l> Session<'l> {
         let last = (first + count as usize).min(words.len());
         self.say(format!("block {}: shared memory, {size} bytes", self.linear));
         for (i, &w) in words[first..last].iter().enumerate() {
-            self.say(format!("  {:#06x}  {}", (first + i) * 4, word(w)).trim_end().to_string());
+            self.say(format!("  {:#06x}  {}", (first + i) * 4, word(w)).trim_end());
         }
         if first + count as usize > words.len() {
             self.say(format!("  (shared memory ends at {size:#x})"));
@@ -854,7 +854,7 @@ impl<'l> Session<'l> {
         for (w, (pc, state, lanes)) in rows {
             let mark = if w == selected { '*' } else { ' ' };
             let at = pc.map_or(String::new(), |pc| self.place(pc));
-            self.say(format!("{mark} warp {w:<3} [{lanes}] {state:<28} {at}").trim_end().to_string());
+            self.say(format!("{mark} warp {w:<3} [{lanes}] {state:<28} {at}").trim_end());
         }
         Ok(())
     }
