@@ -1024,6 +1024,19 @@ mod tests {
     }
 
     #[test]
+    fn completion_offers_commands_then_buffers() {
+        use rustyline::completion::Completer;
+        let history = rustyline::history::MemHistory::new();
+        let context = rustyline::Context::new(&history);
+        let completion = Completion { buffers: vec!["out".into(), "offsets".into(), "in".into()] };
+        let complete = |line: &str| completion.complete(line, line.len(), &context).expect("completes");
+        assert_eq!(complete("st"), (0, vec!["step".to_string(), "stack".to_string()]));
+        assert_eq!(complete("mem o"), (4, vec!["out".to_string(), "offsets".to_string()]));
+        assert_eq!(complete("mem "), (4, vec!["out".to_string(), "offsets".to_string(), "in".to_string()]));
+        assert_eq!(complete("regs R"), (5, vec![]));
+    }
+
+    #[test]
     fn lane_lists_name_runs() {
         assert_eq!(describe_lanes(0), "none");
         assert_eq!(describe_lanes(0b1011), "lanes 0-1, 3");
