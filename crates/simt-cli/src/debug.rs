@@ -73,6 +73,11 @@ pub fn debug(args: DebugArgs) -> Outcome {
         })?),
         None => None,
     };
+    if let Some(commands) = &args.commands {
+        for file in prepared.dumps.iter().filter_map(|d| d.file.as_ref()) {
+            crate::check_output(file, &[commands])?;
+        }
+    }
     let Prepared { module, launch, options, .. } = &prepared;
     let kernel = prepared.kernel();
     let stepper = Launch::new(kernel, &launch.config, &launch.memory, options).map_err(|e| Failure::input(simt_interp::Fault::invalid_launch(&kernel.name, e).message))?;

@@ -189,7 +189,7 @@ fn parse_dims(text: &str) -> Result<[u32; 3], String> {
 /// One `--dump`: a pointer parameter and, optionally, a file.
 pub struct Dump {
     name: String,
-    file: Option<PathBuf>,
+    pub file: Option<PathBuf>,
 }
 
 /// A launch checked and ready: the module, which kernel, its buffers, what to dump and
