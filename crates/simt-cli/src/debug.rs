@@ -8,7 +8,6 @@
 //! `simt run` computes. `step` issues the selected warp out of that order, which
 //! changes nothing a race-free kernel computes.
 
-use std::borrow::Cow;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -875,17 +874,15 @@ impl<'l> Session<'l> {
     }
 
     /// The source line of `pc` without its comment, or the disassembled instruction.
-    fn source_text(&self, pc: u32) -> Cow<'l, str> {
+    fn source_text(&self, pc: u32) -> String {
         let from_source = self.kernel.line(pc).and_then(|l| self.source.get((l as usize).checked_sub(1)?)).map(|text| {
             let code = text.split("//").next().unwrap_or("");
             code.split_whitespace().collect::<Vec<_>>().join(" ")
         });
-        match from_source {
-            Some(text) if !text.is_empty() => Cow::Owned(text),
-            _ => match self.kernel.code.get(pc as usize) {
-                Some(inst) => Cow::Owned(simt_isa::format_instruction(inst, &simt_isa::Symbols::of(self.kernel))),
-                None => Cow::Borrowed("(the exit)"),
-            },
+        match (from_source, self.kernel.code.get(pc as usize)) {
+            (Some(text), _) if !text.is_empty() => text,
+            (_, Some(inst)) => simt_isa::format_instruction(inst, &simt_isa::Symbols::of(self.kernel)),
+            (_, None) => "(the exit)".into(),
         }
     }
 }
