@@ -171,7 +171,7 @@ fn other_rejections_exit_1() {
 #[test]
 fn every_subcommand_has_help_with_an_example() {
     let dir = workspace();
-    for sub in [&[][..], &["asm"], &["disasm"], &["run"], &["sparsify"]] {
+    for sub in [&[][..], &["asm"], &["disasm"], &["run"], &["debug"], &["sparsify"]] {
         let args: Vec<&str> = sub.iter().copied().chain(["--help"]).collect();
         let (code, stdout, _) = outcome(dir.path(), &args);
         assert_eq!(code, 0, "{args:?}");

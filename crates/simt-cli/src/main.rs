@@ -4,6 +4,7 @@
 //! output could not be written), 2 the kernel faulted. Errors never panic.
 
 mod collect;
+mod debug;
 mod occupancy;
 mod record;
 mod run;
@@ -61,6 +62,8 @@ enum Command {
     },
     /// Run one kernel launch and print or save its buffers.
     Run(Box<run::RunArgs>),
+    /// Step through a launch: breakpoints, warps, lanes, registers, masks, the reconvergence stack, memory.
+    Debug(Box<debug::DebugArgs>),
     /// Prune a dense matrix to 2:4 structured sparsity in the layout `MMA.SP` reads.
     Sparsify(sparsify::SparsifyArgs),
     /// List the machines `--timing` knows, or print one's configuration file.
@@ -104,6 +107,7 @@ fn main() -> ExitCode {
         Command::Asm { file, output, listing, arch, lints } => asm(&file, output, listing, arch, &lints),
         Command::Disasm { file, output } => disasm(&file, output),
         Command::Run(args) => run::run(*args),
+        Command::Debug(args) => debug::debug(*args),
         Command::Sparsify(args) => sparsify::sparsify(args),
         Command::Configs(args) => timing::configs(args),
         Command::Occupancy(args) => occupancy::occupancy(args),

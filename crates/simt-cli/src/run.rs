@@ -29,45 +29,14 @@ Argument values: a literal (42, -2.5, 0f3F800000) for scalars; for pointers
 zeros(N), fill(N, V), iota(N), rand(N, SEED), [1, 2.5, 3], @FILE.npy or
 @FILE.bin (raw little-endian).")]
 pub struct RunArgs {
-    /// A `.s` source or bytecode file.
-    file: PathBuf,
-    /// The kernel to launch (needed when the file has several).
-    #[arg(long, value_name = "NAME")]
-    kernel: Option<String>,
-    /// Blocks in the grid, overriding `.launch`; missing extents are 1.
-    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
-    grid: Option<[u32; 3]>,
-    /// Threads per block, overriding `.launch`; missing extents are 1.
-    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
-    block: Option<[u32; 3]>,
-    /// Set a parameter, overriding its `.arg` default (repeatable).
-    #[arg(long = "arg", value_name = "NAME=VALUE")]
-    args: Vec<String>,
-    /// Print a buffer after the run, or write it to FILE (`.npy` keeps the dtype, anything else is raw little-endian); repeatable.
-    #[arg(long = "dump", value_name = "NAME[=FILE]")]
-    dumps: Vec<String>,
+    #[command(flatten)]
+    launch: LaunchArgs,
     /// Print one JSON object on stdout: kernel, grid, block, statistics and the dumped buffers.
     #[arg(long)]
     json: bool,
-    /// SIMT model: independent thread scheduling or a per-warp reconvergence stack.
-    #[arg(long, value_enum, default_value_t = Simt::Its)]
-    simt: Simt,
-    /// Most warp instructions the launch may issue before it faults.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS, value_parser = at_least_one::<u64>)]
-    max_steps: u64,
-    /// Under `its`, backward branches a thread group may take in a row while another waits.
-    #[arg(long, value_name = "Y", default_value_t = DEFAULT_ITS_YIELD, value_parser = at_least_one::<u32>)]
-    its_yield: u32,
-    /// Warp instructions one warp may issue in a row without storing, exiting or reaching a barrier
-    /// before the launch faults as a runaway (0: no such check).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_RUNAWAY_STEPS)]
-    runaway_steps: u64,
     /// Fault the launch if it is still running after SECONDS of wall-clock time.
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     timeout: Option<std::time::Duration>,
-    /// SMs the blocks are spread over.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_SMS, value_parser = at_least_one::<u32>)]
-    sms: u32,
     /// OS threads to run SMs on [default: one per core].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=simt_isa::MAX_THREADS))]
     threads: Option<u64>,
@@ -93,19 +62,11 @@ pub struct RunArgs {
     /// Draw the divergence picture (lanes against issue steps) into FILE.svg.
     #[arg(long, value_name = "FILE.svg")]
     trace_svg: Option<PathBuf>,
-    /// Sanitizers to run, comma-separated or repeated: memcheck (always on), racecheck, initcheck, synccheck.
-    #[arg(long = "check", value_enum, value_delimiter = ',', value_name = "CHECK")]
-    checks: Vec<Check>,
+    #[command(flatten)]
+    timing: crate::timing::TimingArgs,
     /// Sanitizer findings shown in full; the rest are only counted in the summary.
     #[arg(long, value_name = "N", default_value_t = 100)]
     check_max: usize,
-    /// Target architecture, overriding every `.target`: sm_70, sm_75, sm_80, sm_89, sm_90 or sm_100.
-    #[arg(long, value_name = "sm_XX", value_parser = crate::parse_target)]
-    arch: Option<simt_isa::Target>,
-    #[command(flatten)]
-    timing: crate::timing::TimingArgs,
-    #[command(flatten)]
-    lints: crate::LintArgs,
     /// Write a record of this run into DIR: its inputs and their hashes, statistics, the
     /// hash of every dump, status and error, wall time and memory, named by a content key.
     #[arg(long, value_name = "DIR")]
@@ -117,6 +78,53 @@ pub struct RunArgs {
     /// The tolerance of `--expect NAME`: an element passes when |got - want| <= T * max(1, |want|) [default: 0, equal].
     #[arg(long, value_name = "NAME=T")]
     tolerance: Vec<String>,
+}
+
+/// What a launch is made of: the kernel, its grid, arguments and dumps, and how it runs.
+/// `simt run` and `simt debug` share these flags.
+#[derive(Args)]
+pub struct LaunchArgs {
+    /// A `.s` source or bytecode file.
+    file: PathBuf,
+    /// The kernel to launch (needed when the file has several).
+    #[arg(long, value_name = "NAME")]
+    kernel: Option<String>,
+    /// Blocks in the grid, overriding `.launch`; missing extents are 1.
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    grid: Option<[u32; 3]>,
+    /// Threads per block, overriding `.launch`; missing extents are 1.
+    #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
+    block: Option<[u32; 3]>,
+    /// Set a parameter, overriding its `.arg` default (repeatable).
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    args: Vec<String>,
+    /// Print a buffer after the run, or write it to FILE (`.npy` keeps the dtype, anything else is raw little-endian); repeatable.
+    #[arg(long = "dump", value_name = "NAME[=FILE]")]
+    dumps: Vec<String>,
+    /// SIMT model: independent thread scheduling or a per-warp reconvergence stack.
+    #[arg(long, value_enum, default_value_t = Simt::Its)]
+    simt: Simt,
+    /// Most warp instructions the launch may issue before it faults.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS, value_parser = at_least_one::<u64>)]
+    max_steps: u64,
+    /// Under `its`, backward branches a thread group may take in a row while another waits.
+    #[arg(long, value_name = "Y", default_value_t = DEFAULT_ITS_YIELD, value_parser = at_least_one::<u32>)]
+    its_yield: u32,
+    /// Warp instructions one warp may issue in a row without storing, exiting or reaching a barrier
+    /// before the launch faults as a runaway (0: no such check).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_RUNAWAY_STEPS)]
+    runaway_steps: u64,
+    /// SMs the blocks are spread over.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SMS, value_parser = at_least_one::<u32>)]
+    sms: u32,
+    /// Sanitizers to run, comma-separated or repeated: memcheck (always on), racecheck, initcheck, synccheck.
+    #[arg(long = "check", value_enum, value_delimiter = ',', value_name = "CHECK")]
+    checks: Vec<Check>,
+    /// Target architecture, overriding every `.target`: sm_70, sm_75, sm_80, sm_89, sm_90 or sm_100.
+    #[arg(long, value_name = "sm_XX", value_parser = crate::parse_target)]
+    arch: Option<simt_isa::Target>,
+    #[command(flatten)]
+    lints: crate::LintArgs,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -195,9 +203,89 @@ fn parse_dims(text: &str) -> Result<[u32; 3], String> {
 }
 
 /// One `--dump`: a pointer parameter and, optionally, a file.
-struct Dump {
+pub struct Dump {
     name: String,
-    file: Option<PathBuf>,
+    pub file: Option<PathBuf>,
+}
+
+/// A launch checked and ready: the module, which kernel, its buffers, what to dump and
+/// how to run it.
+pub struct Prepared {
+    pub module: Module,
+    kernel: usize,
+    pub launch: PreparedLaunch,
+    pub dumps: Vec<Dump>,
+    /// The files the launch reads (outputs must not name them).
+    pub inputs: Vec<PathBuf>,
+    /// How to run it (no deadline, threads or memory report: those are `simt run`'s).
+    pub options: RunOptions,
+}
+
+impl Prepared {
+    /// The kernel to launch.
+    pub fn kernel(&self) -> &Kernel {
+        &self.module.kernels[self.kernel]
+    }
+}
+
+/// Loads the kernel, checks the arguments and dumps against it, and makes its buffers.
+pub fn prepare(args: &LaunchArgs) -> Result<Prepared, Failure> {
+    let module = load_module(&args.file, args.arch, Some(&args.lints))?;
+    let kernel = select_kernel(&module, args.kernel.as_deref(), &args.file)?;
+    let request = LaunchRequest {
+        grid: args.grid,
+        block: args.block,
+        args: args.args.iter().map(|a| parse_arg(kernel, a)).collect::<Result<_, _>>()?,
+        module_dir: Some(args.file.parent().unwrap_or(Path::new("")).to_path_buf()),
+    };
+    let dumps: Vec<Dump> = args.dumps.iter().map(|d| parse_dump(kernel, d)).collect::<Result<_, _>>()?;
+    let module_dir = args.file.parent().unwrap_or(Path::new(""));
+    let mut inputs: Vec<PathBuf> = vec![args.file.clone()];
+    inputs.extend(request.args.iter().filter_map(|a| match &a.init {
+        ArgInit::File(f) => Some(PathBuf::from(f)),
+        _ => None,
+    }));
+    inputs.extend(kernel.args.iter().filter_map(|a| match &a.init {
+        ArgInit::File(f) => Some(module_dir.join(f)),
+        _ => None,
+    }));
+    let input_paths: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    for path in dumps.iter().filter_map(|d| d.file.as_ref()) {
+        check_output(path, &input_paths)?;
+    }
+    let launch = host::prepare(kernel, &request).map_err(Failure::input)?;
+    // Every warp issues at least one instruction: a launch with more warps than the step
+    // limit can never finish, so it is rejected before it starts.
+    let (grid, block) = (launch.config.grid, launch.config.block);
+    let blocks: u128 = grid.iter().map(|&d| u128::from(d)).product();
+    let threads: u128 = block.iter().map(|&d| u128::from(d)).product();
+    let warps = blocks * threads.div_ceil(32);
+    if warps > u128::from(args.max_steps) {
+        return Err(Failure::input(format!(
+            "a grid of {blocks} blocks of {threads} threads has {warps} warps, more than --max-steps {} allows (each warp issues at least one instruction)",
+            args.max_steps
+        )));
+    }
+    let options = RunOptions {
+        simt: match args.simt {
+            Simt::Its => SimtModel::Its,
+            Simt::Stack => SimtModel::Stack,
+        },
+        max_steps: args.max_steps,
+        sms: args.sms,
+        its_yield: args.its_yield,
+        threads: None,
+        checks: Checks {
+            racecheck: args.checks.contains(&Check::Racecheck),
+            initcheck: args.checks.contains(&Check::Initcheck),
+            synccheck: args.checks.contains(&Check::Synccheck),
+        },
+        runaway_steps: args.runaway_steps,
+        memory_report: false,
+        deadline: None,
+    };
+    let kernel = module.kernels.iter().position(|k| std::ptr::eq(k, kernel)).expect("the kernel was selected from this module");
+    Ok(Prepared { module, kernel, launch, dumps, inputs, options })
 }
 
 pub fn run(args: RunArgs) -> Outcome {
@@ -253,68 +341,24 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
         // `--threads` bounds every part of the run (arguments, dumps), not only the SMs.
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n as usize).build_global();
     }
-    let module = load_module(&args.file, args.arch, Some(&args.lints))?;
-    let kernel = select_kernel(&module, args.kernel.as_deref(), &args.file)?;
-    let request = LaunchRequest {
-        grid: args.grid,
-        block: args.block,
-        args: args.args.iter().map(|a| parse_arg(kernel, a)).collect::<Result<_, _>>()?,
-        module_dir: Some(args.file.parent().unwrap_or(Path::new("")).to_path_buf()),
-    };
-    let dumps: Vec<Dump> = args.dumps.iter().map(|d| parse_dump(kernel, d)).collect::<Result<_, _>>()?;
+    let mut prepared = prepare(&args.launch)?;
+    prepared.options.threads = args.threads.map(|t| t as usize);
+    prepared.options.memory_report = args.stats || args.json;
+    prepared.options.deadline = args.timeout.map(|t| Instant::now() + t);
+    let Prepared { module, launch, dumps, inputs, options, .. } = &prepared;
+    let kernel = prepared.kernel();
     let expects = parse_expects(kernel, args)?;
-    let module_dir = args.file.parent().unwrap_or(Path::new(""));
-    let mut inputs: Vec<PathBuf> = vec![args.file.clone()];
-    inputs.extend(request.args.iter().filter_map(|a| match &a.init {
-        ArgInit::File(f) => Some(PathBuf::from(f)),
-        _ => None,
-    }));
-    inputs.extend(kernel.args.iter().filter_map(|a| match &a.init {
-        ArgInit::File(f) => Some(module_dir.join(f)),
-        _ => None,
-    }));
-    inputs.extend(expects.iter().map(|e| PathBuf::from(&e.reference)));
-    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-    for path in dumps.iter().filter_map(|d| d.file.as_ref()).chain(&args.output).chain(&args.trace_svg) {
+    let mut inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    inputs.extend(expects.iter().map(|e| Path::new(&e.reference)));
+    for path in args.output.iter().chain(&args.trace_svg) {
         check_output(path, &inputs)?;
     }
-    let launch = host::prepare(kernel, &request).map_err(Failure::input)?;
-    // Every warp issues at least one instruction: a launch with more warps than the step
-    // limit can never finish, so it is rejected before it starts.
-    let (grid, block) = (launch.config.grid, launch.config.block);
-    let blocks: u128 = grid.iter().map(|&d| u128::from(d)).product();
-    let threads: u128 = block.iter().map(|&d| u128::from(d)).product();
-    let warps = blocks * threads.div_ceil(32);
-    if warps > u128::from(args.max_steps) {
-        return Err(Failure::input(format!(
-            "a grid of {blocks} blocks of {threads} threads has {warps} warps, more than --max-steps {} allows (each warp issues at least one instruction)",
-            args.max_steps
-        )));
-    }
-    let options = RunOptions {
-        simt: match args.simt {
-            Simt::Its => SimtModel::Its,
-            Simt::Stack => SimtModel::Stack,
-        },
-        max_steps: args.max_steps,
-        sms: args.sms,
-        its_yield: args.its_yield,
-        threads: args.threads.map(|t| t as usize),
-        checks: Checks {
-            racecheck: args.checks.contains(&Check::Racecheck),
-            initcheck: args.checks.contains(&Check::Initcheck),
-            synccheck: args.checks.contains(&Check::Synccheck),
-        },
-        runaway_steps: args.runaway_steps,
-        memory_report: args.stats || args.json,
-        deadline: args.timeout.map(|t| Instant::now() + t),
-    };
     let filter = Filter { block: args.trace_block, warp: args.warp, max_issues: MAX_TRACE_ISSUES };
-    let timed = crate::timing::run(&module, kernel, &launch, &options, &args.timing, filter, &inputs)?;
+    let timed = crate::timing::run(module, kernel, launch, options, &args.timing, filter, &inputs)?;
     let stats = if let Some(t) = &timed {
         t.report.functional.clone()
     } else if args.trace || args.trace_svg.is_some() {
-        let trace = with_progress(&module, &launch, args.check_max, |p| simt_interp::trace::trace(kernel, &launch.config, &launch.memory, &options, filter, Some(p)).map_err(Box::new))?;
+        let trace = with_progress(module, launch, args.check_max, |p| simt_interp::trace::trace(kernel, &launch.config, &launch.memory, options, filter, Some(p)).map_err(Box::new))?;
         if let Some(path) = &args.trace_svg {
             write_output(path, trace.render_svg(kernel, SVG_STEPS).as_bytes())?;
         }
@@ -335,7 +379,7 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
         }
         trace.stats
     } else {
-        with_progress(&module, &launch, args.check_max, |p| simt_interp::run(kernel, &launch.config, &launch.memory, &options, Some(p)).map_err(Box::new))?
+        with_progress(module, launch, args.check_max, |p| simt_interp::run(kernel, &launch.config, &launch.memory, options, Some(p)).map_err(Box::new))?
     };
     if args.stats {
         eprintln!("{}", stats.render_text().trim_end());
@@ -344,7 +388,7 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
         (Some(t), true) => Some(crate::timing::json(t, args.timing.pipeview).map_err(|e| Failure::input(format!("cannot render JSON: {e}")))?),
         _ => None,
     };
-    report(kernel, &launch, &stats, &dumps, args.json.then_some(&options), timing_json.as_deref())?;
+    report(kernel, launch, &stats, dumps, args.json.then_some(options), timing_json.as_deref())?;
     if let Some(t) = &timed
         && !args.json
     {
@@ -365,7 +409,7 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
             "findings": stats.findings,
             "timing": timing.map(|t| serde_json::from_str::<serde_json::Value>(&t).unwrap_or_default()),
         }));
-        for dump in &dumps {
+        for dump in dumps {
             let (elem, memory) = buffer(&dump.name);
             results.dumps.insert(dump.name.clone(), crate::record::npy_hash(elem, memory));
         }
@@ -380,7 +424,7 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
         .collect();
     if !stats.findings.is_empty() {
         // The run finished and its outputs are written; the findings make it fail.
-        return Err(Failure::Fault(render_findings(&module, &stats.findings, args.check_max)));
+        return Err(Failure::Fault(render_findings(module, &stats.findings, args.check_max)));
     }
     let failed: Vec<String> = results.checks.iter().filter(|c| !c.passed).map(|c| format!("error: --expect {}", c.describe())).collect();
     if !failed.is_empty() {
@@ -408,6 +452,8 @@ fn render_findings(module: &Module, findings: &[Finding], max: usize) -> String 
     text.push('\n');
     text
 }
+
+
 
 fn select_kernel<'m>(module: &'m Module, name: Option<&str>, file: &Path) -> Result<&'m Kernel, Failure> {
     let names = || module.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ");
@@ -517,7 +563,7 @@ fn write_output(path: &Path, bytes: &[u8]) -> Outcome {
 
 /// Writes the dumps; `json` (the run's options) asks for one JSON object on stdout, with
 /// the timing report's JSON as its `timing` member when there is one.
-fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump], json: Option<&RunOptions>, timing: Option<&str>) -> Outcome {
+pub fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump], json: Option<&RunOptions>, timing: Option<&str>) -> Outcome {
     let buffer = |name: &str| launch.buffer_of(name).expect("--dump names were checked to be pointer parameters, and each has a buffer");
     for dump in dumps {
         if let Some(path) = &dump.file {

@@ -16,7 +16,10 @@
 
 mod arith;
 mod block;
-pub use block::{Access, BlockReason, BlockSim, Branch, Counters, Exchange, Launch, Peek, Preview, Progress, Step, StepResult};
+pub use block::{
+    Access, BlockReason, BlockSim, Branch, ControlView, ConvergenceBarrier, Counters, Exchange, Launch, Peek, Preview, Progress, StackEntry, Step,
+    StepResult, ThreadGroup, ThreadState, WarpView,
+};
 mod exec;
 pub mod fault;
 pub mod launch;

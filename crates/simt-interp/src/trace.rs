@@ -66,21 +66,28 @@ impl Issue {
     /// The lanes as 32 characters, lane 0 first: `x` executed, `o` active but guarded
     /// off, `.` waiting (not in this group), ` ` exited.
     pub fn lanes(&self) -> String {
-        (0..32)
-            .map(|l| {
-                let bit = 1 << l;
-                if self.executed & bit != 0 {
-                    'x'
-                } else if self.active & bit != 0 {
-                    'o'
-                } else if self.gone & bit != 0 {
-                    ' '
-                } else {
-                    '.'
-                }
-            })
-            .collect()
+        lane_chars(self.active, self.executed, self.gone)
     }
+}
+
+/// Lanes as 32 characters, lane 0 first: `x` in `executed`, `o` in `active` but not
+/// `executed` (guarded off), ` ` in `gone` (exited), `.` otherwise (waiting). The
+/// notation of [`Issue::lanes`], for other tools that show masks.
+pub fn lane_chars(active: u32, executed: u32, gone: u32) -> String {
+    (0..32)
+        .map(|l| {
+            let bit = 1 << l;
+            if executed & bit != 0 {
+                'x'
+            } else if active & bit != 0 {
+                'o'
+            } else if gone & bit != 0 {
+                ' '
+            } else {
+                '.'
+            }
+        })
+        .collect()
 }
 
 /// What happened at one branch that can diverge, over the whole trace.

@@ -18,7 +18,7 @@
 //! released the same way (the barrier "clears when every other participant
 //! is blocked or has yielded").
 
-use crate::block::BlockReason;
+use crate::block::{BlockReason, ControlView, ConvergenceBarrier, StackEntry, ThreadGroup, ThreadState, WarpView};
 use crate::translate::{Decoded, Reg, PRED_ROWS, PRED_TRUE};
 use simt_isa::NO_RECONV;
 
@@ -288,6 +288,54 @@ impl Warp {
             Control::Stack(_) => false,
             Control::Its(s) => s.release_longest_waiter(live),
         }
+    }
+
+    /// A copy of the control state, for debuggers.
+    pub(crate) fn view(&self) -> WarpView {
+        let live = self.live();
+        let control = match &self.ctl {
+            Control::Stack(s) => ControlView::Stack(
+                s.stack
+                    .iter()
+                    .map(|e| StackEntry { pc: e.pc, reconv: (e.rpc != NO_RECONV && e.rpc != u32::MAX).then_some(e.rpc), mask: e.mask })
+                    .collect(),
+            ),
+            Control::Its(s) => {
+                let pc_of = |l: usize| if s.group & (1 << l) != 0 { s.group_pc } else { s.pc[l] };
+                // A barrier whose live members have all arrived is complete: the next choice drops it.
+                let barriers: Vec<ConvergenceBarrier> = s
+                    .barriers
+                    .iter()
+                    .map(|b| {
+                        let members = b.members & live;
+                        let arrived = lanes(members).filter(|&l| pc_of(l) == b.rpc).fold(0, |m, l| m | 1 << l);
+                        ConvergenceBarrier { reconv: b.rpc, members, arrived }
+                    })
+                    .filter(|b| b.members != 0 && b.arrived != b.members)
+                    .collect();
+                let waiting = barriers.iter().fold(0, |m, b| m | b.arrived);
+                let mut groups: Vec<ThreadGroup> = Vec::new();
+                for l in lanes(live) {
+                    let bit = 1 << l;
+                    let state = if s.at_barrier & bit != 0 {
+                        ThreadState::Barrier
+                    } else if s.at_collective & bit != 0 {
+                        ThreadState::Collective
+                    } else if waiting & bit != 0 {
+                        ThreadState::Reconvergence
+                    } else {
+                        ThreadState::Ready
+                    };
+                    let pc = pc_of(l);
+                    match groups.iter_mut().find(|g| g.pc == pc && g.state == state) {
+                        Some(g) => g.lanes |= bit,
+                        None => groups.push(ThreadGroup { pc, lanes: bit, state }),
+                    }
+                }
+                ControlView::Its { groups, barriers }
+            }
+        };
+        WarpView { valid: self.valid, exited: self.exited, at_barrier: self.at_barrier(), control }
     }
 
     /// Where each thread is, for fault messages: (pc, threads, what they do there).

@@ -177,3 +177,44 @@ fn any_warp_order_gives_the_results_and_masks_of_run() {
         }
     }
 }
+
+#[test]
+fn warp_views_show_the_split_under_both_models() {
+    use simt_interp::{ControlView, ConvergenceBarrier, StackEntry, ThreadGroup, ThreadState};
+    // Lanes 0-7 jump to SKIP (pc 4) and wait there while lanes 8-31 run the NOP at pc 3.
+    let module = assemble_text(".kernel k\n.launch grid(1) block(32)\n.shared .u32 s[2]\nS2R R0, SR_LANEID\nISETP.LT P0, R0, 8\n@P0 BRA SKIP\nNOP\nSKIP: EXIT\n");
+    let p = prepare(&module.kernels[0], &LaunchRequest::default()).expect("defaults");
+    let (low, high) = (0xffu32, !0xffu32);
+    for simt in [SimtModel::Stack, SimtModel::Its] {
+        let options = RunOptions { simt, ..RunOptions::default() };
+        let launch = launch_of(&module, &p, &options);
+        let mut block = launch.block(0, 0);
+        assert_eq!(block.shared_words(), &[0, 0]);
+        for _ in 0..3 {
+            assert!(matches!(block.step(0).expect("no fault"), StepResult::Issued(_)));
+        }
+        let view = block.warp_view(0);
+        assert_eq!((view.valid, view.exited, view.at_barrier), (u32::MAX, 0, 0));
+        match view.control {
+            ControlView::Stack(entries) => {
+                assert_eq!(simt, SimtModel::Stack);
+                assert_eq!(
+                    entries,
+                    [
+                        StackEntry { pc: 4, reconv: None, mask: u32::MAX },
+                        StackEntry { pc: 4, reconv: Some(4), mask: low },
+                        StackEntry { pc: 3, reconv: Some(4), mask: high },
+                    ]
+                );
+            }
+            ControlView::Its { groups, barriers } => {
+                assert_eq!(simt, SimtModel::Its);
+                assert_eq!(
+                    groups,
+                    [ThreadGroup { pc: 4, lanes: low, state: ThreadState::Reconvergence }, ThreadGroup { pc: 3, lanes: high, state: ThreadState::Ready }]
+                );
+                assert_eq!(barriers, [ConvergenceBarrier { reconv: 4, members: u32::MAX, arrived: low }]);
+            }
+        }
+    }
+}

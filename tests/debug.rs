@@ -1,0 +1,189 @@
+//! `simt debug`: transcripts of scripted sessions (`--commands`) as a user or an
+//! autograder sees them.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn root() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+fn simt(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simt"))
+        .current_dir(root())
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("simt starts");
+    if let Some(text) = stdin {
+        use std::io::Write;
+        child.stdin.take().expect("a stdin pipe").write_all(text.as_bytes()).expect("simt reads stdin");
+    }
+    child.wait_with_output().expect("simt runs")
+}
+
+/// Runs `simt debug` with the commands `script` and returns the transcript; the session must succeed.
+fn session(args: &[&str], script: &str) -> String {
+    let dir = tempfile::TempDir::new().expect("a temporary folder");
+    let file = dir.path().join("session.cmds");
+    std::fs::write(&file, script).expect("the script is written");
+    let mut all = vec!["debug"];
+    all.extend_from_slice(args);
+    all.extend(["--commands", file.to_str().expect("UTF-8 path")]);
+    let out = simt(&all, None);
+    assert!(out.status.success(), "simt {all:?} failed: {}\n{}", String::from_utf8_lossy(&out.stderr), String::from_utf8_lossy(&out.stdout));
+    String::from_utf8(out.stdout).expect("UTF-8 transcript")
+}
+
+#[test]
+fn divergence_walkthrough_under_its() {
+    let script = std::fs::read_to_string(root().join("examples/debug/divergence.cmds")).expect("the shipped example");
+    insta::assert_snapshot!(session(&["asm/divergence/if_else.s", "--simt", "its"], &script));
+}
+
+#[test]
+fn divergence_walkthrough_under_the_stack() {
+    let script = std::fs::read_to_string(root().join("examples/debug/divergence.cmds")).expect("the shipped example");
+    insta::assert_snapshot!(session(&["asm/divergence/if_else.s", "--simt", "stack"], &script));
+}
+
+#[test]
+fn a_loop_shows_lanes_waiting_to_reconverge() {
+    let script = "break pc 5\ncontinue\ncontinue\ncontinue\nstack\nmask\nwhere\n";
+    let its = session(&["asm/divergence/data_loop.s", "--simt", "its"], script);
+    let stack = session(&["asm/divergence/data_loop.s", "--simt", "stack"], script);
+    insta::assert_snapshot!("data_loop_its", its);
+    insta::assert_snapshot!("data_loop_stack", stack);
+}
+
+const REDUCE: &[&str] = &["asm/block_reduce.s", "--grid", "2", "--block", "64", "--arg", "n=128", "--arg", "in=iota(128)", "--arg", "out=zeros(2)"];
+
+#[test]
+fn shared_memory_and_buffers_of_a_block_reduction() {
+    let script = "\
+break 38            # the first BAR.SYNC
+continue
+where
+step                # warp 0 arrives at the barrier
+where
+step                # and waits there until warp 1 arrives too
+shared 0 4
+shared 0xf8 4       # past the 64 words the block wrote, up to the end of buf
+mem in 60..68
+mem out
+delete
+continue
+mem out
+";
+    insta::assert_snapshot!(session(REDUCE, script));
+}
+
+#[test]
+fn bad_commands_print_one_line_and_the_session_goes_on() {
+    let script = "\
+frobnicate
+stpe
+step 0
+step x
+warp 2
+warp -1
+lanes 32
+lanes 7-0
+lanes
+regs R4
+regs R99
+regs X1
+shared 2
+shared 0x10000
+shared 0 0
+mem
+mem nope
+mem n
+mem out 5..2
+mem out 0..99
+mem out x
+break
+break 0
+break 999
+break pc 999
+break pc zz
+delete 7
+where everything
+step
+lanes 0-3,8
+regs R0
+quit
+step
+";
+    insta::assert_snapshot!(session(&["asm/divergence/if_else.s"], script));
+}
+
+#[test]
+fn a_session_run_to_the_end_computes_what_simt_run_computes() {
+    let dir = tempfile::TempDir::new().expect("a temporary folder");
+    let d = dir.path().to_str().expect("UTF-8 path");
+    for (name, args) in [
+        ("reduce", REDUCE.to_vec()),
+        ("if_else", vec!["asm/divergence/if_else.s", "--simt", "stack"]),
+        ("data_loop", vec!["asm/divergence/data_loop.s"]),
+        ("spinlock", vec!["asm/divergence/spinlock.s"]),
+    ] {
+        let buffer = if name == "reduce" { "out" } else { name_of_buffer(name) };
+        let ran = format!("{d}/{name}-run.npy");
+        let debugged = format!("{d}/{name}-debug.npy");
+        let mut run: Vec<&str> = vec!["run"];
+        run.extend(&args);
+        let dump_text = format!("--dump={buffer}");
+        let dump_file = format!("--dump={buffer}={ran}");
+        run.extend([dump_text.as_str(), dump_file.as_str()]);
+        let out = simt(&run, None);
+        assert!(out.status.success(), "{run:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let printed = String::from_utf8(out.stdout).expect("UTF-8");
+        let dump_file = format!("--dump={buffer}={debugged}");
+        let mut debug: Vec<&str> = args.clone();
+        debug.extend([dump_text.as_str(), dump_file.as_str()]);
+        // Breakpoints and steps on the way change nothing the kernel computes.
+        let transcript = session(&debug, "break pc 2\ncontinue\nstep 3\nwarp 1\nstep\ncontinue\ndelete\ncontinue\n");
+        assert!(transcript.ends_with(&printed), "{name}: the transcript ends with what `simt run` prints:\n{transcript}\n---\n{printed}");
+        assert_eq!(std::fs::read(&ran).expect("run's dump"), std::fs::read(&debugged).expect("debug's dump"), "{name}");
+    }
+}
+
+fn name_of_buffer(kernel: &str) -> &'static str {
+    match kernel {
+        "spinlock" => "counter",
+        _ => "out",
+    }
+}
+
+#[test]
+fn a_fault_prints_the_report_and_leaves_inspection() {
+    let dir = tempfile::TempDir::new().expect("a temporary folder");
+    let file = dir.path().join("s.cmds");
+    std::fs::write(&file, "continue\nstep\nwhere\nlanes 26-29\nregs R0 R1\nmem y 58..60\n").expect("written");
+    let out = simt(&["debug", "asm/bugs/oob.s", "--commands", file.to_str().expect("UTF-8")], None);
+    assert_eq!(out.status.code(), Some(2), "a fault exits 2, as `simt run` does");
+    let transcript = String::from_utf8(out.stdout).expect("UTF-8");
+    let run = simt(&["run", "asm/bugs/oob.s"], None);
+    let report = String::from_utf8(run.stderr).expect("UTF-8");
+    assert!(transcript.contains(report.trim_end()), "the fault report is `simt run`'s:\n{transcript}\n---\n{report}");
+    insta::assert_snapshot!(transcript);
+}
+
+#[test]
+fn commands_read_from_a_pipe_give_the_same_transcript() {
+    let script = std::fs::read_to_string(root().join("examples/debug/divergence.cmds")).expect("the shipped example");
+    let piped = simt(&["debug", "asm/divergence/if_else.s"], Some(&script));
+    assert!(piped.status.success());
+    assert_eq!(String::from_utf8(piped.stdout).expect("UTF-8"), session(&["asm/divergence/if_else.s"], &script));
+}
+
+#[test]
+fn a_missing_commands_file_is_rejected() {
+    let out = simt(&["debug", "asm/divergence/if_else.s", "--commands", "no/such/file.cmds"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/file.cmds"));
+}
