@@ -187,3 +187,12 @@ fn a_missing_commands_file_is_rejected() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no/such/file.cmds"));
 }
+
+/// `--check` findings of a debugged launch are reported at its end, as `simt run` reports them, and exit 2.
+#[test]
+fn sanitizer_findings_end_the_transcript() {
+    let out = simt(&["debug", "asm/bugs/race.s", "--check", "racecheck"], Some("continue\nquit\n"));
+    assert_eq!(out.status.code(), Some(2));
+    let transcript = String::from_utf8_lossy(&out.stdout);
+    assert!(transcript.contains("racecheck: read after write hazard") && transcript.contains("sanitizer summary: 2 errors (2 racecheck)"), "{transcript}");
+}

@@ -104,6 +104,9 @@ pub fn debug(args: DebugArgs) -> Outcome {
     if session.status == Status::Faulted {
         return Err(Failure::Fault("error: the kernel faulted; the fault report is above".into()));
     }
+    if session.findings > 0 {
+        return Err(Failure::Fault("error: the sanitizers found problems; their report is above".into()));
+    }
     Ok(())
 }
 
@@ -198,6 +201,8 @@ struct Session<'l> {
     launch: &'l Launch<'l>,
     source: Vec<&'l str>,
     status: Status,
+    /// Distinct sanitizer findings of the finished launch (`--check`).
+    findings: usize,
     /// The current block and its linear index; `None` once the kernel has finished.
     block: Option<BlockSim<'l>>,
     linear: u64,
@@ -224,6 +229,7 @@ impl<'l> Session<'l> {
             launch,
             source: source.map(|s| s.lines().collect()).unwrap_or_default(),
             status: Status::Running,
+            findings: 0,
             block: Some(launch.block(0, simt_interp::launch::sm_of_block(0, prepared.options.sms))),
             linear: 0,
             counters: Counters::new(kernel.code.len()),
@@ -514,6 +520,10 @@ impl<'l> Session<'l> {
         let stats = self.launch.stats(&self.counters);
         self.say(format!("kernel `{}` finished", self.kernel.name));
         self.out.push_str(&stats.render_text());
+        if !stats.findings.is_empty() {
+            self.findings = stats.findings.len();
+            self.out.push_str(&crate::run::render_findings(&self.prepared.module, &stats.findings, usize::MAX));
+        }
         // The dumps stream out after what was said so far, as `simt run` prints them.
         let printed = self.flush().and_then(|()| crate::run::report(self.kernel, &self.prepared.launch, &stats, &self.prepared.dumps, None, None));
         if let Err(Failure::Rejected(text) | Failure::Fault(text)) = printed {

@@ -435,7 +435,7 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
 
 /// The sanitizers' findings as compute-sanitizer shows them: each distinct one in full
 /// (at most `max`), then a summary that counts them all.
-fn render_findings(module: &Module, findings: &[Finding], max: usize) -> String {
+pub fn render_findings(module: &Module, findings: &[Finding], max: usize) -> String {
     let mut text: String = findings.iter().take(max).map(|f| f.render(module, color())).collect();
     let per_check: Vec<String> = [(FaultKind::Race, "racecheck"), (FaultKind::Uninitialized, "initcheck"), (FaultKind::Divergence, "synccheck")]
         .into_iter()
