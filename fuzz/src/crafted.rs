@@ -345,7 +345,8 @@ fn mutate_count(c: &mut impl Choices, k: &mut Kernel, seeds: &[Module]) {
             let n = (1 + c.below(16) as usize).min(d.code.len() - from);
             for i in 0..n {
                 k.code.insert(pc + i, d.code[from + i]);
-                k.lines.insert(pc + i, d.lines[from + i]);
+                // Earlier mutations may have left the line table shorter than the code.
+                k.lines.insert((pc + i).min(k.lines.len()), d.lines.get(from + i).copied().unwrap_or(0));
             }
         }
         5 => {
