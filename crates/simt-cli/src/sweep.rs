@@ -314,18 +314,31 @@ fn run_job(entry: &Entry, mem_limit: u64) -> JobOutcome {
     Ok(record)
 }
 
-/// Done, failed (each with the first line of its error) and skipped; exit 2 if any failed.
+/// Done, failed (each with the first line of its error, or its failed check) and skipped;
+/// exit 2 if any job failed or failed a check.
 fn summarise(todo: &[Entry], outcomes: &[JobOutcome], skipped: usize) -> Outcome {
     let mut failed = Vec::new();
-    let mut done = 0;
+    let (mut done, mut mismatched) = (0, 0);
     for (entry, outcome) in todo.iter().zip(outcomes) {
         match outcome {
-            Ok(record) if !record.failed() => done += 1,
+            Ok(record) if !record.failed() => {
+                done += 1;
+                // A check that failed is a result, not a failure, but a grader wants to see it.
+                if let Some(check) = record.checks.iter().find(|c| !c.passed) {
+                    mismatched += 1;
+                    failed.push(format!("  {} {}: check {}", entry.key, entry.argv[0], check.describe()));
+                }
+            }
             Ok(record) => failed.push(format!("  {} {}: {}", entry.key, entry.argv[0], record.first_error_line().unwrap_or_default())),
             Err(e) => failed.push(format!("  {} {}: {e}", entry.key, entry.argv[0])),
         }
     }
-    let mut text = format!("sweep: {} jobs run: {done} done, {} failed; {skipped} skipped (recorded before)\n", todo.len(), failed.len());
+    let checks = if mismatched > 0 { format!(" ({mismatched} with a failed check)") } else { String::new() };
+    let mut text = format!(
+        "sweep: {} jobs run: {done} done{checks}, {} failed; {skipped} skipped (recorded before)\n",
+        todo.len(),
+        failed.len() - mismatched
+    );
     const SHOWN: usize = 20;
     for line in failed.iter().take(SHOWN) {
         text.push_str(line);

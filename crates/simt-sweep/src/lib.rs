@@ -5,6 +5,7 @@
 //! - [`key`]: the content hash of everything that determines a run's result.
 //! - [`record`]: one JSON record per run, named by its key, written whole or not at all.
 //! - [`check`]: dumps compared with reference `.npy` files.
+//! - [`table`]: records as one table (CSV, JSON lines), as `simt collect` writes it.
 //!
 //! API boundary: a sweep runs `simt run --record` as child processes (one process per
 //! job, so a crash or a memory blow-up ends one job only) and reads what they record;
@@ -17,3 +18,4 @@ pub mod flags;
 pub mod key;
 pub mod plan;
 pub mod record;
+pub mod table;
