@@ -698,12 +698,14 @@ fn corrupt(c: &mut impl Choices, bytes: &mut [u8]) {
 
 /// Bytes an `.arg` value asks for, as the host plans it (saturating).
 fn planned(elem: ElemType, init: &ArgInit) -> u64 {
-    let size = u64::from(elem.size());
-    match init {
-        ArgInit::Zeros(n) | ArgInit::Fill(n, _) | ArgInit::Iota(n) | ArgInit::Rand(n, _) => n.saturating_mul(size),
-        ArgInit::List(v) => (v.len() as u64).saturating_mul(size),
+    // In bits: the 4-bit types pack two elements a byte (their `size` rounds to 0).
+    let bits = u64::from(elem.bits());
+    let count = match init {
+        ArgInit::Zeros(n) | ArgInit::Fill(n, _) | ArgInit::Iota(n) | ArgInit::Rand(n, _) => *n,
+        ArgInit::List(v) => v.len() as u64,
         ArgInit::Scalar(_) | ArgInit::File(_) => 0,
-    }
+    };
+    count.saturating_mul(bits).div_ceil(8)
 }
 
 /// The launch request: `.launch` and `.arg` as the module says, except that buffers are
