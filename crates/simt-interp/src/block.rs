@@ -430,6 +430,10 @@ pub struct BlockSim<'a> {
     pub(crate) counters: Counters,
     /// Shadow state of `--check` racecheck/initcheck/synccheck, when any is on.
     pub(crate) sanitizer: Option<Box<Sanitizer>>,
+    /// Stepped instructions are added to the launch's shared count this many at a time.
+    step_batch: u64,
+    /// Stepped instructions not yet added to it.
+    unflushed: u64,
 }
 
 /// What an access does to memory, for the sanitizer.
@@ -474,6 +478,8 @@ impl<'a> BlockSim<'a> {
             clock: None,
             counters,
             sanitizer: None,
+            step_batch: 1,
+            unflushed: 0,
         };
         block.start(linear);
         block
@@ -651,7 +657,16 @@ impl<'a> BlockSim<'a> {
     /// The block's statistics counters, to sum over blocks and turn into [`crate::Stats`]
     /// with [`Launch::stats`].
     pub fn into_counters(self) -> Counters {
+        self.ctx.issued(self.unflushed);
         self.counters
+    }
+
+    /// Adds stepped instructions to the launch's shared count `n` at a time (at least 1)
+    /// instead of one by one: SMs stepped on several threads then do not contend on one
+    /// counter per instruction. [`Launch::steps`] lags by up to `n - 1` per block until
+    /// [`BlockSim::into_counters`]; the step limit still counts every instruction.
+    pub fn batch_steps(&mut self, n: u64) {
+        self.step_batch = n.max(1);
     }
 
     /// What warp `w` would do if stepped now. Asking changes nothing a later
@@ -728,7 +743,10 @@ impl<'a> BlockSim<'a> {
         };
         let arrived = opcode.flags().contains(Flags::BARRIER).then_some(executed);
         self.execute_stepped(w, pc, active)?;
-        self.ctx.issued(1);
+        self.unflushed += 1;
+        if self.unflushed >= self.step_batch {
+            self.ctx.issued(std::mem::take(&mut self.unflushed));
+        }
         Ok(StepResult::Issued(Step { pc, opcode, unit, latency, active, executed, effects, access, branch, arrived, exchange }))
     }
 
@@ -795,7 +813,7 @@ impl<'a> BlockSim<'a> {
     /// fault that ends the launch: the step limit, the deadline, or a runaway warp.
     fn step_budget(&self, warp: usize) -> Result<u64, Fault> {
         let options = self.ctx.options;
-        let used = self.ctx.steps.load(Ordering::Relaxed);
+        let used = self.ctx.steps.load(Ordering::Relaxed) + self.unflushed;
         let max = options.max_steps;
         let message = if used >= max {
             Some((

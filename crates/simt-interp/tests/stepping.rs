@@ -116,6 +116,24 @@ fn step_honours_the_step_limit() {
     assert_eq!(fault.kind, simt_interp::FaultKind::StepLimit);
 }
 
+#[test]
+fn batched_step_counts_keep_the_limit_and_add_up() {
+    let module = assemble_text(".kernel k\n.launch grid(1) block(32)\nL: BRA L\n");
+    let p = prepare(&module.kernels[0], &LaunchRequest::default()).expect("defaults");
+    let options = RunOptions { max_steps: 10, ..RunOptions::default() };
+    let launch = launch_of(&module, &p, &options);
+    let mut block = launch.block(0, 0);
+    block.batch_steps(64);
+    for _ in 0..10 {
+        assert!(matches!(block.step(0), Ok(StepResult::Issued(_))));
+    }
+    assert_eq!(launch.steps(), 0, "not added to the shared count yet");
+    let fault = block.step(0).expect_err("the limit counts the unflushed steps");
+    assert_eq!(fault.kind, simt_interp::FaultKind::StepLimit);
+    let _ = block.into_counters();
+    assert_eq!(launch.steps(), 10);
+}
+
 /// Every warp's (pc, active, executed) issue sequence of one block.
 type Trace = Vec<(u32, u32, u32)>;
 

@@ -470,7 +470,9 @@ impl<'l> Sm<'l> {
     /// Makes block `linear` resident; its warps may issue from cycle `start`.
     pub fn add_block(&mut self, ctx: &Ctx<'l>, linear: u64, start: u64) {
         let Some(bi) = self.blocks.iter().position(Option::is_none) else { return };
-        let sim = ctx.launch.block(linear, self.id);
+        let mut sim = ctx.launch.block(linear, self.id);
+        // Many SMs step at once on several threads: one shared counter per instruction would bounce between cores.
+        sim.batch_steps(256);
         let n = sim.warp_count();
         let mut slots = Vec::with_capacity(n);
         for w in 0..n {
