@@ -22,4 +22,8 @@ fi
 "$venv/bin/pip" install --quiet --upgrade pip
 "$venv/bin/pip" install --quiet "$here[test]"
 cd "$here/../.."
+# The sweep tests run jobs with the simt binary built beside the package.
+target="${CARGO_TARGET_DIR:-target}"
+case "$target" in /*) ;; *) target="$PWD/$target" ;; esac
+export SIMT="${SIMT:-$target/release/simt}"
 "$venv/bin/python" -m pytest -q "$here/tests" "$@"

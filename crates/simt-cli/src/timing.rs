@@ -64,6 +64,7 @@ pub fn run(module: &Module, kernel: &Kernel, launch: &PreparedLaunch, options: &
         threads: options.threads,
         pipeview: args.pipeview.then_some(PipeFilter { block: select.block, warp: select.warp, pc: args.pc, line: args.line }),
         timeline: args.timeline.is_some(),
+        progress: None,
     };
     let report = simt_timing::run(kernel, &launch.config, &launch.memory, options, &machine, &timing).map_err(|e| match e {
         TimingError::Unsupported(message) => Failure::input(message),

@@ -211,7 +211,7 @@ impl Kernel {
         let progress = Progress::default();
         let work = || -> Result<(Stats, Option<simt_timing::Report>, Option<Trace>), Box<simt_interp::Fault>> {
             if let Some(machine) = &machine {
-                let timing = TimingOptions { threads: options.threads, pipeview: None, timeline: false };
+                let timing = TimingOptions { threads: options.threads, progress: Some(&progress), ..TimingOptions::default() };
                 return match simt_timing::run(kernel, &prepared.config, &prepared.memory, &options, machine, &timing) {
                     Ok(report) => Ok((report.functional.clone(), Some(report), None)),
                     Err(TimingError::Fault(fault)) => Err(fault),

@@ -276,7 +276,8 @@ def test_a_stepped_fault_is_raised_from_step(asm):
         sim.run()
 
 
-def test_ctrl_c_interrupts_a_long_run(asm):
+@pytest.mark.parametrize("timing", [None, "h100"])
+def test_ctrl_c_interrupts_a_long_run(asm, timing):
     import _thread
     import threading
 
@@ -289,7 +290,7 @@ def test_ctrl_c_interrupts_a_long_run(asm):
     timer.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            k.run(max_steps=10**15)
+            k.run(max_steps=10**15, timing=timing)
     finally:
         timer.cancel()
 

@@ -26,7 +26,10 @@ const FRAC: u32 = 16;
 
 /// How to run a timed launch.
 #[derive(Clone, Debug, Default)]
-pub struct TimingOptions {
+pub struct TimingOptions<'p> {
+    /// Counts finished blocks and issued instructions, and stops the launch (a time-limit
+    /// fault, "interrupted") when its `cancel` is set: Ctrl-C from Python, for one.
+    pub progress: Option<&'p simt_interp::Progress>,
     /// OS threads for the SMs (`None`: rayon's pool).
     pub threads: Option<usize>,
     /// Record `--pipeview` rows for matching warp instructions.
@@ -141,7 +144,10 @@ pub fn run(kernel: &Kernel, config: &LaunchConfig, memory: &GlobalMemory, option
     if let Some(why) = beyond_machine(kernel, machine) {
         return Err(TimingError::Unsupported(why));
     }
-    let launch = Launch::new(kernel, config, memory, options).map_err(|e| TimingError::Fault(Box::new(Fault::invalid_launch(&kernel.name, e))))?;
+    let mut launch = Launch::new(kernel, config, memory, options).map_err(|e| TimingError::Fault(Box::new(Fault::invalid_launch(&kernel.name, e))))?;
+    if let Some(progress) = timing.progress {
+        launch.watch(progress);
+    }
     let threads: u32 = config.block.iter().product();
     let occ = occupancy(machine, threads, kernel.regs, kernel.shared_size);
     if let Some(why) = &occ.impossible {
