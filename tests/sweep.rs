@@ -223,3 +223,24 @@ fn collect_writes_csv_jsonl_and_a_chart() {
     let bad = simt(dir.path(), &["collect", "s.sweep", "--plot", "stats.warp_instructions", "--by", "scheduler"]);
     assert_eq!(bad.status.code(), Some(1));
 }
+
+/// The chart `docs/sweeps.md` shows is what the scheduler study produces today
+/// (`SIMT_BLESS=1 cargo test --release --test sweep` redraws it).
+#[test]
+fn the_scheduler_study_chart_is_current() {
+    let dir = TempDir::new().unwrap();
+    std::fs::create_dir_all(dir.path().join("examples/sweeps")).unwrap();
+    std::os::unix::fs::symlink(repo().join("asm"), dir.path().join("asm")).unwrap();
+    std::fs::copy(repo().join("examples/sweeps/scheduler-study.toml"), dir.path().join("examples/sweeps/scheduler-study.toml")).unwrap();
+    let out = simt(dir.path(), &["sweep", "examples/sweeps/scheduler-study.toml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = simt(dir.path(), &["collect", "examples/sweeps/scheduler-study.sweep", "--plot", "timing.cycles", "--by", "scheduler", "-o", "chart.svg"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let chart = std::fs::read_to_string(dir.path().join("chart.svg")).unwrap();
+    let shipped = repo().join("docs/img/scheduler-study-cycles.svg");
+    if std::env::var_os("SIMT_BLESS").is_some() {
+        std::fs::create_dir_all(shipped.parent().unwrap()).unwrap();
+        std::fs::write(&shipped, &chart).unwrap();
+    }
+    assert_eq!(std::fs::read_to_string(&shipped).unwrap_or_default(), chart, "the chart is stale: SIMT_BLESS=1 cargo test --release --test sweep");
+}
