@@ -35,19 +35,19 @@ pub struct CollectArgs {
     by: Option<String>,
 }
 
-/// The records under `dir`, newest format only, sorted by key; unreadable files are errors.
-fn read_records(dir: &Path) -> Result<Vec<Record>, Failure> {
+/// The records under `dir` (newest format only, sorted by key; unreadable files are errors)
+/// as rows, each record dropped as soon as it is a row.
+fn read_rows(dir: &Path, resources: bool) -> Result<Vec<Row>, Failure> {
     let records_dir = if dir.join("records").is_dir() { dir.join("records") } else { dir.to_path_buf() };
     if !records_dir.is_dir() {
         return Err(Failure::input(format!("{} is not a folder of run records (or a sweep folder holding records/)", dir.display())));
     }
     let files = record_files(&records_dir);
-    files.par_iter().map(|p| Record::read(p).map_err(Failure::input)).collect()
+    files.par_iter().map(|p| Record::read(p).map(|r| table::row(&r, resources)).map_err(Failure::input)).collect()
 }
 
 pub fn collect(args: CollectArgs) -> Outcome {
-    let records = read_records(&args.dir)?;
-    let rows: Vec<Row> = records.par_iter().map(|r| table::row(r, args.resources)).collect();
+    let rows = read_rows(&args.dir, args.resources)?;
     if let (Some(stat), Some(axis)) = (&args.plot, &args.by) {
         let svg = crate::collect::chart(&rows, stat, axis)?;
         return match &args.output {
