@@ -345,21 +345,26 @@ impl Kernel {
     }
 }
 
-/// Runs `work` on another thread with the GIL released, checking for Ctrl-C every
-/// [`SIGNAL_POLL`]; on a signal it cancels the launch through `progress` (the
-/// interpreter stops within a few hundred instructions) and returns the signal's error.
+/// Runs `work` on rayon's pool (no thread is started per launch) with the GIL released,
+/// checking for Ctrl-C every [`SIGNAL_POLL`]; on a signal it cancels the launch through
+/// `progress` (the interpreter stops within a few hundred instructions) and returns the
+/// signal's error.
 fn run_interruptibly<T: Send>(py: Python<'_>, progress: &Progress, work: impl FnOnce() -> T + Send) -> (T, Option<PyErr>) {
     py.detach(|| {
-        std::thread::scope(|scope| {
-            let (done, outcome) = std::sync::mpsc::sync_channel(1);
-            let running = scope.spawn(move || {
-                // The receiver lives until this thread is joined, so the send cannot fail.
+        let (done, outcome) = std::sync::mpsc::sync_channel(1);
+        let mut result = None;
+        let mut interrupted = None;
+        rayon::in_place_scope(|scope| {
+            scope.spawn(move |_| {
+                // The receiver lives until the scope ends, so the send cannot fail.
                 let _ = done.send(work());
             });
-            let mut interrupted = None;
             loop {
                 match outcome.recv_timeout(SIGNAL_POLL) {
-                    Ok(outcome) => return (outcome, interrupted),
+                    Ok(outcome) => {
+                        result = Some(outcome);
+                        break;
+                    }
                     Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                         if interrupted.is_none()
                             && let Err(e) = Python::attach(|py| py.check_signals())
@@ -368,14 +373,12 @@ fn run_interruptibly<T: Send>(py: Python<'_>, progress: &Progress, work: impl Fn
                             interrupted = Some(e);
                         }
                     }
-                    // The worker ended without sending: it panicked; pass the panic on.
-                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => match running.join() {
-                        Err(panic) => std::panic::resume_unwind(panic),
-                        Ok(()) => unreachable!("a worker that returned has sent its outcome"),
-                    },
+                    // The task ended without sending: it panicked, and the scope passes the panic on.
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
                 }
             }
-        })
+        });
+        (result.expect("the task sent its outcome, or its panic was resumed when the scope ended"), interrupted)
     })
 }
 
@@ -535,10 +538,11 @@ fn result_of(
         grid: tuple3(prepared.config.grid),
         block: tuple3(prepared.config.block),
         buffers: buffers.unbind(),
-        stats: json_to_py(py, &serde_json::to_string(stats).map_err(to_value_error)?)?,
+        stats: stats.clone(),
+        stats_py: std::sync::OnceLock::new(),
         timing,
         trace: records,
-        findings: json_to_py(py, &serde_json::to_string(&stats.findings).map_err(to_value_error)?)?,
+        findings_py: std::sync::OnceLock::new(),
         svg: trace.map(|t| t.render_svg(kernel, SVG_STEPS)),
         issues: trace.map(|t| t.issues.clone()),
     })
@@ -607,24 +611,44 @@ pub(crate) struct RunResult {
     /// Parameter name to numpy array.
     #[pyo3(get)]
     buffers: Py<PyDict>,
-    /// The functional statistics (as `simt run --json` writes them).
-    #[pyo3(get)]
-    stats: Py<PyAny>,
+    /// The functional statistics, turned into Python objects on first use: most runs
+    /// never look, and converting them costs more than a small launch.
+    stats: Stats,
+    stats_py: std::sync::OnceLock<Py<PyAny>>,
     /// The timing statistics when run with `timing=`, else None.
     #[pyo3(get)]
     timing: Option<Py<PyAny>>,
     /// The issued warp instructions as a list of dicts when run with `trace=True`, else None.
     #[pyo3(get)]
     trace: Option<Py<PyAny>>,
-    /// The sanitizers' distinct findings, as `simt run --json` lists them (empty without `sanitize`).
-    #[pyo3(get)]
-    findings: Py<PyAny>,
+    findings_py: std::sync::OnceLock<Py<PyAny>>,
     svg: Option<String>,
     issues: Option<Vec<simt_interp::trace::Issue>>,
 }
 
+/// `cell`'s value, made from `json` the first time.
+fn cached(py: Python<'_>, cell: &std::sync::OnceLock<Py<PyAny>>, json: impl FnOnce() -> serde_json::Result<String>) -> PyResult<Py<PyAny>> {
+    if let Some(value) = cell.get() {
+        return Ok(value.clone_ref(py));
+    }
+    let value = json_to_py(py, &json().map_err(to_value_error)?)?;
+    Ok(cell.get_or_init(|| value).clone_ref(py))
+}
+
 #[pymethods]
 impl RunResult {
+    /// The functional statistics (as `simt run --json` writes them).
+    #[getter]
+    fn stats(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        cached(py, &self.stats_py, || serde_json::to_string(&self.stats))
+    }
+
+    /// The sanitizers' distinct findings, as `simt run --json` lists them (empty without `sanitize`).
+    #[getter]
+    fn findings(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        cached(py, &self.findings_py, || serde_json::to_string(&self.stats.findings))
+    }
+
     /// The buffer of pointer parameter `name`.
     fn __getitem__<'py>(&self, py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
         let buffers = self.buffers.bind(py);
