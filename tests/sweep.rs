@@ -244,3 +244,21 @@ fn the_scheduler_study_chart_is_current() {
     }
     assert_eq!(std::fs::read_to_string(&shipped).unwrap_or_default(), chart, "the chart is stale: SIMT_BLESS=1 cargo test --release --test sweep");
 }
+
+/// A machine file counts by its resolved values: a comment changes no key, a number does.
+#[test]
+fn keys_hash_a_machines_resolved_values() {
+    let dir = workspace(PLAN);
+    let h100 = std::fs::read_to_string(repo().join("configs/h100.toml")).unwrap();
+    let run = |config: &str| {
+        std::fs::write(dir.path().join("m.toml"), config).unwrap();
+        let out = simt(dir.path(), &["run", "k/saxpy.s", "--timing", "m.toml", "--record", "rec"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        records(&dir.path().join("rec")).len()
+    };
+    assert_eq!(run(&h100), 1);
+    assert_eq!(run(&format!("# a comment\n{h100}")), 1, "a comment changes nothing");
+    let changed = h100.replacen("scheduler = \"gto\"", "scheduler = \"lrr\"", 1);
+    assert_ne!(changed, h100);
+    assert_eq!(run(&changed), 2, "a value makes a new key");
+}

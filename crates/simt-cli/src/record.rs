@@ -24,7 +24,14 @@ pub fn run_flags() -> FlagSet {
     let run = cli.find_subcommand("run").expect("simt has a run subcommand");
     let flags: Vec<(String, Option<char>, bool)> =
         run.get_arguments().filter_map(|a| Some((a.get_long()?.to_string(), a.get_short(), a.get_action().takes_values()))).collect();
-    FlagSet::new(flags).with_value_check(Box::new(|name, value| {
+    FlagSet::new(flags)
+        .with_machine_resolver(Box::new(|value, cwd| {
+            let file = cwd.join(value);
+            let name = if file.is_file() { file.display().to_string() } else { value.to_string() };
+            // Every resolved field, in declaration order: what the timing model reads.
+            simt_timing::Machine::load(&name).ok().map(|machine| format!("{machine:?}"))
+        }))
+        .with_value_check(Box::new(|name, value| {
         // The kernel path is never opened by parsing, so any name does.
         let mut argv = vec!["simt".to_string(), "run".into(), "k.s".into(), format!("--{name}")];
         argv.extend(value.map(str::to_string));

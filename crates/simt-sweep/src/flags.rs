@@ -70,10 +70,15 @@ pub struct Flag {
 /// Checks one flag's value the way `simt run` would (the binary passes its own parser).
 pub type ValueCheck = dyn Fn(&str, Option<&str>) -> Result<(), String> + Send + Sync;
 
+/// The resolved values of a `--timing` machine (a built-in name or a file relative to the
+/// folder given), as text to hash; `None` when it does not load (the run says why).
+pub type MachineResolver = dyn Fn(&str, &std::path::Path) -> Option<String> + Send + Sync;
+
 /// The flags of `simt run`.
 pub struct FlagSet {
     flags: BTreeMap<String, Flag>,
     check: Option<Box<ValueCheck>>,
+    machine: Option<Box<MachineResolver>>,
 }
 
 impl FlagSet {
@@ -83,13 +88,25 @@ impl FlagSet {
             .into_iter()
             .map(|(name, short, takes_value)| (name.clone(), Flag { effect: Effect::of(&name), name, short, takes_value }))
             .collect();
-        FlagSet { flags, check: None }
+        FlagSet { flags, check: None, machine: None }
     }
 
     /// Adds a check of values (`simt = "vliw"`), run once per distinct value a plan gives.
     pub fn with_value_check(mut self, check: Box<ValueCheck>) -> FlagSet {
         self.check = Some(check);
         self
+    }
+
+    /// Adds the reader of `--timing` machines, so keys hash a machine's resolved values
+    /// (a comment-only edit of its file changes no key).
+    pub fn with_machine_resolver(mut self, resolve: Box<MachineResolver>) -> FlagSet {
+        self.machine = Some(resolve);
+        self
+    }
+
+    /// The resolved values of machine `value` seen from `cwd`, where a resolver was given.
+    pub fn resolve_machine(&self, value: &str, cwd: &std::path::Path) -> Option<String> {
+        self.machine.as_ref().and_then(|resolve| resolve(value, cwd))
     }
 
     /// The flag `--name`.

@@ -96,12 +96,13 @@ impl Inputs {
                     }
                 }
                 Effect::MachineConfig => {
-                    // TODO(lead, timing backend): hash the machine's *resolved* values here (the
-                    // configuration as the timing model reads it, serialised canonically), for
-                    // built-in names and files alike, so that a name and a file with the same
-                    // numbers share a key and a comment-only edit changes none. Until then a
-                    // file counts by its bytes and a built-in by its name (and simt's commit).
-                    if let Some(v) = value.as_deref().filter(|v| cwd.join(v).is_file()) {
+                    // The machine as the timing model reads it (built-in or file alike), where
+                    // the binary can resolve it; else a file counts by its bytes and a built-in
+                    // by its name (and simt's commit, which fixes the built-ins).
+                    let resolved = value.as_deref().and_then(|v| Some((v, flags.resolve_machine(v, cwd)?)));
+                    if let Some((v, text)) = resolved {
+                        files.push(FileInput { role: format!("--{name} (resolved values)"), path: v.to_string(), sha256: Some(sha256_bytes(text.as_bytes())) });
+                    } else if let Some(v) = value.as_deref().filter(|v| cwd.join(v).is_file()) {
                         files.push(file(format!("--{name}"), v.to_string()));
                     }
                 }
