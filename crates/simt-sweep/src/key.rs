@@ -2,8 +2,9 @@
 //!
 //! A run's [`Inputs`] are simt's version and commit, the kernel file's bytes, the bytes
 //! of every file the run reads (`--arg NAME=@FILE`, the kernel's own `.arg NAME = @FILE`
-//! defaults, `--expect` references, a `--timing` machine file), and every option that
-//! changes results, in a canonical order. The key is the SHA-256 of their JSON form,
+//! defaults, `--expect` references), the resolved values of a `--timing` machine (where
+//! the binary gives a [`crate::flags::MachineResolver`]), and every option that changes
+//! results, in a canonical order. The key is the SHA-256 of their JSON form,
 //! so two runs share a key exactly when they share all of these.
 //!
 //! Paths are part of the inputs as written: two students' identical kernels in two
