@@ -354,7 +354,7 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
         check_output(path, &inputs)?;
     }
     let filter = Filter { block: args.trace_block, warp: args.warp, max_issues: MAX_TRACE_ISSUES };
-    let timed = crate::timing::run(module, kernel, launch, options, &args.timing, filter, &inputs)?;
+    let timed = watching(launch, |p| crate::timing::run(module, kernel, launch, options, &args.timing, filter, &inputs, p))?;
     let stats = if let Some(t) = &timed {
         t.report.functional.clone()
     } else if args.trace || args.trace_svg.is_some() {
@@ -510,15 +510,25 @@ fn pointer_param(kernel: &Kernel, name: &str, flag: &str) -> Outcome {
     }
 }
 
+/// Runs `work` [`watching`] it, and turns its fault into the report: a fault is shown after
+/// the sanitizer findings made before it (at most `check_max`).
+fn with_progress<T>(module: &Module, launch: &PreparedLaunch, check_max: usize, work: impl FnOnce(&Progress) -> Result<T, Box<Fault>>) -> Result<T, Failure> {
+    watching(launch, work).map_err(|fault| match fault.kind {
+        // Nothing ran: the launch itself was rejected, like a bad argument.
+        FaultKind::InvalidLaunch => Failure::input(fault.message),
+        _ if fault.findings.is_empty() => Failure::Fault(fault.render(module, color())),
+        _ => Failure::Fault(render_findings(module, &fault.findings, check_max) + &fault.render(module, color())),
+    })
+}
+
 /// Runs `work`, and on a terminal, once it has taken two seconds, shows its progress
 /// (blocks done, warp instructions issued and their rate), refreshed from another
-/// thread, so a long single block or a runaway loop is visible too.
-/// A fault is shown after the sanitizer findings made before it (at most `check_max`).
-fn with_progress<T>(module: &Module, launch: &PreparedLaunch, check_max: usize, work: impl FnOnce(&Progress) -> Result<T, Box<Fault>>) -> Result<T, Failure> {
+/// thread, so a long single block, a runaway loop or a long timed run is visible too.
+fn watching<T>(launch: &PreparedLaunch, work: impl FnOnce(&Progress) -> T) -> T {
     let progress = Progress::default();
     let done = AtomicBool::new(false);
     let blocks: u64 = launch.config.grid.iter().map(|&d| u64::from(d)).product();
-    let result = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         if std::io::stderr().is_terminal() {
             scope.spawn(|| {
                 let started = Instant::now();
@@ -546,12 +556,6 @@ fn with_progress<T>(module: &Module, launch: &PreparedLaunch, check_max: usize, 
         let result = work(&progress);
         done.store(true, Ordering::Relaxed);
         result
-    });
-    result.map_err(|fault| match fault.kind {
-        // Nothing ran: the launch itself was rejected, like a bad argument.
-        FaultKind::InvalidLaunch => Failure::input(fault.message),
-        _ if fault.findings.is_empty() => Failure::Fault(fault.render(module, color())),
-        _ => Failure::Fault(render_findings(module, &fault.findings, check_max) + &fault.render(module, color())),
     })
 }
 

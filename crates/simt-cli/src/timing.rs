@@ -49,7 +49,17 @@ pub fn machine(name: &str) -> Result<Machine, Failure> {
 
 /// Runs the launch timed when `--timing` was given; `None` otherwise.
 /// `select` is the `--trace-block` and `--warp` selection, which `--pipeview` shares with `--trace`.
-pub fn run(module: &Module, kernel: &Kernel, launch: &PreparedLaunch, options: &RunOptions, args: &TimingArgs, select: Filter, inputs: &[&Path]) -> Result<Option<Timed>, Failure> {
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    module: &Module,
+    kernel: &Kernel,
+    launch: &PreparedLaunch,
+    options: &RunOptions,
+    args: &TimingArgs,
+    select: Filter,
+    inputs: &[&Path],
+    progress: &simt_interp::Progress,
+) -> Result<Option<Timed>, Failure> {
     let Some(name) = &args.timing else { return Ok(None) };
     let mut machine = machine(name)?;
     match args.scheduler.as_deref() {
@@ -64,7 +74,7 @@ pub fn run(module: &Module, kernel: &Kernel, launch: &PreparedLaunch, options: &
         threads: options.threads,
         pipeview: args.pipeview.then_some(PipeFilter { block: select.block, warp: select.warp, pc: args.pc, line: args.line }),
         timeline: args.timeline.is_some(),
-        progress: None,
+        progress: Some(progress),
     };
     let report = simt_timing::run(kernel, &launch.config, &launch.memory, options, &machine, &timing).map_err(|e| match e {
         TimingError::Unsupported(message) => Failure::input(message),

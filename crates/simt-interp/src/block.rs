@@ -93,6 +93,13 @@ impl<'a> Launch<'a> {
         }
     }
 
+    /// Counts a finished block in the watched [`Progress`].
+    fn block_finished(&self) {
+        if let Some(p) = self.progress {
+            p.blocks_done.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     /// Blocks in the grid.
     pub fn blocks(&self) -> u64 {
         self.grid.iter().map(|&x| u64::from(x)).product()
@@ -655,9 +662,10 @@ impl<'a> BlockSim<'a> {
     }
 
     /// The block's statistics counters, to sum over blocks and turn into [`crate::Stats`]
-    /// with [`Launch::stats`].
+    /// with [`Launch::stats`]; the block counts as done in the watched [`Progress`].
     pub fn into_counters(self) -> Counters {
         self.ctx.issued(self.unflushed);
+        self.ctx.block_finished();
         self.counters
     }
 
