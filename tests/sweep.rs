@@ -262,3 +262,18 @@ fn keys_hash_a_machines_resolved_values() {
     assert_ne!(changed, h100);
     assert_eq!(run(&changed), 2, "a value makes a new key");
 }
+
+#[test]
+fn bad_sweep_flags_are_refused_with_what_to_do() {
+    let dir = workspace(PLAN);
+    let out = simt(dir.path(), &["sweep", "plan.toml", "--emit", "pbs", "out"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("the engines simt writes job scripts for are: slurm"), "{}", text(&out.stderr));
+    assert!(!dir.path().join("s.sweep").exists(), "nothing is written");
+    let out = simt(dir.path(), &["sweep", "plan.toml", "--mem-limit", "10"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("is not a size of at least 1M (for example 4G or 512M)"), "{}", text(&out.stderr));
+    let out = simt(dir.path(), &["collect", "nowhere"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("is not a folder of run records"), "{}", text(&out.stderr));
+}

@@ -167,6 +167,9 @@ pub fn sweep(args: SweepArgs) -> Outcome {
     if let (Some(manifest), Some(task)) = (&args.manifest, args.task) {
         return run_task(manifest, task, args.chunk, args.mem_limit);
     }
+    if let Some(engine) = args.emit.first().filter(|e| *e != "slurm") {
+        return Err(Failure::input(format!("--emit {engine}: the engines simt writes job scripts for are: slurm")));
+    }
     let path = args.plan.as_deref().expect("clap requires the plan without --manifest");
     let plan = Plan::load(path, &run_flags()).map_err(Failure::input)?;
     let entries = entries(&plan)?;
@@ -369,10 +372,7 @@ fn run_task(manifest: &Path, task: u64, chunk: u64, mem_limit: Option<u64>) -> O
 /// `--emit slurm DIR`: the jobs left to do as a manifest, the simt binary beside it, and
 /// an `sbatch` script with one array task per chunk.
 fn emit(args: &SweepArgs, todo: &[Entry]) -> Outcome {
-    let (engine, dir) = (&args.emit[0], PathBuf::from(&args.emit[1]));
-    if engine != "slurm" {
-        return Err(Failure::input(format!("--emit {engine}: the engines simt writes job scripts for are: slurm")));
-    }
+    let dir = PathBuf::from(&args.emit[1]);
     std::fs::create_dir_all(dir.join("logs")).map_err(|e| Failure::input(format!("cannot create {}: {e}", dir.display())))?;
     let dir = std::path::absolute(&dir).map_err(|e| Failure::input(e.to_string()))?;
     let manifest = dir.join("manifest.jsonl");
