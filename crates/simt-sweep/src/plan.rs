@@ -36,7 +36,7 @@ use crate::flags::{Effect, FlagSet};
 pub const MAX_JOBS: u64 = 10_000_000;
 
 /// The largest plan file read.
-const MAX_PLAN_BYTES: u64 = 16 << 20;
+pub const MAX_PLAN_BYTES: u64 = 16 << 20;
 
 /// A plan, checked and ready to expand.
 #[derive(Debug)]
