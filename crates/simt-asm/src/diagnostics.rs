@@ -37,14 +37,7 @@ impl Diagnostics {
                 out.extend_from_slice(short.as_bytes());
                 continue;
             }
-            // Rendering only fails for spans outside the file, which the assembler never makes.
-            let _ = if color {
-                let styles = Styles::default();
-                let mut writer = StylesWriter::new(Ansi::new(&mut out), &styles);
-                term::emit_to_write_style(&mut writer, &config, &self.file, d)
-            } else {
-                term::emit_to_io_write(&mut out, &config, &self.file, d)
-            };
+            emit(&mut out, &config, &self.file, d, color);
         }
         if self.total > self.list.len() {
             let more = self.total - self.list.len();
@@ -96,6 +89,17 @@ impl std::fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+/// Appends `d` rendered over `file` to `out`, with ANSI colours when asked. Rendering only
+/// fails for spans outside the file, which neither the assembler nor the lints make.
+pub(crate) fn emit<S: AsRef<str> + Clone + std::fmt::Display>(out: &mut Vec<u8>, config: &Config, file: &SimpleFile<S, S>, d: &Diagnostic<()>, color: bool) {
+    let _ = if color {
+        let styles = Styles::default();
+        term::emit_to_write_style(&mut StylesWriter::new(Ansi::new(out), &styles), config, file, d)
+    } else {
+        term::emit_to_io_write(out, config, file, d)
+    };
+}
 
 /// `text` cut to a few hundred characters, so a message quoting a huge token stays short.
 fn shorten(text: &str) -> String {

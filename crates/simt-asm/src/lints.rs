@@ -4,7 +4,7 @@
 
 use codespan_reporting::diagnostic::{Diagnostic, Label};
 use codespan_reporting::files::SimpleFile;
-use codespan_reporting::term::{self, Config, Styles, StylesWriter, termcolor::Ansi};
+use codespan_reporting::term::Config;
 use simt_isa::{MAX_RENDERED_DIAGNOSTICS, Module};
 pub use simt_kernel::lint::LintKind;
 
@@ -115,14 +115,7 @@ pub fn lint(module: &Module, levels: &LintLevels, color: bool) -> LintReport {
                 _ => Diagnostic::warning(),
             };
             let diagnostic = diagnostic.with_code(name).with_message(&found.message).with_labels(labels).with_notes(notes);
-            let config = Config::default();
-            // Rendering only fails for spans outside the file, which line spans never are.
-            let _ = if color {
-                let styles = Styles::default();
-                term::emit_to_write_style(&mut StylesWriter::new(Ansi::new(&mut out), &styles), &config, &file, &diagnostic)
-            } else {
-                term::emit_to_io_write(&mut out, &config, &file, &diagnostic)
-            };
+            crate::diagnostics::emit(&mut out, &Config::default(), &file, &diagnostic, color);
         }
     }
     let shown = report.warnings + report.denied;

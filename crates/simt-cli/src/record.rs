@@ -72,7 +72,7 @@ impl Write for HashWriter {
 pub fn npy_hash(elem: ElemType, buffer: &simt_interp::memory::Buffer) -> String {
     let mut hasher = HashWriter(Sha256::new());
     simt_host::write_npy(&mut hasher, elem, buffer).expect("hashing cannot fail");
-    hasher.0.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    simt_sweep::key::hex(&hasher.0.finalize())
 }
 
 /// Compares a buffer with the reference `.npy` file `reference` (relative to `base`).

@@ -175,8 +175,9 @@ pub fn sweep(args: SweepArgs) -> Outcome {
     let entries = entries(&plan)?;
     if args.dry_run {
         let mut text = String::new();
+        let flags = run_flags();
         for e in &entries {
-            let command = simt_sweep::command::RunCommand::parse(&e.argv, &run_flags()).map_err(Failure::input)?;
+            let command = simt_sweep::command::RunCommand::parse(&e.argv, &flags).map_err(Failure::input)?;
             text.push_str(&format!("{}  {}\n", e.key, command.display()));
         }
         text.push_str(&format!("{} jobs, run in {}, recorded in {}\n", entries.len(), plan.dir.display(), records_dir(&plan.out).display()));

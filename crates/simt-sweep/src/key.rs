@@ -208,7 +208,8 @@ pub fn sha256_bytes(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
-fn hex(bytes: &[u8]) -> String {
+/// `bytes` as lowercase hex digits.
+pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     bytes.iter().fold(String::with_capacity(2 * bytes.len()), |mut s, b| {
         let _ = write!(s, "{b:02x}");
