@@ -26,6 +26,37 @@ pub enum FOp {
     Mul,
     Min,
     Max,
+    Div,
+}
+
+/// Integer operations on 64-bit register pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Int64Op {
+    Add,
+    Mul,
+    Shl,
+    ShrU,
+    ShrS,
+    /// The whole product of the low 32 bits of each source, signed.
+    MulWideS,
+    /// The whole product of the low 32 bits of each source, unsigned.
+    MulWideU,
+}
+
+/// One lane of a 64-bit integer operation, wrapping; a shift count (`b`) of 64 or
+/// more saturates the shift.
+#[inline(always)]
+pub fn int64_op(op: Int64Op, a: u64, b: u64) -> u64 {
+    let low_signed = |x: u64| i64::from(x as u32 as i32);
+    match op {
+        Int64Op::Add => a.wrapping_add(b),
+        Int64Op::Mul => a.wrapping_mul(b),
+        Int64Op::Shl => if b >= 64 { 0 } else { a << b },
+        Int64Op::ShrU => if b >= 64 { 0 } else { a >> b },
+        Int64Op::ShrS => ((a as i64) >> b.min(63)) as u64,
+        Int64Op::MulWideS => low_signed(a).wrapping_mul(low_signed(b)) as u64,
+        Int64Op::MulWideU => (a & 0xFFFF_FFFF) * (b & 0xFFFF_FFFF),
+    }
 }
 
 /// f64 operations with two sources.
@@ -189,6 +220,7 @@ pub fn f32_op(op: FOp, a: u32, b: u32, flags: FFlags) -> u32 {
         FOp::Mul => x * y,
         FOp::Min => min_max(x, y, false),
         FOp::Max => min_max(x, y, true),
+        FOp::Div => x / y,
     };
     finish(r, flags)
 }

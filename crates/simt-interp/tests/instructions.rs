@@ -1360,6 +1360,38 @@ fn mufu_cases() -> Vec<Case> {
     v
 }
 
+/// 64-bit integers on pairs, predicate logic and f32 division: the rows compiled PTX needs.
+fn ptx_support_cases() -> Vec<Case> {
+    vec![
+        c("IADD64 R4, R0, R2", "R0=q:0x00000001FFFFFFFF R2=q:0x1", "R4=q:0x0000000200000000"),
+        c("IADD64 R4, R0, R2", "R0=q:0xFFFFFFFFFFFFFFFF R2=q:0x2", "R4=q:0x1"),
+        c("IADD64 R4, R0, -4", "R0=q:0x100000000", "R4=q:0xFFFFFFFC"),
+        c("IADD64 R4, R0, 0x7fffffff", "R0=q:0x1", "R4=q:0x80000000"),
+        c("IMUL64 R4, R0, R2", "R0=q:0x100000001 R2=q:0x100000001", "R4=q:0x0000000200000001"),
+        c("IMUL64 R4, R0, -1", "R0=q:0x5", "R4=q:0xFFFFFFFFFFFFFFFB"),
+        c("IMUL.WIDE R4, R0, R1", "R0=-3 R1=4", "R4=q:0xFFFFFFFFFFFFFFF4"),
+        c("IMUL.WIDE.S32 R4, R0, 4", "R0=0x7fffffff", "R4=q:0x1FFFFFFFC"),
+        c("IMUL.WIDE.U32 R4, R0, R1", "R0=0xffffffff R1=0xffffffff", "R4=q:0xFFFFFFFE00000001"),
+        c("SHL64 R4, R0, 4", "R0=q:0x0F00000000000001", "R4=q:0xF000000000000010"),
+        c("SHL64 R4, R0, R2", "R0=q:0x1 R2=63", "R4=q:0x8000000000000000"),
+        c("SHL64 R4, R0, R2", "R0=q:0x1 R2=64", "R4=q:0x0"),
+        c("SHR64 R4, R0, 4", "R0=q:0x8000000000000000", "R4=q:0xF800000000000000"),
+        c("SHR64.S64 R4, R0, R2", "R0=q:0x8000000000000000 R2=200", "R4=q:0xFFFFFFFFFFFFFFFF"),
+        c("SHR64.U64 R4, R0, 36", "R0=q:0x8000000000000000", "R4=q:0x8000000"),
+        c("SHR64.U64 R4, R0, R2", "R0=q:0x8000000000000000 R2=64", "R4=q:0x0"),
+        c("PLOP.AND P2, P0, P1", "P0=1 P1=1", "P2=1"),
+        c("PLOP.AND P2, P0, !P1", "P0=1 P1=1", "P2=0"),
+        c("PLOP.OR P2, !P0, P1", "P0=1 P1=0", "P2=0"),
+        c("PLOP.XOR P2, P0, P1", "P0=1 P1=0", "P2=1"),
+        c("PLOP.XOR P2, P0, PT", "P0=1", "P2=0"),
+        c("FDIV R2, R0, R1", "R0=f:1 R1=f:3", "R2=0x3eaaaaab"),
+        c("FDIV R2, R0, R1", "R0=f:-6 R1=f:0.5", "R2=f:-12"),
+        c("FDIV R2, R0, R1", "R0=f:1 R1=f:-0", "R2=f:-inf"),
+        c("FDIV R2, R0, R1", "R0=f:0 R1=f:0", "R2=0x7fffffff"),
+        c("FDIV R2, R0, 0.5", "R0=0x00000001", "R2=0x00000002"),
+    ]
+}
+
 fn f64_cases() -> Vec<Case> {
     let q = |x: f64| format!("q:{:#x}", x.to_bits());
     let a = 1.0 + f64::EPSILON;
@@ -2037,6 +2069,7 @@ fn all_groups() -> Vec<(&'static str, Vec<Case>)> {
         ("f32", f32_cases()),
         ("mufu", mufu_cases()),
         ("f64", f64_cases()),
+        ("ptx support", ptx_support_cases()),
         ("memory", memory_cases()),
         ("atomic", atomic_cases()),
         ("warp/control", warp_cases()),
@@ -2095,6 +2128,11 @@ fn mufu() {
 #[test]
 fn f64_arithmetic() {
     check(f64_cases());
+}
+
+#[test]
+fn ptx_support() {
+    check(ptx_support_cases());
 }
 
 #[test]

@@ -75,6 +75,10 @@ modifier_enum!(
     IntType { S32 = "S32", U32 = "U32" }
 );
 modifier_enum!(
+    /// Whether a 64-bit right shift is logical (`U64`) or arithmetic (`S64`).
+    Int64Type { S64 = "S64", U64 = "U64" }
+);
+modifier_enum!(
     /// Integer comparisons.
     Cmp { Eq = "EQ", Ne = "NE", Lt = "LT", Le = "LE", Gt = "GT", Ge = "GE" }
 );
@@ -804,6 +808,8 @@ const S_INT: OperandKind = src(LitKind::Int, SrcMods::Plain, Width::One);
 const S_INT_NEG: OperandKind = src(LitKind::Int, SrcMods::Neg, Width::One);
 const S_F32: OperandKind = src(LitKind::F32, SrcMods::NegAbs, Width::One);
 const S_F64: OperandKind = src(LitKind::F64, SrcMods::NegAbs, Width::Pair);
+const S_PAIR: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Pair);
+const S_PAIR_INT: OperandKind = src(LitKind::Int, SrcMods::Plain, Width::Pair);
 const S_ANY: OperandKind = src(LitKind::Any, SrcMods::Plain, Width::One);
 const S_REG: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::One);
 const P: OperandKind = OperandKind::PredDst;
@@ -937,6 +943,22 @@ instruction_table! {
     CvtX2: "CVT" [to: CvtPair, "F32"], &[op("d", D), op("a", S_F32), op("b", S_F32)], optional 0, Fp32, Convert, [];
     /// Converts the lowest E4M3, E5M2 or E2M1 element of `a` to f32, exactly; NaN gives the canonical NaN.
     CvtWiden: "CVT" ["F32", from: NarrowFloat], &[op("d", D), op("a", S_INT)], optional 0, Fp32, Convert, [];
+    // 64-bit integers on register pairs (low word in the even register) and predicate
+    // logic, kept together: what compiled PTX needs beyond the rows above (docs/ptx.md).
+    /// `d = a + b` on 64-bit pairs, wrapping; a literal `b` is a 32-bit value, sign-extended.
+    Iadd64: "IADD64" [], &[op("d", D2), op("a", S_PAIR), op("b", S_PAIR_INT)], optional 0, Int, Alu, [];
+    /// `d = ` the low 64 bits of `a * b` on 64-bit pairs; a literal `b` is sign-extended.
+    Imul64: "IMUL64" [], &[op("d", D2), op("a", S_PAIR), op("b", S_PAIR_INT)], optional 0, Int, Mul, [];
+    /// `d = a * b`, the whole 64-bit product of two 32-bit values (signed unless `U32`), into a pair.
+    ImulWide: "IMUL" ["WIDE", ty: IntType = S32], &[op("d", D2), op("a", S_INT), op("b", S_INT)], optional 0, Int, Mul, [];
+    /// `d = a << b` on a 64-bit pair; counts of 64 or more give 0.
+    Shl64: "SHL64" [], &[op("d", D2), op("a", S_PAIR), op("b", S_INT)], optional 0, Int, Alu, [];
+    /// `d = a >> b` on a 64-bit pair, logical (`U64`) or arithmetic (`S64`); counts of 64 or more give 0 or all sign bits.
+    Shr64: "SHR64" [ty: Int64Type = S64], &[op("d", D2), op("a", S_PAIR), op("b", S_INT)], optional 0, Int, Alu, [];
+    /// `p = a bop b` on predicates (`!` negates a source).
+    Plop: "PLOP" [bop: BoolOp], &[op("p", P), op("a", Q), op("b", Q)], optional 0, Int, Alu, [];
+    /// `d = a / b` in f32, correctly rounded to nearest even (PTX `div.rn.f32`).
+    Fdiv: "FDIV" [], DAB_F32, optional 0, Sfu, Sfu, [];
 }
 
 impl Opcode {

@@ -6,7 +6,7 @@
 use simt_isa::*;
 
 use super::{fetch, fetch64, map1, map2, mask_of, per_lane, pred, set_pred, src, write, write64};
-use crate::arith::{self, DOp, FFlags, FOp, IntOp, TriOp, UnOp};
+use crate::arith::{self, DOp, FFlags, FOp, Int64Op, IntOp, TriOp, UnOp};
 use crate::block::BlockSim;
 use crate::translate::{Modifier, PredIn, Reg, Translator, Val, Val64};
 use simt_tensor::formats::MiniFloat;
@@ -35,7 +35,26 @@ pub(crate) enum ArithOp {
     FfmaRegs { d: Reg, a: Reg, b: Reg, c: Reg },
     Mufu { op: MufuOp, d: Reg, a: Val },
     D2 { op: DOp, d: Reg, a: Val64, b: Val64 },
+    /// A 64-bit integer operation; 32-bit sources arrive zero-extended.
+    Int64 { op: Int64Op, d: Reg, a: Wide, b: Wide },
+    Plop { p: u8, a: PredIn, b: PredIn, bop: BoolOp },
     Dfma { d: Reg, a: Val64, b: Val64, c: Val64 },
+}
+
+/// A source of a 64-bit integer operation: a pair, or one 32-bit value.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Wide {
+    Pair(Val64),
+    Word(Val),
+}
+
+impl Wide {
+    fn lanes(self, warp: &crate::warp::Warp) -> [u64; 32] {
+        match self {
+            Wide::Pair(v) => fetch64(warp, v),
+            Wide::Word(v) => fetch(warp, v).map(u64::from),
+        }
+    }
 }
 
 fn flags(ftz: Ftz, sat: Sat) -> FFlags {
@@ -70,6 +89,13 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
     let tri = |op: TriOp| ArithOp::Tri { op, d: t.dst(&o[0]), a: t.val(&o[1], false), b: t.val(&o[2], false), c: t.val(&o[3], false) };
     let f2 = |op: FOp, flags: FFlags| ArithOp::F2 { op, d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), flags };
     let d2 = |op: DOp| ArithOp::D2 { op, d: t.dst(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]) };
+    // A literal in a pair position is a 32-bit value, sign-extended.
+    let pair = |i: usize| match o[i] {
+        Operand::Src(Src::Imm { bits, wide: false }) => Wide::Pair(Val64::Imm(i64::from(bits as u32 as i32) as u64)),
+        _ => Wide::Pair(t.val64(&o[i])),
+    };
+    let word = |i: usize| Wide::Word(t.val(&o[i], false));
+    let int64 = |op: Int64Op, a: Wide, b: Wide| ArithOp::Int64 { op, d: t.dst(&o[0]), a, b };
     Some(match inst.form {
         Form::Mov(_) => match o[1] {
             Operand::Src(Src::Imm { bits, wide: true }) => ArithOp::Mov64 { d: t.dst(&o[0]), value: bits },
@@ -156,6 +182,19 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
         Form::Mufu(mods::Mufu { op }) => ArithOp::Mufu { op, d: t.dst(&o[0]), a: t.val(&o[1], true) },
         Form::Dadd(_) => d2(DOp::Add),
         Form::Dmul(_) => d2(DOp::Mul),
+        Form::Iadd64(_) => int64(Int64Op::Add, pair(1), pair(2)),
+        Form::Imul64(_) => int64(Int64Op::Mul, pair(1), pair(2)),
+        Form::ImulWide(mods::ImulWide { ty }) => {
+            int64(if signed(ty) { Int64Op::MulWideS } else { Int64Op::MulWideU }, word(1), word(2))
+        }
+        Form::Shl64(_) => int64(Int64Op::Shl, pair(1), word(2)),
+        Form::Shr64(mods::Shr64 { ty }) => {
+            int64(if ty == Int64Type::S64 { Int64Op::ShrS } else { Int64Op::ShrU }, pair(1), word(2))
+        }
+        Form::Plop(mods::Plop { bop }) => {
+            ArithOp::Plop { p: Translator::pred_out(&o[0]), a: Translator::pred_in(&o[1]), b: Translator::pred_in(&o[2]), bop }
+        }
+        Form::Fdiv(_) => f2(FOp::Div, FFlags::default()),
         Form::Dfma(_) => ArithOp::Dfma { d: t.dst(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]), c: t.val64(&o[3]) },
         _ => return None,
     })
@@ -258,6 +297,7 @@ impl BlockSim<'_> {
                         FOp::Mul => map2(a, b, |x, y| arith::f32_op(FOp::Mul, x, y, FFlags::default())),
                         FOp::Min => map2(a, b, |x, y| arith::f32_op(FOp::Min, x, y, FFlags::default())),
                         FOp::Max => map2(a, b, |x, y| arith::f32_op(FOp::Max, x, y, FFlags::default())),
+                        FOp::Div => map2(a, b, |x, y| arith::f32_op(FOp::Div, x, y, FFlags::default())),
                     }
                 } else {
                     map2(a, b, |x, y| arith::f32_op(op, x, y, flags))
@@ -282,6 +322,15 @@ impl BlockSim<'_> {
                 let (a, b) = (fetch64(warp, a), fetch64(warp, b));
                 let v = per_lane(|l| arith::f64_op(op, a[l], b[l]));
                 write64(warp, d, &v, exec);
+            }
+            ArithOp::Int64 { op, d, a, b } => {
+                let (a, b) = (a.lanes(warp), b.lanes(warp));
+                let v = per_lane(|l| arith::int64_op(op, a[l], b[l]));
+                write64(warp, d, &v, exec);
+            }
+            ArithOp::Plop { p, a, b, bop } => {
+                let v = arith::combine(bop, pred(warp, a), pred(warp, b));
+                set_pred(warp, p, v, exec);
             }
             ArithOp::Dfma { d, a, b, c } => {
                 let (a, b, c) = (fetch64(warp, a), fetch64(warp, b), fetch64(warp, c));
