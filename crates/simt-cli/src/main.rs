@@ -221,6 +221,9 @@ fn load_module(path: &Path, arch: Option<Target>, lints: Option<&LintArgs>) -> R
     // Editors on some systems start UTF-8 files with a byte-order mark; it is not part of the text.
     let source = source.strip_prefix('\u{feff}').unwrap_or(&source);
     let name = path.display().to_string();
+    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ptx")) {
+        return simt_ptx::translate(&name, source, arch).map_err(|d| Failure::Rejected(d.render(&name, source, color())));
+    }
     let module = match arch {
         Some(arch) => simt_asm::assemble_for(&name, source, arch),
         None => simt_asm::assemble(&name, source),

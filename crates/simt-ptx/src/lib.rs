@@ -21,10 +21,12 @@ pub mod diagnostic;
 pub mod lexer;
 pub mod ops;
 mod parser;
+mod translate;
 
 pub use ast::{Module, Span};
 pub use diagnostic::{Diagnostic, Diagnostics};
 pub use parser::MAX_REGISTER_RANGE;
+pub use translate::translate;
 
 /// A parsed module and the problems found on the way.
 #[derive(Clone, Debug)]

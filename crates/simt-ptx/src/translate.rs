@@ -1,0 +1,1772 @@
+//! The PTX front end, second half: a parsed module becomes simt kernels.
+//!
+//! Each `.entry` becomes one [`Kernel`] built through [`KernelBuilder`], so layouts,
+//! labels and reconvergence points come from the same code as for `.s` files. Every
+//! simt instruction keeps the PTX line it came from, so faults, traces and the
+//! debugger point at the PTX. The mapping (docs/ptx.md):
+//!
+//! - PTX registers are virtual and unbounded; simt has R0-R254 and P0-P6. Each PTX
+//!   register gets a live interval (first to last mention, stretched over every loop it
+//!   overlaps) and a linear scan packs the intervals: 32-bit and narrower values into
+//!   one register (16- and 8-bit values kept zero-extended), 64-bit values into an
+//!   even-aligned pair (low word first), predicates into P0-P6.
+//! - A `.u64` parameter whose value reaches `cvta.to.global` is a pointer: a simt
+//!   `.ptr` parameter whose element type is the type of the first load or store through
+//!   it. A 64-bit address is its pair's low word; simt addresses are 32 bits.
+//! - Anything else is refused with a diagnostic naming the instruction: never a
+//!   silent mistranslation.
+
+use std::collections::HashMap;
+
+use simt_isa as isa;
+use simt_isa::{mods, Form, Instruction, Kernel, Module, Opcode, Src, RZ};
+use simt_kernel::KernelBuilder;
+
+use crate::ast::{self, Address, Immediate, OperandKind, Span, Statement};
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::ops::{self as px, Op, StateSpace, Type};
+
+/// Translates every `.entry` of `source` (parsed first) into a simt module.
+///
+/// `target` (`--arch`) overrides the module's `.target`.
+///
+/// # Errors
+/// Every problem found, parse errors and untranslatable instructions alike; render
+/// them with [`Diagnostics::render`].
+pub fn translate(file_name: &str, source: &str, target: Option<isa::Target>) -> std::result::Result<Module, Diagnostics> {
+    let parsed = crate::parse(source);
+    if !parsed.diagnostics.is_empty() {
+        return Err(parsed.diagnostics);
+    }
+    let module = &parsed.module;
+    let lines = LineIndex::new(source);
+    let mut diagnostics = Diagnostics::default();
+    let target = target.or_else(|| module_target(module, &mut diagnostics));
+    let mut kernels = Vec::new();
+    for entry in module.entries() {
+        match Entry::translate(module, entry, &lines, target) {
+            Ok(kernel) => kernels.push(kernel),
+            Err(found) => found.into_iter().for_each(|d| diagnostics.push(d)),
+        }
+    }
+    if kernels.is_empty() && diagnostics.is_empty() {
+        diagnostics.push(Diagnostic {
+            span: Span::new(0, 0),
+            message: "the module has no `.entry` kernel".into(),
+            notes: vec!["a kernel is a function declared `.visible .entry` (CUDA `__global__`)".into()],
+        });
+    }
+    diagnostics.finish();
+    if !diagnostics.is_empty() {
+        return Err(diagnostics);
+    }
+    Ok(Module { source_name: file_name.to_string(), source: Some(source.to_string()), kernels })
+}
+
+/// The simt target named by `.target sm_NN`, the nearest one at or below it.
+fn module_target(module: &ast::Module, diagnostics: &mut Diagnostics) -> Option<isa::Target> {
+    let target = module.target.as_ref()?;
+    let name = target.value.iter().find(|t| t.starts_with("sm_"))?;
+    let number: u32 = name.trim_start_matches("sm_").trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().ok()?;
+    let number_of = |t: &isa::Target| t.name()[3..].parse::<u32>().unwrap_or(u32::MAX);
+    let found = isa::Target::ALL.iter().rev().find(|t| number_of(t) <= number).copied();
+    if found.is_none() {
+        diagnostics.push(Diagnostic {
+            span: target.span,
+            message: format!("`.target {name}` is older than every simt target"),
+            notes: vec![format!("simt models {}", isa::Target::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", "))],
+        });
+    }
+    found
+}
+
+/// 1-based line numbers of byte offsets.
+struct LineIndex {
+    starts: Vec<u32>,
+}
+
+impl LineIndex {
+    fn new(source: &str) -> LineIndex {
+        let starts = std::iter::once(0).chain(source.match_indices('\n').map(|(i, _)| i as u32 + 1)).collect();
+        LineIndex { starts }
+    }
+
+    fn line(&self, offset: u32) -> u32 {
+        self.starts.partition_point(|&s| s <= offset) as u32
+    }
+}
+
+/// What a PTX register holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Pred,
+    /// 8 to 32 bits, in one register.
+    Word { bits: u32 },
+    /// 64 bits, in an even-aligned pair.
+    Pair,
+}
+
+/// Where a PTX register lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Loc {
+    Pred(u8),
+    Reg(u8),
+    Pair(u8),
+}
+
+/// A name that stands for an address: a variable or a kernel parameter.
+#[derive(Clone, Copy, Debug)]
+struct Symbol {
+    space: StateSpace,
+    address: u32,
+}
+
+/// One statement of a kernel body that matters to the translation.
+#[derive(Clone, Copy)]
+enum Item<'t, 'a> {
+    Label(&'a str, Span),
+    Inst(&'t ast::Instruction<'a>),
+}
+
+fn flatten<'t, 'a>(block: &'t ast::Block<'a>, items: &mut Vec<Item<'t, 'a>>, decls: &mut Vec<&'t Statement<'a>>) {
+    for statement in &block.statements {
+        match statement {
+            Statement::Label(l) => items.push(Item::Label(l.value, l.span)),
+            Statement::Instruction(i) => items.push(Item::Inst(i)),
+            Statement::Block(b) => flatten(b, items, decls),
+            Statement::Registers(_) | Statement::Variable(_) => decls.push(statement),
+            Statement::Pragma(_) | Statement::Loc { .. } | Statement::Prototype { .. } => {}
+        }
+    }
+}
+
+/// Every name an operand mentions (registers, labels, variables alike).
+fn names<'a>(operand: &ast::Operand<'a>, out: &mut Vec<&'a str>) {
+    match &operand.kind {
+        OperandKind::Name(n) | OperandKind::Not(n) => out.push(n),
+        OperandKind::Pair(a, b) => out.extend([*a, *b]),
+        OperandKind::Address(Address { base: Some(b), .. }) => out.push(b.value),
+        OperandKind::Vector(v) | OperandKind::List(v) => v.iter().for_each(|o| names(o, out)),
+        OperandKind::Address(_) | OperandKind::Special(_) | OperandKind::Immediate(_) | OperandKind::Sink => {}
+    }
+}
+
+fn error(span: Span, message: impl Into<String>) -> Diagnostic {
+    Diagnostic { span, message: message.into(), notes: Vec::new() }
+}
+
+fn with_note(mut d: Diagnostic, note: impl Into<String>) -> Diagnostic {
+    d.notes.push(note.into());
+    d
+}
+
+type Result<T> = std::result::Result<T, Diagnostic>;
+
+/// The number of the scratch registers the translation of one instruction may use:
+/// a 4-register block for vector loads and stores, its upper pair also for a 64-bit literal.
+const SCRATCH: u32 = 4;
+
+struct Entry<'t, 'a> {
+    b: KernelBuilder,
+    lines: &'t LineIndex,
+    classes: HashMap<String, Class>,
+    locs: HashMap<&'a str, Loc>,
+    symbols: HashMap<&'a str, Symbol>,
+    /// Pointer parameters: the simt parameter's element type, by PTX name.
+    pointers: HashMap<&'a str, isa::ElemType>,
+    scratch: u8,
+    line: u32,
+    guard: isa::Guard,
+    span: Span,
+}
+
+impl<'t, 'a> Entry<'t, 'a> {
+    fn translate(
+        module: &'t ast::Module<'a>,
+        f: &'t ast::Function<'a>,
+        lines: &'t LineIndex,
+        target: Option<isa::Target>,
+    ) -> std::result::Result<Kernel, Vec<Diagnostic>> {
+        let Some(body) = &f.body else { return Err(vec![error(f.name.span, "an `.entry` without a body cannot run")]) };
+        let (mut items, mut decls) = (Vec::new(), Vec::new());
+        flatten(body, &mut items, &mut decls);
+        let mut entry = Entry {
+            b: KernelBuilder::new(f.name.value),
+            lines,
+            classes: HashMap::new(),
+            locs: HashMap::new(),
+            symbols: HashMap::new(),
+            pointers: HashMap::new(),
+            scratch: 0,
+            line: 0,
+            guard: isa::Guard::ALWAYS,
+            span: f.name.span,
+        };
+        if let Some(target) = target {
+            entry.b.target(target);
+        }
+        let mut errors = Vec::new();
+        entry.declare(module, f, &decls, &items, &mut errors);
+        if let Err(e) = entry.allocate(&items) {
+            errors.push(e);
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        for item in &items {
+            let result = match *item {
+                Item::Label(name, span) => {
+                    let label = entry.b.label(name);
+                    entry.b.place(label).map_err(|e| error(span, e.to_string()))
+                }
+                Item::Inst(inst) => entry.instruction(inst),
+            };
+            if let Err(e) = result {
+                errors.push(e);
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        entry.b.finish().map_err(|found| {
+            found.into_iter().map(|e| error(f.name.span, format!("kernel `{}`: {e}", f.name.value))).collect()
+        })
+    }
+
+    /// Registers, variables and parameters.
+    fn declare(
+        &mut self,
+        module: &'t ast::Module<'a>,
+        f: &'t ast::Function<'a>,
+        decls: &[&'t Statement<'a>],
+        items: &[Item<'t, 'a>],
+        errors: &mut Vec<Diagnostic>,
+    ) {
+        let mut local_size = 0u32;
+        let module_vars = module.items.iter().filter_map(|i| match i {
+            ast::Item::Variable(v) => Some(v),
+            _ => None,
+        });
+        let body_vars = decls.iter().filter_map(|s| match s {
+            Statement::Variable(v) => Some(v),
+            _ => None,
+        });
+        for var in module_vars.chain(body_vars) {
+            if let Err(e) = self.variable(var, &mut local_size) {
+                errors.push(e);
+            }
+        }
+        self.b.local(local_size);
+        for statement in decls {
+            let Statement::Registers(r) = statement else { continue };
+            if r.vector.is_some() {
+                errors.push(error(r.span, "vector registers (`.reg .v2`) are not supported; declare scalar registers"));
+                continue;
+            }
+            let class = match r.ty.bits() {
+                1 => Class::Pred,
+                64 => Class::Pair,
+                bits @ (8 | 16 | 32) => Class::Word { bits },
+                _ => {
+                    errors.push(error(r.span, format!("`.reg {}` registers are not supported", r.ty)));
+                    continue;
+                }
+            };
+            for name in &r.names {
+                match name.range {
+                    // `%r<4>` declares %r0 .. %r3; the names are made once, here.
+                    Some(n) => {
+                        for i in 0..n {
+                            self.classes.insert(format!("{}{i}", name.name), class);
+                        }
+                    }
+                    None => {
+                        self.classes.insert(name.name.to_string(), class);
+                    }
+                }
+            }
+        }
+        let pointers = pointer_types(f, items);
+        for p in &f.params {
+            let ty = match (p.ty, p.array) {
+                (_, Some(_)) => Err("array parameters (structs passed by value)"),
+                (Type::U32 | Type::B32, None) => Ok(isa::ParamType::U32),
+                (Type::S32, None) => Ok(isa::ParamType::S32),
+                (Type::F32, None) => Ok(isa::ParamType::F32),
+                (Type::F64, None) => Ok(isa::ParamType::F64),
+                (Type::U64 | Type::S64 | Type::B64, None) => match pointers.get(p.name.value) {
+                    Some(&elem) => Ok(isa::ParamType::Ptr(elem)),
+                    None => Err("64-bit integer parameters that are not pointers into global memory"),
+                },
+                _ => Err("parameters of this type"),
+            };
+            match ty {
+                Ok(ty) => {
+                    let offset = self.b.param(p.name.value, ty);
+                    self.symbols.insert(p.name.value, Symbol { space: StateSpace::Param, address: offset });
+                    if let isa::ParamType::Ptr(elem) = ty {
+                        self.pointers.insert(p.name.value, elem);
+                    }
+                }
+                Err(what) => errors.push(with_note(
+                    error(p.span, format!("parameter `{}`: {what} are not supported", p.name.value)),
+                    "supported: .u32, .s32, .b32, .f32, .f64 scalars and .u64 pointers to global memory",
+                )),
+            }
+        }
+    }
+
+    fn variable(&mut self, var: &'t ast::Variable<'a>, local_size: &mut u32) -> Result<()> {
+        let unsupported = |what: &str| error(var.span, format!("`{}`: {what} are not supported yet", var.name.value));
+        if var.init.is_some() && var.space != StateSpace::Global && var.space != StateSpace::Const {
+            return Err(unsupported("initialised variables"));
+        }
+        let elem_bytes = var.ty.bits().div_ceil(8) * var.vector.map_or(1, |v| v.len() as u32);
+        let mut count = 1u64;
+        for dim in &var.dims {
+            count = count.saturating_mul(u64::from(dim.ok_or_else(|| unsupported("arrays of unknown size (`extern` shared memory)"))?));
+        }
+        let bytes = count.saturating_mul(u64::from(elem_bytes));
+        let align = var.align.unwrap_or(elem_bytes).max(1);
+        match var.space {
+            StateSpace::Shared => {
+                let len = u32::try_from(bytes).map_err(|_| unsupported("arrays this large"))?;
+                let address = self.b.shared(var.name.value, isa::ElemType::U8, len, align).map_err(|e| error(var.span, e.to_string()))?;
+                self.symbols.insert(var.name.value, Symbol { space: StateSpace::Shared, address });
+            }
+            StateSpace::Local => {
+                let start = u64::from(*local_size).next_multiple_of(u64::from(align));
+                let end = start + bytes;
+                if end > u64::from(isa::MAX_LOCAL_BYTES) {
+                    return Err(error(var.span, format!("local memory would reach {end} bytes; a thread may have {}", isa::MAX_LOCAL_BYTES)));
+                }
+                *local_size = end as u32;
+                self.symbols.insert(var.name.value, Symbol { space: StateSpace::Local, address: start as u32 });
+            }
+            // Module-scope globals and constants only matter to the kernels that use them,
+            // which are refused where they name one.
+            StateSpace::Global | StateSpace::Const => {}
+            _ => return Err(unsupported("variables in this state space")),
+        }
+        Ok(())
+    }
+
+    /// Gives every PTX register a simt register, pair or predicate: liveness over the
+    /// control-flow graph, then greedy colouring of the interference graph in program
+    /// order. A destination also interferes with its instruction's sources, since a
+    /// translation into several simt instructions may read a source after writing part
+    /// of its result.
+    fn allocate(&mut self, items: &[Item<'t, 'a>]) -> Result<()> {
+        let mut index: HashMap<&'a str, usize> = HashMap::new();
+        let mut names_of: Vec<&'a str> = Vec::new();
+        let mut insts: Vec<(usize, Vec<usize>, Vec<usize>, bool)> = Vec::new(); // (item, defs, uses, guarded)
+        let mut scratch = Vec::new();
+        for (at, item) in items.iter().enumerate() {
+            let Item::Inst(inst) = item else { continue };
+            let (mut defs, mut uses) = (Vec::new(), Vec::new());
+            for (k, operand) in inst.operands.iter().enumerate() {
+                scratch.clear();
+                names(operand, &mut scratch);
+                let writes = k == 0 && !matches!(inst.op, Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_)) && !matches!(operand.kind, OperandKind::Address(_));
+                for &name in &scratch {
+                    if !self.classes.contains_key(name) {
+                        continue;
+                    }
+                    let id = *index.entry(name).or_insert_with(|| {
+                        names_of.push(name);
+                        names_of.len() - 1
+                    });
+                    if writes { defs.push(id) } else { uses.push(id) }
+                }
+            }
+            if let Some(g) = inst.guard
+                && self.classes.contains_key(g.predicate) {
+                    let id = *index.entry(g.predicate).or_insert_with(|| {
+                        names_of.push(g.predicate);
+                        names_of.len() - 1
+                    });
+                    uses.push(id);
+                }
+            insts.push((at, defs, uses, inst.guard.is_some()));
+        }
+        let n = names_of.len();
+        // Basic blocks over `insts`: a label starts one, a branch or an exit ends one.
+        let mut label_block: HashMap<&'a str, usize> = HashMap::new();
+        let mut starts = vec![0usize];
+        let mut next_inst = 0;
+        for item in items {
+            match item {
+                Item::Label(name, _) => {
+                    if *starts.last().unwrap_or(&0) != next_inst {
+                        starts.push(next_inst);
+                    }
+                    label_block.insert(name, starts.len() - 1);
+                }
+                Item::Inst(inst) => {
+                    next_inst += 1;
+                    if matches!(inst.op, Op::Bra(_) | Op::Ret(_) | Op::Exit | Op::Trap) {
+                        starts.push(next_inst);
+                    }
+                }
+            }
+        }
+        starts.push(insts.len());
+        starts.dedup();
+        let blocks: Vec<(usize, usize)> = starts.windows(2).map(|w| (w[0], w[1])).collect();
+        let block_of_label = |name: &str| label_block.get(name).map(|&b| b.min(blocks.len().saturating_sub(1)));
+        let mut succs: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];
+        for (b, &(first, end)) in blocks.iter().enumerate() {
+            let Some(last) = end.checked_sub(1).filter(|&l| l >= first) else {
+                if b + 1 < blocks.len() {
+                    succs[b].push(b + 1);
+                }
+                continue;
+            };
+            let Item::Inst(inst) = items[insts[last].0] else { continue };
+            let unconditional = inst.guard.is_none();
+            match inst.op {
+                Op::Bra(_) => {
+                    if let Some(OperandKind::Name(label)) = inst.operands.first().map(|o| &o.kind) {
+                        succs[b].extend(block_of_label(label));
+                    }
+                    if !unconditional && b + 1 < blocks.len() {
+                        succs[b].push(b + 1);
+                    }
+                }
+                Op::Ret(_) | Op::Exit | Op::Trap if unconditional => {}
+                _ if b + 1 < blocks.len() => succs[b].push(b + 1),
+                _ => {}
+            }
+        }
+        // Backward liveness to a fixpoint.
+        let words = n.div_ceil(64).max(1);
+        let mut live_in = vec![vec![0u64; words]; blocks.len()];
+        let mut live_out = vec![vec![0u64; words]; blocks.len()];
+        let transfer = |live: &mut Vec<u64>, (_, defs, uses, guarded): &(usize, Vec<usize>, Vec<usize>, bool)| {
+            if !guarded {
+                defs.iter().for_each(|&d| live[d / 64] &= !(1 << (d % 64)));
+            }
+            uses.iter().for_each(|&u| live[u / 64] |= 1 << (u % 64));
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in (0..blocks.len()).rev() {
+                let mut out = vec![0u64; words];
+                for &s in &succs[b] {
+                    out.iter_mut().zip(&live_in[s]).for_each(|(o, i)| *o |= i);
+                }
+                let mut live = out.clone();
+                for inst in insts[blocks[b].0..blocks[b].1].iter().rev() {
+                    transfer(&mut live, inst);
+                }
+                if live != live_in[b] {
+                    live_in[b] = live;
+                    changed = true;
+                }
+                live_out[b] = out;
+            }
+        }
+        // Interference.
+        let mut interferes = vec![vec![0u64; words]; n];
+        let connect = |a: usize, b: usize, graph: &mut Vec<Vec<u64>>| {
+            if a != b {
+                graph[a][b / 64] |= 1 << (b % 64);
+                graph[b][a / 64] |= 1 << (a % 64);
+            }
+        };
+        for (b, &(first, end)) in blocks.iter().enumerate() {
+            let mut live = live_out[b].clone();
+            for inst in insts[first..end].iter().rev() {
+                let (_, defs, uses, _) = inst;
+                for &d in defs {
+                    for (w, &bits) in live.iter().enumerate() {
+                        let mut bits = bits;
+                        while bits != 0 {
+                            let x = w * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            connect(d, x, &mut interferes);
+                        }
+                    }
+                    for &x in uses.iter().chain(defs) {
+                        connect(d, x, &mut interferes);
+                    }
+                }
+                transfer(&mut live, inst);
+            }
+        }
+        // Greedy colouring in order of first mention.
+        let mut loc: Vec<Option<Loc>> = vec![None; n];
+        let mut highest = 0u32;
+        for id in 0..n {
+            let name = names_of[id];
+            let (mut regs, mut preds) = ([false; isa::NUM_REGS as usize], [false; 7]);
+            for (w, &bits) in interferes[id].iter().enumerate() {
+                let mut bits = bits;
+                while bits != 0 {
+                    let x = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    match loc[x] {
+                        Some(Loc::Pred(p)) => preds[usize::from(p)] = true,
+                        Some(Loc::Reg(r)) => regs[usize::from(r)] = true,
+                        Some(Loc::Pair(r)) => (regs[usize::from(r)], regs[usize::from(r) + 1]) = (true, true),
+                        None => {}
+                    }
+                }
+            }
+            let at = items[insts.iter().find(|(_, d, u, _)| d.contains(&id) || u.contains(&id)).map_or(0, |i| i.0)];
+            let at = match at {
+                Item::Inst(i) => i.span,
+                Item::Label(_, span) => span,
+            };
+            let usable = isa::NUM_REGS as usize - SCRATCH as usize;
+            loc[id] = Some(match self.classes[name] {
+                Class::Pred => {
+                    let p = preds.iter().position(|used| !used).ok_or_else(|| {
+                        with_note(
+                            error(at, format!("more than 7 predicates are live together with `{name}`; simt has P0-P6")),
+                            "spilling predicates to registers is not built yet",
+                        )
+                    })?;
+                    Loc::Pred(p as u8)
+                }
+                Class::Word { .. } => {
+                    let r = (0..usable).find(|&r| !regs[r]).ok_or_else(|| too_many(at, name))?;
+                    highest = highest.max(r as u32);
+                    Loc::Reg(r as u8)
+                }
+                Class::Pair => {
+                    let r = (0..usable - 1).step_by(2).find(|&r| !regs[r] && !regs[r + 1]).ok_or_else(|| too_many(at, name))?;
+                    highest = highest.max(r as u32 + 1);
+                    Loc::Pair(r as u8)
+                }
+            });
+        }
+        for (id, name) in names_of.iter().enumerate() {
+            if let Some(l) = loc[id] {
+                self.locs.insert(name, l);
+            }
+        }
+        self.scratch = (highest + 1).next_multiple_of(SCRATCH) as u8;
+        Ok(())
+    }
+
+    // ---- emitting -------------------------------------------------------------
+
+    fn emit(&mut self, form: Form, operands: &[isa::Operand]) -> Result<()> {
+        let mut inst = Instruction { form, guard: self.guard, operands: [isa::Operand::None; isa::MAX_OPERANDS] };
+        inst.operands[..operands.len()].copy_from_slice(operands);
+        if let Err(e) = inst.validate() {
+            return Err(error(self.span, format!("internal error: the translation of this instruction is invalid ({}): {e}; please report it", isa::format_mnemonic(&form))));
+        }
+        self.b.push(inst, self.line).map_err(|e| error(self.span, e.to_string()))?;
+        Ok(())
+    }
+
+    fn op(&mut self, opcode: Opcode, operands: &[isa::Operand]) -> Result<()> {
+        self.emit(Form::new(opcode), operands)
+    }
+
+    fn mov(&mut self, d: u8, a: Src) -> Result<()> {
+        self.op(Opcode::Mov, &[dst(d), isa::Operand::Src(a)])
+    }
+
+    /// Keeps a 16- or 8-bit register zero-extended after an operation that may carry
+    /// into its upper bits.
+    fn narrow(&mut self, d: u8, bits: u32) -> Result<()> {
+        if bits < 32 {
+            self.op(Opcode::And, &[dst(d), src(Src::reg(d)), src(Src::imm((1u32 << bits) - 1))])?;
+        }
+        Ok(())
+    }
+
+    // ---- operands -------------------------------------------------------------
+
+    fn loc(&self, o: &ast::Operand<'a>) -> Result<Loc> {
+        match o.kind {
+            OperandKind::Name(n) => self.locs.get(n).copied().ok_or_else(|| match self.classes.get(n) {
+                Some(_) => error(o.span, format!("internal error: `{n}` has no register")),
+                None => error(o.span, format!("`{n}` is not a register declared in this kernel")),
+            }),
+            _ => Err(error(o.span, "expected a register")),
+        }
+    }
+
+    fn word(&self, o: &ast::Operand<'a>) -> Result<u8> {
+        match self.loc(o)? {
+            Loc::Reg(r) | Loc::Pair(r) => Ok(r),
+            Loc::Pred(_) => Err(error(o.span, "expected a register, found a predicate")),
+        }
+    }
+
+    fn pair(&self, o: &ast::Operand<'a>) -> Result<u8> {
+        match self.loc(o)? {
+            Loc::Pair(r) => Ok(r),
+            _ => Err(error(o.span, "expected a 64-bit register")),
+        }
+    }
+
+    fn pred(&self, o: &ast::Operand<'a>) -> Result<u8> {
+        match self.loc(o)? {
+            Loc::Pred(p) => Ok(p),
+            _ => Err(error(o.span, "expected a predicate")),
+        }
+    }
+
+    fn pred_src(&self, o: &ast::Operand<'a>) -> Result<isa::Operand> {
+        let (name, negated) = match o.kind {
+            OperandKind::Name(n) => (n, false),
+            OperandKind::Not(n) => (n, true),
+            _ => return Err(error(o.span, "expected a predicate")),
+        };
+        let p = self.pred(&ast::Operand { kind: OperandKind::Name(name), span: o.span })?;
+        Ok(isa::Operand::PredSrc { pred: p, negated })
+    }
+
+    fn symbol(&self, name: &str, span: Span) -> Result<Symbol> {
+        self.symbols.get(name).copied().ok_or_else(|| {
+            error(span, format!("`{name}` is not a register, shared or local variable, or parameter of this kernel"))
+        })
+    }
+
+    /// A 32-bit source: a register (the low word of a pair), a literal, or a variable's address.
+    fn src32(&self, o: &ast::Operand<'a>) -> Result<Src> {
+        match o.kind {
+            OperandKind::Name(n) if self.locs.contains_key(n) => Ok(Src::reg(self.word(o)?)),
+            OperandKind::Name(n) => Ok(Src::imm(self.symbol(n, o.span)?.address)),
+            OperandKind::Immediate(Immediate::Int(v)) => {
+                if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&v) {
+                    Ok(Src::imm(v as u32))
+                } else {
+                    Err(error(o.span, format!("{v} does not fit 32 bits")))
+                }
+            }
+            OperandKind::Immediate(Immediate::F32(bits)) => Ok(Src::imm(bits)),
+            _ => Err(error(o.span, "expected a 32-bit register or literal")),
+        }
+    }
+
+    /// A 64-bit source: a pair, a literal (sign-extended from 32 bits where it fits,
+    /// otherwise moved into a scratch pair), or a variable's address.
+    fn src64(&mut self, o: &ast::Operand<'a>) -> Result<Src> {
+        match o.kind {
+            OperandKind::Name(n) if self.locs.contains_key(n) => Ok(Src::reg(self.pair(o)?)),
+            OperandKind::Name(n) => Ok(Src::imm(self.symbol(n, o.span)?.address)),
+            OperandKind::Immediate(Immediate::Int(v)) if i32::try_from(v).is_ok() => Ok(Src::imm(v as i32 as u32)),
+            OperandKind::Immediate(Immediate::Int(v)) => self.wide_literal(v as u64),
+            OperandKind::Immediate(Immediate::F64(bits)) => self.wide_literal(bits),
+            _ => Err(error(o.span, "expected a 64-bit register or literal")),
+        }
+    }
+
+    fn wide_literal(&mut self, bits: u64) -> Result<Src> {
+        let r = self.scratch + 2;
+        self.mov(r, Src::Imm { bits, wide: true })?;
+        Ok(Src::reg(r))
+    }
+
+    /// An f64 source: a pair or a `0d` literal (which DADD and friends take directly).
+    fn src_f64(&self, o: &ast::Operand<'a>) -> Result<Src> {
+        match o.kind {
+            OperandKind::Immediate(Immediate::F64(bits)) => Ok(Src::Imm { bits, wide: true }),
+            _ => Ok(Src::reg(self.pair(o)?)),
+        }
+    }
+
+    fn address(&self, o: &ast::Operand<'a>) -> Result<(isa::Operand, Option<StateSpace>)> {
+        let OperandKind::Address(Address { base, offset }) = o.kind else { return Err(error(o.span, "expected an address `[...]`")) };
+        let (base, extra, space) = match base {
+            None => (RZ, 0, None),
+            Some(b) if self.locs.contains_key(b.value) => (self.word(&ast::Operand { kind: OperandKind::Name(b.value), span: b.span })?, 0, None),
+            Some(b) => {
+                let s = self.symbol(b.value, b.span)?;
+                (RZ, i64::from(s.address), Some(s.space))
+            }
+        };
+        let offset = i32::try_from(offset + extra).map_err(|_| error(o.span, "the address offset does not fit 32 bits"))?;
+        Ok((isa::Operand::Addr { base, offset }, space))
+    }
+
+    fn operands<const N: usize>(&self, inst: &'t ast::Instruction<'a>) -> Result<&'t [ast::Operand<'a>; N]> {
+        inst.operands.as_slice().try_into().map_err(|_| {
+            error(inst.span, format!("this translation expects {N} operands, found {}", inst.operands.len()))
+        })
+    }
+
+    // ---- instructions ---------------------------------------------------------
+
+    fn instruction(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
+        self.span = inst.span;
+        self.line = self.lines.line(inst.span.start);
+        self.guard = match inst.guard {
+            None => isa::Guard::ALWAYS,
+            Some(g) => {
+                let p = self.pred(&ast::Operand { kind: OperandKind::Name(g.predicate), span: g.span })?;
+                isa::Guard { pred: p, negated: g.negated }
+            }
+        };
+        let unsupported = |what: String| -> Diagnostic {
+            with_note(error(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is")
+        };
+        let op = inst.op;
+        match op {
+            Op::Add(a) | Op::Sub(a) => {
+                let [d, x, y] = self.operands(inst)?;
+                let sub = matches!(op, Op::Sub(_));
+                if a.cc {
+                    return Err(unsupported(format!("`{}` with a carry (`.cc`)", opname(op))));
+                }
+                match class_of(a.ty) {
+                    Some(Class::Word { bits }) if a.ty.is_integer() && !a.sat => {
+                        let d = self.word(d)?;
+                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        self.op(if sub { Opcode::Isub } else { Opcode::Iadd }, &[dst(d), src(x), src(y)])?;
+                        self.narrow(d, bits)
+                    }
+                    Some(Class::Pair) if a.ty.is_integer() => {
+                        let d = self.pair(d)?;
+                        let x = self.src64(x)?;
+                        let y = match (sub, self.src64(y)?) {
+                            (false, y) => y,
+                            (true, Src::Imm { bits, wide: false }) if bits != 0x8000_0000 => Src::imm((bits as u32 as i32).wrapping_neg() as u32),
+                            (true, _) => return Err(unsupported("`sub` of a 64-bit register".into())),
+                        };
+                        self.emit(Form::new(Opcode::Iadd64), &[dst(d), src(x), src(y)])
+                    }
+                    _ if a.ty == Type::F32 => {
+                        rn_only(a.rounding, op, inst)?;
+                        let d = self.word(d)?;
+                        let (x, mut y) = (self.src32(x)?, self.src32(y)?);
+                        if sub {
+                            y = negate_f32(y);
+                        }
+                        self.emit(Form::Fadd(mods::Fadd { ftz: ftz(a.ftz), sat: sat(a.sat) }), &[dst(d), src(x), src(y)])
+                    }
+                    _ if a.ty == Type::F64 => {
+                        rn_only(a.rounding, op, inst)?;
+                        let d = self.pair(d)?;
+                        let (x, mut y) = (self.src_f64(x)?, self.src_f64(y)?);
+                        if sub {
+                            y = match y {
+                                Src::Reg { reg, .. } => Src::Reg { reg, neg: true, abs: false },
+                                Src::Imm { bits, wide } => Src::Imm { bits: bits ^ (1 << 63), wide },
+                            };
+                        }
+                        self.op(Opcode::Dadd, &[dst(d), src(x), src(y)])
+                    }
+                    _ => Err(unsupported(format!("`{}{}`", opname(op), modifiers_of(a.ty, a.sat)))),
+                }
+            }
+            Op::Mul(m) | Op::Mad(m) => self.multiply(inst, m, matches!(op, Op::Mad(_))),
+            Op::Fma(a) => {
+                rn_only(a.rounding, op, inst)?;
+                let [d, x, y, z] = self.operands(inst)?;
+                match a.ty {
+                    Type::F32 => {
+                        let d = self.word(d)?;
+                        let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
+                        self.emit(Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat) }), &[dst(d), src(x), src(y), src(z)])
+                    }
+                    Type::F64 => {
+                        let d = self.pair(d)?;
+                        let (x, y, z) = (self.src_f64(x)?, self.src_f64(y)?, self.src_f64(z)?);
+                        self.op(Opcode::Dfma, &[dst(d), src(x), src(y), src(z)])
+                    }
+                    ty => Err(unsupported(format!("`fma{ty}`"))),
+                }
+            }
+            Op::Div(dv) => {
+                let [d, x, y] = self.operands(inst)?;
+                match (dv.ty, dv.mode, dv.ftz) {
+                    // `.approx` and `.full` promise at most 2 ulp; simt rounds correctly (docs/ptx.md).
+                    (Type::F32, Some(px::FloatMode::Rounded(px::Rounding::Rn) | px::FloatMode::Approx | px::FloatMode::Full), false) => {
+                        let d = self.word(d)?;
+                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        self.op(Opcode::Fdiv, &[dst(d), src(x), src(y)])
+                    }
+                    _ => Err(unsupported(format!("`div{}`", dv.ty))).map_err(|e| {
+                        with_note(e, "supported: div.rn.f32, div.approx.f32, div.full.f32 (integer division is planned)")
+                    }),
+                }
+            }
+            Op::Neg(a) | Op::Abs(a) => {
+                let [d, x] = self.operands(inst)?;
+                let neg = matches!(op, Op::Neg(_));
+                match a.ty {
+                    Type::S32 => {
+                        let d = self.word(d)?;
+                        let x = self.src32(x)?;
+                        if neg {
+                            self.op(Opcode::Isub, &[dst(d), src(Src::reg(RZ)), src(x)])
+                        } else {
+                            self.op(Opcode::Iabs, &[dst(d), src(x)])
+                        }
+                    }
+                    // Sign-bit operations, exact for every input as PTX defines them.
+                    Type::F32 if !a.ftz => {
+                        let d = self.word(d)?;
+                        let x = self.src32(x)?;
+                        let (opcode, mask) = if neg { (Opcode::Xor, 0x8000_0000) } else { (Opcode::And, 0x7FFF_FFFF) };
+                        self.op(opcode, &[dst(d), src(x), src(Src::imm(mask))])
+                    }
+                    Type::F64 => {
+                        let (d, x) = (self.pair(d)?, self.pair(x)?);
+                        self.mov(d, Src::reg(x))?;
+                        let (opcode, mask) = if neg { (Opcode::Xor, 0x8000_0000) } else { (Opcode::And, 0x7FFF_FFFF) };
+                        self.op(opcode, &[dst(d + 1), src(Src::reg(x + 1)), src(Src::imm(mask))])
+                    }
+                    ty => Err(unsupported(format!("`{}{}{ty}`", opname(op), if a.ftz { ".ftz" } else { "" }))),
+                }
+            }
+            Op::Min(a) | Op::Max(a) => {
+                let [d, x, y] = self.operands(inst)?;
+                let max = matches!(op, Op::Max(_));
+                let dd = self.word(d)?;
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                let ops = [dst(dd), src(x), src(y)];
+                match a.ty {
+                    Type::S32 | Type::U32 => {
+                        let ty = if a.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
+                        self.emit(if max { Form::Imax(mods::Imax { ty }) } else { Form::Imin(mods::Imin { ty }) }, &ops)
+                    }
+                    Type::F32 => {
+                        let f = ftz(a.ftz);
+                        self.emit(if max { Form::Fmax(mods::Fmax { ftz: f }) } else { Form::Fmin(mods::Fmin { ftz: f }) }, &ops)
+                    }
+                    ty => Err(unsupported(format!("`{}{ty}`", opname(op)))),
+                }
+            }
+            Op::And(t) | Op::Or(t) | Op::Xor(t) => {
+                let [d, x, y] = self.operands(inst)?;
+                let (opcode, bop) = match op {
+                    Op::And(_) => (Opcode::And, isa::BoolOp::And),
+                    Op::Or(_) => (Opcode::Or, isa::BoolOp::Or),
+                    _ => (Opcode::Xor, isa::BoolOp::Xor),
+                };
+                match class_of(t.ty) {
+                    Some(Class::Pred) => {
+                        let (d, x, y) = (self.pred(d)?, self.pred_src(x)?, self.pred_src(y)?);
+                        self.emit(Form::Plop(mods::Plop { bop }), &[isa::Operand::Pred(d), x, y])
+                    }
+                    Some(Class::Word { .. }) => {
+                        let d = self.word(d)?;
+                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        self.op(opcode, &[dst(d), src(x), src(y)])
+                    }
+                    Some(Class::Pair) => {
+                        let d = self.pair(d)?;
+                        let (xl, xh) = self.halves(x)?;
+                        let (yl, yh) = self.halves(y)?;
+                        self.op(opcode, &[dst(d), src(xl), src(yl)])?;
+                        self.op(opcode, &[dst(d + 1), src(xh), src(yh)])
+                    }
+                    None => Err(unsupported(format!("`{}{}`", opname(op), t.ty))),
+                }
+            }
+            Op::Not(t) => {
+                let [d, x] = self.operands(inst)?;
+                match class_of(t.ty) {
+                    Some(Class::Pred) => {
+                        let (d, x) = (self.pred(d)?, self.pred_src(x)?);
+                        let isa::Operand::PredSrc { pred, negated } = x else { unreachable!("pred_src makes PredSrc") };
+                        let not_x = isa::Operand::PredSrc { pred, negated: !negated };
+                        let pt = isa::Operand::PredSrc { pred: isa::PT, negated: false };
+                        self.emit(Form::Plop(mods::Plop { bop: isa::BoolOp::And }), &[isa::Operand::Pred(d), not_x, pt])
+                    }
+                    Some(Class::Word { bits }) => {
+                        let d = self.word(d)?;
+                        let x = self.src32(x)?;
+                        self.op(Opcode::Not, &[dst(d), src(x)])?;
+                        self.narrow(d, bits)
+                    }
+                    Some(Class::Pair) => {
+                        let d = self.pair(d)?;
+                        let (xl, xh) = self.halves(x)?;
+                        self.op(Opcode::Not, &[dst(d), src(xl)])?;
+                        self.op(Opcode::Not, &[dst(d + 1), src(xh)])
+                    }
+                    None => Err(unsupported(format!("`not{}`", t.ty))),
+                }
+            }
+            Op::Shl(t) | Op::Shr(t) => {
+                let [d, x, y] = self.operands(inst)?;
+                let shl = matches!(op, Op::Shl(_));
+                match class_of(t.ty) {
+                    Some(Class::Word { bits }) if bits == 32 || shl || !t.ty.is_signed() => {
+                        let d = self.word(d)?;
+                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        let form = if shl {
+                            Form::new(Opcode::Shl)
+                        } else {
+                            Form::Shr(mods::Shr { ty: if t.ty.is_signed() { isa::IntType::S32 } else { isa::IntType::U32 } })
+                        };
+                        self.emit(form, &[dst(d), src(x), src(y)])?;
+                        self.narrow(d, bits)
+                    }
+                    Some(Class::Pair) => {
+                        let d = self.pair(d)?;
+                        let x = self.src64(x)?;
+                        let y = self.src32(y)?;
+                        let form = if shl {
+                            Form::new(Opcode::Shl64)
+                        } else {
+                            Form::Shr64(mods::Shr64 { ty: if t.ty.is_signed() { isa::Int64Type::S64 } else { isa::Int64Type::U64 } })
+                        };
+                        self.emit(form, &[dst(d), src(x), src(y)])
+                    }
+                    _ => Err(unsupported(format!("`{}{}`", opname(op), t.ty))),
+                }
+            }
+            Op::Popc(t) | Op::Clz(t) | Op::Brev(t) if t.ty.bits() == 32 => {
+                let [d, x] = self.operands(inst)?;
+                let opcode = match op {
+                    Op::Popc(_) => Opcode::Popc,
+                    Op::Clz(_) => Opcode::Clz,
+                    _ => Opcode::Brev,
+                };
+                let d = self.word(d)?;
+                let x = self.src32(x)?;
+                self.op(opcode, &[dst(d), src(x)])
+            }
+            Op::Setp(s) => self.setp(inst, s),
+            Op::Selp(t) => {
+                let [d, x, y, p] = self.operands(inst)?;
+                let p = self.pred_src(p)?;
+                match class_of(t.ty) {
+                    Some(Class::Word { .. }) => {
+                        let d = self.word(d)?;
+                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        self.op(Opcode::Sel, &[dst(d), src(x), src(y), p])
+                    }
+                    Some(Class::Pair) => {
+                        let d = self.pair(d)?;
+                        let (xl, xh) = self.halves(x)?;
+                        let (yl, yh) = self.halves(y)?;
+                        self.op(Opcode::Sel, &[dst(d), src(xl), src(yl), p])?;
+                        self.op(Opcode::Sel, &[dst(d + 1), src(xh), src(yh), p])
+                    }
+                    _ => Err(unsupported(format!("`selp{}`", t.ty))),
+                }
+            }
+            Op::Rcp(f) | Op::Sqrt(f) | Op::Rsqrt(f) | Op::Ex2(f) | Op::Lg2(f) | Op::Sin(f) | Op::Cos(f) if f.ty == Type::F32 => {
+                let function = match op {
+                    Op::Rcp(_) => isa::MufuOp::Rcp,
+                    Op::Sqrt(_) => isa::MufuOp::Sqrt,
+                    Op::Rsqrt(_) => isa::MufuOp::Rsq,
+                    Op::Ex2(_) => isa::MufuOp::Ex2,
+                    Op::Lg2(_) => isa::MufuOp::Lg2,
+                    Op::Sin(_) => isa::MufuOp::Sin,
+                    _ => isa::MufuOp::Cos,
+                };
+                let exact_or_approx = matches!(f.mode, px::FloatMode::Approx | px::FloatMode::Rounded(px::Rounding::Rn));
+                if !exact_or_approx {
+                    return Err(unsupported(format!("`{}` with this rounding", opname(op))));
+                }
+                let [d, x] = self.operands(inst)?;
+                let d = self.word(d)?;
+                let mut x = self.src32(x)?;
+                // MUFU computes in f64 and rounds once; `.ftz` flushes the input and the result.
+                let flush = Form::Fmul(mods::Fmul { ftz: isa::Ftz::Yes, sat: isa::Sat::No });
+                if f.ftz {
+                    let t = self.scratch;
+                    self.emit(flush, &[dst(t), src(x), src(Src::imm(1.0f32.to_bits()))])?;
+                    x = Src::reg(t);
+                }
+                self.emit(Form::Mufu(mods::Mufu { op: function }), &[dst(d), src(x)])?;
+                if f.ftz {
+                    self.emit(flush, &[dst(d), src(Src::reg(d)), src(Src::imm(1.0f32.to_bits()))])?;
+                }
+                Ok(())
+            }
+            Op::Cvt(c) => self.cvt(inst, c),
+            Op::Cvta(c) => {
+                let [d, x] = self.operands(inst)?;
+                if c.space != StateSpace::Global {
+                    return Err(with_note(
+                        unsupported(format!("`cvta{}{}`", if c.to { ".to" } else { "" }, c.space)),
+                        "generic addresses of shared and local memory are planned; compile with -O3, where clang addresses those spaces directly",
+                    ));
+                }
+                // GLOBAL addresses are the same in the generic space.
+                let d = self.pair(d)?;
+                let (xl, xh) = self.halves(x)?;
+                self.mov(d, xl)?;
+                self.mov(d + 1, xh)
+            }
+            Op::Mov(t) => self.mov_instruction(inst, t),
+            Op::Ld(m) | Op::St(m) => self.memory(inst, m, matches!(op, Op::Ld(_))),
+            Op::Atom(a) | Op::Red(a) => self.atomic(inst, a, matches!(op, Op::Red(_))),
+            Op::Bar(bar) => {
+                let barrier_zero = matches!(inst.operands.as_slice(), [ast::Operand { kind: OperandKind::Immediate(Immediate::Int(0)), .. }]);
+                if bar.action != px::BarAction::Sync || !barrier_zero {
+                    return Err(with_note(unsupported("this barrier".into()), "supported: `bar.sync 0` and `barrier.sync 0` (`__syncthreads()`)"));
+                }
+                self.op(Opcode::BarSync, &[])
+            }
+            Op::BarWarpSync => {
+                let [mask] = self.operands(inst)?;
+                self.full_mask(mask)?;
+                self.op(Opcode::Warpsync, &[])
+            }
+            Op::Membar(m) => {
+                let scope = if m.level == px::MembarLevel::Cta { isa::MembarScope::Cta } else { isa::MembarScope::Gl };
+                self.emit(Form::Membar(mods::Membar { scope }), &[])
+            }
+            Op::Fence(f) => {
+                let scope = if f.scope == px::Scope::Cta { isa::MembarScope::Cta } else { isa::MembarScope::Gl };
+                self.emit(Form::Membar(mods::Membar { scope }), &[])
+            }
+            Op::Shfl(s) => self.shfl(inst, s),
+            Op::Vote(v) => {
+                let [d, p, mask] = self.operands(inst)?;
+                self.full_mask(mask)?;
+                if !v.sync {
+                    return Err(unsupported("`vote` without `.sync`".into()));
+                }
+                let q = self.pred_src(p)?;
+                match v.mode {
+                    px::VoteMode::Ballot => {
+                        let d = self.word(d)?;
+                        self.op(Opcode::VoteBallot, &[dst(d), q])
+                    }
+                    px::VoteMode::All | px::VoteMode::Any => {
+                        let d = self.pred(d)?;
+                        let mode = if v.mode == px::VoteMode::All { isa::VoteMode::All } else { isa::VoteMode::Any };
+                        self.emit(Form::Vote(mods::Vote { mode }), &[isa::Operand::Pred(d), q])
+                    }
+                    px::VoteMode::Uni => Err(unsupported("`vote.uni`".into())),
+                }
+            }
+            Op::Activemask => {
+                let [d] = self.operands(inst)?;
+                let d = self.word(d)?;
+                self.op(Opcode::VoteBallot, &[dst(d), isa::Operand::PredSrc { pred: isa::PT, negated: false }])
+            }
+            Op::Bra(_) => {
+                let [target] = self.operands(inst)?;
+                let OperandKind::Name(label) = target.kind else { return Err(error(target.span, "expected a label")) };
+                let label = self.b.label(label);
+                let pc = self.b.len() as u32;
+                self.op(Opcode::Bra, &[isa::Operand::Label { target: 0, reconv: isa::NO_RECONV }])?;
+                self.b.branch_to(pc, 0, label);
+                Ok(())
+            }
+            // Device functions are refused where they are called, so `ret` only ends a kernel.
+            Op::Ret(_) | Op::Exit => self.op(Opcode::Exit, &[]),
+            Op::Call(_) => Err(with_note(
+                unsupported("`call` (device functions)".into()),
+                "mark the device function `__forceinline__`, or compile at -O3 where clang inlines small ones",
+            )),
+            _ => Err(unsupported(format!("`{}`", opname(op)))),
+        }
+    }
+
+    /// The low and high words of a 64-bit source.
+    fn halves(&self, o: &ast::Operand<'a>) -> Result<(Src, Src)> {
+        match o.kind {
+            OperandKind::Name(n) if self.locs.contains_key(n) => {
+                let r = self.pair(o)?;
+                Ok((Src::reg(r), Src::reg(r + 1)))
+            }
+            OperandKind::Name(n) => Ok((Src::imm(self.symbol(n, o.span)?.address), Src::imm(0))),
+            OperandKind::Immediate(Immediate::Int(v)) => Ok((Src::imm(v as u32), Src::imm((v as u64 >> 32) as u32))),
+            OperandKind::Immediate(Immediate::F64(v)) => Ok((Src::imm(v as u32), Src::imm((v >> 32) as u32))),
+            _ => Err(error(o.span, "expected a 64-bit register or literal")),
+        }
+    }
+
+    /// `shfl.sync` and `vote.sync` must involve the whole warp.
+    fn full_mask(&self, mask: &ast::Operand<'a>) -> Result<()> {
+        match mask.kind {
+            OperandKind::Immediate(Immediate::Int(-1 | 0xFFFF_FFFF)) => Ok(()),
+            _ => Err(with_note(
+                error(mask.span, "the member mask must be the literal 0xffffffff (the whole warp)"),
+                "simt's warp collectives take every non-exited lane; partial masks are not supported",
+            )),
+        }
+    }
+
+    fn multiply(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mul, mad: bool) -> Result<()> {
+        let unsupported = |what: String| with_note(error(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is");
+        let name = if mad { "mad" } else { "mul" };
+        let ops = inst.operands.as_slice();
+        let (d, x, y, z) = match (mad, ops) {
+            (false, [d, x, y]) => (d, x, y, None),
+            (true, [d, x, y, z]) => (d, x, y, Some(z)),
+            _ => return Err(error(inst.span, format!("`{name}` takes {} operands", if mad { 4 } else { 3 }))),
+        };
+        if m.ty.is_float() {
+            rn_only(m.rounding, inst.op, inst)?;
+            return match (m.ty, z) {
+                (Type::F32, None) => {
+                    let d = self.word(d)?;
+                    let (x, y) = (self.src32(x)?, self.src32(y)?);
+                    self.emit(Form::Fmul(mods::Fmul { ftz: ftz(m.ftz), sat: sat(m.sat) }), &[dst(d), src(x), src(y)])
+                }
+                // `mad.rn.f32` is a fused multiply-add (PTX ISA, since sm_20).
+                (Type::F32, Some(z)) => {
+                    let d = self.word(d)?;
+                    let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
+                    self.emit(Form::Ffma(mods::Ffma { ftz: ftz(m.ftz), sat: sat(m.sat) }), &[dst(d), src(x), src(y), src(z)])
+                }
+                (Type::F64, None) => {
+                    let d = self.pair(d)?;
+                    let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
+                    self.op(Opcode::Dmul, &[dst(d), src(x), src(y)])
+                }
+                (Type::F64, Some(z)) => {
+                    let d = self.pair(d)?;
+                    let (x, y, z) = (self.src_f64(x)?, self.src_f64(y)?, self.src_f64(z)?);
+                    self.op(Opcode::Dfma, &[dst(d), src(x), src(y), src(z)])
+                }
+                (ty, _) => Err(unsupported(format!("`{name}{ty}`"))),
+            };
+        }
+        let signed = if m.ty.is_signed() { isa::IntType::S32 } else { isa::IntType::U32 };
+        match (m.mode, m.ty.bits(), z) {
+            (Some(px::MulMode::Lo), 32, None) => {
+                let d = self.word(d)?;
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                self.op(Opcode::Imul, &[dst(d), src(x), src(y)])
+            }
+            (Some(px::MulMode::Lo), 32, Some(z)) => {
+                let d = self.word(d)?;
+                let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
+                self.op(Opcode::Imad, &[dst(d), src(x), src(y), src(z)])
+            }
+            (Some(px::MulMode::Lo), 16, None) => {
+                // The low 16 bits of a product do not depend on the sources' signedness.
+                let d = self.word(d)?;
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                self.op(Opcode::Imul, &[dst(d), src(x), src(y)])?;
+                self.narrow(d, 16)
+            }
+            (Some(px::MulMode::Hi), 32, None) => {
+                let d = self.word(d)?;
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                self.emit(Form::ImulHi(mods::ImulHi { ty: signed }), &[dst(d), src(x), src(y)])
+            }
+            (Some(px::MulMode::Wide), 32, z) => {
+                let d = self.pair(d)?;
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                let wide = Form::ImulWide(mods::ImulWide { ty: signed });
+                match z {
+                    None => self.emit(wide, &[dst(d), src(x), src(y)]),
+                    Some(z) => {
+                        let z = self.src64(z)?;
+                        let t = self.scratch;
+                        self.emit(wide, &[dst(t), src(x), src(y)])?;
+                        self.op(Opcode::Iadd64, &[dst(d), src(Src::reg(t)), src(z)])
+                    }
+                }
+            }
+            (Some(px::MulMode::Lo), 64, None) => {
+                let d = self.pair(d)?;
+                let (x, y) = (self.src64(x)?, self.src64(y)?);
+                self.op(Opcode::Imul64, &[dst(d), src(x), src(y)])
+            }
+            _ => Err(unsupported(format!(
+                "`{name}{}{}`",
+                m.mode.map_or(String::new(), |mode| mode.to_string()),
+                m.ty
+            ))),
+        }
+    }
+
+    fn setp(&mut self, inst: &'t ast::Instruction<'a>, s: px::Setp) -> Result<()> {
+        let unsupported = |what: String| with_note(error(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is");
+        let (d, x, y, q) = match inst.operands.as_slice() {
+            [d, x, y] => (d, x, y, None),
+            [d, x, y, q] => (d, x, y, Some(q)),
+            _ => return Err(error(inst.span, "`setp` takes 3 or 4 operands")),
+        };
+        if matches!(d.kind, OperandKind::Pair(..)) {
+            return Err(unsupported("`setp` with two destinations (`p|q`)".into()));
+        }
+        let p = self.pred(d)?;
+        let q = match q {
+            Some(q) => self.pred_src(q)?,
+            None => isa::Operand::PredSrc { pred: isa::PT, negated: false },
+        };
+        let bop = match s.combine {
+            None | Some(px::BoolOp::And) => isa::BoolOp::And,
+            Some(px::BoolOp::Or) => isa::BoolOp::Or,
+            Some(px::BoolOp::Xor) => isa::BoolOp::Xor,
+        };
+        use px::CmpOp as C;
+        if s.ty.is_integer() && s.ty.bits() <= 32 {
+            if s.ty.bits() < 32 && s.ty.is_signed() {
+                return Err(unsupported(format!("`setp{}` (signed 8- and 16-bit comparisons)", s.ty)));
+            }
+            let (cmp, unsigned) = match s.cmp {
+                C::Eq => (isa::Cmp::Eq, false),
+                C::Ne => (isa::Cmp::Ne, false),
+                C::Lt => (isa::Cmp::Lt, false),
+                C::Le => (isa::Cmp::Le, false),
+                C::Gt => (isa::Cmp::Gt, false),
+                C::Ge => (isa::Cmp::Ge, false),
+                C::Lo => (isa::Cmp::Lt, true),
+                C::Ls => (isa::Cmp::Le, true),
+                C::Hi => (isa::Cmp::Gt, true),
+                C::Hs => (isa::Cmp::Ge, true),
+                other => return Err(error(inst.op_span, format!("`{other}` compares floating-point values, not `{}`", s.ty))),
+            };
+            let ty = if unsigned || !s.ty.is_signed() { isa::IntType::U32 } else { isa::IntType::S32 };
+            let (x, y) = (self.src32(x)?, self.src32(y)?);
+            return self.emit(Form::Isetp(mods::Isetp { cmp, ty, bop }), &[isa::Operand::Pred(p), src(x), src(y), q]);
+        }
+        let cmp = match s.cmp {
+            C::Eq => isa::FCmp::Eq,
+            C::Ne => isa::FCmp::Ne,
+            C::Lt => isa::FCmp::Lt,
+            C::Le => isa::FCmp::Le,
+            C::Gt => isa::FCmp::Gt,
+            C::Ge => isa::FCmp::Ge,
+            C::Equ => isa::FCmp::Equ,
+            C::Neu => isa::FCmp::Neu,
+            C::Ltu => isa::FCmp::Ltu,
+            C::Leu => isa::FCmp::Leu,
+            C::Gtu => isa::FCmp::Gtu,
+            C::Geu => isa::FCmp::Geu,
+            C::Num => isa::FCmp::Num,
+            C::Nan => isa::FCmp::Nan,
+            other => return Err(error(inst.op_span, format!("`{other}` compares unsigned integers, not `{}`", s.ty))),
+        };
+        match (s.ty, s.ftz) {
+            (Type::F32, false) => {
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                self.emit(Form::Fsetp(mods::Fsetp { cmp, bop }), &[isa::Operand::Pred(p), src(x), src(y), q])
+            }
+            (Type::F64, _) => {
+                let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
+                self.emit(Form::Dsetp(mods::Dsetp { cmp, bop }), &[isa::Operand::Pred(p), src(x), src(y), q])
+            }
+            (ty, ftz) => Err(unsupported(format!("`setp{}{ty}`", if ftz { ".ftz" } else { "" }))),
+        }
+    }
+
+    fn cvt(&mut self, inst: &'t ast::Instruction<'a>, c: px::Cvt) -> Result<()> {
+        let unsupported = || {
+            with_note(
+                error(inst.op_span, format!("`cvt{}{}{}` is not supported by the PTX front end yet", c.rounding.map_or(String::new(), |r| r.to_string()), c.dst, c.src)),
+                "docs/ptx.md lists the supported conversions",
+            )
+        };
+        let [d, x] = self.operands(inst)?;
+        if c.sat || c.relu || c.ftz {
+            return Err(unsupported());
+        }
+        let cvt_type = |t: Type| match t {
+            Type::U32 => Some(isa::CvtType::U32),
+            Type::S32 => Some(isa::CvtType::S32),
+            Type::F32 => Some(isa::CvtType::F32),
+            Type::F64 => Some(isa::CvtType::F64),
+            Type::F16 => Some(isa::CvtType::F16),
+            Type::Bf16 => Some(isa::CvtType::BF16),
+            _ => None,
+        };
+        let (to, from) = (c.dst, c.src);
+        if to.is_integer() && from.is_integer() {
+            return match (to.bits(), from.bits()) {
+                (64, 64) => {
+                    let (d, (xl, xh)) = (self.pair(d)?, self.halves(x)?);
+                    self.mov(d, xl)?;
+                    self.mov(d + 1, xh)
+                }
+                (64, _) => {
+                    let d = self.pair(d)?;
+                    let x = self.src32(x)?;
+                    self.mov(d, x)?;
+                    if from.is_signed() {
+                        self.extend_sign(d, Src::reg(d), from.bits())?;
+                        self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(d + 1), src(Src::reg(d)), src(Src::imm(31))])
+                    } else {
+                        self.mov(d + 1, Src::imm(0))
+                    }
+                }
+                (to_bits, from_bits) => {
+                    let d = self.word(d)?;
+                    let x = self.src32(x)?;
+                    if from_bits < to_bits && from.is_signed() {
+                        self.extend_sign(d, x, from_bits)?;
+                    } else {
+                        self.mov(d, x)?;
+                    }
+                    self.narrow(d, to_bits)
+                }
+            };
+        }
+        let rounding_ok = match (to.is_float(), from.is_float()) {
+            // Integer to float, and narrowing floats, round: only to nearest even is built.
+            (true, false) => c.rounding == Some(px::Rounding::Rn),
+            (true, true) if to.bits() < from.bits() => c.rounding == Some(px::Rounding::Rn),
+            (true, true) => c.rounding.is_none(),
+            // Float to integer truncates toward zero (`.rzi`), saturating, NaN giving 0.
+            (false, true) => c.rounding == Some(px::Rounding::Rzi),
+            (false, false) => false,
+        };
+        let (Some(to_ty), Some(from_ty)) = (cvt_type(to), cvt_type(from)) else { return Err(unsupported()) };
+        if !rounding_ok || to == from {
+            return Err(unsupported());
+        }
+        let d = if to_ty == isa::CvtType::F64 { self.pair(d)? } else { self.word(d)? };
+        let x = if from_ty == isa::CvtType::F64 { Src::reg(self.pair(x)?) } else { self.src32(x)? };
+        self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: from_ty }), &[dst(d), src(x)])
+    }
+
+    /// `d = x` sign-extended from its low `bits` bits.
+    fn extend_sign(&mut self, d: u8, x: Src, bits: u32) -> Result<()> {
+        if bits >= 32 {
+            return self.mov(d, x);
+        }
+        self.op(Opcode::Shl, &[dst(d), src(x), src(Src::imm(32 - bits))])?;
+        self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(d), src(Src::reg(d)), src(Src::imm(32 - bits))])
+    }
+
+    fn mov_instruction(&mut self, inst: &'t ast::Instruction<'a>, t: px::Typed) -> Result<()> {
+        let [d, x] = self.operands(inst)?;
+        if let OperandKind::Special(sr) = x.kind {
+            let d = self.word(d)?;
+            let sr = special(sr).ok_or_else(|| {
+                with_note(
+                    error(x.span, format!("the special register `{sr:?}` is not supported")),
+                    "supported: %tid, %ntid, %ctaid, %nctaid, %laneid, %warpid, %smid, %clock",
+                )
+            })?;
+            return self.op(Opcode::S2r, &[dst(d), isa::Operand::Special(sr)]);
+        }
+        match (class_of(t.ty), &d.kind, &x.kind) {
+            (Some(Class::Pred), _, _) => {
+                let (d, x) = (self.pred(d)?, self.pred_src(x)?);
+                let pt = isa::Operand::PredSrc { pred: isa::PT, negated: false };
+                self.emit(Form::Plop(mods::Plop { bop: isa::BoolOp::And }), &[isa::Operand::Pred(d), x, pt])
+            }
+            // Packing two words into a pair, and unpacking.
+            (Some(Class::Pair), OperandKind::Name(_), OperandKind::Vector(parts)) if parts.len() == 2 => {
+                let d = self.pair(d)?;
+                let (lo, hi) = (self.src32(&parts[0])?, self.src32(&parts[1])?);
+                self.mov(d, lo)?;
+                self.mov(d + 1, hi)
+            }
+            (Some(Class::Pair), OperandKind::Vector(parts), OperandKind::Name(_)) if parts.len() == 2 => {
+                let x = self.pair(x)?;
+                for (i, part) in parts.iter().enumerate() {
+                    if part.kind != OperandKind::Sink {
+                        let r = self.word(part)?;
+                        self.mov(r, Src::reg(x + i as u8))?;
+                    }
+                }
+                Ok(())
+            }
+            (Some(Class::Pair), _, _) => {
+                let d = self.pair(d)?;
+                match x.kind {
+                    OperandKind::Immediate(Immediate::Int(v)) => self.mov(d, Src::Imm { bits: v as u64, wide: true }),
+                    OperandKind::Immediate(Immediate::F64(bits)) => self.mov(d, Src::Imm { bits, wide: true }),
+                    _ => {
+                        let (lo, hi) = self.halves(x)?;
+                        self.mov(d, lo)?;
+                        self.mov(d + 1, hi)
+                    }
+                }
+            }
+            (Some(Class::Word { .. }), _, _) => {
+                let d = self.word(d)?;
+                let x = self.src32(x)?;
+                self.mov(d, x)
+            }
+            (None, _, _) => Err(error(inst.op_span, format!("`mov{}` is not supported by the PTX front end yet", t.ty))),
+        }
+    }
+
+    fn memory(&mut self, inst: &'t ast::Instruction<'a>, m: px::Memory, load: bool) -> Result<()> {
+        let name = if load { "ld" } else { "st" };
+        let unsupported = |what: String| with_note(error(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is");
+        let [first, second] = self.operands(inst)?;
+        let (data, addr) = if load { (first, second) } else { (second, first) };
+        let (address, symbol_space) = self.address(addr)?;
+        let space = match (m.space, symbol_space) {
+            (Some(space), _) => space,
+            (None, _) => {
+                return Err(with_note(
+                    unsupported(format!("`{name}` through a generic address")),
+                    "generic addressing is planned; compile with -O3, where clang names the state space",
+                ));
+            }
+        };
+        let space = match space {
+            StateSpace::Global => isa::Space::Global,
+            StateSpace::Shared => isa::Space::Shared,
+            StateSpace::Local => isa::Space::Local,
+            StateSpace::Param if load => isa::Space::Param,
+            other => return Err(unsupported(format!("`{name}{other}`"))),
+        };
+        let mem_ty = match m.ty {
+            Type::U8 | Type::B8 => isa::MemType::U8,
+            Type::S8 => isa::MemType::S8,
+            Type::U16 | Type::B16 | Type::F16 | Type::Bf16 => isa::MemType::U16,
+            Type::S16 => isa::MemType::S16,
+            Type::U32 => isa::MemType::U32,
+            Type::S32 => isa::MemType::S32,
+            Type::B32 | Type::F16x2 | Type::Bf16x2 => isa::MemType::B32,
+            Type::F32 => isa::MemType::F32,
+            Type::U64 | Type::S64 | Type::B64 => isa::MemType::B64,
+            Type::F64 => isa::MemType::F64,
+            ty => return Err(unsupported(format!("`{name}{ty}`"))),
+        };
+        // A pointer parameter is a 32-bit simt address: its high word is zero.
+        if space == isa::Space::Param && mem_ty == isa::MemType::B64
+            && let (Some(base), isa::Operand::Addr { offset, .. }) = (self.param_at(addr), address)
+                && self.pointers.contains_key(base) && self.symbols[base].address as i32 == offset {
+                    let d = self.pair(data)?;
+                    self.emit(Form::Ld(mods::Ld { space, vec: isa::VecWidth::Scalar, ty: isa::MemType::U32 }), &[dst(d), address])?;
+                    return self.mov(d + 1, Src::imm(0));
+                }
+        let wide = mem_ty == isa::MemType::B64 || mem_ty == isa::MemType::F64;
+        let vec = match m.vector {
+            None => isa::VecWidth::Scalar,
+            Some(px::Vector::V2) => isa::VecWidth::V2,
+            Some(px::Vector::V4) if !wide => isa::VecWidth::V4,
+            Some(v) => return Err(unsupported(format!("`{name}{v}{}`", m.ty))),
+        };
+        // Vector accesses move untyped words (simt's rule); the PTX element type only
+        // decides which registers receive them.
+        let mem_ty = match (vec, m.ty.bits()) {
+            (isa::VecWidth::Scalar, _) => mem_ty,
+            (_, 32) => isa::MemType::B32,
+            (_, 64) => isa::MemType::B64,
+            (_, _) => return Err(unsupported(format!("`{name}{}{}` (vectors of 8- and 16-bit elements)", m.vector.map_or(String::new(), |v| v.to_string()), m.ty))),
+        };
+        let narrow_signed = matches!(mem_ty, isa::MemType::S8 | isa::MemType::S16);
+        match (vec, &data.kind) {
+            (isa::VecWidth::Scalar, _) => {
+                let form = |space| if load { Form::Ld(mods::Ld { space, vec, ty: mem_ty }) } else { Form::St(mods::St { space, vec, ty: mem_ty }) };
+                let reg = match (wide, load) {
+                    (true, _) => self.pair(data)?,
+                    (false, true) => self.word(data)?,
+                    (false, false) => match self.src32(data)? {
+                        Src::Reg { reg, .. } => reg,
+                        literal => {
+                            self.mov(self.scratch, literal)?;
+                            self.scratch
+                        }
+                    },
+                };
+                if load {
+                    self.emit(form(space), &[dst(reg), address])?;
+                    if narrow_signed && matches!(self.class_of_operand(data), Some(Class::Word { bits: 16 | 8 })) {
+                        self.narrow(reg, 16)?;
+                    }
+                    Ok(())
+                } else {
+                    self.emit(form(space), &[address, src(Src::reg(reg))])
+                }
+            }
+            (_, OperandKind::Vector(parts)) => {
+                let per = if wide { 2 } else { 1 };
+                if parts.len() as u32 * per > SCRATCH {
+                    return Err(unsupported(format!("`{name}` of {} elements", parts.len())));
+                }
+                let t = self.scratch;
+                if load {
+                    self.emit(Form::Ld(mods::Ld { space, vec, ty: mem_ty }), &[dst(t), address])?;
+                }
+                for (i, part) in parts.iter().enumerate() {
+                    let at = t + (i as u32 * per) as u8;
+                    if part.kind == OperandKind::Sink {
+                        continue;
+                    }
+                    match (wide, load) {
+                        (true, true) => {
+                            let r = self.pair(part)?;
+                            self.mov(r, Src::reg(at))?;
+                            self.mov(r + 1, Src::reg(at + 1))?;
+                        }
+                        (true, false) => {
+                            let (lo, hi) = self.halves(part)?;
+                            self.mov(at, lo)?;
+                            self.mov(at + 1, hi)?;
+                        }
+                        (false, true) => {
+                            let r = self.word(part)?;
+                            self.mov(r, Src::reg(at))?;
+                        }
+                        (false, false) => {
+                            let x = self.src32(part)?;
+                            self.mov(at, x)?;
+                        }
+                    }
+                }
+                if !load {
+                    self.emit(Form::St(mods::St { space, vec, ty: mem_ty }), &[address, src(Src::reg(t))])?;
+                }
+                Ok(())
+            }
+            _ => Err(error(data.span, format!("`{name}{}` needs a vector of registers `{{...}}`", m.vector.map_or(String::new(), |v| v.to_string())))),
+        }
+    }
+
+    /// The parameter an `ld.param` address names.
+    fn param_at(&self, addr: &ast::Operand<'a>) -> Option<&'a str> {
+        match addr.kind {
+            OperandKind::Address(Address { base: Some(b), .. }) if self.symbols.get(b.value).is_some_and(|s| s.space == StateSpace::Param) => Some(b.value),
+            _ => None,
+        }
+    }
+
+    fn class_of_operand(&self, o: &ast::Operand<'a>) -> Option<Class> {
+        match o.kind {
+            OperandKind::Name(n) => self.classes.get(n).copied(),
+            _ => None,
+        }
+    }
+
+    fn atomic(&mut self, inst: &'t ast::Instruction<'a>, a: px::Atom, red: bool) -> Result<()> {
+        let name = if red { "red" } else { "atom" };
+        let unsupported = |what: String| with_note(error(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is");
+        let space = match a.space {
+            Some(StateSpace::Global) => isa::AtomSpace::Global,
+            Some(StateSpace::Shared) => isa::AtomSpace::Shared,
+            _ => return Err(unsupported(format!("`{name}` without `.global` or `.shared`"))),
+        };
+        let ops = inst.operands.as_slice();
+        let (d, rest) = if red { (None, ops) } else { (ops.first(), ops.get(1..).unwrap_or(&[])) };
+        let d = match d {
+            Some(d) => self.word(d)?,
+            None => RZ,
+        };
+        if a.vector.is_some() || a.ty.bits() != 32 {
+            return Err(unsupported(format!("`{name}{}`", a.ty)));
+        }
+        match (a.op, rest) {
+            (px::AtomOp::Cas, [addr, b, c]) => {
+                let (address, _) = self.address(addr)?;
+                let (b, c) = (self.src32(b)?, self.src32(c)?);
+                self.emit(Form::AtomCas(mods::AtomCas { space, ty: isa::CasType::B32 }), &[dst(d), address, src(b), src(c)])
+            }
+            (op, [addr, b]) => {
+                let op = match op {
+                    px::AtomOp::Add => isa::AtomOp::Add,
+                    px::AtomOp::Min => isa::AtomOp::Min,
+                    px::AtomOp::Max => isa::AtomOp::Max,
+                    px::AtomOp::Exch => isa::AtomOp::Exch,
+                    px::AtomOp::And => isa::AtomOp::And,
+                    px::AtomOp::Or => isa::AtomOp::Or,
+                    px::AtomOp::Xor => isa::AtomOp::Xor,
+                    other => return Err(unsupported(format!("`{name}{other}`"))),
+                };
+                let ty = match a.ty {
+                    Type::U32 => isa::AtomType::U32,
+                    Type::S32 => isa::AtomType::S32,
+                    Type::F32 => isa::AtomType::F32,
+                    _ => isa::AtomType::B32,
+                };
+                let (address, _) = self.address(addr)?;
+                let b = self.src32(b)?;
+                let form = Form::Atom(mods::Atom { space, op, ty });
+                let probe = Instruction { form, guard: isa::Guard::ALWAYS, operands: [dst(RZ), address, src(b), isa::Operand::None, isa::Operand::None] };
+                if let Err(e) = probe.validate() {
+                    return Err(unsupported(format!("`{name}{}{}` ({e})", a.op, a.ty)));
+                }
+                self.emit(form, &[dst(d), address, src(b)])
+            }
+            _ => Err(error(inst.span, format!("`{name}` has the wrong number of operands"))),
+        }
+    }
+
+    fn shfl(&mut self, inst: &'t ast::Instruction<'a>, s: px::Shfl) -> Result<()> {
+        let [d, a, b, c, mask] = self.operands(inst)?;
+        if !s.sync || s.ty.bits() != 32 {
+            return Err(error(inst.op_span, "only `shfl.sync` of 32-bit values is supported"));
+        }
+        if matches!(d.kind, OperandKind::Pair(..)) {
+            return Err(error(d.span, "`shfl` with a predicate output (`d|p`) is not supported yet"));
+        }
+        self.full_mask(mask)?;
+        let mode = match s.mode {
+            px::ShflMode::Up => isa::ShflMode::Up,
+            px::ShflMode::Down => isa::ShflMode::Down,
+            px::ShflMode::Bfly => isa::ShflMode::Bfly,
+            px::ShflMode::Idx => isa::ShflMode::Idx,
+        };
+        // PTX packs the segment width and the clamp into `c`: ((32 - width) << 8) | clamp,
+        // the clamp being 0 for `.up` and width - 1 otherwise.
+        let OperandKind::Immediate(Immediate::Int(c_value)) = c.kind else {
+            return Err(error(c.span, "the clamp operand must be a literal"));
+        };
+        let width = 32 - (c_value >> 8);
+        let clamp = c_value & 0xFF;
+        let expected = if mode == isa::ShflMode::Up { 0 } else { width - 1 };
+        if !(1..=32).contains(&width) || (width as u32).count_ones() != 1 || clamp != expected || c_value >> 13 != 0 {
+            return Err(with_note(
+                error(c.span, format!("clamp value {c_value:#x} is not one that CUDA's __shfl_*_sync produces")),
+                "expected ((32 - width) << 8) | (width - 1), or (32 - width) << 8 for .up, with width a power of two",
+            ));
+        }
+        let d = self.word(d)?;
+        let a = self.word(a)?;
+        let b = self.src32(b)?;
+        self.emit(Form::Shfl(mods::Shfl { mode }), &[dst(d), src(Src::reg(a)), src(b), isa::Operand::Imm(width as u32)])
+    }
+}
+
+fn too_many(at: Span, name: &str) -> Diagnostic {
+    with_note(
+        error(at, format!("more registers are live here than simt has (`{name}` finds none free)")),
+        "simt has R0-R254; spilling to local memory is not built yet",
+    )
+}
+
+fn dst(r: u8) -> isa::Operand {
+    isa::Operand::Reg(r)
+}
+
+fn src(s: Src) -> isa::Operand {
+    isa::Operand::Src(s)
+}
+
+fn ftz(on: bool) -> isa::Ftz {
+    if on { isa::Ftz::Yes } else { isa::Ftz::No }
+}
+
+fn sat(on: bool) -> isa::Sat {
+    if on { isa::Sat::Yes } else { isa::Sat::No }
+}
+
+fn negate_f32(s: Src) -> Src {
+    match s {
+        Src::Reg { reg, neg, abs } => Src::Reg { reg, neg: !neg, abs },
+        Src::Imm { bits, wide } => Src::Imm { bits: bits ^ 0x8000_0000, wide },
+    }
+}
+
+fn class_of(ty: Type) -> Option<Class> {
+    match ty.bits() {
+        1 => Some(Class::Pred),
+        8 | 16 | 32 => Some(Class::Word { bits: ty.bits() }),
+        64 => Some(Class::Pair),
+        _ => None,
+    }
+}
+
+fn modifiers_of(ty: Type, sat: bool) -> String {
+    format!("{}{ty}", if sat { ".sat" } else { "" })
+}
+
+/// Float arithmetic rounds to nearest even; `.rz`, `.rm` and `.rp` are not built.
+fn rn_only(rounding: Option<px::Rounding>, op: Op, inst: &ast::Instruction<'_>) -> Result<()> {
+    match rounding {
+        None | Some(px::Rounding::Rn) => Ok(()),
+        Some(r) => Err(with_note(
+            error(inst.op_span, format!("`{}{r}` is not supported by the PTX front end yet", opname(op))),
+            "simt's floating-point arithmetic rounds to nearest even (`.rn`)",
+        )),
+    }
+}
+
+fn opname(op: Op) -> &'static str {
+    op.name()
+}
+
+fn special(sr: px::SpecialReg) -> Option<isa::SpecialReg> {
+    use isa::SpecialReg as S;
+    use px::{Dim, SpecialReg as P};
+    let dim = |d: Dim, x: S, y: S, z: S| match d {
+        Dim::X => x,
+        Dim::Y => y,
+        Dim::Z => z,
+    };
+    Some(match sr {
+        P::Tid(d) => dim(d, S::TidX, S::TidY, S::TidZ),
+        P::Ntid(d) => dim(d, S::NtidX, S::NtidY, S::NtidZ),
+        P::Ctaid(d) => dim(d, S::CtaidX, S::CtaidY, S::CtaidZ),
+        P::Nctaid(d) => dim(d, S::NctaidX, S::NctaidY, S::NctaidZ),
+        P::Laneid => S::LaneId,
+        P::Warpid => S::WarpId,
+        P::Smid => S::SmId,
+        P::Clock => S::Clock,
+        _ => return None,
+    })
+}
+
+/// The element type of every `.u64` parameter that is a pointer into global memory: its
+/// value (through moves, `cvta.to.global` and additions) reaches the address of a load,
+/// store or atomic, whose type gives the element type (the first one found).
+fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>]) -> HashMap<&'a str, isa::ElemType> {
+    let params: Vec<&str> = f.params.iter().map(|p| p.name.value).collect();
+    let mut origin: HashMap<&'a str, &'a str> = HashMap::new();
+    let mut found: HashMap<&'a str, isa::ElemType> = HashMap::new();
+    let name = |o: Option<&ast::Operand<'a>>| match o.map(|o| &o.kind) {
+        Some(OperandKind::Name(n)) => Some(*n),
+        _ => None,
+    };
+    let base = |o: Option<&ast::Operand<'a>>| match o.map(|o| &o.kind) {
+        Some(OperandKind::Address(Address { base: Some(b), .. })) => Some(b.value),
+        _ => None,
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for item in items {
+            let Item::Inst(inst) = item else { continue };
+            let ops = &inst.operands;
+            let from = match inst.op {
+                Op::Ld(m) if m.space == Some(StateSpace::Param) => base(ops.get(1)).filter(|b| params.contains(b)),
+                Op::Cvta(_) | Op::Mov(_) => name(ops.get(1)).and_then(|s| origin.get(s).copied()),
+                Op::Add(a) if a.ty.bits() == 64 => {
+                    name(ops.get(1)).and_then(|s| origin.get(s).copied()).or_else(|| name(ops.get(2)).and_then(|s| origin.get(s).copied()))
+                }
+                Op::Ld(m) | Op::St(m) => {
+                    let addr = if matches!(inst.op, Op::Ld(_)) { ops.get(1) } else { ops.first() };
+                    if let (Some(param), Some(elem)) = (base(addr).and_then(|b| origin.get(b)), elem_type(m.ty))
+                        && !found.contains_key(param) {
+                            found.insert(param, elem);
+                        }
+                    None
+                }
+                Op::Atom(a) | Op::Red(a) => {
+                    let addr = if matches!(inst.op, Op::Red(_)) { ops.first() } else { ops.get(1) };
+                    if let (Some(param), Some(elem)) = (base(addr).and_then(|b| origin.get(b)), elem_type(a.ty))
+                        && !found.contains_key(param) {
+                            found.insert(param, elem);
+                        }
+                    None
+                }
+                _ => None,
+            };
+            if let (Some(from), Some(d)) = (from, name(ops.first()))
+                && origin.insert(d, from) != Some(from) {
+                    changed = true;
+                }
+        }
+    }
+    // A pointer never dereferenced still needs a type: raw 32-bit words.
+    let mut pointers = HashMap::new();
+    for item in items {
+        if let Item::Inst(inst) = item
+            && let (Op::Cvta(c), Some(OperandKind::Name(s))) = (inst.op, inst.operands.get(1).map(|o| &o.kind))
+                && c.to && c.space == StateSpace::Global
+                    && let Some(&param) = origin.get(s) {
+                        pointers.insert(param, found.get(param).copied().unwrap_or(isa::ElemType::U32));
+                    }
+    }
+    pointers
+}
+
+fn elem_type(ty: Type) -> Option<isa::ElemType> {
+    use isa::ElemType as E;
+    Some(match ty {
+        Type::U8 | Type::B8 => E::U8,
+        Type::S8 => E::S8,
+        Type::U16 | Type::B16 => E::U16,
+        Type::S16 => E::S16,
+        Type::F16 => E::F16,
+        Type::Bf16 => E::BF16,
+        Type::U32 => E::U32,
+        Type::S32 => E::S32,
+        Type::B32 | Type::F16x2 | Type::Bf16x2 => E::B32,
+        Type::F32 => E::F32,
+        Type::F64 => E::F64,
+        _ => return None,
+    })
+}
