@@ -21,6 +21,7 @@ pub mod diagnostic;
 pub mod lexer;
 pub mod ops;
 mod parser;
+mod spaces;
 mod translate;
 
 pub use ast::{Module, Span};

@@ -174,6 +174,10 @@ struct Entry<'t, 'a> {
     symbols: HashMap<&'a str, Symbol>,
     /// Pointer parameters: the simt parameter's element type, by PTX name.
     pointers: HashMap<&'a str, isa::ElemType>,
+    /// What each register's address points into, for generic accesses.
+    spaces: HashMap<&'a str, crate::spaces::Spaces>,
+    /// Registers that hold one constant everywhere (member masks at -O0).
+    constants: HashMap<&'a str, i64>,
     scratch: u8,
     line: u32,
     guard: isa::Guard,
@@ -197,6 +201,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             locs: HashMap::new(),
             symbols: HashMap::new(),
             pointers: HashMap::new(),
+            spaces: HashMap::new(),
+            constants: HashMap::new(),
             scratch: 0,
             line: 0,
             guard: isa::Guard::ALWAYS,
@@ -210,6 +216,10 @@ impl<'t, 'a> Entry<'t, 'a> {
         if let Err(e) = entry.allocate(&items) {
             errors.push(e);
         }
+        let insts: Vec<&ast::Instruction<'a>> = items.iter().filter_map(|i| if let Item::Inst(i) = i { Some(*i) } else { None }).collect();
+        let symbols = &entry.symbols;
+        entry.spaces = crate::spaces::infer(&insts, |n| symbols.get(n).map(|s| s.space));
+        entry.constants = crate::spaces::constants(&insts, &entry.spaces);
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -979,15 +989,10 @@ impl<'t, 'a> Entry<'t, 'a> {
                 Ok(())
             }
             Op::Cvt(c) => self.cvt(inst, c),
-            Op::Cvta(c) => {
+            // A generic address is the address in its space (simt has no generic window;
+            // `spaces` resolves generic accesses statically), so every `cvta` is a move.
+            Op::Cvta(_) => {
                 let [d, x] = self.operands(inst)?;
-                if c.space != StateSpace::Global {
-                    return Err(with_note(
-                        unsupported(format!("`cvta{}{}`", if c.to { ".to" } else { "" }, c.space)),
-                        "generic addresses of shared and local memory are planned; compile with -O3, where clang addresses those spaces directly",
-                    ));
-                }
-                // GLOBAL addresses are the same in the generic space.
                 let d = self.pair(d)?;
                 let (xl, xh) = self.halves(x)?;
                 self.mov(d, xl)?;
@@ -1077,10 +1082,15 @@ impl<'t, 'a> Entry<'t, 'a> {
 
     /// `shfl.sync` and `vote.sync` must involve the whole warp.
     fn full_mask(&self, mask: &ast::Operand<'a>) -> Result<()> {
-        match mask.kind {
-            OperandKind::Immediate(Immediate::Int(-1 | 0xFFFF_FFFF)) => Ok(()),
+        let value = match mask.kind {
+            OperandKind::Immediate(Immediate::Int(v)) => Some(v),
+            OperandKind::Name(n) => self.constants.get(n).copied(),
+            _ => None,
+        };
+        match value {
+            Some(-1 | 0xFFFF_FFFF) => Ok(()),
             _ => Err(with_note(
-                error(mask.span, "the member mask must be the literal 0xffffffff (the whole warp)"),
+                error(mask.span, "the member mask must be 0xffffffff (the whole warp), and this one may not be"),
                 "simt's warp collectives take every non-exited lane; partial masks are not supported",
             )),
         }
@@ -1336,6 +1346,12 @@ impl<'t, 'a> Entry<'t, 'a> {
             return self.op(Opcode::S2r, &[dst(d), isa::Operand::Special(sr)]);
         }
         match (class_of(t.ty), &d.kind, &x.kind) {
+            (Some(Class::Pred), _, OperandKind::Immediate(Immediate::Int(v))) => {
+                let d = self.pred(d)?;
+                let value = isa::Operand::PredSrc { pred: isa::PT, negated: *v == 0 };
+                let pt = isa::Operand::PredSrc { pred: isa::PT, negated: false };
+                self.emit(Form::Plop(mods::Plop { bop: isa::BoolOp::And }), &[isa::Operand::Pred(d), value, pt])
+            }
             (Some(Class::Pred), _, _) => {
                 let (d, x) = (self.pred(d)?, self.pred_src(x)?);
                 let pt = isa::Operand::PredSrc { pred: isa::PT, negated: false };
@@ -1385,14 +1401,9 @@ impl<'t, 'a> Entry<'t, 'a> {
         let [first, second] = self.operands(inst)?;
         let (data, addr) = if load { (first, second) } else { (second, first) };
         let (address, symbol_space) = self.address(addr)?;
-        let space = match (m.space, symbol_space) {
-            (Some(space), _) => space,
-            (None, _) => {
-                return Err(with_note(
-                    unsupported(format!("`{name}` through a generic address")),
-                    "generic addressing is planned; compile with -O3, where clang names the state space",
-                ));
-            }
+        let space = match m.space.or(symbol_space) {
+            Some(space) => space,
+            None => self.generic_space(addr)?,
         };
         let space = match space {
             StateSpace::Global => isa::Space::Global,
@@ -1452,6 +1463,16 @@ impl<'t, 'a> Entry<'t, 'a> {
                         }
                     },
                 };
+                if load && !wide && self.class_of_operand(data) == Some(Class::Pair) {
+                    // A 32-bit or narrower value into a 64-bit register: extend it.
+                    let d = self.pair(data)?;
+                    self.emit(form(space), &[dst(d), address])?;
+                    return if m.ty.is_signed() {
+                        self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(d + 1), src(Src::reg(d)), src(Src::imm(31))])
+                    } else {
+                        self.mov(d + 1, Src::imm(0))
+                    };
+                }
                 if load {
                     self.emit(form(space), &[dst(reg), address])?;
                     if narrow_signed && matches!(self.class_of_operand(data), Some(Class::Word { bits: 16 | 8 })) {
@@ -1506,6 +1527,22 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
+    /// The space a generic address points into, when the inference found exactly one.
+    fn generic_space(&self, addr: &ast::Operand<'a>) -> Result<StateSpace> {
+        let symbols = &self.symbols;
+        if let Some(space) = crate::spaces::access_space(&self.spaces, Some(addr), &|n| symbols.get(n).map(|s| s.space)) {
+            return Ok(space);
+        }
+        let found = match addr.kind {
+            OperandKind::Address(Address { base: Some(b), .. }) => self.spaces.get(b.value).copied().unwrap_or_default().describe(),
+            _ => "no known space (an absolute address)".into(),
+        };
+        Err(with_note(
+            error(addr.span, format!("cannot tell which state space this generic address points into: {found}")),
+            "simt has no generic address space: every generic access must point into one space, known from the `cvta` that made its address",
+        ))
+    }
+
     /// The parameter an `ld.param` address names.
     fn param_at(&self, addr: &ast::Operand<'a>) -> Option<&'a str> {
         match addr.kind {
@@ -1524,10 +1561,15 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn atomic(&mut self, inst: &'t ast::Instruction<'a>, a: px::Atom, red: bool) -> Result<()> {
         let name = if red { "red" } else { "atom" };
         let unsupported = |what: String| with_note(error(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is");
+        let address_operand = inst.operands.get(usize::from(!red)).ok_or_else(|| error(inst.span, format!("`{name}` needs an address")))?;
         let space = match a.space {
-            Some(StateSpace::Global) => isa::AtomSpace::Global,
-            Some(StateSpace::Shared) => isa::AtomSpace::Shared,
-            _ => return Err(unsupported(format!("`{name}` without `.global` or `.shared`"))),
+            Some(space) => space,
+            None => self.generic_space(address_operand)?,
+        };
+        let space = match space {
+            StateSpace::Global => isa::AtomSpace::Global,
+            StateSpace::Shared => isa::AtomSpace::Shared,
+            other => return Err(unsupported(format!("`{name}` on {other} memory"))),
         };
         let ops = inst.operands.as_slice();
         let (d, rest) = if red { (None, ops) } else { (ops.first(), ops.get(1..).unwrap_or(&[])) };
@@ -1696,6 +1738,11 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>]) -> HashMap<&
     let params: Vec<&str> = f.params.iter().map(|p| p.name.value).collect();
     let mut origin: HashMap<&'a str, &'a str> = HashMap::new();
     let mut found: HashMap<&'a str, isa::ElemType> = HashMap::new();
+    let mut slots: HashMap<(&'a str, i64), &'a str> = HashMap::new();
+    let slot = |o: Option<&ast::Operand<'a>>| match o.map(|o| &o.kind) {
+        Some(OperandKind::Address(Address { base: Some(b), offset })) => Some((b.value, *offset)),
+        _ => None,
+    };
     let name = |o: Option<&ast::Operand<'a>>| match o.map(|o| &o.kind) {
         Some(OperandKind::Name(n)) => Some(*n),
         _ => None,
@@ -1712,6 +1759,18 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>]) -> HashMap<&
             let ops = &inst.operands;
             let from = match inst.op {
                 Op::Ld(m) if m.space == Some(StateSpace::Param) => base(ops.get(1)).filter(|b| params.contains(b)),
+                // -O0 keeps pointers in stack slots: `st.u64 [%SP+8], %rd6` ... `ld.u64 %rd7, [%SP+8]`.
+                Op::Ld(m) if m.ty.bits() == 64 && slot(ops.get(1)).is_some_and(|s| slots.contains_key(&s)) => {
+                    slot(ops.get(1)).and_then(|s| slots.get(&s).copied())
+                }
+                Op::St(m) if m.ty.bits() == 64 => {
+                    if let (Some(s), Some(&param)) = (slot(ops.first()), name(ops.get(1)).and_then(|v| origin.get(v)))
+                        && slots.insert(s, param) != Some(param)
+                    {
+                        changed = true;
+                    }
+                    None
+                }
                 Op::Cvta(_) | Op::Mov(_) => name(ops.get(1)).and_then(|s| origin.get(s).copied()),
                 Op::Add(a) if a.ty.bits() == 64 => {
                     name(ops.get(1)).and_then(|s| origin.get(s).copied()).or_else(|| name(ops.get(2)).and_then(|s| origin.get(s).copied()))
