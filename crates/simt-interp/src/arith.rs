@@ -124,6 +124,10 @@ lane_ops!(
         Shl => shl(a, b),
         ShrU => a.checked_shr(b).unwrap_or(0),
         ShrS => ((a as i32) >> b.min(31)) as u32,
+        DivS => if b == 0 { u32::MAX } else { (a as i32).wrapping_div(b as i32) as u32 },
+        DivU => a.checked_div(b).unwrap_or(u32::MAX),
+        RemS => if b == 0 { a } else { (a as i32).wrapping_rem(b as i32) as u32 },
+        RemU => a.checked_rem(b).unwrap_or(a),
     }
 );
 
@@ -143,8 +147,22 @@ lane_ops!(
     TriOp, tri_op, tri_op_lanes, |a, b, c| {
         Imad => a.wrapping_mul(b).wrapping_add(c),
         Lea => shl(a, c).wrapping_add(b),
+        BfeU => bfe(a, b, c, false),
+        BfeS => bfe(a, b, c, true),
     }
 );
+
+/// PTX `bfe`: the `len`-bit field of `a` at `pos` (both mod 256); bits past bit 31, and
+/// all bits above the field, are the extension (the field's top bit when signed, else 0).
+#[inline(always)]
+fn bfe(a: u32, pos: u32, len: u32, signed: bool) -> u32 {
+    let (pos, len) = (pos & 0xFF, len & 0xFF);
+    let sign = signed && len != 0 && (a >> (pos + len - 1).min(31)) & 1 != 0;
+    let width = len.min(32u32.saturating_sub(pos));
+    let field = if pos >= 32 { 0 } else { a >> pos };
+    let mask = if width >= 32 { u32::MAX } else { (1 << width) - 1 };
+    (field & mask) | if sign { !mask } else { 0 }
+}
 
 /// The canonical f32 NaN that NVIDIA GPUs produce.
 pub const NAN32: u32 = 0x7FFF_FFFF;

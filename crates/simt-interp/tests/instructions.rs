@@ -1389,6 +1389,23 @@ fn ptx_support_cases() -> Vec<Case> {
         c("FDIV R2, R0, R1", "R0=f:1 R1=f:-0", "R2=f:-inf"),
         c("FDIV R2, R0, R1", "R0=f:0 R1=f:0", "R2=0x7fffffff"),
         c("FDIV R2, R0, 0.5", "R0=0x00000001", "R2=0x00000002"),
+        c("IDIV R2, R0, R1", "R0=-7 R1=2", "R2=-3"),
+        c("IDIV.S32 R2, R0, R1", "R0=0x80000000 R1=-1", "R2=0x80000000"),
+        c("IDIV.U32 R2, R0, R1", "R0=-7 R1=2", "R2=0x7ffffffc"),
+        c("IDIV R2, R0, RZ", "R0=5", "R2=0xffffffff"),
+        c("IDIV.U32 R2, R0, 0", "R0=5", "R2=0xffffffff"),
+        c("IREM R2, R0, R1", "R0=-7 R1=2", "R2=-1"),
+        c("IREM R2, R0, R1", "R0=0x80000000 R1=-1", "R2=0"),
+        c("IREM.U32 R2, R0, 7", "R0=-1", "R2=3"),
+        c("IREM.U32 R2, R0, RZ", "R0=9", "R2=9"),
+        c("BFE R2, R0, 5, 3", "R0=0xE0", "R2=7"),
+        c("BFE.U32 R2, R0, 28, 8", "R0=0xF0000000", "R2=0xF"),
+        c("BFE.S32 R2, R0, 4, 4", "R0=0x80", "R2=0xfffffff8"),
+        c("BFE.S32 R2, R0, 28, 8", "R0=0x80000000", "R2=0xfffffff8"),
+        c("BFE.S32 R2, R0, 40, 4", "R0=0x80000000", "R2=0xffffffff"),
+        c("BFE.U32 R2, R0, 40, 4", "R0=0x80000000", "R2=0"),
+        c("BFE.S32 R2, R0, 4, 0", "R0=-1", "R2=0"),
+        c("BFE.U32 R2, R0, 0, 0x120", "R0=0x12345678", "R2=0x12345678"),
     ]
 }
 

@@ -959,6 +959,12 @@ instruction_table! {
     Plop: "PLOP" [bop: BoolOp], &[op("p", P), op("a", Q), op("b", Q)], optional 0, Int, Alu, [];
     /// `d = a / b` in f32, correctly rounded to nearest even (PTX `div.rn.f32`).
     Fdiv: "FDIV" [], DAB_F32, optional 0, Sfu, Sfu, [];
+    /// `d = a / b`, rounded toward zero (signed unless `U32`); `b = 0` gives `0xFFFFFFFF`, `i32::MIN / -1` gives `i32::MIN`.
+    Idiv: "IDIV" [ty: IntType = S32], DAB_INT, optional 0, Sfu, Sfu, [];
+    /// `d = a - b * (a / b)`, the remainder of `IDIV` (its sign is `a`'s); `b = 0` gives `a`.
+    Irem: "IREM" [ty: IntType = S32], DAB_INT, optional 0, Sfu, Sfu, [];
+    /// `d = ` the `len`-bit field of `a` at bit `pos` (each taken mod 256), zero-extended (`U32`) or sign-extended from the field's top bit (`S32`); bits past bit 31 read as the extension.
+    Bfe: "BFE" [ty: IntType = U32], &[op("d", D), op("a", S_INT), op("pos", S_INT), op("len", S_INT)], optional 0, Int, Alu, [];
 }
 
 impl Opcode {

@@ -794,10 +794,30 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let (x, y) = (self.src32(x)?, self.src32(y)?);
                         self.op(Opcode::Fdiv, &[dst(d), src(x), src(y)])
                     }
+                    (Type::S32 | Type::U32, None, false) => {
+                        let d = self.word(d)?;
+                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        let ty = if dv.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
+                        self.emit(Form::Idiv(mods::Idiv { ty }), &[dst(d), src(x), src(y)])
+                    }
                     _ => Err(unsupported(format!("`div{}`", dv.ty))).map_err(|e| {
-                        with_note(e, "supported: div.rn.f32, div.approx.f32, div.full.f32 (integer division is planned)")
+                        with_note(e, "supported: div.s32, div.u32, div.rn.f32, div.approx.f32, div.full.f32")
                     }),
                 }
+            }
+            Op::Rem(t) if matches!(t.ty, Type::S32 | Type::U32) => {
+                let [d, x, y] = self.operands(inst)?;
+                let d = self.word(d)?;
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                let ty = if t.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
+                self.emit(Form::Irem(mods::Irem { ty }), &[dst(d), src(x), src(y)])
+            }
+            Op::Bfe(t) if matches!(t.ty, Type::S32 | Type::U32) => {
+                let [d, x, pos, len] = self.operands(inst)?;
+                let d = self.word(d)?;
+                let (x, pos, len) = (self.src32(x)?, self.src32(pos)?, self.src32(len)?);
+                let ty = if t.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
+                self.emit(Form::Bfe(mods::Bfe { ty }), &[dst(d), src(x), src(pos), src(len)])
             }
             Op::Neg(a) | Op::Abs(a) => {
                 let [d, x] = self.operands(inst)?;

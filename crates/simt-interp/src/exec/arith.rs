@@ -195,6 +195,9 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
             ArithOp::Plop { p: Translator::pred_out(&o[0]), a: Translator::pred_in(&o[1]), b: Translator::pred_in(&o[2]), bop }
         }
         Form::Fdiv(_) => f2(FOp::Div, FFlags::default()),
+        Form::Idiv(mods::Idiv { ty }) => int2(if signed(ty) { IntOp::DivS } else { IntOp::DivU }),
+        Form::Irem(mods::Irem { ty }) => int2(if signed(ty) { IntOp::RemS } else { IntOp::RemU }),
+        Form::Bfe(mods::Bfe { ty }) => tri(if signed(ty) { TriOp::BfeS } else { TriOp::BfeU }),
         Form::Dfma(_) => ArithOp::Dfma { d: t.dst(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]), c: t.val64(&o[3]) },
         _ => return None,
     })
