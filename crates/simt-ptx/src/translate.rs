@@ -112,7 +112,13 @@ enum Loc {
     Pred(u8),
     Reg(u8),
     Pair(u8),
+    /// A predicate that found no P register: it lives in this register as 0 or 1 and is
+    /// moved into a scratch predicate (P5, P6) around each instruction that uses it.
+    SpilledPred(u8),
 }
+
+/// The predicates left for spilled ones to pass through.
+const SCRATCH_PREDS: [u8; 2] = [5, 6];
 
 /// A name that stands for an address: a variable or a kernel parameter.
 #[derive(Clone, Copy, Debug)]
@@ -176,6 +182,8 @@ struct Entry<'t, 'a> {
     pointers: HashMap<&'a str, isa::ElemType>,
     /// What each register's address points into, for generic accesses.
     spaces: HashMap<&'a str, crate::spaces::Spaces>,
+    /// Spilled predicates standing in scratch predicates for the current instruction.
+    aliases: Vec<(&'a str, u8)>,
     /// Registers that hold one constant everywhere (member masks at -O0).
     constants: HashMap<&'a str, i64>,
     scratch: u8,
@@ -202,6 +210,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             symbols: HashMap::new(),
             pointers: HashMap::new(),
             spaces: HashMap::new(),
+            aliases: Vec::new(),
             constants: HashMap::new(),
             scratch: 0,
             line: 0,
@@ -505,7 +514,39 @@ impl<'t, 'a> Entry<'t, 'a> {
                 transfer(&mut live, inst);
             }
         }
-        // Greedy colouring in order of first mention.
+        // Greedy colouring in order of first mention. Predicates that find no colour
+        // are spilled to registers, and the colouring is redone with P5 and P6 kept back
+        // to carry them.
+        let mut spilled = vec![false; n];
+        let (loc, highest) = loop {
+            match self.colour(&names_of, &interferes, &spilled, items, &insts)? {
+                Ok(done) => break done,
+                Err(uncoloured) => uncoloured.into_iter().for_each(|id| spilled[id] = true),
+            }
+        };
+        for (id, name) in names_of.iter().enumerate() {
+            if let Some(l) = loc[id] {
+                self.locs.insert(name, l);
+            }
+        }
+        self.scratch = (highest + 1).next_multiple_of(SCRATCH) as u8;
+        Ok(())
+    }
+
+    /// One colouring attempt: every register's location and the highest register used, or
+    /// the predicates that found no colour.
+    #[allow(clippy::type_complexity)]
+    fn colour(
+        &self,
+        names_of: &[&'a str],
+        interferes: &[Vec<u64>],
+        spilled: &[bool],
+        items: &[Item<'t, 'a>],
+        insts: &[(usize, Vec<usize>, Vec<usize>, bool)],
+    ) -> Result<std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>>> {
+        let n = names_of.len();
+        let pred_colours = if spilled.iter().any(|&s| s) { usize::from(SCRATCH_PREDS[0]) } else { 7 };
+        let mut uncoloured = Vec::new();
         let mut loc: Vec<Option<Loc>> = vec![None; n];
         let mut highest = 0u32;
         for id in 0..n {
@@ -518,7 +559,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     bits &= bits - 1;
                     match loc[x] {
                         Some(Loc::Pred(p)) => preds[usize::from(p)] = true,
-                        Some(Loc::Reg(r)) => regs[usize::from(r)] = true,
+                        Some(Loc::Reg(r) | Loc::SpilledPred(r)) => regs[usize::from(r)] = true,
                         Some(Loc::Pair(r)) => (regs[usize::from(r)], regs[usize::from(r) + 1]) = (true, true),
                         None => {}
                     }
@@ -531,15 +572,18 @@ impl<'t, 'a> Entry<'t, 'a> {
             };
             let usable = isa::NUM_REGS as usize - SCRATCH as usize;
             loc[id] = Some(match self.classes[name] {
-                Class::Pred => {
-                    let p = preds.iter().position(|used| !used).ok_or_else(|| {
-                        with_note(
-                            error(at, format!("more than 7 predicates are live together with `{name}`; simt has P0-P6")),
-                            "spilling predicates to registers is not built yet",
-                        )
-                    })?;
-                    Loc::Pred(p as u8)
+                Class::Pred if spilled[id] => {
+                    let r = (0..usable).find(|&r| !regs[r]).ok_or_else(|| too_many(at, name))?;
+                    highest = highest.max(r as u32);
+                    Loc::SpilledPred(r as u8)
                 }
+                Class::Pred => match preds[..pred_colours].iter().position(|used| !used) {
+                    Some(p) => Loc::Pred(p as u8),
+                    None => {
+                        uncoloured.push(id);
+                        continue;
+                    }
+                },
                 Class::Word { .. } => {
                     let r = (0..usable).find(|&r| !regs[r]).ok_or_else(|| too_many(at, name))?;
                     highest = highest.max(r as u32);
@@ -552,13 +596,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
             });
         }
-        for (id, name) in names_of.iter().enumerate() {
-            if let Some(l) = loc[id] {
-                self.locs.insert(name, l);
-            }
-        }
-        self.scratch = (highest + 1).next_multiple_of(SCRATCH) as u8;
-        Ok(())
+        Ok(if uncoloured.is_empty() { Ok((loc, highest)) } else { Err(uncoloured) })
     }
 
     // ---- emitting -------------------------------------------------------------
@@ -605,7 +643,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn word(&self, o: &ast::Operand<'a>) -> Result<u8> {
         match self.loc(o)? {
             Loc::Reg(r) | Loc::Pair(r) => Ok(r),
-            Loc::Pred(_) => Err(error(o.span, "expected a register, found a predicate")),
+            Loc::Pred(_) | Loc::SpilledPred(_) => Err(error(o.span, "expected a register, found a predicate")),
         }
     }
 
@@ -617,10 +655,74 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     fn pred(&self, o: &ast::Operand<'a>) -> Result<u8> {
+        if let OperandKind::Name(n) = o.kind
+            && let Some(&(_, p)) = self.aliases.iter().find(|(name, _)| *name == n)
+        {
+            return Ok(p);
+        }
         match self.loc(o)? {
             Loc::Pred(p) => Ok(p),
+            Loc::SpilledPred(_) => Err(error(o.span, "internal error: a spilled predicate was not moved into a scratch predicate")),
             _ => Err(error(o.span, "expected a predicate")),
         }
+    }
+
+    /// The spilled predicate `name`'s register, if it is one.
+    fn spilled(&self, name: &str) -> Option<u8> {
+        match self.locs.get(name) {
+            Some(Loc::SpilledPred(r)) => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// Moves the spilled predicates `inst` reads into scratch predicates and points its
+    /// spilled destination at one; returns the destination's register, to write back.
+    fn unspill(&mut self, inst: &'t ast::Instruction<'a>) -> Result<Option<(u8, u8)>> {
+        self.aliases.clear();
+        let mut free = SCRATCH_PREDS.iter().copied();
+        let read = |entry: &mut Self, name: &'a str, free: &mut dyn Iterator<Item = u8>| -> Result<()> {
+            let Some(r) = entry.spilled(name) else { return Ok(()) };
+            if entry.aliases.iter().any(|(n, _)| *n == name) {
+                return Ok(());
+            }
+            let p = free.next().ok_or_else(|| error(inst.span, "this instruction reads more spilled predicates than simt can carry (two)"))?;
+            let saved = std::mem::replace(&mut entry.guard, isa::Guard::ALWAYS);
+            entry.emit(Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ne, ty: isa::IntType::U32, bop: isa::BoolOp::And }), &[
+                isa::Operand::Pred(p),
+                src(Src::reg(r)),
+                src(Src::reg(RZ)),
+                isa::Operand::PredSrc { pred: isa::PT, negated: false },
+            ])?;
+            entry.guard = saved;
+            entry.aliases.push((name, p));
+            Ok(())
+        };
+        if let Some(g) = inst.guard {
+            read(self, g.predicate, &mut free)?;
+        }
+        let writes_first = !matches!(inst.op, Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_));
+        let mut mentioned = Vec::new();
+        for (k, operand) in inst.operands.iter().enumerate() {
+            if k == 0 && writes_first {
+                continue;
+            }
+            mentioned.clear();
+            names(operand, &mut mentioned);
+            for &name in &mentioned {
+                read(self, name, &mut free)?;
+            }
+        }
+        let written = match inst.operands.first().map(|o| &o.kind) {
+            Some(OperandKind::Name(name)) if writes_first => self.spilled(name).map(|r| (*name, r)),
+            _ => None,
+        };
+        Ok(written.map(|(name, r)| {
+            // The result goes to the last scratch predicate: one read there is read first.
+            let p = SCRATCH_PREDS[SCRATCH_PREDS.len() - 1];
+            self.aliases.retain(|(n, _)| *n != name);
+            self.aliases.push((name, p));
+            (r, p)
+        }))
     }
 
     fn pred_src(&self, o: &ast::Operand<'a>) -> Result<isa::Operand> {
@@ -708,6 +810,8 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn instruction(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
         self.span = inst.span;
         self.line = self.lines.line(inst.span.start);
+        self.guard = isa::Guard::ALWAYS;
+        let write_back = self.unspill(inst)?;
         self.guard = match inst.guard {
             None => isa::Guard::ALWAYS,
             Some(g) => {
@@ -715,6 +819,15 @@ impl<'t, 'a> Entry<'t, 'a> {
                 isa::Guard { pred: p, negated: g.negated }
             }
         };
+        self.operation(inst)?;
+        if let Some((r, p)) = write_back {
+            let pred = isa::Operand::PredSrc { pred: p, negated: false };
+            self.op(Opcode::Sel, &[dst(r), src(Src::imm(1)), src(Src::imm(0)), pred])?;
+        }
+        Ok(())
+    }
+
+    fn operation(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
         let unsupported = |what: String| -> Diagnostic {
             with_note(error(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is")
         };
