@@ -60,6 +60,21 @@ enum Command {
         #[arg(short, long, value_name = "OUT.s")]
         output: Option<PathBuf>,
     },
+    /// Translate PTX (clang's or nvcc's output) and show what it became.
+    #[command(after_help = "Example:\n  simt ptx saxpy.ptx --emit s          # each PTX line beside the simt instructions it became\n  simt run saxpy.ptx --arg 0=1000 ...   # every command takes .ptx files directly")]
+    Ptx {
+        /// The `.ptx` file.
+        file: PathBuf,
+        /// What to print: `s`, the translated assembly with the PTX line beside each instruction.
+        #[arg(long, value_name = "FORM", default_value = "s", value_parser = ["s"])]
+        emit: String,
+        /// Where to write it [default: stdout].
+        #[arg(short, long, value_name = "OUT.s")]
+        output: Option<PathBuf>,
+        /// Target architecture, overriding the PTX `.target`: sm_70, sm_75, sm_80, sm_89, sm_90 or sm_100.
+        #[arg(long, value_name = "sm_XX", value_parser = parse_target)]
+        arch: Option<Target>,
+    },
     /// Run one kernel launch and print or save its buffers.
     Run(Box<run::RunArgs>),
     /// Step through a launch: breakpoints, warps, lanes, registers, masks, the reconvergence stack, memory.
@@ -106,6 +121,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Asm { file, output, listing, arch, lints } => asm(&file, output, listing, arch, &lints),
         Command::Disasm { file, output } => disasm(&file, output),
+        Command::Ptx { file, emit: _, output, arch } => ptx(&file, output, arch),
         Command::Run(args) => run::run(*args),
         Command::Debug(args) => debug::debug(*args),
         Command::Sparsify(args) => sparsify::sparsify(args),
@@ -261,6 +277,17 @@ fn asm(file: &Path, output: Option<PathBuf>, listing: bool, arch: Option<Target>
         print(&simt_isa::listing(&module))?;
     }
     Ok(())
+}
+
+fn ptx(file: &Path, output: Option<PathBuf>, arch: Option<Target>) -> Outcome {
+    if !file.extension().is_some_and(|e| e.eq_ignore_ascii_case("ptx")) {
+        return Err(Failure::input(format!("{}: `simt ptx` reads `.ptx` files; for `.s` and bytecode use `simt disasm`", file.display())));
+    }
+    let text = simt_isa::disassemble_with_source(&load_module(file, arch, None)?);
+    match output {
+        Some(path) => write_file(&path, text.as_bytes(), &[file]),
+        None => print(&text),
+    }
 }
 
 fn disasm(file: &Path, output: Option<PathBuf>) -> Outcome {

@@ -477,7 +477,8 @@ fn parse_arg(kernel: &Kernel, text: &str) -> Result<Arg, Failure> {
     let Some((name, value)) = text.split_once('=') else {
         return Err(Failure::input(format!("--arg `{text}` has no `=`: write --arg NAME=VALUE, e.g. --arg n=1000")));
     };
-    let name = name.trim();
+    let name = param_name(kernel, name.trim());
+    let name = name.as_str();
     let bad = |message: String| {
         let ty = kernel.param(name).map(|p| format!(" (.param .{} {name})", p.ty.name())).unwrap_or_default();
         Failure::input(format!("invalid --arg {name}={value}{ty}: {message}"))
@@ -489,11 +490,21 @@ fn parse_arg(kernel: &Kernel, text: &str) -> Result<Arg, Failure> {
     Ok(Arg::new(name, init))
 }
 
+/// A parameter named by its position (`2`, as PTX kernels are often used) is the
+/// parameter at that index; any other text is a name.
+fn param_name(kernel: &Kernel, text: &str) -> String {
+    match text.parse::<usize>() {
+        Ok(i) if !text.starts_with('+') => kernel.params.get(i).map_or_else(|| text.to_string(), |p| p.name.clone()),
+        _ => text.to_string(),
+    }
+}
+
 fn parse_dump(kernel: &Kernel, text: &str) -> Result<Dump, Failure> {
     let (name, file) = match text.split_once('=') {
-        Some((name, file)) => (name.trim(), Some(PathBuf::from(file))),
-        None => (text.trim(), None),
+        Some((name, file)) => (param_name(kernel, name.trim()), Some(PathBuf::from(file))),
+        None => (param_name(kernel, text.trim()), None),
     };
+    let name = name.as_str();
     pointer_param(kernel, name, "--dump")?;
     Ok(Dump { name: name.to_string(), file })
 }

@@ -198,6 +198,18 @@ fn write_header(out: &mut String, k: &Kernel) {
 
 /// Disassembles a whole module into text that assembles back to the same code.
 pub fn disassemble(module: &Module) -> String {
+    disassemble_inner(module, false)
+}
+
+/// Like [`disassemble`], with the source line each group of instructions came from as a
+/// comment beside its first instruction: the view of a translation from another language
+/// (a PTX line and the simt instructions it became), like `cuobjdump -sass`.
+pub fn disassemble_with_source(module: &Module) -> String {
+    disassemble_inner(module, true)
+}
+
+fn disassemble_inner(module: &Module, with_source: bool) -> String {
+    let source_lines: Vec<&str> = module.source.as_deref().map(|s| s.lines().collect()).unwrap_or_default();
     let mut out = String::new();
     // No file names here: disassembling the reassembled text must give identical text.
     out.push_str("// disassembled by simt\n");
@@ -208,11 +220,24 @@ pub fn disassemble(module: &Module) -> String {
         write_header(&mut out, k);
         out.push('\n');
         let symbols = Symbols::of(k);
+        let mut shown_line = None;
         for (pc, inst) in k.code.iter().enumerate() {
             if let Some(label) = symbols.label(pc as u32) {
                 let _ = writeln!(out, "{label}:");
             }
-            let _ = writeln!(out, "    {}", format_instruction(inst, &symbols));
+            let text = format_instruction(inst, &symbols);
+            let line = k.lines.get(pc).copied();
+            let source = line.filter(|_| with_source && shown_line != line).and_then(|l| source_lines.get(l.checked_sub(1)? as usize));
+            match source {
+                Some(source) => {
+                    shown_line = line;
+                    let source = source.split_whitespace().collect::<Vec<_>>().join(" ");
+                    let _ = writeln!(out, "    {text:<40} // {:>4}: {source}", line.unwrap_or(0));
+                }
+                None => {
+                    let _ = writeln!(out, "    {text}");
+                }
+            }
         }
         if let Some(label) = symbols.label(k.code.len() as u32) {
             let _ = writeln!(out, "{label}:");

@@ -168,9 +168,11 @@ fn with_note(mut d: Diagnostic, note: impl Into<String>) -> Diagnostic {
 
 type Result<T> = std::result::Result<T, Diagnostic>;
 
-/// The number of the scratch registers the translation of one instruction may use:
-/// a 4-register block for vector loads and stores, its upper pair also for a 64-bit literal.
+/// The scratch registers the translation of one instruction may use: a 4-register block
+/// for vector loads and stores, its upper pair also for a 64-bit literal.
 const SCRATCH: u32 = 4;
+/// With `mma` in the kernel: its A (4 registers), B (2, then 2 unused) and C/D (4) fragments.
+const MMA_SCRATCH: u32 = 12;
 
 struct Entry<'t, 'a> {
     b: KernelBuilder,
@@ -187,6 +189,8 @@ struct Entry<'t, 'a> {
     /// Registers that hold one constant everywhere (member masks at -O0).
     constants: HashMap<&'a str, i64>,
     scratch: u8,
+    /// How many scratch registers follow `scratch`.
+    scratch_regs: u32,
     line: u32,
     guard: isa::Guard,
     span: Span,
@@ -213,6 +217,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             aliases: Vec::new(),
             constants: HashMap::new(),
             scratch: 0,
+            scratch_regs: if items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_)))) { MMA_SCRATCH } else { SCRATCH },
             line: 0,
             guard: isa::Guard::ALWAYS,
             span: f.name.span,
@@ -530,6 +535,9 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
         }
         self.scratch = (highest + 1).next_multiple_of(SCRATCH) as u8;
+        if u32::from(self.scratch) + self.scratch_regs > isa::NUM_REGS {
+            return Err(too_many(self.span, "the translation's scratch registers"));
+        }
         Ok(())
     }
 
@@ -570,7 +578,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 Item::Inst(i) => i.span,
                 Item::Label(_, span) => span,
             };
-            let usable = isa::NUM_REGS as usize - SCRATCH as usize;
+            let usable = (isa::NUM_REGS - self.scratch_regs) as usize;
             loc[id] = Some(match self.classes[name] {
                 Class::Pred if spilled[id] => {
                     let r = (0..usable).find(|&r| !regs[r]).ok_or_else(|| too_many(at, name))?;
@@ -1189,6 +1197,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 self.b.branch_to(pc, 0, label);
                 Ok(())
             }
+            Op::Mma(m) => self.mma(inst, m),
             // Device functions are refused where they are called, so `ret` only ends a kernel.
             Op::Ret(_) | Op::Exit => self.op(Opcode::Exit, &[]),
             Op::Call(_) => Err(with_note(
@@ -1197,6 +1206,52 @@ impl<'t, 'a> Entry<'t, 'a> {
             )),
             _ => Err(unsupported(format!("`{}`", opname(op)))),
         }
+    }
+
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`: simt's
+    /// `MMA.M16N8K16` has PTX's fragment layout, so the fragments only move into and out of
+    /// consecutive scratch registers.
+    fn mma(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mma) -> Result<()> {
+        let input = match (m.a, m.b) {
+            (Type::F16, Type::F16) => Some(isa::MmaIn::F16),
+            (Type::Bf16, Type::Bf16) => Some(isa::MmaIn::BF16),
+            _ => None,
+        };
+        let supported = m.shape == px::MmaShape::M16n8k16
+            && m.a_layout == px::Layout::Row
+            && m.b_layout == px::Layout::Col
+            && m.d == Type::F32
+            && m.c == Type::F32
+            && !m.satfinite;
+        let (Some(input), true) = (input, supported) else {
+            return Err(with_note(
+                error(inst.op_span, format!("`{}` is not supported by the PTX front end yet", inst.op)),
+                "supported: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 and its .bf16 form",
+            ));
+        };
+        let [d, a, b, c] = self.operands(inst)?;
+        let parts = |o: &'t ast::Operand<'a>, n: usize| -> Result<&'t [ast::Operand<'a>]> {
+            match &o.kind {
+                OperandKind::Vector(v) if v.len() == n => Ok(v),
+                _ => Err(error(o.span, format!("expected a vector of {n} registers"))),
+            }
+        };
+        let (d, a, b, c) = (parts(d, 4)?, parts(a, 4)?, parts(b, 2)?, parts(c, 4)?);
+        let t = self.scratch;
+        let (ta, tb, tc) = (t, t + 4, t + 8);
+        for (base, fragment) in [(ta, a), (tb, b), (tc, c)] {
+            for (i, part) in fragment.iter().enumerate() {
+                let x = self.src32(part)?;
+                self.mov(base + i as u8, x)?;
+            }
+        }
+        let form = Form::MmaM16n8k16(mods::MmaM16n8k16 { acc: isa::MmaAcc::F32, input });
+        self.emit(form, &[dst(tc), src(Src::reg(ta)), src(Src::reg(tb)), src(Src::reg(tc))])?;
+        for (i, part) in d.iter().enumerate() {
+            let r = self.word(part)?;
+            self.mov(r, Src::reg(tc + i as u8))?;
+        }
+        Ok(())
     }
 
     /// The low and high words of a 64-bit source.
