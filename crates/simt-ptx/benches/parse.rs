@@ -1,6 +1,7 @@
-//! Parsing speed in PTX lines per second, over the whole corpus concatenated into one large
-//! module-shaped text (each fixture's functions renamed apart is unnecessary: the parser does
-//! not resolve names).
+//! Parsing and translation speed in PTX lines per second. Parsing runs over the whole corpus
+//! concatenated into one large module-shaped text (the parser does not resolve names);
+//! translation (parse included) over every fixture that translates, one file at a time, as
+//! `simt run file.ptx` does it.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -35,5 +36,24 @@ fn parse(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, parse);
+fn translate(c: &mut Criterion) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ptx/fixtures");
+    let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .expect("tests/ptx/fixtures")
+        .map(|e| e.expect("entry").path())
+        .map(|p| (p.display().to_string(), std::fs::read_to_string(&p).expect("fixture")))
+        .filter(|(name, text)| simt_ptx::translate(name, text, None).is_ok())
+        .collect();
+    files.sort();
+    let lines: usize = files.iter().map(|(_, text)| text.lines().count()).sum();
+    let mut group = c.benchmark_group("translate");
+    group.throughput(Throughput::Elements(lines as u64));
+    group.sample_size(20);
+    group.bench_function("corpus_lines", |b| {
+        b.iter(|| files.iter().map(|(name, text)| simt_ptx::translate(name, std::hint::black_box(text), None).map_or(0, |m| m.kernels.len())).sum::<usize>())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, parse, translate);
 criterion_main!(benches);

@@ -853,7 +853,7 @@ impl<'m> Modifiers<'m> {
     }
 
     /// The one unused modifier of a kind, if written; two of the kind is an error.
-    fn one<T>(&mut self, class: impl Fn(Modifier) -> Option<T>, what: &str) -> Result<Option<T>, ModifierError> {
+    fn one<T>(&mut self, class: impl Fn(Modifier) -> Option<T>, what: impl fmt::Display) -> Result<Option<T>, ModifierError> {
         let mut found: Option<(T, usize)> = None;
         for (i, &(modifier, span)) in self.list.iter().enumerate() {
             if self.used & (1 << i) != 0 {
@@ -883,7 +883,14 @@ impl<'m> Modifiers<'m> {
 
     /// Whether `flag` is written (once).
     fn flag(&mut self, flag: Modifier) -> Result<bool, ModifierError> {
-        Ok(self.one(|m| (m == flag).then_some(()), &format!("`{flag}`"))?.is_some())
+        /// A flag's name in backticks, written only if an error needs it.
+        struct Quoted(Modifier);
+        impl fmt::Display for Quoted {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "`{}`", self.0)
+            }
+        }
+        Ok(self.one(|m| (m == flag).then_some(()), Quoted(flag))?.is_some())
     }
 
     /// The first `N` unused modifiers of a kind, in source order; fewer or more is an error.

@@ -10,7 +10,8 @@
 //! pointer). A generic access through a register that may point into more than one
 //! space, or whose origin is unknown (a pointer loaded from global memory), is refused.
 
-use std::collections::HashMap;
+// Keys are short names from the source: FxHash beats SipHash several-fold here.
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::ast::{self, Address, OperandKind};
 use crate::ops::{Op, StateSpace};
@@ -61,14 +62,20 @@ type Slot<'a> = (&'a str, i64);
 
 /// The spaces each register's address may point into.
 pub(crate) fn infer<'a>(insts: &[&ast::Instruction<'a>], symbol_space: impl Fn(&str) -> Option<StateSpace>) -> HashMap<&'a str, Spaces> {
-    let mut regs: HashMap<&'a str, Spaces> = HashMap::new();
-    let mut slots: HashMap<Slot<'a>, Spaces> = HashMap::new();
+    let mut regs: HashMap<&'a str, Spaces> = HashMap::default();
+    let mut slots: HashMap<Slot<'a>, Spaces> = HashMap::default();
     // Values stored through a local address that is not a constant slot.
     let mut anywhere_local = Spaces::default();
     let name = |o: Option<&ast::Operand<'a>>| match o.map(|o| &o.kind) {
         Some(OperandKind::Name(n)) => Some(*n),
         _ => None,
     };
+    // Only these carry addresses; the fixpoint passes over nothing else.
+    let insts: Vec<&ast::Instruction<'a>> = insts
+        .iter()
+        .filter(|i| matches!(i.op, Op::Cvta(_) | Op::Mov(_) | Op::Cvt(_) | Op::Add(_) | Op::Sub(_) | Op::Or(_) | Op::And(_) | Op::Selp(_) | Op::Ld(_) | Op::St(_)))
+        .copied()
+        .collect();
     let mut changed = true;
     while changed {
         changed = false;
@@ -78,7 +85,7 @@ pub(crate) fn infer<'a>(insts: &[&ast::Instruction<'a>], symbol_space: impl Fn(&
                 _ => Spaces::default(),
             }
         };
-        for inst in insts {
+        for inst in &insts {
             let ops = &inst.operands;
             let value = match inst.op {
                 Op::Cvta(c) => Spaces::of(c.space),
@@ -168,8 +175,8 @@ fn join(a: Option<Known>, b: Known) -> Known {
 /// member mask of `__shfl_sync`, in one). Flow-insensitive, so it only ever says
 /// "constant" when that holds on every path.
 pub(crate) fn constants<'a>(insts: &[&ast::Instruction<'a>], spaces: &HashMap<&'a str, Spaces>) -> HashMap<&'a str, i64> {
-    let mut regs: HashMap<&'a str, Known> = HashMap::new();
-    let mut slots: HashMap<Slot<'a>, Known> = HashMap::new();
+    let mut regs: HashMap<&'a str, Known> = HashMap::default();
+    let mut slots: HashMap<Slot<'a>, Known> = HashMap::default();
     // Slots are the stack pointer's constant offsets. Any other store that may reach local
     // memory (through an address-taken local array) may overwrite a slot: then no slot is
     // trusted.
@@ -191,10 +198,20 @@ pub(crate) fn constants<'a>(insts: &[&ast::Instruction<'a>], spaces: &HashMap<&'
         Some(OperandKind::Name(n)) => regs.get(n).copied().unwrap_or(Known::Varies),
         _ => Known::Varies,
     };
+    // Every other instruction that writes a register makes it vary, once and for all; the
+    // fixpoint passes over moves, loads and stores only.
+    for inst in insts {
+        if !matches!(inst.op, Op::Mov(_) | Op::Ld(_) | Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_))
+            && let Some(OperandKind::Name(d)) = inst.operands.first().map(|o| &o.kind)
+        {
+            regs.insert(d, Known::Varies);
+        }
+    }
+    let insts: Vec<&ast::Instruction<'a>> = insts.iter().filter(|i| matches!(i.op, Op::Mov(_) | Op::Ld(_) | Op::St(_))).copied().collect();
     let mut changed = true;
     while changed {
         changed = false;
-        for inst in insts {
+        for inst in &insts {
             let ops = &inst.operands;
             if let Op::St(m) = inst.op {
                 if m.ty.bits() == 32

@@ -16,7 +16,8 @@
 //! - Anything else is refused with a diagnostic naming the instruction: never a
 //!   silent mistranslation.
 
-use std::collections::HashMap;
+// Keys are short names from the source: FxHash beats SipHash several-fold here.
+use rustc_hash::FxHashMap as HashMap;
 
 use simt_isa as isa;
 use simt_isa::{mods, Form, Instruction, Kernel, Module, Opcode, Src, RZ};
@@ -106,6 +107,51 @@ enum Class {
     Pair,
 }
 
+/// What colouring needs: the registers, what interferes, what is copied into what, and
+/// where each is mentioned.
+#[derive(Clone, Copy)]
+struct Graph<'g, 'a> {
+    names_of: &'g [&'a str],
+    interferes: &'g [Vec<u64>],
+    partners: &'g [Vec<usize>],
+    insts: &'g [Mentions],
+    ids: &'g [usize],
+}
+
+/// The registers one instruction writes and reads, as ranges of a shared list of ids.
+struct Mentions {
+    item: usize,
+    defs: std::ops::Range<usize>,
+    uses: std::ops::Range<usize>,
+    guarded: bool,
+    /// A plain copy of its one use into its one def.
+    copy: bool,
+}
+
+/// The declared registers: single names, and ranges (`%r<100>` declares `%r0` .. `%r99`)
+/// by prefix, so a declaration costs nothing per register.
+#[derive(Default)]
+struct Classes<'a> {
+    names: HashMap<&'a str, Class>,
+    ranges: HashMap<&'a str, (u32, Class)>,
+}
+
+impl Classes<'_> {
+    fn get(&self, name: &str) -> Option<Class> {
+        if let Some(&class) = self.names.get(name) {
+            return Some(class);
+        }
+        let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        let (prefix, index) = name.split_at(digits);
+        // `%r012` is not `%r12`: PTX range names have no leading zeros.
+        if index.is_empty() || (index.len() > 1 && index.starts_with('0')) {
+            return None;
+        }
+        let &(count, class) = self.ranges.get(prefix)?;
+        (index.parse::<u32>().ok()? < count).then_some(class)
+    }
+}
+
 /// Where a PTX register lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Loc {
@@ -177,7 +223,7 @@ const MMA_SCRATCH: u32 = 12;
 struct Entry<'t, 'a> {
     b: KernelBuilder,
     lines: &'t LineIndex,
-    classes: HashMap<String, Class>,
+    classes: Classes<'a>,
     locs: HashMap<&'a str, Loc>,
     symbols: HashMap<&'a str, Symbol>,
     /// Pointer parameters: the simt parameter's element type, by PTX name.
@@ -209,13 +255,13 @@ impl<'t, 'a> Entry<'t, 'a> {
         let mut entry = Entry {
             b: KernelBuilder::new(f.name.value),
             lines,
-            classes: HashMap::new(),
-            locs: HashMap::new(),
-            symbols: HashMap::new(),
-            pointers: HashMap::new(),
-            spaces: HashMap::new(),
+            classes: Classes::default(),
+            locs: HashMap::default(),
+            symbols: HashMap::default(),
+            pointers: HashMap::default(),
+            spaces: HashMap::default(),
             aliases: Vec::new(),
-            constants: HashMap::new(),
+            constants: HashMap::default(),
             scratch: 0,
             scratch_regs: if items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_)))) { MMA_SCRATCH } else { SCRATCH },
             line: 0,
@@ -300,12 +346,10 @@ impl<'t, 'a> Entry<'t, 'a> {
                 match name.range {
                     // `%r<4>` declares %r0 .. %r3; the names are made once, here.
                     Some(n) => {
-                        for i in 0..n {
-                            self.classes.insert(format!("{}{i}", name.name), class);
-                        }
+                        self.classes.ranges.insert(name.name, (n, class));
                     }
                     None => {
-                        self.classes.insert(name.name.to_string(), class);
+                        self.classes.names.insert(name.name, class);
                     }
                 }
             }
@@ -381,41 +425,54 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// translation into several simt instructions may read a source after writing part
     /// of its result.
     fn allocate(&mut self, items: &[Item<'t, 'a>]) -> Result<()> {
-        let mut index: HashMap<&'a str, usize> = HashMap::new();
+        let mut index: HashMap<&'a str, usize> = HashMap::default();
         let mut names_of: Vec<&'a str> = Vec::new();
-        let mut insts: Vec<(usize, Vec<usize>, Vec<usize>, bool)> = Vec::new(); // (item, defs, uses, guarded)
+        let mut ids: Vec<usize> = Vec::new();
+        let mut insts: Vec<Mentions> = Vec::new();
         let mut scratch = Vec::new();
         for (at, item) in items.iter().enumerate() {
             let Item::Inst(inst) = item else { continue };
-            let (mut defs, mut uses) = (Vec::new(), Vec::new());
+            let start = ids.len();
+            let mut uses = Vec::new();
             for (k, operand) in inst.operands.iter().enumerate() {
                 scratch.clear();
                 names(operand, &mut scratch);
                 let writes = k == 0 && !matches!(inst.op, Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_)) && !matches!(operand.kind, OperandKind::Address(_));
                 for &name in &scratch {
-                    if !self.classes.contains_key(name) {
-                        continue;
-                    }
-                    let id = *index.entry(name).or_insert_with(|| {
-                        names_of.push(name);
-                        names_of.len() - 1
-                    });
-                    if writes { defs.push(id) } else { uses.push(id) }
+                    let id = match index.get(name) {
+                        Some(&id) => id,
+                        None if self.classes.get(name).is_none() => continue,
+                        None => {
+                            names_of.push(name);
+                            index.insert(name, names_of.len() - 1);
+                            names_of.len() - 1
+                        }
+                    };
+                    if writes { ids.push(id) } else { uses.push(id) }
                 }
             }
             if let Some(g) = inst.guard
-                && self.classes.contains_key(g.predicate) {
+                && self.classes.get(g.predicate).is_some() {
                     let id = *index.entry(g.predicate).or_insert_with(|| {
                         names_of.push(g.predicate);
                         names_of.len() - 1
                     });
                     uses.push(id);
                 }
-            insts.push((at, defs, uses, inst.guard.is_some()));
+            let defs_end = ids.len();
+            ids.extend(uses);
+            // A plain copy (`mov`, `cvta`) of one register into another of its kind may
+            // share its register when the source dies there: the move then disappears.
+            let copy = matches!(inst.op, Op::Mov(_) | Op::Cvta(_))
+                && defs_end - start == 1
+                && ids.len() - defs_end == 1
+                && inst.guard.is_none()
+                && self.classes.get(names_of[ids[start]]) == self.classes.get(names_of[ids[defs_end]]);
+            insts.push(Mentions { item: at, defs: start..defs_end, uses: defs_end..ids.len(), guarded: inst.guard.is_some(), copy });
         }
         let n = names_of.len();
         // Basic blocks over `insts`: a label starts one, a branch or an exit ends one.
-        let mut label_block: HashMap<&'a str, usize> = HashMap::new();
+        let mut label_block: HashMap<&'a str, usize> = HashMap::default();
         let mut starts = vec![0usize];
         let mut next_inst = 0;
         for item in items {
@@ -446,7 +503,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
                 continue;
             };
-            let Item::Inst(inst) = items[insts[last].0] else { continue };
+            let Item::Inst(inst) = items[insts[last].item] else { continue };
             let unconditional = inst.guard.is_none();
             match inst.op {
                 Op::Bra(_) => {
@@ -466,26 +523,28 @@ impl<'t, 'a> Entry<'t, 'a> {
         let words = n.div_ceil(64).max(1);
         let mut live_in = vec![vec![0u64; words]; blocks.len()];
         let mut live_out = vec![vec![0u64; words]; blocks.len()];
-        let transfer = |live: &mut Vec<u64>, (_, defs, uses, guarded): &(usize, Vec<usize>, Vec<usize>, bool)| {
-            if !guarded {
-                defs.iter().for_each(|&d| live[d / 64] &= !(1 << (d % 64)));
+        let transfer = |live: &mut Vec<u64>, m: &Mentions| {
+            if !m.guarded {
+                ids[m.defs.clone()].iter().for_each(|&d| live[d / 64] &= !(1 << (d % 64)));
             }
-            uses.iter().for_each(|&u| live[u / 64] |= 1 << (u % 64));
+            ids[m.uses.clone()].iter().for_each(|&u| live[u / 64] |= 1 << (u % 64));
         };
         let mut changed = true;
+        let mut live = vec![0u64; words];
         while changed {
             changed = false;
             for b in (0..blocks.len()).rev() {
-                let mut out = vec![0u64; words];
+                let mut out = std::mem::take(&mut live_out[b]);
+                out.fill(0);
                 for &s in &succs[b] {
                     out.iter_mut().zip(&live_in[s]).for_each(|(o, i)| *o |= i);
                 }
-                let mut live = out.clone();
+                live.clone_from(&out);
                 for inst in insts[blocks[b].0..blocks[b].1].iter().rev() {
                     transfer(&mut live, inst);
                 }
                 if live != live_in[b] {
-                    live_in[b] = live;
+                    live_in[b].clone_from(&live);
                     changed = true;
                 }
                 live_out[b] = out;
@@ -502,7 +561,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         for (b, &(first, end)) in blocks.iter().enumerate() {
             let mut live = live_out[b].clone();
             for inst in insts[first..end].iter().rev() {
-                let (_, defs, uses, _) = inst;
+                let (defs, uses) = (&ids[inst.defs.clone()], &ids[inst.uses.clone()]);
                 for &d in defs {
                     for (w, &bits) in live.iter().enumerate() {
                         let mut bits = bits;
@@ -512,8 +571,10 @@ impl<'t, 'a> Entry<'t, 'a> {
                             connect(d, x, &mut interferes);
                         }
                     }
-                    for &x in uses.iter().chain(defs) {
-                        connect(d, x, &mut interferes);
+                    if !inst.copy {
+                        for &x in uses.iter().chain(defs) {
+                            connect(d, x, &mut interferes);
+                        }
                     }
                 }
                 transfer(&mut live, inst);
@@ -523,8 +584,15 @@ impl<'t, 'a> Entry<'t, 'a> {
         // are spilled to registers, and the colouring is redone with P5 and P6 kept back
         // to carry them.
         let mut spilled = vec![false; n];
+        let mut partners = vec![Vec::new(); n];
+        for m in insts.iter().filter(|m| m.copy) {
+            let (d, u) = (ids[m.defs.start], ids[m.uses.start]);
+            partners[d].push(u);
+            partners[u].push(d);
+        }
         let (loc, highest) = loop {
-            match self.colour(&names_of, &interferes, &spilled, items, &insts)? {
+            let graph = Graph { names_of: &names_of, interferes: &interferes, partners: &partners, insts: &insts, ids: &ids };
+            match self.colour(&graph, &spilled, items)? {
                 Ok(done) => break done,
                 Err(uncoloured) => uncoloured.into_iter().for_each(|id| spilled[id] = true),
             }
@@ -544,14 +612,8 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// One colouring attempt: every register's location and the highest register used, or
     /// the predicates that found no colour.
     #[allow(clippy::type_complexity)]
-    fn colour(
-        &self,
-        names_of: &[&'a str],
-        interferes: &[Vec<u64>],
-        spilled: &[bool],
-        items: &[Item<'t, 'a>],
-        insts: &[(usize, Vec<usize>, Vec<usize>, bool)],
-    ) -> Result<std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>>> {
+    fn colour(&self, g: &Graph<'_, 'a>, spilled: &[bool], items: &[Item<'t, 'a>]) -> Result<std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>>> {
+        let Graph { names_of, interferes, partners, insts, ids } = *g;
         let n = names_of.len();
         let pred_colours = if spilled.iter().any(|&s| s) { usize::from(SCRATCH_PREDS[0]) } else { 7 };
         let mut uncoloured = Vec::new();
@@ -573,15 +635,21 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                 }
             }
-            let at = items[insts.iter().find(|(_, d, u, _)| d.contains(&id) || u.contains(&id)).map_or(0, |i| i.0)];
-            let at = match at {
+            // Where the register is first mentioned, for the message when none is free.
+            let at = || match items[insts.iter().find(|m| ids[m.defs.start..m.uses.end].contains(&id)).map_or(0, |m| m.item)] {
                 Item::Inst(i) => i.span,
                 Item::Label(_, span) => span,
             };
             let usable = (isa::NUM_REGS - self.scratch_regs) as usize;
-            loc[id] = Some(match self.classes[name] {
+            // The register of a copy partner, where it is free: the copy then vanishes.
+            let partner = partners[id].iter().find_map(|&other| match loc[other] {
+                    Some(Loc::Reg(r)) if !regs[usize::from(r)] => Some(Loc::Reg(r)),
+                    Some(Loc::Pair(r)) if !regs[usize::from(r)] && !regs[usize::from(r) + 1] => Some(Loc::Pair(r)),
+                    _ => None,
+                });
+            loc[id] = Some(match self.classes.get(name).expect("only declared registers are allocated") {
                 Class::Pred if spilled[id] => {
-                    let r = (0..usable).find(|&r| !regs[r]).ok_or_else(|| too_many(at, name))?;
+                    let r = (0..usable).find(|&r| !regs[r]).ok_or_else(|| too_many(at(), name))?;
                     highest = highest.max(r as u32);
                     Loc::SpilledPred(r as u8)
                 }
@@ -592,13 +660,15 @@ impl<'t, 'a> Entry<'t, 'a> {
                         continue;
                     }
                 },
+                Class::Word { .. } if matches!(partner, Some(Loc::Reg(_))) => partner.expect("matched"),
+                Class::Pair if matches!(partner, Some(Loc::Pair(_))) => partner.expect("matched"),
                 Class::Word { .. } => {
-                    let r = (0..usable).find(|&r| !regs[r]).ok_or_else(|| too_many(at, name))?;
+                    let r = (0..usable).find(|&r| !regs[r]).ok_or_else(|| too_many(at(), name))?;
                     highest = highest.max(r as u32);
                     Loc::Reg(r as u8)
                 }
                 Class::Pair => {
-                    let r = (0..usable - 1).step_by(2).find(|&r| !regs[r] && !regs[r + 1]).ok_or_else(|| too_many(at, name))?;
+                    let r = (0..usable - 1).step_by(2).find(|&r| !regs[r] && !regs[r + 1]).ok_or_else(|| too_many(at(), name))?;
                     highest = highest.max(r as u32 + 1);
                     Loc::Pair(r as u8)
                 }
@@ -624,6 +694,10 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     fn mov(&mut self, d: u8, a: Src) -> Result<()> {
+        if a == Src::reg(d) {
+            // A copy whose two registers the allocator coalesced.
+            return Ok(());
+        }
         self.op(Opcode::Mov, &[dst(d), isa::Operand::Src(a)])
     }
 
@@ -1741,7 +1815,7 @@ impl<'t, 'a> Entry<'t, 'a> {
 
     fn class_of_operand(&self, o: &ast::Operand<'a>) -> Option<Class> {
         match o.kind {
-            OperandKind::Name(n) => self.classes.get(n).copied(),
+            OperandKind::Name(n) => self.classes.get(n),
             _ => None,
         }
     }
@@ -1924,9 +1998,9 @@ fn special(sr: px::SpecialReg) -> Option<isa::SpecialReg> {
 /// store or atomic, whose type gives the element type (the first one found).
 fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>]) -> HashMap<&'a str, isa::ElemType> {
     let params: Vec<&str> = f.params.iter().map(|p| p.name.value).collect();
-    let mut origin: HashMap<&'a str, &'a str> = HashMap::new();
-    let mut found: HashMap<&'a str, isa::ElemType> = HashMap::new();
-    let mut slots: HashMap<(&'a str, i64), &'a str> = HashMap::new();
+    let mut origin: HashMap<&'a str, &'a str> = HashMap::default();
+    let mut found: HashMap<&'a str, isa::ElemType> = HashMap::default();
+    let mut slots: HashMap<(&'a str, i64), &'a str> = HashMap::default();
     let slot = |o: Option<&ast::Operand<'a>>| match o.map(|o| &o.kind) {
         Some(OperandKind::Address(Address { base: Some(b), offset })) => Some((b.value, *offset)),
         _ => None,
@@ -1939,11 +2013,18 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>]) -> HashMap<&
         Some(OperandKind::Address(Address { base: Some(b), .. })) => Some(b.value),
         _ => None,
     };
+    // Only these move pointers or access memory through them.
+    let insts: Vec<&ast::Instruction<'a>> = items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Inst(i) if matches!(i.op, Op::Ld(_) | Op::St(_) | Op::Atom(_) | Op::Red(_) | Op::Cvta(_) | Op::Mov(_) | Op::Add(_)) => Some(*i),
+            _ => None,
+        })
+        .collect();
     let mut changed = true;
     while changed {
         changed = false;
-        for item in items {
-            let Item::Inst(inst) = item else { continue };
+        for inst in &insts {
             let ops = &inst.operands;
             let from = match inst.op {
                 Op::Ld(m) if m.space == Some(StateSpace::Param) => base(ops.get(1)).filter(|b| params.contains(b)),
@@ -1988,7 +2069,7 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>]) -> HashMap<&
         }
     }
     // A pointer never dereferenced still needs a type: raw 32-bit words.
-    let mut pointers = HashMap::new();
+    let mut pointers = HashMap::default();
     for item in items {
         if let Item::Inst(inst) = item
             && let (Op::Cvta(c), Some(OperandKind::Name(s))) = (inst.op, inst.operands.get(1).map(|o| &o.kind))

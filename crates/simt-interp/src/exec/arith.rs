@@ -49,10 +49,14 @@ pub(crate) enum Wide {
 }
 
 impl Wide {
+    #[inline(always)]
     fn lanes(self, warp: &crate::warp::Warp) -> [u64; 32] {
         match self {
             Wide::Pair(v) => fetch64(warp, v),
-            Wide::Word(v) => fetch(warp, v).map(u64::from),
+            Wide::Word(v) => {
+                let words = fetch(warp, v);
+                per_lane(|l| u64::from(words[l]))
+            }
         }
     }
 }
@@ -328,7 +332,16 @@ impl BlockSim<'_> {
             }
             ArithOp::Int64 { op, d, a, b } => {
                 let (a, b) = (a.lanes(warp), b.lanes(warp));
-                let v = per_lane(|l| arith::int64_op(op, a[l], b[l]));
+                // One loop per operation, so each vectorises (PTX address arithmetic is hot).
+                let v = match op {
+                    Int64Op::Add => per_lane(|l| arith::int64_op(Int64Op::Add, a[l], b[l])),
+                    Int64Op::Mul => per_lane(|l| arith::int64_op(Int64Op::Mul, a[l], b[l])),
+                    Int64Op::MulWideS => per_lane(|l| arith::int64_op(Int64Op::MulWideS, a[l], b[l])),
+                    Int64Op::MulWideU => per_lane(|l| arith::int64_op(Int64Op::MulWideU, a[l], b[l])),
+                    Int64Op::Shl => per_lane(|l| arith::int64_op(Int64Op::Shl, a[l], b[l])),
+                    Int64Op::ShrU => per_lane(|l| arith::int64_op(Int64Op::ShrU, a[l], b[l])),
+                    Int64Op::ShrS => per_lane(|l| arith::int64_op(Int64Op::ShrS, a[l], b[l])),
+                };
                 write64(warp, d, &v, exec);
             }
             ArithOp::Plop { p, a, b, bop } => {
