@@ -20,6 +20,7 @@ pub mod ast;
 pub mod diagnostic;
 pub mod lexer;
 pub mod ops;
+mod inline;
 mod parser;
 mod spaces;
 mod translate;

@@ -45,7 +45,7 @@ pub fn translate(file_name: &str, source: &str, target: Option<isa::Target>) -> 
     let target = target.or_else(|| module_target(module, &mut diagnostics));
     let mut kernels = Vec::new();
     for entry in module.entries() {
-        match Entry::translate(module, entry, &lines, target) {
+        match translate_entry(module, entry, &lines, target) {
             Ok(kernel) => kernels.push(kernel),
             Err(found) => found.into_iter().for_each(|d| diagnostics.push(d)),
         }
@@ -94,6 +94,41 @@ impl LineIndex {
 
     fn line(&self, offset: u32) -> u32 {
         self.starts.partition_point(|&s| s <= offset) as u32
+    }
+}
+
+/// PTX label names in the spelling `.s` accepts (letters, digits, `_`), so `simt ptx`
+/// output assembles: `$` and `%` (clang 15 and later write `$L__BB0_2`) and the `.` of
+/// inlined copies' names become `_`, and a name that then meets another gets `_N`.
+#[derive(Clone, Debug, Default)]
+struct LabelNames {
+    renamed: HashMap<String, String>,
+}
+
+impl LabelNames {
+    fn new(items: &[Item<'_, '_>]) -> LabelNames {
+        let valid = |n: &str| n.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        let labels = || items.iter().filter_map(|i| if let Item::Label(n, _) = i { Some(*n) } else { None });
+        let mut taken: std::collections::HashSet<String> = labels().filter(|n| valid(n)).map(str::to_string).collect();
+        let mut names = LabelNames::default();
+        for name in labels().filter(|n| !valid(n)) {
+            let base: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+            let base = if base.starts_with(|c: char| c.is_ascii_digit()) { format!("L{base}") } else { base };
+            let mut spelled = base.clone();
+            for n in 1.. {
+                if !taken.contains(&spelled) {
+                    break;
+                }
+                spelled = format!("{base}_{n}");
+            }
+            taken.insert(spelled.clone());
+            names.renamed.insert(name.to_string(), spelled);
+        }
+        names
+    }
+
+    fn name<'s>(&'s self, label: &'s str) -> &'s str {
+        self.renamed.get(label).map_or(label, String::as_str)
     }
 }
 
@@ -230,6 +265,8 @@ struct Entry<'t, 'a> {
     pointers: HashMap<&'a str, isa::ElemType>,
     /// What each register's address points into, for generic accesses.
     spaces: HashMap<&'a str, crate::spaces::Spaces>,
+    /// Label names as `.s` spells them.
+    labels: LabelNames,
     /// Spilled predicates standing in scratch predicates for the current instruction.
     aliases: Vec<(&'a str, u8)>,
     /// Registers that hold one constant everywhere (member masks at -O0).
@@ -242,16 +279,43 @@ struct Entry<'t, 'a> {
     span: Span,
 }
 
+/// Translates kernel `f`, its device-function calls inlined first.
+fn translate_entry(
+    module: &ast::Module<'_>,
+    f: &ast::Function<'_>,
+    lines: &LineIndex,
+    target: Option<isa::Target>,
+) -> std::result::Result<Kernel, Vec<Diagnostic>> {
+    let Some(body) = &f.body else { return Err(vec![error(f.name.span, "an `.entry` without a body cannot run")]) };
+    let plan = crate::inline::plan(module, f).map_err(|e| vec![e])?;
+    if plan.is_trivial() {
+        let (mut items, mut decls) = (Vec::new(), Vec::new());
+        flatten(body, &mut items, &mut decls);
+        return Entry::translate(module, f, items, decls, &[], lines, target);
+    }
+    let expanded = plan.expand();
+    let items = expanded
+        .items
+        .iter()
+        .map(|item| match item {
+            crate::inline::Owned::Label(name, span) => Item::Label(name, *span),
+            crate::inline::Owned::Inst(inst) => Item::Inst(inst),
+        })
+        .collect();
+    let decls = expanded.decls.iter().collect();
+    Entry::translate(module, f, items, decls, &expanded.bindings, lines, target)
+}
+
 impl<'t, 'a> Entry<'t, 'a> {
     fn translate(
         module: &'t ast::Module<'a>,
         f: &'t ast::Function<'a>,
+        items: Vec<Item<'t, 'a>>,
+        decls: Vec<&'t Statement<'a>>,
+        bindings: &[(&'a str, &'a str)],
         lines: &'t LineIndex,
         target: Option<isa::Target>,
     ) -> std::result::Result<Kernel, Vec<Diagnostic>> {
-        let Some(body) = &f.body else { return Err(vec![error(f.name.span, "an `.entry` without a body cannot run")]) };
-        let (mut items, mut decls) = (Vec::new(), Vec::new());
-        flatten(body, &mut items, &mut decls);
         let mut entry = Entry {
             b: KernelBuilder::new(f.name.value),
             lines,
@@ -261,6 +325,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             pointers: HashMap::default(),
             spaces: HashMap::default(),
             aliases: Vec::new(),
+            labels: LabelNames::default(),
             constants: HashMap::default(),
             scratch: 0,
             scratch_regs: if items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_)))) { MMA_SCRATCH } else { SCRATCH },
@@ -273,6 +338,12 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         let mut errors = Vec::new();
         entry.declare(module, f, &decls, &items, &mut errors);
+        // A copy's formal parameters and results stand for its caller's `.param` variables.
+        for &(formal, actual) in bindings {
+            if let Some(&symbol) = entry.symbols.get(actual) {
+                entry.symbols.insert(formal, symbol);
+            }
+        }
         if let Err(e) = entry.allocate(&items) {
             errors.push(e);
         }
@@ -283,10 +354,12 @@ impl<'t, 'a> Entry<'t, 'a> {
         if !errors.is_empty() {
             return Err(errors);
         }
+        let labels = LabelNames::new(&items);
+        entry.labels = labels.clone();
         for item in &items {
             let result = match *item {
                 Item::Label(name, span) => {
-                    let label = entry.b.label(name);
+                    let label = entry.b.label(labels.name(name));
                     entry.b.place(label).map_err(|e| error(span, e.to_string()))
                 }
                 Item::Inst(inst) => entry.instruction(inst),
@@ -402,7 +475,11 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let address = self.b.shared(var.name.value, isa::ElemType::U8, len, align).map_err(|e| error(var.span, e.to_string()))?;
                 self.symbols.insert(var.name.value, Symbol { space: StateSpace::Shared, address });
             }
-            StateSpace::Local => {
+            // A call's argument and result variables (`.param` in the call's block) live in
+            // LOCAL memory; a block per call declares them again under the same names, and
+            // calls run one after another, so one place serves them all.
+            StateSpace::Param if self.symbols.contains_key(var.name.value) => {}
+            StateSpace::Local | StateSpace::Param => {
                 let start = u64::from(*local_size).next_multiple_of(u64::from(align));
                 let end = start + bytes;
                 if end > u64::from(isa::MAX_LOCAL_BYTES) {
@@ -1265,7 +1342,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             Op::Bra(_) => {
                 let [target] = self.operands(inst)?;
                 let OperandKind::Name(label) = target.kind else { return Err(error(target.span, "expected a label")) };
-                let label = self.b.label(label);
+                let label = self.b.label(self.labels.name(label));
                 let pc = self.b.len() as u32;
                 self.op(Opcode::Bra, &[isa::Operand::Label { target: 0, reconv: isa::NO_RECONV }])?;
                 self.b.branch_to(pc, 0, label);
@@ -1663,9 +1740,11 @@ impl<'t, 'a> Entry<'t, 'a> {
         let [first, second] = self.operands(inst)?;
         let (data, addr) = if load { (first, second) } else { (second, first) };
         let (address, symbol_space) = self.address(addr)?;
-        let space = match m.space.or(symbol_space) {
-            Some(space) => space,
-            None => self.generic_space(addr)?,
+        let space = match (m.space, symbol_space) {
+            // A call's `.param` variables live in LOCAL memory.
+            (Some(StateSpace::Param), Some(StateSpace::Local)) => StateSpace::Local,
+            (Some(space), _) | (None, Some(space)) => space,
+            (None, None) => self.generic_space(addr)?,
         };
         let space = match space {
             StateSpace::Global => isa::Space::Global,

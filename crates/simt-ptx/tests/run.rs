@@ -183,7 +183,15 @@ fn translated_fixtures_match_their_references() {
                 let file = format!("{}.{target}.{level}.ptx", kernel.entry);
                 let text = std::fs::read_to_string(corpus_dir().join("fixtures").join(&file)).expect("fixture");
                 let module = match simt_ptx::translate(&file, &text, None) {
-                    Ok(module) => module,
+                    Ok(module) => {
+                        // `simt ptx` output assembles back to the same code.
+                        let shown = simt_isa::disassemble_with_source(&module);
+                        let back = simt_asm::assemble(&file, &shown).unwrap_or_else(|d| panic!("{file}: {}", d.render(false)));
+                        for (a, b) in module.kernels.iter().zip(&back.kernels) {
+                            assert!(a.code == b.code, "{file}: `simt ptx` output assembles to different code");
+                        }
+                        module
+                    }
                     Err(d) => {
                         let first = d.iter().next().map_or(String::new(), |d| d.message.clone());
                         refused.push_str(&format!("{file}: {} refusal(s), first: {first}\n", d.total()));

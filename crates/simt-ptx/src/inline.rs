@@ -1,0 +1,310 @@
+//! Device-function calls, by inlining: simt has no call instruction, so each `call` of a
+//! `.func` is replaced by a copy of the function's body with its own names (registers,
+//! labels, variables, its parameters and return value), each `ret` in the copy becoming a
+//! branch to the end of the copy.
+//!
+//! Arguments and results pass as PTX passes them, through `.param` variables: the caller
+//! declares one per argument and result in the call's block and `st.param`s/`ld.param`s it;
+//! the function `ld.param`s its formal parameters and `st.param`s its result. Here those
+//! caller variables live in LOCAL memory, and each copy's formal parameters and result are
+//! bound to the caller's variables of the same position. Recursion, calls through a pointer
+//! and functions without a body are refused.
+//!
+//! Done in two steps so that the new names can be borrowed like source text: [`plan`] walks
+//! the call tree and makes every name a copy needs, then [`Plan::expand`] builds the copies.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::ast::{self, Address, OperandKind, Span, Spanned, Statement};
+use crate::diagnostic::Diagnostic;
+use crate::ops::{Control, Op};
+
+/// How deep calls may nest.
+const MAX_DEPTH: usize = 16;
+/// How many copies one kernel may make, so a call tree cannot multiply the code without bound.
+const MAX_COPIES: usize = 256;
+
+/// One copy of a function body (copy 0 is the kernel itself).
+struct Copy<'t, 'a> {
+    function: &'t ast::Function<'a>,
+    /// The call it replaces: the caller's copy and the call instruction.
+    call: Option<(usize, &'t ast::Instruction<'a>)>,
+}
+
+/// The call tree of one kernel and every name its copies need.
+pub(crate) struct Plan<'t, 'a> {
+    copies: Vec<Copy<'t, 'a>>,
+    /// The copy that replaces a call: by (caller copy, the call's span start).
+    calls: HashMap<(usize, u32), usize>,
+    /// New names, made once; `renamed` points into it.
+    names: Vec<String>,
+    renamed: HashMap<(usize, &'a str), usize>,
+    /// The label ending each copy (an index into `names`), where its `ret`s branch.
+    ends: HashMap<usize, usize>,
+}
+
+/// What the translation reads: statements in order (calls replaced), the declarations of
+/// every copy, and the bindings of formal parameters and results to caller variables.
+pub(crate) struct Expanded<'p> {
+    pub(crate) items: Vec<Owned<'p>>,
+    pub(crate) decls: Vec<Statement<'p>>,
+    /// (a copy's formal parameter or result, the caller variable it stands for).
+    pub(crate) bindings: Vec<(&'p str, &'p str)>,
+}
+
+/// A statement of the expanded body.
+pub(crate) enum Owned<'p> {
+    Label(&'p str, Span),
+    Inst(ast::Instruction<'p>),
+}
+
+fn error(span: Span, message: impl Into<String>) -> Diagnostic {
+    Diagnostic { span, message: message.into(), notes: Vec::new() }
+}
+
+/// Every statement of a block, nested blocks flattened, in order.
+fn statements<'t, 'a>(block: &'t ast::Block<'a>, out: &mut Vec<&'t Statement<'a>>) {
+    for s in &block.statements {
+        match s {
+            Statement::Block(b) => statements(b, out),
+            other => out.push(other),
+        }
+    }
+}
+
+/// The names a function declares: registers (ranges by prefix), variables, labels,
+/// parameters and results.
+struct Declared<'a> {
+    singles: Vec<&'a str>,
+    ranges: Vec<(&'a str, u32)>,
+}
+
+impl<'a> Declared<'a> {
+    fn of(f: &ast::Function<'a>, body: &[&Statement<'a>]) -> Declared<'a> {
+        let mut d = Declared { singles: Vec::new(), ranges: Vec::new() };
+        d.singles.extend(f.params.iter().chain(&f.returns).map(|p| p.name.value));
+        for s in body {
+            match s {
+                Statement::Registers(r) => {
+                    for n in &r.names {
+                        match n.range {
+                            Some(count) => d.ranges.push((n.name, count)),
+                            None => d.singles.push(n.name),
+                        }
+                    }
+                }
+                Statement::Variable(v) => d.singles.push(v.name.value),
+                Statement::Label(l) => d.singles.push(l.value),
+                _ => {}
+            }
+        }
+        d
+    }
+
+    /// The new name of `name` in copy `k`, if the function declares it. PTX names have no
+    /// dots, so a `.cK` segment can never meet a name from the source.
+    fn rename(&self, name: &str, k: usize) -> Option<String> {
+        if self.singles.contains(&name) {
+            return Some(format!("{name}.c{k}"));
+        }
+        // A range register keeps its number last, so the copy's range still finds it.
+        let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        let (prefix, index) = name.split_at(digits);
+        let count = self.ranges.iter().find(|(p, _)| *p == prefix)?.1;
+        (!index.is_empty() && index.parse::<u32>().is_ok_and(|i| i < count)).then(|| format!("{prefix}.c{k}.{index}"))
+    }
+}
+
+/// Every name an operand mentions.
+fn mentioned<'a>(o: &ast::Operand<'a>, out: &mut Vec<&'a str>) {
+    match &o.kind {
+        OperandKind::Name(n) | OperandKind::Not(n) => out.push(n),
+        OperandKind::Pair(a, b) => out.extend([*a, *b]),
+        OperandKind::Address(Address { base: Some(b), .. }) => out.push(b.value),
+        OperandKind::Vector(v) | OperandKind::List(v) => v.iter().for_each(|o| mentioned(o, out)),
+        _ => {}
+    }
+}
+
+/// Plans the copies the calls of kernel `f` need.
+pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>) -> Result<Plan<'t, 'a>, Diagnostic> {
+    let mut plan = Plan {
+        copies: vec![Copy { function: f, call: None }],
+        calls: HashMap::default(),
+        names: Vec::new(),
+        renamed: HashMap::default(),
+        ends: HashMap::default(),
+    };
+    // Depth-first, with the chain of calls that led here for finding recursion.
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    while let Some((k, depth)) = stack.pop() {
+        let function = plan.copies[k].function;
+        let Some(body) = &function.body else { continue };
+        let mut list = Vec::new();
+        statements(body, &mut list);
+        if k > 0 {
+            let declared = Declared::of(function, &list);
+            let mut names = Vec::new();
+            for s in &list {
+                match s {
+                    Statement::Instruction(i) => {
+                        i.operands.iter().for_each(|o| mentioned(o, &mut names));
+                        names.extend(i.guard.map(|g| g.predicate));
+                    }
+                    Statement::Registers(r) => names.extend(r.names.iter().map(|n| n.name)),
+                    Statement::Variable(v) => names.push(v.name.value),
+                    Statement::Label(l) => names.push(l.value),
+                    _ => {}
+                }
+            }
+            names.extend(function.params.iter().chain(&function.returns).map(|p| p.name.value));
+            for name in names {
+                if plan.renamed.contains_key(&(k, name)) {
+                    continue;
+                }
+                // A range's declaration renames its prefix, so the copy's registers stay a range.
+                let new = declared.rename(name, k).or_else(|| declared.ranges.iter().any(|(p, _)| *p == name).then(|| format!("{name}.c{k}.")));
+                if let Some(new) = new {
+                    plan.names.push(new);
+                    plan.renamed.insert((k, name), plan.names.len() - 1);
+                }
+            }
+            plan.names.push(format!("end.c{k}.ret"));
+            plan.ends.insert(k, plan.names.len() - 1);
+        }
+        for s in &list {
+            let Statement::Instruction(call) = s else { continue };
+            if !matches!(call.op, Op::Call(_)) {
+                continue;
+            }
+            let callee_name = match call.operands.get(1).map(|o| &o.kind) {
+                Some(OperandKind::Name(n)) => *n,
+                _ => return Err(error(call.span, "this call names no function")),
+            };
+            if call.operands.len() > 3 {
+                return Err(error(call.span, "calls through a function pointer (with a prototype) are not supported"));
+            }
+            let callee = module.function(callee_name).ok_or_else(|| {
+                error(call.span, format!("`{callee_name}` has no body in this file: only functions defined here can be called"))
+            })?;
+            let mut chain = Some(k);
+            while let Some(c) = chain {
+                if std::ptr::eq(plan.copies[c].function, callee) {
+                    return Err(error(call.span, format!("`{callee_name}` calls itself (directly or not): recursion is not supported")));
+                }
+                chain = plan.copies[c].call.map(|(caller, _)| caller);
+            }
+            if depth + 1 > MAX_DEPTH || plan.copies.len() >= MAX_COPIES {
+                return Err(error(call.span, format!("calls nest deeper than {MAX_DEPTH} or make more than {MAX_COPIES} copies of function bodies")));
+            }
+            let copy = plan.copies.len();
+            plan.copies.push(Copy { function: callee, call: Some((k, call)) });
+            plan.calls.insert((k, call.span.start), copy);
+            stack.push((copy, depth + 1));
+        }
+    }
+    Ok(plan)
+}
+
+impl<'t, 'a> Plan<'t, 'a> {
+    /// Whether the kernel calls nothing.
+    pub(crate) fn is_trivial(&self) -> bool {
+        self.copies.len() == 1
+    }
+
+    fn name<'p>(&'p self, k: usize, name: &'a str) -> &'p str {
+        self.renamed.get(&(k, name)).map_or(name, |&i| self.names[i].as_str())
+    }
+
+    /// The label ending copy `k`: its `ret`s branch there.
+    fn end_label(&self, k: usize) -> &str {
+        self.ends.get(&k).map_or("", |&i| self.names[i].as_str())
+    }
+
+    fn operand<'p>(&'p self, k: usize, o: &ast::Operand<'a>) -> ast::Operand<'p> {
+        let kind = match &o.kind {
+            OperandKind::Name(n) => OperandKind::Name(self.name(k, n)),
+            OperandKind::Not(n) => OperandKind::Not(self.name(k, n)),
+            OperandKind::Pair(a, b) => OperandKind::Pair(self.name(k, a), self.name(k, b)),
+            OperandKind::Address(Address { base, offset }) => OperandKind::Address(Address {
+                base: base.map(|b| Spanned { value: self.name(k, b.value), span: b.span }),
+                offset: *offset,
+            }),
+            OperandKind::Vector(v) => OperandKind::Vector(v.iter().map(|o| self.operand(k, o)).collect()),
+            OperandKind::List(v) => OperandKind::List(v.iter().map(|o| self.operand(k, o)).collect()),
+            OperandKind::Special(s) => OperandKind::Special(*s),
+            OperandKind::Immediate(i) => OperandKind::Immediate(*i),
+            OperandKind::Sink => OperandKind::Sink,
+        };
+        ast::Operand { kind, span: o.span }
+    }
+
+    fn instruction<'p>(&'p self, k: usize, i: &ast::Instruction<'a>) -> ast::Instruction<'p> {
+        ast::Instruction {
+            guard: i.guard.map(|g| ast::Guard { negated: g.negated, predicate: self.name(k, g.predicate), span: g.span }),
+            op: i.op,
+            op_span: i.op_span,
+            operands: i.operands.iter().map(|o| self.operand(k, o)).collect(),
+            span: i.span,
+        }
+    }
+
+    /// The kernel's statements with every call replaced by its copy.
+    pub(crate) fn expand(&self) -> Expanded<'_> {
+        let mut out = Expanded { items: Vec::new(), decls: Vec::new(), bindings: Vec::new() };
+        self.copy(0, &mut out);
+        out
+    }
+
+    fn copy<'p>(&'p self, k: usize, out: &mut Expanded<'p>) {
+        let function = self.copies[k].function;
+        let Some(body) = &function.body else { return };
+        let mut list = Vec::new();
+        statements(body, &mut list);
+        if let Some((caller, call)) = self.copies[k].call {
+            // Formal parameters and results stand for the caller's variables in their places.
+            let list_names = |i: usize| match call.operands.get(i).map(|o| &o.kind) {
+                Some(OperandKind::List(v)) => v.iter().filter_map(|o| if let OperandKind::Name(n) = o.kind { Some(n) } else { None }).collect(),
+                _ => Vec::new(),
+            };
+            for (formal, actual) in function.params.iter().zip(list_names(2)).chain(function.returns.iter().zip(list_names(0))) {
+                out.bindings.push((self.name(k, formal.name.value), self.name(caller, actual)));
+            }
+        }
+        // A `ret` that ends the body needs no branch to the end.
+        let last = list.iter().rposition(|s| matches!(s, Statement::Instruction(_)));
+        for (at, s) in list.into_iter().enumerate() {
+            match s {
+                Statement::Label(l) => out.items.push(Owned::Label(self.name(k, l.value), l.span)),
+                Statement::Registers(r) => out.decls.push(Statement::Registers(ast::RegisterDecl {
+                    vector: r.vector,
+                    ty: r.ty,
+                    names: r.names.iter().map(|n| ast::RegisterName { name: self.name(k, n.name), range: n.range, span: n.span }).collect(),
+                    span: r.span,
+                })),
+                Statement::Variable(v) => {
+                    let mut v = v.clone();
+                    v.name.value = self.name(k, v.name.value);
+                    out.decls.push(Statement::Variable(v));
+                }
+                Statement::Instruction(i) => match i.op {
+                    Op::Call(_) => {
+                        if let Some(&callee) = self.calls.get(&(k, i.span.start)) {
+                            self.copy(callee, out);
+                            out.items.push(Owned::Label(self.end_label(callee), i.span));
+                        }
+                    }
+                    Op::Ret(_) if k > 0 && i.guard.is_none() && Some(at) == last => {}
+                    Op::Ret(_) if k > 0 => {
+                        let mut bra = self.instruction(k, i);
+                        bra.op = Op::Bra(Control { uni: i.guard.is_none() });
+                        bra.operands = vec![ast::Operand { kind: OperandKind::Name(self.end_label(k)), span: i.op_span }];
+                        out.items.push(Owned::Inst(bra));
+                    }
+                    _ => out.items.push(Owned::Inst(self.instruction(k, i))),
+                },
+                _ => {}
+            }
+        }
+    }
+}

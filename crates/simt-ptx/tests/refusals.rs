@@ -1,0 +1,49 @@
+//! What the translation refuses, and how it says so: each message names the instruction
+//! and its line, and what is supported instead.
+
+fn kernel(body: &str) -> String {
+    format!(
+        ".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry k(\n\t.param .u64 k_param_0,\n\t.param .u32 k_param_1\n)\n{{\n\t.reg .pred %p<4>;\n\t.reg .b32 %r<8>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<8>;\n\tld.param.u64 %rd7, [k_param_0];\n\tcvta.to.global.u64 %rd6, %rd7;\n{body}\tret;\n}}\n"
+    )
+}
+
+fn refusal(source: &str) -> String {
+    match simt_ptx::translate("k.ptx", source, None) {
+        Ok(_) => panic!("translated, expected a refusal:\n{source}"),
+        Err(d) => d.render("k.ptx", source, false),
+    }
+}
+
+#[test]
+fn rounding_modes_other_than_nearest() {
+    insta::assert_snapshot!(refusal(&kernel("\tadd.rz.f32 %f1, %f2, %f3;\n")));
+}
+
+#[test]
+fn generic_address_of_unknown_space() {
+    // A pointer loaded from global memory may point anywhere.
+    insta::assert_snapshot!(refusal(&kernel(
+        "\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tld.global.u64 %rd3, [%rd2];\n\tld.u32 %r1, [%rd3];\n"
+    )));
+}
+
+#[test]
+fn partial_member_mask() {
+    insta::assert_snapshot!(refusal(&kernel("\tld.param.u32 %r1, [k_param_1];\n\tshfl.sync.bfly.b32 %r2, %r3, 1, 31, %r1;\n")));
+}
+
+#[test]
+fn warp_reductions_not_built() {
+    insta::assert_snapshot!(refusal(&kernel("\tredux.sync.add.s32 %r1, %r2, -1;\n")));
+}
+
+#[test]
+fn recursion() {
+    let source = ".version 7.0\n.target sm_80\n.address_size 64\n.func f()\n{\n\tcall.uni f, ();\n\tret;\n}\n.visible .entry k()\n{\n\tcall.uni f, ();\n\tret;\n}\n";
+    insta::assert_snapshot!(refusal(source));
+}
+
+#[test]
+fn several_problems_in_one_run() {
+    insta::assert_snapshot!(refusal(&kernel("\tdiv.rn.f64 %rd1, %rd2, %rd3;\n\tsetp.lt.s64 %p1, %rd1, %rd2;\n\tmin.f64 %rd1, %rd2, %rd3;\n")));
+}
