@@ -1349,12 +1349,8 @@ impl<'t, 'a> Entry<'t, 'a> {
                 Ok(())
             }
             Op::Mma(m) => self.mma(inst, m),
-            // Device functions are refused where they are called, so `ret` only ends a kernel.
+            // Calls were inlined (`inline.rs`), their `ret`s made branches: a `ret` here ends the kernel.
             Op::Ret(_) | Op::Exit => self.op(Opcode::Exit, &[]),
-            Op::Call(_) => Err(with_note(
-                unsupported("`call` (device functions)".into()),
-                "mark the device function `__forceinline__`, or compile at -O3 where clang inlines small ones",
-            )),
             _ => Err(unsupported(format!("`{}`", opname(op)))),
         }
     }
@@ -2113,8 +2109,9 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>]) -> HashMap<&
                 }
                 Op::St(m) if m.ty.bits() == 64 => {
                     if let (Some(s), Some(&param)) = (slot(ops.first()), name(ops.get(1)).and_then(|v| origin.get(v)))
-                        && slots.insert(s, param) != Some(param)
+                        && !slots.contains_key(&s)
                     {
+                        slots.insert(s, param);
                         changed = true;
                     }
                     None
@@ -2141,10 +2138,14 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>]) -> HashMap<&
                 }
                 _ => None,
             };
+            // The first origin found stays: a register given two would otherwise flip
+            // between them forever (what clang writes assigns each once).
             if let (Some(from), Some(d)) = (from, name(ops.first()))
-                && origin.insert(d, from) != Some(from) {
-                    changed = true;
-                }
+                && !origin.contains_key(d)
+            {
+                origin.insert(d, from);
+                changed = true;
+            }
         }
     }
     // A pointer never dereferenced still needs a type: raw 32-bit words.
