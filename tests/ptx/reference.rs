@@ -153,6 +153,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("vec4_scale", vec4_scale),
     ("convert", convert),
     ("warp_match_redux", warp_match_redux),
+    ("pointer_calls", pointer_calls),
 ];
 
 /// The reference of kernel `entry`.
@@ -167,6 +168,16 @@ fn outputs(list: Vec<(&str, Buffer)>) -> Outputs {
 /// The PTX `fma.rn.f32`: one rounding.
 fn fma(a: f32, b: f32, c: f32) -> f32 {
     a.mul_add(b, c)
+}
+
+fn pointer_calls(inp: &Inputs) -> Outputs {
+    let n = inp.count("n");
+    let x = inp.f32s("x");
+    let mut y = inp.f32s("y").to_vec();
+    for i in 0..n {
+        y[i] = x[i] * 2.0 + y[i];
+    }
+    outputs(vec![("y", Buffer::F32(y))])
 }
 
 fn vector_add(inp: &Inputs) -> Outputs {

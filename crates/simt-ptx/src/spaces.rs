@@ -57,11 +57,30 @@ impl Spaces {
     }
 }
 
-/// A stack slot: a base register and a constant offset.
-type Slot<'a> = (&'a str, i64);
+/// A memory slot a value may be kept in and read back from: a register base and a constant
+/// offset (`[%SP+8]`), or a LOCAL address (`[param0+0]`: a call's `.param` variables, and a
+/// copy's formal parameters bound to them, name the same place).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Slot<'a> {
+    Reg(&'a str, i64),
+    Local(i64),
+}
+
+/// The slot an address names, if it names one.
+pub(crate) fn slot<'a>(address: Option<&ast::Operand<'a>>, symbol: &impl Fn(&str) -> Option<(StateSpace, u32)>) -> Option<Slot<'a>> {
+    match address.map(|o| &o.kind) {
+        Some(OperandKind::Address(Address { base: Some(b), offset })) => match symbol(b.value) {
+            Some((StateSpace::Local, at)) => Some(Slot::Local(i64::from(at) + offset)),
+            Some(_) => None,
+            None => Some(Slot::Reg(b.value, *offset)),
+        },
+        _ => None,
+    }
+}
 
 /// The spaces each register's address may point into.
-pub(crate) fn infer<'a>(insts: &[&ast::Instruction<'a>], symbol_space: impl Fn(&str) -> Option<StateSpace>) -> HashMap<&'a str, Spaces> {
+pub(crate) fn infer<'a>(insts: &[&ast::Instruction<'a>], symbol: impl Fn(&str) -> Option<(StateSpace, u32)>) -> HashMap<&'a str, Spaces> {
+    let symbol_space = |n: &str| symbol(n).map(|(space, _)| space);
     let mut regs: HashMap<&'a str, Spaces> = HashMap::default();
     let mut slots: HashMap<Slot<'a>, Spaces> = HashMap::default();
     // Values stored through a local address that is not a constant slot.
@@ -95,19 +114,20 @@ pub(crate) fn infer<'a>(insts: &[&ast::Instruction<'a>], symbol_space: impl Fn(&
                 Op::Add(_) | Op::Sub(_) | Op::Or(_) | Op::And(_) => get(&regs, ops.get(1)).union(get(&regs, ops.get(2))),
                 Op::Selp(_) => get(&regs, ops.get(1)).union(get(&regs, ops.get(2))),
                 Op::Ld(m) if m.ty.bits() == 64 => {
-                    let space = m.space.or_else(|| access_space(&regs, ops.get(1), &symbol_space));
-                    match (space, slot(ops.get(1))) {
+                    let space = local_params(m.space, ops.get(1), &symbol_space).or_else(|| access_space(&regs, ops.get(1), &symbol_space));
+                    match (space, slot(ops.get(1), &symbol)) {
                         (Some(StateSpace::Local), Some(s)) => slots.get(&s).copied().unwrap_or_default().union(anywhere_local),
                         (Some(StateSpace::Local), None) => slots.values().fold(anywhere_local, |a, &b| a.union(b)),
-                        (Some(StateSpace::Param), _) => Spaces::default(),
+                        // A kernel's pointer parameters come from the host: global buffers.
+                        (Some(StateSpace::Param), _) => Spaces::of(StateSpace::Global),
                         _ => Spaces::UNKNOWN,
                     }
                 }
                 Op::St(m) if m.ty.bits() == 64 => {
                     let stored = get(&regs, ops.get(1));
-                    let space = m.space.or_else(|| access_space(&regs, ops.first(), &symbol_space));
+                    let space = local_params(m.space, ops.first(), &symbol_space).or_else(|| access_space(&regs, ops.first(), &symbol_space));
                     if space == Some(StateSpace::Local) && stored != Spaces::default() {
-                        let target = match slot(ops.first()) {
+                        let target = match slot(ops.first(), &symbol) {
                             Some(s) => slots.entry(s).or_default(),
                             None => &mut anywhere_local,
                         };
@@ -146,10 +166,11 @@ pub(crate) fn access_space(
     }
 }
 
-fn slot<'a>(address: Option<&ast::Operand<'a>>) -> Option<Slot<'a>> {
-    match address.map(|o| &o.kind) {
-        Some(OperandKind::Address(Address { base: Some(b), offset })) => Some((b.value, *offset)),
-        _ => None,
+/// An access's state space, where a call's `.param` variables (LOCAL memory) count as local.
+fn local_params(space: Option<StateSpace>, address: Option<&ast::Operand<'_>>, symbol_space: &impl Fn(&str) -> Option<StateSpace>) -> Option<StateSpace> {
+    match (space, address.map(|o| &o.kind)) {
+        (Some(StateSpace::Param), Some(OperandKind::Address(Address { base: Some(b), .. }))) if symbol_space(b.value) == Some(StateSpace::Local) => Some(StateSpace::Local),
+        _ => space,
     }
 }
 
@@ -180,7 +201,10 @@ pub(crate) fn constants<'a>(insts: &[&ast::Instruction<'a>], spaces: &HashMap<&'
     // Slots are the stack pointer's constant offsets. Any other store that may reach local
     // memory (through an address-taken local array) may overwrite a slot: then no slot is
     // trusted.
-    let stack_slot = |o: Option<&ast::Operand<'a>>| slot(o).filter(|(base, _)| matches!(*base, "%SP" | "%SPL"));
+    let stack_slot = |o: Option<&ast::Operand<'a>>| match o.map(|o| &o.kind) {
+        Some(OperandKind::Address(Address { base: Some(b), offset })) if b.value.starts_with("%SP") => Some(Slot::Reg(b.value, *offset)),
+        _ => None,
+    };
     let unknown_store = insts.iter().any(|i| {
         let Op::St(m) = i.op else { return false };
         let base_spaces = match i.operands.first().map(|o| &o.kind) {

@@ -337,19 +337,13 @@ impl<'t, 'a> Entry<'t, 'a> {
             entry.b.target(target);
         }
         let mut errors = Vec::new();
-        entry.declare(module, f, &decls, &items, &mut errors);
-        // A copy's formal parameters and results stand for its caller's `.param` variables.
-        for &(formal, actual) in bindings {
-            if let Some(&symbol) = entry.symbols.get(actual) {
-                entry.symbols.insert(formal, symbol);
-            }
-        }
+        entry.declare(module, f, &decls, &items, bindings, &mut errors);
         if let Err(e) = entry.allocate(&items) {
             errors.push(e);
         }
         let insts: Vec<&ast::Instruction<'a>> = items.iter().filter_map(|i| if let Item::Inst(i) = i { Some(*i) } else { None }).collect();
         let symbols = &entry.symbols;
-        entry.spaces = crate::spaces::infer(&insts, |n| symbols.get(n).map(|s| s.space));
+        entry.spaces = crate::spaces::infer(&insts, |n| symbols.get(n).map(|s| (s.space, s.address)));
         entry.constants = crate::spaces::constants(&insts, &entry.spaces);
         if !errors.is_empty() {
             return Err(errors);
@@ -383,6 +377,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         f: &'t ast::Function<'a>,
         decls: &[&'t Statement<'a>],
         items: &[Item<'t, 'a>],
+        bindings: &[(&'a str, &'a str)],
         errors: &mut Vec<Diagnostic>,
     ) {
         let mut local_size = 0u32;
@@ -400,6 +395,12 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
         }
         self.b.local(local_size);
+        // A copy's formal parameters and results stand for its caller's `.param` variables.
+        for &(formal, actual) in bindings {
+            if let Some(&symbol) = self.symbols.get(actual) {
+                self.symbols.insert(formal, symbol);
+            }
+        }
         for statement in decls {
             let Statement::Registers(r) = statement else { continue };
             if r.vector.is_some() {
@@ -427,7 +428,8 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
             }
         }
-        let pointers = pointer_types(f, items);
+        let symbols = &self.symbols;
+        let pointers = pointer_types(f, items, |n| symbols.get(n).map(|s| (s.space, s.address)));
         for p in &f.params {
             let ty = match (p.ty, p.array) {
                 (_, Some(_)) => Err("array parameters (structs passed by value)"),
@@ -2071,15 +2073,16 @@ fn special(sr: px::SpecialReg) -> Option<isa::SpecialReg> {
 /// The element type of every `.u64` parameter that is a pointer into global memory: its
 /// value (through moves, `cvta.to.global` and additions) reaches the address of a load,
 /// store or atomic, whose type gives the element type (the first one found).
-fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>]) -> HashMap<&'a str, isa::ElemType> {
+fn pointer_types<'a>(
+    f: &ast::Function<'a>,
+    items: &[Item<'_, 'a>],
+    symbol: impl Fn(&str) -> Option<(StateSpace, u32)>,
+) -> HashMap<&'a str, isa::ElemType> {
     let params: Vec<&str> = f.params.iter().map(|p| p.name.value).collect();
     let mut origin: HashMap<&'a str, &'a str> = HashMap::default();
     let mut found: HashMap<&'a str, isa::ElemType> = HashMap::default();
-    let mut slots: HashMap<(&'a str, i64), &'a str> = HashMap::default();
-    let slot = |o: Option<&ast::Operand<'a>>| match o.map(|o| &o.kind) {
-        Some(OperandKind::Address(Address { base: Some(b), offset })) => Some((b.value, *offset)),
-        _ => None,
-    };
+    let mut slots: HashMap<crate::spaces::Slot<'a>, &'a str> = HashMap::default();
+    let slot = |o: Option<&ast::Operand<'a>>| crate::spaces::slot(o, &symbol);
     let name = |o: Option<&ast::Operand<'a>>| match o.map(|o| &o.kind) {
         Some(OperandKind::Name(n)) => Some(*n),
         _ => None,
@@ -2102,7 +2105,7 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>]) -> HashMap<&
         for inst in &insts {
             let ops = &inst.operands;
             let from = match inst.op {
-                Op::Ld(m) if m.space == Some(StateSpace::Param) => base(ops.get(1)).filter(|b| params.contains(b)),
+                Op::Ld(m) if m.space == Some(StateSpace::Param) && base(ops.get(1)).is_some_and(|b| params.contains(&b)) => base(ops.get(1)),
                 // -O0 keeps pointers in stack slots: `st.u64 [%SP+8], %rd6` ... `ld.u64 %rd7, [%SP+8]`.
                 Op::Ld(m) if m.ty.bits() == 64 && slot(ops.get(1)).is_some_and(|s| slots.contains_key(&s)) => {
                     slot(ops.get(1)).and_then(|s| slots.get(&s).copied())
@@ -2148,14 +2151,15 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>]) -> HashMap<&
             }
         }
     }
-    // A pointer never dereferenced still needs a type: raw 32-bit words.
-    let mut pointers = HashMap::default();
+    // A parameter is a pointer when its value is an address somewhere (`found`) or reaches
+    // `cvta.to.global`; one never dereferenced still needs a type: raw 32-bit words.
+    let mut pointers = found.clone();
     for item in items {
         if let Item::Inst(inst) = item
             && let (Op::Cvta(c), Some(OperandKind::Name(s))) = (inst.op, inst.operands.get(1).map(|o| &o.kind))
                 && c.to && c.space == StateSpace::Global
                     && let Some(&param) = origin.get(s) {
-                        pointers.insert(param, found.get(param).copied().unwrap_or(isa::ElemType::U32));
+                        pointers.entry(param).or_insert(isa::ElemType::U32);
                     }
     }
     pointers
