@@ -1949,6 +1949,37 @@ fn warp_cases() -> Vec<Case> {
             .post("MOV R2, RZ")
             .out(Loc::R(2), [0; 32]),
     ]);
+    // REDUX and MATCH: over guard-true lanes only.
+    let quarters = lanes(|l| l % 4);
+    v.extend([
+        Case::new("REDUX.ADD R2, R0").inp(Loc::R(0), lanes(|l| l)).out(Loc::R(2), [496; 32]),
+        Case::new("REDUX.ADD R2, R0").inp(Loc::R(0), [u32::MAX; 32]).out(Loc::R(2), [0xFFFF_FFE0; 32]),
+        Case::new("REDUX.MIN R2, R0").inp(Loc::R(0), lanes(|l| l.wrapping_sub(3))).out(Loc::R(2), [(-3i32) as u32; 32]),
+        Case::new("REDUX.MIN.U32 R2, R0").inp(Loc::R(0), lanes(|l| l.wrapping_sub(3))).out(Loc::R(2), [0; 32]),
+        Case::new("REDUX.MAX R2, R0").inp(Loc::R(0), lanes(|l| l.wrapping_sub(3))).out(Loc::R(2), [28; 32]),
+        Case::new("REDUX.MAX.U32 R2, R0").inp(Loc::R(0), lanes(|l| l.wrapping_sub(3))).out(Loc::R(2), [(-1i32) as u32; 32]),
+        Case::new("REDUX.AND R2, R0").inp(Loc::R(0), lanes(|l| 0xF0 | l)).out(Loc::R(2), [0xF0; 32]),
+        Case::new("REDUX.OR R2, R0").inp(Loc::R(0), lanes(|l| 1 << l)).out(Loc::R(2), [u32::MAX; 32]),
+        Case::new("REDUX.XOR R2, R0").inp(Loc::R(0), lanes(|l| l)).out(Loc::R(2), [0; 32]),
+        Case::new("@P0 REDUX.ADD R2, R0")
+            .inp(Loc::R(2), [0; 32])
+            .inp(Loc::R(0), lanes(|l| l))
+            .inp(Loc::P(0), lanes(|l| u32::from(l < 4)))
+            .out(Loc::R(2), lanes(|l| if l < 4 { 6 } else { 0 })),
+        Case::new("MATCH.ANY R2, R0").inp(Loc::R(0), quarters).out(Loc::R(2), lanes(|l| 0x1111_1111 << (l % 4))),
+        Case::new("@P0 MATCH.ANY R2, R0")
+            .inp(Loc::R(2), [0; 32])
+            .inp(Loc::R(0), quarters)
+            .inp(Loc::P(0), lanes(|l| u32::from(l < 8)))
+            .out(Loc::R(2), lanes(|l| if l < 8 { 0x11 << (l % 4) } else { 0 })),
+        Case::new("MATCH.ALL R2, R0").inp(Loc::R(0), [7; 32]).out(Loc::R(2), [u32::MAX; 32]),
+        Case::new("MATCH.ALL R2, R0").inp(Loc::R(0), quarters).out(Loc::R(2), [0; 32]),
+        Case::new("@P0 MATCH.ALL R2, R0")
+            .inp(Loc::R(2), [0; 32])
+            .inp(Loc::R(0), quarters)
+            .inp(Loc::P(0), lanes(|l| u32::from(l % 4 == 2)))
+            .out(Loc::R(2), lanes(|l| if l % 4 == 2 { 0x4444_4444 } else { 0 })),
+    ]);
     // VOTE.
     let pat = lanes(|l| u32::from(l % 5 == 1));
     let pat_mask = (0..32).filter(|l| l % 5 == 1).fold(0u32, |m, l| m | 1 << l);

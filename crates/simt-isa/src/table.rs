@@ -79,6 +79,14 @@ modifier_enum!(
     Int64Type { S64 = "S64", U64 = "U64" }
 );
 modifier_enum!(
+    /// How `REDUX` combines the lanes' values.
+    ReduxOp { Add = "ADD", Min = "MIN", Max = "MAX", And = "AND", Or = "OR", Xor = "XOR" }
+);
+modifier_enum!(
+    /// Which lanes `MATCH` reports.
+    MatchMode { Any = "ANY", All = "ALL" }
+);
+modifier_enum!(
     /// Integer comparisons.
     Cmp { Eq = "EQ", Ne = "NE", Lt = "LT", Le = "LE", Gt = "GT", Ge = "GE" }
 );
@@ -965,6 +973,10 @@ instruction_table! {
     Irem: "IREM" [ty: IntType = S32], DAB_INT, optional 0, Sfu, Sfu, [];
     /// `d = ` the `len`-bit field of `a` at bit `pos` (each taken mod 256), zero-extended (`U32`) or sign-extended from the field's top bit (`S32`); bits past bit 31 read as the extension.
     Bfe: "BFE" [ty: IntType = U32], &[op("d", D), op("a", S_INT), op("pos", S_INT), op("len", S_INT)], optional 0, Int, Alu, [];
+    /// `d = ` `a` combined over the guard-true lanes: `ADD` wrapping, `MIN`/`MAX` signed unless `U32`, `AND`/`OR`/`XOR` bitwise (PTX `redux.sync`). Warp-collective.
+    Redux: "REDUX" [op: ReduxOp, ty: IntType = S32], &[op("d", D), op("a", S_REG)], optional 0, Int, Shuffle, [COLLECTIVE], since Sm80;
+    /// `d = ` the mask of guard-true lanes whose `a` equals this lane's (`ANY`), or of every guard-true lane if all their `a` are equal and else 0 (`ALL`) (PTX `match.sync`). Warp-collective.
+    Match: "MATCH" [mode: MatchMode], &[op("d", D), op("a", S_REG)], optional 0, Int, Shuffle, [COLLECTIVE];
 }
 
 impl Opcode {

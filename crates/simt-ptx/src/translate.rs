@@ -1336,6 +1336,31 @@ impl<'t, 'a> Entry<'t, 'a> {
                     px::VoteMode::Uni => Err(unsupported("`vote.uni`".into())),
                 }
             }
+            Op::Redux(r) => {
+                let [d, a, mask] = self.operands(inst)?;
+                self.full_mask(mask)?;
+                let op = match r.op {
+                    px::ReduxOp::Add => isa::ReduxOp::Add,
+                    px::ReduxOp::Min => isa::ReduxOp::Min,
+                    px::ReduxOp::Max => isa::ReduxOp::Max,
+                    px::ReduxOp::And => isa::ReduxOp::And,
+                    px::ReduxOp::Or => isa::ReduxOp::Or,
+                    px::ReduxOp::Xor => isa::ReduxOp::Xor,
+                };
+                let ty = if r.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
+                let (d, a) = (self.word(d)?, self.word(a)?);
+                self.emit(Form::Redux(mods::Redux { op, ty }), &[dst(d), src(Src::reg(a))])
+            }
+            Op::Match(m) if m.ty.bits() == 32 => {
+                let [d, a, mask] = self.operands(inst)?;
+                if matches!(d.kind, OperandKind::Pair(..)) {
+                    return Err(unsupported("`match.all` with a predicate output (`d|p`)".into()));
+                }
+                self.full_mask(mask)?;
+                let mode = if m.mode == px::MatchMode::All { isa::MatchMode::All } else { isa::MatchMode::Any };
+                let (d, a) = (self.word(d)?, self.word(a)?);
+                self.emit(Form::Match(mods::Match { mode }), &[dst(d), src(Src::reg(a))])
+            }
             Op::Activemask => {
                 let [d] = self.operands(inst)?;
                 let d = self.word(d)?;

@@ -33,8 +33,8 @@ fn partial_member_mask() {
 }
 
 #[test]
-fn warp_reductions_not_built() {
-    insta::assert_snapshot!(refusal(&kernel("\tredux.sync.add.s32 %r1, %r2, -1;\n")));
+fn special_functions_not_built() {
+    insta::assert_snapshot!(refusal(&kernel("\ttanh.approx.f32 %f1, %f2;\n")));
 }
 
 #[test]

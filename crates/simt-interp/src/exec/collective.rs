@@ -1,5 +1,5 @@
 //! Warp-collective operations that exchange values between lanes: `SHFL`,
-//! `VOTE` and `WARPSYNC`. The SIMT model has already gathered the warp (under
+//! `VOTE`, `REDUX`, `MATCH` and `WARPSYNC`. The SIMT model has already gathered the warp (under
 //! `its`) before one of these issues.
 
 use simt_isa::*;
@@ -14,6 +14,8 @@ pub(crate) enum CollectiveOp {
     Shfl { mode: ShflMode, d: Reg, a: Reg, b: Val, width: u32 },
     Vote { all: bool, p: u8, q: PredIn },
     Ballot { d: Reg, q: PredIn },
+    Redux { op: ReduxOp, signed: bool, d: Reg, a: Reg },
+    Match { all: bool, d: Reg, a: Reg },
     Warpsync,
 }
 
@@ -36,6 +38,8 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<Collective
         }
         Form::VoteBallot(_) => CollectiveOp::Ballot { d: t.dst(&o[0]), q: Translator::pred_in(&o[1]) },
         Form::Warpsync(_) => CollectiveOp::Warpsync,
+        Form::Redux(mods::Redux { op, ty }) => CollectiveOp::Redux { op, signed: ty == IntType::S32, d: t.dst(&o[0]), a: t.first(&o[1]) },
+        Form::Match(mods::Match { mode }) => CollectiveOp::Match { all: mode == MatchMode::All, d: t.dst(&o[0]), a: t.first(&o[1]) },
         _ => return None,
     })
 }
@@ -60,6 +64,32 @@ impl BlockSim<'_> {
             CollectiveOp::Ballot { d, q } => {
                 let votes = pred(warp, q) & exec;
                 write(warp, d, &[votes; 32], exec);
+            }
+            CollectiveOp::Redux { op, signed, d, a } => {
+                let values = *warp.row(a);
+                let taking = (0..32).filter(|&l| exec >> l & 1 != 0).map(|l| values[l]);
+                let combined = match (op, signed) {
+                    (ReduxOp::Add, _) => taking.fold(0u32, u32::wrapping_add),
+                    (ReduxOp::Min, true) => taking.map(|x| x as i32).min().unwrap_or(0) as u32,
+                    (ReduxOp::Min, false) => taking.min().unwrap_or(0),
+                    (ReduxOp::Max, true) => taking.map(|x| x as i32).max().unwrap_or(0) as u32,
+                    (ReduxOp::Max, false) => taking.max().unwrap_or(0),
+                    (ReduxOp::And, _) => taking.fold(u32::MAX, |x, y| x & y),
+                    (ReduxOp::Or, _) => taking.fold(0, |x, y| x | y),
+                    (ReduxOp::Xor, _) => taking.fold(0, |x, y| x ^ y),
+                };
+                write(warp, d, &[combined; 32], exec);
+            }
+            CollectiveOp::Match { all, d, a } => {
+                let values = *warp.row(a);
+                let same = |l: usize| (0..32).filter(|&m| exec >> m & 1 != 0 && values[m] == values[l]).fold(0u32, |mask, m| mask | 1 << m);
+                let v = if all {
+                    let first = (exec != 0).then(|| same(exec.trailing_zeros() as usize));
+                    [if first == Some(exec) { exec } else { 0 }; 32]
+                } else {
+                    per_lane(same)
+                };
+                write(warp, d, &v, exec);
             }
             CollectiveOp::Warpsync => {}
         }
