@@ -175,7 +175,7 @@ fn pointer_calls(inp: &Inputs) -> Outputs {
     let x = inp.f32s("x");
     let mut y = inp.f32s("y").to_vec();
     for i in 0..n {
-        y[i] = x[i] * 2.0 + y[i];
+        y[i] += x[i] * 2.0;
     }
     outputs(vec![("y", Buffer::F32(y))])
 }
