@@ -1,6 +1,7 @@
 //! The corpus run end to end: every fixture of `tests/ptx` is translated; every one that
-//! translates runs under both SIMT models with the manifest's inputs and must match its
-//! Rust reference (`tests/ptx/reference.rs`) within the manifest's tolerance. The
+//! translates runs under both SIMT models and on the timing backend's `h100` with the
+//! manifest's inputs and must match its Rust reference (`tests/ptx/reference.rs`) within
+//! the manifest's tolerance. The
 //! fixtures that do not translate yet are recorded with their first refusal in a
 //! snapshot, so a change in either direction shows up in review.
 
@@ -123,8 +124,15 @@ fn elements(b: &Buffer) -> Vec<(f64, u64)> {
     }
 }
 
+/// How a fixture runs: functionally under one SIMT model, or timed on the `h100` model.
+#[derive(Clone, Copy, Debug)]
+enum Engine {
+    Functional(SimtModel),
+    TimedH100,
+}
+
 /// Runs one translated fixture and compares it with the reference; `Err` says how it differs.
-fn check(kernel: &Kernel, module: &simt_isa::Module, scratch: &Path, simt: SimtModel) -> Result<(), String> {
+fn check(kernel: &Kernel, module: &simt_isa::Module, scratch: &Path, engine: Engine) -> Result<(), String> {
     let translated = module.kernel(&kernel.entry).ok_or("no kernel of that name")?;
     let mut inputs = Inputs::new();
     let mut args = Vec::new();
@@ -147,8 +155,18 @@ fn check(kernel: &Kernel, module: &simt_isa::Module, scratch: &Path, simt: SimtM
     }
     let request = LaunchRequest { grid: Some(kernel.grid), block: Some(kernel.block), args, module_dir: None };
     let prepared = prepare(translated, &request).map_err(|e| e.to_string())?;
-    let options = RunOptions { simt, threads: Some(2), ..RunOptions::default() };
-    run(translated, &prepared.config, &prepared.memory, &options, None).map_err(|f| f.render(module, false))?;
+    match engine {
+        Engine::Functional(simt) => {
+            let options = RunOptions { simt, threads: Some(2), ..RunOptions::default() };
+            run(translated, &prepared.config, &prepared.memory, &options, None).map_err(|f| f.render(module, false))?;
+        }
+        Engine::TimedH100 => {
+            let machine = simt_timing::Machine::builtin("h100");
+            let options = RunOptions { threads: Some(2), ..RunOptions::default() };
+            simt_timing::run(translated, &prepared.config, &prepared.memory, &options, &machine, &simt_timing::TimingOptions::default())
+                .map_err(|e| e.to_string())?;
+        }
+    }
     let want = reference::reference(&kernel.entry).ok_or("no reference")?(&inputs);
     for name in &kernel.outputs {
         let i = kernel.params.iter().position(|p| &p.name == name).ok_or("output is not a parameter")?;
@@ -198,10 +216,10 @@ fn translated_fixtures_match_their_references() {
                         continue;
                     }
                 };
-                for simt in [SimtModel::Its, SimtModel::Stack] {
+                for engine in [Engine::Functional(SimtModel::Its), Engine::Functional(SimtModel::Stack), Engine::TimedH100] {
                     ran += 1;
-                    if let Err(e) = check(&kernel, &module, &scratch, simt) {
-                        failures.push(format!("{file} under {simt:?}: {e}"));
+                    if let Err(e) = check(&kernel, &module, &scratch, engine) {
+                        failures.push(format!("{file} under {engine:?}: {e}"));
                     }
                 }
             }
