@@ -355,6 +355,19 @@ pub enum OperandKind<'a> {
     Sink,
 }
 
+impl<'a> Operand<'a> {
+    /// Every name the operand mentions (registers, labels, variables alike), appended to `out`.
+    pub fn names(&self, out: &mut Vec<&'a str>) {
+        match &self.kind {
+            OperandKind::Name(n) | OperandKind::Not(n) => out.push(n),
+            OperandKind::Pair(a, b) => out.extend([*a, *b]),
+            OperandKind::Address(Address { base: Some(b), .. }) => out.push(b.value),
+            OperandKind::Vector(v) | OperandKind::List(v) => v.iter().for_each(|o| o.names(out)),
+            OperandKind::Address(_) | OperandKind::Special(_) | OperandKind::Immediate(_) | OperandKind::Sink => {}
+        }
+    }
+}
+
 /// A memory operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Address<'a> {

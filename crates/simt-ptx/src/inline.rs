@@ -115,17 +115,6 @@ impl<'a> Declared<'a> {
     }
 }
 
-/// Every name an operand mentions.
-fn mentioned<'a>(o: &ast::Operand<'a>, out: &mut Vec<&'a str>) {
-    match &o.kind {
-        OperandKind::Name(n) | OperandKind::Not(n) => out.push(n),
-        OperandKind::Pair(a, b) => out.extend([*a, *b]),
-        OperandKind::Address(Address { base: Some(b), .. }) => out.push(b.value),
-        OperandKind::Vector(v) | OperandKind::List(v) => v.iter().for_each(|o| mentioned(o, out)),
-        _ => {}
-    }
-}
-
 /// Plans the copies the calls of kernel `f` need.
 pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>) -> Result<Plan<'t, 'a>, Diagnostic> {
     let mut plan = Plan {
@@ -148,7 +137,7 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
             for s in &list {
                 match s {
                     Statement::Instruction(i) => {
-                        i.operands.iter().for_each(|o| mentioned(o, &mut names));
+                        i.operands.iter().for_each(|o| o.names(&mut names));
                         names.extend(i.guard.map(|g| g.predicate));
                     }
                     Statement::Registers(r) => names.extend(r.names.iter().map(|n| n.name)),

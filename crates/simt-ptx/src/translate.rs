@@ -227,17 +227,6 @@ fn flatten<'t, 'a>(block: &'t ast::Block<'a>, items: &mut Vec<Item<'t, 'a>>, dec
     }
 }
 
-/// Every name an operand mentions (registers, labels, variables alike).
-fn names<'a>(operand: &ast::Operand<'a>, out: &mut Vec<&'a str>) {
-    match &operand.kind {
-        OperandKind::Name(n) | OperandKind::Not(n) => out.push(n),
-        OperandKind::Pair(a, b) => out.extend([*a, *b]),
-        OperandKind::Address(Address { base: Some(b), .. }) => out.push(b.value),
-        OperandKind::Vector(v) | OperandKind::List(v) => v.iter().for_each(|o| names(o, out)),
-        OperandKind::Address(_) | OperandKind::Special(_) | OperandKind::Immediate(_) | OperandKind::Sink => {}
-    }
-}
-
 fn error(span: Span, message: impl Into<String>) -> Diagnostic {
     Diagnostic { span, message: message.into(), notes: Vec::new() }
 }
@@ -515,7 +504,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             let mut uses = Vec::new();
             for (k, operand) in inst.operands.iter().enumerate() {
                 scratch.clear();
-                names(operand, &mut scratch);
+                operand.names(&mut scratch);
                 let writes = k == 0 && !matches!(inst.op, Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_)) && !matches!(operand.kind, OperandKind::Address(_));
                 for &name in &scratch {
                     let id = match index.get(name) {
@@ -868,7 +857,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 continue;
             }
             mentioned.clear();
-            names(operand, &mut mentioned);
+            operand.names(&mut mentioned);
             for &name in &mentioned {
                 read(self, name, &mut free)?;
             }
