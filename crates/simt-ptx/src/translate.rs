@@ -88,7 +88,7 @@ struct LineIndex {
 
 impl LineIndex {
     fn new(source: &str) -> LineIndex {
-        let starts = std::iter::once(0).chain(source.match_indices('\n').map(|(i, _)| i as u32 + 1)).collect();
+        let starts = std::iter::once(0).chain(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i as u32 + 1)).collect();
         LineIndex { starts }
     }
 

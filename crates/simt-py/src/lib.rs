@@ -703,7 +703,31 @@ fn assemble(py: Python<'_>, source: &str, name: &str) -> PyResult<Program> {
     Ok(Program { module: Arc::new(module) })
 }
 
-/// Loads a `.s` source or bytecode file.
+/// Translates PTX text (what clang or nvcc compile CUDA to, `docs/ptx.md`); `name` is the
+/// file name diagnostics show.
+///
+/// ```python
+/// k = simt.ptx(open("examples/cuda/saxpy.ptx").read())["saxpy"]
+/// ```
+#[pyfunction]
+#[pyo3(signature = (source, name="<source>.ptx"))]
+fn ptx(py: Python<'_>, source: &str, name: &str) -> PyResult<Program> {
+    let module = py.detach(|| simt_ptx::translate(name, source, None)).map_err(|d| {
+        let err = AssemblyError::new_err(d.render(name, source, false));
+        let (line, column) = d.iter().next().map_or((1, 1), |first| first.line_column(source));
+        let value = err.value(py);
+        let set = || -> PyResult<()> {
+            value.setattr("file", name)?;
+            value.setattr("line", line)?;
+            value.setattr("column", column)?;
+            value.setattr("count", d.total())
+        };
+        set().map_or_else(|e| e, |()| err)
+    })?;
+    Ok(Program { module: Arc::new(module) })
+}
+
+/// Loads a `.s` source, `.ptx` or bytecode file.
 #[pyfunction]
 fn load(py: Python<'_>, path: PathBuf) -> PyResult<Program> {
     let shown = path.display().to_string();
@@ -716,6 +740,9 @@ fn load(py: Python<'_>, path: PathBuf) -> PyResult<Program> {
     }
     let source = String::from_utf8(bytes).map_err(|_| LoadError::new_err(format!("{shown}: neither simt bytecode nor UTF-8 assembly source")))?;
     let source = source.strip_prefix('\u{feff}').unwrap_or(&source);
+    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ptx")) {
+        return ptx(py, source, &shown);
+    }
     assemble(py, source, &shown)
 }
 
@@ -756,6 +783,7 @@ fn machines(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 fn _simt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_function(wrap_pyfunction!(assemble, m)?)?;
+    m.add_function(wrap_pyfunction!(ptx, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(machines, m)?)?;
     m.add_class::<Program>()?;

@@ -308,3 +308,19 @@ def test_a_thread_pool_sweep_gives_the_sequential_results(asm):
         parallel = list(pool.map(error_at, points))
     for point, err in zip(points, parallel):
         np.testing.assert_array_equal(err, error_at(point))
+
+
+def test_ptx_from_clang_runs_like_the_cli(asm):
+    saxpy = simt.load(asm.parent / "examples" / "cuda" / "saxpy.ptx")["saxpy"]
+    assert [ty for _, ty in saxpy.params] == ["u32", "f32", "ptr.f32", "ptr.f32"]
+    x = np.arange(1000, dtype=np.float32)
+    y = np.ones(1000, dtype=np.float32)
+    names = [name for name, _ in saxpy.params]
+    r = saxpy.run(grid=4, block=256, args=dict(zip(names, [1000, 2.5, x, y])))
+    assert (r[names[3]] == np.float32(2.5) * x + y).all()
+
+
+def test_ptx_errors_name_the_line():
+    with pytest.raises(simt.AssemblyError) as e:
+        simt.ptx(".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\ttanh.approx.f32 %f1, %f2;\n\tret;\n}\n", "k.ptx")
+    assert (e.value.file, e.value.line) == ("k.ptx", 6)
