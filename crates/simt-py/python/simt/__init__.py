@@ -23,6 +23,7 @@ from ._simt import (
     assemble,
     load,
     machines,
+    ptx,
 )
 
 __all__ = [
@@ -41,4 +42,5 @@ __all__ = [
     "assemble",
     "load",
     "machines",
+    "ptx",
 ]
