@@ -68,3 +68,17 @@ fn a_register_with_two_origins_does_not_hang() {
     let source = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1)\n{\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<2>;\n\tld.param.u64 %rd1, [k_param_0];\n\tld.param.u64 %rd2, [k_param_1];\n\tcvta.to.global.u64 %rd1, %rd2;\n\tcvta.to.global.u64 %rd2, %rd1;\n\tld.global.f32 %f1, [%rd1];\n\tret;\n}\n";
     assert!(simt_ptx::translate("k.ptx", source, None).is_ok());
 }
+
+/// clang 15 and later name labels `$L__BB0_2`; `simt ptx` respells them so its output
+/// assembles back to the same code.
+#[test]
+fn labels_with_dollars_reassemble() {
+    let source = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ptx/fixtures/saxpy.sm_80.O3.ptx"))
+        .expect("fixture")
+        .replace("LBB0_2", "$L__BB0_2");
+    let module = simt_ptx::translate("new.ptx", &source, None).expect("translates");
+    let shown = simt_isa::disassemble_with_source(&module);
+    assert!(shown.contains("_L__BB0_2:"), "{shown}");
+    let back = simt_asm::assemble("new.s", &shown).unwrap_or_else(|d| panic!("{}", d.render(false)));
+    assert_eq!(back.kernels[0].code, module.kernels[0].code);
+}
