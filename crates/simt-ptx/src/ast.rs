@@ -355,6 +355,24 @@ pub enum OperandKind<'a> {
     Sink,
 }
 
+impl<'a> Block<'a> {
+    /// Every statement, nested blocks flattened, in order.
+    pub fn flat(&self) -> Vec<&Statement<'a>> {
+        let mut out = Vec::with_capacity(self.statements.len());
+        self.flatten_into(&mut out);
+        out
+    }
+
+    fn flatten_into<'s>(&'s self, out: &mut Vec<&'s Statement<'a>>) {
+        for s in &self.statements {
+            match s {
+                Statement::Block(b) => b.flatten_into(out),
+                other => out.push(other),
+            }
+        }
+    }
+}
+
 impl<'a> Operand<'a> {
     /// Every name the operand mentions (registers, labels, variables alike), appended to `out`.
     pub fn names(&self, out: &mut Vec<&'a str>) {

@@ -25,6 +25,11 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// A problem at `span` with no notes.
+    pub(crate) fn new(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic { span, message: message.into(), notes: Vec::new() }
+    }
+
     /// 1-based line and column (in characters) of the diagnostic's start in `source`.
     pub fn line_column(&self, source: &str) -> (usize, usize) {
         let start = (self.span.start as usize).min(source.len());

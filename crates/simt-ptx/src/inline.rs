@@ -58,19 +58,6 @@ pub(crate) enum Owned<'p> {
     Inst(ast::Instruction<'p>),
 }
 
-fn error(span: Span, message: impl Into<String>) -> Diagnostic {
-    Diagnostic { span, message: message.into(), notes: Vec::new() }
-}
-
-/// Every statement of a block, nested blocks flattened, in order.
-fn statements<'t, 'a>(block: &'t ast::Block<'a>, out: &mut Vec<&'t Statement<'a>>) {
-    for s in &block.statements {
-        match s {
-            Statement::Block(b) => statements(b, out),
-            other => out.push(other),
-        }
-    }
-}
 
 /// The names a function declares: registers (ranges by prefix), variables, labels,
 /// parameters and results.
@@ -129,8 +116,7 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
     while let Some((k, depth)) = stack.pop() {
         let function = plan.copies[k].function;
         let Some(body) = &function.body else { continue };
-        let mut list = Vec::new();
-        statements(body, &mut list);
+        let list = body.flat();
         if k > 0 {
             let declared = Declared::of(function, &list);
             let mut names = Vec::new();
@@ -168,23 +154,23 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
             }
             let callee_name = match call.operands.get(1).map(|o| &o.kind) {
                 Some(OperandKind::Name(n)) => *n,
-                _ => return Err(error(call.span, "this call names no function")),
+                _ => return Err(Diagnostic::new(call.span, "this call names no function")),
             };
             if call.operands.len() > 3 {
-                return Err(error(call.span, "calls through a function pointer (with a prototype) are not supported"));
+                return Err(Diagnostic::new(call.span, "calls through a function pointer (with a prototype) are not supported"));
             }
             let callee = module.function(callee_name).ok_or_else(|| {
-                error(call.span, format!("`{callee_name}` has no body in this file: only functions defined here can be called"))
+                Diagnostic::new(call.span, format!("`{callee_name}` has no body in this file: only functions defined here can be called"))
             })?;
             let mut chain = Some(k);
             while let Some(c) = chain {
                 if std::ptr::eq(plan.copies[c].function, callee) {
-                    return Err(error(call.span, format!("`{callee_name}` calls itself (directly or not): recursion is not supported")));
+                    return Err(Diagnostic::new(call.span, format!("`{callee_name}` calls itself (directly or not): recursion is not supported")));
                 }
                 chain = plan.copies[c].call.map(|(caller, _)| caller);
             }
             if depth + 1 > MAX_DEPTH || plan.copies.len() >= MAX_COPIES {
-                return Err(error(call.span, format!("calls nest deeper than {MAX_DEPTH} or make more than {MAX_COPIES} copies of function bodies")));
+                return Err(Diagnostic::new(call.span, format!("calls nest deeper than {MAX_DEPTH} or make more than {MAX_COPIES} copies of function bodies")));
             }
             let copy = plan.copies.len();
             plan.copies.push(Copy { function: callee, call: Some((k, call)) });
@@ -248,8 +234,7 @@ impl<'t, 'a> Plan<'t, 'a> {
     fn copy<'p>(&'p self, k: usize, out: &mut Expanded<'p>) {
         let function = self.copies[k].function;
         let Some(body) = &function.body else { return };
-        let mut list = Vec::new();
-        statements(body, &mut list);
+        let list = body.flat();
         if let Some((caller, call)) = self.copies[k].call {
             // Formal parameters and results stand for the caller's variables in their places.
             let list_names = |i: usize| match call.operands.get(i).map(|o| &o.kind) {

@@ -167,7 +167,7 @@ pub(crate) fn access_space(
 }
 
 /// An access's state space, where a call's `.param` variables (LOCAL memory) count as local.
-fn local_params(space: Option<StateSpace>, address: Option<&ast::Operand<'_>>, symbol_space: &impl Fn(&str) -> Option<StateSpace>) -> Option<StateSpace> {
+pub(crate) fn local_params(space: Option<StateSpace>, address: Option<&ast::Operand<'_>>, symbol_space: &impl Fn(&str) -> Option<StateSpace>) -> Option<StateSpace> {
     match (space, address.map(|o| &o.kind)) {
         (Some(StateSpace::Param), Some(OperandKind::Address(Address { base: Some(b), .. }))) if symbol_space(b.value) == Some(StateSpace::Local) => Some(StateSpace::Local),
         _ => space,
@@ -201,10 +201,7 @@ pub(crate) fn constants<'a>(insts: &[&ast::Instruction<'a>], spaces: &HashMap<&'
     // Slots are the stack pointer's constant offsets. Any other store that may reach local
     // memory (through an address-taken local array) may overwrite a slot: then no slot is
     // trusted.
-    let stack_slot = |o: Option<&ast::Operand<'a>>| match o.map(|o| &o.kind) {
-        Some(OperandKind::Address(Address { base: Some(b), offset })) if b.value.starts_with("%SP") => Some(Slot::Reg(b.value, *offset)),
-        _ => None,
-    };
+    let stack_slot = |o: Option<&ast::Operand<'a>>| slot(o, &|_| None).filter(|s| matches!(s, Slot::Reg(base, _) if base.starts_with("%SP")));
     let unknown_store = insts.iter().any(|i| {
         let Op::St(m) = i.op else { return false };
         let base_spaces = match i.operands.first().map(|o| &o.kind) {

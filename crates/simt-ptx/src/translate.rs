@@ -100,7 +100,7 @@ impl LineIndex {
 /// PTX label names in the spelling `.s` accepts (letters, digits, `_`), so `simt ptx`
 /// output assembles: `$` and `%` (clang 15 and later write `$L__BB0_2`) and the `.` of
 /// inlined copies' names become `_`, and a name that then meets another gets `_N`.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 struct LabelNames {
     renamed: HashMap<String, String>,
 }
@@ -216,20 +216,17 @@ enum Item<'t, 'a> {
 }
 
 fn flatten<'t, 'a>(block: &'t ast::Block<'a>, items: &mut Vec<Item<'t, 'a>>, decls: &mut Vec<&'t Statement<'a>>) {
-    for statement in &block.statements {
+    for statement in block.flat() {
         match statement {
             Statement::Label(l) => items.push(Item::Label(l.value, l.span)),
             Statement::Instruction(i) => items.push(Item::Inst(i)),
-            Statement::Block(b) => flatten(b, items, decls),
             Statement::Registers(_) | Statement::Variable(_) => decls.push(statement),
-            Statement::Pragma(_) | Statement::Loc { .. } | Statement::Prototype { .. } => {}
+            Statement::Block(_) | Statement::Pragma(_) | Statement::Loc { .. } | Statement::Prototype { .. } => {}
         }
     }
 }
 
-fn error(span: Span, message: impl Into<String>) -> Diagnostic {
-    Diagnostic { span, message: message.into(), notes: Vec::new() }
-}
+
 
 fn with_note(mut d: Diagnostic, note: impl Into<String>) -> Diagnostic {
     d.notes.push(note.into());
@@ -266,6 +263,8 @@ struct Entry<'t, 'a> {
     line: u32,
     guard: isa::Guard,
     span: Span,
+    /// The PTX instruction each pushed instruction came from, by pc.
+    spans: Vec<Span>,
 }
 
 /// Translates kernel `f`, its device-function calls inlined first.
@@ -275,7 +274,7 @@ fn translate_entry(
     lines: &LineIndex,
     target: Option<isa::Target>,
 ) -> std::result::Result<Kernel, Vec<Diagnostic>> {
-    let Some(body) = &f.body else { return Err(vec![error(f.name.span, "an `.entry` without a body cannot run")]) };
+    let Some(body) = &f.body else { return Err(vec![Diagnostic::new(f.name.span, "an `.entry` without a body cannot run")]) };
     let plan = crate::inline::plan(module, f).map_err(|e| vec![e])?;
     if plan.is_trivial() {
         let (mut items, mut decls) = (Vec::new(), Vec::new());
@@ -321,6 +320,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             line: 0,
             guard: isa::Guard::ALWAYS,
             span: f.name.span,
+            spans: Vec::new(),
         };
         if let Some(target) = target {
             entry.b.target(target);
@@ -337,13 +337,12 @@ impl<'t, 'a> Entry<'t, 'a> {
         if !errors.is_empty() {
             return Err(errors);
         }
-        let labels = LabelNames::new(&items);
-        entry.labels = labels.clone();
+        entry.labels = LabelNames::new(&items);
         for item in &items {
             let result = match *item {
                 Item::Label(name, span) => {
-                    let label = entry.b.label(labels.name(name));
-                    entry.b.place(label).map_err(|e| error(span, e.to_string()))
+                    let label = entry.b.label(entry.labels.name(name));
+                    entry.b.place(label).map_err(|e| Diagnostic::new(span, e.to_string()))
                 }
                 Item::Inst(inst) => entry.instruction(inst),
             };
@@ -354,8 +353,20 @@ impl<'t, 'a> Entry<'t, 'a> {
         if !errors.is_empty() {
             return Err(errors);
         }
+        // The builder validates every instruction; a broken one is the translation's fault,
+        // shown at the PTX instruction it came from.
+        let spans = std::mem::take(&mut entry.spans);
         entry.b.finish().map_err(|found| {
-            found.into_iter().map(|e| error(f.name.span, format!("kernel `{}`: {e}", f.name.value))).collect()
+            found
+                .into_iter()
+                .map(|e| match &e {
+                    simt_kernel::BuildError::Invalid(k) if let Some(&span) = k.pc.and_then(|pc| spans.get(pc as usize)) => Diagnostic::new(
+                        span,
+                        format!("internal error: the translation of this instruction is invalid: {}; please report it", k.message),
+                    ),
+                    _ => Diagnostic::new(f.name.span, format!("kernel `{}`: {e}", f.name.value)),
+                })
+                .collect()
         })
     }
 
@@ -393,7 +404,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         for statement in decls {
             let Statement::Registers(r) = statement else { continue };
             if r.vector.is_some() {
-                errors.push(error(r.span, "vector registers (`.reg .v2`) are not supported; declare scalar registers"));
+                errors.push(Diagnostic::new(r.span, "vector registers (`.reg .v2`) are not supported; declare scalar registers"));
                 continue;
             }
             let class = match r.ty.bits() {
@@ -401,7 +412,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 64 => Class::Pair,
                 bits @ (8 | 16 | 32) => Class::Word { bits },
                 _ => {
-                    errors.push(error(r.span, format!("`.reg {}` registers are not supported", r.ty)));
+                    errors.push(Diagnostic::new(r.span, format!("`.reg {}` registers are not supported", r.ty)));
                     continue;
                 }
             };
@@ -441,7 +452,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                 }
                 Err(what) => errors.push(with_note(
-                    error(p.span, format!("parameter `{}`: {what} are not supported", p.name.value)),
+                    Diagnostic::new(p.span, format!("parameter `{}`: {what} are not supported", p.name.value)),
                     "supported: .u32, .s32, .b32, .f32, .f64 scalars and .u64 pointers to global memory",
                 )),
             }
@@ -449,7 +460,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     fn variable(&mut self, var: &'t ast::Variable<'a>, local_size: &mut u32) -> Result<()> {
-        let unsupported = |what: &str| error(var.span, format!("`{}`: {what} are not supported yet", var.name.value));
+        let unsupported = |what: &str| Diagnostic::new(var.span, format!("`{}`: {what} are not supported yet", var.name.value));
         if var.init.is_some() && var.space != StateSpace::Global && var.space != StateSpace::Const {
             return Err(unsupported("initialised variables"));
         }
@@ -463,7 +474,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         match var.space {
             StateSpace::Shared => {
                 let len = u32::try_from(bytes).map_err(|_| unsupported("arrays this large"))?;
-                let address = self.b.shared(var.name.value, isa::ElemType::U8, len, align).map_err(|e| error(var.span, e.to_string()))?;
+                let address = self.b.shared(var.name.value, isa::ElemType::U8, len, align).map_err(|e| Diagnostic::new(var.span, e.to_string()))?;
                 self.symbols.insert(var.name.value, Symbol { space: StateSpace::Shared, address });
             }
             // A call's argument and result variables (`.param` in the call's block) live in
@@ -474,7 +485,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let start = u64::from(*local_size).next_multiple_of(u64::from(align));
                 let end = start + bytes;
                 if end > u64::from(isa::MAX_LOCAL_BYTES) {
-                    return Err(error(var.span, format!("local memory would reach {end} bytes; a thread may have {}", isa::MAX_LOCAL_BYTES)));
+                    return Err(Diagnostic::new(var.span, format!("local memory would reach {end} bytes; a thread may have {}", isa::MAX_LOCAL_BYTES)));
                 }
                 *local_size = end as u32;
                 self.symbols.insert(var.name.value, Symbol { space: StateSpace::Local, address: start as u32 });
@@ -750,10 +761,8 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn emit(&mut self, form: Form, operands: &[isa::Operand]) -> Result<()> {
         let mut inst = Instruction { form, guard: self.guard, operands: [isa::Operand::None; isa::MAX_OPERANDS] };
         inst.operands[..operands.len()].copy_from_slice(operands);
-        if let Err(e) = inst.validate() {
-            return Err(error(self.span, format!("internal error: the translation of this instruction is invalid ({}): {e}; please report it", isa::format_mnemonic(&form))));
-        }
-        self.b.push(inst, self.line).map_err(|e| error(self.span, e.to_string()))?;
+        self.b.push(inst, self.line).map_err(|e| Diagnostic::new(self.span, e.to_string()))?;
+        self.spans.push(self.span);
         Ok(())
     }
 
@@ -783,24 +792,24 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn loc(&self, o: &ast::Operand<'a>) -> Result<Loc> {
         match o.kind {
             OperandKind::Name(n) => self.locs.get(n).copied().ok_or_else(|| match self.classes.get(n) {
-                Some(_) => error(o.span, format!("internal error: `{n}` has no register")),
-                None => error(o.span, format!("`{n}` is not a register declared in this kernel")),
+                Some(_) => Diagnostic::new(o.span, format!("internal error: `{n}` has no register")),
+                None => Diagnostic::new(o.span, format!("`{n}` is not a register declared in this kernel")),
             }),
-            _ => Err(error(o.span, "expected a register")),
+            _ => Err(Diagnostic::new(o.span, "expected a register")),
         }
     }
 
     fn word(&self, o: &ast::Operand<'a>) -> Result<u8> {
         match self.loc(o)? {
             Loc::Reg(r) | Loc::Pair(r) => Ok(r),
-            Loc::Pred(_) | Loc::SpilledPred(_) => Err(error(o.span, "expected a register, found a predicate")),
+            Loc::Pred(_) | Loc::SpilledPred(_) => Err(Diagnostic::new(o.span, "expected a register, found a predicate")),
         }
     }
 
     fn pair(&self, o: &ast::Operand<'a>) -> Result<u8> {
         match self.loc(o)? {
             Loc::Pair(r) => Ok(r),
-            _ => Err(error(o.span, "expected a 64-bit register")),
+            _ => Err(Diagnostic::new(o.span, "expected a 64-bit register")),
         }
     }
 
@@ -812,8 +821,8 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         match self.loc(o)? {
             Loc::Pred(p) => Ok(p),
-            Loc::SpilledPred(_) => Err(error(o.span, "internal error: a spilled predicate was not moved into a scratch predicate")),
-            _ => Err(error(o.span, "expected a predicate")),
+            Loc::SpilledPred(_) => Err(Diagnostic::new(o.span, "internal error: a spilled predicate was not moved into a scratch predicate")),
+            _ => Err(Diagnostic::new(o.span, "expected a predicate")),
         }
     }
 
@@ -835,7 +844,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             if entry.aliases.iter().any(|(n, _)| *n == name) {
                 return Ok(());
             }
-            let p = free.next().ok_or_else(|| error(inst.span, "this instruction reads more spilled predicates than simt can carry (two)"))?;
+            let p = free.next().ok_or_else(|| Diagnostic::new(inst.span, "this instruction reads more spilled predicates than simt can carry (two)"))?;
             let saved = std::mem::replace(&mut entry.guard, isa::Guard::ALWAYS);
             entry.emit(Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ne, ty: isa::IntType::U32, bop: isa::BoolOp::And }), &[
                 isa::Operand::Pred(p),
@@ -879,7 +888,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         let (name, negated) = match o.kind {
             OperandKind::Name(n) => (n, false),
             OperandKind::Not(n) => (n, true),
-            _ => return Err(error(o.span, "expected a predicate")),
+            _ => return Err(Diagnostic::new(o.span, "expected a predicate")),
         };
         let p = self.pred(&ast::Operand { kind: OperandKind::Name(name), span: o.span })?;
         Ok(isa::Operand::PredSrc { pred: p, negated })
@@ -887,7 +896,7 @@ impl<'t, 'a> Entry<'t, 'a> {
 
     fn symbol(&self, name: &str, span: Span) -> Result<Symbol> {
         self.symbols.get(name).copied().ok_or_else(|| {
-            error(span, format!("`{name}` is not a register, shared or local variable, or parameter of this kernel"))
+            Diagnostic::new(span, format!("`{name}` is not a register, shared or local variable, or parameter of this kernel"))
         })
     }
 
@@ -900,11 +909,11 @@ impl<'t, 'a> Entry<'t, 'a> {
                 if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&v) {
                     Ok(Src::imm(v as u32))
                 } else {
-                    Err(error(o.span, format!("{v} does not fit 32 bits")))
+                    Err(Diagnostic::new(o.span, format!("{v} does not fit 32 bits")))
                 }
             }
             OperandKind::Immediate(Immediate::F32(bits)) => Ok(Src::imm(bits)),
-            _ => Err(error(o.span, "expected a 32-bit register or literal")),
+            _ => Err(Diagnostic::new(o.span, "expected a 32-bit register or literal")),
         }
     }
 
@@ -917,7 +926,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             OperandKind::Immediate(Immediate::Int(v)) if i32::try_from(v).is_ok() => Ok(Src::imm(v as i32 as u32)),
             OperandKind::Immediate(Immediate::Int(v)) => self.wide_literal(v as u64),
             OperandKind::Immediate(Immediate::F64(bits)) => self.wide_literal(bits),
-            _ => Err(error(o.span, "expected a 64-bit register or literal")),
+            _ => Err(Diagnostic::new(o.span, "expected a 64-bit register or literal")),
         }
     }
 
@@ -936,7 +945,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     fn address(&self, o: &ast::Operand<'a>) -> Result<(isa::Operand, Option<StateSpace>)> {
-        let OperandKind::Address(Address { base, offset }) = o.kind else { return Err(error(o.span, "expected an address `[...]`")) };
+        let OperandKind::Address(Address { base, offset }) = o.kind else { return Err(Diagnostic::new(o.span, "expected an address `[...]`")) };
         let (base, extra, space) = match base {
             None => (RZ, 0, None),
             Some(b) if self.locs.contains_key(b.value) => (self.word(&ast::Operand { kind: OperandKind::Name(b.value), span: b.span })?, 0, None),
@@ -945,13 +954,13 @@ impl<'t, 'a> Entry<'t, 'a> {
                 (RZ, i64::from(s.address), Some(s.space))
             }
         };
-        let offset = i32::try_from(offset + extra).map_err(|_| error(o.span, "the address offset does not fit 32 bits"))?;
+        let offset = i32::try_from(offset + extra).map_err(|_| Diagnostic::new(o.span, "the address offset does not fit 32 bits"))?;
         Ok((isa::Operand::Addr { base, offset }, space))
     }
 
     fn operands<const N: usize>(&self, inst: &'t ast::Instruction<'a>) -> Result<&'t [ast::Operand<'a>; N]> {
         inst.operands.as_slice().try_into().map_err(|_| {
-            error(inst.span, format!("this translation expects {N} operands, found {}", inst.operands.len()))
+            Diagnostic::new(inst.span, format!("this translation expects {N} operands, found {}", inst.operands.len()))
         })
     }
 
@@ -978,16 +987,14 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     fn operation(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
-        let unsupported = |what: String| -> Diagnostic {
-            with_note(error(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is")
-        };
+        let unsupported = |what: String| unsupported(inst, what);
         let op = inst.op;
         match op {
             Op::Add(a) | Op::Sub(a) => {
                 let [d, x, y] = self.operands(inst)?;
                 let sub = matches!(op, Op::Sub(_));
                 if a.cc {
-                    return Err(unsupported(format!("`{}` with a carry (`.cc`)", opname(op))));
+                    return Err(unsupported(format!("`{}` with a carry (`.cc`)", op.name())));
                 }
                 match class_of(a.ty) {
                     Some(Class::Word { bits }) if a.ty.is_integer() && !a.sat => {
@@ -1027,7 +1034,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                         }
                         self.op(Opcode::Dadd, &[dst(d), src(x), src(y)])
                     }
-                    _ => Err(unsupported(format!("`{}{}`", opname(op), modifiers_of(a.ty, a.sat)))),
+                    _ => Err(unsupported(format!("`{}{}{}`", op.name(), if a.sat { ".sat" } else { "" }, a.ty))),
                 }
             }
             Op::Mul(m) | Op::Mad(m) => self.multiply(inst, m, matches!(op, Op::Mad(_))),
@@ -1108,7 +1115,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let (opcode, mask) = if neg { (Opcode::Xor, 0x8000_0000) } else { (Opcode::And, 0x7FFF_FFFF) };
                         self.op(opcode, &[dst(d + 1), src(Src::reg(x + 1)), src(Src::imm(mask))])
                     }
-                    ty => Err(unsupported(format!("`{}{}{ty}`", opname(op), if a.ftz { ".ftz" } else { "" }))),
+                    ty => Err(unsupported(format!("`{}{}{ty}`", op.name(), if a.ftz { ".ftz" } else { "" }))),
                 }
             }
             Op::Min(a) | Op::Max(a) => {
@@ -1126,7 +1133,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let f = ftz(a.ftz);
                         self.emit(if max { Form::Fmax(mods::Fmax { ftz: f }) } else { Form::Fmin(mods::Fmin { ftz: f }) }, &ops)
                     }
-                    ty => Err(unsupported(format!("`{}{ty}`", opname(op)))),
+                    ty => Err(unsupported(format!("`{}{ty}`", op.name()))),
                 }
             }
             Op::And(t) | Op::Or(t) | Op::Xor(t) => {
@@ -1153,7 +1160,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                         self.op(opcode, &[dst(d), src(xl), src(yl)])?;
                         self.op(opcode, &[dst(d + 1), src(xh), src(yh)])
                     }
-                    None => Err(unsupported(format!("`{}{}`", opname(op), t.ty))),
+                    None => Err(unsupported(format!("`{}{}`", op.name(), t.ty))),
                 }
             }
             Op::Not(t) => {
@@ -1207,7 +1214,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                         };
                         self.emit(form, &[dst(d), src(x), src(y)])
                     }
-                    _ => Err(unsupported(format!("`{}{}`", opname(op), t.ty))),
+                    _ => Err(unsupported(format!("`{}{}`", op.name(), t.ty))),
                 }
             }
             Op::Popc(t) | Op::Clz(t) | Op::Brev(t) if t.ty.bits() == 32 => {
@@ -1253,7 +1260,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 };
                 let exact_or_approx = matches!(f.mode, px::FloatMode::Approx | px::FloatMode::Rounded(px::Rounding::Rn));
                 if !exact_or_approx {
-                    return Err(unsupported(format!("`{}` with this rounding", opname(op))));
+                    return Err(unsupported(format!("`{}` with this rounding", op.name())));
                 }
                 let [d, x] = self.operands(inst)?;
                 let d = self.word(d)?;
@@ -1357,7 +1364,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             Op::Bra(_) => {
                 let [target] = self.operands(inst)?;
-                let OperandKind::Name(label) = target.kind else { return Err(error(target.span, "expected a label")) };
+                let OperandKind::Name(label) = target.kind else { return Err(Diagnostic::new(target.span, "expected a label")) };
                 let label = self.b.label(self.labels.name(label));
                 let pc = self.b.len() as u32;
                 self.op(Opcode::Bra, &[isa::Operand::Label { target: 0, reconv: isa::NO_RECONV }])?;
@@ -1367,7 +1374,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             Op::Mma(m) => self.mma(inst, m),
             // Calls were inlined (`inline.rs`), their `ret`s made branches: a `ret` here ends the kernel.
             Op::Ret(_) | Op::Exit => self.op(Opcode::Exit, &[]),
-            _ => Err(unsupported(format!("`{}`", opname(op)))),
+            _ => Err(unsupported(format!("`{}`", op.name()))),
         }
     }
 
@@ -1388,7 +1395,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             && !m.satfinite;
         let (Some(input), true) = (input, supported) else {
             return Err(with_note(
-                error(inst.op_span, format!("`{}` is not supported by the PTX front end yet", inst.op)),
+                Diagnostic::new(inst.op_span, format!("`{}` is not supported by the PTX front end yet", inst.op)),
                 "supported: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 and its .bf16 form",
             ));
         };
@@ -1396,7 +1403,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         let parts = |o: &'t ast::Operand<'a>, n: usize| -> Result<&'t [ast::Operand<'a>]> {
             match &o.kind {
                 OperandKind::Vector(v) if v.len() == n => Ok(v),
-                _ => Err(error(o.span, format!("expected a vector of {n} registers"))),
+                _ => Err(Diagnostic::new(o.span, format!("expected a vector of {n} registers"))),
             }
         };
         let (d, a, b, c) = (parts(d, 4)?, parts(a, 4)?, parts(b, 2)?, parts(c, 4)?);
@@ -1427,7 +1434,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             OperandKind::Name(n) => Ok((Src::imm(self.symbol(n, o.span)?.address), Src::imm(0))),
             OperandKind::Immediate(Immediate::Int(v)) => Ok((Src::imm(v as u32), Src::imm((v as u64 >> 32) as u32))),
             OperandKind::Immediate(Immediate::F64(v)) => Ok((Src::imm(v as u32), Src::imm((v >> 32) as u32))),
-            _ => Err(error(o.span, "expected a 64-bit register or literal")),
+            _ => Err(Diagnostic::new(o.span, "expected a 64-bit register or literal")),
         }
     }
 
@@ -1441,20 +1448,20 @@ impl<'t, 'a> Entry<'t, 'a> {
         match value {
             Some(-1 | 0xFFFF_FFFF) => Ok(()),
             _ => Err(with_note(
-                error(mask.span, "the member mask must be 0xffffffff (the whole warp), and this one may not be"),
+                Diagnostic::new(mask.span, "the member mask must be 0xffffffff (the whole warp), and this one may not be"),
                 "simt's warp collectives take every non-exited lane; partial masks are not supported",
             )),
         }
     }
 
     fn multiply(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mul, mad: bool) -> Result<()> {
-        let unsupported = |what: String| with_note(error(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is");
+        let unsupported = |what: String| unsupported(inst, what);
         let name = if mad { "mad" } else { "mul" };
         let ops = inst.operands.as_slice();
         let (d, x, y, z) = match (mad, ops) {
             (false, [d, x, y]) => (d, x, y, None),
             (true, [d, x, y, z]) => (d, x, y, Some(z)),
-            _ => return Err(error(inst.span, format!("`{name}` takes {} operands", if mad { 4 } else { 3 }))),
+            _ => return Err(Diagnostic::new(inst.span, format!("`{name}` takes {} operands", if mad { 4 } else { 3 }))),
         };
         if m.ty.is_float() {
             rn_only(m.rounding, inst.op, inst)?;
@@ -1535,11 +1542,11 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     fn setp(&mut self, inst: &'t ast::Instruction<'a>, s: px::Setp) -> Result<()> {
-        let unsupported = |what: String| with_note(error(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is");
+        let unsupported = |what: String| unsupported(inst, what);
         let (d, x, y, q) = match inst.operands.as_slice() {
             [d, x, y] => (d, x, y, None),
             [d, x, y, q] => (d, x, y, Some(q)),
-            _ => return Err(error(inst.span, "`setp` takes 3 or 4 operands")),
+            _ => return Err(Diagnostic::new(inst.span, "`setp` takes 3 or 4 operands")),
         };
         if matches!(d.kind, OperandKind::Pair(..)) {
             return Err(unsupported("`setp` with two destinations (`p|q`)".into()));
@@ -1570,7 +1577,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 C::Ls => (isa::Cmp::Le, true),
                 C::Hi => (isa::Cmp::Gt, true),
                 C::Hs => (isa::Cmp::Ge, true),
-                other => return Err(error(inst.op_span, format!("`{other}` compares floating-point values, not `{}`", s.ty))),
+                other => return Err(Diagnostic::new(inst.op_span, format!("`{other}` compares floating-point values, not `{}`", s.ty))),
             };
             let ty = if unsigned || !s.ty.is_signed() { isa::IntType::U32 } else { isa::IntType::S32 };
             let (x, y) = (self.src32(x)?, self.src32(y)?);
@@ -1591,7 +1598,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             C::Geu => isa::FCmp::Geu,
             C::Num => isa::FCmp::Num,
             C::Nan => isa::FCmp::Nan,
-            other => return Err(error(inst.op_span, format!("`{other}` compares unsigned integers, not `{}`", s.ty))),
+            other => return Err(Diagnostic::new(inst.op_span, format!("`{other}` compares unsigned integers, not `{}`", s.ty))),
         };
         match (s.ty, s.ftz) {
             (Type::F32, false) => {
@@ -1609,7 +1616,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn cvt(&mut self, inst: &'t ast::Instruction<'a>, c: px::Cvt) -> Result<()> {
         let unsupported = || {
             with_note(
-                error(inst.op_span, format!("`cvt{}{}{}` is not supported by the PTX front end yet", c.rounding.map_or(String::new(), |r| r.to_string()), c.dst, c.src)),
+                Diagnostic::new(inst.op_span, format!("`cvt{}{}{}` is not supported by the PTX front end yet", c.rounding.map_or(String::new(), |r| r.to_string()), c.dst, c.src)),
                 "docs/ptx.md lists the supported conversions",
             )
         };
@@ -1690,7 +1697,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             let d = self.word(d)?;
             let sr = special(sr).ok_or_else(|| {
                 with_note(
-                    error(x.span, format!("the special register `{sr:?}` is not supported")),
+                    Diagnostic::new(x.span, format!("the special register `{sr:?}` is not supported")),
                     "supported: %tid, %ntid, %ctaid, %nctaid, %laneid, %warpid, %smid, %clock",
                 )
             })?;
@@ -1742,21 +1749,20 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let x = self.src32(x)?;
                 self.mov(d, x)
             }
-            (None, _, _) => Err(error(inst.op_span, format!("`mov{}` is not supported by the PTX front end yet", t.ty))),
+            (None, _, _) => Err(Diagnostic::new(inst.op_span, format!("`mov{}` is not supported by the PTX front end yet", t.ty))),
         }
     }
 
     fn memory(&mut self, inst: &'t ast::Instruction<'a>, m: px::Memory, load: bool) -> Result<()> {
         let name = if load { "ld" } else { "st" };
-        let unsupported = |what: String| with_note(error(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is");
+        let unsupported = |what: String| unsupported(inst, what);
         let [first, second] = self.operands(inst)?;
         let (data, addr) = if load { (first, second) } else { (second, first) };
         let (address, symbol_space) = self.address(addr)?;
-        let space = match (m.space, symbol_space) {
-            // A call's `.param` variables live in LOCAL memory.
-            (Some(StateSpace::Param), Some(StateSpace::Local)) => StateSpace::Local,
-            (Some(space), _) | (None, Some(space)) => space,
-            (None, None) => self.generic_space(addr)?,
+        let symbols = &self.symbols;
+        let space = match crate::spaces::local_params(m.space, Some(addr), &|n| symbols.get(n).map(|s| s.space)).or(symbol_space) {
+            Some(space) => space,
+            None => self.generic_space(addr)?,
         };
         let space = match space {
             StateSpace::Global => isa::Space::Global,
@@ -1876,7 +1882,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
                 Ok(())
             }
-            _ => Err(error(data.span, format!("`{name}{}` needs a vector of registers `{{...}}`", m.vector.map_or(String::new(), |v| v.to_string())))),
+            _ => Err(Diagnostic::new(data.span, format!("`{name}{}` needs a vector of registers `{{...}}`", m.vector.map_or(String::new(), |v| v.to_string())))),
         }
     }
 
@@ -1891,7 +1897,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             _ => "no known space (an absolute address)".into(),
         };
         Err(with_note(
-            error(addr.span, format!("cannot tell which state space this generic address points into: {found}")),
+            Diagnostic::new(addr.span, format!("cannot tell which state space this generic address points into: {found}")),
             "simt has no generic address space: every generic access must point into one space, known from the `cvta` that made its address",
         ))
     }
@@ -1913,8 +1919,8 @@ impl<'t, 'a> Entry<'t, 'a> {
 
     fn atomic(&mut self, inst: &'t ast::Instruction<'a>, a: px::Atom, red: bool) -> Result<()> {
         let name = if red { "red" } else { "atom" };
-        let unsupported = |what: String| with_note(error(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is");
-        let address_operand = inst.operands.get(usize::from(!red)).ok_or_else(|| error(inst.span, format!("`{name}` needs an address")))?;
+        let unsupported = |what: String| unsupported(inst, what);
+        let address_operand = inst.operands.get(usize::from(!red)).ok_or_else(|| Diagnostic::new(inst.span, format!("`{name}` needs an address")))?;
         let space = match a.space {
             Some(space) => space,
             None => self.generic_space(address_operand)?,
@@ -1965,17 +1971,17 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
                 self.emit(form, &[dst(d), address, src(b)])
             }
-            _ => Err(error(inst.span, format!("`{name}` has the wrong number of operands"))),
+            _ => Err(Diagnostic::new(inst.span, format!("`{name}` has the wrong number of operands"))),
         }
     }
 
     fn shfl(&mut self, inst: &'t ast::Instruction<'a>, s: px::Shfl) -> Result<()> {
         let [d, a, b, c, mask] = self.operands(inst)?;
         if !s.sync || s.ty.bits() != 32 {
-            return Err(error(inst.op_span, "only `shfl.sync` of 32-bit values is supported"));
+            return Err(Diagnostic::new(inst.op_span, "only `shfl.sync` of 32-bit values is supported"));
         }
         if matches!(d.kind, OperandKind::Pair(..)) {
-            return Err(error(d.span, "`shfl` with a predicate output (`d|p`) is not supported yet"));
+            return Err(Diagnostic::new(d.span, "`shfl` with a predicate output (`d|p`) is not supported yet"));
         }
         self.full_mask(mask)?;
         let mode = match s.mode {
@@ -1987,14 +1993,14 @@ impl<'t, 'a> Entry<'t, 'a> {
         // PTX packs the segment width and the clamp into `c`: ((32 - width) << 8) | clamp,
         // the clamp being 0 for `.up` and width - 1 otherwise.
         let OperandKind::Immediate(Immediate::Int(c_value)) = c.kind else {
-            return Err(error(c.span, "the clamp operand must be a literal"));
+            return Err(Diagnostic::new(c.span, "the clamp operand must be a literal"));
         };
         let width = 32 - (c_value >> 8);
         let clamp = c_value & 0xFF;
         let expected = if mode == isa::ShflMode::Up { 0 } else { width - 1 };
         if !(1..=32).contains(&width) || (width as u32).count_ones() != 1 || clamp != expected || c_value >> 13 != 0 {
             return Err(with_note(
-                error(c.span, format!("clamp value {c_value:#x} is not one that CUDA's __shfl_*_sync produces")),
+                Diagnostic::new(c.span, format!("clamp value {c_value:#x} is not one that CUDA's __shfl_*_sync produces")),
                 "expected ((32 - width) << 8) | (width - 1), or (32 - width) << 8 for .up, with width a power of two",
             ));
         }
@@ -2007,7 +2013,7 @@ impl<'t, 'a> Entry<'t, 'a> {
 
 fn too_many(at: Span, name: &str) -> Diagnostic {
     with_note(
-        error(at, format!("more registers are live here than simt has (`{name}` finds none free)")),
+        Diagnostic::new(at, format!("more registers are live here than simt has (`{name}` finds none free)")),
         "simt has R0-R254; spilling to local memory is not built yet",
     )
 }
@@ -2044,8 +2050,9 @@ fn class_of(ty: Type) -> Option<Class> {
     }
 }
 
-fn modifiers_of(ty: Type, sat: bool) -> String {
-    format!("{}{ty}", if sat { ".sat" } else { "" })
+/// The refusal of an instruction the translation does not build, `what` naming it.
+fn unsupported(inst: &ast::Instruction<'_>, what: String) -> Diagnostic {
+    with_note(Diagnostic::new(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is")
 }
 
 /// Float arithmetic rounds to nearest even; `.rz`, `.rm` and `.rp` are not built.
@@ -2053,14 +2060,10 @@ fn rn_only(rounding: Option<px::Rounding>, op: Op, inst: &ast::Instruction<'_>) 
     match rounding {
         None | Some(px::Rounding::Rn) => Ok(()),
         Some(r) => Err(with_note(
-            error(inst.op_span, format!("`{}{r}` is not supported by the PTX front end yet", opname(op))),
+            Diagnostic::new(inst.op_span, format!("`{}{r}` is not supported by the PTX front end yet", op.name())),
             "simt's floating-point arithmetic rounds to nearest even (`.rn`)",
         )),
     }
-}
-
-fn opname(op: Op) -> &'static str {
-    op.name()
 }
 
 fn special(sr: px::SpecialReg) -> Option<isa::SpecialReg> {

@@ -713,16 +713,8 @@ fn assemble(py: Python<'_>, source: &str, name: &str) -> PyResult<Program> {
 #[pyo3(signature = (source, name="<source>.ptx"))]
 fn ptx(py: Python<'_>, source: &str, name: &str) -> PyResult<Program> {
     let module = py.detach(|| simt_ptx::translate(name, source, None)).map_err(|d| {
-        let err = AssemblyError::new_err(d.render(name, source, false));
         let (line, column) = d.iter().next().map_or((1, 1), |first| first.line_column(source));
-        let value = err.value(py);
-        let set = || -> PyResult<()> {
-            value.setattr("file", name)?;
-            value.setattr("line", line)?;
-            value.setattr("column", column)?;
-            value.setattr("count", d.total())
-        };
-        set().map_or_else(|e| e, |()| err)
+        located_error(py, d.render(name, source, false), name, line, column, d.total())
     })?;
     Ok(Program { module: Arc::new(module) })
 }
@@ -748,18 +740,23 @@ fn load(py: Python<'_>, path: PathBuf) -> PyResult<Program> {
 
 /// An `AssemblyError` whose `file`, `line` and `column` are those of the first diagnostic.
 fn assembly_error(py: Python<'_>, name: &str, source: &str, diagnostics: &simt_asm::Diagnostics) -> PyErr {
-    let err = AssemblyError::new_err(diagnostics.render(false));
     let start = diagnostics.diagnostics().first().and_then(|d| d.labels.first()).map_or(0, |l| l.range.start).min(source.len());
     let before = &source.as_bytes()[..start];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
     let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let column = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+    located_error(py, diagnostics.render(false), name, line, column, diagnostics.len())
+}
+
+/// An `AssemblyError` with the place of the first problem and how many there are.
+fn located_error(py: Python<'_>, message: String, name: &str, line: usize, column: usize, count: usize) -> PyErr {
+    let err = AssemblyError::new_err(message);
     let value = err.value(py);
     let set = || -> PyResult<()> {
         value.setattr("file", name)?;
         value.setattr("line", line)?;
         value.setattr("column", column)?;
-        value.setattr("count", diagnostics.len())?;
+        value.setattr("count", count)?;
         Ok(())
     };
     match set() {

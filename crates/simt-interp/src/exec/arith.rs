@@ -333,15 +333,10 @@ impl BlockSim<'_> {
             ArithOp::Int64 { op, d, a, b } => {
                 let (a, b) = (a.lanes(warp), b.lanes(warp));
                 // One loop per operation, so each vectorises (PTX address arithmetic is hot).
-                let v = match op {
-                    Int64Op::Add => per_lane(|l| arith::int64_op(Int64Op::Add, a[l], b[l])),
-                    Int64Op::Mul => per_lane(|l| arith::int64_op(Int64Op::Mul, a[l], b[l])),
-                    Int64Op::MulWideS => per_lane(|l| arith::int64_op(Int64Op::MulWideS, a[l], b[l])),
-                    Int64Op::MulWideU => per_lane(|l| arith::int64_op(Int64Op::MulWideU, a[l], b[l])),
-                    Int64Op::Shl => per_lane(|l| arith::int64_op(Int64Op::Shl, a[l], b[l])),
-                    Int64Op::ShrU => per_lane(|l| arith::int64_op(Int64Op::ShrU, a[l], b[l])),
-                    Int64Op::ShrS => per_lane(|l| arith::int64_op(Int64Op::ShrS, a[l], b[l])),
-                };
+                macro_rules! per_op {
+                    ($($o:ident),*) => { match op { $(Int64Op::$o => per_lane(|l| arith::int64_op(Int64Op::$o, a[l], b[l])),)* } };
+                }
+                let v = per_op!(Add, Mul, MulWideS, MulWideU, Shl, ShrU, ShrS);
                 write64(warp, d, &v, exec);
             }
             ArithOp::Plop { p, a, b, bop } => {
