@@ -355,6 +355,17 @@ pub enum OperandKind<'a> {
     Sink,
 }
 
+/// The range prefix and index of a register name (`%r12` is `("%r", 12)`), as `.reg .b32
+/// %r<N>` declares them: the index is a decimal number without leading zeros.
+pub fn range_member(name: &str) -> Option<(&str, u32)> {
+    let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+    let (prefix, index) = name.split_at(digits);
+    if index.is_empty() || (index.len() > 1 && index.starts_with('0')) {
+        return None;
+    }
+    Some((prefix, index.parse().ok()?))
+}
+
 impl<'a> Block<'a> {
     /// Every statement, nested blocks flattened, in order.
     pub fn flat(&self) -> Vec<&Statement<'a>> {

@@ -95,10 +95,9 @@ impl<'a> Declared<'a> {
             return Some(format!("{name}.c{k}"));
         }
         // A range register keeps its number last, so the copy's range still finds it.
-        let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
-        let (prefix, index) = name.split_at(digits);
+        let (prefix, index) = ast::range_member(name)?;
         let count = self.ranges.iter().find(|(p, _)| *p == prefix)?.1;
-        (!index.is_empty() && index.parse::<u32>().is_ok_and(|i| i < count)).then(|| format!("{prefix}.c{k}.{index}"))
+        (index < count).then(|| format!("{prefix}.c{k}.{index}"))
     }
 }
 

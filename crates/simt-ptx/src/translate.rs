@@ -176,14 +176,9 @@ impl Classes<'_> {
         if let Some(&class) = self.names.get(name) {
             return Some(class);
         }
-        let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
-        let (prefix, index) = name.split_at(digits);
-        // `%r012` is not `%r12`: PTX range names have no leading zeros.
-        if index.is_empty() || (index.len() > 1 && index.starts_with('0')) {
-            return None;
-        }
+        let (prefix, index) = ast::range_member(name)?;
         let &(count, class) = self.ranges.get(prefix)?;
-        (index.parse::<u32>().ok()? < count).then_some(class)
+        (index < count).then_some(class)
     }
 }
 
