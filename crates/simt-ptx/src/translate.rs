@@ -244,14 +244,18 @@ struct Entry<'t, 'a> {
     symbols: HashMap<&'a str, Symbol>,
     /// Pointer parameters: the simt parameter's element type, by PTX name.
     pointers: HashMap<&'a str, isa::ElemType>,
-    /// What each register's address points into, for generic accesses.
-    spaces: HashMap<&'a str, crate::spaces::Spaces>,
+    /// The kernel's instructions in order, for the inferences below.
+    insts: Vec<&'t ast::Instruction<'a>>,
+    /// What each register's address points into, for generic accesses; inferred at the
+    /// first one (-O3 code often has none).
+    spaces: std::cell::OnceCell<HashMap<&'a str, crate::spaces::Spaces>>,
     /// Label names as `.s` spells them.
     labels: LabelNames,
     /// Spilled predicates standing in scratch predicates for the current instruction.
     aliases: Vec<(&'a str, u8)>,
-    /// Registers that hold one constant everywhere (member masks at -O0).
-    constants: HashMap<&'a str, i64>,
+    /// Registers that hold one constant everywhere; inferred at the first member mask in a
+    /// register (-O0 code).
+    constants: std::cell::OnceCell<HashMap<&'a str, i64>>,
     scratch: u8,
     /// How many scratch registers follow `scratch`.
     scratch_regs: u32,
@@ -306,10 +310,11 @@ impl<'t, 'a> Entry<'t, 'a> {
             locs: HashMap::default(),
             symbols: HashMap::default(),
             pointers: HashMap::default(),
-            spaces: HashMap::default(),
+            insts: Vec::new(),
+            spaces: std::cell::OnceCell::new(),
             aliases: Vec::new(),
             labels: LabelNames::default(),
-            constants: HashMap::default(),
+            constants: std::cell::OnceCell::new(),
             scratch: 0,
             scratch_regs: if items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_)))) { MMA_SCRATCH } else { SCRATCH },
             line: 0,
@@ -325,10 +330,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         if let Err(e) = entry.allocate(&items) {
             errors.push(e);
         }
-        let insts: Vec<&ast::Instruction<'a>> = items.iter().filter_map(|i| if let Item::Inst(i) = i { Some(*i) } else { None }).collect();
-        let symbols = &entry.symbols;
-        entry.spaces = crate::spaces::infer(&insts, |n| symbols.get(n).map(|s| (s.space, s.address)));
-        entry.constants = crate::spaces::constants(&insts, &entry.spaces);
+        entry.insts = items.iter().filter_map(|i| if let Item::Inst(i) = i { Some(*i) } else { None }).collect();
         if !errors.is_empty() {
             return Err(errors);
         }
@@ -1437,7 +1439,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn full_mask(&self, mask: &ast::Operand<'a>) -> Result<()> {
         let value = match mask.kind {
             OperandKind::Immediate(Immediate::Int(v)) => Some(v),
-            OperandKind::Name(n) => self.constants.get(n).copied(),
+            OperandKind::Name(n) => self.constants.get_or_init(|| crate::spaces::constants(&self.insts, self.spaces())).get(n).copied(),
             _ => None,
         };
         match value {
@@ -1881,14 +1883,19 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
+    fn spaces(&self) -> &HashMap<&'a str, crate::spaces::Spaces> {
+        let symbols = &self.symbols;
+        self.spaces.get_or_init(|| crate::spaces::infer(&self.insts, |n| symbols.get(n).map(|s| (s.space, s.address))))
+    }
+
     /// The space a generic address points into, when the inference found exactly one.
     fn generic_space(&self, addr: &ast::Operand<'a>) -> Result<StateSpace> {
         let symbols = &self.symbols;
-        if let Some(space) = crate::spaces::access_space(&self.spaces, Some(addr), &|n| symbols.get(n).map(|s| s.space)) {
+        if let Some(space) = crate::spaces::access_space(self.spaces(), Some(addr), &|n| symbols.get(n).map(|s| s.space)) {
             return Ok(space);
         }
         let found = match addr.kind {
-            OperandKind::Address(Address { base: Some(b), .. }) => self.spaces.get(b.value).copied().unwrap_or_default().describe(),
+            OperandKind::Address(Address { base: Some(b), .. }) => self.spaces().get(b.value).copied().unwrap_or_default().describe(),
             _ => "no known space (an absolute address)".into(),
         };
         Err(with_note(
