@@ -3,7 +3,7 @@
 //! 16M elements, the speed-up from one to two OS threads on a launch of many
 //! blocks, and the naive SGEMM 512 (one thread per output, 8 instructions per
 //! multiply-add) against the same loop in native Rust, both in multiply-adds per
-//! second. Run with `cargo bench -p simt-interp --bench interp`; criterion
+//! second, and what a one-warp launch costs. Run with `cargo bench -p simt-interp --bench interp`; criterion
 //! reports the "thrpt" line in elements per second.
 
 use std::path::Path;
@@ -107,7 +107,22 @@ fn naive_sgemm(c: &mut Criterion, n: u32) {
     group.finish();
 }
 
+/// What one launch costs beyond its instructions: a one-warp kernel that exits at once,
+/// prepared and run, the Rust side of the Python package's launch overhead (issue 16).
+fn one_warp_launch(c: &mut Criterion) {
+    let module = simt_asm::assemble("one_warp.s", ".kernel k\n.launch grid(1) block(32)\nEXIT\n").expect("assembles");
+    let kernel = &module.kernels[0];
+    let options = RunOptions { threads: Some(1), ..RunOptions::default() };
+    c.bench_function("one-warp launch (prepare and run)", |b| {
+        b.iter(|| {
+            let p = prepare(kernel, &LaunchRequest::default()).expect("valid request");
+            simt_interp::run(kernel, &p.config, &p.memory, &options, None).expect("runs")
+        })
+    });
+}
+
 fn interpreter(c: &mut Criterion) {
+    one_warp_launch(c);
     naive_sgemm(c, 512);
     let sgemm = library("sgemm.s");
     bench_launch(c, "sgemm 256x256x256 (FFMA-bound)", &sgemm, &sgemm_request(256), 1);

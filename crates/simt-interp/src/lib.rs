@@ -35,5 +35,5 @@ mod warp;
 pub use fault::{Fault, FaultKind};
 pub use launch::{check_launch, run, LaunchConfig, LaunchError, RunOptions, SimtModel};
 pub use translate::Unimplemented;
-pub use memory::{GlobalMemory, WordBytes};
+pub use memory::{Contents, GlobalMemory, Lent, WordBytes};
 pub use stats::Stats;

@@ -5,6 +5,8 @@
 //! uses real read-modify-write operations. Race-free kernels therefore see
 //! the same values whatever the thread count.
 
+use std::any::Any;
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 
@@ -70,6 +72,11 @@ impl WordBytes {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+
+    /// The words, the last one zero-padded past [`len`](Self::len): handed on without a copy.
+    pub fn into_words(self) -> Vec<u32> {
+        self.words
+    }
 }
 
 /// Asks the kernel to back a large, not yet touched allocation with 2 MiB pages.
@@ -95,13 +102,101 @@ fn advise_huge_pages(words: &[u32]) {
     let _ = words;
 }
 
-/// The same words, now shareable between SM threads, without touching them: a
-/// launch's buffers can be a quarter of a gigabyte.
-fn atomic_words(words: Box<[u32]>) -> Box<[AtomicU32]> {
-    const _: () = assert!(std::mem::align_of::<AtomicU32>() == std::mem::align_of::<u32>());
-    // SAFETY: `AtomicU32` has the size and bit validity of `u32` (its documentation
-    // promises both) and, checked above, its alignment; the box gives up its pointer.
-    unsafe { Box::from_raw(Box::into_raw(words) as *mut [AtomicU32]) }
+/// A buffer's words: simt's own allocation, or memory a caller lent the launch
+/// (a numpy array), whose lender is dropped, and so gets it back, with the buffer.
+struct Words {
+    first: NonNull<AtomicU32>,
+    count: usize,
+    lender: Option<Box<dyn Any + Send + Sync>>,
+}
+
+// SAFETY: the words are atomics, shareable between threads like `Box<[AtomicU32]>`,
+// and the lender is `Send + Sync`.
+unsafe impl Send for Words {}
+unsafe impl Sync for Words {}
+
+impl Words {
+    /// Takes `words` over, now shareable between SM threads, without touching them: a
+    /// launch's buffers can be a quarter of a gigabyte.
+    fn owned(words: Vec<u32>) -> Words {
+        const _: () = assert!(std::mem::align_of::<AtomicU32>() == std::mem::align_of::<u32>());
+        let words = Box::into_raw(words.into_boxed_slice());
+        // SAFETY: `AtomicU32` has the size and bit validity of `u32` (its documentation
+        // promises both) and, checked above, its alignment; the box gave up its pointer.
+        Words { first: NonNull::new(words.cast::<AtomicU32>()).expect("a box is never null"), count: words.len(), lender: None }
+    }
+
+    fn into_contents(self, len: usize) -> Contents {
+        let mut this = std::mem::ManuallyDrop::new(self);
+        match this.lender.take() {
+            Some(lender) => Contents::Lent(lender),
+            None => {
+                // SAFETY: owned words came from `Box::into_raw` of `count` `u32`s (in `owned`),
+                // and `this` is never dropped, so the box is rebuilt once.
+                let words = unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(this.first.as_ptr().cast::<u32>(), this.count)) };
+                Contents::Simt(WordBytes { words: words.into_vec(), len })
+            }
+        }
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [AtomicU32];
+
+    #[inline]
+    fn deref(&self) -> &[AtomicU32] {
+        // SAFETY: `first` points to `count` words, owned by `self` or kept valid by the
+        // lender (the promise of `Lent::new`) for as long as `self` lives.
+        unsafe { std::slice::from_raw_parts(self.first.as_ptr(), self.count) }
+    }
+}
+
+impl Drop for Words {
+    fn drop(&mut self) {
+        if self.lender.is_none() {
+            // SAFETY: as in `into_contents`; this is the only other place the box is rebuilt.
+            drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(self.first.as_ptr(), self.count)) });
+        }
+    }
+}
+
+impl std::fmt::Debug for Words {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} words{}", self.count, if self.lender.is_some() { ", lent" } else { "" })
+    }
+}
+
+/// Memory a caller lends a launch to hold a buffer, so that a large array goes in
+/// without a copy and the kernel's stores land in it (see [`GlobalMemory::lend`]).
+#[derive(Debug)]
+pub struct Lent {
+    words: Words,
+    len: usize,
+}
+
+impl Lent {
+    /// Lends the `len` bytes at `bytes`, kept alive by `lender`; `None` unless they are
+    /// whole aligned words (the caller then copies them in instead).
+    ///
+    /// # Safety
+    /// The bytes must stay valid for reads and writes for as long as `lender` lives, and
+    /// nothing else may write them while the launch runs.
+    pub unsafe fn new(bytes: *mut u8, len: usize, lender: Box<dyn Any + Send + Sync>) -> Option<Lent> {
+        let first = NonNull::new(bytes)?;
+        if first.as_ptr().align_offset(4) != 0 || !len.is_multiple_of(4) {
+            return None;
+        }
+        Some(Lent { words: Words { first: first.cast(), count: len / 4, lender: Some(lender) }, len })
+    }
+}
+
+/// What a buffer holds once its launch is over (see [`GlobalMemory::into_contents`]).
+#[derive(Debug)]
+pub enum Contents {
+    /// simt's own bytes, handed on without a copy.
+    Simt(WordBytes),
+    /// The lender of [`Lent`] memory, now holding the buffer's final bytes.
+    Lent(Box<dyn Any + Send + Sync>),
 }
 
 /// Buffers are read out in pieces of this many words, so a dump of a large one
@@ -117,10 +212,15 @@ pub struct Buffer {
     pub base: u32,
     /// Size in bytes.
     pub len: u32,
-    words: Box<[AtomicU32]>,
+    words: Words,
 }
 
 impl Buffer {
+    /// Who lent the buffer its memory ([`GlobalMemory::lend`]), if anyone did.
+    pub fn lender(&self) -> Option<&(dyn Any + Send + Sync)> {
+        self.words.lender.as_deref()
+    }
+
     /// A copy of the contents.
     pub fn bytes(&self) -> Vec<u8> {
         let mut out = vec![0u8; self.len as usize];
@@ -220,9 +320,29 @@ impl GlobalMemory {
             return Err(MemoryError::TooLarge { name: name.to_string(), bytes: bytes.len() as u64 });
         }
         let len = bytes.len() as u32;
-        let words = atomic_words(bytes.words.into_boxed_slice());
-        self.buffers.push(Buffer { name: name.to_string(), base: base as u32, len, words });
+        self.buffers.push(Buffer { name: name.to_string(), base: base as u32, len, words: Words::owned(bytes.words) });
         Ok(base as u32)
+    }
+
+    /// Backs buffer `index` with `lent` memory of its size instead of its own words, which
+    /// are dropped: the host makes an argument array's buffer as zeros (never touched, so
+    /// never resident), then lends it the array. Gives `lent` back if the sizes differ.
+    ///
+    /// # Errors
+    /// `lent`, when it does not hold exactly the buffer's bytes.
+    pub fn lend(&mut self, index: usize, lent: Lent) -> Result<(), Lent> {
+        match self.buffers.get_mut(index) {
+            Some(b) if b.len as usize == lent.len => {
+                b.words = lent.words;
+                Ok(())
+            }
+            _ => Err(lent),
+        }
+    }
+
+    /// Every buffer's name and final contents, in address order, without a copy.
+    pub fn into_contents(self) -> impl Iterator<Item = (String, Contents)> {
+        self.buffers.into_iter().map(|b| (b.name, b.words.into_contents(b.len as usize)))
     }
 
     /// All buffers in address order.
@@ -278,7 +398,7 @@ impl GlobalMemory {
         let size = u32::try_from(end.checked_sub(u64::from(lo))?).ok()?;
         let (index, _) = self.locate(lo, size, hint).ok()?;
         let b = &self.buffers[index];
-        Some((&b.words, b.base))
+        Some((&*b.words, b.base))
     }
 
     /// Reads `size` (1, 2 or 4) bytes at byte offset `off` of buffer `index`; `off` is aligned to `size`.
@@ -346,5 +466,42 @@ mod tests {
         assert_eq!(m.buffer_at(0).bytes(), vec![0xAA, 0x11, 0x22, 0x33]);
         assert_eq!(m.read(0, 2, 2), 0x3322);
         assert_eq!(m.update(0, 0, |w| w.wrapping_add(1)), 0x3322_11AA);
+    }
+
+    /// Lends `content`, placed `skew` bytes past a 4-aligned address inside a lender that
+    /// owns it, as a numpy array does; also says where in the lender it starts.
+    fn lent(content: &[u8], skew: usize, len: usize) -> (Option<Lent>, usize) {
+        let mut bytes: Box<Vec<u8>> = Box::new(Vec::with_capacity(content.len() + 4 + skew));
+        let at = bytes.as_ptr().align_offset(4) + skew;
+        bytes.resize(at, 0);
+        bytes.extend_from_slice(content);
+        let start = bytes.as_mut_ptr().wrapping_add(at);
+        // SAFETY: the box keeps the bytes alive and in place, and only the launch writes them.
+        (unsafe { Lent::new(start, len, bytes) }, at)
+    }
+
+    #[test]
+    fn lent_memory_is_read_and_written_in_place_and_given_back() {
+        let mut m = GlobalMemory::new();
+        m.alloc("a", WordBytes::zeroed(8)).unwrap();
+        m.alloc("b", WordBytes::from_bytes(&[7, 8, 9])).unwrap();
+        let words: Vec<u8> = (1..=8).collect();
+        assert!(m.lend(0, lent(&words, 0, 4).0.unwrap()).is_err(), "a lent region must match the buffer's size");
+        let (region, at) = lent(&words, 0, 8);
+        m.lend(0, region.unwrap()).unwrap();
+        assert_eq!(m.read(0, 4, 4), u32::from_le_bytes([5, 6, 7, 8]));
+        m.write(0, 0, 2, 0xBBAA);
+        let contents: Vec<(String, Contents)> = m.into_contents().collect();
+        let Contents::Lent(lender) = &contents[0].1 else { panic!("buffer a was lent") };
+        assert_eq!(&lender.downcast_ref::<Vec<u8>>().unwrap()[at..], &[0xAA, 0xBB, 3, 4, 5, 6, 7, 8]);
+        let Contents::Simt(own) = &contents[1].1 else { panic!("buffer b is simt's") };
+        assert_eq!((contents[1].0.as_str(), own.as_bytes()), ("b", &[7u8, 8, 9][..]));
+    }
+
+    #[test]
+    fn only_whole_aligned_words_can_be_lent() {
+        assert!(lent(&[0; 8], 1, 8).0.is_none());
+        assert!(lent(&[0; 8], 0, 6).0.is_none());
+        assert!(lent(&[0; 8], 0, 8).0.is_some());
     }
 }

@@ -23,7 +23,8 @@ use simt_host::npy::Dtype;
 use simt_host::{Arg, HostError, LaunchRequest, PreparedLaunch, lowp};
 use simt_interp::launch::{DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS};
 use simt_interp::trace::{Filter, Trace};
-use simt_interp::{Checks, FaultKind, Progress, RunOptions, SimtModel, Stats};
+use simt_interp::memory::GlobalMemory;
+use simt_interp::{Checks, Contents, FaultKind, Lent, Progress, RunOptions, SimtModel, Stats, WordBytes};
 use simt_isa::{ArgInit, ElemType, Kernel as IsaKernel, Literal, Module, ParamType};
 use simt_timing::{Machine, TimingError, TimingOptions};
 
@@ -39,6 +40,8 @@ create_exception!(simt, StepLimit, Fault, "A launch that issued more warp instru
 const MAX_TRACE_ISSUES: usize = 1_000_000;
 /// How often a running launch checks for Ctrl-C.
 const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+/// How long the calling thread spins, waiting for a launch, before it sleeps.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
 /// Steps per warp the divergence picture draws.
 const SVG_STEPS: usize = 400;
 
@@ -107,11 +110,20 @@ impl Kernel {
     }
 }
 
-/// What `run` and `trace` share: the launch request and the run's options.
+/// What `run` and `launch` share: the launch request and the run's options.
 struct Launch {
     prepared: PreparedLaunch,
     options: RunOptions,
     machine: Option<Machine>,
+    /// Writeable arrays that could not be lent: their buffers are written back when the launch ends.
+    copied: Vec<Copied>,
+}
+
+/// A writeable argument array whose elements were copied into its buffer.
+pub(crate) struct Copied {
+    name: String,
+    elem: ElemType,
+    array: Py<PyAny>,
 }
 
 #[pymethods]
@@ -168,6 +180,9 @@ impl Kernel {
     /// `args`: parameter name to a numpy array (pointer parameters; the dtype of the
     /// element type, any shape, C-contiguous), a generator text such as `"iota(1024)"`,
     /// or a Python int/float (scalars); anything left out takes its `.arg` default.
+    /// Arrays are passed by reference: the kernel's stores land in a writeable array
+    /// (lent without a copy where its layout allows), which comes back as itself; a
+    /// read-only array is copied in and left as it is.
     /// `model`: `"its"` or `"stack"`. `timing`: None, a built-in machine (`"h100"`) or a
     /// `.toml` path. `sanitize`: any of `"racecheck"`, `"initcheck"`, `"synccheck"`
     /// (`"memcheck"` is always on). `trace`: record every issued warp instruction
@@ -206,7 +221,7 @@ impl Kernel {
         if trace && launch.machine.is_some() {
             return Err(PyValueError::new_err("trace=True and timing= cannot be combined: trace the functional run, or time it"));
         }
-        let Launch { prepared, options, machine } = launch;
+        let Launch { prepared, options, machine, copied } = launch;
         let filter = Filter { block: trace_block, warp: trace_warp, max_issues: MAX_TRACE_ISSUES };
         let progress = Progress::default();
         let work = || -> Result<(Stats, Option<simt_timing::Report>, Option<Trace>), Box<simt_interp::Fault>> {
@@ -225,11 +240,14 @@ impl Kernel {
             Ok((simt_interp::run(kernel, &prepared.config, &prepared.memory, &options, Some(&progress)).map_err(Box::new)?, None, None))
         };
         let (outcome, interrupted) = run_interruptibly(py, &progress, work);
+        // However the launch ended, every writeable array holds what the kernel stored.
+        write_back(py, &prepared.memory, &copied)?;
         if let Some(interrupt) = interrupted {
             return Err(interrupt);
         }
         let (stats, report, trace) = outcome.map_err(|fault| fault_error(py, &self.module, *fault))?;
-        result_of(py, kernel, &prepared, &stats, report.as_ref(), trace.as_ref(), raw)
+        let config = prepared.config.clone();
+        result_of(py, kernel, &config, returned(prepared, copied, raw), &stats, report.as_ref(), trace.as_ref(), raw)
     }
 
     /// Prepares a launch to step one warp instruction at a time (`Sim`); takes the
@@ -250,8 +268,8 @@ impl Kernel {
         sanitize: Option<Vec<String>>,
         max_steps: Option<u64>,
     ) -> PyResult<sim::Sim> {
-        let Launch { prepared, options, .. } = self.prepare(grid, block, args, model, None, sanitize, max_steps, None)?;
-        sim::Sim::new(self.module.clone(), self.index, prepared, options)
+        let Launch { prepared, options, copied, .. } = self.prepare(grid, block, args, model, None, sanitize, max_steps, None)?;
+        sim::Sim::new(self.module.clone(), self.index, prepared, options, copied)
     }
 
     fn __repr__(&self) -> String {
@@ -311,7 +329,7 @@ impl Kernel {
             module_dir: module_dir(&self.module),
         };
         // Arrays go in as zero buffers of their length, checked and sized by `prepare`
-        // like any argument, and are copied into GLOBAL memory once it exists.
+        // like any argument, then lent to the launch (or copied in) once memory exists.
         let mut arrays: Vec<(String, ElemType, Bound<'_, PyUntypedArray>)> = Vec::new();
         for (key, value) in args.map(|a| a.iter().collect::<Vec<_>>()).unwrap_or_default() {
             let name: String = key.extract().map_err(|_| PyTypeError::new_err(format!("argument names are strings, not {key}")))?;
@@ -329,9 +347,12 @@ impl Kernel {
             simt_asm::check_arg(param, &init).map_err(|e| PyTypeError::new_err(format!("argument `{name}` (.param .{} {name}): {e}", param.ty.name())))?;
             request.args.push(Arg::new(name, init));
         }
-        let prepared = simt_host::prepare(kernel, &request).map_err(|e| LaunchError::new_err(e.to_string()))?;
+        let mut prepared = simt_host::prepare(kernel, &request).map_err(|e| LaunchError::new_err(e.to_string()))?;
+        let mut copied = Vec::new();
         for (name, elem, array) in arrays {
-            fill_buffer(&prepared, &name, elem, &array)?;
+            if !lend_or_fill(&mut prepared, &name, elem, &array)? && is_writeable(&array) {
+                copied.push(Copied { name, elem, array: array.into_any().unbind() });
+            }
         }
         let options = RunOptions {
             simt,
@@ -341,7 +362,7 @@ impl Kernel {
             runaway_steps: DEFAULT_RUNAWAY_STEPS,
             ..RunOptions::default()
         };
-        Ok(Launch { prepared, options, machine })
+        Ok(Launch { prepared, options, machine, copied })
     }
 }
 
@@ -349,36 +370,49 @@ impl Kernel {
 /// checking for Ctrl-C every [`SIGNAL_POLL`]; on a signal it cancels the launch through
 /// `progress` (the interpreter stops within a few hundred instructions) and returns the
 /// signal's error.
+///
+/// Python runs signal handlers on the main thread only, so the launch runs elsewhere and
+/// this thread watches. It spins for [`SPIN`] before sleeping: a small launch is over in
+/// microseconds, and waking a sleeping thread costs more than the launch.
 fn run_interruptibly<T: Send>(py: Python<'_>, progress: &Progress, work: impl FnOnce() -> T + Send) -> (T, Option<PyErr>) {
     py.detach(|| {
-        let (done, outcome) = std::sync::mpsc::sync_channel(1);
-        let mut result = None;
+        let outcome = std::sync::Mutex::new(None);
+        let done = std::sync::atomic::AtomicBool::new(false);
+        let watcher = std::thread::current();
         let mut interrupted = None;
         rayon::in_place_scope(|scope| {
-            scope.spawn(move |_| {
-                // The receiver lives until the scope ends, so the send cannot fail.
-                let _ = done.send(work());
-            });
-            loop {
-                match outcome.recv_timeout(SIGNAL_POLL) {
-                    Ok(outcome) => {
-                        result = Some(outcome);
-                        break;
+            scope.spawn(|_| {
+                /// Says the task is over however it ends: a panic is resumed when the scope ends.
+                struct Done<'a>(&'a std::sync::atomic::AtomicBool, std::thread::Thread);
+                impl Drop for Done<'_> {
+                    fn drop(&mut self) {
+                        self.0.store(true, Ordering::Release);
+                        self.1.unpark();
                     }
-                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                        if interrupted.is_none()
-                            && let Err(e) = Python::attach(|py| py.check_signals())
-                        {
-                            progress.cancel.store(true, Ordering::Relaxed);
-                            interrupted = Some(e);
-                        }
-                    }
-                    // The task ended without sending: it panicked, and the scope passes the panic on.
-                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
                 }
+                let _done = Done(&done, watcher);
+                *outcome.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(work());
+            });
+            let spin_until = std::time::Instant::now() + SPIN;
+            while !done.load(Ordering::Acquire) && std::time::Instant::now() < spin_until {
+                std::hint::spin_loop();
+            }
+            let mut next_check = std::time::Instant::now();
+            while !done.load(Ordering::Acquire) {
+                if std::time::Instant::now() >= next_check {
+                    next_check += SIGNAL_POLL;
+                    if interrupted.is_none()
+                        && let Err(e) = Python::attach(|py| py.check_signals())
+                    {
+                        progress.cancel.store(true, Ordering::Relaxed);
+                        interrupted = Some(e);
+                    }
+                }
+                std::thread::park_timeout(SIGNAL_POLL);
             }
         });
-        (result.expect("the task sent its outcome, or its panic was resumed when the scope ended"), interrupted)
+        let result = outcome.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        (result.expect("the task stored its outcome, or its panic was resumed when the scope ended"), interrupted)
     })
 }
 
@@ -446,8 +480,28 @@ fn array_bytes<'a>(array: &'a Bound<'_, PyUntypedArray>) -> &'a [u8] {
     unsafe { std::slice::from_raw_parts((*array.as_array_ptr()).fields.data as *const u8, len) }
 }
 
-/// Copies an array's elements into the launch's buffer `name` (converting section 9 types).
-fn fill_buffer(prepared: &PreparedLaunch, name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) -> PyResult<()> {
+fn is_writeable(array: &Bound<'_, PyUntypedArray>) -> bool {
+    // SAFETY: a live array's flags are readable with the GIL held.
+    unsafe { (*array.as_array_ptr()).fields.flags & numpy::npyffi::NPY_ARRAY_WRITEABLE != 0 }
+}
+
+/// Gives buffer `name` the array's memory when its layout allows (writeable, whole
+/// aligned words, the element type's own dtype), so a large array goes in without a copy
+/// and the kernel's stores land in it; otherwise copies its elements in (converting
+/// section 9 types). Says whether it lent.
+fn lend_or_fill(prepared: &mut PreparedLaunch, name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) -> PyResult<bool> {
+    let index = prepared.memory.buffers().iter().position(|b| b.name == name).expect("prepare made a buffer for every pointer argument");
+    if lowp::lowp_type(elem).is_none() && is_writeable(array) {
+        let bytes = array_bytes(array);
+        let lender: Box<dyn std::any::Any + Send + Sync> = Box::new(array.clone().into_any().unbind());
+        // SAFETY: numpy keeps an array's data valid while the array lives, and the lender
+        // holds a reference to it; `bytes` is its whole data (C-contiguous, checked).
+        if let Some(lent) = unsafe { Lent::new(bytes.as_ptr().cast_mut(), bytes.len(), lender) }
+            && prepared.memory.lend(index, lent).is_ok()
+        {
+            return Ok(true);
+        }
+    }
     let converted;
     let bytes = match lowp::lowp_type(elem) {
         Some(ty) => {
@@ -456,24 +510,83 @@ fn fill_buffer(prepared: &PreparedLaunch, name: &str, elem: ElemType, array: &Bo
         }
         None => array_bytes(array),
     };
-    let memory = &prepared.memory;
-    let index = memory.buffers().iter().position(|b| b.name == name).expect("prepare made a buffer for every pointer argument");
     for (i, chunk) in bytes.chunks(4).enumerate() {
         let mut word = [0u8; 4];
         word[..chunk.len()].copy_from_slice(chunk);
-        memory.write(index, 4 * i as u32, 4, u32::from_le_bytes(word));
+        prepared.memory.write(index, 4 * i as u32, 4, u32::from_le_bytes(word));
+    }
+    Ok(false)
+}
+
+/// Writes each copied array's buffer back into it (section 9 types converted as `--dump` does).
+pub(crate) fn write_back(py: Python<'_>, memory: &GlobalMemory, copied: &[Copied]) -> PyResult<()> {
+    for Copied { name, elem, array } in copied {
+        let array = array.bind(py).cast::<PyUntypedArray>()?;
+        let buffer = memory.buffer(name).expect("every copied array has a buffer");
+        let target = array_bytes(array);
+        // SAFETY: the array is writeable and C-contiguous (checked before it was copied in),
+        // and the GIL is held, so nothing else touches it while it is filled.
+        let target = unsafe { std::slice::from_raw_parts_mut(target.as_ptr().cast_mut(), target.len()) };
+        match lowp::lowp_type(*elem) {
+            Some(ty) => {
+                let values = lowp::to_npy(ty, &buffer.bytes());
+                target.copy_from_slice(&values[..target.len()]);
+            }
+            None => {
+                let _ = buffer.for_each_piece(|at, piece| {
+                    target[at..at + piece.len()].copy_from_slice(piece);
+                    Ok::<(), ()>(())
+                });
+            }
+        }
     }
     Ok(())
 }
 
-/// A buffer's bytes as a numpy array of its `.npy` dtype (section 9 types converted as `--dump` does).
-fn buffer_array(py: Python<'_>, elem: ElemType, bytes: Vec<u8>) -> PyResult<Bound<'_, PyAny>> {
-    let bytes = match lowp::lowp_type(elem) {
-        Some(ty) => lowp::to_npy(ty, &bytes),
-        None => bytes,
+/// A buffer at the end of a launch, on its way to Python.
+pub(crate) enum Returned {
+    /// The caller's array, now holding the buffer's final bytes.
+    Array(Py<PyAny>),
+    /// simt's own bytes.
+    Bytes(WordBytes),
+}
+
+/// Every pointer parameter's buffer at the end of a launch, without a copy: a lent or
+/// copied array (written back) as itself, but a section 9 type's codes with `raw`.
+fn returned(prepared: PreparedLaunch, copied: Vec<Copied>, raw: bool) -> Vec<(String, ElemType, Returned)> {
+    let PreparedLaunch { memory, buffers, .. } = prepared;
+    let mut copied: Vec<Option<Copied>> = copied.into_iter().map(Some).collect();
+    memory
+        .into_contents()
+        .filter_map(|(name, contents)| {
+            let elem = buffers.iter().find(|(n, _)| *n == name)?.1;
+            let written_back = copied.iter_mut().find(|c| c.as_ref().is_some_and(|c| c.name == name)).and_then(Option::take);
+            let out = match (contents, written_back) {
+                (Contents::Simt(bytes), Some(_)) if raw && lowp::lowp_type(elem).is_some() => Returned::Bytes(bytes),
+                (_, Some(copy)) => Returned::Array(copy.array),
+                (Contents::Lent(lender), None) => Returned::Array(*lender.downcast::<Py<PyAny>>().expect("the Python package lends only numpy arrays")),
+                (Contents::Simt(bytes), None) => Returned::Bytes(bytes),
+            };
+            Some((name, elem, out))
+        })
+        .collect()
+}
+
+/// A buffer as a numpy array of its `.npy` dtype (section 9 types converted as `--dump`
+/// does), or of its bytes with `raw`; the caller's array comes back as itself.
+fn buffer_array<'py>(py: Python<'py>, elem: ElemType, buffer: Returned, raw: bool) -> PyResult<Bound<'py, PyAny>> {
+    let bytes = match buffer {
+        Returned::Array(array) if raw => return array.bind(py).call_method0("ravel")?.call_method1("view", ("u1",)),
+        Returned::Array(array) => return Ok(array.into_bound(py)),
+        Returned::Bytes(bytes) => bytes,
     };
-    let raw = PyArray1::from_vec(py, bytes);
-    raw.call_method1("view", (Dtype::of_elem(elem).descr(),))
+    let descr = Dtype::of_elem(elem).descr();
+    if let (Some(ty), false) = (lowp::lowp_type(elem), raw) {
+        return PyArray1::from_vec(py, lowp::to_npy(ty, bytes.as_bytes())).call_method1("view", (descr,));
+    }
+    let len = bytes.len() as isize;
+    let array = PyArray1::from_vec(py, bytes.into_words()).call_method1("view", ("u1",))?.get_item(pyo3::types::PySlice::new(py, 0, len, 1))?;
+    if raw { Ok(array) } else { array.call_method1("view", (descr,)) }
 }
 
 /// A scalar parameter's value, or a pointer parameter's generator text (`iota(N)`, `@file.npy`).
@@ -510,20 +623,20 @@ fn scalar_or_text(name: &str, ty: ParamType, value: &Bound<'_, PyAny>) -> PyResu
 
 /// The `Result` of a finished launch: buffers as numpy arrays, statistics, timing and trace.
 /// With `raw`, buffers come back as their bytes (`uint8`), section 9 types unconverted.
+#[allow(clippy::too_many_arguments)]
 fn result_of(
     py: Python<'_>,
     kernel: &IsaKernel,
-    prepared: &PreparedLaunch,
+    config: &simt_interp::LaunchConfig,
+    buffers_out: Vec<(String, ElemType, Returned)>,
     stats: &Stats,
     report: Option<&simt_timing::Report>,
     trace: Option<&Trace>,
     raw: bool,
 ) -> PyResult<RunResult> {
     let buffers = PyDict::new(py);
-    for (name, elem) in &prepared.buffers {
-        let (_, bytes) = prepared.buffer(name).expect("every listed buffer exists");
-        let array = if raw { PyArray1::from_vec(py, bytes).into_any() } else { buffer_array(py, *elem, bytes)? };
-        buffers.set_item(name, array)?;
+    for (name, elem, buffer) in buffers_out {
+        buffers.set_item(name, buffer_array(py, elem, buffer, raw)?)?;
     }
     let timing = match report {
         Some(r) => Some(json_to_py(py, &serde_json::to_string(&r.stats).map_err(to_value_error)?)?),
@@ -535,8 +648,8 @@ fn result_of(
     };
     Ok(RunResult {
         kernel: kernel.name.clone(),
-        grid: tuple3(prepared.config.grid),
-        block: tuple3(prepared.config.block),
+        grid: tuple3(config.grid),
+        block: tuple3(config.block),
         buffers: buffers.unbind(),
         stats: stats.clone(),
         stats_py: std::sync::OnceLock::new(),

@@ -16,10 +16,10 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use simt_host::PreparedLaunch;
 use simt_interp::launch::sm_of_block;
-use simt_interp::{BlockSim, Counters, Peek, RunOptions, StepResult};
+use simt_interp::{BlockSim, Counters, Peek, RunOptions, StepResult, WordBytes};
 use simt_isa::{Kernel as IsaKernel, Module};
 
-use crate::{LaunchError, RunResult, fault_error, json_to_py, result_of, to_value_error};
+use crate::{Copied, LaunchError, Returned, RunResult, fault_error, write_back, json_to_py, result_of, to_value_error};
 
 /// What the launch borrows; boxed, so its address stays put while `Sim` moves.
 struct Owned {
@@ -36,6 +36,8 @@ pub(crate) struct Sim {
     launch: Box<simt_interp::Launch<'static>>,
     owned: Box<Owned>,
     module: Arc<Module>,
+    /// Writeable arrays copied in, written back when the launch ends.
+    copied: Vec<Copied>,
     /// The resident block's linear index.
     current: u64,
     /// The warp the round-robin tries first.
@@ -50,7 +52,7 @@ pub(crate) struct Sim {
 }
 
 impl Sim {
-    pub(crate) fn new(module: Arc<Module>, index: usize, prepared: PreparedLaunch, options: RunOptions) -> PyResult<Sim> {
+    pub(crate) fn new(module: Arc<Module>, index: usize, prepared: PreparedLaunch, options: RunOptions, copied: Vec<Copied>) -> PyResult<Sim> {
         let owned = Box::new(Owned { kernel: module.kernels[index].clone(), prepared, options });
         // SAFETY: `owned` is boxed and never moved out of or mutated while `launch` lives;
         // `launch` is dropped before it (field order), so the references never dangle.
@@ -61,7 +63,7 @@ impl Sim {
         let launch = simt_interp::Launch::new(kernel, config, memory, options).map_err(|e| LaunchError::new_err(format!("cannot launch: {e}")))?;
         let launch = Box::new(launch);
         let counters = Counters::new(kernel.code.len());
-        let mut sim = Sim { block: None, launch, owned, module, current: 0, next_warp: 0, counters, result: None, steps: 0, stopped_at: None };
+        let mut sim = Sim { block: None, launch, owned, module, copied, current: 0, next_warp: 0, counters, result: None, steps: 0, stopped_at: None };
         sim.make_resident(0);
         Ok(sim)
     }
@@ -128,7 +130,24 @@ impl Sim {
             return Ok(result.clone_ref(py));
         }
         let stats = self.launch.stats(&self.counters);
-        let result = result_of(py, self.kernel(), &self.owned.prepared, &stats, None, None, false)?;
+        // The launch still borrows the memory, so simt's own buffers are copied out; the
+        // caller's arrays come back as themselves.
+        let prepared = &self.owned.prepared;
+        write_back(py, &prepared.memory, &self.copied)?;
+        let buffers = prepared
+            .buffers
+            .iter()
+            .filter_map(|(name, elem)| {
+                let buffer = prepared.memory.buffer(name)?;
+                let lent = buffer.lender().and_then(|l| l.downcast_ref::<Py<PyAny>>());
+                let out = match lent.or_else(|| self.copied.iter().find(|c| c.name == *name).map(|c| &c.array)) {
+                    Some(array) => Returned::Array(array.clone_ref(py)),
+                    None => Returned::Bytes(WordBytes::from_bytes(&buffer.bytes())),
+                };
+                Some((name.clone(), *elem, out))
+            })
+            .collect();
+        let result = result_of(py, self.kernel(), &prepared.config, buffers, &stats, None, None, false)?;
         let result = Py::new(py, result)?;
         self.result = Some(result.clone_ref(py));
         Ok(result)

@@ -27,19 +27,51 @@ def test_saxpy_from_numpy_matches_numpy(asm):
     n = 1000
     x = np.arange(n, dtype=np.float32)
     y = np.linspace(0, 1, n, dtype=np.float32)
-    r = saxpy(asm).run(args={"n": n, "a": 2.5, "x": x, "y": y}, **SAXPY_ARGS)
+    expected = np.float32(2.5) * x + y
+    r = saxpy(asm).run(args={"n": n, "a": 2.5, "x": x.copy(), "y": y}, **SAXPY_ARGS)
     assert r["y"].dtype == np.float32
-    np.testing.assert_array_equal(r["y"], np.float32(2.5) * x + y)
+    np.testing.assert_array_equal(r["y"], expected)
     np.testing.assert_array_equal(r["x"], x)
     assert r.grid == (4, 1, 1) and r.block == (256, 1, 1)
     assert isinstance(r.stats, dict) and r.stats
     assert r.timing is None and r.trace is None and r._repr_svg_() is None
 
 
-def test_inputs_are_not_modified(asm):
+def test_arrays_are_passed_by_reference(asm):
+    x = np.ones(1000, np.float32)
     y = np.zeros(1000, dtype=np.float32)
-    saxpy(asm).run(args={"y": y, "a": 1.0, "x": np.ones(1000, np.float32)})
-    assert not y.any()
+    r = saxpy(asm).run(args={"y": y, "a": 2.0, "x": x}, **SAXPY_ARGS)
+    assert r["y"] is y and r["x"] is x
+    assert (y == 2.0).all() and (x == 1.0).all()
+
+
+def test_a_stepped_launch_stores_into_the_arrays_it_was_given(asm):
+    y = np.zeros(1000, dtype=np.float32)
+    sim = saxpy(asm).launch(args={"y": y, "a": 2.0, "x": np.ones(1000, np.float32)}, **SAXPY_ARGS)
+    assert sim.run()["y"] is y and (y == 2.0).all()
+
+
+def test_read_only_arrays_are_copied_and_left_alone(asm):
+    y = np.zeros(1000, np.float32)
+    y.setflags(write=False)
+    r = saxpy(asm).run(args={"y": y, "a": 1.0, "x": np.ones(1000, np.float32)}, **SAXPY_ARGS)
+    assert not y.any() and r["y"] is not y and (r["y"] == 1.0).all()
+
+
+def test_arrays_that_cannot_be_lent_are_copied_in_and_written_back(asm):
+    # float32 elements one byte past an aligned address: not whole aligned words.
+    y = np.frombuffer(bytearray(4001), dtype=np.float32, offset=1)
+    assert y.flags.writeable and y.ctypes.data % 4 != 0
+    r = saxpy(asm).run(args={"y": y, "a": 1.0, "x": np.ones(1000, np.float32)}, **SAXPY_ARGS)
+    assert r["y"] is y and (y == 1.0).all()
+
+
+def test_a_converted_array_is_written_back_as_its_element_type_holds_it():
+    k = simt.assemble(".kernel k\n.param .ptr.e4m3 v\n.launch grid(1) block(32)\nEXIT\n")["k"]
+    v = np.array([0.3, 1.0], np.float32)
+    r = k.run(args={"v": v})
+    assert r["v"] is v and v.tolist() == [0.3125, 1.0]
+    assert k.run(args={"v": v}, raw=True)["v"].tolist() == [0x2A, 0x38]
 
 
 def test_two_dimensional_arrays_are_taken_in_c_order(asm):
@@ -316,8 +348,9 @@ def test_ptx_from_clang_runs_like_the_cli(asm):
     x = np.arange(1000, dtype=np.float32)
     y = np.ones(1000, dtype=np.float32)
     names = [name for name, _ in saxpy.params]
+    expected = np.float32(2.5) * x + y
     r = saxpy.run(grid=4, block=256, args=dict(zip(names, [1000, 2.5, x, y])))
-    assert (r[names[3]] == np.float32(2.5) * x + y).all()
+    assert (r[names[3]] == expected).all()
 
 
 def test_ptx_errors_name_the_line():

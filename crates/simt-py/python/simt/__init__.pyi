@@ -47,7 +47,8 @@ class StepLimit(Fault):
     """A launch that issued more warp instructions than max_steps allows."""
 
 class Result:
-    """What a run left: buffers as numpy arrays, statistics, timing and trace."""
+    """What a run left: buffers as numpy arrays (a writeable argument array as itself, holding
+    what the kernel stored), statistics, timing and trace."""
     kernel: str
     grid: Tuple[int, int, int]
     block: Tuple[int, int, int]
