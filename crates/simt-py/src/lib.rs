@@ -46,6 +46,11 @@ const SPIN: std::time::Duration = std::time::Duration::from_micros(200);
 const SVG_STEPS: usize = 400;
 
 /// An assembled or loaded module: its kernels, by name.
+///
+/// ```python
+/// program = simt.load("asm/saxpy.s")
+/// [k.name for k in program.kernels], len(program), program["saxpy"]   # (['saxpy'], 1, <simt.Kernel saxpy(...)>)
+/// ```
 #[pyclass(frozen, module = "simt")]
 struct Program {
     module: Arc<Module>,
@@ -81,11 +86,22 @@ impl Program {
     }
 
     /// The disassembly of every kernel, as `simt disasm` prints it.
+    ///
+    /// ```python
+    /// print(simt.load("asm/saxpy.s").disasm())
+    /// ```
     fn disasm(&self) -> String {
         simt_isa::disassemble(&self.module)
     }
 
     /// The bytecode (what `simt asm` writes), to save and `simt.load` later.
+    ///
+    /// ```python
+    /// import pathlib, tempfile
+    /// path = pathlib.Path(tempfile.mkdtemp()) / "saxpy.simtb"
+    /// path.write_bytes(simt.load("asm/saxpy.s").to_bytes())
+    /// assert simt.load(path)["saxpy"].disasm() == simt.load("asm/saxpy.s")["saxpy"].disasm()
+    /// ```
     fn to_bytes(&self) -> Vec<u8> {
         simt_isa::write_module(&self.module)
     }
@@ -97,6 +113,11 @@ impl Program {
 }
 
 /// One kernel of a program: its parameters, launch defaults, and `run`.
+///
+/// ```python
+/// k = simt.load("asm/saxpy.s")["saxpy"]
+/// k.params, k.launch_dims, k.regs, k.shared_bytes
+/// ```
 #[pyclass(frozen, module = "simt")]
 #[derive(Clone)]
 struct Kernel {
@@ -169,6 +190,10 @@ impl Kernel {
     }
 
     /// This kernel's disassembly.
+    ///
+    /// ```python
+    /// print(simt.load("asm/saxpy.s")["saxpy"].disasm())
+    /// ```
     fn disasm(&self) -> String {
         let only = Module { source_name: self.module.source_name.clone(), source: None, kernels: vec![self.kernel().clone()] };
         simt_isa::disassemble(&only)
@@ -710,6 +735,11 @@ pub(crate) fn json_to_py(py: Python<'_>, text: &str) -> PyResult<Py<PyAny>> {
 
 /// What a run left: every pointer parameter's buffer as a numpy array, statistics, and
 /// the timing statistics or trace when asked for.
+///
+/// ```python
+/// r = simt.load("asm/saxpy.s")["saxpy"].run(timing="h100")
+/// r["y"][:4], r.stats["warp_instructions"], r.timing["cycles"]
+/// ```
 #[pyclass(frozen, module = "simt", name = "Result")]
 pub(crate) struct RunResult {
     /// The kernel's name.
@@ -777,6 +807,12 @@ impl RunResult {
     /// The trace as a dict of equal-length numpy arrays, one per field (`seq`, `block`,
     /// `warp`, `pc`, `line`, `active`, `executed`, `gone`) and a list of opcodes:
     /// `pandas.DataFrame(result.trace_table())`. None when the run was not traced.
+    ///
+    /// ```python
+    /// r = simt.load("asm/divergence/if_else.s")["if_else"].run(trace=True)
+    /// t = r.trace_table()
+    /// t["opcode"][:3], t["active"][:3]
+    /// ```
     fn trace_table<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
         let Some(issues) = &self.issues else { return Ok(None) };
         let table = PyDict::new(py);
@@ -833,6 +869,10 @@ fn ptx(py: Python<'_>, source: &str, name: &str) -> PyResult<Program> {
 }
 
 /// Loads a `.s` source, `.ptx` or bytecode file.
+///
+/// ```python
+/// simt.load("asm/saxpy.s"), simt.load("examples/cuda/saxpy.ptx")
+/// ```
 #[pyfunction]
 fn load(py: Python<'_>, path: PathBuf) -> PyResult<Program> {
     let shown = path.display().to_string();
@@ -879,6 +919,10 @@ fn located_error(py: Python<'_>, message: String, name: &str, line: usize, colum
 }
 
 /// The built-in timing machines, name to description.
+///
+/// ```python
+/// sorted(simt.machines())   # ['a100', 'h100', ...]; run(timing="h100") uses one
+/// ```
 #[pyfunction]
 fn machines(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let dict = PyDict::new(py);

@@ -30,6 +30,11 @@ struct Owned {
 
 /// A launch being stepped. Fields drop in declaration order: the block borrows the
 /// launch, which borrows `owned`, so both go before what they point into.
+///
+/// ```python
+/// sim = simt.load("asm/divergence/if_else.s")["if_else"].launch(model="stack")
+/// sim.step()["opcode"], sim.block, sim.steps   # ('S2R', 0, 1)
+/// ```
 #[pyclass(unsendable, module = "simt")]
 pub(crate) struct Sim {
     block: Option<BlockSim<'static>>,
@@ -206,6 +211,13 @@ impl Sim {
     /// `pc` (of the next issue, None when blocked or done), `active_mask` (the lanes that
     /// would issue), `live_mask`, `regs` (a 32 x R uint32 array, lane by register) and
     /// `preds` (a 32 x 7 bool array, lane by P0..P6).
+    ///
+    /// ```python
+    /// sim = simt.load("asm/divergence/if_else.s")["if_else"].launch()
+    /// sim.step()
+    /// w = sim.warp(0, 0)
+    /// f"{w['active_mask']:032b}", w["regs"][:4, 0]   # R0 of lanes 0..3: their thread index
+    /// ```
     fn warp<'py>(&mut self, py: Python<'py>, block: u64, warp: usize) -> PyResult<Bound<'py, PyDict>> {
         let current = self.current;
         let Some(sim) = self.block.as_mut().filter(|_| block == current) else {
@@ -241,6 +253,11 @@ impl Sim {
 
     /// Runs to the end and returns the `Result`; with `breakpoints` (source lines), stops
     /// before the next issue at one of them and returns None (call `run` again to go on).
+    ///
+    /// ```python
+    /// sim = simt.load("asm/saxpy.s")["saxpy"].launch()
+    /// sim.run()["y"][:4]
+    /// ```
     #[pyo3(signature = (breakpoints=None))]
     fn run(&mut self, py: Python<'_>, breakpoints: Option<Vec<u32>>) -> PyResult<Option<Py<RunResult>>> {
         let lines: BTreeSet<u32> = breakpoints.unwrap_or_default().into_iter().collect();
