@@ -3,15 +3,25 @@
 
 /// A sectored, set-associative LRU tag store. Lines are identified by their line
 /// number (address / line size); each line holds up to 8 sectors (a bit mask).
+///
+/// A set's ways lie side by side, 16 bytes each, so a lookup touches one run of
+/// host cache lines: an H100's L2 has 400,000 lines, far beyond the host's caches,
+/// and the boundary between windows looks every request up in it.
 #[derive(Clone, Debug)]
 pub struct SectorCache {
     sets: u64,
     ways: usize,
-    tags: Vec<u64>,
-    valid: Vec<u8>,
-    dirty: Vec<u8>,
-    used: Vec<u64>,
+    lines: Vec<Way>,
     clock: u64,
+}
+
+/// One way of a set: which line it holds, its sectors, and when it was last used.
+#[derive(Clone, Copy, Debug)]
+struct Way {
+    line: u64,
+    used: u32,
+    valid: u8,
+    dirty: u8,
 }
 
 const EMPTY: u64 = u64::MAX;
@@ -31,7 +41,7 @@ impl SectorCache {
         let ways = ways.max(1) as usize;
         let sets = lines / ways as u64;
         let n = (sets as usize) * ways;
-        SectorCache { sets, ways, tags: vec![EMPTY; n], valid: vec![0; n], dirty: vec![0; n], used: vec![0; n], clock: 0 }
+        SectorCache { sets, ways, lines: vec![Way { line: EMPTY, used: 0, valid: 0, dirty: 0 }; n], clock: 0 }
     }
 
     /// Whether the cache holds anything at all.
@@ -46,6 +56,22 @@ impl SectorCache {
         start..start + self.ways
     }
 
+    /// Asks the host to start loading the set `line` maps to, so that an [`access`](Self::access)
+    /// a few requests later does not wait for memory.
+    #[inline]
+    pub fn prefetch(&self, line: u64) {
+        #[cfg(target_arch = "x86_64")]
+        if self.sets > 0 {
+            let set = &self.lines[self.set_of(line)];
+            for way in set.iter().step_by(64 / std::mem::size_of::<Way>()) {
+                // SAFETY: prefetching is a hint with no effect on memory; the pointer is in bounds.
+                unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((way as *const Way).cast()) };
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = line;
+    }
+
     /// Looks `sectors` of `line` up. With `fill`, missing sectors are then present (the line
     /// allocated over the least recently used one when absent); with `write`, the given
     /// sectors become dirty. Hits and fills make the line most recently used.
@@ -53,36 +79,44 @@ impl SectorCache {
         if self.sets == 0 {
             return Lookup::default();
         }
-        self.clock += 1;
+        self.tick();
+        let clock = self.clock as u32;
         let range = self.set_of(line);
-        if let Some(i) = range.clone().find(|&i| self.tags[i] == line) {
-            let hit = self.valid[i] & sectors;
+        let set = &mut self.lines[range];
+        if let Some(way) = set.iter_mut().find(|w| w.line == line) {
+            let hit = way.valid & sectors;
             if fill {
-                self.valid[i] |= sectors;
+                way.valid |= sectors;
             }
             if write {
-                self.dirty[i] |= sectors;
+                way.dirty |= sectors;
             }
-            self.used[i] = self.clock;
+            way.used = clock;
             return Lookup { hit, evicted_dirty: 0 };
         }
         if !fill {
             return Lookup::default();
         }
-        let victim = range.min_by_key(|&i| (self.tags[i] != EMPTY, self.used[i])).unwrap_or(0);
-        let evicted_dirty = if self.tags[victim] == EMPTY { 0 } else { self.dirty[victim] };
-        self.tags[victim] = line;
-        self.valid[victim] = sectors;
-        self.dirty[victim] = if write { sectors } else { 0 };
-        self.used[victim] = self.clock;
+        let victim = set.iter_mut().min_by_key(|w| (w.line != EMPTY, w.used)).expect("a set has at least one way");
+        let evicted_dirty = if victim.line == EMPTY { 0 } else { victim.dirty };
+        *victim = Way { line, used: clock, valid: sectors, dirty: if write { sectors } else { 0 } };
         Lookup { hit: 0, evicted_dirty }
     }
 
-    /// Forgets every line.
-    pub fn clear(&mut self) {
-        self.tags.fill(EMPTY);
-        self.valid.fill(0);
-        self.dirty.fill(0);
+    /// Advances the LRU clock. It is 32 bits, to keep a way in 16 bytes: before it wraps,
+    /// every way's age is renumbered in its set's order, which keeps every LRU decision.
+    fn tick(&mut self) {
+        self.clock += 1;
+        if self.clock > u64::from(u32::MAX) {
+            for set in self.lines.chunks_mut(self.ways) {
+                let mut order: Vec<usize> = (0..set.len()).collect();
+                order.sort_by_key(|&i| set[i].used);
+                for (age, i) in order.into_iter().enumerate() {
+                    set[i].used = age as u32;
+                }
+            }
+            self.clock = self.ways as u64;
+        }
     }
 }
 
@@ -107,5 +141,20 @@ mod tests {
         c.access(7, 0b0011, true, true);
         assert_eq!(c.access(7, 0b0110, true, false).hit, 0b0010);
         assert_eq!(c.access(8, 0b1, true, false).evicted_dirty, 0b0011);
+    }
+
+    #[test]
+    fn lru_order_survives_the_clock_wrapping() {
+        let mut c = SectorCache::new(3, 3); // one set of three ways
+        c.access(1, 0b1, true, false);
+        c.access(2, 0b1, true, false);
+        c.clock = u64::from(u32::MAX) - 1;
+        c.access(3, 0b1, true, false); // the last use before the wrap
+        c.access(1, 0b1, true, false); // wraps: ages renumbered, 1 most recent, 2 least
+        assert!(c.clock < 10, "the clock starts again");
+        c.access(4, 0b1, true, false); // evicts 2
+        assert_eq!(c.access(2, 0b1, false, false).hit, 0);
+        assert_eq!(c.access(3, 0b1, false, false).hit, 0b1);
+        assert_eq!(c.access(1, 0b1, false, false).hit, 0b1);
     }
 }

@@ -50,6 +50,9 @@ pub enum TimingError {
     Fault(Box<Fault>),
 }
 
+/// How many requests ahead the boundary asks the host to load the L2 set a request needs.
+const PREFETCH_AHEAD: usize = 8;
+
 /// The L2 and DRAM, shared by all SMs, used only at window boundaries.
 struct L2Model {
     tags: SectorCache,
@@ -173,70 +176,89 @@ pub fn run(kernel: &Kernel, config: &LaunchConfig, memory: &GlobalMemory, option
         _ => None,
     };
     let parallel = timing.threads.is_none_or(|n| n > 1);
-    let window = machine.window();
-    let mut start = 0u64;
-    let mut requests: Vec<Request> = Vec::new();
-    let mut deferred: Vec<Deferred> = Vec::new();
-    loop {
-        let end = start + window;
-        let mut run: Vec<usize> = (0..sms.len()).collect();
+    // The windows run on a thread of the pool, so the boundary's serial work does not
+    // compete for a core with pool threads waiting for the next window.
+    let mut simulate = || -> Result<(), TimingError> {
+        let window = machine.window();
+        let mut start = 0u64;
+        let mut requests: Vec<Request> = Vec::new();
+        let mut deferred: Vec<Deferred> = Vec::new();
         loop {
-            let remaining = next < total;
-            advance(&mut sms, &run, &ctx, end, remaining, parallel, pool.as_ref());
-            let stopped: Vec<(u64, usize)> = sms.iter().enumerate().filter_map(|(i, s)| s.stop.map(|c| (c, i))).collect();
-            if stopped.is_empty() {
-                break;
-            }
-            if next >= total {
-                run = stopped.iter().map(|&(_, i)| i).collect();
-                continue;
-            }
-            let cycle = stopped.iter().map(|&(c, _)| c).min().unwrap_or(0);
-            run = stopped.iter().filter(|&&(c, _)| c == cycle).map(|&(_, i)| i).collect();
-            // Blocks go to the SM with the fewest resident blocks, lowest index first.
+            let end = start + window;
+            let mut run: Vec<usize> = (0..sms.len()).collect();
             loop {
-                let room = run.iter().copied().filter(|&i| sms[i].resident() < occ.blocks_per_sm as usize).min_by_key(|&i| (sms[i].resident(), i));
-                match room {
-                    Some(i) if next < total => {
-                        sms[i].add_block(&ctx, next, cycle + 1);
-                        next += 1;
+                let remaining = next < total;
+                advance(&mut sms, &run, &ctx, end, remaining, parallel);
+                let stopped: Vec<(u64, usize)> = sms.iter().enumerate().filter_map(|(i, s)| s.stop.map(|c| (c, i))).collect();
+                if stopped.is_empty() {
+                    break;
+                }
+                if next >= total {
+                    run = stopped.iter().map(|&(_, i)| i).collect();
+                    continue;
+                }
+                let cycle = stopped.iter().map(|&(c, _)| c).min().unwrap_or(0);
+                run = stopped.iter().filter(|&&(c, _)| c == cycle).map(|&(_, i)| i).collect();
+                // Blocks go to the SM with the fewest resident blocks, lowest index first.
+                loop {
+                    let room = run.iter().copied().filter(|&i| sms[i].resident() < occ.blocks_per_sm as usize).min_by_key(|&i| (sms[i].resident(), i));
+                    match room {
+                        Some(i) if next < total => {
+                            sms[i].add_block(&ctx, next, cycle + 1);
+                            next += 1;
+                        }
+                        _ => break,
                     }
-                    _ => break,
+                }
+                for &i in &run {
+                    sms[i].stop = None;
                 }
             }
-            for &i in &run {
-                sms[i].stop = None;
+            if let Some(fault) = first_fault(&mut sms) {
+                return Err(TimingError::Fault(Box::new(fault)));
             }
+            // The boundary: held atomics execute, then L2 answers, both in (cycle, SM, sequence) order.
+            deferred.clear();
+            for sm in sms.iter_mut() {
+                deferred.append(&mut sm.deferred);
+            }
+            deferred.sort_unstable_by_key(|d| (d.cycle, d.sm, d.seq));
+            for &d in &deferred {
+                sms[d.sm as usize].run_deferred(&ctx, d);
+            }
+            requests.clear();
+            for sm in sms.iter_mut() {
+                requests.append(&mut sm.outbox);
+            }
+            requests.sort_unstable_by_key(|r| (r.cycle, r.sm, r.seq));
+            for (i, r) in requests.iter().enumerate() {
+                if let Some(ahead) = requests.get(i + PREFETCH_AHEAD) {
+                    l2.tags.prefetch(ahead.line);
+                }
+                let at = l2.answer(r);
+                sms[r.sm as usize].inbox.push((r.tag, at));
+            }
+            // An answer changes only its own SM, so each SM takes all of its own at once (in
+            // L2's order), its state staying in the host's cache; on one thread, as a window's
+            // answers are too few to be worth handing to others.
+            for sm in sms.iter_mut().filter(|sm| !sm.inbox.is_empty()) {
+                sm.respond_all(&ctx);
+            }
+            l2.atomic_free.retain(|_, &mut free| free > end);
+            if let Some(fault) = first_fault(&mut sms) {
+                return Err(TimingError::Fault(Box::new(fault)));
+            }
+            if next >= total && sms.iter().all(|s| !s.busy()) {
+                break;
+            }
+            start = end;
         }
-        if let Some(fault) = first_fault(&mut sms) {
-            return Err(TimingError::Fault(Box::new(fault)));
-        }
-        // The boundary: held atomics execute, then L2 answers, both in (cycle, SM, sequence) order.
-        deferred.clear();
-        for sm in sms.iter_mut() {
-            deferred.append(&mut sm.deferred);
-        }
-        deferred.sort_unstable_by_key(|d| (d.cycle, d.sm, d.seq));
-        for &d in &deferred {
-            sms[d.sm as usize].run_deferred(&ctx, d);
-        }
-        requests.clear();
-        for sm in sms.iter_mut() {
-            requests.append(&mut sm.outbox);
-        }
-        requests.sort_unstable_by_key(|r| (r.cycle, r.sm, r.seq));
-        for r in &requests {
-            let at = l2.answer(r);
-            sms[r.sm as usize].respond(&ctx, r.tag, at);
-        }
-        l2.atomic_free.retain(|_, &mut free| free > end);
-        if let Some(fault) = first_fault(&mut sms) {
-            return Err(TimingError::Fault(Box::new(fault)));
-        }
-        if next >= total && sms.iter().all(|s| !s.busy()) {
-            break;
-        }
-        start = end;
+        Ok(())
+    };
+    match (&pool, parallel) {
+        (Some(pool), _) => pool.install(simulate)?,
+        (None, true) => rayon::scope(|_| simulate())?,
+        (None, false) => simulate()?,
     }
     let cycles = sms.iter().filter_map(|s| s.last_finish).max().map_or(0, |c| c + 1);
     Ok(crate::stats::report(&ctx, &launch, &occ, &mut sms, cycles, &l2_figures(&l2)))
@@ -279,18 +301,12 @@ fn first_fault(sms: &mut [Sm<'_>]) -> Option<Fault> {
     sms[i].fault.take().map(|(_, f)| f)
 }
 
-fn advance<'l>(sms: &mut [Sm<'l>], run: &[usize], ctx: &Ctx<'l>, end: u64, remaining: bool, parallel: bool, pool: Option<&rayon::ThreadPool>) {
+fn advance<'l>(sms: &mut [Sm<'l>], run: &[usize], ctx: &Ctx<'l>, end: u64, remaining: bool, parallel: bool) {
     // `run` is in ascending SM order.
-    let selected = |i: usize| run.binary_search(&i).is_ok();
-    let work = |sms: &mut [Sm<'l>]| {
-        if parallel {
-            sms.par_iter_mut().enumerate().filter(|(i, _)| selected(*i)).for_each(|(_, sm)| sm.advance(ctx, end, remaining));
-        } else {
-            sms.iter_mut().enumerate().filter(|(i, _)| selected(*i)).for_each(|(_, sm)| sm.advance(ctx, end, remaining));
-        }
-    };
-    match pool {
-        Some(pool) => pool.install(|| work(sms)),
-        None => work(sms),
+    let selected = |sm: &&mut Sm<'l>| run.binary_search(&(sm.id as usize)).is_ok();
+    if parallel {
+        sms.par_iter_mut().filter(selected).for_each(|sm| sm.advance(ctx, end, remaining));
+    } else {
+        sms.iter_mut().filter(selected).for_each(|sm| sm.advance(ctx, end, remaining));
     }
 }

@@ -389,6 +389,8 @@ pub(crate) struct Sm<'l> {
     l1_free: u64,
     seq: u64,
     pub outbox: Vec<Request>,
+    /// Answers to this SM's requests, `(tag, cycle)` in the order L2 gave them, for [`Sm::respond_all`].
+    pub inbox: Vec<(u32, u64)>,
     pub deferred: Vec<Deferred>,
     /// The cycle a block finished while blocks wait for room: the dispatcher's turn.
     pub stop: Option<u64>,
@@ -445,6 +447,7 @@ impl<'l> Sm<'l> {
             l1_free: 0,
             seq: 0,
             outbox: Vec::new(),
+            inbox: Vec::new(),
             deferred: Vec::new(),
             stop: None,
             last_finish: None,
@@ -1145,8 +1148,18 @@ impl<'l> Sm<'l> {
         }
     }
 
+    /// Takes the answers in the inbox, in order.
+    pub fn respond_all(&mut self, ctx: &Ctx<'l>) {
+        let mut inbox = std::mem::take(&mut self.inbox);
+        for &(tag, cycle) in &inbox {
+            self.respond(ctx, tag, cycle);
+        }
+        inbox.clear();
+        self.inbox = inbox;
+    }
+
     /// The answer to request `tag` arrives: its data is usable from `cycle` on.
-    pub fn respond(&mut self, ctx: &Ctx<'l>, tag: u32, cycle: u64) {
+    fn respond(&mut self, ctx: &Ctx<'l>, tag: u32, cycle: u64) {
         let r = &mut self.inflight[tag as usize];
         r.response = cycle;
         if r.mshr {
