@@ -25,7 +25,7 @@ fn ffma(machine: &Machine, threads: u32, reps: u32) -> (Vec<u32>, simt_timing::T
 
 #[test]
 fn dependent_ffma_chain_takes_the_fp32_latency_per_instruction() {
-    for name in ["h100", "v100", "teaching"] {
+    for name in ["h100", "b200", "v100", "teaching"] {
         let m = Machine::builtin(name);
         let (clock, _) = ffma(&m, 32, 1);
         within(f64::from(clock[1] - clock[0]) / 256.0, f64::from(m.latency.fp32), 0.05, &format!("{name}: cycles per dependent FFMA"));
@@ -70,31 +70,33 @@ fn peak_fp32_with_enough_warps() {
     within(fma_per_cycle, f64::from(m.lanes.fp32), 0.05, "FP32 FMAs per cycle per SM");
 }
 
-fn chase(file: &str, n: u64, stride: u64) -> Vec<u32> {
+fn chase(machine: &Machine, file: &str, n: u64, stride: u64) -> Vec<u32> {
     let mut args = vec![int("n", n as i64), buf("cycles", ArgInit::Zeros(2))];
     if file.contains("global") {
         args.push(buf("chain", ArgInit::Fill(n * stride / 4 + 8, Literal::Int(stride as i64))));
     }
-    let (_, launch) = timed(&load(file), &h100(), &request(None, None, args), TimingOptions::default());
+    let (_, launch) = timed(&load(file), machine, &request(None, None, args), TimingOptions::default());
     words(&launch, "cycles")
 }
 
 #[test]
 fn pointer_chases_take_the_configured_latencies() {
-    let m = h100();
-    let mem = &m.memory;
-    let alu = f64::from(m.latency.alu);
-    let per_hop = |cycles: u32, n: u64| f64::from(cycles) / n as f64 - alu;
-    let shared = chase("bench/chase_shared.s", 256, 4);
-    within(per_hop(shared[0], 256), f64::from(mem.shared.latency), 0.05, "shared memory");
-    // 256 lines of 128 bytes fit in L1: the second pass hits.
-    let small = chase("bench/chase_global.s", 256, 128);
-    within(per_hop(small[0], 256), f64::from(mem.dram.latency), 0.05, "DRAM (cold lines)");
-    within(per_hop(small[1], 256), f64::from(mem.l1.hit_latency), 0.05, "L1 hit");
-    // Twice L1's capacity in lines: LRU misses every line of the second pass, which L2 holds.
-    let lines = 2 * u64::from(mem.l1.unified_bytes) / 128;
-    let big = chase("bench/chase_global.s", lines, 128);
-    within(per_hop(big[1], lines), f64::from(mem.l2.hit_latency), 0.05, "L2 hit");
+    for name in ["h100", "b200"] {
+        let m = Machine::builtin(name);
+        let mem = &m.memory;
+        let alu = f64::from(m.latency.alu);
+        let per_hop = |cycles: u32, n: u64| f64::from(cycles) / n as f64 - alu;
+        let shared = chase(&m, "bench/chase_shared.s", 256, 4);
+        within(per_hop(shared[0], 256), f64::from(mem.shared.latency), 0.05, &format!("{name}: shared memory"));
+        // 256 lines of 128 bytes fit in L1: the second pass hits.
+        let small = chase(&m, "bench/chase_global.s", 256, 128);
+        within(per_hop(small[0], 256), f64::from(mem.dram.latency), 0.05, &format!("{name}: DRAM (cold lines)"));
+        within(per_hop(small[1], 256), f64::from(mem.l1.hit_latency), 0.05, &format!("{name}: L1 hit"));
+        // Twice L1's capacity in lines: LRU misses every line of the second pass, which L2 holds.
+        let lines = 2 * u64::from(mem.l1.unified_bytes) / 128;
+        let big = chase(&m, "bench/chase_global.s", lines, 128);
+        within(per_hop(big[1], lines), f64::from(mem.l2.hit_latency), 0.05, &format!("{name}: L2 hit"));
+    }
 }
 
 fn mma(file: &str) -> Vec<u32> {
