@@ -154,6 +154,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("convert", convert),
     ("warp_match_redux", warp_match_redux),
     ("pointer_calls", pointer_calls),
+    ("wide_index", wide_index),
 ];
 
 /// The reference of kernel `entry`.
@@ -178,6 +179,19 @@ fn pointer_calls(inp: &Inputs) -> Outputs {
         y[i] += x[i] * 2.0;
     }
     outputs(vec![("y", Buffer::F32(y))])
+}
+
+fn wide_index(inp: &Inputs) -> Outputs {
+    let n = inp.count("n");
+    let x = inp.s32s("x");
+    let out = (0..n)
+        .map(|i| {
+            let v = (i64::from(x[i]) * 1_000_003 - (n - i) as i64 * 4096).clamp(-3_000_000_000, 3_000_000_000);
+            let near = (n - 1 - i).min(7) as i32;
+            ((v >> 8) as i32).wrapping_add(near).wrapping_add(i32::from(v < 0))
+        })
+        .collect();
+    outputs(vec![("out", Buffer::S32(out))])
 }
 
 fn vector_add(inp: &Inputs) -> Outputs {

@@ -33,7 +33,12 @@ pub enum FOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Int64Op {
     Add,
+    Sub,
     Mul,
+    MinS,
+    MinU,
+    MaxS,
+    MaxU,
     Shl,
     ShrU,
     ShrS,
@@ -50,7 +55,12 @@ pub fn int64_op(op: Int64Op, a: u64, b: u64) -> u64 {
     let low_signed = |x: u64| i64::from(x as u32 as i32);
     match op {
         Int64Op::Add => a.wrapping_add(b),
+        Int64Op::Sub => a.wrapping_sub(b),
         Int64Op::Mul => a.wrapping_mul(b),
+        Int64Op::MinS => (a as i64).min(b as i64) as u64,
+        Int64Op::MinU => a.min(b),
+        Int64Op::MaxS => (a as i64).max(b as i64) as u64,
+        Int64Op::MaxU => a.max(b),
         Int64Op::Shl => if b >= 64 { 0 } else { a << b },
         Int64Op::ShrU => if b >= 64 { 0 } else { a >> b },
         Int64Op::ShrS => ((a as i64) >> b.min(63)) as u64,
@@ -271,10 +281,34 @@ pub fn shl(a: u32, b: u32) -> u32 {
     a.checked_shl(b).unwrap_or(0)
 }
 
+/// A lane's integer, 32 or 64 bits, and its signed reading.
+pub trait LaneInt: Copy + Ord {
+    /// The same bits as a signed integer.
+    type Signed: Copy + Ord;
+    /// `self` read as signed.
+    fn signed(self) -> Self::Signed;
+}
+
+impl LaneInt for u32 {
+    type Signed = i32;
+    #[inline(always)]
+    fn signed(self) -> i32 {
+        self as i32
+    }
+}
+
+impl LaneInt for u64 {
+    type Signed = i64;
+    #[inline(always)]
+    fn signed(self) -> i64 {
+        self as i64
+    }
+}
+
 /// Integer comparison of 32 lanes at once, as a lane mask: the comparison is chosen
 /// outside the loop, so each loop is a plain vector compare.
 #[inline(always)]
-pub fn icmp_lanes(cmp: Cmp, signed: bool, a: &[u32; 32], b: &[u32; 32]) -> u32 {
+pub fn icmp_lanes<T: LaneInt>(cmp: Cmp, signed: bool, a: &[T; 32], b: &[T; 32]) -> u32 {
     #[inline(always)]
     fn mask(f: impl Fn(usize) -> bool) -> u32 {
         let mut m = 0;
@@ -283,7 +317,7 @@ pub fn icmp_lanes(cmp: Cmp, signed: bool, a: &[u32; 32], b: &[u32; 32]) -> u32 {
         }
         m
     }
-    let (sa, sb) = (a.map(|x| x as i32), b.map(|x| x as i32));
+    let (sa, sb) = (a.map(T::signed), b.map(T::signed));
     match (cmp, signed) {
         (Cmp::Eq, _) => mask(|l| a[l] == b[l]),
         (Cmp::Ne, _) => mask(|l| a[l] != b[l]),

@@ -977,6 +977,15 @@ instruction_table! {
     Redux: "REDUX" [op: ReduxOp, ty: IntType = S32], &[op("d", D), op("a", S_REG)], optional 0, Int, Shuffle, [COLLECTIVE], since Sm80;
     /// `d = ` the mask of guard-true lanes whose `a` equals this lane's (`ANY`), or of every guard-true lane if all their `a` are equal and else 0 (`ALL`) (PTX `match.sync`). Warp-collective.
     Match: "MATCH" [mode: MatchMode], &[op("d", D), op("a", S_REG)], optional 0, Int, Shuffle, [COLLECTIVE];
+    // More 64-bit integer rows for compiled PTX (`size_t` loop bounds and indices).
+    /// `d = a - b` on 64-bit pairs, wrapping; a literal `b` is a 32-bit value, sign-extended.
+    Isub64: "ISUB64" [], &[op("d", D2), op("a", S_PAIR), op("b", S_PAIR_INT)], optional 0, Int, Alu, [];
+    /// `d = ` the smaller of 64-bit pairs `a` and `b`, signed (`S64`) or unsigned (`U64`); a literal `b` is sign-extended.
+    Imin64: "IMIN64" [ty: Int64Type = S64], &[op("d", D2), op("a", S_PAIR), op("b", S_PAIR_INT)], optional 0, Int, Alu, [];
+    /// `d = ` the larger of 64-bit pairs `a` and `b`, signed (`S64`) or unsigned (`U64`); a literal `b` is sign-extended.
+    Imax64: "IMAX64" [ty: Int64Type = S64], &[op("d", D2), op("a", S_PAIR), op("b", S_PAIR_INT)], optional 0, Int, Alu, [];
+    /// `p = (a cmp b) bop q` on 64-bit pairs, signed unless `U64`; a literal `b` is sign-extended.
+    Isetp64: "ISETP64" [cmp: Cmp, ty: Int64Type = S64, bop: BoolOp = And], &[op("p", P), op("a", S_PAIR), op("b", S_PAIR_INT), op("q", Q)], optional 1, Int, Alu, [];
 }
 
 impl Opcode {

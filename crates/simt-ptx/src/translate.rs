@@ -1002,13 +1002,8 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                     Some(Class::Pair) if a.ty.is_integer() => {
                         let d = self.pair(d)?;
-                        let x = self.src64(x)?;
-                        let y = match (sub, self.src64(y)?) {
-                            (false, y) => y,
-                            (true, Src::Imm { bits, wide: false }) if bits != 0x8000_0000 => Src::imm((bits as u32 as i32).wrapping_neg() as u32),
-                            (true, _) => return Err(unsupported("`sub` of a 64-bit register".into())),
-                        };
-                        self.emit(Form::new(Opcode::Iadd64), &[dst(d), src(x), src(y)])
+                        let (x, y) = (self.src64(x)?, self.src64(y)?);
+                        self.op(if sub { Opcode::Isub64 } else { Opcode::Iadd64 }, &[dst(d), src(x), src(y)])
                     }
                     _ if a.ty == Type::F32 => {
                         rn_only(a.rounding, op, inst)?;
@@ -1114,6 +1109,14 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                     ty => Err(unsupported(format!("`{}{}{ty}`", op.name(), if a.ftz { ".ftz" } else { "" }))),
                 }
+            }
+            Op::Min(a) | Op::Max(a) if matches!(a.ty, Type::S64 | Type::U64) => {
+                let [d, x, y] = self.operands(inst)?;
+                let ty = if a.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
+                let form = if matches!(op, Op::Max(_)) { Form::Imax64(mods::Imax64 { ty }) } else { Form::Imin64(mods::Imin64 { ty }) };
+                let d = self.pair(d)?;
+                let (x, y) = (self.src64(x)?, self.src64(y)?);
+                self.emit(form, &[dst(d), src(x), src(y)])
             }
             Op::Min(a) | Op::Max(a) => {
                 let [d, x, y] = self.operands(inst)?;
@@ -1559,7 +1562,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             Some(px::BoolOp::Xor) => isa::BoolOp::Xor,
         };
         use px::CmpOp as C;
-        if s.ty.is_integer() && s.ty.bits() <= 32 {
+        if s.ty.is_integer() {
             if s.ty.bits() < 32 && s.ty.is_signed() {
                 return Err(unsupported(format!("`setp{}` (signed 8- and 16-bit comparisons)", s.ty)));
             }
@@ -1576,7 +1579,13 @@ impl<'t, 'a> Entry<'t, 'a> {
                 C::Hs => (isa::Cmp::Ge, true),
                 other => return Err(Diagnostic::new(inst.op_span, format!("`{other}` compares floating-point values, not `{}`", s.ty))),
             };
-            let ty = if unsigned || !s.ty.is_signed() { isa::IntType::U32 } else { isa::IntType::S32 };
+            let signed = !unsigned && s.ty.is_signed();
+            if s.ty.bits() == 64 {
+                let ty = if signed { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
+                let (x, y) = (self.src64(x)?, self.src64(y)?);
+                return self.emit(Form::Isetp64(mods::Isetp64 { cmp, ty, bop }), &[isa::Operand::Pred(p), src(x), src(y), q]);
+            }
+            let ty = if signed { isa::IntType::S32 } else { isa::IntType::U32 };
             let (x, y) = (self.src32(x)?, self.src32(y)?);
             return self.emit(Form::Isetp(mods::Isetp { cmp, ty, bop }), &[isa::Operand::Pred(p), src(x), src(y), q]);
         }

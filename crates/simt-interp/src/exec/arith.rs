@@ -27,6 +27,7 @@ pub(crate) enum ArithOp {
     Un { op: UnOp, d: Reg, a: Val },
     Tri { op: TriOp, d: Reg, a: Val, b: Val, c: Val },
     Isetp { p: u8, a: Val, b: Val, cmp: Cmp, signed: bool, bop: BoolOp, q: PredIn },
+    Isetp64 { p: u8, a: Wide, b: Wide, cmp: Cmp, signed: bool, bop: BoolOp, q: PredIn },
     Fsetp { p: u8, a: Val, b: Val, cmp: FCmp, bop: BoolOp, q: PredIn },
     Dsetp { p: u8, a: Val64, b: Val64, cmp: FCmp, bop: BoolOp, q: PredIn },
     F2 { op: FOp, d: Reg, a: Val, b: Val, flags: FFlags },
@@ -187,6 +188,18 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
         Form::Dadd(_) => d2(DOp::Add),
         Form::Dmul(_) => d2(DOp::Mul),
         Form::Iadd64(_) => int64(Int64Op::Add, pair(1), pair(2)),
+        Form::Isub64(_) => int64(Int64Op::Sub, pair(1), pair(2)),
+        Form::Imin64(mods::Imin64 { ty }) => int64(if ty == Int64Type::S64 { Int64Op::MinS } else { Int64Op::MinU }, pair(1), pair(2)),
+        Form::Imax64(mods::Imax64 { ty }) => int64(if ty == Int64Type::S64 { Int64Op::MaxS } else { Int64Op::MaxU }, pair(1), pair(2)),
+        Form::Isetp64(mods::Isetp64 { cmp, ty, bop }) => ArithOp::Isetp64 {
+            p: Translator::pred_out(&o[0]),
+            a: pair(1),
+            b: pair(2),
+            cmp,
+            signed: ty == Int64Type::S64,
+            bop,
+            q: Translator::pred_in(&o[3]),
+        },
         Form::Imul64(_) => int64(Int64Op::Mul, pair(1), pair(2)),
         Form::ImulWide(mods::ImulWide { ty }) => {
             int64(if signed(ty) { Int64Op::MulWideS } else { Int64Op::MulWideU }, word(1), word(2))
@@ -283,6 +296,11 @@ impl BlockSim<'_> {
                 let v = arith::combine(bop, c, pred(warp, q));
                 set_pred(warp, p, v, exec);
             }
+            ArithOp::Isetp64 { p, a, b, cmp, signed, bop, q } => {
+                let c = arith::icmp_lanes(cmp, signed, &a.lanes(warp), &b.lanes(warp));
+                let v = arith::combine(bop, c, pred(warp, q));
+                set_pred(warp, p, v, exec);
+            }
             ArithOp::Fsetp { p, a, b, cmp, bop, q } => {
                 let (a, b) = (fetch(warp, a), fetch(warp, b));
                 let c = mask_of(|l| arith::fcmp(cmp, f64::from(f32::from_bits(a[l])), f64::from(f32::from_bits(b[l]))));
@@ -336,7 +354,7 @@ impl BlockSim<'_> {
                 macro_rules! per_op {
                     ($($o:ident),*) => { match op { $(Int64Op::$o => per_lane(|l| arith::int64_op(Int64Op::$o, a[l], b[l])),)* } };
                 }
-                let v = per_op!(Add, Mul, MulWideS, MulWideU, Shl, ShrU, ShrS);
+                let v = per_op!(Add, Sub, Mul, MinS, MinU, MaxS, MaxU, MulWideS, MulWideU, Shl, ShrU, ShrS);
                 write64(warp, d, &v, exec);
             }
             ArithOp::Plop { p, a, b, bop } => {
