@@ -262,6 +262,8 @@ struct Entry<'t, 'a> {
     line: u32,
     guard: isa::Guard,
     span: Span,
+    /// The PTX's `.target` (or `--arch`): every instruction must exist there.
+    target: Option<isa::Target>,
     /// The PTX instruction each pushed instruction came from, by pc.
     spans: Vec<Span>,
 }
@@ -321,6 +323,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             guard: isa::Guard::ALWAYS,
             span: f.name.span,
             spans: Vec::new(),
+            target,
         };
         if let Some(target) = target {
             entry.b.target(target);
@@ -756,6 +759,15 @@ impl<'t, 'a> Entry<'t, 'a> {
     // ---- emitting -------------------------------------------------------------
 
     fn emit(&mut self, form: Form, operands: &[isa::Operand]) -> Result<()> {
+        if let Some(target) = self.target
+            && form.since() > target
+        {
+            let needs = form.since();
+            return Err(with_note(
+                Diagnostic::new(self.span, format!("this instruction needs target {needs} ({}) or later, but the PTX targets {target} ({})", needs.generation(), target.generation())),
+                format!("compile for {needs} (clang: --cuda-gpu-arch={needs}; nvcc: -arch={needs}), or run with --arch {needs}"),
+            ));
+        }
         let mut inst = Instruction { form, guard: self.guard, operands: [isa::Operand::None; isa::MAX_OPERANDS] };
         inst.operands[..operands.len()].copy_from_slice(operands);
         self.b.push(inst, self.line).map_err(|e| Diagnostic::new(self.span, e.to_string()))?;
@@ -1439,13 +1451,17 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     /// `shfl.sync` and `vote.sync` must involve the whole warp.
-    fn full_mask(&self, mask: &ast::Operand<'a>) -> Result<()> {
-        let value = match mask.kind {
+    /// The value of a literal, or of a register whose every definition is that one constant.
+    fn constant(&self, o: &ast::Operand<'a>) -> Option<i64> {
+        match o.kind {
             OperandKind::Immediate(Immediate::Int(v)) => Some(v),
             OperandKind::Name(n) => self.constants.get_or_init(|| crate::spaces::constants(&self.insts, self.spaces())).get(n).copied(),
             _ => None,
-        };
-        match value {
+        }
+    }
+
+    fn full_mask(&self, mask: &ast::Operand<'a>) -> Result<()> {
+        match self.constant(mask) {
             Some(-1 | 0xFFFF_FFFF) => Ok(()),
             _ => Err(with_note(
                 Diagnostic::new(mask.span, "the member mask must be 0xffffffff (the whole warp), and this one may not be"),
@@ -1991,9 +2007,6 @@ impl<'t, 'a> Entry<'t, 'a> {
         if !s.sync || s.ty.bits() != 32 {
             return Err(Diagnostic::new(inst.op_span, "only `shfl.sync` of 32-bit values is supported"));
         }
-        if matches!(d.kind, OperandKind::Pair(..)) {
-            return Err(Diagnostic::new(d.span, "`shfl` with a predicate output (`d|p`) is not supported yet"));
-        }
         self.full_mask(mask)?;
         let mode = match s.mode {
             px::ShflMode::Up => isa::ShflMode::Up,
@@ -2002,9 +2015,9 @@ impl<'t, 'a> Entry<'t, 'a> {
             px::ShflMode::Idx => isa::ShflMode::Idx,
         };
         // PTX packs the segment width and the clamp into `c`: ((32 - width) << 8) | clamp,
-        // the clamp being 0 for `.up` and width - 1 otherwise.
-        let OperandKind::Immediate(Immediate::Int(c_value)) = c.kind else {
-            return Err(Diagnostic::new(c.span, "the clamp operand must be a literal"));
+        // the clamp being 0 for `.up` and width - 1 otherwise. nvcc keeps it in a register.
+        let Some(c_value) = self.constant(c) else {
+            return Err(Diagnostic::new(c.span, "the clamp operand must be a literal, or a register always set to one"));
         };
         let width = 32 - (c_value >> 8);
         let clamp = c_value & 0xFF;
@@ -2015,10 +2028,74 @@ impl<'t, 'a> Entry<'t, 'a> {
                 "expected ((32 - width) << 8) | (width - 1), or (32 - width) << 8 for .up, with width a power of two",
             ));
         }
-        let d = self.word(d)?;
-        let a = self.word(a)?;
+        let (d, valid) = match d.kind {
+            OperandKind::Pair(value, valid) => (ast::Operand { kind: OperandKind::Name(value), span: d.span }, Some(ast::Operand { kind: OperandKind::Name(valid), span: d.span })),
+            _ => (d.clone(), None),
+        };
         let b = self.src32(b)?;
-        self.emit(Form::Shfl(mods::Shfl { mode }), &[dst(d), src(Src::reg(a)), src(b), isa::Operand::Imm(width as u32)])
+        // `d|p`: p says whether the source lane lay inside the segment (else a lane reads its
+        // own `a`). The source lane is worked out in scratch registers before `SHFL`, which
+        // may overwrite `b`, and compared after it.
+        let t = self.scratch;
+        let within = match valid {
+            Some(_) => Some(self.source_lane(mode, b, width as u32)?),
+            None => None,
+        };
+        let (d, a) = (self.word(&d)?, self.word(a)?);
+        self.emit(Form::Shfl(mods::Shfl { mode }), &[dst(d), src(Src::reg(a)), src(b), isa::Operand::Imm(width as u32)])?;
+        let (Some(valid), Some((cmp, last))) = (valid, within) else { return Ok(()) };
+        let p = self.pred(&valid)?;
+        let pt = isa::Operand::PredSrc { pred: isa::PT, negated: false };
+        self.emit(Form::Isetp(mods::Isetp { cmp, ty: isa::IntType::S32, bop: isa::BoolOp::And }), &[isa::Operand::Pred(p), src(Src::reg(t)), src(last), pt])
+    }
+
+    /// Computes, into scratch register `scratch`, the lane `shfl` reads from (PTX's `j`), and
+    /// returns how `j` must compare with the returned bound for the read to be in range:
+    /// at least the segment's first lane for `.up`, at most its last otherwise.
+    fn source_lane(&mut self, mode: isa::ShflMode, b: Src, width: u32) -> Result<(isa::Cmp, Src)> {
+        let (t, seg) = (self.scratch, 32 - width);
+        self.op(Opcode::S2r, &[dst(t), isa::Operand::Special(isa::SpecialReg::LaneId)])?;
+        let lane_bits = match b {
+            Src::Imm { bits, .. } => Src::imm(bits as u32 & 31),
+            _ => {
+                self.op(Opcode::And, &[dst(t + 1), src(b), src(Src::imm(31))])?;
+                Src::reg(t + 1)
+            }
+        };
+        // The segment's first lane: this lane with the bits inside the segment cleared.
+        let first = if seg == 0 {
+            Src::imm(0)
+        } else {
+            self.op(Opcode::And, &[dst(t + 2), src(Src::reg(t)), src(Src::imm(seg))])?;
+            Src::reg(t + 2)
+        };
+        let last = |this: &mut Self| -> Result<Src> {
+            if seg == 0 {
+                return Ok(Src::imm(width - 1));
+            }
+            this.op(Opcode::Or, &[dst(t + 3), src(first), src(Src::imm(width - 1))])?;
+            Ok(Src::reg(t + 3))
+        };
+        match mode {
+            isa::ShflMode::Up => {
+                self.op(Opcode::Isub, &[dst(t), src(Src::reg(t)), src(lane_bits)])?;
+                Ok((isa::Cmp::Ge, first))
+            }
+            isa::ShflMode::Down => {
+                self.op(Opcode::Iadd, &[dst(t), src(Src::reg(t)), src(lane_bits)])?;
+                Ok((isa::Cmp::Le, last(self)?))
+            }
+            isa::ShflMode::Bfly => {
+                self.op(Opcode::Xor, &[dst(t), src(Src::reg(t)), src(lane_bits)])?;
+                Ok((isa::Cmp::Le, last(self)?))
+            }
+            isa::ShflMode::Idx => {
+                // j = first | (b & ~segmask): the index, kept inside the segment.
+                self.op(Opcode::And, &[dst(t), src(lane_bits), src(Src::imm(width - 1))])?;
+                self.op(Opcode::Or, &[dst(t), src(Src::reg(t)), src(first)])?;
+                Ok((isa::Cmp::Le, last(self)?))
+            }
+        }
     }
 }
 

@@ -15,6 +15,12 @@ fn refusal(source: &str) -> String {
 }
 
 #[test]
+fn an_instruction_newer_than_the_ptx_target() {
+    let source = kernel("\tredux.sync.add.s32 %r1, %r2, -1;\n").replace(".target sm_80", ".target sm_70");
+    insta::assert_snapshot!(refusal(&source));
+}
+
+#[test]
 fn rounding_modes_other_than_nearest() {
     insta::assert_snapshot!(refusal(&kernel("\tadd.rz.f32 %f1, %f2, %f3;\n")));
 }

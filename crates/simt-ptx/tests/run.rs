@@ -1,7 +1,8 @@
-//! The corpus run end to end: every fixture of `tests/ptx` is translated; every one that
-//! translates runs under both SIMT models and on the timing backend's `h100` with the
-//! manifest's inputs and must match its Rust reference (`tests/ptx/reference.rs`) within
-//! the manifest's tolerance. The
+//! The corpus run end to end: every fixture of `tests/ptx` (clang's at -O3 and -O0 in
+//! `fixtures/`, NVRTC's, which is nvcc's device compiler, in `fixtures-nvrtc/`) is
+//! translated; every one that translates runs under both SIMT models and on the timing
+//! backend's `h100` with the manifest's inputs and must match its Rust reference
+//! (`tests/ptx/reference.rs`) within the manifest's tolerance. The
 //! fixtures that do not translate yet are recorded with their first refusal in a
 //! snapshot, so a change in either direction shows up in review.
 
@@ -197,9 +198,9 @@ fn translated_fixtures_match_their_references() {
     let (mut ran, mut failures) = (0, Vec::new());
     for kernel in manifest() {
         for target in &kernel.targets {
-            for level in ["O3", "O0"] {
-                let file = format!("{}.{target}.{level}.ptx", kernel.entry);
-                let text = std::fs::read_to_string(corpus_dir().join("fixtures").join(&file)).expect("fixture");
+            let clang = ["O3", "O0"].map(|level| format!("fixtures/{}.{target}.{level}.ptx", kernel.entry));
+            for file in clang.into_iter().chain([format!("fixtures-nvrtc/{}.{target}.ptx", kernel.entry)]) {
+                let text = std::fs::read_to_string(corpus_dir().join(&file)).expect("fixture");
                 let module = match simt_ptx::translate(&file, &text, None) {
                     Ok(module) => {
                         // `simt ptx` output assembles back to the same code.

@@ -1,0 +1,68 @@
+//! `shfl.sync` with a predicate output (`d|p`, what nvcc emits for every `__shfl_*_sync`):
+//! each lane's value and predicate against PTX's rule, for every mode, segment width and
+//! kind of lane operand, under both SIMT models.
+
+use simt_host::{prepare, Arg, LaunchRequest};
+use simt_interp::{run, RunOptions, SimtModel};
+use simt_isa::ArgInit;
+
+const MODES: [&str; 4] = ["up", "down", "bfly", "idx"];
+
+/// PTX's rule: the lane read from, and whether it lay inside the segment (else a lane reads its own value).
+fn ptx_rule(mode: &str, lane: i32, b: i32, c: i32) -> (i32, bool) {
+    let (bval, cval, segmask) = (b & 31, c & 31, (c >> 8) & 31);
+    let (min, max) = (lane & segmask, (lane & segmask) | (cval & !segmask));
+    let (j, valid) = match mode {
+        "up" => (lane - bval, lane - bval >= max),
+        "down" => (lane + bval, lane + bval <= max),
+        "bfly" => (lane ^ bval, (lane ^ bval) <= max),
+        _ => (min | (bval & !segmask), (min | (bval & !segmask)) <= max),
+    };
+    (if valid { j } else { lane }, valid)
+}
+
+/// A kernel where lane `l` holds `10 l + 1`, shuffles it with `b` (a literal, or `lane % 7`
+/// when `b` is None) and clamp `c`, and stores the value and the predicate.
+fn kernel(mode: &str, b: Option<i32>, c: i32) -> String {
+    let (setup, b) = match b {
+        Some(v) => (String::new(), v.to_string()),
+        None => ("\trem.u32 %r5, %r1, 7;\n".to_string(), "%r5".to_string()),
+    };
+    format!(
+        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 k_param_0)\n{{\n\t.reg .pred %p<2>;\n\t.reg .b32 %r<8>;\n\t.reg .b64 %rd<4>;\n\
+         \tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\tmad.lo.s32 %r2, %r1, 10, 1;\n{setup}\
+         \tmov.u32 %r6, {c};\n\tshfl.sync.{mode}.b32 %r3|%p1, %r2, {b}, %r6, -1;\n\tselp.u32 %r4, 1, 0, %p1;\n\
+         \tmul.wide.u32 %rd3, %r1, 8;\n\tadd.s64 %rd3, %rd2, %rd3;\n\tst.global.u32 [%rd3], %r3;\n\tst.global.u32 [%rd3+4], %r4;\n\tret;\n}}\n"
+    )
+}
+
+#[test]
+fn predicate_output_says_whether_the_source_lane_was_in_the_segment() {
+    for mode in MODES {
+        for width in [32, 16, 8, 2] {
+            let c = ((32 - width) << 8) | if mode == "up" { 0 } else { width - 1 };
+            for b in [Some(1), Some(5), Some(16), Some(37), None] {
+                let source = kernel(mode, b, c);
+                let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+                let kernel = &module.kernels[0];
+                for simt in [SimtModel::Its, SimtModel::Stack] {
+                    let request = LaunchRequest {
+                        grid: Some([1, 1, 1]),
+                        block: Some([32, 1, 1]),
+                        args: vec![Arg::new("k_param_0", ArgInit::Zeros(64))],
+                        module_dir: None,
+                    };
+                    let launch = prepare(kernel, &request).expect("valid launch");
+                    run(kernel, &launch.config, &launch.memory, &RunOptions { simt, ..RunOptions::default() }, None).expect("runs");
+                    let (_, bytes) = launch.buffer("k_param_0").expect("the buffer");
+                    let words: Vec<i32> = bytes.chunks_exact(4).map(|w| i32::from_le_bytes(w.try_into().unwrap())).collect();
+                    for lane in 0..32 {
+                        let (from, valid) = ptx_rule(mode, lane, b.unwrap_or(lane % 7), c);
+                        let got = (words[2 * lane as usize], words[2 * lane as usize + 1] == 1);
+                        assert_eq!(got, (10 * from + 1, valid), "shfl.{mode} width {width} b {b:?} lane {lane} ({simt:?})");
+                    }
+                }
+            }
+        }
+    }
+}

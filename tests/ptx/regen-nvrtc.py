@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Rebuilds tests/ptx/fixtures-nvrtc/ from tests/ptx/cuda/*.cu with NVRTC, the device
+compiler of nvcc as a library (its PTX is what `nvcc -ptx` writes), for each target that
+cuda/kernels.toml gives the kernel (default sm_70 and sm_80), with cuda/prelude-nvrtc.h.
+
+NVRTC needs no GPU: pip installs it (nvidia-cuda-nvrtc-cu12) into a temporary virtual
+environment unless NVRTC names a libnvrtc.so to use. Usage: tests/ptx/regen-nvrtc.py
+"""
+
+import ctypes
+import glob
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+HERE = pathlib.Path(__file__).resolve().parent
+PACKAGE = "nvidia-cuda-nvrtc-cu12==12.9.86"
+
+
+def libnvrtc(scratch):
+    if os.environ.get("NVRTC"):
+        return os.environ["NVRTC"]
+    venv = pathlib.Path(scratch) / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", PACKAGE], check=True)
+    return glob.glob(str(venv / "lib" / "python*" / "site-packages" / "nvidia" / "cuda_nvrtc" / "lib" / "libnvrtc.so.12"))[0]
+
+
+def compile_ptx(lib, source, name, options):
+    prog = ctypes.c_void_p()
+    if lib.nvrtcCreateProgram(ctypes.byref(prog), source, name.encode(), 0, None, None) != 0:
+        sys.exit(f"{name}: nvrtcCreateProgram failed")
+    opts = [o.encode() for o in options]
+    rc = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
+    size = ctypes.c_size_t()
+    lib.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+    log = ctypes.create_string_buffer(size.value)
+    lib.nvrtcGetProgramLog(prog, log)
+    if rc != 0:
+        sys.exit(f"{name}: {log.value.decode()}")
+    lib.nvrtcGetPTXSize(prog, ctypes.byref(size))
+    ptx = ctypes.create_string_buffer(size.value)
+    lib.nvrtcGetPTX(prog, ptx)
+    lib.nvrtcDestroyProgram(ctypes.byref(prog))
+    return ptx.value.decode()
+
+
+def main():
+    with tempfile.TemporaryDirectory() as scratch:
+        lib = ctypes.CDLL(libnvrtc(scratch))
+        major, minor = ctypes.c_int(), ctypes.c_int()
+        lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor))
+        manifest = tomllib.loads((HERE / "cuda" / "kernels.toml").read_text())
+        out = HERE / "fixtures-nvrtc"
+        out.mkdir(exist_ok=True)
+        for old in out.glob("*.ptx"):
+            old.unlink()
+        prelude = str(HERE / "cuda" / "prelude-nvrtc.h")
+        for kernel in manifest["kernel"]:
+            entry = kernel["entry"]
+            source = (HERE / "cuda" / f"{entry}.cu").read_bytes()
+            for target in kernel.get("targets", ["sm_70", "sm_80"]):
+                arch = target.replace("sm_", "compute_")
+                print(f"+ nvrtc --gpu-architecture={arch} -include=cuda/prelude-nvrtc.h cuda/{entry}.cu")
+                ptx = compile_ptx(lib, source, f"{entry}.cu", [f"--gpu-architecture={arch}", f"-include={prelude}", "-w"])
+                (out / f"{entry}.{target}.ptx").write_text(ptx)
+        (HERE / "NVRTC_VERSION").write_text(f"NVRTC {major.value}.{minor.value} ({PACKAGE})\n")
+        print(f"regenerated {len(list(out.glob('*.ptx')))} fixtures with NVRTC {major.value}.{minor.value}")
+
+
+if __name__ == "__main__":
+    main()
