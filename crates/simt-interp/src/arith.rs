@@ -7,7 +7,7 @@
 //! operation, so the loop never matches on the operation per lane.
 
 use half::{bf16, f16};
-use simt_isa::{BoolOp, Cmp, CvtType, FCmp, MufuOp};
+use simt_isa::{BoolOp, Cmp, CvtType, DirRound, FCmp, MufuOp};
 use simt_tensor::formats::{MiniFloat, tf32_round};
 
 /// Float flags of FADD/FMUL/FFMA/FMIN/FMAX.
@@ -257,6 +257,50 @@ pub fn f32_op(op: FOp, a: u32, b: u32, flags: FFlags) -> u32 {
 #[inline(always)]
 pub fn ffma(a: u32, b: u32, c: u32, flags: FFlags) -> u32 {
     finish(input(a, flags).mul_add(input(b, flags), input(c, flags)), flags)
+}
+
+/// `FFMA.RZ/RM/RP`: `a * b + c` rounded once in the given direction.
+///
+/// The product of two f32 values is exact in f64, and TwoSum gives the sum as `s + e`
+/// exactly; `s` rounded to nearest in f32 is then within one step of the answer, and the
+/// sign of its exact distance from `s + e` says which way to step.
+pub fn ffma_rounded(a: u32, b: u32, c: u32, rnd: DirRound, flags: FFlags) -> u32 {
+    let (x, y, z) = (f64::from(input(a, flags)), f64::from(input(b, flags)), f64::from(input(c, flags)));
+    let p = x * y;
+    let s = p + z;
+    if !s.is_finite() {
+        return finish(s as f32, flags);
+    }
+    let t = s - p;
+    let e = (p - (s - t)) + (z - t);
+    if s == 0.0 && e == 0.0 {
+        // Zeros of one sign keep it; any other exact zero is +0, or -0 rounding down.
+        let same = p == 0.0 && z == 0.0 && p.is_sign_negative() == z.is_sign_negative();
+        let zero = if same { z } else if rnd == DirRound::Rm { -0.0 } else { 0.0 };
+        return finish(zero as f32, flags);
+    }
+    let negative = s < 0.0 || (s == 0.0 && e < 0.0);
+    let down = match rnd {
+        DirRound::Rm => true,
+        DirRound::Rp => false,
+        DirRound::Rz => !negative,
+    };
+    let f = s as f32;
+    // Exact: `f` and `s` are within a factor of two of each other (Sterbenz), or `f` is 0 or infinite.
+    let above = f64::from(f) - s;
+    let step = |f: f32, up: bool| -> f32 {
+        if f == 0.0 {
+            return if up { f32::from_bits(1) } else { -f32::from_bits(1) };
+        }
+        let bits = f.to_bits();
+        f32::from_bits(if (f > 0.0) == up { bits + 1 } else { bits - 1 })
+    };
+    let r = match (down, above > e, above < e) {
+        (true, true, _) => step(f, false),
+        (false, _, true) => step(f, true),
+        _ => f,
+    };
+    finish(r, flags)
 }
 
 /// f64 two-operand operations.
@@ -680,5 +724,25 @@ mod tests {
         assert_eq!(mufu(MufuOp::Ex2, f(10.0)), f(1024.0));
         assert_eq!(mufu(MufuOp::Lg2, f(0.125)), f(-3.0));
         assert_eq!(mufu(MufuOp::Rsq, f(4.0)), f(0.5));
+    }
+
+    proptest::proptest! {
+        /// Directed roundings bracket the exact result: round-to-nearest (the host's own
+        /// correctly rounded fused multiply-add) is one of the two, they are one step apart
+        /// unless equal, and toward zero picks by the sign.
+        #[test]
+        fn directed_ffma_brackets_round_to_nearest(a: u32, b: u32, c: u32) {
+            let (x, y, z) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
+            let nearest = x.mul_add(y, z);
+            proptest::prop_assume!(nearest.is_finite() && x.is_finite() && y.is_finite() && z.is_finite());
+            let [down, up, zero] = [DirRound::Rm, DirRound::Rp, DirRound::Rz].map(|r| f32::from_bits(ffma_rounded(a, b, c, r, PLAIN)));
+            proptest::prop_assert!(down <= up);
+            proptest::prop_assert!(nearest == down || nearest == up, "{nearest} not in [{down}, {up}]");
+            if down != up {
+                let next = if down == 0.0 { f32::from_bits(1) } else if down > 0.0 { f32::from_bits(down.to_bits() + 1) } else { f32::from_bits(down.to_bits() - 1) };
+                proptest::prop_assert_eq!(next, up);
+                proptest::prop_assert_eq!(zero.to_bits(), if down >= 0.0 { down.to_bits() } else { up.to_bits() });
+            }
+        }
     }
 }

@@ -1393,6 +1393,30 @@ fn ptx_support_cases() -> Vec<Case> {
         c("ISETP64.NE.S64.OR P0, R0, R2, P1", "R0=q:0x5 R2=q:0x5 P1=1", "P0=1"),
         c("ISETP64.LE P0, R0, -1", "R0=q:0xFFFFFFFFFFFFFFFF", "P0=1"),
         c("ISETP64.GT.S64.AND P0, R0, 0, !P1", "R0=q:0x100000000 P1=1", "P0=0"),
+        // FFMA with directed rounding: 1 + 2^-30 lies between 1 and the next f32 up.
+        c("FFMA.RM R3, R0, R1, R2", "R0=f:1 R1=f:1 R2=0x30800000", "R3=0x3f800000"),
+        c("FFMA.RP R3, R0, R1, R2", "R0=f:1 R1=f:1 R2=0x30800000", "R3=0x3f800001"),
+        c("FFMA.RZ R3, R0, R1, R2", "R0=f:1 R1=f:1 R2=0x30800000", "R3=0x3f800000"),
+        c("FFMA.RM R3, R0, R1, R2", "R0=f:-1 R1=f:1 R2=0xb0800000", "R3=0xbf800001"),
+        c("FFMA.RP R3, R0, R1, R2", "R0=f:-1 R1=f:1 R2=0xb0800000", "R3=0xbf800000"),
+        c("FFMA.RZ R3, R0, R1, R2", "R0=f:-1 R1=f:1 R2=0xb0800000", "R3=0xbf800000"),
+        // An exact zero of opposite signs is -0 only rounding down; zeros of one sign keep it.
+        c("FFMA.RM R3, R0, R1, R2", "R0=f:1 R1=f:1 R2=f:-1", "R3=0x80000000"),
+        c("FFMA.RP R3, R0, R1, R2", "R0=f:1 R1=f:1 R2=f:-1", "R3=0"),
+        c("FFMA.RZ R3, R0, R1, R2", "R0=f:-0 R1=f:1 R2=f:-0", "R3=0x80000000"),
+        // Past the largest finite value: rounding toward it stops there.
+        c("FFMA.RM R3, R0, R1, RZ", "R0=0x7f7fffff R1=f:2", "R3=0x7f7fffff"),
+        c("FFMA.RP R3, R0, R1, RZ", "R0=0x7f7fffff R1=f:2", "R3=0x7f800000"),
+        c("FFMA.RZ R3, R0, R1, RZ", "R0=0xff7fffff R1=f:2", "R3=0xff7fffff"),
+        // nvcc's expf takes the floor of a value in [2^23, 2^24) with FFMA.RM.
+        c("FFMA.RM R3, R0, R1, R2", "R0=0x3e99999a R1=f:252 R2=0x4b400001", "R3=0x4b40004c"),
+        c("FFMA.RP R3, R0, R1, R2", "R0=0x3e99999a R1=f:252 R2=0x4b400001", "R3=0x4b40004d"),
+        // Below the smallest subnormal: 0, or the smallest subnormal rounding up; FTZ flushes it.
+        c("FFMA.RM R3, R0, R0, RZ", "R0=0x0d800000", "R3=0"),
+        c("FFMA.RP R3, R0, R0, RZ", "R0=0x0d800000", "R3=0x00000001"),
+        c("FFMA.RP.FTZ R3, R0, R0, RZ", "R0=0x0d800000", "R3=0"),
+        c("FFMA.RM.SAT R3, R0, R1, R2", "R0=f:-1 R1=f:1 R2=0x30800000", "R3=0"),
+        c("FFMA.RZ R3, R0, R1, R2", "R0=0x7fc00001 R1=f:1 R2=f:1", "R3=0x7fffffff"),
         c("PLOP.AND P2, P0, P1", "P0=1 P1=1", "P2=1"),
         c("PLOP.AND P2, P0, !P1", "P0=1 P1=1", "P2=0"),
         c("PLOP.OR P2, !P0, P1", "P0=1 P1=0", "P2=0"),

@@ -1018,13 +1018,23 @@ impl<'t, 'a> Entry<'t, 'a> {
                         self.op(if sub { Opcode::Isub64 } else { Opcode::Iadd64 }, &[dst(d), src(x), src(y)])
                     }
                     _ if a.ty == Type::F32 => {
-                        rn_only(a.rounding, op, inst)?;
+                        let rounded = directed(a.rounding);
+                        if rounded.is_none() {
+                            rn_only(a.rounding, op, inst)?;
+                        }
                         let d = self.word(d)?;
                         let (x, mut y) = (self.src32(x)?, self.src32(y)?);
                         if sub {
                             y = negate_f32(y);
                         }
-                        self.emit(Form::Fadd(mods::Fadd { ftz: ftz(a.ftz), sat: sat(a.sat) }), &[dst(d), src(x), src(y)])
+                        match rounded {
+                            // x * 1 + y rounds the sum once, and keeps every sign of zero an add gives.
+                            Some(rnd) => self.emit(
+                                Form::FfmaRounded(mods::FfmaRounded { rnd, ftz: ftz(a.ftz), sat: sat(a.sat) }),
+                                &[dst(d), src(x), src(Src::imm(1.0f32.to_bits())), src(y)],
+                            ),
+                            None => self.emit(Form::Fadd(mods::Fadd { ftz: ftz(a.ftz), sat: sat(a.sat) }), &[dst(d), src(x), src(y)]),
+                        }
                     }
                     _ if a.ty == Type::F64 => {
                         rn_only(a.rounding, op, inst)?;
@@ -1043,15 +1053,22 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             Op::Mul(m) | Op::Mad(m) => self.multiply(inst, m, matches!(op, Op::Mad(_))),
             Op::Fma(a) => {
-                rn_only(a.rounding, op, inst)?;
                 let [d, x, y, z] = self.operands(inst)?;
                 match a.ty {
+                    Type::F32 if directed(a.rounding).is_some() => {
+                        let rnd = directed(a.rounding).expect("checked");
+                        let d = self.word(d)?;
+                        let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
+                        self.emit(Form::FfmaRounded(mods::FfmaRounded { rnd, ftz: ftz(a.ftz), sat: sat(a.sat) }), &[dst(d), src(x), src(y), src(z)])
+                    }
                     Type::F32 => {
+                        rn_only(a.rounding, op, inst)?;
                         let d = self.word(d)?;
                         let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
                         self.emit(Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat) }), &[dst(d), src(x), src(y), src(z)])
                     }
                     Type::F64 => {
+                        rn_only(a.rounding, op, inst)?;
                         let d = self.pair(d)?;
                         let (x, y, z) = (self.src_f64(x)?, self.src_f64(y)?, self.src_f64(z)?);
                         self.op(Opcode::Dfma, &[dst(d), src(x), src(y), src(z)])
@@ -1643,6 +1660,11 @@ impl<'t, 'a> Entry<'t, 'a> {
             )
         };
         let [d, x] = self.operands(inst)?;
+        if c.dst == Type::F32 && c.src == Type::F32 && c.rounding.is_none() && !c.relu {
+            // `x + -0.0` is `x` for every x, -0 included: what is left is `.ftz` and `.sat`.
+            let (d, x) = (self.word(d)?, self.src32(x)?);
+            return self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(c.sat) }), &[dst(d), src(x), src(Src::imm(0x8000_0000))]);
+        }
         if c.sat || c.relu || c.ftz {
             return Err(unsupported());
         }
@@ -2141,6 +2163,16 @@ fn class_of(ty: Type) -> Option<Class> {
 /// The refusal of an instruction the translation does not build, `what` naming it.
 fn unsupported(inst: &ast::Instruction<'_>, what: String) -> Diagnostic {
     with_note(Diagnostic::new(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is")
+}
+
+/// The directed rounding `FFMA.RZ/RM/RP` gives f32 `fma`, `add` and `sub`.
+fn directed(rounding: Option<px::Rounding>) -> Option<isa::DirRound> {
+    match rounding {
+        Some(px::Rounding::Rz) => Some(isa::DirRound::Rz),
+        Some(px::Rounding::Rm) => Some(isa::DirRound::Rm),
+        Some(px::Rounding::Rp) => Some(isa::DirRound::Rp),
+        _ => None,
+    }
 }
 
 /// Float arithmetic rounds to nearest even; `.rz`, `.rm` and `.rp` are not built.

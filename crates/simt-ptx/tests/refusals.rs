@@ -22,7 +22,7 @@ fn an_instruction_newer_than_the_ptx_target() {
 
 #[test]
 fn rounding_modes_other_than_nearest() {
-    insta::assert_snapshot!(refusal(&kernel("\tadd.rz.f32 %f1, %f2, %f3;\n")));
+    insta::assert_snapshot!(refusal(&kernel("\tmul.rz.f32 %f1, %f2, %f3;\n")));
 }
 
 #[test]

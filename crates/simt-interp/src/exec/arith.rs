@@ -32,6 +32,7 @@ pub(crate) enum ArithOp {
     Dsetp { p: u8, a: Val64, b: Val64, cmp: FCmp, bop: BoolOp, q: PredIn },
     F2 { op: FOp, d: Reg, a: Val, b: Val, flags: FFlags },
     Ffma { d: Reg, a: Val, b: Val, c: Val, flags: FFlags },
+    FfmaRounded { d: Reg, a: Val, b: Val, c: Val, rnd: DirRound, flags: FFlags },
     /// The hot case of FFMA: three plain registers, no flags.
     FfmaRegs { d: Reg, a: Reg, b: Reg, c: Reg },
     Mufu { op: MufuOp, d: Reg, a: Val },
@@ -184,6 +185,14 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
             }
             (a, b, c, flags) => ArithOp::Ffma { d: t.dst(&o[0]), a, b, c, flags },
         },
+        Form::FfmaRounded(mods::FfmaRounded { rnd, ftz, sat }) => ArithOp::FfmaRounded {
+            d: t.dst(&o[0]),
+            a: t.val(&o[1], true),
+            b: t.val(&o[2], true),
+            c: t.val(&o[3], true),
+            rnd,
+            flags: flags(ftz, sat),
+        },
         Form::Mufu(mods::Mufu { op }) => ArithOp::Mufu { op, d: t.dst(&o[0]), a: t.val(&o[1], true) },
         Form::Dadd(_) => d2(DOp::Add),
         Form::Dmul(_) => d2(DOp::Mul),
@@ -332,6 +341,11 @@ impl BlockSim<'_> {
             ArithOp::Ffma { d, a, b, c, flags } => {
                 let (a, b, c) = (fetch(warp, a), fetch(warp, b), fetch(warp, c));
                 let v = per_lane(|l| arith::ffma(a[l], b[l], c[l], flags));
+                write(warp, d, &v, exec);
+            }
+            ArithOp::FfmaRounded { d, a, b, c, rnd, flags } => {
+                let (a, b, c) = (fetch(warp, a), fetch(warp, b), fetch(warp, c));
+                let v = per_lane(|l| arith::ffma_rounded(a[l], b[l], c[l], rnd, flags));
                 write(warp, d, &v, exec);
             }
             ArithOp::FfmaRegs { d, a, b, c } => {
