@@ -7,7 +7,7 @@
 //! operation, so the loop never matches on the operation per lane.
 
 use half::{bf16, f16};
-use simt_isa::{BoolOp, Cmp, CvtType, DirRound, FCmp, MufuOp};
+use simt_isa::{BoolOp, Cmp, CvtType, FCmp, MufuOp, Round};
 use simt_tensor::formats::{MiniFloat, tf32_round};
 
 /// Float flags of FADD/FMUL/FFMA/FMIN/FMAX.
@@ -259,12 +259,15 @@ pub fn ffma(a: u32, b: u32, c: u32, flags: FFlags) -> u32 {
     finish(input(a, flags).mul_add(input(b, flags), input(c, flags)), flags)
 }
 
-/// `FFMA.RZ/RM/RP`: `a * b + c` rounded once in the given direction.
+/// `FFMA` with any rounding: `a * b + c` rounded once in the given direction.
 ///
 /// The product of two f32 values is exact in f64, and TwoSum gives the sum as `s + e`
 /// exactly; `s` rounded to nearest in f32 is then within one step of the answer, and the
 /// sign of its exact distance from `s + e` says which way to step.
-pub fn ffma_rounded(a: u32, b: u32, c: u32, rnd: DirRound, flags: FFlags) -> u32 {
+pub fn ffma_rounded(a: u32, b: u32, c: u32, rnd: Round, flags: FFlags) -> u32 {
+    if rnd == Round::Rn {
+        return ffma(a, b, c, flags);
+    }
     let (x, y, z) = (f64::from(input(a, flags)), f64::from(input(b, flags)), f64::from(input(c, flags)));
     let p = x * y;
     let s = p + z;
@@ -276,14 +279,14 @@ pub fn ffma_rounded(a: u32, b: u32, c: u32, rnd: DirRound, flags: FFlags) -> u32
     if s == 0.0 && e == 0.0 {
         // Zeros of one sign keep it; any other exact zero is +0, or -0 rounding down.
         let same = p == 0.0 && z == 0.0 && p.is_sign_negative() == z.is_sign_negative();
-        let zero = if same { z } else if rnd == DirRound::Rm { -0.0 } else { 0.0 };
+        let zero = if same { z } else if rnd == Round::Rm { -0.0 } else { 0.0 };
         return finish(zero as f32, flags);
     }
     let negative = s < 0.0 || (s == 0.0 && e < 0.0);
     let down = match rnd {
-        DirRound::Rm => true,
-        DirRound::Rp => false,
-        DirRound::Rz => !negative,
+        Round::Rm => true,
+        Round::Rp | Round::Rn => false,
+        Round::Rz => !negative,
     };
     let f = s as f32;
     // Exact: `f` and `s` are within a factor of two of each other (Sterbenz), or `f` is 0 or infinite.
@@ -735,7 +738,7 @@ mod tests {
             let (x, y, z) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
             let nearest = x.mul_add(y, z);
             proptest::prop_assume!(nearest.is_finite() && x.is_finite() && y.is_finite() && z.is_finite());
-            let [down, up, zero] = [DirRound::Rm, DirRound::Rp, DirRound::Rz].map(|r| f32::from_bits(ffma_rounded(a, b, c, r, PLAIN)));
+            let [down, up, zero] = [Round::Rm, Round::Rp, Round::Rz].map(|r| f32::from_bits(ffma_rounded(a, b, c, r, PLAIN)));
             proptest::prop_assert!(down <= up);
             proptest::prop_assert!(nearest == down || nearest == up, "{nearest} not in [{down}, {up}]");
             if down != up {

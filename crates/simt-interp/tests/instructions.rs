@@ -1414,8 +1414,8 @@ fn ptx_support_cases() -> Vec<Case> {
         // Below the smallest subnormal: 0, or the smallest subnormal rounding up; FTZ flushes it.
         c("FFMA.RM R3, R0, R0, RZ", "R0=0x0d800000", "R3=0"),
         c("FFMA.RP R3, R0, R0, RZ", "R0=0x0d800000", "R3=0x00000001"),
-        c("FFMA.RP.FTZ R3, R0, R0, RZ", "R0=0x0d800000", "R3=0"),
-        c("FFMA.RM.SAT R3, R0, R1, R2", "R0=f:-1 R1=f:1 R2=0x30800000", "R3=0"),
+        c("FFMA.FTZ.RP R3, R0, R0, RZ", "R0=0x0d800000", "R3=0"),
+        c("FFMA.SAT.RM R3, R0, R1, R2", "R0=f:-1 R1=f:1 R2=0x30800000", "R3=0"),
         c("FFMA.RZ R3, R0, R1, R2", "R0=0x7fc00001 R1=f:1 R2=f:1", "R3=0x7fffffff"),
         c("PLOP.AND P2, P0, P1", "P0=1 P1=1", "P2=1"),
         c("PLOP.AND P2, P0, !P1", "P0=1 P1=1", "P2=0"),

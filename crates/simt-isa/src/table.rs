@@ -111,8 +111,8 @@ modifier_enum!(
     Sat { No = "", Yes = "SAT" }
 );
 modifier_enum!(
-    /// A directed rounding: toward zero, minus infinity or plus infinity.
-    DirRound { Rz = "RZ", Rm = "RM", Rp = "RP" }
+    /// How an f32 result rounds: to nearest even, toward zero, minus infinity or plus infinity.
+    Round { Rn = "", Rz = "RZ", Rm = "RM", Rp = "RP" }
 );
 modifier_enum!(
     /// Pair formats of `PACK`.
@@ -900,8 +900,8 @@ instruction_table! {
     Fadd: "FADD" [ftz: Ftz = No, sat: Sat = No], DAB_F32, optional 0, Fp32, Fp32, [];
     /// `d = a * b` in f32, round to nearest even.
     Fmul: "FMUL" [ftz: Ftz = No, sat: Sat = No], DAB_F32, optional 0, Fp32, Fp32, [];
-    /// `d = a * b + c` in f32, rounded once.
-    Ffma: "FFMA" [ftz: Ftz = No, sat: Sat = No], DABC_F32, optional 0, Fp32, Fp32, [];
+    /// `d = a * b + c` in f32, rounded once: to nearest even, or toward zero (`RZ`), minus infinity (`RM`) or plus infinity (`RP`), where an exact zero sum of opposite signs is -0 under `RM` and +0 otherwise.
+    Ffma: "FFMA" [ftz: Ftz = No, sat: Sat = No, rnd: Round = Rn], DABC_F32, optional 0, Fp32, Fp32, [];
     /// `d = min(a, b)` in f32; the non-NaN operand wins.
     Fmin: "FMIN" [ftz: Ftz = No], DAB_F32, optional 0, Fp32, Fp32, [];
     /// `d = max(a, b)` in f32; the non-NaN operand wins.
@@ -990,8 +990,6 @@ instruction_table! {
     Imax64: "IMAX64" [ty: Int64Type = S64], &[op("d", D2), op("a", S_PAIR), op("b", S_PAIR_INT)], optional 0, Int, Alu, [];
     /// `p = (a cmp b) bop q` on 64-bit pairs, signed unless `U64`; a literal `b` is sign-extended.
     Isetp64: "ISETP64" [cmp: Cmp, ty: Int64Type = S64, bop: BoolOp = And], &[op("p", P), op("a", S_PAIR), op("b", S_PAIR_INT), op("q", Q)], optional 1, Int, Alu, [];
-    /// `d = a * b + c` in f32, rounded once toward zero (`RZ`), minus infinity (`RM`) or plus infinity (`RP`); an exact zero sum of opposite signs is -0 under `RM`, else +0.
-    FfmaRounded: "FFMA" [rnd: DirRound, ftz: Ftz = No, sat: Sat = No], DABC_F32, optional 0, Fp32, Fp32, [];
 }
 
 impl Opcode {

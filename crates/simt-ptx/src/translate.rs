@@ -1030,7 +1030,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                         match rounded {
                             // x * 1 + y rounds the sum once, and keeps every sign of zero an add gives.
                             Some(rnd) => self.emit(
-                                Form::FfmaRounded(mods::FfmaRounded { rnd, ftz: ftz(a.ftz), sat: sat(a.sat) }),
+                                Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat), rnd }),
                                 &[dst(d), src(x), src(Src::imm(1.0f32.to_bits())), src(y)],
                             ),
                             None => self.emit(Form::Fadd(mods::Fadd { ftz: ftz(a.ftz), sat: sat(a.sat) }), &[dst(d), src(x), src(y)]),
@@ -1059,13 +1059,13 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let rnd = directed(a.rounding).expect("checked");
                         let d = self.word(d)?;
                         let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
-                        self.emit(Form::FfmaRounded(mods::FfmaRounded { rnd, ftz: ftz(a.ftz), sat: sat(a.sat) }), &[dst(d), src(x), src(y), src(z)])
+                        self.emit(Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat), rnd }), &[dst(d), src(x), src(y), src(z)])
                     }
                     Type::F32 => {
                         rn_only(a.rounding, op, inst)?;
                         let d = self.word(d)?;
                         let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
-                        self.emit(Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat) }), &[dst(d), src(x), src(y), src(z)])
+                        self.emit(Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat), rnd: isa::Round::Rn }), &[dst(d), src(x), src(y), src(z)])
                     }
                     Type::F64 => {
                         rn_only(a.rounding, op, inst)?;
@@ -1508,7 +1508,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 (Type::F32, Some(z)) => {
                     let d = self.word(d)?;
                     let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
-                    self.emit(Form::Ffma(mods::Ffma { ftz: ftz(m.ftz), sat: sat(m.sat) }), &[dst(d), src(x), src(y), src(z)])
+                    self.emit(Form::Ffma(mods::Ffma { ftz: ftz(m.ftz), sat: sat(m.sat), rnd: isa::Round::Rn }), &[dst(d), src(x), src(y), src(z)])
                 }
                 (Type::F64, None) => {
                     let d = self.pair(d)?;
@@ -2166,11 +2166,11 @@ fn unsupported(inst: &ast::Instruction<'_>, what: String) -> Diagnostic {
 }
 
 /// The directed rounding `FFMA.RZ/RM/RP` gives f32 `fma`, `add` and `sub`.
-fn directed(rounding: Option<px::Rounding>) -> Option<isa::DirRound> {
+fn directed(rounding: Option<px::Rounding>) -> Option<isa::Round> {
     match rounding {
-        Some(px::Rounding::Rz) => Some(isa::DirRound::Rz),
-        Some(px::Rounding::Rm) => Some(isa::DirRound::Rm),
-        Some(px::Rounding::Rp) => Some(isa::DirRound::Rp),
+        Some(px::Rounding::Rz) => Some(isa::Round::Rz),
+        Some(px::Rounding::Rm) => Some(isa::Round::Rm),
+        Some(px::Rounding::Rp) => Some(isa::Round::Rp),
         _ => None,
     }
 }

@@ -32,7 +32,7 @@ pub(crate) enum ArithOp {
     Dsetp { p: u8, a: Val64, b: Val64, cmp: FCmp, bop: BoolOp, q: PredIn },
     F2 { op: FOp, d: Reg, a: Val, b: Val, flags: FFlags },
     Ffma { d: Reg, a: Val, b: Val, c: Val, flags: FFlags },
-    FfmaRounded { d: Reg, a: Val, b: Val, c: Val, rnd: DirRound, flags: FFlags },
+    FfmaRounded { d: Reg, a: Val, b: Val, c: Val, rnd: Round, flags: FFlags },
     /// The hot case of FFMA: three plain registers, no flags.
     FfmaRegs { d: Reg, a: Reg, b: Reg, c: Reg },
     Mufu { op: MufuOp, d: Reg, a: Val },
@@ -179,13 +179,13 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
         Form::Fmul(mods::Fmul { ftz, sat }) => f2(FOp::Mul, flags(ftz, sat)),
         Form::Fmin(mods::Fmin { ftz }) => f2(FOp::Min, flags(ftz, Sat::No)),
         Form::Fmax(mods::Fmax { ftz }) => f2(FOp::Max, flags(ftz, Sat::No)),
-        Form::Ffma(mods::Ffma { ftz, sat }) => match (t.val(&o[1], true), t.val(&o[2], true), t.val(&o[3], true), flags(ftz, sat)) {
+        Form::Ffma(mods::Ffma { ftz, sat, rnd: Round::Rn }) => match (t.val(&o[1], true), t.val(&o[2], true), t.val(&o[3], true), flags(ftz, sat)) {
             (Val::Reg(a, Modifier::None), Val::Reg(b, Modifier::None), Val::Reg(c, Modifier::None), FFlags { ftz: false, sat: false }) => {
                 ArithOp::FfmaRegs { d: t.dst(&o[0]), a, b, c }
             }
             (a, b, c, flags) => ArithOp::Ffma { d: t.dst(&o[0]), a, b, c, flags },
         },
-        Form::FfmaRounded(mods::FfmaRounded { rnd, ftz, sat }) => ArithOp::FfmaRounded {
+        Form::Ffma(mods::Ffma { ftz, sat, rnd }) => ArithOp::FfmaRounded {
             d: t.dst(&o[0]),
             a: t.val(&o[1], true),
             b: t.val(&o[2], true),
