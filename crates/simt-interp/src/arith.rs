@@ -306,6 +306,21 @@ pub fn ffma_rounded(a: u32, b: u32, c: u32, rnd: Round, flags: FFlags) -> u32 {
     finish(r, flags)
 }
 
+/// `FRND`: `a` rounded to an integral value in the given direction.
+#[inline(always)]
+pub fn frnd(a: u32, rnd: Round, flags: FFlags) -> u32 {
+    let x = input(a, flags);
+    finish(
+        match rnd {
+            Round::Rn => x.round_ties_even(),
+            Round::Rz => x.trunc(),
+            Round::Rm => x.floor(),
+            Round::Rp => x.ceil(),
+        },
+        flags,
+    )
+}
+
 /// f64 two-operand operations.
 #[inline(always)]
 pub fn f64_op(op: DOp, a: u64, b: u64) -> u64 {

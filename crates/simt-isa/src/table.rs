@@ -990,6 +990,8 @@ instruction_table! {
     Imax64: "IMAX64" [ty: Int64Type = S64], &[op("d", D2), op("a", S_PAIR), op("b", S_PAIR_INT)], optional 0, Int, Alu, [];
     /// `p = (a cmp b) bop q` on 64-bit pairs, signed unless `U64`; a literal `b` is sign-extended.
     Isetp64: "ISETP64" [cmp: Cmp, ty: Int64Type = S64, bop: BoolOp = And], &[op("p", P), op("a", S_PAIR), op("b", S_PAIR_INT), op("q", Q)], optional 1, Int, Alu, [];
+    /// `d = a` rounded to an integral f32: to nearest even, toward zero (`RZ`, trunc), minus infinity (`RM`, floor) or plus infinity (`RP`, ceil); zeros and infinities keep themselves, NaN gives the canonical NaN.
+    Frnd: "FRND" [rnd: Round = Rn, ftz: Ftz = No], &[op("d", D), op("a", S_F32)], optional 0, Fp32, Convert, [];
 }
 
 impl Opcode {

@@ -60,7 +60,7 @@ modifiers! {
     Ftz = ".ftz", Sat = ".sat", Approx = ".approx", Full = ".full", Cc = ".cc",
     Sync = ".sync", Aligned = ".aligned", Nc = ".nc", To = ".to", Relu = ".relu",
     Satfinite = ".satfinite", Noftz = ".noftz", Warp = ".warp", Arrive = ".arrive", Red = ".red",
-    L = ".l", R = ".r", Wrap = ".wrap", Clamp = ".clamp",
+    L = ".l", R = ".r", Wrap = ".wrap", Clamp = ".clamp", Shiftamt = ".shiftamt",
     F4e = ".f4e", B4e = ".b4e", Rc8 = ".rc8", Ecl = ".ecl", Ecr = ".ecr", Rc16 = ".rc16",
     M16n8k16 = ".m16n8k16", M16n8k8 = ".m16n8k8", M8n8k4 = ".m8n8k4", M16n8k32 = ".m16n8k32",
     Row = ".row", Col = ".col",
@@ -517,6 +517,15 @@ pub struct Typed {
     pub ty: Type,
 }
 
+/// `bfind[.shiftamt].type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Bfind {
+    /// The left shift that moves the bit found to the top, rather than its position.
+    pub shiftamt: bool,
+    /// The operand type.
+    pub ty: Type,
+}
+
 /// `prmt.b32[.mode]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Prmt {
@@ -772,7 +781,8 @@ pub enum Op {
     Popc(Typed),
     Clz(Typed),
     Brev(Typed),
-    Bfind(Typed),
+    Bfind(Bfind),
+    Copysign(Typed),
     Bfe(Typed),
     Bfi(Typed),
     Prmt(Prmt),
@@ -816,7 +826,7 @@ pub enum Op {
 /// Every opcode the parser knows, as written before its first dot.
 pub const OPCODES: &[&str] = &[
     "abs", "activemask", "add", "addc", "and", "atom", "bar", "barrier", "bfe", "bfi", "bfind", "bra", "brev", "call",
-    "clz", "cnot", "cos", "cvt", "cvta", "div", "ex2", "exit", "fence", "fma", "ld", "lg2", "mad", "match", "max",
+    "clz", "cnot", "copysign", "cos", "cvt", "cvta", "div", "ex2", "exit", "fence", "fma", "ld", "lg2", "mad", "match", "max",
     "membar", "min", "mma", "mov", "mul", "neg", "not", "or", "popc", "prmt", "rcp", "red", "redux", "rem", "ret",
     "rsqrt", "selp", "set", "setp", "shf", "shfl", "shl", "shr", "sin", "sqrt", "st", "sub", "subc", "tanh", "trap",
     "vote", "xor",
@@ -1087,7 +1097,8 @@ impl Op {
             "popc" => Popc(m.typed()?),
             "clz" => Clz(m.typed()?),
             "brev" => Brev(m.typed()?),
-            "bfind" => Bfind(m.typed()?),
+            "bfind" => Bfind(crate::ops::Bfind { shiftamt: m.flag(Modifier::Shiftamt)?, ty: m.ty()? }),
+            "copysign" => Copysign(m.typed()?),
             "bfe" => Bfe(m.typed()?),
             "bfi" => Bfi(m.typed()?),
             "prmt" => {
@@ -1212,6 +1223,7 @@ impl Op {
             Clz(_) => "clz",
             Brev(_) => "brev",
             Bfind(_) => "bfind",
+            Copysign(_) => "copysign",
             Bfe(_) => "bfe",
             Bfi(_) => "bfi",
             Prmt(_) => "prmt",
@@ -1259,7 +1271,7 @@ impl Op {
         use Op::*;
         match self {
             Add(_) | Sub(_) | AddC(_) | SubC(_) | Mul(_) | Div(_) | Rem(_) | Min(_) | Max(_) | And(_) | Or(_) | Xor(_) | Shl(_)
-            | Shr(_) => 3..=3,
+            | Shr(_) | Copysign(_) => 3..=3,
             Mad(_) | Fma(_) | Selp(_) | Bfe(_) | Prmt(_) | Shf(_) => 4..=4,
             Bfi(_) => 5..=5,
             Neg(_) | Abs(_) | Not(_) | Cnot(_) | Popc(_) | Clz(_) | Brev(_) | Bfind(_) | Mov(_) | Cvt(_) | Cvta(_) | Rcp(_)
@@ -1357,8 +1369,12 @@ impl fmt::Display for Op {
                 flag(f, x.ftz, Modifier::Ftz)?;
                 write!(f, "{}", x.ty)
             }
-            Rem(t) | And(t) | Or(t) | Xor(t) | Not(t) | Cnot(t) | Shl(t) | Shr(t) | Popc(t) | Clz(t) | Brev(t) | Bfind(t)
+            Rem(t) | And(t) | Or(t) | Xor(t) | Not(t) | Cnot(t) | Shl(t) | Shr(t) | Popc(t) | Clz(t) | Brev(t) | Copysign(t)
             | Bfe(t) | Bfi(t) | Selp(t) | Mov(t) => write!(f, "{}", t.ty),
+            Bfind(b) => {
+                flag(f, b.shiftamt, Modifier::Shiftamt)?;
+                write!(f, "{}", b.ty)
+            }
             Shf(s) => write!(f, "{}{}.b32", s.direction, s.mode),
             Prmt(p) => {
                 f.write_str(".b32")?;

@@ -1257,6 +1257,44 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let x = self.src32(x)?;
                 self.op(opcode, &[dst(d), src(x)])
             }
+            Op::Bfind(b) if matches!(b.ty, Type::U32 | Type::S32) => {
+                let [d, x] = self.operands(inst)?;
+                let (d, x) = (self.word(d)?, self.src32(x)?);
+                let (c, all) = (self.scratch, self.scratch + 1);
+                let x = if b.ty == Type::S32 {
+                    // The most significant bit that differs from the sign: that of x, or of !x when negative.
+                    self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(c), src(x), src(Src::imm(31))])?;
+                    self.op(Opcode::Xor, &[dst(c), src(x), src(Src::reg(c))])?;
+                    Src::reg(c)
+                } else {
+                    x
+                };
+                // CLZ is 32 only for 0, which gives all ones: OR with 0 - (clz >> 5).
+                self.op(Opcode::Clz, &[dst(c), src(x)])?;
+                self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(all), src(Src::reg(c)), src(Src::imm(5))])?;
+                self.op(Opcode::Isub, &[dst(all), src(Src::reg(isa::RZ)), src(Src::reg(all))])?;
+                if !b.shiftamt {
+                    // The bit's position, 31 - clz, is clz ^ 31 for clz below 32.
+                    self.op(Opcode::Xor, &[dst(c), src(Src::reg(c)), src(Src::imm(31))])?;
+                }
+                self.op(Opcode::Or, &[dst(d), src(Src::reg(c)), src(Src::reg(all))])
+            }
+            Op::Copysign(t) if matches!(t.ty, Type::F32 | Type::F64) => {
+                // `d` is `b` with the sign of `a`: bit 31 of the (high) word.
+                let [d, a, b] = self.operands(inst)?;
+                let (sign, magnitude) = (self.scratch, self.scratch + 1);
+                let (d, a_hi, b_hi) = if t.ty == Type::F32 {
+                    (self.word(d)?, self.src32(a)?, self.src32(b)?)
+                } else {
+                    let (d, (_, a_hi), (b_lo, b_hi)) = (self.pair(d)?, self.halves(a)?, self.halves(b)?);
+                    self.mov(magnitude, b_hi)?;
+                    self.mov(d, b_lo)?;
+                    (d + 1, a_hi, Src::reg(magnitude))
+                };
+                self.op(Opcode::And, &[dst(sign), src(a_hi), src(Src::imm(0x8000_0000))])?;
+                self.op(Opcode::And, &[dst(magnitude), src(b_hi), src(Src::imm(0x7FFF_FFFF))])?;
+                self.op(Opcode::Or, &[dst(d), src(Src::reg(sign)), src(Src::reg(magnitude))])
+            }
             Op::Setp(s) => self.setp(inst, s),
             Op::Selp(t) => {
                 let [d, x, y, p] = self.operands(inst)?;
@@ -1660,6 +1698,32 @@ impl<'t, 'a> Entry<'t, 'a> {
             )
         };
         let [d, x] = self.operands(inst)?;
+        // `.rni`/`.rzi`/`.rmi`/`.rpi` round an f32 to an integral value (rintf, truncf, floorf,
+        // ceilf): `FRND`, converted exactly afterwards when the result is an integer.
+        let integral = match c.rounding {
+            Some(px::Rounding::Rni) => Some(isa::Round::Rn),
+            Some(px::Rounding::Rzi) => Some(isa::Round::Rz),
+            Some(px::Rounding::Rmi) => Some(isa::Round::Rm),
+            Some(px::Rounding::Rpi) => Some(isa::Round::Rp),
+            _ => None,
+        };
+        if let (Some(rnd), Type::F32, false, false) = (integral, c.src, c.relu, c.sat) {
+            let frnd = Form::Frnd(mods::Frnd { rnd, ftz: ftz(c.ftz) });
+            match c.dst {
+                Type::F32 => {
+                    let (d, x) = (self.word(d)?, self.src32(x)?);
+                    return self.emit(frnd, &[dst(d), src(x)]);
+                }
+                // CVT to an integer truncates (saturating, NaN giving 0): exact on an integral value.
+                Type::S32 | Type::U32 if rnd != isa::Round::Rz => {
+                    let to = if c.dst == Type::S32 { isa::CvtType::S32 } else { isa::CvtType::U32 };
+                    let (d, x, t) = (self.word(d)?, self.src32(x)?, self.scratch);
+                    self.emit(frnd, &[dst(t), src(x)])?;
+                    return self.emit(Form::Cvt(mods::Cvt { to, from: isa::CvtType::F32 }), &[dst(d), src(Src::reg(t))]);
+                }
+                _ => {}
+            }
+        }
         if c.dst == Type::F32 && c.src == Type::F32 && c.rounding.is_none() && !c.relu {
             // `x + -0.0` is `x` for every x, -0 included: what is left is `.ftz` and `.sat`.
             let (d, x) = (self.word(d)?, self.src32(x)?);

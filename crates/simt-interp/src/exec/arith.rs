@@ -33,6 +33,7 @@ pub(crate) enum ArithOp {
     F2 { op: FOp, d: Reg, a: Val, b: Val, flags: FFlags },
     Ffma { d: Reg, a: Val, b: Val, c: Val, flags: FFlags },
     FfmaRounded { d: Reg, a: Val, b: Val, c: Val, rnd: Round, flags: FFlags },
+    Frnd { d: Reg, a: Val, rnd: Round, flags: FFlags },
     /// The hot case of FFMA: three plain registers, no flags.
     FfmaRegs { d: Reg, a: Reg, b: Reg, c: Reg },
     Mufu { op: MufuOp, d: Reg, a: Val },
@@ -194,6 +195,7 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
             flags: flags(ftz, sat),
         },
         Form::Mufu(mods::Mufu { op }) => ArithOp::Mufu { op, d: t.dst(&o[0]), a: t.val(&o[1], true) },
+        Form::Frnd(mods::Frnd { rnd, ftz }) => ArithOp::Frnd { d: t.dst(&o[0]), a: t.val(&o[1], true), rnd, flags: flags(ftz, Sat::No) },
         Form::Dadd(_) => d2(DOp::Add),
         Form::Dmul(_) => d2(DOp::Mul),
         Form::Iadd64(_) => int64(Int64Op::Add, pair(1), pair(2)),
@@ -351,6 +353,10 @@ impl BlockSim<'_> {
             ArithOp::FfmaRegs { d, a, b, c } => {
                 let (a, b, c) = (warp.row(a), warp.row(b), warp.row(c));
                 let v = per_lane(|l| arith::ffma(a[l], b[l], c[l], FFlags::default()));
+                write(warp, d, &v, exec);
+            }
+            ArithOp::Frnd { d, a, rnd, flags } => {
+                let v = map1(&fetch(warp, a), |x| arith::frnd(x, rnd, flags));
                 write(warp, d, &v, exec);
             }
             ArithOp::Mufu { op, d, a } => {

@@ -1,0 +1,49 @@
+//! Bit manipulation nvcc emits for math library code (`frexpf`, `ilogbf`, `copysignf`):
+//! `bfind` (plain, `.shiftamt`, signed) and `copysign`, lane by lane against PTX's definitions.
+
+use simt_host::{prepare, Arg, LaunchRequest};
+use simt_interp::{run, RunOptions};
+use simt_isa::{ArgInit, Literal};
+
+const KERNEL: &str = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1)\n{\n\
+    \t.reg .b32 %r<8>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<10>;\n\
+    \tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tld.param.u64 %rd3, [k_param_1];\n\tcvta.to.global.u64 %rd4, %rd3;\n\
+    \tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd5, %r1, 4;\n\tadd.s64 %rd6, %rd2, %rd5;\n\tld.global.u32 %r2, [%rd6];\n\
+    \tbfind.u32 %r3, %r2;\n\tbfind.shiftamt.u32 %r4, %r2;\n\tbfind.s32 %r5, %r2;\n\
+    \tmov.b32 %f1, %r2;\n\tmov.f32 %f2, 0f3FC00000;\n\tcopysign.f32 %f3, %f1, %f2;\n\tmov.b32 %r6, %f3;\n\
+    \tmul.wide.u32 %rd7, %r1, 16;\n\tadd.s64 %rd8, %rd4, %rd7;\n\tst.global.v4.u32 [%rd8], {%r3, %r4, %r5, %r6};\n\tret;\n}\n";
+
+/// PTX's `bfind.u32`/`.s32`: the position of the most significant non-sign bit, all ones when there is none.
+fn bfind(x: u32, signed: bool, shiftamt: bool) -> u32 {
+    let t = if signed && (x as i32) < 0 { !x } else { x };
+    match (t, shiftamt) {
+        (0, _) => u32::MAX,
+        (t, true) => t.leading_zeros(),
+        (t, false) => 31 - t.leading_zeros(),
+    }
+}
+
+#[test]
+fn bfind_and_copysign_follow_ptx() {
+    let inputs: Vec<u32> = [0, 1, 2, 3, 0x8000_0000, 0xFFFF_FFFF, 0x7FFF_FFFF, 0xFFFF_FFFE, 0x0001_0000, 0xC000_0000, 0x4000_0000, 0xBF80_0000]
+        .into_iter()
+        .chain((0..20).map(|i: u32| i.wrapping_mul(0x9E37_79B9) >> (i % 32)))
+        .collect();
+    let module = simt_ptx::translate("k.ptx", KERNEL, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", KERNEL, false)));
+    let kernel = &module.kernels[0];
+    let list = inputs.iter().map(|&v| Literal::Int(i64::from(v))).collect();
+    let request = LaunchRequest {
+        grid: Some([1, 1, 1]),
+        block: Some([32, 1, 1]),
+        args: vec![Arg::new("k_param_0", ArgInit::List(list)), Arg::new("k_param_1", ArgInit::Zeros(128))],
+        module_dir: None,
+    };
+    let launch = prepare(kernel, &request).expect("valid launch");
+    run(kernel, &launch.config, &launch.memory, &RunOptions::default(), None).expect("runs");
+    let (_, bytes) = launch.buffer("k_param_1").expect("the output");
+    let out: Vec<u32> = bytes.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
+    for (lane, &x) in inputs.iter().enumerate() {
+        let want = [bfind(x, false, false), bfind(x, false, true), bfind(x, true, false), (1.5f32.to_bits() & 0x7FFF_FFFF) | (x & 0x8000_0000)];
+        assert_eq!(out[4 * lane..4 * lane + 4], want, "x = {x:#010x}");
+    }
+}
