@@ -74,6 +74,7 @@ pub fn int64_op(op: Int64Op, a: u64, b: u64) -> u64 {
 pub enum DOp {
     Add,
     Mul,
+    Div,
 }
 
 /// Declares an enum of lane operations over the sources `$x`: each variant's lane
@@ -306,6 +307,17 @@ pub fn ffma_rounded(a: u32, b: u32, c: u32, rnd: Round, flags: FFlags) -> u32 {
     finish(r, flags)
 }
 
+/// `BFI`: `b` with its `len`-bit field at `pos` replaced by the low bits of `a`.
+#[inline(always)]
+pub fn bfi(a: u32, b: u32, pos: u32, len: u32) -> u32 {
+    let (pos, len) = (pos & 0xFF, len & 0xFF);
+    if pos >= 32 || len == 0 {
+        return b;
+    }
+    let field = if len >= 32 { u32::MAX } else { (1u32 << len) - 1 } << pos;
+    (b & !field) | ((a << pos) & field)
+}
+
 /// `FRND`: `a` rounded to an integral value in the given direction.
 #[inline(always)]
 pub fn frnd(a: u32, rnd: Round, flags: FFlags) -> u32 {
@@ -328,7 +340,26 @@ pub fn f64_op(op: DOp, a: u64, b: u64) -> u64 {
     canon64(match op {
         DOp::Add => x + y,
         DOp::Mul => x * y,
+        DOp::Div => x / y,
     })
+}
+
+/// `DRND`: `a` rounded to an integral value in the given direction.
+#[inline(always)]
+pub fn drnd(a: u64, rnd: Round) -> u64 {
+    let x = f64::from_bits(a);
+    canon64(match rnd {
+        Round::Rn => x.round_ties_even(),
+        Round::Rz => x.trunc(),
+        Round::Rm => x.floor(),
+        Round::Rp => x.ceil(),
+    })
+}
+
+/// `DSQRT`: correctly rounded, as IEEE 754 square roots are.
+#[inline(always)]
+pub fn dsqrt(a: u64) -> u64 {
+    canon64(f64::from_bits(a).sqrt())
 }
 
 /// `DFMA`: one rounding.

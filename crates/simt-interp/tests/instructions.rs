@@ -1430,6 +1430,11 @@ fn ptx_support_cases() -> Vec<Case> {
         c("FRND.RP.FTZ R1, R0", "R0=0x00000001", "R1=0"),
         c("FRND.RP R1, R0", "R0=0x00000001", "R1=f:1"),
         c("FRND.RM R1, -R0", "R0=f:1.5", "R1=f:-2"),
+        c("BFI R4, R0, R1, R2, R3", "R0=0xF R1=0xFFFF0000 R2=4 R3=8", "R4=0xFFFF00F0"),
+        c("BFI R4, R0, R1, 28, 8", "R0=0xAB R1=0", "R4=0xB0000000"),
+        c("BFI R4, R0, R1, 0, 32", "R0=0x12345678 R1=-1", "R4=0x12345678"),
+        c("BFI R4, R0, R1, 0x104, 0", "R0=0xF R1=0x55", "R4=0x55"),
+        c("BFI R4, R0, R1, 32, 4", "R0=0xF R1=0x55", "R4=0x55"),
         c("PLOP.AND P2, P0, P1", "P0=1 P1=1", "P2=1"),
         c("PLOP.AND P2, P0, !P1", "P0=1 P1=1", "P2=0"),
         c("PLOP.OR P2, !P0, P1", "P0=1 P1=0", "P2=0"),
@@ -1464,6 +1469,19 @@ fn f64_cases() -> Vec<Case> {
     let q = |x: f64| format!("q:{:#x}", x.to_bits());
     let a = 1.0 + f64::EPSILON;
     vec![
+        c("DDIV R4, R0, R2", "R0=d:1 R2=d:3", &format!("R4={}", q(1.0 / 3.0))),
+        c("DDIV R4, R0, R2", "R0=d:1 R2=d:-0", "R4=d:-inf"),
+        c("DDIV R4, R0, R2", "R0=d:0 R2=d:0", "R4=q:0x7fffffffffffffff"),
+        c("DDIV R4, R0, 2.0", "R0=d:7", "R4=d:3.5"),
+        c("DSQRT R4, R0", "R0=d:2", &format!("R4={}", q(2f64.sqrt()))),
+        c("DSQRT R4, R0", "R0=d:-0", "R4=q:0x8000000000000000"),
+        c("DSQRT R4, R0", "R0=d:-1", "R4=q:0x7fffffffffffffff"),
+        c("DSQRT R4, -R0", "R0=d:-4", "R4=d:2"),
+        c("DRND R4, R0", "R0=d:2.5", "R4=d:2"),
+        c("DRND.RM R4, R0", "R0=d:-2.5", "R4=d:-3"),
+        c("DRND.RP R4, R0", "R0=d:-0.5", "R4=q:0x8000000000000000"),
+        c("DRND.RZ R4, R0", "R0=d:-7.9", "R4=d:-7"),
+        c("DRND.RZ R4, R0", "R0=q:0x7ff0000000000001", "R4=q:0x7fffffffffffffff"),
         c("DADD R4, R0, R2", "R0=d:1.5 R2=d:2.25", "R4=d:3.75"),
         c(
             "DADD R4, R0, R2",

@@ -992,6 +992,14 @@ instruction_table! {
     Isetp64: "ISETP64" [cmp: Cmp, ty: Int64Type = S64, bop: BoolOp = And], &[op("p", P), op("a", S_PAIR), op("b", S_PAIR_INT), op("q", Q)], optional 1, Int, Alu, [];
     /// `d = a` rounded to an integral f32: to nearest even, toward zero (`RZ`, trunc), minus infinity (`RM`, floor) or plus infinity (`RP`, ceil); zeros and infinities keep themselves, NaN gives the canonical NaN.
     Frnd: "FRND" [rnd: Round = Rn, ftz: Ftz = No], &[op("d", D), op("a", S_F32)], optional 0, Fp32, Convert, [];
+    /// `d = a / b` in f64, correctly rounded to nearest even (PTX `div.rn.f64`, `rcp.rn.f64` as `1 / b`).
+    Ddiv: "DDIV" [], DAB_F64, optional 0, Fp64, Sfu, [];
+    /// `d = sqrt(a)` in f64, correctly rounded to nearest even; negative `a` gives the canonical NaN, -0 gives -0.
+    Dsqrt: "DSQRT" [], &[op("d", D2), op("a", S_F64)], optional 0, Fp64, Sfu, [];
+    /// `d = a` rounded to an integral f64: to nearest even, toward zero (`RZ`), minus infinity (`RM`) or plus infinity (`RP`); NaN gives the canonical NaN.
+    Drnd: "DRND" [rnd: Round = Rn], &[op("d", D2), op("a", S_F64)], optional 0, Fp64, Convert, [];
+    /// `d = b` with its `len`-bit field at bit `pos` replaced by the low bits of `a` (PTX `bfi`; `pos` and `len` taken mod 256, bits past bit 31 dropped).
+    Bfi: "BFI" [], &[op("d", D), op("a", S_INT), op("b", S_INT), op("pos", S_INT), op("len", S_INT)], optional 0, Int, Alu, [];
 }
 
 impl Opcode {

@@ -1091,8 +1091,13 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let ty = if dv.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
                         self.emit(Form::Idiv(mods::Idiv { ty }), &[dst(d), src(x), src(y)])
                     }
+                    (Type::F64, Some(px::FloatMode::Rounded(px::Rounding::Rn)), false) => {
+                        let d = self.pair(d)?;
+                        let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
+                        self.op(Opcode::Ddiv, &[dst(d), src(x), src(y)])
+                    }
                     _ => Err(unsupported(format!("`div{}`", dv.ty))).map_err(|e| {
-                        with_note(e, "supported: div.s32, div.u32, div.rn.f32, div.approx.f32, div.full.f32")
+                        with_note(e, "supported: div.s32, div.u32, div.rn.f32, div.approx.f32, div.full.f32, div.rn.f64")
                     }),
                 }
             }
@@ -1315,6 +1320,50 @@ impl<'t, 'a> Entry<'t, 'a> {
                     _ => Err(unsupported(format!("`selp{}`", t.ty))),
                 }
             }
+            // f64 reciprocal and square root, correctly rounded (`.approx` promises less).
+            Op::Rcp(f) | Op::Sqrt(f)
+                if f.ty == Type::F64 && matches!(f.mode, px::FloatMode::Approx | px::FloatMode::Rounded(px::Rounding::Rn)) =>
+            {
+                let [d, x] = self.operands(inst)?;
+                let (d, x) = (self.pair(d)?, self.src_f64(x)?);
+                match op {
+                    Op::Rcp(_) => self.op(Opcode::Ddiv, &[dst(d), src(Src::Imm { bits: 1f64.to_bits(), wide: true }), src(x)]),
+                    _ => self.op(Opcode::Dsqrt, &[dst(d), src(x)]),
+                }
+            }
+            Op::Bfi(t) if t.ty == Type::B64 => {
+                // With a literal position and length (how nvcc joins two words into one), the
+                // field is a mask per word: a << pos merged into b under it.
+                let [d, a, b, pos, len] = self.operands(inst)?;
+                let (Some(pos), Some(len)) = (self.constant(pos), self.constant(len)) else {
+                    return Err(unsupported("`bfi.b64` with a position or length in a register".into()));
+                };
+                let (pos, len) = ((pos & 0xFF) as u32, (len & 0xFF) as u32);
+                let field = if pos >= 64 || len == 0 { 0 } else { (if len >= 64 { u64::MAX } else { (1u64 << len) - 1 }) << pos };
+                let (d, (b_lo, b_hi), t) = (self.pair(d)?, self.halves(b)?, self.scratch);
+                let a = self.src64(a)?;
+                self.op(Opcode::Shl64, &[dst(t), src(a), src(Src::imm(pos.min(64)))])?;
+                for (half, b_half) in [(0u32, b_lo), (1, b_hi)] {
+                    let (mask, shifted, out) = ((field >> (32 * half)) as u32, Src::reg(t + half as u8), d + half as u8);
+                    match mask {
+                        0 => self.mov(out, b_half)?,
+                        u32::MAX => self.mov(out, shifted)?,
+                        // b ^ ((b ^ shifted) & mask)
+                        mask => {
+                            self.op(Opcode::Xor, &[dst(t + 2), src(b_half), src(shifted)])?;
+                            self.op(Opcode::And, &[dst(t + 2), src(Src::reg(t + 2)), src(Src::imm(mask))])?;
+                            self.op(Opcode::Xor, &[dst(out), src(b_half), src(Src::reg(t + 2))])?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Op::Bfi(t) if matches!(t.ty, Type::B32 | Type::U32 | Type::S32) => {
+                let [d, a, b, pos, len] = self.operands(inst)?;
+                let d = self.word(d)?;
+                let (a, b, pos, len) = (self.src32(a)?, self.src32(b)?, self.src32(pos)?, self.src32(len)?);
+                self.op(Opcode::Bfi, &[dst(d), src(a), src(b), src(pos), src(len)])
+            }
             Op::Rcp(f) | Op::Sqrt(f) | Op::Rsqrt(f) | Op::Ex2(f) | Op::Lg2(f) | Op::Sin(f) | Op::Cos(f) if f.ty == Type::F32 => {
                 let function = match op {
                     Op::Rcp(_) => isa::MufuOp::Rcp,
@@ -1505,7 +1554,6 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
-    /// `shfl.sync` and `vote.sync` must involve the whole warp.
     /// The value of a literal, or of a register whose every definition is that one constant.
     fn constant(&self, o: &ast::Operand<'a>) -> Option<i64> {
         match o.kind {
@@ -1515,6 +1563,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
+    /// `shfl.sync` and `vote.sync` must involve the whole warp.
     fn full_mask(&self, mask: &ast::Operand<'a>) -> Result<()> {
         match self.constant(mask) {
             Some(-1 | 0xFFFF_FFFF) => Ok(()),
@@ -1723,6 +1772,19 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
                 _ => {}
             }
+        }
+        if let (Some(rnd), Type::F64, Type::F64, false, false) = (integral, c.dst, c.src, c.relu, c.sat) {
+            let (d, x) = (self.pair(d)?, self.src_f64(x)?);
+            return self.emit(Form::Drnd(mods::Drnd { rnd }), &[dst(d), src(x)]);
+        }
+        if let (Some(px::Rounding::Rn), Type::F64, Type::S64 | Type::U64, false, false) = (c.rounding, c.dst, c.src, c.relu, c.sat) {
+            // hi * 2^32 + lo: both halves convert exactly, and DFMA rounds the sum once.
+            let (d, (lo, hi), t) = (self.pair(d)?, self.halves(x)?, self.scratch);
+            let high = if c.src == Type::S64 { isa::CvtType::S32 } else { isa::CvtType::U32 };
+            self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F64, from: high }), &[dst(t), src(hi)])?;
+            self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F64, from: isa::CvtType::U32 }), &[dst(t + 2), src(lo)])?;
+            let two_32 = Src::Imm { bits: 4294967296f64.to_bits(), wide: true };
+            return self.op(Opcode::Dfma, &[dst(d), src(Src::reg(t)), src(two_32), src(Src::reg(t + 2))]);
         }
         if c.dst == Type::F32 && c.src == Type::F32 && c.rounding.is_none() && !c.relu {
             // `x + -0.0` is `x` for every x, -0 included: what is left is `.ftz` and `.sat`.

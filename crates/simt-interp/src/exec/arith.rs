@@ -42,6 +42,9 @@ pub(crate) enum ArithOp {
     Int64 { op: Int64Op, d: Reg, a: Wide, b: Wide },
     Plop { p: u8, a: PredIn, b: PredIn, bop: BoolOp },
     Dfma { d: Reg, a: Val64, b: Val64, c: Val64 },
+    Dsqrt { d: Reg, a: Val64 },
+    Drnd { d: Reg, a: Val64, rnd: Round },
+    Bfi { d: Reg, a: Val, b: Val, pos: Val, len: Val },
 }
 
 /// A source of a 64-bit integer operation: a pair, or one 32-bit value.
@@ -227,6 +230,16 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
         Form::Irem(mods::Irem { ty }) => int2(if signed(ty) { IntOp::RemS } else { IntOp::RemU }),
         Form::Bfe(mods::Bfe { ty }) => tri(if signed(ty) { TriOp::BfeS } else { TriOp::BfeU }),
         Form::Dfma(_) => ArithOp::Dfma { d: t.dst(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]), c: t.val64(&o[3]) },
+        Form::Ddiv(_) => d2(DOp::Div),
+        Form::Dsqrt(_) => ArithOp::Dsqrt { d: t.dst(&o[0]), a: t.val64(&o[1]) },
+        Form::Drnd(mods::Drnd { rnd }) => ArithOp::Drnd { d: t.dst(&o[0]), a: t.val64(&o[1]), rnd },
+        Form::Bfi(_) => ArithOp::Bfi {
+            d: t.dst(&o[0]),
+            a: t.val(&o[1], false),
+            b: t.val(&o[2], false),
+            pos: t.val(&o[3], false),
+            len: t.val(&o[4], false),
+        },
         _ => return None,
     })
 }
@@ -385,6 +398,21 @@ impl BlockSim<'_> {
                 let (a, b, c) = (fetch64(warp, a), fetch64(warp, b), fetch64(warp, c));
                 let v = per_lane(|l| arith::dfma(a[l], b[l], c[l]));
                 write64(warp, d, &v, exec);
+            }
+            ArithOp::Dsqrt { d, a } => {
+                let a = fetch64(warp, a);
+                let v = per_lane(|l| arith::dsqrt(a[l]));
+                write64(warp, d, &v, exec);
+            }
+            ArithOp::Drnd { d, a, rnd } => {
+                let a = fetch64(warp, a);
+                let v = per_lane(|l| arith::drnd(a[l], rnd));
+                write64(warp, d, &v, exec);
+            }
+            ArithOp::Bfi { d, a, b, pos, len } => {
+                let (a, b, pos, len) = (fetch(warp, a), fetch(warp, b), fetch(warp, pos), fetch(warp, len));
+                let v = per_lane(|l| arith::bfi(a[l], b[l], pos[l], len[l]));
+                write(warp, d, &v, exec);
             }
         }
     }
