@@ -155,6 +155,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("warp_match_redux", warp_match_redux),
     ("pointer_calls", pointer_calls),
     ("wide_index", wide_index),
+    ("math_lib", math_lib),
 ];
 
 /// The reference of kernel `entry`.
@@ -179,6 +180,20 @@ fn pointer_calls(inp: &Inputs) -> Outputs {
         y[i] += x[i] * 2.0;
     }
     outputs(vec![("y", Buffer::F32(y))])
+}
+
+fn math_lib(inp: &Inputs) -> Outputs {
+    let n = inp.count("n");
+    let x = inp.f32s("x");
+    let (mut y, mut z) = (vec![0f32; x.len()], vec![0f64; x.len()]);
+    for i in 0..n {
+        let v = x[i] * 8.0 - 4.0;
+        let rounded = (v * 3.0).round_ties_even() as i32 as f32;
+        y[i] = v.floor() + 2.0 * v.ceil() + 4.0 * v.trunc() + 8.0 * v.round_ties_even() + rounded + v.abs().sqrt() + 1.5f32.copysign(v);
+        let w = f64::from(v);
+        z[i] = w.abs().sqrt() + w / 3.0 + (w * 2.5).floor() + w.round_ties_even() + (i as i64 * 1_000_003 - 5_000_000) as f64;
+    }
+    outputs(vec![("y", Buffer::F32(y)), ("z", Buffer::F64(z))])
 }
 
 fn wide_index(inp: &Inputs) -> Outputs {

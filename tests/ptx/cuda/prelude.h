@@ -64,6 +64,16 @@ DEVICE float fabsf(float x) { return __nvvm_fabs_f(x); }
 DEVICE int __popc(unsigned x) { return __builtin_popcount(x); }
 DEVICE int __clz(int x) { return __builtin_clz((unsigned)x) /* clz(0) is 32 in PTX */; }
 DEVICE unsigned __brev(unsigned x) { return __builtin_bitreverse32(x); }
+DEVICE float floorf(float x) { return __builtin_floorf(x); }
+DEVICE float ceilf(float x) { return __builtin_ceilf(x); }
+DEVICE float truncf(float x) { return __builtin_truncf(x); }
+DEVICE float rintf(float x) { return __builtin_rintf(x); }
+DEVICE float copysignf(float a, float b) { return __builtin_copysignf(a, b); }
+DEVICE int __float2int_rn(float x) { return __nvvm_f2i_rn(x); }
+DEVICE double sqrt(double x) { return __nvvm_sqrt_rn_d(x); }
+DEVICE double fabs(double x) { return __builtin_fabs(x); }
+DEVICE double floor(double x) { return __builtin_floor(x); }
+DEVICE double rint(double x) { return __builtin_rint(x); }
 DEVICE int min(int a, int b) { return a < b ? a : b; }
 DEVICE int max(int a, int b) { return a > b ? a : b; }
 
