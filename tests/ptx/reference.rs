@@ -156,6 +156,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("pointer_calls", pointer_calls),
     ("wide_index", wide_index),
     ("math_lib", math_lib),
+    ("globals", globals),
 ];
 
 /// The reference of kernel `entry`.
@@ -180,6 +181,19 @@ fn pointer_calls(inp: &Inputs) -> Outputs {
         y[i] += x[i] * 2.0;
     }
     outputs(vec![("y", Buffer::F32(y))])
+}
+
+fn globals(inp: &Inputs) -> Outputs {
+    const TAPS: [f32; 5] = [0.0625, 0.25, 0.375, 0.25, 0.0625];
+    let n = inp.count("n");
+    let x = inp.f32s("x");
+    let mut y = vec![0f32; x.len()];
+    for (i, out) in y.iter_mut().enumerate().take(n) {
+        *out = TAPS.iter().enumerate().fold(0.0, |acc, (k, t)| acc + t * x[(i + k).saturating_sub(2).min(n - 1)]);
+    }
+    // Every thread takes one ticket from a counter that starts at zero.
+    let tickets = (0..inp.s32s("tickets").len()).map(|i| i32::from(i < n)).collect();
+    outputs(vec![("y", Buffer::F32(y)), ("tickets", Buffer::S32(tickets))])
 }
 
 fn math_lib(inp: &Inputs) -> Outputs {

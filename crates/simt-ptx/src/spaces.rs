@@ -25,7 +25,8 @@ impl Spaces {
 
     fn of(space: StateSpace) -> Spaces {
         match space {
-            StateSpace::Global => Spaces(1),
+            // Module `.const` variables live in global buffers (`Entry::module_variable`).
+            StateSpace::Global | StateSpace::Const => Spaces(1),
             StateSpace::Shared => Spaces(2),
             StateSpace::Local => Spaces(4),
             _ => Spaces::UNKNOWN,

@@ -201,6 +201,19 @@ const SCRATCH_PREDS: [u8; 2] = [5, 6];
 struct Symbol {
     space: StateSpace,
     address: u32,
+    /// For a module-scope `.global`/`.const` variable, the register holding its buffer's
+    /// address (loaded from its parameter, `address`, when the kernel starts).
+    base: Option<u8>,
+}
+
+impl Symbol {
+    /// The variable's address as a source: its register, or the literal address.
+    fn value(self) -> Src {
+        match self.base {
+            Some(base) => Src::reg(base),
+            None => Src::imm(self.address),
+        }
+    }
 }
 
 /// One statement of a kernel body that matters to the translation.
@@ -264,6 +277,9 @@ struct Entry<'t, 'a> {
     span: Span,
     /// The PTX's `.target` (or `--arch`): every instruction must exist there.
     target: Option<isa::Target>,
+    /// The module-scope variables the kernel uses, each a buffer parameter: name, element
+    /// type and initial contents.
+    module_vars: Vec<(&'a str, isa::ElemType, isa::ArgInit)>,
     /// The PTX instruction each pushed instruction came from, by pc.
     spans: Vec<Span>,
 }
@@ -324,6 +340,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             span: f.name.span,
             spans: Vec::new(),
             target,
+            module_vars: Vec::new(),
         };
         if let Some(target) = target {
             entry.b.target(target);
@@ -338,6 +355,9 @@ impl<'t, 'a> Entry<'t, 'a> {
             return Err(errors);
         }
         entry.labels = LabelNames::new(&items);
+        if let Err(e) = entry.load_module_variables() {
+            errors.push(e);
+        }
         for item in &items {
             let result = match *item {
                 Item::Label(name, span) => {
@@ -389,8 +409,23 @@ impl<'t, 'a> Entry<'t, 'a> {
             Statement::Variable(v) => Some(v),
             _ => None,
         });
+        let mut used = std::collections::HashSet::new();
+        let mut names = Vec::new();
+        for item in items {
+            if let Item::Inst(inst) = item {
+                for operand in &inst.operands {
+                    names.clear();
+                    operand.names(&mut names);
+                    used.extend(names.iter().copied());
+                }
+            }
+        }
         for var in module_vars.chain(body_vars) {
-            if let Err(e) = self.variable(var, &mut local_size) {
+            let result = match var.space {
+                StateSpace::Global | StateSpace::Const if used.contains(var.name.value) => self.module_variable(var),
+                _ => self.variable(var, &mut local_size),
+            };
+            if let Err(e) = result {
                 errors.push(e);
             }
         }
@@ -446,7 +481,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             match ty {
                 Ok(ty) => {
                     let offset = self.b.param(p.name.value, ty);
-                    self.symbols.insert(p.name.value, Symbol { space: StateSpace::Param, address: offset });
+                    self.symbols.insert(p.name.value, Symbol { space: StateSpace::Param, address: offset, base: None });
                     if let isa::ParamType::Ptr(elem) = ty {
                         self.pointers.insert(p.name.value, elem);
                     }
@@ -457,6 +492,87 @@ impl<'t, 'a> Entry<'t, 'a> {
                 )),
             }
         }
+        for (name, elem, init) in self.module_vars.clone() {
+            if f.params.iter().any(|p| p.name.value == name) {
+                errors.push(Diagnostic::new(f.name.span, format!("module variable `{name}` has the name of a parameter of this kernel")));
+                continue;
+            }
+            let offset = self.b.param(name, isa::ParamType::Ptr(elem));
+            self.b.arg(isa::ArgDefault { name: name.to_string(), init });
+            if let Some(symbol) = self.symbols.get_mut(name) {
+                symbol.address = offset;
+            }
+        }
+    }
+
+    /// Loads each module variable's buffer address into its register, once, first.
+    fn load_module_variables(&mut self) -> Result<()> {
+        for i in 0..self.module_vars.len() {
+            let Symbol { address, base: Some(base), .. } = self.symbols[self.module_vars[i].0] else { continue };
+            let ld = Form::Ld(mods::Ld { space: isa::Space::Param, vec: isa::VecWidth::Scalar, ty: isa::MemType::U32 });
+            self.emit(ld, &[dst(base), isa::Operand::Addr { base: RZ, offset: address as i32 }])?;
+        }
+        Ok(())
+    }
+
+    /// A module-scope `.global` or `.const` variable the kernel uses (a `__device__` or
+    /// `__constant__` variable, a math library table) becomes a buffer parameter of the same
+    /// name whose `.arg` default is the initializer (zeros without one), so each launch
+    /// starts from the values the PTX gives. The kernel reads its address from the parameter.
+    fn module_variable(&mut self, var: &'t ast::Variable<'a>) -> Result<()> {
+        let unsupported = |what: &str| Diagnostic::new(var.span, format!("`{}`: {what} are not supported yet", var.name.value));
+        if var.vector.is_some() {
+            return Err(unsupported("vector variables"));
+        }
+        let (elem, words) = match var.ty {
+            Type::B8 | Type::U8 | Type::S8 => (isa::ElemType::U8, 1),
+            Type::B32 | Type::U32 => (isa::ElemType::U32, 1),
+            Type::S32 => (isa::ElemType::S32, 1),
+            Type::F32 => (isa::ElemType::F32, 1),
+            Type::F64 => (isa::ElemType::F64, 1),
+            // simt has no 64-bit integer elements: two words each, low first.
+            Type::B64 | Type::U64 | Type::S64 => (isa::ElemType::U32, 2),
+            _ => return Err(unsupported("module variables of this type")),
+        };
+        let mut values = Vec::new();
+        if let Some(init) = &var.init {
+            initial_values(init, &mut values).map_err(|span| Diagnostic::new(span, "an initializer that is an address is not supported yet"))?;
+        }
+        let declared: Option<u64> = var.dims.iter().try_fold(1u64, |n, d| d.map(|d| n.saturating_mul(u64::from(d))));
+        let count = declared.unwrap_or(values.len() as u64).max(1);
+        if values.len() as u64 > count {
+            return Err(Diagnostic::new(var.span, format!("`{}` has {} initial values for {count} elements", var.name.value, values.len())));
+        }
+        if count * u64::from(elem.size()) * words > isa::MAX_TOTAL_BUFFER_BYTES {
+            return Err(unsupported("variables this large"));
+        }
+        let name = var.name.value;
+        if !name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(unsupported("module variables whose names are not identifiers"));
+        }
+        let init = if values.iter().all(|v| *v == Immediate::Int(0)) {
+            isa::ArgInit::Zeros(count * words)
+        } else {
+            let literal = |v: &Immediate| match *v {
+                Immediate::Int(i) => isa::Literal::Int(i),
+                Immediate::F32(bits) => isa::Literal::Float(f64::from(f32::from_bits(bits))),
+                Immediate::F64(bits) => isa::Literal::Float(f64::from_bits(bits)),
+            };
+            let mut list: Vec<isa::Literal> = Vec::new();
+            for v in values.iter().chain(std::iter::repeat(&Immediate::Int(0))).take(count as usize) {
+                match (words, *v) {
+                    (2, Immediate::Int(i)) => list.extend([isa::Literal::Int(i64::from(i as u32)), isa::Literal::Int(i64::from((i >> 32) as u32))]),
+                    (2, Immediate::F64(bits)) => list.extend([isa::Literal::Int(i64::from(bits as u32)), isa::Literal::Int(i64::from((bits >> 32) as u32))]),
+                    (2, Immediate::F32(bits)) => list.extend([isa::Literal::Int(i64::from(bits)), isa::Literal::Int(0)]),
+                    (_, v) => list.push(literal(&v)),
+                }
+            }
+            isa::ArgInit::List(list)
+        };
+        // The parameter itself comes after the kernel's own (`declare`), which keep their positions.
+        self.symbols.insert(name, Symbol { space: StateSpace::Global, address: 0, base: None });
+        self.module_vars.push((name, elem, init));
+        Ok(())
     }
 
     fn variable(&mut self, var: &'t ast::Variable<'a>, local_size: &mut u32) -> Result<()> {
@@ -475,7 +591,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             StateSpace::Shared => {
                 let len = u32::try_from(bytes).map_err(|_| unsupported("arrays this large"))?;
                 let address = self.b.shared(var.name.value, isa::ElemType::U8, len, align).map_err(|e| Diagnostic::new(var.span, e.to_string()))?;
-                self.symbols.insert(var.name.value, Symbol { space: StateSpace::Shared, address });
+                self.symbols.insert(var.name.value, Symbol { space: StateSpace::Shared, address, base: None });
             }
             // A call's argument and result variables (`.param` in the call's block) live in
             // LOCAL memory; a block per call declares them again under the same names, and
@@ -488,7 +604,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     return Err(Diagnostic::new(var.span, format!("local memory would reach {end} bytes; a thread may have {}", isa::MAX_LOCAL_BYTES)));
                 }
                 *local_size = end as u32;
-                self.symbols.insert(var.name.value, Symbol { space: StateSpace::Local, address: start as u32 });
+                self.symbols.insert(var.name.value, Symbol { space: StateSpace::Local, address: start as u32, base: None });
             }
             // Module-scope globals and constants only matter to the kernels that use them,
             // which are refused where they name one.
@@ -682,8 +798,14 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
         }
         self.scratch = (highest + 1).next_multiple_of(SCRATCH) as u8;
-        if u32::from(self.scratch) + self.scratch_regs > isa::NUM_REGS {
+        let bases = u32::from(self.scratch) + self.scratch_regs;
+        if bases + self.module_vars.len() as u32 > isa::NUM_REGS {
             return Err(too_many(self.span, "the translation's scratch registers"));
+        }
+        for (i, (name, ..)) in self.module_vars.iter().enumerate() {
+            if let Some(symbol) = self.symbols.get_mut(name) {
+                symbol.base = Some((bases + i as u32) as u8);
+            }
         }
         Ok(())
     }
@@ -913,7 +1035,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn src32(&self, o: &ast::Operand<'a>) -> Result<Src> {
         match o.kind {
             OperandKind::Name(n) if self.locs.contains_key(n) => Ok(Src::reg(self.word(o)?)),
-            OperandKind::Name(n) => Ok(Src::imm(self.symbol(n, o.span)?.address)),
+            OperandKind::Name(n) => Ok(self.symbol(n, o.span)?.value()),
             OperandKind::Immediate(Immediate::Int(v)) => {
                 if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&v) {
                     Ok(Src::imm(v as u32))
@@ -931,7 +1053,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn src64(&mut self, o: &ast::Operand<'a>) -> Result<Src> {
         match o.kind {
             OperandKind::Name(n) if self.locs.contains_key(n) => Ok(Src::reg(self.pair(o)?)),
-            OperandKind::Name(n) => Ok(Src::imm(self.symbol(n, o.span)?.address)),
+            OperandKind::Name(n) => Ok(self.symbol(n, o.span)?.value()),
             OperandKind::Immediate(Immediate::Int(v)) if i32::try_from(v).is_ok() => Ok(Src::imm(v as i32 as u32)),
             OperandKind::Immediate(Immediate::Int(v)) => self.wide_literal(v as u64),
             OperandKind::Immediate(Immediate::F64(bits)) => self.wide_literal(bits),
@@ -958,10 +1080,10 @@ impl<'t, 'a> Entry<'t, 'a> {
         let (base, extra, space) = match base {
             None => (RZ, 0, None),
             Some(b) if self.locs.contains_key(b.value) => (self.word(&ast::Operand { kind: OperandKind::Name(b.value), span: b.span })?, 0, None),
-            Some(b) => {
-                let s = self.symbol(b.value, b.span)?;
-                (RZ, i64::from(s.address), Some(s.space))
-            }
+            Some(b) => match self.symbol(b.value, b.span)? {
+                Symbol { base: Some(base), space, .. } => (base, 0, Some(space)),
+                s => (RZ, i64::from(s.address), Some(s.space)),
+            },
         };
         let offset = i32::try_from(offset + extra).map_err(|_| Diagnostic::new(o.span, "the address offset does not fit 32 bits"))?;
         Ok((isa::Operand::Addr { base, offset }, space))
@@ -1547,7 +1669,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let r = self.pair(o)?;
                 Ok((Src::reg(r), Src::reg(r + 1)))
             }
-            OperandKind::Name(n) => Ok((Src::imm(self.symbol(n, o.span)?.address), Src::imm(0))),
+            OperandKind::Name(n) => Ok((self.symbol(n, o.span)?.value(), Src::imm(0))),
             OperandKind::Immediate(Immediate::Int(v)) => Ok((Src::imm(v as u32), Src::imm((v as u64 >> 32) as u32))),
             OperandKind::Immediate(Immediate::F64(v)) => Ok((Src::imm(v as u32), Src::imm((v >> 32) as u32))),
             _ => Err(Diagnostic::new(o.span, "expected a 64-bit register or literal")),
@@ -1935,7 +2057,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             None => self.generic_space(addr)?,
         };
         let space = match space {
-            StateSpace::Global => isa::Space::Global,
+            // `.const` data is only ever module variables, which live in global buffers.
+            StateSpace::Global | StateSpace::Const => isa::Space::Global,
             StateSpace::Shared => isa::Space::Shared,
             StateSpace::Local => isa::Space::Local,
             StateSpace::Param if load => isa::Space::Param,
@@ -2291,6 +2414,20 @@ fn unsupported(inst: &ast::Instruction<'_>, what: String) -> Diagnostic {
     with_note(Diagnostic::new(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is")
 }
 
+/// An initializer's numbers in order; the span of an address initializer, which has none.
+fn initial_values(init: &ast::Initializer<'_>, out: &mut Vec<Immediate>) -> std::result::Result<(), Span> {
+    match init {
+        ast::Initializer::Value(v) => out.push(v.value),
+        ast::Initializer::Address { name, .. } => return Err(name.span),
+        ast::Initializer::List(list) => {
+            for item in &list.value {
+                initial_values(item, out)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The directed rounding `FFMA.RZ/RM/RP` gives f32 `fma`, `add` and `sub`.
 fn directed(rounding: Option<px::Rounding>) -> Option<isa::Round> {
     match rounding {
@@ -2373,10 +2510,9 @@ fn pointer_types<'a>(
                 Op::Ld(m) if m.ty.bits() == 64 && slot(ops.get(1)).is_some_and(|s| slots.contains_key(&s)) => {
                     slot(ops.get(1)).and_then(|s| slots.get(&s).copied())
                 }
-                Op::St(m) if m.ty.bits() == 64 => {
-                    if let (Some(s), Some(&param)) = (slot(ops.first()), name(ops.get(1)).and_then(|v| origin.get(v)))
-                        && !slots.contains_key(&s)
-                    {
+                // A 64-bit store may put a pointer in a stack slot; it is also an access (`st.global.f64`).
+                Op::St(m) if m.ty.bits() == 64 && slot(ops.first()).is_some_and(|s| !slots.contains_key(&s)) && name(ops.get(1)).is_some_and(|v| origin.contains_key(v)) => {
+                    if let (Some(s), Some(&param)) = (slot(ops.first()), name(ops.get(1)).and_then(|v| origin.get(v))) {
                         slots.insert(s, param);
                         changed = true;
                     }

@@ -64,16 +64,16 @@ fn doubles_and_64_bit_integers_follow_ptx() {
         let source = kernel(op);
         let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
         let kernel = &module.kernels[0];
-        // simt has no 64-bit integer element type: the 64-bit buffers are words.
+        // simt has no 64-bit integer element type: that buffer is words.
         let types: Vec<String> = kernel.params.iter().map(|p| p.ty.name()).collect();
-        assert_eq!(types, ["ptr.u32", "ptr.f64", "ptr.u32"], "{op}");
+        assert_eq!(types, ["ptr.u32", "ptr.f64", "ptr.f64"], "{op}");
         let request = LaunchRequest {
             grid: Some([1, 1, 1]),
             block: Some([32, 1, 1]),
             args: vec![
                 Arg::new("k_param_0", ArgInit::List(ints.iter().flat_map(|&v| [v as u32, (v >> 32) as u32]).map(|w| Literal::Int(i64::from(w))).collect())),
                 Arg::new("k_param_1", ArgInit::List(doubles.iter().map(|&v| Literal::Float(v)).collect())),
-                Arg::new("k_param_2", ArgInit::Zeros(64)),
+                Arg::new("k_param_2", ArgInit::Zeros(32)),
             ],
             module_dir: None,
         };
