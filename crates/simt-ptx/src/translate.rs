@@ -277,6 +277,8 @@ struct Entry<'t, 'a> {
     span: Span,
     /// The PTX's `.target` (or `--arch`): every instruction must exist there.
     target: Option<isa::Target>,
+    /// Whether the current instruction's 64-bit literal already fills the scratch pair.
+    wide_literal_taken: bool,
     /// The module-scope variables the kernel uses, each a buffer parameter: name, element
     /// type and initial contents.
     module_vars: Vec<(&'a str, isa::ElemType, isa::ArgInit)>,
@@ -340,6 +342,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             span: f.name.span,
             spans: Vec::new(),
             target,
+            wide_literal_taken: false,
             module_vars: Vec::new(),
         };
         if let Some(target) = target {
@@ -1062,6 +1065,10 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     fn wide_literal(&mut self, bits: u64) -> Result<Src> {
+        // One scratch pair holds it: a second would overwrite the first.
+        if std::mem::replace(&mut self.wide_literal_taken, true) {
+            return Err(Diagnostic::new(self.span, "two 64-bit literals that do not fit 32 bits in one instruction are not supported; compute one into a register first"));
+        }
         let r = self.scratch + 2;
         self.mov(r, Src::Imm { bits, wide: true })?;
         Ok(Src::reg(r))
@@ -1099,6 +1106,7 @@ impl<'t, 'a> Entry<'t, 'a> {
 
     fn instruction(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
         self.span = inst.span;
+        self.wide_literal_taken = false;
         self.line = self.lines.line(inst.span.start);
         self.guard = isa::Guard::ALWAYS;
         let write_back = self.unspill(inst)?;

@@ -21,6 +21,11 @@ fn an_instruction_newer_than_the_ptx_target() {
 }
 
 #[test]
+fn two_wide_literals_in_one_instruction() {
+    insta::assert_snapshot!(refusal(&kernel("\tadd.s64 %rd1, 5000000000, 6000000000;\n")));
+}
+
+#[test]
 fn rounding_modes_other_than_nearest() {
     insta::assert_snapshot!(refusal(&kernel("\tmul.rz.f32 %f1, %f2, %f3;\n")));
 }
