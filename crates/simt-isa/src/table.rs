@@ -1000,6 +1000,10 @@ instruction_table! {
     Drnd: "DRND" [rnd: Round = Rn], &[op("d", D2), op("a", S_F64)], optional 0, Fp64, Convert, [];
     /// `d = b` with its `len`-bit field at bit `pos` replaced by the low bits of `a` (PTX `bfi`; `pos` and `len` taken mod 256, bits past bit 31 dropped).
     Bfi: "BFI" [], &[op("d", D), op("a", S_INT), op("b", S_INT), op("pos", S_INT), op("len", S_INT)], optional 0, Int, Alu, [];
+    /// `d = a / b` on 64-bit pairs, rounded toward zero (signed unless `U64`); `b = 0` gives all ones, `i64::MIN / -1` gives `i64::MIN`; a literal `b` is sign-extended.
+    Idiv64: "IDIV64" [ty: Int64Type = S64], &[op("d", D2), op("a", S_PAIR), op("b", S_PAIR_INT)], optional 0, Sfu, Sfu, [];
+    /// `d = a - b * (a / b)` on 64-bit pairs, the remainder of `IDIV64` (its sign is `a`'s); `b = 0` gives `a`.
+    Irem64: "IREM64" [ty: Int64Type = S64], &[op("d", D2), op("a", S_PAIR), op("b", S_PAIR_INT)], optional 0, Sfu, Sfu, [];
 }
 
 impl Opcode {

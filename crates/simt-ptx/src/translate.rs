@@ -1226,10 +1226,23 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
                         self.op(Opcode::Ddiv, &[dst(d), src(x), src(y)])
                     }
+                    (Type::S64 | Type::U64, None, false) => {
+                        let d = self.pair(d)?;
+                        let (x, y) = (self.src64(x)?, self.src64(y)?);
+                        let ty = if dv.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
+                        self.emit(Form::Idiv64(mods::Idiv64 { ty }), &[dst(d), src(x), src(y)])
+                    }
                     _ => Err(unsupported(format!("`div{}`", dv.ty))).map_err(|e| {
-                        with_note(e, "supported: div.s32, div.u32, div.rn.f32, div.approx.f32, div.full.f32, div.rn.f64")
+                        with_note(e, "supported: div.s32, div.u32, div.s64, div.u64, div.rn.f32, div.approx.f32, div.full.f32, div.rn.f64")
                     }),
                 }
+            }
+            Op::Rem(t) if matches!(t.ty, Type::S64 | Type::U64) => {
+                let [d, x, y] = self.operands(inst)?;
+                let d = self.pair(d)?;
+                let (x, y) = (self.src64(x)?, self.src64(y)?);
+                let ty = if t.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
+                self.emit(Form::Irem64(mods::Irem64 { ty }), &[dst(d), src(x), src(y)])
             }
             Op::Rem(t) if matches!(t.ty, Type::S32 | Type::U32) => {
                 let [d, x, y] = self.operands(inst)?;
@@ -1994,11 +2007,42 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn mov_instruction(&mut self, inst: &'t ast::Instruction<'a>, t: px::Typed) -> Result<()> {
         let [d, x] = self.operands(inst)?;
         if let OperandKind::Special(sr) = x.kind {
+            use px::SpecialReg as P;
+            let lanes = |lane_bit: u32| -> Src { Src::imm(lane_bit) };
+            match sr {
+                // simt's clock is 32 bits: %clock64 is it, zero-extended (docs/ptx.md).
+                P::Clock64 => {
+                    let d = self.pair(d)?;
+                    self.op(Opcode::S2r, &[dst(d), isa::Operand::Special(isa::SpecialReg::Clock)])?;
+                    return self.mov(d + 1, Src::imm(0));
+                }
+                // The lane masks from %laneid: eq = 1 << lane, lt = eq - 1, le = lt | eq, gt = !le, ge = !lt.
+                P::LanemaskEq | P::LanemaskLt | P::LanemaskLe | P::LanemaskGt | P::LanemaskGe => {
+                    let d = self.word(d)?;
+                    let t = self.scratch;
+                    self.op(Opcode::S2r, &[dst(t), isa::Operand::Special(isa::SpecialReg::LaneId)])?;
+                    self.op(Opcode::Shl, &[dst(t), src(lanes(1)), src(Src::reg(t))])?;
+                    if sr == P::LanemaskEq {
+                        return self.mov(d, Src::reg(t));
+                    }
+                    self.op(Opcode::Iadd, &[dst(t + 1), src(Src::reg(t)), src(Src::imm(u32::MAX))])?;
+                    return match sr {
+                        P::LanemaskLt => self.mov(d, Src::reg(t + 1)),
+                        P::LanemaskGe => self.op(Opcode::Not, &[dst(d), src(Src::reg(t + 1))]),
+                        P::LanemaskLe => self.op(Opcode::Or, &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))]),
+                        _ => {
+                            self.op(Opcode::Or, &[dst(t), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+                            self.op(Opcode::Not, &[dst(d), src(Src::reg(t))])
+                        }
+                    };
+                }
+                _ => {}
+            }
             let d = self.word(d)?;
             let sr = special(sr).ok_or_else(|| {
                 with_note(
                     Diagnostic::new(x.span, format!("the special register `{sr:?}` is not supported")),
-                    "supported: %tid, %ntid, %ctaid, %nctaid, %laneid, %warpid, %smid, %clock",
+                    "supported: %tid, %ntid, %ctaid, %nctaid, %laneid, %warpid, %smid, %clock, %clock64, %lanemask_*",
                 )
             })?;
             return self.op(Opcode::S2r, &[dst(d), isa::Operand::Special(sr)]);

@@ -47,3 +47,32 @@ fn bfind_and_copysign_follow_ptx() {
         assert_eq!(out[4 * lane..4 * lane + 4], want, "x = {x:#010x}");
     }
 }
+
+const MASKS: &str = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 k_param_0)\n{\n\
+    \t.reg .b32 %r<10>;\n\t.reg .b64 %rd<12>;\n\
+    \tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\
+    \tmov.u32 %r2, %lanemask_eq;\n\tmov.u32 %r3, %lanemask_lt;\n\tmov.u32 %r4, %lanemask_le;\n\tmov.u32 %r5, %lanemask_gt;\n\tmov.u32 %r6, %lanemask_ge;\n\
+    \tmov.u64 %rd3, %clock64;\n\tcvt.u64.u32 %rd4, %r1;\n\tadd.s64 %rd5, %rd4, -7;\n\
+    \tdiv.s64 %rd6, %rd5, 3;\n\trem.s64 %rd7, %rd5, 3;\n\tdiv.u64 %rd8, %rd5, 3;\n\
+    \tmul.wide.u32 %rd9, %r1, 64;\n\tadd.s64 %rd10, %rd2, %rd9;\n\
+    \tst.global.v4.u32 [%rd10], {%r2, %r3, %r4, %r5};\n\tst.global.u32 [%rd10+16], %r6;\n\tst.global.u64 [%rd10+24], %rd6;\n\
+    \tst.global.u64 [%rd10+32], %rd7;\n\tst.global.u64 [%rd10+40], %rd8;\n\tshr.u64 %rd11, %rd3, 32;\n\tst.global.u64 [%rd10+48], %rd11;\n\tret;\n}\n";
+
+#[test]
+fn lane_masks_clock64_and_64_bit_division_follow_ptx() {
+    let module = simt_ptx::translate("k.ptx", MASKS, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", MASKS, false)));
+    let kernel = &module.kernels[0];
+    let request = LaunchRequest { grid: Some([1, 1, 1]), block: Some([32, 1, 1]), args: vec![Arg::new("k_param_0", ArgInit::Zeros(512))], module_dir: None };
+    let launch = prepare(kernel, &request).expect("valid launch");
+    run(kernel, &launch.config, &launch.memory, &RunOptions::default(), None).expect("runs");
+    let (_, bytes) = launch.buffer("k_param_0").expect("the output");
+    let word = |i: usize| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
+    let pair = |i: usize| u64::from(word(i)) | u64::from(word(i + 1)) << 32;
+    for lane in 0..32usize {
+        let at = 16 * lane;
+        let eq = 1u32 << lane;
+        assert_eq!([word(at), word(at + 1), word(at + 2), word(at + 3), word(at + 4)], [eq, eq - 1, eq | (eq - 1), !(eq | (eq - 1)), !(eq - 1)], "lane {lane}");
+        let v = lane as i64 - 7;
+        assert_eq!([pair(at + 6), pair(at + 8), pair(at + 10), pair(at + 12)], [(v / 3) as u64, (v % 3) as u64, v as u64 / 3, 0], "lane {lane}");
+    }
+}

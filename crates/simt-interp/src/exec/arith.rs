@@ -203,6 +203,8 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
         Form::Dmul(_) => d2(DOp::Mul),
         Form::Iadd64(_) => int64(Int64Op::Add, pair(1), pair(2)),
         Form::Isub64(_) => int64(Int64Op::Sub, pair(1), pair(2)),
+        Form::Idiv64(mods::Idiv64 { ty }) => int64(if ty == Int64Type::S64 { Int64Op::DivS } else { Int64Op::DivU }, pair(1), pair(2)),
+        Form::Irem64(mods::Irem64 { ty }) => int64(if ty == Int64Type::S64 { Int64Op::RemS } else { Int64Op::RemU }, pair(1), pair(2)),
         Form::Imin64(mods::Imin64 { ty }) => int64(if ty == Int64Type::S64 { Int64Op::MinS } else { Int64Op::MinU }, pair(1), pair(2)),
         Form::Imax64(mods::Imax64 { ty }) => int64(if ty == Int64Type::S64 { Int64Op::MaxS } else { Int64Op::MaxU }, pair(1), pair(2)),
         Form::Isetp64(mods::Isetp64 { cmp, ty, bop }) => ArithOp::Isetp64 {
@@ -387,7 +389,7 @@ impl BlockSim<'_> {
                 macro_rules! per_op {
                     ($($o:ident),*) => { match op { $(Int64Op::$o => per_lane(|l| arith::int64_op(Int64Op::$o, a[l], b[l])),)* } };
                 }
-                let v = per_op!(Add, Sub, Mul, MinS, MinU, MaxS, MaxU, MulWideS, MulWideU, Shl, ShrU, ShrS);
+                let v = per_op!(Add, Sub, Mul, MinS, MinU, MaxS, MaxU, DivS, DivU, RemS, RemU, MulWideS, MulWideU, Shl, ShrU, ShrS);
                 write64(warp, d, &v, exec);
             }
             ArithOp::Plop { p, a, b, bop } => {
