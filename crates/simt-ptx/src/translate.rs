@@ -412,14 +412,17 @@ impl<'t, 'a> Entry<'t, 'a> {
             Statement::Variable(v) => Some(v),
             _ => None,
         });
-        let mut used = std::collections::HashSet::new();
-        let mut names = Vec::new();
-        for item in items {
-            if let Item::Inst(inst) = item {
-                for operand in &inst.operands {
-                    names.clear();
-                    operand.names(&mut names);
-                    used.extend(names.iter().copied());
+        // The names the kernel mentions, wanted only when the module has variables of its own.
+        let mut used = rustc_hash::FxHashSet::default();
+        if module.items.iter().any(|i| matches!(i, ast::Item::Variable(v) if matches!(v.space, StateSpace::Global | StateSpace::Const))) {
+            let mut names = Vec::new();
+            for item in items {
+                if let Item::Inst(inst) = item {
+                    for operand in &inst.operands {
+                        names.clear();
+                        operand.names(&mut names);
+                        used.extend(names.iter().copied());
+                    }
                 }
             }
         }
