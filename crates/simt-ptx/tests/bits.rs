@@ -1,8 +1,11 @@
 //! Bit manipulation nvcc emits for math library code (`frexpf`, `ilogbf`, `copysignf`):
 //! `bfind` (plain, `.shiftamt`, signed) and `copysign`, lane by lane against PTX's definitions.
 
-use simt_host::{prepare, Arg, LaunchRequest};
-use simt_interp::{run, RunOptions};
+mod common;
+
+use common::run_one_warp;
+use simt_host::Arg;
+use simt_interp::SimtModel;
 use simt_isa::{ArgInit, Literal};
 
 const KERNEL: &str = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1)\n{\n\
@@ -29,18 +32,9 @@ fn bfind_and_copysign_follow_ptx() {
         .into_iter()
         .chain((0..20).map(|i: u32| i.wrapping_mul(0x9E37_79B9) >> (i % 32)))
         .collect();
-    let module = simt_ptx::translate("k.ptx", KERNEL, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", KERNEL, false)));
-    let kernel = &module.kernels[0];
     let list = inputs.iter().map(|&v| Literal::Int(i64::from(v))).collect();
-    let request = LaunchRequest {
-        grid: Some([1, 1, 1]),
-        block: Some([32, 1, 1]),
-        args: vec![Arg::new("k_param_0", ArgInit::List(list)), Arg::new("k_param_1", ArgInit::Zeros(128))],
-        module_dir: None,
-    };
-    let launch = prepare(kernel, &request).expect("valid launch");
-    run(kernel, &launch.config, &launch.memory, &RunOptions::default(), None).expect("runs");
-    let (_, bytes) = launch.buffer("k_param_1").expect("the output");
+    let args = vec![Arg::new("k_param_0", ArgInit::List(list)), Arg::new("k_param_1", ArgInit::Zeros(128))];
+    let (bytes, _) = run_one_warp(KERNEL, args, "k_param_1", SimtModel::Its);
     let out: Vec<u32> = bytes.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
     for (lane, &x) in inputs.iter().enumerate() {
         let want = [bfind(x, false, false), bfind(x, false, true), bfind(x, true, false), (1.5f32.to_bits() & 0x7FFF_FFFF) | (x & 0x8000_0000)];
@@ -60,12 +54,7 @@ const MASKS: &str = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .en
 
 #[test]
 fn lane_masks_clock64_and_64_bit_division_follow_ptx() {
-    let module = simt_ptx::translate("k.ptx", MASKS, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", MASKS, false)));
-    let kernel = &module.kernels[0];
-    let request = LaunchRequest { grid: Some([1, 1, 1]), block: Some([32, 1, 1]), args: vec![Arg::new("k_param_0", ArgInit::Zeros(512))], module_dir: None };
-    let launch = prepare(kernel, &request).expect("valid launch");
-    run(kernel, &launch.config, &launch.memory, &RunOptions::default(), None).expect("runs");
-    let (_, bytes) = launch.buffer("k_param_0").expect("the output");
+    let (bytes, _) = run_one_warp(MASKS, vec![Arg::new("k_param_0", ArgInit::Zeros(512))], "k_param_0", SimtModel::Its);
     let word = |i: usize| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
     let pair = |i: usize| u64::from(word(i)) | u64::from(word(i + 1)) << 32;
     for lane in 0..32usize {

@@ -2,8 +2,11 @@
 //! 64-bit integers, rounding to an integral f64 (floor, rint), division, square root,
 //! reciprocal, and `bfi.b64`, lane by lane against Rust.
 
-use simt_host::{prepare, Arg, LaunchRequest};
-use simt_interp::{run, RunOptions};
+mod common;
+
+use common::run_one_warp;
+use simt_host::Arg;
+use simt_interp::SimtModel;
 use simt_isa::{ArgInit, Literal};
 
 const OPS: [&str; 8] = [
@@ -61,25 +64,14 @@ fn doubles_and_64_bit_integers_follow_ptx() {
         -123.5, 7.0,
     ];
     for (i, op) in OPS.iter().enumerate() {
-        let source = kernel(op);
-        let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
-        let kernel = &module.kernels[0];
+        let args = vec![
+            Arg::new("k_param_0", ArgInit::List(ints.iter().flat_map(|&v| [v as u32, (v >> 32) as u32]).map(|w| Literal::Int(i64::from(w))).collect())),
+            Arg::new("k_param_1", ArgInit::List(doubles.iter().map(|&v| Literal::Float(v)).collect())),
+            Arg::new("k_param_2", ArgInit::Zeros(32)),
+        ];
+        let (bytes, types) = run_one_warp(&kernel(op), args, "k_param_2", SimtModel::Its);
         // simt has no 64-bit integer element type: that buffer is words.
-        let types: Vec<String> = kernel.params.iter().map(|p| p.ty.name()).collect();
         assert_eq!(types, ["ptr.u32", "ptr.f64", "ptr.f64"], "{op}");
-        let request = LaunchRequest {
-            grid: Some([1, 1, 1]),
-            block: Some([32, 1, 1]),
-            args: vec![
-                Arg::new("k_param_0", ArgInit::List(ints.iter().flat_map(|&v| [v as u32, (v >> 32) as u32]).map(|w| Literal::Int(i64::from(w))).collect())),
-                Arg::new("k_param_1", ArgInit::List(doubles.iter().map(|&v| Literal::Float(v)).collect())),
-                Arg::new("k_param_2", ArgInit::Zeros(32)),
-            ],
-            module_dir: None,
-        };
-        let launch = prepare(kernel, &request).unwrap_or_else(|e| panic!("{op}: {e}"));
-        run(kernel, &launch.config, &launch.memory, &RunOptions::default(), None).expect("runs");
-        let (_, bytes) = launch.buffer("k_param_2").expect("the output");
         for (lane, got) in bytes.chunks_exact(8).enumerate() {
             let got = u64::from_le_bytes(got.try_into().unwrap());
             let (x, y) = (ints[lane], doubles[lane]);

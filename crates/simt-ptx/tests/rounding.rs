@@ -2,8 +2,11 @@
 //! truncf, floorf, ceilf) and to an integer (`__float2int_rn`, ...), and `cvt.sat.f32.f32`,
 //! lane by lane against Rust's definitions.
 
-use simt_host::{prepare, Arg, LaunchRequest};
-use simt_interp::{run, RunOptions};
+mod common;
+
+use common::run_one_warp;
+use simt_host::Arg;
+use simt_interp::SimtModel;
 use simt_isa::{ArgInit, Literal};
 
 const OPS: [&str; 9] = [
@@ -53,19 +56,9 @@ fn conversions_round_as_ptx_says() {
         0.25, 2147483520.0,
     ];
     for (i, op) in OPS.iter().enumerate() {
-        let source = kernel(op);
-        let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
-        let kernel = &module.kernels[0];
         let list = inputs.iter().map(|&v| Literal::Float(f64::from(v))).collect();
-        let request = LaunchRequest {
-            grid: Some([1, 1, 1]),
-            block: Some([32, 1, 1]),
-            args: vec![Arg::new("k_param_0", ArgInit::List(list)), Arg::new("k_param_1", ArgInit::Zeros(32))],
-            module_dir: None,
-        };
-        let launch = prepare(kernel, &request).expect("valid launch");
-        run(kernel, &launch.config, &launch.memory, &RunOptions::default(), None).expect("runs");
-        let (_, bytes) = launch.buffer("k_param_1").expect("the output");
+        let args = vec![Arg::new("k_param_0", ArgInit::List(list)), Arg::new("k_param_1", ArgInit::Zeros(32))];
+        let (bytes, _) = run_one_warp(&kernel(op), args, "k_param_1", SimtModel::Its);
         for (lane, (&x, got)) in inputs.iter().zip(bytes.chunks_exact(4)).enumerate() {
             let got = u32::from_le_bytes(got.try_into().unwrap());
             assert_eq!(got, want(i, x), "`{}` of {x:e} (lane {lane}): {got:#x}", op.lines().next().unwrap());

@@ -2,8 +2,11 @@
 //! each lane's value and predicate against PTX's rule, for every mode, segment width and
 //! kind of lane operand, under both SIMT models.
 
-use simt_host::{prepare, Arg, LaunchRequest};
-use simt_interp::{run, RunOptions, SimtModel};
+mod common;
+
+use common::run_one_warp;
+use simt_host::Arg;
+use simt_interp::SimtModel;
 use simt_isa::ArgInit;
 
 const MODES: [&str; 4] = ["up", "down", "bfly", "idx"];
@@ -43,18 +46,8 @@ fn predicate_output_says_whether_the_source_lane_was_in_the_segment() {
             let c = ((32 - width) << 8) | if mode == "up" { 0 } else { width - 1 };
             for b in [Some(1), Some(5), Some(16), Some(37), None] {
                 let source = kernel(mode, b, c);
-                let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
-                let kernel = &module.kernels[0];
                 for simt in [SimtModel::Its, SimtModel::Stack] {
-                    let request = LaunchRequest {
-                        grid: Some([1, 1, 1]),
-                        block: Some([32, 1, 1]),
-                        args: vec![Arg::new("k_param_0", ArgInit::Zeros(64))],
-                        module_dir: None,
-                    };
-                    let launch = prepare(kernel, &request).expect("valid launch");
-                    run(kernel, &launch.config, &launch.memory, &RunOptions { simt, ..RunOptions::default() }, None).expect("runs");
-                    let (_, bytes) = launch.buffer("k_param_0").expect("the buffer");
+                    let (bytes, _) = run_one_warp(&source, vec![Arg::new("k_param_0", ArgInit::Zeros(64))], "k_param_0", simt);
                     let words: Vec<i32> = bytes.chunks_exact(4).map(|w| i32::from_le_bytes(w.try_into().unwrap())).collect();
                     for lane in 0..32 {
                         let (from, valid) = ptx_rule(mode, lane, b.unwrap_or(lane % 7), c);
