@@ -157,6 +157,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("wide_index", wide_index),
     ("math_lib", math_lib),
     ("globals", globals),
+    ("bit_mix", bit_mix),
 ];
 
 /// The reference of kernel `entry`.
@@ -208,6 +209,42 @@ fn math_lib(inp: &Inputs) -> Outputs {
         z[i] = w.abs().sqrt() + w / 3.0 + (w * 2.5).floor() + w.round_ties_even() + (i as i64 * 1_000_003 - 5_000_000) as f64;
     }
     outputs(vec![("y", Buffer::F32(y)), ("z", Buffer::F64(z))])
+}
+
+fn bit_mix(inp: &Inputs) -> Outputs {
+    let n = inp.count("n");
+    let x = inp.u32s("x");
+    let (mut out, mut z) = (inp.u32s("out").to_vec(), inp.f64s("z").to_vec());
+    // CUDA's __byte_perm: the low three bits of each selector nibble pick a byte of y:x.
+    let byte_perm = |a: u32, b: u32, s: u32| {
+        let bytes = u64::from(a) | u64::from(b) << 32;
+        (0..4).fold(0u32, |r, k| r | (((bytes >> (8 * ((s >> (4 * k)) & 7))) & 0xFF) as u32) << (8 * k))
+    };
+    for i in 0..n {
+        let (a, b) = (x[i], x[(i + 1) % n]);
+        let w = u64::from(a) << 32 | u64::from(b);
+        let (funnel, shift) = (u64::from(a) | u64::from(b) << 32, i as u32);
+        let f = (a as i32) as f32 * 1e-3;
+        let ll = (f * 1e6) as i64;
+        let values = [
+            u64::from(byte_perm(a, b, 0x5140)) | u64::from(byte_perm(a, b, a & 0x7777)) << 32,
+            u64::from(((funnel << (shift & 31)) >> 32) as u32) | u64::from((funnel >> shift.min(32)) as u32) << 32,
+            u64::from(a.rotate_left(7)) ^ u64::from(b.rotate_right(13)) << 32,
+            ((u128::from(w) * 0x9E37_79B9_7F4A_7C15) >> 64) as u64 ^ ((i128::from(w as i64) * -12_345_678_901) >> 64) as u64,
+            (i32::from(a as i16) * i32::from(b as i16)) as i64 as u64,
+            w.wrapping_mul(u64::from(b)).wrapping_add(0x1_2345_6789),
+            ll as u64 ^ (((f * 3.0e9).round_ties_even() as i64 as u64) << 1),
+            u64::from((w as i64 as f32).to_bits()) | u64::from((w as f32).to_bits()) << 32,
+        ];
+        for (k, v) in values.iter().enumerate() {
+            out[16 * i + 2 * k] = *v as u32;
+            out[16 * i + 2 * k + 1] = (v >> 32) as u32;
+        }
+        let (d, e) = (w as f64, w as i64 as f64);
+        z[2 * i] = d.min(e * 0.5);
+        z[2 * i + 1] = (-d).max(e) + ll as f64;
+    }
+    outputs(vec![("out", Buffer::U32(out)), ("z", Buffer::F64(z))])
 }
 
 fn wide_index(inp: &Inputs) -> Outputs {

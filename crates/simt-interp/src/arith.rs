@@ -7,7 +7,7 @@
 //! operation, so the loop never matches on the operation per lane.
 
 use half::{bf16, f16};
-use simt_isa::{BoolOp, Cmp, CvtType, FCmp, MufuOp, Round};
+use simt_isa::{BoolOp, Cmp, CvtType, FCmp, MufuOp, PrmtMode, Round};
 use simt_tensor::formats::{MiniFloat, tf32_round};
 
 /// Float flags of FADD/FMUL/FFMA/FMIN/FMAX.
@@ -50,6 +50,10 @@ pub enum Int64Op {
     MulWideS,
     /// The whole product of the low 32 bits of each source, unsigned.
     MulWideU,
+    /// The high 64 bits of the 128-bit product, signed.
+    MulHiS,
+    /// The high 64 bits of the 128-bit product, unsigned.
+    MulHiU,
 }
 
 /// One lane of a 64-bit integer operation, wrapping; a shift count (`b`) of 64 or
@@ -75,6 +79,8 @@ pub fn int64_op(op: Int64Op, a: u64, b: u64) -> u64 {
         Int64Op::ShrS => ((a as i64) >> b.min(63)) as u64,
         Int64Op::MulWideS => low_signed(a).wrapping_mul(low_signed(b)) as u64,
         Int64Op::MulWideU => (a & 0xFFFF_FFFF) * (b & 0xFFFF_FFFF),
+        Int64Op::MulHiS => ((i128::from(a as i64) * i128::from(b as i64)) >> 64) as u64,
+        Int64Op::MulHiU => ((u128::from(a) * u128::from(b)) >> 64) as u64,
     }
 }
 
@@ -84,6 +90,8 @@ pub enum DOp {
     Add,
     Mul,
     Div,
+    Min,
+    Max,
 }
 
 /// Declares an enum of lane operations over the sources `$x`: each variant's lane
@@ -169,8 +177,54 @@ lane_ops!(
         Lea => shl(a, c).wrapping_add(b),
         BfeU => bfe(a, b, c, false),
         BfeS => bfe(a, b, c, true),
+        PrmtIdx => prmt(a, b, c, PrmtMode::Idx),
+        PrmtF4e => prmt(a, b, c, PrmtMode::F4e),
+        PrmtB4e => prmt(a, b, c, PrmtMode::B4e),
+        PrmtRc8 => prmt(a, b, c, PrmtMode::Rc8),
+        PrmtEcl => prmt(a, b, c, PrmtMode::Ecl),
+        PrmtEcr => prmt(a, b, c, PrmtMode::Ecr),
+        PrmtRc16 => prmt(a, b, c, PrmtMode::Rc16),
+        ShfLWrap => shf(a, b, c & 31, true),
+        ShfLClamp => shf(a, b, c.min(32), true),
+        ShfRWrap => shf(a, b, c & 31, false),
+        ShfRClamp => shf(a, b, c.min(32), false),
     }
 );
+
+/// PTX `shf`: the 64-bit `high:low` shifted by `n` (at most 32), the high word of a left
+/// shift or the low word of a right one.
+#[inline(always)]
+fn shf(low: u32, high: u32, n: u32, left: bool) -> u32 {
+    let pair = u64::from(low) | (u64::from(high) << 32);
+    if left { ((pair << n) >> 32) as u32 } else { (pair >> n) as u32 }
+}
+
+/// PTX `prmt.b32`: byte `i` of the result is byte `pick(i)` of the eight bytes of `b:a`.
+#[inline(always)]
+fn prmt(a: u32, b: u32, c: u32, mode: PrmtMode) -> u32 {
+    let bytes = u64::from(a) | (u64::from(b) << 32);
+    let byte = |k: u32| ((bytes >> (8 * (k & 7))) & 0xFF) as u32;
+    let s = c & 3;
+    let mut out = 0;
+    for i in 0..4u32 {
+        let picked = match mode {
+            PrmtMode::Idx => {
+                let nibble = (c >> (4 * i)) & 0xF;
+                let value = byte(nibble);
+                // Bit 3 of the nibble replicates the picked byte's sign bit.
+                if nibble & 8 == 0 { value } else if value & 0x80 != 0 { 0xFF } else { 0 }
+            }
+            PrmtMode::F4e => byte(s + i),
+            PrmtMode::B4e => byte(s.wrapping_sub(i)),
+            PrmtMode::Rc8 => byte(s),
+            PrmtMode::Ecl => byte(i.max(s)),
+            PrmtMode::Ecr => byte(i.min(s)),
+            PrmtMode::Rc16 => byte(2 * (s & 1) + (i & 1)),
+        };
+        out |= picked << (8 * i);
+    }
+    out
+}
 
 /// PTX `bfe`: the `len`-bit field of `a` at `pos` (both mod 256); bits past bit 31, and
 /// all bits above the field, are the extension (the field's top bit when signed, else 0).
@@ -230,15 +284,13 @@ fn input(bits: u32, flags: FFlags) -> f32 {
 
 /// IEEE minimum/maximum as the contract defines them: the non-NaN operand wins, -0 < +0.
 #[inline(always)]
-fn min_max(a: f32, b: f32, max: bool) -> f32 {
+fn min_max<F: MinMax>(a: F, b: F, max: bool) -> F {
     match (a.is_nan(), b.is_nan()) {
-        (true, true) => f32::from_bits(NAN32),
+        (true, true) => F::CANONICAL_NAN,
         (true, false) => b,
         (false, true) => a,
-        _ if a == b => {
-            // Equal values differ at most in the sign of zero: OR the signs for min, AND for max.
-            if max { f32::from_bits(a.to_bits() & b.to_bits()) } else { f32::from_bits(a.to_bits() | b.to_bits()) }
-        }
+        // Equal values differ at most in the sign of zero: OR the signs for min, AND for max.
+        _ if a == b => a.join_bits(b, max),
         _ => {
             if (a < b) != max {
                 a
@@ -246,6 +298,34 @@ fn min_max(a: f32, b: f32, max: bool) -> f32 {
                 b
             }
         }
+    }
+}
+
+/// What FMIN/FMAX and DMIN/DMAX need of a float type.
+trait MinMax: Copy + PartialOrd {
+    const CANONICAL_NAN: Self;
+    fn is_nan(self) -> bool;
+    /// The bitwise AND (`and`) or OR of the two values' bits.
+    fn join_bits(self, other: Self, and: bool) -> Self;
+}
+
+impl MinMax for f32 {
+    const CANONICAL_NAN: f32 = f32::from_bits(NAN32);
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+    fn join_bits(self, other: f32, and: bool) -> f32 {
+        f32::from_bits(if and { self.to_bits() & other.to_bits() } else { self.to_bits() | other.to_bits() })
+    }
+}
+
+impl MinMax for f64 {
+    const CANONICAL_NAN: f64 = f64::from_bits(NAN64);
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+    fn join_bits(self, other: f64, and: bool) -> f64 {
+        f64::from_bits(if and { self.to_bits() & other.to_bits() } else { self.to_bits() | other.to_bits() })
     }
 }
 
@@ -350,6 +430,8 @@ pub fn f64_op(op: DOp, a: u64, b: u64) -> u64 {
         DOp::Add => x + y,
         DOp::Mul => x * y,
         DOp::Div => x / y,
+        DOp::Min => min_max(x, y, false),
+        DOp::Max => min_max(x, y, true),
     })
 }
 
@@ -478,6 +560,7 @@ pub fn mufu(op: MufuOp, a: u32) -> u32 {
         MufuOp::Cos => x.cos(),
         MufuOp::Ex2 => x.exp2(),
         MufuOp::Lg2 => x.log2(),
+        MufuOp::Tanh => x.tanh(),
     };
     canon32(r as f32)
 }
@@ -514,15 +597,17 @@ pub fn pack(a: u32, b: u32, bf: bool) -> u32 {
 
 /// `CVT`: the source as a 64-bit pattern (low word first), the result likewise.
 pub fn cvt(src: u64, from: CvtType, to: CvtType, neg: bool, abs: bool) -> u64 {
-    // Every source type is exactly representable in f64 or i64, so convert through those.
+    // Every source type is exactly representable in f64 or i128, so convert through those.
     enum Num {
-        Int(i64),
+        Int(i128),
         Float(f64),
     }
     let lo = src as u32;
     let mut value = match from {
-        CvtType::U32 => Num::Int(i64::from(lo)),
-        CvtType::S32 => Num::Int(i64::from(lo as i32)),
+        CvtType::U32 => Num::Int(i128::from(lo)),
+        CvtType::S32 => Num::Int(i128::from(lo as i32)),
+        CvtType::U64 => Num::Int(i128::from(src)),
+        CvtType::S64 => Num::Int(i128::from(src as i64)),
         CvtType::F32 => Num::Float(f64::from(f32::from_bits(lo))),
         CvtType::F64 => Num::Float(f64::from_bits(src)),
         CvtType::F16 => Num::Float(f64::from(f16::from_bits(lo as u16))),
@@ -532,25 +617,41 @@ pub fn cvt(src: u64, from: CvtType, to: CvtType, neg: bool, abs: bool) -> u64 {
         Num::Int(i) => Num::Int(if abs { i.abs() } else { i } * if neg { -1 } else { 1 }),
         Num::Float(f) => Num::Float(if abs { f.abs() } else { f } * if neg { -1.0 } else { 1.0 }),
     };
-    let float = |f: f64| -> u64 {
-        match to {
+    match value {
+        // Rust's `as` truncates toward zero, saturates and maps NaN to 0, as the contract asks.
+        Num::Float(f) => match to {
             CvtType::F32 => u64::from(canon32(f as f32)),
             CvtType::F64 => canon64(f),
             CvtType::F16 => u64::from(to_f16_bits(f, false)),
             CvtType::BF16 => u64::from(to_f16_bits(f, true)),
-            // Rust's `as` truncates toward zero, saturates and maps NaN to 0, as the contract asks.
             CvtType::U32 => u64::from(f as u32),
             CvtType::S32 => u64::from(f as i32 as u32),
-        }
-    };
-    match value {
-        Num::Float(f) => float(f),
+            CvtType::U64 => f as u64,
+            CvtType::S64 => f as i64 as u64,
+        },
+        // Integers wrap to integer types and round once to float types.
         Num::Int(i) => match to {
             CvtType::U32 | CvtType::S32 => u64::from(i as u32),
-            // |i| < 2^33, so the f64 is exact and the only rounding is to the target type.
-            _ => float(i as f64),
+            CvtType::U64 | CvtType::S64 => i as u64,
+            CvtType::F32 => u64::from((i as f32).to_bits()),
+            CvtType::F64 => (i as f64).to_bits(),
+            CvtType::F16 => u64::from(to_f16_bits(int_to_f64_odd(i), false)),
+            CvtType::BF16 => u64::from(to_f16_bits(int_to_f64_odd(i), true)),
         },
     }
+}
+
+/// `i` rounded to f64 by round-to-odd (truncated, with the last bit set when anything was
+/// dropped), so that a later rounding to a format of 24 bits or fewer rounds only once.
+fn int_to_f64_odd(i: i128) -> f64 {
+    let magnitude = i.unsigned_abs();
+    let dropped = (128 - magnitude.leading_zeros()).saturating_sub(53);
+    let mut kept = magnitude >> dropped;
+    if magnitude & ((1u128 << dropped) - 1) != 0 {
+        kept |= 1;
+    }
+    let value = kept as f64 * 2f64.powi(dropped as i32);
+    if i < 0 { -value } else { value }
 }
 
 /// `CVT.TF32.F32`: rounded to 10 mantissa bits, ties away from zero (contract section 9).

@@ -26,6 +26,8 @@ pub enum FaultKind {
     Runaway,
     /// A tensor-core instruction was issued by an incomplete warp or with invalid metadata.
     Tensor,
+    /// A thread executed `TRAP` (PTX `trap`, CUDA `__trap()`, a failed device `assert`).
+    Trap,
     /// The launch itself is impossible (extents, resources, parameter bytes); nothing ran.
     InvalidLaunch,
     /// racecheck: two threads touched shared memory with no barrier between, at least one writing.

@@ -471,6 +471,22 @@ fn convert_cases() -> Vec<Case> {
         c("CVT.F32.U32 R2, R0", "R0=0x80000081", "R2=0x4f000001"),
         c("CVT.F64.S32 R2, R0", "R0=-1", "R2=d:-1"),
         c("CVT.F64.S32 R2, R0", "R0=0x80000000", "R2=d:-2147483648"),
+        c("CVT.F32.S64 R4, R0", "R0=q:0xFFFFFFFFFFFFFFFF", "R4=f:-1"),
+        // 2^60 + 2^36 + 1 rounds up; rounding through f64 first would round down to even.
+        c("CVT.F32.U64 R4, R0", "R0=q:0x1000001000000001", "R4=0x5d800001"),
+        c("CVT.F32.U64 R4, R0", "R0=q:0xFFFFFFFFFFFFFFFF", "R4=f:18446744073709551616"),
+        c("CVT.F64.S64 R4, R0", "R0=q:0x8000000000000000", "R4=d:-9223372036854775808"),
+        c("CVT.F64.U64 R4, R0", "R0=q:0xFFFFFFFFFFFFFFFF", "R4=d:18446744073709551616"),
+        c("CVT.F64.S64 R4, -R0", "R0=q:0x5", "R4=d:-5"),
+        // 2^60 + 2^52 + 1 to bf16: up to 2^60 + 2^53, where rounding via f64 and f32 gives 2^60.
+        c("CVT.BF16.U64 R4, R0", "R0=q:0x1010000000000001", "R4=0x5d81"),
+        c("CVT.S64.F32 R4, R0", "R0=f:-3.75", "R4=q:0xFFFFFFFFFFFFFFFD"),
+        c("CVT.S64.F32 R4, R0", "R0=f:1e30", "R4=q:0x7FFFFFFFFFFFFFFF"),
+        c("CVT.S64.F32 R4, R0", "R0=0x7fc00000", "R4=q:0x0"),
+        c("CVT.U64.F64 R4, R0", "R0=d:-5", "R4=q:0x0"),
+        c("CVT.U64.F64 R4, R0", "R0=d:1e19", "R4=q:0x8AC7230489E80000"),
+        c("CVT.S64.S32 R4, R0", "R0=-5", "R4=q:0xFFFFFFFFFFFFFFFB"),
+        c("CVT.U32.S64 R4, R0", "R0=q:0x1FFFFFFFF", "R4=0xffffffff"),
         c("CVT.F64.U32 R2, R0", "R0=0xffffffff", "R2=d:4294967295"),
         c("CVT.F16.S32 R2, R0", "R0=2049", "R2=0x6800"),
         c("CVT.F16.S32 R2, R0", "R0=2051", "R2=0x6802"),
@@ -1290,6 +1306,10 @@ fn mufu_cases() -> Vec<Case> {
         }
     };
     let mut v = vec![
+        c("MUFU.TANH R2, R0", "R0=f:-0", "R2=0x80000000"),
+        c("MUFU.TANH R2, R0", "R0=f:-inf", "R2=f:-1"),
+        c("MUFU.TANH R2, R0", "R0=f:1", &format!("R2=0x{:08x}", (1f64.tanh() as f32).to_bits())),
+        c("MUFU.TANH R2, R0", "R0=0x7fc00000", "R2=0x7fffffff"),
         c("MUFU.RCP R2, R0", "R0=f:0", "R2=f:inf"),
         c("MUFU.RCP R2, R0", "R0=f:-0", "R2=f:-inf"),
         c("MUFU.RCP R2, R0", "R0=f:inf", "R2=0"),
@@ -1471,6 +1491,27 @@ fn ptx_support_cases() -> Vec<Case> {
         c("BFE.U32 R2, R0, 40, 4", "R0=0x80000000", "R2=0"),
         c("BFE.S32 R2, R0, 4, 0", "R0=-1", "R2=0"),
         c("BFE.U32 R2, R0, 0, 0x120", "R0=0x12345678", "R2=0x12345678"),
+        c("IMUL64.HI R4, R0, R2", "R0=q:0xFFFFFFFFFFFFFFFF R2=q:0x2", "R4=q:0xFFFFFFFFFFFFFFFF"),
+        c("IMUL64.HI.U64 R4, R0, R2", "R0=q:0xFFFFFFFFFFFFFFFF R2=q:0x2", "R4=q:0x1"),
+        c("IMUL64.HI.U64 R4, R0, R2", "R0=q:0xFFFFFFFFFFFFFFFF R2=q:0xFFFFFFFFFFFFFFFF", "R4=q:0xFFFFFFFFFFFFFFFE"),
+        c("IMUL64.HI.S64 R4, R0, -1", "R0=q:0x8000000000000000", "R4=q:0x0"),
+        c("PRMT R4, R0, R1, R2", "R0=0x44332211 R1=0x88776655 R2=0x3210", "R4=0x44332211"),
+        c("PRMT R4, R0, R1, R2", "R0=0x44332211 R1=0x88776655 R2=0x7654", "R4=0x88776655"),
+        c("PRMT R4, R0, R1, 0x1F80", "R0=0x44332211 R1=0x88776655", "R4=0x22FF0011"),
+        c("PRMT.F4E R4, R0, R1, 1", "R0=0x44332211 R1=0x88776655", "R4=0x55443322"),
+        c("PRMT.B4E R4, R0, R1, 0", "R0=0x44332211 R1=0x88776655", "R4=0x66778811"),
+        c("PRMT.RC8 R4, R0, R1, 6", "R0=0x44332211 R1=0x88776655", "R4=0x33333333"),
+        c("PRMT.ECL R4, R0, R1, 2", "R0=0x44332211 R1=0x88776655", "R4=0x44333333"),
+        c("PRMT.ECR R4, R0, R1, 1", "R0=0x44332211 R1=0x88776655", "R4=0x22222211"),
+        c("PRMT.RC16 R4, R0, R1, 1", "R0=0x44332211 R1=0x88776655", "R4=0x44334433"),
+        c("SHF.L.WRAP R4, R0, R1, R2", "R0=0x80000001 R1=0x2 R2=4", "R4=0x28"),
+        c("SHF.L.WRAP R4, R0, R1, 36", "R0=0x80000001 R1=0x2", "R4=0x28"),
+        c("SHF.L.CLAMP R4, R0, R1, 36", "R0=0x80000001 R1=0x2", "R4=0x80000001"),
+        c("SHF.R.WRAP R4, R0, R1, 4", "R0=0x80000001 R1=0x2", "R4=0x28000000"),
+        c("SHF.R.CLAMP R4, R0, R1, 40", "R0=0x80000001 R1=0x2", "R4=0x2"),
+        c("SHF.R.CLAMP R4, R0, R1, 0", "R0=0x80000001 R1=0x2", "R4=0x80000001"),
+        // A false guard: the launch goes on (a true one faults; see the fault cases).
+        c("@!PT TRAP", "R0=1", "R0=1"),
     ]
 }
 
@@ -1530,6 +1571,12 @@ fn f64_cases() -> Vec<Case> {
         c("DADD R4, R0, R2", "R0=d:1", "R4=d:3").setup("MOV R2, 0d4000000000000000"),
         c("DADD R0, R0, R0", "R0=d:1.25", "R0=d:2.5"),
         c("DMUL R4, R0, R2", "R0=d:3 R2=d:-0.5", "R4=d:-1.5"),
+        c("DMIN R4, R0, R2", "R0=d:1 R2=d:-2", "R4=d:-2"),
+        c("DMAX R4, R0, R2", "R0=d:1 R2=d:-2", "R4=d:1"),
+        c("DMIN R4, R0, R2", "R0=d:0 R2=d:-0", "R4=q:0x8000000000000000"),
+        c("DMAX R4, R0, R2", "R0=d:-0 R2=d:0", "R4=q:0x0"),
+        c("DMAX R4, R0, R2", "R0=q:0x7ff8000000000000 R2=d:3", "R4=d:3"),
+        c("DMIN R4, R0, R2", "R0=q:0x7ff8000000000000 R2=q:0xfff0000000000001", "R4=q:0x7fffffffffffffff"),
         c(
             "DMUL R4, R0, R2",
             "R0=d:0 R2=d:inf",
@@ -2496,6 +2543,8 @@ fn fault_cases() -> Vec<FaultCase> {
         f("", "ST.LOCAL.B64 [12], R2", Misaligned, 0),
         f("", "LD.LOCAL.V2.B32 R4, [16]", OutOfBounds, 0),
         f("SHL R3, R9, 2", "ST.LOCAL.U32 [R3], R9", OutOfBounds, 4),
+        f("ISETP.GE P0, R9, 3", "@P0 TRAP", Trap, 3),
+        f("", "TRAP", Trap, 0),
     ]
 }
 

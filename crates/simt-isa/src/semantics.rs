@@ -296,7 +296,7 @@ impl Instruction {
             Width::Converted => {
                 let (to, from) = self.form.conversion().unwrap_or((CvtType::U32, CvtType::U32));
                 let ty = if index == 0 { to } else { from };
-                if ty == CvtType::F64 { 2 } else { 1 }
+                if ty.is_pair() { 2 } else { 1 }
             }
             Width::Literal => match self.operands[1] {
                 Operand::Src(Src::Imm { wide: true, .. }) => 2,

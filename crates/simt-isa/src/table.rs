@@ -68,7 +68,7 @@ macro_rules! modifier_enum {
 
 modifier_enum!(
     /// Types of `CVT`.
-    CvtType { U32 = "U32", S32 = "S32", F32 = "F32", F64 = "F64", F16 = "F16", BF16 = "BF16" }
+    CvtType { U32 = "U32", S32 = "S32", F32 = "F32", F64 = "F64", F16 = "F16", BF16 = "BF16", S64 = "S64", U64 = "U64" }
 );
 modifier_enum!(
     /// Signedness of integer comparisons, `IMUL.HI`, `IMIN`/`IMAX` and `SHR`.
@@ -120,7 +120,7 @@ modifier_enum!(
 );
 modifier_enum!(
     /// Special-function unit operations.
-    MufuOp { Rcp = "RCP", Rsq = "RSQ", Sqrt = "SQRT", Sin = "SIN", Cos = "COS", Ex2 = "EX2", Lg2 = "LG2" }
+    MufuOp { Rcp = "RCP", Rsq = "RSQ", Sqrt = "SQRT", Sin = "SIN", Cos = "COS", Ex2 = "EX2", Lg2 = "LG2", Tanh = "TANH" @ Sm75 }
 );
 modifier_enum!(
     /// Memory spaces.
@@ -179,6 +179,19 @@ modifier_enum!(
     }
 );
 modifier_enum!(
+    /// How `PRMT` picks its four bytes: by the selector's nibbles (`IDX`), or by one of PTX's
+    /// fixed patterns indexed by the selector's low two bits.
+    PrmtMode { Idx = "IDX", F4e = "F4E", B4e = "B4E", Rc8 = "RC8", Ecl = "ECL", Ecr = "ECR", Rc16 = "RC16" }
+);
+modifier_enum!(
+    /// Which way `SHF` shifts the pair `b:a`.
+    ShfDir { L = "L", R = "R" }
+);
+modifier_enum!(
+    /// How `SHF` reads its shift amount: modulo 32 (`WRAP`) or clamped to 32 (`CLAMP`).
+    ShfAmount { Wrap = "WRAP", Clamp = "CLAMP" }
+);
+modifier_enum!(
     /// Packed narrow float formats `CVT.<to>.F32` writes two of.
     CvtPair { E4M3x2 = "E4M3X2" @ Sm89, E5M2x2 = "E5M2X2" @ Sm89, E2M1x2 = "E2M1X2" @ Sm100 }
 );
@@ -186,6 +199,13 @@ modifier_enum!(
     /// Narrow float formats `CVT.F32.<from>` widens.
     NarrowFloat { E4M3 = "E4M3" @ Sm89, E5M2 = "E5M2" @ Sm89, E2M1 = "E2M1" @ Sm100 }
 );
+
+impl CvtType {
+    /// Whether a value of this type occupies a register pair.
+    pub fn is_pair(self) -> bool {
+        matches!(self, CvtType::F64 | CvtType::S64 | CvtType::U64)
+    }
+}
 
 impl From<AtomSpace> for Space {
     fn from(space: AtomSpace) -> Space {
@@ -850,7 +870,7 @@ instruction_table! {
     S2r: "S2R" [], &[op("d", D), op("sr", SR)], optional 0, Int, Alu, [];
     /// `d = p ? a : b`.
     Sel: "SEL" [], &[op("d", D), op("a", S_ANY), op("b", S_ANY), op("p", Q)], optional 0, Int, Alu, [];
-    /// Converts `a` from one type to another: float to int truncates and saturates (NaN gives 0), other conversions round to nearest even; F16/BF16 occupy the low 16 bits.
+    /// Converts `a` from one type to another: float to int truncates and saturates (NaN gives 0), other conversions round once to nearest even; F16/BF16 occupy the low 16 bits, F64/S64/U64 a pair.
     Cvt: "CVT" [to: CvtType, from: CvtType], &[op("d", OperandKind::Dst(Width::Converted)), op("a", src(LitKind::Converted, SrcMods::NegAbs, Width::Converted))], optional 0, Fp32, Convert, [];
     /// Packs two f32 values, rounded to nearest even, into one register: `a` in the low half.
     Pack: "PACK" [ty: PackType], &[op("d", D), op("a", S_F32), op("b", S_F32)], optional 0, Fp32, Convert, [];
@@ -1004,6 +1024,18 @@ instruction_table! {
     Idiv64: "IDIV64" [ty: Int64Type = S64], &[op("d", D2), op("a", S_PAIR), op("b", S_PAIR_INT)], optional 0, Sfu, Sfu, [];
     /// `d = a - b * (a / b)` on 64-bit pairs, the remainder of `IDIV64` (its sign is `a`'s); `b = 0` gives `a`.
     Irem64: "IREM64" [ty: Int64Type = S64], &[op("d", D2), op("a", S_PAIR), op("b", S_PAIR_INT)], optional 0, Sfu, Sfu, [];
+    /// `d = ` the high 64 bits of the 128-bit product `a * b` on 64-bit pairs, signed (`S64`) or unsigned (`U64`); a literal `b` is sign-extended.
+    ImulHi64: "IMUL64" ["HI", ty: Int64Type = S64], &[op("d", D2), op("a", S_PAIR), op("b", S_PAIR_INT)], optional 0, Int, Mul, [];
+    /// `d = ` four bytes picked from the eight of `b:a` (`a` is bytes 0-3) by selector `c` (PTX `prmt.b32`): with `IDX`, nibble `i` of `c` picks byte `i` (its bit 3 replicates the picked byte's sign instead); the other modes are PTX's fixed patterns, indexed by `c`'s low two bits.
+    Prmt: "PRMT" [mode: PrmtMode = Idx], &[op("d", D), op("a", S_INT), op("b", S_INT), op("c", S_INT)], optional 0, Int, Alu, [];
+    /// Stops the launch with a fault naming the first guard-true lane (PTX `trap`, CUDA `__trap()` and a failed `assert`).
+    Trap: "TRAP" [], &[], optional 0, Control, Control, [TERMINATOR];
+    /// Funnel shift of the 64-bit `b:a` (`a` low) by `c`: `L` keeps the high word of the left shift, `R` the low word of the right shift (PTX `shf`).
+    Shf: "SHF" [dir: ShfDir, amount: ShfAmount], &[op("d", D), op("a", S_INT), op("b", S_INT), op("c", S_INT)], optional 0, Int, Alu, [];
+    /// `d = min(a, b)` in f64 on register pairs; the non-NaN operand wins, and -0 is below +0.
+    Dmin: "DMIN" [], DAB_F64, optional 0, Fp64, Fp64, [];
+    /// `d = max(a, b)` in f64 on register pairs; the non-NaN operand wins, and +0 is above -0.
+    Dmax: "DMAX" [], DAB_F64, optional 0, Fp64, Fp64, [];
 }
 
 impl Opcode {

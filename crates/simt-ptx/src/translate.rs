@@ -1235,7 +1235,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let ty = if dv.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
                         self.emit(Form::Idiv64(mods::Idiv64 { ty }), &[dst(d), src(x), src(y)])
                     }
-                    _ => Err(unsupported(format!("`div{}`", dv.ty))).map_err(|e| {
+                    _ => Err(unsupported(format!("`div{}{}{}`", dv.mode.map_or(String::new(), |m| m.to_string()), if dv.ftz { ".ftz" } else { "" }, dv.ty))).map_err(|e| {
                         with_note(e, "supported: div.s32, div.u32, div.s64, div.u64, div.rn.f32, div.approx.f32, div.full.f32, div.rn.f64")
                     }),
                 }
@@ -1297,6 +1297,12 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let d = self.pair(d)?;
                 let (x, y) = (self.src64(x)?, self.src64(y)?);
                 self.emit(form, &[dst(d), src(x), src(y)])
+            }
+            Op::Min(a) | Op::Max(a) if a.ty == Type::F64 => {
+                let [d, x, y] = self.operands(inst)?;
+                let d = self.pair(d)?;
+                let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
+                self.op(if matches!(op, Op::Max(_)) { Opcode::Dmax } else { Opcode::Dmin }, &[dst(d), src(x), src(y)])
             }
             Op::Min(a) | Op::Max(a) => {
                 let [d, x, y] = self.operands(inst)?;
@@ -1510,8 +1516,9 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let (a, b, pos, len) = (self.src32(a)?, self.src32(b)?, self.src32(pos)?, self.src32(len)?);
                 self.op(Opcode::Bfi, &[dst(d), src(a), src(b), src(pos), src(len)])
             }
-            Op::Rcp(f) | Op::Sqrt(f) | Op::Rsqrt(f) | Op::Ex2(f) | Op::Lg2(f) | Op::Sin(f) | Op::Cos(f) if f.ty == Type::F32 => {
+            Op::Rcp(f) | Op::Sqrt(f) | Op::Rsqrt(f) | Op::Ex2(f) | Op::Lg2(f) | Op::Sin(f) | Op::Cos(f) | Op::Tanh(f) if f.ty == Type::F32 => {
                 let function = match op {
+                    Op::Tanh(_) => isa::MufuOp::Tanh,
                     Op::Rcp(_) => isa::MufuOp::Rcp,
                     Op::Sqrt(_) => isa::MufuOp::Sqrt,
                     Op::Rsqrt(_) => isa::MufuOp::Rsq,
@@ -1636,6 +1643,30 @@ impl<'t, 'a> Entry<'t, 'a> {
             Op::Mma(m) => self.mma(inst, m),
             // Calls were inlined (`inline.rs`), their `ret`s made branches: a `ret` here ends the kernel.
             Op::Ret(_) | Op::Exit => self.op(Opcode::Exit, &[]),
+            Op::Trap => self.op(Opcode::Trap, &[]),
+            Op::Shf(f) => {
+                let [d, a, b, c] = self.operands(inst)?;
+                let d = self.word(d)?;
+                let (a, b, c) = (self.src32(a)?, self.src32(b)?, self.src32(c)?);
+                let dir = if f.direction == px::ShfDirection::L { isa::ShfDir::L } else { isa::ShfDir::R };
+                let amount = if f.mode == px::ShfMode::Wrap { isa::ShfAmount::Wrap } else { isa::ShfAmount::Clamp };
+                self.emit(Form::Shf(mods::Shf { dir, amount }), &[dst(d), src(a), src(b), src(c)])
+            }
+            Op::Prmt(p) => {
+                let [d, a, b, c] = self.operands(inst)?;
+                let d = self.word(d)?;
+                let (a, b, c) = (self.src32(a)?, self.src32(b)?, self.src32(c)?);
+                let mode = match p.mode {
+                    None => isa::PrmtMode::Idx,
+                    Some(px::PrmtMode::F4e) => isa::PrmtMode::F4e,
+                    Some(px::PrmtMode::B4e) => isa::PrmtMode::B4e,
+                    Some(px::PrmtMode::Rc8) => isa::PrmtMode::Rc8,
+                    Some(px::PrmtMode::Ecl) => isa::PrmtMode::Ecl,
+                    Some(px::PrmtMode::Ecr) => isa::PrmtMode::Ecr,
+                    Some(px::PrmtMode::Rc16) => isa::PrmtMode::Rc16,
+                };
+                self.emit(Form::Prmt(mods::Prmt { mode }), &[dst(d), src(a), src(b), src(c)])
+            }
             _ => Err(unsupported(format!("`{}`", op.name()))),
         }
     }
@@ -1730,6 +1761,19 @@ impl<'t, 'a> Entry<'t, 'a> {
             _ => return Err(Diagnostic::new(inst.span, format!("`{name}` takes {} operands", if mad { 4 } else { 3 }))),
         };
         if m.ty.is_float() {
+            if let (Some(rnd), Type::F32) = (directed(m.rounding), m.ty) {
+                // FFMA rounds `x * y + 0` once, so the product rounds as asked. The zero takes the
+                // sign that leaves an exact zero product's sign alone: +0 under RM (where
+                // -0 + +0 is -0), -0 otherwise (where +0 + -0 is +0).
+                let zero = if rnd == isa::Round::Rm { 0 } else { 0x8000_0000 };
+                let d = self.word(d)?;
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                let z = match z {
+                    Some(z) => self.src32(z)?,
+                    None => Src::imm(zero),
+                };
+                return self.emit(Form::Ffma(mods::Ffma { ftz: ftz(m.ftz), sat: sat(m.sat), rnd }), &[dst(d), src(x), src(y), src(z)]);
+            }
             rn_only(m.rounding, inst.op, inst)?;
             return match (m.ty, z) {
                 (Type::F32, None) => {
@@ -1757,47 +1801,87 @@ impl<'t, 'a> Entry<'t, 'a> {
             };
         }
         let signed = if m.ty.is_signed() { isa::IntType::S32 } else { isa::IntType::U32 };
-        match (m.mode, m.ty.bits(), z) {
-            (Some(px::MulMode::Lo), 32, None) => {
+        let t = self.scratch;
+        match (m.mode, m.ty.bits()) {
+            (Some(px::MulMode::Lo), bits @ (16 | 32)) => {
+                // The low bits of a product do not depend on the sources' signedness.
                 let d = self.word(d)?;
                 let (x, y) = (self.src32(x)?, self.src32(y)?);
-                self.op(Opcode::Imul, &[dst(d), src(x), src(y)])
+                match z {
+                    None => self.op(Opcode::Imul, &[dst(d), src(x), src(y)])?,
+                    Some(z) => {
+                        let z = self.src32(z)?;
+                        self.op(Opcode::Imad, &[dst(d), src(x), src(y), src(z)])?;
+                    }
+                }
+                self.narrow(d, bits)
             }
-            (Some(px::MulMode::Lo), 32, Some(z)) => {
-                let d = self.word(d)?;
-                let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
-                self.op(Opcode::Imad, &[dst(d), src(x), src(y), src(z)])
-            }
-            (Some(px::MulMode::Lo), 16, None) => {
-                // The low 16 bits of a product do not depend on the sources' signedness.
+            (Some(px::MulMode::Hi), 32) => {
                 let d = self.word(d)?;
                 let (x, y) = (self.src32(x)?, self.src32(y)?);
-                self.op(Opcode::Imul, &[dst(d), src(x), src(y)])?;
+                let high = Form::ImulHi(mods::ImulHi { ty: signed });
+                match z {
+                    None => self.emit(high, &[dst(d), src(x), src(y)]),
+                    Some(z) => {
+                        let z = self.src32(z)?;
+                        self.emit(high, &[dst(t), src(x), src(y)])?;
+                        self.op(Opcode::Iadd, &[dst(d), src(Src::reg(t)), src(z)])
+                    }
+                }
+            }
+            (Some(mode @ (px::MulMode::Hi | px::MulMode::Wide)), 16) => {
+                // 16-bit registers hold their value zero-extended: a signed source is
+                // sign-extended first, and the 32-bit product is then exact.
+                let (mut x, mut y) = (self.src32(x)?, self.src32(y)?);
+                if signed == isa::IntType::S32 {
+                    self.extend_sign(t, x, 16)?;
+                    self.extend_sign(t + 1, y, 16)?;
+                    (x, y) = (Src::reg(t), Src::reg(t + 1));
+                }
+                let z = z.map(|z| self.src32(z)).transpose()?;
+                let d = self.word(d)?;
+                if mode == px::MulMode::Wide {
+                    return match z {
+                        None => self.op(Opcode::Imul, &[dst(d), src(x), src(y)]),
+                        Some(z) => self.op(Opcode::Imad, &[dst(d), src(x), src(y), src(z)]),
+                    };
+                }
+                self.op(Opcode::Imul, &[dst(t), src(x), src(y)])?;
+                self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(t), src(Src::reg(t)), src(Src::imm(16))])?;
+                match z {
+                    None => self.mov(d, Src::reg(t))?,
+                    Some(z) => self.op(Opcode::Iadd, &[dst(d), src(Src::reg(t)), src(z)])?,
+                }
                 self.narrow(d, 16)
             }
-            (Some(px::MulMode::Hi), 32, None) => {
-                let d = self.word(d)?;
+            (Some(px::MulMode::Wide), 32) => {
                 let (x, y) = (self.src32(x)?, self.src32(y)?);
-                self.emit(Form::ImulHi(mods::ImulHi { ty: signed }), &[dst(d), src(x), src(y)])
-            }
-            (Some(px::MulMode::Wide), 32, z) => {
+                let z = z.map(|z| self.src64(z)).transpose()?;
                 let d = self.pair(d)?;
-                let (x, y) = (self.src32(x)?, self.src32(y)?);
                 let wide = Form::ImulWide(mods::ImulWide { ty: signed });
                 match z {
                     None => self.emit(wide, &[dst(d), src(x), src(y)]),
                     Some(z) => {
-                        let z = self.src64(z)?;
-                        let t = self.scratch;
                         self.emit(wide, &[dst(t), src(x), src(y)])?;
                         self.op(Opcode::Iadd64, &[dst(d), src(Src::reg(t)), src(z)])
                     }
                 }
             }
-            (Some(px::MulMode::Lo), 64, None) => {
-                let d = self.pair(d)?;
+            (Some(mode @ (px::MulMode::Lo | px::MulMode::Hi)), 64) => {
                 let (x, y) = (self.src64(x)?, self.src64(y)?);
-                self.op(Opcode::Imul64, &[dst(d), src(x), src(y)])
+                let z = z.map(|z| self.src64(z)).transpose()?;
+                let d = self.pair(d)?;
+                let form = match mode {
+                    px::MulMode::Lo => Form::Imul64(mods::Imul64 {}),
+                    _ => Form::ImulHi64(mods::ImulHi64 { ty: if m.ty.is_signed() { isa::Int64Type::S64 } else { isa::Int64Type::U64 } }),
+                };
+                match z {
+                    None => self.emit(form, &[dst(d), src(x), src(y)]),
+                    Some(z) => {
+                        self.emit(form, &[dst(t), src(x), src(y)])?;
+                        self.op(Opcode::Iadd64, &[dst(d), src(Src::reg(t)), src(z)])
+                    }
+                }
             }
             _ => Err(unsupported(format!(
                 "`{name}{}{}`",
@@ -1888,13 +1972,33 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn cvt(&mut self, inst: &'t ast::Instruction<'a>, c: px::Cvt) -> Result<()> {
         let unsupported = || {
             with_note(
-                Diagnostic::new(inst.op_span, format!("`cvt{}{}{}` is not supported by the PTX front end yet", c.rounding.map_or(String::new(), |r| r.to_string()), c.dst, c.src)),
+                Diagnostic::new(inst.op_span, format!("`cvt{}{}{}{}{}` is not supported by the PTX front end yet", c.rounding.map_or(String::new(), |r| r.to_string()), if c.ftz { ".ftz" } else { "" }, if c.sat { ".sat" } else { "" }, c.dst, c.src)),
                 "docs/ptx.md lists the supported conversions",
             )
         };
         let [d, x] = self.operands(inst)?;
-        // `.rni`/`.rzi`/`.rmi`/`.rpi` round an f32 to an integral value (rintf, truncf, floorf,
-        // ceilf): `FRND`, converted exactly afterwards when the result is an integer.
+        let (to, from) = (c.dst, c.src);
+        if c.relu {
+            return Err(unsupported());
+        }
+        if to.is_integer() && from.is_integer() {
+            return if c.rounding.is_some() || c.ftz { Err(unsupported()) } else { self.cvt_int(d, x, to, from, c.sat) };
+        }
+        let cvt_type = |t: Type| match t {
+            Type::U32 => Some(isa::CvtType::U32),
+            Type::S32 => Some(isa::CvtType::S32),
+            Type::U64 => Some(isa::CvtType::U64),
+            Type::S64 => Some(isa::CvtType::S64),
+            Type::F32 => Some(isa::CvtType::F32),
+            Type::F64 => Some(isa::CvtType::F64),
+            Type::F16 => Some(isa::CvtType::F16),
+            Type::Bf16 => Some(isa::CvtType::BF16),
+            _ => None,
+        };
+        let (Some(to_ty), Some(from_ty)) = (cvt_type(to), cvt_type(from)) else { return Err(unsupported()) };
+        // `.rni`/`.rzi`/`.rmi`/`.rpi` round to an integral value (rintf, truncf, floorf, ceilf):
+        // `FRND`/`DRND`, then converted exactly when the result is an integer. CVT to an integer
+        // truncates (saturating, NaN giving 0), so `.rzi` needs no rounding step.
         let integral = match c.rounding {
             Some(px::Rounding::Rni) => Some(isa::Round::Rn),
             Some(px::Rounding::Rzi) => Some(isa::Round::Rz),
@@ -1902,100 +2006,132 @@ impl<'t, 'a> Entry<'t, 'a> {
             Some(px::Rounding::Rpi) => Some(isa::Round::Rp),
             _ => None,
         };
-        if let (Some(rnd), Type::F32, false, false) = (integral, c.src, c.relu, c.sat) {
-            let frnd = Form::Frnd(mods::Frnd { rnd, ftz: ftz(c.ftz) });
-            match c.dst {
-                Type::F32 => {
-                    let (d, x) = (self.word(d)?, self.src32(x)?);
-                    return self.emit(frnd, &[dst(d), src(x)]);
-                }
-                // CVT to an integer truncates (saturating, NaN giving 0): exact on an integral value.
-                Type::S32 | Type::U32 if rnd != isa::Round::Rz => {
-                    let to = if c.dst == Type::S32 { isa::CvtType::S32 } else { isa::CvtType::U32 };
-                    let (d, x, t) = (self.word(d)?, self.src32(x)?, self.scratch);
-                    self.emit(frnd, &[dst(t), src(x)])?;
-                    return self.emit(Form::Cvt(mods::Cvt { to, from: isa::CvtType::F32 }), &[dst(d), src(Src::reg(t))]);
-                }
-                _ => {}
-            }
-        }
-        if let (Some(rnd), Type::F64, Type::F64, false, false) = (integral, c.dst, c.src, c.relu, c.sat) {
-            let (d, x) = (self.pair(d)?, self.src_f64(x)?);
-            return self.emit(Form::Drnd(mods::Drnd { rnd }), &[dst(d), src(x)]);
-        }
-        if let (Some(px::Rounding::Rn), Type::F64, Type::S64 | Type::U64, false, false) = (c.rounding, c.dst, c.src, c.relu, c.sat) {
-            // hi * 2^32 + lo: both halves convert exactly, and DFMA rounds the sum once.
-            let (d, (lo, hi), t) = (self.pair(d)?, self.halves(x)?, self.scratch);
-            let high = if c.src == Type::S64 { isa::CvtType::S32 } else { isa::CvtType::U32 };
-            self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F64, from: high }), &[dst(t), src(hi)])?;
-            self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F64, from: isa::CvtType::U32 }), &[dst(t + 2), src(lo)])?;
-            let two_32 = Src::Imm { bits: 4294967296f64.to_bits(), wide: true };
-            return self.op(Opcode::Dfma, &[dst(d), src(Src::reg(t)), src(two_32), src(Src::reg(t + 2))]);
-        }
-        if c.dst == Type::F32 && c.src == Type::F32 && c.rounding.is_none() && !c.relu {
-            // `x + -0.0` is `x` for every x, -0 included: what is left is `.ftz` and `.sat`.
-            let (d, x) = (self.word(d)?, self.src32(x)?);
-            return self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(c.sat) }), &[dst(d), src(x), src(Src::imm(0x8000_0000))]);
-        }
-        if c.sat || c.relu || c.ftz {
-            return Err(unsupported());
-        }
-        let cvt_type = |t: Type| match t {
-            Type::U32 => Some(isa::CvtType::U32),
-            Type::S32 => Some(isa::CvtType::S32),
-            Type::F32 => Some(isa::CvtType::F32),
-            Type::F64 => Some(isa::CvtType::F64),
-            Type::F16 => Some(isa::CvtType::F16),
-            Type::Bf16 => Some(isa::CvtType::BF16),
-            _ => None,
-        };
-        let (to, from) = (c.dst, c.src);
-        if to.is_integer() && from.is_integer() {
-            return match (to.bits(), from.bits()) {
-                (64, 64) => {
-                    let (d, (xl, xh)) = (self.pair(d)?, self.halves(x)?);
-                    self.mov(d, xl)?;
-                    self.mov(d + 1, xh)
-                }
-                (64, _) => {
-                    let d = self.pair(d)?;
-                    let x = self.src32(x)?;
-                    self.mov(d, x)?;
-                    if from.is_signed() {
-                        self.extend_sign(d, Src::reg(d), from.bits())?;
-                        self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(d + 1), src(Src::reg(d)), src(Src::imm(31))])
-                    } else {
-                        self.mov(d + 1, Src::imm(0))
-                    }
-                }
-                (to_bits, from_bits) => {
-                    let d = self.word(d)?;
-                    let x = self.src32(x)?;
-                    if from_bits < to_bits && from.is_signed() {
-                        self.extend_sign(d, x, from_bits)?;
-                    } else {
-                        self.mov(d, x)?;
-                    }
-                    self.narrow(d, to_bits)
-                }
-            };
-        }
         let rounding_ok = match (to.is_float(), from.is_float()) {
+            (true, true) if to == from => if integral.is_some() { matches!(to, Type::F32 | Type::F64) } else { c.rounding.is_none() && to == Type::F32 },
             // Integer to float, and narrowing floats, round: only to nearest even is built.
             (true, false) => c.rounding == Some(px::Rounding::Rn),
             (true, true) if to.bits() < from.bits() => c.rounding == Some(px::Rounding::Rn),
             (true, true) => c.rounding.is_none(),
-            // Float to integer truncates toward zero (`.rzi`), saturating, NaN giving 0.
-            (false, true) => c.rounding == Some(px::Rounding::Rzi),
+            (false, true) => integral.is_some() && (integral == Some(isa::Round::Rz) || matches!(from, Type::F32 | Type::F64)),
             (false, false) => false,
         };
-        let (Some(to_ty), Some(from_ty)) = (cvt_type(to), cvt_type(from)) else { return Err(unsupported()) };
-        if !rounding_ok || to == from {
+        // `.sat` clamps a float result to [0, 1] (FADD.SAT below); float to integer saturates anyway.
+        // `.ftz` flushes an f32 source or result.
+        let sat_result = c.sat && to.is_float();
+        if !rounding_ok || (sat_result && to != Type::F32) || (c.ftz && from != Type::F32 && to != Type::F32) {
             return Err(unsupported());
         }
-        let d = if to_ty == isa::CvtType::F64 { self.pair(d)? } else { self.word(d)? };
-        let x = if from_ty == isa::CvtType::F64 { Src::reg(self.pair(x)?) } else { self.src32(x)? };
-        self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: from_ty }), &[dst(d), src(x)])
+        let mut x = if from_ty.is_pair() { Src::reg(self.pair(x)?) } else { self.src32(x)? };
+        if to == from && integral.is_none() {
+            // `x + -0.0` is `x` for every x, -0 included: what it adds is the flush and the clamp.
+            let d = self.word(d)?;
+            return self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(c.sat) }), &[dst(d), src(x), src(Src::imm(0x8000_0000))]);
+        }
+        let t = self.scratch;
+        if let Some(rnd) = integral.filter(|&r| r != isa::Round::Rz || to.is_float()) {
+            let rounded = if to.is_float() && to == from { if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? } } else { t };
+            match from {
+                Type::F32 => self.emit(Form::Frnd(mods::Frnd { rnd, ftz: ftz(c.ftz) }), &[dst(rounded), src(x)])?,
+                _ => self.emit(Form::Drnd(mods::Drnd { rnd }), &[dst(rounded), src(x)])?,
+            }
+            if to == from {
+                return if sat_result { self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(true) }), &[dst(rounded), src(Src::reg(rounded)), src(Src::imm(0x8000_0000))]) } else { Ok(()) };
+            }
+            x = Src::reg(t);
+        } else if c.ftz && from == Type::F32 && !to.is_integer() {
+            self.emit(Form::Fadd(mods::Fadd { ftz: ftz(true), sat: sat(false) }), &[dst(t), src(x), src(Src::imm(0x8000_0000))])?;
+            x = Src::reg(t);
+        }
+        let d = if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? };
+        self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: from_ty }), &[dst(d), src(x)])?;
+        if to == Type::F32 && (sat_result || c.ftz) {
+            self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(c.sat) }), &[dst(d), src(Src::reg(d)), src(Src::imm(0x8000_0000))])?;
+        }
+        Ok(())
+    }
+
+    /// `cvt` between integer types: wrapping, or with `.sat` clamped to the destination's range.
+    fn cvt_int(&mut self, d: &'t ast::Operand<'a>, x: &'t ast::Operand<'a>, to: Type, from: Type, saturate: bool) -> Result<()> {
+        let range = |ty: Type| {
+            let bits = ty.bits();
+            if ty.is_signed() { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) }
+        };
+        let ((low, high), (from_low, from_high)) = (range(to), range(from));
+        let (clamp_low, clamp_high) = (saturate && low > from_low, saturate && high < from_high);
+        let t = self.scratch;
+        if from.bits() == 64 {
+            let (mut lo, mut hi) = self.halves(x)?;
+            if clamp_low || clamp_high {
+                let ty = if from.is_signed() { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
+                let mut value = self.src64(x)?;
+                for (apply, bound, max) in [(clamp_low, low, true), (clamp_high, high, false)] {
+                    if !apply {
+                        continue;
+                    }
+                    let bound = match i32::try_from(bound) {
+                        Ok(b) => Src::imm(b as u32),
+                        Err(_) => self.wide_literal(bound as u64)?,
+                    };
+                    let form = if max { Form::Imax64(mods::Imax64 { ty }) } else { Form::Imin64(mods::Imin64 { ty }) };
+                    self.emit(form, &[dst(t), src(value), src(bound)])?;
+                    value = Src::reg(t);
+                }
+                (lo, hi) = (Src::reg(t), Src::reg(t + 1));
+            }
+            return if to.bits() == 64 {
+                let d = self.pair(d)?;
+                self.mov(d, lo)?;
+                self.mov(d + 1, hi)
+            } else {
+                let d = self.word(d)?;
+                self.mov(d, lo)?;
+                self.narrow(d, to.bits())
+            };
+        }
+        let x = self.src32(x)?;
+        if clamp_low || clamp_high {
+            // Compare the source's value in 32 bits.
+            let ty = if from.is_signed() { isa::IntType::S32 } else { isa::IntType::U32 };
+            self.widen(t, x, from)?;
+            if clamp_low {
+                self.emit(Form::Imax(mods::Imax { ty }), &[dst(t), src(Src::reg(t)), src(Src::imm(low as u32))])?;
+            }
+            if clamp_high {
+                self.emit(Form::Imin(mods::Imin { ty }), &[dst(t), src(Src::reg(t)), src(Src::imm(high as u32))])?;
+            }
+            return self.cvt_int_word(d, Src::reg(t), to, from);
+        }
+        self.cvt_int_word(d, x, to, from)
+    }
+
+    /// `cvt` to an integer type from one of at most 32 bits, wrapping.
+    fn cvt_int_word(&mut self, d: &'t ast::Operand<'a>, x: Src, to: Type, from: Type) -> Result<()> {
+        if to.bits() == 64 {
+            let d = self.pair(d)?;
+            self.widen(d, x, from)?;
+            return if from.is_signed() {
+                self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(d + 1), src(Src::reg(d)), src(Src::imm(31))])
+            } else {
+                self.mov(d + 1, Src::imm(0))
+            };
+        }
+        let d = self.word(d)?;
+        if from.bits() < to.bits() {
+            self.widen(d, x, from)?;
+        } else {
+            self.mov(d, x)?;
+        }
+        self.narrow(d, to.bits())
+    }
+
+    /// `d = x` read as type `from` (at most 32 bits) and extended to 32 bits by its signedness.
+    fn widen(&mut self, d: u8, x: Src, from: Type) -> Result<()> {
+        if from.is_signed() {
+            self.extend_sign(d, x, from.bits())
+        } else {
+            self.mov(d, x)?;
+            self.narrow(d, from.bits())
+        }
     }
 
     /// `d = x` sign-extended from its low `bits` bits.

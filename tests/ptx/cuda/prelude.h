@@ -75,9 +75,28 @@ DEVICE double sqrt(double x) { return __nvvm_sqrt_rn_d(x); }
 DEVICE double fabs(double x) { return __builtin_fabs(x); }
 DEVICE double floor(double x) { return __builtin_floor(x); }
 DEVICE double rint(double x) { return __builtin_rint(x); }
+DEVICE double fmin(double a, double b) { return __nvvm_fmin_d(a, b); }
+DEVICE double fmax(double a, double b) { return __nvvm_fmax_d(a, b); }
+DEVICE long long __float2ll_rn(float x) { return __nvvm_f2ll_rn(x); }
+DEVICE unsigned __float_as_uint(float x) { return (unsigned)__nvvm_bitcast_f2i(x); }
 DEVICE int min(int a, int b) { return a < b ? a : b; }
 DEVICE int max(int a, int b) { return a > b ? a : b; }
 
 // Vector types with the alignment the SDK gives them, so clang emits .v2/.v4 accesses.
 struct __attribute__((aligned(8))) float2 { float x, y; };
 struct __attribute__((aligned(16))) float4 { float x, y, z, w; };
+
+// Bits and wide products (the SDK writes the funnel shifts as inline asm too).
+DEVICE unsigned __byte_perm(unsigned x, unsigned y, unsigned s) { return __nvvm_prmt(x, y, s); }
+DEVICE unsigned __funnelshift_l(unsigned lo, unsigned hi, unsigned shift) {
+  unsigned r;
+  asm("shf.l.wrap.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(lo), "r"(hi), "r"(shift));
+  return r;
+}
+DEVICE unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned shift) {
+  unsigned r;
+  asm("shf.r.clamp.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(lo), "r"(hi), "r"(shift));
+  return r;
+}
+DEVICE unsigned long long __umul64hi(unsigned long long a, unsigned long long b) { return __nvvm_mulhi_ull(a, b); }
+DEVICE long long __mul64hi(long long a, long long b) { return __nvvm_mulhi_ll(a, b); }

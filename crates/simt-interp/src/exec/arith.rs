@@ -126,7 +126,7 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
                 Val64::Pair(r, _) => Val64::Pair(r, Modifier::None),
                 imm => imm,
             };
-            ArithOp::Cvt { d: t.dst(&o[0]), a, wide_src: from == CvtType::F64, to, from, neg, abs }
+            ArithOp::Cvt { d: t.dst(&o[0]), a, wide_src: from.is_pair(), to, from, neg, abs }
         }
         Form::Pack(mods::Pack { ty }) => {
             ArithOp::Pack { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), bf16: ty == PackType::Bf16x2 }
@@ -201,6 +201,14 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
         Form::Frnd(mods::Frnd { rnd, ftz }) => ArithOp::Frnd { d: t.dst(&o[0]), a: t.val(&o[1], true), rnd, flags: flags(ftz, Sat::No) },
         Form::Dadd(_) => d2(DOp::Add),
         Form::Dmul(_) => d2(DOp::Mul),
+        Form::Dmin(_) => d2(DOp::Min),
+        Form::Dmax(_) => d2(DOp::Max),
+        Form::Shf(mods::Shf { dir, amount }) => tri(match (dir, amount) {
+            (ShfDir::L, ShfAmount::Wrap) => TriOp::ShfLWrap,
+            (ShfDir::L, ShfAmount::Clamp) => TriOp::ShfLClamp,
+            (ShfDir::R, ShfAmount::Wrap) => TriOp::ShfRWrap,
+            (ShfDir::R, ShfAmount::Clamp) => TriOp::ShfRClamp,
+        }),
         Form::Iadd64(_) => int64(Int64Op::Add, pair(1), pair(2)),
         Form::Isub64(_) => int64(Int64Op::Sub, pair(1), pair(2)),
         Form::Idiv64(mods::Idiv64 { ty }) => int64(if ty == Int64Type::S64 { Int64Op::DivS } else { Int64Op::DivU }, pair(1), pair(2)),
@@ -217,6 +225,16 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
             q: Translator::pred_in(&o[3]),
         },
         Form::Imul64(_) => int64(Int64Op::Mul, pair(1), pair(2)),
+        Form::ImulHi64(mods::ImulHi64 { ty }) => int64(if ty == Int64Type::S64 { Int64Op::MulHiS } else { Int64Op::MulHiU }, pair(1), pair(2)),
+        Form::Prmt(mods::Prmt { mode }) => tri(match mode {
+            PrmtMode::Idx => TriOp::PrmtIdx,
+            PrmtMode::F4e => TriOp::PrmtF4e,
+            PrmtMode::B4e => TriOp::PrmtB4e,
+            PrmtMode::Rc8 => TriOp::PrmtRc8,
+            PrmtMode::Ecl => TriOp::PrmtEcl,
+            PrmtMode::Ecr => TriOp::PrmtEcr,
+            PrmtMode::Rc16 => TriOp::PrmtRc16,
+        }),
         Form::ImulWide(mods::ImulWide { ty }) => {
             int64(if signed(ty) { Int64Op::MulWideS } else { Int64Op::MulWideU }, word(1), word(2))
         }
@@ -278,7 +296,7 @@ impl BlockSim<'_> {
                     }
                 };
                 let v: [u64; 32] = per_lane(|l| arith::cvt(src[l], from, to, neg, abs));
-                if to == CvtType::F64 {
+                if to.is_pair() {
                     write64(warp, d, &v, exec);
                 } else {
                     write(warp, d, &v.map(|x| x as u32), exec);
@@ -389,7 +407,7 @@ impl BlockSim<'_> {
                 macro_rules! per_op {
                     ($($o:ident),*) => { match op { $(Int64Op::$o => per_lane(|l| arith::int64_op(Int64Op::$o, a[l], b[l])),)* } };
                 }
-                let v = per_op!(Add, Sub, Mul, MinS, MinU, MaxS, MaxU, DivS, DivU, RemS, RemU, MulWideS, MulWideU, Shl, ShrU, ShrS);
+                let v = per_op!(Add, Sub, Mul, MinS, MinU, MaxS, MaxU, DivS, DivU, RemS, RemU, MulWideS, MulWideU, MulHiS, MulHiU, Shl, ShrU, ShrS);
                 write64(warp, d, &v, exec);
             }
             ArithOp::Plop { p, a, b, bop } => {

@@ -5,7 +5,9 @@ use std::sync::atomic::{fence, Ordering};
 
 use simt_isa::*;
 
+use super::describe_lanes;
 use crate::block::BlockSim;
+use crate::fault::{Fault, FaultKind};
 
 /// A control operation.
 #[derive(Clone, Copy, Debug)]
@@ -15,6 +17,7 @@ pub(crate) enum ControlOp {
     BarSync,
     Membar { global: bool },
     Nop,
+    Trap,
 }
 
 /// The control operation of `inst`, if it is one.
@@ -28,6 +31,7 @@ pub(crate) fn translate(inst: &Instruction) -> Option<ControlOp> {
         Form::BarSync(_) => ControlOp::BarSync,
         Form::Membar(mods::Membar { scope }) => ControlOp::Membar { global: scope == MembarScope::Gl },
         Form::Nop(_) => ControlOp::Nop,
+        Form::Trap(_) => ControlOp::Trap,
         _ => return None,
     })
 }
@@ -41,11 +45,22 @@ pub(crate) enum Moved {
 
 impl BlockSim<'_> {
     /// Runs a control operation for the `mask` threads of warp `w`, of which `exec` have a true guard.
-    /// Returns whether it moved the threads; a `BRA` also reports whether they split.
+    /// Returns whether it moved the threads; `TRAP` with a true guard stops the launch.
     #[inline(always)]
-    pub(crate) fn control(&mut self, w: usize, pc: u32, op: ControlOp, mask: u32, exec: u32) -> Moved {
+    pub(crate) fn control(&mut self, w: usize, pc: u32, op: ControlOp, mask: u32, exec: u32) -> Result<Moved, Fault> {
+        if let ControlOp::Trap = op {
+            if exec == 0 {
+                return Ok(Moved::No);
+            }
+            let lane = exec.trailing_zeros() as usize;
+            let mut fault = self.fault(FaultKind::Trap, w, Some(lane), Some(pc), "a thread executed `TRAP`".into());
+            if exec.count_ones() > 1 {
+                fault.notes.push(format!("{} of the warp executed it", describe_lanes(exec)));
+            }
+            return Err(fault);
+        }
         let warp = &mut self.warps[w];
-        match op {
+        Ok(match op {
             ControlOp::Bra { target, reconv } => {
                 if warp.branch(pc, mask, exec, target, reconv) {
                     self.counters.pcs[pc as usize].diverged += 1;
@@ -74,7 +89,7 @@ impl BlockSim<'_> {
                 }
                 Moved::No
             }
-            ControlOp::Nop => Moved::No,
-        }
+            ControlOp::Nop | ControlOp::Trap => Moved::No,
+        })
     }
 }

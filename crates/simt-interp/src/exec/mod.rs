@@ -182,7 +182,7 @@ impl BlockSim<'_> {
             Op::Collective(op) => self.collective(w, op, exec),
             Op::Tensor(op) => self.mma(w, pc, op, mask, exec)?,
             Op::Control(op) => {
-                if self.control(w, pc, op, mask, exec) == control::Moved::Yes {
+                if self.control(w, pc, op, mask, exec)? == control::Moved::Yes {
                     return Ok(());
                 }
             }

@@ -1,0 +1,323 @@
+//! The integer and conversion forms compilers emit beyond 32 bits and round-to-nearest:
+//! 64- and 16-bit `mul`/`mad` in every mode, `prmt` and `shf`, saturating integer `cvt`,
+//! 64-bit integers to and from floats, directed rounding of `mul`, `min`/`max` on f64,
+//! `tanh.approx`, and `trap`. Each runs lane by lane against PTX's definitions in Rust.
+
+mod common;
+
+use common::run_one_warp;
+use simt_host::{prepare, Arg, LaunchRequest};
+use simt_interp::{FaultKind, RunOptions, SimtModel};
+use simt_isa::{ArgInit, Literal};
+
+/// A kernel where each lane reads two 64-bit values `%x` and `%y` (also as words: `%a`, `%e`
+/// the low and high words of `%x`, `%b`, `%c` those of `%y`; as 16 bits: `%s`, `%t` the low
+/// halves of `%a`, `%b`; as floats: `%f`, `%g` from `%a`, `%b` and `%d`, `%q` from `%x`, `%y`),
+/// runs `body`, and stores `%o0` to `%o7`.
+fn kernel(body: &str) -> String {
+    format!(
+        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1)\n{{\n\
+         \t.reg .pred %p<4>;\n\t.reg .b16 %s, %t, %h<4>;\n\t.reg .b32 %a, %b, %c, %e, %r<8>, %w<16>;\n\t.reg .f32 %f, %g, %k<4>;\n\
+         \t.reg .f64 %d, %q, %z<4>;\n\t.reg .b64 %x, %y, %o<8>, %rd<8>;\n\
+         \tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tld.param.u64 %rd3, [k_param_1];\n\tcvta.to.global.u64 %rd4, %rd3;\n\
+         \tmov.u32 %r0, %tid.x;\n\tmul.wide.u32 %rd5, %r0, 16;\n\tadd.s64 %rd6, %rd2, %rd5;\n\
+         \tld.global.v4.u32 {{%a, %e, %b, %c}}, [%rd6];\n\tmov.b64 %x, {{%a, %e}};\n\tmov.b64 %y, {{%b, %c}};\n\
+         \tcvt.u16.u32 %s, %a;\n\tcvt.u16.u32 %t, %b;\n\tmov.b32 %f, %a;\n\tmov.b32 %g, %b;\n\tmov.b64 %d, %x;\n\tmov.b64 %q, %y;\n\
+         \tmov.b64 %o0, 0;\n\tmov.b64 %o1, 0;\n\tmov.b64 %o2, 0;\n\tmov.b64 %o3, 0;\n\tmov.b64 %o4, 0;\n\tmov.b64 %o5, 0;\n\tmov.b64 %o6, 0;\n\tmov.b64 %o7, 0;\n\
+         {body}\
+         \tmul.wide.u32 %rd5, %r0, 64;\n\tadd.s64 %rd7, %rd4, %rd5;\n\
+         \tmov.b64 {{%w0, %w1}}, %o0;\n\tmov.b64 {{%w2, %w3}}, %o1;\n\tmov.b64 {{%w4, %w5}}, %o2;\n\tmov.b64 {{%w6, %w7}}, %o3;\n\
+         \tmov.b64 {{%w8, %w9}}, %o4;\n\tmov.b64 {{%w10, %w11}}, %o5;\n\tmov.b64 {{%w12, %w13}}, %o6;\n\tmov.b64 {{%w14, %w15}}, %o7;\n\
+         \tst.global.v4.u32 [%rd7], {{%w0, %w1, %w2, %w3}};\n\tst.global.v4.u32 [%rd7+16], {{%w4, %w5, %w6, %w7}};\n\
+         \tst.global.v4.u32 [%rd7+32], {{%w8, %w9, %w10, %w11}};\n\tst.global.v4.u32 [%rd7+48], {{%w12, %w13, %w14, %w15}};\n\tret;\n}}\n"
+    )
+}
+
+/// Runs `body` on 32 lanes of `(x, y)` under both SIMT models and compares every output
+/// with `want(x, y)`.
+fn check(body: &str, inputs: &[(u64, u64)], want: impl Fn(u64, u64) -> [u64; 8]) {
+    assert_eq!(inputs.len(), 32);
+    let source = kernel(body);
+    let words = inputs.iter().flat_map(|&(x, y)| [x as u32, (x >> 32) as u32, y as u32, (y >> 32) as u32]);
+    let list: Vec<Literal> = words.map(|w| Literal::Int(i64::from(w))).collect();
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let args = vec![Arg::new("k_param_0", ArgInit::List(list.clone())), Arg::new("k_param_1", ArgInit::Zeros(512))];
+        let (bytes, _) = run_one_warp(&source, args, "k_param_1", simt);
+        let got = |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap());
+        for (lane, &(x, y)) in inputs.iter().enumerate() {
+            let out: Vec<u64> = (0..8).map(|k| got(8 * lane + k)).collect();
+            let want = want(x, y);
+            for k in 0..8 {
+                assert_eq!(out[k], want[k], "{simt:?}: output {k} for x = {x:#018x}, y = {y:#018x}\n{body}");
+            }
+        }
+    }
+}
+
+/// 32 pairs of 64-bit integers with the edges multiplication and saturation care about.
+fn integer_pairs() -> Vec<(u64, u64)> {
+    let edges = [0, 1, 2, u64::MAX, i64::MAX as u64, i64::MIN as u64, 0xFFFF_FFFF, 0x1_0000_0000, 0x8000_0000, 0x7FFF, 0x8000, 0xFFFF, 0xFF80, 0x7F];
+    let mut pairs: Vec<(u64, u64)> = edges.iter().zip(edges.iter().rev()).map(|(&x, &y)| (x, y)).collect();
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    while pairs.len() < 32 {
+        let (x, y) = (next(), next());
+        // Some small and some sign-heavy values, not only uniform bits.
+        pairs.push(match pairs.len() % 3 {
+            0 => (x >> (x % 60), y),
+            1 => (x | 0xFFFF_0000_0000_0000, y >> 33),
+            _ => (x, y),
+        });
+    }
+    pairs
+}
+
+#[test]
+fn multiplies_of_every_width_and_mode() {
+    let body = "\tmul.hi.u64 %o0, %x, %y;\n\tmul.hi.s64 %o1, %x, %y;\n\tmad.lo.s64 %o2, %x, %y, %x;\n\tmad.hi.u64 %o3, %x, %y, %y;\n\
+                \tmad.hi.s32 %r1, %a, %b, %a;\n\tcvt.u64.u32 %o4, %r1;\n\tmul.hi.s16 %h0, %s, %t;\n\tcvt.u64.u16 %o5, %h0;\n\
+                \tmul.wide.s16 %r2, %s, %t;\n\tcvt.u64.u32 %o6, %r2;\n\tmad.wide.u16 %r3, %s, %t, %b;\n\tmul.hi.u16 %h1, %s, %t;\n\
+                \tmad.lo.u16 %h2, %s, %t, %s;\n\tcvt.u64.u32 %o7, %r3;\n\tcvt.u32.u16 %r4, %h1;\n\tcvt.u32.u16 %r5, %h2;\n\
+                \tshl.b32 %r5, %r5, 16;\n\tor.b32 %r4, %r4, %r5;\n\tmov.b64 %rd1, {%r4, %r4};\n\txor.b64 %o7, %o7, %rd1;\n";
+    check(body, &integer_pairs(), |x, y| {
+        let (a, b) = (x as u32, y as u32);
+        let (s, t) = (a as u16, b as u16);
+        let hi_u = ((u128::from(x) * u128::from(y)) >> 64) as u64;
+        let hi_s = ((i128::from(x as i64) * i128::from(y as i64)) >> 64) as u64;
+        let mad_hi_32 = ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32;
+        let wide_s16 = i32::from(s as i16) * i32::from(t as i16);
+        let wide_u16 = u32::from(s) * u32::from(t);
+        let packed = u32::from((wide_u16 >> 16) as u16) | u32::from(s.wrapping_mul(t).wrapping_add(s)) << 16;
+        [
+            hi_u,
+            hi_s,
+            x.wrapping_mul(y).wrapping_add(x),
+            hi_u.wrapping_add(y),
+            u64::from(mad_hi_32.wrapping_add(a)),
+            u64::from((wide_s16 >> 16) as u16),
+            u64::from(wide_s16 as u32),
+            u64::from(wide_u16.wrapping_add(b)) ^ (u64::from(packed) | u64::from(packed) << 32),
+        ]
+    });
+}
+
+/// PTX's `prmt.b32` byte selection, written from the ISA's tables.
+fn prmt(a: u32, b: u32, c: u32, mode: &str) -> u32 {
+    let bytes = u64::from(a) | u64::from(b) << 32;
+    let byte = |k: u32| (bytes >> (8 * (k % 8))) as u32 & 0xFF;
+    let s = c & 3;
+    // Each mode's selectors for result bytes 0..3 (the ISA lists them from byte 3 down).
+    let selectors: [u32; 4] = match mode {
+        "f4e" => [s, s + 1, s + 2, s + 3],
+        "b4e" => [s, (s + 7) % 8, (s + 6) % 8, (s + 5) % 8],
+        "rc8" => [s; 4],
+        "ecl" => [s, s.max(1), s.max(2), 3],
+        "ecr" => [0, s.min(1), s.min(2), s.min(3)],
+        "rc16" => [2 * (s & 1), 2 * (s & 1) + 1, 2 * (s & 1), 2 * (s & 1) + 1],
+        _ => {
+            let mut out = 0;
+            for i in 0..4 {
+                let nibble = (c >> (4 * i)) & 0xF;
+                let v = byte(nibble);
+                let v = if nibble & 8 == 0 { v } else if v & 0x80 != 0 { 0xFF } else { 0 };
+                out |= v << (8 * i);
+            }
+            return out;
+        }
+    };
+    selectors.iter().enumerate().fold(0, |out, (i, &k)| out | byte(k) << (8 * i))
+}
+
+#[test]
+fn byte_permutes_and_funnel_shifts() {
+    let modes = ["", ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"];
+    let mut body = String::new();
+    for (i, mode) in modes.iter().enumerate() {
+        body.push_str(&format!("\tprmt.b32{mode} %r1, %a, %b, %c;\n\tcvt.u64.u32 %o{i}, %r1;\n"));
+    }
+    body.push_str(
+        "\tshf.l.wrap.b32 %r1, %a, %b, %c;\n\tshf.r.wrap.b32 %r2, %a, %b, %c;\n\tshf.l.clamp.b32 %r3, %a, %b, %c;\n\tshf.r.clamp.b32 %r4, %a, %b, %c;\n\
+         \txor.b32 %r1, %r1, %r3;\n\txor.b32 %r2, %r2, %r4;\n\tmov.b64 %o7, {%r1, %r2};\n",
+    );
+    let mut inputs = integer_pairs();
+    // Shift amounts and selectors in the high word of `y`: small, 32, large.
+    for (i, (_, y)) in inputs.iter_mut().enumerate() {
+        let c: u32 = match i % 4 {
+            0 => i as u32,
+            1 => 32 + i as u32,
+            2 => 0x7654_3210u32.rotate_left(4 * i as u32),
+            _ => (*y >> 32) as u32,
+        };
+        *y = (*y & 0xFFFF_FFFF) | u64::from(c) << 32;
+    }
+    check(&body, &inputs, |x, y| {
+        let (a, b, c) = (x as u32, y as u32, (y >> 32) as u32);
+        let pair = u64::from(a) | u64::from(b) << 32;
+        let (wrap, clamp) = (c & 31, c.min(32));
+        let left = |n: u32| ((pair << n) >> 32) as u32;
+        let right = |n: u32| (pair >> n) as u32;
+        let mut out = [0; 8];
+        for (i, mode) in ["", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"].iter().enumerate() {
+            out[i] = u64::from(prmt(a, b, c, mode));
+        }
+        out[7] = u64::from(left(wrap) ^ left(clamp)) | u64::from(right(wrap) ^ right(clamp)) << 32;
+        out
+    });
+}
+
+#[test]
+fn saturating_integer_conversions() {
+    let body = "\tcvt.sat.u8.s32 %r1, %a;\n\tcvt.u64.u32 %o0, %r1;\n\tcvt.sat.s16.u32 %r2, %a;\n\tcvt.u64.u32 %o1, %r2;\n\
+                \tcvt.sat.u32.s64 %r3, %x;\n\tcvt.u64.u32 %o2, %r3;\n\tcvt.sat.s32.s64 %r4, %x;\n\tcvt.u64.u32 %o3, %r4;\n\
+                \tcvt.sat.s64.u64 %o4, %x;\n\tcvt.sat.u64.s64 %o5, %x;\n\tcvt.sat.u64.s32 %o6, %a;\n\tcvt.sat.s8.s16 %h0, %s;\n\tcvt.u64.u8 %o7, %h0;\n";
+    check(body, &integer_pairs(), |x, _| {
+        let a = x as u32;
+        let s = a as u16;
+        [
+            (a as i32).clamp(0, 255) as u64,
+            u64::from(a.min(i16::MAX as u32)),
+            u64::from((x as i64).clamp(0, i64::from(u32::MAX)) as u32),
+            u64::from((x as i64).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32 as u32),
+            x.min(i64::MAX as u64),
+            (x as i64).max(0) as u64,
+            (a as i32).max(0) as u64,
+            u64::from((s as i16).clamp(-128, 127) as u16 & 0xFF),
+        ]
+    });
+}
+
+#[test]
+fn wide_integers_to_and_from_floats() {
+    let body = "\tcvt.rn.f32.s64 %k0, %x;\n\tcvt.rn.f32.u64 %k1, %x;\n\tmov.b32 %r1, %k0;\n\tmov.b32 %r2, %k1;\n\tmov.b64 %o0, {%r1, %r2};\n\
+                \tcvt.rn.f64.s64 %z0, %x;\n\tmov.b64 %o1, %z0;\n\tcvt.rn.f64.u64 %z1, %x;\n\tmov.b64 %o2, %z1;\n\
+                \tcvt.rzi.s64.f64 %o3, %q;\n\tcvt.rni.u64.f64 %o4, %q;\n\tcvt.rmi.s64.f32 %o5, %g;\n\tcvt.rpi.u64.f32 %o6, %g;\n\
+                \tcvt.rzi.ftz.s64.f32 %o7, %g;\n";
+    // `%q` is all of `y` as an f64; `%g` its low word as an f32.
+    let doubles = [0.0, -0.0, 0.5, -0.5, 1.5, -2.5, 3.75, -3.75, 1e19, -1e19, 2e19, 9.3e18, -9.3e18, 5e-324, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
+    let floats = [0.5f32, -0.5, 1.5, -2.5, 1e-40, -1e-40, 3.75, -3.75, 1e19, -1e19, 2e19, 9.3e18, -9.3e18, f32::INFINITY, f32::NAN];
+    let ints = integer_pairs();
+    let inputs: Vec<(u64, u64)> = (0..32)
+        .map(|i| {
+            // 2^60 + 2^36 + 1 rounds up to f32, but down through f64 then to even.
+            let x = if i % 5 == 0 { 0x1000_0010_0000_0001 ^ ((i as u64) << 62) } else { ints[i].0 };
+            let y = doubles.get(i).map_or_else(|| 0x4010_0000_0000_0000 | u64::from(floats[i - doubles.len()].to_bits()), |v| v.to_bits());
+            (x, y)
+        })
+        .collect();
+    check(body, &inputs, |x, y| {
+        let d = f64::from_bits(y);
+        let g = f32::from_bits(y as u32);
+        let to_i64 = |v: f64| if v.is_nan() { 0 } else { v as i64 as u64 };
+        let to_u64 = |v: f64| if v.is_nan() { 0 } else { v as u64 };
+        [
+            u64::from((x as i64 as f32).to_bits()) | u64::from((x as f32).to_bits()) << 32,
+            (x as i64 as f64).to_bits(),
+            (x as f64).to_bits(),
+            to_i64(d.trunc()),
+            to_u64(d.round_ties_even()),
+            to_i64(f64::from(g).floor()),
+            to_u64(f64::from(g).ceil()),
+            to_i64(f64::from(if g.is_subnormal() { 0.0 } else { g }).trunc()),
+        ]
+    });
+}
+
+/// `x` rounded to f32 toward zero (`"rz"`), minus infinity (`"rm"`) or plus infinity (`"rp"`).
+fn round_f32(x: f64, mode: &str) -> f32 {
+    let r = x as f32;
+    if x.is_nan() || f64::from(r) == x {
+        return r;
+    }
+    let toward = |r: f32, up: bool| {
+        let next = if r == 0.0 {
+            if up { f32::from_bits(1) } else { -f32::from_bits(1) }
+        } else if (r > 0.0) == up {
+            f32::from_bits(r.to_bits() + 1)
+        } else {
+            f32::from_bits(r.to_bits() - 1)
+        };
+        if r.is_infinite() { f32::MAX.copysign(r) } else { next }
+    };
+    match mode {
+        "rz" if f64::from(r).abs() > x.abs() => toward(r, r < 0.0),
+        "rm" if f64::from(r) > x => toward(r, false),
+        "rp" if f64::from(r) < x => toward(r, true),
+        _ => r,
+    }
+}
+
+#[test]
+fn directed_multiplies_f64_min_max_and_tanh() {
+    let body = "\tmul.rz.f32 %k0, %f, %g;\n\tmul.rm.f32 %k1, %f, %g;\n\tmov.b32 %r1, %k0;\n\tmov.b32 %r2, %k1;\n\tmov.b64 %o0, {%r1, %r2};\n\
+                \tmul.rp.f32 %k2, %f, %g;\n\tmul.rz.ftz.f32 %k3, %f, %g;\n\tmov.b32 %r1, %k2;\n\tmov.b32 %r2, %k3;\n\tmov.b64 %o1, {%r1, %r2};\n\
+                \tmin.f64 %z0, %d, %q;\n\tmov.b64 %o2, %z0;\n\tmax.f64 %z1, %d, %q;\n\tmov.b64 %o3, %z1;\n\
+                \ttanh.approx.f32 %k0, %f;\n\tmov.b32 %r1, %k0;\n\tcvt.u64.u32 %o4, %r1;\n";
+    let values: [f32; 16] = [0.0, -0.0, 1.0, -1.0, 1.0 + f32::EPSILON, 3.0, -1.0 / 3.0, 1e-20, -1e-20, 1e30, -3e38, 1e-38, f32::INFINITY, f32::NAN, 0.1, 7.5];
+    let doubles: [f64; 8] = [0.0, -0.0, 1.5, -2.25, f64::NAN, f64::INFINITY, -1e300, 5e-324];
+    let inputs: Vec<(u64, u64)> = (0..32)
+        .map(|i| {
+            let (f, g) = (values[i % 16], values[(i * 7 + 3) % 16]);
+            let (d, q) = (doubles[i % 8], doubles[(i / 4) % 8]);
+            ((d.to_bits() & !0xFFFF_FFFF) | u64::from(f.to_bits()), (q.to_bits() & !0xFFFF_FFFF) | u64::from(g.to_bits()))
+        })
+        .collect();
+    check(body, &inputs, |x, y| {
+        let (f, g) = (f32::from_bits(x as u32), f32::from_bits(y as u32));
+        let (d, q) = (f64::from_bits(x), f64::from_bits(y));
+        let canon = |v: f32| if v.is_nan() { 0x7FFF_FFFF } else { v.to_bits() };
+        let product = f64::from(f) * f64::from(g);
+        // An exact zero product keeps the sign of the product.
+        let mul = |mode: &str| canon(if product == 0.0 { f * g } else { round_f32(product, mode) });
+        let flush = |v: f32| if v.is_subnormal() { 0.0f32.copysign(v) } else { v };
+        let mul_ftz = {
+            let (ff, gg) = (flush(f), flush(g));
+            let p = f64::from(ff) * f64::from(gg);
+            canon(flush(if p == 0.0 { ff * gg } else { round_f32(p, "rz") }))
+        };
+        let pair = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
+        let min_max = |max: bool| -> u64 {
+            match (d.is_nan(), q.is_nan()) {
+                (true, true) => 0x7FFF_FFFF_FFFF_FFFF,
+                (true, false) => q.to_bits(),
+                (false, true) => d.to_bits(),
+                _ if d == q => if max { d.to_bits() & q.to_bits() } else { d.to_bits() | q.to_bits() },
+                _ => if (d < q) != max { d.to_bits() } else { q.to_bits() },
+            }
+        };
+        [
+            pair(mul("rz"), mul("rm")),
+            pair(mul("rp"), mul_ftz),
+            min_max(false),
+            min_max(true),
+            u64::from(canon(f64::from(f).tanh() as f32)),
+            0,
+            0,
+            0,
+        ]
+    });
+}
+
+#[test]
+fn trap_stops_the_launch_naming_the_thread_and_line() {
+    let source = kernel("\tsetp.eq.u32 %p1, %r0, 5;\n\t@%p1 trap;\n");
+    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+    let kernel = &module.kernels[0];
+    let request = LaunchRequest {
+        grid: Some([1, 1, 1]),
+        block: Some([32, 1, 1]),
+        args: vec![Arg::new("k_param_0", ArgInit::Zeros(128)), Arg::new("k_param_1", ArgInit::Zeros(512))],
+        module_dir: None,
+    };
+    let launch = prepare(kernel, &request).expect("prepares");
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let fault = simt_interp::run(kernel, &launch.config, &launch.memory, &RunOptions { simt, ..RunOptions::default() }, None).expect_err("traps");
+        assert_eq!((fault.kind, fault.lane, fault.thread), (FaultKind::Trap, Some(5), Some([5, 0, 0])), "{simt:?}");
+        let line = source.lines().position(|l| l.contains("trap;")).expect("the trap line") as u32 + 1;
+        assert_eq!(fault.line, Some(line), "{simt:?}");
+    }
+}
