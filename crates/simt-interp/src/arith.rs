@@ -10,6 +10,8 @@ use half::{bf16, f16};
 use simt_isa::{BoolOp, Cmp, CvtType, FCmp, MufuOp, PrmtMode, Round};
 use simt_tensor::formats::{MiniFloat, tf32_round};
 
+use crate::directed;
+
 /// Float flags of FADD/FMUL/FFMA/FMIN/FMAX.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct FFlags {
@@ -246,12 +248,12 @@ pub const NAN64: u64 = 0x7FFF_FFFF_FFFF_FFFF;
 pub const NAN16: u32 = 0x7FFF;
 
 #[inline(always)]
-fn canon32(v: f32) -> u32 {
+pub(crate) fn canon32(v: f32) -> u32 {
     if v.is_nan() { NAN32 } else { v.to_bits() }
 }
 
 #[inline(always)]
-fn canon64(v: f64) -> u64 {
+pub(crate) fn canon64(v: f64) -> u64 {
     if v.is_nan() { NAN64 } else { v.to_bits() }
 }
 
@@ -638,6 +640,53 @@ pub fn cvt(src: u64, from: CvtType, to: CvtType, neg: bool, abs: bool) -> u64 {
             CvtType::F16 => u64::from(to_f16_bits(int_to_f64_odd(i), false)),
             CvtType::BF16 => u64::from(to_f16_bits(int_to_f64_odd(i), true)),
         },
+    }
+}
+
+/// `CVT.<to>.<from>.RZ/RM/RP`: `cvt` with every rounding it does in direction `rnd`.
+pub fn cvt_directed(src: u64, from: CvtType, to: CvtType, neg: bool, abs: bool, rnd: Round) -> u64 {
+    let lo = src as u32;
+    // The source value, exactly, with its modifiers applied (exact too).
+    let value: Result<i128, f64> = match from {
+        CvtType::U32 => Ok(i128::from(lo)),
+        CvtType::S32 => Ok(i128::from(lo as i32)),
+        CvtType::U64 => Ok(i128::from(src)),
+        CvtType::S64 => Ok(i128::from(src as i64)),
+        CvtType::F32 => Err(f64::from(f32::from_bits(lo))),
+        CvtType::F64 => Err(f64::from_bits(src)),
+        CvtType::F16 => Err(f64::from(f16::from_bits(lo as u16))),
+        CvtType::BF16 => Err(f64::from(bf16::from_bits(lo as u16))),
+    };
+    let value = match value {
+        Ok(i) => Ok(if abs { i.abs() } else { i } * if neg { -1 } else { 1 }),
+        Err(f) => Err(if abs { f.abs() } else { f } * if neg { -1.0 } else { 1.0 }),
+    };
+    let format = match to {
+        CvtType::F32 => directed::F32,
+        CvtType::F64 => directed::F64,
+        CvtType::F16 => directed::F16,
+        CvtType::BF16 => directed::BF16,
+        // To an integer: an integral value in the direction (truncated by default), which CVT then
+        // converts exactly.
+        CvtType::U32 | CvtType::S32 | CvtType::U64 | CvtType::S64 => {
+            return match value {
+                Ok(_) => cvt(src, from, to, neg, abs),
+                Err(f) => {
+                    let integral = match rnd {
+                        Round::Rn | Round::Rz => f.trunc(),
+                        Round::Rm => f.floor(),
+                        Round::Rp => f.ceil(),
+                    };
+                    cvt(integral.to_bits(), CvtType::F64, to, false, false)
+                }
+            };
+        }
+    };
+    match value {
+        Ok(i) => directed::round(directed::Exact::of_int(i), format, rnd),
+        // NaN and infinities convert without rounding.
+        Err(f) if !f.is_finite() => cvt(src, from, to, neg, abs),
+        Err(f) => directed::round(directed::Exact::of_f64(f), format, rnd),
     }
 }
 

@@ -16,6 +16,7 @@
 
 mod arith;
 mod block;
+mod directed;
 pub use block::{
     Access, BlockReason, BlockSim, Branch, ControlView, ConvergenceBarrier, Counters, Exchange, Launch, Peek, Preview, Progress, StackEntry, Step,
     StepResult, ThreadGroup, ThreadState, WarpView,

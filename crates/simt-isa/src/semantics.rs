@@ -196,7 +196,7 @@ impl Form {
     /// The destination and source types of a `CVT`.
     pub fn conversion(&self) -> Option<(CvtType, CvtType)> {
         match *self {
-            Form::Cvt(mods::Cvt { to, from }) => Some((to, from)),
+            Form::Cvt(mods::Cvt { to, from, .. }) => Some((to, from)),
             _ => None,
         }
     }

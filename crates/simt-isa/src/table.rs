@@ -870,8 +870,8 @@ instruction_table! {
     S2r: "S2R" [], &[op("d", D), op("sr", SR)], optional 0, Int, Alu, [];
     /// `d = p ? a : b`.
     Sel: "SEL" [], &[op("d", D), op("a", S_ANY), op("b", S_ANY), op("p", Q)], optional 0, Int, Alu, [];
-    /// Converts `a` from one type to another: float to int truncates and saturates (NaN gives 0), other conversions round once to nearest even; F16/BF16 occupy the low 16 bits, F64/S64/U64 a pair.
-    Cvt: "CVT" [to: CvtType, from: CvtType], &[op("d", OperandKind::Dst(Width::Converted)), op("a", src(LitKind::Converted, SrcMods::NegAbs, Width::Converted))], optional 0, Fp32, Convert, [];
+    /// Converts `a` from one type to another: float to int rounds to an integral value (truncating by default; `RM` floors, `RP` ceils) and saturates (NaN gives 0); other conversions round once, to nearest even or toward zero (`RZ`), minus infinity (`RM`) or plus infinity (`RP`); F16/BF16 occupy the low 16 bits, F64/S64/U64 a pair.
+    Cvt: "CVT" [to: CvtType, from: CvtType, rnd: Round = Rn], &[op("d", OperandKind::Dst(Width::Converted)), op("a", src(LitKind::Converted, SrcMods::NegAbs, Width::Converted))], optional 0, Fp32, Convert, [];
     /// Packs two f32 values, rounded to nearest even, into one register: `a` in the low half.
     Pack: "PACK" [ty: PackType], &[op("d", D), op("a", S_F32), op("b", S_F32)], optional 0, Fp32, Convert, [];
     /// `d = a + b`, wrapping.
@@ -932,8 +932,8 @@ instruction_table! {
     Dadd: "DADD" [], DAB_F64, optional 0, Fp64, Fp64, [];
     /// `d = a * b` in f64 on register pairs.
     Dmul: "DMUL" [], DAB_F64, optional 0, Fp64, Fp64, [];
-    /// `d = a * b + c` in f64 on register pairs, rounded once.
-    Dfma: "DFMA" [], &[op("d", D2), op("a", S_F64), op("b", S_F64), op("c", S_F64)], optional 0, Fp64, Fp64, [];
+    /// `d = a * b + c` in f64 on register pairs, rounded once: to nearest even, toward zero (`RZ`), minus infinity (`RM`) or plus infinity (`RP`), where an exact zero sum of opposite signs is -0 under `RM` and +0 otherwise.
+    Dfma: "DFMA" [rnd: Round = Rn], &[op("d", D2), op("a", S_F64), op("b", S_F64), op("c", S_F64)], optional 0, Fp64, Fp64, [];
     /// Loads `d` (1, 2 or 4 registers) from memory; sub-word types zero- or sign-extend.
     Ld: "LD" [space: Space, vec: VecWidth = Scalar, ty: MemType], MEM_DATA, optional 0, LdSt, Memory, [LOAD];
     /// Stores `a` (1, 2 or 4 registers) to memory.
@@ -989,8 +989,8 @@ instruction_table! {
     Shr64: "SHR64" [ty: Int64Type = S64], &[op("d", D2), op("a", S_PAIR), op("b", S_INT)], optional 0, Int, Alu, [];
     /// `p = a bop b` on predicates (`!` negates a source).
     Plop: "PLOP" [bop: BoolOp], &[op("p", P), op("a", Q), op("b", Q)], optional 0, Int, Alu, [];
-    /// `d = a / b` in f32, correctly rounded to nearest even (PTX `div.rn.f32`).
-    Fdiv: "FDIV" [], DAB_F32, optional 0, Sfu, Sfu, [];
+    /// `d = a / b` in f32, correctly rounded: to nearest even (PTX `div.rn.f32`), toward zero (`RZ`), minus infinity (`RM`) or plus infinity (`RP`).
+    Fdiv: "FDIV" [rnd: Round = Rn], DAB_F32, optional 0, Sfu, Sfu, [];
     /// `d = a / b`, rounded toward zero (signed unless `U32`); `b = 0` gives `0xFFFFFFFF`, `i32::MIN / -1` gives `i32::MIN`.
     Idiv: "IDIV" [ty: IntType = S32], DAB_INT, optional 0, Sfu, Sfu, [];
     /// `d = a - b * (a / b)`, the remainder of `IDIV` (its sign is `a`'s); `b = 0` gives `a`.
@@ -1012,10 +1012,10 @@ instruction_table! {
     Isetp64: "ISETP64" [cmp: Cmp, ty: Int64Type = S64, bop: BoolOp = And], &[op("p", P), op("a", S_PAIR), op("b", S_PAIR_INT), op("q", Q)], optional 1, Int, Alu, [];
     /// `d = a` rounded to an integral f32: to nearest even, toward zero (`RZ`, trunc), minus infinity (`RM`, floor) or plus infinity (`RP`, ceil); zeros and infinities keep themselves, NaN gives the canonical NaN.
     Frnd: "FRND" [rnd: Round = Rn, ftz: Ftz = No], &[op("d", D), op("a", S_F32)], optional 0, Fp32, Convert, [];
-    /// `d = a / b` in f64, correctly rounded to nearest even (PTX `div.rn.f64`, `rcp.rn.f64` as `1 / b`).
-    Ddiv: "DDIV" [], DAB_F64, optional 0, Fp64, Sfu, [];
-    /// `d = sqrt(a)` in f64, correctly rounded to nearest even; negative `a` gives the canonical NaN, -0 gives -0.
-    Dsqrt: "DSQRT" [], &[op("d", D2), op("a", S_F64)], optional 0, Fp64, Sfu, [];
+    /// `d = a / b` in f64, correctly rounded: to nearest even (PTX `div.rn.f64`, `rcp.rn.f64` as `1 / b`), toward zero (`RZ`), minus infinity (`RM`) or plus infinity (`RP`).
+    Ddiv: "DDIV" [rnd: Round = Rn], DAB_F64, optional 0, Fp64, Sfu, [];
+    /// `d = sqrt(a)` in f64, correctly rounded: to nearest even, toward zero (`RZ`), minus infinity (`RM`) or plus infinity (`RP`); negative `a` gives the canonical NaN, -0 gives -0.
+    Dsqrt: "DSQRT" [rnd: Round = Rn], &[op("d", D2), op("a", S_F64)], optional 0, Fp64, Sfu, [];
     /// `d = a` rounded to an integral f64: to nearest even, toward zero (`RZ`), minus infinity (`RM`) or plus infinity (`RP`); NaN gives the canonical NaN.
     Drnd: "DRND" [rnd: Round = Rn], &[op("d", D2), op("a", S_F64)], optional 0, Fp64, Convert, [];
     /// `d = b` with its `len`-bit field at bit `pos` replaced by the low bits of `a` (PTX `bfi`; `pos` and `len` taken mod 256, bits past bit 31 dropped).
@@ -1036,6 +1036,8 @@ instruction_table! {
     Dmin: "DMIN" [], DAB_F64, optional 0, Fp64, Fp64, [];
     /// `d = max(a, b)` in f64 on register pairs; the non-NaN operand wins, and +0 is above -0.
     Dmax: "DMAX" [], DAB_F64, optional 0, Fp64, Fp64, [];
+    /// `d = sqrt(a)` in f32, rounded once: to nearest even (as `MUFU.SQRT`), toward zero (`RZ`), minus infinity (`RM`) or plus infinity (`RP`); negative `a` gives the canonical NaN, -0 gives -0.
+    Fsqrt: "FSQRT" [rnd: Round = Rn], &[op("d", D), op("a", S_F32)], optional 0, Sfu, Sfu, [];
 }
 
 impl Opcode {

@@ -1170,7 +1170,10 @@ impl<'t, 'a> Entry<'t, 'a> {
                         }
                     }
                     _ if a.ty == Type::F64 => {
-                        rn_only(a.rounding, op, inst)?;
+                        let rnd = directed(a.rounding);
+                        if rnd.is_none() {
+                            rn_only(a.rounding, op, inst)?;
+                        }
                         let d = self.pair(d)?;
                         let (x, mut y) = (self.src_f64(x)?, self.src_f64(y)?);
                         if sub {
@@ -1179,7 +1182,11 @@ impl<'t, 'a> Entry<'t, 'a> {
                                 Src::Imm { bits, wide } => Src::Imm { bits: bits ^ (1 << 63), wide },
                             };
                         }
-                        self.op(Opcode::Dadd, &[dst(d), src(x), src(y)])
+                        match rnd {
+                            // x * 1 + y rounds the sum once.
+                            Some(rnd) => self.emit(Form::Dfma(mods::Dfma { rnd }), &[dst(d), src(x), src(f64_imm(1.0)), src(y)]),
+                            None => self.op(Opcode::Dadd, &[dst(d), src(x), src(y)]),
+                        }
                     }
                     _ => Err(unsupported(format!("`{}{}{}`", op.name(), if a.sat { ".sat" } else { "" }, a.ty))),
                 }
@@ -1201,10 +1208,16 @@ impl<'t, 'a> Entry<'t, 'a> {
                         self.emit(Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat), rnd: isa::Round::Rn }), &[dst(d), src(x), src(y), src(z)])
                     }
                     Type::F64 => {
-                        rn_only(a.rounding, op, inst)?;
+                        let rnd = directed(a.rounding);
+                        if rnd.is_none() {
+                            rn_only(a.rounding, op, inst)?;
+                        }
                         let d = self.pair(d)?;
                         let (x, y, z) = (self.src_f64(x)?, self.src_f64(y)?, self.src_f64(z)?);
-                        self.op(Opcode::Dfma, &[dst(d), src(x), src(y), src(z)])
+                        match rnd {
+                            Some(rnd) => self.emit(Form::Dfma(mods::Dfma { rnd }), &[dst(d), src(x), src(y), src(z)]),
+                            None => self.op(Opcode::Dfma, &[dst(d), src(x), src(y), src(z)]),
+                        }
                     }
                     ty => Err(unsupported(format!("`fma{ty}`"))),
                 }
@@ -1213,10 +1226,18 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let [d, x, y] = self.operands(inst)?;
                 match (dv.ty, dv.mode, dv.ftz) {
                     // `.approx` and `.full` promise at most 2 ulp; simt rounds correctly (docs/ptx.md).
-                    (Type::F32, Some(px::FloatMode::Rounded(px::Rounding::Rn) | px::FloatMode::Approx | px::FloatMode::Full), false) => {
+                    (Type::F32, Some(mode @ (px::FloatMode::Rounded(px::Rounding::Rn | px::Rounding::Rz | px::Rounding::Rm | px::Rounding::Rp) | px::FloatMode::Approx | px::FloatMode::Full)), ftz) => {
                         let d = self.word(d)?;
                         let (x, y) = (self.src32(x)?, self.src32(y)?);
-                        self.op(Opcode::Fdiv, &[dst(d), src(x), src(y)])
+                        let (x, y) = (self.flushed(x, ftz, 0)?, self.flushed(y, ftz, 1)?);
+                        match mode {
+                            px::FloatMode::Rounded(r) if directed(Some(r)).is_some() => {
+                                let rnd = directed(Some(r)).expect("checked");
+                                self.emit(Form::Fdiv(mods::Fdiv { rnd }), &[dst(d), src(x), src(y)])?;
+                            }
+                            _ => self.op(Opcode::Fdiv, &[dst(d), src(x), src(y)])?,
+                        }
+                        self.flush_in_place(d, ftz)
                     }
                     (Type::S32 | Type::U32, None, false) => {
                         let d = self.word(d)?;
@@ -1235,8 +1256,14 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let ty = if dv.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
                         self.emit(Form::Idiv64(mods::Idiv64 { ty }), &[dst(d), src(x), src(y)])
                     }
+                    (Type::F64, Some(px::FloatMode::Rounded(r)), false) if directed(Some(r)).is_some() => {
+                        let rnd = directed(Some(r)).expect("checked");
+                        let d = self.pair(d)?;
+                        let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
+                        self.emit(Form::Ddiv(mods::Ddiv { rnd }), &[dst(d), src(x), src(y)])
+                    }
                     _ => Err(unsupported(format!("`div{}{}{}`", dv.mode.map_or(String::new(), |m| m.to_string()), if dv.ftz { ".ftz" } else { "" }, dv.ty))).map_err(|e| {
-                        with_note(e, "supported: div.s32, div.u32, div.s64, div.u64, div.rn.f32, div.approx.f32, div.full.f32, div.rn.f64")
+                        with_note(e, "supported: div.s32, div.u32, div.s64, div.u64, div.{rn,rz,rm,rp}.f32, div.approx.f32, div.full.f32, div.{rn,rz,rm,rp}.f64")
                     }),
                 }
             }
@@ -1474,12 +1501,38 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             // f64 reciprocal and square root, correctly rounded (`.approx` promises less).
             Op::Rcp(f) | Op::Sqrt(f)
+                if matches!((f.ty, f.mode), (Type::F32 | Type::F64, px::FloatMode::Rounded(px::Rounding::Rz | px::Rounding::Rm | px::Rounding::Rp))) && (!f.ftz || f.ty == Type::F32) =>
+            {
+                let px::FloatMode::Rounded(r) = f.mode else { unreachable!("matched above") };
+                let rnd = directed(Some(r)).expect("matched above");
+                let [d, x] = self.operands(inst)?;
+                match (f.ty, op) {
+                    (Type::F32, _) => {
+                        let (d, x) = (self.word(d)?, self.src32(x)?);
+                        let x = self.flushed(x, f.ftz, 0)?;
+                        match op {
+                            Op::Rcp(_) => self.emit(Form::Fdiv(mods::Fdiv { rnd }), &[dst(d), src(Src::imm(1.0f32.to_bits())), src(x)])?,
+                            _ => self.emit(Form::Fsqrt(mods::Fsqrt { rnd }), &[dst(d), src(x)])?,
+                        }
+                        self.flush_in_place(d, f.ftz)
+                    }
+                    (_, Op::Rcp(_)) => {
+                        let (d, x) = (self.pair(d)?, self.src_f64(x)?);
+                        self.emit(Form::Ddiv(mods::Ddiv { rnd }), &[dst(d), src(f64_imm(1.0)), src(x)])
+                    }
+                    _ => {
+                        let (d, x) = (self.pair(d)?, self.src_f64(x)?);
+                        self.emit(Form::Dsqrt(mods::Dsqrt { rnd }), &[dst(d), src(x)])
+                    }
+                }
+            }
+            Op::Rcp(f) | Op::Sqrt(f)
                 if f.ty == Type::F64 && matches!(f.mode, px::FloatMode::Approx | px::FloatMode::Rounded(px::Rounding::Rn)) =>
             {
                 let [d, x] = self.operands(inst)?;
                 let (d, x) = (self.pair(d)?, self.src_f64(x)?);
                 match op {
-                    Op::Rcp(_) => self.op(Opcode::Ddiv, &[dst(d), src(Src::Imm { bits: 1f64.to_bits(), wide: true }), src(x)]),
+                    Op::Rcp(_) => self.op(Opcode::Ddiv, &[dst(d), src(f64_imm(1.0)), src(x)]),
                     _ => self.op(Opcode::Dsqrt, &[dst(d), src(x)]),
                 }
             }
@@ -1533,19 +1586,11 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
                 let [d, x] = self.operands(inst)?;
                 let d = self.word(d)?;
-                let mut x = self.src32(x)?;
+                let x = self.src32(x)?;
                 // MUFU computes in f64 and rounds once; `.ftz` flushes the input and the result.
-                let flush = Form::Fmul(mods::Fmul { ftz: isa::Ftz::Yes, sat: isa::Sat::No });
-                if f.ftz {
-                    let t = self.scratch;
-                    self.emit(flush, &[dst(t), src(x), src(Src::imm(1.0f32.to_bits()))])?;
-                    x = Src::reg(t);
-                }
+                let x = self.flushed(x, f.ftz, 0)?;
                 self.emit(Form::Mufu(mods::Mufu { op: function }), &[dst(d), src(x)])?;
-                if f.ftz {
-                    self.emit(flush, &[dst(d), src(Src::reg(d)), src(Src::imm(1.0f32.to_bits()))])?;
-                }
-                Ok(())
+                self.flush_in_place(d, f.ftz)
             }
             Op::Cvt(c) => self.cvt(inst, c),
             // A generic address is the address in its space (simt has no generic window;
@@ -1762,10 +1807,8 @@ impl<'t, 'a> Entry<'t, 'a> {
         };
         if m.ty.is_float() {
             if let (Some(rnd), Type::F32) = (directed(m.rounding), m.ty) {
-                // FFMA rounds `x * y + 0` once, so the product rounds as asked. The zero takes the
-                // sign that leaves an exact zero product's sign alone: +0 under RM (where
-                // -0 + +0 is -0), -0 otherwise (where +0 + -0 is +0).
-                let zero = if rnd == isa::Round::Rm { 0 } else { 0x8000_0000 };
+                // FFMA rounds `x * y + 0` once, so the product rounds as asked.
+                let zero = (neutral_zero(directed(m.rounding).expect("directed")) >> 32) as u32;
                 let d = self.word(d)?;
                 let (x, y) = (self.src32(x)?, self.src32(y)?);
                 let z = match z {
@@ -1773,6 +1816,15 @@ impl<'t, 'a> Entry<'t, 'a> {
                     None => Src::imm(zero),
                 };
                 return self.emit(Form::Ffma(mods::Ffma { ftz: ftz(m.ftz), sat: sat(m.sat), rnd }), &[dst(d), src(x), src(y), src(z)]);
+            }
+            if let (Some(rnd), Type::F64) = (directed(m.rounding), m.ty) {
+                let d = self.pair(d)?;
+                let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
+                let z = match z {
+                    Some(z) => self.src_f64(z)?,
+                    None => Src::Imm { bits: neutral_zero(rnd), wide: true },
+                };
+                return self.emit(Form::Dfma(mods::Dfma { rnd }), &[dst(d), src(x), src(y), src(z)]);
             }
             rn_only(m.rounding, inst.op, inst)?;
             return match (m.ty, z) {
@@ -2008,9 +2060,9 @@ impl<'t, 'a> Entry<'t, 'a> {
         };
         let rounding_ok = match (to.is_float(), from.is_float()) {
             (true, true) if to == from => if integral.is_some() { matches!(to, Type::F32 | Type::F64) } else { c.rounding.is_none() && to == Type::F32 },
-            // Integer to float, and narrowing floats, round: only to nearest even is built.
-            (true, false) => c.rounding == Some(px::Rounding::Rn),
-            (true, true) if to.bits() < from.bits() => c.rounding == Some(px::Rounding::Rn),
+            // Integer to float, and narrowing floats, round: in any direction.
+            (true, false) => c.rounding.is_some_and(|r| !r.is_integer()),
+            (true, true) if to.bits() < from.bits() => c.rounding.is_some_and(|r| !r.is_integer()),
             (true, true) => c.rounding.is_none(),
             (false, true) => integral.is_some() && (integral == Some(isa::Round::Rz) || matches!(from, Type::F32 | Type::F64)),
             (false, false) => false,
@@ -2043,7 +2095,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             x = Src::reg(t);
         }
         let d = if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? };
-        self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: from_ty }), &[dst(d), src(x)])?;
+        let rnd = directed(c.rounding).unwrap_or(isa::Round::Rn);
+        self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: from_ty, rnd }), &[dst(d), src(x)])?;
         if to == Type::F32 && (sat_result || c.ftz) {
             self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(c.sat) }), &[dst(d), src(Src::reg(d)), src(Src::imm(0x8000_0000))])?;
         }
@@ -2132,6 +2185,25 @@ impl<'t, 'a> Entry<'t, 'a> {
             self.mov(d, x)?;
             self.narrow(d, from.bits())
         }
+    }
+
+    /// `x`, or with `ftz` a copy in scratch register `slot` with a subnormal flushed to a zero
+    /// of its sign (`FMUL.FTZ x, 1.0`, which changes nothing else).
+    fn flushed(&mut self, x: Src, ftz: bool, slot: u8) -> Result<Src> {
+        if !ftz {
+            return Ok(x);
+        }
+        let t = self.scratch + slot;
+        self.emit(Form::Fmul(mods::Fmul { ftz: isa::Ftz::Yes, sat: isa::Sat::No }), &[dst(t), src(x), src(Src::imm(1.0f32.to_bits()))])?;
+        Ok(Src::reg(t))
+    }
+
+    /// With `ftz`, flushes a subnormal result in `d` to a zero of its sign.
+    fn flush_in_place(&mut self, d: u8, ftz: bool) -> Result<()> {
+        if ftz {
+            self.emit(Form::Fmul(mods::Fmul { ftz: isa::Ftz::Yes, sat: isa::Sat::No }), &[dst(d), src(Src::reg(d)), src(Src::imm(1.0f32.to_bits()))])?;
+        }
+        Ok(())
     }
 
     /// `d = x` sign-extended from its low `bits` bits.
@@ -2620,6 +2692,11 @@ fn initial_values(init: &ast::Initializer<'_>, out: &mut Vec<Immediate>) -> std:
 }
 
 /// The directed rounding `FFMA.RZ/RM/RP` gives f32 `fma`, `add` and `sub`.
+fn f64_imm(value: f64) -> Src {
+    Src::Imm { bits: value.to_bits(), wide: true }
+}
+
+/// A rounding direction other than to nearest.
 fn directed(rounding: Option<px::Rounding>) -> Option<isa::Round> {
     match rounding {
         Some(px::Rounding::Rz) => Some(isa::Round::Rz),
@@ -2627,6 +2704,12 @@ fn directed(rounding: Option<px::Rounding>) -> Option<isa::Round> {
         Some(px::Rounding::Rp) => Some(isa::Round::Rp),
         _ => None,
     }
+}
+
+/// The signed zero `x * y + zero` adds so that an exact zero product keeps its sign: +0
+/// rounding down (where -0 + +0 is -0), -0 otherwise (where +0 + -0 is +0).
+fn neutral_zero(rnd: isa::Round) -> u64 {
+    if rnd == isa::Round::Rm { 0 } else { 1 << 63 }
 }
 
 /// Float arithmetic rounds to nearest even; `.rz`, `.rm` and `.rp` are not built.

@@ -33,22 +33,25 @@ fn kernel(body: &str) -> String {
     )
 }
 
+/// Runs `body` on 32 lanes of `(x, y)` under `simt`: each lane's eight outputs.
+fn outputs(body: &str, inputs: &[(u64, u64)], simt: SimtModel) -> Vec<[u64; 8]> {
+    assert_eq!(inputs.len(), 32);
+    let words = inputs.iter().flat_map(|&(x, y)| [x as u32, (x >> 32) as u32, y as u32, (y >> 32) as u32]);
+    let list: Vec<Literal> = words.map(|w| Literal::Int(i64::from(w))).collect();
+    let args = vec![Arg::new("k_param_0", ArgInit::List(list)), Arg::new("k_param_1", ArgInit::Zeros(512))];
+    let (bytes, _) = run_one_warp(&kernel(body), args, "k_param_1", simt);
+    let got = |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap());
+    (0..32).map(|lane| std::array::from_fn(|k| got(8 * lane + k))).collect()
+}
+
 /// Runs `body` on 32 lanes of `(x, y)` under both SIMT models and compares every output
 /// with `want(x, y)`.
 fn check(body: &str, inputs: &[(u64, u64)], want: impl Fn(u64, u64) -> [u64; 8]) {
-    assert_eq!(inputs.len(), 32);
-    let source = kernel(body);
-    let words = inputs.iter().flat_map(|&(x, y)| [x as u32, (x >> 32) as u32, y as u32, (y >> 32) as u32]);
-    let list: Vec<Literal> = words.map(|w| Literal::Int(i64::from(w))).collect();
     for simt in [SimtModel::Its, SimtModel::Stack] {
-        let args = vec![Arg::new("k_param_0", ArgInit::List(list.clone())), Arg::new("k_param_1", ArgInit::Zeros(512))];
-        let (bytes, _) = run_one_warp(&source, args, "k_param_1", simt);
-        let got = |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap());
-        for (lane, &(x, y)) in inputs.iter().enumerate() {
-            let out: Vec<u64> = (0..8).map(|k| got(8 * lane + k)).collect();
+        for (lane, (out, &(x, y))) in outputs(body, inputs, simt).iter().zip(inputs).enumerate() {
             let want = want(x, y);
             for k in 0..8 {
-                assert_eq!(out[k], want[k], "{simt:?}: output {k} for x = {x:#018x}, y = {y:#018x}\n{body}");
+                assert_eq!(out[k], want[k], "{simt:?}: output {k} of lane {lane} for x = {x:#018x}, y = {y:#018x}\n{body}");
             }
         }
     }
@@ -256,8 +259,10 @@ fn directed_multiplies_f64_min_max_and_tanh() {
     let body = "\tmul.rz.f32 %k0, %f, %g;\n\tmul.rm.f32 %k1, %f, %g;\n\tmov.b32 %r1, %k0;\n\tmov.b32 %r2, %k1;\n\tmov.b64 %o0, {%r1, %r2};\n\
                 \tmul.rp.f32 %k2, %f, %g;\n\tmul.rz.ftz.f32 %k3, %f, %g;\n\tmov.b32 %r1, %k2;\n\tmov.b32 %r2, %k3;\n\tmov.b64 %o1, {%r1, %r2};\n\
                 \tmin.f64 %z0, %d, %q;\n\tmov.b64 %o2, %z0;\n\tmax.f64 %z1, %d, %q;\n\tmov.b64 %o3, %z1;\n\
-                \ttanh.approx.f32 %k0, %f;\n\tmov.b32 %r1, %k0;\n\tcvt.u64.u32 %o4, %r1;\n";
-    let values: [f32; 16] = [0.0, -0.0, 1.0, -1.0, 1.0 + f32::EPSILON, 3.0, -1.0 / 3.0, 1e-20, -1e-20, 1e30, -3e38, 1e-38, f32::INFINITY, f32::NAN, 0.1, 7.5];
+                \ttanh.approx.f32 %k0, %f;\n\tmov.b32 %r1, %k0;\n\tcvt.u64.u32 %o4, %r1;\n\
+                \tdiv.rn.ftz.f32 %k0, %f, %g;\n\tdiv.approx.ftz.f32 %k1, %f, %g;\n\tmov.b32 %r1, %k0;\n\tmov.b32 %r2, %k1;\n\tmov.b64 %o5, {%r1, %r2};\n\
+                \tdiv.rz.ftz.f32 %k0, %f, %g;\n\tmov.b32 %r1, %k0;\n\tcvt.u64.u32 %o6, %r1;\n";
+    let values: [f32; 16] = [0.0, -0.0, 1.0, -1.0, 1.0 + f32::EPSILON, 3.0, -1.0 / 3.0, 1e-20, -1e-20, 1e30, -3e38, 1e-39, f32::INFINITY, f32::NAN, 0.1, 7.5];
     let doubles: [f64; 8] = [0.0, -0.0, 1.5, -2.25, f64::NAN, f64::INFINITY, -1e300, 5e-324];
     let inputs: Vec<(u64, u64)> = (0..32)
         .map(|i| {
@@ -295,11 +300,82 @@ fn directed_multiplies_f64_min_max_and_tanh() {
             min_max(false),
             min_max(true),
             u64::from(canon(f64::from(f).tanh() as f32)),
-            0,
-            0,
+            {
+                let q = canon(flush(flush(f) / flush(g)));
+                pair(q, q)
+            },
+            {
+                let (ff, gg) = (flush(f), flush(g));
+                let exact = f64::from(ff) / f64::from(gg);
+                // The f64 quotient of two f32 values is never within 2^-53 of an f32 value it
+                // does not equal, so rounding it toward zero rounds the exact quotient.
+                u64::from(canon(flush(if exact.is_finite() && exact != 0.0 { round_f32(exact, "rz") } else { ff / gg })))
+            },
             0,
         ]
     });
+}
+
+/// One operation in every rounding direction: `{r}` in `op` is replaced by `.rz`, `.rm`, `.rp`
+/// and `.rn` (results in `%o0` to `%o3`, through `%z0`/`%k0` as `f64` says).
+fn directed_body(op: &str, f64: bool) -> String {
+    ["rz", "rm", "rp", "rn"]
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let line = op.replace("{r}", r);
+            if f64 { format!("\t{line}\n\tmov.b64 %o{i}, %z0;\n") } else { format!("\t{line}\n\tmov.b32 %r1, %k0;\n\tcvt.u64.u32 %o{i}, %r1;\n") }
+        })
+        .collect()
+}
+
+/// Checks a directed-rounding translation: to nearest equals the host's `nearest`, and toward
+/// minus and plus infinity bracket it one step apart (or agree), toward zero picking by sign.
+fn check_directed(op: &str, is_f64: bool, inputs: &[(u64, u64)], nearest: impl Fn(u64, u64) -> f64) {
+    let body = directed_body(op, is_f64);
+    let value = |bits: u64| if is_f64 { f64::from_bits(bits) } else { f64::from(f32::from_bits(bits as u32)) };
+    let step_up = |v: f64| if is_f64 { v.next_up() } else { f64::from((v as f32).next_up()) };
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        for (out, &(x, y)) in outputs(&body, inputs, simt).iter().zip(inputs) {
+            let [zero, down, up, near] = [out[0], out[1], out[2], out[3]].map(value);
+            let want = nearest(x, y);
+            let context = format!("{simt:?}: `{op}` x = {x:#018x} y = {y:#018x}: rz {zero:e} rm {down:e} rp {up:e} rn {near:e}, host {want:e}");
+            if want.is_nan() {
+                assert!(near.is_nan() && zero.is_nan() && down.is_nan() && up.is_nan(), "{context}");
+                continue;
+            }
+            assert_eq!(near.to_bits(), want.to_bits(), "{context}");
+            assert!(down <= near && near <= up && (down == up || step_up(down) == up), "{context}");
+            assert_eq!(zero, if down >= 0.0 { down } else { up }, "{context}");
+        }
+    }
+}
+
+#[test]
+fn every_direction_of_f64_arithmetic_division_roots_and_conversions() {
+    // Pairs whose results rarely land exactly: thirds, tenths, huge and tiny magnitudes.
+    let values = [1.0, -1.0, 3.0, 0.1, -0.7, 1e-300, 7e-310, 1e300, -1e308, 1.0 + f64::EPSILON, 2.0 / 3.0, 1e16 + 1.0, 5.0, -2.5e-5, 123456.789, 0.0];
+    let inputs: Vec<(u64, u64)> = (0..32).map(|i| (f64::to_bits(values[i % 16]), f64::to_bits(values[(i * 5 + 3) % 16]))).collect();
+    let (d, q) = (|x: u64| f64::from_bits(x), |y: u64| f64::from_bits(y));
+    check_directed("add.{r}.f64 %z0, %d, %q;", true, &inputs, |x, y| d(x) + q(y));
+    check_directed("sub.{r}.f64 %z0, %d, %q;", true, &inputs, |x, y| d(x) - q(y));
+    check_directed("mul.{r}.f64 %z0, %d, %q;", true, &inputs, |x, y| d(x) * q(y));
+    check_directed("fma.{r}.f64 %z0, %d, %q, %d;", true, &inputs, |x, y| d(x).mul_add(q(y), d(x)));
+    check_directed("div.{r}.f64 %z0, %d, %q;", true, &inputs, |x, y| d(x) / q(y));
+    check_directed("rcp.{r}.f64 %z0, %d;", true, &inputs, |x, _| 1.0 / d(x));
+    check_directed("abs.f64 %z1, %d;\n\tsqrt.{r}.f64 %z0, %z1;", true, &inputs, |x, _| d(x).abs().sqrt());
+    check_directed("cvt.{r}.f32.f64 %k0, %d;", false, &inputs, |x, _| f64::from(d(x) as f32));
+    // f32 operands are the low words: reinterpret the f64 inputs as f32 pairs.
+    let floats: Vec<(u64, u64)> = inputs.iter().map(|&(x, y)| (u64::from((d(x) as f32).to_bits()), u64::from((q(y) as f32).to_bits()))).collect();
+    let (f, g) = (|x: u64| f32::from_bits(x as u32), |y: u64| f32::from_bits(y as u32));
+    check_directed("div.{r}.f32 %k0, %f, %g;", false, &floats, |x, y| f64::from(f(x) / g(y)));
+    check_directed("rcp.{r}.f32 %k0, %f;", false, &floats, |x, _| f64::from(1.0 / f(x)));
+    check_directed("abs.f32 %k1, %f;\n\tsqrt.{r}.f32 %k0, %k1;", false, &floats, |x, _| f64::from(f(x).abs().sqrt()));
+    // Integers that do not fit the significand.
+    let ints: Vec<(u64, u64)> = integer_pairs();
+    check_directed("cvt.{r}.f32.s64 %k0, %x;", false, &ints, |x, _| f64::from(x as i64 as f32));
+    check_directed("cvt.{r}.f64.u64 %z0, %x;", true, &ints, |x, _| x as f64);
+    check_directed("cvt.{r}.f32.u32 %k0, %a;", false, &ints, |x, _| f64::from(x as u32 as f32));
 }
 
 #[test]

@@ -8,6 +8,7 @@ use simt_isa::*;
 use super::{fetch, fetch64, map1, map2, mask_of, per_lane, pred, set_pred, src, write, write64};
 use crate::arith::{self, DOp, FFlags, FOp, Int64Op, IntOp, TriOp, UnOp};
 use crate::block::BlockSim;
+use crate::directed;
 use crate::translate::{Modifier, PredIn, Reg, Translator, Val, Val64};
 use simt_tensor::formats::MiniFloat;
 
@@ -45,6 +46,12 @@ pub(crate) enum ArithOp {
     Dsqrt { d: Reg, a: Val64 },
     Drnd { d: Reg, a: Val64, rnd: Round },
     Bfi { d: Reg, a: Val, b: Val, pos: Val, len: Val },
+    DfmaDirected { d: Reg, a: Val64, b: Val64, c: Val64, rnd: Round },
+    DdivDirected { d: Reg, a: Val64, b: Val64, rnd: Round },
+    DsqrtDirected { d: Reg, a: Val64, rnd: Round },
+    FdivDirected { d: Reg, a: Val, b: Val, rnd: Round },
+    Fsqrt { d: Reg, a: Val, rnd: Round },
+    CvtDirected { d: Reg, a: Val64, wide_src: bool, to: CvtType, from: CvtType, neg: bool, abs: bool, rnd: Round },
 }
 
 /// A source of a 64-bit integer operation: a pair, or one 32-bit value.
@@ -91,6 +98,28 @@ fn narrow_format(from: NarrowFloat) -> MiniFloat {
     }
 }
 
+/// The source of a conversion: a pair read whole, or one register zero-extended.
+#[inline(always)]
+fn converted_source(warp: &crate::warp::Warp, a: Val64, wide: bool) -> [u64; 32] {
+    if wide {
+        return fetch64(warp, a);
+    }
+    match a {
+        Val64::Pair(r, _) => warp.row(r).map(u64::from),
+        Val64::Imm(x) => [x; 32],
+    }
+}
+
+/// Writes a conversion's results: a pair for the 64-bit types, else one register.
+#[inline(always)]
+fn write_converted(warp: &mut crate::warp::Warp, d: Reg, v: &[u64; 32], to: CvtType, exec: u32) {
+    if to.is_pair() {
+        write64(warp, d, v, exec);
+    } else {
+        write(warp, d, &v.map(|x| x as u32), exec);
+    }
+}
+
 /// The arithmetic operation of `inst`, if it is one.
 pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
     let o = &inst.operands;
@@ -116,7 +145,7 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
             _ => return None,
         },
         Form::Sel(_) => ArithOp::Sel { d: t.dst(&o[0]), a: t.val(&o[1], false), b: t.val(&o[2], false), p: Translator::pred_in(&o[3]) },
-        Form::Cvt(mods::Cvt { to, from }) => {
+        Form::Cvt(mods::Cvt { to, from, rnd }) => {
             let (neg, abs) = match o[1] {
                 Operand::Src(Src::Reg { neg, abs, .. }) => (neg, abs),
                 _ => (false, false),
@@ -126,7 +155,10 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
                 Val64::Pair(r, _) => Val64::Pair(r, Modifier::None),
                 imm => imm,
             };
-            ArithOp::Cvt { d: t.dst(&o[0]), a, wide_src: from.is_pair(), to, from, neg, abs }
+            match rnd {
+                Round::Rn => ArithOp::Cvt { d: t.dst(&o[0]), a, wide_src: from.is_pair(), to, from, neg, abs },
+                rnd => ArithOp::CvtDirected { d: t.dst(&o[0]), a, wide_src: from.is_pair(), to, from, neg, abs, rnd },
+            }
         }
         Form::Pack(mods::Pack { ty }) => {
             ArithOp::Pack { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), bf16: ty == PackType::Bf16x2 }
@@ -245,14 +277,19 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
         Form::Plop(mods::Plop { bop }) => {
             ArithOp::Plop { p: Translator::pred_out(&o[0]), a: Translator::pred_in(&o[1]), b: Translator::pred_in(&o[2]), bop }
         }
-        Form::Fdiv(_) => f2(FOp::Div, FFlags::default()),
+        Form::Fdiv(mods::Fdiv { rnd: Round::Rn }) => f2(FOp::Div, FFlags::default()),
+        Form::Fdiv(mods::Fdiv { rnd }) => ArithOp::FdivDirected { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), rnd },
         Form::Idiv(mods::Idiv { ty }) => int2(if signed(ty) { IntOp::DivS } else { IntOp::DivU }),
         Form::Irem(mods::Irem { ty }) => int2(if signed(ty) { IntOp::RemS } else { IntOp::RemU }),
         Form::Bfe(mods::Bfe { ty }) => tri(if signed(ty) { TriOp::BfeS } else { TriOp::BfeU }),
-        Form::Dfma(_) => ArithOp::Dfma { d: t.dst(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]), c: t.val64(&o[3]) },
-        Form::Ddiv(_) => d2(DOp::Div),
-        Form::Dsqrt(_) => ArithOp::Dsqrt { d: t.dst(&o[0]), a: t.val64(&o[1]) },
+        Form::Dfma(mods::Dfma { rnd: Round::Rn }) => ArithOp::Dfma { d: t.dst(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]), c: t.val64(&o[3]) },
+        Form::Dfma(mods::Dfma { rnd }) => ArithOp::DfmaDirected { d: t.dst(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]), c: t.val64(&o[3]), rnd },
+        Form::Ddiv(mods::Ddiv { rnd: Round::Rn }) => d2(DOp::Div),
+        Form::Ddiv(mods::Ddiv { rnd }) => ArithOp::DdivDirected { d: t.dst(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]), rnd },
+        Form::Dsqrt(mods::Dsqrt { rnd: Round::Rn }) => ArithOp::Dsqrt { d: t.dst(&o[0]), a: t.val64(&o[1]) },
+        Form::Dsqrt(mods::Dsqrt { rnd }) => ArithOp::DsqrtDirected { d: t.dst(&o[0]), a: t.val64(&o[1]), rnd },
         Form::Drnd(mods::Drnd { rnd }) => ArithOp::Drnd { d: t.dst(&o[0]), a: t.val64(&o[1]), rnd },
+        Form::Fsqrt(mods::Fsqrt { rnd }) => ArithOp::Fsqrt { d: t.dst(&o[0]), a: t.val(&o[1], true), rnd },
         Form::Bfi(_) => ArithOp::Bfi {
             d: t.dst(&o[0]),
             a: t.val(&o[1], false),
@@ -287,20 +324,37 @@ impl BlockSim<'_> {
                 write(warp, d, &v, exec);
             }
             ArithOp::Cvt { d, a, wide_src, to, from, neg, abs } => {
-                let src = if wide_src {
-                    fetch64(warp, a)
-                } else {
-                    match a {
-                        Val64::Pair(r, _) => warp.row(r).map(u64::from),
-                        Val64::Imm(x) => [x; 32],
-                    }
-                };
+                let src = converted_source(warp, a, wide_src);
                 let v: [u64; 32] = per_lane(|l| arith::cvt(src[l], from, to, neg, abs));
-                if to.is_pair() {
-                    write64(warp, d, &v, exec);
-                } else {
-                    write(warp, d, &v.map(|x| x as u32), exec);
-                }
+                write_converted(warp, d, &v, to, exec);
+            }
+            ArithOp::CvtDirected { d, a, wide_src, to, from, neg, abs, rnd } => {
+                let src = converted_source(warp, a, wide_src);
+                let v: [u64; 32] = per_lane(|l| arith::cvt_directed(src[l], from, to, neg, abs, rnd));
+                write_converted(warp, d, &v, to, exec);
+            }
+            ArithOp::DfmaDirected { d, a, b, c, rnd } => {
+                let (a, b, c) = (fetch64(warp, a), fetch64(warp, b), fetch64(warp, c));
+                let v = per_lane(|l| arith::canon64(directed::dfma(f64::from_bits(a[l]), f64::from_bits(b[l]), f64::from_bits(c[l]), rnd)));
+                write64(warp, d, &v, exec);
+            }
+            ArithOp::DdivDirected { d, a, b, rnd } => {
+                let (a, b) = (fetch64(warp, a), fetch64(warp, b));
+                let v = per_lane(|l| arith::canon64(directed::ddiv(f64::from_bits(a[l]), f64::from_bits(b[l]), rnd)));
+                write64(warp, d, &v, exec);
+            }
+            ArithOp::DsqrtDirected { d, a, rnd } => {
+                let a = fetch64(warp, a);
+                let v = per_lane(|l| arith::canon64(directed::dsqrt(f64::from_bits(a[l]), rnd)));
+                write64(warp, d, &v, exec);
+            }
+            ArithOp::FdivDirected { d, a, b, rnd } => {
+                let v = map2(&fetch(warp, a), &fetch(warp, b), |x, y| arith::canon32(directed::fdiv(f32::from_bits(x), f32::from_bits(y), rnd)));
+                write(warp, d, &v, exec);
+            }
+            ArithOp::Fsqrt { d, a, rnd } => {
+                let v = map1(&fetch(warp, a), |x| arith::canon32(directed::fsqrt(f32::from_bits(x), rnd)));
+                write(warp, d, &v, exec);
             }
             ArithOp::Pack { d, a, b, bf16 } => {
                 let v = map2(&fetch(warp, a), &fetch(warp, b), |x, y| arith::pack(x, y, bf16));
