@@ -158,6 +158,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("math_lib", math_lib),
     ("globals", globals),
     ("bit_mix", bit_mix),
+    ("atomic_wide", atomic_wide),
 ];
 
 /// The reference of kernel `entry`.
@@ -209,6 +210,30 @@ fn math_lib(inp: &Inputs) -> Outputs {
         z[i] = w.abs().sqrt() + w / 3.0 + (w * 2.5).floor() + w.round_ties_even() + (i as i64 * 1_000_003 - 5_000_000) as f64;
     }
     outputs(vec![("y", Buffer::F32(y)), ("z", Buffer::F64(z))])
+}
+
+fn atomic_wide(inp: &Inputs) -> Outputs {
+    let n = inp.count("n");
+    let x = inp.f32s("x");
+    let words = |v: u64| [v as u32, (v >> 32) as u32];
+    let mut counts = [0u64; 2];
+    let (mut sum, mut best) = (inp.f64s("sum")[0], i64::MIN);
+    let (mut claim, mut seen) = (inp.u32s("claim").to_vec(), inp.u32s("seen").to_vec());
+    for (i, &v) in x.iter().enumerate().take(n) {
+        counts[usize::from(v >= 0.5)] += (1 << 33) | 1;
+        sum += f64::from(v);
+        best = best.max((v * 1e6) as i64 - 500_000 * (i as i64 % 3));
+        let key = ((i as u64 + 1) << 32) | i as u64;
+        claim[2 * i..2 * i + 2].copy_from_slice(&words(key));
+        seen[2 * i..2 * i + 2].copy_from_slice(&words(key));
+    }
+    outputs(vec![
+        ("counts", Buffer::U32(counts.iter().flat_map(|&c| words(c)).collect())),
+        ("sum", Buffer::F64(vec![sum])),
+        ("best", Buffer::U32(words(best as u64).to_vec())),
+        ("claim", Buffer::U32(claim)),
+        ("seen", Buffer::U32(seen)),
+    ])
 }
 
 fn bit_mix(inp: &Inputs) -> Outputs {

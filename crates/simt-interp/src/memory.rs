@@ -426,6 +426,22 @@ impl GlobalMemory {
         }
     }
 
+    /// Replaces the 8-byte-aligned pair of words at `off` with `f(old)` (low word first) and
+    /// returns the old value, atomically with respect to every other 64-bit update: one of a
+    /// fixed set of locks, picked by address, serialises them (the host words are only 4-byte
+    /// aligned, so there is no 64-bit atomic to use).
+    pub fn update64(&self, index: usize, off: u32, f: impl Fn(u64) -> u64) -> u64 {
+        static STRIPES: [std::sync::Mutex<()>; 64] = [const { std::sync::Mutex::new(()) }; 64];
+        let at = (off / 4) as usize;
+        let words = &self.buffers[index].words;
+        let _serialised = STRIPES[(index * 131 + at / 2) % STRIPES.len()].lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let old = u64::from(words[at].load(Relaxed)) | u64::from(words[at + 1].load(Relaxed)) << 32;
+        let new = f(old);
+        words[at].store(new as u32, Relaxed);
+        words[at + 1].store((new >> 32) as u32, Relaxed);
+        old
+    }
+
     /// Atomically replaces the word at aligned offset `off` with `f(old)` and returns the old value.
     #[inline]
     pub fn update(&self, index: usize, off: u32, f: impl Fn(u32) -> u32) -> u32 {

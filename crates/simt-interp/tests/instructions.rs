@@ -2261,6 +2261,66 @@ fn lowp_convert_cases() -> Vec<Case> {
     ]
 }
 
+/// 64-bit atomics on register pairs: all 32 lanes on one address, in lane order.
+fn atomic64_cases() -> Vec<Case> {
+    /// The operation, how it updates memory, memory's first value, lane `l`'s operand.
+    type Atomic64 = (&'static str, fn(u64, u64) -> u64, u64, fn(u64) -> u64);
+    let ops: [Atomic64; 9] = [
+        ("ADD.U64", |m, x| m.wrapping_add(x), 0xFFFF_FFFF_0000_0000, |l| l * 0x1_0000_0001),
+        ("ADD.F64", |m, x| (f64::from_bits(m) + f64::from_bits(x)).to_bits(), 1f64.to_bits(), |l| (0.1 * (l + 1) as f64).to_bits()),
+        ("MIN.S64", |m, x| (m as i64).min(x as i64) as u64, 1 << 40, |l| ((l as i64 - 16) << 35) as u64),
+        ("MIN.U64", |m, x| m.min(x), u64::MAX, |l| (l * 7919 % 32) << 40),
+        ("MAX.S64", |m, x| (m as i64).max(x as i64) as u64, i64::MIN as u64, |l| ((l as i64 * 13 % 32 - 16) << 50) as u64),
+        ("EXCH.B64", |_, x| x, 0x1234_5678_9ABC_DEF0, |l| l << 33 | l),
+        ("AND.B64", |m, x| m & x, u64::MAX, |l| !(1 << (2 * l))),
+        ("OR.B64", |m, x| m | x, 0, |l| 1 << (2 * l + 1)),
+        ("XOR.B64", |m, x| m ^ x, 0x5555, |l| 0x8000_0000_0000_0001u64.rotate_left(l as u32 % 7)),
+    ];
+    let pair = |f: &dyn Fn(usize) -> u64| -> [Lanes; 2] { [lanes(|l| f(l as usize) as u32), lanes(|l| (f(l as usize) >> 32) as u32)] };
+    let mut v = Vec::new();
+    for (space, at) in [("GLOBAL", "[R249+64]"), ("SHARED", "[sh+64]")] {
+        for (name, apply, init, b) in ops {
+            let (mut m, mut old) = (init, [0u64; 32]);
+            for (l, o) in old.iter_mut().enumerate() {
+                *o = m;
+                m = apply(m, b(l as u64));
+            }
+            let [b_lo, b_hi] = pair(&|l| b(l as u64));
+            let [old_lo, old_hi] = pair(&|l| old[l]);
+            v.push(
+                Case::new(&format!("ATOM.{space}.{name} R2, {at}, R0"))
+                    .setup(&format!("ST.{space}.B64 {at}, R6"))
+                    .post(&format!("LD.{space}.B64 R8, {at}"))
+                    .inp(Loc::R(0), b_lo)
+                    .inp(Loc::R(1), b_hi)
+                    .inp(Loc::R(6), [init as u32; 32])
+                    .inp(Loc::R(7), [(init >> 32) as u32; 32])
+                    .out(Loc::R(2), old_lo)
+                    .out(Loc::R(3), old_hi)
+                    .out(Loc::R(8), [m as u32; 32])
+                    .out(Loc::R(9), [(m >> 32) as u32; 32]),
+            );
+        }
+        // Compare-and-swap: only the lane whose expected value matches swaps.
+        v.push(
+            Case::new(&format!("ATOM.{space}.CAS.B64 R2, {at}, R0, R4"))
+                .setup(&format!("ST.{space}.B64 {at}, R6"))
+                .post(&format!("LD.{space}.B64 R8, {at}"))
+                .inp(Loc::R(0), lanes(|l| l))
+                .inp(Loc::R(1), [7; 32])
+                .inp(Loc::R(4), lanes(|l| 100 + l))
+                .inp(Loc::R(5), [9; 32])
+                .inp(Loc::R(6), [5; 32])
+                .inp(Loc::R(7), [7; 32])
+                .out(Loc::R(2), lanes(|l| if l <= 5 { 5 } else { 105 }))
+                .out(Loc::R(3), lanes(|l| if l <= 5 { 7 } else { 9 }))
+                .out(Loc::R(8), [105; 32])
+                .out(Loc::R(9), [9; 32]),
+        );
+    }
+    v
+}
+
 fn all_groups() -> Vec<(&'static str, Vec<Case>)> {
     vec![
         ("move", move_cases()),
@@ -2277,6 +2337,7 @@ fn all_groups() -> Vec<(&'static str, Vec<Case>)> {
         ("ptx support", ptx_support_cases()),
         ("memory", memory_cases()),
         ("atomic", atomic_cases()),
+        ("atomic (64-bit)", atomic64_cases()),
         ("warp/control", warp_cases()),
     ]
 }
@@ -2348,6 +2409,7 @@ fn loads_and_stores() {
 #[test]
 fn atomics() {
     check(atomic_cases());
+    check(atomic64_cases());
 }
 
 #[test]

@@ -216,9 +216,9 @@ impl Instruction {
             Form::St(mods::St { space: Space::Param, .. }) => combo(false, "parameters are read-only: ST cannot write the PARAM space"),
             Form::Atom(mods::Atom { op, ty, .. }) => {
                 let (ok, allowed) = match op {
-                    AtomOp::Add => (matches!(ty, AtomType::U32 | AtomType::S32 | AtomType::F32), "U32, S32 or F32"),
-                    AtomOp::Min | AtomOp::Max => (matches!(ty, AtomType::U32 | AtomType::S32), "U32 or S32"),
-                    AtomOp::Exch | AtomOp::And | AtomOp::Or | AtomOp::Xor => (ty == AtomType::B32, "B32"),
+                    AtomOp::Add => (matches!(ty, AtomType::U32 | AtomType::S32 | AtomType::F32 | AtomType::U64 | AtomType::F64), "U32, S32, F32, U64 or F64"),
+                    AtomOp::Min | AtomOp::Max => (matches!(ty, AtomType::U32 | AtomType::S32 | AtomType::U64 | AtomType::S64), "U32, S32, U64 or S64"),
+                    AtomOp::Exch | AtomOp::And | AtomOp::Or | AtomOp::Xor => (matches!(ty, AtomType::B32 | AtomType::B64), "B32 or B64"),
                 };
                 combo(ok, &format!("ATOM.{op} takes type {allowed}, not {ty}"))
             }

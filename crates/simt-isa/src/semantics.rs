@@ -168,15 +168,22 @@ impl MemAccess {
     }
 }
 
+impl MemAccess {
+    /// An atomic of one word, or of a 64-bit pair when `wide`.
+    fn atomic(space: AtomSpace, wide: bool) -> MemAccess {
+        let regs = if wide { 2 } else { 1 };
+        MemAccess { space: space.into(), kind: AccessKind::Atomic, size: 4 * u32::from(regs), regs }
+    }
+}
+
 impl Form {
     /// How this form touches memory; `None` for one that does not.
     pub fn access(&self) -> Option<MemAccess> {
         match *self {
             Form::Ld(mods::Ld { space, vec, ty }) => Some(MemAccess::data(space, AccessKind::Load, vec, ty)),
             Form::St(mods::St { space, vec, ty }) => Some(MemAccess::data(space, AccessKind::Store, vec, ty)),
-            Form::Atom(mods::Atom { space, .. }) | Form::AtomCas(mods::AtomCas { space, .. }) => {
-                Some(MemAccess { space: space.into(), kind: AccessKind::Atomic, size: 4, regs: 1 })
-            }
+            Form::Atom(mods::Atom { space, ty, .. }) => Some(MemAccess::atomic(space, ty.is_wide())),
+            Form::AtomCas(mods::AtomCas { space, ty }) => Some(MemAccess::atomic(space, ty == CasType::B64)),
             _ => None,
         }
     }

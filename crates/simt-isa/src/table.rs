@@ -147,11 +147,11 @@ modifier_enum!(
 );
 modifier_enum!(
     /// Atomic operand types.
-    AtomType { U32 = "U32", S32 = "S32", F32 = "F32", B32 = "B32" }
+    AtomType { U32 = "U32", S32 = "S32", F32 = "F32", B32 = "B32", U64 = "U64", S64 = "S64", F64 = "F64", B64 = "B64" }
 );
 modifier_enum!(
     /// The one operand type of `ATOM.CAS`.
-    CasType { B32 = "B32" }
+    CasType { B32 = "B32", B64 = "B64" }
 );
 modifier_enum!(
     /// Scope of a memory fence.
@@ -199,6 +199,13 @@ modifier_enum!(
     /// Narrow float formats `CVT.F32.<from>` widens.
     NarrowFloat { E4M3 = "E4M3" @ Sm89, E5M2 = "E5M2" @ Sm89, E2M1 = "E2M1" @ Sm100 }
 );
+
+impl AtomType {
+    /// Whether this type is 64 bits wide (a register pair).
+    pub fn is_wide(self) -> bool {
+        matches!(self, AtomType::U64 | AtomType::S64 | AtomType::F64 | AtomType::B64)
+    }
+}
 
 impl CvtType {
     /// Whether a value of this type occupies a register pair.
@@ -843,6 +850,8 @@ const S_F64: OperandKind = src(LitKind::F64, SrcMods::NegAbs, Width::Pair);
 const S_PAIR: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Pair);
 const S_PAIR_INT: OperandKind = src(LitKind::Int, SrcMods::Plain, Width::Pair);
 const S_ANY: OperandKind = src(LitKind::Any, SrcMods::Plain, Width::One);
+/// An atomic's operand: a 32-bit register or literal, or a register pair for the 64-bit types.
+const S_ATOM: OperandKind = src(LitKind::Any, SrcMods::Plain, Width::Data);
 const S_REG: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::One);
 const P: OperandKind = OperandKind::PredDst;
 const Q: OperandKind = OperandKind::PredSrc;
@@ -938,10 +947,10 @@ instruction_table! {
     Ld: "LD" [space: Space, vec: VecWidth = Scalar, ty: MemType], MEM_DATA, optional 0, LdSt, Memory, [LOAD];
     /// Stores `a` (1, 2 or 4 registers) to memory.
     St: "ST" [space: Space, vec: VecWidth = Scalar, ty: MemType], &[op("addr", ADDR), op("a", src(LitKind::NoLiteral, SrcMods::Plain, Width::Data))], optional 0, LdSt, Memory, [STORE];
-    /// Atomically applies `op` with `b` to memory; `d` gets the old value. Lanes of a warp apply in lane order; `ADD.F32` flushes subnormal inputs and results to sign-preserving zero.
-    Atom: "ATOM" [space: AtomSpace, op: AtomOp, ty: AtomType], &[op("d", D), op("addr", ADDR), op("b", S_ANY)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC];
-    /// Atomic compare-and-swap: if `mem == b` then `mem = c`; `d` gets the old value.
-    AtomCas: "ATOM" [space: AtomSpace, "CAS", ty: CasType], &[op("d", D), op("addr", ADDR), op("b", S_ANY), op("c", S_ANY)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC];
+    /// Atomically applies `op` with `b` to memory; `d` gets the old value. Lanes of a warp apply in lane order; `ADD.F32` flushes subnormal inputs and results to sign-preserving zero. The 64-bit types work on register pairs (`b` a register pair).
+    Atom: "ATOM" [space: AtomSpace, op: AtomOp, ty: AtomType], &[op("d", OperandKind::Dst(Width::Data)), op("addr", ADDR), op("b", S_ATOM)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC];
+    /// Atomic compare-and-swap: if `mem == b` then `mem = c`; `d` gets the old value (`B64`: on register pairs).
+    AtomCas: "ATOM" [space: AtomSpace, "CAS", ty: CasType], &[op("d", OperandKind::Dst(Width::Data)), op("addr", ADDR), op("b", S_ATOM), op("c", S_ATOM)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC];
     /// Memory fence: no effect on values; the timing backend waits for the warp's outstanding memory operations.
     Membar: "MEMBAR" [scope: MembarScope], &[], optional 0, Control, Control, [FENCE];
     /// `d = a` of source lane `j` (PTX `shfl.sync` rules, segment width `w`, default 32). Warp-collective.
@@ -1140,7 +1149,8 @@ mod tests {
         assert_eq!(Opcode::Isetp.info().syntax(), "ISETP.<EQ|NE|LT|LE|GT|GE>[.<S32|U32>][.<AND|OR|XOR>] p, a, b[, q]");
         assert_eq!(Opcode::VoteBallot.info().syntax(), "VOTE.BALLOT d, q");
         assert_eq!(Opcode::Fadd.info().syntax(), "FADD[.FTZ][.SAT] d, a, b");
-        assert_eq!(Opcode::AtomCas.info().syntax(), "ATOM.<GLOBAL|SHARED>.CAS.B32 d, [addr], b, c");
+        assert_eq!(Opcode::AtomCas.info().syntax(), "ATOM.<GLOBAL|SHARED>.CAS.<B32|B64> d, [addr], b, c");
+        assert_eq!(Opcode::Cvt.info().syntax(), "CVT.<U32|S32|F32|F64|F16|BF16|S64|U64>.<U32|S32|F32|F64|F16|BF16|S64|U64>[.<RZ|RM|RP>] d, a");
         assert_eq!(Opcode::MmaSp.to_string(), "MMA.SP.M16N16K32");
         assert_eq!(Opcode::CvtX2.to_string(), "CVT.<to>.F32");
         assert_eq!(Opcode::CvtWiden.info().syntax(), "CVT.F32.<E4M3|E5M2|E2M1> d, a");

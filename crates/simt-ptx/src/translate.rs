@@ -1067,6 +1067,15 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
+    /// A 64-bit source where the instruction needs a register pair (the first source of the
+    /// 64-bit rows): a literal goes to the scratch pair first, sign-extended from 32 bits.
+    fn pair_src(&mut self, o: &ast::Operand<'a>) -> Result<Src> {
+        match self.src64(o)? {
+            Src::Imm { bits, wide: false } => self.wide_literal(i64::from(bits as u32 as i32) as u64),
+            value => Ok(value),
+        }
+    }
+
     fn wide_literal(&mut self, bits: u64) -> Result<Src> {
         // One scratch pair holds it: a second would overwrite the first.
         if std::mem::replace(&mut self.wide_literal_taken, true) {
@@ -1147,7 +1156,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                     Some(Class::Pair) if a.ty.is_integer() => {
                         let d = self.pair(d)?;
-                        let (x, y) = (self.src64(x)?, self.src64(y)?);
+                        let (x, y) = (self.pair_src(x)?, self.src64(y)?);
                         self.op(if sub { Opcode::Isub64 } else { Opcode::Iadd64 }, &[dst(d), src(x), src(y)])
                     }
                     _ if a.ty == Type::F32 => {
@@ -1222,6 +1231,25 @@ impl<'t, 'a> Entry<'t, 'a> {
                     ty => Err(unsupported(format!("`fma{ty}`"))),
                 }
             }
+            // 16-bit operands, as registers keep them: zero-extended; signed ones are sign-extended
+            // first, and the result is cut back to 16 bits.
+            Op::Min(px::Arith { ty: ty @ (Type::S16 | Type::U16), .. }) | Op::Max(px::Arith { ty: ty @ (Type::S16 | Type::U16), .. }) | Op::Div(px::Div { ty: ty @ (Type::S16 | Type::U16), .. }) | Op::Rem(px::Typed { ty: ty @ (Type::S16 | Type::U16) }) => {
+                let [d, x, y] = self.operands(inst)?;
+                let t = self.scratch;
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                self.widen(t, x, ty)?;
+                self.widen(t + 1, y, ty)?;
+                let int = if ty == Type::S16 { isa::IntType::S32 } else { isa::IntType::U32 };
+                let form = match op {
+                    Op::Min(_) => Form::Imin(mods::Imin { ty: int }),
+                    Op::Max(_) => Form::Imax(mods::Imax { ty: int }),
+                    Op::Div(_) => Form::Idiv(mods::Idiv { ty: int }),
+                    _ => Form::Irem(mods::Irem { ty: int }),
+                };
+                let d = self.word(d)?;
+                self.emit(form, &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+                self.narrow(d, 16)
+            }
             Op::Div(dv) => {
                 let [d, x, y] = self.operands(inst)?;
                 match (dv.ty, dv.mode, dv.ftz) {
@@ -1252,7 +1280,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                     (Type::S64 | Type::U64, None, false) => {
                         let d = self.pair(d)?;
-                        let (x, y) = (self.src64(x)?, self.src64(y)?);
+                        let (x, y) = (self.pair_src(x)?, self.src64(y)?);
                         let ty = if dv.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
                         self.emit(Form::Idiv64(mods::Idiv64 { ty }), &[dst(d), src(x), src(y)])
                     }
@@ -1270,7 +1298,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             Op::Rem(t) if matches!(t.ty, Type::S64 | Type::U64) => {
                 let [d, x, y] = self.operands(inst)?;
                 let d = self.pair(d)?;
-                let (x, y) = (self.src64(x)?, self.src64(y)?);
+                let (x, y) = (self.pair_src(x)?, self.src64(y)?);
                 let ty = if t.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
                 self.emit(Form::Irem64(mods::Irem64 { ty }), &[dst(d), src(x), src(y)])
             }
@@ -1292,19 +1320,33 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let [d, x] = self.operands(inst)?;
                 let neg = matches!(op, Op::Neg(_));
                 match a.ty {
-                    Type::S32 => {
+                    Type::S32 | Type::S16 => {
                         let d = self.word(d)?;
                         let x = self.src32(x)?;
                         if neg {
-                            self.op(Opcode::Isub, &[dst(d), src(Src::reg(RZ)), src(x)])
+                            self.op(Opcode::Isub, &[dst(d), src(Src::reg(RZ)), src(x)])?;
                         } else {
-                            self.op(Opcode::Iabs, &[dst(d), src(x)])
+                            let t = self.scratch;
+                            self.extend_sign(t, x, a.ty.bits())?;
+                            self.op(Opcode::Iabs, &[dst(d), src(Src::reg(t))])?;
                         }
+                        self.narrow(d, a.ty.bits())
                     }
-                    // Sign-bit operations, exact for every input as PTX defines them.
-                    Type::F32 if !a.ftz => {
+                    // -x is x * -1; |x| the larger of x and -x (both wrap at i64::MIN, as PTX's do).
+                    Type::S64 => {
+                        let (d, x, t) = (self.pair(d)?, Src::reg(self.pair(x)?), self.scratch);
+                        let minus_one = Src::imm(u32::MAX);
+                        if neg {
+                            return self.op(Opcode::Imul64, &[dst(d), src(x), src(minus_one)]);
+                        }
+                        self.op(Opcode::Imul64, &[dst(t), src(x), src(minus_one)])?;
+                        self.emit(Form::Imax64(mods::Imax64 { ty: isa::Int64Type::S64 }), &[dst(d), src(x), src(Src::reg(t))])
+                    }
+                    // Sign-bit operations, exact for every input as PTX defines them (`.ftz` flushes first).
+                    Type::F32 => {
                         let d = self.word(d)?;
                         let x = self.src32(x)?;
+                        let x = self.flushed(x, a.ftz, 0)?;
                         let (opcode, mask) = if neg { (Opcode::Xor, 0x8000_0000) } else { (Opcode::And, 0x7FFF_FFFF) };
                         self.op(opcode, &[dst(d), src(x), src(Src::imm(mask))])
                     }
@@ -1322,7 +1364,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let ty = if a.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
                 let form = if matches!(op, Op::Max(_)) { Form::Imax64(mods::Imax64 { ty }) } else { Form::Imin64(mods::Imin64 { ty }) };
                 let d = self.pair(d)?;
-                let (x, y) = (self.src64(x)?, self.src64(y)?);
+                let (x, y) = (self.pair_src(x)?, self.src64(y)?);
                 self.emit(form, &[dst(d), src(x), src(y)])
             }
             Op::Min(a) | Op::Max(a) if a.ty == Type::F64 => {
@@ -1418,7 +1460,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                     Some(Class::Pair) => {
                         let d = self.pair(d)?;
-                        let x = self.src64(x)?;
+                        let x = self.pair_src(x)?;
                         let y = self.src32(y)?;
                         let form = if shl {
                             Form::new(Opcode::Shl64)
@@ -1440,6 +1482,34 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let d = self.word(d)?;
                 let x = self.src32(x)?;
                 self.op(opcode, &[dst(d), src(x)])
+            }
+            Op::Popc(t) | Op::Clz(t) | Op::Brev(t) if t.ty.bits() == 64 => {
+                let [d, x] = self.operands(inst)?;
+                let ((lo, hi), c, l) = (self.halves(x)?, self.scratch, self.scratch + 1);
+                match op {
+                    Op::Popc(_) => {
+                        let d = self.word(d)?;
+                        self.op(Opcode::Popc, &[dst(c), src(lo)])?;
+                        self.op(Opcode::Popc, &[dst(d), src(hi)])?;
+                        self.op(Opcode::Iadd, &[dst(d), src(Src::reg(d)), src(Src::reg(c))])
+                    }
+                    // clz(hi), plus clz(lo) when hi is 0 (clz(hi) = 32): lo's count masked by 0 - (clz(hi) >> 5).
+                    Op::Clz(_) => {
+                        let d = self.word(d)?;
+                        self.op(Opcode::Clz, &[dst(c), src(hi)])?;
+                        self.op(Opcode::Clz, &[dst(l), src(lo)])?;
+                        self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(d), src(Src::reg(c)), src(Src::imm(5))])?;
+                        self.op(Opcode::Isub, &[dst(d), src(Src::reg(isa::RZ)), src(Src::reg(d))])?;
+                        self.op(Opcode::And, &[dst(d), src(Src::reg(d)), src(Src::reg(l))])?;
+                        self.op(Opcode::Iadd, &[dst(d), src(Src::reg(d)), src(Src::reg(c))])
+                    }
+                    _ => {
+                        let d = self.pair(d)?;
+                        self.op(Opcode::Brev, &[dst(c), src(hi)])?;
+                        self.op(Opcode::Brev, &[dst(d + 1), src(lo)])?;
+                        self.mov(d, Src::reg(c))
+                    }
+                }
             }
             Op::Bfind(b) if matches!(b.ty, Type::U32 | Type::S32) => {
                 let [d, x] = self.operands(inst)?;
@@ -1546,7 +1616,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let (pos, len) = ((pos & 0xFF) as u32, (len & 0xFF) as u32);
                 let field = if pos >= 64 || len == 0 { 0 } else { (if len >= 64 { u64::MAX } else { (1u64 << len) - 1 }) << pos };
                 let (d, (b_lo, b_hi), t) = (self.pair(d)?, self.halves(b)?, self.scratch);
-                let a = self.src64(a)?;
+                let a = self.pair_src(a)?;
                 self.op(Opcode::Shl64, &[dst(t), src(a), src(Src::imm(pos.min(64)))])?;
                 for (half, b_half) in [(0u32, b_lo), (1, b_hi)] {
                     let (mask, shifted, out) = ((field >> (32 * half)) as u32, Src::reg(t + half as u8), d + half as u8);
@@ -1920,7 +1990,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
             }
             (Some(mode @ (px::MulMode::Lo | px::MulMode::Hi)), 64) => {
-                let (x, y) = (self.src64(x)?, self.src64(y)?);
+                let (x, y) = (self.pair_src(x)?, self.src64(y)?);
                 let z = z.map(|z| self.src64(z)).transpose()?;
                 let d = self.pair(d)?;
                 let form = match mode {
@@ -1984,7 +2054,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             let signed = !unsigned && s.ty.is_signed();
             if s.ty.bits() == 64 {
                 let ty = if signed { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
-                let (x, y) = (self.src64(x)?, self.src64(y)?);
+                let (x, y) = (self.pair_src(x)?, self.src64(y)?);
                 return self.emit(Form::Isetp64(mods::Isetp64 { cmp, ty, bop }), &[isa::Operand::Pred(p), src(x), src(y), q]);
             }
             let ty = if signed { isa::IntType::S32 } else { isa::IntType::U32 };
@@ -2116,7 +2186,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             let (mut lo, mut hi) = self.halves(x)?;
             if clamp_low || clamp_high {
                 let ty = if from.is_signed() { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
-                let mut value = self.src64(x)?;
+                let mut value = self.pair_src(x)?;
                 for (apply, bound, max) in [(clamp_low, low, true), (clamp_high, high, false)] {
                     if !apply {
                         continue;
@@ -2493,18 +2563,24 @@ impl<'t, 'a> Entry<'t, 'a> {
         };
         let ops = inst.operands.as_slice();
         let (d, rest) = if red { (None, ops) } else { (ops.first(), ops.get(1..).unwrap_or(&[])) };
-        let d = match d {
-            Some(d) => self.word(d)?,
-            None => RZ,
-        };
-        if a.vector.is_some() || a.ty.bits() != 32 {
+        if a.vector.is_some() || !matches!(a.ty.bits(), 32 | 64) {
             return Err(unsupported(format!("`{name}{}`", a.ty)));
         }
+        // 64-bit atomics work on register pairs; `red` drops the old value into scratch.
+        let wide = a.ty.bits() == 64;
+        let d = match (d, wide) {
+            (Some(d), true) => self.pair(d)?,
+            (Some(d), false) => self.word(d)?,
+            (None, true) => self.scratch,
+            (None, false) => RZ,
+        };
+        let value = |this: &mut Self, o: &'t ast::Operand<'a>| if wide { this.src64(o) } else { this.src32(o) };
         match (a.op, rest) {
             (px::AtomOp::Cas, [addr, b, c]) => {
                 let (address, _) = self.address(addr)?;
-                let (b, c) = (self.src32(b)?, self.src32(c)?);
-                self.emit(Form::AtomCas(mods::AtomCas { space, ty: isa::CasType::B32 }), &[dst(d), address, src(b), src(c)])
+                let (b, c) = (value(self, b)?, value(self, c)?);
+                let ty = if wide { isa::CasType::B64 } else { isa::CasType::B32 };
+                self.emit(Form::AtomCas(mods::AtomCas { space, ty }), &[dst(d), address, src(b), src(c)])
             }
             (op, [addr, b]) => {
                 let op = match op {
@@ -2517,16 +2593,21 @@ impl<'t, 'a> Entry<'t, 'a> {
                     px::AtomOp::Xor => isa::AtomOp::Xor,
                     other => return Err(unsupported(format!("`{name}{other}`"))),
                 };
-                let ty = match a.ty {
-                    Type::U32 => isa::AtomType::U32,
-                    Type::S32 => isa::AtomType::S32,
-                    Type::F32 => isa::AtomType::F32,
+                let ty = match (a.ty, op) {
+                    (Type::U32, _) => isa::AtomType::U32,
+                    (Type::S32, _) => isa::AtomType::S32,
+                    (Type::F32, _) => isa::AtomType::F32,
+                    (Type::F64, _) => isa::AtomType::F64,
+                    // A 64-bit sum wraps the same signed or unsigned.
+                    (Type::U64, _) | (Type::S64, isa::AtomOp::Add) => isa::AtomType::U64,
+                    (Type::S64, _) => isa::AtomType::S64,
+                    _ if wide => isa::AtomType::B64,
                     _ => isa::AtomType::B32,
                 };
                 let (address, _) = self.address(addr)?;
-                let b = self.src32(b)?;
+                let b = value(self, b)?;
                 let form = Form::Atom(mods::Atom { space, op, ty });
-                let probe = Instruction { form, guard: isa::Guard::ALWAYS, operands: [dst(RZ), address, src(b), isa::Operand::None, isa::Operand::None] };
+                let probe = Instruction { form, guard: isa::Guard::ALWAYS, operands: [dst(d), address, src(b), isa::Operand::None, isa::Operand::None] };
                 if let Err(e) = probe.validate() {
                     return Err(unsupported(format!("`{name}{}{}` ({e})", a.op, a.ty)));
                 }

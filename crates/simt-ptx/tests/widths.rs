@@ -109,6 +109,42 @@ fn multiplies_of_every_width_and_mode() {
     });
 }
 
+#[test]
+fn negation_bit_counts_and_sixteen_bit_arithmetic() {
+    let body = "\tneg.s64 %o0, %x;\n\tabs.s64 %o1, %x;\n\tpopc.b64 %r1, %x;\n\tclz.b64 %r2, %x;\n\tmov.b64 %o2, {%r1, %r2};\n\tbrev.b64 %o3, %x;\n\
+                \tneg.s16 %h0, %s;\n\tabs.s16 %h1, %s;\n\tcvt.u32.u16 %r1, %h0;\n\tcvt.u32.u16 %r2, %h1;\n\tmov.b64 %o4, {%r1, %r2};\n\
+                \tmin.s16 %h0, %s, %t;\n\tmax.u16 %h1, %s, %t;\n\tcvt.u32.u16 %r1, %h0;\n\tcvt.u32.u16 %r2, %h1;\n\tmov.b64 %o5, {%r1, %r2};\n\
+                \tdiv.s16 %h2, %s, %t;\n\trem.u16 %h3, %s, %t;\n\tcvt.u32.u16 %r1, %h2;\n\tcvt.u32.u16 %r2, %h3;\n\tmov.b64 %o6, {%r1, %r2};\n\
+                \tabs.ftz.f32 %k0, %f;\n\tneg.ftz.f32 %k1, %g;\n\tmov.b32 %r1, %k0;\n\tmov.b32 %r2, %k1;\n\tmov.b64 %o7, {%r1, %r2};\n";
+    let mut inputs = integer_pairs();
+    // Subnormal, zero and negative f32 patterns in the low words.
+    for (i, (x, y)) in inputs.iter_mut().enumerate().take(6) {
+        *x = (*x & !0xFFFF_FFFF) | [1, 0x8000_0001, 0x8000_0000, 0x007F_FFFF, 0xBF80_0000, 0x3F80_0000][i];
+        *y = (*y & !0xFFFF_FFFF) | [0x8000_0003, 0x0000_0001, 0x4000_0000, 0x8040_0000, 0x0000_0000, 0xFFFF][i];
+    }
+    check(body, &inputs, |x, y| {
+        let (s, t) = (x as u16, y as u16);
+        let (ss, ts) = (s as i16, t as i16);
+        // `.ftz` flushes a subnormal to a zero of its sign; a NaN comes out as the canonical NaN
+        // (PTX: "an unspecified NaN"), whose sign `neg` then flips.
+        let flush = |v: u32| if v & 0x7F80_0000 == 0 { v & 0x8000_0000 } else if f32::from_bits(v).is_nan() { 0x7FFF_FFFF } else { v };
+        let pair = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
+        // simt's IDIV and IREM: a zero divisor gives all ones and the dividend (PTX leaves it undefined).
+        let div = if ts == 0 { 0xFFFF } else { ss.wrapping_div(ts) as u16 };
+        let rem = if t == 0 { s } else { s % t };
+        [
+            x.wrapping_neg(),
+            (x as i64).wrapping_abs() as u64,
+            pair(x.count_ones(), x.leading_zeros()),
+            x.reverse_bits(),
+            pair(u32::from(ss.wrapping_neg() as u16), u32::from(ss.wrapping_abs() as u16)),
+            pair(u32::from(ss.min(ts) as u16), u32::from(s.max(t))),
+            pair(u32::from(div), u32::from(rem)),
+            pair(flush(x as u32) & 0x7FFF_FFFF, flush(y as u32) ^ 0x8000_0000),
+        ]
+    });
+}
+
 /// PTX's `prmt.b32` byte selection, written from the ISA's tables.
 fn prmt(a: u32, b: u32, c: u32, mode: &str) -> u32 {
     let bytes = u64::from(a) | u64::from(b) << 32;
@@ -376,6 +412,33 @@ fn every_direction_of_f64_arithmetic_division_roots_and_conversions() {
     check_directed("cvt.{r}.f32.s64 %k0, %x;", false, &ints, |x, _| f64::from(x as i64 as f32));
     check_directed("cvt.{r}.f64.u64 %z0, %x;", true, &ints, |x, _| x as f64);
     check_directed("cvt.{r}.f32.u32 %k0, %a;", false, &ints, |x, _| f64::from(x as u32 as f32));
+}
+
+#[test]
+fn sixty_four_bit_atomics() {
+    let source = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 k_param_0)\n{\n\
+        \t.reg .b32 %r<4>;\n\t.reg .b64 %rd<16>;\n\t.reg .f64 %fd<4>;\n\
+        \tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\tcvt.u64.u32 %rd3, %r1;\n\
+        \tshl.b64 %rd4, %rd3, 40;\n\tatom.global.add.u64 %rd5, [%rd2], %rd4;\n\tsub.s64 %rd6, 16, %rd3;\n\tred.global.max.s64 [%rd2+8], %rd6;\n\
+        \tcvt.rn.f64.u32 %fd1, %r1;\n\tatom.global.add.f64 %fd2, [%rd2+16], %fd1;\n\tatom.global.exch.b64 %rd7, [%rd2+24], %rd4;\n\
+        \tatom.global.cas.b64 %rd8, [%rd2+32], %rd3, 1000;\n\tred.global.add.u64 [%rd2+40], -1;\n\
+        \tmul.wide.u32 %rd9, %r1, 8;\n\tadd.s64 %rd10, %rd2, %rd9;\n\tst.global.u64 [%rd10+64], %rd5;\n\tmov.b64 %rd11, %fd2;\n\tst.global.u64 [%rd10+320], %rd11;\n\tret;\n}\n";
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let (bytes, _) = run_one_warp(source, vec![Arg::new("k_param_0", ArgInit::Zeros(2 * (8 + 64)))], "k_param_0", simt);
+        let word = |i: usize| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap());
+        // Lanes apply in lane order: lane l sees the sum of lanes below it.
+        let sum = |n: u64| (0..n).map(|l| l << 40).sum::<u64>();
+        assert_eq!(word(0), sum(32), "{simt:?}");
+        assert_eq!(word(1), 16, "{simt:?}: the largest of 16 - tid");
+        assert_eq!(f64::from_bits(word(2)), (0..32).map(f64::from).sum::<f64>(), "{simt:?}");
+        assert_eq!(word(3), 31 << 40, "{simt:?}: the last lane's exchange stays");
+        assert_eq!(word(4), 1000, "{simt:?}: lane 0 expected 0 and swapped");
+        assert_eq!(word(5), (-32i64) as u64, "{simt:?}: -1 sign-extended, 32 times");
+        for l in 0..32u64 {
+            assert_eq!(word(8 + l as usize), sum(l), "{simt:?}: lane {l}'s old value");
+            assert_eq!(f64::from_bits(word(40 + l as usize)), (0..l).map(|v| v as f64).sum::<f64>(), "{simt:?}: lane {l}'s old f64");
+        }
+    }
 }
 
 #[test]

@@ -53,6 +53,12 @@ DEVICE int atomicCAS(int *p, int cmp, int v) { return __nvvm_atom_cas_gen_i(p, c
 DEVICE int atomicMax(int *p, int v) { return __nvvm_atom_max_gen_i(p, v); }
 DEVICE int atomicMin(int *p, int v) { return __nvvm_atom_min_gen_i(p, v); }
 DEVICE int atomicExch(int *p, int v) { return __nvvm_atom_xchg_gen_i(p, v); }
+DEVICE unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) { return __nvvm_atom_add_gen_ll((long long *)p, (long long)v); }
+DEVICE double atomicAdd(double *p, double v) { return __nvvm_atom_add_gen_d(p, v); }
+DEVICE long long atomicMax(long long *p, long long v) { return __nvvm_atom_max_gen_ll(p, v); }
+DEVICE unsigned long long atomicCAS(unsigned long long *p, unsigned long long cmp, unsigned long long v) {
+  return (unsigned long long)__nvvm_atom_cas_gen_ll((long long *)p, (long long)cmp, (long long)v);
+}
 
 // Math: the fast hardware forms.
 DEVICE float expf(float x) { return __nvvm_ex2_approx_f(x * 1.4426950408889634f); }

@@ -6,11 +6,11 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use simt_isa::*;
 
-use super::{fetch, for_lanes, lanes, mask_of, per_lane, write};
-use crate::arith::{self, FFlags, FOp, IntOp};
+use super::{fetch, fetch64, for_lanes, lanes, mask_of, per_lane, write, write64};
+use crate::arith::{self, DOp, FFlags, FOp, IntOp};
 use crate::block::{AccessKind, BlockSim, Loc};
 use crate::memory::GlobalMemory;
-use crate::translate::{Address, Reg, Translator, Val};
+use crate::translate::{Address, Reg, Translator, Val, Val64};
 
 /// A memory operation with its registers.
 #[derive(Clone, Copy, Debug)]
@@ -20,6 +20,9 @@ pub(crate) enum MemOp {
     St { space: Space, size: u32, regs: u8, a: Reg, addr: Address },
     Atom { space: Space, op: AtomOp, ty: AtomType, d: Reg, addr: Address, b: Val },
     AtomCas { space: Space, d: Reg, addr: Address, b: Val, c: Val },
+    /// The 64-bit types, on register pairs.
+    Atom64 { space: Space, op: AtomOp, ty: AtomType, d: Reg, addr: Address, b: Val64 },
+    AtomCas64 { space: Space, d: Reg, addr: Address, b: Val64, c: Val64 },
 }
 
 impl MemOp {
@@ -28,13 +31,19 @@ impl MemOp {
         match *self {
             MemOp::Ld { space, size, .. } | MemOp::St { space, size, .. } => (space, size, false),
             MemOp::Atom { space, .. } | MemOp::AtomCas { space, .. } => (space, 4, true),
+            MemOp::Atom64 { space, .. } | MemOp::AtomCas64 { space, .. } => (space, 8, true),
         }
     }
 
     /// The address operand.
     pub(crate) fn address(&self) -> Address {
         match *self {
-            MemOp::Ld { addr, .. } | MemOp::St { addr, .. } | MemOp::Atom { addr, .. } | MemOp::AtomCas { addr, .. } => addr,
+            MemOp::Ld { addr, .. }
+            | MemOp::St { addr, .. }
+            | MemOp::Atom { addr, .. }
+            | MemOp::AtomCas { addr, .. }
+            | MemOp::Atom64 { addr, .. }
+            | MemOp::AtomCas64 { addr, .. } => addr,
         }
     }
 }
@@ -43,13 +52,24 @@ impl MemOp {
 pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<MemOp> {
     let o = &inst.operands;
     let access = inst.form.access()?;
+    // A literal in a pair position is a 32-bit value, sign-extended (as for IADD64).
+    let wide = |i: usize| match o[i] {
+        Operand::Src(Src::Imm { bits, wide: false }) => Val64::Imm(i64::from(bits as u32 as i32) as u64),
+        _ => t.val64(&o[i]),
+    };
     Some(match inst.form {
         Form::Ld(mods::Ld { space, ty, .. }) => {
             MemOp::Ld { space, ty, size: access.size, regs: access.regs, d: t.dst(&o[0]), addr: t.addr(&o[1]) }
         }
         Form::St(mods::St { space, .. }) => MemOp::St { space, size: access.size, regs: access.regs, a: t.first(&o[1]), addr: t.addr(&o[0]) },
+        Form::Atom(mods::Atom { space, op, ty }) if ty.is_wide() => {
+            MemOp::Atom64 { space: space.into(), op, ty, d: t.dst(&o[0]), addr: t.addr(&o[1]), b: wide(2) }
+        }
         Form::Atom(mods::Atom { space, op, ty }) => {
             MemOp::Atom { space: space.into(), op, ty, d: t.dst(&o[0]), addr: t.addr(&o[1]), b: t.val(&o[2], false) }
+        }
+        Form::AtomCas(mods::AtomCas { space, ty: CasType::B64 }) => {
+            MemOp::AtomCas64 { space: space.into(), d: t.dst(&o[0]), addr: t.addr(&o[1]), b: wide(2), c: wide(3) }
         }
         Form::AtomCas(mods::AtomCas { space, .. }) => {
             MemOp::AtomCas { space: space.into(), d: t.dst(&o[0]), addr: t.addr(&o[1]), b: t.val(&o[2], false), c: t.val(&o[3], false) }
@@ -252,6 +272,49 @@ impl<'a> BlockSim<'a> {
                 }
                 write(&mut self.warps[w], d, &old, exec);
             }
+            MemOp::Atom64 { space, op, ty, d, b, .. } => {
+                if exec != 0 {
+                    self.warps[w].progress_at = self.warps[w].issued;
+                }
+                let b = fetch64(&self.warps[w], b);
+                let mut old = [0u64; 32];
+                if self.sanitizer.is_some() {
+                    self.check_accesses(w, pc, space, exec, &addrs, 8, AccessKind::Atomic);
+                }
+                for l in lanes(exec) {
+                    let loc = self.resolve(w, l, pc, space, addrs[l], 8, true)?;
+                    let x = b[l];
+                    old[l] = match (op, ty) {
+                        (AtomOp::Add, AtomType::F64) => self.atomic64(loc, |m| arith::f64_op(DOp::Add, m, x)),
+                        (AtomOp::Add, _) => self.atomic64(loc, |m| m.wrapping_add(x)),
+                        (AtomOp::Min, AtomType::S64) => self.atomic64(loc, |m| (m as i64).min(x as i64) as u64),
+                        (AtomOp::Min, _) => self.atomic64(loc, |m| m.min(x)),
+                        (AtomOp::Max, AtomType::S64) => self.atomic64(loc, |m| (m as i64).max(x as i64) as u64),
+                        (AtomOp::Max, _) => self.atomic64(loc, |m| m.max(x)),
+                        (AtomOp::Exch, _) => self.atomic64(loc, |_| x),
+                        (AtomOp::And, _) => self.atomic64(loc, |m| m & x),
+                        (AtomOp::Or, _) => self.atomic64(loc, |m| m | x),
+                        (AtomOp::Xor, _) => self.atomic64(loc, |m| m ^ x),
+                    };
+                }
+                write64(&mut self.warps[w], d, &old, exec);
+            }
+            MemOp::AtomCas64 { space, d, b, c, .. } => {
+                let (b, c) = (fetch64(&self.warps[w], b), fetch64(&self.warps[w], c));
+                let mut old = [0u64; 32];
+                if self.sanitizer.is_some() {
+                    self.check_accesses(w, pc, space, exec, &addrs, 8, AccessKind::Atomic);
+                }
+                for l in lanes(exec) {
+                    let loc = self.resolve(w, l, pc, space, addrs[l], 8, true)?;
+                    let (expected, new) = (b[l], c[l]);
+                    old[l] = self.atomic64(loc, |m| if m == expected { new } else { m });
+                    if old[l] == expected {
+                        self.warps[w].progress_at = self.warps[w].issued;
+                    }
+                }
+                write64(&mut self.warps[w], d, &old, exec);
+            }
         }
         Ok(())
     }
@@ -293,6 +356,20 @@ impl<'a> BlockSim<'a> {
         }
         let l = bad.trailing_zeros() as usize;
         Err(self.access_fault(w, l, pc, space, addrs[l], size, write))
+    }
+
+    /// A 64-bit atomic on an 8-byte-aligned location, low word first.
+    pub(crate) fn atomic64(&mut self, loc: Loc, f: impl Fn(u64) -> u64) -> u64 {
+        match loc {
+            Loc::Global(i, off) => self.ctx.memory.update64(i, off, f),
+            Loc::Bytes(at) => {
+                let old = u64::from(self.shared[at / 4]) | u64::from(self.shared[at / 4 + 1]) << 32;
+                let new = f(old);
+                self.shared[at / 4] = new as u32;
+                self.shared[at / 4 + 1] = (new >> 32) as u32;
+                old
+            }
+        }
     }
 
     /// Atomics exist for GLOBAL and SHARED only; a block's shared memory belongs to one OS thread.
