@@ -147,7 +147,9 @@ enum Class {
 #[derive(Clone, Copy)]
 struct Graph<'g, 'a> {
     names_of: &'g [&'a str],
-    interferes: &'g [Vec<u64>],
+    /// Row `id` (`words` long) is the set of registers `id` interferes with.
+    interferes: &'g [u64],
+    words: usize,
     partners: &'g [Vec<usize>],
     insts: &'g [Mentions],
     ids: &'g [usize],
@@ -630,11 +632,11 @@ impl<'t, 'a> Entry<'t, 'a> {
         let mut names_of: Vec<&'a str> = Vec::new();
         let mut ids: Vec<usize> = Vec::new();
         let mut insts: Vec<Mentions> = Vec::new();
-        let mut scratch = Vec::new();
+        let (mut scratch, mut uses) = (Vec::new(), Vec::new());
         for (at, item) in items.iter().enumerate() {
             let Item::Inst(inst) = item else { continue };
             let start = ids.len();
-            let mut uses = Vec::new();
+            uses.clear();
             for (k, operand) in inst.operands.iter().enumerate() {
                 scratch.clear();
                 operand.names(&mut scratch);
@@ -661,7 +663,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     uses.push(id);
                 }
             let defs_end = ids.len();
-            ids.extend(uses);
+            ids.extend_from_slice(&uses);
             // A plain copy (`mov`, `cvta`) of one register into another of its kind may
             // share its register when the source dies there: the move then disappears.
             let copy = matches!(inst.op, Op::Mov(_) | Op::Cvta(_))
@@ -752,11 +754,11 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
         }
         // Interference.
-        let mut interferes = vec![vec![0u64; words]; n];
-        let connect = |a: usize, b: usize, graph: &mut Vec<Vec<u64>>| {
+        let mut interferes = vec![0u64; n * words];
+        let connect = |a: usize, b: usize, graph: &mut Vec<u64>| {
             if a != b {
-                graph[a][b / 64] |= 1 << (b % 64);
-                graph[b][a / 64] |= 1 << (a % 64);
+                graph[a * words + b / 64] |= 1 << (b % 64);
+                graph[b * words + a / 64] |= 1 << (a % 64);
             }
         };
         for (b, &(first, end)) in blocks.iter().enumerate() {
@@ -792,7 +794,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             partners[u].push(d);
         }
         let (loc, highest) = loop {
-            let graph = Graph { names_of: &names_of, interferes: &interferes, partners: &partners, insts: &insts, ids: &ids };
+            let graph = Graph { names_of: &names_of, interferes: &interferes, words, partners: &partners, insts: &insts, ids: &ids };
             match self.colour(&graph, &spilled, items)? {
                 Ok(done) => break done,
                 Err(uncoloured) => uncoloured.into_iter().for_each(|id| spilled[id] = true),
@@ -820,7 +822,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// the predicates that found no colour.
     #[allow(clippy::type_complexity)]
     fn colour(&self, g: &Graph<'_, 'a>, spilled: &[bool], items: &[Item<'t, 'a>]) -> Result<std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>>> {
-        let Graph { names_of, interferes, partners, insts, ids } = *g;
+        let Graph { names_of, interferes, words, partners, insts, ids } = *g;
         let n = names_of.len();
         let pred_colours = if spilled.iter().any(|&s| s) { usize::from(SCRATCH_PREDS[0]) } else { 7 };
         let mut uncoloured = Vec::new();
@@ -829,7 +831,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         for id in 0..n {
             let name = names_of[id];
             let (mut regs, mut preds) = ([false; isa::NUM_REGS as usize], [false; 7]);
-            for (w, &bits) in interferes[id].iter().enumerate() {
+            for (w, &bits) in interferes[id * words..(id + 1) * words].iter().enumerate() {
                 let mut bits = bits;
                 while bits != 0 {
                     let x = w * 64 + bits.trailing_zeros() as usize;
