@@ -2433,7 +2433,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             (isa::VecWidth::Scalar, _) => mem_ty,
             (_, 32) => isa::MemType::B32,
             (_, 64) => isa::MemType::B64,
-            (_, _) => return Err(unsupported(format!("`{name}{}{}` (vectors of 8- and 16-bit elements)", m.vector.map_or(String::new(), |v| v.to_string()), m.ty))),
+            (_, 8 | 16) => return self.narrow_vector(load, space, address, data, m.ty),
+            (_, _) => return Err(unsupported(format!("`{name}{}{}`", m.vector.map_or(String::new(), |v| v.to_string()), m.ty))),
         };
         let narrow_signed = matches!(mem_ty, isa::MemType::S8 | isa::MemType::S16);
         match (vec, &data.kind) {
@@ -2512,6 +2513,47 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             _ => Err(Diagnostic::new(data.span, format!("`{name}{}` needs a vector of registers `{{...}}`", m.vector.map_or(String::new(), |v| v.to_string())))),
         }
+    }
+
+    /// `ld`/`st` `.v2`/`.v4` of 8- or 16-bit elements (`uchar4`, `short2`, ...): one access of
+    /// the whole vector (2, 4 or 8 bytes, so its alignment rule is PTX's too) into scratch,
+    /// the elements taken out with `BFE` or put in with `BFI`.
+    fn narrow_vector(&mut self, load: bool, space: isa::Space, address: isa::Operand, data: &'t ast::Operand<'a>, ty: Type) -> Result<()> {
+        let OperandKind::Vector(parts) = &data.kind else {
+            return Err(Diagnostic::new(data.span, "a vector access needs a vector of registers `{...}`"));
+        };
+        let bits = ty.bits();
+        let whole = match parts.len() as u32 * bits {
+            16 => isa::MemType::U16,
+            32 => isa::MemType::B32,
+            _ => isa::MemType::B64,
+        };
+        let (vec, t) = (isa::VecWidth::Scalar, self.scratch);
+        let place = |i: usize| (t + (i as u32 * bits / 32) as u8, Src::imm(i as u32 * bits % 32), Src::imm(bits));
+        if load {
+            self.emit(Form::Ld(mods::Ld { space, vec, ty: whole }), &[dst(t), address])?;
+            for (i, part) in parts.iter().enumerate().filter(|(_, p)| p.kind != OperandKind::Sink) {
+                let (word, pos, len) = place(i);
+                let d = self.word(part)?;
+                let ty = if ty.is_signed() { isa::IntType::S32 } else { isa::IntType::U32 };
+                self.emit(Form::Bfe(mods::Bfe { ty }), &[dst(d), src(Src::reg(word)), src(pos), src(len)])?;
+                if let Some(Class::Word { bits: reg_bits @ (8 | 16) }) = self.class_of_operand(part) {
+                    self.narrow(d, reg_bits.max(16))?;
+                }
+            }
+            return Ok(());
+        }
+        // Zeroed first, so that no bit is read unwritten.
+        self.mov(t, Src::imm(0))?;
+        if whole == isa::MemType::B64 {
+            self.mov(t + 1, Src::imm(0))?;
+        }
+        for (i, part) in parts.iter().enumerate().filter(|(_, p)| p.kind != OperandKind::Sink) {
+            let (word, pos, len) = place(i);
+            let x = self.src32(part)?;
+            self.op(Opcode::Bfi, &[dst(word), src(x), src(Src::reg(word)), src(pos), src(len)])?;
+        }
+        self.emit(Form::St(mods::St { space, vec, ty: whole }), &[address, src(Src::reg(t))])
     }
 
     fn spaces(&self) -> &HashMap<&'a str, crate::spaces::Spaces> {

@@ -145,6 +145,50 @@ fn negation_bit_counts_and_sixteen_bit_arithmetic() {
     });
 }
 
+#[test]
+fn vectors_of_bytes_and_halves() {
+    let join = |regs: [&str; 4], out: usize| {
+        format!(
+            "\tcvt.u32.u16 %r1, {};\n\tcvt.u32.u16 %r2, {};\n\tcvt.u32.u16 %r3, {};\n\tcvt.u32.u16 %r4, {};\n\
+             \tshl.b32 %r2, %r2, 16;\n\tor.b32 %r1, %r1, %r2;\n\tshl.b32 %r4, %r4, 16;\n\tor.b32 %r3, %r3, %r4;\n\tmov.b64 %o{out}, {{%r1, %r3}};\n",
+            regs[0], regs[1], regs[2], regs[3]
+        )
+    };
+    let h = ["%h0", "%h1", "%h2", "%h3"];
+    let body = [
+        "\tld.global.v4.u8 {%h0, %h1, %h2, %h3}, [%rd6];\n".to_string(),
+        join(h, 0),
+        "\tld.global.v4.s8 {%h0, %h1, %h2, %h3}, [%rd6];\n".to_string(),
+        join(h, 1),
+        "\tmov.b16 %h2, 0;\n\tmov.b16 %h3, 0;\n\tld.global.v2.s16 {%h0, %h1}, [%rd6+4];\n".to_string(),
+        join(h, 2),
+        "\tld.global.v4.u16 {%h0, %h1, %h2, %h3}, [%rd6+8];\n".to_string(),
+        join(h, 3),
+        "\tst.global.v4.u8 [%rd6], {%h3, %h2, %h1, %h0};\n\tld.global.u32 %r5, [%rd6];\n\tcvt.u64.u32 %o4, %r5;\n".to_string(),
+        "\tst.global.v2.u16 [%rd6+4], {%t, %s};\n\tld.global.u32 %r5, [%rd6+4];\n\tcvt.u64.u32 %o5, %r5;\n".to_string(),
+        "\tst.global.v2.u8 [%rd6+8], {%s, %t};\n\tld.global.u32 %r5, [%rd6+8];\n\tcvt.u64.u32 %o6, %r5;\n".to_string(),
+    ]
+    .concat();
+    check(&body, &integer_pairs(), |x, y| {
+        let bytes = x.to_le_bytes();
+        let halves = |v: u64| [v as u16, (v >> 16) as u16, (v >> 32) as u16, (v >> 48) as u16];
+        let join = |v: [u16; 4]| v.iter().enumerate().fold(0u64, |acc, (i, &e)| acc | u64::from(e) << (16 * i));
+        let (s, t) = (x as u16, y as u16);
+        let yh = halves(y);
+        [
+            join([0, 1, 2, 3].map(|i| u16::from(bytes[i]))),
+            join([0, 1, 2, 3].map(|i| bytes[i] as i8 as i16 as u16)),
+            join([halves(x)[2], halves(x)[3], 0, 0]),
+            join(yh),
+            u64::from(u32::from_le_bytes([yh[3] as u8, yh[2] as u8, yh[1] as u8, yh[0] as u8])),
+            u64::from(u32::from(t) | u32::from(s) << 16),
+            // Two bytes stored: the upper half keeps y's.
+            u64::from(u32::from(s as u8) | u32::from(t as u8) << 8 | (y as u32 & 0xFFFF_0000)),
+            0,
+        ]
+    });
+}
+
 /// PTX's `prmt.b32` byte selection, written from the ISA's tables.
 fn prmt(a: u32, b: u32, c: u32, mode: &str) -> u32 {
     let bytes = u64::from(a) | u64::from(b) << 32;
