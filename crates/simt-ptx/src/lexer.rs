@@ -155,8 +155,8 @@ pub type Spanned<T> = (T, Span);
 ///
 /// Consecutive unexpected characters are reported once, as one span.
 pub fn tokenize(source: &str) -> (Vec<Spanned<Token<'_>>>, Vec<Spanned<LexError>>) {
-    // PTX averages about 5 bytes per token; reserving for that avoids regrowing.
-    let mut tokens = Vec::with_capacity(source.len() / 5 + 16);
+    // PTX averages 4 to 5 bytes per token; reserving for 3 avoids regrowing.
+    let mut tokens = Vec::with_capacity(source.len() / 3 + 16);
     let mut errors: Vec<(LexError, Span)> = Vec::new();
     let mut lexer = Token::lexer(source);
     while let Some(result) = lexer.next() {

@@ -628,7 +628,8 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// translation into several simt instructions may read a source after writing part
     /// of its result.
     fn allocate(&mut self, items: &[Item<'t, 'a>]) -> Result<()> {
-        let mut index: HashMap<&'a str, usize> = HashMap::default();
+        // Sized for a register per instruction or two, so that it seldom grows.
+        let mut index: HashMap<&'a str, usize> = HashMap::with_capacity_and_hasher(items.len() / 2, Default::default());
         let mut names_of: Vec<&'a str> = Vec::new();
         let mut ids: Vec<usize> = Vec::new();
         let mut insts: Vec<Mentions> = Vec::new();
@@ -800,6 +801,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 Err(uncoloured) => uncoloured.into_iter().for_each(|id| spilled[id] = true),
             }
         };
+        self.locs.reserve(names_of.len());
         for (id, name) in names_of.iter().enumerate() {
             if let Some(l) = loc[id] {
                 self.locs.insert(name, l);
