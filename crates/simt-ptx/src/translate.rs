@@ -147,6 +147,7 @@ enum Class {
 #[derive(Clone, Copy)]
 struct Graph<'g, 'a> {
     names_of: &'g [&'a str],
+    classes_of: &'g [Class],
     /// Row `id` (`words` long) is the set of registers `id` interferes with.
     interferes: &'g [u64],
     words: usize,
@@ -630,7 +631,8 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn allocate(&mut self, items: &[Item<'t, 'a>]) -> Result<()> {
         // Sized for a register per instruction or two, so that it seldom grows.
         let mut index: HashMap<&'a str, usize> = HashMap::with_capacity_and_hasher(items.len() / 2, Default::default());
-        let mut names_of: Vec<&'a str> = Vec::new();
+        // Each register's name and class, by id.
+        let (mut names_of, mut classes_of): (Vec<&'a str>, Vec<Class>) = (Vec::new(), Vec::new());
         let mut ids: Vec<usize> = Vec::new();
         let mut insts: Vec<Mentions> = Vec::new();
         let (mut scratch, mut uses) = (Vec::new(), Vec::new());
@@ -645,9 +647,10 @@ impl<'t, 'a> Entry<'t, 'a> {
                 for &name in &scratch {
                     let id = match index.get(name) {
                         Some(&id) => id,
-                        None if self.classes.get(name).is_none() => continue,
                         None => {
+                            let Some(class) = self.classes.get(name) else { continue };
                             names_of.push(name);
+                            classes_of.push(class);
                             index.insert(name, names_of.len() - 1);
                             names_of.len() - 1
                         }
@@ -655,14 +658,18 @@ impl<'t, 'a> Entry<'t, 'a> {
                     if writes { ids.push(id) } else { uses.push(id) }
                 }
             }
-            if let Some(g) = inst.guard
-                && self.classes.get(g.predicate).is_some() {
-                    let id = *index.entry(g.predicate).or_insert_with(|| {
+            if let Some(g) = inst.guard {
+                let id = match index.get(g.predicate) {
+                    Some(&id) => Some(id),
+                    None => self.classes.get(g.predicate).map(|class| {
                         names_of.push(g.predicate);
+                        classes_of.push(class);
+                        index.insert(g.predicate, names_of.len() - 1);
                         names_of.len() - 1
-                    });
-                    uses.push(id);
-                }
+                    }),
+                };
+                uses.extend(id);
+            }
             let defs_end = ids.len();
             ids.extend_from_slice(&uses);
             // A plain copy (`mov`, `cvta`) of one register into another of its kind may
@@ -671,7 +678,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 && defs_end - start == 1
                 && ids.len() - defs_end == 1
                 && inst.guard.is_none()
-                && self.classes.get(names_of[ids[start]]) == self.classes.get(names_of[ids[defs_end]]);
+                && classes_of[ids[start]] == classes_of[ids[defs_end]];
             insts.push(Mentions { item: at, defs: start..defs_end, uses: defs_end..ids.len(), guarded: inst.guard.is_some(), copy });
         }
         let n = names_of.len();
@@ -795,7 +802,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             partners[u].push(d);
         }
         let (loc, highest) = loop {
-            let graph = Graph { names_of: &names_of, interferes: &interferes, words, partners: &partners, insts: &insts, ids: &ids };
+            let graph = Graph { names_of: &names_of, classes_of: &classes_of, interferes: &interferes, words, partners: &partners, insts: &insts, ids: &ids };
             match self.colour(&graph, &spilled, items)? {
                 Ok(done) => break done,
                 Err(uncoloured) => uncoloured.into_iter().for_each(|id| spilled[id] = true),
@@ -824,7 +831,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// the predicates that found no colour.
     #[allow(clippy::type_complexity)]
     fn colour(&self, g: &Graph<'_, 'a>, spilled: &[bool], items: &[Item<'t, 'a>]) -> Result<std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>>> {
-        let Graph { names_of, interferes, words, partners, insts, ids } = *g;
+        let Graph { names_of, classes_of, interferes, words, partners, insts, ids } = *g;
         let n = names_of.len();
         let pred_colours = if spilled.iter().any(|&s| s) { usize::from(SCRATCH_PREDS[0]) } else { 7 };
         let mut uncoloured = Vec::new();
@@ -858,7 +865,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     Some(Loc::Pair(r)) if !regs[usize::from(r)] && !regs[usize::from(r) + 1] => Some(Loc::Pair(r)),
                     _ => None,
                 });
-            loc[id] = Some(match self.classes.get(name).expect("only declared registers are allocated") {
+            loc[id] = Some(match classes_of[id] {
                 Class::Pred if spilled[id] => {
                     let r = (0..usable).find(|&r| !regs[r]).ok_or_else(|| too_many(at(), name))?;
                     highest = highest.max(r as u32);
