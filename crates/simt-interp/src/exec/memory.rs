@@ -83,6 +83,57 @@ fn flush_subnormal(bits: u32) -> u32 {
     if f32::from_bits(bits).is_subnormal() { bits & 0x8000_0000 } else { bits }
 }
 
+/// What an atomic works on: a 32-bit word in one register, or 64 bits in a pair.
+trait AtomicWord: Copy + Default + PartialEq {
+    const BYTES: u32;
+    /// `op` on type `ty`: memory's value `m` combined with the lane's `x`.
+    fn apply(op: AtomOp, ty: AtomType, m: Self, x: Self) -> Self;
+    /// Replaces the value at `loc` with `f(old)`, atomically; returns the old value.
+    fn update(block: &mut BlockSim<'_>, loc: Loc, f: impl Fn(Self) -> Self) -> Self;
+}
+
+impl AtomicWord for u32 {
+    const BYTES: u32 = 4;
+    fn apply(op: AtomOp, ty: AtomType, m: u32, x: u32) -> u32 {
+        match (op, ty) {
+            (AtomOp::Add, AtomType::F32) => flush_subnormal(arith::f32_op(FOp::Add, flush_subnormal(m), flush_subnormal(x), FFlags::default())),
+            (AtomOp::Add, _) => m.wrapping_add(x),
+            (AtomOp::Min, AtomType::S32) => arith::int_op(IntOp::MinS, m, x),
+            (AtomOp::Min, _) => m.min(x),
+            (AtomOp::Max, AtomType::S32) => arith::int_op(IntOp::MaxS, m, x),
+            (AtomOp::Max, _) => m.max(x),
+            (AtomOp::Exch, _) => x,
+            (AtomOp::And, _) => m & x,
+            (AtomOp::Or, _) => m | x,
+            (AtomOp::Xor, _) => m ^ x,
+        }
+    }
+    fn update(block: &mut BlockSim<'_>, loc: Loc, f: impl Fn(u32) -> u32) -> u32 {
+        block.atomic(loc, f)
+    }
+}
+
+impl AtomicWord for u64 {
+    const BYTES: u32 = 8;
+    fn apply(op: AtomOp, ty: AtomType, m: u64, x: u64) -> u64 {
+        match (op, ty) {
+            (AtomOp::Add, AtomType::F64) => arith::f64_op(DOp::Add, m, x),
+            (AtomOp::Add, _) => m.wrapping_add(x),
+            (AtomOp::Min, AtomType::S64) => (m as i64).min(x as i64) as u64,
+            (AtomOp::Min, _) => m.min(x),
+            (AtomOp::Max, AtomType::S64) => (m as i64).max(x as i64) as u64,
+            (AtomOp::Max, _) => m.max(x),
+            (AtomOp::Exch, _) => x,
+            (AtomOp::And, _) => m & x,
+            (AtomOp::Or, _) => m | x,
+            (AtomOp::Xor, _) => m ^ x,
+        }
+    }
+    fn update(block: &mut BlockSim<'_>, loc: Loc, f: impl Fn(u64) -> u64) -> u64 {
+        block.atomic64(loc, f)
+    }
+}
+
 impl<'a> BlockSim<'a> {
     /// Runs a memory operation on the `exec` lanes of warp `w`.
     #[inline(always)]
@@ -226,97 +277,80 @@ impl<'a> BlockSim<'a> {
                 }
             }
             MemOp::Atom { space, op, ty, d, b, .. } => {
-                if exec != 0 {
-                    self.warps[w].progress_at = self.warps[w].issued;
-                }
                 let b = fetch(&self.warps[w], b);
-                let mut old = [0u32; 32];
-                if self.sanitizer.is_some() {
-                    self.check_accesses(w, pc, space, exec, &addrs, 4, AccessKind::Atomic);
-                }
-                for l in lanes(exec) {
-                    let loc = self.resolve(w, l, pc, space, addrs[l], 4, true)?;
-                    let x = b[l];
-                    old[l] = match (op, ty) {
-                        (AtomOp::Add, AtomType::F32) => {
-                            let x = flush_subnormal(x);
-                            self.atomic(loc, |m| flush_subnormal(arith::f32_op(FOp::Add, flush_subnormal(m), x, FFlags::default())))
-                        }
-                        (AtomOp::Add, _) => self.atomic(loc, |m| m.wrapping_add(x)),
-                        (AtomOp::Min, AtomType::S32) => self.atomic(loc, |m| arith::int_op(IntOp::MinS, m, x)),
-                        (AtomOp::Min, _) => self.atomic(loc, |m| m.min(x)),
-                        (AtomOp::Max, AtomType::S32) => self.atomic(loc, |m| arith::int_op(IntOp::MaxS, m, x)),
-                        (AtomOp::Max, _) => self.atomic(loc, |m| m.max(x)),
-                        (AtomOp::Exch, _) => self.atomic(loc, |_| x),
-                        (AtomOp::And, _) => self.atomic(loc, |m| m & x),
-                        (AtomOp::Or, _) => self.atomic(loc, |m| m | x),
-                        (AtomOp::Xor, _) => self.atomic(loc, |m| m ^ x),
-                    };
-                }
-                write(&mut self.warps[w], d, &old, exec);
-            }
-            MemOp::AtomCas { space, d, b, c, .. } => {
-                let (b, c) = (fetch(warp, b), fetch(warp, c));
-                let mut old = [0u32; 32];
-                if self.sanitizer.is_some() {
-                    self.check_accesses(w, pc, space, exec, &addrs, 4, AccessKind::Atomic);
-                }
-                for l in lanes(exec) {
-                    let loc = self.resolve(w, l, pc, space, addrs[l], 4, true)?;
-                    let (expected, new) = (b[l], c[l]);
-                    old[l] = self.atomic(loc, |m| if m == expected { new } else { m });
-                    // A compare-and-swap that swapped changed memory; one that failed did not (a spin).
-                    if old[l] == expected {
-                        self.warps[w].progress_at = self.warps[w].issued;
-                    }
-                }
+                let old = self.atomics(w, pc, space, exec, &addrs, |m, l| u32::apply(op, ty, m, b[l]))?;
                 write(&mut self.warps[w], d, &old, exec);
             }
             MemOp::Atom64 { space, op, ty, d, b, .. } => {
-                if exec != 0 {
-                    self.warps[w].progress_at = self.warps[w].issued;
-                }
                 let b = fetch64(&self.warps[w], b);
-                let mut old = [0u64; 32];
-                if self.sanitizer.is_some() {
-                    self.check_accesses(w, pc, space, exec, &addrs, 8, AccessKind::Atomic);
-                }
-                for l in lanes(exec) {
-                    let loc = self.resolve(w, l, pc, space, addrs[l], 8, true)?;
-                    let x = b[l];
-                    old[l] = match (op, ty) {
-                        (AtomOp::Add, AtomType::F64) => self.atomic64(loc, |m| arith::f64_op(DOp::Add, m, x)),
-                        (AtomOp::Add, _) => self.atomic64(loc, |m| m.wrapping_add(x)),
-                        (AtomOp::Min, AtomType::S64) => self.atomic64(loc, |m| (m as i64).min(x as i64) as u64),
-                        (AtomOp::Min, _) => self.atomic64(loc, |m| m.min(x)),
-                        (AtomOp::Max, AtomType::S64) => self.atomic64(loc, |m| (m as i64).max(x as i64) as u64),
-                        (AtomOp::Max, _) => self.atomic64(loc, |m| m.max(x)),
-                        (AtomOp::Exch, _) => self.atomic64(loc, |_| x),
-                        (AtomOp::And, _) => self.atomic64(loc, |m| m & x),
-                        (AtomOp::Or, _) => self.atomic64(loc, |m| m | x),
-                        (AtomOp::Xor, _) => self.atomic64(loc, |m| m ^ x),
-                    };
-                }
+                let old = self.atomics(w, pc, space, exec, &addrs, |m, l| u64::apply(op, ty, m, b[l]))?;
                 write64(&mut self.warps[w], d, &old, exec);
+            }
+            MemOp::AtomCas { space, d, b, c, .. } => {
+                let (b, c) = (fetch(warp, b), fetch(warp, c));
+                let old = self.compare_and_swap(w, pc, space, exec, &addrs, &b, &c)?;
+                write(&mut self.warps[w], d, &old, exec);
             }
             MemOp::AtomCas64 { space, d, b, c, .. } => {
                 let (b, c) = (fetch64(&self.warps[w], b), fetch64(&self.warps[w], c));
-                let mut old = [0u64; 32];
-                if self.sanitizer.is_some() {
-                    self.check_accesses(w, pc, space, exec, &addrs, 8, AccessKind::Atomic);
-                }
-                for l in lanes(exec) {
-                    let loc = self.resolve(w, l, pc, space, addrs[l], 8, true)?;
-                    let (expected, new) = (b[l], c[l]);
-                    old[l] = self.atomic64(loc, |m| if m == expected { new } else { m });
-                    if old[l] == expected {
-                        self.warps[w].progress_at = self.warps[w].issued;
-                    }
-                }
+                let old = self.compare_and_swap(w, pc, space, exec, &addrs, &b, &c)?;
                 write64(&mut self.warps[w], d, &old, exec);
             }
         }
         Ok(())
+    }
+
+    /// Applies `apply(memory, lane)` atomically at each executing lane's address, in lane
+    /// order; returns the old values.
+    #[allow(clippy::too_many_arguments)]
+    fn atomics<W: AtomicWord>(
+        &mut self,
+        w: usize,
+        pc: u32,
+        space: Space,
+        exec: u32,
+        addrs: &[u32; 32],
+        apply: impl Fn(W, usize) -> W,
+    ) -> Result<[W; 32], crate::Fault> {
+        if exec != 0 {
+            self.warps[w].progress_at = self.warps[w].issued;
+        }
+        if self.sanitizer.is_some() {
+            self.check_accesses(w, pc, space, exec, addrs, W::BYTES, AccessKind::Atomic);
+        }
+        let mut old = [W::default(); 32];
+        for l in lanes(exec) {
+            let loc = self.resolve(w, l, pc, space, addrs[l], W::BYTES, true)?;
+            old[l] = W::update(self, loc, |m| apply(m, l));
+        }
+        Ok(old)
+    }
+
+    /// Compare-and-swap at each executing lane's address, in lane order; returns the old values.
+    #[allow(clippy::too_many_arguments)]
+    fn compare_and_swap<W: AtomicWord>(
+        &mut self,
+        w: usize,
+        pc: u32,
+        space: Space,
+        exec: u32,
+        addrs: &[u32; 32],
+        expected: &[W; 32],
+        new: &[W; 32],
+    ) -> Result<[W; 32], crate::Fault> {
+        if self.sanitizer.is_some() {
+            self.check_accesses(w, pc, space, exec, addrs, W::BYTES, AccessKind::Atomic);
+        }
+        let mut old = [W::default(); 32];
+        for l in lanes(exec) {
+            let loc = self.resolve(w, l, pc, space, addrs[l], W::BYTES, true)?;
+            old[l] = W::update(self, loc, |m| if m == expected[l] { new[l] } else { m });
+            // A compare-and-swap that swapped changed memory; one that failed did not (a spin).
+            if old[l] == expected[l] {
+                self.warps[w].progress_at = self.warps[w].issued;
+            }
+        }
+        Ok(old)
     }
 
     /// For a whole-word access whose executing lanes all fall, aligned, inside one
