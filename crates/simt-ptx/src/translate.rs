@@ -199,6 +199,10 @@ enum Loc {
 /// The predicates left for spilled ones to pass through.
 const SCRATCH_PREDS: [u8; 2] = [5, 6];
 
+/// The predicate `set` compares into, kept back from allocation in kernels that use `set`
+/// (an instruction reading a spilled predicate, as `set` may, passes it through P5).
+const SET_PRED: u8 = SCRATCH_PREDS[1];
+
 /// A name that stands for an address: a variable or a kernel parameter.
 #[derive(Clone, Copy, Debug)]
 struct Symbol {
@@ -275,6 +279,8 @@ struct Entry<'t, 'a> {
     scratch: u8,
     /// How many scratch registers follow `scratch`.
     scratch_regs: u32,
+    /// Whether the kernel has a `set`, whose comparison needs a predicate of its own.
+    uses_set: bool,
     line: u32,
     guard: isa::Guard,
     span: Span,
@@ -340,6 +346,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             constants: std::cell::OnceCell::new(),
             scratch: 0,
             scratch_regs: if items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_)))) { MMA_SCRATCH } else { SCRATCH },
+            uses_set: items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Set(_)))),
             line: 0,
             guard: isa::Guard::ALWAYS,
             span: f.name.span,
@@ -833,7 +840,13 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn colour(&self, g: &Graph<'_, 'a>, spilled: &[bool], items: &[Item<'t, 'a>]) -> Result<std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>>> {
         let Graph { names_of, classes_of, interferes, words, partners, insts, ids } = *g;
         let n = names_of.len();
-        let pred_colours = if spilled.iter().any(|&s| s) { usize::from(SCRATCH_PREDS[0]) } else { 7 };
+        let pred_colours = if spilled.iter().any(|&s| s) {
+            usize::from(SCRATCH_PREDS[0])
+        } else if self.uses_set {
+            usize::from(SET_PRED)
+        } else {
+            7
+        };
         let mut uncoloured = Vec::new();
         let mut loc: Vec<Option<Loc>> = vec![None; n];
         let mut highest = 0u32;
@@ -1561,6 +1574,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 self.op(Opcode::Or, &[dst(d), src(Src::reg(sign)), src(Src::reg(magnitude))])
             }
             Op::Setp(s) => self.setp(inst, s),
+            Op::Set(s) => self.set(inst, s),
             Op::Selp(t) => {
                 let [d, x, y, p] = self.operands(inst)?;
                 let p = self.pred_src(p)?;
@@ -2035,6 +2049,40 @@ impl<'t, 'a> Entry<'t, 'a> {
             return Err(unsupported("`setp` with two destinations (`p|q`)".into()));
         }
         let p = self.pred(d)?;
+        self.compare(inst, s, p, x, y, q)
+    }
+
+    /// `set.cmp[.bool].dtype.stype d, a, b[, c]`: the comparison into the predicate kept back
+    /// for it (P6), then `SEL` of all ones (integer results) or 1.0 (f32), or 0.
+    fn set(&mut self, inst: &'t ast::Instruction<'a>, s: px::Set) -> Result<()> {
+        let (d, x, y, q) = match inst.operands.as_slice() {
+            [d, x, y] => (d, x, y, None),
+            [d, x, y, q] => (d, x, y, Some(q)),
+            _ => return Err(Diagnostic::new(inst.span, "`set` takes 3 or 4 operands")),
+        };
+        let truth = match s.dst {
+            Type::U32 | Type::S32 | Type::B32 => u32::MAX,
+            Type::F32 => 1.0f32.to_bits(),
+            ty => return Err(unsupported(inst, format!("`set` with a `{ty}` result"))),
+        };
+        // A spilled guard and a spilled `c` would take both scratch predicates, P6 included.
+        let spilled = |o: Option<&str>| o.and_then(|n| self.spilled(n)).is_some();
+        let q_name = q.and_then(|q| match q.kind {
+            OperandKind::Name(n) | OperandKind::Not(n) => Some(n),
+            _ => None,
+        });
+        if spilled(inst.guard.map(|g| g.predicate)) && spilled(q_name) {
+            return Err(unsupported(inst, "`set` with a guard and a predicate operand that both live in registers (more than five predicates live)".into()));
+        }
+        let p = SET_PRED;
+        self.compare(inst, px::Setp { cmp: s.cmp, combine: s.combine, ftz: s.ftz, ty: s.src }, p, x, y, q)?;
+        let d = self.word(d)?;
+        self.op(Opcode::Sel, &[dst(d), src(Src::imm(truth)), src(Src::imm(0)), isa::Operand::PredSrc { pred: p, negated: false }])
+    }
+
+    /// `p = (x cmp y) bop q` for `setp` and `set`.
+    fn compare(&mut self, inst: &'t ast::Instruction<'a>, s: px::Setp, p: u8, x: &'t ast::Operand<'a>, y: &'t ast::Operand<'a>, q: Option<&'t ast::Operand<'a>>) -> Result<()> {
+        let unsupported = |what: String| unsupported(inst, what);
         let q = match q {
             Some(q) => self.pred_src(q)?,
             None => isa::Operand::PredSrc { pred: isa::PT, negated: false },
@@ -2046,9 +2094,6 @@ impl<'t, 'a> Entry<'t, 'a> {
         };
         use px::CmpOp as C;
         if s.ty.is_integer() {
-            if s.ty.bits() < 32 && s.ty.is_signed() {
-                return Err(unsupported(format!("`setp{}` (signed 8- and 16-bit comparisons)", s.ty)));
-            }
             let (cmp, unsigned) = match s.cmp {
                 C::Eq => (isa::Cmp::Eq, false),
                 C::Ne => (isa::Cmp::Ne, false),
@@ -2069,7 +2114,14 @@ impl<'t, 'a> Entry<'t, 'a> {
                 return self.emit(Form::Isetp64(mods::Isetp64 { cmp, ty, bop }), &[isa::Operand::Pred(p), src(x), src(y), q]);
             }
             let ty = if signed { isa::IntType::S32 } else { isa::IntType::U32 };
-            let (x, y) = (self.src32(x)?, self.src32(y)?);
+            let (mut x, mut y) = (self.src32(x)?, self.src32(y)?);
+            if s.ty.bits() < 32 && signed {
+                // Registers hold 8- and 16-bit values zero-extended: compare them sign-extended.
+                let t = self.scratch;
+                self.widen(t, x, s.ty)?;
+                self.widen(t + 1, y, s.ty)?;
+                (x, y) = (Src::reg(t), Src::reg(t + 1));
+            }
             return self.emit(Form::Isetp(mods::Isetp { cmp, ty, bop }), &[isa::Operand::Pred(p), src(x), src(y), q]);
         }
         let cmp = match s.cmp {
@@ -2090,8 +2142,9 @@ impl<'t, 'a> Entry<'t, 'a> {
             other => return Err(Diagnostic::new(inst.op_span, format!("`{other}` compares unsigned integers, not `{}`", s.ty))),
         };
         match (s.ty, s.ftz) {
-            (Type::F32, false) => {
+            (Type::F32, ftz) => {
                 let (x, y) = (self.src32(x)?, self.src32(y)?);
+                let (x, y) = (self.flushed(x, ftz, 0)?, self.flushed(y, ftz, 1)?);
                 self.emit(Form::Fsetp(mods::Fsetp { cmp, bop }), &[isa::Operand::Pred(p), src(x), src(y), q])
             }
             (Type::F64, _) => {

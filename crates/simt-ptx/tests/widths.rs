@@ -189,6 +189,40 @@ fn vectors_of_bytes_and_halves() {
     });
 }
 
+#[test]
+fn set_and_the_comparisons_of_narrow_and_flushed_values() {
+    let body = "\tset.lt.u32.s32 %r1, %a, %b;\n\tset.hi.u32.u32 %r2, %a, %b;\n\tmov.b64 %o0, {%r1, %r2};\n\
+                \tset.gt.f32.f32 %k0, %f, %g;\n\tmov.b32 %r1, %k0;\n\tset.neu.s32.f64 %r2, %d, %q;\n\tmov.b64 %o1, {%r1, %r2};\n\
+                \tsetp.lt.s16 %p1, %s, %t;\n\tselp.u32 %r1, 1, 0, %p1;\n\tsetp.lt.ftz.f32 %p2, %f, %g;\n\tselp.u32 %r2, 1, 0, %p2;\n\tmov.b64 %o2, {%r1, %r2};\n\
+                \tset.eq.and.u32.u32 %r1, %a, %b, %p1;\n\tset.ne.or.u32.s32 %r2, %a, %b, !%p2;\n\tmov.b64 %o3, {%r1, %r2};\n";
+    let mut inputs = integer_pairs();
+    // Equal words, subnormal and NaN floats, and negative 16-bit values in some lanes.
+    let specials = [(5, 5), (0x0000_8001, 0x0000_0001), (1, 2), (0x8000_0001, 0x0000_0000), (0x7FC0_0000, 0), (0xFFFF, 0xFFFE)];
+    for (i, &(a, b)) in specials.iter().enumerate() {
+        inputs[i].0 = (inputs[i].0 & !0xFFFF_FFFF) | a;
+        inputs[i].1 = (inputs[i].1 & !0xFFFF_FFFF) | b;
+    }
+    check(body, &inputs, |x, y| {
+        let (a, b) = (x as u32, y as u32);
+        let (f, g, d, q) = (f32::from_bits(a), f32::from_bits(b), f64::from_bits(x), f64::from_bits(y));
+        let flush = |v: f32| if v.is_subnormal() { 0.0 } else { v };
+        let all = |c: bool| if c { u32::MAX } else { 0 };
+        let pair = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
+        let p1 = (a as u16 as i16) < (b as u16 as i16);
+        let p2 = flush(f) < flush(g);
+        [
+            pair(all((a as i32) < (b as i32)), all(a > b)),
+            pair(if f > g { 1.0f32.to_bits() } else { 0 }, all(d != q || d.is_nan() || q.is_nan())),
+            pair(u32::from(p1), u32::from(p2)),
+            pair(all(a == b && p1), all(a != b || !p2)),
+            0,
+            0,
+            0,
+            0,
+        ]
+    });
+}
+
 /// PTX's `prmt.b32` byte selection, written from the ISA's tables.
 fn prmt(a: u32, b: u32, c: u32, mode: &str) -> u32 {
     let bytes = u64::from(a) | u64::from(b) << 32;
