@@ -1807,7 +1807,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 };
                 self.emit(Form::Prmt(mods::Prmt { mode }), &[dst(d), src(a), src(b), src(c)])
             }
-            _ => Err(unsupported(format!("`{}`", op.name()))),
+            _ => Err(unsupported(format!("`{op}`"))),
         }
     }
 
@@ -2158,7 +2158,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn cvt(&mut self, inst: &'t ast::Instruction<'a>, c: px::Cvt) -> Result<()> {
         let unsupported = || {
             with_note(
-                Diagnostic::new(inst.op_span, format!("`cvt{}{}{}{}{}` is not supported by the PTX front end yet", c.rounding.map_or(String::new(), |r| r.to_string()), if c.ftz { ".ftz" } else { "" }, if c.sat { ".sat" } else { "" }, c.dst, c.src)),
+                Diagnostic::new(inst.op_span, format!("`{}` is not supported by the PTX front end yet", inst.op)),
                 "docs/ptx.md lists the supported conversions",
             )
         };
@@ -2193,12 +2193,12 @@ impl<'t, 'a> Entry<'t, 'a> {
             _ => None,
         };
         let rounding_ok = match (to.is_float(), from.is_float()) {
-            (true, true) if to == from => if integral.is_some() { matches!(to, Type::F32 | Type::F64) } else { c.rounding.is_none() && to == Type::F32 },
+            (true, true) if to == from => if integral.is_some() { matches!(to, Type::F32 | Type::F64 | Type::F16 | Type::Bf16) } else { c.rounding.is_none() && to == Type::F32 },
             // Integer to float, and narrowing floats, round: in any direction.
             (true, false) => c.rounding.is_some_and(|r| !r.is_integer()),
             (true, true) if to.bits() < from.bits() => c.rounding.is_some_and(|r| !r.is_integer()),
             (true, true) => c.rounding.is_none(),
-            (false, true) => integral.is_some() && (integral == Some(isa::Round::Rz) || matches!(from, Type::F32 | Type::F64)),
+            (false, true) => integral.is_some(),
             (false, false) => false,
         };
         // `.sat` clamps a float result to [0, 1] (FADD.SAT below); float to integer saturates anyway.
@@ -2214,6 +2214,19 @@ impl<'t, 'a> Entry<'t, 'a> {
             return self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(c.sat) }), &[dst(d), src(x), src(Src::imm(0x8000_0000))]);
         }
         let t = self.scratch;
+        if matches!(from, Type::F16 | Type::Bf16) && c.sat && integral.is_some_and(|r| r != isa::Round::Rz || to.is_float()) {
+            return Err(unsupported());
+        }
+        if let (Some(rnd), Type::F16 | Type::Bf16, false) = (integral.filter(|&r| r != isa::Round::Rz || to.is_float()), from, c.sat) {
+            // Halves round through f32, where they and their integral values are exact.
+            self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from: from_ty, rnd: isa::Round::Rn }), &[dst(t), src(x)])?;
+            self.emit(Form::Frnd(mods::Frnd { rnd, ftz: ftz(false) }), &[dst(t), src(Src::reg(t))])?;
+            let d = if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? };
+            return match to_ty {
+                isa::CvtType::F32 => self.mov(d, Src::reg(t)),
+                to_ty => self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: isa::CvtType::F32, rnd: isa::Round::Rn }), &[dst(d), src(Src::reg(t))]),
+            };
+        }
         if let Some(rnd) = integral.filter(|&r| r != isa::Round::Rz || to.is_float()) {
             let rounded = if to.is_float() && to == from { if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? } } else { t };
             match from {

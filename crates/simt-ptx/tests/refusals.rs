@@ -26,8 +26,8 @@ fn two_wide_literals_in_one_instruction() {
 }
 
 #[test]
-fn rounding_modes_other_than_nearest() {
-    insta::assert_snapshot!(refusal(&kernel("\tcvt.rni.s32.f16 %r1, %r2;\n")));
+fn conversions_not_built() {
+    insta::assert_snapshot!(refusal(&kernel("\tcvt.rn.relu.f16.f32 %r1, %f1;\n")));
 }
 
 #[test]
@@ -56,5 +56,5 @@ fn recursion() {
 
 #[test]
 fn several_problems_in_one_run() {
-    insta::assert_snapshot!(refusal(&kernel("\tcvt.rmi.f16.f16 %r1, %r2;\n\tadd.cc.u32 %r1, %r2, %r3;\n\tvote.sync.uni.pred %p1, %p2, -1;\n")));
+    insta::assert_snapshot!(refusal(&kernel("\tbfe.u64 %rd1, %rd2, 4, 8;\n\tadd.cc.u32 %r1, %r2, %r3;\n\tvote.sync.uni.pred %p1, %p2, -1;\n")));
 }

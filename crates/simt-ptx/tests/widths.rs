@@ -223,6 +223,32 @@ fn set_and_the_comparisons_of_narrow_and_flushed_values() {
     });
 }
 
+#[test]
+fn integral_rounding_of_halves() {
+    let body = "\tcvt.rni.s32.f16 %r1, %s;\n\tcvt.rmi.f16.f16 %h0, %s;\n\tcvt.u32.u16 %r2, %h0;\n\tmov.b64 %o0, {%r1, %r2};\n\
+                \tcvt.rpi.u32.f16 %r1, %s;\n\tcvt.rzi.f16.f16 %h1, %s;\n\tcvt.u32.u16 %r2, %h1;\n\tmov.b64 %o1, {%r1, %r2};\n\
+                \tcvt.rzi.s32.f16 %r1, %s;\n\tcvt.rni.f16.f16 %h2, %s;\n\tcvt.u32.u16 %r2, %h2;\n\tmov.b64 %o2, {%r1, %r2};\n";
+    let halves = [0.0f32, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.25, 65504.0, -65504.0, 1000.7, -3.75, 7.0, f32::INFINITY, f32::NAN, 1e-7, 0.99, -0.99];
+    let inputs: Vec<(u64, u64)> = (0..32).map(|i| (u64::from(half::f16::from_f32(halves[i % halves.len()] * if i >= halves.len() { 3.0 } else { 1.0 }).to_bits()), 0)).collect();
+    check(body, &inputs, |x, _| {
+        let v = f64::from(half::f16::from_bits(x as u16).to_f32());
+        let int = |r: f64| if r.is_nan() { 0 } else { r.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32 as u32 };
+        let uint = |r: f64| if r.is_nan() { 0 } else { r.clamp(0.0, f64::from(u32::MAX)) as u32 };
+        let half = |r: f64| if r.is_nan() { 0x7FFF } else { u32::from(half::f16::from_f64(r).to_bits()) };
+        let pair = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
+        [
+            pair(int(v.round_ties_even()), half(v.floor())),
+            pair(uint(v.ceil()), half(v.trunc())),
+            pair(int(v.trunc()), half(v.round_ties_even())),
+            0,
+            0,
+            0,
+            0,
+            0,
+        ]
+    });
+}
+
 /// PTX's `prmt.b32` byte selection, written from the ISA's tables.
 fn prmt(a: u32, b: u32, c: u32, mode: &str) -> u32 {
     let bytes = u64::from(a) | u64::from(b) << 32;
