@@ -1722,11 +1722,11 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             Op::Shfl(s) => self.shfl(inst, s),
             Op::Vote(v) => {
+                if !v.sync {
+                    return Err(with_note(unsupported("`vote` without `.sync`".into()), "write `vote.sync` with a member mask of `0xffffffff` (PTX has no `vote` without `.sync` from sm_70)"));
+                }
                 let [d, p, mask] = self.operands(inst)?;
                 self.full_mask(mask)?;
-                if !v.sync {
-                    return Err(unsupported("`vote` without `.sync`".into()));
-                }
                 let q = self.pred_src(p)?;
                 match v.mode {
                     px::VoteMode::Ballot => {
@@ -1738,7 +1738,16 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let mode = if v.mode == px::VoteMode::All { isa::VoteMode::All } else { isa::VoteMode::Any };
                         self.emit(Form::Vote(mods::Vote { mode }), &[isa::Operand::Pred(d), q])
                     }
-                    px::VoteMode::Uni => Err(unsupported("`vote.uni`".into())),
+                    // Uniform: no lane's `p` holds, or every lane's does (ballots of `p` and of
+                    // the lanes voting, compared).
+                    px::VoteMode::Uni => {
+                        let (d, t) = (self.pred(d)?, self.scratch);
+                        self.op(Opcode::VoteBallot, &[dst(t), q])?;
+                        self.op(Opcode::VoteBallot, &[dst(t + 1), isa::Operand::PredSrc { pred: isa::PT, negated: false }])?;
+                        let equal = |bop| Form::Isetp(mods::Isetp { cmp: isa::Cmp::Eq, ty: isa::IntType::U32, bop });
+                        self.emit(equal(isa::BoolOp::And), &[isa::Operand::Pred(d), src(Src::reg(t)), src(Src::imm(0)), isa::Operand::PredSrc { pred: isa::PT, negated: false }])?;
+                        self.emit(equal(isa::BoolOp::Or), &[isa::Operand::Pred(d), src(Src::reg(t)), src(Src::reg(t + 1)), isa::Operand::PredSrc { pred: d, negated: false }])
+                    }
                 }
             }
             Op::Redux(r) => {

@@ -249,6 +249,13 @@ fn integral_rounding_of_halves() {
     });
 }
 
+#[test]
+fn vote_uni_says_whether_the_warp_agrees() {
+    let vote = |n: u32, out: usize| format!("\tsetp.lt.u32 %p1, %r0, {n};\n\tvote.sync.uni.pred %p2, %p1, -1;\n\tselp.u32 %r1, 1, 0, %p2;\n\tcvt.u64.u32 %o{out}, %r1;\n");
+    let body = [vote(0, 0), vote(32, 1), vote(5, 2), vote(31, 3)].concat();
+    check(&body, &integer_pairs(), |_, _| [1, 1, 0, 0, 0, 0, 0, 0]);
+}
+
 /// PTX's `prmt.b32` byte selection, written from the ISA's tables.
 fn prmt(a: u32, b: u32, c: u32, mode: &str) -> u32 {
     let bytes = u64::from(a) | u64::from(b) << 32;
