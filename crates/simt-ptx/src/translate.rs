@@ -1333,6 +1333,31 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let ty = if t.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
                 self.emit(Form::Irem(mods::Irem { ty }), &[dst(d), src(x), src(y)])
             }
+            Op::Bfe(t) if matches!(t.ty, Type::S64 | Type::U64) => {
+                // With a literal position and length (bit fields of 64-bit values): the field
+                // shifted to the top, then back down, arithmetically when signed.
+                let [d, x, pos, len] = self.operands(inst)?;
+                let (Some(pos), Some(len)) = (self.constant(pos), self.constant(len)) else {
+                    return Err(unsupported(format!("`bfe{}` with a position or length in a register", t.ty)));
+                };
+                let (pos, len) = ((pos & 0xFF) as u32, (len & 0xFF) as u32);
+                let ty = if t.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
+                let shr = Form::Shr64(mods::Shr64 { ty });
+                let (d, x) = (self.pair(d)?, self.pair_src(x)?);
+                match (len, pos) {
+                    (0, _) => {
+                        self.mov(d, Src::imm(0))?;
+                        self.mov(d + 1, Src::imm(0))
+                    }
+                    // Past the top every bit is the extension: the sign (signed) or 0.
+                    (_, 64..) => self.emit(shr, &[dst(d), src(x), src(Src::imm(if ty == isa::Int64Type::S64 { 63 } else { 64 }))]),
+                    (_, _) if pos + len >= 64 => self.emit(shr, &[dst(d), src(x), src(Src::imm(pos))]),
+                    _ => {
+                        self.op(Opcode::Shl64, &[dst(d), src(x), src(Src::imm(64 - pos - len))])?;
+                        self.emit(shr, &[dst(d), src(Src::reg(d)), src(Src::imm(64 - len))])
+                    }
+                }
+            }
             Op::Bfe(t) if matches!(t.ty, Type::S32 | Type::U32) => {
                 let [d, x, pos, len] = self.operands(inst)?;
                 let d = self.word(d)?;

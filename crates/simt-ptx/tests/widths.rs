@@ -256,6 +256,23 @@ fn vote_uni_says_whether_the_warp_agrees() {
     check(&body, &integer_pairs(), |_, _| [1, 1, 0, 0, 0, 0, 0, 0]);
 }
 
+/// PTX's `bfe.{u64,s64}`: bits past bit 63, and above the field, are the extension.
+fn bfe64(a: u64, pos: u32, len: u32, signed: bool) -> u64 {
+    let (pos, len) = (pos & 0xFF, len & 0xFF);
+    let msb = if len == 0 { 0 } else { (pos + len - 1).min(63) };
+    let sign = u64::from(signed && len != 0 && (a >> msb) & 1 == 1);
+    (0..64).fold(0, |d, i| d | (if i < len && pos + i <= 63 { (a >> (pos + i)) & 1 } else { sign }) << i)
+}
+
+#[test]
+fn bit_fields_of_64_bit_values() {
+    let fields = [(4, 8), (60, 8), (70, 3), (0, 64), (0, 0), (32, 32), (1, 63), (63, 1)];
+    for ty in ["u64", "s64"] {
+        let body: String = fields.iter().enumerate().map(|(i, (pos, len))| format!("\tbfe.{ty} %o{i}, %x, {pos}, {len};\n")).collect();
+        check(&body, &integer_pairs(), |x, _| fields.map(|(pos, len)| bfe64(x, pos, len, ty == "s64")));
+    }
+}
+
 /// PTX's `prmt.b32` byte selection, written from the ISA's tables.
 fn prmt(a: u32, b: u32, c: u32, mode: &str) -> u32 {
     let bytes = u64::from(a) | u64::from(b) << 32;
