@@ -97,7 +97,12 @@ fn early_exit_threads_leave_the_vote() {
 #[test]
 fn the_spin_lock_completes_under_its_and_faults_under_stack() {
     let module = assemble_file(&demo("spinlock.s"));
-    let p = run(&module, SimtModel::Its).unwrap_or_else(|f| panic!("{}", f.render(&module, false)));
+    // One OS thread: with two, a block spinning on the lock the other block's thread holds
+    // can spend the step limit while the OS has that thread descheduled (seen on a loaded
+    // 2-core machine).
+    let p = prepared(&module);
+    let one_thread = RunOptions { threads: Some(1), ..options(SimtModel::Its) };
+    simt_interp::run(&module.kernels[0], &p.config, &p.memory, &one_thread, None).unwrap_or_else(|f| panic!("{}", f.render(&module, false)));
     assert_eq!(u32s(&p.buffer("counter").unwrap().1), [128]);
 
     let fault = run(&module, SimtModel::Stack).expect_err("the stack model cannot finish");
@@ -112,7 +117,8 @@ fn a_smaller_yield_count_still_completes_the_spin_lock() {
     let module = assemble_file(&demo("spinlock.s"));
     for y in [1, 2, 100] {
         let p = prepared(&module);
-        let opts = RunOptions { its_yield: y, ..options(SimtModel::Its) };
+        // One OS thread, as above.
+        let opts = RunOptions { its_yield: y, threads: Some(1), ..options(SimtModel::Its) };
         simt_interp::run(&module.kernels[0], &p.config, &p.memory, &opts, None).expect("completes");
         assert_eq!(u32s(&p.buffer("counter").unwrap().1), [128], "Y = {y}");
     }
