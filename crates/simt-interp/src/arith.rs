@@ -311,25 +311,20 @@ trait MinMax: Copy + PartialOrd {
     fn join_bits(self, other: Self, and: bool) -> Self;
 }
 
-impl MinMax for f32 {
-    const CANONICAL_NAN: f32 = f32::from_bits(NAN32);
-    fn is_nan(self) -> bool {
-        f32::is_nan(self)
-    }
-    fn join_bits(self, other: f32, and: bool) -> f32 {
-        f32::from_bits(if and { self.to_bits() & other.to_bits() } else { self.to_bits() | other.to_bits() })
-    }
+macro_rules! min_max {
+    ($($t:ty: $nan:expr),*) => {$(
+        impl MinMax for $t {
+            const CANONICAL_NAN: $t = <$t>::from_bits($nan);
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            fn join_bits(self, other: $t, and: bool) -> $t {
+                <$t>::from_bits(if and { self.to_bits() & other.to_bits() } else { self.to_bits() | other.to_bits() })
+            }
+        }
+    )*};
 }
-
-impl MinMax for f64 {
-    const CANONICAL_NAN: f64 = f64::from_bits(NAN64);
-    fn is_nan(self) -> bool {
-        f64::is_nan(self)
-    }
-    fn join_bits(self, other: f64, and: bool) -> f64 {
-        f64::from_bits(if and { self.to_bits() & other.to_bits() } else { self.to_bits() | other.to_bits() })
-    }
-}
+min_max!(f32: NAN32, f64: NAN64);
 
 /// f32 two-operand operations.
 #[inline(always)]
@@ -597,29 +592,51 @@ pub fn pack(a: u32, b: u32, bf: bool) -> u32 {
     half(a) | (half(b) << 16)
 }
 
+/// A `CVT` source's value, exactly: every source type is representable in f64 or i128.
+enum Num {
+    Int(i128),
+    Float(f64),
+}
+
+impl Num {
+    /// The value of `src` read as `from`, with the source modifiers applied (exact too).
+    fn of(src: u64, from: CvtType, neg: bool, abs: bool) -> Num {
+        let lo = src as u32;
+        match from {
+            CvtType::U32 => Num::Int(i128::from(lo)),
+            CvtType::S32 => Num::Int(i128::from(lo as i32)),
+            CvtType::U64 => Num::Int(i128::from(src)),
+            CvtType::S64 => Num::Int(i128::from(src as i64)),
+            CvtType::F32 => Num::Float(f64::from(f32::from_bits(lo))),
+            CvtType::F64 => Num::Float(f64::from_bits(src)),
+            CvtType::F16 => Num::Float(f64::from(f16::from_bits(lo as u16))),
+            CvtType::BF16 => Num::Float(f64::from(bf16::from_bits(lo as u16))),
+        }
+        .modified(neg, abs)
+    }
+
+    fn modified(self, neg: bool, abs: bool) -> Num {
+        match self {
+            Num::Int(i) => Num::Int(if abs { i.abs() } else { i } * if neg { -1 } else { 1 }),
+            Num::Float(f) => Num::Float(if abs { f.abs() } else { f } * if neg { -1.0 } else { 1.0 }),
+        }
+    }
+}
+
+/// The format of a float `CVT` type (`None` for the integer types).
+fn float_format(ty: CvtType) -> Option<directed::Format> {
+    match ty {
+        CvtType::F32 => Some(directed::F32),
+        CvtType::F64 => Some(directed::F64),
+        CvtType::F16 => Some(directed::F16),
+        CvtType::BF16 => Some(directed::BF16),
+        CvtType::U32 | CvtType::S32 | CvtType::U64 | CvtType::S64 => None,
+    }
+}
+
 /// `CVT`: the source as a 64-bit pattern (low word first), the result likewise.
 pub fn cvt(src: u64, from: CvtType, to: CvtType, neg: bool, abs: bool) -> u64 {
-    // Every source type is exactly representable in f64 or i128, so convert through those.
-    enum Num {
-        Int(i128),
-        Float(f64),
-    }
-    let lo = src as u32;
-    let mut value = match from {
-        CvtType::U32 => Num::Int(i128::from(lo)),
-        CvtType::S32 => Num::Int(i128::from(lo as i32)),
-        CvtType::U64 => Num::Int(i128::from(src)),
-        CvtType::S64 => Num::Int(i128::from(src as i64)),
-        CvtType::F32 => Num::Float(f64::from(f32::from_bits(lo))),
-        CvtType::F64 => Num::Float(f64::from_bits(src)),
-        CvtType::F16 => Num::Float(f64::from(f16::from_bits(lo as u16))),
-        CvtType::BF16 => Num::Float(f64::from(bf16::from_bits(lo as u16))),
-    };
-    value = match value {
-        Num::Int(i) => Num::Int(if abs { i.abs() } else { i } * if neg { -1 } else { 1 }),
-        Num::Float(f) => Num::Float(if abs { f.abs() } else { f } * if neg { -1.0 } else { 1.0 }),
-    };
-    match value {
+    match Num::of(src, from, neg, abs) {
         // Rust's `as` truncates toward zero, saturates and maps NaN to 0, as the contract asks.
         Num::Float(f) => match to {
             CvtType::F32 => u64::from(canon32(f as f32)),
@@ -631,76 +648,42 @@ pub fn cvt(src: u64, from: CvtType, to: CvtType, neg: bool, abs: bool) -> u64 {
             CvtType::U64 => f as u64,
             CvtType::S64 => f as i64 as u64,
         },
-        // Integers wrap to integer types and round once to float types.
+        // Integers wrap to integer types and round once, to nearest, to float types (Rust's
+        // `as` does for f32 and f64).
         Num::Int(i) => match to {
             CvtType::U32 | CvtType::S32 => u64::from(i as u32),
             CvtType::U64 | CvtType::S64 => i as u64,
             CvtType::F32 => u64::from((i as f32).to_bits()),
             CvtType::F64 => (i as f64).to_bits(),
-            CvtType::F16 => u64::from(to_f16_bits(int_to_f64_odd(i), false)),
-            CvtType::BF16 => u64::from(to_f16_bits(int_to_f64_odd(i), true)),
+            CvtType::F16 => directed::round(directed::Exact::of_int(i), directed::F16, Round::Rn),
+            CvtType::BF16 => directed::round(directed::Exact::of_int(i), directed::BF16, Round::Rn),
         },
     }
 }
 
 /// `CVT.<to>.<from>.RZ/RM/RP`: `cvt` with every rounding it does in direction `rnd`.
 pub fn cvt_directed(src: u64, from: CvtType, to: CvtType, neg: bool, abs: bool, rnd: Round) -> u64 {
-    let lo = src as u32;
-    // The source value, exactly, with its modifiers applied (exact too).
-    let value: Result<i128, f64> = match from {
-        CvtType::U32 => Ok(i128::from(lo)),
-        CvtType::S32 => Ok(i128::from(lo as i32)),
-        CvtType::U64 => Ok(i128::from(src)),
-        CvtType::S64 => Ok(i128::from(src as i64)),
-        CvtType::F32 => Err(f64::from(f32::from_bits(lo))),
-        CvtType::F64 => Err(f64::from_bits(src)),
-        CvtType::F16 => Err(f64::from(f16::from_bits(lo as u16))),
-        CvtType::BF16 => Err(f64::from(bf16::from_bits(lo as u16))),
+    let Some(format) = float_format(to) else {
+        // To an integer: an integral value in the direction (truncated by default), which CVT
+        // then converts exactly.
+        return match Num::of(src, from, neg, abs) {
+            Num::Int(_) => cvt(src, from, to, neg, abs),
+            Num::Float(f) => {
+                let integral = match rnd {
+                    Round::Rn | Round::Rz => f.trunc(),
+                    Round::Rm => f.floor(),
+                    Round::Rp => f.ceil(),
+                };
+                cvt(integral.to_bits(), CvtType::F64, to, false, false)
+            }
+        };
     };
-    let value = match value {
-        Ok(i) => Ok(if abs { i.abs() } else { i } * if neg { -1 } else { 1 }),
-        Err(f) => Err(if abs { f.abs() } else { f } * if neg { -1.0 } else { 1.0 }),
-    };
-    let format = match to {
-        CvtType::F32 => directed::F32,
-        CvtType::F64 => directed::F64,
-        CvtType::F16 => directed::F16,
-        CvtType::BF16 => directed::BF16,
-        // To an integer: an integral value in the direction (truncated by default), which CVT then
-        // converts exactly.
-        CvtType::U32 | CvtType::S32 | CvtType::U64 | CvtType::S64 => {
-            return match value {
-                Ok(_) => cvt(src, from, to, neg, abs),
-                Err(f) => {
-                    let integral = match rnd {
-                        Round::Rn | Round::Rz => f.trunc(),
-                        Round::Rm => f.floor(),
-                        Round::Rp => f.ceil(),
-                    };
-                    cvt(integral.to_bits(), CvtType::F64, to, false, false)
-                }
-            };
-        }
-    };
-    match value {
-        Ok(i) => directed::round(directed::Exact::of_int(i), format, rnd),
+    match Num::of(src, from, neg, abs) {
+        Num::Int(i) => directed::round(directed::Exact::of_int(i), format, rnd),
         // NaN and infinities convert without rounding.
-        Err(f) if !f.is_finite() => cvt(src, from, to, neg, abs),
-        Err(f) => directed::round(directed::Exact::of_f64(f), format, rnd),
+        Num::Float(f) if !f.is_finite() => cvt(src, from, to, neg, abs),
+        Num::Float(f) => directed::round(directed::Exact::of_f64(f), format, rnd),
     }
-}
-
-/// `i` rounded to f64 by round-to-odd (truncated, with the last bit set when anything was
-/// dropped), so that a later rounding to a format of 24 bits or fewer rounds only once.
-fn int_to_f64_odd(i: i128) -> f64 {
-    let magnitude = i.unsigned_abs();
-    let dropped = (128 - magnitude.leading_zeros()).saturating_sub(53);
-    let mut kept = magnitude >> dropped;
-    if magnitude & ((1u128 << dropped) - 1) != 0 {
-        kept |= 1;
-    }
-    let value = kept as f64 * 2f64.powi(dropped as i32);
-    if i < 0 { -value } else { value }
 }
 
 /// `CVT.TF32.F32`: rounded to 10 mantissa bits, ties away from zero (contract section 9).

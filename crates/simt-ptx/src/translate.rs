@@ -1227,30 +1227,17 @@ impl<'t, 'a> Entry<'t, 'a> {
             Op::Mul(m) | Op::Mad(m) => self.multiply(inst, m, matches!(op, Op::Mad(_))),
             Op::Fma(a) => {
                 let [d, x, y, z] = self.operands(inst)?;
+                let rnd = float_rounding(a.rounding, op, inst)?;
                 match a.ty {
-                    Type::F32 if directed(a.rounding).is_some() => {
-                        let rnd = directed(a.rounding).expect("checked");
+                    Type::F32 => {
                         let d = self.word(d)?;
                         let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
                         self.emit(Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat), rnd }), &[dst(d), src(x), src(y), src(z)])
                     }
-                    Type::F32 => {
-                        rn_only(a.rounding, op, inst)?;
-                        let d = self.word(d)?;
-                        let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
-                        self.emit(Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat), rnd: isa::Round::Rn }), &[dst(d), src(x), src(y), src(z)])
-                    }
                     Type::F64 => {
-                        let rnd = directed(a.rounding);
-                        if rnd.is_none() {
-                            rn_only(a.rounding, op, inst)?;
-                        }
                         let d = self.pair(d)?;
                         let (x, y, z) = (self.src_f64(x)?, self.src_f64(y)?, self.src_f64(z)?);
-                        match rnd {
-                            Some(rnd) => self.emit(Form::Dfma(mods::Dfma { rnd }), &[dst(d), src(x), src(y), src(z)]),
-                            None => self.op(Opcode::Dfma, &[dst(d), src(x), src(y), src(z)]),
-                        }
+                        self.emit(Form::Dfma(mods::Dfma { rnd }), &[dst(d), src(x), src(y), src(z)])
                     }
                     ty => Err(unsupported(format!("`fma{ty}`"))),
                 }
@@ -1282,13 +1269,11 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let d = self.word(d)?;
                         let (x, y) = (self.src32(x)?, self.src32(y)?);
                         let (x, y) = (self.flushed(x, ftz, 0)?, self.flushed(y, ftz, 1)?);
-                        match mode {
-                            px::FloatMode::Rounded(r) if directed(Some(r)).is_some() => {
-                                let rnd = directed(Some(r)).expect("checked");
-                                self.emit(Form::Fdiv(mods::Fdiv { rnd }), &[dst(d), src(x), src(y)])?;
-                            }
-                            _ => self.op(Opcode::Fdiv, &[dst(d), src(x), src(y)])?,
-                        }
+                        let rnd = match mode {
+                            px::FloatMode::Rounded(r) => directed(Some(r)).unwrap_or(isa::Round::Rn),
+                            _ => isa::Round::Rn,
+                        };
+                        self.emit(Form::Fdiv(mods::Fdiv { rnd }), &[dst(d), src(x), src(y)])?;
                         self.flush_in_place(d, ftz)
                     }
                     (Type::S32 | Type::U32, None, false) => {
@@ -1297,19 +1282,14 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let ty = if dv.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
                         self.emit(Form::Idiv(mods::Idiv { ty }), &[dst(d), src(x), src(y)])
                     }
-                    (Type::F64, Some(px::FloatMode::Rounded(px::Rounding::Rn)), false) => {
-                        let d = self.pair(d)?;
-                        let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
-                        self.op(Opcode::Ddiv, &[dst(d), src(x), src(y)])
-                    }
                     (Type::S64 | Type::U64, None, false) => {
                         let d = self.pair(d)?;
                         let (x, y) = (self.pair_src(x)?, self.src64(y)?);
                         let ty = if dv.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
                         self.emit(Form::Idiv64(mods::Idiv64 { ty }), &[dst(d), src(x), src(y)])
                     }
-                    (Type::F64, Some(px::FloatMode::Rounded(r)), false) if directed(Some(r)).is_some() => {
-                        let rnd = directed(Some(r)).expect("checked");
+                    (Type::F64, Some(px::FloatMode::Rounded(r @ (px::Rounding::Rn | px::Rounding::Rz | px::Rounding::Rm | px::Rounding::Rp))), false) => {
+                        let rnd = directed(Some(r)).unwrap_or(isa::Round::Rn);
                         let d = self.pair(d)?;
                         let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
                         self.emit(Form::Ddiv(mods::Ddiv { rnd }), &[dst(d), src(x), src(y)])
@@ -1937,7 +1917,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         if m.ty.is_float() {
             if let (Some(rnd), Type::F32) = (directed(m.rounding), m.ty) {
                 // FFMA rounds `x * y + 0` once, so the product rounds as asked.
-                let zero = (neutral_zero(directed(m.rounding).expect("directed")) >> 32) as u32;
+                let zero = (neutral_zero(rnd) >> 32) as u32;
                 let d = self.word(d)?;
                 let (x, y) = (self.src32(x)?, self.src32(y)?);
                 let z = match z {
@@ -2944,6 +2924,15 @@ fn directed(rounding: Option<px::Rounding>) -> Option<isa::Round> {
 /// rounding down (where -0 + +0 is -0), -0 otherwise (where +0 + -0 is +0).
 fn neutral_zero(rnd: isa::Round) -> u64 {
     if rnd == isa::Round::Rm { 0 } else { 1 << 63 }
+}
+
+/// The rounding of a float operation that has every direction: `.rz`/`.rm`/`.rp`, else to
+/// nearest (any other modifier is refused).
+fn float_rounding(rounding: Option<px::Rounding>, op: Op, inst: &ast::Instruction<'_>) -> Result<isa::Round> {
+    match directed(rounding) {
+        Some(rnd) => Ok(rnd),
+        None => rn_only(rounding, op, inst).map(|()| isa::Round::Rn),
+    }
 }
 
 /// Float arithmetic rounds to nearest even; `.rz`, `.rm` and `.rp` are not built.

@@ -2,6 +2,7 @@
 //! always on), the sanitizers' view of each access, and the lane-order rules
 //! of the contract (a later lane's store wins; atomics apply in lane order).
 
+use std::ops::{BitAnd, BitOr, BitXor};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use simt_isa::*;
@@ -84,29 +85,48 @@ fn flush_subnormal(bits: u32) -> u32 {
 }
 
 /// What an atomic works on: a 32-bit word in one register, or 64 bits in a pair.
-trait AtomicWord: Copy + Default + PartialEq {
+trait AtomicWord: Copy + Default + Ord + BitAnd<Output = Self> + BitOr<Output = Self> + BitXor<Output = Self> {
     const BYTES: u32;
-    /// `op` on type `ty`: memory's value `m` combined with the lane's `x`.
-    fn apply(op: AtomOp, ty: AtomType, m: Self, x: Self) -> Self;
+    fn wrapping_add(self, x: Self) -> Self;
+    /// The sum as floats (`ADD.F32` flushing subnormals, `ADD.F64`).
+    fn float_add(self, x: Self) -> Self;
+    fn signed_min(self, x: Self) -> Self;
+    fn signed_max(self, x: Self) -> Self;
     /// Replaces the value at `loc` with `f(old)`, atomically; returns the old value.
     fn update(block: &mut BlockSim<'_>, loc: Loc, f: impl Fn(Self) -> Self) -> Self;
+
+    /// `op` on type `ty`: memory's value `m` combined with the lane's `x`.
+    fn apply(op: AtomOp, ty: AtomType, m: Self, x: Self) -> Self {
+        let float = matches!(ty, AtomType::F32 | AtomType::F64);
+        let signed = matches!(ty, AtomType::S32 | AtomType::S64);
+        match op {
+            AtomOp::Add if float => m.float_add(x),
+            AtomOp::Add => m.wrapping_add(x),
+            AtomOp::Min if signed => m.signed_min(x),
+            AtomOp::Min => m.min(x),
+            AtomOp::Max if signed => m.signed_max(x),
+            AtomOp::Max => m.max(x),
+            AtomOp::Exch => x,
+            AtomOp::And => m & x,
+            AtomOp::Or => m | x,
+            AtomOp::Xor => m ^ x,
+        }
+    }
 }
 
 impl AtomicWord for u32 {
     const BYTES: u32 = 4;
-    fn apply(op: AtomOp, ty: AtomType, m: u32, x: u32) -> u32 {
-        match (op, ty) {
-            (AtomOp::Add, AtomType::F32) => flush_subnormal(arith::f32_op(FOp::Add, flush_subnormal(m), flush_subnormal(x), FFlags::default())),
-            (AtomOp::Add, _) => m.wrapping_add(x),
-            (AtomOp::Min, AtomType::S32) => arith::int_op(IntOp::MinS, m, x),
-            (AtomOp::Min, _) => m.min(x),
-            (AtomOp::Max, AtomType::S32) => arith::int_op(IntOp::MaxS, m, x),
-            (AtomOp::Max, _) => m.max(x),
-            (AtomOp::Exch, _) => x,
-            (AtomOp::And, _) => m & x,
-            (AtomOp::Or, _) => m | x,
-            (AtomOp::Xor, _) => m ^ x,
-        }
+    fn wrapping_add(self, x: u32) -> u32 {
+        u32::wrapping_add(self, x)
+    }
+    fn float_add(self, x: u32) -> u32 {
+        flush_subnormal(arith::f32_op(FOp::Add, flush_subnormal(self), flush_subnormal(x), FFlags::default()))
+    }
+    fn signed_min(self, x: u32) -> u32 {
+        arith::int_op(IntOp::MinS, self, x)
+    }
+    fn signed_max(self, x: u32) -> u32 {
+        arith::int_op(IntOp::MaxS, self, x)
     }
     fn update(block: &mut BlockSim<'_>, loc: Loc, f: impl Fn(u32) -> u32) -> u32 {
         block.atomic(loc, f)
@@ -115,19 +135,17 @@ impl AtomicWord for u32 {
 
 impl AtomicWord for u64 {
     const BYTES: u32 = 8;
-    fn apply(op: AtomOp, ty: AtomType, m: u64, x: u64) -> u64 {
-        match (op, ty) {
-            (AtomOp::Add, AtomType::F64) => arith::f64_op(DOp::Add, m, x),
-            (AtomOp::Add, _) => m.wrapping_add(x),
-            (AtomOp::Min, AtomType::S64) => (m as i64).min(x as i64) as u64,
-            (AtomOp::Min, _) => m.min(x),
-            (AtomOp::Max, AtomType::S64) => (m as i64).max(x as i64) as u64,
-            (AtomOp::Max, _) => m.max(x),
-            (AtomOp::Exch, _) => x,
-            (AtomOp::And, _) => m & x,
-            (AtomOp::Or, _) => m | x,
-            (AtomOp::Xor, _) => m ^ x,
-        }
+    fn wrapping_add(self, x: u64) -> u64 {
+        u64::wrapping_add(self, x)
+    }
+    fn float_add(self, x: u64) -> u64 {
+        arith::f64_op(DOp::Add, self, x)
+    }
+    fn signed_min(self, x: u64) -> u64 {
+        (self as i64).min(x as i64) as u64
+    }
+    fn signed_max(self, x: u64) -> u64 {
+        (self as i64).max(x as i64) as u64
     }
     fn update(block: &mut BlockSim<'_>, loc: Loc, f: impl Fn(u64) -> u64) -> u64 {
         block.atomic64(loc, f)
