@@ -162,7 +162,17 @@ fn kill_9_half_way_loses_only_the_jobs_in_flight() {
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    let done = records(&records_dir);
+    // The job in flight dies by its parent-death signal, which can land after it renamed its
+    // record into place: count once the directory has stopped changing.
+    let mut done = records(&records_dir);
+    loop {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let now = records(&records_dir);
+        if now.len() == done.len() {
+            break;
+        }
+        done = now;
+    }
     assert!(done.len() >= 10 && done.len() < 64, "{} records", done.len());
     for path in &done {
         serde_json::from_slice::<serde_json::Value>(&std::fs::read(path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
