@@ -27,6 +27,11 @@ use crate::warp::{Next, Warp};
 /// Instructions one warp may issue before the SM turns to its next warp.
 const SLICE: u64 = 256;
 
+/// Instructions an OS thread of [`crate::run`] issues between adding them to the
+/// launch's shared count: with several threads, the launch can pass `--max-steps`
+/// by up to this many per thread beyond the first before one of them sees it.
+const RUN_STEP_BATCH: u64 = 1 << 14;
+
 /// A launch ready to run: checked, translated, sharing its memory and step count between blocks.
 ///
 /// [`crate::run`] runs every block; a timing model instead takes blocks with
@@ -93,10 +98,12 @@ impl<'a> Launch<'a> {
         }
     }
 
-    /// Counts a finished block in the watched [`Progress`].
-    fn block_finished(&self) {
-        if let Some(p) = self.progress {
-            p.blocks_done.fetch_add(1, Ordering::Relaxed);
+    /// Counts finished blocks in the watched [`Progress`].
+    fn blocks_finished(&self, n: u64) {
+        if let Some(p) = self.progress
+            && n > 0
+        {
+            p.blocks_done.fetch_add(n, Ordering::Relaxed);
         }
     }
 
@@ -437,10 +444,12 @@ pub struct BlockSim<'a> {
     pub(crate) counters: Counters,
     /// Shadow state of `--check` racecheck/initcheck/synccheck, when any is on.
     pub(crate) sanitizer: Option<Box<Sanitizer>>,
-    /// Stepped instructions are added to the launch's shared count this many at a time.
+    /// Issued instructions are added to the launch's shared count this many at a time.
     step_batch: u64,
-    /// Stepped instructions not yet added to it.
+    /// Issued instructions not yet added to it.
     unflushed: u64,
+    /// Blocks this `BlockSim` finished that the watched [`Progress`] has not heard of.
+    unflushed_blocks: u64,
 }
 
 /// What an access does to memory, for the sanitizer.
@@ -487,6 +496,7 @@ impl<'a> BlockSim<'a> {
             sanitizer: None,
             step_batch: 1,
             unflushed: 0,
+            unflushed_blocks: 0,
         };
         block.start(linear);
         block
@@ -663,9 +673,9 @@ impl<'a> BlockSim<'a> {
 
     /// The block's statistics counters, to sum over blocks and turn into [`crate::Stats`]
     /// with [`Launch::stats`]; the block counts as done in the watched [`Progress`].
-    pub fn into_counters(self) -> Counters {
-        self.ctx.issued(self.unflushed);
-        self.ctx.block_finished();
+    pub fn into_counters(mut self) -> Counters {
+        self.unflushed_blocks += 1;
+        self.flush_counts();
         self.counters
     }
 
@@ -751,10 +761,7 @@ impl<'a> BlockSim<'a> {
         };
         let arrived = opcode.flags().contains(Flags::BARRIER).then_some(executed);
         self.execute_stepped(w, pc, active)?;
-        self.unflushed += 1;
-        if self.unflushed >= self.step_batch {
-            self.ctx.issued(std::mem::take(&mut self.unflushed));
-        }
+        self.count_issued(1);
         Ok(StepResult::Issued(Step { pc, opcode, unit, latency, active, executed, effects, access, branch, arrived, exchange }))
     }
 
@@ -891,8 +898,24 @@ impl<'a> BlockSim<'a> {
             self.execute(w, pc, mask)?;
             issued += 1;
         }
-        self.ctx.issued(issued);
+        self.count_issued(issued);
         Ok(issued)
+    }
+
+    /// Counts `n` issued instructions, adding them to the launch's shared count once
+    /// [`BlockSim::batch_steps`] have gathered.
+    #[inline(always)]
+    fn count_issued(&mut self, n: u64) {
+        self.unflushed += n;
+        if self.unflushed >= self.step_batch {
+            self.flush_counts();
+        }
+    }
+
+    /// Adds the instructions and finished blocks gathered here to the launch's shared counts.
+    fn flush_counts(&mut self) {
+        self.ctx.issued(std::mem::take(&mut self.unflushed));
+        self.ctx.blocks_finished(std::mem::take(&mut self.unflushed_blocks));
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1056,13 +1079,18 @@ fn run_sm_portable(
         return counters;
     }
     let mut block = BlockSim::new(ctx, sm, sm as u32, counters);
+    // Threads share their counts every RUN_STEP_BATCH instructions, not every warp's turn:
+    // one contended counter per block would cost as much as a small block's work.
+    block.batch_steps(RUN_STEP_BATCH);
     let mut b = sm;
     loop {
         let result = block.run();
         let faulted = result.is_err();
+        block.unflushed_blocks += u64::from(!faulted);
         report(b, result);
         b += stride;
         if faulted || b >= blocks || b >= stop.load(Ordering::Relaxed) {
+            block.flush_counts();
             return block.counters;
         }
         block.start(b);

@@ -255,15 +255,10 @@ pub fn run(
     let sms = u64::from(options.sms.max(1)).min(blocks);
     let first_fault = AtomicU64::new(u64::MAX);
     let faults = Mutex::new(Vec::new());
-    let report = |b: u64, result: Result<(), Fault>| match result {
-        Err(fault) => {
+    let report = |b: u64, result: Result<(), Fault>| {
+        if let Err(fault) = result {
             first_fault.fetch_min(b, Ordering::Relaxed);
             faults.lock().unwrap_or_else(|e| e.into_inner()).push((b, fault));
-        }
-        Ok(()) => {
-            if let Some(p) = progress {
-                p.blocks_done.fetch_add(1, Ordering::Relaxed);
-            }
         }
     };
     let run_sm = |counters: Counters, sm: u64| run_sm(&launch, sm, sms, counters, &first_fault, &report);
