@@ -498,14 +498,16 @@ pub fn icmp_lanes<T: LaneInt>(cmp: Cmp, signed: bool, a: &[T; 32], b: &[T; 32]) 
         }
         m
     }
-    let (sa, sb) = (a.map(T::signed), b.map(T::signed));
+    // Lanes are read as signed inside each loop: converting whole rows up front costs
+    // every comparison, signed or not, two array copies the optimiser keeps.
+    let (sa, sb) = (|l: usize| a[l].signed(), |l: usize| b[l].signed());
     match (cmp, signed) {
         (Cmp::Eq, _) => mask(|l| a[l] == b[l]),
         (Cmp::Ne, _) => mask(|l| a[l] != b[l]),
-        (Cmp::Lt, true) => mask(|l| sa[l] < sb[l]),
-        (Cmp::Le, true) => mask(|l| sa[l] <= sb[l]),
-        (Cmp::Gt, true) => mask(|l| sa[l] > sb[l]),
-        (Cmp::Ge, true) => mask(|l| sa[l] >= sb[l]),
+        (Cmp::Lt, true) => mask(|l| sa(l) < sb(l)),
+        (Cmp::Le, true) => mask(|l| sa(l) <= sb(l)),
+        (Cmp::Gt, true) => mask(|l| sa(l) > sb(l)),
+        (Cmp::Ge, true) => mask(|l| sa(l) >= sb(l)),
         (Cmp::Lt, false) => mask(|l| a[l] < b[l]),
         (Cmp::Le, false) => mask(|l| a[l] <= b[l]),
         (Cmp::Gt, false) => mask(|l| a[l] > b[l]),
