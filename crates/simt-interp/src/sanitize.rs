@@ -16,7 +16,7 @@ use simt_isa::Space;
 use crate::block::{AccessKind, BlockSim};
 use crate::exec::collective::{CollectiveOp, shfl_source};
 use crate::exec::control::ControlOp;
-use crate::exec::{describe_lanes, lanes, mask_of, src};
+use crate::exec::{describe_lanes, fetch, lanes, mask_of};
 use crate::fault::{Fault, FaultKind};
 use crate::launch::SimtModel;
 use crate::translate::Op;
@@ -357,8 +357,7 @@ impl BlockSim<'_> {
                 }
                 Op::Collective(CollectiveOp::Shfl { mode, b, width, .. }) => {
                     // Reading a lane that takes no part (inactive under `stack`, exited) gives a stale value.
-                    let mut tb = [0; 32];
-                    let b = *src(&self.warps[w], b, &mut tb);
+                    let b = fetch(&self.warps[w], b);
                     let source = |l: usize| shfl_source(mode, l, b[l], width);
                     let stale = exec & mask_of(|l| mask & (1 << source(l)) == 0);
                     if stale != 0 {

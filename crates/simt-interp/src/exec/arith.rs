@@ -304,14 +304,14 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
 impl BlockSim<'_> {
     /// Runs an arithmetic operation on the `exec` lanes of warp `w`.
     #[inline(always)]
-    pub(crate) fn arith(&mut self, w: usize, op: ArithOp, exec: u32) {
-        if let ArithOp::S2r { d, sr } = op {
+    pub(crate) fn arith(&mut self, w: usize, op: &ArithOp, exec: u32) {
+        if let ArithOp::S2r { d, sr } = *op {
             let v = self.special(w, sr);
             write(&mut self.warps[w], d, &v, exec);
             return;
         }
         let warp = &mut self.warps[w];
-        match op {
+        match *op {
             ArithOp::S2r { .. } => {}
             ArithOp::Mov { d, a } => {
                 let v = fetch(warp, a);
@@ -373,22 +373,22 @@ impl BlockSim<'_> {
                 write(warp, d, &v, exec);
             }
             ArithOp::Int { op, d, a, b } => {
-                let (mut ta, mut tb) = ([0; 32], [0; 32]);
+                let (mut ta, mut tb) = (None, None);
                 let v = arith::int_op_lanes(op, src(warp, a, &mut ta), src(warp, b, &mut tb));
                 write(warp, d, &v, exec);
             }
             ArithOp::Un { op, d, a } => {
-                let mut ta = [0; 32];
+                let mut ta = None;
                 let v = arith::un_op_lanes(op, src(warp, a, &mut ta));
                 write(warp, d, &v, exec);
             }
             ArithOp::Tri { op, d, a, b, c } => {
-                let (mut ta, mut tb, mut tc) = ([0; 32], [0; 32], [0; 32]);
+                let (mut ta, mut tb, mut tc) = (None, None, None);
                 let v = arith::tri_op_lanes(op, src(warp, a, &mut ta), src(warp, b, &mut tb), src(warp, c, &mut tc));
                 write(warp, d, &v, exec);
             }
             ArithOp::Isetp { p, a, b, cmp, signed, bop, q } => {
-                let (mut ta, mut tb) = ([0; 32], [0; 32]);
+                let (mut ta, mut tb) = (None, None);
                 let (a, b) = (src(warp, a, &mut ta), src(warp, b, &mut tb));
                 let c = arith::icmp_lanes(cmp, signed, a, b);
                 let v = arith::combine(bop, c, pred(warp, q));
@@ -412,7 +412,7 @@ impl BlockSim<'_> {
                 set_pred(warp, p, v, exec);
             }
             ArithOp::F2 { op, d, a, b, flags } => {
-                let (mut ta, mut tb) = ([0; 32], [0; 32]);
+                let (mut ta, mut tb) = (None, None);
                 let (a, b) = (src(warp, a, &mut ta), src(warp, b, &mut tb));
                 let v = if !flags.ftz && !flags.sat {
                     match op {

@@ -155,14 +155,14 @@ impl AtomicWord for u64 {
 impl<'a> BlockSim<'a> {
     /// Runs a memory operation on the `exec` lanes of warp `w`.
     #[inline(always)]
-    pub(crate) fn memory(&mut self, w: usize, pc: u32, op: MemOp, exec: u32) -> Result<(), crate::Fault> {
+    pub(crate) fn memory(&mut self, w: usize, pc: u32, op: &MemOp, exec: u32) -> Result<(), crate::Fault> {
         let warp = &self.warps[w];
         let addr = op.address();
         let base = warp.row(addr.base);
         let addrs = per_lane(|l| base[l].wrapping_add(addr.offset));
-        self.account_memory(w, pc, &op, exec, &addrs);
+        self.account_memory(w, pc, op, exec, &addrs);
         let warp = &self.warps[w];
-        match op {
+        match *op {
             MemOp::Ld { space, ty, size, regs, d, .. } => {
                 let mut rows = [[0u32; 32]; 4];
                 let words = usize::from(regs);

@@ -34,27 +34,24 @@ fn modify(row: &mut [u32; 32], m: Modifier) {
 }
 
 /// A source row: the register itself when unmodified, else `tmp` filled with the value.
+/// `tmp` starts as `None`, so an unmodified register costs no row of zeros.
 #[inline(always)]
-pub(crate) fn src<'w>(w: &'w Warp, v: Val, tmp: &'w mut [u32; 32]) -> &'w [u32; 32] {
+pub(crate) fn src<'w>(w: &'w Warp, v: Val, tmp: &'w mut Option<[u32; 32]>) -> &'w [u32; 32] {
     match v {
         Val::Reg(r, Modifier::None) => w.row(r),
         Val::Reg(r, m) => {
-            *tmp = *w.row(r);
-            modify(tmp, m);
-            tmp
+            let row = tmp.insert(*w.row(r));
+            modify(row, m);
+            row
         }
-        Val::Imm(x) => {
-            *tmp = [x; 32];
-            tmp
-        }
+        Val::Imm(x) => tmp.insert([x; 32]),
     }
 }
 
 /// An owned copy of a source row.
 #[inline(always)]
 pub(crate) fn fetch(w: &Warp, v: Val) -> [u32; 32] {
-    let mut tmp = [0; 32];
-    *src(w, v, &mut tmp)
+    *src(w, v, &mut None)
 }
 
 /// Builds a 32-lane array; a plain loop so it inlines into the AVX2 copy of the executor.
@@ -165,7 +162,10 @@ impl BlockSim<'_> {
     /// Issues the instruction at `pc` for the threads in `mask` of warp `w`.
     #[inline(always)]
     pub(crate) fn execute(&mut self, w: usize, pc: u32, mask: u32) -> Result<(), Fault> {
-        let inst = self.ctx.program.code[pc as usize];
+        // Borrowed from the launch, not copied: the arithmetic and memory operations are
+        // large enums, and a copy is taken apart field by field onto the stack.
+        let ctx = self.ctx;
+        let inst = &ctx.program.code[pc as usize];
         let exec = mask & pred(&self.warps[w], inst.guard);
         let at = pc as usize;
         let counts = &mut self.counters.pcs[at];
@@ -176,13 +176,13 @@ impl BlockSim<'_> {
             self.check_issue(w, pc, mask, exec);
         }
         self.warps[w].issued += 1;
-        match inst.op {
+        match &inst.op {
             Op::Arith(op) => self.arith(w, op, exec),
             Op::Memory(op) => self.memory(w, pc, op, exec)?,
-            Op::Collective(op) => self.collective(w, op, exec),
-            Op::Tensor(op) => self.mma(w, pc, op, mask, exec)?,
+            Op::Collective(op) => self.collective(w, *op, exec),
+            Op::Tensor(op) => self.mma(w, pc, *op, mask, exec)?,
             Op::Control(op) => {
-                if self.control(w, pc, op, mask, exec)? == control::Moved::Yes {
+                if self.control(w, pc, *op, mask, exec)? == control::Moved::Yes {
                     return Ok(());
                 }
             }
