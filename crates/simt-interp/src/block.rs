@@ -765,13 +765,13 @@ impl<'a> BlockSim<'a> {
         Ok(StepResult::Issued(Step { pc, opcode, unit, latency, active, executed, effects, access, branch, arrived, exchange }))
     }
 
-    /// [`BlockSim::execute`] for one stepped instruction, compiled for AVX2+FMA where the CPU
+    /// [`BlockSim::execute`] for one stepped instruction, compiled for [`fast_lanes`] where the CPU
     /// has them (as `run_sm` is), so a stepping driver gets fused multiply-adds inline rather
     /// than a library call per lane. Both builds compute the same bits.
     fn execute_stepped(&mut self, w: usize, pc: u32, mask: u32) -> Result<(), Fault> {
         #[cfg(target_arch = "x86_64")]
         {
-            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            if fast_lanes() {
                 // SAFETY: the features were just detected on this CPU.
                 return unsafe { self.execute_avx2(w, pc, mask) };
             }
@@ -780,7 +780,7 @@ impl<'a> BlockSim<'a> {
     }
 
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,fma")]
+    #[target_feature(enable = "avx2,fma,popcnt,bmi1,bmi2,lzcnt")]
     fn execute_avx2(&mut self, w: usize, pc: u32, mask: u32) -> Result<(), Fault> {
         self.execute(w, pc, mask)
     }
@@ -1057,12 +1057,25 @@ pub(crate) fn run_sm(
 ) -> Counters {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+        if fast_lanes() {
             // SAFETY: the features were just detected on this CPU.
             return unsafe { run_sm_avx2(ctx, sm, stride, counters, stop, report) };
         }
     }
     run_sm_portable(ctx, sm, stride, counters, stop, report)
+}
+
+/// Whether this CPU has what the executor's x86 copy is compiled for: AVX2 and FMA for
+/// the lanes, and POPCNT, BMI and LZCNT for the lane masks (without POPCNT, counting
+/// a mask's lanes for the statistics is a dozen instructions, twice per instruction).
+#[cfg(target_arch = "x86_64")]
+fn fast_lanes() -> bool {
+    std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("fma")
+        && std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("lzcnt")
 }
 
 #[inline(always)]
@@ -1098,7 +1111,7 @@ fn run_sm_portable(
 }
 
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
+#[target_feature(enable = "avx2,fma,popcnt,bmi1,bmi2,lzcnt")]
 fn run_sm_avx2(
     ctx: &Launch<'_>,
     sm: u64,
