@@ -296,12 +296,12 @@ impl<'a> BlockSim<'a> {
             }
             MemOp::Atom { space, op, ty, d, b, .. } => {
                 let b = fetch(&self.warps[w], b);
-                let old = self.atomics(w, pc, space, exec, &addrs, |m, l| u32::apply(op, ty, m, b[l]))?;
+                let old = self.atomics(w, pc, space, exec, &addrs, |m, l| u32::apply(op, ty, m, b[l]), |_, _| true)?;
                 write(&mut self.warps[w], d, &old, exec);
             }
             MemOp::Atom64 { space, op, ty, d, b, .. } => {
                 let b = fetch64(&self.warps[w], b);
-                let old = self.atomics(w, pc, space, exec, &addrs, |m, l| u64::apply(op, ty, m, b[l]))?;
+                let old = self.atomics(w, pc, space, exec, &addrs, |m, l| u64::apply(op, ty, m, b[l]), |_, _| true)?;
                 write64(&mut self.warps[w], d, &old, exec);
             }
             MemOp::AtomCas { space, d, b, c, .. } => {
@@ -319,7 +319,8 @@ impl<'a> BlockSim<'a> {
     }
 
     /// Applies `apply(memory, lane)` atomically at each executing lane's address, in lane
-    /// order; returns the old values.
+    /// order; returns the old values. A lane whose `progressed(old, lane)` holds counts as
+    /// the warp making progress (for the runaway check).
     #[allow(clippy::too_many_arguments)]
     fn atomics<W: AtomicWord>(
         &mut self,
@@ -329,10 +330,8 @@ impl<'a> BlockSim<'a> {
         exec: u32,
         addrs: &[u32; 32],
         apply: impl Fn(W, usize) -> W,
+        progressed: impl Fn(W, usize) -> bool,
     ) -> Result<[W; 32], crate::Fault> {
-        if exec != 0 {
-            self.warps[w].progress_at = self.warps[w].issued;
-        }
         if self.sanitizer.is_some() {
             self.check_accesses(w, pc, space, exec, addrs, W::BYTES, AccessKind::Atomic);
         }
@@ -340,11 +339,15 @@ impl<'a> BlockSim<'a> {
         for l in lanes(exec) {
             let loc = self.resolve(w, l, pc, space, addrs[l], W::BYTES, true)?;
             old[l] = W::update(self, loc, |m| apply(m, l));
+            if progressed(old[l], l) {
+                self.warps[w].progress_at = self.warps[w].issued;
+            }
         }
         Ok(old)
     }
 
-    /// Compare-and-swap at each executing lane's address, in lane order; returns the old values.
+    /// Compare-and-swap at each executing lane's address, in lane order; returns the old
+    /// values. A swap changed memory; a failed one did not (a spin), so only a swap is progress.
     #[allow(clippy::too_many_arguments)]
     fn compare_and_swap<W: AtomicWord>(
         &mut self,
@@ -356,19 +359,7 @@ impl<'a> BlockSim<'a> {
         expected: &[W; 32],
         new: &[W; 32],
     ) -> Result<[W; 32], crate::Fault> {
-        if self.sanitizer.is_some() {
-            self.check_accesses(w, pc, space, exec, addrs, W::BYTES, AccessKind::Atomic);
-        }
-        let mut old = [W::default(); 32];
-        for l in lanes(exec) {
-            let loc = self.resolve(w, l, pc, space, addrs[l], W::BYTES, true)?;
-            old[l] = W::update(self, loc, |m| if m == expected[l] { new[l] } else { m });
-            // A compare-and-swap that swapped changed memory; one that failed did not (a spin).
-            if old[l] == expected[l] {
-                self.warps[w].progress_at = self.warps[w].issued;
-            }
-        }
-        Ok(old)
+        self.atomics(w, pc, space, exec, addrs, |m, l| if m == expected[l] { new[l] } else { m }, |old, l| old == expected[l])
     }
 
     /// For a whole-word access whose executing lanes all fall, aligned, inside one
