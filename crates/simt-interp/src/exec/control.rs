@@ -48,17 +48,6 @@ impl BlockSim<'_> {
     /// Returns whether it moved the threads; `TRAP` with a true guard stops the launch.
     #[inline(always)]
     pub(crate) fn control(&mut self, w: usize, pc: u32, op: ControlOp, mask: u32, exec: u32) -> Result<Moved, Fault> {
-        if let ControlOp::Trap = op {
-            if exec == 0 {
-                return Ok(Moved::No);
-            }
-            let lane = exec.trailing_zeros() as usize;
-            let mut fault = self.fault(FaultKind::Trap, w, Some(lane), Some(pc), "a thread executed `TRAP`".into());
-            if exec.count_ones() > 1 {
-                fault.notes.push(format!("{} of the warp executed it", describe_lanes(exec)));
-            }
-            return Err(fault);
-        }
         let warp = &mut self.warps[w];
         Ok(match op {
             ControlOp::Bra { target, reconv } => {
@@ -88,6 +77,14 @@ impl BlockSim<'_> {
                     fence(Ordering::SeqCst);
                 }
                 Moved::No
+            }
+            ControlOp::Trap if exec != 0 => {
+                let lane = exec.trailing_zeros() as usize;
+                let mut fault = self.fault(FaultKind::Trap, w, Some(lane), Some(pc), "a thread executed `TRAP`".into());
+                if exec.count_ones() > 1 {
+                    fault.notes.push(format!("{} of the warp executed it", describe_lanes(exec)));
+                }
+                return Err(fault);
             }
             ControlOp::Nop | ControlOp::Trap => Moved::No,
         })
