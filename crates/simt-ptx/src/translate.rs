@@ -1276,18 +1276,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                         self.emit(Form::Fdiv(mods::Fdiv { rnd }), &[dst(d), src(x), src(y)])?;
                         self.flush_in_place(d, ftz)
                     }
-                    (Type::S32 | Type::U32, None, false) => {
-                        let d = self.word(d)?;
-                        let (x, y) = (self.src32(x)?, self.src32(y)?);
-                        let ty = if dv.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
-                        self.emit(Form::Idiv(mods::Idiv { ty }), &[dst(d), src(x), src(y)])
-                    }
-                    (Type::S64 | Type::U64, None, false) => {
-                        let d = self.pair(d)?;
-                        let (x, y) = (self.pair_src(x)?, self.src64(y)?);
-                        let ty = if dv.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
-                        self.emit(Form::Idiv64(mods::Idiv64 { ty }), &[dst(d), src(x), src(y)])
-                    }
+                    (Type::S32 | Type::U32 | Type::S64 | Type::U64, None, false) => self.divide(dv.ty, false, [d, x, y]),
                     (Type::F64, Some(px::FloatMode::Rounded(r @ (px::Rounding::Rn | px::Rounding::Rz | px::Rounding::Rm | px::Rounding::Rp))), false) => {
                         let rnd = directed(Some(r)).unwrap_or(isa::Round::Rn);
                         let d = self.pair(d)?;
@@ -1299,19 +1288,9 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }),
                 }
             }
-            Op::Rem(t) if matches!(t.ty, Type::S64 | Type::U64) => {
+            Op::Rem(t) if matches!(t.ty, Type::S32 | Type::U32 | Type::S64 | Type::U64) => {
                 let [d, x, y] = self.operands(inst)?;
-                let d = self.pair(d)?;
-                let (x, y) = (self.pair_src(x)?, self.src64(y)?);
-                let ty = if t.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
-                self.emit(Form::Irem64(mods::Irem64 { ty }), &[dst(d), src(x), src(y)])
-            }
-            Op::Rem(t) if matches!(t.ty, Type::S32 | Type::U32) => {
-                let [d, x, y] = self.operands(inst)?;
-                let d = self.word(d)?;
-                let (x, y) = (self.src32(x)?, self.src32(y)?);
-                let ty = if t.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
-                self.emit(Form::Irem(mods::Irem { ty }), &[dst(d), src(x), src(y)])
+                self.divide(t.ty, true, [d, x, y])
             }
             Op::Bfe(t) if matches!(t.ty, Type::S64 | Type::U64) => {
                 // With a literal position and length (bit fields of 64-bit values): the field
@@ -1828,6 +1807,24 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`: simt's
     /// `MMA.M16N8K16` has PTX's fragment layout, so the fragments only move into and out of
     /// consecutive scratch registers.
+    /// `div` (or `rem`, with `rem`) of 32- or 64-bit integers: `IDIV`/`IREM` on words,
+    /// `IDIV64`/`IREM64` on pairs.
+    fn divide(&mut self, ty: Type, rem: bool, [d, x, y]: [&'t ast::Operand<'a>; 3]) -> Result<()> {
+        let signed = matches!(ty, Type::S32 | Type::S64);
+        if matches!(ty, Type::S64 | Type::U64) {
+            let d = self.pair(d)?;
+            let (x, y) = (self.pair_src(x)?, self.src64(y)?);
+            let ty = if signed { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
+            let form = if rem { Form::Irem64(mods::Irem64 { ty }) } else { Form::Idiv64(mods::Idiv64 { ty }) };
+            return self.emit(form, &[dst(d), src(x), src(y)]);
+        }
+        let d = self.word(d)?;
+        let (x, y) = (self.src32(x)?, self.src32(y)?);
+        let ty = if signed { isa::IntType::S32 } else { isa::IntType::U32 };
+        let form = if rem { Form::Irem(mods::Irem { ty }) } else { Form::Idiv(mods::Idiv { ty }) };
+        self.emit(form, &[dst(d), src(x), src(y)])
+    }
+
     fn mma(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mma) -> Result<()> {
         let input = match (m.a, m.b) {
             (Type::F16, Type::F16) => Some(isa::MmaIn::F16),
