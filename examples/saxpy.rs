@@ -50,8 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         module_dir: None,
     };
     let launch = host::prepare(kernel, &request)?;
-    let stats = simt_interp::run(kernel, &launch.config, &launch.memory, &RunOptions::default(), None)
-        .map_err(|fault| fault.render(&module, false))?;
+    let stats = simt_interp::run(kernel, &launch.config, &launch.memory, &RunOptions::default(), None).map_err(|fault| fault.render(&module, false))?;
 
     let (elem, bytes) = launch.buffer("y").ok_or("no buffer `y`")?;
     let y: Vec<String> = host::elements(elem, &bytes).take(4).map(|e| e.to_string()).collect();

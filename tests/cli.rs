@@ -270,7 +270,8 @@ fn sanitizer_findings_are_all_reported_once_with_a_summary() {
     assert_eq!(code, 2);
     let v: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is JSON");
     let findings = v["findings"].as_array().expect("a findings list");
-    let seen: Vec<(&str, u64, u64)> = findings.iter().map(|f| (f["kind"].as_str().unwrap(), f["line"].as_u64().unwrap(), f["count"].as_u64().unwrap())).collect();
+    let seen: Vec<(&str, u64, u64)> =
+        findings.iter().map(|f| (f["kind"].as_str().unwrap(), f["line"].as_u64().unwrap(), f["count"].as_u64().unwrap())).collect();
     assert_eq!(seen, [("Race", 19, 63), ("Uninitialized", 19, 1), ("Race", 14, 1)]);
     assert_eq!(findings[0]["related"][0][0], 14);
 }

@@ -4,8 +4,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// Cases that pass today; add a case here once it passes.
-const PASSING: &[&str] =
-    &["atomics", "bits", "block_sum", "diverge", "errors", "loops", "mma_dense", "mma_sparse", "saxpy", "shuffles"];
+const PASSING: &[&str] = &["atomics", "bits", "block_sum", "diverge", "errors", "loops", "mma_dense", "mma_sparse", "saxpy", "shuffles"];
 
 #[test]
 fn conformance_cases_pass() {

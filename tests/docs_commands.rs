@@ -41,12 +41,7 @@ fn split_comment(line: &str) -> (&str, &str) {
 
 /// The exit status a comment promises (`exit 2`), 0 by default.
 fn promised_exit(comment: &str) -> i32 {
-    comment
-        .split("exit ")
-        .nth(1)
-        .and_then(|rest| rest.chars().next())
-        .and_then(|c| c.to_digit(10))
-        .map_or(0, |d| d as i32)
+    comment.split("exit ").nth(1).and_then(|rest| rest.chars().next()).and_then(|c| c.to_digit(10)).map_or(0, |d| d as i32)
 }
 
 /// Commands of the lines `lines` (continuations joined), numbered from `first_line`.
@@ -93,8 +88,7 @@ fn try_it(path: &Path, name: &str) -> Vec<Shown> {
     let text = std::fs::read_to_string(path).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let Some(at) = lines.iter().position(|l| l.trim() == "// Try it:") else { return Vec::new() };
-    let block: Vec<&str> =
-        lines[at + 1..].iter().map_while(|l| l.strip_prefix("//")).filter(|l| !l.trim().is_empty()).map(str::trim).collect();
+    let block: Vec<&str> = lines[at + 1..].iter().map_while(|l| l.strip_prefix("//")).filter(|l| !l.trim().is_empty()).map(str::trim).collect();
     let mut out = Vec::new();
     commands(name, at + 2, &block, &mut out);
     out

@@ -125,7 +125,12 @@ fn cases() -> Vec<Case> {
         &["asm", "k.s"],
         1,
     ));
-    t.push(case("source: deeply nested parentheses in .arg", src(kernel(&format!(".arg out = {}1{}", "(".repeat(50_000), ")".repeat(50_000)), "")), &["asm", "k.s"], 1));
+    t.push(case(
+        "source: deeply nested parentheses in .arg",
+        src(kernel(&format!(".arg out = {}1{}", "(".repeat(50_000), ")".repeat(50_000)), "")),
+        &["asm", "k.s"],
+        1,
+    ));
     let labels: String = (0..100_000).map(|i| format!("L{i}:\n")).collect();
     t.push(case("source: 100k labels", src(format!(".kernel k\n{labels}    EXIT\n")), &["asm", "k.s"], 0));
     let dup: String = (0..100_000).map(|_| "L:\n").collect();
@@ -148,7 +153,12 @@ fn cases() -> Vec<Case> {
     t.push(case("source: empty file", src(""), &["run", "k.s"], 1));
     t.push(case("source: undefined label", src(kernel("", "    BRA nowhere")), &["asm", "k.s"], 1));
     t.push(case("source: R255", src(kernel("", "    MOV R255, 1")), &["asm", "k.s"], 1));
-    t.push(case("source: two kernels, no --kernel", src(format!("{}{}", kernel("", ""), kernel("", "").replace(".kernel k", ".kernel k2"))), &["run", "k.s"], 1));
+    t.push(case(
+        "source: two kernels, no --kernel",
+        src(format!("{}{}", kernel("", ""), kernel("", "").replace(".kernel k", ".kernel k2"))),
+        &["run", "k.s"],
+        1,
+    ));
 
     // ---- bytecode ----
     let good = saxpy_bytecode();
@@ -268,9 +278,24 @@ fn cases() -> Vec<Case> {
     t.push(case("args: no subcommand", vec![], &[], 1));
     t.push(case("args: asm output into a missing folder", saxpy_and(vec![]), &["asm", "saxpy.s", "-o", "no/such/dir/k.simtb"], 1));
 
-    t.push(case("args: sparsify a truncated .npy", vec![("m.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (16, 32), }", &[0; 100]))], &["sparsify", "m.npy", "-o", "out"], 1));
-    t.push(case("args: sparsify a shape that is not 16x32 tiles", vec![("m.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 5), }", &[0; 60]))], &["sparsify", "m.npy", "-o", "out"], 1));
-    t.push(case("args: sparsify --rows 0", vec![("m.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (512,), }", &[0; 2048]))], &["sparsify", "m.npy", "--rows", "0", "-o", "out"], 1));
+    t.push(case(
+        "args: sparsify a truncated .npy",
+        vec![("m.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (16, 32), }", &[0; 100]))],
+        &["sparsify", "m.npy", "-o", "out"],
+        1,
+    ));
+    t.push(case(
+        "args: sparsify a shape that is not 16x32 tiles",
+        vec![("m.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 5), }", &[0; 60]))],
+        &["sparsify", "m.npy", "-o", "out"],
+        1,
+    ));
+    t.push(case(
+        "args: sparsify --rows 0",
+        vec![("m.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (512,), }", &[0; 2048]))],
+        &["sparsify", "m.npy", "--rows", "0", "-o", "out"],
+        1,
+    ));
     t.push(case("args: sparsify /dev/null", vec![], &["sparsify", "/dev/null", "-o", "out"], 1));
 
     // ---- .npy files (for `y`, a .ptr.f32) ----
@@ -284,7 +309,12 @@ fn cases() -> Vec<Case> {
     t.push(case("npy: complex dtype", f32_npy("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", 4), &y, 1));
     t.push(case("npy: Fortran order", f32_npy("{'descr': '<f4', 'fortran_order': True, 'shape': (4,), }", 4), &y, 1));
     t.push(case("npy: big-endian", f32_npy("{'descr': '>f4', 'fortran_order': False, 'shape': (4,), }", 4), &y, 1));
-    t.push(case("npy: header claiming a huge shape", f32_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }", 4), &y, 1));
+    t.push(case(
+        "npy: header claiming a huge shape",
+        f32_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4294967296), }", 4),
+        &y,
+        1,
+    ));
     t.push(case("npy: negative shape", f32_npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-4,), }", 4), &y, 1));
     let mut non_utf8 = npy(good_header, &[0; 16]);
     non_utf8[12] = 0xFF;
@@ -428,10 +458,7 @@ fn run_case(c: &Case) -> Outcome {
 }
 
 fn shown_args(args: &[String]) -> String {
-    args.iter()
-        .map(|a| if a.is_empty() || a.contains([' ', '(', ')', '[', ']', ',']) { format!("'{a}'") } else { a.clone() })
-        .collect::<Vec<_>>()
-        .join(" ")
+    args.iter().map(|a| if a.is_empty() || a.contains([' ', '(', ')', '[', ']', ',']) { format!("'{a}'") } else { a.clone() }).collect::<Vec<_>>().join(" ")
 }
 
 #[test]

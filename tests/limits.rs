@@ -120,7 +120,12 @@ fn crossing_each_limit_does_what_the_table_says() {
             2,
             "the launch issued 1000 warp instructions",
         ),
-        ("DEFAULT_RUNAWAY_STEPS", vec!["run".into(), "spin.s".into(), "--runaway-steps".into(), "5000".into()], 2, "without storing, exiting or reaching a barrier"),
+        (
+            "DEFAULT_RUNAWAY_STEPS",
+            vec!["run".into(), "spin.s".into(), "--runaway-steps".into(), "5000".into()],
+            2,
+            "without storing, exiting or reaching a barrier",
+        ),
         ("--timeout", vec!["run".into(), "spin.s".into(), "--runaway-steps".into(), "0".into(), "--timeout".into(), "0.2".into()], 2, "ran out of time"),
     ];
     for (name, args, code, message) in cases {

@@ -25,13 +25,7 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 // The child is reaped by `wait4`, which also gives its peak memory.
 #[allow(clippy::zombie_processes)]
 fn peak_rss(dir: &Path, args: &[&str]) -> (i32, u64) {
-    let child = Command::new(env!("CARGO_BIN_EXE_simt"))
-        .current_dir(dir)
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("simt starts");
+    let child = Command::new(env!("CARGO_BIN_EXE_simt")).current_dir(dir).args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().expect("simt starts");
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value of that plain C struct.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };

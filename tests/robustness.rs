@@ -13,10 +13,10 @@
 //! Nothing here may panic. Crashes the fuzzers found live at the bottom as
 //! regression tests.
 
-#[path = "../fuzz/src/program.rs"]
-mod program;
 #[path = "../fuzz/src/crafted.rs"]
 mod crafted;
+#[path = "../fuzz/src/program.rs"]
+mod program;
 
 use proptest::prelude::*;
 
@@ -39,11 +39,64 @@ fn corpus() -> Vec<String> {
 
 /// Tokens to splice into mutated sources.
 const DICTIONARY: &[&str] = &[
-    ".kernel", ".param", ".ptr.f32", ".u32", ".shared", ".align", ".local", ".regs", ".launch", ".arg", "grid(", "block(", ")",
-    "[", "]", ",", ":", ";", "@P0", "@!PT", "R254", "R255", "RZ", "PT", "-|R1|", "0x", "0b", "0f3F800000", "0d", "1e999",
-    "-9223372036854775808", "99999999999999999999", "nan", "inf", "/*", "*/", "//", "\n", "BRA", "EXIT", "BAR.SYNC",
-    "MMA.M16N16K16.F32.F16", "MMA.SP.M16N16K32.F32.F16", "SHFL.IDX", "LD.GLOBAL.V4.B32", "ST.SHARED.F64", "ATOM.GLOBAL.CAS.B32",
-    "zeros(", "fill(", "iota(", "rand(", "@", "x[4294967295]", "SR_TID.X", "ISETP.LT.U32.AND", "\u{0}", "é", "label:",
+    ".kernel",
+    ".param",
+    ".ptr.f32",
+    ".u32",
+    ".shared",
+    ".align",
+    ".local",
+    ".regs",
+    ".launch",
+    ".arg",
+    "grid(",
+    "block(",
+    ")",
+    "[",
+    "]",
+    ",",
+    ":",
+    ";",
+    "@P0",
+    "@!PT",
+    "R254",
+    "R255",
+    "RZ",
+    "PT",
+    "-|R1|",
+    "0x",
+    "0b",
+    "0f3F800000",
+    "0d",
+    "1e999",
+    "-9223372036854775808",
+    "99999999999999999999",
+    "nan",
+    "inf",
+    "/*",
+    "*/",
+    "//",
+    "\n",
+    "BRA",
+    "EXIT",
+    "BAR.SYNC",
+    "MMA.M16N16K16.F32.F16",
+    "MMA.SP.M16N16K32.F32.F16",
+    "SHFL.IDX",
+    "LD.GLOBAL.V4.B32",
+    "ST.SHARED.F64",
+    "ATOM.GLOBAL.CAS.B32",
+    "zeros(",
+    "fill(",
+    "iota(",
+    "rand(",
+    "@",
+    "x[4294967295]",
+    "SR_TID.X",
+    "ISETP.LT.U32.AND",
+    "\u{0}",
+    "é",
+    "label:",
 ];
 
 #[derive(Clone, Debug)]
@@ -231,20 +284,15 @@ fn two_buffer_kernel() -> simt_isa::Kernel {
 /// total was checked: 1.2 GB allocated for nothing. Now the sum is checked first.
 #[test]
 fn buffers_over_the_total_are_rejected_before_any_is_made() {
-    use simt_host::{prepare, Arg, LaunchRequest};
+    use simt_host::{Arg, LaunchRequest, prepare};
     use simt_isa::ArgInit;
-    let request = LaunchRequest {
-        args: vec![Arg::new("x", ArgInit::Zeros(300_000_000)), Arg::new("y", ArgInit::Rand(300_000_000, 1))],
-        ..LaunchRequest::default()
-    };
+    let request =
+        LaunchRequest { args: vec![Arg::new("x", ArgInit::Zeros(300_000_000)), Arg::new("y", ArgInit::Rand(300_000_000, 1))], ..LaunchRequest::default() };
     let started = std::time::Instant::now();
     let err = prepare(&two_buffer_kernel(), &request).unwrap_err().to_string();
     assert!(err.contains("buffer `y` of 1200000000 bytes does not fit"), "{err}");
     assert!(started.elapsed().as_secs() < 2, "the check came after materialising the buffers");
-    let huge = LaunchRequest {
-        args: vec![Arg::new("x", ArgInit::Zeros(1 << 40)), Arg::new("y", ArgInit::Zeros(1))],
-        ..LaunchRequest::default()
-    };
+    let huge = LaunchRequest { args: vec![Arg::new("x", ArgInit::Zeros(1 << 40)), Arg::new("y", ArgInit::Zeros(1))], ..LaunchRequest::default() };
     let err = prepare(&two_buffer_kernel(), &huge).unwrap_err().to_string();
     assert!(err.contains("buffer `x` of 4398046511104 bytes"), "{err}");
 }
@@ -265,10 +313,7 @@ fn launch_shapes_beyond_the_limits_are_rejected() {
     local.local_size = 512 * 1024;
     assert!(check_shape(&local, [1, 1, 1], [128, 1, 1]).is_ok());
     assert!(check_shape(&local, [1, 1, 1], [1024, 1, 1]).unwrap_err().to_string().contains("a block may have at most 67108864"));
-    let prepared = simt_host::prepare(
-        &local,
-        &simt_host::LaunchRequest { block: Some([1024, 1, 1]), ..Default::default() },
-    );
+    let prepared = simt_host::prepare(&local, &simt_host::LaunchRequest { block: Some([1024, 1, 1]), ..Default::default() });
     assert!(prepared.unwrap_err().to_string().starts_with("cannot launch:"));
 }
 

@@ -189,7 +189,8 @@ fn kill_9_half_way_loses_only_the_jobs_in_flight() {
 #[test]
 fn slurm_arrays_cover_the_jobs_left_and_match_the_local_run() {
     let dir = workspace(PLAN);
-    let out = simt(dir.path(), &["sweep", "plan.toml", "--emit", "slurm", "arr", "--chunk", "5", "--partition", "batch", "--time", "0:10:00", "--max-running", "2"]);
+    let out =
+        simt(dir.path(), &["sweep", "plan.toml", "--emit", "slurm", "arr", "--chunk", "5", "--partition", "batch", "--time", "0:10:00", "--max-running", "2"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let script = std::fs::read_to_string(dir.path().join("arr/sweep.sbatch")).unwrap();
     let arr = std::path::absolute(dir.path().join("arr")).unwrap();
@@ -197,13 +198,21 @@ fn slurm_arrays_cover_the_jobs_left_and_match_the_local_run() {
     assert!(dir.path().join("arr/simt").is_file(), "the binary is copied beside the manifest");
     // Tasks 0 and 2 of three run; task 1 is "cancelled".
     for task in ["0", "2"] {
-        let out = Command::new(dir.path().join("arr/simt")).current_dir(dir.path()).args(["sweep", "--manifest", "arr/manifest.jsonl", "--chunk", "5", "--task", task]).output().unwrap();
+        let out = Command::new(dir.path().join("arr/simt"))
+            .current_dir(dir.path())
+            .args(["sweep", "--manifest", "arr/manifest.jsonl", "--chunk", "5", "--task", task])
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     }
     assert_eq!(text(&simt(dir.path(), &["sweep", "plan.toml", "--status"]).stdout), "12 jobs: 7 done, 0 failed, 5 missing\n");
     let again = simt(dir.path(), &["sweep", "plan.toml", "--emit", "slurm", "arr", "--chunk", "5"]);
     assert!(text(&again.stdout).starts_with("5 jobs in 1 array tasks"), "{}", text(&again.stdout));
-    let out = Command::new(dir.path().join("arr/simt")).current_dir(dir.path()).args(["sweep", "--manifest", "arr/manifest.jsonl", "--chunk", "5", "--task", "0"]).output().unwrap();
+    let out = Command::new(dir.path().join("arr/simt"))
+        .current_dir(dir.path())
+        .args(["sweep", "--manifest", "arr/manifest.jsonl", "--chunk", "5", "--task", "0"])
+        .output()
+        .unwrap();
     assert!(text(&out.stderr).contains("5 jobs run: 5 done"), "{}", text(&out.stderr));
     let local = workspace(PLAN);
     assert_eq!(simt(local.path(), &["sweep", "plan.toml"]).status.code(), Some(0));

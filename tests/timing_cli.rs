@@ -65,7 +65,11 @@ fn forms_a_generation_lacks_are_rejected() {
     let out = simt(&["run", "asm/hgemm_sparse.s", "--timing", "v100"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("cannot run on v100: `MMA.SP.M16N16K32.F32.F16` (line ") && err.contains("needs target sm_80 (Ampere) or later, but v100 is sm_70 (Volta)"), "{err}");
+    assert!(
+        err.contains("cannot run on v100: `MMA.SP.M16N16K32.F32.F16` (line ")
+            && err.contains("needs target sm_80 (Ampere) or later, but v100 is sm_70 (Volta)"),
+        "{err}"
+    );
 }
 
 #[test]

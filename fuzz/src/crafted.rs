@@ -31,9 +31,8 @@ use std::path::Path;
 use simt_host::{Arg, LaunchRequest, PreparedLaunch};
 use simt_interp::{Checks, Launch, Peek, RunOptions, SimtModel, StepResult};
 use simt_isa::{
-    ArgDefault, ArgInit, ElemType, Form, Instruction, Kernel, LaunchDims, Literal, MAX_LOCAL_BYTES, MAX_SHARED_BYTES,
-    MAX_TOTAL_BUFFER_BYTES, Module, NO_RECONV, NUM_REGS, Opcode, Operand, Param, ParamType, PoolBuilder, RZ,
-    SharedVar, SpecialReg, Src, TABLE, decode, encode, read_module, write_module,
+    ArgDefault, ArgInit, ElemType, Form, Instruction, Kernel, LaunchDims, Literal, MAX_LOCAL_BYTES, MAX_SHARED_BYTES, MAX_TOTAL_BUFFER_BYTES, Module,
+    NO_RECONV, NUM_REGS, Opcode, Operand, Param, ParamType, PoolBuilder, RZ, SharedVar, SpecialReg, Src, TABLE, decode, encode, read_module, write_module,
 };
 
 use crate::program::{self, Choices};
@@ -124,8 +123,37 @@ fn base(c: &mut impl Choices, seeds: &[Module]) -> Module {
 // ---------------------------------------------------------------------------
 
 const EDGES: [u32; 32] = [
-    0, 1, 2, 3, 4, 7, 8, 15, 16, 31, 32, 33, 63, 64, 255, 256, 1023, 1024, 1025, 4096, 65535, 65536, 0x7FFF_FFFF,
-    0x8000_0000, 0xFFFF_FFF0, 0xFFFF_FFFC, 0xFFFF_FFFE, 0xFFFF_FFFF, MAX_SHARED_BYTES, MAX_SHARED_BYTES + 4, MAX_LOCAL_BYTES,
+    0,
+    1,
+    2,
+    3,
+    4,
+    7,
+    8,
+    15,
+    16,
+    31,
+    32,
+    33,
+    63,
+    64,
+    255,
+    256,
+    1023,
+    1024,
+    1025,
+    4096,
+    65535,
+    65536,
+    0x7FFF_FFFF,
+    0x8000_0000,
+    0xFFFF_FFF0,
+    0xFFFF_FFFC,
+    0xFFFF_FFFE,
+    0xFFFF_FFFF,
+    MAX_SHARED_BYTES,
+    MAX_SHARED_BYTES + 4,
+    MAX_LOCAL_BYTES,
     MAX_LOCAL_BYTES + 16,
 ];
 
@@ -149,7 +177,23 @@ fn value(c: &mut impl Choices, near: u32) -> u32 {
 
 fn any_u64(c: &mut impl Choices) -> u64 {
     match c.below(3) {
-        0 => pick(c, &[0, 1, u64::from(u32::MAX), 1 << 32, 1 << 31, i64::MAX as u64, i64::MIN as u64, u64::MAX, 0x7FF8_0000_0000_0000, 0x7FF0_0000_0000_0000, 0x3FF0_0000_0000_0000, 1]),
+        0 => pick(
+            c,
+            &[
+                0,
+                1,
+                u64::from(u32::MAX),
+                1 << 32,
+                1 << 31,
+                i64::MAX as u64,
+                i64::MIN as u64,
+                u64::MAX,
+                0x7FF8_0000_0000_0000,
+                0x7FF0_0000_0000_0000,
+                0x3FF0_0000_0000_0000,
+                1,
+            ],
+        ),
         1 => u64::from(value(c, 0)),
         _ => (u64::from(any_u32(c)) << 32) | u64::from(any_u32(c)),
     }
@@ -387,12 +431,8 @@ fn mutate_count(c: &mut impl Choices, k: &mut Kernel, seeds: &[Module]) {
 
 /// A pc and the index of an operand there that `wanted` accepts.
 fn find_operand(c: &mut impl Choices, k: &Kernel, wanted: impl Fn(&Operand) -> bool) -> Option<(usize, usize)> {
-    let all: Vec<(usize, usize)> = k
-        .code
-        .iter()
-        .enumerate()
-        .flat_map(|(pc, inst)| inst.operands().iter().enumerate().filter(|(_, op)| wanted(op)).map(move |(i, _)| (pc, i)))
-        .collect();
+    let all: Vec<(usize, usize)> =
+        k.code.iter().enumerate().flat_map(|(pc, inst)| inst.operands().iter().enumerate().filter(|(_, op)| wanted(op)).map(move |(i, _)| (pc, i))).collect();
     (!all.is_empty()).then(|| all[c.below(all.len() as u32) as usize])
 }
 

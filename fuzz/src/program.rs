@@ -14,7 +14,10 @@
 #![allow(dead_code)]
 
 use simt_interp::{GlobalMemory, LaunchConfig, RunOptions, SimtModel};
-use simt_isa::{ElemType, Form, Guard, Instruction, Kernel, LitKind, MemType, NO_RECONV, NUM_REGS, Opcode, Operand, OperandKind, PT, Param, ParamType, RZ, SharedVar, Space, SpecialReg, Src, TABLE, VecWidth, mods};
+use simt_isa::{
+    ElemType, Form, Guard, Instruction, Kernel, LitKind, MemType, NO_RECONV, NUM_REGS, Opcode, Operand, OperandKind, PT, Param, ParamType, RZ, SharedVar,
+    Space, SpecialReg, Src, TABLE, VecWidth, mods,
+};
 
 /// A source of choices. `below(n)` returns a number in `0 .. n` (`n >= 1`); when the
 /// source runs dry it keeps answering 0, which always makes a small, valid kernel.
@@ -82,17 +85,10 @@ pub fn case(c: &mut impl Choices, max_len: u32) -> Case {
     }
     let regs = code.iter().filter_map(Instruction::max_reg).max().map_or(1, |m| m + 1).max(u32::from(PREAMBLE_REGS));
     let regs = (regs + c.below(4)).min(NUM_REGS);
-    let shared = if shared_size > 0 {
-        vec![SharedVar { name: "sh".into(), elem: ElemType::U32, len: shared_size / 4, align: 4, offset: 0 }]
-    } else {
-        vec![]
-    };
+    let shared = if shared_size > 0 { vec![SharedVar { name: "sh".into(), elem: ElemType::U32, len: shared_size / 4, align: 4, offset: 0 }] } else { vec![] };
     let kernel = Kernel {
         name: "fuzz".into(),
-        params: vec![
-            Param { name: "buf".into(), ty: ParamType::Ptr(ElemType::U32), offset: 0 },
-            Param { name: "n".into(), ty: ParamType::U32, offset: 4 },
-        ],
+        params: vec![Param { name: "buf".into(), ty: ParamType::Ptr(ElemType::U32), offset: 0 }, Param { name: "n".into(), ty: ParamType::U32, offset: 4 }],
         shared,
         shared_size,
         local_size,
@@ -104,8 +100,7 @@ pub fn case(c: &mut impl Choices, max_len: u32) -> Case {
         labels: vec![],
         target: simt_isa::Target::DEFAULT,
     };
-    let shapes: [[u32; 3]; 8] =
-        [[1, 1, 1], [32, 1, 1], [33, 1, 1], [64, 1, 1], [8, 4, 1], [2, 2, 2], [96, 1, 1], [5, 3, 2]];
+    let shapes: [[u32; 3]; 8] = [[1, 1, 1], [32, 1, 1], [33, 1, 1], [64, 1, 1], [8, 4, 1], [2, 2, 2], [96, 1, 1], [5, 3, 2]];
     let block = shapes[c.below(shapes.len() as u32) as usize];
     let grid = [1 + c.below(2), 1 + c.below(2), 1];
     Case {
@@ -184,9 +179,7 @@ fn attempt(c: &mut impl Choices, regs_used: u8, len: u32, pc: u32, shared_size: 
             }
             OperandKind::PredDst => Operand::Pred(pick(u32::from(PT) + 1) as u8),
             OperandKind::PredSrc => Operand::PredSrc { pred: pick(u32::from(PT) + 1) as u8, negated: pick(2) == 0 },
-            OperandKind::Special => {
-                Operand::Special(SpecialReg::from_index(pick(SpecialReg::NAMES.len() as u32) as u8).unwrap_or(SpecialReg::TidX))
-            }
+            OperandKind::Special => Operand::Special(SpecialReg::from_index(pick(SpecialReg::NAMES.len() as u32) as u8).unwrap_or(SpecialReg::TidX)),
             OperandKind::Addr => address(&mut pick, space, shared_size, local_size),
             OperandKind::Label => {
                 let target = if pick(3) == 0 { pick(len) } else { (pc + 1 + pick(4)).min(len - 1) };
@@ -271,7 +264,6 @@ pub fn run_case(case: &Case) {
     };
     let _ = simt_interp::run(kernel, &config, &memory, &options, None);
 }
-
 
 /// The disassembly of a valid kernel assembles back to the same code (contract section 7).
 /// Reconvergence points are left out of the comparison: the generator picks them at

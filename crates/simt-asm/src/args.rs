@@ -113,9 +113,7 @@ pub(crate) fn odd_count(elem: ElemType, n: u64) -> String {
 fn check_buffer(elem: ElemType, init: &ArgInit) -> Result<(), String> {
     match init {
         ArgInit::Scalar(_) => Err(format!("a .ptr.{elem} parameter needs a buffer: write {BUFFER_FORMS}")),
-        ArgInit::Fill(n, _) | ArgInit::Iota(n) | ArgInit::Rand(n, _) | ArgInit::Zeros(n) if elem.is_packed() && n % 2 == 1 => {
-            Err(odd_count(elem, *n))
-        }
+        ArgInit::Fill(n, _) | ArgInit::Iota(n) | ArgInit::Rand(n, _) | ArgInit::Zeros(n) if elem.is_packed() && n % 2 == 1 => Err(odd_count(elem, *n)),
         ArgInit::Fill(_, v) => check_elem(*v, elem),
         ArgInit::List(values) => {
             if elem.is_packed() && values.len() % 2 == 1 {
@@ -158,10 +156,7 @@ mod tests {
         assert_eq!(parse_arg_init("fill(3, -inf)"), Ok(ArgInit::Fill(3, Literal::Float(f64::NEG_INFINITY))));
         assert_eq!(parse_arg_init("iota(10)"), Ok(ArgInit::Iota(10)));
         assert_eq!(parse_arg_init("rand(8, 7)"), Ok(ArgInit::Rand(8, 7)));
-        assert_eq!(
-            parse_arg_init("[1, 2.5, 0x10]"),
-            Ok(ArgInit::List(vec![Literal::Int(1), Literal::Float(2.5), Literal::Int(16)]))
-        );
+        assert_eq!(parse_arg_init("[1, 2.5, 0x10]"), Ok(ArgInit::List(vec![Literal::Int(1), Literal::Float(2.5), Literal::Int(16)])));
         assert_eq!(parse_arg_init(" @dir/my data.npy"), Ok(ArgInit::File("dir/my data.npy".into())));
         assert!(parse_arg_init("zero(4)").unwrap_err().contains("did you mean `zeros`"));
         assert!(parse_arg_init("fill(4)").is_err());

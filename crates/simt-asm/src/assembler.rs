@@ -9,11 +9,11 @@ use simt_isa::*;
 
 use crate::args::arg_init;
 use crate::ast::{self, AddrItem, ArgValue, Lit, Num, OperandForm, Span, Stmt};
-use simt_kernel::{BuildError, KernelBuilder};
 use crate::diagnostics::{Diagnostics, Sink, also, help, suggest};
 use crate::grammar::LineParser;
 use crate::lexer::{self, LexError, Token};
 use crate::literal::{fit_int, fit_source, to_literal, word_literal};
+use simt_kernel::{BuildError, KernelBuilder};
 
 /// A readable name for a grammar terminal in "expected ..." lists.
 fn terminal_name(t: &str) -> String {
@@ -42,9 +42,7 @@ pub(crate) fn parse_error_message(e: &ParseError<usize, Token<'_>, LexError>) ->
         ParseError::UnrecognizedEof { location, expected: list } => {
             (Span::new(*location, *location), format!("the statement ends too early{}", expected(list)))
         }
-        ParseError::UnrecognizedToken { token: (l, t, r), expected: list } => {
-            (Span::new(*l, *r), format!("unexpected `{t}`{}", expected(list)))
-        }
+        ParseError::UnrecognizedToken { token: (l, t, r), expected: list } => (Span::new(*l, *r), format!("unexpected `{t}`{}", expected(list))),
         ParseError::ExtraToken { token: (l, t, r) } => (Span::new(*l, *r), format!("unexpected `{t}` after the statement")),
         ParseError::User { error } => (Span::new(error.span.start, error.span.end), error.message.clone()),
     }
@@ -177,15 +175,8 @@ struct Assembler<'a> {
 
 /// Assembles a whole file; `arch` (`--arch`) overrides every `.target`.
 pub(crate) fn assemble<'a>(file_name: &str, source: &'a str, arch: Option<Target>) -> Result<Module, Diagnostics> {
-    let mut asm = Assembler {
-        arch,
-        file_target: None,
-        sink: Sink::default(),
-        kernel_names: HashMap::new(),
-        current: None,
-        kernels: Vec::new(),
-        stray_reported: false,
-    };
+    let mut asm =
+        Assembler { arch, file_target: None, sink: Sink::default(), kernel_names: HashMap::new(), current: None, kernels: Vec::new(), stray_reported: false };
     let parser = LineParser::new();
     let mut tokens = Vec::new();
     let mut lex_errors = Vec::new();
@@ -406,7 +397,12 @@ impl<'a> Assembler<'a> {
                 }
                 BuildError::TooFewRegs { regs, used } => {
                     let span = header.regs.map_or(name.span, |(_, span)| span);
-                    let d = self.error("directive", span, format!("`.regs {regs}` is too small: the kernel uses R{used}"), format!("raise this to {} or more", used + 1));
+                    let d = self.error(
+                        "directive",
+                        span,
+                        format!("`.regs {regs}` is too small: the kernel uses R{used}"),
+                        format!("raise this to {} or more", used + 1),
+                    );
                     if let Some((_, at)) = max_reg {
                         also(d, at, format!("R{used} is used here"));
                     }
@@ -460,7 +456,12 @@ impl<'a> Assembler<'a> {
                     Some(lit) => match self.uint(lit, "`.align`", 1, 1 << 16) {
                         Some(a) if a.is_power_of_two() && a >= elem.size() => a,
                         Some(a) => {
-                            self.error("directive", lit.span, format!("`.align {a}` must be a power of two of at least {} (the .{elem} size)", elem.size()), "bad alignment");
+                            self.error(
+                                "directive",
+                                lit.span,
+                                format!("`.align {a}` must be a power of two of at least {} (the .{elem} size)", elem.size()),
+                                "bad alignment",
+                            );
                             return;
                         }
                         None => return,
@@ -604,7 +605,12 @@ impl<'a> Assembler<'a> {
         };
         let threads: u64 = block.iter().map(|&b| u64::from(b)).product();
         if threads > simt_isa::MAX_BLOCK_THREADS {
-            self.error("directive", span, format!("a block holds at most {} threads, this one {threads}: make it smaller", simt_isa::MAX_BLOCK_THREADS), "too many threads");
+            self.error(
+                "directive",
+                span,
+                format!("a block holds at most {} threads, this one {threads}: make it smaller", simt_isa::MAX_BLOCK_THREADS),
+                "too many threads",
+            );
             return;
         }
         if h.launch.replace(LaunchDims { grid, block }).is_some() {
@@ -844,8 +850,12 @@ impl<'a> Assembler<'a> {
         match (&op.form, kind) {
             (OperandForm::Addr(terms), OperandKind::Addr) => self.address(inst, terms, symbols),
             (OperandForm::Addr(_), _) => Err(op_err(format!("operand `{name}` cannot be an address: only LD, ST and ATOM take `[..]`"), "unexpected address")),
-            (_, OperandKind::Addr) => Err(with_help(op_err(format!("operand `{name}` must be an address"), "expected `[..]`"), "write [R4], [R4+16], [0x100] or [name]")),
-            (OperandForm::Num(num), OperandKind::Src { .. }) => fit_source(*num, inst.lit_kind(i), inst.opcode()).map(Operand::Src).map_err(|m| op_err(m, "this literal")),
+            (_, OperandKind::Addr) => {
+                Err(with_help(op_err(format!("operand `{name}` must be an address"), "expected `[..]`"), "write [R4], [R4+16], [0x100] or [name]"))
+            }
+            (OperandForm::Num(num), OperandKind::Src { .. }) => {
+                fit_source(*num, inst.lit_kind(i), inst.opcode()).map(Operand::Src).map_err(|m| op_err(m, "this literal"))
+            }
             (OperandForm::Num(num), OperandKind::Imm) => fit_int(*num).map(Operand::Imm).map_err(|m| op_err(m, "this literal")),
             (OperandForm::Num(_), _) => Err(op_err(format!("operand `{name}` cannot be a literal"), "unexpected literal")),
             (&OperandForm::Word { text, neg, abs, not }, kind) => {
@@ -855,12 +865,19 @@ impl<'a> Assembler<'a> {
                         Some(Ok(r)) if plain => Ok(Operand::Reg(r)),
                         Some(Ok(_)) => Err(op_err("a destination takes no `-`, `|..|` or `!`", "plain register expected")),
                         Some(Err(m)) => Err(op_err(m, "no such register")),
-                        None => Err(op_err(format!("operand `{name}` must be a register (R0 .. R254 or RZ), found {}", describe(text, symbols)), "expected a register")),
+                        None => Err(op_err(
+                            format!("operand `{name}` must be a register (R0 .. R254 or RZ), found {}", describe(text, symbols)),
+                            "expected a register",
+                        )),
                     },
                     OperandKind::Src { .. } => {
                         if let Some(r) = register(text) {
                             let reg = r.map_err(|m| op_err(m, "no such register"))?;
-                            return if not { Err(op_err("`!` negates predicates; write `-R` to negate a register", "`!` on a register")) } else { Ok(Operand::Src(Src::Reg { reg, neg, abs })) };
+                            return if not {
+                                Err(op_err("`!` negates predicates; write `-R` to negate a register", "`!` on a register"))
+                            } else {
+                                Ok(Operand::Src(Src::Reg { reg, neg, abs }))
+                            };
                         }
                         if let Some(num) = word_literal(text, neg).filter(|_| !abs && !not) {
                             return fit_source(num, inst.lit_kind(i), inst.opcode()).map(Operand::Src).map_err(|m| op_err(m, "this literal"));
@@ -869,10 +886,16 @@ impl<'a> Assembler<'a> {
                             return match inst.lit_kind(i) {
                                 LitKind::Int | LitKind::Any if plain => Ok(Operand::Src(Src::imm(addr))),
                                 _ if !plain => Err(op_err("a shared address takes no `-`, `|..|` or `!`", "here")),
-                                _ => Err(op_err(format!("`{text}` is a shared address, an integer, but operand `{name}` takes f32 or a register"), "shared address")),
+                                _ => Err(op_err(
+                                    format!("`{text}` is a shared address, an integer, but operand `{name}` takes f32 or a register"),
+                                    "shared address",
+                                )),
                             };
                         }
-                        let e = op_err(format!("operand `{name}` must be a register or a literal, found {}", describe(text, symbols)), "expected a register or literal");
+                        let e = op_err(
+                            format!("operand `{name}` must be a register or a literal, found {}", describe(text, symbols)),
+                            "expected a register or literal",
+                        );
                         Err(if symbols.params.contains_key(text) {
                             with_help(e, format!("read a parameter with LD.PARAM.U32 R0, [{text}]"))
                         } else if SpecialReg::from_name(text).is_some() {
@@ -887,13 +910,19 @@ impl<'a> Assembler<'a> {
                         Some(Ok(p)) if plain => Ok(Operand::Pred(p)),
                         Some(Ok(_)) => Err(op_err("a destination predicate cannot be negated", "plain predicate expected")),
                         Some(Err(m)) => Err(op_err(m, "no such predicate")),
-                        None => Err(op_err(format!("operand `{name}` must be a predicate (P0 .. P6 or PT), found {}", describe(text, symbols)), "expected a predicate")),
+                        None => Err(op_err(
+                            format!("operand `{name}` must be a predicate (P0 .. P6 or PT), found {}", describe(text, symbols)),
+                            "expected a predicate",
+                        )),
                     },
                     OperandKind::PredSrc => match predicate(text) {
                         Some(Ok(pred)) if !neg && !abs => Ok(Operand::PredSrc { pred, negated: not }),
                         Some(Ok(_)) => Err(op_err("negate a predicate with `!`, as in !P0", "`-` or `|..|` on a predicate")),
                         Some(Err(m)) => Err(op_err(m, "no such predicate")),
-                        None => Err(op_err(format!("operand `{name}` must be a predicate (P0 .. P6, PT, or !P0), found {}", describe(text, symbols)), "expected a predicate")),
+                        None => Err(op_err(
+                            format!("operand `{name}` must be a predicate (P0 .. P6, PT, or !P0), found {}", describe(text, symbols)),
+                            "expected a predicate",
+                        )),
                     },
                     OperandKind::Special => match SpecialReg::from_name(text) {
                         Some(sr) if plain => Ok(Operand::Special(sr)),
@@ -931,11 +960,19 @@ impl<'a> Assembler<'a> {
                         base = Some(r);
                         continue;
                     }
-                    let (table, what, other) = if param_space { (&symbols.params, "parameter", &symbols.shared) } else { (&symbols.shared, "shared variable", &symbols.params) };
+                    let (table, what, other) =
+                        if param_space { (&symbols.params, "parameter", &symbols.shared) } else { (&symbols.shared, "shared variable", &symbols.params) };
                     let Some(&(addr, _)) = table.get(w) else {
                         let e = at(op_err(format!("unknown {what} `{w}` in this address"), "not declared"), t.span);
                         return Err(if other.contains_key(w) {
-                            with_help(e, if param_space { format!("`{w}` is a shared variable: use LD.SHARED") } else { format!("`{w}` is a parameter: read it with LD.PARAM.U32 R0, [{w}]") })
+                            with_help(
+                                e,
+                                if param_space {
+                                    format!("`{w}` is a shared variable: use LD.SHARED")
+                                } else {
+                                    format!("`{w}` is a parameter: read it with LD.PARAM.U32 R0, [{w}]")
+                                },
+                            )
                         } else if let Some(s) = suggest(w, table.keys().copied()) {
                             with_help(e, format!("did you mean `{s}`?"))
                         } else {

@@ -151,10 +151,7 @@ impl Sink {
             self.discard = Diagnostic::error();
             return &mut self.discard;
         }
-        let d = Diagnostic::error()
-            .with_code(code)
-            .with_message(message.into())
-            .with_labels(vec![Label::primary((), span.range()).with_message(label.into())]);
+        let d = Diagnostic::error().with_code(code).with_message(message.into()).with_labels(vec![Label::primary((), span.range()).with_message(label.into())]);
         let at = if full {
             self.list[self.latest.1] = d;
             self.latest.1

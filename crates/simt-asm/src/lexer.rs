@@ -152,12 +152,7 @@ pub type Spanned<'a> = (usize, Token<'a>, usize);
 /// Lexes `source`, calling `line` with the tokens of every statement line
 /// (possibly empty) and `error` for text that is not a token. A line with a
 /// lexing error is not passed to `line`.
-pub fn for_each_line<'a>(
-    source: &'a str,
-    tokens: &mut Vec<Spanned<'a>>,
-    mut line: impl FnMut(&[Spanned<'a>]),
-    mut error: impl FnMut(LexError),
-) {
+pub fn for_each_line<'a>(source: &'a str, tokens: &mut Vec<Spanned<'a>>, mut line: impl FnMut(&[Spanned<'a>]), mut error: impl FnMut(LexError)) {
     let mut lexer = Token::lexer(source);
     let mut bad = false;
     tokens.clear();

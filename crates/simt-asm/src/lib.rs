@@ -30,7 +30,7 @@ mod grammar {
 
 pub use args::{check_arg, parse_arg_init};
 pub use diagnostics::Diagnostics;
-pub use lints::{lint, Level, LintKind, LintLevels, LintReport};
+pub use lints::{Level, LintKind, LintLevels, LintReport, lint};
 
 /// Assembles the `.s` text `source`, read from `file_name`.
 ///

@@ -100,7 +100,8 @@ pub fn lint(module: &Module, levels: &LintLevels, color: bool) -> LintReport {
                 continue;
             }
             let span = |pc: u32| kernel.line(pc).and_then(|l| module.line_span(l));
-            let mut labels: Vec<Label<()>> = span(found.pc).map(|s| Label::primary((), s).with_message(format!("in kernel `{}`", kernel.name))).into_iter().collect();
+            let mut labels: Vec<Label<()>> =
+                span(found.pc).map(|s| Label::primary((), s).with_message(format!("in kernel `{}`", kernel.name))).into_iter().collect();
             labels.extend(found.related.iter().filter_map(|(pc, what)| span(*pc).map(|s| Label::secondary((), s).with_message(what.clone()))));
             let mut notes = vec![format!("help: {}", found.help)];
             let name = found.kind.name();

@@ -27,7 +27,10 @@ fn k(body: &str) -> String {
     format!("{HEAD}{body}\n    EXIT\n")
 }
 
-snap!(conformance_bad_file, ".kernel bad\n.param .ptr.u32 out\n    S2R  R0, SR_TID.X\n    FROB R1, R0, R0\n    IADD R2, R0, 1\n    @P0 BRA NOWHERE\n    EXIT\n");
+snap!(
+    conformance_bad_file,
+    ".kernel bad\n.param .ptr.u32 out\n    S2R  R0, SR_TID.X\n    FROB R1, R0, R0\n    IADD R2, R0, 1\n    @P0 BRA NOWHERE\n    EXIT\n"
+);
 snap!(unknown_mnemonic_with_suggestion, &k("    IADDD R1, R2, R3"));
 snap!(unknown_modifier, &k("    LD.GLOBL.U32 R1, [R2]"));
 snap!(missing_modifier, &k("    LD.GLOBAL R1, [R2]"));

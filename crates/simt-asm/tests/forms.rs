@@ -218,7 +218,22 @@ fn default_regs_is_highest_used_plus_one() {
 
 #[test]
 fn arbitrary_bytes_never_panic() {
-    let samples = ["", "\0", "@", "[", ".kernel", ".kernel k\n@", ".kernel k\nLD.", ".kernel k\n.", "/*", "*/", "é", ".kernel k\n.arg x = @", "0x", ".kernel k\nIADD R1, R2, 0x\n"];
+    let samples = [
+        "",
+        "\0",
+        "@",
+        "[",
+        ".kernel",
+        ".kernel k\n@",
+        ".kernel k\nLD.",
+        ".kernel k\n.",
+        "/*",
+        "*/",
+        "é",
+        ".kernel k\n.arg x = @",
+        "0x",
+        ".kernel k\nIADD R1, R2, 0x\n",
+    ];
     for s in samples {
         if let Err(d) = simt_asm::assemble("t.s", s) {
             assert!(!d.render(true).is_empty());

@@ -1,9 +1,8 @@
 //! Reconvergence points as the assembler computes them: the immediate
 //! post-dominator of every branch that can diverge (`simt_kernel::cfg`).
 
-use simt_isa::{Operand, NO_RECONV};
+use simt_isa::{NO_RECONV, Operand};
 use simt_kernel::cfg::Cfg;
-
 
 /// The reconvergence pc of the branch at each pc that has one, in pc order.
 fn reconv(body: &str) -> Vec<(usize, u32)> {
@@ -95,4 +94,3 @@ fn long_chains_do_not_overflow_the_stack() {
     let body = "@P0 BRA END\n".to_string() + &"NOP\n".repeat(200_000) + "END: EXIT\n";
     assert_eq!(reconv(&body), [(0, 200_001)]);
 }
-

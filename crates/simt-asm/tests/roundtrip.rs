@@ -127,7 +127,10 @@ fn instruction(rng: &mut Rng, labels: usize) -> String {
         let count = row.operands.len() - if rng.chance(50) { usize::from(row.optional) } else { 0 };
         let mut texts = vec![String::new(); count];
         // Sources first: a MOV of a 0d literal makes its destination a pair.
-        let order: Vec<usize> = (0..count).filter(|&i| !matches!(row.operands[i].kind, OperandKind::Dst(_))).chain((0..count).filter(|&i| matches!(row.operands[i].kind, OperandKind::Dst(_)))).collect();
+        let order: Vec<usize> = (0..count)
+            .filter(|&i| !matches!(row.operands[i].kind, OperandKind::Dst(_)))
+            .chain((0..count).filter(|&i| matches!(row.operands[i].kind, OperandKind::Dst(_))))
+            .collect();
         for i in order {
             let mma = row.unit == Unit::Tensor;
             texts[i] = match row.operands[i].kind {
@@ -232,4 +235,3 @@ proptest! {
         check_round_trip(&program(seed, kernels, len));
     }
 }
-

@@ -39,7 +39,11 @@ pub struct DebugArgs {
 
 /// The commands, with their syntax and what they do: `help` prints them, the terminal completes their names.
 const COMMANDS: &[(&str, &str, &str)] = &[
-    ("break", "break LINE | break pc N", "stop when any warp is about to issue source line LINE, or pc N (decimal or 0x hex); no argument lists the breakpoints"),
+    (
+        "break",
+        "break LINE | break pc N",
+        "stop when any warp is about to issue source line LINE, or pc N (decimal or 0x hex); no argument lists the breakpoints",
+    ),
     ("delete", "delete [N]", "remove breakpoint N, or all of them"),
     ("continue", "continue", "run every warp until one reaches a breakpoint, or the kernel ends"),
     ("step", "step [N]", "issue N instructions (1 by default) of the selected warp"),
@@ -67,9 +71,10 @@ pub fn debug(args: DebugArgs) -> Outcome {
     let mut prepared = crate::run::prepare(&args.launch)?;
     prepared.options.memory_report = true;
     let script = match &args.commands {
-        Some(path) => Some(crate::read_file(path).and_then(|bytes| {
-            String::from_utf8(bytes).map_err(|_| Failure::input(format!("{}: the commands file is not UTF-8 text", path.display())))
-        })?),
+        Some(path) => Some(
+            crate::read_file(path)
+                .and_then(|bytes| String::from_utf8(bytes).map_err(|_| Failure::input(format!("{}: the commands file is not UTF-8 text", path.display()))))?,
+        ),
         None => None,
     };
     if let Some(commands) = &args.commands {
@@ -79,7 +84,8 @@ pub fn debug(args: DebugArgs) -> Outcome {
     }
     let Prepared { module, launch, options, .. } = &prepared;
     let kernel = prepared.kernel();
-    let stepper = Launch::new(kernel, &launch.config, &launch.memory, options).map_err(|e| Failure::input(simt_interp::Fault::invalid_launch(&kernel.name, e).message))?;
+    let stepper = Launch::new(kernel, &launch.config, &launch.memory, options)
+        .map_err(|e| Failure::input(simt_interp::Fault::invalid_launch(&kernel.name, e).message))?;
     let mut session = Session::new(&prepared, &stepper, module.source.as_deref());
     session.banner();
     session.flush()?;
@@ -121,7 +127,8 @@ fn interactive(session: &mut Session<'_>) -> Outcome {
     loop {
         match editor.readline("(simt) ") {
             Ok(line) => {
-                let line = if line.trim().is_empty() && matches!(last.split_whitespace().next(), Some("step" | "s" | "continue" | "c")) { last.clone() } else { line };
+                let line =
+                    if line.trim().is_empty() && matches!(last.split_whitespace().next(), Some("step" | "s" | "continue" | "c")) { last.clone() } else { line };
                 last.clone_from(&line);
                 let flow = session.execute(&line);
                 session.flush()?;
@@ -362,7 +369,8 @@ impl<'l> Session<'l> {
     fn cmd_break(&mut self, args: &[&str]) -> Result<(), String> {
         let spot = match args {
             [] => {
-                let list: Vec<String> = self.breakpoints.iter().enumerate().filter_map(|(i, b)| b.map(|b| format!("  {}: {}", i + 1, self.describe_spot(b)))).collect();
+                let list: Vec<String> =
+                    self.breakpoints.iter().enumerate().filter_map(|(i, b)| b.map(|b| format!("  {}: {}", i + 1, self.describe_spot(b)))).collect();
                 if list.is_empty() {
                     self.say("no breakpoints");
                 }
@@ -778,7 +786,9 @@ impl<'l> Session<'l> {
         let addr = parse_number(addr).ok_or_else(|| format!("`{addr}` is not an address (a whole number, decimal or 0x hex)"))?;
         let count = match count {
             None => SHARED_WORDS,
-            Some(n) => parse_number(n).filter(|&n| n >= 1 && u64::from(n) <= MAX_SHOWN).ok_or_else(|| format!("`{n}` is not a number of words from 1 to {MAX_SHOWN}"))?,
+            Some(n) => parse_number(n)
+                .filter(|&n| n >= 1 && u64::from(n) <= MAX_SHOWN)
+                .ok_or_else(|| format!("`{n}` is not a number of words from 1 to {MAX_SHOWN}"))?,
         };
         if addr % 4 != 0 {
             return Err(format!("shared address {addr:#x} is not a multiple of 4: `shared` shows whole words"));
@@ -824,7 +834,11 @@ impl<'l> Session<'l> {
         if end - start > MAX_SHOWN {
             return Err(format!("{start}..{end} is {} elements; show at most {MAX_SHOWN} at a time", end - start));
         }
-        self.say(format!("`{name}`: {len} elements of .{}{}", elem.name(), if range.is_none() && end < len { format!(", the first {end}") } else { String::new() }));
+        self.say(format!(
+            "`{name}`: {len} elements of .{}{}",
+            elem.name(),
+            if range.is_none() && end < len { format!(", the first {end}") } else { String::new() }
+        ));
         let mut index = 0u64;
         let mut lines = Vec::new();
         let _ = buffer.for_each_piece(|_, bytes| {

@@ -61,7 +61,9 @@ enum Command {
         output: Option<PathBuf>,
     },
     /// Translate PTX (clang's or nvcc's output) and show what it became.
-    #[command(after_help = "Example:\n  simt ptx saxpy.ptx --emit s          # each PTX line beside the simt instructions it became\n  simt run saxpy.ptx --arg 0=1000 ...   # every command takes .ptx files directly")]
+    #[command(
+        after_help = "Example:\n  simt ptx saxpy.ptx --emit s          # each PTX line beside the simt instructions it became\n  simt run saxpy.ptx --arg 0=1000 ...   # every command takes .ptx files directly"
+    )]
     Ptx {
         /// The `.ptx` file.
         file: PathBuf,
@@ -152,7 +154,6 @@ fn color() -> bool {
     std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
 }
 
-
 fn read_file(path: &Path) -> Result<Vec<u8>, Failure> {
     simt_host::read_bounded(path, simt_isa::MAX_INPUT_BYTES).map_err(Failure::input)
 }
@@ -231,9 +232,7 @@ fn load_module(path: &Path, arch: Option<Target>, lints: Option<&LintArgs>) -> R
         }
         return Ok(module);
     }
-    let source = String::from_utf8(bytes).map_err(|_| {
-        Failure::input(format!("{}: neither simt bytecode nor UTF-8 assembly source", path.display()))
-    })?;
+    let source = String::from_utf8(bytes).map_err(|_| Failure::input(format!("{}: neither simt bytecode nor UTF-8 assembly source", path.display())))?;
     // Editors on some systems start UTF-8 files with a byte-order mark; it is not part of the text.
     let source = source.strip_prefix('\u{feff}').unwrap_or(&source);
     let name = path.display().to_string();

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::{load_module, print, Failure, Outcome};
+use crate::{Failure, Outcome, load_module, print};
 
 /// Arguments of `simt occupancy`.
 #[derive(Args)]

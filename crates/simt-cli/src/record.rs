@@ -32,16 +32,16 @@ pub fn run_flags() -> FlagSet {
             simt_timing::Machine::load(&name).ok().map(|machine| format!("{machine:?}"))
         }))
         .with_value_check(Box::new(|name, value| {
-        // The kernel path is never opened by parsing, so any name does.
-        let mut argv = vec!["simt".to_string(), "run".into(), "k.s".into(), format!("--{name}")];
-        argv.extend(value.map(str::to_string));
-        match crate::Cli::try_parse_from(argv) {
-            // Alone, a flag may lack a partner another option of the plan gives (`--scheduler` needs `--timing`).
-            Err(e) if matches!(e.kind(), clap::error::ErrorKind::MissingRequiredArgument | clap::error::ErrorKind::ArgumentConflict) => Ok(()),
-            Err(e) => Err(e.to_string().lines().next().unwrap_or_default().trim_start_matches("error: ").to_string()),
-            Ok(_) => Ok(()),
-        }
-    }))
+            // The kernel path is never opened by parsing, so any name does.
+            let mut argv = vec!["simt".to_string(), "run".into(), "k.s".into(), format!("--{name}")];
+            argv.extend(value.map(str::to_string));
+            match crate::Cli::try_parse_from(argv) {
+                // Alone, a flag may lack a partner another option of the plan gives (`--scheduler` needs `--timing`).
+                Err(e) if matches!(e.kind(), clap::error::ErrorKind::MissingRequiredArgument | clap::error::ErrorKind::ArgumentConflict) => Ok(()),
+                Err(e) => Err(e.to_string().lines().next().unwrap_or_default().trim_start_matches("error: ").to_string()),
+                Ok(_) => Ok(()),
+            }
+        }))
 }
 
 /// What a run produced that its record keeps.

@@ -154,7 +154,6 @@ enum Check {
     Synccheck,
 }
 
-
 #[derive(Clone, Copy, ValueEnum)]
 enum Simt {
     /// Independent thread scheduling (Volta and later).
@@ -314,17 +313,19 @@ fn parse_expects(kernel: &Kernel, args: &RunArgs) -> Result<Vec<Expect>, Failure
     let mut tolerances = std::collections::HashMap::new();
     for t in &args.tolerance {
         let (name, value) = t.split_once('=').ok_or_else(|| Failure::input(format!("--tolerance `{t}`: give NAME=T, for example y=1e-6")))?;
-        let value: f64 = value.trim().parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0).ok_or_else(|| {
-            Failure::input(format!("--tolerance {t}: `{value}` is not a number of at least 0"))
-        })?;
+        let value: f64 = value
+            .trim()
+            .parse()
+            .ok()
+            .filter(|v: &f64| v.is_finite() && *v >= 0.0)
+            .ok_or_else(|| Failure::input(format!("--tolerance {t}: `{value}` is not a number of at least 0")))?;
         tolerances.insert(name.trim().to_string(), value);
     }
     let expects = args
         .expect
         .iter()
         .map(|e| {
-            let (name, reference) =
-                e.split_once('=').ok_or_else(|| Failure::input(format!("--expect `{e}`: give NAME=FILE.npy, for example y=ref/y.npy")))?;
+            let (name, reference) = e.split_once('=').ok_or_else(|| Failure::input(format!("--expect `{e}`: give NAME=FILE.npy, for example y=ref/y.npy")))?;
             let name = name.trim().to_string();
             pointer_param(kernel, &name, "--expect")?;
             Ok(Expect { tolerance: tolerances.remove(&name).unwrap_or(0.0), name, reference: reference.trim().to_string() })
@@ -358,7 +359,9 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
     let stats = if let Some(t) = &timed {
         t.report.functional.clone()
     } else if args.trace || args.trace_svg.is_some() {
-        let trace = with_progress(module, launch, args.check_max, |p| simt_interp::trace::trace(kernel, &launch.config, &launch.memory, options, filter, Some(p)).map_err(Box::new))?;
+        let trace = with_progress(module, launch, args.check_max, |p| {
+            simt_interp::trace::trace(kernel, &launch.config, &launch.memory, options, filter, Some(p)).map_err(Box::new)
+        })?;
         if let Some(path) = &args.trace_svg {
             write_output(path, trace.render_svg(kernel, SVG_STEPS).as_bytes())?;
         }
@@ -453,21 +456,15 @@ pub fn render_findings(module: &Module, findings: &[Finding], max: usize) -> Str
     text
 }
 
-
-
 fn select_kernel<'m>(module: &'m Module, name: Option<&str>, file: &Path) -> Result<&'m Kernel, Failure> {
     let names = || module.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", ");
     match (name, module.kernels.as_slice()) {
-        (Some(name), _) => module
-            .kernel(name)
-            .ok_or_else(|| Failure::input(format!("{} has no kernel `{name}`; its kernels are: {}", file.display(), names()))),
+        (Some(name), _) => {
+            module.kernel(name).ok_or_else(|| Failure::input(format!("{} has no kernel `{name}`; its kernels are: {}", file.display(), names())))
+        }
         (None, [only]) => Ok(only),
         (None, []) => Err(Failure::input(format!("{} has no kernels", file.display()))),
-        (None, _) => Err(Failure::input(format!(
-            "{} has several kernels ({}): choose one with --kernel NAME",
-            file.display(),
-            names()
-        ))),
+        (None, _) => Err(Failure::input(format!("{} has several kernels ({}): choose one with --kernel NAME", file.display(), names()))),
     }
 }
 
@@ -513,10 +510,7 @@ fn parse_dump(kernel: &Kernel, text: &str) -> Result<Dump, Failure> {
 fn pointer_param(kernel: &Kernel, name: &str, flag: &str) -> Outcome {
     match kernel.param(name).map(|p| p.ty) {
         Some(ParamType::Ptr(_)) => Ok(()),
-        Some(ty) => Err(Failure::input(format!(
-            "{flag} {name}: `{name}` is a scalar .{} parameter; only pointer parameters have buffers",
-            ty.name()
-        ))),
+        Some(ty) => Err(Failure::input(format!("{flag} {name}: `{name}` is a scalar .{} parameter; only pointer parameters have buffers", ty.name()))),
         None => Err(Failure::input(HostError::unknown_param(kernel, name))),
     }
 }

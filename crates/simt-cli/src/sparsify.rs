@@ -39,15 +39,10 @@ pub fn sparsify(args: SparsifyArgs) -> Outcome {
         Dtype::F32 => array.data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
         Dtype::F16 => array.data.chunks_exact(2).map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32()).collect(),
         other => {
-            return Err(Failure::input(format!(
-                "{} holds dtype {other}; sparsify takes <f2 or <f4 matrices",
-                args.input.display()
-            )));
+            return Err(Failure::input(format!("{} holds dtype {other}; sparsify takes <f2 or <f4 matrices", args.input.display())));
         }
     };
-    let (rows, cols) = shape(&array.shape, args.rows, args.cols, dense.len()).map_err(|e| {
-        Failure::input(format!("{}: {e}", args.input.display()))
-    })?;
+    let (rows, cols) = shape(&array.shape, args.rows, args.cols, dense.len()).map_err(|e| Failure::input(format!("{}: {e}", args.input.display())))?;
     let sparse = simt_tensor::sparsify::sparsify(&dense, rows, cols).map_err(Failure::input)?;
     let floats = |values: &[f32]| -> Vec<u8> {
         match array.dtype {

@@ -84,7 +84,12 @@ fn parse_bytes(text: &str) -> Result<u64, String> {
         Some((i, 'G' | 'g')) => (&t[..i], 1 << 30),
         _ => (t, 1),
     };
-    digits.parse::<u64>().ok().and_then(|n| n.checked_mul(scale)).filter(|&n| n >= 1 << 20).ok_or_else(|| format!("`{text}` is not a size of at least 1M (for example 4G or 512M)"))
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .filter(|&n| n >= 1 << 20)
+        .ok_or_else(|| format!("`{text}` is not a size of at least 1M (for example 4G or 512M)"))
 }
 
 /// One job as a manifest line: where it runs, where it records, its command and key.
@@ -227,7 +232,8 @@ fn run_pool(todo: &[Entry], jobs: usize, mem_limit: u64) -> Vec<JobOutcome> {
     let next = AtomicUsize::new(0);
     let outcomes: Vec<Mutex<Option<JobOutcome>>> = todo.iter().map(|_| Mutex::new(None)).collect();
     let bar = std::io::stderr().is_terminal().then(|| {
-        let style = ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} jobs, {per_sec}, ETA {eta}").unwrap_or_else(|_| ProgressStyle::default_bar());
+        let style = ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} jobs, {per_sec}, ETA {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
         ProgressBar::new(todo.len() as u64).with_style(style)
     });
     std::thread::scope(|scope| {
@@ -338,11 +344,7 @@ fn summarise(todo: &[Entry], outcomes: &[JobOutcome], skipped: usize) -> Outcome
         }
     }
     let checks = if mismatched > 0 { format!(" ({mismatched} with a failed check)") } else { String::new() };
-    let mut text = format!(
-        "sweep: {} jobs run: {done} done{checks}, {} failed; {skipped} skipped (recorded before)\n",
-        todo.len(),
-        failed.len() - mismatched
-    );
+    let mut text = format!("sweep: {} jobs run: {done} done{checks}, {} failed; {skipped} skipped (recorded before)\n", todo.len(), failed.len() - mismatched);
     const SHOWN: usize = 20;
     for line in failed.iter().take(SHOWN) {
         text.push_str(line);
@@ -382,7 +384,9 @@ fn emit(args: &SweepArgs, todo: &[Entry]) -> Outcome {
     let exe = std::env::current_exe().map_err(|e| Failure::input(format!("cannot find the simt binary: {e}")))?;
     let copy = dir.join("simt");
     let temp = dir.join(".simt.tmp");
-    std::fs::copy(&exe, &temp).and_then(|_| std::fs::rename(&temp, &copy)).map_err(|e| Failure::input(format!("cannot copy simt to {}: {e}", copy.display())))?;
+    std::fs::copy(&exe, &temp)
+        .and_then(|_| std::fs::rename(&temp, &copy))
+        .map_err(|e| Failure::input(format!("cannot copy simt to {}: {e}", copy.display())))?;
     let tasks = (todo.len() as u64).div_ceil(args.chunk);
     let script = dir.join("sweep.sbatch");
     let text = sbatch_script(args, &dir, tasks);
@@ -395,11 +399,17 @@ fn emit(args: &SweepArgs, todo: &[Entry]) -> Outcome {
 
 fn sbatch_script(args: &SweepArgs, dir: &Path, tasks: u64) -> String {
     let quote = |p: &Path| simt_sweep::command::shell_quote(&p.display().to_string());
-    let mut text = String::from("#!/bin/bash\n# Written by `simt sweep --emit slurm`: one array task per chunk of manifest.jsonl.\n#SBATCH --job-name=simt-sweep\n");
+    let mut text =
+        String::from("#!/bin/bash\n# Written by `simt sweep --emit slurm`: one array task per chunk of manifest.jsonl.\n#SBATCH --job-name=simt-sweep\n");
     let throttle = args.max_running.map(|k| format!("%{k}")).unwrap_or_default();
     text.push_str(&format!("#SBATCH --array=0-{}{throttle}\n", tasks.saturating_sub(1)));
     text.push_str(&format!("#SBATCH --output={}/logs/%A_%a.out\n", dir.display()));
-    for (flag, value) in [("partition", args.partition.clone()), ("time", args.time.clone()), ("mem", args.mem.clone()), ("cpus-per-task", args.cpus_per_task.map(|n| n.to_string()))] {
+    for (flag, value) in [
+        ("partition", args.partition.clone()),
+        ("time", args.time.clone()),
+        ("mem", args.mem.clone()),
+        ("cpus-per-task", args.cpus_per_task.map(|n| n.to_string())),
+    ] {
         if let Some(v) = value {
             text.push_str(&format!("#SBATCH --{flag}={v}\n"));
         }

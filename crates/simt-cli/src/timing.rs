@@ -10,7 +10,7 @@ use simt_interp::{FaultKind, RunOptions};
 use simt_isa::{Kernel, Module};
 use simt_timing::{Machine, PipeFilter, Report, TimingError, TimingOptions};
 
-use crate::{check_output, color, print, Failure, Outcome};
+use crate::{Failure, Outcome, check_output, color, print};
 
 /// The `simt run` flags of the timing backend.
 #[derive(Args, Default)]
@@ -109,7 +109,9 @@ pub fn print_text(timed: &Timed, args: &TimingArgs) -> Outcome {
 
 /// Arguments of `simt configs`.
 #[derive(Args)]
-#[command(after_help = "Examples:\n  simt configs              # the built-in machines\n  simt configs h100 > my.toml   # a file to edit, then: simt run k.s --timing my.toml")]
+#[command(
+    after_help = "Examples:\n  simt configs              # the built-in machines\n  simt configs h100 > my.toml   # a file to edit, then: simt run k.s --timing my.toml"
+)]
 pub struct ConfigsArgs {
     /// Print this machine's configuration file (a built-in name or a .toml file, which is checked).
     name: Option<String>,

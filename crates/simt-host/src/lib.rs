@@ -28,15 +28,15 @@ use half::{bf16, f16};
 use rayon::prelude::*;
 use simt_isa::{ArgInit, ElemType, Kernel, Literal, MAX_BLOCK_THREADS, MAX_BUFFER_FILE_BYTES, MAX_TOTAL_BUFFER_BYTES as MAX_TOTAL_BYTES, Param, ParamType};
 
-use simt_interp::launch::{check_shape, LaunchError};
-use simt_interp::memory::{Buffer, GlobalMemory, MemoryError, GUARD_BYTES};
+use simt_interp::launch::{LaunchError, check_shape};
+use simt_interp::memory::{Buffer, GUARD_BYTES, GlobalMemory, MemoryError};
 use simt_interp::{LaunchConfig, WordBytes};
 
 pub mod lowp;
 pub mod npy;
 use lowp::lowp_type;
-use simt_tensor::formats::LowpType;
 use npy::{Dtype, NpyError};
+use simt_tensor::formats::LowpType;
 
 /// Where an argument came from; decides how a relative `@FILE` is resolved and how errors name it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -189,20 +189,11 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
         }
     }
     let module_dir = request.module_dir.clone().unwrap_or_default();
-    let defaults = kernel.args.iter().map(|a| Arg {
-        name: a.name.clone(),
-        init: a.init.clone(),
-        origin: ArgOrigin::Directive { dir: module_dir.clone() },
-    });
+    let defaults = kernel.args.iter().map(|a| Arg { name: a.name.clone(), init: a.init.clone(), origin: ArgOrigin::Directive { dir: module_dir.clone() } });
     let all: Vec<Arg> = defaults.chain(request.args.iter().cloned()).collect();
     let chosen: Vec<Option<&Arg>> = kernel.params.iter().map(|p| all.iter().rev().find(|a| a.name == p.name)).collect();
-    let missing: Vec<(String, String)> = kernel
-        .params
-        .iter()
-        .zip(&chosen)
-        .filter(|(_, a)| a.is_none())
-        .map(|(p, _)| (format!(".param .{} {}", p.ty.name(), p.name), example_arg(p)))
-        .collect();
+    let missing: Vec<(String, String)> =
+        kernel.params.iter().zip(&chosen).filter(|(_, a)| a.is_none()).map(|(p, _)| (format!(".param .{} {}", p.ty.name(), p.name), example_arg(p))).collect();
     if !missing.is_empty() {
         return Err(HostError::MissingArgs { kernel: kernel.name.clone(), missing });
     }
@@ -567,7 +558,6 @@ fn planned_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> u64 {
     }
 }
 
-
 /// Reads at most `limit` bytes of `path`; a longer file (or an endless one such as
 /// `/dev/zero`) is an error, not an allocation without bound.
 ///
@@ -759,11 +749,7 @@ pub fn write_buffer_file(path: &Path, elem: ElemType, buffer: &Buffer) -> std::i
         return write_atomically(path, |mut file| write_npy(&mut file, elem, buffer));
     }
     write_atomically(path, |file| {
-        let header = if is_npy_path(path) {
-            npy::header(Dtype::of_elem(elem), &[buffer.len as usize / elem.size() as usize])
-        } else {
-            Vec::new()
-        };
+        let header = if is_npy_path(path) { npy::header(Dtype::of_elem(elem), &[buffer.len as usize / elem.size() as usize]) } else { Vec::new() };
         let data_len = if header.is_empty() { buffer.len as usize } else { buffer.len as usize / elem.size() as usize * elem.size() as usize };
         write_pieces(file, &header, buffer, data_len)
     })
@@ -1038,7 +1024,11 @@ mod tests {
         write_buffer_file(&dir.join("big.npy"), ElemType::U16, memory(&big).buffer("b").unwrap()).unwrap();
         let array = npy::read(&std::fs::read(dir.join("big.npy")).unwrap()).unwrap();
         assert_eq!((array.shape.as_slice(), &array.data[..]), (&[500_001][..], &big[..1_000_002]));
-        assert_eq!(std::fs::read_dir(&dir).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains("tmp")).count(), 0, "no temporary files left");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().contains("tmp")).count(),
+            0,
+            "no temporary files left"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 

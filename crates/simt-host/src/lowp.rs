@@ -161,7 +161,10 @@ mod tests {
         let ints = |v: &[i64]| v.iter().map(|&x| Literal::Int(x)).collect::<Vec<_>>();
         assert_eq!(list(LowpType::S4, &ints(&[1, 2, 3, -1])), Ok(vec![0x21, 0xF3]));
         assert_eq!(list(LowpType::U4, &ints(&[0, 15, 16, 1])).unwrap_err(), "element 2: 16 does not fit u4 (0 ..= 15)");
-        assert_eq!(list(LowpType::S4, &[Literal::Int(1), Literal::Float(0.5)]).unwrap_err(), "element 1: 0.5 is a float but s4 holds integers: write an integer");
+        assert_eq!(
+            list(LowpType::S4, &[Literal::Int(1), Literal::Float(0.5)]).unwrap_err(),
+            "element 1: 0.5 is a float but s4 holds integers: write an integer"
+        );
         assert!(list(LowpType::Float(MiniFloat::E2M1), &ints(&[1, 2, 3])).unwrap_err().contains("even number"));
         let decoded: Vec<Element> = elements(LowpType::S4, &[0x21, 0xF3]).collect();
         assert_eq!(decoded, [1, 2, 3, -1].map(Element::Int));

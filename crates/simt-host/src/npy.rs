@@ -139,9 +139,7 @@ pub enum NpyError {
     #[error("corrupt .npy header: {0}")]
     BadHeader(String),
     /// A dtype simt has no element type for.
-    #[error(
-        "unsupported .npy dtype {0:?}: simt reads |u1 |i1 <u2 <i2 <u4 <i4 <f2 <f4 <f8 (convert with `a.astype(np.float32)`)"
-    )]
+    #[error("unsupported .npy dtype {0:?}: simt reads |u1 |i1 <u2 <i2 <u4 <i4 <f2 <f4 <f8 (convert with `a.astype(np.float32)`)")]
     UnsupportedDtype(String),
     /// A big-endian dtype.
     #[error("big-endian .npy dtype {0:?}: save a little-endian copy with `a.astype(a.dtype.newbyteorder('<'))`")]
@@ -217,10 +215,7 @@ fn unquote(s: &str) -> Option<&str> {
 }
 
 fn parse_shape(text: &str) -> Result<Vec<usize>, NpyError> {
-    let inner = text
-        .strip_prefix('(')
-        .and_then(|s| s.strip_suffix(')'))
-        .ok_or_else(|| NpyError::BadHeader(format!("shape {text:?} is not a tuple")))?;
+    let inner = text.strip_prefix('(').and_then(|s| s.strip_suffix(')')).ok_or_else(|| NpyError::BadHeader(format!("shape {text:?} is not a tuple")))?;
     inner
         .split(',')
         .map(str::trim)

@@ -72,12 +72,36 @@ pub fn int64_op(op: Int64Op, a: u64, b: u64) -> u64 {
         Int64Op::MaxS => (a as i64).max(b as i64) as u64,
         Int64Op::MaxU => a.max(b),
         // As IDIV and IREM: division by zero gives all ones, the remainder the dividend.
-        Int64Op::DivS => if b == 0 { u64::MAX } else { (a as i64).wrapping_div(b as i64) as u64 },
+        Int64Op::DivS => {
+            if b == 0 {
+                u64::MAX
+            } else {
+                (a as i64).wrapping_div(b as i64) as u64
+            }
+        }
         Int64Op::DivU => a.checked_div(b).unwrap_or(u64::MAX),
-        Int64Op::RemS => if b == 0 { a } else { (a as i64).wrapping_rem(b as i64) as u64 },
+        Int64Op::RemS => {
+            if b == 0 {
+                a
+            } else {
+                (a as i64).wrapping_rem(b as i64) as u64
+            }
+        }
         Int64Op::RemU => a.checked_rem(b).unwrap_or(a),
-        Int64Op::Shl => if b >= 64 { 0 } else { a << b },
-        Int64Op::ShrU => if b >= 64 { 0 } else { a >> b },
+        Int64Op::Shl => {
+            if b >= 64 {
+                0
+            } else {
+                a << b
+            }
+        }
+        Int64Op::ShrU => {
+            if b >= 64 {
+                0
+            } else {
+                a >> b
+            }
+        }
         Int64Op::ShrS => ((a as i64) >> b.min(63)) as u64,
         Int64Op::MulWideS => low_signed(a).wrapping_mul(low_signed(b)) as u64,
         Int64Op::MulWideU => (a & 0xFFFF_FFFF) * (b & 0xFFFF_FFFF),
@@ -214,7 +238,13 @@ fn prmt(a: u32, b: u32, c: u32, mode: PrmtMode) -> u32 {
                 let nibble = (c >> (4 * i)) & 0xF;
                 let value = byte(nibble);
                 // Bit 3 of the nibble replicates the picked byte's sign bit.
-                if nibble & 8 == 0 { value } else if value & 0x80 != 0 { 0xFF } else { 0 }
+                if nibble & 8 == 0 {
+                    value
+                } else if value & 0x80 != 0 {
+                    0xFF
+                } else {
+                    0
+                }
             }
             PrmtMode::F4e => byte(s + i),
             PrmtMode::B4e => byte(s.wrapping_sub(i)),
@@ -366,7 +396,13 @@ pub fn ffma_rounded(a: u32, b: u32, c: u32, rnd: Round, flags: FFlags) -> u32 {
     if s == 0.0 && e == 0.0 {
         // Zeros of one sign keep it; any other exact zero is +0, or -0 rounding down.
         let same = p == 0.0 && z == 0.0 && p.is_sign_negative() == z.is_sign_negative();
-        let zero = if same { z } else if rnd == Round::Rm { -0.0 } else { 0.0 };
+        let zero = if same {
+            z
+        } else if rnd == Round::Rm {
+            -0.0
+        } else {
+            0.0
+        };
         return finish(zero as f32, flags);
     }
     let negative = s < 0.0 || (s == 0.0 && e < 0.0);
@@ -860,16 +896,16 @@ mod tests {
         // (f32 input, CVT.TF32.F32)
         let tf32 = [
             (1.0f32.to_bits(), 0x3F80_0000),
-            (0x3F80_1000, 0x3F80_2000),     // 1 + 2^-11: a tie, away from zero
-            (0xBF80_1000, 0xBF80_2000),     // and for negatives
-            (0x3F80_0FFF, 0x3F80_0000),     // just below the tie
-            (0x7F7F_F000, 0x7F80_0000),     // rounds past the largest TF32: infinity
-            (0x7F7F_EFFF, 0x7F7F_E000),     // rounds down to it: stays finite
-            (0xFF80_0000, 0xFF80_0000),     // -inf
-            (0x7FC0_0001, 0x7FFF_E000),     // NaN
-            (0xFFFF_FFFF, 0x7FFF_E000),     // NaN, negative
-            (0x0000_1000, 0x0000_2000),     // a subnormal tie
-            (0x8000_0000, 0x8000_0000),     // -0
+            (0x3F80_1000, 0x3F80_2000), // 1 + 2^-11: a tie, away from zero
+            (0xBF80_1000, 0xBF80_2000), // and for negatives
+            (0x3F80_0FFF, 0x3F80_0000), // just below the tie
+            (0x7F7F_F000, 0x7F80_0000), // rounds past the largest TF32: infinity
+            (0x7F7F_EFFF, 0x7F7F_E000), // rounds down to it: stays finite
+            (0xFF80_0000, 0xFF80_0000), // -inf
+            (0x7FC0_0001, 0x7FFF_E000), // NaN
+            (0xFFFF_FFFF, 0x7FFF_E000), // NaN, negative
+            (0x0000_1000, 0x0000_2000), // a subnormal tie
+            (0x8000_0000, 0x8000_0000), // -0
         ];
         for (a, want) in tf32 {
             assert_eq!(cvt_tf32(a), want, "CVT.TF32.F32 {a:#010x}");
@@ -877,16 +913,16 @@ mod tests {
         // (format, a, b, CVT.<format>X2.F32)
         let pairs = [
             (MiniFloat::E4M3, f(1.0), f(-2.0), 0xC038),
-            (MiniFloat::E4M3, f(448.0), f(464.0), 0x7E7E),     // 464 is the tie above 448: saturates
+            (MiniFloat::E4M3, f(448.0), f(464.0), 0x7E7E), // 464 is the tie above 448: saturates
             (MiniFloat::E4M3, f(f32::INFINITY), f(f32::NEG_INFINITY), 0xFE7E),
-            (MiniFloat::E4M3, NAN32, f(-1e-9), 0x807F),         // NaN; a negative that rounds to zero
+            (MiniFloat::E4M3, NAN32, f(-1e-9), 0x807F), // NaN; a negative that rounds to zero
             (MiniFloat::E4M3, f(2f32.powi(-10)), f(3.0 * 2f32.powi(-10)), 0x0200), // ties to even subnormals
             (MiniFloat::E5M2, f(57344.0), f(1e9), 0x7B7B),
             (MiniFloat::E5M2, f(f32::INFINITY), NAN32, 0x7F7B),
-            (MiniFloat::E5M2, f(1.125), f(1.375), 0x3E3C),      // ties to even: 1.0 and 1.5
-            (MiniFloat::E2M1, f(0.75), f(5.0), 0x62),            // 0.75 -> 1.0 (even), 5 -> 4 (even)
-            (MiniFloat::E2M1, NAN32, f(-100.0), 0xF7),           // NaN gives +6, -100 saturates to -6
-            (MiniFloat::E2M1, f(-0.25), f(0.25), 0x08),          // both ties to zero, one negative
+            (MiniFloat::E5M2, f(1.125), f(1.375), 0x3E3C), // ties to even: 1.0 and 1.5
+            (MiniFloat::E2M1, f(0.75), f(5.0), 0x62),      // 0.75 -> 1.0 (even), 5 -> 4 (even)
+            (MiniFloat::E2M1, NAN32, f(-100.0), 0xF7),     // NaN gives +6, -100 saturates to -6
+            (MiniFloat::E2M1, f(-0.25), f(0.25), 0x08),    // both ties to zero, one negative
         ];
         for (format, a, b, want) in pairs {
             assert_eq!(cvt_pair(format, a, b), want, "CVT.{format}X2.F32 {:?} {:?}", f32::from_bits(a), f32::from_bits(b));

@@ -18,8 +18,8 @@ use crate::exec::collective::{CollectiveOp, shfl_source};
 use crate::exec::control::ControlOp;
 use crate::exec::{describe_lanes, per_lane, pred};
 use crate::fault::{Fault, FaultKind};
-use crate::launch::{check_launch, LaunchConfig, LaunchError, RunOptions};
-use crate::memory::{words_of, AccessError, GlobalMemory};
+use crate::launch::{LaunchConfig, LaunchError, RunOptions, check_launch};
+use crate::memory::{AccessError, GlobalMemory, words_of};
 use crate::sanitize::{Findings, Sanitizer};
 use crate::translate::*;
 use crate::warp::{Next, Warp};
@@ -581,8 +581,6 @@ impl<'a> BlockSim<'a> {
         simt_isa::format_mnemonic(&self.ctx.kernel.code[pc as usize].form)
     }
 
-
-
     pub(crate) fn special(&self, w: usize, sr: SpecialReg) -> [u32; 32] {
         let uniform = |v: u32| [v; 32];
         let tid = |axis: usize| self.thread_indices(w)[axis];
@@ -605,7 +603,6 @@ impl<'a> BlockSim<'a> {
             SpecialReg::Clock => uniform(self.clock.unwrap_or(self.warps[w].issued) as u32),
         }
     }
-
 
     /// Runs the block to completion.
     #[inline(always)]
@@ -817,11 +814,7 @@ impl<'a> BlockSim<'a> {
         if self.barrier_complete() || (0..self.warps.len()).any(|w| matches!(self.peek(w), Peek::Issue(_))) {
             return Ok(false);
         }
-        if self.warps.iter_mut().any(Warp::release_longest_waiter) {
-            Ok(true)
-        } else {
-            Err(self.deadlock())
-        }
+        if self.warps.iter_mut().any(Warp::release_longest_waiter) { Ok(true) } else { Err(self.deadlock()) }
     }
 
     /// How many more instructions warp `warp` may issue before the next check, or the
@@ -831,10 +824,7 @@ impl<'a> BlockSim<'a> {
         let used = self.ctx.steps.load(Ordering::Relaxed) + self.unflushed;
         let max = options.max_steps;
         let message = if used >= max {
-            Some((
-                FaultKind::StepLimit,
-                format!("the launch issued {max} warp instructions, the limit; raise it with --max-steps if the kernel is just long"),
-            ))
+            Some((FaultKind::StepLimit, format!("the launch issued {max} warp instructions, the limit; raise it with --max-steps if the kernel is just long")))
         } else if options.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             Some((FaultKind::TimeLimit, "the launch ran out of time (--timeout); raise the limit if the kernel is just long".to_string()))
         } else if self.ctx.progress.is_some_and(|p| p.cancel.load(Ordering::Relaxed)) {
@@ -927,7 +917,11 @@ impl<'a> BlockSim<'a> {
                 warp,
                 Some(lane),
                 Some(pc),
-                format!("{} {verb} {size} bytes at {space_lower} address {addr:#x}, which is not {size}-byte aligned", self.mnemonic(pc), space_lower = space.name().to_lowercase()),
+                format!(
+                    "{} {verb} {size} bytes at {space_lower} address {addr:#x}, which is not {size}-byte aligned",
+                    self.mnemonic(pc),
+                    space_lower = space.name().to_lowercase()
+                ),
             ));
         }
         let region = |len: usize, base: usize, what: &str| -> Result<Loc, Fault> {
@@ -1033,7 +1027,6 @@ impl<'a> BlockSim<'a> {
             _ => &self.ctx.params,
         }
     }
-
 }
 
 /// Bytes between two threads' LOCAL regions: the declared size rounded up so
@@ -1041,7 +1034,6 @@ impl<'a> BlockSim<'a> {
 fn local_stride(kernel: &Kernel) -> usize {
     (kernel.local_size as usize).next_multiple_of(16)
 }
-
 
 /// Runs the blocks `sm, sm + stride, ...` on SM `sm`, one after another in one
 /// reused [`BlockSim`], with AVX2+FMA code when the CPU has it. `report` hears
@@ -1079,14 +1071,7 @@ fn fast_lanes() -> bool {
 }
 
 #[inline(always)]
-fn run_sm_portable(
-    ctx: &Launch<'_>,
-    sm: u64,
-    stride: u64,
-    counters: Counters,
-    stop: &AtomicU64,
-    report: &(dyn Fn(u64, Result<(), Fault>) + Sync),
-) -> Counters {
+fn run_sm_portable(ctx: &Launch<'_>, sm: u64, stride: u64, counters: Counters, stop: &AtomicU64, report: &(dyn Fn(u64, Result<(), Fault>) + Sync)) -> Counters {
     let blocks = ctx.blocks();
     if sm >= blocks || sm >= stop.load(Ordering::Relaxed) {
         return counters;
@@ -1112,13 +1097,6 @@ fn run_sm_portable(
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,popcnt,bmi1,bmi2,lzcnt")]
-fn run_sm_avx2(
-    ctx: &Launch<'_>,
-    sm: u64,
-    stride: u64,
-    counters: Counters,
-    stop: &AtomicU64,
-    report: &(dyn Fn(u64, Result<(), Fault>) + Sync),
-) -> Counters {
+fn run_sm_avx2(ctx: &Launch<'_>, sm: u64, stride: u64, counters: Counters, stop: &AtomicU64, report: &(dyn Fn(u64, Result<(), Fault>) + Sync)) -> Counters {
     run_sm_portable(ctx, sm, stride, counters, stop, report)
 }

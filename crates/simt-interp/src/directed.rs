@@ -168,7 +168,13 @@ fn overflowed<F: Copy + PartialOrd + Default + std::ops::Neg<Output = F>>(infini
         Round::Rm => !positive,
         Round::Rp => positive,
     };
-    if keep { infinity } else if positive { max } else { -max }
+    if keep {
+        infinity
+    } else if positive {
+        max
+    } else {
+        -max
+    }
 }
 
 /// Whether `x / y` lies above `q`, from the exact remainder `x - q * y` (`None` when `q` is exact).

@@ -1,14 +1,14 @@
 //! Launch configuration and the entry point [`run`].
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use simt_isa::*;
 
-use crate::block::{run_sm, Counters, Launch, Progress};
-use crate::translate::Unimplemented;
+use crate::block::{Counters, Launch, Progress, run_sm};
 use crate::sanitize::Checks;
+use crate::translate::Unimplemented;
 use crate::{Fault, GlobalMemory, Stats};
 
 /// Which SIMT execution model a launch uses (contract section 6).
@@ -240,13 +240,7 @@ pub fn per_thread_bytes(kernel: &Kernel, block: [u32; 3], options: &RunOptions) 
 ///
 /// # Errors
 /// A [`Fault`]; [`crate::FaultKind::InvalidLaunch`] when the launch was impossible and nothing ran.
-pub fn run(
-    kernel: &Kernel,
-    config: &LaunchConfig,
-    memory: &GlobalMemory,
-    options: &RunOptions,
-    progress: Option<&Progress>,
-) -> Result<Stats, Fault> {
+pub fn run(kernel: &Kernel, config: &LaunchConfig, memory: &GlobalMemory, options: &RunOptions, progress: Option<&Progress>) -> Result<Stats, Fault> {
     let mut launch = Launch::new(kernel, config, memory, options).map_err(|e| Fault::invalid_launch(&kernel.name, e))?;
     if let Some(p) = progress {
         launch.watch(p);

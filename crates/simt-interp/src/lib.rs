@@ -18,8 +18,8 @@ mod arith;
 mod block;
 mod directed;
 pub use block::{
-    Access, BlockReason, BlockSim, Branch, ControlView, ConvergenceBarrier, Counters, Exchange, Launch, Peek, Preview, Progress, StackEntry, Step,
-    StepResult, ThreadGroup, ThreadState, WarpView,
+    Access, BlockReason, BlockSim, Branch, ControlView, ConvergenceBarrier, Counters, Exchange, Launch, Peek, Preview, Progress, StackEntry, Step, StepResult,
+    ThreadGroup, ThreadState, WarpView,
 };
 mod exec;
 pub mod fault;
@@ -34,7 +34,7 @@ mod translate;
 mod warp;
 
 pub use fault::{Fault, FaultKind};
-pub use launch::{check_launch, run, LaunchConfig, LaunchError, RunOptions, SimtModel};
-pub use translate::Unimplemented;
+pub use launch::{LaunchConfig, LaunchError, RunOptions, SimtModel, check_launch, run};
 pub use memory::{Contents, GlobalMemory, Lent, WordBytes};
 pub use stats::Stats;
+pub use translate::Unimplemented;

@@ -9,7 +9,6 @@ use std::any::Any;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-
 /// Address of the first buffer; everything below, address 0 included, is unmapped.
 pub const FIRST_BUFFER: u32 = 0x100;
 /// Unmapped bytes left after every buffer, so small overruns fault instead of
@@ -273,9 +272,7 @@ impl Buffer {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MemoryError {
     /// The buffers would not fit the address space or the limit.
-    #[error(
-        "buffer `{name}` of {bytes} bytes does not fit: all buffers of a launch may hold at most {MAX_TOTAL_BYTES} bytes together"
-    )]
+    #[error("buffer `{name}` of {bytes} bytes does not fit: all buffers of a launch may hold at most {MAX_TOTAL_BYTES} bytes together")]
     TooLarge {
         /// Buffer name.
         name: String,
@@ -312,9 +309,8 @@ impl GlobalMemory {
     /// # Errors
     /// When the buffers of the launch would exceed [`MAX_TOTAL_BYTES`].
     pub fn alloc(&mut self, name: &str, bytes: WordBytes) -> Result<u32, MemoryError> {
-        let base = self.buffers.last().map_or(u64::from(FIRST_BUFFER), |b| {
-            (u64::from(b.base) + u64::from(b.len) + u64::from(GUARD_BYTES)).next_multiple_of(256)
-        });
+        let base =
+            self.buffers.last().map_or(u64::from(FIRST_BUFFER), |b| (u64::from(b.base) + u64::from(b.len) + u64::from(GUARD_BYTES)).next_multiple_of(256));
         let end = base + bytes.len() as u64;
         if end > MAX_TOTAL_BYTES {
             return Err(MemoryError::TooLarge { name: name.to_string(), bytes: bytes.len() as u64 });

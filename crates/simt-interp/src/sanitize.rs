@@ -277,11 +277,7 @@ impl Sanitizer {
             {
                 return Some(Hazard { earlier: w, kind: if write { "write after write" } else { "read after write" } });
             }
-            s.reads
-                .iter()
-                .flatten()
-                .find(|r| write && self.concurrent(r, &now))
-                .map(|r| Hazard { earlier: *r, kind: "write after read" })
+            s.reads.iter().flatten().find(|r| write && self.concurrent(r, &now)).map(|r| Hazard { earlier: *r, kind: "write after read" })
         });
         for byte in at..at + size {
             let s = self.shared.get_mut(byte);
@@ -477,5 +473,4 @@ impl BlockSim<'_> {
         }
         fault
     }
-
 }

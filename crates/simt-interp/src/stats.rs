@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use simt_isa::{AccessKind, Flags, Kernel, Opcode, Operand, Space, NO_RECONV};
+use simt_isa::{AccessKind, Flags, Kernel, NO_RECONV, Opcode, Operand, Space};
 
 use crate::block::Counters;
 
@@ -232,7 +232,11 @@ impl Stats {
         }
         if !self.memory_lines.is_empty() {
             let _ = writeln!(s, "memory efficiency per request (ideal in parentheses):");
-            let _ = writeln!(s, "  {:>5}  {:<22} {:>10}  {:>14}  {:>12}  {:>12}  {:>7}", "line", "instruction", "requests", "sectors", "lines", "bank passes", "atomics");
+            let _ = writeln!(
+                s,
+                "  {:>5}  {:<22} {:>10}  {:>14}  {:>12}  {:>12}  {:>7}",
+                "line", "instruction", "requests", "sectors", "lines", "bank passes", "atomics"
+            );
             let pair = |p: Option<(f64, f64)>| p.map_or("-".to_string(), |(got, ideal)| format!("{got:.1} ({ideal:.1})"));
             for m in &self.memory_lines {
                 let _ = writeln!(

@@ -9,7 +9,7 @@
 //! others, a `switch` when the warp turns to another group of its threads without
 //! either (the `its` scheduler yielding or a group waiting at a barrier).
 
-use simt_isa::{Kernel, Opcode, NO_RECONV};
+use simt_isa::{Kernel, NO_RECONV, Opcode};
 
 use crate::block::{Counters, Launch, Progress, StepResult};
 use crate::{Fault, GlobalMemory, LaunchConfig, RunOptions, Stats};
@@ -371,12 +371,15 @@ impl Trace {
                 }
             }
         }
-        let block_of: Vec<usize> = leader[..kernel.code.len()].iter().scan(0usize, |b, &l| {
-            if l {
-                *b += 1;
-            }
-            Some(*b - 1)
-        }).collect();
+        let block_of: Vec<usize> = leader[..kernel.code.len()]
+            .iter()
+            .scan(0usize, |b, &l| {
+                if l {
+                    *b += 1;
+                }
+                Some(*b - 1)
+            })
+            .collect();
         let mut warps: Vec<(u64, u32, Vec<&Issue>)> = Vec::new();
         for i in &self.issues {
             match warps.iter_mut().find(|(b, w, _)| *b == i.block && *w == i.warp) {
@@ -388,7 +391,10 @@ impl Trace {
         let band = 32 * CELL + 28;
         let (width, height) = ((LABEL + widest * CELL + 20).max(MIN_WIDTH), 44 + warps.len() * band + 20);
         let mut s = String::new();
-        let _ = writeln!(s, r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#);
+        let _ = writeln!(
+            s,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
+        );
         let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
         let _ = writeln!(
             s,

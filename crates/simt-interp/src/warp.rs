@@ -19,7 +19,7 @@
 //! is blocked or has yielded").
 
 use crate::block::{BlockReason, ControlView, ConvergenceBarrier, StackEntry, ThreadGroup, ThreadState, WarpView};
-use crate::translate::{Decoded, Reg, PRED_ROWS, PRED_TRUE};
+use crate::translate::{Decoded, PRED_ROWS, PRED_TRUE, Reg};
 use simt_isa::NO_RECONV;
 
 /// Iterates over the set bits of a lane mask, lowest first.
@@ -295,10 +295,7 @@ impl Warp {
         let live = self.live();
         let control = match &self.ctl {
             Control::Stack(s) => ControlView::Stack(
-                s.stack
-                    .iter()
-                    .map(|e| StackEntry { pc: e.pc, reconv: (e.rpc != NO_RECONV && e.rpc != u32::MAX).then_some(e.rpc), mask: e.mask })
-                    .collect(),
+                s.stack.iter().map(|e| StackEntry { pc: e.pc, reconv: (e.rpc != NO_RECONV && e.rpc != u32::MAX).then_some(e.rpc), mask: e.mask }).collect(),
             ),
             Control::Its(s) => {
                 let pc_of = |l: usize| if s.group & (1 << l) != 0 { s.group_pc } else { s.pc[l] };
@@ -351,11 +348,8 @@ impl Warp {
                 for (depth, e) in s.stack.iter().enumerate().rev() {
                     let lanes_here = e.mask & !seen & self.live();
                     seen |= e.mask;
-                    let what = if depth + 1 == s.stack.len() {
-                        if s.at_barrier != 0 { "wait at BAR.SYNC" } else { "run" }
-                    } else {
-                        "wait on the reconvergence stack"
-                    };
+                    let what =
+                        if depth + 1 == s.stack.len() { if s.at_barrier != 0 { "wait at BAR.SYNC" } else { "run" } } else { "wait on the reconvergence stack" };
                     for l in lanes(lanes_here) {
                         add(e.pc, l, what);
                     }

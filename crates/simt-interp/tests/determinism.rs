@@ -7,8 +7,8 @@
 mod common;
 
 use common::*;
-use simt_host::{prepare, LaunchRequest};
-use simt_interp::{run, RunOptions, SimtModel, Stats};
+use simt_host::{LaunchRequest, prepare};
+use simt_interp::{RunOptions, SimtModel, Stats, run};
 use simt_isa::Module;
 
 /// The top-level kernels of `asm/` (the divergence demos and planted bugs have their own tests).
@@ -31,8 +31,7 @@ fn run_all(module: &Module, options: &RunOptions) -> Vec<KernelRun> {
         .map(|kernel| {
             let request = LaunchRequest { module_dir: Some(asm_dir()), ..LaunchRequest::default() };
             let prepared = prepare(kernel, &request).unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
-            let stats = run(kernel, &prepared.config, &prepared.memory, options, None)
-                .unwrap_or_else(|f| panic!("{}", f.render(module, false)));
+            let stats = run(kernel, &prepared.config, &prepared.memory, options, None).unwrap_or_else(|f| panic!("{}", f.render(module, false)));
             let buffers = prepared.buffers.iter().map(|(name, _)| (name.clone(), prepared.buffer(name).unwrap().1)).collect();
             (kernel.name.clone(), buffers, stats)
         })

@@ -9,7 +9,7 @@
 mod common;
 
 use common::{asm_dir, assemble_file, assemble_text, stepped_traces, u32s};
-use simt_host::{prepare, LaunchRequest, PreparedLaunch};
+use simt_host::{LaunchRequest, PreparedLaunch, prepare};
 use simt_interp::{FaultKind, Launch, RunOptions, SimtModel};
 use simt_isa::{ElemType, Module};
 
@@ -31,7 +31,8 @@ fn trace(module: &Module, simt: SimtModel) -> (Vec<Vec<(u32, u32)>>, Vec<u32>) {
     let p = prepared(module);
     let opts = options(simt);
     let launch = Launch::new(kernel, &p.config, &p.memory, &opts).expect("valid launch");
-    let traces = stepped_traces(&launch, |f| f.render(module, false)).into_iter().map(|t| t.into_iter().map(|(pc, active, _)| (pc, active)).collect()).collect();
+    let traces =
+        stepped_traces(&launch, |f| f.render(module, false)).into_iter().map(|t| t.into_iter().map(|(pc, active, _)| (pc, active)).collect()).collect();
     let (elem, bytes) = p.buffer("out").expect("every demo has `out`");
     assert_eq!(elem, ElemType::U32);
     (traces, u32s(&bytes))
@@ -68,9 +69,7 @@ fn structured_demos_compute_what_they_say() {
     assert_eq!(out("nested.s"), nested);
     let data_loop: Vec<u32> = (0..64).map(|t| 3u32.pow(t % 8)).collect();
     assert_eq!(out("data_loop.s"), data_loop);
-    let loop_diverge: Vec<u32> = (0..32u32)
-        .map(|l| (0..6).fold(0u32, |acc, i| if (l + i) % 4 == 0 { acc + 1000 } else { acc * 2 + i }))
-        .collect();
+    let loop_diverge: Vec<u32> = (0..32u32).map(|l| (0..6).fold(0u32, |acc, i| if (l + i) % 4 == 0 { acc + 1000 } else { acc * 2 + i })).collect();
     assert_eq!(out("loop_diverge.s"), loop_diverge);
 }
 
@@ -173,16 +172,12 @@ fn a_collective_completes_once_the_other_threads_have_exited() {
 
 #[test]
 fn a_barrier_some_threads_skip_deadlocks_and_names_everyone() {
-    let module = assemble_text(
-        ".kernel k\n.launch grid(1) block(64)\nS2R R0, SR_TID.X\nISETP.GE P0, R0, 32\n@P0 EXIT\nBAR.SYNC\nEXIT\n",
-    );
+    let module = assemble_text(".kernel k\n.launch grid(1) block(64)\nS2R R0, SR_TID.X\nISETP.GE P0, R0, 32\n@P0 EXIT\nBAR.SYNC\nEXIT\n");
     // Threads 32..63 exit, so the barrier only needs warp 0: it completes.
     for simt in [SimtModel::Its, SimtModel::Stack] {
         run_plain(&module, simt).expect("exited threads do not block a barrier");
     }
-    let module = assemble_text(
-        ".kernel k\n.launch grid(1) block(64)\nS2R R0, SR_TID.X\nISETP.GE P0, R0, 32\n@P0 BRA SPIN\nBAR.SYNC\nEXIT\nSPIN:\nBRA SPIN\n",
-    );
+    let module = assemble_text(".kernel k\n.launch grid(1) block(64)\nS2R R0, SR_TID.X\nISETP.GE P0, R0, 32\n@P0 BRA SPIN\nBAR.SYNC\nEXIT\nSPIN:\nBRA SPIN\n");
     let fault = run_plain(&module, SimtModel::Its).expect_err("warp 1 never arrives");
     assert_eq!(fault.kind, FaultKind::StepLimit);
     assert!(fault.render(&module, false).contains("warp 0, lanes 0-31: wait at BAR.SYNC"));

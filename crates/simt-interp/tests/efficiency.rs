@@ -4,9 +4,9 @@
 mod common;
 
 use common::load;
-use simt_host::{prepare, LaunchRequest};
+use simt_host::{LaunchRequest, prepare};
 use simt_interp::stats::MemoryLine;
-use simt_interp::{run, RunOptions};
+use simt_interp::{RunOptions, run};
 
 fn report(file: &str) -> Vec<MemoryLine> {
     let module = load(file);

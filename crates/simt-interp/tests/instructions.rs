@@ -12,9 +12,9 @@
 
 use std::collections::BTreeSet;
 
-use simt_host::{prepare, Arg, LaunchRequest};
+use simt_host::{Arg, LaunchRequest, prepare};
 use simt_interp::{FaultKind, RunOptions, SimtModel};
-use simt_isa::{ArgInit, Literal, Module, Opcode, Unit, TABLE};
+use simt_isa::{ArgInit, Literal, Module, Opcode, TABLE, Unit};
 
 // ---------------------------------------------------------------------------
 // Cases
@@ -59,9 +59,7 @@ fn f32b(x: f32) -> u32 {
 fn parse_vals(spec: &str) -> Vec<(Loc, Lanes)> {
     let mut v = Vec::new();
     for item in spec.split_whitespace() {
-        let (loc, val) = item
-            .split_once('=')
-            .unwrap_or_else(|| panic!("bad item {item}"));
+        let (loc, val) = item.split_once('=').unwrap_or_else(|| panic!("bad item {item}"));
         let n: u8 = loc[1..].parse().unwrap_or_else(|_| panic!("bad loc {loc}"));
         let loc = match &loc[..1] {
             "R" => Loc::R(n),
@@ -69,39 +67,20 @@ fn parse_vals(spec: &str) -> Vec<(Loc, Lanes)> {
             _ => panic!("bad loc {loc}"),
         };
         let pair = |bits: u64, v: &mut Vec<(Loc, Lanes)>| {
-            let Loc::R(n) = loc else {
-                panic!("pair into predicate")
-            };
+            let Loc::R(n) = loc else { panic!("pair into predicate") };
             v.push((Loc::R(n), [bits as u32; 32]));
             v.push((Loc::R(n + 1), [(bits >> 32) as u32; 32]));
         };
         if let Some(f) = val.strip_prefix("f:") {
-            v.push((
-                loc,
-                [f.parse::<f32>()
-                    .unwrap_or_else(|_| panic!("bad f32 {f}"))
-                    .to_bits(); 32],
-            ));
+            v.push((loc, [f.parse::<f32>().unwrap_or_else(|_| panic!("bad f32 {f}")).to_bits(); 32]));
         } else if let Some(d) = val.strip_prefix("d:") {
-            pair(
-                d.parse::<f64>()
-                    .unwrap_or_else(|_| panic!("bad f64 {d}"))
-                    .to_bits(),
-                &mut v,
-            );
+            pair(d.parse::<f64>().unwrap_or_else(|_| panic!("bad f64 {d}")).to_bits(), &mut v);
         } else if let Some(q) = val.strip_prefix("q:0x") {
             pair(u64::from_str_radix(q, 16).unwrap(), &mut v);
         } else if let Some(h) = val.strip_prefix("0x") {
-            v.push((
-                loc,
-                [u32::from_str_radix(h, 16).unwrap_or_else(|_| panic!("bad hex {h}")); 32],
-            ));
+            v.push((loc, [u32::from_str_radix(h, 16).unwrap_or_else(|_| panic!("bad hex {h}")); 32]));
         } else {
-            v.push((
-                loc,
-                [val.parse::<i64>()
-                    .unwrap_or_else(|_| panic!("bad int {val}")) as u32; 32],
-            ));
+            v.push((loc, [val.parse::<i64>().unwrap_or_else(|_| panic!("bad int {val}")) as u32; 32]));
         }
     }
     v
@@ -109,24 +88,12 @@ fn parse_vals(spec: &str) -> Vec<(Loc, Lanes)> {
 
 /// A case with lane-uniform inputs and outputs.
 fn c(text: &str, ins: &str, outs: &str) -> Case {
-    Case {
-        text: text.into(),
-        setup: String::new(),
-        post: String::new(),
-        ins: parse_vals(ins),
-        outs: parse_vals(outs),
-    }
+    Case { text: text.into(), setup: String::new(), post: String::new(), ins: parse_vals(ins), outs: parse_vals(outs) }
 }
 
 impl Case {
     fn new(text: &str) -> Case {
-        Case {
-            text: text.into(),
-            setup: String::new(),
-            post: String::new(),
-            ins: vec![],
-            outs: vec![],
-        }
+        Case { text: text.into(), setup: String::new(), post: String::new(), ins: vec![], outs: vec![] }
     }
     fn setup(mut self, s: &str) -> Case {
         self.setup = s.into();
@@ -167,16 +134,7 @@ const HEADER: &str = "\
 
 /// `gin`'s contents (read-only input for loads).
 fn gin_words() -> Vec<u32> {
-    let mut v = vec![
-        0xF1E2_D3C4,
-        0x7F80_FF01,
-        0x0000_0000,
-        0x3FF8_0000,
-        0x1111_1111,
-        0x2222_2222,
-        0x3333_3333,
-        0x4444_4444,
-    ];
+    let mut v = vec![0xF1E2_D3C4, 0x7F80_FF01, 0x0000_0000, 0x3FF8_0000, 0x1111_1111, 0x2222_2222, 0x3333_3333, 0x4444_4444];
     v.extend((8..64).map(|i| 0x100 + i));
     v
 }
@@ -195,10 +153,7 @@ fn harness_source(cases: &[Case]) -> String {
     s.push_str("S2R R251, SR_LANEID\nLD.PARAM.U32 R253, [inp]\nLEA R253, R251, R253, 2\n");
     s.push_str("LD.PARAM.U32 R252, [out]\nLEA R252, R251, R252, 2\nLD.PARAM.U32 R250, [gin]\nLD.PARAM.U32 R249, [gout]\n");
     for (i, case) in cases.iter().enumerate() {
-        s.push_str(&format!(
-            "// case {i}: {}\n",
-            case.text.lines().next().unwrap_or("")
-        ));
+        s.push_str(&format!("// case {i}: {}\n", case.text.lines().next().unwrap_or("")));
         for r in 0..CASE_REGS {
             if !case.ins.iter().any(|(l, _)| *l == Loc::R(r)) {
                 s.push_str(&format!("MOV R{r}, {:#x}\n", SENTINEL + u32::from(r)));
@@ -212,9 +167,7 @@ fn harness_source(cases: &[Case]) -> String {
         for (loc, _) in &case.ins {
             match loc {
                 Loc::R(r) => s.push_str(&format!("LD.GLOBAL.U32 R{r}, [R253]\n")),
-                Loc::P(p) => s.push_str(&format!(
-                    "LD.GLOBAL.U32 R254, [R253]\nISETP.NE.AND P{p}, R254, RZ\n"
-                )),
+                Loc::P(p) => s.push_str(&format!("LD.GLOBAL.U32 R254, [R253]\nISETP.NE.AND P{p}, R254, RZ\n")),
             }
             s.push_str("IADD R253, R253, 128\n");
         }
@@ -227,9 +180,7 @@ fn harness_source(cases: &[Case]) -> String {
         for (loc, _) in &case.outs {
             match loc {
                 Loc::R(r) => s.push_str(&format!("ST.GLOBAL.U32 [R252], R{r}\n")),
-                Loc::P(p) => s.push_str(&format!(
-                    "SEL R254, 1, 0, P{p}\nST.GLOBAL.U32 [R252], R254\n"
-                )),
+                Loc::P(p) => s.push_str(&format!("SEL R254, 1, 0, P{p}\nST.GLOBAL.U32 [R252], R254\n")),
             }
             s.push_str("IADD R252, R252, 128\n");
         }
@@ -239,15 +190,11 @@ fn harness_source(cases: &[Case]) -> String {
 }
 
 fn assemble(source: &str) -> Module {
-    simt_asm::assemble("instructions.s", source)
-        .unwrap_or_else(|d| panic!("{d}\n--- source ---\n{source}"))
+    simt_asm::assemble("instructions.s", source).unwrap_or_else(|d| panic!("{d}\n--- source ---\n{source}"))
 }
 
 fn u32s(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    bytes.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
 }
 
 fn list(words: &[u32]) -> ArgInit {
@@ -255,11 +202,7 @@ fn list(words: &[u32]) -> ArgInit {
 }
 
 fn options(simt: SimtModel) -> RunOptions {
-    RunOptions {
-        simt,
-        max_steps: 10_000_000,
-        ..RunOptions::default()
-    }
+    RunOptions { simt, max_steps: 10_000_000, ..RunOptions::default() }
 }
 
 const MODELS: [SimtModel; 2] = [SimtModel::Its, SimtModel::Stack];
@@ -292,29 +235,12 @@ fn run_table(cases: &[Case]) -> Vec<String> {
     }
     let source = harness_source(cases);
     let module = assemble(&source);
-    let inputs: Vec<u32> = cases
-        .iter()
-        .flat_map(|c| c.ins.iter().flat_map(|(_, v)| v.iter().copied()))
-        .collect();
-    let expected: Vec<(usize, Loc, &Lanes)> = cases
-        .iter()
-        .enumerate()
-        .flat_map(|(i, c)| c.outs.iter().map(move |(l, v)| (i, *l, v)))
-        .collect();
+    let inputs: Vec<u32> = cases.iter().flat_map(|c| c.ins.iter().flat_map(|(_, v)| v.iter().copied())).collect();
+    let expected: Vec<(usize, Loc, &Lanes)> = cases.iter().enumerate().flat_map(|(i, c)| c.outs.iter().map(move |(l, v)| (i, *l, v))).collect();
     let mut errors = Vec::new();
     for simt in MODELS {
-        let p = prepare(
-            &module.kernels[0],
-            &harness_request(inputs.clone(), expected.len() * 32),
-        )
-        .expect("prepare");
-        if let Err(f) = simt_interp::run(
-            &module.kernels[0],
-            &p.config,
-            &p.memory,
-            &options(simt),
-            None,
-        ) {
+        let p = prepare(&module.kernels[0], &harness_request(inputs.clone(), expected.len() * 32)).expect("prepare");
+        if let Err(f) = simt_interp::run(&module.kernels[0], &p.config, &p.memory, &options(simt), None) {
             errors.push(format!("{simt:?}: fault: {}", f.render(&module, false)));
             continue;
         }
@@ -339,12 +265,7 @@ fn run_table(cases: &[Case]) -> Vec<String> {
 
 fn check(cases: Vec<Case>) {
     let errors = run_table(&cases);
-    assert!(
-        errors.is_empty(),
-        "{} mismatches:\n{}",
-        errors.len(),
-        errors.join("\n")
-    );
+    assert!(errors.is_empty(), "{} mismatches:\n{}", errors.len(), errors.join("\n"));
 }
 
 // ---------------------------------------------------------------------------
@@ -404,11 +325,7 @@ fn f16_to_f32(h: u16) -> f32 {
     let v = if exp == 0 {
         man as f32 * 2f32.powi(-24)
     } else if exp == 31 {
-        if man == 0 {
-            f32::INFINITY
-        } else {
-            f32::NAN
-        }
+        if man == 0 { f32::INFINITY } else { f32::NAN }
     } else {
         f32::from_bits((u32::from(exp) + 112) << 23 | man << 13)
     };
@@ -501,32 +418,16 @@ fn convert_cases() -> Vec<Case> {
         c("CVT.BF16.S32 R2, R0", "R0=-1", "R2=0xbf80"),
         // float <-> float.
         c("CVT.F64.F32 R2, R0", "R0=f:1.5", "R2=d:1.5"),
-        c(
-            "CVT.F64.F32 R2, R0",
-            "R0=0x00000001",
-            "R2=q:0x36a0000000000000",
-        ),
+        c("CVT.F64.F32 R2, R0", "R0=0x00000001", "R2=q:0x36a0000000000000"),
         c("CVT.F64.F32 R2, R0", "R0=f:-inf", "R2=d:-inf"),
-        c(
-            "CVT.F64.F32 R2, R0",
-            "R0=0x7fc00001",
-            "R2=q:0x7fffffffffffffff",
-        ),
+        c("CVT.F64.F32 R2, R0", "R0=0x7fc00001", "R2=q:0x7fffffffffffffff"),
         c("CVT.F32.F64 R2, R0", "R0=d:1.0000000596046448", "R2=f:1"),
-        c(
-            "CVT.F32.F64 R2, R0",
-            "R0=d:1.0000001788139343",
-            "R2=0x3f800002",
-        ),
+        c("CVT.F32.F64 R2, R0", "R0=d:1.0000001788139343", "R2=0x3f800002"),
         c("CVT.F32.F64 R2, R0", "R0=d:1e300", "R2=f:inf"),
         c("CVT.F32.F64 R2, R0", "R0=d:-1e300", "R2=f:-inf"),
         c("CVT.F32.F64 R2, R0", "R0=d:1e-50", "R2=0"),
         c("CVT.F32.F64 R2, R0", "R0=d:-1e-50", "R2=0x80000000"),
-        c(
-            "CVT.F32.F64 R2, R0",
-            "R0=q:0x7ff0000000000001",
-            "R2=0x7fffffff",
-        ),
+        c("CVT.F32.F64 R2, R0", "R0=q:0x7ff0000000000001", "R2=0x7fffffff"),
         c("CVT.F32.F64 R2, 0d3FF8000000000000", "", "R2=f:1.5"),
         c("CVT.F16.F32 R2, R0", "R0=f:1", "R2=0x3c00"),
         c("CVT.F16.F32 R2, R0", "R0=f:-2", "R2=0xc000"),
@@ -556,16 +457,8 @@ fn convert_cases() -> Vec<Case> {
         c("CVT.F16.F64 R2, R0", "R0=q:0x3ff0020000001000", "R2=0x3c01"), // 1 + 2^-11 + 2^-40
         c("CVT.F16.F64 R2, R0", "R0=d:1.00048828125", "R2=0x3c00"),
         c("CVT.F16.F64 R2, R0", "R0=d:1e300", "R2=0x7c00"),
-        c(
-            "CVT.BF16.F64 R2, R0",
-            "R0=q:0x3ff0100000001000",
-            "R2=0x3f81",
-        ), // 1 + 2^-8 + 2^-40
-        c(
-            "CVT.BF16.F64 R2, R0",
-            "R0=q:0xfff8000000000000",
-            "R2=0x7fff",
-        ),
+        c("CVT.BF16.F64 R2, R0", "R0=q:0x3ff0100000001000", "R2=0x3f81"), // 1 + 2^-8 + 2^-40
+        c("CVT.BF16.F64 R2, R0", "R0=q:0xfff8000000000000", "R2=0x7fff"),
         c("CVT.F32.F16 R2, R0", "R0=0x3c00", "R2=f:1"),
         c("CVT.F32.F16 R2, R0", "R0=0x0001", "R2=0x33800000"),
         c("CVT.F32.F16 R2, R0", "R0=0x8400", "R2=0xb8800000"),
@@ -576,11 +469,7 @@ fn convert_cases() -> Vec<Case> {
         c("CVT.F32.BF16 R2, R0", "R0=0x0001", "R2=0x00010000"),
         c("CVT.F32.BF16 R2, R0", "R0=0xff80", "R2=f:-inf"),
         c("CVT.F64.F16 R2, R0", "R0=0x3c00", "R2=d:1"),
-        c(
-            "CVT.F64.F16 R2, R0",
-            "R0=0x0001",
-            "R2=d:5.9604644775390625e-8",
-        ),
+        c("CVT.F64.F16 R2, R0", "R0=0x0001", "R2=d:5.9604644775390625e-8"),
         c("CVT.F64.BF16 R2, R0", "R0=0xc0a0", "R2=d:-5"),
         c("CVT.F16.BF16 R2, R0", "R0=0x3f80", "R2=0x3c00"),
         c("CVT.F16.BF16 R2, R0", "R0=0x4780", "R2=0x7c00"), // 65536 overflows f16
@@ -590,11 +479,7 @@ fn convert_cases() -> Vec<Case> {
     ];
     // f16 round trip of every exponent: f32 -> f16 -> f32 is exact for f16 values.
     for h in [0x0001u16, 0x03ff, 0x0400, 0x3555, 0x7bff, 0x8001, 0xc3ff] {
-        v.push(c(
-            "CVT.F16.F32 R2, R0",
-            &format!("R0={:#x}", f16_to_f32(h).to_bits()),
-            &format!("R2={h:#x}"),
-        ));
+        v.push(c("CVT.F16.F32 R2, R0", &format!("R0={:#x}", f16_to_f32(h).to_bits()), &format!("R2={h:#x}")));
     }
     v
 }
@@ -602,42 +487,14 @@ fn convert_cases() -> Vec<Case> {
 fn pack_cases() -> Vec<Case> {
     vec![
         c("PACK.F16X2 R2, R0, R1", "R0=f:1 R1=f:-2", "R2=0xc0003c00"),
-        c(
-            "PACK.F16X2 R2, R0, R1",
-            "R0=0x3f801000 R1=0x3f803000",
-            "R2=0x3c023c00",
-        ),
-        c(
-            "PACK.F16X2 R2, R0, R1",
-            "R0=0x7fc00000 R1=f:1e10",
-            "R2=0x7c007fff",
-        ),
-        c(
-            "PACK.F16X2 R2, R0, R1",
-            "R0=0x33800000 R1=0x80000000",
-            "R2=0x80000001",
-        ),
+        c("PACK.F16X2 R2, R0, R1", "R0=0x3f801000 R1=0x3f803000", "R2=0x3c023c00"),
+        c("PACK.F16X2 R2, R0, R1", "R0=0x7fc00000 R1=f:1e10", "R2=0x7c007fff"),
+        c("PACK.F16X2 R2, R0, R1", "R0=0x33800000 R1=0x80000000", "R2=0x80000001"),
         c("PACK.F16X2 R2, 1.0, 0f40000000", "", "R2=0x40003c00"),
-        c(
-            "PACK.F16X2 R2, -R0, |R1|",
-            "R0=f:1 R1=f:-2",
-            "R2=0x4000bc00",
-        ),
-        c(
-            "PACK.BF16X2 R2, R0, R1",
-            "R0=f:1 R1=0x3f818000",
-            "R2=0x3f823f80",
-        ),
-        c(
-            "PACK.BF16X2 R2, R0, R1",
-            "R0=0x3f808000 R1=0x7f7fffff",
-            "R2=0x7f803f80",
-        ),
-        c(
-            "PACK.BF16X2 R2, R0, R1",
-            "R0=0xffc00000 R1=f:-1",
-            "R2=0xbf807fff",
-        ),
+        c("PACK.F16X2 R2, -R0, |R1|", "R0=f:1 R1=f:-2", "R2=0x4000bc00"),
+        c("PACK.BF16X2 R2, R0, R1", "R0=f:1 R1=0x3f818000", "R2=0x3f823f80"),
+        c("PACK.BF16X2 R2, R0, R1", "R0=0x3f808000 R1=0x7f7fffff", "R2=0x7f803f80"),
+        c("PACK.BF16X2 R2, R0, R1", "R0=0xffc00000 R1=f:-1", "R2=0xbf807fff"),
         c("PACK.BF16X2 R2, -|R0|, 2", "R0=f:3", "R2=0x4000c040"),
     ]
 }
@@ -665,50 +522,18 @@ fn integer_cases() -> Vec<Case> {
         c("IMUL R2, R0, R1", "R0=0x10000 R1=0x10000", "R2=0"),
         c("IMUL R2, R0, R1", "R0=0xffffffff R1=0xffffffff", "R2=1"),
         c("IMUL R2, R0, R1", "R0=-3 R1=7", "R2=-21"),
-        c(
-            "IMUL R2, R0, 0x12345",
-            "R0=0x10001",
-            &format!("R2={:#x}", 0x10001u32.wrapping_mul(0x12345)),
-        ),
-        c(
-            "IMUL.HI.U32 R2, R0, R1",
-            "R0=0xffffffff R1=0xffffffff",
-            "R2=0xfffffffe",
-        ),
-        c(
-            "IMUL.HI.S32 R2, R0, R1",
-            "R0=0xffffffff R1=0xffffffff",
-            "R2=0",
-        ),
-        c(
-            "IMUL.HI.S32 R2, R0, R1",
-            "R0=0x80000000 R1=0x80000000",
-            "R2=0x40000000",
-        ),
-        c(
-            "IMUL.HI.U32 R2, R0, R1",
-            "R0=0x80000000 R1=0x80000000",
-            "R2=0x40000000",
-        ),
+        c("IMUL R2, R0, 0x12345", "R0=0x10001", &format!("R2={:#x}", 0x10001u32.wrapping_mul(0x12345))),
+        c("IMUL.HI.U32 R2, R0, R1", "R0=0xffffffff R1=0xffffffff", "R2=0xfffffffe"),
+        c("IMUL.HI.S32 R2, R0, R1", "R0=0xffffffff R1=0xffffffff", "R2=0"),
+        c("IMUL.HI.S32 R2, R0, R1", "R0=0x80000000 R1=0x80000000", "R2=0x40000000"),
+        c("IMUL.HI.U32 R2, R0, R1", "R0=0x80000000 R1=0x80000000", "R2=0x40000000"),
         c("IMUL.HI.S32 R2, R0, R1", "R0=-1 R1=2", "R2=0xffffffff"),
         c("IMUL.HI.U32 R2, R0, R1", "R0=-1 R1=2", "R2=1"),
-        c(
-            "IMUL.HI.S32 R2, R0, R1",
-            "R0=0x80000000 R1=0x7fffffff",
-            "R2=0xc0000000",
-        ),
-        c(
-            "IMUL.HI.U32 R2, R0, R1",
-            "R0=0x12345678 R1=0x9abcdef0",
-            &format!("R2={:#x}", (0x12345678u64 * 0x9abcdef0u64) >> 32),
-        ),
+        c("IMUL.HI.S32 R2, R0, R1", "R0=0x80000000 R1=0x7fffffff", "R2=0xc0000000"),
+        c("IMUL.HI.U32 R2, R0, R1", "R0=0x12345678 R1=0x9abcdef0", &format!("R2={:#x}", (0x12345678u64 * 0x9abcdef0u64) >> 32)),
         c("IMUL.HI R2, R0, R1", "R0=-1 R1=2", "R2=0xffffffff"),
         c("IMAD R2, R0, R1, R3", "R0=3 R1=4 R3=5", "R2=17"),
-        c(
-            "IMAD R2, R0, R1, R3",
-            "R0=0xffffffff R1=0xffffffff R3=0xffffffff",
-            "R2=0",
-        ),
+        c("IMAD R2, R0, R1, R3", "R0=0xffffffff R1=0xffffffff R3=0xffffffff", "R2=0"),
         c("IMAD R2, R0, R1, R3", "R0=0x10000 R1=0x10000 R3=7", "R2=7"),
         c("IMAD R2, R0, -2, 100", "R0=3", "R2=94"),
         c("IMIN.S32 R2, R0, R1", "R0=-1 R1=1", "R2=-1"),
@@ -717,26 +542,10 @@ fn integer_cases() -> Vec<Case> {
         c("IMAX.S32 R2, R0, R1", "R0=-1 R1=1", "R2=1"),
         c("IMAX.U32 R2, R0, R1", "R0=-1 R1=1", "R2=-1"),
         c("IMAX R2, R0, R1", "R0=-1 R1=1", "R2=1"),
-        c(
-            "IMAX.S32 R2, R0, R1",
-            "R0=0x80000000 R1=0x7fffffff",
-            "R2=0x7fffffff",
-        ),
-        c(
-            "IMIN.S32 R2, R0, R1",
-            "R0=0x80000000 R1=0x7fffffff",
-            "R2=0x80000000",
-        ),
-        c(
-            "IMIN.U32 R2, R0, R1",
-            "R0=0x80000000 R1=0x7fffffff",
-            "R2=0x7fffffff",
-        ),
-        c(
-            "IMAX.U32 R2, R0, R1",
-            "R0=0x80000000 R1=0x7fffffff",
-            "R2=0x80000000",
-        ),
+        c("IMAX.S32 R2, R0, R1", "R0=0x80000000 R1=0x7fffffff", "R2=0x7fffffff"),
+        c("IMIN.S32 R2, R0, R1", "R0=0x80000000 R1=0x7fffffff", "R2=0x80000000"),
+        c("IMIN.U32 R2, R0, R1", "R0=0x80000000 R1=0x7fffffff", "R2=0x7fffffff"),
+        c("IMAX.U32 R2, R0, R1", "R0=0x80000000 R1=0x7fffffff", "R2=0x80000000"),
         c("IMIN.S32 R2, R0, -7", "R0=-8", "R2=-8"),
         c("IABS R2, R0", "R0=-5", "R2=5"),
         c("IABS R2, R0", "R0=7", "R2=7"),
@@ -748,32 +557,16 @@ fn integer_cases() -> Vec<Case> {
         c("LEA R2, R0, R1, 0", "R0=3 R1=100", "R2=103"),
         c("LEA R2, R0, R1, 31", "R0=1 R1=5", "R2=0x80000005"),
         c("LEA R2, R0, R1, R3", "R0=0x80000001 R1=1 R3=1", "R2=3"),
-        c(
-            "LEA R2, R0, R1, R3",
-            "R0=0xffffffff R1=0xffffffff R3=4",
-            "R2=0xffffffef",
-        ),
+        c("LEA R2, R0, R1, R3", "R0=0xffffffff R1=0xffffffff R3=4", "R2=0xffffffef"),
         c("LEA R2, 3, sh2, 2", "", "R2=268"),
     ]
 }
 
 fn logic_cases() -> Vec<Case> {
     let mut v = vec![
-        c(
-            "AND R2, R0, R1",
-            "R0=0xff00ff00 R1=0x0ff00ff0",
-            "R2=0x0f000f00",
-        ),
-        c(
-            "OR R2, R0, R1",
-            "R0=0xff00ff00 R1=0x0ff00ff0",
-            "R2=0xfff0fff0",
-        ),
-        c(
-            "XOR R2, R0, R1",
-            "R0=0xff00ff00 R1=0x0ff00ff0",
-            "R2=0xf0f0f0f0",
-        ),
+        c("AND R2, R0, R1", "R0=0xff00ff00 R1=0x0ff00ff0", "R2=0x0f000f00"),
+        c("OR R2, R0, R1", "R0=0xff00ff00 R1=0x0ff00ff0", "R2=0xfff0fff0"),
+        c("XOR R2, R0, R1", "R0=0xff00ff00 R1=0x0ff00ff0", "R2=0xf0f0f0f0"),
         c("AND R2, R0, 0xf", "R0=0x1234", "R2=4"),
         c("OR R2, R0, -16", "R0=3", "R2=0xfffffff3"),
         c("XOR R2, R0, 0b11", "R0=1", "R2=2"),
@@ -798,11 +591,7 @@ fn logic_cases() -> Vec<Case> {
         for n in [0u32, 1, 31, 32, 33, 0xFFFF_FFFF] {
             let shl = if n >= 32 { 0 } else { a << n };
             let shru = if n >= 32 { 0 } else { a >> n };
-            let shrs = if n >= 32 {
-                ((a as i32) >> 31) as u32
-            } else {
-                ((a as i32) >> n) as u32
-            };
+            let shrs = if n >= 32 { ((a as i32) >> 31) as u32 } else { ((a as i32) >> n) as u32 };
             let ins = format!("R0={a:#x} R1={n:#x}");
             v.push(c("SHL R2, R0, R1", &ins, &format!("R2={shl:#x}")));
             v.push(c("SHR.U32 R2, R0, R1", &ins, &format!("R2={shru:#x}")));
@@ -810,11 +599,7 @@ fn logic_cases() -> Vec<Case> {
         }
     }
     v.push(c("SHL R2, R0, 33", "R0=1", "R2=0"));
-    v.push(c(
-        "SHR.S32 R2, R0, 0xffffffff",
-        "R0=0x80000000",
-        "R2=0xffffffff",
-    ));
+    v.push(c("SHR.S32 R2, R0, 0xffffffff", "R0=0x80000000", "R2=0xffffffff"));
     v.push(c("SHR.U32 R2, R0, 32", "R0=0x80000000", "R2=0"));
     v
 }
@@ -832,24 +617,10 @@ fn isetp_cases() -> Vec<Case> {
     };
     for cmp in cmps {
         for ty in ["", ".S32", ".U32"] {
-            for (a, b) in [
-                (0xFFFF_FFFFu32, 1u32),
-                (1, 1),
-                (1, 0xFFFF_FFFF),
-                (0x8000_0000, 0x7FFF_FFFF),
-                (5, 6),
-            ] {
-                let (x, y) = if ty == ".U32" {
-                    (i64::from(a), i64::from(b))
-                } else {
-                    (i64::from(a as i32), i64::from(b as i32))
-                };
+            for (a, b) in [(0xFFFF_FFFFu32, 1u32), (1, 1), (1, 0xFFFF_FFFF), (0x8000_0000, 0x7FFF_FFFF), (5, 6)] {
+                let (x, y) = if ty == ".U32" { (i64::from(a), i64::from(b)) } else { (i64::from(a as i32), i64::from(b as i32)) };
                 let r = int_cmp(cmp, x, y) as u32;
-                v.push(c(
-                    &format!("ISETP.{cmp}{ty} P0, R0, R1"),
-                    &format!("R0={a:#x} R1={b:#x}"),
-                    &format!("P0={r}"),
-                ));
+                v.push(c(&format!("ISETP.{cmp}{ty} P0, R0, R1"), &format!("R0={a:#x} R1={b:#x}"), &format!("P0={r}")));
             }
         }
     }
@@ -865,16 +636,8 @@ fn isetp_cases() -> Vec<Case> {
                         _ => cmp != qv,
                     } as u32;
                     let qs = if neg { "!P1" } else { "P1" };
-                    v.push(c(
-                        &format!("ISETP.EQ.{bop} P0, R0, R1, {qs}"),
-                        &format!("R0={a} R1={b} P1={q}"),
-                        &format!("P0={r}"),
-                    ));
-                    v.push(c(
-                        &format!("ISETP.EQ.U32.{bop} P0, R0, R1, {qs}"),
-                        &format!("R0={a} R1={b} P1={q}"),
-                        &format!("P0={r}"),
-                    ));
+                    v.push(c(&format!("ISETP.EQ.{bop} P0, R0, R1, {qs}"), &format!("R0={a} R1={b} P1={q}"), &format!("P0={r}")));
+                    v.push(c(&format!("ISETP.EQ.U32.{bop} P0, R0, R1, {qs}"), &format!("R0={a} R1={b} P1={q}"), &format!("P0={r}")));
                 }
             }
         }
@@ -892,9 +655,7 @@ fn isetp_cases() -> Vec<Case> {
     v
 }
 
-const FCMPS: [&str; 14] = [
-    "EQ", "NE", "LT", "LE", "GT", "GE", "EQU", "NEU", "LTU", "LEU", "GTU", "GEU", "NUM", "NAN",
-];
+const FCMPS: [&str; 14] = ["EQ", "NE", "LT", "LE", "GT", "GE", "EQU", "NEU", "LTU", "LEU", "GTU", "GEU", "NUM", "NAN"];
 
 fn fcmp(cmp: &str, a: f64, b: f64) -> bool {
     let un = a.is_nan() || b.is_nan();
@@ -920,35 +681,18 @@ fn fcmp(cmp: &str, a: f64, b: f64) -> bool {
 fn fsetp_cases() -> Vec<Case> {
     let mut v = Vec::new();
     let nan = f32::from_bits(0x7FC0_0000);
-    let pairs = [
-        (1f32, 2f32),
-        (2.0, 1.0),
-        (1.0, 1.0),
-        (nan, 1.0),
-        (1.0, nan),
-        (nan, nan),
-        (-0.0, 0.0),
-        (f32::INFINITY, f32::INFINITY),
-        (f32::NEG_INFINITY, 1.0),
-    ];
+    let pairs =
+        [(1f32, 2f32), (2.0, 1.0), (1.0, 1.0), (nan, 1.0), (1.0, nan), (nan, nan), (-0.0, 0.0), (f32::INFINITY, f32::INFINITY), (f32::NEG_INFINITY, 1.0)];
     for cmp in FCMPS {
         for (a, b) in pairs {
             let r = fcmp(cmp, f64::from(a), f64::from(b)) as u32;
-            v.push(c(
-                &format!("FSETP.{cmp} P0, R0, R1"),
-                &format!("R0={:#x} R1={:#x}", a.to_bits(), b.to_bits()),
-                &format!("P0={r}"),
-            ));
+            v.push(c(&format!("FSETP.{cmp} P0, R0, R1"), &format!("R0={:#x} R1={:#x}", a.to_bits(), b.to_bits()), &format!("P0={r}")));
         }
     }
     for cmp in FCMPS {
         for (a, b) in [(1f64, 2f64), (2.0, 2.0), (f64::NAN, 1.0), (-0.0, 0.0)] {
             let r = fcmp(cmp, a, b) as u32;
-            v.push(c(
-                &format!("DSETP.{cmp} P0, R0, R2"),
-                &format!("R0=q:{:#x} R2=q:{:#x}", a.to_bits(), b.to_bits()),
-                &format!("P0={r}"),
-            ));
+            v.push(c(&format!("DSETP.{cmp} P0, R0, R2"), &format!("R0=q:{:#x} R2=q:{:#x}", a.to_bits(), b.to_bits()), &format!("P0={r}")));
         }
     }
     for bop in ["AND", "OR", "XOR"] {
@@ -964,11 +708,7 @@ fn fsetp_cases() -> Vec<Case> {
                     } as u32;
                     let qs = if neg { "!P2" } else { "P2" };
                     let ins = format!("R0={:#x} R1={:#x} P2={q}", a.to_bits(), b.to_bits());
-                    v.push(c(
-                        &format!("FSETP.LT.{bop} P0, R0, R1, {qs}"),
-                        &ins,
-                        &format!("P0={r}"),
-                    ));
+                    v.push(c(&format!("FSETP.LT.{bop} P0, R0, R1, {qs}"), &ins, &format!("P0={r}")));
                 }
                 let qv = (q == 1) != neg;
                 let cmp = true; // 1 < 2 in f64
@@ -978,11 +718,7 @@ fn fsetp_cases() -> Vec<Case> {
                     _ => cmp != qv,
                 } as u32;
                 let qs = if neg { "!P2" } else { "P2" };
-                v.push(c(
-                    &format!("DSETP.LT.{bop} P0, R0, R2, {qs}"),
-                    &format!("R0=d:1 R2=d:2 P2={q}"),
-                    &format!("P0={r}"),
-                ));
+                v.push(c(&format!("DSETP.LT.{bop} P0, R0, R2, {qs}"), &format!("R0=d:1 R2=d:2 P2={q}"), &format!("P0={r}")));
             }
         }
     }
@@ -1002,16 +738,8 @@ fn fsetp_cases() -> Vec<Case> {
         c("DSETP.LT P0, -R0, R2", "R0=d:1 R2=d:0", "P0=1"),
         c("DSETP.GT P0, |R0|, R2", "R0=d:-3 R2=d:2", "P0=1"),
         c("DSETP.LT P0, -|R0|, R2", "R0=d:3 R2=d:-2", "P0=1"),
-        c(
-            "DSETP.EQ P0, R0, R2",
-            "R0=q:0x0000000000000001 R2=d:0",
-            "P0=0",
-        ),
-        c(
-            "DSETP.LT P0, R0, R2",
-            "R0=q:0x3ff0000000000000 R2=q:0x3ff0000000000001",
-            "P0=1",
-        ),
+        c("DSETP.EQ P0, R0, R2", "R0=q:0x0000000000000001 R2=d:0", "P0=0"),
+        c("DSETP.LT P0, R0, R2", "R0=q:0x3ff0000000000000 R2=q:0x3ff0000000000001", "P0=1"),
     ]);
     v
 }
@@ -1034,56 +762,24 @@ fn f32_cases() -> Vec<Case> {
     let tiny = f32::from_bits(1);
     let mut v = vec![
         c("FADD R2, R0, R1", "R0=f:1 R1=f:2", "R2=f:3"),
-        c(
-            "FADD R2, R0, R1",
-            "R0=f:0.1 R1=f:0.2",
-            &format!("R2={}", hex(0.1f32 + 0.2f32)),
-        ),
+        c("FADD R2, R0, R1", "R0=f:0.1 R1=f:0.2", &format!("R2={}", hex(0.1f32 + 0.2f32))),
         c("FADD R2, R0, R1", "R0=f:inf R1=f:-inf", "R2=0x7fffffff"),
         c("FADD R2, R0, R1", "R0=0x7fc00001 R1=f:1", "R2=0x7fffffff"),
         c("FADD R2, R0, R1", "R0=f:1 R1=0xff800001", "R2=0x7fffffff"),
         c("FADD R2, R0, R1", "R0=0x7f7fffff R1=0x7f7fffff", "R2=f:inf"),
-        c(
-            "FADD R2, R0, R1",
-            "R0=0x00000001 R1=0x00000001",
-            "R2=0x00000002",
-        ),
-        c(
-            "FADD R2, R0, R1",
-            "R0=0x80000000 R1=0x80000000",
-            "R2=0x80000000",
-        ),
+        c("FADD R2, R0, R1", "R0=0x00000001 R1=0x00000001", "R2=0x00000002"),
+        c("FADD R2, R0, R1", "R0=0x80000000 R1=0x80000000", "R2=0x80000000"),
         c("FADD R2, R0, R1", "R0=0 R1=0x80000000", "R2=0"),
         c("FADD R2, R0, R1", "R0=f:5 R1=f:-5", "R2=0"),
         c("FADD R2, R0, R1", "R0=f:1 R1=0x33800000", "R2=f:1"), // 1 + 2^-24: tie to even
-        c(
-            "FADD R2, R0, R1",
-            "R0=0x3f800001 R1=0x33800000",
-            "R2=0x3f800002",
-        ),
+        c("FADD R2, R0, R1", "R0=0x3f800001 R1=0x33800000", "R2=0x3f800002"),
         c("FADD.FTZ R2, R0, R1", "R0=0x00000001 R1=0x00000001", "R2=0"),
         c("FADD.FTZ R2, R0, R1", "R0=0x00000001 R1=0", "R2=0"),
-        c(
-            "FADD.FTZ R2, R0, R1",
-            "R0=0x80000001 R1=0x80000000",
-            "R2=0x80000000",
-        ),
-        c(
-            "FADD.FTZ R2, R0, R1",
-            "R0=0x00800000 R1=0x80000001",
-            "R2=0x00800000",
-        ),
+        c("FADD.FTZ R2, R0, R1", "R0=0x80000001 R1=0x80000000", "R2=0x80000000"),
+        c("FADD.FTZ R2, R0, R1", "R0=0x00800000 R1=0x80000001", "R2=0x00800000"),
         c("FADD.FTZ R2, R0, R1", "R0=0x00800001 R1=0x80800000", "R2=0"), // result 2^-149 flushed
-        c(
-            "FADD R2, R0, R1",
-            "R0=0x00800001 R1=0x80800000",
-            "R2=0x00000001",
-        ),
-        c(
-            "FADD.FTZ R2, R0, R1",
-            "R0=0x80800001 R1=0x00800000",
-            "R2=0x80000000",
-        ),
+        c("FADD R2, R0, R1", "R0=0x00800001 R1=0x80800000", "R2=0x00000001"),
+        c("FADD.FTZ R2, R0, R1", "R0=0x80800001 R1=0x00800000", "R2=0x80000000"),
         c("FADD.SAT R2, R0, R1", "R0=f:0.5 R1=f:0.25", "R2=f:0.75"),
         c("FADD.SAT R2, R0, R1", "R0=f:1 R1=f:1", "R2=f:1"),
         c("FADD.SAT R2, R0, R1", "R0=f:-1 R1=f:0.5", "R2=0"),
@@ -1093,20 +789,12 @@ fn f32_cases() -> Vec<Case> {
         c("FADD.SAT R2, R0, R1", "R0=f:inf R1=f:1", "R2=f:1"),
         c("FADD.SAT R2, R0, R1", "R0=f:-inf R1=f:1", "R2=0"),
         c("FADD.SAT R2, R0, R1", "R0=f:1 R1=0x33800001", "R2=f:1"),
-        c(
-            "FADD.FTZ.SAT R2, R0, R1",
-            "R0=0x00000001 R1=0x00000001",
-            "R2=0",
-        ),
+        c("FADD.FTZ.SAT R2, R0, R1", "R0=0x00000001 R1=0x00000001", "R2=0"),
         c("FADD.FTZ.SAT R2, R0, R1", "R0=f:0.5 R1=f:2", "R2=f:1"),
         c("FADD R2, R0, 0f3F800000", "R0=f:1", "R2=f:2"),
         c("FADD R2, R0, 1.5", "R0=f:1", "R2=f:2.5"),
         c("FADD R2, R0, -2", "R0=f:1", "R2=f:-1"),
-        c(
-            "FADD R2, R0, -2.5e-3",
-            "R0=f:0",
-            &format!("R2={}", hex(-2.5e-3)),
-        ),
+        c("FADD R2, R0, -2.5e-3", "R0=f:0", &format!("R2={}", hex(-2.5e-3))),
         c("FADD R2, R0, inf", "R0=f:1", "R2=f:inf"),
         c("FADD R2, R0, -inf", "R0=f:1", "R2=f:-inf"),
         c("FADD R2, R0, nan", "R0=f:1", "R2=0x7fffffff"),
@@ -1123,11 +811,7 @@ fn f32_cases() -> Vec<Case> {
         c("FMUL R2, R0, R1", "R0=f:1e30 R1=f:1e30", "R2=f:inf"),
         c("FMUL R2, R0, R1", "R0=0x00800000 R1=f:0.5", "R2=0x00400000"),
         c("FMUL.FTZ R2, R0, R1", "R0=0x00800000 R1=f:0.5", "R2=0"),
-        c(
-            "FMUL.FTZ R2, R0, R1",
-            "R0=0x80800000 R1=f:0.5",
-            "R2=0x80000000",
-        ),
+        c("FMUL.FTZ R2, R0, R1", "R0=0x80800000 R1=f:0.5", "R2=0x80000000"),
         c("FMUL.FTZ R2, R0, R1", "R0=0x00400000 R1=f:4", "R2=0"),
         c("FMUL R2, R0, R1", "R0=0x00400000 R1=f:4", "R2=0x01000000"),
         c("FMUL.SAT R2, R0, R1", "R0=f:0.5 R1=f:3", "R2=f:1"),
@@ -1139,87 +823,27 @@ fn f32_cases() -> Vec<Case> {
         c("FMUL R2, -R0, -R1", "R0=f:2 R1=f:3", "R2=f:6"),
         c("FMUL R2, R0, 0.5", "R0=f:3", "R2=f:1.5"),
         // FFMA: one rounding. (1+2^-23)^2 - (1+2^-22) = 2^-46 exactly; FMUL+FADD gives 0.
-        c(
-            "FFMA R3, R0, R1, R2",
-            "R0=0x3f800001 R1=0x3f800001 R2=0xbf800002",
-            "R3=0x28800000",
-        ),
+        c("FFMA R3, R0, R1, R2", "R0=0x3f800001 R1=0x3f800001 R2=0xbf800002", "R3=0x28800000"),
         c("FFMA R3, R0, R1, R2", "R0=f:2 R1=f:3 R2=f:4", "R3=f:10"),
-        c(
-            "FFMA R3, R0, R1, R2",
-            "R0=f:inf R1=f:0 R2=f:1",
-            "R3=0x7fffffff",
-        ),
-        c(
-            "FFMA R3, R0, R1, R2",
-            "R0=f:inf R1=f:1 R2=f:-inf",
-            "R3=0x7fffffff",
-        ),
-        c(
-            "FFMA R3, R0, R1, R2",
-            "R0=f:1 R1=f:1 R2=0x7fa00000",
-            "R3=0x7fffffff",
-        ),
-        c(
-            "FFMA R3, R0, R1, R2",
-            "R0=f:1e30 R1=f:1e30 R2=f:-inf",
-            "R3=f:-inf",
-        ),
-        c(
-            "FFMA R3, R0, R1, R2",
-            "R0=f:-0 R1=f:1 R2=f:-0",
-            "R3=0x80000000",
-        ),
+        c("FFMA R3, R0, R1, R2", "R0=f:inf R1=f:0 R2=f:1", "R3=0x7fffffff"),
+        c("FFMA R3, R0, R1, R2", "R0=f:inf R1=f:1 R2=f:-inf", "R3=0x7fffffff"),
+        c("FFMA R3, R0, R1, R2", "R0=f:1 R1=f:1 R2=0x7fa00000", "R3=0x7fffffff"),
+        c("FFMA R3, R0, R1, R2", "R0=f:1e30 R1=f:1e30 R2=f:-inf", "R3=f:-inf"),
+        c("FFMA R3, R0, R1, R2", "R0=f:-0 R1=f:1 R2=f:-0", "R3=0x80000000"),
         c("FFMA R3, R0, R1, R2", "R0=f:-0 R1=f:1 R2=f:0", "R3=0"),
-        c(
-            "FFMA R3, R0, R1, R2",
-            "R0=0x0d800000 R1=0x31000000 R2=0",
-            "R3=0x00100000",
-        ), // 2^-100 * 2^-29 = 2^-129
-        c(
-            "FFMA.FTZ R3, R0, R1, R2",
-            "R0=0x0d800000 R1=0x31000000 R2=0",
-            "R3=0",
-        ),
-        c(
-            "FFMA.FTZ R3, R0, R1, R2",
-            "R0=f:1 R1=f:1 R2=0x00000001",
-            "R3=f:1",
-        ),
-        c(
-            "FFMA.FTZ R3, R0, R1, R2",
-            "R0=0x00000001 R1=f:1e30 R2=f:0",
-            "R3=0",
-        ),
-        c(
-            "FFMA R3, R0, R1, R2",
-            "R0=0x00000001 R1=f:1e30 R2=f:0",
-            &format!("R3={}", hex(tiny.mul_add(1e30, 0.0))),
-        ),
-        c(
-            "FFMA.FTZ R3, R0, R1, R2",
-            "R0=0x80000001 R1=f:1 R2=0x80000000",
-            "R3=0x80000000",
-        ),
-        c(
-            "FFMA.SAT R3, R0, R1, R2",
-            "R0=f:0.5 R1=f:0.5 R2=f:0.25",
-            "R3=f:0.5",
-        ),
+        c("FFMA R3, R0, R1, R2", "R0=0x0d800000 R1=0x31000000 R2=0", "R3=0x00100000"), // 2^-100 * 2^-29 = 2^-129
+        c("FFMA.FTZ R3, R0, R1, R2", "R0=0x0d800000 R1=0x31000000 R2=0", "R3=0"),
+        c("FFMA.FTZ R3, R0, R1, R2", "R0=f:1 R1=f:1 R2=0x00000001", "R3=f:1"),
+        c("FFMA.FTZ R3, R0, R1, R2", "R0=0x00000001 R1=f:1e30 R2=f:0", "R3=0"),
+        c("FFMA R3, R0, R1, R2", "R0=0x00000001 R1=f:1e30 R2=f:0", &format!("R3={}", hex(tiny.mul_add(1e30, 0.0)))),
+        c("FFMA.FTZ R3, R0, R1, R2", "R0=0x80000001 R1=f:1 R2=0x80000000", "R3=0x80000000"),
+        c("FFMA.SAT R3, R0, R1, R2", "R0=f:0.5 R1=f:0.5 R2=f:0.25", "R3=f:0.5"),
         c("FFMA.SAT R3, R0, R1, R2", "R0=f:2 R1=f:2 R2=f:-1", "R3=f:1"),
         c("FFMA.SAT R3, R0, R1, R2", "R0=f:2 R1=f:-2 R2=f:1", "R3=0"),
         c("FFMA.SAT R3, R0, R1, R2", "R0=f:inf R1=f:0 R2=f:1", "R3=0"),
         c("FFMA.SAT R3, R0, R1, R2", "R0=f:-0 R1=f:1 R2=f:-0", "R3=0"),
-        c(
-            "FFMA.FTZ.SAT R3, R0, R1, R2",
-            "R0=0x00000001 R1=f:1e30 R2=f:0.5",
-            "R3=f:0.5",
-        ),
-        c(
-            "FFMA R3, -R0, |R1|, -|R2|",
-            "R0=f:2 R1=f:-3 R2=f:4",
-            "R3=f:-10",
-        ),
+        c("FFMA.FTZ.SAT R3, R0, R1, R2", "R0=0x00000001 R1=f:1e30 R2=f:0.5", "R3=f:0.5"),
+        c("FFMA R3, -R0, |R1|, -|R2|", "R0=f:2 R1=f:-3 R2=f:4", "R3=f:-10"),
         c("FFMA R3, R0, 2.0, 0f3F800000", "R0=f:3", "R3=f:7"),
         c("FFMA R3, R0, R0, R0", "R0=f:3", "R3=f:12"),
         // FMIN / FMAX: the non-NaN operand; -0 below +0; canonical NaN when both are NaN.
@@ -1229,36 +853,20 @@ fn f32_cases() -> Vec<Case> {
         c("FMIN R2, R0, R1", "R0=f:1 R1=0xffc00001", "R2=f:1"),
         c("FMAX R2, R0, R1", "R0=0x7fc00000 R1=f:-1", "R2=f:-1"),
         c("FMAX R2, R0, R1", "R0=f:-1 R1=0x7f800001", "R2=f:-1"),
-        c(
-            "FMIN R2, R0, R1",
-            "R0=0x7fc00000 R1=0x7fc00001",
-            "R2=0x7fffffff",
-        ),
-        c(
-            "FMAX R2, R0, R1",
-            "R0=0xffc00000 R1=0x7fc00001",
-            "R2=0x7fffffff",
-        ),
+        c("FMIN R2, R0, R1", "R0=0x7fc00000 R1=0x7fc00001", "R2=0x7fffffff"),
+        c("FMAX R2, R0, R1", "R0=0xffc00000 R1=0x7fc00001", "R2=0x7fffffff"),
         c("FMIN R2, R0, R1", "R0=0x80000000 R1=0", "R2=0x80000000"),
         c("FMIN R2, R0, R1", "R0=0 R1=0x80000000", "R2=0x80000000"),
         c("FMAX R2, R0, R1", "R0=0x80000000 R1=0", "R2=0"),
         c("FMAX R2, R0, R1", "R0=0 R1=0x80000000", "R2=0"),
         c("FMIN R2, R0, R1", "R0=f:-inf R1=f:inf", "R2=f:-inf"),
         c("FMAX R2, R0, R1", "R0=f:-inf R1=f:inf", "R2=f:inf"),
-        c(
-            "FMIN R2, R0, R1",
-            "R0=0x00000001 R1=0x00000002",
-            "R2=0x00000001",
-        ),
+        c("FMIN R2, R0, R1", "R0=0x00000001 R1=0x00000002", "R2=0x00000001"),
         c("FMIN.FTZ R2, R0, R1", "R0=0x00000001 R1=0x00000002", "R2=0"),
         c("FMIN.FTZ R2, R0, R1", "R0=0x80000001 R1=0", "R2=0x80000000"),
         c("FMAX.FTZ R2, R0, R1", "R0=0x80000001 R1=0", "R2=0"),
         c("FMAX.FTZ R2, R0, R1", "R0=0x00000001 R1=0x80000000", "R2=0"),
-        c(
-            "FMAX.FTZ R2, R0, R1",
-            "R0=0x80000001 R1=0x80000002",
-            "R2=0x80000000",
-        ),
+        c("FMAX.FTZ R2, R0, R1", "R0=0x80000001 R1=0x80000002", "R2=0x80000000"),
         c("FMIN R2, -R0, R1", "R0=f:5 R1=f:1", "R2=f:-5"),
         c("FMAX R2, |R0|, R1", "R0=f:-5 R1=f:1", "R2=f:5"),
         c("FMAX R2, -|R0|, -0.5", "R0=f:5", "R2=f:-0.5"),
@@ -1271,26 +879,10 @@ fn f32_cases() -> Vec<Case> {
         for &b in &vals {
             let ins = format!("R0={} R1={} R2={}", hex(a), hex(b), hex(-a));
             let canon = |x: f32| if x.is_nan() { CANON } else { x.to_bits() };
-            v.push(c(
-                "FADD R3, R0, R1",
-                &ins,
-                &format!("R3={:#x}", canon(a + b)),
-            ));
-            v.push(c(
-                "FMUL R3, R0, R1",
-                &ins,
-                &format!("R3={:#x}", canon(a * b)),
-            ));
-            v.push(c(
-                "FFMA R3, R0, R1, R2",
-                &ins,
-                &format!("R3={:#x}", canon(a.mul_add(b, -a))),
-            ));
-            v.push(c(
-                "FFMA.SAT R3, R0, R1, R2",
-                &ins,
-                &format!("R3={:#x}", sat(a.mul_add(b, -a)).to_bits()),
-            ));
+            v.push(c("FADD R3, R0, R1", &ins, &format!("R3={:#x}", canon(a + b))));
+            v.push(c("FMUL R3, R0, R1", &ins, &format!("R3={:#x}", canon(a * b))));
+            v.push(c("FFMA R3, R0, R1, R2", &ins, &format!("R3={:#x}", canon(a.mul_add(b, -a)))));
+            v.push(c("FFMA.SAT R3, R0, R1, R2", &ins, &format!("R3={:#x}", sat(a.mul_add(b, -a)).to_bits())));
         }
     }
     v
@@ -1299,11 +891,7 @@ fn f32_cases() -> Vec<Case> {
 fn mufu_cases() -> Vec<Case> {
     let r = |x: f64| {
         let y = x as f32;
-        if y.is_nan() {
-            CANON
-        } else {
-            y.to_bits()
-        }
+        if y.is_nan() { CANON } else { y.to_bits() }
     };
     let mut v = vec![
         c("MUFU.TANH R2, R0", "R0=f:-0", "R2=0x80000000"),
@@ -1354,28 +942,12 @@ fn mufu_cases() -> Vec<Case> {
         let d = f64::from(x);
         let ins = format!("R0={}", hex(x));
         v.push(c("MUFU.RCP R2, R0", &ins, &format!("R2={:#x}", r(1.0 / d))));
-        v.push(c(
-            "MUFU.RSQ R2, R0",
-            &ins,
-            &format!("R2={:#x}", r(1.0 / d.sqrt())),
-        ));
-        v.push(c(
-            "MUFU.SQRT R2, R0",
-            &ins,
-            &format!("R2={:#x}", r(d.sqrt())),
-        ));
+        v.push(c("MUFU.RSQ R2, R0", &ins, &format!("R2={:#x}", r(1.0 / d.sqrt()))));
+        v.push(c("MUFU.SQRT R2, R0", &ins, &format!("R2={:#x}", r(d.sqrt()))));
         v.push(c("MUFU.SIN R2, R0", &ins, &format!("R2={:#x}", r(d.sin()))));
         v.push(c("MUFU.COS R2, R0", &ins, &format!("R2={:#x}", r(d.cos()))));
-        v.push(c(
-            "MUFU.EX2 R2, R0",
-            &ins,
-            &format!("R2={:#x}", r(d.exp2())),
-        ));
-        v.push(c(
-            "MUFU.LG2 R2, R0",
-            &ins,
-            &format!("R2={:#x}", r(d.log2())),
-        ));
+        v.push(c("MUFU.EX2 R2, R0", &ins, &format!("R2={:#x}", r(d.exp2()))));
+        v.push(c("MUFU.LG2 R2, R0", &ins, &format!("R2={:#x}", r(d.log2()))));
     }
     v
 }
@@ -1554,36 +1126,12 @@ fn f64_cases() -> Vec<Case> {
         c("DRND.RZ R4, R0", "R0=d:-7.9", "R4=d:-7"),
         c("DRND.RZ R4, R0", "R0=q:0x7ff0000000000001", "R4=q:0x7fffffffffffffff"),
         c("DADD R4, R0, R2", "R0=d:1.5 R2=d:2.25", "R4=d:3.75"),
-        c(
-            "DADD R4, R0, R2",
-            "R0=d:0.1 R2=d:0.2",
-            &format!("R4={}", q(0.1 + 0.2)),
-        ),
-        c(
-            "DADD R4, R0, R2",
-            "R0=q:0x7ff8000000000001 R2=d:1",
-            "R4=q:0x7fffffffffffffff",
-        ),
-        c(
-            "DADD R4, R0, R2",
-            "R0=d:inf R2=d:-inf",
-            "R4=q:0x7fffffffffffffff",
-        ),
-        c(
-            "DADD R4, R0, R2",
-            "R0=d:-0 R2=d:-0",
-            "R4=q:0x8000000000000000",
-        ),
-        c(
-            "DADD R4, R0, R2",
-            "R0=q:0x0000000000000001 R2=q:0x0000000000000001",
-            "R4=q:0x0000000000000002",
-        ),
-        c(
-            "DADD R4, R0, R2",
-            "R0=q:0x7fefffffffffffff R2=q:0x7fefffffffffffff",
-            "R4=d:inf",
-        ),
+        c("DADD R4, R0, R2", "R0=d:0.1 R2=d:0.2", &format!("R4={}", q(0.1 + 0.2))),
+        c("DADD R4, R0, R2", "R0=q:0x7ff8000000000001 R2=d:1", "R4=q:0x7fffffffffffffff"),
+        c("DADD R4, R0, R2", "R0=d:inf R2=d:-inf", "R4=q:0x7fffffffffffffff"),
+        c("DADD R4, R0, R2", "R0=d:-0 R2=d:-0", "R4=q:0x8000000000000000"),
+        c("DADD R4, R0, R2", "R0=q:0x0000000000000001 R2=q:0x0000000000000001", "R4=q:0x0000000000000002"),
+        c("DADD R4, R0, R2", "R0=q:0x7fefffffffffffff R2=q:0x7fefffffffffffff", "R4=d:inf"),
         c("DADD R4, R0, 0d3FF0000000000000", "R0=d:1", "R4=d:2"),
         c("DADD R4, R0, 1.5", "R0=d:1", "R4=d:2.5"),
         c("DADD R4, R0, -2", "R0=d:1", "R4=d:-1"),
@@ -1609,34 +1157,13 @@ fn f64_cases() -> Vec<Case> {
         c("DMAX R4, R0, R2", "R0=d:-0 R2=d:0", "R4=q:0x0"),
         c("DMAX R4, R0, R2", "R0=q:0x7ff8000000000000 R2=d:3", "R4=d:3"),
         c("DMIN R4, R0, R2", "R0=q:0x7ff8000000000000 R2=q:0xfff0000000000001", "R4=q:0x7fffffffffffffff"),
-        c(
-            "DMUL R4, R0, R2",
-            "R0=d:0 R2=d:inf",
-            "R4=q:0x7fffffffffffffff",
-        ),
+        c("DMUL R4, R0, R2", "R0=d:0 R2=d:inf", "R4=q:0x7fffffffffffffff"),
         c("DMUL R4, R0, R2", "R0=d:1e200 R2=d:1e200", "R4=d:inf"),
-        c(
-            "DMUL R4, R0, R2",
-            "R0=d:0.1 R2=d:3",
-            &format!("R4={}", q(0.1 * 3.0)),
-        ),
+        c("DMUL R4, R0, R2", "R0=d:0.1 R2=d:3", &format!("R4={}", q(0.1 * 3.0))),
         c("DMUL R4, R0, 0d4000000000000000", "R0=d:-1.5", "R4=d:-3"),
         c("DFMA R6, R0, R2, R4", "R0=d:2 R2=d:3 R4=d:4", "R6=d:10"),
-        c(
-            "DFMA R6, R0, R2, R4",
-            &format!(
-                "R0={} R2={} R4={}",
-                q(a),
-                q(a),
-                q(-(1.0 + 2.0 * f64::EPSILON))
-            ),
-            "R6=d:4.930380657631324e-32",
-        ),
-        c(
-            "DFMA R6, R0, R2, R4",
-            "R0=d:inf R2=d:0 R4=d:1",
-            "R6=q:0x7fffffffffffffff",
-        ),
+        c("DFMA R6, R0, R2, R4", &format!("R0={} R2={} R4={}", q(a), q(a), q(-(1.0 + 2.0 * f64::EPSILON))), "R6=d:4.930380657631324e-32"),
+        c("DFMA R6, R0, R2, R4", "R0=d:inf R2=d:0 R4=d:1", "R6=q:0x7fffffffffffffff"),
         c("DFMA R6, -R0, R2, |R4|", "R0=d:2 R2=d:3 R4=d:-4", "R6=d:-2"),
         c("DFMA R6, R0, 0.5, 0d3FF0000000000000", "R0=d:4", "R6=d:3"),
         c("MOV R4, 0d7FF0000000000000", "", "R4=d:inf"),
@@ -1670,25 +1197,15 @@ fn memory_cases() -> Vec<Case> {
         c("LD.GLOBAL.V4.B32 R4, [R250+16]", "", "R4=0x11111111 R5=0x22222222 R6=0x33333333 R7=0x44444444"),
         c("LD.GLOBAL.U32 R2, [R1-4]", "", "R2=0x11111111").setup("IADD R1, R250, 20"),
         c("LD.GLOBAL.U32 R1, [R1]", "", "R1=0x7f80ff01").setup("IADD R1, R250, 4"),
-        Case::new("LD.GLOBAL.U32 R2, [R1+32]")
-            .setup("S2R R9, SR_LANEID\nLEA R1, R9, R250, 2")
-            .out(Loc::R(2), lanes(|l| gin_words()[8 + l as usize])),
+        Case::new("LD.GLOBAL.U32 R2, [R1+32]").setup("S2R R9, SR_LANEID\nLEA R1, R9, R250, 2").out(Loc::R(2), lanes(|l| gin_words()[8 + l as usize])),
         // A guarded-off lane does not access memory: no fault from address 0.
         c("@P0 LD.GLOBAL.U32 R2, [R0]", "R0=0 R2=3 P0=0", "R2=3"),
         c("@!PT ST.GLOBAL.U32 [RZ], R0", "R0=1", "R0=1"),
         // GLOBAL stores into `gout` (R249), read back as a word.
-        c("ST.GLOBAL.U8 [R249+1], R0", "R0=0x12345678 R1=0xaaaaaaaa", "R5=0xaaaa78aa")
-            .setup("ST.GLOBAL.B32 [R249], R1")
-            .post("LD.GLOBAL.B32 R5, [R249]"),
-        c("ST.GLOBAL.S8 [R249+3], R0", "R0=0x12345680 R1=0xaaaaaaaa", "R5=0x80aaaaaa")
-            .setup("ST.GLOBAL.B32 [R249], R1")
-            .post("LD.GLOBAL.B32 R5, [R249]"),
-        c("ST.GLOBAL.U16 [R249+2], R0", "R0=0x12345678 R1=0xaaaaaaaa", "R5=0x5678aaaa")
-            .setup("ST.GLOBAL.B32 [R249], R1")
-            .post("LD.GLOBAL.B32 R5, [R249]"),
-        c("ST.GLOBAL.S16 [R249], R0", "R0=0x1234fedc R1=0xaaaaaaaa", "R5=0xaaaafedc")
-            .setup("ST.GLOBAL.B32 [R249], R1")
-            .post("LD.GLOBAL.B32 R5, [R249]"),
+        c("ST.GLOBAL.U8 [R249+1], R0", "R0=0x12345678 R1=0xaaaaaaaa", "R5=0xaaaa78aa").setup("ST.GLOBAL.B32 [R249], R1").post("LD.GLOBAL.B32 R5, [R249]"),
+        c("ST.GLOBAL.S8 [R249+3], R0", "R0=0x12345680 R1=0xaaaaaaaa", "R5=0x80aaaaaa").setup("ST.GLOBAL.B32 [R249], R1").post("LD.GLOBAL.B32 R5, [R249]"),
+        c("ST.GLOBAL.U16 [R249+2], R0", "R0=0x12345678 R1=0xaaaaaaaa", "R5=0x5678aaaa").setup("ST.GLOBAL.B32 [R249], R1").post("LD.GLOBAL.B32 R5, [R249]"),
+        c("ST.GLOBAL.S16 [R249], R0", "R0=0x1234fedc R1=0xaaaaaaaa", "R5=0xaaaafedc").setup("ST.GLOBAL.B32 [R249], R1").post("LD.GLOBAL.B32 R5, [R249]"),
         c("ST.GLOBAL.U32 [R249+8], R0", "R0=0x12345678", "R5=0x12345678").post("LD.GLOBAL.U32 R5, [R249+8]"),
         c("ST.GLOBAL.S32 [R249+8], R0", "R0=-9", "R5=-9").post("LD.GLOBAL.S32 R5, [R249+8]"),
         c("ST.GLOBAL.F32 [R249+8], R0", "R0=f:2.5", "R5=f:2.5").post("LD.GLOBAL.F32 R5, [R249+8]"),
@@ -1697,8 +1214,7 @@ fn memory_cases() -> Vec<Case> {
             .post("LD.GLOBAL.U32 R5, [R249+16]\nLD.GLOBAL.U32 R6, [R249+20]"),
         c("ST.GLOBAL.F64 [R249+16], R0", "R0=d:-2.5", "R6=d:-2.5").post("LD.GLOBAL.F64 R6, [R249+16]"),
         c("ST.GLOBAL.V2.B32 [R249+24], R0", "R0=7 R1=8", "R5=7 R6=8").post("LD.GLOBAL.U32 R5, [R249+24]\nLD.GLOBAL.U32 R6, [R249+28]"),
-        c("ST.GLOBAL.V4.B32 [R249+32], R0", "R0=1 R1=2 R2=3 R3=4", "R8=1 R9=2 R10=3 R11=4")
-            .post("LD.GLOBAL.V4.B32 R8, [R249+32]"),
+        c("ST.GLOBAL.V4.B32 [R249+32], R0", "R0=1 R1=2 R2=3 R3=4", "R8=1 R9=2 R10=3 R11=4").post("LD.GLOBAL.V4.B32 R8, [R249+32]"),
         c("ST.GLOBAL.U32 [R1-8], R0", "R0=0x77", "R5=0x77").setup("IADD R1, R249, 48").post("LD.GLOBAL.U32 R5, [R249+40]"),
         c("ST.GLOBAL.U32 [R249+8], RZ", "R5=1", "R5=0").post("LD.GLOBAL.U32 R5, [R249+8]"),
         Case::new("ST.GLOBAL.U32 [R1], R9")
@@ -1724,18 +1240,14 @@ fn memory_cases() -> Vec<Case> {
         c("ST.SHARED.B64 [sh+8], R0", "R0=0xaaaa R1=0xbbbb", "R4=0xaaaa R5=0xbbbb").post("LD.SHARED.B64 R4, [sh+8]"),
         c("ST.SHARED.F64 [sh+8], R0", "R0=d:0.1", "R4=d:0.1 R6=0x9999999a").post("LD.SHARED.F64 R4, [sh+8]\nLD.SHARED.U32 R6, [sh+8]"),
         c("ST.SHARED.V2.B32 [sh+16], R0", "R0=5 R1=6", "R4=5 R5=6").post("LD.SHARED.V2.B32 R4, [sh+16]"),
-        c("ST.SHARED.V4.B32 [sh+32], R0", "R0=1 R1=2 R2=3 R3=4", "R4=1 R5=2 R6=3 R7=4 R8=4")
-            .post("LD.SHARED.V4.B32 R4, [sh+32]\nLD.SHARED.U32 R8, [sh+44]"),
+        c("ST.SHARED.V4.B32 [sh+32], R0", "R0=1 R1=2 R2=3 R3=4", "R4=1 R5=2 R6=3 R7=4 R8=4").post("LD.SHARED.V4.B32 R4, [sh+32]\nLD.SHARED.U32 R8, [sh+44]"),
         c("ST.SHARED.U32 [sh2+12], R0", "R0=0x99", "R5=0x99").post("LD.SHARED.U32 R5, [R1+sh2]").setup("MOV R1, 12"),
         c("LD.SHARED.U32 R2, [sh+100]", "", "R2=0"),
         Case::new("LD.SHARED.U32 R2, [R8+sh]")
             .setup("S2R R9, SR_LANEID\nSHL R1, R9, 2\nST.SHARED.U32 [R1+sh], R9\nIADD R8, R9, 5\nAND R8, R8, 31\nSHL R8, R8, 2")
             .out(Loc::R(2), lanes(|l| (l + 5) % 32)),
         // LOCAL: per thread.
-        Case::new("ST.LOCAL.U32 [0x10], R9")
-            .setup("S2R R9, SR_LANEID")
-            .post("LD.LOCAL.U32 R5, [0x10]")
-            .out(Loc::R(5), lanes(|l| l)),
+        Case::new("ST.LOCAL.U32 [0x10], R9").setup("S2R R9, SR_LANEID").post("LD.LOCAL.U32 R5, [0x10]").out(Loc::R(5), lanes(|l| l)),
         c("ST.LOCAL.U8 [R1+3], R0", "R0=0xff R1=4 R2=0x11223344", "R5=0xff223344 R6=0xffffffff R7=0xff")
             .setup("ST.LOCAL.B32 [R1], R2")
             .post("LD.LOCAL.B32 R5, [R1]\nLD.LOCAL.S8 R6, [R1+3]\nLD.LOCAL.U8 R7, [7]"),
@@ -1785,11 +1297,7 @@ fn atom_apply(op: AOp, m: u32, b: u32) -> u32 {
     match op {
         AOp::Add("F32") => {
             let r = f32::from_bits(m) + f32::from_bits(b);
-            if r.is_nan() {
-                CANON
-            } else {
-                r.to_bits()
-            }
+            if r.is_nan() { CANON } else { r.to_bits() }
         }
         AOp::Add(_) => m.wrapping_add(b),
         AOp::Min(true) => (m as i32).min(b as i32) as u32,
@@ -1807,64 +1315,20 @@ fn atomic_cases() -> Vec<Case> {
     let mut v = Vec::new();
     let perm = |l: u32| (l * 13 + 7) % 32;
     let ops: Vec<(&str, AOp, u32, Lanes)> = vec![
-        (
-            "ADD.U32",
-            AOp::Add("U32"),
-            0xFFFF_0000,
-            lanes(|l| l.wrapping_mul(0x1000_0001)),
-        ),
-        (
-            "ADD.S32",
-            AOp::Add("S32"),
-            5,
-            lanes(|l| ((l as i32 - 16) * 3) as u32),
-        ),
-        (
-            "ADD.F32",
-            AOp::Add("F32"),
-            f32b(1.0),
-            lanes(|l| f32b(0.1 * (l + 1) as f32)),
-        ),
-        (
-            "MIN.U32",
-            AOp::Min(false),
-            0x9000_0000,
-            lanes(|l| perm(l).wrapping_mul(0x0800_0001)),
-        ),
-        (
-            "MIN.S32",
-            AOp::Min(true),
-            0x7000_0000,
-            lanes(|l| ((perm(l) as i32 - 16) * 0x0100_0001) as u32),
-        ),
-        (
-            "MAX.U32",
-            AOp::Max(false),
-            0x0800_0000,
-            lanes(|l| perm(l).wrapping_mul(0x0800_0001)),
-        ),
-        (
-            "MAX.S32",
-            AOp::Max(true),
-            0x8000_0005,
-            lanes(|l| ((perm(l) as i32 - 16) * 0x0100_0001) as u32),
-        ),
+        ("ADD.U32", AOp::Add("U32"), 0xFFFF_0000, lanes(|l| l.wrapping_mul(0x1000_0001))),
+        ("ADD.S32", AOp::Add("S32"), 5, lanes(|l| ((l as i32 - 16) * 3) as u32)),
+        ("ADD.F32", AOp::Add("F32"), f32b(1.0), lanes(|l| f32b(0.1 * (l + 1) as f32))),
+        ("MIN.U32", AOp::Min(false), 0x9000_0000, lanes(|l| perm(l).wrapping_mul(0x0800_0001))),
+        ("MIN.S32", AOp::Min(true), 0x7000_0000, lanes(|l| ((perm(l) as i32 - 16) * 0x0100_0001) as u32)),
+        ("MAX.U32", AOp::Max(false), 0x0800_0000, lanes(|l| perm(l).wrapping_mul(0x0800_0001))),
+        ("MAX.S32", AOp::Max(true), 0x8000_0005, lanes(|l| ((perm(l) as i32 - 16) * 0x0100_0001) as u32)),
         ("EXCH.B32", AOp::Exch, 0xABCD, lanes(|l| 0xE000_0000 | l)),
         ("AND.B32", AOp::And, 0xFFFF_FFFF, lanes(|l| !(1 << l))),
         ("OR.B32", AOp::Or, 0, lanes(|l| 1 << l)),
-        (
-            "XOR.B32",
-            AOp::Xor,
-            0x1234_5678,
-            lanes(|l| 0x8000_0001u32.rotate_left(l % 5)),
-        ),
+        ("XOR.B32", AOp::Xor, 0x1234_5678, lanes(|l| 0x8000_0001u32.rotate_left(l % 5))),
     ];
     for space in ["GLOBAL", "SHARED"] {
-        let (same, base) = if space == "GLOBAL" {
-            ("[R249+64]", "R249")
-        } else {
-            ("[sh+64]", "")
-        };
+        let (same, base) = if space == "GLOBAL" { ("[R249+64]", "R249") } else { ("[sh+64]", "") };
         for (name, op, init, b) in &ops {
             // 32 lanes on one address: lane l sees lanes 0..l-1 applied.
             let mut m = *init;
@@ -1889,11 +1353,7 @@ fn atomic_cases() -> Vec<Case> {
             } else {
                 format!("S2R R9, SR_LANEID\nSHL R1, R9, 2\nST.{space}.B32 [R1+sh], R3")
             };
-            let addr = if space == "GLOBAL" {
-                "[R1+128]"
-            } else {
-                "[R1+sh]"
-            };
+            let addr = if space == "GLOBAL" { "[R1+128]" } else { "[R1+sh]" };
             v.push(
                 Case::new(&format!("ATOM.{space}.{name} R2, {addr}, R0"))
                     .setup(&addr_setup)
@@ -1901,10 +1361,7 @@ fn atomic_cases() -> Vec<Case> {
                     .inp(Loc::R(0), *b)
                     .inp(Loc::R(3), inits)
                     .out(Loc::R(2), inits)
-                    .out(
-                        Loc::R(5),
-                        lanes(|l| atom_apply(*op, inits[l as usize], b[l as usize])),
-                    ),
+                    .out(Loc::R(5), lanes(|l| atom_apply(*op, inits[l as usize], b[l as usize]))),
             );
         }
         // CAS on one address: lanes whose compare value matches the running value swap.
@@ -1973,11 +1430,14 @@ fn atomic_cases() -> Vec<Case> {
             Case::new(&format!("ATOM.{space}.ADD.F32 R2, {same}, 0f80800000"))
                 .setup(&format!("MOV R3, 0f00800001\nST.{space}.B32 {same}, R3"))
                 .post(&format!("LD.{space}.B32 R5, {same}"))
-                .out(Loc::R(2), lanes(|l| match l {
-                    0 => 0x0080_0001,
-                    1 => 0x0000_0000,
-                    _ => f32b(-(l as f32 - 1.0) * f32::MIN_POSITIVE),
-                }))
+                .out(
+                    Loc::R(2),
+                    lanes(|l| match l {
+                        0 => 0x0080_0001,
+                        1 => 0x0000_0000,
+                        _ => f32b(-(l as f32 - 1.0) * f32::MIN_POSITIVE),
+                    }),
+                )
                 .out(Loc::R(5), [f32b(-31.0 * f32::MIN_POSITIVE); 32]),
         );
         v.push(
@@ -2009,20 +1469,7 @@ fn atomic_cases() -> Vec<Case> {
                 .inp(Loc::R(0), lanes(|l| l + 1))
                 .inp(Loc::R(2), [0x77; 32])
                 .inp(Loc::P(0), lanes(|l| l % 2))
-                .out(
-                    Loc::R(2),
-                    lanes(|l| {
-                        if l % 2 == 1 {
-                            if l == 1 {
-                                0
-                            } else {
-                                l - 1
-                            }
-                        } else {
-                            0x77
-                        }
-                    }),
-                )
+                .out(Loc::R(2), lanes(|l| if l % 2 == 1 { if l == 1 { 0 } else { l - 1 } } else { 0x77 }))
                 .out(Loc::R(5), [32; 32]),
         );
     }
@@ -2047,64 +1494,39 @@ fn shfl_src(mode: &str, lane: u32, b: u32, w: u32) -> u32 {
             (j, j <= max_lane)
         }
     };
-    if valid {
-        j as u32
-    } else {
-        lane as u32
-    }
+    if valid { j as u32 } else { lane as u32 }
 }
 
 fn warp_cases() -> Vec<Case> {
     let mut v = Vec::new();
     let a = lanes(|l| 0xA000_0000 | (l * 0x0101));
-    let reg_bs = [
-        lanes(|l| (l * 7 + 3) % 37),
-        lanes(|l| l ^ 0x25),
-        lanes(|l| 0xFFFF_FFFE - l),
-        lanes(|l| 31 - l),
-    ];
+    let reg_bs = [lanes(|l| (l * 7 + 3) % 37), lanes(|l| l ^ 0x25), lanes(|l| 0xFFFF_FFFE - l), lanes(|l| 31 - l)];
     for mode in ["IDX", "UP", "DOWN", "BFLY"] {
         for w in [0u32, 1, 2, 4, 8, 16, 32] {
-            let (ws, wv) = if w == 0 {
-                (String::new(), 32)
-            } else {
-                (format!(", {w}"), w)
-            };
+            let (ws, wv) = if w == 0 { (String::new(), 32) } else { (format!(", {w}"), w) };
             for b in [0u32, 1, 3, 5, 17, 31, 32, 33, 0xFFFF_FFFF] {
-                v.push(
-                    Case::new(&format!("SHFL.{mode} R2, R0, {b}{ws}"))
-                        .inp(Loc::R(0), a)
-                        .out(Loc::R(2), lanes(|l| a[shfl_src(mode, l, b, wv) as usize])),
-                );
+                v.push(Case::new(&format!("SHFL.{mode} R2, R0, {b}{ws}")).inp(Loc::R(0), a).out(Loc::R(2), lanes(|l| a[shfl_src(mode, l, b, wv) as usize])));
             }
             for bs in &reg_bs {
                 v.push(
                     Case::new(&format!("SHFL.{mode} R2, R0, R1{ws}"))
                         .inp(Loc::R(0), a)
                         .inp(Loc::R(1), *bs)
-                        .out(
-                            Loc::R(2),
-                            lanes(|l| a[shfl_src(mode, l, bs[l as usize], wv) as usize]),
-                        ),
+                        .out(Loc::R(2), lanes(|l| a[shfl_src(mode, l, bs[l as usize], wv) as usize])),
                 );
             }
         }
     }
     v.extend([
         // d may be a; guarded-off lanes are still read but not written.
-        Case::new("SHFL.DOWN R0, R0, 1")
-            .inp(Loc::R(0), a)
-            .out(Loc::R(0), lanes(|l| a[(l + 1).min(31) as usize])),
+        Case::new("SHFL.DOWN R0, R0, 1").inp(Loc::R(0), a).out(Loc::R(0), lanes(|l| a[(l + 1).min(31) as usize])),
         Case::new("@P0 SHFL.IDX R2, R0, 0")
             .inp(Loc::R(0), a)
             .inp(Loc::R(2), [0x77; 32])
             .inp(Loc::P(0), lanes(|l| l % 2))
             .out(Loc::R(2), lanes(|l| if l % 2 == 1 { a[0] } else { 0x77 })),
         Case::new("SHFL.BFLY R2, RZ, 1").out(Loc::R(2), [0; 32]),
-        Case::new("SHFL.IDX RZ, R0, 3")
-            .inp(Loc::R(0), a)
-            .post("MOV R2, RZ")
-            .out(Loc::R(2), [0; 32]),
+        Case::new("SHFL.IDX RZ, R0, 3").inp(Loc::R(0), a).post("MOV R2, RZ").out(Loc::R(2), [0; 32]),
     ]);
     // REDUX and MATCH: over guard-true lanes only.
     let quarters = lanes(|l| l % 4);
@@ -2153,49 +1575,19 @@ fn warp_cases() -> Vec<Case> {
         c("VOTE.BALLOT R2, PT", "", "R2=0xffffffff"),
         c("VOTE.BALLOT R2, !PT", "", "R2=0"),
         c("VOTE.BALLOT RZ, PT", "", "R2=0").post("MOV R2, RZ"),
-        Case::new("VOTE.ALL P1, P0")
-            .inp(Loc::P(0), pat)
-            .out(Loc::P(1), [0; 32]),
-        Case::new("VOTE.ANY P1, P0")
-            .inp(Loc::P(0), pat)
-            .out(Loc::P(1), [1; 32]),
-        Case::new("VOTE.ALL P1, !P0")
-            .inp(Loc::P(0), pat)
-            .out(Loc::P(1), [0; 32]),
-        Case::new("VOTE.ANY P6, !P0")
-            .inp(Loc::P(0), pat)
-            .out(Loc::P(6), [1; 32]),
-        Case::new("VOTE.BALLOT R2, P0")
-            .inp(Loc::P(0), pat)
-            .out(Loc::R(2), [pat_mask; 32]),
-        Case::new("VOTE.BALLOT R2, !P0")
-            .inp(Loc::P(0), pat)
-            .out(Loc::R(2), [!pat_mask; 32]),
+        Case::new("VOTE.ALL P1, P0").inp(Loc::P(0), pat).out(Loc::P(1), [0; 32]),
+        Case::new("VOTE.ANY P1, P0").inp(Loc::P(0), pat).out(Loc::P(1), [1; 32]),
+        Case::new("VOTE.ALL P1, !P0").inp(Loc::P(0), pat).out(Loc::P(1), [0; 32]),
+        Case::new("VOTE.ANY P6, !P0").inp(Loc::P(0), pat).out(Loc::P(6), [1; 32]),
+        Case::new("VOTE.BALLOT R2, P0").inp(Loc::P(0), pat).out(Loc::R(2), [pat_mask; 32]),
+        Case::new("VOTE.BALLOT R2, !P0").inp(Loc::P(0), pat).out(Loc::R(2), [!pat_mask; 32]),
         // Guards: guarded-off lanes vote false and keep their destination.
-        Case::new("@P2 VOTE.BALLOT R2, PT")
-            .inp(Loc::P(2), odd)
-            .inp(Loc::R(2), [7; 32])
-            .out(
-                Loc::R(2),
-                lanes(|l| if l % 2 == 1 { 0xAAAA_AAAA } else { 7 }),
-            ),
+        Case::new("@P2 VOTE.BALLOT R2, PT").inp(Loc::P(2), odd).inp(Loc::R(2), [7; 32]).out(Loc::R(2), lanes(|l| if l % 2 == 1 { 0xAAAA_AAAA } else { 7 })),
         // Contract v0.3: guard-false lanes take no part in the vote.
-        Case::new("@P2 VOTE.ALL P1, PT")
-            .inp(Loc::P(2), odd)
-            .inp(Loc::P(1), lanes(|l| u32::from(l % 2 == 0)))
-            .out(Loc::P(1), [1; 32]),
-        Case::new("@P2 VOTE.ANY P1, P0")
-            .inp(Loc::P(2), odd)
-            .inp(Loc::P(0), lanes(|l| u32::from(l == 4)))
-            .out(Loc::P(1), [0; 32]),
-        Case::new("@!P2 VOTE.ANY P1, P0")
-            .inp(Loc::P(2), odd)
-            .inp(Loc::P(1), [1; 32])
-            .inp(Loc::P(0), lanes(|l| u32::from(l == 4)))
-            .out(Loc::P(1), [1; 32]),
-        Case::new("@!P2 VOTE.ALL P1, !P2")
-            .inp(Loc::P(2), odd)
-            .out(Loc::P(1), lanes(|l| u32::from(l % 2 == 0))),
+        Case::new("@P2 VOTE.ALL P1, PT").inp(Loc::P(2), odd).inp(Loc::P(1), lanes(|l| u32::from(l % 2 == 0))).out(Loc::P(1), [1; 32]),
+        Case::new("@P2 VOTE.ANY P1, P0").inp(Loc::P(2), odd).inp(Loc::P(0), lanes(|l| u32::from(l == 4))).out(Loc::P(1), [0; 32]),
+        Case::new("@!P2 VOTE.ANY P1, P0").inp(Loc::P(2), odd).inp(Loc::P(1), [1; 32]).inp(Loc::P(0), lanes(|l| u32::from(l == 4))).out(Loc::P(1), [1; 32]),
+        Case::new("@!P2 VOTE.ALL P1, !P2").inp(Loc::P(2), odd).out(Loc::P(1), lanes(|l| u32::from(l % 2 == 0))),
         c("WARPSYNC", "R2=5", "R2=5"),
         c("@P0 WARPSYNC", "R2=5 P0=0", "R2=5"),
         c("MEMBAR.CTA", "R2=5", "R2=5"),
@@ -2208,10 +1600,7 @@ fn warp_cases() -> Vec<Case> {
         c("@P0 BRA {L}\nMOV R2, 1\n{L}:", "R2=5 P0=0", "R2=1"),
         Case::new("@P0 BRA {L}\nMOV R2, 1\n{L}: IADD R2, R2, 10")
             .inp(Loc::P(0), odd)
-            .out(
-                Loc::R(2),
-                lanes(|l| if l % 2 == 1 { SENTINEL + 2 + 10 } else { 11 }),
-            ),
+            .out(Loc::R(2), lanes(|l| if l % 2 == 1 { SENTINEL + 2 + 10 } else { 11 })),
         Case::new("@!P0 BRA {L}\nSHFL.IDX R2, R9, 3\n{L}: VOTE.BALLOT R3, P0")
             .setup("S2R R9, SR_LANEID")
             .inp(Loc::P(0), [1; 32])
@@ -2420,16 +1809,9 @@ fn warp_collectives_and_control() {
 /// The harness itself: a wrong expectation is reported under both models.
 #[test]
 fn the_harness_reports_mismatches() {
-    let errors = run_table(&[
-        c("IADD R2, R0, R1", "R0=1 R1=2", "R2=4"),
-        c("FSETP.EQ P0, R0, R1", "R0=0 R1=0", "P0=0"),
-    ]);
+    let errors = run_table(&[c("IADD R2, R0, R1", "R0=1 R1=2", "R2=4"), c("FSETP.EQ P0, R0, R1", "R0=0 R1=0", "P0=0")]);
     assert_eq!(errors.len(), 4, "{errors:#?}");
-    assert!(
-        errors[0].contains("expected 0x00000004, got 0x00000003"),
-        "{}",
-        errors[0]
-    );
+    assert!(errors[0].contains("expected 0x00000004, got 0x00000003"), "{}", errors[0]);
 }
 
 /// iced-style: every opcode of the table (except the MMA rows, tested in
@@ -2446,11 +1828,7 @@ fn every_opcode_is_tested() {
             seen.insert(module.kernels[0].code[0].opcode());
         }
     }
-    let missing: Vec<Opcode> = TABLE
-        .iter()
-        .map(|r| r.opcode)
-        .filter(|o| o.info().unit != Unit::Tensor && !seen.contains(o))
-        .collect();
+    let missing: Vec<Opcode> = TABLE.iter().map(|r| r.opcode).filter(|o| o.info().unit != Unit::Tensor && !seen.contains(o)).collect();
     assert!(missing.is_empty(), "opcodes without a case: {missing:?}");
 }
 
@@ -2483,17 +1861,10 @@ fn special_registers_in_a_3d_launch() {
     let nblocks = grid.iter().product::<u32>();
     let nthreads = block.iter().product::<u32>();
     for simt in MODELS {
-        let req = LaunchRequest {
-            args: vec![Arg::new(
-                "out",
-                ArgInit::Zeros(u64::from(nblocks * nthreads * 32)),
-            )],
-            ..LaunchRequest::default()
-        };
+        let req = LaunchRequest { args: vec![Arg::new("out", ArgInit::Zeros(u64::from(nblocks * nthreads * 32)))], ..LaunchRequest::default() };
         let p = prepare(&module.kernels[0], &req).unwrap();
         let opts = options(simt);
-        simt_interp::run(&module.kernels[0], &p.config, &p.memory, &opts, None)
-            .unwrap_or_else(|f| panic!("{}", f.render(&module, false)));
+        simt_interp::run(&module.kernels[0], &p.config, &p.memory, &opts, None).unwrap_or_else(|f| panic!("{}", f.render(&module, false)));
         let out = u32s(&p.buffer("out").unwrap().1);
         for bz in 0..grid[2] {
             for by in 0..grid[1] {
@@ -2505,41 +1876,11 @@ fn special_registers_in_a_3d_launch() {
                                 let t = tx + ty * block[0] + tz * block[0] * block[1];
                                 let row = &out[((b * nthreads + t) * 32) as usize..][..19];
                                 let warp = t / 32;
-                                let ballot = if warp == nthreads / 32 {
-                                    (1u32 << (nthreads % 32)) - 1
-                                } else {
-                                    !0
-                                };
-                                let want = [
-                                    tx,
-                                    ty,
-                                    tz,
-                                    block[0],
-                                    block[1],
-                                    block[2],
-                                    bx,
-                                    by,
-                                    bz,
-                                    grid[0],
-                                    grid[1],
-                                    grid[2],
-                                    t % 32,
-                                    warp,
-                                    b % opts.sms,
-                                    0,
-                                    ballot,
-                                ];
-                                assert_eq!(
-                                    &row[..17],
-                                    &want,
-                                    "{simt:?}: block {b} thread {t} (R0..R14, -, ballot)"
-                                );
-                                assert!(
-                                    row[18] > row[17],
-                                    "{simt:?}: SR_CLOCK must advance: {} then {}",
-                                    row[17],
-                                    row[18]
-                                );
+                                let ballot = if warp == nthreads / 32 { (1u32 << (nthreads % 32)) - 1 } else { !0 };
+                                let want =
+                                    [tx, ty, tz, block[0], block[1], block[2], bx, by, bz, grid[0], grid[1], grid[2], t % 32, warp, b % opts.sms, 0, ballot];
+                                assert_eq!(&row[..17], &want, "{simt:?}: block {b} thread {t} (R0..R14, -, ballot)");
+                                assert!(row[18] > row[17], "{simt:?}: SR_CLOCK must advance: {} then {}", row[17], row[18]);
                             }
                         }
                     }
@@ -2556,24 +1897,12 @@ fn exited_lanes_leave_the_warp() {
                ISETP.GE P0, R0, 8\n@P0 EXIT\nVOTE.BALLOT R2, PT\nSHFL.DOWN R3, R0, 4\nIADD R2, R2, R3\nST.GLOBAL.U32 [R1], R2\nEXIT\n";
     let module = assemble(src);
     for simt in MODELS {
-        let req = LaunchRequest {
-            args: vec![Arg::new("out", ArgInit::Zeros(32))],
-            ..LaunchRequest::default()
-        };
+        let req = LaunchRequest { args: vec![Arg::new("out", ArgInit::Zeros(32))], ..LaunchRequest::default() };
         let p = prepare(&module.kernels[0], &req).unwrap();
-        simt_interp::run(
-            &module.kernels[0],
-            &p.config,
-            &p.memory,
-            &options(simt),
-            None,
-        )
-        .unwrap_or_else(|f| panic!("{}", f.render(&module, false)));
+        simt_interp::run(&module.kernels[0], &p.config, &p.memory, &options(simt), None).unwrap_or_else(|f| panic!("{}", f.render(&module, false)));
         // Lanes 0..7 see a ballot of 0xFF; SHFL.DOWN by 4 from lanes 4..7 reads exited lanes 8..11, whose
         // registers still hold their lane index.
-        let want: Vec<u32> = (0..32)
-            .map(|l| if l < 8 { 0xFF + l + 4 } else { 0x77 })
-            .collect();
+        let want: Vec<u32> = (0..32).map(|l| if l < 8 { 0xFF + l + 4 } else { 0x77 }).collect();
         assert_eq!(u32s(&p.buffer("out").unwrap().1), want, "{simt:?}");
     }
 }
@@ -2591,12 +1920,7 @@ struct FaultCase {
 
 fn fault_cases() -> Vec<FaultCase> {
     use FaultKind::*;
-    let f = |setup, text, kind, lane| FaultCase {
-        setup,
-        text,
-        kind,
-        lane,
-    };
+    let f = |setup, text, kind, lane| FaultCase { setup, text, kind, lane };
     vec![
         f("", "LD.GLOBAL.U32 R2, [R1+2]", Misaligned, 0),
         f("", "LD.GLOBAL.S16 R2, [R1+1]", Misaligned, 0),
@@ -2608,30 +1932,15 @@ fn fault_cases() -> Vec<FaultCase> {
         f("", "LD.GLOBAL.B64 R2, [R1+8]", OutOfBounds, 0),
         f("", "LD.GLOBAL.U32 R2, [R1+12]", OutOfBounds, 0),
         f("", "ST.GLOBAL.U8 [R1+12], R9", OutOfBounds, 0),
-        f(
-            "LEA R3, R9, R1, 2",
-            "LD.GLOBAL.U32 R2, [R3]",
-            OutOfBounds,
-            3,
-        ),
-        f(
-            "LEA R3, R9, R1, 2",
-            "ATOM.GLOBAL.CAS.B32 R2, [R3], 0, 1",
-            OutOfBounds,
-            3,
-        ),
+        f("LEA R3, R9, R1, 2", "LD.GLOBAL.U32 R2, [R3]", OutOfBounds, 3),
+        f("LEA R3, R9, R1, 2", "ATOM.GLOBAL.CAS.B32 R2, [R3], 0, 1", OutOfBounds, 3),
         f("", "ST.GLOBAL.U32 [RZ], R9", NullAccess, 0),
         f("", "LD.GLOBAL.U32 R2, [0x80]", NullAccess, 0),
         f("MOV R3, 0x40000000", "LD.GLOBAL.U32 R2, [R3]", Unmapped, 0),
         f("MOV R3, 1", "ST.SHARED.U16 [R3], R9", Misaligned, 0),
         f("", "LD.SHARED.B64 R2, [s+4]", Misaligned, 0),
         f("", "LD.SHARED.B64 R2, [s+8]", OutOfBounds, 0),
-        f(
-            "SHL R3, R9, 2",
-            "ATOM.SHARED.ADD.U32 R2, [R3+s], 1",
-            OutOfBounds,
-            3,
-        ),
+        f("SHL R3, R9, 2", "ATOM.SHARED.ADD.U32 R2, [R3+s], 1", OutOfBounds, 3),
         f("MOV R3, 2", "LD.LOCAL.U32 R2, [R3]", Misaligned, 0),
         f("", "LD.LOCAL.V4.B32 R4, [8]", Misaligned, 0),
         f("", "ST.LOCAL.B64 [12], R2", Misaligned, 0),
@@ -2665,13 +1974,7 @@ fn bad_accesses_fault_with_the_right_kind_lane_and_line() {
         let module = assemble(&src);
         for simt in MODELS {
             let p = prepare(&module.kernels[0], &LaunchRequest::default()).unwrap();
-            match simt_interp::run(
-                &module.kernels[0],
-                &p.config,
-                &p.memory,
-                &options(simt),
-                None,
-            ) {
+            match simt_interp::run(&module.kernels[0], &p.config, &p.memory, &options(simt), None) {
                 Ok(_) => errors.push(format!("{simt:?}: `{}` did not fault", case.text)),
                 Err(f) => {
                     if f.kind != case.kind || f.line != Some(line) || f.lane != Some(case.lane) {

@@ -64,11 +64,7 @@ fn check_saxpy(l: &Launched) {
 #[test]
 fn saxpy() {
     let module = load("saxpy.s");
-    let second = request(
-        [7, 1, 1],
-        [128, 1, 1],
-        vec![int("n", 777), float("a", -1.5), buf("x", ArgInit::Rand(800, 7)), buf("y", ArgInit::Iota(800))],
-    );
+    let second = request([7, 1, 1], [128, 1, 1], vec![int("n", 777), float("a", -1.5), buf("x", ArgInit::Rand(800, 7)), buf("y", ArgInit::Iota(800))]);
     for simt in MODELS {
         check_saxpy(&launch(&module, &LaunchRequest::default(), simt));
         check_saxpy(&launch(&module, &second, simt));
@@ -204,7 +200,11 @@ fn prefix_scan() {
         [100, 1, 1],
         vec![int("n", 250), buf("in", ArgInit::Iota(250)), buf("out", ArgInit::Fill(260, Literal::Int(5))), buf("sums", ArgInit::Zeros(3))],
     );
-    let header = request([2, 1, 1], [8, 1, 1], vec![int("n", 12), buf("in", ArgInit::Fill(12, Literal::Int(1))), buf("out", ArgInit::Zeros(12)), buf("sums", ArgInit::Zeros(2))]);
+    let header = request(
+        [2, 1, 1],
+        [8, 1, 1],
+        vec![int("n", 12), buf("in", ArgInit::Fill(12, Literal::Int(1))), buf("out", ArgInit::Zeros(12)), buf("sums", ArgInit::Zeros(2))],
+    );
     for simt in MODELS {
         check_prefix_scan(&launch(&module, &LaunchRequest::default(), simt));
         check_prefix_scan(&launch(&module, &second, simt));

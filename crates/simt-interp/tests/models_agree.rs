@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::{assemble_text, stepped_traces, u32s, Rng};
-use simt_host::{prepare, LaunchRequest};
+use common::{Rng, assemble_text, stepped_traces, u32s};
+use simt_host::{LaunchRequest, prepare};
 use simt_interp::{Launch, RunOptions, SimtModel};
 use simt_isa::Module;
 
@@ -130,7 +130,8 @@ fn trace(module: &Module, simt: SimtModel) -> (Vec<Vec<(u32, u32)>>, Vec<u32>) {
     let p = prepare(kernel, &LaunchRequest::default()).expect("defaults");
     let options = RunOptions { simt, max_steps: 1_000_000, ..RunOptions::default() };
     let launch = Launch::new(kernel, &p.config, &p.memory, &options).expect("valid");
-    let traces = stepped_traces(&launch, |f| f.render(module, false)).into_iter().map(|t| t.into_iter().map(|(pc, active, _)| (pc, active)).collect()).collect();
+    let traces =
+        stepped_traces(&launch, |f| f.render(module, false)).into_iter().map(|t| t.into_iter().map(|(pc, active, _)| (pc, active)).collect()).collect();
     (traces, u32s(&p.buffer("out").expect("out").1))
 }
 
@@ -153,11 +154,7 @@ fn random_structured_programs_issue_identical_masks_under_both_models() {
         assert_eq!(its_out, stack_out, "seed {seed}: results differ\n{source}");
         if let Some((w, i)) = first_difference(&its, &stack) {
             let window = |t: &[(u32, u32)]| format!("{:x?}", &t[i.saturating_sub(3)..(i + 3).min(t.len())]);
-            panic!(
-                "seed {seed}: warp {w} issues differ at step {i}: its {} vs stack {}\n{source}",
-                window(&its[w]),
-                window(&stack[w])
-            );
+            panic!("seed {seed}: warp {w} issues differ at step {i}: its {} vs stack {}\n{source}", window(&its[w]), window(&stack[w]));
         }
         diverged += usize::from(its.iter().flatten().any(|&(_, mask)| mask != u32::MAX));
     }

@@ -7,7 +7,7 @@
 mod common;
 
 use common::{asm_dir, assemble_file, assemble_text, library_files};
-use simt_host::{prepare, LaunchRequest};
+use simt_host::{LaunchRequest, prepare};
 use simt_interp::{Checks, Fault, FaultKind, Finding, RunOptions, SimtModel};
 use simt_isa::Module;
 

@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::{assemble_text, load, stepped_traces, Rng};
-use simt_host::{prepare, LaunchRequest, PreparedLaunch};
+use common::{Rng, assemble_text, load, stepped_traces};
+use simt_host::{LaunchRequest, PreparedLaunch, prepare};
 use simt_interp::{BlockReason, Counters, Exchange, Launch, Peek, RunOptions, SimtModel, StepResult};
 use simt_isa::{AccessKind, LatencyClass, Module, Opcode, Space, Unit};
 
@@ -91,7 +91,9 @@ fn a_warp_waiting_at_a_barrier_blocks_until_it_is_released() {
 
 #[test]
 fn the_clock_hook_feeds_sr_clock() {
-    let module = assemble_text(".kernel k\n.param .ptr.u32 out\n.launch grid(1) block(32)\n.arg out = zeros(32)\nS2R R0, SR_CLOCK\nS2R R1, SR_LANEID\nLD.PARAM.U32 R2, [out]\nLEA R2, R1, R2, 2\nST.GLOBAL.U32 [R2], R0\nEXIT\n");
+    let module = assemble_text(
+        ".kernel k\n.param .ptr.u32 out\n.launch grid(1) block(32)\n.arg out = zeros(32)\nS2R R0, SR_CLOCK\nS2R R1, SR_LANEID\nLD.PARAM.U32 R2, [out]\nLEA R2, R1, R2, 2\nST.GLOBAL.U32 [R2], R0\nEXIT\n",
+    );
     let p = prepare(&module.kernels[0], &LaunchRequest::default()).expect("defaults");
     let options = RunOptions::default();
     let launch = launch_of(&module, &p, &options);
@@ -174,7 +176,15 @@ fn adversarial(module: &Module, p: &PreparedLaunch, options: &RunOptions, rng: &
 
 #[test]
 fn any_warp_order_gives_the_results_and_masks_of_run() {
-    for (file, grid) in [("block_reduce.s", None), ("prefix_scan.s", None), ("histogram.s", None), ("warp_reduce.s", None), ("divergence/nested.s", None), ("divergence/loop_diverge.s", None), ("sgemm.s", Some([2, 2, 1]))] {
+    for (file, grid) in [
+        ("block_reduce.s", None),
+        ("prefix_scan.s", None),
+        ("histogram.s", None),
+        ("warp_reduce.s", None),
+        ("divergence/nested.s", None),
+        ("divergence/loop_diverge.s", None),
+        ("sgemm.s", Some([2, 2, 1])),
+    ] {
         let module = load(file);
         for simt in [SimtModel::Its, SimtModel::Stack] {
             let options = RunOptions { simt, threads: Some(1), ..RunOptions::default() };
@@ -200,7 +210,8 @@ fn any_warp_order_gives_the_results_and_masks_of_run() {
 fn warp_views_show_the_split_under_both_models() {
     use simt_interp::{ControlView, ConvergenceBarrier, StackEntry, ThreadGroup, ThreadState};
     // Lanes 0-7 jump to SKIP (pc 4) and wait there while lanes 8-31 run the NOP at pc 3.
-    let module = assemble_text(".kernel k\n.launch grid(1) block(32)\n.shared .u32 s[2]\nS2R R0, SR_LANEID\nISETP.LT P0, R0, 8\n@P0 BRA SKIP\nNOP\nSKIP: EXIT\n");
+    let module =
+        assemble_text(".kernel k\n.launch grid(1) block(32)\n.shared .u32 s[2]\nS2R R0, SR_LANEID\nISETP.LT P0, R0, 8\n@P0 BRA SKIP\nNOP\nSKIP: EXIT\n");
     let p = prepare(&module.kernels[0], &LaunchRequest::default()).expect("defaults");
     let (low, high) = (0xffu32, !0xffu32);
     for simt in [SimtModel::Stack, SimtModel::Its] {

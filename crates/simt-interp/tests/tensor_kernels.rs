@@ -17,7 +17,7 @@ mod common;
 use common::*;
 use half::f16;
 use simt_host::LaunchRequest;
-use simt_interp::{run, RunOptions, SimtModel};
+use simt_interp::{RunOptions, SimtModel, run};
 use simt_isa::{ArgInit, Literal};
 use simt_tensor::sparsify::{decode_metadata, decompress, sparsify};
 
@@ -463,7 +463,8 @@ fn dgemm() {
     let module = load("dgemm.s");
     // 96 x 32 x 20 on a 1 x 3 grid with signed values whose products need every bit of a fused step.
     let mut rng = Rng(0xd6);
-    let mut list = |len: usize| ArgInit::List((0..len).map(|_| Literal::F64Bits((rng.next() >> 2 | 0x3FF0_0000_0000_0000) ^ (rng.next() & (1 << 63)))).collect());
+    let mut list =
+        |len: usize| ArgInit::List((0..len).map(|_| Literal::F64Bits((rng.next() >> 2 | 0x3FF0_0000_0000_0000) ^ (rng.next() & (1 << 63)))).collect());
     let second = request(
         [1, 3, 1],
         [128, 1, 1],
@@ -516,14 +517,10 @@ fn precision_table() {
         let signed = |bytes: &[u8]| -> Vec<f32> { f32s(bytes).iter().map(|x| (2.0 * x - 1.0) * scale).collect() };
         let (a, bt) = (signed(l.input("A")), signed(l.input("Bt")));
         let tf32 = |x: f32| f32::from_bits((x.to_bits() + 0x1000) & !0x1FFF);
-        let rounders: [&dyn Fn(f32) -> f32; 6] = [
-            &|x| x,
-            &tf32,
-            &|x| half::bf16::from_f32(x).to_f32(),
-            &|x| f16::from_f32(x).to_f32(),
-            &|x| nearest(x, (0..=255u8).map(e4m3_value)),
-            &|x| nearest(x, (0..16u8).map(e2m1_value)),
-        ];
+        let rounders: [&dyn Fn(f32) -> f32; 6] =
+            [&|x| x, &tf32, &|x| half::bf16::from_f32(x).to_f32(), &|x| f16::from_f32(x).to_f32(), &|x| nearest(x, (0..=255u8).map(e4m3_value)), &|x| {
+                nearest(x, (0..16u8).map(e2m1_value))
+            }];
         let got = f32s(l.output("err"));
         for (w, round) in rounders.iter().enumerate() {
             let (ra, rb): (Vec<f32>, Vec<f32>) = (a.iter().map(|&x| round(x)).collect(), bt.iter().map(|&x| round(x)).collect());

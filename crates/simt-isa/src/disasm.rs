@@ -106,9 +106,7 @@ pub fn format_instruction(inst: &Instruction, symbols: &Symbols<'_>) -> String {
     }
     s.push_str(&format_mnemonic(&inst.form));
     let mut count = info.operands.len();
-    while count > info.operands.len() - usize::from(info.optional)
-        && inst.operands[count - 1] == default_operand(info.operands[count - 1].kind)
-    {
+    while count > info.operands.len() - usize::from(info.optional) && inst.operands[count - 1] == default_operand(info.operands[count - 1].kind) {
         count -= 1;
     }
     let space = inst.form.access().map(|a| a.space);
@@ -168,7 +166,13 @@ pub fn format_instruction(inst: &Instruction, symbols: &Symbols<'_>) -> String {
 }
 
 fn dims(d: [u32; 3]) -> String {
-    let n = if d[2] != 1 { 3 } else if d[1] != 1 { 2 } else { 1 };
+    let n = if d[2] != 1 {
+        3
+    } else if d[1] != 1 {
+        2
+    } else {
+        1
+    };
     d[..n].iter().map(u32::to_string).collect::<Vec<_>>().join(",")
 }
 

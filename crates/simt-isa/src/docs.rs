@@ -61,11 +61,16 @@ fn operand_notes(row: &OpInfo) -> String {
 fn forms(row: &OpInfo) -> Vec<Form> {
     let mut forms = vec![[0u8; 4]];
     for (g, group) in row.groups.iter().enumerate() {
-        forms = forms.into_iter().flat_map(|base| (0..group.names.len() as u8).map(move |v| {
-            let mut indices = base;
-            indices[g] = v;
-            indices
-        })).collect();
+        forms = forms
+            .into_iter()
+            .flat_map(|base| {
+                (0..group.names.len() as u8).map(move |v| {
+                    let mut indices = base;
+                    indices[g] = v;
+                    indices
+                })
+            })
+            .collect();
     }
     forms.into_iter().filter_map(|indices| Form::from_indices(row.opcode, indices)).collect()
 }
@@ -106,7 +111,9 @@ fn target_note(row: &OpInfo) -> String {
 pub fn isa_markdown() -> String {
     let mut s = String::new();
     s.push_str("# simt instruction reference\n\n");
-    s.push_str("<!-- Generated from crates/simt-isa/src/table.rs. Do not edit: run `SIMT_BLESS=1 cargo test -p simt-isa docs` after changing the table. -->\n\n");
+    s.push_str(
+        "<!-- Generated from crates/simt-isa/src/table.rs. Do not edit: run `SIMT_BLESS=1 cargo test -p simt-isa docs` after changing the table. -->\n\n",
+    );
     s.push_str("Every row of the instruction table, with its modifiers, operands, the unit it issues to and its semantics. ");
     s.push_str("`[..]` marks what may be left out; `<A|B>` is a choice. Any instruction may start with a guard `@P0` or `@!P0`. ");
     s.push_str("Mnemonics, modifiers and register names are case-insensitive. The language itself is described in `docs/language.md`.\n\n");
@@ -172,9 +179,6 @@ mod tests {
             return;
         }
         let on_disk = std::fs::read_to_string(path).unwrap_or_default();
-        assert!(
-            on_disk == fresh,
-            "docs/isa.md is stale: run `SIMT_BLESS=1 cargo test -p simt-isa docs` and commit the result"
-        );
+        assert!(on_disk == fresh, "docs/isa.md is stale: run `SIMT_BLESS=1 cargo test -p simt-isa docs` and commit the result");
     }
 }

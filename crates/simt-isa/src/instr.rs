@@ -223,10 +223,9 @@ impl Instruction {
                 combo(ok, &format!("ATOM.{op} takes type {allowed}, not {ty}"))
             }
             form => match form.mma() {
-                Some(mma) if !mma.is_defined() => combo(
-                    false,
-                    &format!("{} takes types {}, not .{}.{}", self.opcode(), MmaForm::defined_types(mma.shape), mma.acc, mma.input),
-                ),
+                Some(mma) if !mma.is_defined() => {
+                    combo(false, &format!("{} takes types {}, not .{}.{}", self.opcode(), MmaForm::defined_types(mma.shape), mma.acc, mma.input))
+                }
                 _ => Ok(()),
             },
         }
@@ -279,7 +278,11 @@ impl Instruction {
                 }
             },
             (OperandKind::PredDst, Operand::Pred(p)) | (OperandKind::PredSrc, Operand::PredSrc { pred: p, .. }) => {
-                if p > PT { Err(err(at, "there are only predicates P0 .. P6 and PT")) } else { Ok(()) }
+                if p > PT {
+                    Err(err(at, "there are only predicates P0 .. P6 and PT"))
+                } else {
+                    Ok(())
+                }
             }
             (OperandKind::Special, Operand::Special(_)) => Ok(()),
             (OperandKind::Addr, Operand::Addr { base, .. }) => {
@@ -317,13 +320,7 @@ impl Instruction {
                 let name = self.info().operands[i].name;
                 return Err(err(
                     ErrorAt::Operand(0),
-                    format!(
-                        "d (R{} .. R{}) overlaps {name} (R{} .. R{}): d may only equal c exactly",
-                        d.start,
-                        d.end - 1,
-                        s.start,
-                        s.end - 1
-                    ),
+                    format!("d (R{} .. R{}) overlaps {name} (R{} .. R{}): d may only equal c exactly", d.start, d.end - 1, s.start, s.end - 1),
                 ));
             }
         }
@@ -463,17 +460,16 @@ pub fn decode(word: u128, pool: &[u64]) -> Result<Instruction, DecodeError> {
     for m in &mut indices {
         *m = r.take(4) as u8;
     }
-    let form = Form::from_indices(opcode, indices)
-        .ok_or_else(|| DecodeError::BadField(format!("{opcode}: modifier values {indices:?} are out of range")))?;
+    let form = Form::from_indices(opcode, indices).ok_or_else(|| DecodeError::BadField(format!("{opcode}: modifier values {indices:?} are out of range")))?;
     let mut inst = Instruction { form, ..Instruction::new(opcode) };
     inst.guard = Guard { pred: r.take(3) as u8, negated: r.take(1) == 1 };
     if r.take(4) != 0 {
         return Err(DecodeError::BadField(format!("{opcode}: reserved bits are set")));
     }
     let lookup = |index: u64| -> Result<u64, DecodeError> {
-        pool.get(index as usize).copied().ok_or_else(|| {
-            DecodeError::BadField(format!("{opcode}: literal index {index} is past the constant pool ({} entries)", pool.len()))
-        })
+        pool.get(index as usize)
+            .copied()
+            .ok_or_else(|| DecodeError::BadField(format!("{opcode}: literal index {index} is past the constant pool ({} entries)", pool.len())))
     };
     for (i, spec) in info.operands.iter().enumerate() {
         inst.operands[i] = match spec.kind {
@@ -501,23 +497,19 @@ pub fn decode(word: u128, pool: &[u64]) -> Result<Instruction, DecodeError> {
             OperandKind::Special => {
                 let index = r.take(5) as u8;
                 Operand::Special(
-                    SpecialReg::from_index(index)
-                        .ok_or_else(|| DecodeError::BadField(format!("{opcode}: special register {index} does not exist")))?,
+                    SpecialReg::from_index(index).ok_or_else(|| DecodeError::BadField(format!("{opcode}: special register {index} does not exist")))?,
                 )
             }
             OperandKind::Addr => {
                 let base = r.take(8) as u8;
                 let offset = lookup(r.take(ADDR_POOL_BITS))?;
-                let offset = u32::try_from(offset)
-                    .map_err(|_| DecodeError::BadField(format!("{opcode}: address offset {offset:#x} is wider than 32 bits")))?;
+                let offset = u32::try_from(offset).map_err(|_| DecodeError::BadField(format!("{opcode}: address offset {offset:#x} is wider than 32 bits")))?;
                 Operand::Addr { base, offset: offset as i32 }
             }
             OperandKind::Label => Operand::Label { target: r.take(24) as u32, reconv: r.take(24) as u32 },
             OperandKind::Imm => {
                 let v = lookup(r.take(ADDR_POOL_BITS))?;
-                Operand::Imm(
-                    u32::try_from(v).map_err(|_| DecodeError::BadField(format!("{opcode}: literal {v:#x} is wider than 32 bits")))?,
-                )
+                Operand::Imm(u32::try_from(v).map_err(|_| DecodeError::BadField(format!("{opcode}: literal {v:#x} is wider than 32 bits")))?)
             }
         };
     }
@@ -592,13 +584,7 @@ mod tests {
         assert_eq!(inst.validate(), Ok(()));
 
         let mut mma = Instruction::new(Opcode::Mma);
-        mma.operands = [
-            Operand::Reg(16),
-            Operand::Src(Src::reg(0)),
-            Operand::Src(Src::reg(4)),
-            Operand::Src(Src::reg(16)),
-            Operand::None,
-        ];
+        mma.operands = [Operand::Reg(16), Operand::Src(Src::reg(0)), Operand::Src(Src::reg(4)), Operand::Src(Src::reg(16)), Operand::None];
         assert_eq!(mma.validate(), Ok(()));
         mma.operands[3] = Operand::Src(Src::reg(20));
         assert!(mma.validate().unwrap_err().message.contains("overlaps c"));

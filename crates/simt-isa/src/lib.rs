@@ -16,7 +16,7 @@ pub mod semantics;
 pub mod table;
 pub mod target;
 
-pub use disasm::{disassemble, disassemble_with_source, format_instruction, format_mnemonic, listing, Symbols};
+pub use disasm::{Symbols, disassemble, disassemble_with_source, format_instruction, format_mnemonic, listing};
 pub use instr::*;
 pub use limits::*;
 pub use module::*;

@@ -89,15 +89,28 @@ pub enum ElemType {
 impl ElemType {
     /// Every element type, in encoding order.
     pub const ALL: [ElemType; 17] = [
-        Self::U8, Self::S8, Self::U16, Self::S16, Self::U32, Self::S32, Self::F16, Self::BF16, Self::F32, Self::F64, Self::B32,
-        Self::TF32, Self::E4M3, Self::E5M2, Self::E2M1, Self::S4, Self::U4,
+        Self::U8,
+        Self::S8,
+        Self::U16,
+        Self::S16,
+        Self::U32,
+        Self::S32,
+        Self::F16,
+        Self::BF16,
+        Self::F32,
+        Self::F64,
+        Self::B32,
+        Self::TF32,
+        Self::E4M3,
+        Self::E5M2,
+        Self::E2M1,
+        Self::S4,
+        Self::U4,
     ];
 
     /// The spelling in directives (`f32`).
     pub fn name(self) -> &'static str {
-        [
-            "u8", "s8", "u16", "s16", "u32", "s32", "f16", "bf16", "f32", "f64", "b32", "tf32", "e4m3", "e5m2", "e2m1", "s4", "u4",
-        ][self as usize]
+        ["u8", "s8", "u16", "s16", "u32", "s32", "f16", "bf16", "f32", "f64", "b32", "tf32", "e4m3", "e5m2", "e2m1", "s4", "u4"][self as usize]
     }
 
     /// Bits of one element.
@@ -488,12 +501,7 @@ impl Kernel {
 /// Why `form` cannot run on `target`, naming the generation that introduced it.
 pub fn beyond_target(form: &Form, target: Target) -> String {
     let needs = form.since();
-    format!(
-        "{} needs target {needs} ({}) or later, but the kernel targets {target} ({})",
-        format_mnemonic(form),
-        needs.generation(),
-        target.generation()
-    )
+    format!("{} needs target {needs} ({}) or later, but the kernel targets {target} ({})", format_mnemonic(form), needs.generation(), target.generation())
 }
 
 /// Encountered when bytes cannot be loaded as a module.
@@ -709,8 +717,7 @@ impl<'a> Reader<'a> {
     fn str(&mut self, what: &str) -> Result<String, LoadError> {
         let n = self.count(1, what)?;
         let at = self.pos;
-        String::from_utf8(self.take(n, what)?.to_vec())
-            .map_err(|_| LoadError::Invalid(format!("{what} at byte {at} is not UTF-8")))
+        String::from_utf8(self.take(n, what)?.to_vec()).map_err(|_| LoadError::Invalid(format!("{what} at byte {at} is not UTF-8")))
     }
     fn literal(&mut self) -> Result<Literal, LoadError> {
         let tag = self.u8("literal tag")?;
@@ -718,9 +725,7 @@ impl<'a> Reader<'a> {
         Ok(match tag {
             0 => Literal::Int(bits as i64),
             1 => Literal::Float(f64::from_bits(bits)),
-            2 => Literal::F32Bits(
-                u32::try_from(bits).map_err(|_| LoadError::Invalid("an f32 bit pattern is wider than 32 bits".into()))?,
-            ),
+            2 => Literal::F32Bits(u32::try_from(bits).map_err(|_| LoadError::Invalid("an f32 bit pattern is wider than 32 bits".into()))?),
             3 => Literal::F64Bits(bits),
             t => return Err(LoadError::Invalid(format!("unknown literal tag {t}"))),
         })
@@ -790,13 +795,7 @@ pub fn read_module(bytes: &[u8]) -> Result<Module, LoadError> {
             let vname = r.str("shared variable name")?;
             let code = r.u8("shared element type")?;
             let elem = ElemType::from_index(code).ok_or_else(|| LoadError::Invalid(format!("unknown element type code {code}")))?;
-            shared.push(SharedVar {
-                name: vname,
-                elem,
-                len: r.u32("shared length")?,
-                align: r.u32("shared alignment")?,
-                offset: r.u32("shared offset")?,
-            });
+            shared.push(SharedVar { name: vname, elem, len: r.u32("shared length")?, align: r.u32("shared alignment")?, offset: r.u32("shared offset")? });
         }
         let shared_size = r.u32("shared size")?;
         let local_size = r.u32("local size")?;
@@ -937,7 +936,10 @@ mod tests {
         m.kernels[0].lines.insert(0, 2);
         m.kernels[0].regs = 16;
         let err = read_module(&write_module(&m)).unwrap_err().to_string();
-        assert_eq!(err, "corrupt bytecode: kernel `k`, pc 0: MMA.M16N16K16.F32.BF16 needs target sm_80 (Ampere) or later, but the kernel targets sm_75 (Turing)");
+        assert_eq!(
+            err,
+            "corrupt bytecode: kernel `k`, pc 0: MMA.M16N16K16.F32.BF16 needs target sm_80 (Ampere) or later, but the kernel targets sm_75 (Turing)"
+        );
         m.kernels[0].target = Target::Sm80;
         assert_eq!(read_module(&write_module(&m)), Ok(m));
     }

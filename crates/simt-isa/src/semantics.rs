@@ -7,7 +7,7 @@
 //! once; `table::tests` and this module's tests check that every row that
 //! names a rule can answer it.
 
-use crate::instr::{Instruction, Operand, Src, PT, RZ};
+use crate::instr::{Instruction, Operand, PT, RZ, Src};
 use crate::table::*;
 
 /// The tensor-core shapes, each with its own fragment layout.
@@ -88,10 +88,7 @@ impl MmaForm {
 
     /// Every defined form of `shape`, in encoding order.
     pub fn defined(shape: MmaShape) -> impl Iterator<Item = MmaForm> {
-        MmaAcc::ALL
-            .iter()
-            .flat_map(move |&acc| MmaIn::ALL.iter().map(move |&input| MmaForm { shape, acc, input }))
-            .filter(|f| f.is_defined())
+        MmaAcc::ALL.iter().flat_map(move |&acc| MmaIn::ALL.iter().map(move |&input| MmaForm { shape, acc, input })).filter(|f| f.is_defined())
     }
 
     /// The type combinations the shape has, for messages (`.F32.F16, .F32.BF16 or ...`).

@@ -264,14 +264,40 @@ pub enum SpecialReg {
 impl SpecialReg {
     /// Spellings in encoding order.
     pub const NAMES: &'static [&'static str] = &[
-        "SR_TID.X", "SR_TID.Y", "SR_TID.Z", "SR_NTID.X", "SR_NTID.Y", "SR_NTID.Z",
-        "SR_CTAID.X", "SR_CTAID.Y", "SR_CTAID.Z", "SR_NCTAID.X", "SR_NCTAID.Y", "SR_NCTAID.Z",
-        "SR_LANEID", "SR_WARPID", "SR_SMID", "SR_CLOCK",
+        "SR_TID.X",
+        "SR_TID.Y",
+        "SR_TID.Z",
+        "SR_NTID.X",
+        "SR_NTID.Y",
+        "SR_NTID.Z",
+        "SR_CTAID.X",
+        "SR_CTAID.Y",
+        "SR_CTAID.Z",
+        "SR_NCTAID.X",
+        "SR_NCTAID.Y",
+        "SR_NCTAID.Z",
+        "SR_LANEID",
+        "SR_WARPID",
+        "SR_SMID",
+        "SR_CLOCK",
     ];
     const ALL: [SpecialReg; 16] = [
-        Self::TidX, Self::TidY, Self::TidZ, Self::NtidX, Self::NtidY, Self::NtidZ,
-        Self::CtaidX, Self::CtaidY, Self::CtaidZ, Self::NctaidX, Self::NctaidY, Self::NctaidZ,
-        Self::LaneId, Self::WarpId, Self::SmId, Self::Clock,
+        Self::TidX,
+        Self::TidY,
+        Self::TidZ,
+        Self::NtidX,
+        Self::NtidY,
+        Self::NtidZ,
+        Self::CtaidX,
+        Self::CtaidY,
+        Self::CtaidZ,
+        Self::NctaidX,
+        Self::NctaidY,
+        Self::NctaidZ,
+        Self::LaneId,
+        Self::WarpId,
+        Self::SmId,
+        Self::Clock,
     ];
 
     /// The special register with encoding `index`.
@@ -1099,10 +1125,7 @@ mod tests {
             if g.default.is_some() {
                 choices.push(None);
             }
-            all = all
-                .into_iter()
-                .flat_map(|base: Vec<&'static str>| choices.iter().map(move |c| base.iter().copied().chain(*c).collect()))
-                .collect();
+            all = all.into_iter().flat_map(|base: Vec<&'static str>| choices.iter().map(move |c| base.iter().copied().chain(*c).collect())).collect();
         }
         all
     }

@@ -2,8 +2,8 @@
 //! kernels: a million-instruction chain of backward branches, a fan of branches
 //! to one label, and deep nesting. `cargo bench -p simt-kernel --bench postdom`.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use simt_isa::{Guard, Instruction, Opcode, Operand, NO_RECONV};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use simt_isa::{Guard, Instruction, NO_RECONV, Opcode, Operand};
 use simt_kernel::cfg::Cfg;
 
 const LEN: u32 = 1_000_000;

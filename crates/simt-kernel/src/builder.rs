@@ -325,10 +325,7 @@ mod tests {
         b.place(late).unwrap();
         assert_eq!(b.place(late), Err(BuildError::Redefined { name: "LATE".into() }));
         let errors = b.finish().unwrap_err();
-        assert_eq!(
-            errors,
-            [BuildError::UndefinedLabel { name: "MISSING".into(), at: first }, BuildError::LabelAtEnd { name: "LATE".into(), at: second }]
-        );
+        assert_eq!(errors, [BuildError::UndefinedLabel { name: "MISSING".into(), at: first }, BuildError::LabelAtEnd { name: "LATE".into(), at: second }]);
         assert_eq!(KernelBuilder::new("e").finish().unwrap_err(), [BuildError::Empty("e".into())]);
     }
 }

@@ -18,7 +18,7 @@
 //! inside such a loop reconverges "at exit", which is where its lanes would
 //! meet if the loop ever ended.
 
-use simt_isa::{Flags, Guard, Instruction, Operand, NO_RECONV, PT};
+use simt_isa::{Flags, Guard, Instruction, NO_RECONV, Operand, PT};
 
 /// The control-flow graph of one kernel, with predecessor lists for walking it backwards.
 #[derive(Clone, Debug)]

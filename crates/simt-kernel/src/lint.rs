@@ -25,7 +25,7 @@
 //! per register per instruction); the barrier regions are walked within a
 //! budget proportional to the kernel, so no source makes this quadratic.
 
-use simt_isa::{Effects, Flags, Instruction, Operand, RegSet, SpecialReg, Space, NO_RECONV, PT};
+use simt_isa::{Effects, Flags, Instruction, NO_RECONV, Operand, PT, RegSet, Space, SpecialReg};
 
 use crate::cfg::Cfg;
 
@@ -165,10 +165,7 @@ fn reachable(cfg: &Cfg) -> Vec<bool> {
 fn varies_by_itself(inst: &Instruction) -> bool {
     let flags = inst.info().flags;
     let thread_specific = inst.operands().iter().any(|op| {
-        matches!(
-            op,
-            Operand::Special(SpecialReg::TidX | SpecialReg::TidY | SpecialReg::TidZ | SpecialReg::LaneId | SpecialReg::WarpId | SpecialReg::Clock)
-        )
+        matches!(op, Operand::Special(SpecialReg::TidX | SpecialReg::TidY | SpecialReg::TidZ | SpecialReg::LaneId | SpecialReg::WarpId | SpecialReg::Clock))
     });
     thread_specific
         || flags.intersects(Flags::ATOMIC.union(Flags::COLLECTIVE))
@@ -343,7 +340,8 @@ fn divergent_barriers(code: &[Instruction], cfg: &Cfg, ipdom: &[u32], divergent:
         lints.push(Lint {
             kind: LintKind::DivergentBarrier,
             pc: p,
-            message: "BAR.SYNC can be reached while the warp is diverged: the threads on the other side never arrive (a deadlock, or undefined on hardware)".into(),
+            message: "BAR.SYNC can be reached while the warp is diverged: the threads on the other side never arrive (a deadlock, or undefined on hardware)"
+                .into(),
             related,
             help: "move the barrier to where every thread of the block passes (after the reconvergence point)".into(),
         });

@@ -3,7 +3,7 @@
 //! control-flow graphs, including unreachable code and infinite loops.
 
 use proptest::prelude::*;
-use simt_isa::{Guard, Instruction, Opcode, Operand, NO_RECONV};
+use simt_isa::{Guard, Instruction, NO_RECONV, Opcode, Operand};
 use simt_kernel::cfg::Cfg;
 
 /// The reference: Cooper, Harvey and Kennedy's iterative algorithm on the reverse graph.

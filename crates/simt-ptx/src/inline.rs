@@ -58,7 +58,6 @@ pub(crate) enum Owned<'p> {
     Inst(ast::Instruction<'p>),
 }
 
-
 /// The names a function declares: registers (ranges by prefix), variables, labels,
 /// parameters and results.
 struct Declared<'a> {
@@ -158,9 +157,9 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
             if call.operands.len() > 3 {
                 return Err(Diagnostic::new(call.span, "calls through a function pointer (with a prototype) are not supported"));
             }
-            let callee = module.function(callee_name).ok_or_else(|| {
-                Diagnostic::new(call.span, format!("`{callee_name}` has no body in this file: only functions defined here can be called"))
-            })?;
+            let callee = module
+                .function(callee_name)
+                .ok_or_else(|| Diagnostic::new(call.span, format!("`{callee_name}` has no body in this file: only functions defined here can be called")))?;
             let mut chain = Some(k);
             while let Some(c) = chain {
                 if std::ptr::eq(plan.copies[c].function, callee) {
@@ -200,10 +199,9 @@ impl<'t, 'a> Plan<'t, 'a> {
             OperandKind::Name(n) => OperandKind::Name(self.name(k, n)),
             OperandKind::Not(n) => OperandKind::Not(self.name(k, n)),
             OperandKind::Pair(a, b) => OperandKind::Pair(self.name(k, a), self.name(k, b)),
-            OperandKind::Address(Address { base, offset }) => OperandKind::Address(Address {
-                base: base.map(|b| Spanned { value: self.name(k, b.value), span: b.span }),
-                offset: *offset,
-            }),
+            OperandKind::Address(Address { base, offset }) => {
+                OperandKind::Address(Address { base: base.map(|b| Spanned { value: self.name(k, b.value), span: b.span }), offset: *offset })
+            }
             OperandKind::Vector(v) => OperandKind::Vector(v.iter().map(|o| self.operand(k, o)).collect()),
             OperandKind::List(v) => OperandKind::List(v.iter().map(|o| self.operand(k, o)).collect()),
             OperandKind::Special(s) => OperandKind::Special(*s),

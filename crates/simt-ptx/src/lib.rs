@@ -18,9 +18,9 @@
 
 pub mod ast;
 pub mod diagnostic;
+mod inline;
 pub mod lexer;
 pub mod ops;
-mod inline;
 mod parser;
 mod spaces;
 mod translate;

@@ -825,11 +825,68 @@ pub enum Op {
 
 /// Every opcode the parser knows, as written before its first dot.
 pub const OPCODES: &[&str] = &[
-    "abs", "activemask", "add", "addc", "and", "atom", "bar", "barrier", "bfe", "bfi", "bfind", "bra", "brev", "call",
-    "clz", "cnot", "copysign", "cos", "cvt", "cvta", "div", "ex2", "exit", "fence", "fma", "ld", "lg2", "mad", "match", "max",
-    "membar", "min", "mma", "mov", "mul", "neg", "not", "or", "popc", "prmt", "rcp", "red", "redux", "rem", "ret",
-    "rsqrt", "selp", "set", "setp", "shf", "shfl", "shl", "shr", "sin", "sqrt", "st", "sub", "subc", "tanh", "trap",
-    "vote", "xor",
+    "abs",
+    "activemask",
+    "add",
+    "addc",
+    "and",
+    "atom",
+    "bar",
+    "barrier",
+    "bfe",
+    "bfi",
+    "bfind",
+    "bra",
+    "brev",
+    "call",
+    "clz",
+    "cnot",
+    "copysign",
+    "cos",
+    "cvt",
+    "cvta",
+    "div",
+    "ex2",
+    "exit",
+    "fence",
+    "fma",
+    "ld",
+    "lg2",
+    "mad",
+    "match",
+    "max",
+    "membar",
+    "min",
+    "mma",
+    "mov",
+    "mul",
+    "neg",
+    "not",
+    "or",
+    "popc",
+    "prmt",
+    "rcp",
+    "red",
+    "redux",
+    "rem",
+    "ret",
+    "rsqrt",
+    "selp",
+    "set",
+    "setp",
+    "shf",
+    "shfl",
+    "shl",
+    "shr",
+    "sin",
+    "sqrt",
+    "st",
+    "sub",
+    "subc",
+    "tanh",
+    "trap",
+    "vote",
+    "xor",
 ];
 
 /// Why an opcode's modifiers do not make an instruction.
@@ -1017,11 +1074,7 @@ impl<'m> Modifiers<'m> {
     }
 
     fn compare(&mut self) -> Result<(CmpOp, Option<BoolOp>, bool), ModifierError> {
-        Ok((
-            self.required(CmpOp::from_modifier, "a comparison", ".lt")?,
-            self.one(BoolOp::from_modifier, "combining operation")?,
-            self.flag(Modifier::Ftz)?,
-        ))
+        Ok((self.required(CmpOp::from_modifier, "a comparison", ".lt")?, self.one(BoolOp::from_modifier, "combining operation")?, self.flag(Modifier::Ftz)?))
     }
 
     fn bar(&mut self, spelling: BarSpelling) -> Result<Op, ModifierError> {
@@ -1052,11 +1105,7 @@ impl<'m> Modifiers<'m> {
     }
 
     fn require_flag(&mut self, flag: Modifier) -> Result<(), ModifierError> {
-        if self.flag(flag)? {
-            Ok(())
-        } else {
-            Err(self.error(self.opcode_span, format!("`{}` needs `{flag}`", self.opcode)))
-        }
+        if self.flag(flag)? { Ok(()) } else { Err(self.error(self.opcode_span, format!("`{}` needs `{flag}`", self.opcode))) }
     }
 }
 
@@ -1132,11 +1181,9 @@ impl Op {
                 let [dst, src] = m.ordered(Type::from_modifier, "types (result, then source)")?;
                 Cvt(crate::ops::Cvt { dst, src, rounding, ftz, sat, relu })
             }
-            "cvta" => Cvta(crate::ops::Cvta {
-                to: m.flag(Modifier::To)?,
-                space: m.required(StateSpace::from_modifier, "a state space", ".global")?,
-                ty: m.ty()?,
-            }),
+            "cvta" => {
+                Cvta(crate::ops::Cvta { to: m.flag(Modifier::To)?, space: m.required(StateSpace::from_modifier, "a state space", ".global")?, ty: m.ty()? })
+            }
             "mov" => Mov(m.typed()?),
             "ld" => Ld(m.memory(true)?),
             "st" => St(m.memory(false)?),
@@ -1152,16 +1199,8 @@ impl Op {
                 }
                 Fence(crate::ops::Fence { semantics, scope: m.required(Scope::from_modifier, "a scope", ".gpu")? })
             }
-            "shfl" => Shfl(crate::ops::Shfl {
-                sync: m.flag(Modifier::Sync)?,
-                mode: m.required(ShflMode::from_modifier, "a mode", ".down")?,
-                ty: m.ty()?,
-            }),
-            "vote" => Vote(crate::ops::Vote {
-                sync: m.flag(Modifier::Sync)?,
-                mode: m.required(VoteMode::from_modifier, "a mode", ".ballot")?,
-                ty: m.ty()?,
-            }),
+            "shfl" => Shfl(crate::ops::Shfl { sync: m.flag(Modifier::Sync)?, mode: m.required(ShflMode::from_modifier, "a mode", ".down")?, ty: m.ty()? }),
+            "vote" => Vote(crate::ops::Vote { sync: m.flag(Modifier::Sync)?, mode: m.required(VoteMode::from_modifier, "a mode", ".ballot")?, ty: m.ty()? }),
             "activemask" => {
                 m.require_flag(Modifier::B32)?;
                 Activemask
@@ -1270,12 +1309,11 @@ impl Op {
     pub fn operand_count(&self) -> std::ops::RangeInclusive<usize> {
         use Op::*;
         match self {
-            Add(_) | Sub(_) | AddC(_) | SubC(_) | Mul(_) | Div(_) | Rem(_) | Min(_) | Max(_) | And(_) | Or(_) | Xor(_) | Shl(_)
-            | Shr(_) | Copysign(_) => 3..=3,
+            Add(_) | Sub(_) | AddC(_) | SubC(_) | Mul(_) | Div(_) | Rem(_) | Min(_) | Max(_) | And(_) | Or(_) | Xor(_) | Shl(_) | Shr(_) | Copysign(_) => 3..=3,
             Mad(_) | Fma(_) | Selp(_) | Bfe(_) | Prmt(_) | Shf(_) => 4..=4,
             Bfi(_) => 5..=5,
-            Neg(_) | Abs(_) | Not(_) | Cnot(_) | Popc(_) | Clz(_) | Brev(_) | Bfind(_) | Mov(_) | Cvt(_) | Cvta(_) | Rcp(_)
-            | Sqrt(_) | Rsqrt(_) | Ex2(_) | Lg2(_) | Sin(_) | Cos(_) | Tanh(_) | Ld(_) | St(_) | Red(_) => 2..=2,
+            Neg(_) | Abs(_) | Not(_) | Cnot(_) | Popc(_) | Clz(_) | Brev(_) | Bfind(_) | Mov(_) | Cvt(_) | Cvta(_) | Rcp(_) | Sqrt(_) | Rsqrt(_) | Ex2(_)
+            | Lg2(_) | Sin(_) | Cos(_) | Tanh(_) | Ld(_) | St(_) | Red(_) => 2..=2,
             Setp(crate::ops::Setp { combine, .. }) | Set(crate::ops::Set { combine, .. }) => {
                 if combine.is_some() {
                     4..=4
@@ -1369,8 +1407,8 @@ impl fmt::Display for Op {
                 flag(f, x.ftz, Modifier::Ftz)?;
                 write!(f, "{}", x.ty)
             }
-            Rem(t) | And(t) | Or(t) | Xor(t) | Not(t) | Cnot(t) | Shl(t) | Shr(t) | Popc(t) | Clz(t) | Brev(t) | Copysign(t)
-            | Bfe(t) | Bfi(t) | Selp(t) | Mov(t) => write!(f, "{}", t.ty),
+            Rem(t) | And(t) | Or(t) | Xor(t) | Not(t) | Cnot(t) | Shl(t) | Shr(t) | Popc(t) | Clz(t) | Brev(t) | Copysign(t) | Bfe(t) | Bfi(t) | Selp(t)
+            | Mov(t) => write!(f, "{}", t.ty),
             Bfind(b) => {
                 flag(f, b.shiftamt, Modifier::Shiftamt)?;
                 write!(f, "{}", b.ty)

@@ -746,11 +746,7 @@ impl<'a> Parser<'a> {
         let span = start.to(end);
         let expected = op.operand_count();
         if !expected.contains(&operands.len()) {
-            let want = if expected.start() == expected.end() {
-                format!("{}", expected.start())
-            } else {
-                format!("{} or {}", expected.start(), expected.end())
-            };
+            let want = if expected.start() == expected.end() { format!("{}", expected.start()) } else { format!("{} or {}", expected.start(), expected.end()) };
             let plural = if *expected.end() == 1 { "" } else { "s" };
             return Err(self.error(span, format!("`{op}` takes {want} operand{plural}, found {}", operands.len())));
         }
@@ -876,21 +872,15 @@ impl<'a> Parser<'a> {
 fn starts_operand(token: Token<'_>) -> bool {
     matches!(
         token,
-        Token::LBrace
-            | Token::LParen
-            | Token::LBracket
-            | Token::Bang
-            | Token::Minus
-            | Token::Int(_)
-            | Token::F32Bits(_)
-            | Token::F64Bits(_)
-            | Token::Float(_)
+        Token::LBrace | Token::LParen | Token::LBracket | Token::Bang | Token::Minus | Token::Int(_) | Token::F32Bits(_) | Token::F64Bits(_) | Token::Float(_)
     ) || matches!(token, Token::Ident(_))
 }
 
 fn starts_module_item(token: Token<'_>) -> bool {
     matches!(
         token,
-        Token::Dot(".visible" | ".extern" | ".weak" | ".common" | ".entry" | ".func" | ".global" | ".const" | ".shared" | ".version" | ".target" | ".address_size")
+        Token::Dot(
+            ".visible" | ".extern" | ".weak" | ".common" | ".entry" | ".func" | ".global" | ".const" | ".shared" | ".version" | ".target" | ".address_size"
+        )
     )
 }

@@ -93,7 +93,9 @@ pub(crate) fn infer<'a>(insts: &[&ast::Instruction<'a>], symbol: impl Fn(&str) -
     // Only these carry addresses; the fixpoint passes over nothing else.
     let insts: Vec<&ast::Instruction<'a>> = insts
         .iter()
-        .filter(|i| matches!(i.op, Op::Cvta(_) | Op::Mov(_) | Op::Cvt(_) | Op::Add(_) | Op::Sub(_) | Op::Or(_) | Op::And(_) | Op::Selp(_) | Op::Ld(_) | Op::St(_)))
+        .filter(|i| {
+            matches!(i.op, Op::Cvta(_) | Op::Mov(_) | Op::Cvt(_) | Op::Add(_) | Op::Sub(_) | Op::Or(_) | Op::And(_) | Op::Selp(_) | Op::Ld(_) | Op::St(_))
+        })
         .copied()
         .collect();
     let mut changed = true;
@@ -160,17 +162,21 @@ pub(crate) fn access_space(
     symbol_space: &impl Fn(&str) -> Option<StateSpace>,
 ) -> Option<StateSpace> {
     match address.map(|o| &o.kind) {
-        Some(OperandKind::Address(Address { base: Some(b), .. })) => {
-            regs.get(b.value).copied().and_then(Spaces::single).or_else(|| symbol_space(b.value))
-        }
+        Some(OperandKind::Address(Address { base: Some(b), .. })) => regs.get(b.value).copied().and_then(Spaces::single).or_else(|| symbol_space(b.value)),
         _ => None,
     }
 }
 
 /// An access's state space, where a call's `.param` variables (LOCAL memory) count as local.
-pub(crate) fn local_params(space: Option<StateSpace>, address: Option<&ast::Operand<'_>>, symbol_space: &impl Fn(&str) -> Option<StateSpace>) -> Option<StateSpace> {
+pub(crate) fn local_params(
+    space: Option<StateSpace>,
+    address: Option<&ast::Operand<'_>>,
+    symbol_space: &impl Fn(&str) -> Option<StateSpace>,
+) -> Option<StateSpace> {
     match (space, address.map(|o| &o.kind)) {
-        (Some(StateSpace::Param), Some(OperandKind::Address(Address { base: Some(b), .. }))) if symbol_space(b.value) == Some(StateSpace::Local) => Some(StateSpace::Local),
+        (Some(StateSpace::Param), Some(OperandKind::Address(Address { base: Some(b), .. }))) if symbol_space(b.value) == Some(StateSpace::Local) => {
+            Some(StateSpace::Local)
+        }
         _ => space,
     }
 }
@@ -249,9 +255,7 @@ pub(crate) fn constants<'a>(insts: &[&ast::Instruction<'a>], spaces: &HashMap<&'
             let Some(OperandKind::Name(d)) = ops.first().map(|o| &o.kind) else { continue };
             let value = match inst.op {
                 Op::Mov(_) => value_of(&regs, ops.get(1)),
-                Op::Ld(m) if m.ty.bits() == 32 && !unknown_store => {
-                    stack_slot(ops.get(1)).and_then(|s| slots.get(&s).copied()).unwrap_or(Known::Varies)
-                }
+                Op::Ld(m) if m.ty.bits() == 32 && !unknown_store => stack_slot(ops.get(1)).and_then(|s| slots.get(&s).copied()).unwrap_or(Known::Varies),
                 _ => Known::Varies,
             };
             let joined = join(regs.get(d).copied(), value);

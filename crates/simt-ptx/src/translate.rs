@@ -20,7 +20,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use simt_isa as isa;
-use simt_isa::{mods, Form, Instruction, Kernel, Module, Opcode, Src, RZ};
+use simt_isa::{Form, Instruction, Kernel, Module, Opcode, RZ, Src, mods};
 use simt_kernel::KernelBuilder;
 
 use crate::ast::{self, Address, Immediate, OperandKind, Span, Statement};
@@ -137,7 +137,9 @@ impl LabelNames {
 enum Class {
     Pred,
     /// 8 to 32 bits, in one register.
-    Word { bits: u32 },
+    Word {
+        bits: u32,
+    },
     /// 64 bits, in an even-aligned pair.
     Pair,
 }
@@ -240,8 +242,6 @@ fn flatten<'t, 'a>(block: &'t ast::Block<'a>, items: &mut Vec<Item<'t, 'a>>, dec
         }
     }
 }
-
-
 
 fn with_note(mut d: Diagnostic, note: impl Into<String>) -> Diagnostic {
     d.notes.push(note.into());
@@ -393,10 +393,9 @@ impl<'t, 'a> Entry<'t, 'a> {
             found
                 .into_iter()
                 .map(|e| match &e {
-                    simt_kernel::BuildError::Invalid(k) if let Some(&span) = k.pc.and_then(|pc| spans.get(pc as usize)) => Diagnostic::new(
-                        span,
-                        format!("internal error: the translation of this instruction is invalid: {}; please report it", k.message),
-                    ),
+                    simt_kernel::BuildError::Invalid(k) if let Some(&span) = k.pc.and_then(|pc| spans.get(pc as usize)) => {
+                        Diagnostic::new(span, format!("internal error: the translation of this instruction is invalid: {}; please report it", k.message))
+                    }
                     _ => Diagnostic::new(f.name.span, format!("kernel `{}`: {e}", f.name.value)),
                 })
                 .collect()
@@ -650,7 +649,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             for (k, operand) in inst.operands.iter().enumerate() {
                 scratch.clear();
                 operand.names(&mut scratch);
-                let writes = k == 0 && !matches!(inst.op, Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_)) && !matches!(operand.kind, OperandKind::Address(_));
+                let writes =
+                    k == 0 && !matches!(inst.op, Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_)) && !matches!(operand.kind, OperandKind::Address(_));
                 for &name in &scratch {
                     let id = match index.get(name) {
                         Some(&id) => id,
@@ -874,10 +874,10 @@ impl<'t, 'a> Entry<'t, 'a> {
             let usable = (isa::NUM_REGS - self.scratch_regs) as usize;
             // The register of a copy partner, where it is free: the copy then vanishes.
             let partner = partners[id].iter().find_map(|&other| match loc[other] {
-                    Some(Loc::Reg(r)) if !regs[usize::from(r)] => Some(Loc::Reg(r)),
-                    Some(Loc::Pair(r)) if !regs[usize::from(r)] && !regs[usize::from(r) + 1] => Some(Loc::Pair(r)),
-                    _ => None,
-                });
+                Some(Loc::Reg(r)) if !regs[usize::from(r)] => Some(Loc::Reg(r)),
+                Some(Loc::Pair(r)) if !regs[usize::from(r)] && !regs[usize::from(r) + 1] => Some(Loc::Pair(r)),
+                _ => None,
+            });
             loc[id] = Some(match classes_of[id] {
                 Class::Pred if spilled[id] => {
                     let r = (0..usable).find(|&r| !regs[r]).ok_or_else(|| too_many(at(), name))?;
@@ -916,7 +916,10 @@ impl<'t, 'a> Entry<'t, 'a> {
         {
             let needs = form.since();
             return Err(with_note(
-                Diagnostic::new(self.span, format!("this instruction needs target {needs} ({}) or later, but the PTX targets {target} ({})", needs.generation(), target.generation())),
+                Diagnostic::new(
+                    self.span,
+                    format!("this instruction needs target {needs} ({}) or later, but the PTX targets {target} ({})", needs.generation(), target.generation()),
+                ),
                 format!("compile for {needs} (clang: --cuda-gpu-arch={needs}; nvcc: -arch={needs}), or run with --arch {needs}"),
             ));
         }
@@ -1007,12 +1010,10 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             let p = free.next().ok_or_else(|| Diagnostic::new(inst.span, "this instruction reads more spilled predicates than simt can carry (two)"))?;
             let saved = std::mem::replace(&mut entry.guard, isa::Guard::ALWAYS);
-            entry.emit(Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ne, ty: isa::IntType::U32, bop: isa::BoolOp::And }), &[
-                isa::Operand::Pred(p),
-                src(Src::reg(r)),
-                src(Src::reg(RZ)),
-                isa::Operand::PredSrc { pred: isa::PT, negated: false },
-            ])?;
+            entry.emit(
+                Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ne, ty: isa::IntType::U32, bop: isa::BoolOp::And }),
+                &[isa::Operand::Pred(p), src(Src::reg(r)), src(Src::reg(RZ)), isa::Operand::PredSrc { pred: isa::PT, negated: false }],
+            )?;
             entry.guard = saved;
             entry.aliases.push((name, p));
             Ok(())
@@ -1056,9 +1057,10 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     fn symbol(&self, name: &str, span: Span) -> Result<Symbol> {
-        self.symbols.get(name).copied().ok_or_else(|| {
-            Diagnostic::new(span, format!("`{name}` is not a register, shared or local variable, or parameter of this kernel"))
-        })
+        self.symbols
+            .get(name)
+            .copied()
+            .ok_or_else(|| Diagnostic::new(span, format!("`{name}` is not a register, shared or local variable, or parameter of this kernel")))
     }
 
     /// A 32-bit source: a register (the low word of a pair), a literal, or a variable's address.
@@ -1103,7 +1105,10 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn wide_literal(&mut self, bits: u64) -> Result<Src> {
         // One scratch pair holds it: a second would overwrite the first.
         if std::mem::replace(&mut self.wide_literal_taken, true) {
-            return Err(Diagnostic::new(self.span, "two 64-bit literals that do not fit 32 bits in one instruction are not supported; compute one into a register first"));
+            return Err(Diagnostic::new(
+                self.span,
+                "two 64-bit literals that do not fit 32 bits in one instruction are not supported; compute one into a register first",
+            ));
         }
         let r = self.scratch + 2;
         self.mov(r, Src::Imm { bits, wide: true })?;
@@ -1133,9 +1138,10 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     fn operands<const N: usize>(&self, inst: &'t ast::Instruction<'a>) -> Result<&'t [ast::Operand<'a>; N]> {
-        inst.operands.as_slice().try_into().map_err(|_| {
-            Diagnostic::new(inst.span, format!("this translation expects {N} operands, found {}", inst.operands.len()))
-        })
+        inst.operands
+            .as_slice()
+            .try_into()
+            .map_err(|_| Diagnostic::new(inst.span, format!("this translation expects {N} operands, found {}", inst.operands.len())))
     }
 
     // ---- instructions ---------------------------------------------------------
@@ -1244,7 +1250,10 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             // 16-bit operands, as registers keep them: zero-extended; signed ones are sign-extended
             // first, and the result is cut back to 16 bits.
-            Op::Min(px::Arith { ty: ty @ (Type::S16 | Type::U16), .. }) | Op::Max(px::Arith { ty: ty @ (Type::S16 | Type::U16), .. }) | Op::Div(px::Div { ty: ty @ (Type::S16 | Type::U16), .. }) | Op::Rem(px::Typed { ty: ty @ (Type::S16 | Type::U16) }) => {
+            Op::Min(px::Arith { ty: ty @ (Type::S16 | Type::U16), .. })
+            | Op::Max(px::Arith { ty: ty @ (Type::S16 | Type::U16), .. })
+            | Op::Div(px::Div { ty: ty @ (Type::S16 | Type::U16), .. })
+            | Op::Rem(px::Typed { ty: ty @ (Type::S16 | Type::U16) }) => {
                 let [d, x, y] = self.operands(inst)?;
                 let t = self.scratch;
                 let (x, y) = (self.src32(x)?, self.src32(y)?);
@@ -1265,7 +1274,15 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let [d, x, y] = self.operands(inst)?;
                 match (dv.ty, dv.mode, dv.ftz) {
                     // `.approx` and `.full` promise at most 2 ulp; simt rounds correctly (docs/ptx.md).
-                    (Type::F32, Some(mode @ (px::FloatMode::Rounded(px::Rounding::Rn | px::Rounding::Rz | px::Rounding::Rm | px::Rounding::Rp) | px::FloatMode::Approx | px::FloatMode::Full)), ftz) => {
+                    (
+                        Type::F32,
+                        Some(
+                            mode @ (px::FloatMode::Rounded(px::Rounding::Rn | px::Rounding::Rz | px::Rounding::Rm | px::Rounding::Rp)
+                            | px::FloatMode::Approx
+                            | px::FloatMode::Full),
+                        ),
+                        ftz,
+                    ) => {
                         let d = self.word(d)?;
                         let (x, y) = (self.src32(x)?, self.src32(y)?);
                         let (x, y) = (self.flushed(x, ftz, 0)?, self.flushed(y, ftz, 1)?);
@@ -1283,9 +1300,13 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
                         self.emit(Form::Ddiv(mods::Ddiv { rnd }), &[dst(d), src(x), src(y)])
                     }
-                    _ => Err(unsupported(format!("`div{}{}{}`", dv.mode.map_or(String::new(), |m| m.to_string()), if dv.ftz { ".ftz" } else { "" }, dv.ty))).map_err(|e| {
-                        with_note(e, "supported: div.s32, div.u32, div.s64, div.u64, div.{rn,rz,rm,rp}.f32, div.approx.f32, div.full.f32, div.{rn,rz,rm,rp}.f64")
-                    }),
+                    _ => Err(unsupported(format!("`div{}{}{}`", dv.mode.map_or(String::new(), |m| m.to_string()), if dv.ftz { ".ftz" } else { "" }, dv.ty)))
+                        .map_err(|e| {
+                            with_note(
+                                e,
+                                "supported: div.s32, div.u32, div.s64, div.u64, div.{rn,rz,rm,rp}.f32, div.approx.f32, div.full.f32, div.{rn,rz,rm,rp}.f64",
+                            )
+                        }),
                 }
             }
             Op::Rem(t) if matches!(t.ty, Type::S32 | Type::U32 | Type::S64 | Type::U64) => {
@@ -1580,7 +1601,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             // f64 reciprocal and square root, correctly rounded (`.approx` promises less).
             Op::Rcp(f) | Op::Sqrt(f)
-                if matches!((f.ty, f.mode), (Type::F32 | Type::F64, px::FloatMode::Rounded(px::Rounding::Rz | px::Rounding::Rm | px::Rounding::Rp))) && (!f.ftz || f.ty == Type::F32) =>
+                if matches!((f.ty, f.mode), (Type::F32 | Type::F64, px::FloatMode::Rounded(px::Rounding::Rz | px::Rounding::Rm | px::Rounding::Rp)))
+                    && (!f.ftz || f.ty == Type::F32) =>
             {
                 let px::FloatMode::Rounded(r) = f.mode else { unreachable!("matched above") };
                 let rnd = directed(Some(r)).expect("matched above");
@@ -1605,9 +1627,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                 }
             }
-            Op::Rcp(f) | Op::Sqrt(f)
-                if f.ty == Type::F64 && matches!(f.mode, px::FloatMode::Approx | px::FloatMode::Rounded(px::Rounding::Rn)) =>
-            {
+            Op::Rcp(f) | Op::Sqrt(f) if f.ty == Type::F64 && matches!(f.mode, px::FloatMode::Approx | px::FloatMode::Rounded(px::Rounding::Rn)) => {
                 let [d, x] = self.operands(inst)?;
                 let (d, x) = (self.pair(d)?, self.src_f64(x)?);
                 match op {
@@ -1707,7 +1727,10 @@ impl<'t, 'a> Entry<'t, 'a> {
             Op::Shfl(s) => self.shfl(inst, s),
             Op::Vote(v) => {
                 if !v.sync {
-                    return Err(with_note(unsupported("`vote` without `.sync`".into()), "write `vote.sync` with a member mask of `0xffffffff` (PTX has no `vote` without `.sync` from sm_70)"));
+                    return Err(with_note(
+                        unsupported("`vote` without `.sync`".into()),
+                        "write `vote.sync` with a member mask of `0xffffffff` (PTX has no `vote` without `.sync` from sm_70)",
+                    ));
                 }
                 let [d, p, mask] = self.operands(inst)?;
                 self.full_mask(mask)?;
@@ -1729,8 +1752,14 @@ impl<'t, 'a> Entry<'t, 'a> {
                         self.op(Opcode::VoteBallot, &[dst(t), q])?;
                         self.op(Opcode::VoteBallot, &[dst(t + 1), isa::Operand::PredSrc { pred: isa::PT, negated: false }])?;
                         let equal = |bop| Form::Isetp(mods::Isetp { cmp: isa::Cmp::Eq, ty: isa::IntType::U32, bop });
-                        self.emit(equal(isa::BoolOp::And), &[isa::Operand::Pred(d), src(Src::reg(t)), src(Src::imm(0)), isa::Operand::PredSrc { pred: isa::PT, negated: false }])?;
-                        self.emit(equal(isa::BoolOp::Or), &[isa::Operand::Pred(d), src(Src::reg(t)), src(Src::reg(t + 1)), isa::Operand::PredSrc { pred: d, negated: false }])
+                        self.emit(
+                            equal(isa::BoolOp::And),
+                            &[isa::Operand::Pred(d), src(Src::reg(t)), src(Src::imm(0)), isa::Operand::PredSrc { pred: isa::PT, negated: false }],
+                        )?;
+                        self.emit(
+                            equal(isa::BoolOp::Or),
+                            &[isa::Operand::Pred(d), src(Src::reg(t)), src(Src::reg(t + 1)), isa::Operand::PredSrc { pred: d, negated: false }],
+                        )
                     }
                 }
             }
@@ -2041,11 +2070,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                 }
             }
-            _ => Err(unsupported(format!(
-                "`{name}{}{}`",
-                m.mode.map_or(String::new(), |mode| mode.to_string()),
-                m.ty
-            ))),
+            _ => Err(unsupported(format!("`{name}{}{}`", m.mode.map_or(String::new(), |mode| mode.to_string()), m.ty))),
         }
     }
 
@@ -2092,7 +2117,15 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     /// `p = (x cmp y) bop q` for `setp` and `set`.
-    fn compare(&mut self, inst: &'t ast::Instruction<'a>, s: px::Setp, p: u8, x: &'t ast::Operand<'a>, y: &'t ast::Operand<'a>, q: Option<&'t ast::Operand<'a>>) -> Result<()> {
+    fn compare(
+        &mut self,
+        inst: &'t ast::Instruction<'a>,
+        s: px::Setp,
+        p: u8,
+        x: &'t ast::Operand<'a>,
+        y: &'t ast::Operand<'a>,
+        q: Option<&'t ast::Operand<'a>>,
+    ) -> Result<()> {
         let unsupported = |what: String| unsupported(inst, what);
         let q = match q {
             Some(q) => self.pred_src(q)?,
@@ -2204,7 +2237,13 @@ impl<'t, 'a> Entry<'t, 'a> {
             _ => None,
         };
         let rounding_ok = match (to.is_float(), from.is_float()) {
-            (true, true) if to == from => if integral.is_some() { matches!(to, Type::F32 | Type::F64 | Type::F16 | Type::Bf16) } else { c.rounding.is_none() && to == Type::F32 },
+            (true, true) if to == from => {
+                if integral.is_some() {
+                    matches!(to, Type::F32 | Type::F64 | Type::F16 | Type::Bf16)
+                } else {
+                    c.rounding.is_none() && to == Type::F32
+                }
+            }
             // Integer to float, and narrowing floats, round: in any direction.
             (true, false) => c.rounding.is_some_and(|r| !r.is_integer()),
             (true, true) if to.bits() < from.bits() => c.rounding.is_some_and(|r| !r.is_integer()),
@@ -2245,7 +2284,11 @@ impl<'t, 'a> Entry<'t, 'a> {
                 _ => self.emit(Form::Drnd(mods::Drnd { rnd }), &[dst(rounded), src(x)])?,
             }
             if to == from {
-                return if sat_result { self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(true) }), &[dst(rounded), src(Src::reg(rounded)), src(Src::imm(0x8000_0000))]) } else { Ok(()) };
+                return if sat_result {
+                    self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(true) }), &[dst(rounded), src(Src::reg(rounded)), src(Src::imm(0x8000_0000))])
+                } else {
+                    Ok(())
+                };
             }
             x = Src::reg(t);
         } else if c.ftz && from == Type::F32 && !to.is_integer() {
@@ -2499,13 +2542,16 @@ impl<'t, 'a> Entry<'t, 'a> {
             ty => return Err(unsupported(format!("`{name}{ty}`"))),
         };
         // A pointer parameter is a 32-bit simt address: its high word is zero.
-        if space == isa::Space::Param && mem_ty == isa::MemType::B64
+        if space == isa::Space::Param
+            && mem_ty == isa::MemType::B64
             && let (Some(base), isa::Operand::Addr { offset, .. }) = (self.param_at(addr), address)
-                && self.pointers.contains_key(base) && self.symbols[base].address as i32 == offset {
-                    let d = self.pair(data)?;
-                    self.emit(Form::Ld(mods::Ld { space, vec: isa::VecWidth::Scalar, ty: isa::MemType::U32 }), &[dst(d), address])?;
-                    return self.mov(d + 1, Src::imm(0));
-                }
+            && self.pointers.contains_key(base)
+            && self.symbols[base].address as i32 == offset
+        {
+            let d = self.pair(data)?;
+            self.emit(Form::Ld(mods::Ld { space, vec: isa::VecWidth::Scalar, ty: isa::MemType::U32 }), &[dst(d), address])?;
+            return self.mov(d + 1, Src::imm(0));
+        }
         let wide = mem_ty == isa::MemType::B64 || mem_ty == isa::MemType::F64;
         let vec = match m.vector {
             None => isa::VecWidth::Scalar,
@@ -2597,7 +2643,9 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
                 Ok(())
             }
-            _ => Err(Diagnostic::new(data.span, format!("`{name}{}` needs a vector of registers `{{...}}`", m.vector.map_or(String::new(), |v| v.to_string())))),
+            _ => {
+                Err(Diagnostic::new(data.span, format!("`{name}{}` needs a vector of registers `{{...}}`", m.vector.map_or(String::new(), |v| v.to_string()))))
+            }
         }
     }
 
@@ -2774,7 +2822,9 @@ impl<'t, 'a> Entry<'t, 'a> {
             ));
         }
         let (d, valid) = match d.kind {
-            OperandKind::Pair(value, valid) => (ast::Operand { kind: OperandKind::Name(value), span: d.span }, Some(ast::Operand { kind: OperandKind::Name(valid), span: d.span })),
+            OperandKind::Pair(value, valid) => {
+                (ast::Operand { kind: OperandKind::Name(value), span: d.span }, Some(ast::Operand { kind: OperandKind::Name(valid), span: d.span }))
+            }
             _ => (d.clone(), None),
         };
         let b = self.src32(b)?;
@@ -2967,11 +3017,7 @@ fn special(sr: px::SpecialReg) -> Option<isa::SpecialReg> {
 /// The element type of every `.u64` parameter that is a pointer into global memory: its
 /// value (through moves, `cvta.to.global` and additions) reaches the address of a load,
 /// store or atomic, whose type gives the element type (the first one found).
-fn pointer_types<'a>(
-    f: &ast::Function<'a>,
-    items: &[Item<'_, 'a>],
-    symbol: impl Fn(&str) -> Option<(StateSpace, u32)>,
-) -> HashMap<&'a str, isa::ElemType> {
+fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>], symbol: impl Fn(&str) -> Option<(StateSpace, u32)>) -> HashMap<&'a str, isa::ElemType> {
     let params: Vec<&str> = f.params.iter().map(|p| p.name.value).collect();
     let mut origin: HashMap<&'a str, &'a str> = HashMap::default();
     let mut found: HashMap<&'a str, isa::ElemType> = HashMap::default();
@@ -3005,7 +3051,11 @@ fn pointer_types<'a>(
                     slot(ops.get(1)).and_then(|s| slots.get(&s).copied())
                 }
                 // A 64-bit store may put a pointer in a stack slot; it is also an access (`st.global.f64`).
-                Op::St(m) if m.ty.bits() == 64 && slot(ops.first()).is_some_and(|s| !slots.contains_key(&s)) && name(ops.get(1)).is_some_and(|v| origin.contains_key(v)) => {
+                Op::St(m)
+                    if m.ty.bits() == 64
+                        && slot(ops.first()).is_some_and(|s| !slots.contains_key(&s))
+                        && name(ops.get(1)).is_some_and(|v| origin.contains_key(v)) =>
+                {
                     if let (Some(s), Some(&param)) = (slot(ops.first()), name(ops.get(1)).and_then(|v| origin.get(v))) {
                         slots.insert(s, param);
                         changed = true;
@@ -3019,17 +3069,19 @@ fn pointer_types<'a>(
                 Op::Ld(m) | Op::St(m) => {
                     let addr = if matches!(inst.op, Op::Ld(_)) { ops.get(1) } else { ops.first() };
                     if let (Some(param), Some(elem)) = (base(addr).and_then(|b| origin.get(b)), elem_type(m.ty))
-                        && !found.contains_key(param) {
-                            found.insert(param, elem);
-                        }
+                        && !found.contains_key(param)
+                    {
+                        found.insert(param, elem);
+                    }
                     None
                 }
                 Op::Atom(a) | Op::Red(a) => {
                     let addr = if matches!(inst.op, Op::Red(_)) { ops.first() } else { ops.get(1) };
                     if let (Some(param), Some(elem)) = (base(addr).and_then(|b| origin.get(b)), elem_type(a.ty))
-                        && !found.contains_key(param) {
-                            found.insert(param, elem);
-                        }
+                        && !found.contains_key(param)
+                    {
+                        found.insert(param, elem);
+                    }
                     None
                 }
                 _ => None,
@@ -3050,10 +3102,12 @@ fn pointer_types<'a>(
     for item in items {
         if let Item::Inst(inst) = item
             && let (Op::Cvta(c), Some(OperandKind::Name(s))) = (inst.op, inst.operands.get(1).map(|o| &o.kind))
-                && c.to && c.space == StateSpace::Global
-                    && let Some(&param) = origin.get(s) {
-                        pointers.entry(param).or_insert(isa::ElemType::U32);
-                    }
+            && c.to
+            && c.space == StateSpace::Global
+            && let Some(&param) = origin.get(s)
+        {
+            pointers.entry(param).or_insert(isa::ElemType::U32);
+        }
     }
     pointers
 }

@@ -267,7 +267,8 @@ enum Element {
 }
 
 fn elements(text: &str) -> Vec<Element> {
-    let call = |prefix: &str| text.strip_prefix(prefix).and_then(|r| r.strip_suffix(')')).map(|r| r.split(',').map(|a| a.trim().to_string()).collect::<Vec<_>>());
+    let call =
+        |prefix: &str| text.strip_prefix(prefix).and_then(|r| r.strip_suffix(')')).map(|r| r.split(',').map(|a| a.trim().to_string()).collect::<Vec<_>>());
     if let Some(list) = text.strip_prefix('[').and_then(|r| r.strip_suffix(']')) {
         return list.split(',').map(|v| Element::Number(v.trim().parse().expect("list element"))).collect();
     }
@@ -295,7 +296,15 @@ fn buffer(elem: &str, values: &[Element]) -> Buffer {
     };
     macro_rules! ints {
         ($variant:ident, $t:ty) => {
-            Buffer::$variant(values.iter().map(|e| match e { Element::Draw(s, i) => splitmix64(*s, *i) as $t, n => num(n) as i64 as $t }).collect())
+            Buffer::$variant(
+                values
+                    .iter()
+                    .map(|e| match e {
+                        Element::Draw(s, i) => splitmix64(*s, *i) as $t,
+                        n => num(n) as i64 as $t,
+                    })
+                    .collect(),
+            )
         };
     }
     match elem {

@@ -50,7 +50,8 @@ fn special_functions_not_built() {
 
 #[test]
 fn recursion() {
-    let source = ".version 7.0\n.target sm_80\n.address_size 64\n.func f()\n{\n\tcall.uni f, ();\n\tret;\n}\n.visible .entry k()\n{\n\tcall.uni f, ();\n\tret;\n}\n";
+    let source =
+        ".version 7.0\n.target sm_80\n.address_size 64\n.func f()\n{\n\tcall.uni f, ();\n\tret;\n}\n.visible .entry k()\n{\n\tcall.uni f, ();\n\tret;\n}\n";
     insta::assert_snapshot!(refusal(source));
 }
 

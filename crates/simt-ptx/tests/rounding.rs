@@ -34,7 +34,13 @@ fn want(op: usize, x: f32) -> u32 {
         5 => int(x.floor()),
         6 => int(x.ceil()),
         7 => uint(x.round_ties_even()),
-        _ => if x.is_nan() || x <= 0.0 { 0 } else { x.min(1.0).to_bits() },
+        _ => {
+            if x.is_nan() || x <= 0.0 {
+                0
+            } else {
+                x.min(1.0).to_bits()
+            }
+        }
     }
 }
 
@@ -51,9 +57,38 @@ fn kernel(op: &str) -> String {
 #[test]
 fn conversions_round_as_ptx_says() {
     let inputs: [f32; 32] = [
-        0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999997, -0.49999997, 1e-40, -1e-40, 3.75, -3.75, 8388609.0, -8388609.5,
-        3e9, -3e9, 5e9, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 0.99999994, 1.0000001, 123.456, -123.456, 1e20, -1e20, 7.0, -7.0,
-        0.25, 2147483520.0,
+        0.0,
+        -0.0,
+        0.5,
+        -0.5,
+        1.5,
+        -1.5,
+        2.5,
+        -2.5,
+        0.49999997,
+        -0.49999997,
+        1e-40,
+        -1e-40,
+        3.75,
+        -3.75,
+        8388609.0,
+        -8388609.5,
+        3e9,
+        -3e9,
+        5e9,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        0.99999994,
+        1.0000001,
+        123.456,
+        -123.456,
+        1e20,
+        -1e20,
+        7.0,
+        -7.0,
+        0.25,
+        2147483520.0,
     ];
     for (i, op) in OPS.iter().enumerate() {
         let list = inputs.iter().map(|&v| Literal::Float(f64::from(v))).collect();

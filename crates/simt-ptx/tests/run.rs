@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use reference::{Buffer, Inputs, Value};
-use simt_host::{prepare, Arg, LaunchRequest};
-use simt_interp::{run, RunOptions, SimtModel};
+use simt_host::{Arg, LaunchRequest, prepare};
+use simt_interp::{RunOptions, SimtModel, run};
 use simt_isa::{ArgInit, ElemType};
 
 fn corpus_dir() -> PathBuf {

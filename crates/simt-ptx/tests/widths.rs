@@ -6,7 +6,7 @@
 mod common;
 
 use common::run_one_warp;
-use simt_host::{prepare, Arg, LaunchRequest};
+use simt_host::{Arg, LaunchRequest, prepare};
 use simt_interp::{FaultKind, RunOptions, SimtModel};
 use simt_isa::{ArgInit, Literal};
 
@@ -127,7 +127,15 @@ fn negation_bit_counts_and_sixteen_bit_arithmetic() {
         let (ss, ts) = (s as i16, t as i16);
         // `.ftz` flushes a subnormal to a zero of its sign; a NaN comes out as the canonical NaN
         // (PTX: "an unspecified NaN"), whose sign `neg` then flips.
-        let flush = |v: u32| if v & 0x7F80_0000 == 0 { v & 0x8000_0000 } else if f32::from_bits(v).is_nan() { 0x7FFF_FFFF } else { v };
+        let flush = |v: u32| {
+            if v & 0x7F80_0000 == 0 {
+                v & 0x8000_0000
+            } else if f32::from_bits(v).is_nan() {
+                0x7FFF_FFFF
+            } else {
+                v
+            }
+        };
         let pair = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
         // simt's IDIV and IREM: a zero divisor gives all ones and the dividend (PTX leaves it undefined).
         let div = if ts == 0 { 0xFFFF } else { ss.wrapping_div(ts) as u16 };
@@ -229,29 +237,23 @@ fn integral_rounding_of_halves() {
                 \tcvt.rpi.u32.f16 %r1, %s;\n\tcvt.rzi.f16.f16 %h1, %s;\n\tcvt.u32.u16 %r2, %h1;\n\tmov.b64 %o1, {%r1, %r2};\n\
                 \tcvt.rzi.s32.f16 %r1, %s;\n\tcvt.rni.f16.f16 %h2, %s;\n\tcvt.u32.u16 %r2, %h2;\n\tmov.b64 %o2, {%r1, %r2};\n";
     let halves = [0.0f32, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.25, 65504.0, -65504.0, 1000.7, -3.75, 7.0, f32::INFINITY, f32::NAN, 1e-7, 0.99, -0.99];
-    let inputs: Vec<(u64, u64)> = (0..32).map(|i| (u64::from(half::f16::from_f32(halves[i % halves.len()] * if i >= halves.len() { 3.0 } else { 1.0 }).to_bits()), 0)).collect();
+    let inputs: Vec<(u64, u64)> =
+        (0..32).map(|i| (u64::from(half::f16::from_f32(halves[i % halves.len()] * if i >= halves.len() { 3.0 } else { 1.0 }).to_bits()), 0)).collect();
     check(body, &inputs, |x, _| {
         let v = f64::from(half::f16::from_bits(x as u16).to_f32());
         let int = |r: f64| if r.is_nan() { 0 } else { r.clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32 as u32 };
         let uint = |r: f64| if r.is_nan() { 0 } else { r.clamp(0.0, f64::from(u32::MAX)) as u32 };
         let half = |r: f64| if r.is_nan() { 0x7FFF } else { u32::from(half::f16::from_f64(r).to_bits()) };
         let pair = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
-        [
-            pair(int(v.round_ties_even()), half(v.floor())),
-            pair(uint(v.ceil()), half(v.trunc())),
-            pair(int(v.trunc()), half(v.round_ties_even())),
-            0,
-            0,
-            0,
-            0,
-            0,
-        ]
+        [pair(int(v.round_ties_even()), half(v.floor())), pair(uint(v.ceil()), half(v.trunc())), pair(int(v.trunc()), half(v.round_ties_even())), 0, 0, 0, 0, 0]
     });
 }
 
 #[test]
 fn vote_uni_says_whether_the_warp_agrees() {
-    let vote = |n: u32, out: usize| format!("\tsetp.lt.u32 %p1, %r0, {n};\n\tvote.sync.uni.pred %p2, %p1, -1;\n\tselp.u32 %r1, 1, 0, %p2;\n\tcvt.u64.u32 %o{out}, %r1;\n");
+    let vote = |n: u32, out: usize| {
+        format!("\tsetp.lt.u32 %p1, %r0, {n};\n\tvote.sync.uni.pred %p2, %p1, -1;\n\tselp.u32 %r1, 1, 0, %p2;\n\tcvt.u64.u32 %o{out}, %r1;\n")
+    };
     let body = [vote(0, 0), vote(32, 1), vote(5, 2), vote(31, 3)].concat();
     check(&body, &integer_pairs(), |_, _| [1, 1, 0, 0, 0, 0, 0, 0]);
 }
@@ -291,7 +293,13 @@ fn prmt(a: u32, b: u32, c: u32, mode: &str) -> u32 {
             for i in 0..4 {
                 let nibble = (c >> (4 * i)) & 0xF;
                 let v = byte(nibble);
-                let v = if nibble & 8 == 0 { v } else if v & 0x80 != 0 { 0xFF } else { 0 };
+                let v = if nibble & 8 == 0 {
+                    v
+                } else if v & 0x80 != 0 {
+                    0xFF
+                } else {
+                    0
+                };
                 out |= v << (8 * i);
             }
             return out;
@@ -454,8 +462,20 @@ fn directed_multiplies_f64_min_max_and_tanh() {
                 (true, true) => 0x7FFF_FFFF_FFFF_FFFF,
                 (true, false) => q.to_bits(),
                 (false, true) => d.to_bits(),
-                _ if d == q => if max { d.to_bits() & q.to_bits() } else { d.to_bits() | q.to_bits() },
-                _ => if (d < q) != max { d.to_bits() } else { q.to_bits() },
+                _ if d == q => {
+                    if max {
+                        d.to_bits() & q.to_bits()
+                    } else {
+                        d.to_bits() | q.to_bits()
+                    }
+                }
+                _ => {
+                    if (d < q) != max {
+                        d.to_bits()
+                    } else {
+                        q.to_bits()
+                    }
+                }
             }
         };
         [

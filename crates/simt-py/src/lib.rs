@@ -22,8 +22,8 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
 use simt_host::npy::Dtype;
 use simt_host::{Arg, HostError, LaunchRequest, PreparedLaunch, lowp};
 use simt_interp::launch::{DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS};
-use simt_interp::trace::{Filter, Trace};
 use simt_interp::memory::GlobalMemory;
+use simt_interp::trace::{Filter, Trace};
 use simt_interp::{Checks, Contents, FaultKind, Lent, Progress, RunOptions, SimtModel, Stats, WordBytes};
 use simt_isa::{ArgInit, ElemType, Kernel as IsaKernel, Literal, Module, ParamType};
 use simt_timing::{Machine, TimingError, TimingOptions};
@@ -487,7 +487,10 @@ fn check_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) ->
         return Err(PyTypeError::new_err(format!("{expects}; this one is not contiguous: pass np.ascontiguousarray(x)")));
     }
     if elem.is_packed() && array.len() % 2 == 1 {
-        return Err(PyValueError::new_err(format!("parameter `{name}` (.ptr.{elem}): {elem} packs two elements a byte, so give an even number of elements, not {}", array.len())));
+        return Err(PyValueError::new_err(format!(
+            "parameter `{name}` (.ptr.{elem}): {elem} packs two elements a byte, so give an even number of elements, not {}",
+            array.len()
+        )));
     }
     let count: usize = array.shape().iter().product();
     Ok(count as u64)

@@ -19,7 +19,7 @@ use simt_interp::launch::sm_of_block;
 use simt_interp::{BlockSim, Counters, Peek, RunOptions, StepResult, WordBytes};
 use simt_isa::{Kernel as IsaKernel, Module};
 
-use crate::{Copied, LaunchError, Returned, RunResult, fault_error, write_back, json_to_py, result_of, to_value_error};
+use crate::{Copied, LaunchError, Returned, RunResult, fault_error, json_to_py, result_of, to_value_error, write_back};
 
 /// What the launch borrows; boxed, so its address stays put while `Sim` moves.
 struct Owned {

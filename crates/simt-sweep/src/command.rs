@@ -77,11 +77,7 @@ impl RunCommand {
 /// `text` as one word of a POSIX shell: bare when that is safe, else in single quotes.
 pub fn shell_quote(text: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || "_-./=,:@+%".contains(c);
-    if !text.is_empty() && text.chars().all(safe) {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
-    }
+    if !text.is_empty() && text.chars().all(safe) { text.to_string() } else { format!("'{}'", text.replace('\'', r"'\''")) }
 }
 
 #[cfg(test)]

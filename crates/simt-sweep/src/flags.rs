@@ -46,7 +46,9 @@ impl Effect {
     pub fn plan_refusal(name: &str) -> Option<&'static str> {
         match name {
             "record" => Some("the sweep records every run itself"),
-            "dump" | "output" | "trace-svg" => Some("every job would write the same file; to compare a dump with a reference, give the kernel `check = [{ dump = \"NAME\", reference = \"FILE.npy\" }]`"),
+            "dump" | "output" | "trace-svg" => Some(
+                "every job would write the same file; to compare a dump with a reference, give the kernel `check = [{ dump = \"NAME\", reference = \"FILE.npy\" }]`",
+            ),
             "expect" | "tolerance" => Some("give the kernel `check = [{ dump = \"NAME\", reference = \"FILE.npy\", tolerance = T }]` instead"),
             "help" | "version" => Some("it prints help instead of running"),
             _ => None,
@@ -84,10 +86,7 @@ pub struct FlagSet {
 impl FlagSet {
     /// The flags `(long name, short alias, takes a value)` of `simt run`.
     pub fn new(flags: impl IntoIterator<Item = (String, Option<char>, bool)>) -> FlagSet {
-        let flags = flags
-            .into_iter()
-            .map(|(name, short, takes_value)| (name.clone(), Flag { effect: Effect::of(&name), name, short, takes_value }))
-            .collect();
+        let flags = flags.into_iter().map(|(name, short, takes_value)| (name.clone(), Flag { effect: Effect::of(&name), name, short, takes_value })).collect();
         FlagSet { flags, check: None, machine: None }
     }
 
@@ -145,15 +144,27 @@ pub(crate) fn test_flags() -> FlagSet {
     // The flags of `simt run` when this was written; the CLI's tests check the real set.
     let switches = ["json", "stats", "trace"];
     let values = [
-        "kernel", "grid", "block", "arg", "dump", "simt", "max-steps", "its-yield", "runaway-steps", "timeout", "sms", "threads",
-        "check", "record", "expect", "tolerance", "output", "timing", "arch",
+        "kernel",
+        "grid",
+        "block",
+        "arg",
+        "dump",
+        "simt",
+        "max-steps",
+        "its-yield",
+        "runaway-steps",
+        "timeout",
+        "sms",
+        "threads",
+        "check",
+        "record",
+        "expect",
+        "tolerance",
+        "output",
+        "timing",
+        "arch",
     ];
-    FlagSet::new(
-        switches
-            .iter()
-            .map(|s| (s.to_string(), None, false))
-            .chain(values.iter().map(|s| (s.to_string(), (*s == "output").then_some('o'), true))),
-    )
+    FlagSet::new(switches.iter().map(|s| (s.to_string(), None, false)).chain(values.iter().map(|s| (s.to_string(), (*s == "output").then_some('o'), true))))
 }
 
 #[cfg(test)]

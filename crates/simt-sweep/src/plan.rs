@@ -434,7 +434,9 @@ impl Loader<'_> {
                 }
                 _ if !takes_value => return Err(self.error(at, format!("--{flag} is a switch: give true or false"))),
                 DeValue::String(s) => s.to_string(),
-                DeValue::Integer(i) => i128::from_str_radix(i.as_str(), i.radix()).map_err(|_| self.error(at.clone(), "an integer too large for simt"))?.to_string(),
+                DeValue::Integer(i) => {
+                    i128::from_str_radix(i.as_str(), i.radix()).map_err(|_| self.error(at.clone(), "an integer too large for simt"))?.to_string()
+                }
                 DeValue::Float(f) => f.as_str().to_string(),
                 DeValue::Boolean(_) => return Err(self.error(at, format!("--{flag} takes a value, not true or false"))),
                 other => return Err(self.error(at, format!("--{flag} takes a string or a number here, not {}", other.type_str()))),

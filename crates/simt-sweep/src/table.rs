@@ -140,13 +140,16 @@ fn flatten(path: &mut String, value: &Value, row: &mut Vec<(Arc<str>, Value)>) {
 /// The columns of `rows`: the leading ones, then every other in name order.
 pub fn columns(rows: &[Row]) -> Vec<String> {
     // Hashing each row's names (rather than comparing them in a tree) keeps 100,000 rows quick.
-    let all: HashSet<&str> = rows.par_iter().fold(HashSet::new, |mut set, r| {
-        set.extend(r.iter().map(|(k, _)| k));
-        set
-    }).reduce(HashSet::new, |mut a, b| {
-        a.extend(b);
-        a
-    });
+    let all: HashSet<&str> = rows
+        .par_iter()
+        .fold(HashSet::new, |mut set, r| {
+            set.extend(r.iter().map(|(k, _)| k));
+            set
+        })
+        .reduce(HashSet::new, |mut a, b| {
+            a.extend(b);
+            a
+        });
     let mut rest: Vec<&str> = all.into_iter().filter(|c| !LEADING.contains(c)).collect();
     rest.sort_unstable();
     LEADING.iter().chain(&rest).map(|c| c.to_string()).collect()
@@ -177,7 +180,6 @@ fn csv_field(value: Option<&Value>) -> String {
     };
     if text.contains([',', '"', '\n', '\r']) { format!("\"{}\"", text.replace('"', "\"\"")) } else { text }
 }
-
 
 /// The table of `rows` in `format`: the same rows give the same bytes.
 pub fn render(rows: &[Row], format: Format) -> String {

@@ -10,11 +10,13 @@ use std::hint::black_box;
 /// same as any value).
 fn fragment(regs: usize, seed: u32) -> Vec<[u32; 32]> {
     (0..regs)
-        .map(|g| std::array::from_fn(|l| {
-            let x = (g as u32 * 32 + l as u32).wrapping_mul(2_654_435_761).wrapping_add(seed);
-            let half = |v: u32| 0x3800 | (v & 0x03FF) | (v & 0x8000);
-            half(x) | half(x >> 16) << 16
-        }))
+        .map(|g| {
+            std::array::from_fn(|l| {
+                let x = (g as u32 * 32 + l as u32).wrapping_mul(2_654_435_761).wrapping_add(seed);
+                let half = |v: u32| 0x3800 | (v & 0x03FF) | (v & 0x8000);
+                half(x) | half(x >> 16) << 16
+            })
+        })
         .collect()
 }
 
@@ -39,8 +41,7 @@ fn bench(c: &mut Criterion) {
         let mut d = vec![[0u32; 32]; nc];
         c.bench_function(name, |bench| {
             bench.iter(|| {
-                simt_tensor::mma(opcode, acc, input, black_box(&a), black_box(&b), black_box(&cc), e.as_ref(), &mut d)
-                    .expect("valid operands");
+                simt_tensor::mma(opcode, acc, input, black_box(&a), black_box(&b), black_box(&cc), e.as_ref(), &mut d).expect("valid operands");
                 black_box(&d);
             })
         });

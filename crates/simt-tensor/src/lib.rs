@@ -84,9 +84,7 @@ pub fn mma(
         ("d", d.len(), regs(Operand::C, acc_bits)),
     ] {
         if len != want {
-            return Err(MmaError::instruction(format!(
-                "operand {name} has {len} registers; {opcode}.{acc}.{input} takes {want}"
-            )));
+            return Err(MmaError::instruction(format!("operand {name} has {len} registers; {opcode}.{acc}.{input} takes {want}")));
         }
     }
     let k_of = match (shape, e) {
@@ -405,9 +403,8 @@ mod tests {
             state
         };
         for _ in 0..20 {
-            let frag = |regs: usize, next: &mut dyn FnMut() -> u32| -> Vec<[u32; 32]> {
-                (0..regs).map(|_| std::array::from_fn(|_| next() & 0xBFFF_BFFF)).collect()
-            };
+            let frag =
+                |regs: usize, next: &mut dyn FnMut() -> u32| -> Vec<[u32; 32]> { (0..regs).map(|_| std::array::from_fn(|_| next() & 0xBFFF_BFFF)).collect() };
             let (a, b, c) = (frag(4, &mut next), frag(8, &mut next), frag(8, &mut next));
             let e = [0x9C49; 32];
             let k_of = sparse_k_of(&e).unwrap();

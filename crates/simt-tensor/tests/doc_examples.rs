@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use simt_tensor::formats::{s4_value, tf32_round, tf32_value, u4_value, MiniFloat};
+use simt_tensor::formats::{MiniFloat, s4_value, tf32_round, tf32_value, u4_value};
 
 /// One example: the format, the value as written, and what it shows.
 const EXAMPLES: &[(&str, &str, &str)] = &[
@@ -71,7 +71,10 @@ fn docs_tensor_md_has_the_worked_examples() {
         std::fs::write(&path, format!("{}{want}{}", &doc[..b + begin.len()], &doc[e..])).unwrap();
         return;
     }
-    assert!(doc[b + begin.len()..e] == want, "docs/tensor.md's format examples are stale: run `SIMT_BLESS=1 cargo test -p simt-tensor --test doc_examples`; want:\n{want}");
+    assert!(
+        doc[b + begin.len()..e] == want,
+        "docs/tensor.md's format examples are stale: run `SIMT_BLESS=1 cargo test -p simt-tensor --test doc_examples`; want:\n{want}"
+    );
 }
 
 #[test]

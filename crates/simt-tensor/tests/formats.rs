@@ -108,100 +108,109 @@ fn check(format: MiniFloat, cases: &[(f32, u8)]) {
 
 #[test]
 fn e4m3_special_values() {
-    check(E4M3, &[
-        // Ties to even inside a binade: 1 + 1/16 is halfway between 1 (even) and 1.125.
-        (1.0625, 0x38),
-        (next_down(1.0625), 0x38),
-        (next_up(1.0625), 0x39),
-        (1.1875, 0x3A),
-        (next_down(1.1875), 0x39),
-        (0.3, 0x2A),
-        (-0.3, 0xAA),
-        // Saturation: 448 is the largest finite; 464 is halfway to the missing 480.
-        (416.0, 0x7D),
-        (424.0, 0x7D),
-        (432.0, 0x7E),
-        (448.0, 0x7E),
-        (next_up(448.0), 0x7E),
-        (464.0, 0x7E),
-        (next_up(464.0), 0x7E),
-        (480.0, 0x7E),
-        (1e30, 0x7E),
-        (-464.0, 0xFE),
-        (-480.0, 0xFE),
-        // Subnormals: 2^-9 is the smallest; half of it ties to zero.
-        (p2(-9), 0x01),
-        (p2(-10), 0x00),
-        (next_up(p2(-10)), 0x01),
-        (next_down(p2(-10)), 0x00),
-        (-p2(-10), 0x80),
-        (-next_up(p2(-10)), 0x81),
-        (3.0 * p2(-10), 0x02),
-        (5.0 * p2(-10), 0x02),
-        (7.0 * p2(-9), 0x07),
-        // Between the largest subnormal (7 * 2^-9) and the smallest normal (2^-6).
-        (15.0 * p2(-10), 0x08),
-        (next_down(15.0 * p2(-10)), 0x07),
-        (p2(-6), 0x08),
-        (p2(-12), 0x00),
-    ]);
+    check(
+        E4M3,
+        &[
+            // Ties to even inside a binade: 1 + 1/16 is halfway between 1 (even) and 1.125.
+            (1.0625, 0x38),
+            (next_down(1.0625), 0x38),
+            (next_up(1.0625), 0x39),
+            (1.1875, 0x3A),
+            (next_down(1.1875), 0x39),
+            (0.3, 0x2A),
+            (-0.3, 0xAA),
+            // Saturation: 448 is the largest finite; 464 is halfway to the missing 480.
+            (416.0, 0x7D),
+            (424.0, 0x7D),
+            (432.0, 0x7E),
+            (448.0, 0x7E),
+            (next_up(448.0), 0x7E),
+            (464.0, 0x7E),
+            (next_up(464.0), 0x7E),
+            (480.0, 0x7E),
+            (1e30, 0x7E),
+            (-464.0, 0xFE),
+            (-480.0, 0xFE),
+            // Subnormals: 2^-9 is the smallest; half of it ties to zero.
+            (p2(-9), 0x01),
+            (p2(-10), 0x00),
+            (next_up(p2(-10)), 0x01),
+            (next_down(p2(-10)), 0x00),
+            (-p2(-10), 0x80),
+            (-next_up(p2(-10)), 0x81),
+            (3.0 * p2(-10), 0x02),
+            (5.0 * p2(-10), 0x02),
+            (7.0 * p2(-9), 0x07),
+            // Between the largest subnormal (7 * 2^-9) and the smallest normal (2^-6).
+            (15.0 * p2(-10), 0x08),
+            (next_down(15.0 * p2(-10)), 0x07),
+            (p2(-6), 0x08),
+            (p2(-12), 0x00),
+        ],
+    );
 }
 
 #[test]
 fn e5m2_special_values() {
-    check(E5M2, &[
-        (1.125, 0x3C),
-        (next_up(1.125), 0x3D),
-        (1.375, 0x3E),
-        (next_down(1.375), 0x3D),
-        (0.1, 0x2E),
-        // 57344 is the largest finite; 61440 is halfway to 65536 (infinity's place).
-        (49152.0, 0x7A),
-        (53248.0, 0x7A),
-        (next_up(53248.0), 0x7B),
-        (57344.0, 0x7B),
-        (61440.0, 0x7B),
-        (next_up(61440.0), 0x7B),
-        (65536.0, 0x7B),
-        (1e10, 0x7B),
-        (-61440.0, 0xFB),
-        // Subnormals down to 2^-16.
-        (p2(-16), 0x01),
-        (p2(-17), 0x00),
-        (next_up(p2(-17)), 0x01),
-        (-p2(-17), 0x80),
-        (3.0 * p2(-17), 0x02),
-        (3.0 * p2(-16), 0x03),
-        (7.0 * p2(-17), 0x04),
-        (next_down(7.0 * p2(-17)), 0x03),
-        (p2(-14), 0x04),
-    ]);
+    check(
+        E5M2,
+        &[
+            (1.125, 0x3C),
+            (next_up(1.125), 0x3D),
+            (1.375, 0x3E),
+            (next_down(1.375), 0x3D),
+            (0.1, 0x2E),
+            // 57344 is the largest finite; 61440 is halfway to 65536 (infinity's place).
+            (49152.0, 0x7A),
+            (53248.0, 0x7A),
+            (next_up(53248.0), 0x7B),
+            (57344.0, 0x7B),
+            (61440.0, 0x7B),
+            (next_up(61440.0), 0x7B),
+            (65536.0, 0x7B),
+            (1e10, 0x7B),
+            (-61440.0, 0xFB),
+            // Subnormals down to 2^-16.
+            (p2(-16), 0x01),
+            (p2(-17), 0x00),
+            (next_up(p2(-17)), 0x01),
+            (-p2(-17), 0x80),
+            (3.0 * p2(-17), 0x02),
+            (3.0 * p2(-16), 0x03),
+            (7.0 * p2(-17), 0x04),
+            (next_down(7.0 * p2(-17)), 0x03),
+            (p2(-14), 0x04),
+        ],
+    );
 }
 
 #[test]
 fn e2m1_special_values() {
-    check(E2M1, &[
-        (0.25, 0x0),
-        (next_up(0.25), 0x1),
-        (-0.25, 0x8),
-        (0.5, 0x1),
-        (0.75, 0x2),
-        (next_down(0.75), 0x1),
-        (1.25, 0x2),
-        (1.75, 0x4),
-        (2.5, 0x4),
-        (next_up(2.5), 0x5),
-        (3.0, 0x5),
-        (3.5, 0x6),
-        (next_down(3.5), 0x5),
-        (5.0, 0x6),
-        (next_up(5.0), 0x7),
-        (6.0, 0x7),
-        (7.0, 0x7),
-        (100.0, 0x7),
-        (-7.0, 0xF),
-        (0.3, 0x1),
-    ]);
+    check(
+        E2M1,
+        &[
+            (0.25, 0x0),
+            (next_up(0.25), 0x1),
+            (-0.25, 0x8),
+            (0.5, 0x1),
+            (0.75, 0x2),
+            (next_down(0.75), 0x1),
+            (1.25, 0x2),
+            (1.75, 0x4),
+            (2.5, 0x4),
+            (next_up(2.5), 0x5),
+            (3.0, 0x5),
+            (3.5, 0x6),
+            (next_down(3.5), 0x5),
+            (5.0, 0x6),
+            (next_up(5.0), 0x7),
+            (6.0, 0x7),
+            (7.0, 0x7),
+            (100.0, 0x7),
+            (-7.0, 0xF),
+            (0.3, 0x1),
+        ],
+    );
 }
 
 #[test]
@@ -415,7 +424,9 @@ fn cvt_lowp_case() {
         }
     };
     expect("tf32.bin", &|i| tf32_round(a(i)));
-    for (format, packed, round_trip, decoded) in [(E4M3, "e4m3.bin", "rt4.bin", "dec4.bin"), (E5M2, "e5m2.bin", "rt5.bin", "dec5.bin"), (E2M1, "e2m1.bin", "rt2.bin", "dec2.bin")] {
+    for (format, packed, round_trip, decoded) in
+        [(E4M3, "e4m3.bin", "rt4.bin", "dec4.bin"), (E5M2, "e5m2.bin", "rt5.bin", "dec5.bin"), (E2M1, "e2m1.bin", "rt2.bin", "dec2.bin")]
+    {
         expect(packed, &|i| format.pack2(a(i), b(i)));
         expect(round_trip, &|i| format.decode(format.pack2(a(i), b(i))).to_bits());
         expect(decoded, &|i| format.decode(codes[i]).to_bits());

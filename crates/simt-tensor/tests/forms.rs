@@ -9,11 +9,13 @@ use simt_tensor::layout::{Operand, dims};
 
 /// f16 bits: mostly values near 1 (so sums round), sometimes anything (NaN, inf, subnormals).
 fn f16_bits() -> BoxedStrategy<u32> {
-    prop_oneof![4 => (any::<bool>(), 12u32..=17, 0u32..0x400).prop_map(|(s, e, m)| u32::from(s) << 15 | e << 10 | m), 1 => any::<u16>().prop_map(u32::from)].boxed()
+    prop_oneof![4 => (any::<bool>(), 12u32..=17, 0u32..0x400).prop_map(|(s, e, m)| u32::from(s) << 15 | e << 10 | m), 1 => any::<u16>().prop_map(u32::from)]
+        .boxed()
 }
 
 fn bf16_bits() -> BoxedStrategy<u32> {
-    prop_oneof![4 => (any::<bool>(), 124u32..=129, 0u32..0x80).prop_map(|(s, e, m)| u32::from(s) << 15 | e << 7 | m), 1 => any::<u16>().prop_map(u32::from)].boxed()
+    prop_oneof![4 => (any::<bool>(), 124u32..=129, 0u32..0x80).prop_map(|(s, e, m)| u32::from(s) << 15 | e << 7 | m), 1 => any::<u16>().prop_map(u32::from)]
+        .boxed()
 }
 
 fn f32_bits() -> BoxedStrategy<u32> {

@@ -2,8 +2,8 @@
 //! `layout::coord` from contract sections 8 and 9 and the PTX ISA (section
 //! 9.7.14.5.8 for m16n8k16; "Matrix Fragments for mma.m8n8k4 with .f64" for m8n8k4).
 
-use simt_isa::{mods, Form, Instruction, MmaAcc, MmaIn, Opcode};
-use simt_tensor::layout::{Operand, Shape, dims, shape_of, elements_per_lane, pack, pack64, unpack, unpack64};
+use simt_isa::{Form, Instruction, MmaAcc, MmaIn, Opcode, mods};
+use simt_tensor::layout::{Operand, Shape, dims, elements_per_lane, pack, pack64, shape_of, unpack, unpack64};
 
 /// A matrix whose every element is distinct: its own row-major index.
 fn numbered(shape: Shape, operand: Operand) -> Vec<u32> {

@@ -43,7 +43,8 @@ fn check_m16n16k16_case(name: &str, kernel: &str, form: Form, bits: usize) {
     let (descr, c_bytes) = npy(name, "c.npy");
     assert!(matches!(descr.as_str(), "<u4" | "<i4"), "{name}/c.npy: {descr}");
     let c = words(&c_bytes);
-    let (fa, fb, fc) = (kernel_fragment(&words(&a_bytes), form.regs(Operand::A)), kernel_fragment(&words(&bt_bytes), form.regs(Operand::B)), kernel_fragment(&c, 8));
+    let (fa, fb, fc) =
+        (kernel_fragment(&words(&a_bytes), form.regs(Operand::A)), kernel_fragment(&words(&bt_bytes), form.regs(Operand::B)), kernel_fragment(&c, 8));
     let mut fd = vec![[0; 32]; 8];
     simt_tensor::mma(form.opcode, form.acc, form.input, &fa, &fb, &fc, None, &mut fd).unwrap();
     let d: Vec<u32> = (0..256).map(|i| fd[i % 8][i / 8]).collect();

@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use simt_host::{prepare, Arg, LaunchRequest};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use simt_host::{Arg, LaunchRequest, prepare};
 use simt_interp::RunOptions;
 use simt_isa::{ArgInit, Literal};
 use simt_timing::{Machine, TimingOptions};

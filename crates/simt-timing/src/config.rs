@@ -399,7 +399,16 @@ impl Machine {
         if !(self.clock_ghz > 0.0 && self.clock_ghz < 100.0) {
             return fail("clock_ghz", "must be between 0 and 100 GHz".into());
         }
-        for (key, v) in [("sm.count", sm.count), ("sm.partitions", sm.partitions), ("sm.max_warps", sm.max_warps), ("sm.max_blocks", sm.max_blocks), ("sm.max_threads", sm.max_threads), ("sm.registers", sm.registers), ("sm.register_allocation_unit", sm.register_allocation_unit), ("sm.shared_allocation_unit", sm.shared_allocation_unit)] {
+        for (key, v) in [
+            ("sm.count", sm.count),
+            ("sm.partitions", sm.partitions),
+            ("sm.max_warps", sm.max_warps),
+            ("sm.max_blocks", sm.max_blocks),
+            ("sm.max_threads", sm.max_threads),
+            ("sm.registers", sm.registers),
+            ("sm.register_allocation_unit", sm.register_allocation_unit),
+            ("sm.shared_allocation_unit", sm.shared_allocation_unit),
+        ] {
             if v == 0 {
                 return fail(key, "must be at least 1".into());
             }
@@ -419,10 +428,20 @@ impl Machine {
         if sm.max_shared_per_block > sm.shared_bytes {
             return fail("sm.max_shared_per_block", format!("more than sm.shared_bytes ({})", sm.shared_bytes));
         }
-        if sm.shared_carveouts_kb.is_empty() || !sm.shared_carveouts_kb.is_sorted() || sm.shared_carveouts_kb.last().is_some_and(|&k| k * 1024 != sm.shared_bytes) {
+        if sm.shared_carveouts_kb.is_empty()
+            || !sm.shared_carveouts_kb.is_sorted()
+            || sm.shared_carveouts_kb.last().is_some_and(|&k| k * 1024 != sm.shared_bytes)
+        {
             return fail("sm.shared_carveouts_kb", "must be ascending and end at sm.shared_bytes / 1024".into());
         }
-        let lanes = [("lanes.int", self.lanes.int), ("lanes.fp32", self.lanes.fp32), ("lanes.fp64", self.lanes.fp64), ("lanes.sfu", self.lanes.sfu), ("lanes.ldst", self.lanes.ldst), ("lanes.control", self.lanes.control)];
+        let lanes = [
+            ("lanes.int", self.lanes.int),
+            ("lanes.fp32", self.lanes.fp32),
+            ("lanes.fp64", self.lanes.fp64),
+            ("lanes.sfu", self.lanes.sfu),
+            ("lanes.ldst", self.lanes.ldst),
+            ("lanes.control", self.lanes.control),
+        ];
         for (key, l) in lanes {
             let per = l / sm.partitions;
             if l == 0 || !l.is_multiple_of(sm.partitions) || per > 32 || !32u32.is_multiple_of(per) {
@@ -435,11 +454,21 @@ impl Machine {
             if let Some(l) = self.latency.of(class)
                 && l < least
             {
-                return fail(&format!("latency.{}", class.name()), format!("{l} cycles leave no execute stage: at least {least} (issue, pipeline stages, one execute cycle)"));
+                return fail(
+                    &format!("latency.{}", class.name()),
+                    format!("{l} cycles leave no execute stage: at least {least} (issue, pipeline stages, one execute cycle)"),
+                );
             }
         }
         let mem = &self.memory;
-        for (key, l) in [("memory.l1.hit_latency", mem.l1.hit_latency), ("memory.shared.latency", mem.shared.latency), ("memory.constant.hit_latency", mem.constant.hit_latency), ("memory.constant.miss_latency", mem.constant.miss_latency), ("memory.l2.hit_latency", mem.l2.hit_latency), ("memory.dram.latency", mem.dram.latency)] {
+        for (key, l) in [
+            ("memory.l1.hit_latency", mem.l1.hit_latency),
+            ("memory.shared.latency", mem.shared.latency),
+            ("memory.constant.hit_latency", mem.constant.hit_latency),
+            ("memory.constant.miss_latency", mem.constant.miss_latency),
+            ("memory.l2.hit_latency", mem.l2.hit_latency),
+            ("memory.dram.latency", mem.dram.latency),
+        ] {
             if l < least {
                 return fail(key, format!("at least {least} cycles (issue, pipeline stages, one execute cycle)"));
             }
@@ -472,13 +501,21 @@ impl Machine {
         for (form, t) in &self.tensor {
             let Some((_, mma)) = known.iter().find(|(k, _)| k == form) else {
                 let keys: Vec<&str> = known.iter().map(|(k, _)| k.as_str()).collect();
-                return fail(&format!("tensor.\"{form}\""), format!("no MMA form `{form}`{}; the forms are {}", suggest(form, keys.iter().copied()), keys.join(", ")));
+                return fail(
+                    &format!("tensor.\"{form}\""),
+                    format!("no MMA form `{form}`{}; the forms are {}", suggest(form, keys.iter().copied()), keys.join(", ")),
+                );
             };
             if mma.since() > self.target {
                 let needs = mma.since();
                 return fail(
                     &format!("tensor.\"{form}\""),
-                    format!("the form needs target {needs} ({}) or later, but the machine's target is {} ({}): remove the line or raise `target`", needs.generation(), self.target, self.target.generation()),
+                    format!(
+                        "the form needs target {needs} ({}) or later, but the machine's target is {} ({}): remove the line or raise `target`",
+                        needs.generation(),
+                        self.target,
+                        self.target.generation()
+                    ),
                 );
             }
             if t.interval == 0 || t.latency < least.max(t.interval) {

@@ -13,12 +13,12 @@
 
 use rayon::prelude::*;
 use simt_interp::{Fault, GlobalMemory, Launch, LaunchConfig, RunOptions};
-use simt_isa::{format_mnemonic, Kernel};
+use simt_isa::{Kernel, format_mnemonic};
 
 use crate::cache::SectorCache;
-use crate::config::{Machine, LINE_BYTES, SECTOR_BYTES};
-use crate::occupancy::{occupancy, Occupancy};
-use crate::sim::{Ctx, Deferred, LineMap, PipeFilter, Request, ReqKind, Sm};
+use crate::config::{LINE_BYTES, Machine, SECTOR_BYTES};
+use crate::occupancy::{Occupancy, occupancy};
+use crate::sim::{Ctx, Deferred, LineMap, PipeFilter, ReqKind, Request, Sm};
 use crate::stats::Report;
 
 /// Fixed-point fraction of a cycle used for bandwidth servers.
@@ -143,7 +143,14 @@ fn l1_lines(machine: &Machine, occ: &Occupancy) -> u64 {
 ///
 /// # Errors
 /// A kernel the machine cannot run, or the first fault in (cycle, SM) order.
-pub fn run(kernel: &Kernel, config: &LaunchConfig, memory: &GlobalMemory, options: &RunOptions, machine: &Machine, timing: &TimingOptions) -> Result<Report, TimingError> {
+pub fn run(
+    kernel: &Kernel,
+    config: &LaunchConfig,
+    memory: &GlobalMemory,
+    options: &RunOptions,
+    machine: &Machine,
+    timing: &TimingOptions,
+) -> Result<Report, TimingError> {
     if let Some(why) = beyond_machine(kernel, machine) {
         return Err(TimingError::Unsupported(why));
     }

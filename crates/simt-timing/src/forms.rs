@@ -50,7 +50,6 @@ pub fn known() -> Vec<(String, Form)> {
     out
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

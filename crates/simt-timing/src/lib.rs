@@ -27,8 +27,8 @@ mod stats;
 mod view;
 
 pub use config::{ConfigError, Machine, Policy};
-pub use engine::{run, TimingError, TimingOptions};
-pub use occupancy::{occupancy, Limiter, Occupancy};
+pub use engine::{TimingError, TimingOptions, run};
+pub use occupancy::{Limiter, Occupancy, occupancy};
 pub use reason::Reason;
 pub use sim::{PipeFilter, PipeRow};
-pub use stats::{thousands, CacheStats, DramStats, OccupancyStats, Report, TimingStats, UnitStats};
+pub use stats::{CacheStats, DramStats, OccupancyStats, Report, TimingStats, UnitStats, thousands};

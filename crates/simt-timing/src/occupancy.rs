@@ -170,7 +170,15 @@ pub fn render(machine: &Machine, kernel: &str, occ: &Occupancy) -> String {
     for b in steps {
         let o = occupancy(machine, occ.threads_per_block, occ.registers_per_thread, b);
         let mark = if b == occ.shared_per_block { "  <- this kernel" } else { "" };
-        let _ = writeln!(s, "    {:>9.1}  {:>13}  {:>12}  {:>8.1}%  {}{mark}", f64::from(b) / 1024.0, o.blocks_per_sm, o.warps_per_sm, o.occupancy_percent, o.limiter.describe());
+        let _ = writeln!(
+            s,
+            "    {:>9.1}  {:>13}  {:>12}  {:>8.1}%  {}{mark}",
+            f64::from(b) / 1024.0,
+            o.blocks_per_sm,
+            o.warps_per_sm,
+            o.occupancy_percent,
+            o.limiter.describe()
+        );
     }
     s
 }

@@ -7,15 +7,15 @@
 //! Nothing here allocates per cycle: per-warp state lives in slots made once
 //! per SM, and the vectors that carry requests and records keep their capacity.
 
-use std::collections::{BinaryHeap, HashMap};
 use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use simt_interp::{BlockReason, BlockSim, Counters, Fault, Launch, Peek, Step, StepResult};
-use simt_isa::{AccessKind, AtomOp, AtomType, Flags, Form, Kernel, Space, Unit, RZ};
+use simt_isa::{AccessKind, AtomOp, AtomType, Flags, Form, Kernel, RZ, Space, Unit};
 
 use crate::cache::SectorCache;
-use crate::config::{Machine, Policy, LINE_BYTES, SECTOR_BYTES, SHARED_BANKS};
+use crate::config::{LINE_BYTES, Machine, Policy, SECTOR_BYTES, SHARED_BANKS};
 use crate::reason::Reason;
 use crate::seed::Arbiter;
 
@@ -890,7 +890,11 @@ impl<'l> Sm<'l> {
     fn pipe_row(&mut self, ctx: &Ctx<'l>, p: usize, block: u64, warp: u64, pc: u32, t: u64, extra: u32) -> Option<u32> {
         let filter = ctx.pipe?;
         let in_block = warp - block * ctx.warps_per_block as u64;
-        if filter.block.is_some_and(|b| b != block) || filter.warp.is_some_and(|w| u64::from(w) != in_block) || filter.pc.is_some_and(|x| x != pc) || filter.line.is_some_and(|l| ctx.kernel.line(pc) != Some(l)) {
+        if filter.block.is_some_and(|b| b != block)
+            || filter.warp.is_some_and(|w| u64::from(w) != in_block)
+            || filter.pc.is_some_and(|x| x != pc)
+            || filter.line.is_some_and(|l| ctx.kernel.line(pc) != Some(l))
+        {
             return None;
         }
         let pl = ctx.machine.pipeline;
@@ -967,7 +971,18 @@ impl<'l> Sm<'l> {
 
     /// Coalesces a global or local access into lines and sends what L1 cannot serve to L2.
     #[allow(clippy::too_many_arguments)]
-    fn global(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, access: &simt_interp::Access, lanes: u32, kind: AccessKind, info: &PcInfo, pipe: Option<u32>, seq: u64) -> Completion {
+    fn global(
+        &mut self,
+        ctx: &Ctx<'l>,
+        s: u32,
+        t: u64,
+        access: &simt_interp::Access,
+        lanes: u32,
+        kind: AccessKind,
+        info: &PcInfo,
+        pipe: Option<u32>,
+        seq: u64,
+    ) -> Completion {
         let m = ctx.machine;
         let local_tag = if access.space == Space::Local {
             // LOCAL addresses are per block: give each resident block its own line space.

@@ -275,7 +275,18 @@ impl TimingStats {
             let _ = writeln!(s, "    {:<22}{:>6.1}%  {:>16}", r.name(), percent(n, self.issue_slots_total), thousands(n));
         }
         let o = &self.occupancy;
-        row(&mut s, "occupancy", format!("achieved {:.1}%, theoretical {:.1}% ({} blocks, {} warps per SM; limited by {})", o.achieved_percent, o.theoretical_percent, o.blocks_per_sm, o.warps_per_sm, o.limiter.describe()));
+        row(
+            &mut s,
+            "occupancy",
+            format!(
+                "achieved {:.1}%, theoretical {:.1}% ({} blocks, {} warps per SM; limited by {})",
+                o.achieved_percent,
+                o.theoretical_percent,
+                o.blocks_per_sm,
+                o.warps_per_sm,
+                o.limiter.describe()
+            ),
+        );
         let cache = |c: &CacheStats, what: &str| format!("{:.1}% of {} {what}", c.hit_rate_percent, thousands(c.accesses));
         row(&mut s, "L1 hit rate", cache(&self.l1, "sectors"));
         row(&mut s, "L2 hit rate", cache(&self.l2, "sectors"));
@@ -283,7 +294,11 @@ impl TimingStats {
         let d = &self.dram;
         row(&mut s, "DRAM", format!("{} bytes read, {} written", thousands(d.read_bytes), thousands(d.write_bytes)));
         row(&mut s, "DRAM bandwidth", format!("{:.1} GB/s achieved, {:.1}% of {:.0} GB/s", d.achieved_gbs, d.percent_of_peak, d.peak_gbs));
-        row(&mut s, "shared memory", format!("{} warp accesses, {} extra passes from bank conflicts", thousands(self.shared_accesses), thousands(self.shared_bank_conflicts)));
+        row(
+            &mut s,
+            "shared memory",
+            format!("{} warp accesses, {} extra passes from bank conflicts", thousands(self.shared_accesses), thousands(self.shared_bank_conflicts)),
+        );
         row(&mut s, "register banks", format!("{} extra read cycles from bank conflicts", thousands(self.register_bank_conflicts)));
         if self.tensor_macs > 0 {
             row(&mut s, "tensor cores", format!("{} MACs, {:.1} per cycle per SM", thousands(self.tensor_macs), self.tensor_macs_per_cycle_per_sm));

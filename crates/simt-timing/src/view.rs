@@ -86,7 +86,15 @@ impl Report {
                     let text = &self.instructions[pc as usize];
                     let opcode = text.trim_start_matches('@').split_whitespace().find(|t| !t.starts_with('!') && !t.starts_with('P')).unwrap_or(text);
                     let line = self.lines[pc as usize];
-                    w.complete(part / parts, part % parts, &format!("{opcode} (line {line})"), "issue", cycle as f64, 1.0, &[("instruction", text.clone()), ("warp", warp.to_string()), ("pc", pc.to_string())])?;
+                    w.complete(
+                        part / parts,
+                        part % parts,
+                        &format!("{opcode} (line {line})"),
+                        "issue",
+                        cycle as f64,
+                        1.0,
+                        &[("instruction", text.clone()), ("warp", warp.to_string()), ("pc", pc.to_string())],
+                    )?;
                 }
                 TraceRec::Reason { cycle, reason, .. } => {
                     let series: Vec<(&str, f64)> = Reason::ALL.iter().map(|r| (r.name(), f64::from(u8::from(*r == reason)))).collect();

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use simt_host::{prepare, LaunchRequest};
+use simt_host::{LaunchRequest, prepare};
 use simt_interp::RunOptions;
 use simt_isa::{ArgInit, Literal};
 use simt_timing::{Machine, TimingOptions};
@@ -18,18 +18,35 @@ fn run(file: &str, request: &LaunchRequest, threads: usize) -> (simt_timing::Tim
     let machine = Machine::builtin("h100");
     let launch = prepare(kernel, request).expect("valid");
     let options = RunOptions { threads: Some(threads), ..RunOptions::default() };
-    let report = simt_timing::run(kernel, &launch.config, &launch.memory, &options, &machine, &TimingOptions { threads: Some(threads), ..TimingOptions::default() }).expect("runs");
+    let report =
+        simt_timing::run(kernel, &launch.config, &launch.memory, &options, &machine, &TimingOptions { threads: Some(threads), ..TimingOptions::default() })
+            .expect("runs");
     let buffers = launch.buffers.iter().map(|(n, _)| (n.clone(), launch.buffer(n).map(|(_, b)| b))).collect();
     (report.stats, buffers)
 }
 
 #[test]
 fn one_and_two_threads_agree_exactly() {
-    let sgemm = request(Some([4, 4, 1]), None, vec![int("m", 256), int("n", 256), int("k", 64), buf("A", ArgInit::Rand(256 * 64, 1)), buf("B", ArgInit::Rand(64 * 256, 2)), buf("C", ArgInit::Zeros(256 * 256))]);
+    let sgemm = request(
+        Some([4, 4, 1]),
+        None,
+        vec![
+            int("m", 256),
+            int("n", 256),
+            int("k", 64),
+            buf("A", ArgInit::Rand(256 * 64, 1)),
+            buf("B", ArgInit::Rand(64 * 256, 2)),
+            buf("C", ArgInit::Zeros(256 * 256)),
+        ],
+    );
     let n = 1 << 16;
     let histogram = LaunchRequest::default();
     let spin = LaunchRequest::default();
-    let saxpy = request(Some([256, 1, 1]), Some([256, 1, 1]), vec![int("n", n), buf("x", ArgInit::Iota(n as u64)), buf("y", ArgInit::Fill(n as u64, Literal::Float(1.0)))]);
+    let saxpy = request(
+        Some([256, 1, 1]),
+        Some([256, 1, 1]),
+        vec![int("n", n), buf("x", ArgInit::Iota(n as u64)), buf("y", ArgInit::Fill(n as u64, Literal::Float(1.0)))],
+    );
     for (file, req) in [("sgemm.s", &sgemm), ("histogram.s", &histogram), ("divergence/spinlock.s", &spin), ("saxpy.s", &saxpy)] {
         let one = run(file, req, 1);
         let two = run(file, req, 2);

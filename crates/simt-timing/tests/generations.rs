@@ -10,7 +10,7 @@ use std::path::Path;
 use common::*;
 use simt_host::prepare;
 use simt_interp::RunOptions;
-use simt_isa::{format_mnemonic, Form, FragRole, Module, Target, Unit, TABLE};
+use simt_isa::{Form, FragRole, Module, TABLE, Target, Unit, format_mnemonic};
 use simt_timing::{Machine, TimingError, TimingOptions};
 
 /// MMAs per form in the benchmark: enough that the first issue's offset is lost in the rate.
@@ -134,7 +134,8 @@ fn hopper_fp8_is_twice_fp16_and_tf32_half() {
 #[test]
 fn blackwell_doubles_hopper_per_sm_and_runs_fp4() {
     let m = Machine::builtin("b200");
-    let forms = ["MMA.M16N16K16.F32.F16", "MMA.M16N16K16.F32.TF32", "MMA.M16N16K16.F32.E4M3", "MMA.M16N16K16.F32.E2M1", "MMA.M16N16K16.S32.S8", "MMA.M8N8K4.F64.F64"];
+    let forms =
+        ["MMA.M16N16K16.F32.F16", "MMA.M16N16K16.F32.TF32", "MMA.M16N16K16.F32.E4M3", "MMA.M16N16K16.F32.E2M1", "MMA.M16N16K16.S32.S8", "MMA.M8N8K4.F64.F64"];
     let r = measured_rates(&m, &forms);
     // [DS] 2.25 dense FP16 PFLOPS on 148 SMs of 4 partitions at the 1.86 GHz tensor clock [HMC].
     ratio(r[0], 2.25e15 / (2.0 * 148.0 * 4.0 * 1.86e9), 1.0, "b200 FP16 MACs per partition per cycle");
@@ -150,7 +151,8 @@ fn blackwell_doubles_hopper_per_sm_and_runs_fp4() {
 #[test]
 fn ampere_runs_tf32_int4_and_f64() {
     let m = Machine::builtin("a100");
-    let forms = ["MMA.M16N16K16.F32.F16", "MMA.M16N16K16.F32.TF32", "MMA.M16N16K16.S32.S8", "MMA.M16N16K16.S32.S4", "MMA.M16N16K16.S32.U4", "MMA.M8N8K4.F64.F64"];
+    let forms =
+        ["MMA.M16N16K16.F32.F16", "MMA.M16N16K16.F32.TF32", "MMA.M16N16K16.S32.S8", "MMA.M16N16K16.S32.S4", "MMA.M16N16K16.S32.U4", "MMA.M8N8K4.F64.F64"];
     let r = measured_rates(&m, &forms);
     ratio(r[1], r[0], 0.5, "a100 TF32 / FP16 ([WP] 156 / 312 TFLOPS)");
     ratio(r[3], r[2], 2.0, "a100 INT4 / INT8 ([WP] 1248 / 624 TOPS)");
@@ -163,7 +165,8 @@ fn ampere_runs_tf32_int4_and_f64() {
 fn teaching_runs_every_form() {
     let m = Machine::builtin("teaching");
     assert_eq!(m.target, Target::Sm100);
-    let every: Vec<String> = simt_timing::forms::known().into_iter().map(|(_, f)| format_mnemonic(&f)).filter(|f| !f.starts_with("MMA.SP") && !f.contains("M16N8K16")).collect();
+    let every: Vec<String> =
+        simt_timing::forms::known().into_iter().map(|(_, f)| format_mnemonic(&f)).filter(|f| !f.starts_with("MMA.SP") && !f.contains("M16N8K16")).collect();
     let every: Vec<&str> = every.iter().map(String::as_str).collect();
     measured_rates(&m, &every);
 }
@@ -178,7 +181,9 @@ fn a_kernel_beyond_the_machines_target_is_refused() {
 
 #[test]
 fn a_form_within_the_target_that_the_generation_lacks_has_no_timing() {
-    let Err(TimingError::Unsupported(e)) = try_run(&assemble("s4.s", &bench_source(&["MMA.M16N16K16.S32.S4"])), &Machine::builtin("h100")) else { panic!("h100 ran INT4") };
+    let Err(TimingError::Unsupported(e)) = try_run(&assemble("s4.s", &bench_source(&["MMA.M16N16K16.S32.S4"])), &Machine::builtin("h100")) else {
+        panic!("h100 ran INT4")
+    };
     assert!(e.contains("machine `h100` has no tensor-core timing for MMA form `m16n16k16.s32.s4`"), "{e}");
 }
 
@@ -196,7 +201,11 @@ fn config_targets_are_checked_and_located() {
     assert!(e.contains("missing key `target`"), "{e}");
     // A tensor line for a form newer than the target.
     let e = Machine::parse("m.toml", &text.replacen("target = \"sm_90\"", "target = \"sm_80\"", 1)).unwrap_err().to_string();
-    assert!(e.starts_with(&format!("m.toml:{}:", line_of("[tensor]"))) && e.contains("tensor.\"m16n16k16.f32.e4m3\": the form needs target sm_89 (Ada) or later, but the machine's target is sm_80 (Ampere)"), "{e}");
+    assert!(
+        e.starts_with(&format!("m.toml:{}:", line_of("[tensor]")))
+            && e.contains("tensor.\"m16n16k16.f32.e4m3\": the form needs target sm_89 (Ada) or later, but the machine's target is sm_80 (Ampere)"),
+        "{e}"
+    );
 }
 
 /// Every form of a row that the contract defines.
@@ -270,5 +279,8 @@ fn docs_tensor_md_has_the_generation_tables() {
         std::fs::write(&path, format!("{}{want}{}", &doc[..b + begin.len()], &doc[e..])).unwrap();
         return;
     }
-    assert!(doc[b + begin.len()..e] == want, "docs/tensor.md's generation tables are stale: run `SIMT_BLESS=1 cargo test -p simt-timing --test generations`; want:\n{want}");
+    assert!(
+        doc[b + begin.len()..e] == want,
+        "docs/tensor.md's generation tables are stale: run `SIMT_BLESS=1 cargo test -p simt-timing --test generations`; want:\n{want}"
+    );
 }

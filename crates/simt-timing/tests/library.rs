@@ -4,13 +4,26 @@
 mod common;
 
 use common::*;
-use simt_host::{prepare, LaunchRequest};
+use simt_host::{LaunchRequest, prepare};
 use simt_interp::RunOptions;
 use simt_timing::{Machine, TimingOptions};
 
 const KERNELS: &[&str] = &[
-    "vector_add.s", "saxpy.s", "sgemm.s", "sgemm_naive.s", "transpose.s", "histogram.s", "block_reduce.s", "warp_reduce.s",
-    "prefix_scan.s", "hgemm.s", "hgemm_sparse.s", "igemm.s", "divergence/spinlock.s", "divergence/nested.s", "divergence/early_exit.s",
+    "vector_add.s",
+    "saxpy.s",
+    "sgemm.s",
+    "sgemm_naive.s",
+    "transpose.s",
+    "histogram.s",
+    "block_reduce.s",
+    "warp_reduce.s",
+    "prefix_scan.s",
+    "hgemm.s",
+    "hgemm_sparse.s",
+    "igemm.s",
+    "divergence/spinlock.s",
+    "divergence/nested.s",
+    "divergence/early_exit.s",
 ];
 
 #[test]

@@ -146,7 +146,10 @@ fn streaming_bandwidth_needs_many_warps() {
     };
     let one = stream(sms, 32);
     let many = stream(sms * 8, 256);
-    println!("h100 streaming: 1 warp per SM {:.1} GB/s ({:.1}%), 64 warps per SM {:.1} GB/s ({:.1}%)", one.achieved_gbs, one.percent_of_peak, many.achieved_gbs, many.percent_of_peak);
+    println!(
+        "h100 streaming: 1 warp per SM {:.1} GB/s ({:.1}%), 64 warps per SM {:.1} GB/s ({:.1}%)",
+        one.achieved_gbs, one.percent_of_peak, many.achieved_gbs, many.percent_of_peak
+    );
     assert!(many.percent_of_peak >= 90.0, "{many:?}");
     assert!(one.percent_of_peak < 10.0, "{one:?}");
 }

@@ -1,7 +1,7 @@
 //! Occupancy against the calculator's rules (contract §4 and §7.6), the seed's two
 //! figures included; expected values computed from the config's numbers.
 
-use simt_timing::{occupancy, Limiter, Machine};
+use simt_timing::{Limiter, Machine, occupancy};
 
 #[test]
 fn the_seeds_two_figures_on_h100() {
@@ -31,7 +31,18 @@ fn rule(m: &Machine, threads: u32, regs: u32, shared: u32) -> u32 {
 
 #[test]
 fn a_table_of_cases_on_every_machine() {
-    let cases = [(256, 32, 0), (256, 64, 0), (128, 40, 16384), (1024, 32, 0), (64, 255, 0), (96, 24, 48 * 1024), (32, 16, 0), (512, 72, 100 * 1024), (256, 168, 0), (1000, 20, 1)];
+    let cases = [
+        (256, 32, 0),
+        (256, 64, 0),
+        (128, 40, 16384),
+        (1024, 32, 0),
+        (64, 255, 0),
+        (96, 24, 48 * 1024),
+        (32, 16, 0),
+        (512, 72, 100 * 1024),
+        (256, 168, 0),
+        (1000, 20, 1),
+    ];
     for (name, _) in simt_timing::config::BUILTIN {
         let m = Machine::builtin(name);
         for &(threads, regs, shared) in &cases {

@@ -15,43 +15,226 @@ use simt_tensor::formats::MiniFloat;
 /// An arithmetic operation with its registers.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum ArithOp {
-    Mov { d: Reg, a: Val },
-    Mov64 { d: Reg, value: u64 },
-    S2r { d: Reg, sr: SpecialReg },
-    Sel { d: Reg, a: Val, b: Val, p: PredIn },
-    Cvt { d: Reg, a: Val64, wide_src: bool, to: CvtType, from: CvtType, neg: bool, abs: bool },
-    Pack { d: Reg, a: Val, b: Val, bf16: bool },
-    CvtTf32 { d: Reg, a: Val },
-    CvtPair { d: Reg, a: Val, b: Val, format: MiniFloat },
-    CvtWiden { d: Reg, a: Val, format: MiniFloat },
-    Int { op: IntOp, d: Reg, a: Val, b: Val },
-    Un { op: UnOp, d: Reg, a: Val },
-    Tri { op: TriOp, d: Reg, a: Val, b: Val, c: Val },
-    Isetp { p: u8, a: Val, b: Val, cmp: Cmp, signed: bool, bop: BoolOp, q: PredIn },
-    Isetp64 { p: u8, a: Wide, b: Wide, cmp: Cmp, signed: bool, bop: BoolOp, q: PredIn },
-    Fsetp { p: u8, a: Val, b: Val, cmp: FCmp, bop: BoolOp, q: PredIn },
-    Dsetp { p: u8, a: Val64, b: Val64, cmp: FCmp, bop: BoolOp, q: PredIn },
-    F2 { op: FOp, d: Reg, a: Val, b: Val, flags: FFlags },
-    Ffma { d: Reg, a: Val, b: Val, c: Val, flags: FFlags },
-    FfmaRounded { d: Reg, a: Val, b: Val, c: Val, rnd: Round, flags: FFlags },
-    Frnd { d: Reg, a: Val, rnd: Round, flags: FFlags },
+    Mov {
+        d: Reg,
+        a: Val,
+    },
+    Mov64 {
+        d: Reg,
+        value: u64,
+    },
+    S2r {
+        d: Reg,
+        sr: SpecialReg,
+    },
+    Sel {
+        d: Reg,
+        a: Val,
+        b: Val,
+        p: PredIn,
+    },
+    Cvt {
+        d: Reg,
+        a: Val64,
+        wide_src: bool,
+        to: CvtType,
+        from: CvtType,
+        neg: bool,
+        abs: bool,
+    },
+    Pack {
+        d: Reg,
+        a: Val,
+        b: Val,
+        bf16: bool,
+    },
+    CvtTf32 {
+        d: Reg,
+        a: Val,
+    },
+    CvtPair {
+        d: Reg,
+        a: Val,
+        b: Val,
+        format: MiniFloat,
+    },
+    CvtWiden {
+        d: Reg,
+        a: Val,
+        format: MiniFloat,
+    },
+    Int {
+        op: IntOp,
+        d: Reg,
+        a: Val,
+        b: Val,
+    },
+    Un {
+        op: UnOp,
+        d: Reg,
+        a: Val,
+    },
+    Tri {
+        op: TriOp,
+        d: Reg,
+        a: Val,
+        b: Val,
+        c: Val,
+    },
+    Isetp {
+        p: u8,
+        a: Val,
+        b: Val,
+        cmp: Cmp,
+        signed: bool,
+        bop: BoolOp,
+        q: PredIn,
+    },
+    Isetp64 {
+        p: u8,
+        a: Wide,
+        b: Wide,
+        cmp: Cmp,
+        signed: bool,
+        bop: BoolOp,
+        q: PredIn,
+    },
+    Fsetp {
+        p: u8,
+        a: Val,
+        b: Val,
+        cmp: FCmp,
+        bop: BoolOp,
+        q: PredIn,
+    },
+    Dsetp {
+        p: u8,
+        a: Val64,
+        b: Val64,
+        cmp: FCmp,
+        bop: BoolOp,
+        q: PredIn,
+    },
+    F2 {
+        op: FOp,
+        d: Reg,
+        a: Val,
+        b: Val,
+        flags: FFlags,
+    },
+    Ffma {
+        d: Reg,
+        a: Val,
+        b: Val,
+        c: Val,
+        flags: FFlags,
+    },
+    FfmaRounded {
+        d: Reg,
+        a: Val,
+        b: Val,
+        c: Val,
+        rnd: Round,
+        flags: FFlags,
+    },
+    Frnd {
+        d: Reg,
+        a: Val,
+        rnd: Round,
+        flags: FFlags,
+    },
     /// The hot case of FFMA: three plain registers, no flags.
-    FfmaRegs { d: Reg, a: Reg, b: Reg, c: Reg },
-    Mufu { op: MufuOp, d: Reg, a: Val },
-    D2 { op: DOp, d: Reg, a: Val64, b: Val64 },
+    FfmaRegs {
+        d: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+    },
+    Mufu {
+        op: MufuOp,
+        d: Reg,
+        a: Val,
+    },
+    D2 {
+        op: DOp,
+        d: Reg,
+        a: Val64,
+        b: Val64,
+    },
     /// A 64-bit integer operation; 32-bit sources arrive zero-extended.
-    Int64 { op: Int64Op, d: Reg, a: Wide, b: Wide },
-    Plop { p: u8, a: PredIn, b: PredIn, bop: BoolOp },
-    Dfma { d: Reg, a: Val64, b: Val64, c: Val64 },
-    Dsqrt { d: Reg, a: Val64 },
-    Drnd { d: Reg, a: Val64, rnd: Round },
-    Bfi { d: Reg, a: Val, b: Val, pos: Val, len: Val },
-    DfmaDirected { d: Reg, a: Val64, b: Val64, c: Val64, rnd: Round },
-    DdivDirected { d: Reg, a: Val64, b: Val64, rnd: Round },
-    DsqrtDirected { d: Reg, a: Val64, rnd: Round },
-    FdivDirected { d: Reg, a: Val, b: Val, rnd: Round },
-    Fsqrt { d: Reg, a: Val, rnd: Round },
-    CvtDirected { d: Reg, a: Val64, wide_src: bool, to: CvtType, from: CvtType, neg: bool, abs: bool, rnd: Round },
+    Int64 {
+        op: Int64Op,
+        d: Reg,
+        a: Wide,
+        b: Wide,
+    },
+    Plop {
+        p: u8,
+        a: PredIn,
+        b: PredIn,
+        bop: BoolOp,
+    },
+    Dfma {
+        d: Reg,
+        a: Val64,
+        b: Val64,
+        c: Val64,
+    },
+    Dsqrt {
+        d: Reg,
+        a: Val64,
+    },
+    Drnd {
+        d: Reg,
+        a: Val64,
+        rnd: Round,
+    },
+    Bfi {
+        d: Reg,
+        a: Val,
+        b: Val,
+        pos: Val,
+        len: Val,
+    },
+    DfmaDirected {
+        d: Reg,
+        a: Val64,
+        b: Val64,
+        c: Val64,
+        rnd: Round,
+    },
+    DdivDirected {
+        d: Reg,
+        a: Val64,
+        b: Val64,
+        rnd: Round,
+    },
+    DsqrtDirected {
+        d: Reg,
+        a: Val64,
+        rnd: Round,
+    },
+    FdivDirected {
+        d: Reg,
+        a: Val,
+        b: Val,
+        rnd: Round,
+    },
+    Fsqrt {
+        d: Reg,
+        a: Val,
+        rnd: Round,
+    },
+    CvtDirected {
+        d: Reg,
+        a: Val64,
+        wide_src: bool,
+        to: CvtType,
+        from: CvtType,
+        neg: bool,
+        abs: bool,
+        rnd: Round,
+    },
 }
 
 /// A source of a 64-bit integer operation: a pair, or one 32-bit value.
@@ -160,13 +343,9 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
                 rnd => ArithOp::CvtDirected { d: t.dst(&o[0]), a, wide_src: from.is_pair(), to, from, neg, abs, rnd },
             }
         }
-        Form::Pack(mods::Pack { ty }) => {
-            ArithOp::Pack { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), bf16: ty == PackType::Bf16x2 }
-        }
+        Form::Pack(mods::Pack { ty }) => ArithOp::Pack { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), bf16: ty == PackType::Bf16x2 },
         Form::CvtTf32(_) => ArithOp::CvtTf32 { d: t.dst(&o[0]), a: t.val(&o[1], true) },
-        Form::CvtX2(mods::CvtX2 { to }) => {
-            ArithOp::CvtPair { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), format: pair_format(to) }
-        }
+        Form::CvtX2(mods::CvtX2 { to }) => ArithOp::CvtPair { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), format: pair_format(to) },
         Form::CvtWiden(mods::CvtWiden { from }) => ArithOp::CvtWiden { d: t.dst(&o[0]), a: t.val(&o[1], false), format: narrow_format(from) },
         Form::Iadd(_) => int2(IntOp::Add),
         Form::Isub(_) => int2(IntOp::Sub),
@@ -195,22 +374,12 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
             bop,
             q: Translator::pred_in(&o[3]),
         },
-        Form::Fsetp(mods::Fsetp { cmp, bop }) => ArithOp::Fsetp {
-            p: Translator::pred_out(&o[0]),
-            a: t.val(&o[1], true),
-            b: t.val(&o[2], true),
-            cmp,
-            bop,
-            q: Translator::pred_in(&o[3]),
-        },
-        Form::Dsetp(mods::Dsetp { cmp, bop }) => ArithOp::Dsetp {
-            p: Translator::pred_out(&o[0]),
-            a: t.val64(&o[1]),
-            b: t.val64(&o[2]),
-            cmp,
-            bop,
-            q: Translator::pred_in(&o[3]),
-        },
+        Form::Fsetp(mods::Fsetp { cmp, bop }) => {
+            ArithOp::Fsetp { p: Translator::pred_out(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), cmp, bop, q: Translator::pred_in(&o[3]) }
+        }
+        Form::Dsetp(mods::Dsetp { cmp, bop }) => {
+            ArithOp::Dsetp { p: Translator::pred_out(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]), cmp, bop, q: Translator::pred_in(&o[3]) }
+        }
         Form::Fadd(mods::Fadd { ftz, sat }) => f2(FOp::Add, flags(ftz, sat)),
         Form::Fmul(mods::Fmul { ftz, sat }) => f2(FOp::Mul, flags(ftz, sat)),
         Form::Fmin(mods::Fmin { ftz }) => f2(FOp::Min, flags(ftz, Sat::No)),
@@ -221,14 +390,9 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
             }
             (a, b, c, flags) => ArithOp::Ffma { d: t.dst(&o[0]), a, b, c, flags },
         },
-        Form::Ffma(mods::Ffma { ftz, sat, rnd }) => ArithOp::FfmaRounded {
-            d: t.dst(&o[0]),
-            a: t.val(&o[1], true),
-            b: t.val(&o[2], true),
-            c: t.val(&o[3], true),
-            rnd,
-            flags: flags(ftz, sat),
-        },
+        Form::Ffma(mods::Ffma { ftz, sat, rnd }) => {
+            ArithOp::FfmaRounded { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), c: t.val(&o[3], true), rnd, flags: flags(ftz, sat) }
+        }
         Form::Mufu(mods::Mufu { op }) => ArithOp::Mufu { op, d: t.dst(&o[0]), a: t.val(&o[1], true) },
         Form::Frnd(mods::Frnd { rnd, ftz }) => ArithOp::Frnd { d: t.dst(&o[0]), a: t.val(&o[1], true), rnd, flags: flags(ftz, Sat::No) },
         Form::Dadd(_) => d2(DOp::Add),
@@ -247,15 +411,9 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
         Form::Irem64(mods::Irem64 { ty }) => int64(if ty == Int64Type::S64 { Int64Op::RemS } else { Int64Op::RemU }, pair(1), pair(2)),
         Form::Imin64(mods::Imin64 { ty }) => int64(if ty == Int64Type::S64 { Int64Op::MinS } else { Int64Op::MinU }, pair(1), pair(2)),
         Form::Imax64(mods::Imax64 { ty }) => int64(if ty == Int64Type::S64 { Int64Op::MaxS } else { Int64Op::MaxU }, pair(1), pair(2)),
-        Form::Isetp64(mods::Isetp64 { cmp, ty, bop }) => ArithOp::Isetp64 {
-            p: Translator::pred_out(&o[0]),
-            a: pair(1),
-            b: pair(2),
-            cmp,
-            signed: ty == Int64Type::S64,
-            bop,
-            q: Translator::pred_in(&o[3]),
-        },
+        Form::Isetp64(mods::Isetp64 { cmp, ty, bop }) => {
+            ArithOp::Isetp64 { p: Translator::pred_out(&o[0]), a: pair(1), b: pair(2), cmp, signed: ty == Int64Type::S64, bop, q: Translator::pred_in(&o[3]) }
+        }
         Form::Imul64(_) => int64(Int64Op::Mul, pair(1), pair(2)),
         Form::ImulHi64(mods::ImulHi64 { ty }) => int64(if ty == Int64Type::S64 { Int64Op::MulHiS } else { Int64Op::MulHiU }, pair(1), pair(2)),
         Form::Prmt(mods::Prmt { mode }) => tri(match mode {
@@ -267,16 +425,10 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
             PrmtMode::Ecr => TriOp::PrmtEcr,
             PrmtMode::Rc16 => TriOp::PrmtRc16,
         }),
-        Form::ImulWide(mods::ImulWide { ty }) => {
-            int64(if signed(ty) { Int64Op::MulWideS } else { Int64Op::MulWideU }, word(1), word(2))
-        }
+        Form::ImulWide(mods::ImulWide { ty }) => int64(if signed(ty) { Int64Op::MulWideS } else { Int64Op::MulWideU }, word(1), word(2)),
         Form::Shl64(_) => int64(Int64Op::Shl, pair(1), word(2)),
-        Form::Shr64(mods::Shr64 { ty }) => {
-            int64(if ty == Int64Type::S64 { Int64Op::ShrS } else { Int64Op::ShrU }, pair(1), word(2))
-        }
-        Form::Plop(mods::Plop { bop }) => {
-            ArithOp::Plop { p: Translator::pred_out(&o[0]), a: Translator::pred_in(&o[1]), b: Translator::pred_in(&o[2]), bop }
-        }
+        Form::Shr64(mods::Shr64 { ty }) => int64(if ty == Int64Type::S64 { Int64Op::ShrS } else { Int64Op::ShrU }, pair(1), word(2)),
+        Form::Plop(mods::Plop { bop }) => ArithOp::Plop { p: Translator::pred_out(&o[0]), a: Translator::pred_in(&o[1]), b: Translator::pred_in(&o[2]), bop },
         Form::Fdiv(mods::Fdiv { rnd: Round::Rn }) => f2(FOp::Div, FFlags::default()),
         Form::Fdiv(mods::Fdiv { rnd }) => ArithOp::FdivDirected { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), rnd },
         Form::Idiv(mods::Idiv { ty }) => int2(if signed(ty) { IntOp::DivS } else { IntOp::DivU }),
@@ -290,13 +442,7 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<ArithOp> {
         Form::Dsqrt(mods::Dsqrt { rnd }) => ArithOp::DsqrtDirected { d: t.dst(&o[0]), a: t.val64(&o[1]), rnd },
         Form::Drnd(mods::Drnd { rnd }) => ArithOp::Drnd { d: t.dst(&o[0]), a: t.val64(&o[1]), rnd },
         Form::Fsqrt(mods::Fsqrt { rnd }) => ArithOp::Fsqrt { d: t.dst(&o[0]), a: t.val(&o[1], true), rnd },
-        Form::Bfi(_) => ArithOp::Bfi {
-            d: t.dst(&o[0]),
-            a: t.val(&o[1], false),
-            b: t.val(&o[2], false),
-            pos: t.val(&o[3], false),
-            len: t.val(&o[4], false),
-        },
+        Form::Bfi(_) => ArithOp::Bfi { d: t.dst(&o[0]), a: t.val(&o[1], false), b: t.val(&o[2], false), pos: t.val(&o[3], false), len: t.val(&o[4], false) },
         _ => return None,
     })
 }

@@ -33,9 +33,7 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<Collective
                 _ => 32,
             },
         },
-        Form::Vote(mods::Vote { mode }) => {
-            CollectiveOp::Vote { all: mode == VoteMode::All, p: Translator::pred_out(&o[0]), q: Translator::pred_in(&o[1]) }
-        }
+        Form::Vote(mods::Vote { mode }) => CollectiveOp::Vote { all: mode == VoteMode::All, p: Translator::pred_out(&o[0]), q: Translator::pred_in(&o[1]) },
         Form::VoteBallot(_) => CollectiveOp::Ballot { d: t.dst(&o[0]), q: Translator::pred_in(&o[1]) },
         Form::Warpsync(_) => CollectiveOp::Warpsync,
         Form::Redux(mods::Redux { op, ty }) => CollectiveOp::Redux { op, signed: ty == IntType::S32, d: t.dst(&o[0]), a: t.first(&o[1]) },

@@ -1,7 +1,7 @@
 //! Control flow: branches, exits, the block barrier, fences and `NOP`. These
 //! move the warp's threads themselves, through the SIMT model in `warp.rs`.
 
-use std::sync::atomic::{fence, Ordering};
+use std::sync::atomic::{Ordering, fence};
 
 use simt_isa::*;
 

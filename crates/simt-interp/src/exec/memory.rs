@@ -17,13 +17,52 @@ use crate::translate::{Address, Reg, Translator, Val, Val64};
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum MemOp {
     /// `size`: bytes per lane; `regs`: registers per lane.
-    Ld { space: Space, ty: MemType, size: u32, regs: u8, d: Reg, addr: Address },
-    St { space: Space, size: u32, regs: u8, a: Reg, addr: Address },
-    Atom { space: Space, op: AtomOp, ty: AtomType, d: Reg, addr: Address, b: Val },
-    AtomCas { space: Space, d: Reg, addr: Address, b: Val, c: Val },
+    Ld {
+        space: Space,
+        ty: MemType,
+        size: u32,
+        regs: u8,
+        d: Reg,
+        addr: Address,
+    },
+    St {
+        space: Space,
+        size: u32,
+        regs: u8,
+        a: Reg,
+        addr: Address,
+    },
+    Atom {
+        space: Space,
+        op: AtomOp,
+        ty: AtomType,
+        d: Reg,
+        addr: Address,
+        b: Val,
+    },
+    AtomCas {
+        space: Space,
+        d: Reg,
+        addr: Address,
+        b: Val,
+        c: Val,
+    },
     /// The 64-bit types, on register pairs.
-    Atom64 { space: Space, op: AtomOp, ty: AtomType, d: Reg, addr: Address, b: Val64 },
-    AtomCas64 { space: Space, d: Reg, addr: Address, b: Val64, c: Val64 },
+    Atom64 {
+        space: Space,
+        op: AtomOp,
+        ty: AtomType,
+        d: Reg,
+        addr: Address,
+        b: Val64,
+    },
+    AtomCas64 {
+        space: Space,
+        d: Reg,
+        addr: Address,
+        b: Val64,
+        c: Val64,
+    },
 }
 
 impl MemOp {
@@ -59,16 +98,12 @@ pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<MemOp> {
         _ => t.val64(&o[i]),
     };
     Some(match inst.form {
-        Form::Ld(mods::Ld { space, ty, .. }) => {
-            MemOp::Ld { space, ty, size: access.size, regs: access.regs, d: t.dst(&o[0]), addr: t.addr(&o[1]) }
-        }
+        Form::Ld(mods::Ld { space, ty, .. }) => MemOp::Ld { space, ty, size: access.size, regs: access.regs, d: t.dst(&o[0]), addr: t.addr(&o[1]) },
         Form::St(mods::St { space, .. }) => MemOp::St { space, size: access.size, regs: access.regs, a: t.first(&o[1]), addr: t.addr(&o[0]) },
         Form::Atom(mods::Atom { space, op, ty }) if ty.is_wide() => {
             MemOp::Atom64 { space: space.into(), op, ty, d: t.dst(&o[0]), addr: t.addr(&o[1]), b: wide(2) }
         }
-        Form::Atom(mods::Atom { space, op, ty }) => {
-            MemOp::Atom { space: space.into(), op, ty, d: t.dst(&o[0]), addr: t.addr(&o[1]), b: t.val(&o[2], false) }
-        }
+        Form::Atom(mods::Atom { space, op, ty }) => MemOp::Atom { space: space.into(), op, ty, d: t.dst(&o[0]), addr: t.addr(&o[1]), b: t.val(&o[2], false) },
         Form::AtomCas(mods::AtomCas { space, ty: CasType::B64 }) => {
             MemOp::AtomCas64 { space: space.into(), d: t.dst(&o[0]), addr: t.addr(&o[1]), b: wide(2), c: wide(3) }
         }

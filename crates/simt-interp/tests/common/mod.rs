@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use simt_host::{prepare, Arg, LaunchRequest, PreparedLaunch};
-use simt_interp::{run, Launch, LaunchConfig, RunOptions, SimtModel, Stats, StepResult};
+use simt_host::{Arg, LaunchRequest, PreparedLaunch, prepare};
+use simt_interp::{Launch, LaunchConfig, RunOptions, SimtModel, Stats, StepResult, run};
 use simt_isa::{ArgInit, Literal, Module};
 
 /// xorshift64*: a small deterministic generator, so every failure names its seed.
@@ -110,9 +110,7 @@ impl Launched {
 pub fn launch(module: &Module, request: &LaunchRequest, simt: SimtModel) -> Launched {
     let kernel = &module.kernels[0];
     let prepared = prepared(module, request);
-    let snapshot = |p: &PreparedLaunch| -> BTreeMap<String, Vec<u8>> {
-        p.buffers.iter().map(|(name, _)| (name.clone(), p.buffer(name).unwrap().1)).collect()
-    };
+    let snapshot = |p: &PreparedLaunch| -> BTreeMap<String, Vec<u8>> { p.buffers.iter().map(|(name, _)| (name.clone(), p.buffer(name).unwrap().1)).collect() };
     let before = snapshot(&prepared);
     let options = RunOptions { simt, ..RunOptions::default() };
     let stats = run(kernel, &prepared.config, &prepared.memory, &options, None)

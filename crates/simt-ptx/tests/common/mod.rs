@@ -1,7 +1,7 @@
 //! Running one small PTX kernel on one warp, for the tests that check instructions lane by lane.
 
-use simt_host::{prepare, Arg, LaunchRequest};
-use simt_interp::{run, RunOptions, SimtModel};
+use simt_host::{Arg, LaunchRequest, prepare};
+use simt_interp::{RunOptions, SimtModel, run};
 
 /// Translates `source` (panicking with its diagnostics if it does not translate), runs its
 /// kernel on one block of 32 threads with `args` under `simt`, and returns the bytes of

@@ -6,7 +6,7 @@
 
 use half::{bf16, f16};
 use simt_isa::{MmaAcc, MmaIn, Opcode};
-use simt_tensor::layout::{Operand, Shape, dims, shape_of, elements_per_lane, pack, pack64, unpack, unpack64};
+use simt_tensor::layout::{Operand, Shape, dims, elements_per_lane, pack, pack64, shape_of, unpack, unpack64};
 use std::path::PathBuf;
 
 /// One instruction form.
@@ -93,7 +93,13 @@ impl Form {
             MmaIn::TF32 => f32::from_bits(bits & !0x1FFF),
             MmaIn::E4M3 if bits & 0x7F == 0x7F => f32::NAN,
             MmaIn::E4M3 => minifloat(bits, 4, 3),
-            MmaIn::E5M2 if bits & 0x7F == 0x7C => if bits & 0x80 == 0 { f32::INFINITY } else { f32::NEG_INFINITY },
+            MmaIn::E5M2 if bits & 0x7F == 0x7C => {
+                if bits & 0x80 == 0 {
+                    f32::INFINITY
+                } else {
+                    f32::NEG_INFINITY
+                }
+            }
             MmaIn::E5M2 if bits & 0x7C == 0x7C => f32::NAN,
             MmaIn::E5M2 => minifloat(bits, 5, 2),
             MmaIn::E2M1 => minifloat(bits, 2, 1),
@@ -105,7 +111,13 @@ impl Form {
     pub fn input_i32(self, bits: u32) -> i32 {
         match self.input {
             MmaIn::S8 => bits as u8 as i8 as i32,
-            MmaIn::S4 => if bits & 8 != 0 { (bits & 15) as i32 - 16 } else { (bits & 15) as i32 },
+            MmaIn::S4 => {
+                if bits & 8 != 0 {
+                    (bits & 15) as i32 - 16
+                } else {
+                    (bits & 15) as i32
+                }
+            }
             _ => bits as i32,
         }
     }

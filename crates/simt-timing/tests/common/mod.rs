@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use simt_host::{prepare, Arg, LaunchRequest, PreparedLaunch};
+use simt_host::{Arg, LaunchRequest, PreparedLaunch, prepare};
 use simt_interp::RunOptions;
 use simt_isa::{ArgInit, Literal, Module};
 use simt_timing::{Machine, Report, TimingOptions};
