@@ -202,12 +202,10 @@ impl Lcg {
     }
 }
 
-/// The directory of a shared conformance case: `cases/NAME`, or `next/NAME`
-/// while the case waits for the features it checks.
+/// The directory of a conformance case: the copy committed under
+/// `tests/fixtures/conformance/NAME` (CI checks it matches the shared suite).
 pub fn case_dir(name: &str) -> PathBuf {
-    let shared = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance");
-    let promoted = shared.join("cases").join(name);
-    if promoted.is_dir() { promoted } else { shared.join("next").join(name) }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance").join(name)
 }
 
 /// The bytes of a file of a case.
