@@ -1,0 +1,141 @@
+"""Checks gen_triton.py's numpy references against Triton's own CPU interpreter (TRITON_INTERPRET=1).
+
+This runs each kernel's Python source (not its PTX) on the same inputs and compares with the
+expected outputs under the kernel's tolerance, so a wrong reference is caught here rather than
+blamed on the simulator. Triton's interpreter wants torch tensors; a few lines below stand in
+for them over numpy arrays (buffers get slack after their end: the interpreter touches masked-off
+addresses). No GPU and no torch are needed.
+
+Usage: python check_triton_interp.py [NAME,...]   (regen.sh runs it after gen_triton.py)
+Exit status 1 when a reference disagrees.
+"""
+import os
+import sys
+
+os.environ["TRITON_INTERPRET"] = "1"  # before the kernels are defined
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import numpy as np  # noqa: E402
+
+import gen_triton as g  # noqa: E402
+
+# Known differences of the interpreter itself, not of our references: it converts f32 to
+# bfloat16 by truncation, where the PTX (cvt.rn.bf16x2.f32) rounds to nearest even.
+INTERPRETER_DIFFERS = {("casts", "bf_ptr"): 1}
+
+
+class _Dtype:
+    def __init__(self, name):
+        self.name = name
+
+    def __str__(self):
+        return "torch." + {"uint16": "bfloat16"}.get(self.name, self.name)
+
+    __repr__ = __str__
+
+
+class _Storage:
+    def __init__(self, arr):
+        self.arr = arr
+
+    def data_ptr(self):
+        return self.arr.ctypes.data
+
+    def cpu(self):
+        return self
+
+    def copy_(self, other):
+        pass
+
+
+class _Tensor:
+    """Just enough of torch.Tensor for triton.runtime.interpreter, over one numpy array."""
+
+    def __init__(self, arr, dtype):
+        self.arr, self.dtype = arr, dtype
+
+    def data_ptr(self):
+        return self.arr.ctypes.data
+
+    def untyped_storage(self):
+        return _Storage(self.arr)
+
+    def new_empty(self, *a, **k):
+        return type(self)(self.arr[:0], self.dtype)
+
+    def set_(self, storage, offset, size, stride):
+        self.arr = storage.arr
+        return self
+
+    def storage_offset(self):
+        return 0
+
+    def size(self):
+        return self.arr.shape
+
+    def stride(self):
+        return tuple(s // self.arr.itemsize for s in self.arr.strides)
+
+    def copy_(self, other):
+        pass
+
+    @property
+    def device(self):
+        return "cpu"
+
+
+# Triton caches a specialisation per argument type and dtype object: keep one class and one
+# dtype object per dtype alive for the whole run.
+_DTYPES, _CLASSES = {}, {}
+
+
+def _tensor(arr, dtname):
+    if dtname not in _DTYPES:
+        _DTYPES[dtname] = _Dtype(dtname)
+        _CLASSES[dtname] = type("T_" + dtname, (_Tensor,), {})
+    return _CLASSES[dtname](arr, _DTYPES[dtname])
+
+
+def main():
+    only = set(sys.argv[1].split(",")) if len(sys.argv) > 1 else None
+    bad = 0
+    for spec in g.specs():
+        if only and spec.name not in only:
+            continue
+        args, bufs, keep = [], {}, []
+        for name, a in spec.args.items():
+            if a[0] == "buffer":
+                src = a[1]
+                big = np.zeros(src.size * 2 + 8192, src.dtype)
+                keep.append(big)
+                arr = big[: src.size].reshape(src.shape)
+                arr[...] = src
+                bufs[name] = arr
+                args.append(_tensor(arr, src.dtype.name))
+            elif a[0] == "scalar":
+                args.append(a[2])
+            else:
+                args.append(a[1])
+        spec.fn[spec.grid](*args, num_warps=spec.num_warps)
+        for name, ref in spec.outputs.items():
+            got = bufs[name].reshape(-1)
+            want = np.asarray(ref).reshape(-1).astype(got.dtype)
+            diff = np.abs(got.astype(np.float64) - want.astype(np.float64))
+            if spec.tolerance["kind"] == "exact":
+                ok = np.array_equal(got, want)
+            else:
+                t = spec.tolerance
+                ok = bool(np.all(diff <= t["atol"] + t["rtol"] * np.abs(want.astype(np.float64))))
+            known = INTERPRETER_DIFFERS.get((spec.name, name))
+            if not ok and known is not None and diff.max() <= known:
+                status = f"ok (interpreter differs by at most {known}, known)"
+            else:
+                status = "ok" if ok else "MISMATCH"
+                bad += not ok
+            print(f"{spec.name:16s} {name:10s} {status}  max |diff| {diff.max():.3g}")
+    print("triton references: " + ("all agree with the interpreter" if not bad else f"{bad} disagree"))
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,718 @@
+"""Compiles our Triton kernels to PTX for sm_80 without a GPU and writes tests/ml/triton/.
+
+Every kernel here is written for this corpus, after the patterns of Triton's tutorials
+(vector add, fused softmax, low-memory dropout, layer norm, matmul, fused attention) plus
+reductions, scans, atomics, a transpose and elementwise math. Each is compiled with
+`triton.compile(ASTSource(...), target=GPUTarget("cuda", 80, 32))`, which needs no GPU and no
+CUDA driver: the PTX comes from Triton's own LLVM, and ptxas (shipped in the triton wheel)
+only makes the cubin, which we do not keep. Pointer arguments get Triton's `tt.divisibility=16`
+attribute, as `@triton.jit` gives a 16-byte-aligned tensor at launch time, so the PTX is the
+one a real launch would compile (vectorised loads included).
+
+The expected outputs are computed with numpy, in float64 where rounding matters, and each
+kernel says how closely the device must agree (see README.md).
+
+Usage: python gen_triton.py [OUT_DIR]   (regen.sh runs it in the pinned venv)
+"""
+import atexit
+import math
+import os
+import shutil
+import sys
+import tempfile
+
+if "TRITON_CACHE_DIR" not in os.environ:  # a fresh cache: every kernel is compiled anew
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="simt-ml-triton-cache-")
+    atexit.register(shutil.rmtree, os.environ["TRITON_CACHE_DIR"], True)
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9's default, said explicitly
+
+import numpy as np
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mlcorpus as mc  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TARGET = GPUTarget("cuda", 80, 32)
+
+
+# ---------------------------------------------------------------- kernels
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(in_ptr + row * in_stride + cols, mask=mask, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    den = tl.sum(num, axis=0)
+    tl.store(out_ptr + row * out_stride + cols, num / den, mask=mask)
+
+
+@triton.jit
+def dropout_kernel(x_ptr, out_ptr, n, p, seed, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    r = tl.rand(seed, offs)
+    keep = r > p
+    tl.store(out_ptr + offs, tl.where(keep, x / (1 - p), 0.0), mask=mask)
+
+
+@triton.jit
+def layernorm_fwd_kernel(x_ptr, y_ptr, w_ptr, b_ptr, mean_ptr, rstd_ptr, stride, n_cols, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    x_ptr += row * stride
+    y_ptr += row * stride
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, n_cols, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
+    mean = tl.sum(acc, axis=0) / n_cols
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, n_cols, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + cols, mask=cols < n_cols, other=0.0).to(tl.float32)
+        x = tl.where(cols < n_cols, x - mean, 0.0)
+        acc += x * x
+    var = tl.sum(acc, axis=0) / n_cols
+    rstd = 1 / tl.sqrt(var + eps)
+    tl.store(mean_ptr + row, mean)
+    tl.store(rstd_ptr + row, rstd)
+    for off in range(0, n_cols, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        w = tl.load(w_ptr + cols, mask=mask)
+        b = tl.load(b_ptr + cols, mask=mask)
+        x = tl.load(x_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+        tl.store(y_ptr + cols, (x - mean) * rstd * w + b, mask=mask)
+
+
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                  PRECISION: tl.constexpr):
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M
+    offs_bn = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_K, other=0.0)
+        acc = tl.dot(a, b, acc, input_precision=PRECISION)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c = acc.to(c_ptr.dtype.element_ty)
+    offs_cm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_cn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    tl.store(c_ptrs, c, mask=(offs_cm[:, None] < M) & (offs_cn[None, :] < N))
+
+
+@triton.jit
+def matmul_i8_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Row-major A[M, K], B[K, N], C[M, N] (int8 x int8 -> int32), one tile per program.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b, out_dtype=tl.int32)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@triton.jit
+def attention_fwd_kernel(q_ptr, k_ptr, v_ptr, o_ptr, sm_scale, N_CTX,
+                         HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # Non-causal attention of one (batch*head) slice per grid row; q, k, v, o are [BH, N_CTX, HEAD_DIM] f16.
+    start_m = tl.program_id(0)
+    bh = tl.program_id(1)
+    base = bh * N_CTX * HEAD_DIM
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q = tl.load(q_ptr + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :])
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504  # log2(e): exp(x) = exp2(x * log2(e))
+    for start_n in range(0, N_CTX, BLOCK_N):
+        kT = tl.load(k_ptr + base + (start_n + offs_n)[None, :] * HEAD_DIM + offs_d[:, None])
+        qk = tl.dot(q, kT)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        l_ij = tl.sum(p, 1)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        v = tl.load(v_ptr + base + (start_n + offs_n)[:, None] * HEAD_DIM + offs_d[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(o_ptr + base + offs_m[:, None] * HEAD_DIM + offs_d[None, :], acc.to(tl.float16))
+
+
+@triton.jit
+def row_sum_kernel(x_ptr, out_ptr, n_rows, n_cols, ROWS: tl.constexpr, BLOCK: tl.constexpr):
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    cols = tl.arange(0, BLOCK)
+    mask = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)
+    x = tl.load(x_ptr + rows[:, None] * n_cols + cols[None, :], mask=mask, other=0.0)
+    tl.store(out_ptr + rows, tl.sum(x, axis=1), mask=rows < n_rows)
+
+
+@triton.jit
+def col_sum_i32_kernel(x_ptr, out_ptr, n_rows, n_cols, ROWS: tl.constexpr, COLS: tl.constexpr):
+    # Sums a [ROWS, n_cols] int32 matrix down its columns: a reduction across warps.
+    cols = tl.program_id(0) * COLS + tl.arange(0, COLS)
+    rows = tl.arange(0, ROWS)
+    x = tl.load(x_ptr + rows[:, None] * n_cols + cols[None, :], mask=rows[:, None] < n_rows, other=0)
+    tl.store(out_ptr + cols, tl.sum(x, axis=0))
+
+
+@triton.jit
+def row_max_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+    tl.store(out_ptr + row, tl.max(x, axis=0))
+
+
+@triton.jit
+def row_argmax_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
+    tl.store(out_ptr + row, tl.argmax(x, axis=0))
+
+
+@triton.jit
+def cumsum_kernel(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0)
+    tl.store(out_ptr + row * n_cols + cols, tl.cumsum(x, axis=0), mask=cols < n_cols)
+
+
+@triton.jit
+def histogram_kernel(x_ptr, hist_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    bins = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.atomic_add(hist_ptr + bins, 1, mask=mask)
+
+
+@triton.jit
+def atomic_sum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.atomic_add(out_ptr, tl.sum(x, axis=0))
+
+
+@triton.jit
+def transpose_kernel(in_ptr, out_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # out[N, M] = in[M, N]^T, one BLOCK_M x BLOCK_N tile per program on a 2-D grid.
+    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    x = tl.load(in_ptr + rm[:, None] * N + rn[None, :], mask=mask)
+    tl.store(out_ptr + rn[None, :] * M + rm[:, None], x, mask=mask)
+
+
+@triton.jit
+def gelu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = 0.5 * x * (1.0 + tl.math.erf(x * 0.7071067811865476))
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+@triton.jit
+def exp_log_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.exp(x) + tl.log(tl.abs(x) + 1.0), mask=mask)
+
+
+@triton.jit
+def sin_cos_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.sin(x) * tl.cos(2.0 * x), mask=mask)
+
+
+@triton.jit
+def sqrt_rsqrt_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, tl.sqrt(x) + tl.math.rsqrt(x) + tl.sqrt_rn(x + 1.0), mask=mask)
+
+
+@triton.jit
+def silu_f16_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask).to(tl.float32)
+    tl.store(out_ptr + offs, (x * tl.sigmoid(x)).to(tl.float16), mask=mask)
+
+
+@triton.jit
+def int_ops_kernel(a_ptr, b_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    b = tl.load(b_ptr + offs, mask=mask, other=1)
+    r = ((a ^ b) >> 3) | (a << 2)
+    r += a // b - a % b
+    r = tl.where(a > b, tl.minimum(r, a * 7), tl.maximum(r, b - 100))
+    tl.store(out_ptr + offs, r, mask=mask)
+
+
+@triton.jit
+def cast_kernel(x_ptr, h_ptr, bf_ptr, i_ptr, n, BLOCK: tl.constexpr):
+    # f32 -> f16, f32 -> bf16 (round to nearest even), f32 -> int32 (truncation).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(h_ptr + offs, x.to(tl.float16), mask=mask)
+    tl.store(bf_ptr + offs, x.to(tl.bfloat16), mask=mask)
+    tl.store(i_ptr + offs, x.to(tl.int32), mask=mask)
+
+
+@triton.jit
+def add_f16_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x * y - y, mask=mask)
+
+
+# ---------------------------------------------------------------- references
+
+TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int8": "i8", "bfloat16": "bf16",
+                "int64": "i64", "uint32": "u32"}
+
+
+def philox_rand(seed, offsets):
+    """Philox-4x32-10 as tl.rand uses it: counter (offset, 0, 0, 0), key (seed lo, seed hi),
+    first word -> int32 -> ~x when negative -> * 4.6566127342e-10 in f32."""
+    c0 = offsets.astype(np.uint64)
+    c1 = np.zeros_like(c0)
+    c2 = np.zeros_like(c0)
+    c3 = np.zeros_like(c0)
+    k0 = np.uint64(seed & 0xFFFFFFFF)
+    k1 = np.uint64((seed >> 32) & 0xFFFFFFFF)
+    M32 = np.uint64(0xFFFFFFFF)
+    A, B = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
+    for _ in range(10):
+        p0 = B * c2  # both factors < 2^32: the product fits in 64 bits
+        p1 = A * c0
+        n0 = (p0 >> np.uint64(32)) ^ c1 ^ k0
+        n2 = (p1 >> np.uint64(32)) ^ c3 ^ k1
+        c1, c3 = p0 & M32, p1 & M32
+        c0, c2 = n0 & M32, n2 & M32
+        k0 = (k0 + np.uint64(0x9E3779B9)) & M32
+        k1 = (k1 + np.uint64(0xBB67AE85)) & M32
+    x = c0.astype(np.uint32).view(np.int32)
+    x = np.where(x < 0, ~x, x)
+    return x.astype(np.float32) * np.float32(4.6566127342e-10)
+
+
+def f32(x):
+    return np.asarray(x, dtype=np.float64).astype(np.float32)
+
+
+def to_bf16_bits(x):
+    """f32 -> bf16 rounded to nearest even, as uint16 bits (inputs here are finite)."""
+    b = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    rounded = (b + np.uint64(0x7FFF) + ((b >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)
+    return rounded.astype(np.uint16)
+
+
+def c_div(a, b):
+    a64, b64 = a.astype(np.int64), b.astype(np.int64)
+    q = np.abs(a64) // np.abs(b64) * np.sign(a64) * np.sign(b64)
+    return q, a64 - q * b64
+
+
+# ---------------------------------------------------------------- the corpus
+
+class Spec:
+    def __init__(self, name, fn, args, grid, outputs, tolerance, num_warps=4, num_stages=3, note=""):
+        self.name, self.fn, self.args, self.grid = name, fn, args, tuple(grid) + (1,) * (3 - len(grid))
+        self.outputs, self.tolerance, self.num_warps, self.num_stages, self.note = \
+            outputs, tolerance, num_warps, num_stages, note
+
+
+def buf(array, name=None):
+    return ("buffer", np.ascontiguousarray(array), name)
+
+
+def scalar(ty, value):
+    return ("scalar", ty, value)
+
+
+def const(value):
+    return ("constexpr", value)
+
+
+def specs():
+    S = []
+    rng = np.random.default_rng(2024)
+
+    def uniform(n, lo=-1.0, hi=1.0):
+        return rng.uniform(lo, hi, n).astype(np.float32)
+
+    # vector add (tutorial 01)
+    n = 1000
+    x, y = uniform(n), uniform(n)
+    S.append(Spec("vector_add", add_kernel,
+                  {"x_ptr": buf(x), "y_ptr": buf(y), "out_ptr": buf(np.zeros(n, np.float32)),
+                   "n": scalar("i32", n), "BLOCK": const(256)},
+                  [4], {"out_ptr": x + y}, mc.exact()))
+
+    # f16 arithmetic (a fused multiply-subtract)
+    n = 2048
+    xh = rng.uniform(-2, 2, n).astype(np.float16)
+    yh = rng.uniform(-2, 2, n).astype(np.float16)
+    ref = (xh.astype(np.float64) * yh.astype(np.float64) - yh.astype(np.float64)).astype(np.float16)
+    S.append(Spec("add_f16", add_f16_kernel,
+                  {"x_ptr": buf(xh), "y_ptr": buf(yh), "out_ptr": buf(np.zeros(n, np.float16)),
+                   "n": scalar("i32", n), "BLOCK": const(512)},
+                  [4], {"out_ptr": ref},
+                  mc.close(1e-3, 1e-3, "x*y-y in f16: fma.rn.f16 rounds once, as numpy's reference does (from f64); "
+                                       "a mul and a sub rounded separately differ by an f16 ulp")))
+
+    # fused softmax (tutorial 02): 64 rows of 100 columns, one row per program
+    rows, cols = 64, 100
+    xs = rng.standard_normal((rows, cols)).astype(np.float32)
+    e = np.exp(xs.astype(np.float64) - xs.max(1, keepdims=True))
+    S.append(Spec("softmax", softmax_kernel,
+                  {"out_ptr": buf(np.zeros((rows, cols), np.float32)), "in_ptr": buf(xs),
+                   "in_stride": scalar("i32", cols), "out_stride": scalar("i32", cols),
+                   "n_cols": scalar("i32", cols), "BLOCK": const(128)},
+                  [rows], {"out_ptr": f32(e / e.sum(1, keepdims=True))},
+                  mc.close(1e-5, 1e-7, "tl.exp is ex2.approx.f32 of x*log2(e); the division is div.full.f32")))
+
+    # low-memory dropout (tutorial 04): tl.rand with a seed argument
+    n, p, seed = 2048, 0.25, 1234
+    xd = uniform(n)
+    r = philox_rand(seed, np.arange(n))
+    keep_scale = np.float32(1) - np.float32(p)
+    S.append(Spec("dropout", dropout_kernel,
+                  {"x_ptr": buf(xd), "out_ptr": buf(np.zeros(n, np.float32)), "n": scalar("i32", n),
+                   "p": scalar("fp32", p), "seed": scalar("i32", seed), "BLOCK": const(512)},
+                  [4], {"out_ptr": np.where(r > np.float32(p), f32(xd.astype(np.float64) / np.float64(keep_scale)), np.float32(0))},
+                  mc.close(1e-6, 0.0, "x / (1 - p) is div.full.f32 (2 ulp); the random numbers and the mask are exact")))
+
+    # layer norm forward (tutorial 05): 32 rows of 384 columns, BLOCK 256 (two column blocks)
+    rows, cols = 32, 384
+    xl = rng.standard_normal((rows, cols)).astype(np.float32) * 2 + 0.5
+    w = uniform(cols, 0.5, 1.5)
+    b = uniform(cols)
+    xd64 = xl.astype(np.float64)
+    mean = xd64.mean(1)
+    var = ((xd64 - mean[:, None]) ** 2).mean(1)
+    rstd = 1 / np.sqrt(var + 1e-5)
+    yl = (xd64 - mean[:, None]) * rstd[:, None] * w + b
+    S.append(Spec("layernorm_fwd", layernorm_fwd_kernel,
+                  {"x_ptr": buf(xl), "y_ptr": buf(np.zeros((rows, cols), np.float32)), "w_ptr": buf(w), "b_ptr": buf(b),
+                   "mean_ptr": buf(np.zeros(rows, np.float32)), "rstd_ptr": buf(np.zeros(rows, np.float32)),
+                   "stride": scalar("i32", cols), "n_cols": scalar("i32", cols), "eps": scalar("fp32", 1e-5),
+                   "BLOCK": const(256)},
+                  [rows], {"y_ptr": f32(yl), "mean_ptr": f32(mean), "rstd_ptr": f32(rstd)},
+                  mc.close(1e-5, 1e-5, "f32 sums in tree order; 1/sqrt is sqrt.approx and div.full")))
+
+    # matmul (tutorial 03): 128x128x128, 64x64x32 tiles, GROUP_M 8, at num_stages 2, 3, 4
+    M = N = K = 128
+    a32 = uniform(M * K).reshape(M, K)
+    b32 = uniform(K * N).reshape(K, N)
+    c32 = f32(a32.astype(np.float64) @ b32.astype(np.float64))
+    a16 = a32.astype(np.float16)
+    b16 = b32.astype(np.float16)
+    c16 = (a16.astype(np.float64) @ b16.astype(np.float64)).astype(np.float16)
+    for prec, dt in (("ieee", "f32"), ("tf32", "tf32"), ("ieee", "f16")):
+        for stages in (2, 3, 4):
+            if dt == "f16":
+                a, bb, c, ref = a16, b16, np.zeros((M, N), np.float16), c16
+                tol = mc.close(2e-3, 2e-3, "f16 inputs, f32 accumulation in mma order, result rounded to f16")
+            else:
+                a, bb, c, ref = a32, b32, np.zeros((M, N), np.float32), c32
+                tol = mc.close(1e-5, 1e-5, "f32 FMA accumulation in a different order than numpy's") if dt == "f32" else \
+                    mc.close(1e-2, 2e-2, "tf32 tensor cores: inputs keep 10 mantissa bits (mma.sync ... .tf32)")
+            S.append(Spec(f"matmul_{dt}_s{stages}", matmul_kernel,
+                          {"a_ptr": buf(a, f"matmul.a.{a.dtype.name}"), "b_ptr": buf(bb, f"matmul.b.{a.dtype.name}"),
+                           "c_ptr": buf(c, f"matmul.c0.{a.dtype.name}"),
+                           "M": scalar("i32", M), "N": scalar("i32", N), "K": scalar("i32", K),
+                           "stride_am": scalar("i32", K), "stride_ak": const(1), "stride_bk": scalar("i32", N),
+                           "stride_bn": const(1), "stride_cm": scalar("i32", N), "stride_cn": const(1),
+                           "BLOCK_M": const(64), "BLOCK_N": const(64), "BLOCK_K": const(32), "GROUP_M": const(8),
+                           "PRECISION": const(prec)},
+                          [(M // 64) * (N // 64)], {"c_ptr": ref}, tol, num_warps=4, num_stages=stages,
+                          note=f"expected shared with the other matmul_{dt} kernels"))
+
+    # int8 matmul on tensor cores (mma m16n8k32 s8)
+    M = N = K = 64
+    a8 = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    b8 = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    S.append(Spec("matmul_i8", matmul_i8_kernel,
+                  {"a_ptr": buf(a8), "b_ptr": buf(b8), "c_ptr": buf(np.zeros((M, N), np.int32)),
+                   "M": scalar("i32", M), "N": scalar("i32", N), "K": scalar("i32", K),
+                   "BLOCK_M": const(32), "BLOCK_N": const(32), "BLOCK_K": const(32)},
+                  [M // 32, N // 32], {"c_ptr": (a8.astype(np.int32) @ b8.astype(np.int32)).astype(np.int32)},
+                  mc.exact(), num_warps=4, num_stages=2))
+
+    # fused attention forward (tutorial 06, non-causal, no backward): 2 heads of 128 x 64, f16
+    BH, NC, D = 2, 128, 64
+    q = (rng.standard_normal((BH, NC, D)) * 0.5).astype(np.float16)
+    k = (rng.standard_normal((BH, NC, D)) * 0.5).astype(np.float16)
+    v = (rng.standard_normal((BH, NC, D)) * 0.5).astype(np.float16)
+    scale = 1 / math.sqrt(D)
+    s = np.einsum("bmd,bnd->bmn", q.astype(np.float64), k.astype(np.float64)) * scale
+    pr = np.exp(s - s.max(-1, keepdims=True))
+    pr /= pr.sum(-1, keepdims=True)
+    o = np.einsum("bmn,bnd->bmd", pr, v.astype(np.float64)).astype(np.float16)
+    S.append(Spec("attention_fwd", attention_fwd_kernel,
+                  {"q_ptr": buf(q), "k_ptr": buf(k), "v_ptr": buf(v), "o_ptr": buf(np.zeros((BH, NC, D), np.float16)),
+                   "sm_scale": scalar("fp32", scale), "N_CTX": scalar("i32", NC),
+                   "HEAD_DIM": const(D), "BLOCK_M": const(64), "BLOCK_N": const(32)},
+                  [NC // 64, BH], {"o_ptr": o},
+                  mc.close(1e-2, 5e-3, "P is rounded to f16 before P@V; exp2 is ex2.approx; online softmax order"),
+                  num_warps=4, num_stages=2))
+
+    # reductions
+    rows, cols = 64, 256
+    xr = rng.standard_normal((rows, cols)).astype(np.float32)
+    S.append(Spec("row_sum", row_sum_kernel,
+                  {"x_ptr": buf(xr), "out_ptr": buf(np.zeros(rows, np.float32)), "n_rows": scalar("i32", rows),
+                   "n_cols": scalar("i32", cols), "ROWS": const(4), "BLOCK": const(256)},
+                  [rows // 4], {"out_ptr": f32(xr.astype(np.float64).sum(1))},
+                  mc.close(1e-5, 1e-5, "f32 tree sum (shuffles) in a different order than numpy's")))
+    xi = rng.integers(-1000, 1000, (128, 256), dtype=np.int32)
+    S.append(Spec("col_sum_i32", col_sum_i32_kernel,
+                  {"x_ptr": buf(xi), "out_ptr": buf(np.zeros(256, np.int32)), "n_rows": scalar("i32", 128),
+                   "n_cols": scalar("i32", 256), "ROWS": const(128), "COLS": const(32)},
+                  [256 // 32], {"out_ptr": xi.sum(0).astype(np.int32)}, mc.exact()))
+    S.append(Spec("row_max", row_max_kernel,
+                  {"x_ptr": buf(xr), "out_ptr": buf(np.zeros(rows, np.float32)), "n_cols": scalar("i32", cols),
+                   "BLOCK": const(256)},
+                  [rows], {"out_ptr": xr.max(1)}, mc.exact(), num_warps=2))
+    S.append(Spec("row_argmax", row_argmax_kernel,
+                  {"x_ptr": buf(xr), "out_ptr": buf(np.zeros(rows, np.int32)), "n_cols": scalar("i32", cols),
+                   "BLOCK": const(256)},
+                  [rows], {"out_ptr": xr.argmax(1).astype(np.int32)}, mc.exact(), num_warps=4))
+
+    # scans
+    xc = rng.integers(-50, 50, (16, 256), dtype=np.int32)
+    S.append(Spec("cumsum_i32", cumsum_kernel,
+                  {"x_ptr": buf(xc), "out_ptr": buf(np.zeros((16, 256), np.int32)), "n_cols": scalar("i32", 256),
+                   "BLOCK": const(256)},
+                  [16], {"out_ptr": np.cumsum(xc, 1).astype(np.int32)}, mc.exact()))
+    xcf = uniform(16 * 200).reshape(16, 200)
+    S.append(Spec("cumsum_f32", cumsum_kernel,
+                  {"x_ptr": buf(xcf), "out_ptr": buf(np.zeros((16, 200), np.float32)), "n_cols": scalar("i32", 200),
+                   "BLOCK": const(256)},
+                  [16], {"out_ptr": f32(np.cumsum(xcf.astype(np.float64), 1))},
+                  mc.close(1e-5, 1e-5, "f32 scan in a different association than a sequential sum")))
+
+    # atomics
+    n = 4096
+    bins = rng.integers(0, 64, n, dtype=np.int32)
+    S.append(Spec("histogram", histogram_kernel,
+                  {"x_ptr": buf(bins), "hist_ptr": buf(np.zeros(64, np.int32)), "n": scalar("i32", n),
+                   "BLOCK": const(512)},
+                  [n // 512], {"hist_ptr": np.bincount(bins, minlength=64).astype(np.int32)}, mc.exact()))
+    xa = uniform(n)
+    S.append(Spec("atomic_sum", atomic_sum_kernel,
+                  {"x_ptr": buf(xa), "out_ptr": buf(np.zeros(1, np.float32)), "n": scalar("i32", n),
+                   "BLOCK": const(512)},
+                  [n // 512], {"out_ptr": f32([xa.astype(np.float64).sum()])},
+                  mc.close(1e-5, 1e-4, "f32 atomic adds of per-program tree sums, in launch order")))
+
+    # transpose on a 2-D grid
+    M, N = 96, 128
+    xt = uniform(M * N).reshape(M, N)
+    S.append(Spec("transpose", transpose_kernel,
+                  {"in_ptr": buf(xt), "out_ptr": buf(np.zeros((N, M), np.float32)), "M": scalar("i32", M),
+                   "N": scalar("i32", N), "BLOCK_M": const(32), "BLOCK_N": const(32)},
+                  [M // 32, N // 32], {"out_ptr": np.ascontiguousarray(xt.T)}, mc.exact()))
+
+    # elementwise math
+    n = 1024
+    xg = rng.standard_normal(n).astype(np.float32) * 2
+    erf = np.vectorize(math.erf)
+    S.append(Spec("gelu_erf", gelu_kernel,
+                  {"x_ptr": buf(xg), "out_ptr": buf(np.zeros(n, np.float32)), "n": scalar("i32", n), "BLOCK": const(256)},
+                  [n // 256], {"out_ptr": f32(0.5 * xg * (1 + erf(xg.astype(np.float64) / math.sqrt(2))))},
+                  mc.close(1e-6, 1e-6, "libdevice erff (inlined into the PTX) is within 2 ulp")))
+    xe = uniform(n, -4, 4)
+    xe64 = xe.astype(np.float64)
+    S.append(Spec("exp_log", exp_log_kernel,
+                  {"x_ptr": buf(xe), "out_ptr": buf(np.zeros(n, np.float32)), "n": scalar("i32", n), "BLOCK": const(256)},
+                  [n // 256], {"out_ptr": f32(np.exp(xe64) + np.log(np.abs(xe64) + 1))},
+                  mc.close(2e-6, 2e-6, "tl.exp/tl.log are ex2.approx/lg2.approx with a scale")))
+    xs2 = uniform(n, -math.pi, math.pi)
+    S.append(Spec("sin_cos", sin_cos_kernel,
+                  {"x_ptr": buf(xs2), "out_ptr": buf(np.zeros(n, np.float32)), "n": scalar("i32", n), "BLOCK": const(256)},
+                  [n // 256], {"out_ptr": f32(np.sin(xs2.astype(np.float64)) * np.cos(2 * xs2.astype(np.float64)))},
+                  mc.close(1e-5, 2e-6, "sin.approx.f32 and cos.approx.f32 (absolute error about 2^-21 on [-pi, pi])")))
+    xq = uniform(n, 0.01, 100)
+    xq64 = xq.astype(np.float64)
+    S.append(Spec("sqrt_rsqrt", sqrt_rsqrt_kernel,
+                  {"x_ptr": buf(xq), "out_ptr": buf(np.zeros(n, np.float32)), "n": scalar("i32", n), "BLOCK": const(256)},
+                  [n // 256], {"out_ptr": f32(np.sqrt(xq64) + 1 / np.sqrt(xq64) + np.sqrt(xq64 + 1))},
+                  mc.close(2e-6, 1e-6, "tl.sqrt is sqrt.approx.f32 and rsqrt is rsqrt.approx.f32; sqrt_rn is exact")))
+    xh2 = rng.uniform(-6, 6, n).astype(np.float16)
+    xh64 = xh2.astype(np.float64)
+    S.append(Spec("silu_f16", silu_f16_kernel,
+                  {"x_ptr": buf(xh2), "out_ptr": buf(np.zeros(n, np.float16)), "n": scalar("i32", n), "BLOCK": const(256)},
+                  [n // 256], {"out_ptr": (xh64 / (1 + np.exp(-xh64))).astype(np.float16)},
+                  mc.close(1e-3, 1e-3, "sigmoid through ex2.approx and div.full in f32, rounded to f16")))
+
+    # integer arithmetic and casts
+    n = 1024
+    ai = rng.integers(-100000, 100000, n, dtype=np.int32)
+    bi = rng.integers(1, 1000, n, dtype=np.int32) * rng.choice(np.array([-1, 1], np.int32), n)
+    q_, r_ = c_div(ai, bi)
+    a64, b64 = ai.astype(np.int64), bi.astype(np.int64)
+    rr = (((a64 ^ b64) >> 3) | ((a64 << 2) & 0xFFFFFFFF)).astype(np.uint32).view(np.int32).astype(np.int64)
+    rr = (rr + q_ - r_).astype(np.int32).astype(np.int64)  # int32 arithmetic wraps
+    rr = np.where(a64 > b64, np.minimum(rr, a64 * 7), np.maximum(rr, b64 - 100)).astype(np.int32)
+    S.append(Spec("int_ops", int_ops_kernel,
+                  {"a_ptr": buf(ai), "b_ptr": buf(bi), "out_ptr": buf(np.zeros(n, np.int32)), "n": scalar("i32", n),
+                   "BLOCK": const(256)},
+                  [n // 256], {"out_ptr": rr}, mc.exact()))
+    xcst = (rng.standard_normal(n) * 1000).astype(np.float32)
+    S.append(Spec("casts", cast_kernel,
+                  {"x_ptr": buf(xcst), "h_ptr": buf(np.zeros(n, np.float16)), "bf_ptr": buf(np.zeros(n, np.uint16), "casts.bf_ptr.in"),
+                   "i_ptr": buf(np.zeros(n, np.int32)), "n": scalar("i32", n), "BLOCK": const(256)},
+                  [n // 256], {"h_ptr": xcst.astype(np.float16), "bf_ptr": to_bf16_bits(xcst),
+                               "i_ptr": np.trunc(xcst).astype(np.int32)},
+                  mc.exact(), note="bf_ptr holds bfloat16 bits, stored as uint16 (numpy has no bfloat16)"))
+    return S
+
+
+def signature_of(spec):
+    sig, consts, attrs = {}, {}, {}
+    for i, (name, a) in enumerate(spec.args.items()):
+        if a[0] == "buffer":
+            dt = a[1].dtype.name
+            if spec.name == "casts" and name == "bf_ptr":
+                dt = "bfloat16"
+            sig[name] = "*" + TRITON_DTYPE[dt]
+            attrs[(i,)] = [["tt.divisibility", 16]]
+        elif a[0] == "scalar":
+            sig[name] = a[1]
+            if a[1] in ("i32", "i64") and a[2] % 16 == 0:
+                attrs[(i,)] = [["tt.divisibility", 16]]  # what the JIT's specialisation gives a multiple of 16
+        else:
+            sig[name] = "constexpr"
+            consts[name] = a[1]
+    return sig, consts, attrs
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "triton")
+    versions = {"triton": triton.__version__, "numpy": np.__version__}
+    corpus = mc.Corpus(out, "gen_triton.py", versions, notes=[
+        "Compiled with triton.compile(ASTSource(fn, signature, constexprs, attrs), target=GPUTarget('cuda', 80, 32)); "
+        "pointers carry tt.divisibility=16, as the JIT gives aligned tensors.",
+        "Triton appends two pointer parameters to every kernel (global_scratch, profile_scratch); they are 'unused' here "
+        "(the launcher passes null when the kernel's global_scratch_size and profile_scratch_size are 0).",
+        "shared_bytes is compiled.metadata.shared: the dynamic shared memory (extern .shared global_smem[]) the launch must give.",
+        "block is num_warps * 32 threads in x; grid is the number of programs in x, y, z.",
+    ])
+    for spec in specs():
+        sig, consts, attrs = signature_of(spec)
+        for fn in (spec.fn,):
+            fn.file_name = "gen_triton.py"  # keep the checkout's path out of the .loc/.file lines
+        src = triton.compiler.ASTSource(fn=spec.fn, signature=sig, constexprs=consts, attrs=attrs)
+        compiled = triton.compile(src, target=TARGET, options={"num_warps": spec.num_warps, "num_stages": spec.num_stages})
+        ptx = compiled.asm["ptx"]
+        md = compiled.metadata
+        assert md.global_scratch_size == 0 and md.profile_scratch_size == 0, (spec.name, md)
+        [(entry, pparams)] = mc.ptx_entries(ptx)
+        runtime_args = [(n, a) for n, a in spec.args.items() if a[0] != "constexpr"]
+        assert len(pparams) == len(runtime_args) + 2, (spec.name, pparams, runtime_args)
+        params = []
+        for i, p in enumerate(pparams):
+            d = {"name": p["name"], "ptx_type": p["ptx_type"]}
+            if i < len(runtime_args):
+                argname, a = runtime_args[i]
+                d["arg"] = argname
+                if a[0] == "buffer":
+                    arr = a[1]
+                    fname = a[2] or f"{spec.name}.{argname}.in"
+                    if not arr.any() and argname in spec.outputs:
+                        fname, arr = f"zeros.{arr.dtype.name}.{arr.size}", arr.reshape(-1)
+                    d.update(role="buffer", input=corpus.npy(fname, arr), dtype=arr.dtype.name, count=int(arr.size))
+                    if spec.name == "casts" and argname == "bf_ptr":
+                        d["element"] = "bfloat16 (bits as uint16)"
+                else:
+                    value = float(np.float32(a[2])) if a[1] == "fp32" else a[2]
+                    d.update(role="scalar", value=value, type=a[1])
+            else:
+                d.update(role="unused", arg=["global_scratch", "profile_scratch"][i - len(runtime_args)],
+                         note="Triton's scratch pointer; null at launch (scratch size 0)")
+            params.append(d)
+        outputs = []
+        for argname, ref in spec.outputs.items():
+            pname = next(p["name"] for p in params if p.get("arg") == argname)
+            inp = spec.args[argname][1]
+            ref = np.ascontiguousarray(ref).astype(inp.dtype).reshape(inp.shape)
+            shared_name = spec.args[argname][2]
+            ename = f"{spec.name}.{argname}.expected" if shared_name is None else \
+                shared_name.replace(".c0.", ".expected.")
+            outputs.append({"param": pname, "arg": argname, "expected": corpus.npy(ename, ref), "dtype": ref.dtype.name})
+        kernel = {
+            "name": spec.name, "file": corpus.ptx(spec.name, ptx), "entry": entry,
+            "grid": list(spec.grid), "block": [spec.num_warps * 32, 1, 1], "shared_bytes": int(md.shared),
+            "num_warps": spec.num_warps, "num_stages": spec.num_stages,
+            "constexprs": {k: v for k, v in consts.items()},
+            "params": params, "outputs": outputs, "tolerance": spec.tolerance,
+        }
+        if spec.note:
+            kernel["note"] = spec.note
+        corpus.add(kernel)
+        print(f"  {spec.name:18s} {entry:24s} grid={spec.grid} block={spec.num_warps * 32} shared={md.shared}")
+    corpus.write()
+
+
+if __name__ == "__main__":
+    main()
