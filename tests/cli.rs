@@ -186,6 +186,8 @@ fn asm_disasm_asm_round_trips() {
     let (code, listing, _) = outcome(d, &["asm", "saxpy.s", "--listing"]);
     assert_eq!(code, 0);
     assert!(listing.contains("FFMA"));
+    assert!(!d.join("saxpy.simtb").exists(), "--listing without -o wrote bytecode");
+    simt(d, &["asm", "saxpy.s", "--listing", "-o", "saxpy.simtb"]).assert().success();
     simt(d, &["disasm", "saxpy.simtb", "-o", "back.s"]).assert().success();
     simt(d, &["asm", "back.s", "-o", "back.simtb"]).assert().success();
     let (_, again, _) = outcome(d, &["disasm", "back.simtb"]);

@@ -75,3 +75,21 @@ fn the_conformance_error_case_reports_every_error() {
         assert!(text.contains(needle), "missing {needle} in\n{text}");
     }
 }
+
+/// The grammar lives inside the crate so that `cargo package` carries it, and
+/// `grammar/` at the repository root is a link to it, where a reader looks first.
+#[test]
+fn the_packaged_crate_carries_the_grammar_the_root_shows() {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shown = manifest_dir.join("../../grammar/simt.lalrpop");
+    assert_eq!(std::fs::canonicalize(&shown).unwrap(), std::fs::canonicalize(manifest_dir.join("grammar/simt.lalrpop")).unwrap());
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args(["package", "-p", "simt-asm", "--list", "--allow-dirty", "--offline"])
+        .current_dir(manifest_dir)
+        .output()
+        .expect("cargo runs");
+    let listing = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "cargo package --list failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(listing.lines().any(|l| l == "grammar/simt.lalrpop"), "the package lacks the grammar:\n{listing}");
+}

@@ -39,10 +39,10 @@ enum Command {
     Asm {
         /// The `.s` source file.
         file: PathBuf,
-        /// Where to write the bytecode [default: FILE with the extension `.simtb`].
+        /// Where to write the bytecode [default: FILE with the extension `.simtb`, unless --listing is given].
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
-        /// Also print a listing (pc, encoding, source line, reconvergence points) on stdout.
+        /// Print a listing (pc, encoding, source line, reconvergence points) on stdout; bytecode is then written only with -o.
         #[arg(long)]
         listing: bool,
         /// Target architecture, overriding every `.target`: sm_70, sm_75, sm_80, sm_89, sm_90 or sm_100.
@@ -271,7 +271,10 @@ fn asm(file: &Path, output: Option<PathBuf>, listing: bool, arch: Option<Target>
             simt_isa::MAX_INPUT_BYTES
         )));
     }
-    write_file(&output.unwrap_or_else(|| file.with_extension("simtb")), &bytes, &[file])?;
+    // A listing is for reading: it writes bytecode only where asked to, leaving no `.simtb` beside the source.
+    if let Some(output) = output.or_else(|| (!listing).then(|| file.with_extension("simtb"))) {
+        write_file(&output, &bytes, &[file])?;
+    }
     if listing {
         print(&simt_isa::listing(&module))?;
     }

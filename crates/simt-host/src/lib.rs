@@ -21,6 +21,8 @@
 //! the 4-bit types pack two elements a byte, the first in the low nibble.
 //! Dumps convert back: f32 for the float types, integers for S4/U4.
 
+#![warn(missing_docs)]
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 
