@@ -647,7 +647,27 @@ def signature_of(spec):
     return sig, consts, attrs
 
 
+def relative_file_names():
+    """Name every @triton.jit function by a path that does not depend on where the checkout or the
+    venv lies, so the `.file` lines (and the DWARF bytes) of the PTX are the same on every machine:
+    our kernels `gen_triton.py`, Triton's own helpers (tl.sum, tl.rand, ...) `triton/language/X.py`."""
+    import triton.language as tlang
+    from triton.runtime.jit import JITFunction
+    for mod in list(sys.modules.values()):
+        name = getattr(mod, "__name__", "") or ""
+        if not (name.startswith("triton.language") or mod is sys.modules[__name__]):
+            continue
+        for obj in list(vars(mod).values()):
+            if isinstance(obj, JITFunction) and os.path.isabs(obj.file_name):
+                if obj.file_name == os.path.abspath(__file__):
+                    obj.file_name = "gen_triton.py"
+                else:
+                    base = os.path.dirname(os.path.dirname(tlang.__file__))  # .../site-packages/triton
+                    obj.file_name = "triton/" + os.path.relpath(obj.file_name, base)
+
+
 def main():
+    relative_file_names()
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "triton")
     versions = {"triton": triton.__version__, "numpy": np.__version__}
     corpus = mc.Corpus(out, "gen_triton.py", versions, notes=[
@@ -660,8 +680,6 @@ def main():
     ])
     for spec in specs():
         sig, consts, attrs = signature_of(spec)
-        for fn in (spec.fn,):
-            fn.file_name = "gen_triton.py"  # keep the checkout's path out of the .loc/.file lines
         src = triton.compiler.ASTSource(fn=spec.fn, signature=sig, constexprs=consts, attrs=attrs)
         compiled = triton.compile(src, target=TARGET, options={"num_warps": spec.num_warps, "num_stages": spec.num_stages})
         ptx = compiled.asm["ptx"]

@@ -4,6 +4,7 @@ A corpus is a folder (tests/ml/triton, tests/ml/tinygrad) holding one .ptx file 
 data/ folder of small .npy inputs and expected outputs, and kernels.json, the manifest that
 README.md describes. Everything here is our own code; nothing is copied from Triton or tinygrad.
 """
+import hashlib
 import json
 import os
 import re
@@ -49,12 +50,18 @@ class Corpus:
         self.kernels = []
         self.header = {"generator": generator, "versions": versions, "target": "sm_80", "notes": notes}
         self._npy_cache = {}
+        self._by_content = {}
 
     def npy(self, name, array):
-        """Write array as data/<name>.npy (once: the same name twice must be the same data) and
-        return its path relative to the corpus folder."""
+        """Write array as data/<name>.npy and return its path relative to the corpus folder.
+        The same name twice must be the same data; the same data twice is written once, under
+        its first name."""
         array = np.ascontiguousarray(array)
+        key = (array.dtype.str, array.shape, hashlib.sha256(array.tobytes()).hexdigest())
+        if key in self._by_content:  # the same data under another name: one file
+            return self._by_content[key]
         rel = f"data/{name}.npy"
+        self._by_content[key] = rel
         if rel in self._npy_cache:
             prev = self._npy_cache[rel]
             assert prev.dtype == array.dtype and prev.shape == array.shape and prev.tobytes() == array.tobytes(), \

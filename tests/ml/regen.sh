@@ -1,0 +1,26 @@
+#!/bin/sh
+# Regenerates the ML-compiler PTX corpora tests/ml/triton and tests/ml/tinygrad (README.md beside this file).
+# No GPU and no CUDA toolkit are needed: only PyPI, for the versions pinned in VERSIONS.
+# Usage: tests/ml/regen.sh      (from anywhere; the venv is $SIMT_ML_VENV, default /tmp/simt-ml-venv)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+venv=${SIMT_ML_VENV:-/tmp/simt-ml-venv}
+if [ ! -x "$venv/bin/python" ]; then
+  echo "+ python3 -m venv $venv"
+  python3 -m venv "$venv"
+fi
+echo "+ pip install -r VERSIONS"
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/VERSIONS"
+cd "$here"
+echo "+ python gen_triton.py"
+"$venv/bin/python" gen_triton.py
+echo "+ python check_triton_interp.py   (the numpy references against Triton's interpreter)"
+"$venv/bin/python" -W ignore check_triton_interp.py | tail -n 1
+echo "+ python gen_tinygrad.py"
+"$venv/bin/python" gen_tinygrad.py | tail -n 1
+"$venv/bin/python" - <<'PY'
+import json
+for c in ("triton", "tinygrad"):
+    m = json.load(open(f"{c}/kernels.json"))
+    print(f"{c}: {m['kernel_count']} kernels ({', '.join(f'{k} {v}' for k, v in m['versions'].items())})")
+PY
