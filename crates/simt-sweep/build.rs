@@ -4,8 +4,14 @@
 use std::path::Path;
 use std::process::Command;
 
+/// The crate's directory, read when the script runs (one compiled script may serve two
+/// checkouts that share a target directory, as CI's clone does).
+fn manifest_dir() -> String {
+    std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR")
+}
+
 fn git(args: &[&str]) -> Option<String> {
-    let out = Command::new("git").args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().ok()?;
+    let out = Command::new("git").args(args).current_dir(manifest_dir()).output().ok()?;
     let text = String::from_utf8(out.stdout).ok()?;
     (out.status.success() && !text.trim().is_empty()).then(|| text.trim().to_string())
 }
@@ -19,7 +25,7 @@ fn main() {
     watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
     for name in watched {
         if let Some(path) = git(&["rev-parse", "--git-path", &name]) {
-            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+            let path = Path::new(&manifest_dir()).join(path);
             if path.exists() {
                 println!("cargo::rerun-if-changed={}", path.display());
             }

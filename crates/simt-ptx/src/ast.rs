@@ -280,6 +280,8 @@ pub enum Statement<'a> {
         line: u32,
         /// The column.
         column: u32,
+        /// `inlined_at FILE LINE COLUMN`: the call site of the function the line belongs to.
+        inlined_at: Option<[u32; 3]>,
         /// The directive.
         span: Span,
     },

@@ -319,11 +319,8 @@ impl<'a> Parser<'a> {
                 module.items.push(Item::Pragma(pragma));
             }
             Token::Dot(".section") => {
-                return Err(self.error_with_note(
-                    start,
-                    "`.section` (DWARF debug information) is not supported".to_string(),
-                    "compile without `-g`; `-lineinfo` keeps `.loc` line information, which is read".to_string(),
-                ));
+                self.bump();
+                self.debug_section(start)?;
             }
             Token::Dot(_) => {
                 let linkage = self.linkage();
@@ -357,6 +354,34 @@ impl<'a> Parser<'a> {
             _ => return None,
         };
         Some(Spanned { value, span: self.bump().1 })
+    }
+
+    /// After `.section`: the section's name and its `{ ... }` of data directives
+    /// (`.debug_abbrev`, `.debug_info`, ... as Triton and `nvcc -G` write them). DWARF
+    /// does not change what a kernel computes, so its contents are skipped, by counting
+    /// braces rather than by recursion.
+    fn debug_section(&mut self, start: Span) -> PResult<()> {
+        let name = match self.peek() {
+            Some(Token::Dot(name)) => name,
+            _ => return Err(self.expected("a section name such as `.debug_info`")),
+        };
+        if !name.starts_with(".debug_") {
+            let span = self.span();
+            return Err(self.error(span, "this section is not read: simt reads only DWARF sections (`.debug_abbrev`, `.debug_info`, ...)".to_string()));
+        }
+        self.bump();
+        self.expect(Token::LBrace, "`{` opening the section")?;
+        let mut depth = 1usize;
+        while depth > 0 {
+            match self.peek() {
+                Some(Token::LBrace) => depth += 1,
+                Some(Token::RBrace) => depth -= 1,
+                Some(_) => {}
+                None => return Err(self.error(start, format!("`.section {name}` has no closing `}}`"))),
+            }
+            self.bump();
+        }
+        Ok(())
     }
 
     fn pragma(&mut self) -> PResult<Spanned<&'a str>> {
@@ -661,7 +686,26 @@ impl<'a> Parser<'a> {
                 let file = self.u32_value("a file number")?;
                 let line = self.u32_value("a line number")?;
                 let column = self.u32_value("a column number")?;
-                Ok(Statement::Loc { file, line, column, span: start.to(self.previous_span()) })
+                // PTX 7.2's `, function_name LABEL[+N], inlined_at FILE LINE COLUMN`: the
+                // inlined callee's name (a DWARF string label) and where it was called from.
+                let mut inlined_at = None;
+                while self.eat(Token::Comma) {
+                    match self.peek() {
+                        Some(Token::Ident("function_name")) => {
+                            self.bump();
+                            self.name("the function name's label")?;
+                            if self.eat(Token::Plus) {
+                                self.u32_value("an offset")?;
+                            }
+                        }
+                        Some(Token::Ident("inlined_at")) => {
+                            self.bump();
+                            inlined_at = Some([self.u32_value("a file number")?, self.u32_value("a line number")?, self.u32_value("a column number")?]);
+                        }
+                        _ => return Err(self.expected("`function_name` or `inlined_at`")),
+                    }
+                }
+                Ok(Statement::Loc { file, line, column, inlined_at, span: start.to(self.previous_span()) })
             }
             Token::Dot(word) => Err(self.error(start, format!("unknown directive `{word}` in a function body"))),
             Token::Ident(name) if self.peek_at(1) == Some(Token::Colon) => {
@@ -784,7 +828,12 @@ impl<'a> Parser<'a> {
         let kind = match self.peek() {
             Some(Token::LBrace) => {
                 self.bump();
-                OperandKind::Vector(self.operand_list(Token::RBrace, "`,` or `}` in the vector")?)
+                let mut items = self.operand_list(Token::RBrace, "`,` or `}` in the vector")?;
+                // `{ %r1 }`, as Triton's inline assembly writes a scalar, is the register itself.
+                match items.pop() {
+                    Some(only) if items.is_empty() => only.kind,
+                    last => OperandKind::Vector(items.into_iter().chain(last).collect()),
+                }
             }
             Some(Token::LParen) => {
                 self.bump();

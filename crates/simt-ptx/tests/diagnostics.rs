@@ -87,9 +87,45 @@ fn unexpected_character_and_module_junk() {
     insta::assert_snapshot!(render(".version 7.0\n.target sm_80\n.address_size 48\n.bogus 1;\n.visible .entry k()\n{\n\tmov.u32 \t%r1, #3;\n\tret;\n}\n"));
 }
 
+/// DWARF sections (Triton always writes them) are skipped, nested braces and all.
 #[test]
-fn debug_sections_are_refused_with_advice() {
-    insta::assert_snapshot!(render(".version 7.0\n.target sm_80\n.address_size 64\n.section .debug_abbrev\n{\n.b8 1\n.b8 17\n}\n"));
+fn debug_sections_are_skipped() {
+    let source = format!(
+        "{}\t.file\t1 \"/tmp/add.py\"\n\t.section\t.debug_abbrev\n\t{{\n.b8 1\n.b8 17\n{{ .b8 0 }}\n\t}}\n\t.section\t.debug_info\n\t{{\n.b32 .debug_abbrev\n.b64 $L__func_begin0\n\t}}\n",
+        kernel("\tret;\n")
+    );
+    let parsed = simt_ptx::parse(&source);
+    assert!(parsed.diagnostics.is_empty(), "{}", parsed.diagnostics.render("ok.ptx", &source, false));
+    assert_eq!(parsed.module.entries().count(), 1);
+}
+
+#[test]
+fn unclosed_debug_section() {
+    insta::assert_snapshot!(render(".version 7.0\n.target sm_80\n.address_size 64\n.section .debug_abbrev\n{\n.b8 1\n.b8 17\n"));
+}
+
+#[test]
+fn sections_other_than_debug_ones() {
+    insta::assert_snapshot!(render(".version 7.0\n.target sm_80\n.address_size 64\n.section .nv.info\n{\n.b8 1\n}\n"));
+}
+
+/// `.loc` with PTX 7.2's `function_name` and `inlined_at`, as Triton writes it for inlined calls.
+#[test]
+fn loc_with_inlining_information() {
+    let source = kernel(
+        "\t.loc\t1 10 0\n\t.loc\t2 286 36, function_name $L__info_string0, inlined_at 1 23 24\n\t.loc\t2 1 2, function_name $L__info_string1+8, inlined_at 2 286 36\n\tret;\n",
+    );
+    let parsed = simt_ptx::parse(&source);
+    assert!(parsed.diagnostics.is_empty(), "{}", parsed.diagnostics.render("ok.ptx", &source, false));
+    let body = parsed.module.entries().next().unwrap().body.as_ref().unwrap();
+    let inlined: Vec<_> =
+        body.statements.iter().filter_map(|s| if let simt_ptx::ast::Statement::Loc { inlined_at, .. } = s { Some(*inlined_at) } else { None }).collect();
+    assert_eq!(inlined, vec![None, Some([1, 23, 24]), Some([2, 286, 36])]);
+}
+
+#[test]
+fn loc_with_an_unknown_attribute() {
+    insta::assert_snapshot!(render(&kernel("\t.loc\t1 10 0, discriminator 3\n\tret;\n")));
 }
 
 #[test]

@@ -1,0 +1,72 @@
+//! Forms the PTX of ML compilers (Triton, tinygrad) is written in, each run on one warp:
+//! Triton's inline-assembly loads and stores with one-element braces and spaced addresses,
+//! its `.ptr .global .align` parameter attributes and its DWARF sections.
+
+mod common;
+
+use common::run_one_warp;
+use simt_host::Arg;
+use simt_interp::SimtModel;
+use simt_isa::{ArgInit, Literal};
+
+/// A Triton-style vector add of `n` elements (the load predicated on `tid < n`, as Triton
+/// masks it), followed by the debug sections Triton always emits.
+const TRITON_ADD: &str = "\
+.version 8.4
+.target sm_80
+.address_size 64
+.visible .entry add_kernel(
+	.param .u64 .ptr .global .align 1 add_kernel_param_0,
+	.param .u64 .ptr .global .align 16 add_kernel_param_1,
+	.param .u32 add_kernel_param_2
+)
+.reqntid 32, 1, 1
+{
+	.reg .pred 	%p<3>;
+	.reg .b32 	%r<8>;
+	.reg .b64 	%rd<6>;
+	.loc	1 10 0
+$L__func_begin0:
+	.loc	1 10 0
+	ld.param.u64 	%rd3, [add_kernel_param_0];
+	ld.param.u64 	%rd4, [add_kernel_param_1];
+	ld.param.u32 	%r4, [add_kernel_param_2];
+	mov.u32 	%r5, %tid.x;
+	mul.wide.s32 	%rd5, %r5, 4;
+	add.s64 	%rd1, %rd3, %rd5;
+	add.s64 	%rd2, %rd4, %rd5;
+	setp.lt.s32 	%p1, %r5, %r4;
+	// begin inline asm
+	mov.u32 %r1, 0x0;
+	@%p1 ld.global.b32 { %r1 }, [ %rd1 + 0 ];
+	// end inline asm
+	add.s32 	%r3, %r1, %r1;
+	// begin inline asm
+	@%p1 st.global.b32 [ %rd2 + 0 ], { %r3 };
+	// end inline asm
+	ret;
+$L__func_end0:
+}
+	.file	1 \"/tmp/add.py\"
+	.section	.debug_abbrev
+	{
+.b8 1
+.b8 17
+.b8 0
+	}
+";
+
+#[test]
+fn triton_inline_asm_loads_and_stores() {
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let args = vec![
+            Arg::new("add_kernel_param_0", ArgInit::Iota(32)),
+            Arg::new("add_kernel_param_1", ArgInit::Fill(32, Literal::Int(7))),
+            Arg::new("add_kernel_param_2", ArgInit::Scalar(Literal::Int(20))),
+        ];
+        let (bytes, _) = run_one_warp(TRITON_ADD, args, "add_kernel_param_1", simt);
+        let got: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        let want: Vec<u32> = (0..32).map(|i| if i < 20 { 2 * i } else { 7 }).collect();
+        assert_eq!(got, want, "{simt:?}");
+    }
+}
