@@ -9,6 +9,8 @@ import json
 import os
 import re
 import shlex
+import subprocess
+import tempfile
 
 import numpy as np
 
@@ -80,6 +82,9 @@ class Corpus:
     def add(self, kernel):
         names = {k["name"] for k in self.kernels}
         assert kernel["name"] not in names, kernel["name"]
+        regs = ptxas_registers(os.path.join(self.root, kernel["file"]))
+        if regs is not None:
+            kernel["ptxas_registers"] = regs
         kernel["simt_command"] = simt_command(kernel)
         self.kernels.append(kernel)
 
@@ -96,6 +101,29 @@ class Corpus:
         with open(os.path.join(self.root, "kernels.json"), "w") as f:
             f.write(dumps(doc))
         print(f"{self.root}: {len(self.kernels)} kernels, {total / 1e6:.2f} MB of files")
+
+
+def _ptxas():
+    import importlib.util
+    spec = importlib.util.find_spec("triton")  # found, not imported
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    p = os.path.join(list(spec.submodule_search_locations)[0], "backends", "nvidia", "bin", "ptxas")
+    return p if os.path.exists(p) else None
+
+
+def ptxas_registers(ptx_path):
+    """Registers per thread that ptxas (the one the triton wheel bundles) gives the kernel for
+    sm_80; it also proves the PTX well-formed. None without ptxas."""
+    ptxas = _ptxas()
+    if ptxas is None:
+        return None
+    with tempfile.TemporaryDirectory() as d:
+        p = subprocess.run([ptxas, "-arch=sm_80", "-v", ptx_path, "-o", os.path.join(d, "k.cubin")],
+                           capture_output=True, text=True)
+    assert p.returncode == 0, f"ptxas rejects {ptx_path}: {p.stderr}"
+    m = re.search(r"Used (\d+) registers", p.stderr + p.stdout)
+    return int(m.group(1)) if m else None
 
 
 def dumps(doc):
