@@ -388,6 +388,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--json", default="")
     ap.add_argument("--label", default="", help="what the simt binary is (say, the commit it was built from)")
+    ap.add_argument("--compare", default="", help="a --json file of an earlier survey: list what it had that is gone")
     args = ap.parse_args()
     only = set(filter(None, args.only.split(",")))
     version = subprocess.run([args.simt, "--version"], capture_output=True, text=True).stdout.strip()
@@ -467,6 +468,14 @@ def render(rows, version, args):
         L.append(f"| {i} | {e['c'].title} | {len(e['kernels'])} ({kc.get('triton', 0)} / {kc.get('tinygrad', 0)}) | "
                  f"{first[key]} | {'yes' if e['c'].faithful else 'no (lines deleted)'} | {ex} |")
     L.append("")
+    if args.compare:
+        old = json.load(open(args.compare))
+        before = collections.Counter(k for r in old for k in r["chain"])
+        now = collections.Counter(k for r in rows for k, in [(c.key,) for c, _ in r["chain"]])
+        gone = [k for k in before if k not in now]
+        L.append(f"Since the earlier survey (`{os.path.basename(args.compare)}`: {sum(1 for r in old if not r['chain'] and r['outcome'] == 'pass')} "
+                 f"kernels ran as is then), these constructs no longer stop any kernel: "
+                 + (", ".join(f"`{k}` ({before[k]} kernels)" for k in gone) if gone else "none") + ".\n")
     L.append("## Order of work: constructs to support, greedily, for the most kernels running\n")
     L.append("Each step adds the construct that lets the most further kernels through (a kernel is through when every "
              "construct of its chain is supported). `pass` counts kernels known to match their reference then (their "
