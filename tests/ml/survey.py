@@ -164,10 +164,24 @@ def _delete_line_no(orig_nos):
     return rw
 
 
-def classify(msg, text, corpus_lines):
+def classify(msg, text, corpus_lines, lossy_so_far=False):
     """A Construct for one diagnostic (msg) at a line whose text is `text`."""
     s = (text or "").strip()
     op = opcode_of(s) if s else ""
+    m = re.search(r"invalid --arg (\w+)=@\S+ \(\.param \.u64 \w+\):.*scalar \.u64 parameter takes a literal", msg)
+    if m:
+        uses = sorted({opcode_of(t) for _, t in corpus_lines if re.match(r"\s*(@!?%\w+\s+)?(ld|st|atom|red)\.global", t)})
+        if lossy_so_far:
+            return Construct("artifact:param-scalar-after-deletion",
+                             "a pointer parameter whose only accesses the survey deleted looks like a 64-bit scalar", True,
+                             _mark_pointer_params({m.group(1)}))
+        return Construct("u64-param-as-scalar",
+                         "pointer parameter taken for a 64-bit scalar (`--arg P=@x.npy` refused: \"a scalar .u64 parameter "
+                         "takes a literal\"): its accesses are not traced back to it", True,
+                         _mark_pointer_params({m.group(1)}),
+                         "seen with `atom.global.gpu.acq_rel.add.u32` (Triton's tl.atomic_add) and `st.global.s64` "
+                         "(tinygrad int64) as the only accesses; global accesses in such kernels: " + ", ".join(
+                             f"`{u}`" for u in uses[:8]))
     if "`.section`" in msg:
         return Construct("dwarf-section", "`.section .debug_*` DWARF blocks (Triton always emits them)", True, _drop_sections)
     if s.startswith(".loc") and "inlined_at" in s:
@@ -302,7 +316,7 @@ def survey_kernel(corpus_dir, kernel, simt, timeout, scratch):
             seen_lines.add(ln)
             text = lines[ln - 1][1] if ln and ln <= len(lines) else ""
             orig = lines[ln - 1][0] if ln and ln <= len(lines) else None
-            c = classify(msg, text, lines)
+            c = classify(msg, text, lines, lossy)
             found.setdefault(c.key, (c, []))[1].append((orig, text.strip(), msg))
         progressed = False
         for key, (c, sites) in found.items():
@@ -435,6 +449,10 @@ def render(rows, version, args):
                 e["example"] = (r["corpus"], r["kernel"]["file"], o, t, m)
             if i == 0:
                 first[c.key] += 1
+    artifacts = {k: v for k, v in by.items() if k.startswith("artifact:")}
+    by = collections.OrderedDict((k, v) for k, v in by.items() if not k.startswith("artifact:"))
+    for r in rows:
+        r["chain"] = [(c, st) for c, st in r["chain"] if not c.key.startswith("artifact:")]
     ranked = sorted(by.items(), key=lambda kv: (-len(kv[1]["kernels"]), -first[kv[0]], kv[0]))
     n = len(rows)
     per_corpus = collections.Counter(r["corpus"] for r in rows)
@@ -497,6 +515,9 @@ def render(rows, version, args):
         known = sum(1 for ch, ok in chains if ch <= done and ok)
         L.append(f"| {step} | {by[best]['c'].title} | {through} | {known} |")
     L.append("")
+    for k, v in artifacts.items():
+        L.append(f"(Not counted: {len(v['kernels'])} kernels met `{k}`, {v['c'].title}, an effect of the survey's own "
+                 f"line deletions: {', '.join(v['kernels'])}.)\n")
     L.append("Outcome after the survey's rewrites:\n")
     for k, v in status.most_common():
         L.append(f"- {k}: {v}")
