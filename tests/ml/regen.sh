@@ -12,12 +12,21 @@ fi
 echo "+ pip install -r VERSIONS"
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/VERSIONS"
 cd "$here"
-echo "+ python gen_triton.py"
-"$venv/bin/python" gen_triton.py
-echo "+ python check_triton_interp.py   (the numpy references against Triton's interpreter)"
-"$venv/bin/python" -W ignore check_triton_interp.py | tail -n 1
-echo "+ python gen_tinygrad.py"
-"$venv/bin/python" gen_tinygrad.py | tail -n 1
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+# run STEP...: runs a step quietly, showing its last line, or all of it when it fails
+run() {
+  echo "+ $*"
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log"
+    echo "regen.sh: '$*' failed" >&2
+    exit 1
+  fi
+  tail -n 1 "$log"
+}
+run "$venv/bin/python" gen_triton.py
+run "$venv/bin/python" -W ignore check_triton_interp.py   # the numpy references against Triton's interpreter
+run "$venv/bin/python" gen_tinygrad.py
 "$venv/bin/python" - <<'PY'
 import json
 for c in ("triton", "tinygrad"):
