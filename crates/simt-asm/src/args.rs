@@ -95,7 +95,9 @@ fn check_scalar(ty: ParamType, lit: Literal) -> Result<(), String> {
     let ok = match (ty, lit) {
         (ParamType::U32, Literal::Int(v)) => (0..=i64::from(u32::MAX)).contains(&v),
         (ParamType::S32, Literal::Int(v)) => (i64::from(i32::MIN)..=i64::from(i32::MAX)).contains(&v),
-        (ParamType::U32 | ParamType::S32, _) => {
+        // Any 64-bit integer: a negative one means its two's complement bits.
+        (ParamType::U64, Literal::Int(_)) => true,
+        (ParamType::U32 | ParamType::S32 | ParamType::U64, _) => {
             return Err(format!("{lit} is a float but the parameter is .{}: write an integer", ty.name()));
         }
         (ParamType::F32, Literal::F64Bits(_)) => return Err("a `0d` pattern is f64: write a `0f` pattern or a decimal for .f32".into()),
@@ -136,7 +138,7 @@ fn check_buffer(elem: ElemType, init: &ArgInit) -> Result<(), String> {
 /// A lowercase message naming the parameter and what to write instead.
 pub fn check_arg(param: &Param, init: &ArgInit) -> Result<(), String> {
     let result = match (param.ty, init) {
-        (ParamType::Ptr(elem), _) => check_buffer(elem, init),
+        (ParamType::Ptr(elem) | ParamType::Raw(elem), _) => check_buffer(elem, init),
         (ty, ArgInit::Scalar(lit)) => check_scalar(ty, *lit),
         (ty, _) => Err(format!("a scalar .{} parameter takes a literal such as 42 or 2.5, not a buffer", ty.name())),
     };

@@ -425,12 +425,17 @@ impl<'a> Assembler<'a> {
                     "s32" => Some(ParamType::S32),
                     "f32" => Some(ParamType::F32),
                     "f64" => Some(ParamType::F64),
-                    t => t.strip_prefix("ptr.").and_then(ElemType::from_name).map(ParamType::Ptr),
+                    "u64" => Some(ParamType::U64),
+                    t => match t.split_once('.') {
+                        Some(("ptr", elem)) => ElemType::from_name(elem).map(ParamType::Ptr),
+                        Some(("raw", elem)) => ElemType::from_name(elem).map(ParamType::Raw),
+                        _ => None,
+                    },
                 };
                 let Some(pty) = parsed else {
                     let d = self.error("directive", ty.span, format!("unknown parameter type `{}`", ty.text), "unknown type");
                     let elems: Vec<&str> = ElemType::ALL.iter().map(|e| e.name()).collect();
-                    help(d, format!("use .u32, .s32, .f32, .f64 or .ptr.<{}>", elems.join("|")));
+                    help(d, format!("use .u32, .s32, .f32, .f64, .u64, .ptr.<{0}> or .raw.<{0}>", elems.join("|")));
                     return;
                 };
                 if !self.check_name(name, "parameter") || !self.new_symbol(name, symbols) {

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use clap::Args;
 use simt_interp::trace::lane_chars;
 use simt_interp::{BlockReason, BlockSim, ControlView, Counters, Launch, Peek, StepResult, ThreadState, WarpView};
-use simt_isa::{Kernel, ParamType};
+use simt_isa::Kernel;
 
 use crate::run::{LaunchArgs, Prepared};
 use crate::{Failure, Outcome};
@@ -822,7 +822,7 @@ impl<'l> Session<'l> {
         let names = || self.prepared.launch.buffers.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ");
         let Some((elem, buffer)) = self.prepared.launch.buffer_of(name) else {
             return Err(match self.kernel.param(name).map(|p| p.ty) {
-                Some(ty) if !matches!(ty, ParamType::Ptr(_)) => format!("`{name}` is a scalar .{} parameter; the buffers are {}", ty.name(), names()),
+                Some(ty) if ty.buffer_elem().is_none() => format!("`{name}` is a scalar .{} parameter; the buffers are {}", ty.name(), names()),
                 _ => format!("kernel `{}` has no pointer parameter `{name}`; its buffers are {}", self.kernel.name, names()),
             });
         };

@@ -11,7 +11,7 @@ use simt_host::{self as host, Arg, HostError, LaunchRequest, PreparedLaunch};
 use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS, DEFAULT_SMS};
 use simt_interp::trace::Filter;
 use simt_interp::{Checks, Fault, FaultKind, Finding, Progress, RunOptions, SimtModel, Stats};
-use simt_isa::{ArgInit, Kernel, Module, ParamType};
+use simt_isa::{ArgInit, Kernel, Module};
 
 use crate::{Failure, Outcome, check_output, color, load_module};
 
@@ -509,7 +509,7 @@ fn parse_dump(kernel: &Kernel, text: &str) -> Result<Dump, Failure> {
 /// Checks that `name` is a pointer parameter, the only kind with a buffer `flag` can read.
 fn pointer_param(kernel: &Kernel, name: &str, flag: &str) -> Outcome {
     match kernel.param(name).map(|p| p.ty) {
-        Some(ParamType::Ptr(_)) => Ok(()),
+        Some(ty) if ty.buffer_elem().is_some() => Ok(()),
         Some(ty) => Err(Failure::input(format!("{flag} {name}: `{name}` is a scalar .{} parameter; only pointer parameters have buffers", ty.name()))),
         None => Err(Failure::input(HostError::unknown_param(kernel, name))),
     }

@@ -207,7 +207,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
     let mut planned = 0u64;
     let mut preread: Vec<Option<Vec<u8>>> = vec![None; kernel.params.len()];
     for (i, (param, arg)) in kernel.params.iter().zip(&chosen).enumerate() {
-        let (ParamType::Ptr(elem), Some(arg)) = (param.ty, arg) else { continue };
+        let (Some(elem), Some(arg)) = (param.ty.buffer_elem(), arg) else { continue };
         let base = match &arg.origin {
             ArgOrigin::CommandLine => Path::new(""),
             ArgOrigin::Directive { dir } => dir.as_path(),
@@ -235,13 +235,18 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
     for ((param, arg), preread) in kernel.params.iter().zip(chosen).zip(preread).filter_map(|((p, a), r)| Some(((p, a?), r))) {
         let bad = |message: String| HostError::bad_arg(param, arg, message);
         let bytes = match param.ty {
-            ParamType::Ptr(elem) => {
+            ParamType::Ptr(mut elem) | ParamType::Raw(mut elem) => {
                 let base = match &arg.origin {
                     ArgOrigin::CommandLine => Path::new(""),
                     ArgOrigin::Directive { dir } => dir.as_path(),
                 };
-                let data = match (preread, &arg.init) {
-                    (Some(bytes), ArgInit::File(name)) => file_elements(elem, &base.join(name), bytes).map(|b| WordBytes::from_bytes(&b)),
+                let data = match (preread, &arg.init, param.ty) {
+                    (Some(bytes), ArgInit::File(name), ParamType::Raw(_)) => raw_file(&mut elem, &base.join(name), bytes),
+                    (None, ArgInit::File(name), ParamType::Raw(_)) => {
+                        let path = base.join(name);
+                        read_bounded(&path, MAX_BUFFER_FILE_BYTES).and_then(|bytes| raw_file(&mut elem, &path, bytes))
+                    }
+                    (Some(bytes), ArgInit::File(name), _) => file_elements(elem, &base.join(name), bytes).map(|b| WordBytes::from_bytes(&b)),
                     _ => buffer_bytes(elem, &arg.init, base),
                 }
                 .map_err(bad)?;
@@ -249,7 +254,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
                 memory.alloc(&param.name, data)?.to_le_bytes().to_vec()
             }
             ty => match &arg.init {
-                ArgInit::Scalar(lit) => literal_bytes(scalar_elem(ty), *lit).map_err(bad)?,
+                ArgInit::Scalar(lit) => scalar_bytes(ty, *lit).map_err(bad)?,
                 other => return Err(bad(format!("a scalar takes a literal such as `{}`, not `{other}`", example_value(ty)))),
             },
         };
@@ -328,22 +333,32 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-fn scalar_elem(ty: ParamType) -> ElemType {
-    match ty {
+/// A scalar parameter's bytes. A `.u64` takes any 64-bit integer (a negative one as its two's
+/// complement bits); there is no 64-bit integer element type, so it is written here.
+fn scalar_bytes(ty: ParamType, lit: Literal) -> Result<Vec<u8>, String> {
+    let elem = match ty {
         ParamType::U32 => ElemType::U32,
         ParamType::S32 => ElemType::S32,
         ParamType::F32 => ElemType::F32,
         ParamType::F64 => ElemType::F64,
-        ParamType::Ptr(e) => e,
-    }
+        ParamType::Ptr(e) | ParamType::Raw(e) => e,
+        ParamType::U64 => {
+            return match lit {
+                Literal::Int(v) => Ok(v.to_le_bytes().to_vec()),
+                other => Err(format!("a .u64 takes an integer, not `{other}`")),
+            };
+        }
+    };
+    literal_bytes(elem, lit)
 }
 
 fn example_value(ty: ParamType) -> &'static str {
     match ty {
         ParamType::U32 => "1024",
+        ParamType::U64 => "0",
         ParamType::S32 => "-1",
         ParamType::F32 | ParamType::F64 => "2.5",
-        ParamType::Ptr(_) => "zeros(1024)",
+        ParamType::Ptr(_) | ParamType::Raw(_) => "zeros(1024)",
     }
 }
 
@@ -640,6 +655,17 @@ fn file_elements(elem: ElemType, path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>,
     } else {
         Ok(bytes)
     }
+}
+
+/// A file for a `Raw` buffer: its bytes whatever their dtype. A `.npy` file's dtype becomes
+/// the buffer's element type (so a dump writes what came in); a raw file keeps the kernel's.
+fn raw_file(elem: &mut ElemType, path: &Path, bytes: Vec<u8>) -> Result<WordBytes, String> {
+    if !is_npy_path(path) {
+        return Ok(WordBytes::from_bytes(&bytes));
+    }
+    let array = npy::read(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    *elem = array.dtype.elem();
+    Ok(WordBytes::from_bytes(&array.data))
 }
 
 fn is_npy_path(path: &Path) -> bool {

@@ -84,6 +84,21 @@ impl Dtype {
         }
     }
 
+    /// The element type whose buffers this dtype stores as they are (`<u2` as u16, not bf16).
+    pub fn elem(self) -> ElemType {
+        match self {
+            Dtype::U8 => ElemType::U8,
+            Dtype::I8 => ElemType::S8,
+            Dtype::U16 => ElemType::U16,
+            Dtype::I16 => ElemType::S16,
+            Dtype::U32 => ElemType::U32,
+            Dtype::I32 => ElemType::S32,
+            Dtype::F16 => ElemType::F16,
+            Dtype::F32 => ElemType::F32,
+            Dtype::F64 => ElemType::F64,
+        }
+    }
+
     fn parse(descr: &str) -> Result<Dtype, NpyError> {
         let unsupported = || NpyError::UnsupportedDtype(descr.to_string());
         let (order, code) = descr.split_at_checked(1).ok_or_else(unsupported)?;

@@ -173,14 +173,30 @@ pub enum ParamType {
     F32,
     /// A scalar `.f64`.
     F64,
+    /// A scalar `.u64`: a 64-bit integer in a register pair, low word first (PTX's `.u64`,
+    /// `.s64` and `.b64` parameters that are not pointers into a buffer).
+    U64,
     /// A GLOBAL address of a buffer of this element type.
     Ptr(ElemType),
+    /// A GLOBAL address of a buffer of any element type, taken as its bytes: a PTX pointer
+    /// parameter, which the kernel reads as it likes (Triton loads floats as `.b32`). The
+    /// element type is the one the kernel's accesses suggest; generated values (`rand`,
+    /// lists) and dumps of a buffer that came without a type use it.
+    Raw(ElemType),
 }
 
 impl ParamType {
+    /// The element type of a buffer parameter (`Ptr` or `Raw`); `None` for a scalar.
+    pub fn buffer_elem(self) -> Option<ElemType> {
+        match self {
+            ParamType::Ptr(e) | ParamType::Raw(e) => Some(e),
+            ParamType::U32 | ParamType::S32 | ParamType::F32 | ParamType::F64 | ParamType::U64 => None,
+        }
+    }
+
     /// Size (and alignment) in the PARAM space.
     pub fn size(self) -> u32 {
-        if self == ParamType::F64 { 8 } else { 4 }
+        if matches!(self, ParamType::F64 | ParamType::U64) { 8 } else { 4 }
     }
 
     /// The spelling in `.param` (`u32`, `ptr.f32`).
@@ -190,7 +206,9 @@ impl ParamType {
             ParamType::S32 => "s32".into(),
             ParamType::F32 => "f32".into(),
             ParamType::F64 => "f64".into(),
+            ParamType::U64 => "u64".into(),
             ParamType::Ptr(e) => format!("ptr.{e}"),
+            ParamType::Raw(e) => format!("raw.{e}"),
         }
     }
 
@@ -200,7 +218,9 @@ impl ParamType {
             ParamType::S32 => 1,
             ParamType::F32 => 2,
             ParamType::F64 => 3,
+            ParamType::U64 => 4,
             ParamType::Ptr(e) => 0x10 + e as u8,
+            ParamType::Raw(e) => 0x30 + e as u8,
         }
     }
 
@@ -210,6 +230,8 @@ impl ParamType {
             1 => ParamType::S32,
             2 => ParamType::F32,
             3 => ParamType::F64,
+            4 => ParamType::U64,
+            c if c >= 0x30 => ParamType::Raw(ElemType::from_index(c - 0x30)?),
             c if c >= 0x10 => ParamType::Ptr(ElemType::from_index(c - 0x10)?),
             _ => return None,
         })

@@ -871,6 +871,18 @@ impl<'a> Parser<'a> {
                         OperandKind::Special(with_dim(dim))
                     }
                     None if self.eat(Token::Pipe) => OperandKind::Pair(name, self.name("a predicate after `|`")?.value),
+                    // `local0[0]`, as tinygrad takes a shared array's address: the address itself.
+                    None if self.peek() == Some(Token::LBracket) => {
+                        let index_at = self.bump().1;
+                        if self.signed_offset()? != 0 {
+                            return Err(self.error(
+                                index_at.to(self.previous_span()),
+                                format!("`{name}[N]` with N other than 0 is not supported: add N to `{name}` with `add`"),
+                            ));
+                        }
+                        self.expect(Token::RBracket, "`]` closing the index")?;
+                        OperandKind::Name(name)
+                    }
                     None => OperandKind::Name(name),
                 }
             }

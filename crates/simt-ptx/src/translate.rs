@@ -17,7 +17,7 @@
 //!   silent mistranslation.
 
 // Keys are short names from the source: FxHash beats SipHash several-fold here.
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use simt_isa as isa;
 use simt_isa::{Form, Instruction, Kernel, Module, Opcode, RZ, Src, mods};
@@ -421,23 +421,14 @@ impl<'t, 'a> Entry<'t, 'a> {
             Statement::Variable(v) => Some(v),
             _ => None,
         });
-        // The names the kernel mentions, wanted only when the module has variables of its own.
-        let mut used = rustc_hash::FxHashSet::default();
-        if module.items.iter().any(|i| matches!(i, ast::Item::Variable(v) if matches!(v.space, StateSpace::Global | StateSpace::Const))) {
-            let mut names = Vec::new();
-            for item in items {
-                if let Item::Inst(inst) = item {
-                    for operand in &inst.operands {
-                        names.clear();
-                        operand.names(&mut names);
-                        used.extend(names.iter().copied());
-                    }
-                }
-            }
-        }
+        // The names the kernel mentions, gathered only when wanted: for module variables of
+        // its own, or 64-bit parameters that are not pointers (which most kernels lack).
+        let mentioned = std::cell::OnceCell::new();
+        let mentioned = || mentioned.get_or_init(|| mentioned_names(items));
+        let module_has_vars = module.items.iter().any(|i| matches!(i, ast::Item::Variable(v) if matches!(v.space, StateSpace::Global | StateSpace::Const)));
         for var in module_vars.chain(body_vars) {
             let result = match var.space {
-                StateSpace::Global | StateSpace::Const if used.contains(var.name.value) => self.module_variable(var),
+                StateSpace::Global | StateSpace::Const if module_has_vars && mentioned().contains(var.name.value) => self.module_variable(var),
                 _ => self.variable(var, &mut local_size),
             };
             if let Err(e) = result {
@@ -487,18 +478,20 @@ impl<'t, 'a> Entry<'t, 'a> {
                 (Type::S32, None) => Ok(isa::ParamType::S32),
                 (Type::F32, None) => Ok(isa::ParamType::F32),
                 (Type::F64, None) => Ok(isa::ParamType::F64),
-                (Type::U64 | Type::S64 | Type::B64, None) => match pointers.get(p.name.value) {
-                    Some(&elem) => Ok(isa::ParamType::Ptr(elem)),
-                    None => Err("64-bit integer parameters that are not pointers into global memory"),
-                },
+                (Type::U64 | Type::S64 | Type::B64, None) => Ok(pointers.get(p.name.value).map_or(isa::ParamType::U64, |&elem| isa::ParamType::Raw(elem))),
                 _ => Err("parameters of this type"),
             };
             match ty {
                 Ok(ty) => {
                     let offset = self.b.param(p.name.value, ty);
                     self.symbols.insert(p.name.value, Symbol { space: StateSpace::Param, address: offset, base: None });
-                    if let isa::ParamType::Ptr(elem) = ty {
+                    if let Some(elem) = ty.buffer_elem() {
                         self.pointers.insert(p.name.value, elem);
+                    }
+                    // A parameter the kernel never reads (Triton's trailing global- and
+                    // profile-scratch pointers) may be left out of a launch: it is 0.
+                    if ty == isa::ParamType::U64 && !mentioned().contains(p.name.value) {
+                        self.b.arg(isa::ArgDefault { name: p.name.value.to_string(), init: isa::ArgInit::Scalar(isa::Literal::Int(0)) });
                     }
                 }
                 Err(what) => errors.push(with_note(
@@ -3035,7 +3028,7 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>], symbol: impl
     let insts: Vec<&ast::Instruction<'a>> = items
         .iter()
         .filter_map(|i| match i {
-            Item::Inst(i) if matches!(i.op, Op::Ld(_) | Op::St(_) | Op::Atom(_) | Op::Red(_) | Op::Cvta(_) | Op::Mov(_) | Op::Add(_)) => Some(*i),
+            Item::Inst(i) if matches!(i.op, Op::Ld(_) | Op::St(_) | Op::Atom(_) | Op::Red(_) | Op::Cvta(_) | Op::Mov(_) | Op::Add(_) | Op::Mad(_)) => Some(*i),
             _ => None,
         })
         .collect();
@@ -3066,6 +3059,8 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>], symbol: impl
                 Op::Add(a) if a.ty.bits() == 64 => {
                     name(ops.get(1)).and_then(|s| origin.get(s).copied()).or_else(|| name(ops.get(2)).and_then(|s| origin.get(s).copied()))
                 }
+                // `mad.wide.s32 %rd, %r, 4, %base`: Triton's address arithmetic adds the base last.
+                Op::Mad(m) if m.mode == Some(px::MulMode::Wide) || m.ty.bits() == 64 => name(ops.get(3)).and_then(|s| origin.get(s).copied()),
                 Op::Ld(m) | Op::St(m) => {
                     let addr = if matches!(inst.op, Op::Ld(_)) { ops.get(1) } else { ops.first() };
                     if let (Some(param), Some(elem)) = (base(addr).and_then(|b| origin.get(b)), elem_type(m.ty))
@@ -3110,6 +3105,17 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>], symbol: impl
         }
     }
     pointers
+}
+
+/// Every name an operand of the kernel's instructions mentions (registers, variables, parameters).
+fn mentioned_names<'a>(items: &[Item<'_, 'a>]) -> HashSet<&'a str> {
+    let mut names = Vec::new();
+    for item in items {
+        if let Item::Inst(inst) = item {
+            inst.operands.iter().for_each(|o| o.names(&mut names));
+        }
+    }
+    names.into_iter().collect()
 }
 
 fn elem_type(ty: Type) -> Option<isa::ElemType> {

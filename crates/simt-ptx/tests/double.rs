@@ -128,8 +128,8 @@ fn doubles_and_64_bit_integers_follow_ptx() {
             Arg::new("k_param_2", ArgInit::Zeros(32)),
         ];
         let (bytes, types) = run_one_warp(&kernel(op), args, "k_param_2", SimtModel::Its);
-        // simt has no 64-bit integer element type: that buffer is words.
-        assert_eq!(types, ["ptr.u32", "ptr.f64", "ptr.f64"], "{op}");
+        // simt has no 64-bit integer element type: that buffer is words (any buffer binds: `raw`).
+        assert_eq!(types, ["raw.u32", "raw.f64", "raw.f64"], "{op}");
         for (lane, got) in bytes.chunks_exact(8).enumerate() {
             let got = u64::from_le_bytes(got.try_into().unwrap());
             let (x, y) = (ints[lane], doubles[lane]);

@@ -10,7 +10,8 @@ use simt_interp::SimtModel;
 use simt_isa::{ArgInit, Literal};
 
 /// A Triton-style vector add of `n` elements (the load predicated on `tid < n`, as Triton
-/// masks it), followed by the debug sections Triton always emits.
+/// masks it, the address made by `mul.wide`), with a trailing pointer parameter it never
+/// reads (Triton's scratch pointers), followed by the debug sections Triton always emits.
 const TRITON_ADD: &str = "\
 .version 8.4
 .target sm_80
@@ -18,7 +19,8 @@ const TRITON_ADD: &str = "\
 .visible .entry add_kernel(
 	.param .u64 .ptr .global .align 1 add_kernel_param_0,
 	.param .u64 .ptr .global .align 16 add_kernel_param_1,
-	.param .u32 add_kernel_param_2
+	.param .u32 add_kernel_param_2,
+	.param .u64 .ptr .global .align 1 add_kernel_param_3
 )
 .reqntid 32, 1, 1
 {
@@ -64,9 +66,50 @@ fn triton_inline_asm_loads_and_stores() {
             Arg::new("add_kernel_param_1", ArgInit::Fill(32, Literal::Int(7))),
             Arg::new("add_kernel_param_2", ArgInit::Scalar(Literal::Int(20))),
         ];
-        let (bytes, _) = run_one_warp(TRITON_ADD, args, "add_kernel_param_1", simt);
+        // The unread parameter is left out: it is a .u64 that defaults to 0.
+        let (bytes, types) = run_one_warp(TRITON_ADD, args, "add_kernel_param_1", simt);
+        assert_eq!(types, ["raw.b32", "raw.b32", "u32", "u64"]);
         let got: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
         let want: Vec<u32> = (0..32).map(|i| if i < 20 { 2 * i } else { 7 }).collect();
         assert_eq!(got, want, "{simt:?}");
     }
+}
+
+/// tinygrad takes a shared array's address as `mov.u64 %r, local0[0]` and reduces through it.
+#[test]
+fn tinygrad_shared_array_address() {
+    let source = "\
+.version 7.5
+.target sm_80
+.address_size 64
+.visible .entry r(.param .u64 data0)
+{
+	.reg .u32 %t;
+	.reg .u64 %a, %b, %s, %o;
+	.reg .f32 %f, %g;
+	.shared .align 16 .b8 local0[128];
+	ld.param.u64 %o, [data0+0];
+	mov.u64 %s, local0[0];
+	mov.u32 %t, %tid.x;
+	cvt.u64.u32 %a, %t;
+	shl.b64 %a, %a, 2;
+	add.s64 %b, %s, %a;
+	cvt.rn.f32.u32 %f, %t;
+	st.shared.f32 [%b+0], %f;
+	bar.sync 0;
+	ld.shared.f32 %g, [%s+124];
+	add.f32 %g, %g, %f;
+	add.s64 %a, %o, %a;
+	st.global.f32 [%a+0], %g;
+	ret;
+}
+";
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let (bytes, _) = run_one_warp(source, vec![Arg::new("data0", ArgInit::Zeros(32))], "data0", simt);
+        let got: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(got, (0..32).map(|i| 31.0 + i as f32).collect::<Vec<_>>(), "{simt:?}");
+    }
+    let indexed = source.replace("local0[0]", "local0[8]");
+    let err = simt_ptx::translate("r.ptx", &indexed, None).unwrap_err().render("r.ptx", &indexed, false);
+    assert!(err.contains("`local0[N]` with N other than 0 is not supported"), "{err}");
 }

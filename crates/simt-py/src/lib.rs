@@ -362,7 +362,7 @@ impl Kernel {
                 return Err(LaunchError::new_err(HostError::unknown_param(kernel, &name).to_string()));
             };
             let init = match (param.ty, value.cast::<PyUntypedArray>()) {
-                (ParamType::Ptr(elem), Ok(array)) => {
+                (ParamType::Ptr(elem) | ParamType::Raw(elem), Ok(array)) => {
                     let count = check_array(&name, elem, array)?;
                     arrays.push((name.clone(), elem, array.clone()));
                     ArgInit::Zeros(count)
@@ -624,7 +624,7 @@ fn scalar_or_text(name: &str, ty: ParamType, value: &Bound<'_, PyAny>) -> PyResu
         let text: String = value.extract()?;
         return simt_asm::parse_arg_init(&text).map_err(|e| PyValueError::new_err(format!("argument `{name}` ({decl}): {e}")));
     }
-    if let ParamType::Ptr(elem) = ty {
+    if let Some(elem) = ty.buffer_elem() {
         return Err(PyTypeError::new_err(format!(
             "parameter `{name}` (.ptr.{elem}) expects a C-contiguous numpy array of dtype {} or a generator such as \"iota(1024)\", not {}",
             Dtype::of_elem(elem).descr(),

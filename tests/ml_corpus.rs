@@ -1,0 +1,146 @@
+//! The ML compilers' corpora (`tests/ml/`: PTX that Triton and tinygrad emitted, with numpy
+//! inputs and references) run through `simt run` as their manifests say, under both SIMT
+//! models and timed on the h100 model, and compared with the references by each kernel's
+//! tolerance. Kernels the front end does not run yet are listed in `NOT_YET` with the reason;
+//! the test fails when one of them starts to run (so the list only shrinks) and when any
+//! other kernel fails.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+use simt_host::npy::{self, Dtype};
+
+/// Kernels refused today, with what refuses them (see `tests/ml/README.md`).
+const NOT_YET: &[(&str, &str)] = &[
+    ("triton/add_f16", "neg.f16x2"),
+    ("triton/softmax", "extern .shared (dynamic shared memory)"),
+    ("triton/layernorm_fwd", "extern .shared"),
+    ("triton/matmul_f32_s2", "cp.async"),
+    ("triton/matmul_f32_s3", "cp.async"),
+    ("triton/matmul_f32_s4", "cp.async"),
+    ("triton/matmul_tf32_s2", "cp.async"),
+    ("triton/matmul_tf32_s3", "cp.async"),
+    ("triton/matmul_tf32_s4", "cp.async"),
+    ("triton/matmul_f16_s2", "cp.async"),
+    ("triton/matmul_f16_s3", "cp.async"),
+    ("triton/matmul_f16_s4", "cp.async"),
+    ("triton/matmul_i8", "cp.async"),
+    ("triton/attention_fwd", "cp.async"),
+    ("triton/row_sum", "extern .shared"),
+    ("triton/col_sum_i32", "ldmatrix"),
+    ("triton/row_max", "extern .shared"),
+    ("triton/row_argmax", "extern .shared"),
+    ("triton/cumsum_i32", "st without a type in inline assembly"),
+    ("triton/cumsum_f32", "st without a type in inline assembly"),
+    ("triton/histogram", "extern .shared"),
+    ("triton/atomic_sum", "extern .shared"),
+    ("triton/transpose", "extern .shared"),
+    ("triton/sin_cos", "madc (carry chains)"),
+    ("triton/silu_f16", "cvt.rn.f16x2.f32"),
+    ("triton/casts", "cvt.rn.f16x2.f32"),
+    ("tinygrad/int64_mul", "64-bit integer buffers"),
+    ("tinygrad/cast_u8_f32", "cvt.rn.f32.u8"),
+    ("tinygrad/compare_bool_out", "bool .npy buffers"),
+    ("tinygrad/f16_arith", "max.f16"),
+    ("tinygrad/f16_exp2", "ex2.approx.f16"),
+    ("tinygrad/matmul_tf32_tc", "mma.sync m16n8k8 tf32"),
+    ("tinygrad/matmul_f16_tc", "mov.b32 of a pair of halves"),
+    ("tinygrad/matmul_f16_acc_f32_tc", "mov.b32 of a pair of halves"),
+    ("tinygrad/matmul_f16_notc", "mul.f16"),
+    ("tinygrad/batched_matmul", "mma.sync m16n8k8 tf32"),
+    ("tinygrad/linear_relu", "mma.sync m16n8k8 tf32"),
+    ("tinygrad/conv2d_f16_tc", "mul.f16"),
+];
+
+fn corpus(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ml").join(name)
+}
+
+/// Elements as f64 (exact for every dtype the corpora use).
+fn values(a: &npy::Array) -> Vec<f64> {
+    let d = &a.data;
+    match a.dtype {
+        Dtype::U8 => d.iter().map(|&b| f64::from(b)).collect(),
+        Dtype::I8 => d.iter().map(|&b| f64::from(b as i8)).collect(),
+        Dtype::U16 => d.chunks_exact(2).map(|c| f64::from(u16::from_le_bytes([c[0], c[1]]))).collect(),
+        Dtype::I16 => d.chunks_exact(2).map(|c| f64::from(i16::from_le_bytes([c[0], c[1]]))).collect(),
+        Dtype::F16 => d.chunks_exact(2).map(|c| f64::from(half::f16::from_le_bytes([c[0], c[1]]))).collect(),
+        Dtype::U32 => d.chunks_exact(4).map(|c| f64::from(u32::from_le_bytes(c.try_into().unwrap()))).collect(),
+        Dtype::I32 => d.chunks_exact(4).map(|c| f64::from(i32::from_le_bytes(c.try_into().unwrap()))).collect(),
+        Dtype::F32 => d.chunks_exact(4).map(|c| f64::from(f32::from_le_bytes(c.try_into().unwrap()))).collect(),
+        Dtype::F64 => d.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect(),
+    }
+}
+
+/// Where `got` differs from `want` beyond the tolerance; bits must agree where it is exact.
+fn mismatch(got: &npy::Array, want: &npy::Array, tolerance: &Value) -> Option<String> {
+    if got.data.len() != want.data.len() {
+        return Some(format!("{} bytes, expected {}", got.data.len(), want.data.len()));
+    }
+    let exact = tolerance["kind"] == "exact" || !matches!(want.dtype, Dtype::F16 | Dtype::F32 | Dtype::F64);
+    if exact {
+        let at = got.data.iter().zip(&want.data).position(|(a, b)| a != b)?;
+        return Some(format!("byte {at} differs ({} bytes compared, exact)", got.data.len()));
+    }
+    let (rtol, atol) = (tolerance["rtol"].as_f64().unwrap(), tolerance["atol"].as_f64().unwrap());
+    // Read the dump as the reference's dtype: a buffer may come back under another of its width.
+    let got = values(&npy::Array { dtype: want.dtype, shape: got.shape.clone(), data: got.data.clone() });
+    let want = values(want);
+    let bad = (0..want.len()).find(|&i| !((got[i] - want[i]).abs() <= atol + rtol * want[i].abs() || got[i].is_nan() && want[i].is_nan()))?;
+    Some(format!("[{bad}] = {}, expected {} (rtol {rtol}, atol {atol})", got[bad], want[bad]))
+}
+
+/// Runs one kernel as its manifest says, with `extra` flags; the failure, if any.
+fn run(dir: &Path, kernel: &Value, extra: &[&str]) -> Option<String> {
+    let scratch = tempfile::tempdir().unwrap();
+    let command = kernel["simt_command"].as_str().unwrap();
+    let mut args: Vec<String> = command.split_whitespace().skip(1).map(str::to_string).collect();
+    for i in 1..args.len() {
+        if args[i - 1] == "--dump" {
+            let (name, file) = args[i].split_once('=').unwrap();
+            args[i] = format!("{name}={}", scratch.path().join(file).display());
+        }
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_simt")).args(&args).args(extra).current_dir(dir).output().unwrap();
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        return Some(format!("exit {}: {}", out.status, stderr.lines().next().unwrap_or("")));
+    }
+    for output in kernel["outputs"].as_array().unwrap() {
+        let param = output["param"].as_str().unwrap();
+        let got = npy::read(&std::fs::read(scratch.path().join(format!("out.{param}.npy"))).unwrap()).unwrap();
+        let want = npy::read(&std::fs::read(dir.join(output["expected"].as_str().unwrap())).unwrap()).unwrap();
+        if let Some(why) = mismatch(&got, &want, &kernel["tolerance"]) {
+            return Some(format!("{param}: {why}"));
+        }
+    }
+    None
+}
+
+#[test]
+fn ml_corpora_run_and_match_their_references() {
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for name in ["triton", "tinygrad"] {
+        let dir = corpus(name);
+        let manifest: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("kernels.json")).unwrap()).unwrap();
+        for kernel in manifest["kernels"].as_array().unwrap() {
+            let id = format!("{name}/{}", kernel["name"].as_str().unwrap());
+            let refused = NOT_YET.iter().any(|(k, _)| *k == id);
+            for extra in [&["--simt", "its"][..], &["--simt", "stack"], &["--timing", "h100"]] {
+                match (run(&dir, kernel, extra), refused) {
+                    (Some(why), false) => failures.push(format!("{id} {}: {why}", extra.join(" "))),
+                    (None, true) => failures.push(format!("{id} {}: runs now; take it off NOT_YET", extra.join(" "))),
+                    _ => {}
+                }
+                if refused {
+                    break;
+                }
+            }
+            ran += 1;
+        }
+    }
+    assert!(ran >= 100, "only {ran} kernels in the corpora");
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
