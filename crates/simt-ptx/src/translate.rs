@@ -1223,6 +1223,8 @@ impl<'t, 'a> Entry<'t, 'a> {
                     _ => Err(unsupported(format!("`{}{}{}`", op.name(), if a.sat { ".sat" } else { "" }, a.ty))),
                 }
             }
+            // A carry would be dropped silently: refused, as on `add.cc`.
+            Op::Mad(m) if m.cc => Err(unsupported(format!("`{}` with a carry (`.cc`)", op.name()))),
             Op::Mul(m) | Op::Mad(m) => self.multiply(inst, m, matches!(op, Op::Mad(_))),
             Op::Fma(a) => {
                 let [d, x, y, z] = self.operands(inst)?;

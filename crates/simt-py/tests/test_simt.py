@@ -344,7 +344,7 @@ def test_a_thread_pool_sweep_gives_the_sequential_results(asm):
 
 def test_ptx_from_clang_runs_like_the_cli(asm):
     saxpy = simt.load(asm.parent / "examples" / "cuda" / "saxpy.ptx")["saxpy"]
-    assert [ty for _, ty in saxpy.params] == ["u32", "f32", "ptr.f32", "ptr.f32"]
+    assert [ty for _, ty in saxpy.params] == ["u32", "f32", "raw.f32", "raw.f32"]
     x = np.arange(1000, dtype=np.float32)
     y = np.ones(1000, dtype=np.float32)
     names = [name for name, _ in saxpy.params]
