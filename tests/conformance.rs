@@ -10,34 +10,17 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
+use simt_host::Element;
+use simt_isa::ElemType;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/conformance")
 }
 
-/// Little-endian elements of `ty` as f64 (every conformance type fits exactly).
+/// Little-endian elements of the runner's type `ty` (`u8` .. `f64`, `b32`) as f64 (exact for all).
 fn read_elements(bytes: &[u8], ty: &str) -> Vec<f64> {
-    let size = match ty {
-        "u8" | "s8" => 1,
-        "u16" | "s16" | "f16" => 2,
-        "u32" | "s32" | "b32" | "f32" => 4,
-        "f64" => 8,
-        other => panic!("conformance type {other} is not known"),
-    };
-    bytes
-        .chunks_exact(size)
-        .map(|c| match ty {
-            "u8" => f64::from(c[0]),
-            "s8" => f64::from(c[0] as i8),
-            "u16" => f64::from(u16::from_le_bytes([c[0], c[1]])),
-            "s16" => f64::from(i16::from_le_bytes([c[0], c[1]])),
-            "f16" => f64::from(half::f16::from_le_bytes([c[0], c[1]])),
-            "u32" | "b32" => f64::from(u32::from_le_bytes(c.try_into().unwrap())),
-            "s32" => f64::from(i32::from_le_bytes(c.try_into().unwrap())),
-            "f32" => f64::from(f32::from_le_bytes(c.try_into().unwrap())),
-            _ => f64::from_le_bytes(c.try_into().unwrap()),
-        })
-        .collect()
+    let elem = ElemType::from_name(ty).unwrap_or_else(|| panic!("conformance type {ty} is not known"));
+    simt_host::elements(elem, bytes).map(Element::value).collect()
 }
 
 /// The runner's comparison: NaN matches NaN, `tol` is relative above 1 and absolute below.

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
+use simt_host::Element;
 use simt_host::npy::{self, Dtype};
 
 /// Kernels refused today, with what refuses them (see `tests/ml/README.md`).
@@ -59,18 +60,7 @@ fn corpus(name: &str) -> PathBuf {
 
 /// Elements as f64 (exact for every dtype the corpora use).
 fn values(a: &npy::Array) -> Vec<f64> {
-    let d = &a.data;
-    match a.dtype {
-        Dtype::U8 => d.iter().map(|&b| f64::from(b)).collect(),
-        Dtype::I8 => d.iter().map(|&b| f64::from(b as i8)).collect(),
-        Dtype::U16 => d.chunks_exact(2).map(|c| f64::from(u16::from_le_bytes([c[0], c[1]]))).collect(),
-        Dtype::I16 => d.chunks_exact(2).map(|c| f64::from(i16::from_le_bytes([c[0], c[1]]))).collect(),
-        Dtype::F16 => d.chunks_exact(2).map(|c| f64::from(half::f16::from_le_bytes([c[0], c[1]]))).collect(),
-        Dtype::U32 => d.chunks_exact(4).map(|c| f64::from(u32::from_le_bytes(c.try_into().unwrap()))).collect(),
-        Dtype::I32 => d.chunks_exact(4).map(|c| f64::from(i32::from_le_bytes(c.try_into().unwrap()))).collect(),
-        Dtype::F32 => d.chunks_exact(4).map(|c| f64::from(f32::from_le_bytes(c.try_into().unwrap()))).collect(),
-        Dtype::F64 => d.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect(),
-    }
+    simt_host::elements(a.dtype.elem(), &a.data).map(Element::value).collect()
 }
 
 /// Where `got` differs from `want` beyond the tolerance; bits must agree where it is exact.

@@ -240,14 +240,17 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
                     ArgOrigin::CommandLine => Path::new(""),
                     ArgOrigin::Directive { dir } => dir.as_path(),
                 };
-                let data = match (preread, &arg.init, param.ty) {
-                    (Some(bytes), ArgInit::File(name), ParamType::Raw(_)) => raw_file(&mut elem, &base.join(name), bytes),
-                    (None, ArgInit::File(name), ParamType::Raw(_)) => {
+                let data = match (preread, &arg.init) {
+                    (preread, ArgInit::File(name)) => {
                         let path = base.join(name);
-                        read_bounded(&path, MAX_BUFFER_FILE_BYTES).and_then(|bytes| raw_file(&mut elem, &path, bytes))
+                        let any_dtype = matches!(param.ty, ParamType::Raw(_));
+                        preread.map_or_else(|| read_bounded(&path, MAX_BUFFER_FILE_BYTES), Ok).and_then(|bytes| {
+                            let (file_elem, data) = file_elements(elem, any_dtype, &path, bytes)?;
+                            elem = file_elem;
+                            Ok(WordBytes::from_bytes(&data))
+                        })
                     }
-                    (Some(bytes), ArgInit::File(name), _) => file_elements(elem, &base.join(name), bytes).map(|b| WordBytes::from_bytes(&b)),
-                    _ => buffer_bytes(elem, &arg.init, base),
+                    (_, init) => buffer_bytes(elem, init, base),
                 }
                 .map_err(bad)?;
                 buffers.push((param.name.clone(), elem));
@@ -630,14 +633,20 @@ fn top_bits(bits: u64, p: u32) -> f64 {
 }
 
 fn read_buffer_file(elem: ElemType, path: &Path) -> Result<Vec<u8>, String> {
-    file_elements(elem, path, read_bounded(path, MAX_BUFFER_FILE_BYTES)?)
+    file_elements(elem, false, path, read_bounded(path, MAX_BUFFER_FILE_BYTES)?).map(|(_, data)| data)
 }
 
-/// The elements of a buffer file's `bytes`: an `.npy` of the parameter's dtype, or raw data.
-fn file_elements(elem: ElemType, path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+/// The element type and elements of a buffer file's `bytes`: an `.npy` of the parameter's
+/// dtype, or raw data of whole elements. With `any_dtype` (a `Raw` parameter) any file is
+/// taken as its bytes, and an `.npy` file's dtype becomes the element type, so a dump
+/// writes back what came in.
+fn file_elements(elem: ElemType, any_dtype: bool, path: &Path, bytes: Vec<u8>) -> Result<(ElemType, Vec<u8>), String> {
     let shown = path.display();
     if is_npy_path(path) {
         let array = npy::read(&bytes).map_err(|e| format!("{shown}: {e}"))?;
+        if any_dtype {
+            return Ok((array.dtype.elem(), array.data));
+        }
         let want = Dtype::of_elem(elem);
         if array.dtype != want {
             let converted = if lowp_type(elem).is_some() { ", which the host converts" } else { "" };
@@ -647,25 +656,14 @@ fn file_elements(elem: ElemType, path: &Path, bytes: Vec<u8>) -> Result<Vec<u8>,
             ));
         }
         match lowp_type(elem) {
-            Some(ty) => lowp::from_npy(ty, &array.data).map_err(|e| format!("{shown}: {e}")),
-            None => Ok(array.data),
+            Some(ty) => lowp::from_npy(ty, &array.data).map(|data| (elem, data)).map_err(|e| format!("{shown}: {e}")),
+            None => Ok((elem, array.data)),
         }
-    } else if !bytes.len().is_multiple_of(elem.size() as usize) {
+    } else if !any_dtype && !bytes.len().is_multiple_of(elem.size() as usize) {
         Err(format!("{shown} holds {} bytes, not a whole number of {}-byte {elem} elements", bytes.len(), elem.size()))
     } else {
-        Ok(bytes)
+        Ok((elem, bytes))
     }
-}
-
-/// A file for a `Raw` buffer: its bytes whatever their dtype. A `.npy` file's dtype becomes
-/// the buffer's element type (so a dump writes what came in); a raw file keeps the kernel's.
-fn raw_file(elem: &mut ElemType, path: &Path, bytes: Vec<u8>) -> Result<WordBytes, String> {
-    if !is_npy_path(path) {
-        return Ok(WordBytes::from_bytes(&bytes));
-    }
-    let array = npy::read(&bytes).map_err(|e| format!("{}: {e}", path.display()))?;
-    *elem = array.dtype.elem();
-    Ok(WordBytes::from_bytes(&array.data))
 }
 
 fn is_npy_path(path: &Path) -> bool {
@@ -681,6 +679,17 @@ pub enum Element {
     F32(f32),
     /// f64.
     F64(f64),
+}
+
+impl Element {
+    /// The element as an f64 (exact for every float and for integers up to 2^53).
+    pub fn value(self) -> f64 {
+        match self {
+            Element::Int(v) => v as f64,
+            Element::F32(v) => f64::from(v),
+            Element::F64(v) => v,
+        }
+    }
 }
 
 impl fmt::Display for Element {
@@ -753,8 +762,7 @@ pub fn write_json(out: &mut impl std::io::Write, elem: ElemType, buffer: &Buffer
 fn json_element(e: Element) -> serde_json::Value {
     let x = match e {
         Element::Int(v) => return v.into(),
-        Element::F32(v) => f64::from(v),
-        Element::F64(v) => v,
+        float => float.value(),
     };
     if x.is_nan() {
         "nan".into()

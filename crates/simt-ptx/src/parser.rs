@@ -828,11 +828,11 @@ impl<'a> Parser<'a> {
         let kind = match self.peek() {
             Some(Token::LBrace) => {
                 self.bump();
-                let mut items = self.operand_list(Token::RBrace, "`,` or `}` in the vector")?;
+                let items = self.operand_list(Token::RBrace, "`,` or `}` in the vector")?;
                 // `{ %r1 }`, as Triton's inline assembly writes a scalar, is the register itself.
-                match items.pop() {
-                    Some(only) if items.is_empty() => only.kind,
-                    last => OperandKind::Vector(items.into_iter().chain(last).collect()),
+                match <[Operand<'a>; 1]>::try_from(items) {
+                    Ok([only]) => only.kind,
+                    Err(items) => OperandKind::Vector(items),
                 }
             }
             Some(Token::LParen) => {

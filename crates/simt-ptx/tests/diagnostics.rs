@@ -11,6 +11,13 @@ fn render(source: &str) -> String {
     parsed.diagnostics.render("bad.ptx", source, false)
 }
 
+/// Parses `source`, which must draw no diagnostic.
+fn parse_clean(source: &str) -> simt_ptx::Parsed<'_> {
+    let parsed = simt_ptx::parse(source);
+    assert!(parsed.diagnostics.is_empty(), "{}", parsed.diagnostics.render("ok.ptx", source, false));
+    parsed
+}
+
 #[test]
 fn unknown_instruction() {
     insta::assert_snapshot!(render(&kernel("\tmov.u32 \t%r1, 1;\n\tfrobnicate.b32 \t%r2, %r1;\n\tret;\n")));
@@ -94,9 +101,7 @@ fn debug_sections_are_skipped() {
         "{}\t.file\t1 \"/tmp/add.py\"\n\t.section\t.debug_abbrev\n\t{{\n.b8 1\n.b8 17\n{{ .b8 0 }}\n\t}}\n\t.section\t.debug_info\n\t{{\n.b32 .debug_abbrev\n.b64 $L__func_begin0\n\t}}\n",
         kernel("\tret;\n")
     );
-    let parsed = simt_ptx::parse(&source);
-    assert!(parsed.diagnostics.is_empty(), "{}", parsed.diagnostics.render("ok.ptx", &source, false));
-    assert_eq!(parsed.module.entries().count(), 1);
+    assert_eq!(parse_clean(&source).module.entries().count(), 1);
 }
 
 #[test]
@@ -115,8 +120,7 @@ fn loc_with_inlining_information() {
     let source = kernel(
         "\t.loc\t1 10 0\n\t.loc\t2 286 36, function_name $L__info_string0, inlined_at 1 23 24\n\t.loc\t2 1 2, function_name $L__info_string1+8, inlined_at 2 286 36\n\tret;\n",
     );
-    let parsed = simt_ptx::parse(&source);
-    assert!(parsed.diagnostics.is_empty(), "{}", parsed.diagnostics.render("ok.ptx", &source, false));
+    let parsed = parse_clean(&source);
     let body = parsed.module.entries().next().unwrap().body.as_ref().unwrap();
     let inlined: Vec<_> =
         body.statements.iter().filter_map(|s| if let simt_ptx::ast::Statement::Loc { inlined_at, .. } = s { Some(*inlined_at) } else { None }).collect();

@@ -6,9 +6,8 @@
 //! one and a relative one above. Tolerance 0 asks for equal values; NaN equals NaN.
 
 use serde::{Deserialize, Serialize};
-use simt_host::npy::{Array, Dtype};
-use simt_host::{Element, elements};
-use simt_isa::ElemType;
+use simt_host::elements;
+use simt_host::npy::Array;
 
 /// How a dump compared with its reference.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -89,9 +88,9 @@ pub fn compare(dump: &str, got: &Array, reference: &str, want: &Array, tolerance
     }
     let mut outcome = CheckOutcome { passed: true, compared: got_n as u64, error: None, ..CheckOutcome::failed(dump, reference, tolerance, String::new()) };
     let mut max_error = 0f64;
-    let pairs = elements(elem_of(got.dtype), &got.data).zip(elements(elem_of(want.dtype), &want.data));
+    let pairs = elements(got.dtype.elem(), &got.data).zip(elements(want.dtype.elem(), &want.data));
     for (index, (g, w)) in pairs.enumerate() {
-        let (gv, wv) = (value(g), value(w));
+        let (gv, wv) = (g.value(), w.value());
         let error = (gv - wv).abs();
         if !error.is_nan() {
             max_error = max_error.max(error);
@@ -110,31 +109,10 @@ pub fn compare(dump: &str, got: &Array, reference: &str, want: &Array, tolerance
     outcome
 }
 
-fn value(e: Element) -> f64 {
-    match e {
-        Element::Int(v) => v as f64,
-        Element::F32(v) => f64::from(v),
-        Element::F64(v) => v,
-    }
-}
-
-fn elem_of(dtype: Dtype) -> ElemType {
-    match dtype {
-        Dtype::U8 => ElemType::U8,
-        Dtype::I8 => ElemType::S8,
-        Dtype::U16 => ElemType::U16,
-        Dtype::I16 => ElemType::S16,
-        Dtype::U32 => ElemType::U32,
-        Dtype::I32 => ElemType::S32,
-        Dtype::F16 => ElemType::F16,
-        Dtype::F32 => ElemType::F32,
-        Dtype::F64 => ElemType::F64,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use simt_host::npy::Dtype;
 
     fn f32s(values: &[f32]) -> Array {
         Array { dtype: Dtype::F32, shape: vec![values.len()], data: values.iter().flat_map(|v| v.to_le_bytes()).collect() }
