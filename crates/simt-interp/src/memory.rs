@@ -309,14 +309,26 @@ impl GlobalMemory {
     /// # Errors
     /// When the buffers of the launch would exceed [`MAX_TOTAL_BYTES`].
     pub fn alloc(&mut self, name: &str, bytes: WordBytes) -> Result<u32, MemoryError> {
+        let len = bytes.len();
+        self.place(name, len, Words::owned(bytes.words))
+    }
+
+    /// Creates a buffer backed by `lent` memory (no copy; the kernel's stores land in it)
+    /// and returns its GLOBAL address: how a C caller's host memory becomes a buffer.
+    ///
+    /// # Errors
+    /// When the buffers of the launch would exceed [`MAX_TOTAL_BYTES`].
+    pub fn alloc_lent(&mut self, name: &str, lent: Lent) -> Result<u32, MemoryError> {
+        self.place(name, lent.len, lent.words)
+    }
+
+    fn place(&mut self, name: &str, len: usize, words: Words) -> Result<u32, MemoryError> {
         let base =
             self.buffers.last().map_or(u64::from(FIRST_BUFFER), |b| (u64::from(b.base) + u64::from(b.len) + u64::from(GUARD_BYTES)).next_multiple_of(256));
-        let end = base + bytes.len() as u64;
-        if end > MAX_TOTAL_BYTES {
-            return Err(MemoryError::TooLarge { name: name.to_string(), bytes: bytes.len() as u64 });
+        if base + len as u64 > MAX_TOTAL_BYTES {
+            return Err(MemoryError::TooLarge { name: name.to_string(), bytes: len as u64 });
         }
-        let len = bytes.len() as u32;
-        self.buffers.push(Buffer { name: name.to_string(), base: base as u32, len, words: Words::owned(bytes.words) });
+        self.buffers.push(Buffer { name: name.to_string(), base: base as u32, len: len as u32, words });
         Ok(base as u32)
     }
 

@@ -42,10 +42,12 @@ pub fn translate(file_name: &str, source: &str, target: Option<isa::Target>) -> 
     let module = &parsed.module;
     let lines = LineIndex::new(source);
     let mut diagnostics = Diagnostics::default();
-    let target = target.or_else(|| module_target(module, &mut diagnostics));
+    let named = module_target(module, &mut diagnostics);
+    let older = named.and_then(|n| n.older);
+    let target = target.or(named.map(|n| n.simt));
     let mut kernels = Vec::new();
     for entry in module.entries() {
-        match translate_entry(module, entry, &lines, target) {
+        match translate_entry(module, entry, &lines, target, older) {
             Ok(kernel) => kernels.push(kernel),
             Err(found) => found.into_iter().for_each(|d| diagnostics.push(d)),
         }
@@ -64,21 +66,41 @@ pub fn translate(file_name: &str, source: &str, target: Option<isa::Target>) -> 
     Ok(Module { source_name: file_name.to_string(), source: Some(source.to_string()), kernels })
 }
 
-/// The simt target named by `.target sm_NN`, the nearest one at or below it.
-fn module_target(module: &ast::Module, diagnostics: &mut Diagnostics) -> Option<isa::Target> {
+/// The oldest `.target` accepted: Kepler's `sm_30`. Kepler, Maxwell and Pascal kernels (what
+/// GPU Ocelot's users, tinygrad's mock driver among them, emit) run with the semantics of
+/// simt's oldest target.
+const OLDEST_SM: u32 = 30;
+
+/// What `.target sm_NN` selects.
+#[derive(Clone, Copy, Debug)]
+struct NamedTarget {
+    /// The nearest simt target at or below it, or simt's oldest for an older one.
+    simt: isa::Target,
+    /// The number NN when it is older than every simt target: forms that target lacks are refused.
+    older: Option<u32>,
+}
+
+/// The simt target named by `.target sm_NN`.
+fn module_target(module: &ast::Module, diagnostics: &mut Diagnostics) -> Option<NamedTarget> {
     let target = module.target.as_ref()?;
     let name = target.value.iter().find(|t| t.starts_with("sm_"))?;
     let number: u32 = name.trim_start_matches("sm_").trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().ok()?;
     let number_of = |t: &isa::Target| t.name()[3..].parse::<u32>().unwrap_or(u32::MAX);
-    let found = isa::Target::ALL.iter().rev().find(|t| number_of(t) <= number).copied();
-    if found.is_none() {
-        diagnostics.push(Diagnostic {
-            span: target.span,
-            message: format!("`.target {name}` is older than every simt target"),
-            notes: vec![format!("simt models {}", isa::Target::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", "))],
-        });
+    if let Some(&simt) = isa::Target::ALL.iter().rev().find(|t| number_of(t) <= number) {
+        return Some(NamedTarget { simt, older: None });
     }
-    found
+    if number >= OLDEST_SM {
+        return Some(NamedTarget { simt: isa::Target::ALL[0], older: Some(number) });
+    }
+    diagnostics.push(Diagnostic {
+        span: target.span,
+        message: format!("`.target {name}` is older than every target simt runs"),
+        notes: vec![format!(
+            "simt models {} and runs sm_{OLDEST_SM} and later with the semantics of the oldest",
+            isa::Target::ALL.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
+        )],
+    });
+    None
 }
 
 /// 1-based line numbers of byte offsets.
@@ -286,6 +308,8 @@ struct Entry<'t, 'a> {
     span: Span,
     /// The PTX's `.target` (or `--arch`): every instruction must exist there.
     target: Option<isa::Target>,
+    /// The `.target`'s number when it is older than every simt target (sm_35 to sm_62).
+    older: Option<u32>,
     /// Whether the current instruction's 64-bit literal already fills the scratch pair.
     wide_literal_taken: bool,
     /// The module-scope variables the kernel uses, each a buffer parameter: name, element
@@ -301,13 +325,14 @@ fn translate_entry(
     f: &ast::Function<'_>,
     lines: &LineIndex,
     target: Option<isa::Target>,
+    older: Option<u32>,
 ) -> std::result::Result<Kernel, Vec<Diagnostic>> {
     let Some(body) = &f.body else { return Err(vec![Diagnostic::new(f.name.span, "an `.entry` without a body cannot run")]) };
     let plan = crate::inline::plan(module, f).map_err(|e| vec![e])?;
     if plan.is_trivial() {
         let (mut items, mut decls) = (Vec::new(), Vec::new());
         flatten(body, &mut items, &mut decls);
-        return Entry::translate(module, f, items, decls, &[], lines, target);
+        return Entry::translate(module, f, items, decls, &[], lines, (target, older));
     }
     let expanded = plan.expand();
     let items = expanded
@@ -319,7 +344,7 @@ fn translate_entry(
         })
         .collect();
     let decls = expanded.decls.iter().collect();
-    Entry::translate(module, f, items, decls, &expanded.bindings, lines, target)
+    Entry::translate(module, f, items, decls, &expanded.bindings, lines, (target, older))
 }
 
 impl<'t, 'a> Entry<'t, 'a> {
@@ -330,7 +355,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         decls: Vec<&'t Statement<'a>>,
         bindings: &[(&'a str, &'a str)],
         lines: &'t LineIndex,
-        target: Option<isa::Target>,
+        (target, older): (Option<isa::Target>, Option<u32>),
     ) -> std::result::Result<Kernel, Vec<Diagnostic>> {
         let mut entry = Entry {
             b: KernelBuilder::new(f.name.value),
@@ -352,6 +377,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             span: f.name.span,
             spans: Vec::new(),
             target,
+            older,
             wide_literal_taken: false,
             module_vars: Vec::new(),
         };
@@ -914,6 +940,14 @@ impl<'t, 'a> Entry<'t, 'a> {
                     format!("this instruction needs target {needs} ({}) or later, but the PTX targets {target} ({})", needs.generation(), target.generation()),
                 ),
                 format!("compile for {needs} (clang: --cuda-gpu-arch={needs}; nvcc: -arch={needs}), or run with --arch {needs}"),
+            ));
+        }
+        if let Some(older) = self.older
+            && form.mma().is_some()
+        {
+            return Err(with_note(
+                Diagnostic::new(self.span, format!("tensor-core MMA needs sm_70 (Volta) or later, but the PTX targets sm_{older}")),
+                "compile for sm_70 or later (clang: --cuda-gpu-arch=sm_70; nvcc: -arch=sm_70)",
             ));
         }
         let mut inst = Instruction { form, guard: self.guard, operands: [isa::Operand::None; isa::MAX_OPERANDS] };

@@ -1,0 +1,264 @@
+//! simt as a C library: load a module from PTX or `.s` text, launch its kernels over the
+//! caller's host memory, and GPU Ocelot's `ptx_run` on top (see `docs/c-api.md`).
+//!
+//! The C functions (`simt_*` and `ptx_run`, declared in `include/simt.h`) are thin: they
+//! turn C values into [`HostArg`]s, call [`launch`], and keep the last error per thread.
+//! Everything that decides something lives here, in Rust, where the Python package uses it
+//! too ([`launch`] is how `simt.ptx_run` runs).
+//!
+//! Host memory is lent to the launch without a copy (as the Python package lends numpy
+//! arrays): a kernel's loads and stores reach the caller's bytes directly, and every access
+//! is bounds-checked against the memory lent, so a bad pointer is a fault, never a crash.
+#![warn(missing_docs)]
+
+mod c_api;
+mod host_memory;
+mod ocelot;
+
+use std::sync::{Arc, Mutex};
+
+use rustc_hash::FxHasher;
+use simt_interp::{GlobalMemory, LaunchConfig, Lent, RunOptions, Stats, WordBytes};
+use simt_isa::{Module, ParamType};
+
+pub use host_memory::{register, unregister};
+
+/// One argument of a launch, matched to the kernel's parameter in the same position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum HostArg {
+    /// `len` bytes of host memory at `ptr`, for a pointer parameter: the kernel reaches
+    /// exactly these bytes.
+    Memory {
+        /// First byte.
+        ptr: *mut u8,
+        /// How many.
+        len: usize,
+    },
+    /// A 64-bit word. For a pointer parameter, a host address (0 is a null pointer), which
+    /// reaches to the end of its registered allocation or, failing that, of its mapping;
+    /// for a scalar, its bits (the low 32 for a 32-bit parameter), as `ptx_run` passes them.
+    Word(u64),
+    /// A number for an `.f32` or `.f64` parameter.
+    Float(f64),
+}
+
+/// The grid and block of a launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// Blocks in x, y, z.
+    pub grid: [u32; 3],
+    /// Threads per block in x, y, z.
+    pub block: [u32; 3],
+}
+
+/// Why a launch did not complete: rendered text for the caller, and whether the kernel
+/// ran (and may have written some of the memory it was lent) before it faulted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchFailure {
+    /// What went wrong, as the command line would print it.
+    pub message: String,
+    /// The kernel faulted while running; `false` when it was refused before it started.
+    pub faulted: bool,
+}
+
+impl LaunchFailure {
+    fn refused(message: String) -> LaunchFailure {
+        LaunchFailure { message, faulted: false }
+    }
+}
+
+/// Reads a module from text: PTX when `name` ends in `.ptx` or the text starts (after
+/// comments) with `.version`, as every PTX module must; `.s` assembly otherwise.
+///
+/// # Errors
+/// Every diagnostic, rendered against `name` and the text.
+pub fn load(name: &str, text: &str) -> Result<Module, String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if name.to_ascii_lowercase().ends_with(".ptx") || looks_like_ptx(text) {
+        simt_ptx::translate(name, text, None).map_err(|d| d.render(name, text, false))
+    } else {
+        simt_asm::assemble(name, text).map_err(|d| d.render(false))
+    }
+}
+
+/// Whether the first thing in `text` other than blanks and comments is `.version`.
+fn looks_like_ptx(text: &str) -> bool {
+    let mut rest = text;
+    loop {
+        rest = rest.trim_start();
+        if let Some(after) = rest.strip_prefix("//") {
+            rest = after.split_once('\n').map_or("", |(_, next)| next);
+        } else if let Some(after) = rest.strip_prefix("/*") {
+            rest = after.split_once("*/").map_or("", |(_, next)| next);
+        } else {
+            return rest.starts_with(".version");
+        }
+    }
+}
+
+/// Translated PTX modules by their text, so a caller launching the same kernel thousands
+/// of times (a test suite through `ptx_run`) translates it once.
+struct ModuleCache {
+    /// Oldest first.
+    entries: std::collections::VecDeque<Cached>,
+    text_bytes: usize,
+}
+
+/// The text's hash, the text and the result of loading it.
+type Cached = (u64, Box<str>, Result<Arc<Module>, String>);
+
+/// What the cache may hold: texts are kept to tell hash collisions apart, and a translated
+/// module takes a few times its text.
+const CACHE_TEXT_BYTES: usize = 64 << 20;
+
+static CACHE: Mutex<ModuleCache> = Mutex::new(ModuleCache { entries: std::collections::VecDeque::new(), text_bytes: 0 });
+
+/// [`load`] of PTX text through a cache keyed by the text (refusals are cached too).
+///
+/// # Errors
+/// As [`load`].
+pub fn load_cached(name: &str, text: &str) -> Result<Arc<Module>, String> {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = FxHasher::default();
+    text.hash(&mut hasher);
+    let hash = hasher.finish();
+    let find = |cache: &ModuleCache| cache.entries.iter().find(|(h, t, _)| *h == hash && **t == *text).map(|(_, _, m)| m.clone());
+    if let Some(found) = find(&CACHE.lock().unwrap_or_else(|e| e.into_inner())) {
+        return found;
+    }
+    // Translated outside the lock: other threads launch cached kernels meanwhile.
+    let loaded = load(name, text).map(Arc::new);
+    let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+    if find(&cache).is_none() {
+        while cache.text_bytes + text.len() > CACHE_TEXT_BYTES
+            && let Some((_, old, _)) = cache.entries.pop_front()
+        {
+            cache.text_bytes -= old.len();
+        }
+        cache.text_bytes += text.len();
+        cache.entries.push_back((hash, text.into(), loaded.clone()));
+    }
+    loaded
+}
+
+/// A pointer argument's memory when it is not whole aligned words, which [`Lent`] needs:
+/// copied in before the launch and out after it.
+struct CopiedBack {
+    host: *mut u8,
+    len: usize,
+    buffer: usize,
+}
+
+/// Runs kernel `kernel` of `module` over the caller's memory and values.
+///
+/// Pointer parameters become buffers lent from host memory: the kernel's stores land in
+/// the caller's bytes as it runs, so a kernel that faults leaves behind what it stored
+/// before the fault. Every access is checked against the memory lent.
+///
+/// # Errors
+/// A refusal before anything ran (argument count or kind, launch shape, memory), or the
+/// kernel's fault rendered against its source.
+///
+/// # Safety
+/// Every [`HostArg::Memory`] must be valid for reads and writes of its `len` bytes, and
+/// every address in a [`HostArg::Word`] for a pointer parameter must lie in memory the
+/// caller owns, for the whole call; nothing else may write that memory meanwhile.
+pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Shape, options: &RunOptions) -> Result<Stats, LaunchFailure> {
+    let kernel = module.kernels.get(kernel).ok_or_else(|| LaunchFailure::refused(format!("the module has no kernel {kernel}")))?;
+    if args.len() != kernel.params.len() {
+        let params: Vec<String> = kernel.params.iter().map(|p| format!(".param .{} {}", p.ty.name(), p.name)).collect();
+        return Err(LaunchFailure::refused(format!(
+            "kernel `{}` takes {} arguments ({}), but {} were passed",
+            kernel.name,
+            kernel.params.len(),
+            params.join(", "),
+            args.len()
+        )));
+    }
+    simt_interp::launch::check_shape(kernel, shape.grid, shape.block)
+        .map_err(|e| LaunchFailure::refused(format!("cannot launch kernel `{}`: {e}", kernel.name)))?;
+
+    let pointers = kernel.params.iter().filter(|p| p.ty.buffer_elem().is_some()).count().max(1);
+    // Each pointer may reach this far, so that all of them fit GLOBAL memory together.
+    let reach_cap = (simt_isa::MAX_TOTAL_BUFFER_BYTES as usize / pointers).saturating_sub(1 << 12) & !3;
+    let mut params = vec![0u8; kernel.param_size() as usize];
+    let mut memory = GlobalMemory::new();
+    let mut copied = Vec::new();
+    for (param, &arg) in kernel.params.iter().zip(args) {
+        let refuse =
+            |what: &str| LaunchFailure::refused(format!("argument `{}` of kernel `{}` (`.param .{}`): {what}", param.name, kernel.name, param.ty.name()));
+        let too_large = |e: simt_interp::memory::MemoryError| refuse(&e.to_string());
+        let bytes: Vec<u8> = match (param.ty, arg) {
+            (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Word(0)) => 0u32.to_le_bytes().to_vec(),
+            (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Word(addr)) => {
+                let addr = usize::try_from(addr).map_err(|_| refuse("the address does not fit this machine"))?;
+                match host_memory::reach(addr) {
+                    Ok(reach) => {
+                        // Lent memory is whole aligned words: start at the word holding `addr`.
+                        let start = addr & !3;
+                        let len = (reach.len + (addr - start)).min(reach_cap) & !3;
+                        let name = format!("{} (host {addr:#x})", param.name);
+                        // SAFETY: the caller promises the memory is theirs for the call; it lies
+                        // in a registered allocation or a writable mapping, so it is there.
+                        let lent = unsafe { Lent::new(start as *mut u8, len, Box::new(())) };
+                        match lent {
+                            Some(lent) => (memory.alloc_lent(&name, lent).map_err(too_large)? + (addr - start) as u32).to_le_bytes().to_vec(),
+                            None => return Err(refuse(&format!("host address {addr:#x} reaches only {} bytes", reach.len))),
+                        }
+                    }
+                    // Nothing is lent: any access through the pointer is a fault naming it.
+                    Err(why) => {
+                        memory.alloc(&format!("{} (host {addr:#x}, {why})", param.name), WordBytes::zeroed(0)).map_err(too_large)?.to_le_bytes().to_vec()
+                    }
+                }
+            }
+            (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Memory { ptr, len }) => {
+                if len as u64 > simt_isa::MAX_TOTAL_BUFFER_BYTES {
+                    return Err(refuse(&format!("{len} bytes is more than the {} GLOBAL memory holds", simt_isa::MAX_TOTAL_BUFFER_BYTES)));
+                }
+                // SAFETY: the caller promises `len` bytes at `ptr` are valid and theirs.
+                match unsafe { Lent::new(ptr, len, Box::new(())) } {
+                    Some(lent) => memory.alloc_lent(&param.name, lent),
+                    None => {
+                        // SAFETY: as above.
+                        let bytes = if len == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(ptr, len) } };
+                        copied.push(CopiedBack { host: ptr, len, buffer: memory.buffers().len() });
+                        memory.alloc(&param.name, WordBytes::from_bytes(bytes))
+                    }
+                }
+                .map_err(too_large)?
+                .to_le_bytes()
+                .to_vec()
+            }
+            (ParamType::U32 | ParamType::S32 | ParamType::F32, HostArg::Word(w)) => (w as u32).to_le_bytes().to_vec(),
+            (ParamType::U64 | ParamType::F64, HostArg::Word(w)) => w.to_le_bytes().to_vec(),
+            (ParamType::F32, HostArg::Float(x)) => (x as f32).to_bits().to_le_bytes().to_vec(),
+            (ParamType::F64, HostArg::Float(x)) => x.to_bits().to_le_bytes().to_vec(),
+            (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Float(_)) => return Err(refuse("a pointer takes memory or an address, not a float")),
+            (_, HostArg::Memory { .. }) => return Err(refuse("a scalar takes a value, not memory")),
+            (_, HostArg::Float(_)) => return Err(refuse("an integer takes an integer, not a float")),
+        };
+        params[param.offset as usize..][..bytes.len()].copy_from_slice(&bytes);
+    }
+    let config = LaunchConfig { grid: shape.grid, block: shape.block, params };
+    let result = simt_interp::run(kernel, &config, &memory, options, None);
+    for back in copied {
+        let bytes = memory.buffer_at(back.buffer).bytes();
+        // SAFETY: the caller promised `len` bytes at `host` are theirs to write.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), back.host, back.len) };
+    }
+    result.map_err(|fault| LaunchFailure { message: fault.render(module, false), faulted: true })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ptx_is_told_from_assembly_by_its_first_directive() {
+        assert!(looks_like_ptx("//\n// Generated by LLVM\n/* a */ .version 7.5\n.target sm_35"));
+        assert!(looks_like_ptx("\n\n.version 8.0"));
+        assert!(!looks_like_ptx(".kernel k\n"));
+        assert!(!looks_like_ptx("/* unclosed .version"));
+    }
+}
