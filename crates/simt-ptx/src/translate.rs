@@ -3099,7 +3099,8 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>], symbol: impl
                 Op::Mad(m) if m.mode == Some(px::MulMode::Wide) || m.ty.bits() == 64 => name(ops.get(3)).and_then(|s| origin.get(s).copied()),
                 Op::Ld(m) | Op::St(m) => {
                     let addr = if matches!(inst.op, Op::Ld(_)) { ops.get(1) } else { ops.first() };
-                    if let (Some(param), Some(elem)) = (base(addr).and_then(|b| origin.get(b)), elem_type(m.ty))
+                    if let Some(param) = base(addr).and_then(|b| origin.get(b))
+                        && let elem = pointee(m.ty)
                         && !found.contains_key(param)
                     {
                         found.insert(param, elem);
@@ -3108,7 +3109,8 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>], symbol: impl
                 }
                 Op::Atom(a) | Op::Red(a) => {
                     let addr = if matches!(inst.op, Op::Red(_)) { ops.first() } else { ops.get(1) };
-                    if let (Some(param), Some(elem)) = (base(addr).and_then(|b| origin.get(b)), elem_type(a.ty))
+                    if let Some(param) = base(addr).and_then(|b| origin.get(b))
+                        && let elem = pointee(a.ty)
                         && !found.contains_key(param)
                     {
                         found.insert(param, elem);
@@ -3141,6 +3143,12 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>], symbol: impl
         }
     }
     pointers
+}
+
+/// The element type a buffer accessed as `ty` gets; raw 32-bit words where no element type
+/// says it (64-bit integers: the access still proves the parameter a pointer).
+fn pointee(ty: Type) -> isa::ElemType {
+    elem_type(ty).unwrap_or(isa::ElemType::B32)
 }
 
 /// Every name an operand of the kernel's instructions mentions (registers, variables, parameters).
