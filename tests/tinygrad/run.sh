@@ -25,9 +25,13 @@ venv=${SIMT_TINYGRAD_VENV:-$repo/target/tinygrad-venv}
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-# tinygrad[testing_unit] less torch (a multi-gigabyte download): the few tests that need
-# torch fail to import and are counted apart (docs/tinygrad.md).
+# tinygrad[testing_unit]'s test dependencies. torch (test_ops, test_nn, test_tensor and five
+# more compare with it) is a multi-gigabyte download: SIMT_TINYGRAD_NO_TORCH=1 leaves it out,
+# and those files then fail to import (pytest reports them as errors).
 "$venv/bin/pip" install -q -e "$tinygrad" numpy pytest pytest-xdist pytest-split "hypothesis>=6.148.9" "z3-solver<4.15.4" tqdm safetensors tabulate
+if [ -z "${SIMT_TINYGRAD_NO_TORCH:-}" ]; then
+  "$venv/bin/pip" install -q torch==2.9.1
+fi
 
 export OCELOT_PATH="$repo/target/release/libgpuocelot.so" DEV=MOCK+CUDA:PTX FORWARD_ONLY=1
 cd "$tinygrad"

@@ -71,6 +71,15 @@ pub fn translate(file_name: &str, source: &str, target: Option<isa::Target>) -> 
 /// simt's oldest target.
 const OLDEST_SM: u32 = 30;
 
+/// The generation of an `sm_NN` older than simt's targets.
+fn older_generation(number: u32) -> &'static str {
+    match number {
+        ..50 => "Kepler",
+        50..60 => "Maxwell",
+        _ => "Pascal",
+    }
+}
+
 /// What `.target sm_NN` selects.
 #[derive(Clone, Copy, Debug)]
 struct NamedTarget {
@@ -930,24 +939,25 @@ impl<'t, 'a> Entry<'t, 'a> {
     // ---- emitting -------------------------------------------------------------
 
     fn emit(&mut self, form: Form, operands: &[isa::Operand]) -> Result<()> {
+        // Kepler to Pascal lack every form newer than simt's oldest target, and tensor cores.
+        let lacks = match self.older {
+            Some(_) => form.since() > isa::Target::ALL[0] || form.mma().is_some(),
+            None => self.target.is_some_and(|target| form.since() > target),
+        };
         if let Some(target) = self.target
-            && form.since() > target
+            && lacks
         {
             let needs = form.since();
+            let (named, generation) = match self.older {
+                Some(number) => (format!("sm_{number}"), older_generation(number)),
+                None => (target.name().to_string(), target.generation()),
+            };
             return Err(with_note(
                 Diagnostic::new(
                     self.span,
-                    format!("this instruction needs target {needs} ({}) or later, but the PTX targets {target} ({})", needs.generation(), target.generation()),
+                    format!("this instruction needs target {needs} ({}) or later, but the PTX targets {named} ({generation})", needs.generation()),
                 ),
                 format!("compile for {needs} (clang: --cuda-gpu-arch={needs}; nvcc: -arch={needs}), or run with --arch {needs}"),
-            ));
-        }
-        if let Some(older) = self.older
-            && form.mma().is_some()
-        {
-            return Err(with_note(
-                Diagnostic::new(self.span, format!("tensor-core MMA needs sm_70 (Volta) or later, but the PTX targets sm_{older}")),
-                "compile for sm_70 or later (clang: --cuda-gpu-arch=sm_70; nvcc: -arch=sm_70)",
             ));
         }
         let mut inst = Instruction { form, guard: self.guard, operands: [isa::Operand::None; isa::MAX_OPERANDS] };
