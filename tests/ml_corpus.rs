@@ -46,17 +46,12 @@ const NOT_YET: &[(&str, &str)] = &[
     ("triton/silu_f16", "cvt.rn.f16x2.f32"),
     ("triton/casts", "cvt.rn.f16x2.f32"),
     ("tinygrad/int64_mul", "64-bit integer buffers"),
-    ("tinygrad/cast_u8_f32", "cvt.rn.f32.u8"),
     ("tinygrad/compare_bool_out", "bool .npy buffers"),
-    ("tinygrad/f16_arith", "max.f16"),
-    ("tinygrad/f16_exp2", "ex2.approx.f16"),
     ("tinygrad/matmul_tf32_tc", "mma.sync m16n8k8 tf32"),
     ("tinygrad/matmul_f16_tc", "mov.b32 of a pair of halves"),
     ("tinygrad/matmul_f16_acc_f32_tc", "mov.b32 of a pair of halves"),
-    ("tinygrad/matmul_f16_notc", "mul.f16"),
     ("tinygrad/batched_matmul", "mma.sync m16n8k8 tf32"),
     ("tinygrad/linear_relu", "mma.sync m16n8k8 tf32"),
-    ("tinygrad/conv2d_f16_tc", "mul.f16"),
 ];
 
 fn corpus(name: &str) -> PathBuf {

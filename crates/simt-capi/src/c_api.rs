@@ -207,9 +207,10 @@ pub unsafe extern "C" fn simt_launch(
             set_last_error("");
             SIMT_OK
         }
-        Ok(Err(LaunchFailure { message, faulted })) => {
-            set_last_error(&message);
-            if faulted { SIMT_FAULT } else { SIMT_REFUSED }
+        Ok(Err(failure)) => {
+            // SAFETY: as above: the module is live.
+            set_last_error(&failure.render(&unsafe { &*module }.module));
+            if matches!(failure, LaunchFailure::Fault(_)) { SIMT_FAULT } else { SIMT_REFUSED }
         }
         Err(message) => {
             set_last_error(&message);

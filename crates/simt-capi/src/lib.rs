@@ -51,19 +51,22 @@ pub struct Shape {
     pub block: [u32; 3],
 }
 
-/// Why a launch did not complete: rendered text for the caller, and whether the kernel
-/// ran (and may have written some of the memory it was lent) before it faulted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LaunchFailure {
-    /// What went wrong, as the command line would print it.
-    pub message: String,
-    /// The kernel faulted while running; `false` when it was refused before it started.
-    pub faulted: bool,
+/// Why a launch did not complete.
+#[derive(Clone, Debug)]
+pub enum LaunchFailure {
+    /// Refused before anything ran (argument count or kind, launch shape, memory).
+    Refused(String),
+    /// The kernel faulted while running; the memory it was lent holds what it stored before.
+    Fault(Box<simt_interp::Fault>),
 }
 
 impl LaunchFailure {
-    fn refused(message: String) -> LaunchFailure {
-        LaunchFailure { message, faulted: false }
+    /// The failure as the command line prints it, a fault shown against `module`'s source.
+    pub fn render(&self, module: &Module) -> String {
+        match self {
+            LaunchFailure::Refused(message) => message.clone(),
+            LaunchFailure::Fault(fault) => fault.render(module, false),
+        }
     }
 }
 
@@ -164,10 +167,10 @@ struct CopiedBack {
 /// every address in a [`HostArg::Word`] for a pointer parameter must lie in memory the
 /// caller owns, for the whole call; nothing else may write that memory meanwhile.
 pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Shape, options: &RunOptions) -> Result<Stats, LaunchFailure> {
-    let kernel = module.kernels.get(kernel).ok_or_else(|| LaunchFailure::refused(format!("the module has no kernel {kernel}")))?;
+    let kernel = module.kernels.get(kernel).ok_or_else(|| LaunchFailure::Refused(format!("the module has no kernel {kernel}")))?;
     if args.len() != kernel.params.len() {
         let params: Vec<String> = kernel.params.iter().map(|p| format!(".param .{} {}", p.ty.name(), p.name)).collect();
-        return Err(LaunchFailure::refused(format!(
+        return Err(LaunchFailure::Refused(format!(
             "kernel `{}` takes {} arguments ({}), but {} were passed",
             kernel.name,
             kernel.params.len(),
@@ -176,7 +179,7 @@ pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Sh
         )));
     }
     simt_interp::launch::check_shape(kernel, shape.grid, shape.block)
-        .map_err(|e| LaunchFailure::refused(format!("cannot launch kernel `{}`: {e}", kernel.name)))?;
+        .map_err(|e| LaunchFailure::Refused(format!("cannot launch kernel `{}`: {e}", kernel.name)))?;
 
     let pointers = kernel.params.iter().filter(|p| p.ty.buffer_elem().is_some()).count().max(1);
     // Each pointer may reach this far, so that all of them fit GLOBAL memory together.
@@ -186,7 +189,7 @@ pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Sh
     let mut copied = Vec::new();
     for (param, &arg) in kernel.params.iter().zip(args) {
         let refuse =
-            |what: &str| LaunchFailure::refused(format!("argument `{}` of kernel `{}` (`.param .{}`): {what}", param.name, kernel.name, param.ty.name()));
+            |what: &str| LaunchFailure::Refused(format!("argument `{}` of kernel `{}` (`.param .{}`): {what}", param.name, kernel.name, param.ty.name()));
         let too_large = |e: simt_interp::memory::MemoryError| refuse(&e.to_string());
         let bytes: Vec<u8> = match (param.ty, arg) {
             (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Word(0)) => 0u32.to_le_bytes().to_vec(),
@@ -247,7 +250,7 @@ pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Sh
         // SAFETY: the caller promised `len` bytes at `host` are theirs to write.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), back.host, back.len) };
     }
-    result.map_err(|fault| LaunchFailure { message: fault.render(module, false), faulted: true })
+    result.map_err(|fault| LaunchFailure::Fault(Box::new(fault)))
 }
 
 #[cfg(test)]

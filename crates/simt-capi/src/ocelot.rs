@@ -59,7 +59,7 @@ pub unsafe extern "C" fn ptx_run(
         let module = crate::load_cached("ptx_run.ptx", text)?;
         let host_args: Vec<HostArg> = words.iter().map(|&w| HostArg::Word(w as u64)).collect();
         // SAFETY: the caller promises the addresses are their memory.
-        unsafe { crate::launch(&module, 0, &host_args, shape, &RunOptions::default()) }.map_err(|failure| failure.message)
+        unsafe { crate::launch(&module, 0, &host_args, shape, &RunOptions::default()) }.map_err(|failure| failure.render(&module))
     });
     match result {
         Ok(_) => set_last_error(""),

@@ -1208,6 +1208,26 @@ impl<'t, 'a> Entry<'t, 'a> {
         let unsupported = |what: String| unsupported(inst, what);
         let op = inst.op;
         match op {
+            // Scalar halves have no simt instruction: they widen to f32 exactly, the f32
+            // operation rounds once, and rounding that to 16 bits is the correctly rounded
+            // result (f32's 24 bits are at least 2 x 11 + 2, so the double rounding is
+            // innocuous for +, - and x; min, max and ex2.approx need no such argument).
+            Op::Add(a) | Op::Sub(a) | Op::Min(a) | Op::Max(a)
+                if matches!(a.ty, Type::F16 | Type::Bf16) && !a.ftz && !a.sat && matches!(a.rounding, None | Some(px::Rounding::Rn)) =>
+            {
+                let form = match op {
+                    Op::Add(_) | Op::Sub(_) => Form::Fadd(mods::Fadd { ftz: ftz(false), sat: sat(false) }),
+                    Op::Min(_) => Form::Fmin(mods::Fmin { ftz: ftz(false) }),
+                    _ => Form::Fmax(mods::Fmax { ftz: ftz(false) }),
+                };
+                self.half_via_f32(inst, a.ty, form, matches!(op, Op::Sub(_)))
+            }
+            Op::Mul(m) if matches!(m.ty, Type::F16 | Type::Bf16) && !m.ftz && !m.sat && matches!(m.rounding, None | Some(px::Rounding::Rn)) => {
+                self.half_via_f32(inst, m.ty, Form::Fmul(mods::Fmul { ftz: ftz(false), sat: sat(false) }), false)
+            }
+            Op::Ex2(f) if matches!(f.ty, Type::F16 | Type::Bf16) && f.mode == px::FloatMode::Approx && !f.ftz => {
+                self.half_via_f32(inst, f.ty, Form::Mufu(mods::Mufu { op: isa::MufuOp::Ex2 }), false)
+            }
             Op::Add(a) | Op::Sub(a) => {
                 let [d, x, y] = self.operands(inst)?;
                 let sub = matches!(op, Op::Sub(_));
@@ -1515,9 +1535,14 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let [d, x, y] = self.operands(inst)?;
                 let shl = matches!(op, Op::Shl(_));
                 match class_of(t.ty) {
-                    Some(Class::Word { bits }) if bits == 32 || shl || !t.ty.is_signed() => {
+                    Some(Class::Word { bits }) => {
                         let d = self.word(d)?;
-                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        let (mut x, y) = (self.src32(x)?, self.src32(y)?);
+                        // Narrow values are kept zero-extended: an arithmetic shift needs the sign first.
+                        if !shl && t.ty.is_signed() && bits < 32 {
+                            self.widen(self.scratch, x, t.ty)?;
+                            x = Src::reg(self.scratch);
+                        }
                         let form = if shl {
                             Form::new(Opcode::Shl)
                         } else {
@@ -2253,7 +2278,15 @@ impl<'t, 'a> Entry<'t, 'a> {
         if to.is_integer() && from.is_integer() {
             return if c.rounding.is_some() || c.ftz { Err(unsupported()) } else { self.cvt_int(d, x, to, from, c.sat) };
         }
-        let cvt_type = |t: Type| match t {
+        // 8- and 16-bit integers convert as their 32-bit types: a narrow source is widened first
+        // (exactly), a narrow result clamped to its range after (PTX's float-to-integer
+        // conversions saturate; CVT to 32 bits already has, NaN giving 0).
+        let wide = |t: Type| match t {
+            Type::U8 | Type::U16 => Type::U32,
+            Type::S8 | Type::S16 => Type::S32,
+            t => t,
+        };
+        let cvt_type = |t: Type| match wide(t) {
             Type::U32 => Some(isa::CvtType::U32),
             Type::S32 => Some(isa::CvtType::S32),
             Type::U64 => Some(isa::CvtType::U64),
@@ -2297,6 +2330,10 @@ impl<'t, 'a> Entry<'t, 'a> {
             return Err(unsupported());
         }
         let mut x = if from_ty.is_pair() { Src::reg(self.pair(x)?) } else { self.src32(x)? };
+        if wide(from) != from {
+            self.widen(self.scratch + 1, x, from)?;
+            x = Src::reg(self.scratch + 1);
+        }
         if to == from && integral.is_none() {
             // `x + -0.0` is `x` for every x, -0 included: what it adds is the flush and the clamp.
             let d = self.word(d)?;
@@ -2311,10 +2348,11 @@ impl<'t, 'a> Entry<'t, 'a> {
             self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from: from_ty, rnd: isa::Round::Rn }), &[dst(t), src(x)])?;
             self.emit(Form::Frnd(mods::Frnd { rnd, ftz: ftz(false) }), &[dst(t), src(Src::reg(t))])?;
             let d = if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? };
-            return match to_ty {
-                isa::CvtType::F32 => self.mov(d, Src::reg(t)),
-                to_ty => self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: isa::CvtType::F32, rnd: isa::Round::Rn }), &[dst(d), src(Src::reg(t))]),
-            };
+            match to_ty {
+                isa::CvtType::F32 => self.mov(d, Src::reg(t))?,
+                to_ty => self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: isa::CvtType::F32, rnd: isa::Round::Rn }), &[dst(d), src(Src::reg(t))])?,
+            }
+            return if wide(to) != to { self.saturate_narrow(d, to) } else { Ok(()) };
         }
         if let Some(rnd) = integral.filter(|&r| r != isa::Round::Rz || to.is_float()) {
             let rounded = if to.is_float() && to == from { if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? } } else { t };
@@ -2337,10 +2375,44 @@ impl<'t, 'a> Entry<'t, 'a> {
         let d = if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? };
         let rnd = directed(c.rounding).unwrap_or(isa::Round::Rn);
         self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: from_ty, rnd }), &[dst(d), src(x)])?;
+        if wide(to) != to {
+            return self.saturate_narrow(d, to);
+        }
         if to == Type::F32 && (sat_result || c.ftz) {
             self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(c.sat) }), &[dst(d), src(Src::reg(d)), src(Src::imm(0x8000_0000))])?;
         }
         Ok(())
+    }
+
+    /// Clamps the 32-bit integer in `d` to the range of the 8- or 16-bit `to`, kept zero-extended.
+    fn saturate_narrow(&mut self, d: u8, to: Type) -> Result<()> {
+        let bits = to.bits();
+        let (low, high, int) =
+            if to.is_signed() { (-(1i32 << (bits - 1)), (1i32 << (bits - 1)) - 1, isa::IntType::S32) } else { (0, (1i32 << bits) - 1, isa::IntType::U32) };
+        if to.is_signed() {
+            self.emit(Form::Imax(mods::Imax { ty: int }), &[dst(d), src(Src::reg(d)), src(Src::imm(low as u32))])?;
+        }
+        self.emit(Form::Imin(mods::Imin { ty: int }), &[dst(d), src(Src::reg(d)), src(Src::imm(high as u32))])?;
+        self.narrow(d, bits)
+    }
+
+    /// A scalar f16 or bf16 operation done in f32: each source widened exactly, `form` applied
+    /// (with the second source negated for `sub`), the result rounded to nearest even.
+    fn half_via_f32(&mut self, inst: &'t ast::Instruction<'a>, ty: Type, form: Form, negate_second: bool) -> Result<()> {
+        let (d, sources) = inst.operands.split_first().ok_or_else(|| Diagnostic::new(inst.op_span, "expected operands"))?;
+        let half = if ty == Type::Bf16 { isa::CvtType::BF16 } else { isa::CvtType::F16 };
+        let mut widened = Vec::with_capacity(sources.len());
+        for (i, x) in sources.iter().enumerate() {
+            let x = self.src32(x)?;
+            let t = self.scratch + i as u8;
+            self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from: half, rnd: isa::Round::Rn }), &[dst(t), src(x)])?;
+            widened.push(if negate_second && i == 1 { negate_f32(Src::reg(t)) } else { Src::reg(t) });
+        }
+        let t = self.scratch;
+        let operands: Vec<isa::Operand> = std::iter::once(dst(t)).chain(widened.into_iter().map(src)).collect();
+        self.emit(form, &operands)?;
+        let d = self.word(d)?;
+        self.emit(Form::Cvt(mods::Cvt { to: half, from: isa::CvtType::F32, rnd: isa::Round::Rn }), &[dst(d), src(Src::reg(t))])
     }
 
     /// `cvt` between integer types: wrapping, or with `.sat` clamped to the destination's range.

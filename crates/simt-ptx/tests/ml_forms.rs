@@ -113,3 +113,44 @@ fn tinygrad_shared_array_address() {
     let err = simt_ptx::translate("r.ptx", &indexed, None).unwrap_err().render("r.ptx", &indexed, false);
     assert!(err.contains("`local0[N]` with N other than 0 is not supported"), "{err}");
 }
+
+/// tinygrad's int64 kernels reach their buffers only through 64-bit integer loads and
+/// stores, which no element type names: the parameters are still pointers (raw words), not
+/// `.u64` scalars that would take a buffer's address as a number.
+#[test]
+fn tinygrad_int64_buffers_are_pointers() {
+    let source = "\
+.version 7.5
+.target sm_35
+.address_size 64
+.visible .entry neg(.param .u64 data0, .param .u64 data1)
+{
+	.reg .u32 %t;
+	.reg .u64 %o, %i, %a, %b;
+	.reg .s64 %v;
+	ld.param.u64 %o, [data0+0];
+	ld.param.u64 %i, [data1+0];
+	mov.u32 %t, %tid.x;
+	cvt.s64.s32 %a, %t;
+	mad.lo.s64 %b, %a, 8, %i;
+	ld.global.s64 %v, [%b+0];
+	neg.s64 %v, %v;
+	mad.lo.s64 %a, %a, 8, %o;
+	st.global.s64 [%a+0], %v;
+	ret;
+}
+";
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        // Each i64 as two little-endian words: data1[j] = j - 5.
+        let words = (0..32i64).flat_map(|j| {
+            let [low, high] = [(j - 5) as u64 as u32, ((j - 5) as u64 >> 32) as u32];
+            [low, high]
+        });
+        let values: Vec<Literal> = words.map(|w| Literal::Int(w.into())).collect();
+        let args = vec![Arg::new("data0", ArgInit::Zeros(64)), Arg::new("data1", ArgInit::List(values))];
+        let (bytes, types) = run_one_warp(source, args, "data0", simt);
+        assert_eq!(types, ["raw.b32", "raw.b32"]);
+        let got: Vec<i64> = bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(got, (0..32).map(|i| 5 - i).collect::<Vec<i64>>(), "{simt:?}");
+    }
+}

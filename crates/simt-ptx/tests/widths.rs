@@ -608,3 +608,90 @@ fn trap_stops_the_launch_naming_the_thread_and_line() {
         assert_eq!(fault.line, Some(line), "{simt:?}");
     }
 }
+
+/// tinygrad's casts between floats and 8- and 16-bit integers: float to integer saturates to
+/// the destination's range (NaN gives 0), integer to float widens exactly first; and the
+/// arithmetic shift of a signed 16-bit value (its sign, though registers keep it zero-extended).
+#[test]
+fn narrow_integers_to_and_from_floats_and_their_shifts() {
+    let body = "\tcvt.rzi.s8.f32 %h0, %f;\n\tcvt.s64.s8 %o0, %h0;\n\tcvt.rzi.u8.f32 %h1, %f;\n\tcvt.u64.u8 %o1, %h1;\n\
+                \tcvt.rzi.s16.f32 %h2, %f;\n\tcvt.s64.s16 %o2, %h2;\n\tcvt.rni.u16.f32 %h3, %f;\n\tcvt.u64.u16 %o3, %h3;\n\
+                \tcvt.rn.f32.s8 %k0, %t;\n\tmov.b32 %r1, %k0;\n\tcvt.rn.f32.u16 %k1, %t;\n\tmov.b32 %r2, %k1;\n\tmov.b64 %o4, {%r1, %r2};\n\
+                \tand.b32 %r3, %c, 31;\n\tshr.s16 %h0, %t, %r3;\n\tcvt.s64.s16 %o5, %h0;\n\
+                \tcvt.rzi.s16.f16 %h1, %t;\n\tcvt.s64.s16 %o6, %h1;\n\tcvt.rn.f64.s8 %z0, %t;\n\tmov.b64 %o7, %z0;\n";
+    let floats = [
+        1e9f32, -1e9, 127.9, -128.5, -129.0, 300.0, f32::NAN, -0.5, 255.5, 65535.9, 70000.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, 3.7, 2.5, -32768.9,
+        32767.5, 0.0, -0.0,
+    ];
+    let halves = [0x3C00u16, 0xC000, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0x0080, 0x00FF, 0xFF80, 0x8000, 0x4A00, 0x57FF, 0xD800, 0x7801, 0x0001];
+    let inputs: Vec<(u64, u64)> = (0..32)
+        .map(|i| {
+            let f = floats[i % floats.len()].to_bits();
+            let t = halves[i % halves.len()];
+            (u64::from(f), u64::from(t) | ((i as u64 * 3) % 40) << 32)
+        })
+        .collect();
+    check(body, &inputs, |x, y| {
+        let f = f32::from_bits(x as u32);
+        let t = y as u16;
+        let saturate = |v: f32, low: f64, high: f64| if v.is_nan() { 0 } else { f64::from(v).clamp(low, high) as i64 };
+        let shift = ((y >> 32) as u32 & 31).min(15);
+        let half = half::f16::from_bits(t).to_f32();
+        [
+            saturate(f.trunc(), -128.0, 127.0) as u64,
+            saturate(f.trunc(), 0.0, 255.0) as u64,
+            saturate(f.trunc(), -32768.0, 32767.0) as u64,
+            saturate(f.round_ties_even(), 0.0, 65535.0) as u64,
+            u64::from((f32::from(t as u8 as i8)).to_bits()) | u64::from((f32::from(t)).to_bits()) << 32,
+            i64::from((t as i16) >> shift) as u64,
+            saturate(half.trunc(), -32768.0, 32767.0) as u64,
+            f64::from(t as u8 as i8).to_bits(),
+        ]
+    });
+}
+
+/// Scalar f16 and bf16 arithmetic, done in f32 and rounded once more: exactly the correctly
+/// rounded result (checked against the exact f64 result rounded once), NaN for NaN.
+#[test]
+fn scalar_half_arithmetic_is_correctly_rounded() {
+    let body = "\tadd.f16 %h0, %s, %t;\n\tcvt.u64.u16 %o0, %h0;\n\tsub.rn.f16 %h1, %s, %t;\n\tcvt.u64.u16 %o1, %h1;\n\
+                \tmul.f16 %h2, %s, %t;\n\tcvt.u64.u16 %o2, %h2;\n\tmin.f16 %h3, %s, %t;\n\tcvt.u64.u16 %o3, %h3;\n\
+                \tmax.f16 %h0, %s, %t;\n\tcvt.u64.u16 %o4, %h0;\n\tadd.bf16 %h1, %s, %t;\n\tcvt.u64.u16 %o5, %h1;\n\
+                \tmul.rn.bf16 %h2, %s, %t;\n\tcvt.u64.u16 %o6, %h2;\n";
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as u16
+    };
+    let edges = [(0x3C00, 0x3C01), (0x7BFF, 0x7BFF), (0x0001, 0x8001), (0x7C00, 0xFC00), (0x7E00, 0x3C00), (0x0400, 0x83FF), (0xFBFF, 0x4000), (0x1400, 0x1400)];
+    let inputs: Vec<(u64, u64)> = (0..32)
+        .map(|i| {
+            let (s, t) = edges.get(i).copied().unwrap_or_else(|| (next(), next()));
+            (u64::from(s), u64::from(t))
+        })
+        .collect();
+    let is_nan_half = |bits: u64| bits as u16 & 0x7C00 == 0x7C00 && bits as u16 & 0x3FF != 0;
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        for (lane, (out, &(x, y))) in outputs(body, &inputs, simt).iter().zip(&inputs).enumerate() {
+            let (a, b) = (half::f16::from_bits(x as u16).to_f64(), half::f16::from_bits(y as u16).to_f64());
+            let (p, q) = (half::bf16::from_bits(x as u16).to_f64(), half::bf16::from_bits(y as u16).to_f64());
+            let h = |v: f64| u64::from(half::f16::from_f64(v).to_bits());
+            let bh = |v: f64| u64::from(half::bf16::from_f64(v).to_bits());
+            // min and max return the other operand for one NaN, and -0 below +0.
+            let pick = |max: bool| match (a.is_nan(), b.is_nan()) {
+                (true, _) => y,
+                (_, true) => x,
+                _ if (a < b || (a == b && x as u16 == 0x8000)) != max => x,
+                _ => y,
+            };
+            let want = [h(a + b), h(a - b), h(a * b), pick(false), pick(true), bh(p + q), bh(p * q)];
+            for (k, &w) in want.iter().enumerate() {
+                let nan = if k < 5 { is_nan_half(w) } else { half::bf16::from_bits(w as u16).is_nan() };
+                let got_nan = if k < 5 { is_nan_half(out[k]) } else { half::bf16::from_bits(out[k] as u16).is_nan() };
+                assert!(if nan { got_nan } else { out[k] == w }, "{simt:?}: output {k} of lane {lane}: {:#06x} for {x:#06x}, {y:#06x}, expected {w:#06x}", out[k]);
+            }
+        }
+    }
+}

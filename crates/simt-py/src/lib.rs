@@ -921,6 +921,72 @@ fn located_error(py: Python<'_>, message: String, name: &str, line: usize, colum
     }
 }
 
+/// Runs the first kernel of PTX text once, as GPU Ocelot's `ptx_run` does (the C API's,
+/// `docs/c-api.md`), over numpy arrays or raw host addresses: how a tool that drives
+/// `ptx_run` can be tested from Python without a CUDA driver.
+///
+/// `args` are the kernel's parameters in order: a numpy array (C-contiguous and writeable;
+/// the kernel reads and writes it in place), an int (a scalar's value, or for a pointer
+/// parameter a host address such as `a.ctypes.data`, reaching to the end of its memory
+/// mapping) or a float. `shared` must be 0: shared arrays are declared in the PTX.
+///
+/// ```python
+/// x, y = np.arange(1000, dtype=np.float32), np.ones(1000, np.float32)
+/// simt.ptx_run(open("examples/cuda/saxpy.ptx").read(), [1000, 2.0, x, y], grid=4, block=256)
+/// y[:3]   # array([1., 3., 5.], dtype=float32)
+/// ```
+#[pyfunction]
+#[pyo3(signature = (ptx, args, grid, block, shared=0))]
+fn ptx_run(py: Python<'_>, ptx: &str, args: Vec<Bound<'_, PyAny>>, grid: &Bound<'_, PyAny>, block: &Bound<'_, PyAny>, shared: u32) -> PyResult<()> {
+    let shape = simt_capi::Shape { grid: dims(grid, "grid")?, block: dims(block, "block")? };
+    if shared != 0 {
+        return Err(LaunchError::new_err(format!("shared={shared}: simt runs kernels whose shared arrays are declared in the PTX (pass 0)")));
+    }
+    let module = py.detach(|| simt_capi::load_cached("ptx_run.ptx", ptx)).map_err(|message| located_error(py, message, "ptx_run.ptx", 1, 1, 1))?;
+    let mut host_args = Vec::with_capacity(args.len());
+    for (i, arg) in args.iter().enumerate() {
+        host_args.push(if let Ok(array) = arg.cast::<PyUntypedArray>() {
+            if !array.is_c_contiguous() || !is_writeable(array) {
+                return Err(PyValueError::new_err(format!("argument {i}: the kernel writes arrays in place; pass a C-contiguous, writeable array (np.ascontiguousarray(a))")));
+            }
+            let bytes = array_bytes(array);
+            simt_capi::HostArg::Memory { ptr: bytes.as_ptr().cast_mut(), len: bytes.len() }
+        } else if arg.is_instance_of::<PyBool>() {
+            simt_capi::HostArg::Word(u64::from(arg.extract::<bool>()?))
+        } else if let Ok(value) = arg.extract::<i128>() {
+            let word = u64::try_from(value).or_else(|_| i64::try_from(value).map(|v| v as u64));
+            simt_capi::HostArg::Word(word.map_err(|_| PyValueError::new_err(format!("argument {i}: {value} does not fit 64 bits")))?)
+        } else if let Ok(value) = arg.extract::<f64>() {
+            simt_capi::HostArg::Float(value)
+        } else {
+            return Err(PyTypeError::new_err(format!("argument {i}: a numpy array, an int or a float, not {}", type_name(arg))));
+        });
+    }
+    // The arrays stay alive and unmoved (the list holds them) while the launch runs without the GIL;
+    // nothing else in this process may write them meanwhile, as with `Kernel.run`'s lent arrays.
+    let words = host_args.iter().map(|a| SendArg(*a)).collect::<Vec<_>>();
+    let result = py.detach(|| {
+        let host_args: Vec<simt_capi::HostArg> = words.iter().map(|a| a.0).collect();
+        // SAFETY: every Memory argument is a live, C-contiguous, writeable array's data; a bare
+        // address is the caller's promise, as in the C API.
+        unsafe { simt_capi::launch(&module, 0, &host_args, shape, &RunOptions::default()) }
+    });
+    match result {
+        Ok(_) => Ok(()),
+        Err(simt_capi::LaunchFailure::Refused(message)) => Err(LaunchError::new_err(message)),
+        Err(simt_capi::LaunchFailure::Fault(fault)) => Err(fault_error(py, &module, *fault)),
+    }
+}
+
+/// A launch argument moved to the thread that runs the launch without the GIL.
+#[derive(Clone, Copy)]
+struct SendArg(simt_capi::HostArg);
+
+// SAFETY: the memory a `HostArg` points to is an array kept alive by the caller's list (or
+// an address the caller vouches for); the launch is its only user while it runs.
+unsafe impl Send for SendArg {}
+unsafe impl Sync for SendArg {}
+
 /// The built-in timing machines, name to description.
 ///
 /// ```python
@@ -943,6 +1009,7 @@ fn _simt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ptx, m)?)?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(machines, m)?)?;
+    m.add_function(wrap_pyfunction!(ptx_run, m)?)?;
     m.add_class::<Program>()?;
     m.add_class::<Kernel>()?;
     m.add_class::<RunResult>()?;
