@@ -938,11 +938,11 @@ fn located_error(py: Python<'_>, message: String, name: &str, line: usize, colum
 #[pyfunction]
 #[pyo3(signature = (ptx, args, grid, block, shared=0))]
 fn ptx_run(py: Python<'_>, ptx: &str, args: Vec<Bound<'_, PyAny>>, grid: &Bound<'_, PyAny>, block: &Bound<'_, PyAny>, shared: u32) -> PyResult<()> {
-    let shape = simt_capi::Shape { grid: dims(grid, "grid")?, block: dims(block, "block")? };
+    let shape = simt::Shape { grid: dims(grid, "grid")?, block: dims(block, "block")? };
     if shared != 0 {
         return Err(LaunchError::new_err(format!("shared={shared}: simt runs kernels whose shared arrays are declared in the PTX (pass 0)")));
     }
-    let module = py.detach(|| simt_capi::load_cached("ptx_run.ptx", ptx)).map_err(|message| located_error(py, message, "ptx_run.ptx", 1, 1, 1))?;
+    let module = py.detach(|| simt::load_cached("ptx_run.ptx", ptx)).map_err(|message| located_error(py, message, "ptx_run.ptx", 1, 1, 1))?;
     let mut host_args = Vec::with_capacity(args.len());
     for (i, arg) in args.iter().enumerate() {
         host_args.push(if let Ok(array) = arg.cast::<PyUntypedArray>() {
@@ -950,14 +950,14 @@ fn ptx_run(py: Python<'_>, ptx: &str, args: Vec<Bound<'_, PyAny>>, grid: &Bound<
                 return Err(PyValueError::new_err(format!("argument {i}: the kernel writes arrays in place; pass a C-contiguous, writeable array (np.ascontiguousarray(a))")));
             }
             let bytes = array_bytes(array);
-            simt_capi::HostArg::Memory { ptr: bytes.as_ptr().cast_mut(), len: bytes.len() }
+            simt::HostArg::Memory { ptr: bytes.as_ptr().cast_mut(), len: bytes.len() }
         } else if arg.is_instance_of::<PyBool>() {
-            simt_capi::HostArg::Word(u64::from(arg.extract::<bool>()?))
+            simt::HostArg::Word(u64::from(arg.extract::<bool>()?))
         } else if let Ok(value) = arg.extract::<i128>() {
             let word = u64::try_from(value).or_else(|_| i64::try_from(value).map(|v| v as u64));
-            simt_capi::HostArg::Word(word.map_err(|_| PyValueError::new_err(format!("argument {i}: {value} does not fit 64 bits")))?)
+            simt::HostArg::Word(word.map_err(|_| PyValueError::new_err(format!("argument {i}: {value} does not fit 64 bits")))?)
         } else if let Ok(value) = arg.extract::<f64>() {
-            simt_capi::HostArg::Float(value)
+            simt::HostArg::Float(value)
         } else {
             return Err(PyTypeError::new_err(format!("argument {i}: a numpy array, an int or a float, not {}", type_name(arg))));
         });
@@ -966,21 +966,21 @@ fn ptx_run(py: Python<'_>, ptx: &str, args: Vec<Bound<'_, PyAny>>, grid: &Bound<
     // nothing else in this process may write them meanwhile, as with `Kernel.run`'s lent arrays.
     let words = host_args.iter().map(|a| SendArg(*a)).collect::<Vec<_>>();
     let result = py.detach(|| {
-        let host_args: Vec<simt_capi::HostArg> = words.iter().map(|a| a.0).collect();
+        let host_args: Vec<simt::HostArg> = words.iter().map(|a| a.0).collect();
         // SAFETY: every Memory argument is a live, C-contiguous, writeable array's data; a bare
         // address is the caller's promise, as in the C API.
-        unsafe { simt_capi::launch(&module, 0, &host_args, shape, &RunOptions::default()) }
+        unsafe { simt::launch(&module, 0, &host_args, shape, &RunOptions::default()) }
     });
     match result {
         Ok(_) => Ok(()),
-        Err(simt_capi::LaunchFailure::Refused(message)) => Err(LaunchError::new_err(message)),
-        Err(simt_capi::LaunchFailure::Fault(fault)) => Err(fault_error(py, &module, *fault)),
+        Err(simt::LaunchFailure::Refused(message)) => Err(LaunchError::new_err(message)),
+        Err(simt::LaunchFailure::Fault(fault)) => Err(fault_error(py, &module, *fault)),
     }
 }
 
 /// A launch argument moved to the thread that runs the launch without the GIL.
 #[derive(Clone, Copy)]
-struct SendArg(simt_capi::HostArg);
+struct SendArg(simt::HostArg);
 
 // SAFETY: the memory a `HostArg` points to is an array kept alive by the caller's list (or
 // an address the caller vouches for); the launch is its only user while it runs.

@@ -353,6 +353,27 @@ def test_ptx_from_clang_runs_like_the_cli(asm):
     assert (r[names[3]] == expected).all()
 
 
+def test_ptx_run_launches_over_arrays_and_addresses(asm):
+    text = (asm.parent / "examples" / "cuda" / "saxpy.ptx").read_text()
+    x = np.arange(1000, dtype=np.float32)
+    y = np.ones(1000, dtype=np.float32)
+    assert simt.ptx_run(text, [1000, 2.0, x, y], grid=4, block=256) is None
+    np.testing.assert_array_equal(y, np.float32(2.0) * x + 1)
+    # A raw address reaches the array's memory; an int for a float parameter is its bits.
+    z = np.zeros(1000, dtype=np.float32)
+    simt.ptx_run(text, [1000, int(np.float32(1.0).view(np.uint32)), x.ctypes.data, z.ctypes.data], grid=(4,), block=(256,))
+    np.testing.assert_array_equal(z, x)
+    with pytest.raises(simt.Fault) as e:
+        simt.ptx_run(text, [1000, 2.0, x, 0x10], grid=4, block=256)
+    assert "host 0x10, not mapped in this process" in str(e.value) and e.value.kernel == "saxpy"
+    with pytest.raises(simt.LaunchError, match="takes 4 arguments"):
+        simt.ptx_run(text, [1000, 2.0, x], grid=4, block=256)
+    with pytest.raises(ValueError, match="writeable"):
+        simt.ptx_run(text, [1000, 2.0, x, y[::2]], grid=4, block=256)
+    with pytest.raises(simt.AssemblyError):
+        simt.ptx_run(".version 7.0\n.target sm_80\n.address_size 64\n", [], grid=1, block=1)
+
+
 def test_ptx_errors_name_the_line():
     with pytest.raises(simt.AssemblyError) as e:
         simt.ptx(".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\ttanh.approx.f32 %f1, %f2;\n\tret;\n}\n", "k.ptx")

@@ -24,6 +24,7 @@ from ._simt import (
     load,
     machines,
     ptx,
+    ptx_run,
 )
 
 __all__ = [
@@ -43,4 +44,5 @@ __all__ = [
     "load",
     "machines",
     "ptx",
+    "ptx_run",
 ]
