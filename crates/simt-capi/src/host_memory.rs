@@ -9,7 +9,7 @@
 //! of the kernel, not a crash of the caller.
 
 use std::collections::BTreeMap;
-use std::sync::RwLock;
+use std::sync::{Mutex, RwLock};
 
 /// Allocations callers registered: start address to length.
 static REGISTERED: RwLock<BTreeMap<usize, usize>> = RwLock::new(BTreeMap::new());
@@ -61,6 +61,20 @@ impl std::fmt::Display for NoReach {
     }
 }
 
+/// The process's mappings as last read from `/proc/self/maps`: adjacent writable ones
+/// joined into runs, in address order. Reading the file costs about 200 µs in a Python
+/// process that has imported torch, more than a small launch, so it is read again only when
+/// an address is not in a writable run it listed, or that run is no longer mapped.
+static MAPPINGS: Mutex<Vec<Mapping>> = Mutex::new(Vec::new());
+
+/// One run of mappings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mapping {
+    start: usize,
+    end: usize,
+    writable: bool,
+}
+
 /// How far the memory at `addr` reaches, by registrations first and then the process's mappings.
 pub(crate) fn reach(addr: usize) -> Result<Reach, NoReach> {
     let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
@@ -70,33 +84,58 @@ pub(crate) fn reach(addr: usize) -> Result<Reach, NoReach> {
         return Ok(Reach { len: start + len - addr, source: ReachSource::Registered });
     }
     drop(registered);
+    let mut mappings = MAPPINGS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Ok(len) = reach_in(&mappings, addr)
+        && still_mapped(addr, len)
+    {
+        return Ok(Reach { len, source: ReachSource::Mapping });
+    }
     let maps = std::fs::read_to_string("/proc/self/maps").map_err(|_| NoReach::Unmapped)?;
-    reach_in_maps(&maps, addr).map(|len| Reach { len, source: ReachSource::Mapping })
+    *mappings = parse_maps(&maps);
+    reach_in(&mappings, addr).map(|len| Reach { len, source: ReachSource::Mapping })
 }
 
-/// Bytes from `addr` to the end of the run of adjacent writable mappings holding it, from
-/// the text of `/proc/self/maps` (sorted by address; `start-end perms ...` per line).
-fn reach_in_maps(maps: &str, addr: usize) -> Result<usize, NoReach> {
-    let mut end_of_run: Option<usize> = None;
+/// Whether every page of `[addr, addr + len)` is still mapped (`msync` of a range with a hole
+/// fails with `ENOMEM`; with `MS_ASYNC` it checks and does nothing else).
+fn still_mapped(addr: usize, len: usize) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: sysconf and msync only inspect the address space.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+        let start = addr / page * page;
+        unsafe { libc::msync(start as *mut libc::c_void, addr + len - start, libc::MS_ASYNC) == 0 }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (addr, len);
+        false
+    }
+}
+
+/// The runs of `/proc/self/maps`' text (sorted by address; `start-end perms ...` per line).
+fn parse_maps(maps: &str) -> Vec<Mapping> {
+    let mut runs: Vec<Mapping> = Vec::new();
     for line in maps.lines() {
         let Some((range, rest)) = line.split_once(' ') else { continue };
         let Some((start, end)) = range.split_once('-') else { continue };
         let (Ok(start), Ok(end)) = (usize::from_str_radix(start, 16), usize::from_str_radix(end, 16)) else { continue };
         let writable = rest.as_bytes().get(..2) == Some(b"rw");
-        match end_of_run {
-            None if start <= addr && addr < end => {
-                if !writable {
-                    return Err(NoReach::ReadOnly);
-                }
-                end_of_run = Some(end);
-            }
-            None if start > addr => return Err(NoReach::Unmapped),
-            None => {}
-            Some(run) if start == run && writable => end_of_run = Some(end),
-            Some(_) => break,
+        match runs.last_mut() {
+            Some(last) if last.writable && writable && last.end == start => last.end = end,
+            _ => runs.push(Mapping { start, end, writable }),
         }
     }
-    end_of_run.map(|end| end - addr).ok_or(NoReach::Unmapped)
+    runs
+}
+
+/// Bytes from `addr` to the end of the writable run holding it.
+fn reach_in(runs: &[Mapping], addr: usize) -> Result<usize, NoReach> {
+    let at = runs.partition_point(|m| m.end <= addr);
+    match runs.get(at) {
+        Some(m) if m.start <= addr && m.writable => Ok(m.end - addr),
+        Some(m) if m.start <= addr => Err(NoReach::ReadOnly),
+        _ => Err(NoReach::Unmapped),
+    }
 }
 
 #[cfg(test)]
@@ -110,6 +149,10 @@ mod tests {
 55d0a1030000-55d0a1031000 ---p 00000000 00:00 0
 7f0000000000-7f0000100000 rw-p 00000000 00:00 0
 ";
+
+    fn reach_in_maps(maps: &str, addr: usize) -> Result<usize, NoReach> {
+        reach_in(&parse_maps(maps), addr)
+    }
 
     #[test]
     fn a_pointer_reaches_to_the_end_of_its_run_of_writable_mappings() {
@@ -131,5 +174,20 @@ mod tests {
         assert!(unregister(start));
         assert!(!unregister(start));
         assert!(matches!(reach(start + 8), Ok(Reach { source: ReachSource::Mapping, .. })), "the heap is a writable mapping");
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn memory_unmapped_since_the_maps_were_read_is_not_lent() {
+        const LEN: usize = 1 << 20;
+        // SAFETY: a fresh anonymous mapping, unmapped below and never touched after.
+        let region = unsafe { libc::mmap(std::ptr::null_mut(), LEN, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
+        assert_ne!(region, libc::MAP_FAILED);
+        let addr = region as usize + 64;
+        assert!(reach(addr).is_ok_and(|r| r.len >= LEN - 64), "read from the maps");
+        assert!(reach(addr).is_ok(), "from the cached runs");
+        // SAFETY: the mapping made above.
+        unsafe { libc::munmap(region, LEN) };
+        assert_eq!(reach(addr), Err(NoReach::Unmapped), "the cached run fails msync, so the maps are read again");
     }
 }

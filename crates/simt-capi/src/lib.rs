@@ -22,6 +22,7 @@ use simt_interp::{GlobalMemory, LaunchConfig, Lent, RunOptions, Stats, WordBytes
 use simt_isa::{Module, ParamType};
 
 pub use host_memory::{register, unregister};
+pub use ocelot::ptx_run;
 
 /// One argument of a launch, matched to the kernel's parameter in the same position.
 #[derive(Clone, Copy, Debug, PartialEq)]
