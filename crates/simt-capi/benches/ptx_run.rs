@@ -41,7 +41,7 @@ fn ptx_run(c: &mut Criterion) {
     let text = CString::new(ADD).unwrap();
     let mut out = vec![0f32; 32];
     let a: Vec<f32> = (0..32).map(|i| i as f32).collect();
-    let b = vec![1f32; 32];
+    let b = [1f32; 32];
     let mut group = c.benchmark_group("ptx_run");
     group.bench_function("one_warp_addresses", |bench| {
         bench.iter(|| {

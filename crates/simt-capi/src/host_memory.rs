@@ -9,7 +9,7 @@
 //! of the kernel, not a crash of the caller.
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, RwLock};
+use std::sync::RwLock;
 
 /// Allocations callers registered: start address to length.
 static REGISTERED: RwLock<BTreeMap<usize, usize>> = RwLock::new(BTreeMap::new());
@@ -61,20 +61,6 @@ impl std::fmt::Display for NoReach {
     }
 }
 
-/// The process's mappings as last read from `/proc/self/maps`: adjacent writable ones
-/// joined into runs, in address order. Reading the file costs about 200 µs in a Python
-/// process that has imported torch, more than a small launch, so it is read again only when
-/// an address is not in a writable run it listed, or that run is no longer mapped.
-static MAPPINGS: Mutex<Vec<Mapping>> = Mutex::new(Vec::new());
-
-/// One run of mappings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Mapping {
-    start: usize,
-    end: usize,
-    writable: bool,
-}
-
 /// How far the memory at `addr` reaches, by registrations first and then the process's mappings.
 pub(crate) fn reach(addr: usize) -> Result<Reach, NoReach> {
     let registered = REGISTERED.read().unwrap_or_else(|e| e.into_inner());
@@ -84,32 +70,103 @@ pub(crate) fn reach(addr: usize) -> Result<Reach, NoReach> {
         return Ok(Reach { len: start + len - addr, source: ReachSource::Registered });
     }
     drop(registered);
-    let mut mappings = MAPPINGS.lock().unwrap_or_else(|e| e.into_inner());
-    if let Ok(len) = reach_in(&mappings, addr)
-        && still_mapped(addr, len)
-    {
-        return Ok(Reach { len, source: ReachSource::Mapping });
+    #[cfg(target_os = "linux")]
+    if let Some(found) = query::reach(addr) {
+        return found.map(|len| Reach { len, source: ReachSource::Mapping });
     }
+    // Reading the whole file costs about 200 µs in a Python process that has imported
+    // torch; the query above costs a microsecond or two where the kernel has it (Linux 6.11).
     let maps = std::fs::read_to_string("/proc/self/maps").map_err(|_| NoReach::Unmapped)?;
-    *mappings = parse_maps(&maps);
-    reach_in(&mappings, addr).map(|len| Reach { len, source: ReachSource::Mapping })
+    reach_in(&parse_maps(&maps), addr).map(|len| Reach { len, source: ReachSource::Mapping })
 }
 
-/// Whether every page of `[addr, addr + len)` is still mapped (`msync` of a range with a hole
-/// fails with `ENOMEM`; with `MS_ASYNC` it checks and does nothing else).
-fn still_mapped(addr: usize, len: usize) -> bool {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: sysconf and msync only inspect the address space.
-        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
-        let start = addr / page * page;
-        unsafe { libc::msync(start as *mut libc::c_void, addr + len - start, libc::MS_ASYNC) == 0 }
+/// The mapping holding an address, asked of the kernel with `PROCMAP_QUERY` (an ioctl on
+/// `/proc/self/maps`, Linux 6.11 and later) instead of reading the whole file.
+#[cfg(target_os = "linux")]
+mod query {
+    use std::os::fd::AsRawFd;
+    use std::sync::Mutex;
+
+    use super::NoReach;
+
+    /// `struct procmap_query` of `linux/fs.h`.
+    #[repr(C)]
+    #[derive(Default)]
+    struct ProcmapQuery {
+        size: u64,
+        query_flags: u64,
+        query_addr: u64,
+        vma_start: u64,
+        vma_end: u64,
+        vma_flags: u64,
+        vma_page_size: u64,
+        vma_offset: u64,
+        inode: u64,
+        dev_major: u32,
+        dev_minor: u32,
+        vma_name_size: u32,
+        build_id_size: u32,
+        vma_name_addr: u64,
+        build_id_addr: u64,
     }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = (addr, len);
-        false
+
+    /// `_IOWR('f', 17, struct procmap_query)`.
+    const PROCMAP_QUERY: u64 = (3 << 30) | ((std::mem::size_of::<ProcmapQuery>() as u64) << 16) | ((b'f' as u64) << 8) | 17;
+    const VMA_READABLE: u64 = 1;
+    const VMA_WRITABLE: u64 = 2;
+
+    /// The open maps file and the process it belongs to (a forked child must open its own).
+    static MAPS: Mutex<Option<(u32, std::fs::File)>> = Mutex::new(None);
+
+    /// `(start, end, flags)` of the mapping holding `addr`; `Err` when none does, `None` when
+    /// the kernel cannot answer the query.
+    fn vma(file: &std::fs::File, addr: usize) -> Option<Result<(usize, usize, u64), ()>> {
+        let mut q = ProcmapQuery { size: std::mem::size_of::<ProcmapQuery>() as u64, query_addr: addr as u64, ..ProcmapQuery::default() };
+        // SAFETY: the ioctl reads and writes exactly one `procmap_query`, sized in `size`, and
+        // asks for no name or build id (their buffers are null, their sizes 0).
+        let rc = unsafe { libc::ioctl(file.as_raw_fd(), PROCMAP_QUERY as _, &mut q as *mut ProcmapQuery) };
+        if rc == 0 {
+            return Some(Ok((q.vma_start as usize, q.vma_end as usize, q.vma_flags)));
+        }
+        match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::ENOENT) => Some(Err(())),
+            _ => None,
+        }
     }
+
+    /// Bytes from `addr` to the end of the run of adjacent writable mappings holding it, or
+    /// `None` when the kernel has no `PROCMAP_QUERY`.
+    pub(super) fn reach(addr: usize) -> Option<Result<usize, NoReach>> {
+        let mut maps = MAPS.lock().unwrap_or_else(|e| e.into_inner());
+        let pid = std::process::id();
+        if maps.as_ref().is_none_or(|(owner, _)| *owner != pid) {
+            *maps = Some((pid, std::fs::File::open("/proc/self/maps").ok()?));
+        }
+        let (_, file) = maps.as_ref()?;
+        let (_, mut end, flags) = match vma(file, addr)? {
+            Ok(found) => found,
+            Err(()) => return Some(Err(NoReach::Unmapped)),
+        };
+        if flags & (VMA_READABLE | VMA_WRITABLE) != VMA_READABLE | VMA_WRITABLE {
+            return Some(Err(NoReach::ReadOnly));
+        }
+        // Adjacent writable mappings join (an array may straddle two).
+        while let Some(Ok((start, next_end, flags))) = vma(file, end) {
+            if start != end || flags & (VMA_READABLE | VMA_WRITABLE) != VMA_READABLE | VMA_WRITABLE {
+                break;
+            }
+            end = next_end;
+        }
+        Some(Ok(end - addr))
+    }
+}
+
+/// One run of mappings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Mapping {
+    start: usize,
+    end: usize,
+    writable: bool,
 }
 
 /// The runs of `/proc/self/maps`' text (sorted by address; `start-end perms ...` per line).
@@ -178,16 +235,22 @@ mod tests {
 
     #[test]
     #[cfg(target_os = "linux")]
-    fn memory_unmapped_since_the_maps_were_read_is_not_lent() {
+    fn the_mappings_are_asked_afresh_each_time() {
         const LEN: usize = 1 << 20;
-        // SAFETY: a fresh anonymous mapping, unmapped below and never touched after.
-        let region = unsafe { libc::mmap(std::ptr::null_mut(), LEN, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
-        assert_ne!(region, libc::MAP_FAILED);
+        let map = |prot| {
+            // SAFETY: a fresh anonymous mapping, unmapped below.
+            let region = unsafe { libc::mmap(std::ptr::null_mut(), LEN, prot, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
+            assert_ne!(region, libc::MAP_FAILED);
+            region
+        };
+        let region = map(libc::PROT_READ | libc::PROT_WRITE);
         let addr = region as usize + 64;
-        assert!(reach(addr).is_ok_and(|r| r.len >= LEN - 64), "read from the maps");
-        assert!(reach(addr).is_ok(), "from the cached runs");
+        assert!(reach(addr).is_ok_and(|r| r.len >= LEN - 64));
+        // SAFETY: the mapping made above.
+        unsafe { libc::mprotect(region, LEN, libc::PROT_READ) };
+        assert_eq!(reach(addr), Err(NoReach::ReadOnly));
         // SAFETY: the mapping made above.
         unsafe { libc::munmap(region, LEN) };
-        assert_eq!(reach(addr), Err(NoReach::Unmapped), "the cached run fails msync, so the maps are read again");
+        assert_eq!(reach(addr), Err(NoReach::Unmapped));
     }
 }

@@ -227,7 +227,18 @@ enum Loc {
     /// A predicate that found no P register: it lives in this register as 0 or 1 and is
     /// moved into a scratch predicate (P5, P6) around each instruction that uses it.
     SpilledPred(u8),
+    /// A register or pair that found no room, as ptxas spills: it lives in LOCAL memory at
+    /// this byte offset and is loaded into a reload register before each instruction that
+    /// mentions it, and stored back after each that writes it.
+    Spilled {
+        offset: u32,
+        pair: bool,
+    },
 }
+
+/// Registers kept back, when a kernel spills, to hold the spilled values one instruction
+/// mentions (an `mma` names up to 10 registers; vector loads and stores 4 pairs).
+const RELOAD_REGS: u32 = 24;
 
 /// The predicates left for spilled ones to pass through.
 const SCRATCH_PREDS: [u8; 2] = [5, 6];
@@ -292,6 +303,10 @@ struct Entry<'t, 'a> {
     lines: &'t LineIndex,
     classes: Classes<'a>,
     locs: HashMap<&'a str, Loc>,
+    /// LOCAL bytes per thread: the kernel's `.local` variables, then its spilled registers.
+    local_size: u32,
+    /// The first reload register, where the kernel spills.
+    reload: Option<u8>,
     symbols: HashMap<&'a str, Symbol>,
     /// Pointer parameters: the simt parameter's element type, by PTX name.
     pointers: HashMap<&'a str, isa::ElemType>,
@@ -387,6 +402,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             spans: Vec::new(),
             target,
             older,
+            local_size: 0,
+            reload: None,
             wide_literal_taken: false,
             module_vars: Vec::new(),
         };
@@ -471,6 +488,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
         }
         self.b.local(local_size);
+        self.local_size = local_size;
         // A copy's formal parameters and results stand for its caller's `.param` variables.
         for &(formal, actual) in bindings {
             if let Some(&symbol) = self.symbols.get(actual) {
@@ -845,11 +863,32 @@ impl<'t, 'a> Entry<'t, 'a> {
         };
         self.locs.reserve(names_of.len());
         for (id, name) in names_of.iter().enumerate() {
-            if let Some(l) = loc[id] {
+            let l = match loc[id] {
+                Some(Loc::Spilled { pair, .. }) => {
+                    let offset = self.local_size.next_multiple_of(8);
+                    self.local_size = offset + if pair { 8 } else { 4 };
+                    if self.local_size > isa::MAX_LOCAL_BYTES {
+                        return Err(Diagnostic::new(
+                            self.span,
+                            format!("spilled registers would take local memory to {} bytes; a thread may have {}", self.local_size, isa::MAX_LOCAL_BYTES),
+                        ));
+                    }
+                    Some(Loc::Spilled { offset, pair })
+                }
+                l => l,
+            };
+            if let Some(l) = l {
                 self.locs.insert(name, l);
             }
         }
-        self.scratch = (highest + 1).next_multiple_of(SCRATCH) as u8;
+        let mut first_free = highest + 1;
+        if self.locs.values().any(|l| matches!(l, Loc::Spilled { .. })) {
+            self.b.local(self.local_size);
+            let reload = first_free.next_multiple_of(2);
+            self.reload = Some(reload as u8);
+            first_free = reload + RELOAD_REGS;
+        }
+        self.scratch = first_free.next_multiple_of(SCRATCH) as u8;
         let bases = u32::from(self.scratch) + self.scratch_regs;
         if bases + self.module_vars.len() as u32 > isa::NUM_REGS {
             return Err(too_many(self.span, "the translation's scratch registers"));
@@ -863,7 +902,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     /// One colouring attempt: every register's location and the highest register used, or
-    /// the predicates that found no colour.
+    /// the registers and predicates that found no colour (spilled on the next attempt).
     #[allow(clippy::type_complexity)]
     fn colour(&self, g: &Graph<'_, 'a>, spilled: &[bool], items: &[Item<'t, 'a>]) -> Result<std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>>> {
         let Graph { names_of, classes_of, interferes, words, partners, insts, ids } = *g;
@@ -875,6 +914,12 @@ impl<'t, 'a> Entry<'t, 'a> {
         } else {
             7
         };
+        let spills = (0..n).any(|i| spilled[i] && classes_of[i] != Class::Pred);
+        // What follows the allocated registers: the reload registers where the kernel spills
+        // (from an even register), the scratch block (from a multiple of SCRATCH), and one
+        // register per module-scope variable's address.
+        let after = if spills { RELOAD_REGS + 1 } else { 0 } + SCRATCH - 1 + self.scratch_regs + self.module_vars.len() as u32;
+        let usable = isa::NUM_REGS.saturating_sub(after) as usize;
         let mut uncoloured = Vec::new();
         let mut loc: Vec<Option<Loc>> = vec![None; n];
         let mut highest = 0u32;
@@ -890,7 +935,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                         Some(Loc::Pred(p)) => preds[usize::from(p)] = true,
                         Some(Loc::Reg(r) | Loc::SpilledPred(r)) => regs[usize::from(r)] = true,
                         Some(Loc::Pair(r)) => (regs[usize::from(r)], regs[usize::from(r) + 1]) = (true, true),
-                        None => {}
+                        Some(Loc::Spilled { .. }) | None => {}
                     }
                 }
             }
@@ -899,7 +944,6 @@ impl<'t, 'a> Entry<'t, 'a> {
                 Item::Inst(i) => i.span,
                 Item::Label(_, span) => span,
             };
-            let usable = (isa::NUM_REGS - self.scratch_regs) as usize;
             // The register of a copy partner, where it is free: the copy then vanishes.
             let partner = partners[id].iter().find_map(|&other| match loc[other] {
                 Some(Loc::Reg(r)) if !regs[usize::from(r)] => Some(Loc::Reg(r)),
@@ -919,18 +963,29 @@ impl<'t, 'a> Entry<'t, 'a> {
                         continue;
                     }
                 },
+                Class::Word { .. } | Class::Pair if spilled[id] => Loc::Spilled { offset: 0, pair: classes_of[id] == Class::Pair },
                 Class::Word { .. } if matches!(partner, Some(Loc::Reg(_))) => partner.expect("matched"),
                 Class::Pair if matches!(partner, Some(Loc::Pair(_))) => partner.expect("matched"),
-                Class::Word { .. } => {
-                    let r = (0..usable).find(|&r| !regs[r]).ok_or_else(|| too_many(at(), name))?;
-                    highest = highest.max(r as u32);
-                    Loc::Reg(r as u8)
-                }
-                Class::Pair => {
-                    let r = (0..usable - 1).step_by(2).find(|&r| !regs[r] && !regs[r + 1]).ok_or_else(|| too_many(at(), name))?;
-                    highest = highest.max(r as u32 + 1);
-                    Loc::Pair(r as u8)
-                }
+                Class::Word { .. } => match (0..usable).find(|&r| !regs[r]) {
+                    Some(r) => {
+                        highest = highest.max(r as u32);
+                        Loc::Reg(r as u8)
+                    }
+                    None => {
+                        uncoloured.push(id);
+                        continue;
+                    }
+                },
+                Class::Pair => match (0..usable.saturating_sub(1)).step_by(2).find(|&r| !regs[r] && !regs[r + 1]) {
+                    Some(r) => {
+                        highest = highest.max(r as u32 + 1);
+                        Loc::Pair(r as u8)
+                    }
+                    None => {
+                        uncoloured.push(id);
+                        continue;
+                    }
+                },
             });
         }
         Ok(if uncoloured.is_empty() { Ok((loc, highest)) } else { Err(uncoloured) })
@@ -1004,6 +1059,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         match self.loc(o)? {
             Loc::Reg(r) | Loc::Pair(r) => Ok(r),
             Loc::Pred(_) | Loc::SpilledPred(_) => Err(Diagnostic::new(o.span, "expected a register, found a predicate")),
+            Loc::Spilled { .. } => Err(Diagnostic::new(o.span, "internal error: a spilled register was not reloaded")),
         }
     }
 
@@ -1188,6 +1244,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.wide_literal_taken = false;
         self.line = self.lines.line(inst.span.start);
         self.guard = isa::Guard::ALWAYS;
+        let reloaded = if self.reload.is_some() { self.reload_spilled(inst)? } else { Vec::new() };
         let write_back = self.unspill(inst)?;
         self.guard = match inst.guard {
             None => isa::Guard::ALWAYS,
@@ -1200,6 +1257,71 @@ impl<'t, 'a> Entry<'t, 'a> {
         if let Some((r, p)) = write_back {
             let pred = isa::Operand::PredSrc { pred: p, negated: false };
             self.op(Opcode::Sel, &[dst(r), src(Src::imm(1)), src(Src::imm(0)), pred])?;
+        }
+        if !reloaded.is_empty() {
+            self.guard = isa::Guard::ALWAYS;
+            self.store_spilled(inst, reloaded)?;
+        }
+        Ok(())
+    }
+
+    /// Loads every spilled register `inst` mentions into a reload register, which stands
+    /// for it until [`store_spilled`](Self::store_spilled); returns what it replaced. The
+    /// loads are unguarded and include destinations, so lanes the instruction leaves alone
+    /// store back the value they had.
+    fn reload_spilled(&mut self, inst: &'t ast::Instruction<'a>) -> Result<Vec<(&'a str, Loc)>> {
+        let mut names = Vec::new();
+        for operand in &inst.operands {
+            operand.names(&mut names);
+        }
+        let (mut next, end) = (u32::from(self.reload.unwrap_or(0)), u32::from(self.reload.unwrap_or(0)) + RELOAD_REGS);
+        let mut reloaded = Vec::new();
+        for name in names {
+            let Some(&spill @ Loc::Spilled { offset, pair }) = self.locs.get(name) else { continue };
+            next = if pair { next.next_multiple_of(2) } else { next };
+            let width = if pair { 2 } else { 1 };
+            if next + width > end {
+                return Err(Diagnostic::new(
+                    inst.span,
+                    format!("this instruction names more spilled registers than simt can reload at once ({RELOAD_REGS} registers)"),
+                ));
+            }
+            let (r, ty) = (next as u8, if pair { isa::MemType::B64 } else { isa::MemType::U32 });
+            next += width;
+            self.emit(
+                Form::Ld(mods::Ld { space: isa::Space::Local, vec: isa::VecWidth::Scalar, ty }),
+                &[dst(r), isa::Operand::Addr { base: RZ, offset: offset as i32 }],
+            )?;
+            self.locs.insert(name, if pair { Loc::Pair(r) } else { Loc::Reg(r) });
+            reloaded.push((name, spill));
+        }
+        Ok(reloaded)
+    }
+
+    /// Stores the reload registers `inst` wrote back to their spilled registers' LOCAL
+    /// slots, and puts the spilled locations back.
+    fn store_spilled(&mut self, inst: &'t ast::Instruction<'a>, reloaded: Vec<(&'a str, Loc)>) -> Result<()> {
+        let mut written = Vec::new();
+        let writes_first = !matches!(inst.op, Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_));
+        if writes_first && let Some(first) = inst.operands.first() {
+            first.names(&mut written);
+        }
+        // Instructions that write a second destination (`ld`'s vector braces are the first
+        // operand; `shfl`, `mma` and friends write only their first too).
+        for (name, spill) in reloaded {
+            let Loc::Spilled { offset, pair } = spill else { continue };
+            if written.contains(&name) {
+                let r = match self.locs.get(name) {
+                    Some(Loc::Reg(r) | Loc::Pair(r)) => *r,
+                    _ => continue,
+                };
+                let ty = if pair { isa::MemType::B64 } else { isa::MemType::U32 };
+                self.emit(
+                    Form::St(mods::St { space: isa::Space::Local, vec: isa::VecWidth::Scalar, ty }),
+                    &[isa::Operand::Addr { base: RZ, offset: offset as i32 }, src(Src::reg(r))],
+                )?;
+            }
+            self.locs.insert(name, spill);
         }
         Ok(())
     }
@@ -3230,7 +3352,7 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>], symbol: impl
 /// The element type a buffer accessed as `ty` gets; raw 32-bit words where no element type
 /// says it (64-bit integers: the access still proves the parameter a pointer).
 fn pointee(ty: Type) -> isa::ElemType {
-    elem_type(ty).unwrap_or(isa::ElemType::B32)
+    elem_type(ty).unwrap_or(isa::ElemType::U32)
 }
 
 /// Every name an operand of the kernel's instructions mentions (registers, variables, parameters).

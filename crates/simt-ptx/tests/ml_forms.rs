@@ -149,8 +149,59 @@ fn tinygrad_int64_buffers_are_pointers() {
         let values: Vec<Literal> = words.map(|w| Literal::Int(w.into())).collect();
         let args = vec![Arg::new("data0", ArgInit::Zeros(64)), Arg::new("data1", ArgInit::List(values))];
         let (bytes, types) = run_one_warp(source, args, "data0", simt);
-        assert_eq!(types, ["raw.b32", "raw.b32"]);
+        assert_eq!(types, ["raw.u32", "raw.u32"]);
         let got: Vec<i64> = bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
         assert_eq!(got, (0..32).map(|i| 5 - i).collect::<Vec<i64>>(), "{simt:?}");
+    }
+}
+
+/// More live values than simt has registers (a Triton sm_70 matmul needs 255, tinygrad's
+/// `max_unpool2d` more): the ones that find no register live in LOCAL memory, as ptxas spills
+/// them, and the kernel computes what it would with registers enough.
+#[test]
+fn more_live_values_than_registers_spill_to_local_memory() {
+    const WORDS: usize = 300;
+    const PAIRS: usize = 60;
+    let mut body = String::new();
+    body.push_str(&format!(
+        ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry spill(.param .u64 out, .param .u64 in)\n{{\n\
+         \t.reg .b32 %t, %acc;\n\t.reg .b32 %w<{WORDS}>;\n\t.reg .b64 %d<{PAIRS}>;\n\t.reg .b64 %o, %i, %a, %sum;\n\
+         \tld.param.u64 %o, [out];\n\tld.param.u64 %i, [in];\n\tmov.u32 %t, %tid.x;\n\tmul.wide.u32 %a, %t, 4;\n\tadd.s64 %i, %i, %a;\n\tadd.s64 %o, %o, %a;\n"
+    ));
+    // Every value is loaded before any is used, so all are live at once.
+    for k in 0..WORDS {
+        body.push_str(&format!("\tld.global.u32 %w{k}, [%i+{}];\n", 128 * k));
+    }
+    for k in 0..PAIRS {
+        body.push_str(&format!("\tcvt.u64.u32 %d{k}, %w{k};\n\tmul.lo.u64 %d{k}, %d{k}, {};\n", k + 1));
+    }
+    body.push_str("\tmov.u32 %acc, 0;\n\tmov.u64 %sum, 0;\n");
+    for k in (0..WORDS).rev() {
+        body.push_str(&format!("\txor.b32 %acc, %acc, %w{k};\n\tshf.l.wrap.b32 %acc, %acc, %acc, 1;\n"));
+    }
+    for k in 0..PAIRS {
+        body.push_str(&format!("\tadd.s64 %sum, %sum, %d{k};\n"));
+    }
+    body.push_str("\tcvt.u32.u64 %t, %sum;\n\tadd.u32 %acc, %acc, %t;\n\tst.global.u32 [%o], %acc;\n\tret;\n}\n");
+    let listing = simt_isa::disassemble(&simt_ptx::translate("spill.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("spill.ptx", &body, false))));
+    assert!(listing.contains("ST.LOCAL") && listing.contains("LD.LOCAL"), "the kernel spills");
+    let input: Vec<u32> = (0..32 * WORDS as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let want: Vec<u32> = (0..32)
+        .map(|lane| {
+            let w = |k: usize| input[32 * k + lane];
+            let mut acc = 0u32;
+            for k in (0..WORDS).rev() {
+                acc = (acc ^ w(k)).rotate_left(1);
+            }
+            let sum = (0..PAIRS).fold(0u64, |s, k| s.wrapping_add(u64::from(w(k)) * (k as u64 + 1)));
+            acc.wrapping_add(sum as u32)
+        })
+        .collect();
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let list = input.iter().map(|&v| Literal::Int(v.into())).collect();
+        let args = vec![Arg::new("out", ArgInit::Zeros(32)), Arg::new("in", ArgInit::List(list))];
+        let (bytes, _) = run_one_warp(&body, args, "out", simt);
+        let got: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(got, want, "{simt:?}");
     }
 }

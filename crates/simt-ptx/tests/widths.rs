@@ -620,8 +620,26 @@ fn narrow_integers_to_and_from_floats_and_their_shifts() {
                 \tand.b32 %r3, %c, 31;\n\tshr.s16 %h0, %t, %r3;\n\tcvt.s64.s16 %o5, %h0;\n\
                 \tcvt.rzi.s16.f16 %h1, %t;\n\tcvt.s64.s16 %o6, %h1;\n\tcvt.rn.f64.s8 %z0, %t;\n\tmov.b64 %o7, %z0;\n";
     let floats = [
-        1e9f32, -1e9, 127.9, -128.5, -129.0, 300.0, f32::NAN, -0.5, 255.5, 65535.9, 70000.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, 3.7, 2.5, -32768.9,
-        32767.5, 0.0, -0.0,
+        1e9f32,
+        -1e9,
+        127.9,
+        -128.5,
+        -129.0,
+        300.0,
+        f32::NAN,
+        -0.5,
+        255.5,
+        65535.9,
+        70000.0,
+        -1.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        3.7,
+        2.5,
+        -32768.9,
+        32767.5,
+        0.0,
+        -0.0,
     ];
     let halves = [0x3C00u16, 0xC000, 0x7BFF, 0xFBFF, 0x7C00, 0xFC00, 0x7E00, 0x0080, 0x00FF, 0xFF80, 0x8000, 0x4A00, 0x57FF, 0xD800, 0x7801, 0x0001];
     let inputs: Vec<(u64, u64)> = (0..32)
@@ -665,7 +683,8 @@ fn scalar_half_arithmetic_is_correctly_rounded() {
         state ^= state << 17;
         state as u16
     };
-    let edges = [(0x3C00, 0x3C01), (0x7BFF, 0x7BFF), (0x0001, 0x8001), (0x7C00, 0xFC00), (0x7E00, 0x3C00), (0x0400, 0x83FF), (0xFBFF, 0x4000), (0x1400, 0x1400)];
+    let edges =
+        [(0x3C00, 0x3C01), (0x7BFF, 0x7BFF), (0x0001, 0x8001), (0x7C00, 0xFC00), (0x7E00, 0x3C00), (0x0400, 0x83FF), (0xFBFF, 0x4000), (0x1400, 0x1400)];
     let inputs: Vec<(u64, u64)> = (0..32)
         .map(|i| {
             let (s, t) = edges.get(i).copied().unwrap_or_else(|| (next(), next()));
@@ -690,7 +709,11 @@ fn scalar_half_arithmetic_is_correctly_rounded() {
             for (k, &w) in want.iter().enumerate() {
                 let nan = if k < 5 { is_nan_half(w) } else { half::bf16::from_bits(w as u16).is_nan() };
                 let got_nan = if k < 5 { is_nan_half(out[k]) } else { half::bf16::from_bits(out[k] as u16).is_nan() };
-                assert!(if nan { got_nan } else { out[k] == w }, "{simt:?}: output {k} of lane {lane}: {:#06x} for {x:#06x}, {y:#06x}, expected {w:#06x}", out[k]);
+                assert!(
+                    if nan { got_nan } else { out[k] == w },
+                    "{simt:?}: output {k} of lane {lane}: {:#06x} for {x:#06x}, {y:#06x}, expected {w:#06x}",
+                    out[k]
+                );
             }
         }
     }

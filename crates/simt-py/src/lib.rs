@@ -947,7 +947,9 @@ fn ptx_run(py: Python<'_>, ptx: &str, args: Vec<Bound<'_, PyAny>>, grid: &Bound<
     for (i, arg) in args.iter().enumerate() {
         host_args.push(if let Ok(array) = arg.cast::<PyUntypedArray>() {
             if !array.is_c_contiguous() || !is_writeable(array) {
-                return Err(PyValueError::new_err(format!("argument {i}: the kernel writes arrays in place; pass a C-contiguous, writeable array (np.ascontiguousarray(a))")));
+                return Err(PyValueError::new_err(format!(
+                    "argument {i}: the kernel writes arrays in place; pass a C-contiguous, writeable array (np.ascontiguousarray(a))"
+                )));
             }
             let bytes = array_bytes(array);
             simt::HostArg::Memory { ptr: bytes.as_ptr().cast_mut(), len: bytes.len() }
