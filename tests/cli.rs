@@ -304,3 +304,28 @@ fn lints_warn_and_deny_like_rustc() {
     assert_eq!((code, stderr.as_str()), (0, ""));
     insta::assert_snapshot!(rejected(dir.path(), &["asm", collatz, "-A", "loop_divergense"]));
 }
+
+/// A PTX `.extern .shared` array (Triton's `global_smem`) is dynamic shared memory: it starts
+/// where the static shared variables end, and `--shared-bytes` sizes it; without it, the
+/// fault says what to give.
+#[test]
+fn dynamic_shared_memory_is_sized_by_the_launch() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("rev.ptx"),
+        ".version 8.0\n.target sm_80\n.address_size 64\n.extern .shared .align 16 .b8 smem[];\n\
+         .visible .entry rev(.param .u64 out)\n{\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<4>;\n\t.shared .align 4 .b32 fixed[1];\n\
+         \tmov.u32 %r1, %tid.x;\n\tshl.b32 %r2, %r1, 2;\n\tmov.u32 %r3, smem;\n\tadd.s32 %r3, %r3, %r2;\n\tst.shared.u32 [%r3], %r1;\n\
+         \tst.shared.u32 [fixed], 7;\n\tbar.sync 0;\n\tmov.u32 %r3, smem;\n\tsub.s32 %r2, 124, %r2;\n\tadd.s32 %r3, %r3, %r2;\n\tld.shared.u32 %r2, [%r3];\n\
+         \tld.param.u64 %rd1, [out];\n\tmul.wide.u32 %rd2, %r1, 4;\n\tadd.s64 %rd1, %rd1, %rd2;\n\tst.global.u32 [%rd1], %r2;\n\tret;\n}\n",
+    )
+    .unwrap();
+    let args = ["run", "rev.ptx", "--grid", "1", "--block", "32", "--arg", "out=zeros(32)", "--dump", "out"];
+    let (code, stdout, stderr) = outcome(dir.path(), &[&args[..], &["--shared-bytes", "128"]].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.split_whitespace().map(|v| v.parse::<u32>().unwrap()).collect::<Vec<_>>(), (0..32).rev().collect::<Vec<_>>());
+    let (code, _, stderr) = outcome(dir.path(), &args);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("outside the block's shared memory (16 bytes)"), "the static variable, then the dynamic array at 16: {stderr}");
+    assert!(stderr.contains("`smem` is dynamic shared memory, sized by the launch: give it with `--shared-bytes N`"), "{stderr}");
+}

@@ -20,8 +20,6 @@ use simt_host::npy::{self, Dtype};
 /// Kernels refused today, with what refuses them (see `tests/ml/README.md`).
 const NOT_YET: &[(&str, &str)] = &[
     ("triton/add_f16", "neg.f16x2"),
-    ("triton/softmax", "extern .shared (dynamic shared memory)"),
-    ("triton/layernorm_fwd", "extern .shared"),
     ("triton/matmul_f32_s2", "cp.async"),
     ("triton/matmul_f32_s3", "cp.async"),
     ("triton/matmul_f32_s4", "cp.async"),
@@ -33,15 +31,10 @@ const NOT_YET: &[(&str, &str)] = &[
     ("triton/matmul_f16_s4", "cp.async"),
     ("triton/matmul_i8", "cp.async"),
     ("triton/attention_fwd", "cp.async"),
-    ("triton/row_sum", "extern .shared"),
     ("triton/col_sum_i32", "ldmatrix"),
-    ("triton/row_max", "extern .shared"),
-    ("triton/row_argmax", "extern .shared"),
     ("triton/cumsum_i32", "st without a type in inline assembly"),
     ("triton/cumsum_f32", "st without a type in inline assembly"),
     ("triton/histogram", "extern .shared"),
-    ("triton/atomic_sum", "extern .shared"),
-    ("triton/transpose", "extern .shared"),
     ("triton/sin_cos", "madc (carry chains)"),
     ("triton/silu_f16", "cvt.rn.f16x2.f32"),
     ("triton/casts", "cvt.rn.f16x2.f32"),
@@ -137,7 +130,7 @@ fn run_ptx_run(lib: &ocelot::Ocelot, corpus: &str, dir: &Path, kernel: &Value) -
     }
     let [grid, block] = [&kernel["grid"], &kernel["block"]]
         .map(|d| <[u32; 3]>::try_from(d.as_array().unwrap().iter().map(|x| x.as_u64().unwrap() as u32).collect::<Vec<_>>()).unwrap());
-    let error = lib.ptx_run(&ptx, &mut args, block, grid);
+    let error = lib.ptx_run(&ptx, &mut args, block, grid, kernel["shared_bytes"].as_u64().unwrap() as u32);
     if !error.is_empty() {
         return Some(error.lines().next().unwrap_or_default().to_string());
     }

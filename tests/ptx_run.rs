@@ -79,7 +79,7 @@ fn sm_35_ptx_runs_over_malloced_memory() {
     let lib = Ocelot::open();
     let input = Malloced::new(1000, |i| 3 * i as u32);
     let out = Malloced::new(1000, |_| 7);
-    let error = lib.ptx_run(ADD_ONE, &mut [out.address(), input.address(), 999], [128, 1, 1], [8, 1, 1]);
+    let error = lib.ptx_run(ADD_ONE, &mut [out.address(), input.address(), 999], [128, 1, 1], [8, 1, 1], 0);
     assert_eq!(error, "");
     let want: Vec<u32> = (0..1000).map(|i| if i < 999 { 3 * i + 1 } else { 7 }).collect();
     assert_eq!(out.words(), want, "thread 999 is past n and stores nothing");
@@ -89,7 +89,7 @@ fn sm_35_ptx_runs_over_malloced_memory() {
 fn a_bad_pointer_is_a_fault_naming_it_and_the_process_lives_on() {
     let lib = Ocelot::open();
     let out = Malloced::new(32, |_| 7);
-    let error = lib.ptx_run(ADD_ONE, &mut [out.address(), 0x10, 32], [32, 1, 1], [1, 1, 1]);
+    let error = lib.ptx_run(ADD_ONE, &mut [out.address(), 0x10, 32], [32, 1, 1], [1, 1, 1], 0);
     assert!(error.contains("kernel `add_one` faulted"), "{error}");
     assert!(error.contains("host 0x10, not mapped in this process"), "{error}");
     assert!(error.contains("ld.global.u32 %r2, [%rd4];"), "the fault shows its PTX line: {error}");
@@ -97,7 +97,7 @@ fn a_bad_pointer_is_a_fault_naming_it_and_the_process_lives_on() {
     assert_eq!(out.words(), vec![7; 32], "no thread got past the load");
     // The library still works after a fault.
     let input = Malloced::new(32, |i| i as u32);
-    assert_eq!(lib.ptx_run(ADD_ONE, &mut [out.address(), input.address(), 32], [32, 1, 1], [1, 1, 1]), "");
+    assert_eq!(lib.ptx_run(ADD_ONE, &mut [out.address(), input.address(), 32], [32, 1, 1], [1, 1, 1], 0), "");
     assert_eq!(out.words(), (1..=32).collect::<Vec<u32>>());
 }
 
@@ -110,7 +110,7 @@ fn a_registered_allocation_bounds_its_pointers_exactly() {
     let out = Malloced::new(64, |_| 0);
     // SAFETY: the allocation is live; only its first 32 words are registered.
     unsafe { register(out.ptr.cast(), 128) };
-    let error = lib.ptx_run(ADD_ONE, &mut [out.address(), input.address(), 64], [64, 1, 1], [1, 1, 1]);
+    let error = lib.ptx_run(ADD_ONE, &mut [out.address(), input.address(), 64], [64, 1, 1], [1, 1, 1], 0);
     // SAFETY: registered above.
     assert_eq!(unsafe { unregister(out.ptr.cast()) }, 0);
     assert!(error.contains("faulted"), "thread 32 stores past the 128 registered bytes: {error}");
@@ -122,14 +122,14 @@ fn a_registered_allocation_bounds_its_pointers_exactly() {
 #[test]
 fn refusals_say_what_is_wrong() {
     let lib = Ocelot::open();
-    let error = lib.ptx_run(ADD_ONE, &mut [0, 0], [1, 1, 1], [1, 1, 1]);
+    let error = lib.ptx_run(ADD_ONE, &mut [0, 0], [1, 1, 1], [1, 1, 1], 0);
     assert!(error.contains("kernel `add_one` takes 3 arguments (.param .raw.u32 out, .param .raw.u32 in, .param .u32 n), but 2 were passed"), "{error}");
     let mma = ADD_ONE
         .replace("ret;", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r1,%r2}, {%f1,%f2,%f3,%f4};\n\tret;");
     let mma = mma.replace(".reg .b64 %rd<6>;", ".reg .b64 %rd<6>;\n\t.reg .f32 %f<5>;");
-    let error = lib.ptx_run(&mma, &mut [0, 0, 0], [1, 1, 1], [1, 1, 1]);
+    let error = lib.ptx_run(&mma, &mut [0, 0, 0], [1, 1, 1], [1, 1, 1], 0);
     assert!(error.contains("this instruction needs target sm_80 (Ampere) or later, but the PTX targets sm_35 (Kepler)"), "{error}");
-    let error = lib.ptx_run(&ADD_ONE.replace("sm_35", "sm_20"), &mut [0, 0, 0], [1, 1, 1], [1, 1, 1]);
+    let error = lib.ptx_run(&ADD_ONE.replace("sm_35", "sm_20"), &mut [0, 0, 0], [1, 1, 1], [1, 1, 1], 0);
     assert!(error.contains("`.target sm_20` is older than every target simt runs"), "{error}");
 }
 
@@ -143,7 +143,7 @@ fn threads_may_call_ptx_run_at_once() {
                 for round in 0..20u32 {
                     let input = Malloced::new(300, |i| i as u32 * t + round);
                     let out = Malloced::new(300, |_| 0);
-                    assert_eq!(lib.ptx_run(ADD_ONE, &mut [out.address(), input.address(), 300], [64, 1, 1], [5, 1, 1]), "");
+                    assert_eq!(lib.ptx_run(ADD_ONE, &mut [out.address(), input.address(), 300], [64, 1, 1], [5, 1, 1], 0), "");
                     assert_eq!(out.words(), (0..300).map(|i| i * t + round + 1).collect::<Vec<u32>>());
                 }
             });
@@ -206,17 +206,17 @@ int main(void) {
   simt_arg args[4] = {simt_arg_u32(100), simt_arg_f32(2.0f), simt_arg_buffer(x, sizeof x), simt_arg_buffer(y, sizeof y)};
   uint32_t grid[3] = {2, 1, 1}, block[3] = {64, 1, 1};
   simt_stats stats;
-  int rc = simt_launch(m, "saxpy", args, 4, grid, block, &stats);
+  int rc = simt_launch(m, "saxpy", args, 4, grid, block, 0, &stats);
   printf("rc %d, y[0] %g, y[99] %g, error \"%s\"\n", rc, y[0], y[99], simt_last_error());
   printf("blocks %llu, warps %llu, threads %llu, warp instructions %llu, thread instructions %llu, simd efficiency %.3f\n",
          (unsigned long long)stats.blocks, (unsigned long long)stats.warps, (unsigned long long)stats.threads,
          (unsigned long long)stats.warp_instructions, (unsigned long long)stats.thread_instructions, stats.simd_efficiency);
-  rc = simt_launch(m, "saxpi", args, 4, grid, block, NULL);
+  rc = simt_launch(m, "saxpi", args, 4, grid, block, 0, NULL);
   printf("rc %d: %s\n", rc, simt_last_error());
-  rc = simt_launch(m, "saxpy", args, 3, grid, block, NULL);
+  rc = simt_launch(m, "saxpy", args, 3, grid, block, 0, NULL);
   printf("rc %d: %s\n", rc, simt_last_error());
   args[3] = simt_arg_buffer(y, 40);
-  rc = simt_launch(m, "saxpy", args, 4, grid, block, NULL);
+  rc = simt_launch(m, "saxpy", args, 4, grid, block, 0, NULL);
   printf("rc %d: %s\n", rc, simt_last_error());
   simt_module_free(m);
   m = simt_module_load("  BOGUS R1\n", 11, "bad.s");

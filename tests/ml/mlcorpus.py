@@ -162,6 +162,8 @@ def simt_command(k):
     its outputs next to the expected files (out.<param>.npy)."""
     cmd = ["simt", "run", k["file"], "--kernel", k["entry"],
            "--grid", ",".join(map(str, k["grid"])), "--block", ",".join(map(str, k["block"]))]
+    if k.get("shared_bytes", 0) > 0:
+        cmd += ["--shared-bytes", str(k["shared_bytes"])]
     for p in k["params"]:
         if p["role"] == "buffer":
             cmd += ["--arg", f"{p['name']}=@{p['input']}"]

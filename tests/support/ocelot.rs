@@ -50,8 +50,9 @@ impl Ocelot {
     }
 
     /// Runs the NUL-less `ptx` through `ptx_run` with `args` (block before grid, as Ocelot
-    /// takes them) and returns `simt_last_error`: empty when it ran.
-    pub fn ptx_run(&self, ptx: &str, args: &mut [u64], block: [u32; 3], grid: [u32; 3]) -> String {
+    /// takes them) and `shared` bytes of dynamic shared memory; returns `simt_last_error`:
+    /// empty when it ran.
+    pub fn ptx_run(&self, ptx: &str, args: &mut [u64], block: [u32; 3], grid: [u32; 3], shared: u32) -> String {
         let ptx_run: PtxRun = self.function("ptx_run");
         let last_error: unsafe extern "C" fn() -> *const c_char = self.function("simt_last_error");
         let text = CString::new(ptx).unwrap();
@@ -59,7 +60,18 @@ impl Ocelot {
         // SAFETY: the text is NUL-terminated; `args` holds `args.len()` words, each a value
         // or the address of memory the caller owns.
         unsafe {
-            ptx_run(text.as_ptr(), args.len() as c_int, args.as_mut_ptr().cast(), d(block[0]), d(block[1]), d(block[2]), d(grid[0]), d(grid[1]), d(grid[2]), 0);
+            ptx_run(
+                text.as_ptr(),
+                args.len() as c_int,
+                args.as_mut_ptr().cast(),
+                d(block[0]),
+                d(block[1]),
+                d(block[2]),
+                d(grid[0]),
+                d(grid[1]),
+                d(grid[2]),
+                d(shared),
+            );
             CStr::from_ptr(last_error()).to_string_lossy().into_owned()
         }
     }

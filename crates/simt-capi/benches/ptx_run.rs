@@ -52,7 +52,7 @@ fn ptx_run(c: &mut Criterion) {
     });
     assert_eq!(out[31], 32.0, "the kernel ran");
     let module = simt::load_cached("add.ptx", ADD).unwrap();
-    let shape = simt::Shape { grid: [1, 1, 1], block: [32, 1, 1] };
+    let shape = simt::Shape { grid: [1, 1, 1], block: [32, 1, 1], shared_bytes: 0 };
     group.bench_function("one_warp_buffers", |bench| {
         bench.iter(|| {
             let args = [

@@ -60,12 +60,14 @@ typedef struct simt_stats {
 
 enum { SIMT_OK = 0, SIMT_REFUSED = 1, SIMT_FAULT = 2 };
 
-/* Runs kernel `kernel` of `module` on grid[0..3] blocks of block[0..3] threads. Returns
+/* Runs kernel `kernel` of `module` on grid[0..3] blocks of block[0..3] threads, with
+ * `shared_bytes` of dynamic shared memory per block (CUDA's sharedMemBytes: what a PTX
+ * `.extern .shared` array addresses, after the static shared variables). Returns
  * SIMT_OK (and fills `stats`, which may be NULL), SIMT_REFUSED (nothing ran: wrong
  * arguments or shape) or SIMT_FAULT (the kernel faulted; the memory it was lent holds what
  * it stored before the fault). The message is in simt_last_error(). */
 int simt_launch(const simt_module *module, const char *kernel, const simt_arg *args, size_t n_args,
-                const uint32_t grid[3], const uint32_t block[3], simt_stats *stats);
+                const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes, simt_stats *stats);
 
 /* Registers [ptr, ptr + len) as one of your allocations, so pointer arguments into it reach
  * exactly its end (an overrun is a fault) instead of the end of its mapping. */
@@ -78,8 +80,8 @@ const char *simt_last_error(void);
 
 /* GPU Ocelot's entry point, as tinygrad's mock CUDA driver calls it: runs the first kernel
  * of the NUL-terminated PTX once. args[i] is the i-th parameter's value (a host address for
- * a pointer); block comes before grid; shared_mem_size must be 0 (shared arrays are declared
- * in the PTX). Errors and faults are printed to stderr and kept in simt_last_error(). */
+ * a pointer); block comes before grid; shared_mem_size is the dynamic shared memory per
+ * block. Errors and faults are printed to stderr and kept in simt_last_error(). */
 void ptx_run(const char *ptx, int n_args, void **args, int block_x, int block_y, int block_z,
              int grid_x, int grid_y, int grid_z, int shared_mem_size);
 

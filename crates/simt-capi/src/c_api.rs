@@ -153,7 +153,7 @@ const SIMT_REFUSED: c_int = 1;
 const SIMT_FAULT: c_int = 2;
 
 /// Launches kernel `kernel` (by name) of `module` on `grid` x `block` threads with `n_args`
-/// arguments; fills `stats` (may be NULL). Returns `SIMT_OK`, `SIMT_REFUSED` (nothing ran)
+/// arguments and `shared_bytes` of dynamic shared memory; fills `stats` (may be NULL). Returns `SIMT_OK`, `SIMT_REFUSED` (nothing ran)
 /// or `SIMT_FAULT` (the kernel faulted; memory holds what it stored before).
 ///
 /// # Safety
@@ -167,6 +167,7 @@ pub unsafe extern "C" fn simt_launch(
     n_args: usize,
     grid: *const u32,
     block: *const u32,
+    shared_bytes: u32,
     stats: *mut SimtStats,
 ) -> c_int {
     let result = guarded(|| {
@@ -195,7 +196,7 @@ pub unsafe extern "C" fn simt_launch(
             });
         }
         // SAFETY: the caller promises the memory behind the arguments is theirs.
-        let launched = unsafe { crate::launch(&module.module, index, &host_args, Shape { grid, block }, &RunOptions::default()) };
+        let launched = unsafe { crate::launch(&module.module, index, &host_args, Shape { grid, block, shared_bytes }, &RunOptions::default()) };
         Ok(launched)
     });
     match result {

@@ -43,13 +43,16 @@ pub enum HostArg {
     Float(f64),
 }
 
-/// The grid and block of a launch.
+/// The grid and block of a launch, and its dynamic shared memory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
     /// Blocks in x, y, z.
     pub grid: [u32; 3],
     /// Threads per block in x, y, z.
     pub block: [u32; 3],
+    /// Bytes of dynamic shared memory per block (CUDA's `sharedMemBytes`), after the kernel's
+    /// static shared variables: what a PTX `.extern .shared` array addresses.
+    pub shared_bytes: u32,
 }
 
 /// Why a launch did not complete.
@@ -168,7 +171,12 @@ struct CopiedBack {
 /// every address in a [`HostArg::Word`] for a pointer parameter must lie in memory the
 /// caller owns, for the whole call; nothing else may write that memory meanwhile.
 pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Shape, options: &RunOptions) -> Result<Stats, LaunchFailure> {
-    let kernel = module.kernels.get(kernel).ok_or_else(|| LaunchFailure::Refused(format!("the module has no kernel {kernel}")))?;
+    let mut kernel =
+        std::borrow::Cow::Borrowed(module.kernels.get(kernel).ok_or_else(|| LaunchFailure::Refused(format!("the module has no kernel {kernel}")))?);
+    if shape.shared_bytes > 0 {
+        kernel.to_mut().add_dynamic_shared(shape.shared_bytes);
+    }
+    let kernel = &*kernel;
     if args.len() != kernel.params.len() {
         let params: Vec<String> = kernel.params.iter().map(|p| format!(".param .{} {}", p.ty.name(), p.name)).collect();
         return Err(LaunchFailure::Refused(format!(

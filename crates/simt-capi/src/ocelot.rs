@@ -1,6 +1,6 @@
 //! GPU Ocelot's `ptx_run`, the one C function tinygrad's mock CUDA driver launches every
 //! kernel through (`test/mockgpu/helpers.py`): PTX text, the kernel's arguments as 64-bit
-//! words (buffers as host addresses), block before grid, and a dynamic shared memory size.
+//! words (buffers as host addresses), block before grid, and the dynamic shared memory size.
 
 use std::ffi::{CStr, c_char, c_int, c_void};
 
@@ -50,12 +50,8 @@ pub unsafe extern "C" fn ptx_run(
             }
             Ok(out)
         };
-        let shape = Shape { grid: dims("grid", [grid_x, grid_y, grid_z])?, block: dims("block", [block_x, block_y, block_z])? };
-        if shared_mem_size != 0 {
-            return Err(format!(
-                "{shared_mem_size} bytes of dynamic shared memory were asked for; simt runs kernels whose shared arrays are declared in the PTX (pass 0)"
-            ));
-        }
+        let shared_bytes = u32::try_from(shared_mem_size).map_err(|_| format!("shared_mem_size is {shared_mem_size}"))?;
+        let shape = Shape { grid: dims("grid", [grid_x, grid_y, grid_z])?, block: dims("block", [block_x, block_y, block_z])?, shared_bytes };
         let module = crate::load_cached("ptx_run.ptx", text)?;
         let host_args: Vec<HostArg> = words.iter().map(|&w| HostArg::Word(w as u64)).collect();
         // SAFETY: the caller promises the addresses are their memory.

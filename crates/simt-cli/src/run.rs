@@ -95,6 +95,10 @@ pub struct LaunchArgs {
     /// Threads per block, overriding `.launch`; missing extents are 1.
     #[arg(long, value_name = "X[,Y[,Z]]", value_parser = parse_dims)]
     block: Option<[u32; 3]>,
+    /// Bytes of dynamic shared memory (CUDA's launch-time size; what a PTX `.extern .shared`
+    /// array addresses), after the kernel's static shared variables.
+    #[arg(long = "shared-bytes", value_name = "N", default_value_t = 0)]
+    shared_bytes: u32,
     /// Set a parameter, overriding its `.arg` default (repeatable).
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     args: Vec<String>,
@@ -184,6 +188,12 @@ pub fn parse_dims_arg(text: &str) -> Result<[u32; 3], String> {
     parse_dims(text)
 }
 
+/// The index of the kernel `--kernel` names, or of the only one.
+fn module_kernel_index(module: &Module, name: Option<&str>, file: &Path) -> Result<usize, Failure> {
+    let kernel = select_kernel(module, name, file)?;
+    Ok(module.kernels.iter().position(|k| std::ptr::eq(k, kernel)).expect("the kernel was selected from this module"))
+}
+
 /// The kernel `--kernel` names, or the only one.
 pub fn select_kernel_of<'m>(module: &'m Module, name: Option<&str>, file: &Path) -> Result<&'m Kernel, Failure> {
     select_kernel(module, name, file)
@@ -229,8 +239,10 @@ impl Prepared {
 
 /// Loads the kernel, checks the arguments and dumps against it, and makes its buffers.
 pub fn prepare(args: &LaunchArgs) -> Result<Prepared, Failure> {
-    let module = load_module(&args.file, args.arch, Some(&args.lints))?;
-    let kernel = select_kernel(&module, args.kernel.as_deref(), &args.file)?;
+    let mut module = load_module(&args.file, args.arch, Some(&args.lints))?;
+    let index = module_kernel_index(&module, args.kernel.as_deref(), &args.file)?;
+    module.kernels[index].add_dynamic_shared(args.shared_bytes);
+    let kernel = &module.kernels[index];
     let request = LaunchRequest {
         grid: args.grid,
         block: args.block,
@@ -283,8 +295,7 @@ pub fn prepare(args: &LaunchArgs) -> Result<Prepared, Failure> {
         memory_report: false,
         deadline: None,
     };
-    let kernel = module.kernels.iter().position(|k| std::ptr::eq(k, kernel)).expect("the kernel was selected from this module");
-    Ok(Prepared { module, kernel, launch, dumps, inputs, options })
+    Ok(Prepared { module, kernel: index, launch, dumps, inputs, options })
 }
 
 pub fn run(args: RunArgs) -> Outcome {

@@ -928,13 +928,23 @@ impl<'a> BlockSim<'a> {
             if u64::from(addr) + u64::from(size) <= len as u64 {
                 Ok(Loc::Bytes(base + addr as usize))
             } else {
-                Err(self.fault(
+                let mut fault = self.fault(
                     FaultKind::OutOfBounds,
                     warp,
                     Some(lane),
                     Some(pc),
                     format!("{} {verb} {size} bytes at {addr:#x}, outside {what} ({len} bytes)", self.mnemonic(pc)),
-                ))
+                );
+                // A PTX `.extern .shared` array is a zero-length variable at the end: its size comes with the launch.
+                if space == Space::Shared
+                    && let Some(dynamic) = self.ctx.kernel.shared.last().filter(|v| v.len == 0 && addr >= v.offset)
+                {
+                    fault.notes.push(format!(
+                        "`{}` is dynamic shared memory, sized by the launch: give it with `--shared-bytes N` (Python: `ptx_run(..., shared=N)`)",
+                        dynamic.name
+                    ));
+                }
+                Err(fault)
             }
         };
         match space {

@@ -421,6 +421,13 @@ pub struct KernelError {
 }
 
 impl Kernel {
+    /// Adds `bytes` of dynamic shared memory after the static shared variables: CUDA's
+    /// launch-time `sharedMemBytes`, what a PTX `.extern .shared` array (which starts where
+    /// the static ones end) addresses. The launch checks the total against the limit.
+    pub fn add_dynamic_shared(&mut self, bytes: u32) {
+        self.shared_size = self.shared_size.saturating_add(bytes);
+    }
+
     /// Bytes of the PARAM space.
     pub fn param_size(&self) -> u32 {
         self.params.iter().map(|p| p.offset + p.ty.size()).max().unwrap_or(0)

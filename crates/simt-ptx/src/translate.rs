@@ -478,13 +478,29 @@ impl<'t, 'a> Entry<'t, 'a> {
         let mentioned = std::cell::OnceCell::new();
         let mentioned = || mentioned.get_or_init(|| mentioned_names(items));
         let module_has_vars = module.items.iter().any(|i| matches!(i, ast::Item::Variable(v) if matches!(v.space, StateSpace::Global | StateSpace::Const)));
+        // `.extern .shared` arrays (dynamic shared memory) start where the static ones end,
+        // all at the same address: placed after every other variable.
+        let mut dynamic: Vec<&ast::Variable<'a>> = Vec::new();
         for var in module_vars.chain(body_vars) {
+            if var.space == StateSpace::Shared && var.dims.iter().any(Option::is_none) {
+                dynamic.push(var);
+                continue;
+            }
             let result = match var.space {
                 StateSpace::Global | StateSpace::Const if module_has_vars && mentioned().contains(var.name.value) => self.module_variable(var),
                 _ => self.variable(var, &mut local_size),
             };
             if let Err(e) = result {
                 errors.push(e);
+            }
+        }
+        if let Some(first) = dynamic.first() {
+            let align = dynamic.iter().map(|v| v.align.unwrap_or(1)).max().unwrap_or(1);
+            match self.b.shared(first.name.value, isa::ElemType::U8, 0, align) {
+                Ok(address) => dynamic.iter().for_each(|v| {
+                    self.symbols.insert(v.name.value, Symbol { space: StateSpace::Shared, address, base: None });
+                }),
+                Err(e) => errors.push(Diagnostic::new(first.span, e.to_string())),
             }
         }
         self.b.local(local_size);
@@ -644,7 +660,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         let elem_bytes = var.ty.bits().div_ceil(8) * var.vector.map_or(1, |v| v.len() as u32);
         let mut count = 1u64;
         for dim in &var.dims {
-            count = count.saturating_mul(u64::from(dim.ok_or_else(|| unsupported("arrays of unknown size (`extern` shared memory)"))?));
+            count = count.saturating_mul(u64::from(dim.ok_or_else(|| unsupported("arrays of unknown size outside shared memory"))?));
         }
         let bytes = count.saturating_mul(u64::from(elem_bytes));
         let align = var.align.unwrap_or(elem_bytes).max(1);

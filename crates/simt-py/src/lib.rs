@@ -928,7 +928,8 @@ fn located_error(py: Python<'_>, message: String, name: &str, line: usize, colum
 /// `args` are the kernel's parameters in order: a numpy array (C-contiguous and writeable;
 /// the kernel reads and writes it in place), an int (a scalar's value, or for a pointer
 /// parameter a host address such as `a.ctypes.data`, reaching to the end of its memory
-/// mapping) or a float. `shared` must be 0: shared arrays are declared in the PTX.
+/// mapping) or a float. `shared` is the dynamic shared memory per block in bytes (what a
+/// PTX `.extern .shared` array addresses).
 ///
 /// ```python
 /// x, y = np.arange(1000, dtype=np.float32), np.ones(1000, np.float32)
@@ -938,10 +939,7 @@ fn located_error(py: Python<'_>, message: String, name: &str, line: usize, colum
 #[pyfunction]
 #[pyo3(signature = (ptx, args, grid, block, shared=0))]
 fn ptx_run(py: Python<'_>, ptx: &str, args: Vec<Bound<'_, PyAny>>, grid: &Bound<'_, PyAny>, block: &Bound<'_, PyAny>, shared: u32) -> PyResult<()> {
-    let shape = simt::Shape { grid: dims(grid, "grid")?, block: dims(block, "block")? };
-    if shared != 0 {
-        return Err(LaunchError::new_err(format!("shared={shared}: simt runs kernels whose shared arrays are declared in the PTX (pass 0)")));
-    }
+    let shape = simt::Shape { grid: dims(grid, "grid")?, block: dims(block, "block")?, shared_bytes: shared };
     let module = py.detach(|| simt::load_cached("ptx_run.ptx", ptx)).map_err(|message| located_error(py, message, "ptx_run.ptx", 1, 1, 1))?;
     let mut host_args = Vec::with_capacity(args.len());
     for (i, arg) in args.iter().enumerate() {
