@@ -2,7 +2,8 @@
 //! inputs and references) run through `simt run` as their manifests say, under both SIMT
 //! models and timed on the h100 model, and compared with the references by each kernel's
 //! tolerance, and through `libgpuocelot.so`'s `ptx_run` over host memory as tinygrad's mock
-//! CUDA driver calls it (tinygrad's kernels retargeted to the `sm_35` the mock asks for).
+//! CUDA driver calls it (tinygrad's kernels without tensor cores retargeted to the `sm_35`
+//! the mock asks for).
 //! Kernels the front end does not run yet are listed in `NOT_YET` with the reason;
 //! the test fails when one of them starts to run (so the list only shrinks) and when any
 //! other kernel fails.
@@ -19,7 +20,7 @@ use simt_host::npy::{self, Dtype};
 
 /// Kernels refused today, with what refuses them (see `tests/ml/README.md`).
 const NOT_YET: &[(&str, &str)] = &[
-    ("triton/add_f16", "neg.f16x2"),
+    ("triton/add_f16", "fma.rn.f16x2"),
     ("triton/matmul_f32_s2", "cp.async"),
     ("triton/matmul_f32_s3", "cp.async"),
     ("triton/matmul_f32_s4", "cp.async"),
@@ -34,15 +35,11 @@ const NOT_YET: &[(&str, &str)] = &[
     ("triton/col_sum_i32", "ldmatrix"),
     ("triton/cumsum_i32", "st without a type in inline assembly"),
     ("triton/cumsum_f32", "st without a type in inline assembly"),
-    ("triton/histogram", "extern .shared"),
+    ("triton/histogram", "pointers stored to shared memory and loaded back (the 64-bit address model)"),
     ("triton/sin_cos", "madc (carry chains)"),
-    ("triton/silu_f16", "cvt.rn.f16x2.f32"),
-    ("triton/casts", "cvt.rn.f16x2.f32"),
     ("tinygrad/int64_mul", "64-bit integer buffers"),
     ("tinygrad/compare_bool_out", "bool .npy buffers"),
     ("tinygrad/matmul_tf32_tc", "mma.sync m16n8k8 tf32"),
-    ("tinygrad/matmul_f16_tc", "mov.b32 of a pair of halves"),
-    ("tinygrad/matmul_f16_acc_f32_tc", "mov.b32 of a pair of halves"),
     ("tinygrad/batched_matmul", "mma.sync m16n8k8 tf32"),
     ("tinygrad/linear_relu", "mma.sync m16n8k8 tf32"),
 ];
@@ -104,7 +101,9 @@ fn run(dir: &Path, kernel: &Value, extra: &[&str]) -> Option<String> {
 /// Runs one kernel through `ptx_run` over host memory holding its inputs; the failure, if any.
 fn run_ptx_run(lib: &ocelot::Ocelot, corpus: &str, dir: &Path, kernel: &Value) -> Option<String> {
     let mut ptx = std::fs::read_to_string(dir.join(kernel["file"].as_str().unwrap())).unwrap();
-    if corpus == "tinygrad" {
+    // What tinygrad writes for the mock's compute capability 3.5; its tensor-core kernels
+    // (which it writes only for sm_80 and later) keep their target.
+    if corpus == "tinygrad" && !ptx.contains("mma.sync") {
         let at = ptx.find(".target sm_").unwrap() + ".target ".len();
         let end = at + ptx[at..].find(|c: char| c.is_whitespace()).unwrap();
         ptx.replace_range(at..end, "sm_35");

@@ -209,7 +209,8 @@ def cases():
          mc.close(2e-3, 2e-3, "f16 inputs, f32 accumulation in mma order, rounded to f16"), ctx={"TC": 1}, check=5e-3)
     case("matmul_f16_acc_f32_tc", {"a": Ah[:64, :64].copy(), "b": Bh[:64, :64].copy()},
          lambda a, b: a.matmul(b, dtype=dtypes.float32),
-         lambda a, b: a.astype(np.float32) @ b.astype(np.float32), mm_tol, ctx={"TC": 1}, check=1e-4)
+         lambda a, b: a.astype(np.float32) @ b.astype(np.float32),
+         mc.close(1e-4, 1e-4, "f32 accumulation: each mma adds 16 products at a time, numpy sums pairwise"), ctx={"TC": 1}, check=1e-4)
     case("matmul_f16_notc", {"a": Ah[:64, :64].copy(), "b": Bh[:64, :64].copy()}, lambda a, b: a @ b,
          lambda a, b: (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16),
          mc.close(2e-3, 2e-3, "f16 result of an f32 accumulation"), ctx={"TC": 0}, check=5e-3)

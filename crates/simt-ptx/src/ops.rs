@@ -1312,6 +1312,8 @@ impl Op {
             Add(_) | Sub(_) | AddC(_) | SubC(_) | Mul(_) | Div(_) | Rem(_) | Min(_) | Max(_) | And(_) | Or(_) | Xor(_) | Shl(_) | Shr(_) | Copysign(_) => 3..=3,
             Mad(_) | Fma(_) | Selp(_) | Bfe(_) | Prmt(_) | Shf(_) => 4..=4,
             Bfi(_) => 5..=5,
+            // `cvt.rn.f16x2.f32 d, a, b` packs two.
+            Cvt(c) if matches!(c.dst, Type::F16x2 | Type::Bf16x2) => 3..=3,
             Neg(_) | Abs(_) | Not(_) | Cnot(_) | Popc(_) | Clz(_) | Brev(_) | Bfind(_) | Mov(_) | Cvt(_) | Cvta(_) | Rcp(_) | Sqrt(_) | Rsqrt(_) | Ex2(_)
             | Lg2(_) | Sin(_) | Cos(_) | Tanh(_) | Ld(_) | St(_) | Red(_) => 2..=2,
             Setp(crate::ops::Setp { combine, .. }) | Set(crate::ops::Set { combine, .. }) => {

@@ -1582,6 +1582,19 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let (opcode, mask) = if neg { (Opcode::Xor, 0x8000_0000) } else { (Opcode::And, 0x7FFF_FFFF) };
                         self.op(opcode, &[dst(d + 1), src(Src::reg(x + 1)), src(Src::imm(mask))])
                     }
+                    // The sign bits of a half, bf16, or each of a pair.
+                    Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2 if !a.ftz => {
+                        let d = self.word(d)?;
+                        let x = self.src32(x)?;
+                        let pair = matches!(a.ty, Type::F16x2 | Type::Bf16x2);
+                        let (opcode, mask) = match (neg, pair) {
+                            (true, true) => (Opcode::Xor, 0x8000_8000),
+                            (true, false) => (Opcode::Xor, 0x8000),
+                            (false, true) => (Opcode::And, 0x7FFF_7FFF),
+                            (false, false) => (Opcode::And, 0x7FFF),
+                        };
+                        self.op(opcode, &[dst(d), src(x), src(Src::imm(mask))])
+                    }
                     ty => Err(unsupported(format!("`{}{}{ty}`", op.name(), if a.ftz { ".ftz" } else { "" }))),
                 }
             }
@@ -2408,6 +2421,15 @@ impl<'t, 'a> Entry<'t, 'a> {
                 "docs/ptx.md lists the supported conversions",
             )
         };
+        // `cvt.rn.f16x2.f32 d, a, b`: both rounded to nearest even, `a` in the upper half.
+        if let (Type::F16x2 | Type::Bf16x2, Type::F32, [d, a, b], Some(px::Rounding::Rn), false, false, false) =
+            (c.dst, c.src, inst.operands.as_slice(), c.rounding, c.relu, c.sat, c.ftz)
+        {
+            let ty = if c.dst == Type::F16x2 { isa::PackType::F16x2 } else { isa::PackType::Bf16x2 };
+            let d = self.word(d)?;
+            let (a, b) = (self.src32(a)?, self.src32(b)?);
+            return self.emit(Form::Pack(mods::Pack { ty }), &[dst(d), src(b), src(a)]);
+        }
         let [d, x] = self.operands(inst)?;
         let (to, from) = (c.dst, c.src);
         if c.relu {
@@ -2719,6 +2741,31 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let (d, x) = (self.pred(d)?, self.pred_src(x)?);
                 let pt = isa::Operand::PredSrc { pred: isa::PT, negated: false };
                 self.emit(Form::Plop(mods::Plop { bop: isa::BoolOp::And }), &[isa::Operand::Pred(d), x, pt])
+            }
+            // Packing two halves into a word (`mov.b32 %r, {%h0, %h1}`: the first in the low
+            // half), and unpacking.
+            (Some(Class::Word { bits: 32 }), OperandKind::Name(_), OperandKind::Vector(parts)) if parts.len() == 2 => {
+                let d = self.word(d)?;
+                let (lo, hi) = (self.src32(&parts[0])?, self.src32(&parts[1])?);
+                let t = self.scratch;
+                self.op(Opcode::And, &[dst(t), src(lo), src(Src::imm(0xFFFF))])?;
+                self.op(Opcode::Shl, &[dst(t + 1), src(hi), src(Src::imm(16))])?;
+                self.op(Opcode::Or, &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])
+            }
+            (Some(Class::Word { bits: 32 }), OperandKind::Vector(parts), OperandKind::Name(_)) if parts.len() == 2 => {
+                let x = self.src32(x)?;
+                let t = self.scratch;
+                self.mov(t, x)?;
+                for (i, part) in parts.iter().enumerate() {
+                    if part.kind != OperandKind::Sink {
+                        let r = self.word(part)?;
+                        match i {
+                            0 => self.op(Opcode::And, &[dst(r), src(Src::reg(t)), src(Src::imm(0xFFFF))])?,
+                            _ => self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(r), src(Src::reg(t)), src(Src::imm(16))])?,
+                        }
+                    }
+                }
+                Ok(())
             }
             // Packing two words into a pair, and unpacking.
             (Some(Class::Pair), OperandKind::Name(_), OperandKind::Vector(parts)) if parts.len() == 2 => {

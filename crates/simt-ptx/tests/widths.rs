@@ -718,3 +718,40 @@ fn scalar_half_arithmetic_is_correctly_rounded() {
         }
     }
 }
+
+/// Pairs of halves in one register: `mov.b32` packs two 16-bit registers (the first in the
+/// low half) and unpacks them, `cvt.rn.f16x2.f32 d, a, b` rounds two floats with `a` in the
+/// upper half, `neg`/`abs` of a pair or a half flip or clear sign bits only (NaNs included).
+#[test]
+fn pairs_of_halves() {
+    let body = "\tmov.b32 %r1, {%s, %t};\n\tcvt.u64.u32 %o0, %r1;\n\tmov.b32 {%h0, %h1}, %b;\n\tcvt.u32.u16 %r2, %h0;\n\tcvt.u32.u16 %r3, %h1;\n\
+                \tmov.b64 %o1, {%r2, %r3};\n\tcvt.rn.f16x2.f32 %r4, %f, %g;\n\tcvt.u64.u32 %o2, %r4;\n\tcvt.rn.bf16x2.f32 %r5, %f, %g;\n\tcvt.u64.u32 %o3, %r5;\n\
+                \tneg.f16x2 %r6, %a;\n\tabs.bf16x2 %r7, %a;\n\tmov.b64 %o4, {%r6, %r7};\n\tneg.f16 %h2, %s;\n\tabs.f16 %h3, %t;\n\
+                \tcvt.u32.u16 %r2, %h2;\n\tcvt.u32.u16 %r3, %h3;\n\tmov.b64 %o5, {%r2, %r3};\n";
+    let floats = [1.0f32, -2.5, 65520.0, 1e-8, f32::NAN, f32::INFINITY, 3.140625, -0.0, 1.000_976_6, 6.1e-5];
+    let inputs: Vec<(u64, u64)> = (0..32)
+        .map(|i| {
+            let (f, g) = (floats[i % floats.len()], floats[(i * 7 + 3) % floats.len()]);
+            (u64::from(f.to_bits()), u64::from(g.to_bits()))
+        })
+        .collect();
+    check(body, &inputs, |x, y| {
+        let (a, b) = (x as u32, y as u32);
+        let (f, g) = (f32::from_bits(a), f32::from_bits(b));
+        let h = |v: f32| u32::from(half::f16::from_f32(v).to_bits());
+        let bh = |v: f32| u32::from(half::bf16::from_f32(v).to_bits());
+        // PACK turns every NaN into the canonical one of its format.
+        let hn = |v: f32| if v.is_nan() { 0x7FFF } else { h(v) };
+        let bn = |v: f32| if v.is_nan() { 0x7FFF } else { bh(v) };
+        [
+            u64::from((a & 0xFFFF) | (b & 0xFFFF) << 16),
+            u64::from(b & 0xFFFF) | u64::from(b >> 16) << 32,
+            u64::from(hn(g) | hn(f) << 16),
+            u64::from(bn(g) | bn(f) << 16),
+            u64::from(a ^ 0x8000_8000) | u64::from(a & 0x7FFF_7FFF) << 32,
+            u64::from((a & 0xFFFF) ^ 0x8000) | u64::from(b & 0x7FFF) << 32,
+            0,
+            0,
+        ]
+    });
+}
