@@ -64,6 +64,8 @@ modifiers! {
     F4e = ".f4e", B4e = ".b4e", Rc8 = ".rc8", Ecl = ".ecl", Ecr = ".ecr", Rc16 = ".rc16",
     M16n8k16 = ".m16n8k16", M16n8k8 = ".m16n8k8", M8n8k4 = ".m8n8k4", M16n8k32 = ".m16n8k32",
     Row = ".row", Col = ".col",
+    Async = ".async", CommitGroup = ".commit_group", WaitGroup = ".wait_group", WaitAll = ".wait_all",
+    M8n8 = ".m8n8", X1 = ".x1", X2 = ".x2", X4 = ".x4", Trans = ".trans",
 }
 
 impl fmt::Display for Modifier {
@@ -821,6 +823,35 @@ pub enum Op {
     Exit,
     Trap,
     Mma(Mma),
+    /// `cp.async.ca|cg.shared.global [dst], [src], cp-size{, src-size}`: copies global memory
+    /// to shared memory (asynchronously on hardware).
+    CpAsync(CpAsync),
+    /// `cp.async.commit_group`: closes a group of `cp.async`s.
+    CpAsyncCommit,
+    /// `cp.async.wait_group N` (`wait_all`: `None`): waits for the groups but the last `N`.
+    CpAsyncWait {
+        /// `wait_all` rather than `wait_group N`.
+        all: bool,
+    },
+    /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]`: each lane gives a row address
+    /// of an 8x8 matrix of 16-bit elements; each lane gets two elements of each matrix.
+    Ldmatrix(Ldmatrix),
+}
+
+/// `cp.async.ca|cg.shared.global`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CpAsync {
+    /// `.ca` (cache in L1 too) or `.cg` (L2 only).
+    pub cache: CacheOp,
+}
+
+/// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ldmatrix {
+    /// How many matrices: 1, 2 or 4.
+    pub count: u8,
+    /// `.trans`: each lane gets a column pair instead of a row pair.
+    pub trans: bool,
 }
 
 /// Every opcode the parser knows, as written before its first dot.
@@ -843,6 +874,7 @@ pub const OPCODES: &[&str] = &[
     "cnot",
     "copysign",
     "cos",
+    "cp",
     "cvt",
     "cvta",
     "div",
@@ -851,6 +883,7 @@ pub const OPCODES: &[&str] = &[
     "fence",
     "fma",
     "ld",
+    "ldmatrix",
     "lg2",
     "mad",
     "match",
@@ -1227,6 +1260,42 @@ impl Op {
                 let [d, a, b, c] = m.ordered(Type::from_modifier, "types (D, A, B, C)")?;
                 Mma(crate::ops::Mma { shape, a_layout, b_layout, d, a, b, c, satfinite })
             }
+            "cp" => {
+                m.require_flag(Modifier::Async)?;
+                if m.flag(Modifier::CommitGroup)? {
+                    CpAsyncCommit
+                } else if m.flag(Modifier::WaitGroup)? {
+                    CpAsyncWait { all: false }
+                } else if m.flag(Modifier::WaitAll)? {
+                    CpAsyncWait { all: true }
+                } else {
+                    let cache = m.required(CacheOp::from_modifier, "a cache operator", ".cg")?;
+                    let [to, from] = m.ordered(StateSpace::from_modifier, "state spaces (destination, then source)")?;
+                    if (to, from) != (StateSpace::Shared, StateSpace::Global) {
+                        return Err(m.error(m.opcode_span, format!("`cp.async` copies `.shared.global`, not `{to}{from}`")));
+                    }
+                    CpAsync(crate::ops::CpAsync { cache })
+                }
+            }
+            "ldmatrix" => {
+                m.require_flag(Modifier::Sync)?;
+                m.require_flag(Modifier::Aligned)?;
+                m.require_flag(Modifier::M8n8)?;
+                let count = m.required(
+                    |x| match x {
+                        Modifier::X1 => Some(1),
+                        Modifier::X2 => Some(2),
+                        Modifier::X4 => Some(4),
+                        _ => None,
+                    },
+                    "a matrix count",
+                    ".x4",
+                )?;
+                let trans = m.flag(Modifier::Trans)?;
+                m.require_flag(Modifier::Shared)?;
+                m.require_flag(Modifier::B16)?;
+                Ldmatrix(crate::ops::Ldmatrix { count, trans })
+            }
             _ => return Ok(None),
         };
         m.finish()?;
@@ -1302,6 +1371,8 @@ impl Op {
             Exit => "exit",
             Trap => "trap",
             Mma(_) => "mma",
+            CpAsync(_) | CpAsyncCommit | CpAsyncWait { .. } => "cp",
+            Ldmatrix(_) => "ldmatrix",
         }
     }
 
@@ -1353,6 +1424,10 @@ impl Op {
             Redux(_) | Match(_) => 3..=3,
             Call(_) => 3..=4,
             Mma(_) => 4..=4,
+            CpAsync(_) => 3..=4,
+            CpAsyncCommit | CpAsyncWait { all: true } => 0..=0,
+            CpAsyncWait { all: false } => 1..=1,
+            Ldmatrix(_) => 2..=2,
         }
     }
 }
@@ -1486,6 +1561,10 @@ impl fmt::Display for Op {
             Match(x) => write!(f, "{}.sync{}", x.mode, x.ty),
             Bra(c) | Call(c) | Ret(c) => flag(f, c.uni, Modifier::Uni),
             Exit | Trap => Ok(()),
+            CpAsync(c) => write!(f, ".async{}.shared.global", c.cache),
+            CpAsyncCommit => f.write_str(".async.commit_group"),
+            CpAsyncWait { all } => f.write_str(if all { ".async.wait_all" } else { ".async.wait_group" }),
+            Ldmatrix(l) => write!(f, ".sync.aligned.m8n8.x{}{}.shared.b16", l.count, if l.trans { ".trans" } else { "" }),
             Mma(x) => {
                 write!(f, ".sync.aligned{}{}{}", x.shape, x.a_layout, x.b_layout)?;
                 flag(f, x.satfinite, Modifier::Satfinite)?;

@@ -766,6 +766,20 @@ impl<'a> Parser<'a> {
             }
             modifiers[count] = (modifier, span);
             count += 1;
+            // `.shared::cta` is `.shared`, the block's own; `::cluster` reaches other blocks'.
+            if word == ".shared" && self.peek() == Some(Token::Colon) && self.peek_at(1) == Some(Token::Colon) {
+                self.bump();
+                self.bump();
+                match self.peek() {
+                    Some(Token::Ident("cta")) => {
+                        self.bump();
+                    }
+                    _ => {
+                        return Err(self
+                            .error(span, format!("`{opcode}`: only `.shared::cta` of the `.shared::` forms is supported (distributed shared memory is not)")));
+                    }
+                }
+            }
         }
         let op_span = opcode_span.to(self.previous_span());
         let op = match Op::build(Modifiers::new(opcode, opcode_span, &modifiers[..count])) {

@@ -243,9 +243,10 @@ const RELOAD_REGS: u32 = 24;
 /// The predicates left for spilled ones to pass through.
 const SCRATCH_PREDS: [u8; 2] = [5, 6];
 
-/// The predicate `set` compares into, kept back from allocation in kernels that use `set`
-/// (an instruction reading a spilled predicate, as `set` may, passes it through P5).
-const SET_PRED: u8 = SCRATCH_PREDS[1];
+/// The predicate `set` compares into and a `cp.async` with a source size guards its loads
+/// with, kept back from allocation in kernels that use them (an instruction reading a
+/// spilled predicate, as `set` may, passes it through P5).
+const SCRATCH_PRED: u8 = SCRATCH_PREDS[1];
 
 /// A name that stands for an address: a variable or a kernel parameter.
 #[derive(Clone, Copy, Debug)]
@@ -325,8 +326,9 @@ struct Entry<'t, 'a> {
     scratch: u8,
     /// How many scratch registers follow `scratch`.
     scratch_regs: u32,
-    /// Whether the kernel has a `set`, whose comparison needs a predicate of its own.
-    uses_set: bool,
+    /// Whether the kernel needs [`SCRATCH_PRED`]: it has a `set`, or a `cp.async` with a
+    /// source size.
+    needs_scratch_pred: bool,
     line: u32,
     guard: isa::Guard,
     span: Span,
@@ -394,8 +396,14 @@ impl<'t, 'a> Entry<'t, 'a> {
             labels: LabelNames::default(),
             constants: std::cell::OnceCell::new(),
             scratch: 0,
-            scratch_regs: if items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_)))) { MMA_SCRATCH } else { SCRATCH },
-            uses_set: items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Set(_)))),
+            scratch_regs: if items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::CpAsync(_) | Op::Ldmatrix(_)))) {
+                MMA_SCRATCH
+            } else {
+                SCRATCH
+            },
+            needs_scratch_pred: items
+                .iter()
+                .any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Set(_)) || matches!(i.op, Op::CpAsync(_)) && i.operands.len() == 4)),
             line: 0,
             guard: isa::Guard::ALWAYS,
             span: f.name.span,
@@ -925,8 +933,8 @@ impl<'t, 'a> Entry<'t, 'a> {
         let n = names_of.len();
         let pred_colours = if spilled.iter().any(|&s| s) {
             usize::from(SCRATCH_PREDS[0])
-        } else if self.uses_set {
-            usize::from(SET_PRED)
+        } else if self.needs_scratch_pred {
+            usize::from(SCRATCH_PRED)
         } else {
             7
         };
@@ -2018,6 +2026,10 @@ impl<'t, 'a> Entry<'t, 'a> {
                 Ok(())
             }
             Op::Mma(m) => self.mma(inst, m),
+            Op::CpAsync(_) => self.cp_async(inst),
+            // The copies complete as they issue: every group is complete when waited for.
+            Op::CpAsyncCommit | Op::CpAsyncWait { .. } => Ok(()),
+            Op::Ldmatrix(l) => self.ldmatrix(inst, l),
             // Calls were inlined (`inline.rs`), their `ret`s made branches: a `ret` here ends the kernel.
             Op::Ret(_) | Op::Exit => self.op(Opcode::Exit, &[]),
             Op::Trap => self.op(Opcode::Trap, &[]),
@@ -2108,6 +2120,113 @@ impl<'t, 'a> Entry<'t, 'a> {
         for (i, part) in d.iter().enumerate() {
             let r = self.word(part)?;
             self.mov(r, Src::reg(tc + i as u8))?;
+        }
+        Ok(())
+    }
+
+    /// `cp.async [dst], [src], cp-size{, src-size}`: copied as it issues (a run of the kernel
+    /// where every copy completes at once, which `cp.async.wait_group` allows). With a source
+    /// size, only that many bytes are read and the rest are zeros: a word is loaded only where
+    /// some of its bytes are read (Triton's masked-off lanes pass 0 and any address).
+    fn cp_async(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
+        let (to, from, size, source_size) = match inst.operands.as_slice() {
+            [to, from, size] => (to, from, size, None),
+            [to, from, size, source_size] => (to, from, size, Some(source_size)),
+            _ => return Err(Diagnostic::new(inst.span, "`cp.async` takes a destination, a source, a size and optionally a source size")),
+        };
+        let bytes = match self.constant(size) {
+            Some(b @ (4 | 8 | 16)) => b as u32,
+            _ => return Err(Diagnostic::new(size.span, "`cp.async` copies 4, 8 or 16 bytes: the size must be one of those literals")),
+        };
+        let ((to, _), (from, _)) = (self.address(to)?, self.address(from)?);
+        let isa::Operand::Addr { base, offset } = from else { return Err(Diagnostic::new(inst.span, "expected an address")) };
+        let words = bytes / 4;
+        let vec = match words {
+            1 => isa::VecWidth::Scalar,
+            2 => isa::VecWidth::V2,
+            _ => isa::VecWidth::V4,
+        };
+        let t = self.scratch;
+        let ty = if words == 1 { isa::MemType::U32 } else { isa::MemType::B32 };
+        let store = Form::St(mods::St { space: isa::Space::Shared, vec, ty });
+        let Some(source_size) = source_size else {
+            self.emit(Form::Ld(mods::Ld { space: isa::Space::Global, vec, ty }), &[dst(t), from])?;
+            return self.emit(store, &[to, src(Src::reg(t))]);
+        };
+        let n = self.src32(source_size)?;
+        let guard = self.guard;
+        let (p, mask) = (SCRATCH_PRED, t + 4);
+        for w in 0..words as u8 {
+            let w4 = 4 * u32::from(w);
+            self.mov(t + w, Src::imm(0))?;
+            // p: this word holds some of the first `n` bytes, and the instruction runs here.
+            self.guard = isa::Guard::ALWAYS;
+            let q = if guard == isa::Guard::ALWAYS { isa::PT } else { guard.pred };
+            self.emit(
+                Form::Isetp(mods::Isetp { cmp: isa::Cmp::Gt, ty: isa::IntType::U32, bop: isa::BoolOp::And }),
+                &[isa::Operand::Pred(p), src(n), src(Src::imm(w4)), isa::Operand::PredSrc { pred: q, negated: guard != isa::Guard::ALWAYS && guard.negated }],
+            )?;
+            self.guard = isa::Guard { pred: p, negated: false };
+            let at = isa::Operand::Addr { base, offset: offset.wrapping_add(w4 as i32) };
+            self.emit(Form::Ld(mods::Ld { space: isa::Space::Global, vec: isa::VecWidth::Scalar, ty: isa::MemType::U32 }), &[dst(t + w), at])?;
+            // Keep the word's first min(n - 4w, 4) bytes: AND with !(~0 << 8 min(n - 4w, 4)).
+            self.op(Opcode::Iadd, &[dst(mask), src(n), src(Src::imm(w4.wrapping_neg()))])?;
+            self.emit(Form::Imin(mods::Imin { ty: isa::IntType::U32 }), &[dst(mask), src(Src::reg(mask)), src(Src::imm(4))])?;
+            self.op(Opcode::Shl, &[dst(mask), src(Src::reg(mask)), src(Src::imm(3))])?;
+            self.op(Opcode::Shl, &[dst(mask + 1), src(Src::imm(u32::MAX)), src(Src::reg(mask))])?;
+            self.op(Opcode::Not, &[dst(mask + 1), src(Src::reg(mask + 1))])?;
+            self.op(Opcode::And, &[dst(t + w), src(Src::reg(t + w)), src(Src::reg(mask + 1))])?;
+            self.guard = guard;
+        }
+        self.emit(store, &[to, src(Src::reg(t))])
+    }
+
+    /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]`: lanes 8j to 8j + 7 give the
+    /// row addresses of matrix j. Without `.trans`, lane l gets the 32-bit word l % 4 of row
+    /// l / 4 of each matrix; with it, the 16-bit elements of column l / 4 in rows 2 (l % 4)
+    /// and 2 (l % 4) + 1, the first in the low half. The row addresses travel by SHFL.
+    fn ldmatrix(&mut self, inst: &'t ast::Instruction<'a>, l: px::Ldmatrix) -> Result<()> {
+        let [d, a] = self.operands(inst)?;
+        let parts: Vec<&'t ast::Operand<'a>> = match &d.kind {
+            OperandKind::Vector(v) if v.len() == usize::from(l.count) => v.iter().collect(),
+            OperandKind::Name(_) if l.count == 1 => vec![d],
+            _ => return Err(Diagnostic::new(d.span, format!("expected {} destination registers", l.count))),
+        };
+        let (address, _) = self.address(a)?;
+        let isa::Operand::Addr { base, offset } = address else { return Err(Diagnostic::new(a.span, "expected an address")) };
+        let t = self.scratch;
+        let (lane, row, source, at, column, lo, hi) = (t, t + 1, t + 2, t + 3, t + 4, t + 5, t + 6);
+        let shfl = Form::Shfl(mods::Shfl { mode: isa::ShflMode::Idx });
+        let shr = Form::Shr(mods::Shr { ty: isa::IntType::U32 });
+        let load = |ty| Form::Ld(mods::Ld { space: isa::Space::Shared, vec: isa::VecWidth::Scalar, ty });
+        self.op(Opcode::S2r, &[dst(lane), isa::Operand::Special(isa::SpecialReg::LaneId)])?;
+        self.op(Opcode::Iadd, &[dst(row), src(Src::reg(base)), src(Src::imm(offset as u32))])?;
+        for (j, part) in parts.iter().enumerate() {
+            let first = 8 * j as u32;
+            let r = self.word(part)?;
+            if l.trans {
+                self.op(Opcode::And, &[dst(source), src(Src::reg(lane)), src(Src::imm(3))])?;
+                self.op(Opcode::Shl, &[dst(source), src(Src::reg(source)), src(Src::imm(1))])?;
+                self.op(Opcode::Iadd, &[dst(source), src(Src::reg(source)), src(Src::imm(first))])?;
+                self.emit(shr, &[dst(column), src(Src::reg(lane)), src(Src::imm(2))])?;
+                self.op(Opcode::Shl, &[dst(column), src(Src::reg(column)), src(Src::imm(1))])?;
+                for half in [lo, hi] {
+                    self.emit(shfl, &[dst(at), src(Src::reg(row)), src(Src::reg(source)), isa::Operand::Imm(32)])?;
+                    self.op(Opcode::Iadd, &[dst(at), src(Src::reg(at)), src(Src::reg(column))])?;
+                    self.emit(load(isa::MemType::U16), &[dst(half), isa::Operand::Addr { base: at, offset: 0 }])?;
+                    self.op(Opcode::Iadd, &[dst(source), src(Src::reg(source)), src(Src::imm(1))])?;
+                }
+                self.op(Opcode::Shl, &[dst(hi), src(Src::reg(hi)), src(Src::imm(16))])?;
+                self.op(Opcode::Or, &[dst(r), src(Src::reg(lo)), src(Src::reg(hi))])?;
+            } else {
+                self.emit(shr, &[dst(source), src(Src::reg(lane)), src(Src::imm(2))])?;
+                self.op(Opcode::Iadd, &[dst(source), src(Src::reg(source)), src(Src::imm(first))])?;
+                self.emit(shfl, &[dst(at), src(Src::reg(row)), src(Src::reg(source)), isa::Operand::Imm(32)])?;
+                self.op(Opcode::And, &[dst(column), src(Src::reg(lane)), src(Src::imm(3))])?;
+                self.op(Opcode::Shl, &[dst(column), src(Src::reg(column)), src(Src::imm(2))])?;
+                self.op(Opcode::Iadd, &[dst(at), src(Src::reg(at)), src(Src::reg(column))])?;
+                self.emit(load(isa::MemType::U32), &[dst(r), isa::Operand::Addr { base: at, offset: 0 }])?;
+            }
         }
         Ok(())
     }
@@ -2325,7 +2444,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         if spilled(inst.guard.map(|g| g.predicate)) && spilled(q_name) {
             return Err(unsupported(inst, "`set` with a guard and a predicate operand that both live in registers (more than five predicates live)".into()));
         }
-        let p = SET_PRED;
+        let p = SCRATCH_PRED;
         self.compare(inst, px::Setp { cmp: s.cmp, combine: s.combine, ftz: s.ftz, ty: s.src }, p, x, y, q)?;
         let d = self.word(d)?;
         self.op(Opcode::Sel, &[dst(d), src(Src::imm(truth)), src(Src::imm(0)), isa::Operand::PredSrc { pred: p, negated: false }])
@@ -3331,7 +3450,11 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>], symbol: impl
     let insts: Vec<&ast::Instruction<'a>> = items
         .iter()
         .filter_map(|i| match i {
-            Item::Inst(i) if matches!(i.op, Op::Ld(_) | Op::St(_) | Op::Atom(_) | Op::Red(_) | Op::Cvta(_) | Op::Mov(_) | Op::Add(_) | Op::Mad(_)) => Some(*i),
+            Item::Inst(i)
+                if matches!(i.op, Op::Ld(_) | Op::St(_) | Op::Atom(_) | Op::Red(_) | Op::Cvta(_) | Op::Mov(_) | Op::Add(_) | Op::Mad(_) | Op::CpAsync(_)) =>
+            {
+                Some(*i)
+            }
             _ => None,
         })
         .collect();
@@ -3371,6 +3494,15 @@ fn pointer_types<'a>(f: &ast::Function<'a>, items: &[Item<'_, 'a>], symbol: impl
                         && !found.contains_key(param)
                     {
                         found.insert(param, elem);
+                    }
+                    None
+                }
+                // `cp.async`'s source is global memory, read as raw words.
+                Op::CpAsync(_) => {
+                    if let Some(param) = base(ops.get(1)).and_then(|b| origin.get(b))
+                        && !found.contains_key(param)
+                    {
+                        found.insert(param, isa::ElemType::U32);
                     }
                     None
                 }

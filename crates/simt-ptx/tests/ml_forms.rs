@@ -205,3 +205,140 @@ fn more_live_values_than_registers_spill_to_local_memory() {
         assert_eq!(got, want, "{simt:?}");
     }
 }
+
+/// Triton's pipelined loads: `cp.async` copies 16 bytes per lane, of which the first
+/// `src-size` come from global memory and the rest are zeros (here 0 to 16 bytes, so words
+/// are cut within), a guarded 4-byte copy skips its lane, and the groups complete when waited for.
+#[test]
+fn cp_async_copies_the_source_size_and_zero_fills() {
+    let source = "\
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry copy(.param .u64 out, .param .u64 in)
+{
+	.reg .pred %p;
+	.reg .b32 %l, %n, %d, %e, %w<4>;
+	.reg .b64 %o, %i, %s, %a;
+	.shared .align 16 .b8 tile[1024];
+	ld.param.u64 %o, [out];
+	ld.param.u64 %i, [in];
+	mov.u32 %l, %tid.x;
+	rem.u32 %n, %l, 17;
+	mul.wide.u32 %a, %l, 16;
+	add.s64 %s, %i, %a;
+	mov.u32 %d, tile;
+	shl.b32 %e, %l, 4;
+	add.s32 %d, %d, %e;
+	cp.async.ca.shared.global [%d], [%s], 16, %n;
+	setp.lt.u32 %p, %l, 16;
+	st.shared.u32 [%d+512], 7;
+	@%p cp.async.cg.shared::cta.global [%d+512], [%s], 4;
+	cp.async.commit_group;
+	cp.async.wait_group 0;
+	bar.sync 0;
+	ld.shared.v4.u32 {%w0, %w1, %w2, %w3}, [%d];
+	mul.wide.u32 %a, %l, 32;
+	add.s64 %o, %o, %a;
+	st.global.v4.u32 [%o], {%w0, %w1, %w2, %w3};
+	ld.shared.u32 %w0, [%d+512];
+	st.global.u32 [%o+16], %w0;
+	ret;
+}
+";
+    let input: Vec<u8> = (0..512u32).map(|i| (i * 7 + 1) as u8).collect();
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let list = input.chunks(4).map(|c| Literal::Int(u32::from_le_bytes(c.try_into().unwrap()).into())).collect();
+        let args = vec![Arg::new("out", ArgInit::Zeros(256)), Arg::new("in", ArgInit::List(list))];
+        let (bytes, types) = run_one_warp(source, args, "out", simt);
+        assert_eq!(types, ["raw.u32", "raw.u32"]);
+        for lane in 0..32 {
+            let n = lane % 17;
+            let want: Vec<u8> = (0..16).map(|b| if b < n { input[16 * lane + b] } else { 0 }).collect();
+            assert_eq!(&bytes[32 * lane..32 * lane + 16], &want[..], "{simt:?}: lane {lane} copies {n} bytes");
+            let guarded = if lane < 16 { u32::from_le_bytes(input[16 * lane..16 * lane + 4].try_into().unwrap()) } else { 7 };
+            assert_eq!(u32::from_le_bytes(bytes[32 * lane + 16..32 * lane + 20].try_into().unwrap()), guarded, "{simt:?}: lane {lane}");
+        }
+    }
+}
+
+/// `ldmatrix` as the PTX ISA lays its fragments out: lanes 8j to 8j + 7 give the rows of
+/// matrix j (here rows of a table, in a shuffled order); lane l gets word l % 4 of row l / 4,
+/// or with `.trans` the elements of column l / 4 in rows 2 (l % 4) and 2 (l % 4) + 1.
+#[test]
+fn ldmatrix_fragments_follow_the_row_addresses() {
+    let source = "\
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry frag(.param .u64 out)
+{
+	.reg .b16 %h;
+	.reg .b32 %l, %c, %k, %a, %t, %r<12>;
+	.reg .b64 %o, %x;
+	.shared .align 16 .b16 tile[256];
+	mov.u32 %l, %tid.x;
+	mov.u32 %c, 0;
+FILL:
+	shl.b32 %k, %l, 3;
+	add.s32 %k, %k, %c;
+	cvt.u16.u32 %h, %k;
+	shl.b32 %a, %k, 1;
+	mov.u32 %t, tile;
+	add.s32 %a, %a, %t;
+	st.shared.u16 [%a], %h;
+	add.s32 %c, %c, 1;
+	setp.lt.u32 %p1, %c, 8;
+	@%p1 bra FILL;
+	bar.sync 0;
+	mul.lo.u32 %k, %l, 5;
+	and.b32 %k, %k, 31;
+	shl.b32 %k, %k, 4;
+	add.s32 %a, %t, %k;
+	ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r0, %r1, %r2, %r3}, [%a];
+	ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r4, %r5, %r6, %r7}, [%a];
+	ldmatrix.sync.aligned.m8n8.x1.shared.b16 %r8, [%a];
+	ldmatrix.sync.aligned.m8n8.x2.trans.shared::cta.b16 {%r9, %r10}, [%a];
+	ld.param.u64 %o, [out];
+	mul.wide.u32 %x, %l, 48;
+	add.s64 %o, %o, %x;
+	st.global.v4.u32 [%o], {%r0, %r1, %r2, %r3};
+	st.global.v4.u32 [%o+16], {%r4, %r5, %r6, %r7};
+	st.global.v4.u32 [%o+32], {%r8, %r9, %r10, %r8};
+	ret;
+}
+"
+    .replace("\t.reg .b16 %h;", "\t.reg .b16 %h;\n\t.reg .pred %p1;");
+    // The table row lane r points at, and the 16-bit element c of table row k.
+    let row_of = |lane: u32| (lane * 5) % 32;
+    let element = |k: u32, c: u32| k * 8 + c;
+    let plain = |j: u32, t: u32| {
+        let k = row_of(8 * j + t / 4);
+        element(k, 2 * (t % 4)) | element(k, 2 * (t % 4) + 1) << 16
+    };
+    let trans = |j: u32, t: u32| {
+        let (k0, k1) = (row_of(8 * j + 2 * (t % 4)), row_of(8 * j + 2 * (t % 4) + 1));
+        element(k0, t / 4) | element(k1, t / 4) << 16
+    };
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let (bytes, _) = run_one_warp(&source, vec![Arg::new("out", ArgInit::Zeros(384))], "out", simt);
+        let got: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        for t in 0..32 {
+            let want = [
+                plain(0, t),
+                plain(1, t),
+                plain(2, t),
+                plain(3, t),
+                trans(0, t),
+                trans(1, t),
+                trans(2, t),
+                trans(3, t),
+                plain(0, t),
+                trans(0, t),
+                trans(1, t),
+                plain(0, t),
+            ];
+            assert_eq!(&got[12 * t as usize..12 * t as usize + 12], &want[..], "{simt:?}: lane {t}");
+        }
+    }
+}
