@@ -1,0 +1,887 @@
+//! Integer and float arithmetic that takes more than one simt instruction: division,
+//! multiplication in every width and mode, comparisons (`setp`, `set`).
+
+use super::*;
+
+impl<'t, 'a> Entry<'t, 'a> {
+    /// Integer, bit and float arithmetic, comparisons and selects.
+    pub(super) fn arithmetic(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
+        let unsupported = |what: String| unsupported(inst, what);
+        let op = inst.op;
+        match op {
+            // Scalar halves have no simt instruction: they widen to f32 exactly, the f32
+            // operation rounds once, and rounding that to 16 bits is the correctly rounded
+            // result (f32's 24 bits are at least 2 x 11 + 2, so the double rounding is
+            // innocuous for +, - and x; min, max and ex2.approx need no such argument).
+            Op::Add(a) | Op::Sub(a) | Op::Min(a) | Op::Max(a)
+                if matches!(a.ty, Type::F16 | Type::Bf16) && !a.ftz && !a.sat && matches!(a.rounding, None | Some(px::Rounding::Rn)) =>
+            {
+                let form = match op {
+                    Op::Add(_) | Op::Sub(_) => Form::Fadd(mods::Fadd { ftz: ftz(false), sat: sat(false) }),
+                    Op::Min(_) => Form::Fmin(mods::Fmin { ftz: ftz(false) }),
+                    _ => Form::Fmax(mods::Fmax { ftz: ftz(false) }),
+                };
+                self.half_via_f32(inst, a.ty, form, matches!(op, Op::Sub(_)))
+            }
+            Op::Mul(m) if matches!(m.ty, Type::F16 | Type::Bf16) && !m.ftz && !m.sat && matches!(m.rounding, None | Some(px::Rounding::Rn)) => {
+                self.half_via_f32(inst, m.ty, Form::Fmul(mods::Fmul { ftz: ftz(false), sat: sat(false) }), false)
+            }
+            Op::Ex2(f) if matches!(f.ty, Type::F16 | Type::Bf16) && f.mode == px::FloatMode::Approx && !f.ftz => {
+                self.half_via_f32(inst, f.ty, Form::Mufu(mods::Mufu { op: isa::MufuOp::Ex2 }), false)
+            }
+            Op::Add(a) | Op::Sub(a) => {
+                let [d, x, y] = self.operands(inst)?;
+                let sub = matches!(op, Op::Sub(_));
+                if a.cc {
+                    return Err(unsupported(format!("`{}` with a carry (`.cc`)", op.name())));
+                }
+                match class_of(a.ty) {
+                    Some(Class::Word { bits }) if a.ty.is_integer() && !a.sat => {
+                        let d = self.word(d)?;
+                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        self.op(if sub { Opcode::Isub } else { Opcode::Iadd }, &[dst(d), src(x), src(y)])?;
+                        self.narrow(d, bits)
+                    }
+                    Some(Class::Pair) if a.ty.is_integer() => {
+                        let d = self.pair(d)?;
+                        let (x, y) = (self.pair_src(x)?, self.src64(y)?);
+                        self.op(if sub { Opcode::Isub64 } else { Opcode::Iadd64 }, &[dst(d), src(x), src(y)])
+                    }
+                    _ if a.ty == Type::F32 => {
+                        let rounded = directed(a.rounding);
+                        if rounded.is_none() {
+                            rn_only(a.rounding, op, inst)?;
+                        }
+                        let d = self.word(d)?;
+                        let (x, mut y) = (self.src32(x)?, self.src32(y)?);
+                        if sub {
+                            y = negate_f32(y);
+                        }
+                        match rounded {
+                            // x * 1 + y rounds the sum once, and keeps every sign of zero an add gives.
+                            Some(rnd) => self.emit(
+                                Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat), rnd }),
+                                &[dst(d), src(x), src(Src::imm(1.0f32.to_bits())), src(y)],
+                            ),
+                            None => self.emit(Form::Fadd(mods::Fadd { ftz: ftz(a.ftz), sat: sat(a.sat) }), &[dst(d), src(x), src(y)]),
+                        }
+                    }
+                    _ if a.ty == Type::F64 => {
+                        let rnd = directed(a.rounding);
+                        if rnd.is_none() {
+                            rn_only(a.rounding, op, inst)?;
+                        }
+                        let d = self.pair(d)?;
+                        let (x, mut y) = (self.src_f64(x)?, self.src_f64(y)?);
+                        if sub {
+                            y = match y {
+                                Src::Reg { reg, .. } => Src::Reg { reg, neg: true, abs: false },
+                                Src::Imm { bits, wide } => Src::Imm { bits: bits ^ (1 << 63), wide },
+                            };
+                        }
+                        match rnd {
+                            // x * 1 + y rounds the sum once.
+                            Some(rnd) => self.emit(Form::Dfma(mods::Dfma { rnd }), &[dst(d), src(x), src(f64_imm(1.0)), src(y)]),
+                            None => self.op(Opcode::Dadd, &[dst(d), src(x), src(y)]),
+                        }
+                    }
+                    _ => Err(unsupported(format!("`{}{}{}`", op.name(), if a.sat { ".sat" } else { "" }, a.ty))),
+                }
+            }
+            // A carry would be dropped silently: refused, as on `add.cc`.
+            Op::Mad(m) if m.cc => Err(unsupported(format!("`{}` with a carry (`.cc`)", op.name()))),
+            Op::Mul(m) | Op::Mad(m) => self.multiply(inst, m, matches!(op, Op::Mad(_))),
+            Op::Fma(a) => {
+                let [d, x, y, z] = self.operands(inst)?;
+                let rnd = float_rounding(a.rounding, op, inst)?;
+                match a.ty {
+                    Type::F32 => {
+                        let d = self.word(d)?;
+                        let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
+                        self.emit(Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat), rnd }), &[dst(d), src(x), src(y), src(z)])
+                    }
+                    Type::F64 => {
+                        let d = self.pair(d)?;
+                        let (x, y, z) = (self.src_f64(x)?, self.src_f64(y)?, self.src_f64(z)?);
+                        self.emit(Form::Dfma(mods::Dfma { rnd }), &[dst(d), src(x), src(y), src(z)])
+                    }
+                    ty => Err(unsupported(format!("`fma{ty}`"))),
+                }
+            }
+            // 16-bit operands, as registers keep them: zero-extended; signed ones are sign-extended
+            // first, and the result is cut back to 16 bits.
+            Op::Min(px::Arith { ty: ty @ (Type::S16 | Type::U16), .. })
+            | Op::Max(px::Arith { ty: ty @ (Type::S16 | Type::U16), .. })
+            | Op::Div(px::Div { ty: ty @ (Type::S16 | Type::U16), .. })
+            | Op::Rem(px::Typed { ty: ty @ (Type::S16 | Type::U16) }) => {
+                let [d, x, y] = self.operands(inst)?;
+                let t = self.scratch;
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                self.widen(t, x, ty)?;
+                self.widen(t + 1, y, ty)?;
+                let int = if ty == Type::S16 { isa::IntType::S32 } else { isa::IntType::U32 };
+                let form = match op {
+                    Op::Min(_) => Form::Imin(mods::Imin { ty: int }),
+                    Op::Max(_) => Form::Imax(mods::Imax { ty: int }),
+                    Op::Div(_) => Form::Idiv(mods::Idiv { ty: int }),
+                    _ => Form::Irem(mods::Irem { ty: int }),
+                };
+                let d = self.word(d)?;
+                self.emit(form, &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+                self.narrow(d, 16)
+            }
+            Op::Div(dv) => {
+                let [d, x, y] = self.operands(inst)?;
+                match (dv.ty, dv.mode, dv.ftz) {
+                    // `.approx` and `.full` promise at most 2 ulp; simt rounds correctly (docs/ptx.md).
+                    (
+                        Type::F32,
+                        Some(
+                            mode @ (px::FloatMode::Rounded(px::Rounding::Rn | px::Rounding::Rz | px::Rounding::Rm | px::Rounding::Rp)
+                            | px::FloatMode::Approx
+                            | px::FloatMode::Full),
+                        ),
+                        ftz,
+                    ) => {
+                        let d = self.word(d)?;
+                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        let (x, y) = (self.flushed(x, ftz, 0)?, self.flushed(y, ftz, 1)?);
+                        let rnd = match mode {
+                            px::FloatMode::Rounded(r) => directed(Some(r)).unwrap_or(isa::Round::Rn),
+                            _ => isa::Round::Rn,
+                        };
+                        self.emit(Form::Fdiv(mods::Fdiv { rnd }), &[dst(d), src(x), src(y)])?;
+                        self.flush_in_place(d, ftz)
+                    }
+                    (Type::S32 | Type::U32 | Type::S64 | Type::U64, None, false) => self.divide(dv.ty, false, [d, x, y]),
+                    (Type::F64, Some(px::FloatMode::Rounded(r @ (px::Rounding::Rn | px::Rounding::Rz | px::Rounding::Rm | px::Rounding::Rp))), false) => {
+                        let rnd = directed(Some(r)).unwrap_or(isa::Round::Rn);
+                        let d = self.pair(d)?;
+                        let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
+                        self.emit(Form::Ddiv(mods::Ddiv { rnd }), &[dst(d), src(x), src(y)])
+                    }
+                    _ => Err(unsupported(format!("`div{}{}{}`", dv.mode.map_or(String::new(), |m| m.to_string()), if dv.ftz { ".ftz" } else { "" }, dv.ty)))
+                        .map_err(|e| {
+                            with_note(
+                                e,
+                                "supported: div.s32, div.u32, div.s64, div.u64, div.{rn,rz,rm,rp}.f32, div.approx.f32, div.full.f32, div.{rn,rz,rm,rp}.f64",
+                            )
+                        }),
+                }
+            }
+            Op::Rem(t) if matches!(t.ty, Type::S32 | Type::U32 | Type::S64 | Type::U64) => {
+                let [d, x, y] = self.operands(inst)?;
+                self.divide(t.ty, true, [d, x, y])
+            }
+            Op::Bfe(t) if matches!(t.ty, Type::S64 | Type::U64) => {
+                // With a literal position and length (bit fields of 64-bit values): the field
+                // shifted to the top, then back down, arithmetically when signed.
+                let [d, x, pos, len] = self.operands(inst)?;
+                let (Some(pos), Some(len)) = (self.constant(pos), self.constant(len)) else {
+                    return Err(unsupported(format!("`bfe{}` with a position or length in a register", t.ty)));
+                };
+                let (pos, len) = ((pos & 0xFF) as u32, (len & 0xFF) as u32);
+                let ty = if t.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
+                let shr = Form::Shr64(mods::Shr64 { ty });
+                let (d, x) = (self.pair(d)?, self.pair_src(x)?);
+                match (len, pos) {
+                    (0, _) => {
+                        self.mov(d, Src::imm(0))?;
+                        self.mov(d + 1, Src::imm(0))
+                    }
+                    // Past the top every bit is the extension: the sign (signed) or 0.
+                    (_, 64..) => self.emit(shr, &[dst(d), src(x), src(Src::imm(if ty == isa::Int64Type::S64 { 63 } else { 64 }))]),
+                    (_, _) if pos + len >= 64 => self.emit(shr, &[dst(d), src(x), src(Src::imm(pos))]),
+                    _ => {
+                        self.op(Opcode::Shl64, &[dst(d), src(x), src(Src::imm(64 - pos - len))])?;
+                        self.emit(shr, &[dst(d), src(Src::reg(d)), src(Src::imm(64 - len))])
+                    }
+                }
+            }
+            Op::Bfe(t) if matches!(t.ty, Type::S32 | Type::U32) => {
+                let [d, x, pos, len] = self.operands(inst)?;
+                let d = self.word(d)?;
+                let (x, pos, len) = (self.src32(x)?, self.src32(pos)?, self.src32(len)?);
+                let ty = if t.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
+                self.emit(Form::Bfe(mods::Bfe { ty }), &[dst(d), src(x), src(pos), src(len)])
+            }
+            Op::Neg(a) | Op::Abs(a) => {
+                let [d, x] = self.operands(inst)?;
+                let neg = matches!(op, Op::Neg(_));
+                match a.ty {
+                    Type::S32 | Type::S16 => {
+                        let d = self.word(d)?;
+                        let x = self.src32(x)?;
+                        if neg {
+                            self.op(Opcode::Isub, &[dst(d), src(Src::reg(RZ)), src(x)])?;
+                        } else {
+                            let t = self.scratch;
+                            self.extend_sign(t, x, a.ty.bits())?;
+                            self.op(Opcode::Iabs, &[dst(d), src(Src::reg(t))])?;
+                        }
+                        self.narrow(d, a.ty.bits())
+                    }
+                    // -x is x * -1; |x| the larger of x and -x (both wrap at i64::MIN, as PTX's do).
+                    Type::S64 => {
+                        let (d, x, t) = (self.pair(d)?, Src::reg(self.pair(x)?), self.scratch);
+                        let minus_one = Src::imm(u32::MAX);
+                        if neg {
+                            return self.op(Opcode::Imul64, &[dst(d), src(x), src(minus_one)]);
+                        }
+                        self.op(Opcode::Imul64, &[dst(t), src(x), src(minus_one)])?;
+                        self.emit(Form::Imax64(mods::Imax64 { ty: isa::Int64Type::S64 }), &[dst(d), src(x), src(Src::reg(t))])
+                    }
+                    // Sign-bit operations, exact for every input as PTX defines them (`.ftz` flushes first).
+                    Type::F32 => {
+                        let d = self.word(d)?;
+                        let x = self.src32(x)?;
+                        let x = self.flushed(x, a.ftz, 0)?;
+                        let (opcode, mask) = if neg { (Opcode::Xor, 0x8000_0000) } else { (Opcode::And, 0x7FFF_FFFF) };
+                        self.op(opcode, &[dst(d), src(x), src(Src::imm(mask))])
+                    }
+                    Type::F64 => {
+                        let (d, x) = (self.pair(d)?, self.pair(x)?);
+                        self.mov(d, Src::reg(x))?;
+                        let (opcode, mask) = if neg { (Opcode::Xor, 0x8000_0000) } else { (Opcode::And, 0x7FFF_FFFF) };
+                        self.op(opcode, &[dst(d + 1), src(Src::reg(x + 1)), src(Src::imm(mask))])
+                    }
+                    // The sign bits of a half, bf16, or each of a pair.
+                    Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2 if !a.ftz => {
+                        let d = self.word(d)?;
+                        let x = self.src32(x)?;
+                        let pair = matches!(a.ty, Type::F16x2 | Type::Bf16x2);
+                        let (opcode, mask) = match (neg, pair) {
+                            (true, true) => (Opcode::Xor, 0x8000_8000),
+                            (true, false) => (Opcode::Xor, 0x8000),
+                            (false, true) => (Opcode::And, 0x7FFF_7FFF),
+                            (false, false) => (Opcode::And, 0x7FFF),
+                        };
+                        self.op(opcode, &[dst(d), src(x), src(Src::imm(mask))])
+                    }
+                    ty => Err(unsupported(format!("`{}{}{ty}`", op.name(), if a.ftz { ".ftz" } else { "" }))),
+                }
+            }
+            Op::Min(a) | Op::Max(a) if matches!(a.ty, Type::S64 | Type::U64) => {
+                let [d, x, y] = self.operands(inst)?;
+                let ty = if a.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
+                let form = if matches!(op, Op::Max(_)) { Form::Imax64(mods::Imax64 { ty }) } else { Form::Imin64(mods::Imin64 { ty }) };
+                let d = self.pair(d)?;
+                let (x, y) = (self.pair_src(x)?, self.src64(y)?);
+                self.emit(form, &[dst(d), src(x), src(y)])
+            }
+            Op::Min(a) | Op::Max(a) if a.ty == Type::F64 => {
+                let [d, x, y] = self.operands(inst)?;
+                let d = self.pair(d)?;
+                let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
+                self.op(if matches!(op, Op::Max(_)) { Opcode::Dmax } else { Opcode::Dmin }, &[dst(d), src(x), src(y)])
+            }
+            Op::Min(a) | Op::Max(a) => {
+                let [d, x, y] = self.operands(inst)?;
+                let max = matches!(op, Op::Max(_));
+                let dd = self.word(d)?;
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                let ops = [dst(dd), src(x), src(y)];
+                match a.ty {
+                    Type::S32 | Type::U32 => {
+                        let ty = if a.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
+                        self.emit(if max { Form::Imax(mods::Imax { ty }) } else { Form::Imin(mods::Imin { ty }) }, &ops)
+                    }
+                    Type::F32 => {
+                        let f = ftz(a.ftz);
+                        self.emit(if max { Form::Fmax(mods::Fmax { ftz: f }) } else { Form::Fmin(mods::Fmin { ftz: f }) }, &ops)
+                    }
+                    ty => Err(unsupported(format!("`{}{ty}`", op.name()))),
+                }
+            }
+            Op::And(t) | Op::Or(t) | Op::Xor(t) => {
+                let [d, x, y] = self.operands(inst)?;
+                let (opcode, bop) = match op {
+                    Op::And(_) => (Opcode::And, isa::BoolOp::And),
+                    Op::Or(_) => (Opcode::Or, isa::BoolOp::Or),
+                    _ => (Opcode::Xor, isa::BoolOp::Xor),
+                };
+                match class_of(t.ty) {
+                    Some(Class::Pred) => {
+                        let (d, x, y) = (self.pred(d)?, self.pred_src(x)?, self.pred_src(y)?);
+                        self.emit(Form::Plop(mods::Plop { bop }), &[isa::Operand::Pred(d), x, y])
+                    }
+                    Some(Class::Word { .. }) => {
+                        let d = self.word(d)?;
+                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        self.op(opcode, &[dst(d), src(x), src(y)])
+                    }
+                    Some(Class::Pair) => {
+                        let d = self.pair(d)?;
+                        let (xl, xh) = self.halves(x)?;
+                        let (yl, yh) = self.halves(y)?;
+                        self.op(opcode, &[dst(d), src(xl), src(yl)])?;
+                        self.op(opcode, &[dst(d + 1), src(xh), src(yh)])
+                    }
+                    None => Err(unsupported(format!("`{}{}`", op.name(), t.ty))),
+                }
+            }
+            Op::Not(t) => {
+                let [d, x] = self.operands(inst)?;
+                match class_of(t.ty) {
+                    Some(Class::Pred) => {
+                        let (d, x) = (self.pred(d)?, self.pred_src(x)?);
+                        let isa::Operand::PredSrc { pred, negated } = x else { unreachable!("pred_src makes PredSrc") };
+                        let not_x = isa::Operand::PredSrc { pred, negated: !negated };
+                        let pt = isa::Operand::PredSrc { pred: isa::PT, negated: false };
+                        self.emit(Form::Plop(mods::Plop { bop: isa::BoolOp::And }), &[isa::Operand::Pred(d), not_x, pt])
+                    }
+                    Some(Class::Word { bits }) => {
+                        let d = self.word(d)?;
+                        let x = self.src32(x)?;
+                        self.op(Opcode::Not, &[dst(d), src(x)])?;
+                        self.narrow(d, bits)
+                    }
+                    Some(Class::Pair) => {
+                        let d = self.pair(d)?;
+                        let (xl, xh) = self.halves(x)?;
+                        self.op(Opcode::Not, &[dst(d), src(xl)])?;
+                        self.op(Opcode::Not, &[dst(d + 1), src(xh)])
+                    }
+                    None => Err(unsupported(format!("`not{}`", t.ty))),
+                }
+            }
+            Op::Shl(t) | Op::Shr(t) => {
+                let [d, x, y] = self.operands(inst)?;
+                let shl = matches!(op, Op::Shl(_));
+                match class_of(t.ty) {
+                    Some(Class::Word { bits }) => {
+                        let d = self.word(d)?;
+                        let (mut x, y) = (self.src32(x)?, self.src32(y)?);
+                        // Narrow values are kept zero-extended: an arithmetic shift needs the sign first.
+                        if !shl && t.ty.is_signed() && bits < 32 {
+                            self.widen(self.scratch, x, t.ty)?;
+                            x = Src::reg(self.scratch);
+                        }
+                        let form = if shl {
+                            Form::new(Opcode::Shl)
+                        } else {
+                            Form::Shr(mods::Shr { ty: if t.ty.is_signed() { isa::IntType::S32 } else { isa::IntType::U32 } })
+                        };
+                        self.emit(form, &[dst(d), src(x), src(y)])?;
+                        self.narrow(d, bits)
+                    }
+                    Some(Class::Pair) => {
+                        let d = self.pair(d)?;
+                        let x = self.pair_src(x)?;
+                        let y = self.src32(y)?;
+                        let form = if shl {
+                            Form::new(Opcode::Shl64)
+                        } else {
+                            Form::Shr64(mods::Shr64 { ty: if t.ty.is_signed() { isa::Int64Type::S64 } else { isa::Int64Type::U64 } })
+                        };
+                        self.emit(form, &[dst(d), src(x), src(y)])
+                    }
+                    _ => Err(unsupported(format!("`{}{}`", op.name(), t.ty))),
+                }
+            }
+            Op::Popc(t) | Op::Clz(t) | Op::Brev(t) if t.ty.bits() == 32 => {
+                let [d, x] = self.operands(inst)?;
+                let opcode = match op {
+                    Op::Popc(_) => Opcode::Popc,
+                    Op::Clz(_) => Opcode::Clz,
+                    _ => Opcode::Brev,
+                };
+                let d = self.word(d)?;
+                let x = self.src32(x)?;
+                self.op(opcode, &[dst(d), src(x)])
+            }
+            Op::Popc(t) | Op::Clz(t) | Op::Brev(t) if t.ty.bits() == 64 => {
+                let [d, x] = self.operands(inst)?;
+                let ((lo, hi), c, l) = (self.halves(x)?, self.scratch, self.scratch + 1);
+                match op {
+                    Op::Popc(_) => {
+                        let d = self.word(d)?;
+                        self.op(Opcode::Popc, &[dst(c), src(lo)])?;
+                        self.op(Opcode::Popc, &[dst(d), src(hi)])?;
+                        self.op(Opcode::Iadd, &[dst(d), src(Src::reg(d)), src(Src::reg(c))])
+                    }
+                    // clz(hi), plus clz(lo) when hi is 0 (clz(hi) = 32): lo's count masked by 0 - (clz(hi) >> 5).
+                    Op::Clz(_) => {
+                        let d = self.word(d)?;
+                        self.op(Opcode::Clz, &[dst(c), src(hi)])?;
+                        self.op(Opcode::Clz, &[dst(l), src(lo)])?;
+                        self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(d), src(Src::reg(c)), src(Src::imm(5))])?;
+                        self.op(Opcode::Isub, &[dst(d), src(Src::reg(isa::RZ)), src(Src::reg(d))])?;
+                        self.op(Opcode::And, &[dst(d), src(Src::reg(d)), src(Src::reg(l))])?;
+                        self.op(Opcode::Iadd, &[dst(d), src(Src::reg(d)), src(Src::reg(c))])
+                    }
+                    _ => {
+                        let d = self.pair(d)?;
+                        self.op(Opcode::Brev, &[dst(c), src(hi)])?;
+                        self.op(Opcode::Brev, &[dst(d + 1), src(lo)])?;
+                        self.mov(d, Src::reg(c))
+                    }
+                }
+            }
+            Op::Bfind(b) if matches!(b.ty, Type::U32 | Type::S32) => {
+                let [d, x] = self.operands(inst)?;
+                let (d, x) = (self.word(d)?, self.src32(x)?);
+                let (c, all) = (self.scratch, self.scratch + 1);
+                let x = if b.ty == Type::S32 {
+                    // The most significant bit that differs from the sign: that of x, or of !x when negative.
+                    self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(c), src(x), src(Src::imm(31))])?;
+                    self.op(Opcode::Xor, &[dst(c), src(x), src(Src::reg(c))])?;
+                    Src::reg(c)
+                } else {
+                    x
+                };
+                // CLZ is 32 only for 0, which gives all ones: OR with 0 - (clz >> 5).
+                self.op(Opcode::Clz, &[dst(c), src(x)])?;
+                self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(all), src(Src::reg(c)), src(Src::imm(5))])?;
+                self.op(Opcode::Isub, &[dst(all), src(Src::reg(isa::RZ)), src(Src::reg(all))])?;
+                if !b.shiftamt {
+                    // The bit's position, 31 - clz, is clz ^ 31 for clz below 32.
+                    self.op(Opcode::Xor, &[dst(c), src(Src::reg(c)), src(Src::imm(31))])?;
+                }
+                self.op(Opcode::Or, &[dst(d), src(Src::reg(c)), src(Src::reg(all))])
+            }
+            Op::Copysign(t) if matches!(t.ty, Type::F32 | Type::F64) => {
+                // `d` is `b` with the sign of `a`: bit 31 of the (high) word.
+                let [d, a, b] = self.operands(inst)?;
+                let (sign, magnitude) = (self.scratch, self.scratch + 1);
+                let (d, a_hi, b_hi) = if t.ty == Type::F32 {
+                    (self.word(d)?, self.src32(a)?, self.src32(b)?)
+                } else {
+                    let (d, (_, a_hi), (b_lo, b_hi)) = (self.pair(d)?, self.halves(a)?, self.halves(b)?);
+                    self.mov(magnitude, b_hi)?;
+                    self.mov(d, b_lo)?;
+                    (d + 1, a_hi, Src::reg(magnitude))
+                };
+                self.op(Opcode::And, &[dst(sign), src(a_hi), src(Src::imm(0x8000_0000))])?;
+                self.op(Opcode::And, &[dst(magnitude), src(b_hi), src(Src::imm(0x7FFF_FFFF))])?;
+                self.op(Opcode::Or, &[dst(d), src(Src::reg(sign)), src(Src::reg(magnitude))])
+            }
+            Op::Setp(s) => self.setp(inst, s),
+            Op::Set(s) => self.set(inst, s),
+            Op::Selp(t) => {
+                let [d, x, y, p] = self.operands(inst)?;
+                let p = self.pred_src(p)?;
+                match class_of(t.ty) {
+                    Some(Class::Word { .. }) => {
+                        let d = self.word(d)?;
+                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        self.op(Opcode::Sel, &[dst(d), src(x), src(y), p])
+                    }
+                    Some(Class::Pair) => {
+                        let d = self.pair(d)?;
+                        let (xl, xh) = self.halves(x)?;
+                        let (yl, yh) = self.halves(y)?;
+                        self.op(Opcode::Sel, &[dst(d), src(xl), src(yl), p])?;
+                        self.op(Opcode::Sel, &[dst(d + 1), src(xh), src(yh), p])
+                    }
+                    _ => Err(unsupported(format!("`selp{}`", t.ty))),
+                }
+            }
+            // f64 reciprocal and square root, correctly rounded (`.approx` promises less).
+            Op::Rcp(f) | Op::Sqrt(f)
+                if matches!((f.ty, f.mode), (Type::F32 | Type::F64, px::FloatMode::Rounded(px::Rounding::Rz | px::Rounding::Rm | px::Rounding::Rp)))
+                    && (!f.ftz || f.ty == Type::F32) =>
+            {
+                let px::FloatMode::Rounded(r) = f.mode else { unreachable!("matched above") };
+                let rnd = directed(Some(r)).expect("matched above");
+                let [d, x] = self.operands(inst)?;
+                match (f.ty, op) {
+                    (Type::F32, _) => {
+                        let (d, x) = (self.word(d)?, self.src32(x)?);
+                        let x = self.flushed(x, f.ftz, 0)?;
+                        match op {
+                            Op::Rcp(_) => self.emit(Form::Fdiv(mods::Fdiv { rnd }), &[dst(d), src(Src::imm(1.0f32.to_bits())), src(x)])?,
+                            _ => self.emit(Form::Fsqrt(mods::Fsqrt { rnd }), &[dst(d), src(x)])?,
+                        }
+                        self.flush_in_place(d, f.ftz)
+                    }
+                    (_, Op::Rcp(_)) => {
+                        let (d, x) = (self.pair(d)?, self.src_f64(x)?);
+                        self.emit(Form::Ddiv(mods::Ddiv { rnd }), &[dst(d), src(f64_imm(1.0)), src(x)])
+                    }
+                    _ => {
+                        let (d, x) = (self.pair(d)?, self.src_f64(x)?);
+                        self.emit(Form::Dsqrt(mods::Dsqrt { rnd }), &[dst(d), src(x)])
+                    }
+                }
+            }
+            Op::Rcp(f) | Op::Sqrt(f) if f.ty == Type::F64 && matches!(f.mode, px::FloatMode::Approx | px::FloatMode::Rounded(px::Rounding::Rn)) => {
+                let [d, x] = self.operands(inst)?;
+                let (d, x) = (self.pair(d)?, self.src_f64(x)?);
+                match op {
+                    Op::Rcp(_) => self.op(Opcode::Ddiv, &[dst(d), src(f64_imm(1.0)), src(x)]),
+                    _ => self.op(Opcode::Dsqrt, &[dst(d), src(x)]),
+                }
+            }
+            Op::Bfi(t) if t.ty == Type::B64 => {
+                // With a literal position and length (how nvcc joins two words into one), the
+                // field is a mask per word: a << pos merged into b under it.
+                let [d, a, b, pos, len] = self.operands(inst)?;
+                let (Some(pos), Some(len)) = (self.constant(pos), self.constant(len)) else {
+                    return Err(unsupported("`bfi.b64` with a position or length in a register".into()));
+                };
+                let (pos, len) = ((pos & 0xFF) as u32, (len & 0xFF) as u32);
+                let field = if pos >= 64 || len == 0 { 0 } else { (if len >= 64 { u64::MAX } else { (1u64 << len) - 1 }) << pos };
+                let (d, (b_lo, b_hi), t) = (self.pair(d)?, self.halves(b)?, self.scratch);
+                let a = self.pair_src(a)?;
+                self.op(Opcode::Shl64, &[dst(t), src(a), src(Src::imm(pos.min(64)))])?;
+                for (half, b_half) in [(0u32, b_lo), (1, b_hi)] {
+                    let (mask, shifted, out) = ((field >> (32 * half)) as u32, Src::reg(t + half as u8), d + half as u8);
+                    match mask {
+                        0 => self.mov(out, b_half)?,
+                        u32::MAX => self.mov(out, shifted)?,
+                        // b ^ ((b ^ shifted) & mask)
+                        mask => {
+                            self.op(Opcode::Xor, &[dst(t + 2), src(b_half), src(shifted)])?;
+                            self.op(Opcode::And, &[dst(t + 2), src(Src::reg(t + 2)), src(Src::imm(mask))])?;
+                            self.op(Opcode::Xor, &[dst(out), src(b_half), src(Src::reg(t + 2))])?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Op::Bfi(t) if matches!(t.ty, Type::B32 | Type::U32 | Type::S32) => {
+                let [d, a, b, pos, len] = self.operands(inst)?;
+                let d = self.word(d)?;
+                let (a, b, pos, len) = (self.src32(a)?, self.src32(b)?, self.src32(pos)?, self.src32(len)?);
+                self.op(Opcode::Bfi, &[dst(d), src(a), src(b), src(pos), src(len)])
+            }
+            Op::Rcp(f) | Op::Sqrt(f) | Op::Rsqrt(f) | Op::Ex2(f) | Op::Lg2(f) | Op::Sin(f) | Op::Cos(f) | Op::Tanh(f) if f.ty == Type::F32 => {
+                let function = match op {
+                    Op::Tanh(_) => isa::MufuOp::Tanh,
+                    Op::Rcp(_) => isa::MufuOp::Rcp,
+                    Op::Sqrt(_) => isa::MufuOp::Sqrt,
+                    Op::Rsqrt(_) => isa::MufuOp::Rsq,
+                    Op::Ex2(_) => isa::MufuOp::Ex2,
+                    Op::Lg2(_) => isa::MufuOp::Lg2,
+                    Op::Sin(_) => isa::MufuOp::Sin,
+                    _ => isa::MufuOp::Cos,
+                };
+                let exact_or_approx = matches!(f.mode, px::FloatMode::Approx | px::FloatMode::Rounded(px::Rounding::Rn));
+                if !exact_or_approx {
+                    return Err(unsupported(format!("`{}` with this rounding", op.name())));
+                }
+                let [d, x] = self.operands(inst)?;
+                let d = self.word(d)?;
+                let x = self.src32(x)?;
+                // MUFU computes in f64 and rounds once; `.ftz` flushes the input and the result.
+                let x = self.flushed(x, f.ftz, 0)?;
+                self.emit(Form::Mufu(mods::Mufu { op: function }), &[dst(d), src(x)])?;
+                self.flush_in_place(d, f.ftz)
+            }
+            Op::Shf(f) => {
+                let [d, a, b, c] = self.operands(inst)?;
+                let d = self.word(d)?;
+                let (a, b, c) = (self.src32(a)?, self.src32(b)?, self.src32(c)?);
+                let dir = if f.direction == px::ShfDirection::L { isa::ShfDir::L } else { isa::ShfDir::R };
+                let amount = if f.mode == px::ShfMode::Wrap { isa::ShfAmount::Wrap } else { isa::ShfAmount::Clamp };
+                self.emit(Form::Shf(mods::Shf { dir, amount }), &[dst(d), src(a), src(b), src(c)])
+            }
+            Op::Prmt(p) => {
+                let [d, a, b, c] = self.operands(inst)?;
+                let d = self.word(d)?;
+                let (a, b, c) = (self.src32(a)?, self.src32(b)?, self.src32(c)?);
+                let mode = match p.mode {
+                    None => isa::PrmtMode::Idx,
+                    Some(px::PrmtMode::F4e) => isa::PrmtMode::F4e,
+                    Some(px::PrmtMode::B4e) => isa::PrmtMode::B4e,
+                    Some(px::PrmtMode::Rc8) => isa::PrmtMode::Rc8,
+                    Some(px::PrmtMode::Ecl) => isa::PrmtMode::Ecl,
+                    Some(px::PrmtMode::Ecr) => isa::PrmtMode::Ecr,
+                    Some(px::PrmtMode::Rc16) => isa::PrmtMode::Rc16,
+                };
+                self.emit(Form::Prmt(mods::Prmt { mode }), &[dst(d), src(a), src(b), src(c)])
+            }
+            _ => Err(unsupported(format!("`{op}`"))),
+        }
+    }
+
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`: simt's
+    /// `MMA.M16N8K16` has PTX's fragment layout, so the fragments only move into and out of
+    /// consecutive scratch registers.
+    /// `div` (or `rem`, with `rem`) of 32- or 64-bit integers: `IDIV`/`IREM` on words,
+    /// `IDIV64`/`IREM64` on pairs.
+    pub(super) fn divide(&mut self, ty: Type, rem: bool, [d, x, y]: [&'t ast::Operand<'a>; 3]) -> Result<()> {
+        let signed = matches!(ty, Type::S32 | Type::S64);
+        if matches!(ty, Type::S64 | Type::U64) {
+            let d = self.pair(d)?;
+            let (x, y) = (self.pair_src(x)?, self.src64(y)?);
+            let ty = if signed { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
+            let form = if rem { Form::Irem64(mods::Irem64 { ty }) } else { Form::Idiv64(mods::Idiv64 { ty }) };
+            return self.emit(form, &[dst(d), src(x), src(y)]);
+        }
+        let d = self.word(d)?;
+        let (x, y) = (self.src32(x)?, self.src32(y)?);
+        let ty = if signed { isa::IntType::S32 } else { isa::IntType::U32 };
+        let form = if rem { Form::Irem(mods::Irem { ty }) } else { Form::Idiv(mods::Idiv { ty }) };
+        self.emit(form, &[dst(d), src(x), src(y)])
+    }
+
+    pub(super) fn multiply(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mul, mad: bool) -> Result<()> {
+        let unsupported = |what: String| unsupported(inst, what);
+        let name = if mad { "mad" } else { "mul" };
+        let ops = inst.operands.as_slice();
+        let (d, x, y, z) = match (mad, ops) {
+            (false, [d, x, y]) => (d, x, y, None),
+            (true, [d, x, y, z]) => (d, x, y, Some(z)),
+            _ => return Err(Diagnostic::new(inst.span, format!("`{name}` takes {} operands", if mad { 4 } else { 3 }))),
+        };
+        if m.ty.is_float() {
+            if let (Some(rnd), Type::F32) = (directed(m.rounding), m.ty) {
+                // FFMA rounds `x * y + 0` once, so the product rounds as asked.
+                let zero = (neutral_zero(rnd) >> 32) as u32;
+                let d = self.word(d)?;
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                let z = match z {
+                    Some(z) => self.src32(z)?,
+                    None => Src::imm(zero),
+                };
+                return self.emit(Form::Ffma(mods::Ffma { ftz: ftz(m.ftz), sat: sat(m.sat), rnd }), &[dst(d), src(x), src(y), src(z)]);
+            }
+            if let (Some(rnd), Type::F64) = (directed(m.rounding), m.ty) {
+                let d = self.pair(d)?;
+                let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
+                let z = match z {
+                    Some(z) => self.src_f64(z)?,
+                    None => Src::Imm { bits: neutral_zero(rnd), wide: true },
+                };
+                return self.emit(Form::Dfma(mods::Dfma { rnd }), &[dst(d), src(x), src(y), src(z)]);
+            }
+            rn_only(m.rounding, inst.op, inst)?;
+            return match (m.ty, z) {
+                (Type::F32, None) => {
+                    let d = self.word(d)?;
+                    let (x, y) = (self.src32(x)?, self.src32(y)?);
+                    self.emit(Form::Fmul(mods::Fmul { ftz: ftz(m.ftz), sat: sat(m.sat) }), &[dst(d), src(x), src(y)])
+                }
+                // `mad.rn.f32` is a fused multiply-add (PTX ISA, since sm_20).
+                (Type::F32, Some(z)) => {
+                    let d = self.word(d)?;
+                    let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
+                    self.emit(Form::Ffma(mods::Ffma { ftz: ftz(m.ftz), sat: sat(m.sat), rnd: isa::Round::Rn }), &[dst(d), src(x), src(y), src(z)])
+                }
+                (Type::F64, None) => {
+                    let d = self.pair(d)?;
+                    let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
+                    self.op(Opcode::Dmul, &[dst(d), src(x), src(y)])
+                }
+                (Type::F64, Some(z)) => {
+                    let d = self.pair(d)?;
+                    let (x, y, z) = (self.src_f64(x)?, self.src_f64(y)?, self.src_f64(z)?);
+                    self.op(Opcode::Dfma, &[dst(d), src(x), src(y), src(z)])
+                }
+                (ty, _) => Err(unsupported(format!("`{name}{ty}`"))),
+            };
+        }
+        let signed = if m.ty.is_signed() { isa::IntType::S32 } else { isa::IntType::U32 };
+        let t = self.scratch;
+        match (m.mode, m.ty.bits()) {
+            (Some(px::MulMode::Lo), bits @ (16 | 32)) => {
+                // The low bits of a product do not depend on the sources' signedness.
+                let d = self.word(d)?;
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                match z {
+                    None => self.op(Opcode::Imul, &[dst(d), src(x), src(y)])?,
+                    Some(z) => {
+                        let z = self.src32(z)?;
+                        self.op(Opcode::Imad, &[dst(d), src(x), src(y), src(z)])?;
+                    }
+                }
+                self.narrow(d, bits)
+            }
+            (Some(px::MulMode::Hi), 32) => {
+                let d = self.word(d)?;
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                let high = Form::ImulHi(mods::ImulHi { ty: signed });
+                match z {
+                    None => self.emit(high, &[dst(d), src(x), src(y)]),
+                    Some(z) => {
+                        let z = self.src32(z)?;
+                        self.emit(high, &[dst(t), src(x), src(y)])?;
+                        self.op(Opcode::Iadd, &[dst(d), src(Src::reg(t)), src(z)])
+                    }
+                }
+            }
+            (Some(mode @ (px::MulMode::Hi | px::MulMode::Wide)), 16) => {
+                // 16-bit registers hold their value zero-extended: a signed source is
+                // sign-extended first, and the 32-bit product is then exact.
+                let (mut x, mut y) = (self.src32(x)?, self.src32(y)?);
+                if signed == isa::IntType::S32 {
+                    self.extend_sign(t, x, 16)?;
+                    self.extend_sign(t + 1, y, 16)?;
+                    (x, y) = (Src::reg(t), Src::reg(t + 1));
+                }
+                let z = z.map(|z| self.src32(z)).transpose()?;
+                let d = self.word(d)?;
+                if mode == px::MulMode::Wide {
+                    return match z {
+                        None => self.op(Opcode::Imul, &[dst(d), src(x), src(y)]),
+                        Some(z) => self.op(Opcode::Imad, &[dst(d), src(x), src(y), src(z)]),
+                    };
+                }
+                self.op(Opcode::Imul, &[dst(t), src(x), src(y)])?;
+                self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(t), src(Src::reg(t)), src(Src::imm(16))])?;
+                match z {
+                    None => self.mov(d, Src::reg(t))?,
+                    Some(z) => self.op(Opcode::Iadd, &[dst(d), src(Src::reg(t)), src(z)])?,
+                }
+                self.narrow(d, 16)
+            }
+            (Some(px::MulMode::Wide), 32) => {
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                let z = z.map(|z| self.src64(z)).transpose()?;
+                let d = self.pair(d)?;
+                let wide = Form::ImulWide(mods::ImulWide { ty: signed });
+                match z {
+                    None => self.emit(wide, &[dst(d), src(x), src(y)]),
+                    Some(z) => {
+                        self.emit(wide, &[dst(t), src(x), src(y)])?;
+                        self.op(Opcode::Iadd64, &[dst(d), src(Src::reg(t)), src(z)])
+                    }
+                }
+            }
+            (Some(mode @ (px::MulMode::Lo | px::MulMode::Hi)), 64) => {
+                let (x, y) = (self.pair_src(x)?, self.src64(y)?);
+                let z = z.map(|z| self.src64(z)).transpose()?;
+                let d = self.pair(d)?;
+                let form = match mode {
+                    px::MulMode::Lo => Form::Imul64(mods::Imul64 {}),
+                    _ => Form::ImulHi64(mods::ImulHi64 { ty: if m.ty.is_signed() { isa::Int64Type::S64 } else { isa::Int64Type::U64 } }),
+                };
+                match z {
+                    None => self.emit(form, &[dst(d), src(x), src(y)]),
+                    Some(z) => {
+                        self.emit(form, &[dst(t), src(x), src(y)])?;
+                        self.op(Opcode::Iadd64, &[dst(d), src(Src::reg(t)), src(z)])
+                    }
+                }
+            }
+            _ => Err(unsupported(format!("`{name}{}{}`", m.mode.map_or(String::new(), |mode| mode.to_string()), m.ty))),
+        }
+    }
+
+    pub(super) fn setp(&mut self, inst: &'t ast::Instruction<'a>, s: px::Setp) -> Result<()> {
+        let unsupported = |what: String| unsupported(inst, what);
+        let (d, x, y, q) = match inst.operands.as_slice() {
+            [d, x, y] => (d, x, y, None),
+            [d, x, y, q] => (d, x, y, Some(q)),
+            _ => return Err(Diagnostic::new(inst.span, "`setp` takes 3 or 4 operands")),
+        };
+        if matches!(d.kind, OperandKind::Pair(..)) {
+            return Err(unsupported("`setp` with two destinations (`p|q`)".into()));
+        }
+        let p = self.pred(d)?;
+        self.compare(inst, s, p, x, y, q)
+    }
+
+    /// `set.cmp[.bool].dtype.stype d, a, b[, c]`: the comparison into the predicate kept back
+    /// for it (P6), then `SEL` of all ones (integer results) or 1.0 (f32), or 0.
+    pub(super) fn set(&mut self, inst: &'t ast::Instruction<'a>, s: px::Set) -> Result<()> {
+        let (d, x, y, q) = match inst.operands.as_slice() {
+            [d, x, y] => (d, x, y, None),
+            [d, x, y, q] => (d, x, y, Some(q)),
+            _ => return Err(Diagnostic::new(inst.span, "`set` takes 3 or 4 operands")),
+        };
+        let truth = match s.dst {
+            Type::U32 | Type::S32 | Type::B32 => u32::MAX,
+            Type::F32 => 1.0f32.to_bits(),
+            ty => return Err(unsupported(inst, format!("`set` with a `{ty}` result"))),
+        };
+        // A spilled guard and a spilled `c` would take both scratch predicates, P6 included.
+        let spilled = |o: Option<&str>| o.and_then(|n| self.spilled(n)).is_some();
+        let q_name = q.and_then(|q| match q.kind {
+            OperandKind::Name(n) | OperandKind::Not(n) => Some(n),
+            _ => None,
+        });
+        if spilled(inst.guard.map(|g| g.predicate)) && spilled(q_name) {
+            return Err(unsupported(inst, "`set` with a guard and a predicate operand that both live in registers (more than five predicates live)".into()));
+        }
+        let p = SCRATCH_PRED;
+        self.compare(inst, px::Setp { cmp: s.cmp, combine: s.combine, ftz: s.ftz, ty: s.src }, p, x, y, q)?;
+        let d = self.word(d)?;
+        self.op(Opcode::Sel, &[dst(d), src(Src::imm(truth)), src(Src::imm(0)), isa::Operand::PredSrc { pred: p, negated: false }])
+    }
+
+    /// `p = (x cmp y) bop q` for `setp` and `set`.
+    pub(super) fn compare(
+        &mut self,
+        inst: &'t ast::Instruction<'a>,
+        s: px::Setp,
+        p: u8,
+        x: &'t ast::Operand<'a>,
+        y: &'t ast::Operand<'a>,
+        q: Option<&'t ast::Operand<'a>>,
+    ) -> Result<()> {
+        let unsupported = |what: String| unsupported(inst, what);
+        let q = match q {
+            Some(q) => self.pred_src(q)?,
+            None => isa::Operand::PredSrc { pred: isa::PT, negated: false },
+        };
+        let bop = match s.combine {
+            None | Some(px::BoolOp::And) => isa::BoolOp::And,
+            Some(px::BoolOp::Or) => isa::BoolOp::Or,
+            Some(px::BoolOp::Xor) => isa::BoolOp::Xor,
+        };
+        use px::CmpOp as C;
+        if s.ty.is_integer() {
+            let (cmp, unsigned) = match s.cmp {
+                C::Eq => (isa::Cmp::Eq, false),
+                C::Ne => (isa::Cmp::Ne, false),
+                C::Lt => (isa::Cmp::Lt, false),
+                C::Le => (isa::Cmp::Le, false),
+                C::Gt => (isa::Cmp::Gt, false),
+                C::Ge => (isa::Cmp::Ge, false),
+                C::Lo => (isa::Cmp::Lt, true),
+                C::Ls => (isa::Cmp::Le, true),
+                C::Hi => (isa::Cmp::Gt, true),
+                C::Hs => (isa::Cmp::Ge, true),
+                other => return Err(Diagnostic::new(inst.op_span, format!("`{other}` compares floating-point values, not `{}`", s.ty))),
+            };
+            let signed = !unsigned && s.ty.is_signed();
+            if s.ty.bits() == 64 {
+                let ty = if signed { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
+                let (x, y) = (self.pair_src(x)?, self.src64(y)?);
+                return self.emit(Form::Isetp64(mods::Isetp64 { cmp, ty, bop }), &[isa::Operand::Pred(p), src(x), src(y), q]);
+            }
+            let ty = if signed { isa::IntType::S32 } else { isa::IntType::U32 };
+            let (mut x, mut y) = (self.src32(x)?, self.src32(y)?);
+            if s.ty.bits() < 32 && signed {
+                // Registers hold 8- and 16-bit values zero-extended: compare them sign-extended.
+                let t = self.scratch;
+                self.widen(t, x, s.ty)?;
+                self.widen(t + 1, y, s.ty)?;
+                (x, y) = (Src::reg(t), Src::reg(t + 1));
+            }
+            return self.emit(Form::Isetp(mods::Isetp { cmp, ty, bop }), &[isa::Operand::Pred(p), src(x), src(y), q]);
+        }
+        let cmp = match s.cmp {
+            C::Eq => isa::FCmp::Eq,
+            C::Ne => isa::FCmp::Ne,
+            C::Lt => isa::FCmp::Lt,
+            C::Le => isa::FCmp::Le,
+            C::Gt => isa::FCmp::Gt,
+            C::Ge => isa::FCmp::Ge,
+            C::Equ => isa::FCmp::Equ,
+            C::Neu => isa::FCmp::Neu,
+            C::Ltu => isa::FCmp::Ltu,
+            C::Leu => isa::FCmp::Leu,
+            C::Gtu => isa::FCmp::Gtu,
+            C::Geu => isa::FCmp::Geu,
+            C::Num => isa::FCmp::Num,
+            C::Nan => isa::FCmp::Nan,
+            other => return Err(Diagnostic::new(inst.op_span, format!("`{other}` compares unsigned integers, not `{}`", s.ty))),
+        };
+        match (s.ty, s.ftz) {
+            (Type::F32, ftz) => {
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                let (x, y) = (self.flushed(x, ftz, 0)?, self.flushed(y, ftz, 1)?);
+                self.emit(Form::Fsetp(mods::Fsetp { cmp, bop }), &[isa::Operand::Pred(p), src(x), src(y), q])
+            }
+            (Type::F64, _) => {
+                let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
+                self.emit(Form::Dsetp(mods::Dsetp { cmp, bop }), &[isa::Operand::Pred(p), src(x), src(y), q])
+            }
+            (ty, ftz) => Err(unsupported(format!("`setp{}{ty}`", if ftz { ".ftz" } else { "" }))),
+        }
+    }
+}

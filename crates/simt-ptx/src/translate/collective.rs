@@ -1,0 +1,254 @@
+//! Warp-wide and control instructions: barriers, fences, `shfl`, `vote`, `redux`,
+//! `match`, branches, and `mma.sync`.
+
+use super::*;
+
+impl<'t, 'a> Entry<'t, 'a> {
+    /// Barriers, fences, warp votes, reductions and matches, and branches.
+    pub(super) fn warp_and_control(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
+        let unsupported = |what: String| unsupported(inst, what);
+        let op = inst.op;
+        match op {
+            Op::Bar(bar) => {
+                let barrier_zero = matches!(inst.operands.as_slice(), [ast::Operand { kind: OperandKind::Immediate(Immediate::Int(0)), .. }]);
+                if bar.action != px::BarAction::Sync || !barrier_zero {
+                    return Err(with_note(unsupported("this barrier".into()), "supported: `bar.sync 0` and `barrier.sync 0` (`__syncthreads()`)"));
+                }
+                self.op(Opcode::BarSync, &[])
+            }
+            Op::BarWarpSync => {
+                let [mask] = self.operands(inst)?;
+                self.full_mask(mask)?;
+                self.op(Opcode::Warpsync, &[])
+            }
+            Op::Membar(m) => {
+                let scope = if m.level == px::MembarLevel::Cta { isa::MembarScope::Cta } else { isa::MembarScope::Gl };
+                self.emit(Form::Membar(mods::Membar { scope }), &[])
+            }
+            Op::Fence(f) => {
+                let scope = if f.scope == px::Scope::Cta { isa::MembarScope::Cta } else { isa::MembarScope::Gl };
+                self.emit(Form::Membar(mods::Membar { scope }), &[])
+            }
+            Op::Shfl(s) => self.shfl(inst, s),
+            Op::Vote(v) => {
+                if !v.sync {
+                    return Err(with_note(
+                        unsupported("`vote` without `.sync`".into()),
+                        "write `vote.sync` with a member mask of `0xffffffff` (PTX has no `vote` without `.sync` from sm_70)",
+                    ));
+                }
+                let [d, p, mask] = self.operands(inst)?;
+                self.full_mask(mask)?;
+                let q = self.pred_src(p)?;
+                match v.mode {
+                    px::VoteMode::Ballot => {
+                        let d = self.word(d)?;
+                        self.op(Opcode::VoteBallot, &[dst(d), q])
+                    }
+                    px::VoteMode::All | px::VoteMode::Any => {
+                        let d = self.pred(d)?;
+                        let mode = if v.mode == px::VoteMode::All { isa::VoteMode::All } else { isa::VoteMode::Any };
+                        self.emit(Form::Vote(mods::Vote { mode }), &[isa::Operand::Pred(d), q])
+                    }
+                    // Uniform: no lane's `p` holds, or every lane's does (ballots of `p` and of
+                    // the lanes voting, compared).
+                    px::VoteMode::Uni => {
+                        let (d, t) = (self.pred(d)?, self.scratch);
+                        self.op(Opcode::VoteBallot, &[dst(t), q])?;
+                        self.op(Opcode::VoteBallot, &[dst(t + 1), isa::Operand::PredSrc { pred: isa::PT, negated: false }])?;
+                        let equal = |bop| Form::Isetp(mods::Isetp { cmp: isa::Cmp::Eq, ty: isa::IntType::U32, bop });
+                        self.emit(
+                            equal(isa::BoolOp::And),
+                            &[isa::Operand::Pred(d), src(Src::reg(t)), src(Src::imm(0)), isa::Operand::PredSrc { pred: isa::PT, negated: false }],
+                        )?;
+                        self.emit(
+                            equal(isa::BoolOp::Or),
+                            &[isa::Operand::Pred(d), src(Src::reg(t)), src(Src::reg(t + 1)), isa::Operand::PredSrc { pred: d, negated: false }],
+                        )
+                    }
+                }
+            }
+            Op::Redux(r) => {
+                let [d, a, mask] = self.operands(inst)?;
+                self.full_mask(mask)?;
+                let op = match r.op {
+                    px::ReduxOp::Add => isa::ReduxOp::Add,
+                    px::ReduxOp::Min => isa::ReduxOp::Min,
+                    px::ReduxOp::Max => isa::ReduxOp::Max,
+                    px::ReduxOp::And => isa::ReduxOp::And,
+                    px::ReduxOp::Or => isa::ReduxOp::Or,
+                    px::ReduxOp::Xor => isa::ReduxOp::Xor,
+                };
+                let ty = if r.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
+                let (d, a) = (self.word(d)?, self.word(a)?);
+                self.emit(Form::Redux(mods::Redux { op, ty }), &[dst(d), src(Src::reg(a))])
+            }
+            Op::Match(m) if m.ty.bits() == 32 => {
+                let [d, a, mask] = self.operands(inst)?;
+                if matches!(d.kind, OperandKind::Pair(..)) {
+                    return Err(unsupported("`match.all` with a predicate output (`d|p`)".into()));
+                }
+                self.full_mask(mask)?;
+                let mode = if m.mode == px::MatchMode::All { isa::MatchMode::All } else { isa::MatchMode::Any };
+                let (d, a) = (self.word(d)?, self.word(a)?);
+                self.emit(Form::Match(mods::Match { mode }), &[dst(d), src(Src::reg(a))])
+            }
+            Op::Activemask => {
+                let [d] = self.operands(inst)?;
+                let d = self.word(d)?;
+                self.op(Opcode::VoteBallot, &[dst(d), isa::Operand::PredSrc { pred: isa::PT, negated: false }])
+            }
+            Op::Bra(_) => {
+                let [target] = self.operands(inst)?;
+                let OperandKind::Name(label) = target.kind else { return Err(Diagnostic::new(target.span, "expected a label")) };
+                let label = self.b.label(self.labels.name(label));
+                let pc = self.b.len() as u32;
+                self.op(Opcode::Bra, &[isa::Operand::Label { target: 0, reconv: isa::NO_RECONV }])?;
+                self.b.branch_to(pc, 0, label);
+                Ok(())
+            }
+            _ => Err(unsupported(format!("`{op}`"))),
+        }
+    }
+
+    pub(super) fn shfl(&mut self, inst: &'t ast::Instruction<'a>, s: px::Shfl) -> Result<()> {
+        let [d, a, b, c, mask] = self.operands(inst)?;
+        if !s.sync || s.ty.bits() != 32 {
+            return Err(Diagnostic::new(inst.op_span, "only `shfl.sync` of 32-bit values is supported"));
+        }
+        self.full_mask(mask)?;
+        let mode = match s.mode {
+            px::ShflMode::Up => isa::ShflMode::Up,
+            px::ShflMode::Down => isa::ShflMode::Down,
+            px::ShflMode::Bfly => isa::ShflMode::Bfly,
+            px::ShflMode::Idx => isa::ShflMode::Idx,
+        };
+        // PTX packs the segment width and the clamp into `c`: ((32 - width) << 8) | clamp,
+        // the clamp being 0 for `.up` and width - 1 otherwise. nvcc keeps it in a register.
+        let Some(c_value) = self.constant(c) else {
+            return Err(Diagnostic::new(c.span, "the clamp operand must be a literal, or a register always set to one"));
+        };
+        let width = 32 - (c_value >> 8);
+        let clamp = c_value & 0xFF;
+        let expected = if mode == isa::ShflMode::Up { 0 } else { width - 1 };
+        if !(1..=32).contains(&width) || (width as u32).count_ones() != 1 || clamp != expected || c_value >> 13 != 0 {
+            return Err(with_note(
+                Diagnostic::new(c.span, format!("clamp value {c_value:#x} is not one that CUDA's __shfl_*_sync produces")),
+                "expected ((32 - width) << 8) | (width - 1), or (32 - width) << 8 for .up, with width a power of two",
+            ));
+        }
+        let (d, valid) = match d.kind {
+            OperandKind::Pair(value, valid) => {
+                (ast::Operand { kind: OperandKind::Name(value), span: d.span }, Some(ast::Operand { kind: OperandKind::Name(valid), span: d.span }))
+            }
+            _ => (d.clone(), None),
+        };
+        let b = self.src32(b)?;
+        // `d|p`: p says whether the source lane lay inside the segment (else a lane reads its
+        // own `a`). The source lane is worked out in scratch registers before `SHFL`, which
+        // may overwrite `b`, and compared after it.
+        let t = self.scratch;
+        let within = match valid {
+            Some(_) => Some(self.source_lane(mode, b, width as u32)?),
+            None => None,
+        };
+        let (d, a) = (self.word(&d)?, self.word(a)?);
+        self.emit(Form::Shfl(mods::Shfl { mode }), &[dst(d), src(Src::reg(a)), src(b), isa::Operand::Imm(width as u32)])?;
+        let (Some(valid), Some((cmp, last))) = (valid, within) else { return Ok(()) };
+        let p = self.pred(&valid)?;
+        let pt = isa::Operand::PredSrc { pred: isa::PT, negated: false };
+        self.emit(Form::Isetp(mods::Isetp { cmp, ty: isa::IntType::S32, bop: isa::BoolOp::And }), &[isa::Operand::Pred(p), src(Src::reg(t)), src(last), pt])
+    }
+
+    /// Computes, into scratch register `scratch`, the lane `shfl` reads from (PTX's `j`), and
+    /// returns how `j` must compare with the returned bound for the read to be in range:
+    /// at least the segment's first lane for `.up`, at most its last otherwise.
+    pub(super) fn source_lane(&mut self, mode: isa::ShflMode, b: Src, width: u32) -> Result<(isa::Cmp, Src)> {
+        let (t, seg) = (self.scratch, 32 - width);
+        self.op(Opcode::S2r, &[dst(t), isa::Operand::Special(isa::SpecialReg::LaneId)])?;
+        let lane_bits = match b {
+            Src::Imm { bits, .. } => Src::imm(bits as u32 & 31),
+            _ => {
+                self.op(Opcode::And, &[dst(t + 1), src(b), src(Src::imm(31))])?;
+                Src::reg(t + 1)
+            }
+        };
+        // The segment's first lane: this lane with the bits inside the segment cleared.
+        let first = if seg == 0 {
+            Src::imm(0)
+        } else {
+            self.op(Opcode::And, &[dst(t + 2), src(Src::reg(t)), src(Src::imm(seg))])?;
+            Src::reg(t + 2)
+        };
+        let last = |this: &mut Self| -> Result<Src> {
+            if seg == 0 {
+                return Ok(Src::imm(width - 1));
+            }
+            this.op(Opcode::Or, &[dst(t + 3), src(first), src(Src::imm(width - 1))])?;
+            Ok(Src::reg(t + 3))
+        };
+        match mode {
+            isa::ShflMode::Up => {
+                self.op(Opcode::Isub, &[dst(t), src(Src::reg(t)), src(lane_bits)])?;
+                Ok((isa::Cmp::Ge, first))
+            }
+            isa::ShflMode::Down => {
+                self.op(Opcode::Iadd, &[dst(t), src(Src::reg(t)), src(lane_bits)])?;
+                Ok((isa::Cmp::Le, last(self)?))
+            }
+            isa::ShflMode::Bfly => {
+                self.op(Opcode::Xor, &[dst(t), src(Src::reg(t)), src(lane_bits)])?;
+                Ok((isa::Cmp::Le, last(self)?))
+            }
+            isa::ShflMode::Idx => {
+                // j = first | (b & ~segmask): the index, kept inside the segment.
+                self.op(Opcode::And, &[dst(t), src(lane_bits), src(Src::imm(width - 1))])?;
+                self.op(Opcode::Or, &[dst(t), src(Src::reg(t)), src(first)])?;
+                Ok((isa::Cmp::Le, last(self)?))
+            }
+        }
+    }
+
+    pub(super) fn mma(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mma) -> Result<()> {
+        let input = match (m.a, m.b) {
+            (Type::F16, Type::F16) => Some(isa::MmaIn::F16),
+            (Type::Bf16, Type::Bf16) => Some(isa::MmaIn::BF16),
+            _ => None,
+        };
+        let supported = m.shape == px::MmaShape::M16n8k16
+            && m.a_layout == px::Layout::Row
+            && m.b_layout == px::Layout::Col
+            && m.d == Type::F32
+            && m.c == Type::F32
+            && !m.satfinite;
+        let (Some(input), true) = (input, supported) else {
+            return Err(with_note(
+                Diagnostic::new(inst.op_span, format!("`{}` is not supported by the PTX front end yet", inst.op)),
+                "supported: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 and its .bf16 form",
+            ));
+        };
+        let [d, a, b, c] = self.operands(inst)?;
+        let parts = |o: &'t ast::Operand<'a>, n: usize| -> Result<&'t [ast::Operand<'a>]> {
+            match &o.kind {
+                OperandKind::Vector(v) if v.len() == n => Ok(v),
+                _ => Err(Diagnostic::new(o.span, format!("expected a vector of {n} registers"))),
+            }
+        };
+        let (d, a, b, c) = (parts(d, 4)?, parts(a, 4)?, parts(b, 2)?, parts(c, 4)?);
+        let t = self.scratch;
+        let (ta, tb, tc) = (t, t + 4, t + 8);
+        for (base, fragment) in [(ta, a), (tb, b), (tc, c)] {
+            for (i, part) in fragment.iter().enumerate() {
+                let x = self.src32(part)?;
+                self.mov(base + i as u8, x)?;
+            }
+        }
+        let form = Form::MmaM16n8k16(mods::MmaM16n8k16 { acc: isa::MmaAcc::F32, input });
+        self.emit(form, &[dst(tc), src(Src::reg(ta)), src(Src::reg(tb)), src(Src::reg(tc))])?;
+        for (i, part) in d.iter().enumerate() {
+            let r = self.word(part)?;
+            self.mov(r, Src::reg(tc + i as u8))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,280 @@
+//! `cvt` in all its forms, and the narrowing, widening and flushing helpers the
+//! arithmetic shares: integer widths, floats to and from integers of every width,
+//! halves through f32.
+
+use super::*;
+
+impl<'t, 'a> Entry<'t, 'a> {
+    pub(super) fn cvt(&mut self, inst: &'t ast::Instruction<'a>, c: px::Cvt) -> Result<()> {
+        let unsupported = || {
+            with_note(
+                Diagnostic::new(inst.op_span, format!("`{}` is not supported by the PTX front end yet", inst.op)),
+                "docs/ptx.md lists the supported conversions",
+            )
+        };
+        // `cvt.rn.f16x2.f32 d, a, b`: both rounded to nearest even, `a` in the upper half.
+        if let (Type::F16x2 | Type::Bf16x2, Type::F32, [d, a, b], Some(px::Rounding::Rn), false, false, false) =
+            (c.dst, c.src, inst.operands.as_slice(), c.rounding, c.relu, c.sat, c.ftz)
+        {
+            let ty = if c.dst == Type::F16x2 { isa::PackType::F16x2 } else { isa::PackType::Bf16x2 };
+            let d = self.word(d)?;
+            let (a, b) = (self.src32(a)?, self.src32(b)?);
+            return self.emit(Form::Pack(mods::Pack { ty }), &[dst(d), src(b), src(a)]);
+        }
+        let [d, x] = self.operands(inst)?;
+        let (to, from) = (c.dst, c.src);
+        if c.relu {
+            return Err(unsupported());
+        }
+        if to.is_integer() && from.is_integer() {
+            return if c.rounding.is_some() || c.ftz { Err(unsupported()) } else { self.cvt_int(d, x, to, from, c.sat) };
+        }
+        // 8- and 16-bit integers convert as their 32-bit types: a narrow source is widened first
+        // (exactly), a narrow result clamped to its range after (PTX's float-to-integer
+        // conversions saturate; CVT to 32 bits already has, NaN giving 0).
+        let wide = |t: Type| match t {
+            Type::U8 | Type::U16 => Type::U32,
+            Type::S8 | Type::S16 => Type::S32,
+            t => t,
+        };
+        let cvt_type = |t: Type| match wide(t) {
+            Type::U32 => Some(isa::CvtType::U32),
+            Type::S32 => Some(isa::CvtType::S32),
+            Type::U64 => Some(isa::CvtType::U64),
+            Type::S64 => Some(isa::CvtType::S64),
+            Type::F32 => Some(isa::CvtType::F32),
+            Type::F64 => Some(isa::CvtType::F64),
+            Type::F16 => Some(isa::CvtType::F16),
+            Type::Bf16 => Some(isa::CvtType::BF16),
+            _ => None,
+        };
+        let (Some(to_ty), Some(from_ty)) = (cvt_type(to), cvt_type(from)) else { return Err(unsupported()) };
+        // `.rni`/`.rzi`/`.rmi`/`.rpi` round to an integral value (rintf, truncf, floorf, ceilf):
+        // `FRND`/`DRND`, then converted exactly when the result is an integer. CVT to an integer
+        // truncates (saturating, NaN giving 0), so `.rzi` needs no rounding step.
+        let integral = match c.rounding {
+            Some(px::Rounding::Rni) => Some(isa::Round::Rn),
+            Some(px::Rounding::Rzi) => Some(isa::Round::Rz),
+            Some(px::Rounding::Rmi) => Some(isa::Round::Rm),
+            Some(px::Rounding::Rpi) => Some(isa::Round::Rp),
+            _ => None,
+        };
+        let rounding_ok = match (to.is_float(), from.is_float()) {
+            (true, true) if to == from => {
+                if integral.is_some() {
+                    matches!(to, Type::F32 | Type::F64 | Type::F16 | Type::Bf16)
+                } else {
+                    c.rounding.is_none() && to == Type::F32
+                }
+            }
+            // Integer to float, and narrowing floats, round: in any direction.
+            (true, false) => c.rounding.is_some_and(|r| !r.is_integer()),
+            (true, true) if to.bits() < from.bits() => c.rounding.is_some_and(|r| !r.is_integer()),
+            (true, true) => c.rounding.is_none(),
+            (false, true) => integral.is_some(),
+            (false, false) => false,
+        };
+        // `.sat` clamps a float result to [0, 1] (FADD.SAT below); float to integer saturates anyway.
+        // `.ftz` flushes an f32 source or result.
+        let sat_result = c.sat && to.is_float();
+        if !rounding_ok || (sat_result && to != Type::F32) || (c.ftz && from != Type::F32 && to != Type::F32) {
+            return Err(unsupported());
+        }
+        let mut x = if from_ty.is_pair() { Src::reg(self.pair(x)?) } else { self.src32(x)? };
+        if wide(from) != from {
+            self.widen(self.scratch + 1, x, from)?;
+            x = Src::reg(self.scratch + 1);
+        }
+        if to == from && integral.is_none() {
+            // `x + -0.0` is `x` for every x, -0 included: what it adds is the flush and the clamp.
+            let d = self.word(d)?;
+            return self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(c.sat) }), &[dst(d), src(x), src(Src::imm(0x8000_0000))]);
+        }
+        let t = self.scratch;
+        if matches!(from, Type::F16 | Type::Bf16) && c.sat && integral.is_some_and(|r| r != isa::Round::Rz || to.is_float()) {
+            return Err(unsupported());
+        }
+        if let (Some(rnd), Type::F16 | Type::Bf16, false) = (integral.filter(|&r| r != isa::Round::Rz || to.is_float()), from, c.sat) {
+            // Halves round through f32, where they and their integral values are exact.
+            self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from: from_ty, rnd: isa::Round::Rn }), &[dst(t), src(x)])?;
+            self.emit(Form::Frnd(mods::Frnd { rnd, ftz: ftz(false) }), &[dst(t), src(Src::reg(t))])?;
+            let d = if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? };
+            match to_ty {
+                isa::CvtType::F32 => self.mov(d, Src::reg(t))?,
+                to_ty => self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: isa::CvtType::F32, rnd: isa::Round::Rn }), &[dst(d), src(Src::reg(t))])?,
+            }
+            return if wide(to) != to { self.saturate_narrow(d, to) } else { Ok(()) };
+        }
+        if let Some(rnd) = integral.filter(|&r| r != isa::Round::Rz || to.is_float()) {
+            let rounded = if to.is_float() && to == from { if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? } } else { t };
+            match from {
+                Type::F32 => self.emit(Form::Frnd(mods::Frnd { rnd, ftz: ftz(c.ftz) }), &[dst(rounded), src(x)])?,
+                _ => self.emit(Form::Drnd(mods::Drnd { rnd }), &[dst(rounded), src(x)])?,
+            }
+            if to == from {
+                return if sat_result {
+                    self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(true) }), &[dst(rounded), src(Src::reg(rounded)), src(Src::imm(0x8000_0000))])
+                } else {
+                    Ok(())
+                };
+            }
+            x = Src::reg(t);
+        } else if c.ftz && from == Type::F32 && !to.is_integer() {
+            self.emit(Form::Fadd(mods::Fadd { ftz: ftz(true), sat: sat(false) }), &[dst(t), src(x), src(Src::imm(0x8000_0000))])?;
+            x = Src::reg(t);
+        }
+        let d = if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? };
+        let rnd = directed(c.rounding).unwrap_or(isa::Round::Rn);
+        self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: from_ty, rnd }), &[dst(d), src(x)])?;
+        if wide(to) != to {
+            return self.saturate_narrow(d, to);
+        }
+        if to == Type::F32 && (sat_result || c.ftz) {
+            self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(c.sat) }), &[dst(d), src(Src::reg(d)), src(Src::imm(0x8000_0000))])?;
+        }
+        Ok(())
+    }
+
+    /// Clamps the 32-bit integer in `d` to the range of the 8- or 16-bit `to`, kept zero-extended.
+    pub(super) fn saturate_narrow(&mut self, d: u8, to: Type) -> Result<()> {
+        let bits = to.bits();
+        let (low, high, int) =
+            if to.is_signed() { (-(1i32 << (bits - 1)), (1i32 << (bits - 1)) - 1, isa::IntType::S32) } else { (0, (1i32 << bits) - 1, isa::IntType::U32) };
+        if to.is_signed() {
+            self.emit(Form::Imax(mods::Imax { ty: int }), &[dst(d), src(Src::reg(d)), src(Src::imm(low as u32))])?;
+        }
+        self.emit(Form::Imin(mods::Imin { ty: int }), &[dst(d), src(Src::reg(d)), src(Src::imm(high as u32))])?;
+        self.narrow(d, bits)
+    }
+
+    /// A scalar f16 or bf16 operation done in f32: each source widened exactly, `form` applied
+    /// (with the second source negated for `sub`), the result rounded to nearest even.
+    pub(super) fn half_via_f32(&mut self, inst: &'t ast::Instruction<'a>, ty: Type, form: Form, negate_second: bool) -> Result<()> {
+        let (d, sources) = inst.operands.split_first().ok_or_else(|| Diagnostic::new(inst.op_span, "expected operands"))?;
+        let half = if ty == Type::Bf16 { isa::CvtType::BF16 } else { isa::CvtType::F16 };
+        let mut widened = Vec::with_capacity(sources.len());
+        for (i, x) in sources.iter().enumerate() {
+            let x = self.src32(x)?;
+            let t = self.scratch + i as u8;
+            self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from: half, rnd: isa::Round::Rn }), &[dst(t), src(x)])?;
+            widened.push(if negate_second && i == 1 { negate_f32(Src::reg(t)) } else { Src::reg(t) });
+        }
+        let t = self.scratch;
+        let operands: Vec<isa::Operand> = std::iter::once(dst(t)).chain(widened.into_iter().map(src)).collect();
+        self.emit(form, &operands)?;
+        let d = self.word(d)?;
+        self.emit(Form::Cvt(mods::Cvt { to: half, from: isa::CvtType::F32, rnd: isa::Round::Rn }), &[dst(d), src(Src::reg(t))])
+    }
+
+    /// `cvt` between integer types: wrapping, or with `.sat` clamped to the destination's range.
+    pub(super) fn cvt_int(&mut self, d: &'t ast::Operand<'a>, x: &'t ast::Operand<'a>, to: Type, from: Type, saturate: bool) -> Result<()> {
+        let range = |ty: Type| {
+            let bits = ty.bits();
+            if ty.is_signed() { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) }
+        };
+        let ((low, high), (from_low, from_high)) = (range(to), range(from));
+        let (clamp_low, clamp_high) = (saturate && low > from_low, saturate && high < from_high);
+        let t = self.scratch;
+        if from.bits() == 64 {
+            let (mut lo, mut hi) = self.halves(x)?;
+            if clamp_low || clamp_high {
+                let ty = if from.is_signed() { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
+                let mut value = self.pair_src(x)?;
+                for (apply, bound, max) in [(clamp_low, low, true), (clamp_high, high, false)] {
+                    if !apply {
+                        continue;
+                    }
+                    let bound = match i32::try_from(bound) {
+                        Ok(b) => Src::imm(b as u32),
+                        Err(_) => self.wide_literal(bound as u64)?,
+                    };
+                    let form = if max { Form::Imax64(mods::Imax64 { ty }) } else { Form::Imin64(mods::Imin64 { ty }) };
+                    self.emit(form, &[dst(t), src(value), src(bound)])?;
+                    value = Src::reg(t);
+                }
+                (lo, hi) = (Src::reg(t), Src::reg(t + 1));
+            }
+            return if to.bits() == 64 {
+                let d = self.pair(d)?;
+                self.mov(d, lo)?;
+                self.mov(d + 1, hi)
+            } else {
+                let d = self.word(d)?;
+                self.mov(d, lo)?;
+                self.narrow(d, to.bits())
+            };
+        }
+        let x = self.src32(x)?;
+        if clamp_low || clamp_high {
+            // Compare the source's value in 32 bits.
+            let ty = if from.is_signed() { isa::IntType::S32 } else { isa::IntType::U32 };
+            self.widen(t, x, from)?;
+            if clamp_low {
+                self.emit(Form::Imax(mods::Imax { ty }), &[dst(t), src(Src::reg(t)), src(Src::imm(low as u32))])?;
+            }
+            if clamp_high {
+                self.emit(Form::Imin(mods::Imin { ty }), &[dst(t), src(Src::reg(t)), src(Src::imm(high as u32))])?;
+            }
+            return self.cvt_int_word(d, Src::reg(t), to, from);
+        }
+        self.cvt_int_word(d, x, to, from)
+    }
+
+    /// `cvt` to an integer type from one of at most 32 bits, wrapping.
+    pub(super) fn cvt_int_word(&mut self, d: &'t ast::Operand<'a>, x: Src, to: Type, from: Type) -> Result<()> {
+        if to.bits() == 64 {
+            let d = self.pair(d)?;
+            self.widen(d, x, from)?;
+            return if from.is_signed() {
+                self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(d + 1), src(Src::reg(d)), src(Src::imm(31))])
+            } else {
+                self.mov(d + 1, Src::imm(0))
+            };
+        }
+        let d = self.word(d)?;
+        if from.bits() < to.bits() {
+            self.widen(d, x, from)?;
+        } else {
+            self.mov(d, x)?;
+        }
+        self.narrow(d, to.bits())
+    }
+
+    /// `d = x` read as type `from` (at most 32 bits) and extended to 32 bits by its signedness.
+    pub(super) fn widen(&mut self, d: u8, x: Src, from: Type) -> Result<()> {
+        if from.is_signed() {
+            self.extend_sign(d, x, from.bits())
+        } else {
+            self.mov(d, x)?;
+            self.narrow(d, from.bits())
+        }
+    }
+
+    /// `x`, or with `ftz` a copy in scratch register `slot` with a subnormal flushed to a zero
+    /// of its sign (`FMUL.FTZ x, 1.0`, which changes nothing else).
+    pub(super) fn flushed(&mut self, x: Src, ftz: bool, slot: u8) -> Result<Src> {
+        if !ftz {
+            return Ok(x);
+        }
+        let t = self.scratch + slot;
+        self.emit(Form::Fmul(mods::Fmul { ftz: isa::Ftz::Yes, sat: isa::Sat::No }), &[dst(t), src(x), src(Src::imm(1.0f32.to_bits()))])?;
+        Ok(Src::reg(t))
+    }
+
+    /// With `ftz`, flushes a subnormal result in `d` to a zero of its sign.
+    pub(super) fn flush_in_place(&mut self, d: u8, ftz: bool) -> Result<()> {
+        if ftz {
+            self.emit(Form::Fmul(mods::Fmul { ftz: isa::Ftz::Yes, sat: isa::Sat::No }), &[dst(d), src(Src::reg(d)), src(Src::imm(1.0f32.to_bits()))])?;
+        }
+        Ok(())
+    }
+
+    /// `d = x` sign-extended from its low `bits` bits.
+    pub(super) fn extend_sign(&mut self, d: u8, x: Src, bits: u32) -> Result<()> {
+        if bits >= 32 {
+            return self.mov(d, x);
+        }
+        self.op(Opcode::Shl, &[dst(d), src(x), src(Src::imm(32 - bits))])?;
+        self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(d), src(Src::reg(d)), src(Src::imm(32 - bits))])
+    }
+}

@@ -1,0 +1,400 @@
+//! Loads, stores, atomics and the copies of tensor-core pipelines (`cp.async`,
+//! `ldmatrix`): addresses, state spaces (generic ones resolved by `spaces.rs`), vector and
+//! narrow accesses.
+
+use super::*;
+
+impl<'t, 'a> Entry<'t, 'a> {
+    pub(super) fn memory(&mut self, inst: &'t ast::Instruction<'a>, m: px::Memory, load: bool) -> Result<()> {
+        let name = if load { "ld" } else { "st" };
+        let unsupported = |what: String| unsupported(inst, what);
+        let [first, second] = self.operands(inst)?;
+        let (data, addr) = if load { (first, second) } else { (second, first) };
+        let (address, symbol_space) = self.address(addr)?;
+        let symbols = &self.symbols;
+        let space = match crate::spaces::local_params(m.space, Some(addr), &|n| symbols.get(n).map(|s| s.space)).or(symbol_space) {
+            Some(space) => space,
+            None => self.generic_space(addr)?,
+        };
+        let space = match space {
+            // `.const` data is only ever module variables, which live in global buffers.
+            StateSpace::Global | StateSpace::Const => isa::Space::Global,
+            StateSpace::Shared => isa::Space::Shared,
+            StateSpace::Local => isa::Space::Local,
+            StateSpace::Param if load => isa::Space::Param,
+            other => return Err(unsupported(format!("`{name}{other}`"))),
+        };
+        let mem_ty = match m.ty {
+            Type::U8 | Type::B8 => isa::MemType::U8,
+            Type::S8 => isa::MemType::S8,
+            Type::U16 | Type::B16 | Type::F16 | Type::Bf16 => isa::MemType::U16,
+            Type::S16 => isa::MemType::S16,
+            Type::U32 => isa::MemType::U32,
+            Type::S32 => isa::MemType::S32,
+            Type::B32 | Type::F16x2 | Type::Bf16x2 => isa::MemType::B32,
+            Type::F32 => isa::MemType::F32,
+            Type::U64 | Type::S64 | Type::B64 => isa::MemType::B64,
+            Type::F64 => isa::MemType::F64,
+            ty => return Err(unsupported(format!("`{name}{ty}`"))),
+        };
+        // A pointer parameter is a 32-bit simt address: its high word is zero.
+        if space == isa::Space::Param
+            && mem_ty == isa::MemType::B64
+            && let (Some(base), isa::Operand::Addr { offset, .. }) = (self.param_at(addr), address)
+            && self.pointers.contains_key(base)
+            && self.symbols[base].address as i32 == offset
+        {
+            let d = self.pair(data)?;
+            self.emit(Form::Ld(mods::Ld { space, vec: isa::VecWidth::Scalar, ty: isa::MemType::U32 }), &[dst(d), address])?;
+            return self.mov(d + 1, Src::imm(0));
+        }
+        let wide = mem_ty == isa::MemType::B64 || mem_ty == isa::MemType::F64;
+        let vec = match m.vector {
+            None => isa::VecWidth::Scalar,
+            Some(px::Vector::V2) => isa::VecWidth::V2,
+            Some(px::Vector::V4) if !wide => isa::VecWidth::V4,
+            Some(v) => return Err(unsupported(format!("`{name}{v}{}`", m.ty))),
+        };
+        // Vector accesses move untyped words (simt's rule); the PTX element type only
+        // decides which registers receive them.
+        let mem_ty = match (vec, m.ty.bits()) {
+            (isa::VecWidth::Scalar, _) => mem_ty,
+            (_, 32) => isa::MemType::B32,
+            (_, 64) => isa::MemType::B64,
+            (_, 8 | 16) => return self.narrow_vector(load, space, address, data, m.ty),
+            (_, _) => return Err(unsupported(format!("`{name}{}{}`", m.vector.map_or(String::new(), |v| v.to_string()), m.ty))),
+        };
+        let narrow_signed = matches!(mem_ty, isa::MemType::S8 | isa::MemType::S16);
+        match (vec, &data.kind) {
+            (isa::VecWidth::Scalar, _) => {
+                let form = |space| if load { Form::Ld(mods::Ld { space, vec, ty: mem_ty }) } else { Form::St(mods::St { space, vec, ty: mem_ty }) };
+                let reg = match (wide, load) {
+                    (true, _) => self.pair(data)?,
+                    (false, true) => self.word(data)?,
+                    (false, false) => match self.src32(data)? {
+                        Src::Reg { reg, .. } => reg,
+                        literal => {
+                            self.mov(self.scratch, literal)?;
+                            self.scratch
+                        }
+                    },
+                };
+                if load && !wide && self.class_of_operand(data) == Some(Class::Pair) {
+                    // A 32-bit or narrower value into a 64-bit register: extend it.
+                    let d = self.pair(data)?;
+                    self.emit(form(space), &[dst(d), address])?;
+                    return if m.ty.is_signed() {
+                        self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(d + 1), src(Src::reg(d)), src(Src::imm(31))])
+                    } else {
+                        self.mov(d + 1, Src::imm(0))
+                    };
+                }
+                if load {
+                    self.emit(form(space), &[dst(reg), address])?;
+                    if narrow_signed && matches!(self.class_of_operand(data), Some(Class::Word { bits: 16 | 8 })) {
+                        self.narrow(reg, 16)?;
+                    }
+                    Ok(())
+                } else {
+                    self.emit(form(space), &[address, src(Src::reg(reg))])
+                }
+            }
+            (_, OperandKind::Vector(parts)) => {
+                let per = if wide { 2 } else { 1 };
+                if parts.len() as u32 * per > SCRATCH {
+                    return Err(unsupported(format!("`{name}` of {} elements", parts.len())));
+                }
+                let t = self.scratch;
+                if load {
+                    self.emit(Form::Ld(mods::Ld { space, vec, ty: mem_ty }), &[dst(t), address])?;
+                }
+                for (i, part) in parts.iter().enumerate() {
+                    let at = t + (i as u32 * per) as u8;
+                    if part.kind == OperandKind::Sink {
+                        continue;
+                    }
+                    match (wide, load) {
+                        (true, true) => {
+                            let r = self.pair(part)?;
+                            self.mov(r, Src::reg(at))?;
+                            self.mov(r + 1, Src::reg(at + 1))?;
+                        }
+                        (true, false) => {
+                            let (lo, hi) = self.halves(part)?;
+                            self.mov(at, lo)?;
+                            self.mov(at + 1, hi)?;
+                        }
+                        (false, true) => {
+                            let r = self.word(part)?;
+                            self.mov(r, Src::reg(at))?;
+                        }
+                        (false, false) => {
+                            let x = self.src32(part)?;
+                            self.mov(at, x)?;
+                        }
+                    }
+                }
+                if !load {
+                    self.emit(Form::St(mods::St { space, vec, ty: mem_ty }), &[address, src(Src::reg(t))])?;
+                }
+                Ok(())
+            }
+            _ => {
+                Err(Diagnostic::new(data.span, format!("`{name}{}` needs a vector of registers `{{...}}`", m.vector.map_or(String::new(), |v| v.to_string()))))
+            }
+        }
+    }
+
+    /// `ld`/`st` `.v2`/`.v4` of 8- or 16-bit elements (`uchar4`, `short2`, ...): one access of
+    /// the whole vector (2, 4 or 8 bytes, so its alignment rule is PTX's too) into scratch,
+    /// the elements taken out with `BFE` or put in with `BFI`.
+    pub(super) fn narrow_vector(&mut self, load: bool, space: isa::Space, address: isa::Operand, data: &'t ast::Operand<'a>, ty: Type) -> Result<()> {
+        let OperandKind::Vector(parts) = &data.kind else {
+            return Err(Diagnostic::new(data.span, "a vector access needs a vector of registers `{...}`"));
+        };
+        let bits = ty.bits();
+        let whole = match parts.len() as u32 * bits {
+            16 => isa::MemType::U16,
+            32 => isa::MemType::B32,
+            _ => isa::MemType::B64,
+        };
+        let (vec, t) = (isa::VecWidth::Scalar, self.scratch);
+        let place = |i: usize| (t + (i as u32 * bits / 32) as u8, Src::imm(i as u32 * bits % 32), Src::imm(bits));
+        if load {
+            self.emit(Form::Ld(mods::Ld { space, vec, ty: whole }), &[dst(t), address])?;
+            for (i, part) in parts.iter().enumerate().filter(|(_, p)| p.kind != OperandKind::Sink) {
+                let (word, pos, len) = place(i);
+                let d = self.word(part)?;
+                let ty = if ty.is_signed() { isa::IntType::S32 } else { isa::IntType::U32 };
+                self.emit(Form::Bfe(mods::Bfe { ty }), &[dst(d), src(Src::reg(word)), src(pos), src(len)])?;
+                if let Some(Class::Word { bits: reg_bits @ (8 | 16) }) = self.class_of_operand(part) {
+                    self.narrow(d, reg_bits.max(16))?;
+                }
+            }
+            return Ok(());
+        }
+        // Zeroed first, so that no bit is read unwritten.
+        self.mov(t, Src::imm(0))?;
+        if whole == isa::MemType::B64 {
+            self.mov(t + 1, Src::imm(0))?;
+        }
+        for (i, part) in parts.iter().enumerate().filter(|(_, p)| p.kind != OperandKind::Sink) {
+            let (word, pos, len) = place(i);
+            let x = self.src32(part)?;
+            self.op(Opcode::Bfi, &[dst(word), src(x), src(Src::reg(word)), src(pos), src(len)])?;
+        }
+        self.emit(Form::St(mods::St { space, vec, ty: whole }), &[address, src(Src::reg(t))])
+    }
+
+    pub(super) fn spaces(&self) -> &HashMap<&'a str, crate::spaces::Spaces> {
+        let symbols = &self.symbols;
+        self.spaces.get_or_init(|| crate::spaces::infer(&self.insts, |n| symbols.get(n).map(|s| (s.space, s.address))))
+    }
+
+    /// The space a generic address points into, when the inference found exactly one.
+    pub(super) fn generic_space(&self, addr: &ast::Operand<'a>) -> Result<StateSpace> {
+        let symbols = &self.symbols;
+        if let Some(space) = crate::spaces::access_space(self.spaces(), Some(addr), &|n| symbols.get(n).map(|s| s.space)) {
+            return Ok(space);
+        }
+        let found = match addr.kind {
+            OperandKind::Address(Address { base: Some(b), .. }) => self.spaces().get(b.value).copied().unwrap_or_default().describe(),
+            _ => "no known space (an absolute address)".into(),
+        };
+        Err(with_note(
+            Diagnostic::new(addr.span, format!("cannot tell which state space this generic address points into: {found}")),
+            "simt has no generic address space: every generic access must point into one space, known from the `cvta` that made its address",
+        ))
+    }
+
+    /// The parameter an `ld.param` address names.
+    pub(super) fn param_at(&self, addr: &ast::Operand<'a>) -> Option<&'a str> {
+        match addr.kind {
+            OperandKind::Address(Address { base: Some(b), .. }) if self.symbols.get(b.value).is_some_and(|s| s.space == StateSpace::Param) => Some(b.value),
+            _ => None,
+        }
+    }
+
+    pub(super) fn class_of_operand(&self, o: &ast::Operand<'a>) -> Option<Class> {
+        match o.kind {
+            OperandKind::Name(n) => self.classes.get(n),
+            _ => None,
+        }
+    }
+
+    pub(super) fn atomic(&mut self, inst: &'t ast::Instruction<'a>, a: px::Atom, red: bool) -> Result<()> {
+        let name = if red { "red" } else { "atom" };
+        let unsupported = |what: String| unsupported(inst, what);
+        let address_operand = inst.operands.get(usize::from(!red)).ok_or_else(|| Diagnostic::new(inst.span, format!("`{name}` needs an address")))?;
+        let space = match a.space {
+            Some(space) => space,
+            None => self.generic_space(address_operand)?,
+        };
+        let space = match space {
+            StateSpace::Global => isa::AtomSpace::Global,
+            StateSpace::Shared => isa::AtomSpace::Shared,
+            other => return Err(unsupported(format!("`{name}` on {other} memory"))),
+        };
+        let ops = inst.operands.as_slice();
+        let (d, rest) = if red { (None, ops) } else { (ops.first(), ops.get(1..).unwrap_or(&[])) };
+        if a.vector.is_some() || !matches!(a.ty.bits(), 32 | 64) {
+            return Err(unsupported(format!("`{name}{}`", a.ty)));
+        }
+        // 64-bit atomics work on register pairs; `red` drops the old value into scratch.
+        let wide = a.ty.bits() == 64;
+        let d = match (d, wide) {
+            (Some(d), true) => self.pair(d)?,
+            (Some(d), false) => self.word(d)?,
+            (None, true) => self.scratch,
+            (None, false) => RZ,
+        };
+        let value = |this: &mut Self, o: &'t ast::Operand<'a>| if wide { this.src64(o) } else { this.src32(o) };
+        match (a.op, rest) {
+            (px::AtomOp::Cas, [addr, b, c]) => {
+                let (address, _) = self.address(addr)?;
+                let (b, c) = (value(self, b)?, value(self, c)?);
+                let ty = if wide { isa::CasType::B64 } else { isa::CasType::B32 };
+                self.emit(Form::AtomCas(mods::AtomCas { space, ty }), &[dst(d), address, src(b), src(c)])
+            }
+            (op, [addr, b]) => {
+                let op = match op {
+                    px::AtomOp::Add => isa::AtomOp::Add,
+                    px::AtomOp::Min => isa::AtomOp::Min,
+                    px::AtomOp::Max => isa::AtomOp::Max,
+                    px::AtomOp::Exch => isa::AtomOp::Exch,
+                    px::AtomOp::And => isa::AtomOp::And,
+                    px::AtomOp::Or => isa::AtomOp::Or,
+                    px::AtomOp::Xor => isa::AtomOp::Xor,
+                    other => return Err(unsupported(format!("`{name}{other}`"))),
+                };
+                let ty = match (a.ty, op) {
+                    (Type::U32, _) => isa::AtomType::U32,
+                    (Type::S32, _) => isa::AtomType::S32,
+                    (Type::F32, _) => isa::AtomType::F32,
+                    (Type::F64, _) => isa::AtomType::F64,
+                    // A 64-bit sum wraps the same signed or unsigned.
+                    (Type::U64, _) | (Type::S64, isa::AtomOp::Add) => isa::AtomType::U64,
+                    (Type::S64, _) => isa::AtomType::S64,
+                    _ if wide => isa::AtomType::B64,
+                    _ => isa::AtomType::B32,
+                };
+                let (address, _) = self.address(addr)?;
+                let b = value(self, b)?;
+                let form = Form::Atom(mods::Atom { space, op, ty });
+                let probe = Instruction { form, guard: isa::Guard::ALWAYS, operands: [dst(d), address, src(b), isa::Operand::None, isa::Operand::None] };
+                if let Err(e) = probe.validate() {
+                    return Err(unsupported(format!("`{name}{}{}` ({e})", a.op, a.ty)));
+                }
+                self.emit(form, &[dst(d), address, src(b)])
+            }
+            _ => Err(Diagnostic::new(inst.span, format!("`{name}` has the wrong number of operands"))),
+        }
+    }
+
+    /// `cp.async [dst], [src], cp-size{, src-size}`: copied as it issues (a run of the kernel
+    /// where every copy completes at once, which `cp.async.wait_group` allows). With a source
+    /// size, only that many bytes are read and the rest are zeros: a word is loaded only where
+    /// some of its bytes are read (Triton's masked-off lanes pass 0 and any address).
+    pub(super) fn cp_async(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
+        let (to, from, size, source_size) = match inst.operands.as_slice() {
+            [to, from, size] => (to, from, size, None),
+            [to, from, size, source_size] => (to, from, size, Some(source_size)),
+            _ => return Err(Diagnostic::new(inst.span, "`cp.async` takes a destination, a source, a size and optionally a source size")),
+        };
+        let bytes = match self.constant(size) {
+            Some(b @ (4 | 8 | 16)) => b as u32,
+            _ => return Err(Diagnostic::new(size.span, "`cp.async` copies 4, 8 or 16 bytes: the size must be one of those literals")),
+        };
+        let ((to, _), (from, _)) = (self.address(to)?, self.address(from)?);
+        let isa::Operand::Addr { base, offset } = from else { return Err(Diagnostic::new(inst.span, "expected an address")) };
+        let words = bytes / 4;
+        let vec = match words {
+            1 => isa::VecWidth::Scalar,
+            2 => isa::VecWidth::V2,
+            _ => isa::VecWidth::V4,
+        };
+        let t = self.scratch;
+        let ty = if words == 1 { isa::MemType::U32 } else { isa::MemType::B32 };
+        let store = Form::St(mods::St { space: isa::Space::Shared, vec, ty });
+        let Some(source_size) = source_size else {
+            self.emit(Form::Ld(mods::Ld { space: isa::Space::Global, vec, ty }), &[dst(t), from])?;
+            return self.emit(store, &[to, src(Src::reg(t))]);
+        };
+        let n = self.src32(source_size)?;
+        let guard = self.guard;
+        let (p, mask) = (SCRATCH_PRED, t + 4);
+        for w in 0..words as u8 {
+            let w4 = 4 * u32::from(w);
+            self.mov(t + w, Src::imm(0))?;
+            // p: this word holds some of the first `n` bytes, and the instruction runs here.
+            self.guard = isa::Guard::ALWAYS;
+            let q = if guard == isa::Guard::ALWAYS { isa::PT } else { guard.pred };
+            self.emit(
+                Form::Isetp(mods::Isetp { cmp: isa::Cmp::Gt, ty: isa::IntType::U32, bop: isa::BoolOp::And }),
+                &[isa::Operand::Pred(p), src(n), src(Src::imm(w4)), isa::Operand::PredSrc { pred: q, negated: guard != isa::Guard::ALWAYS && guard.negated }],
+            )?;
+            self.guard = isa::Guard { pred: p, negated: false };
+            let at = isa::Operand::Addr { base, offset: offset.wrapping_add(w4 as i32) };
+            self.emit(Form::Ld(mods::Ld { space: isa::Space::Global, vec: isa::VecWidth::Scalar, ty: isa::MemType::U32 }), &[dst(t + w), at])?;
+            // Keep the word's first min(n - 4w, 4) bytes: AND with !(~0 << 8 min(n - 4w, 4)).
+            self.op(Opcode::Iadd, &[dst(mask), src(n), src(Src::imm(w4.wrapping_neg()))])?;
+            self.emit(Form::Imin(mods::Imin { ty: isa::IntType::U32 }), &[dst(mask), src(Src::reg(mask)), src(Src::imm(4))])?;
+            self.op(Opcode::Shl, &[dst(mask), src(Src::reg(mask)), src(Src::imm(3))])?;
+            self.op(Opcode::Shl, &[dst(mask + 1), src(Src::imm(u32::MAX)), src(Src::reg(mask))])?;
+            self.op(Opcode::Not, &[dst(mask + 1), src(Src::reg(mask + 1))])?;
+            self.op(Opcode::And, &[dst(t + w), src(Src::reg(t + w)), src(Src::reg(mask + 1))])?;
+            self.guard = guard;
+        }
+        self.emit(store, &[to, src(Src::reg(t))])
+    }
+
+    /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]`: lanes 8j to 8j + 7 give the
+    /// row addresses of matrix j. Without `.trans`, lane l gets the 32-bit word l % 4 of row
+    /// l / 4 of each matrix; with it, the 16-bit elements of column l / 4 in rows 2 (l % 4)
+    /// and 2 (l % 4) + 1, the first in the low half. The row addresses travel by SHFL.
+    pub(super) fn ldmatrix(&mut self, inst: &'t ast::Instruction<'a>, l: px::Ldmatrix) -> Result<()> {
+        let [d, a] = self.operands(inst)?;
+        let parts: Vec<&'t ast::Operand<'a>> = match &d.kind {
+            OperandKind::Vector(v) if v.len() == usize::from(l.count) => v.iter().collect(),
+            OperandKind::Name(_) if l.count == 1 => vec![d],
+            _ => return Err(Diagnostic::new(d.span, format!("expected {} destination registers", l.count))),
+        };
+        let (address, _) = self.address(a)?;
+        let isa::Operand::Addr { base, offset } = address else { return Err(Diagnostic::new(a.span, "expected an address")) };
+        let t = self.scratch;
+        let (lane, row, source, at, column, lo, hi) = (t, t + 1, t + 2, t + 3, t + 4, t + 5, t + 6);
+        let shfl = Form::Shfl(mods::Shfl { mode: isa::ShflMode::Idx });
+        let shr = Form::Shr(mods::Shr { ty: isa::IntType::U32 });
+        let load = |ty| Form::Ld(mods::Ld { space: isa::Space::Shared, vec: isa::VecWidth::Scalar, ty });
+        self.op(Opcode::S2r, &[dst(lane), isa::Operand::Special(isa::SpecialReg::LaneId)])?;
+        self.op(Opcode::Iadd, &[dst(row), src(Src::reg(base)), src(Src::imm(offset as u32))])?;
+        for (j, part) in parts.iter().enumerate() {
+            let first = 8 * j as u32;
+            let r = self.word(part)?;
+            if l.trans {
+                self.op(Opcode::And, &[dst(source), src(Src::reg(lane)), src(Src::imm(3))])?;
+                self.op(Opcode::Shl, &[dst(source), src(Src::reg(source)), src(Src::imm(1))])?;
+                self.op(Opcode::Iadd, &[dst(source), src(Src::reg(source)), src(Src::imm(first))])?;
+                self.emit(shr, &[dst(column), src(Src::reg(lane)), src(Src::imm(2))])?;
+                self.op(Opcode::Shl, &[dst(column), src(Src::reg(column)), src(Src::imm(1))])?;
+                for half in [lo, hi] {
+                    self.emit(shfl, &[dst(at), src(Src::reg(row)), src(Src::reg(source)), isa::Operand::Imm(32)])?;
+                    self.op(Opcode::Iadd, &[dst(at), src(Src::reg(at)), src(Src::reg(column))])?;
+                    self.emit(load(isa::MemType::U16), &[dst(half), isa::Operand::Addr { base: at, offset: 0 }])?;
+                    self.op(Opcode::Iadd, &[dst(source), src(Src::reg(source)), src(Src::imm(1))])?;
+                }
+                self.op(Opcode::Shl, &[dst(hi), src(Src::reg(hi)), src(Src::imm(16))])?;
+                self.op(Opcode::Or, &[dst(r), src(Src::reg(lo)), src(Src::reg(hi))])?;
+            } else {
+                self.emit(shr, &[dst(source), src(Src::reg(lane)), src(Src::imm(2))])?;
+                self.op(Opcode::Iadd, &[dst(source), src(Src::reg(source)), src(Src::imm(first))])?;
+                self.emit(shfl, &[dst(at), src(Src::reg(row)), src(Src::reg(source)), isa::Operand::Imm(32)])?;
+                self.op(Opcode::And, &[dst(column), src(Src::reg(lane)), src(Src::imm(3))])?;
+                self.op(Opcode::Shl, &[dst(column), src(Src::reg(column)), src(Src::imm(2))])?;
+                self.op(Opcode::Iadd, &[dst(at), src(Src::reg(at)), src(Src::reg(column))])?;
+                self.emit(load(isa::MemType::U32), &[dst(r), isa::Operand::Addr { base: at, offset: 0 }])?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,446 @@
+//! Register allocation: liveness over the PTX control-flow graph, greedy colouring of
+//! the interference graph, and what happens to values that find no colour: predicates
+//! live in registers and pass through P5/P6, registers live in LOCAL memory and are
+//! reloaded around each instruction that names them.
+
+use super::*;
+
+impl<'t, 'a> Entry<'t, 'a> {
+    /// Gives every PTX register a simt register, pair or predicate: liveness over the
+    /// control-flow graph, then greedy colouring of the interference graph in program
+    /// order. A destination also interferes with its instruction's sources, since a
+    /// translation into several simt instructions may read a source after writing part
+    /// of its result.
+    pub(super) fn allocate(&mut self, items: &[Item<'t, 'a>]) -> Result<()> {
+        // Sized for a register per instruction or two, so that it seldom grows.
+        let mut index: HashMap<&'a str, usize> = HashMap::with_capacity_and_hasher(items.len() / 2, Default::default());
+        // Each register's name and class, by id.
+        let (mut names_of, mut classes_of): (Vec<&'a str>, Vec<Class>) = (Vec::new(), Vec::new());
+        let mut ids: Vec<usize> = Vec::new();
+        let mut insts: Vec<Mentions> = Vec::new();
+        let (mut scratch, mut uses) = (Vec::new(), Vec::new());
+        for (at, item) in items.iter().enumerate() {
+            let Item::Inst(inst) = item else { continue };
+            let start = ids.len();
+            uses.clear();
+            for (k, operand) in inst.operands.iter().enumerate() {
+                scratch.clear();
+                operand.names(&mut scratch);
+                let writes =
+                    k == 0 && !matches!(inst.op, Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_)) && !matches!(operand.kind, OperandKind::Address(_));
+                for &name in &scratch {
+                    let id = match index.get(name) {
+                        Some(&id) => id,
+                        None => {
+                            let Some(class) = self.classes.get(name) else { continue };
+                            names_of.push(name);
+                            classes_of.push(class);
+                            index.insert(name, names_of.len() - 1);
+                            names_of.len() - 1
+                        }
+                    };
+                    if writes { ids.push(id) } else { uses.push(id) }
+                }
+            }
+            if let Some(g) = inst.guard {
+                let id = match index.get(g.predicate) {
+                    Some(&id) => Some(id),
+                    None => self.classes.get(g.predicate).map(|class| {
+                        names_of.push(g.predicate);
+                        classes_of.push(class);
+                        index.insert(g.predicate, names_of.len() - 1);
+                        names_of.len() - 1
+                    }),
+                };
+                uses.extend(id);
+            }
+            let defs_end = ids.len();
+            ids.extend_from_slice(&uses);
+            // A plain copy (`mov`, `cvta`) of one register into another of its kind may
+            // share its register when the source dies there: the move then disappears.
+            let copy = matches!(inst.op, Op::Mov(_) | Op::Cvta(_))
+                && defs_end - start == 1
+                && ids.len() - defs_end == 1
+                && inst.guard.is_none()
+                && classes_of[ids[start]] == classes_of[ids[defs_end]];
+            insts.push(Mentions { item: at, defs: start..defs_end, uses: defs_end..ids.len(), guarded: inst.guard.is_some(), copy });
+        }
+        let n = names_of.len();
+        // Basic blocks over `insts`: a label starts one, a branch or an exit ends one.
+        let mut label_block: HashMap<&'a str, usize> = HashMap::default();
+        let mut starts = vec![0usize];
+        let mut next_inst = 0;
+        for item in items {
+            match item {
+                Item::Label(name, _) => {
+                    if *starts.last().unwrap_or(&0) != next_inst {
+                        starts.push(next_inst);
+                    }
+                    label_block.insert(name, starts.len() - 1);
+                }
+                Item::Inst(inst) => {
+                    next_inst += 1;
+                    if matches!(inst.op, Op::Bra(_) | Op::Ret(_) | Op::Exit | Op::Trap) {
+                        starts.push(next_inst);
+                    }
+                }
+            }
+        }
+        starts.push(insts.len());
+        starts.dedup();
+        let blocks: Vec<(usize, usize)> = starts.windows(2).map(|w| (w[0], w[1])).collect();
+        let block_of_label = |name: &str| label_block.get(name).map(|&b| b.min(blocks.len().saturating_sub(1)));
+        let mut succs: Vec<Vec<usize>> = vec![Vec::new(); blocks.len()];
+        for (b, &(first, end)) in blocks.iter().enumerate() {
+            let Some(last) = end.checked_sub(1).filter(|&l| l >= first) else {
+                if b + 1 < blocks.len() {
+                    succs[b].push(b + 1);
+                }
+                continue;
+            };
+            let Item::Inst(inst) = items[insts[last].item] else { continue };
+            let unconditional = inst.guard.is_none();
+            match inst.op {
+                Op::Bra(_) => {
+                    if let Some(OperandKind::Name(label)) = inst.operands.first().map(|o| &o.kind) {
+                        succs[b].extend(block_of_label(label));
+                    }
+                    if !unconditional && b + 1 < blocks.len() {
+                        succs[b].push(b + 1);
+                    }
+                }
+                Op::Ret(_) | Op::Exit | Op::Trap if unconditional => {}
+                _ if b + 1 < blocks.len() => succs[b].push(b + 1),
+                _ => {}
+            }
+        }
+        // Backward liveness to a fixpoint.
+        let words = n.div_ceil(64).max(1);
+        let mut live_in = vec![vec![0u64; words]; blocks.len()];
+        let mut live_out = vec![vec![0u64; words]; blocks.len()];
+        let transfer = |live: &mut Vec<u64>, m: &Mentions| {
+            if !m.guarded {
+                ids[m.defs.clone()].iter().for_each(|&d| live[d / 64] &= !(1 << (d % 64)));
+            }
+            ids[m.uses.clone()].iter().for_each(|&u| live[u / 64] |= 1 << (u % 64));
+        };
+        let mut changed = true;
+        let mut live = vec![0u64; words];
+        while changed {
+            changed = false;
+            for b in (0..blocks.len()).rev() {
+                let mut out = std::mem::take(&mut live_out[b]);
+                out.fill(0);
+                for &s in &succs[b] {
+                    out.iter_mut().zip(&live_in[s]).for_each(|(o, i)| *o |= i);
+                }
+                live.clone_from(&out);
+                for inst in insts[blocks[b].0..blocks[b].1].iter().rev() {
+                    transfer(&mut live, inst);
+                }
+                if live != live_in[b] {
+                    live_in[b].clone_from(&live);
+                    changed = true;
+                }
+                live_out[b] = out;
+            }
+        }
+        // Interference.
+        let mut interferes = vec![0u64; n * words];
+        let connect = |a: usize, b: usize, graph: &mut Vec<u64>| {
+            if a != b {
+                graph[a * words + b / 64] |= 1 << (b % 64);
+                graph[b * words + a / 64] |= 1 << (a % 64);
+            }
+        };
+        for (b, &(first, end)) in blocks.iter().enumerate() {
+            let mut live = live_out[b].clone();
+            for inst in insts[first..end].iter().rev() {
+                let (defs, uses) = (&ids[inst.defs.clone()], &ids[inst.uses.clone()]);
+                for &d in defs {
+                    for (w, &bits) in live.iter().enumerate() {
+                        let mut bits = bits;
+                        while bits != 0 {
+                            let x = w * 64 + bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            connect(d, x, &mut interferes);
+                        }
+                    }
+                    if !inst.copy {
+                        for &x in uses.iter().chain(defs) {
+                            connect(d, x, &mut interferes);
+                        }
+                    }
+                }
+                transfer(&mut live, inst);
+            }
+        }
+        // Greedy colouring in order of first mention. Predicates that find no colour
+        // are spilled to registers, and the colouring is redone with P5 and P6 kept back
+        // to carry them.
+        let mut spilled = vec![false; n];
+        let mut partners = vec![Vec::new(); n];
+        for m in insts.iter().filter(|m| m.copy) {
+            let (d, u) = (ids[m.defs.start], ids[m.uses.start]);
+            partners[d].push(u);
+            partners[u].push(d);
+        }
+        let (loc, highest) = loop {
+            let graph = Graph { names_of: &names_of, classes_of: &classes_of, interferes: &interferes, words, partners: &partners, insts: &insts, ids: &ids };
+            match self.colour(&graph, &spilled, items)? {
+                Ok(done) => break done,
+                Err(uncoloured) => uncoloured.into_iter().for_each(|id| spilled[id] = true),
+            }
+        };
+        self.locs.reserve(names_of.len());
+        for (id, name) in names_of.iter().enumerate() {
+            let l = match loc[id] {
+                Some(Loc::Spilled { pair, .. }) => {
+                    let offset = self.local_size.next_multiple_of(8);
+                    self.local_size = offset + if pair { 8 } else { 4 };
+                    if self.local_size > isa::MAX_LOCAL_BYTES {
+                        return Err(Diagnostic::new(
+                            self.span,
+                            format!("spilled registers would take local memory to {} bytes; a thread may have {}", self.local_size, isa::MAX_LOCAL_BYTES),
+                        ));
+                    }
+                    Some(Loc::Spilled { offset, pair })
+                }
+                l => l,
+            };
+            if let Some(l) = l {
+                self.locs.insert(name, l);
+            }
+        }
+        let mut first_free = highest + 1;
+        if self.locs.values().any(|l| matches!(l, Loc::Spilled { .. })) {
+            self.b.local(self.local_size);
+            let reload = first_free.next_multiple_of(2);
+            self.reload = Some(reload as u8);
+            first_free = reload + RELOAD_REGS;
+        }
+        self.scratch = first_free.next_multiple_of(SCRATCH) as u8;
+        let bases = u32::from(self.scratch) + self.scratch_regs;
+        if bases + self.module_vars.len() as u32 > isa::NUM_REGS {
+            return Err(too_many(self.span, "the translation's scratch registers"));
+        }
+        for (i, (name, ..)) in self.module_vars.iter().enumerate() {
+            if let Some(symbol) = self.symbols.get_mut(name) {
+                symbol.base = Some((bases + i as u32) as u8);
+            }
+        }
+        Ok(())
+    }
+
+    /// One colouring attempt: every register's location and the highest register used, or
+    /// the registers and predicates that found no colour (spilled on the next attempt).
+    #[allow(clippy::type_complexity)]
+    pub(super) fn colour(
+        &self,
+        g: &Graph<'_, 'a>,
+        spilled: &[bool],
+        items: &[Item<'t, 'a>],
+    ) -> Result<std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>>> {
+        let Graph { names_of, classes_of, interferes, words, partners, insts, ids } = *g;
+        let n = names_of.len();
+        let pred_colours = if spilled.iter().any(|&s| s) {
+            usize::from(SCRATCH_PREDS[0])
+        } else if self.needs_scratch_pred {
+            usize::from(SCRATCH_PRED)
+        } else {
+            7
+        };
+        let spills = (0..n).any(|i| spilled[i] && classes_of[i] != Class::Pred);
+        // What follows the allocated registers: the reload registers where the kernel spills
+        // (from an even register), the scratch block (from a multiple of SCRATCH), and one
+        // register per module-scope variable's address.
+        let after = if spills { RELOAD_REGS + 1 } else { 0 } + SCRATCH - 1 + self.scratch_regs + self.module_vars.len() as u32;
+        let usable = isa::NUM_REGS.saturating_sub(after) as usize;
+        let mut uncoloured = Vec::new();
+        let mut loc: Vec<Option<Loc>> = vec![None; n];
+        let mut highest = 0u32;
+        for id in 0..n {
+            let name = names_of[id];
+            let (mut regs, mut preds) = ([false; isa::NUM_REGS as usize], [false; 7]);
+            for (w, &bits) in interferes[id * words..(id + 1) * words].iter().enumerate() {
+                let mut bits = bits;
+                while bits != 0 {
+                    let x = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    match loc[x] {
+                        Some(Loc::Pred(p)) => preds[usize::from(p)] = true,
+                        Some(Loc::Reg(r) | Loc::SpilledPred(r)) => regs[usize::from(r)] = true,
+                        Some(Loc::Pair(r)) => (regs[usize::from(r)], regs[usize::from(r) + 1]) = (true, true),
+                        Some(Loc::Spilled { .. }) | None => {}
+                    }
+                }
+            }
+            // Where the register is first mentioned, for the message when none is free.
+            let at = || match items[insts.iter().find(|m| ids[m.defs.start..m.uses.end].contains(&id)).map_or(0, |m| m.item)] {
+                Item::Inst(i) => i.span,
+                Item::Label(_, span) => span,
+            };
+            // The register of a copy partner, where it is free: the copy then vanishes.
+            let partner = partners[id].iter().find_map(|&other| match loc[other] {
+                Some(Loc::Reg(r)) if !regs[usize::from(r)] => Some(Loc::Reg(r)),
+                Some(Loc::Pair(r)) if !regs[usize::from(r)] && !regs[usize::from(r) + 1] => Some(Loc::Pair(r)),
+                _ => None,
+            });
+            loc[id] = Some(match classes_of[id] {
+                Class::Pred if spilled[id] => {
+                    let r = (0..usable).find(|&r| !regs[r]).ok_or_else(|| too_many(at(), name))?;
+                    highest = highest.max(r as u32);
+                    Loc::SpilledPred(r as u8)
+                }
+                Class::Pred => match preds[..pred_colours].iter().position(|used| !used) {
+                    Some(p) => Loc::Pred(p as u8),
+                    None => {
+                        uncoloured.push(id);
+                        continue;
+                    }
+                },
+                Class::Word { .. } | Class::Pair if spilled[id] => Loc::Spilled { offset: 0, pair: classes_of[id] == Class::Pair },
+                Class::Word { .. } if matches!(partner, Some(Loc::Reg(_))) => partner.expect("matched"),
+                Class::Pair if matches!(partner, Some(Loc::Pair(_))) => partner.expect("matched"),
+                Class::Word { .. } => match (0..usable).find(|&r| !regs[r]) {
+                    Some(r) => {
+                        highest = highest.max(r as u32);
+                        Loc::Reg(r as u8)
+                    }
+                    None => {
+                        uncoloured.push(id);
+                        continue;
+                    }
+                },
+                Class::Pair => match (0..usable.saturating_sub(1)).step_by(2).find(|&r| !regs[r] && !regs[r + 1]) {
+                    Some(r) => {
+                        highest = highest.max(r as u32 + 1);
+                        Loc::Pair(r as u8)
+                    }
+                    None => {
+                        uncoloured.push(id);
+                        continue;
+                    }
+                },
+            });
+        }
+        Ok(if uncoloured.is_empty() { Ok((loc, highest)) } else { Err(uncoloured) })
+    }
+
+    /// The spilled predicate `name`'s register, if it is one.
+    pub(super) fn spilled(&self, name: &str) -> Option<u8> {
+        match self.locs.get(name) {
+            Some(Loc::SpilledPred(r)) => Some(*r),
+            _ => None,
+        }
+    }
+
+    /// Moves the spilled predicates `inst` reads into scratch predicates and points its
+    /// spilled destination at one; returns the destination's register, to write back.
+    pub(super) fn unspill(&mut self, inst: &'t ast::Instruction<'a>) -> Result<Option<(u8, u8)>> {
+        self.aliases.clear();
+        let mut free = SCRATCH_PREDS.iter().copied();
+        let read = |entry: &mut Self, name: &'a str, free: &mut dyn Iterator<Item = u8>| -> Result<()> {
+            let Some(r) = entry.spilled(name) else { return Ok(()) };
+            if entry.aliases.iter().any(|(n, _)| *n == name) {
+                return Ok(());
+            }
+            let p = free.next().ok_or_else(|| Diagnostic::new(inst.span, "this instruction reads more spilled predicates than simt can carry (two)"))?;
+            let saved = std::mem::replace(&mut entry.guard, isa::Guard::ALWAYS);
+            entry.emit(
+                Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ne, ty: isa::IntType::U32, bop: isa::BoolOp::And }),
+                &[isa::Operand::Pred(p), src(Src::reg(r)), src(Src::reg(RZ)), isa::Operand::PredSrc { pred: isa::PT, negated: false }],
+            )?;
+            entry.guard = saved;
+            entry.aliases.push((name, p));
+            Ok(())
+        };
+        if let Some(g) = inst.guard {
+            read(self, g.predicate, &mut free)?;
+        }
+        let writes_first = !matches!(inst.op, Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_));
+        let mut mentioned = Vec::new();
+        for (k, operand) in inst.operands.iter().enumerate() {
+            if k == 0 && writes_first {
+                continue;
+            }
+            mentioned.clear();
+            operand.names(&mut mentioned);
+            for &name in &mentioned {
+                read(self, name, &mut free)?;
+            }
+        }
+        let written = match inst.operands.first().map(|o| &o.kind) {
+            Some(OperandKind::Name(name)) if writes_first => self.spilled(name).map(|r| (*name, r)),
+            _ => None,
+        };
+        Ok(written.map(|(name, r)| {
+            // The result goes to the last scratch predicate: one read there is read first.
+            let p = SCRATCH_PREDS[SCRATCH_PREDS.len() - 1];
+            self.aliases.retain(|(n, _)| *n != name);
+            self.aliases.push((name, p));
+            (r, p)
+        }))
+    }
+
+    /// Loads every spilled register `inst` mentions into a reload register, which stands
+    /// for it until [`store_spilled`](Self::store_spilled); returns what it replaced. The
+    /// loads are unguarded and include destinations, so lanes the instruction leaves alone
+    /// store back the value they had.
+    pub(super) fn reload_spilled(&mut self, inst: &'t ast::Instruction<'a>) -> Result<Vec<(&'a str, Loc)>> {
+        let mut names = Vec::new();
+        for operand in &inst.operands {
+            operand.names(&mut names);
+        }
+        let (mut next, end) = (u32::from(self.reload.unwrap_or(0)), u32::from(self.reload.unwrap_or(0)) + RELOAD_REGS);
+        let mut reloaded = Vec::new();
+        for name in names {
+            let Some(&spill @ Loc::Spilled { offset, pair }) = self.locs.get(name) else { continue };
+            next = if pair { next.next_multiple_of(2) } else { next };
+            let width = if pair { 2 } else { 1 };
+            if next + width > end {
+                return Err(Diagnostic::new(
+                    inst.span,
+                    format!("this instruction names more spilled registers than simt can reload at once ({RELOAD_REGS} registers)"),
+                ));
+            }
+            let (r, ty) = (next as u8, if pair { isa::MemType::B64 } else { isa::MemType::U32 });
+            next += width;
+            self.emit(
+                Form::Ld(mods::Ld { space: isa::Space::Local, vec: isa::VecWidth::Scalar, ty }),
+                &[dst(r), isa::Operand::Addr { base: RZ, offset: offset as i32 }],
+            )?;
+            self.locs.insert(name, if pair { Loc::Pair(r) } else { Loc::Reg(r) });
+            reloaded.push((name, spill));
+        }
+        Ok(reloaded)
+    }
+
+    /// Stores the reload registers `inst` wrote back to their spilled registers' LOCAL
+    /// slots, and puts the spilled locations back.
+    pub(super) fn store_spilled(&mut self, inst: &'t ast::Instruction<'a>, reloaded: Vec<(&'a str, Loc)>) -> Result<()> {
+        let mut written = Vec::new();
+        let writes_first = !matches!(inst.op, Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_));
+        if writes_first && let Some(first) = inst.operands.first() {
+            first.names(&mut written);
+        }
+        // Instructions that write a second destination (`ld`'s vector braces are the first
+        // operand; `shfl`, `mma` and friends write only their first too).
+        for (name, spill) in reloaded {
+            let Loc::Spilled { offset, pair } = spill else { continue };
+            if written.contains(&name) {
+                let r = match self.locs.get(name) {
+                    Some(Loc::Reg(r) | Loc::Pair(r)) => *r,
+                    _ => continue,
+                };
+                let ty = if pair { isa::MemType::B64 } else { isa::MemType::U32 };
+                self.emit(
+                    Form::St(mods::St { space: isa::Space::Local, vec: isa::VecWidth::Scalar, ty }),
+                    &[isa::Operand::Addr { base: RZ, offset: offset as i32 }, src(Src::reg(r))],
+                )?;
+            }
+            self.locs.insert(name, spill);
+        }
+        Ok(())
+    }
+}
