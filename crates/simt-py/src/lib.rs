@@ -204,7 +204,9 @@ impl Kernel {
     /// `grid`/`block`: an int or a tuple of up to 3 ints, overriding `.launch`.
     /// `args`: parameter name to a numpy array (pointer parameters; the dtype of the
     /// element type, any shape, C-contiguous), a generator text such as `"iota(1024)"`,
-    /// or a Python int/float (scalars); anything left out takes its `.arg` default.
+    /// or a Python int/float (scalars); or those values in a list or tuple, in parameter
+    /// order (a PTX kernel's parameters have long names). Anything left out takes its
+    /// `.arg` default.
     /// Arrays are passed by reference: the kernel's stores land in a writeable array
     /// (lent without a copy where its layout allows), which comes back as itself; a
     /// read-only array is copied in and left as it is.
@@ -228,7 +230,7 @@ impl Kernel {
         py: Python<'_>,
         grid: Option<&Bound<'_, PyAny>>,
         block: Option<&Bound<'_, PyAny>>,
-        args: Option<&Bound<'_, PyDict>>,
+        args: Option<&Bound<'_, PyAny>>,
         model: &str,
         timing: Option<&str>,
         sanitize: Option<Vec<String>>,
@@ -288,7 +290,7 @@ impl Kernel {
         &self,
         grid: Option<&Bound<'_, PyAny>>,
         block: Option<&Bound<'_, PyAny>>,
-        args: Option<&Bound<'_, PyDict>>,
+        args: Option<&Bound<'_, PyAny>>,
         model: &str,
         sanitize: Option<Vec<String>>,
         max_steps: Option<u64>,
@@ -313,7 +315,7 @@ impl Kernel {
         &self,
         grid: Option<&Bound<'_, PyAny>>,
         block: Option<&Bound<'_, PyAny>>,
-        args: Option<&Bound<'_, PyDict>>,
+        args: Option<&Bound<'_, PyAny>>,
         model: &str,
         timing: Option<&str>,
         sanitize: Option<Vec<String>>,
@@ -356,8 +358,7 @@ impl Kernel {
         // Arrays go in as zero buffers of their length, checked and sized by `prepare`
         // like any argument, then lent to the launch (or copied in) once memory exists.
         let mut arrays: Vec<(String, ElemType, Bound<'_, PyUntypedArray>)> = Vec::new();
-        for (key, value) in args.map(|a| a.iter().collect::<Vec<_>>()).unwrap_or_default() {
-            let name: String = key.extract().map_err(|_| PyTypeError::new_err(format!("argument names are strings, not {key}")))?;
+        for (name, value) in named_args(kernel, args)? {
             let Some(param) = kernel.param(&name) else {
                 return Err(LaunchError::new_err(HostError::unknown_param(kernel, &name).to_string()));
             };
@@ -511,6 +512,35 @@ fn array_bytes<'a>(array: &'a Bound<'_, PyUntypedArray>) -> &'a [u8] {
 fn is_writeable(array: &Bound<'_, PyUntypedArray>) -> bool {
     // SAFETY: a live array's flags are readable with the GIL held.
     unsafe { (*array.as_array_ptr()).fields.flags & numpy::npyffi::NPY_ARRAY_WRITEABLE != 0 }
+}
+
+/// `args` of `Kernel.run`/`launch` as (parameter name, value): a dict by name, or a list or
+/// tuple in parameter order (parameters past its end keep their `.arg` defaults).
+fn named_args<'py>(kernel: &IsaKernel, args: Option<&Bound<'py, PyAny>>) -> PyResult<Vec<(String, Bound<'py, PyAny>)>> {
+    let Some(args) = args else { return Ok(Vec::new()) };
+    if let Ok(dict) = args.cast::<PyDict>() {
+        return dict
+            .iter()
+            .map(|(key, value)| Ok((key.extract::<String>().map_err(|_| PyTypeError::new_err(format!("argument names are strings, not {key}")))?, value)))
+            .collect();
+    }
+    if args.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err("args takes a dict by parameter name, or a list or tuple in parameter order, not a str"));
+    }
+    let values: Vec<Bound<'py, PyAny>> = args
+        .extract()
+        .map_err(|_| PyTypeError::new_err(format!("args takes a dict by parameter name, or a list or tuple in parameter order, not {}", type_name(args))))?;
+    if values.len() > kernel.params.len() {
+        let params: Vec<String> = kernel.params.iter().map(|p| format!("{} ({})", p.name, p.ty.name())).collect();
+        return Err(LaunchError::new_err(format!(
+            "kernel `{}` takes {} arguments ({}), but {} were passed",
+            kernel.name,
+            kernel.params.len(),
+            params.join(", "),
+            values.len()
+        )));
+    }
+    Ok(kernel.params.iter().map(|p| p.name.clone()).zip(values).collect())
 }
 
 /// Gives buffer `name` the array's memory when its layout allows (writeable, whole

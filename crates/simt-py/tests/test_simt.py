@@ -374,6 +374,19 @@ def test_ptx_run_launches_over_arrays_and_addresses(asm):
         simt.ptx_run(".version 7.0\n.target sm_80\n.address_size 64\n", [], grid=1, block=1)
 
 
+def test_arguments_may_come_in_parameter_order(asm):
+    x = np.arange(100, dtype=np.float32)
+    y = np.ones(100, dtype=np.float32)
+    r = saxpy(asm).run(grid=1, block=128, args=[100, 2.0, x, y])
+    np.testing.assert_array_equal(r["y"], 2 * x + 1)
+    r = saxpy(asm).run(grid=1, block=128, args=(4,))
+    assert r["y"].shape == (1000,), "x and y keep their .arg defaults"
+    with pytest.raises(simt.LaunchError, match="takes 4 arguments"):
+        saxpy(asm).run(args=[1, 2.0, x, y, 5])
+    with pytest.raises(TypeError, match="not a str"):
+        saxpy(asm).run(args="n=4")
+
+
 def test_ptx_errors_name_the_line():
     with pytest.raises(simt.AssemblyError) as e:
         simt.ptx(".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\ttanh.approx.f32 %f1, %f2;\n\tret;\n}\n", "k.ptx")
