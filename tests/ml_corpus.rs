@@ -21,17 +21,11 @@ use simt_host::npy::{self, Dtype};
 /// Kernels refused today, with what refuses them (see `tests/ml/README.md`).
 const NOT_YET: &[(&str, &str)] = &[
     ("triton/add_f16", "fma.rn.f16x2"),
-    ("triton/matmul_tf32_s2", "mma.sync m16n8k8 tf32"),
-    ("triton/matmul_tf32_s3", "mma.sync m16n8k8 tf32"),
-    ("triton/matmul_tf32_s4", "mma.sync m16n8k8 tf32"),
     ("triton/matmul_i8", "mma.sync m16n8k32 s8 with .satfinite"),
     ("triton/histogram", "pointers stored to shared memory and loaded back (the 64-bit address model)"),
     ("triton/sin_cos", "madc (carry chains)"),
     ("tinygrad/int64_mul", "64-bit integer buffers"),
     ("tinygrad/compare_bool_out", "bool .npy buffers"),
-    ("tinygrad/matmul_tf32_tc", "mma.sync m16n8k8 tf32"),
-    ("tinygrad/batched_matmul", "mma.sync m16n8k8 tf32"),
-    ("tinygrad/linear_relu", "mma.sync m16n8k8 tf32"),
 ];
 
 fn corpus(name: &str) -> PathBuf {

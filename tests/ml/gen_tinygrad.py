@@ -215,9 +215,11 @@ def cases():
          lambda a, b: (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16),
          mc.close(2e-3, 2e-3, "f16 result of an f32 accumulation"), ctx={"TC": 0}, check=5e-3)
     case("matvec", {"a": f32(1, 128), "b": f32(128, 256)}, lambda a, b: a @ b, lambda a, b: a @ b, mm_tol, check=1e-4)
-    case("batched_matmul", {"a": f32(4, 32, 32), "b": f32(4, 32, 32)}, lambda a, b: a @ b, lambda a, b: a @ b, mm_tol, check=1e-4)
+    # tinygrad writes these two with tf32 tensor cores (mma.sync m16n8k8 .tf32) at sm_80.
+    tf32_tol = mc.close(1e-2, 1e-2, "tinygrad uses tf32 tensor cores here, which keep 10 mantissa bits of each input")
+    case("batched_matmul", {"a": f32(4, 32, 32), "b": f32(4, 32, 32)}, lambda a, b: a @ b, lambda a, b: a @ b, tf32_tol, check=2e-2)
     case("linear_relu", {"x": f32(32, 64), "w": f32(64, 64), "b": f32(64)}, lambda x, w, b: (x @ w + b).relu(),
-         lambda x, w, b: np.maximum(x @ w + b, 0), mm_tol)
+         lambda x, w, b: np.maximum(x @ w + b, 0), tf32_tol, check=2e-2)
 
     # convolution and pooling
     x = f32(1, 4, 16, 16)

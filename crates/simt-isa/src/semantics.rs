@@ -21,6 +21,8 @@ pub enum MmaShape {
     SpM16N16K32,
     /// `MMA.M8N8K4`: the layout of PTX `mma.sync.aligned.m8n8k4` with f64 elements.
     M8N8K4,
+    /// `MMA.M16N8K8`: the layout of PTX `mma.sync.aligned.m16n8k8` with TF32 elements.
+    M16N8K8,
 }
 
 impl MmaShape {
@@ -32,6 +34,7 @@ impl MmaShape {
             MmaShape::SpM16N16K32 => 16 * 16 * 32,
             MmaShape::M16N8K16 => 16 * 8 * 16,
             MmaShape::M8N8K4 => 8 * 8 * 4,
+            MmaShape::M16N8K8 => 16 * 8 * 8,
         }
     }
 }
@@ -83,6 +86,7 @@ impl MmaForm {
             ),
             MmaShape::M16N8K16 | MmaShape::SpM16N16K32 => self.acc == MmaAcc::F32 && matches!(self.input, MmaIn::F16 | MmaIn::BF16),
             MmaShape::M8N8K4 => self.acc == MmaAcc::F64 && self.input == MmaIn::F64,
+            MmaShape::M16N8K8 => self.acc == MmaAcc::F32 && self.input == MmaIn::TF32,
         }
     }
 
@@ -103,9 +107,11 @@ impl MmaForm {
     /// Registers of the fragment of operand `role` (`d` has `c`'s).
     pub fn regs(self, role: FragRole) -> u8 {
         // Elements per lane: 16x16 tiles hold 8 per lane; the 16x8 tile's C and B hold 4;
-        // the sparse shape's B (32x16) holds 16; the 8x8x4 shape's A and B 1, C 2.
+        // the sparse shape's B (32x16) holds 16; the 8x8x4 shape's A and B 1, C 2; the
+        // 16x8x8 shape's A (16x8) and C 4, B (8x8) 2.
         let elements = match (self.shape, role) {
-            (MmaShape::M16N8K16, FragRole::B | FragRole::C) => 4,
+            (MmaShape::M16N8K16, FragRole::B | FragRole::C) | (MmaShape::M16N8K8, FragRole::A | FragRole::C) => 4,
+            (MmaShape::M16N8K8, FragRole::B) => 2,
             (MmaShape::SpM16N16K32, FragRole::B) => 16,
             (MmaShape::M8N8K4, FragRole::A | FragRole::B) => 1,
             (MmaShape::M8N8K4, FragRole::C) => 2,
@@ -192,6 +198,7 @@ impl Form {
             Form::MmaM16n8k16(mods::MmaM16n8k16 { acc, input }) => (MmaShape::M16N8K16, acc, input),
             Form::MmaSp(mods::MmaSp { acc, input }) => (MmaShape::SpM16N16K32, acc, input),
             Form::MmaM8n8k4(mods::MmaM8n8k4 { acc, input }) => (MmaShape::M8N8K4, acc, input),
+            Form::MmaM16n8k8(mods::MmaM16n8k8 { acc, input }) => (MmaShape::M16N8K8, acc, input),
             _ => return None,
         };
         Some(MmaForm { shape, acc, input })
@@ -422,6 +429,7 @@ mod tests {
         assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::S32, MmaIn::S4)), [1, 1, 8]);
         assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::S32, MmaIn::U4)), [1, 1, 8]);
         assert_eq!(regs(form(MmaShape::M8N8K4, MmaAcc::F64, MmaIn::F64)), [2, 2, 4]);
+        assert_eq!(regs(form(MmaShape::M16N8K8, MmaAcc::F32, MmaIn::TF32)), [4, 2, 4]);
     }
 
     #[test]

@@ -1073,6 +1073,8 @@ instruction_table! {
     Dmax: "DMAX" [], DAB_F64, optional 0, Fp64, Fp64, [];
     /// `d = sqrt(a)` in f32, rounded once: to nearest even (as `MUFU.SQRT`), toward zero (`RZ`), minus infinity (`RM`) or plus infinity (`RP`); negative `a` gives the canonical NaN, -0 gives -0.
     Fsqrt: "FSQRT" [rnd: Round = Rn], &[op("d", D), op("a", S_F32)], optional 0, Sfu, Sfu, [];
+    /// 16x8x8 TF32 matrix multiply-accumulate (`.F32.TF32`) in the fragment layout of PTX `mma.sync.aligned.m16n8k8`: 4 registers of A, 2 of B, 4 of C.
+    MmaM16n8k8: "MMA" ["M16N8K8", acc: MmaAcc, input: MmaIn], MMA_OPERANDS, optional 0, Tensor, Tensor, [COLLECTIVE], since Sm80;
 }
 
 impl Opcode {
@@ -1194,6 +1196,7 @@ mod tests {
         assert_eq!(Form::MmaM16n8k16(mods::MmaM16n8k16 { acc: MmaAcc::F32, input: MmaIn::F16 }).since(), Target::Sm80);
         assert_eq!(Form::MmaSp(mods::MmaSp { acc: MmaAcc::F32, input: MmaIn::F16 }).since(), Target::Sm80);
         assert_eq!(Form::MmaM8n8k4(mods::MmaM8n8k4 { acc: MmaAcc::F64, input: MmaIn::F64 }).since(), Target::Sm80);
+        assert_eq!(Form::MmaM16n8k8(mods::MmaM16n8k8 { acc: MmaAcc::F32, input: MmaIn::TF32 }).since(), Target::Sm80);
         assert_eq!(Form::new(Opcode::CvtTf32).since(), Target::Sm80);
         assert_eq!(Form::CvtX2(mods::CvtX2 { to: CvtPair::E4M3x2 }).since(), Target::Sm89);
         assert_eq!(Form::CvtX2(mods::CvtX2 { to: CvtPair::E5M2x2 }).since(), Target::Sm89);

@@ -37,21 +37,24 @@ pub(crate) struct Work<T> {
     pub b: [[T; 16]; 32],
     /// C on entry, D on return.
     pub acc: [[T; 16]; 16],
+    /// Steps of each chain: K (16, or 8 for `M16N8K8`); steps past K would add `0 * 0`,
+    /// which turns a -0 accumulator into +0.
+    pub steps: usize,
 }
 
 impl<T: Mac> Work<T> {
     pub fn new() -> Self {
-        Work { a: [[T::default(); 16]; 16], k_of: [[0; 16]; 16], b: [[T::default(); 16]; 32], acc: [[T::default(); 16]; 16] }
+        Work { a: [[T::default(); 16]; 16], k_of: [[0; 16]; 16], b: [[T::default(); 16]; 32], acc: [[T::default(); 16]; 16], steps: 16 }
     }
 
-    /// `acc[i][j] += a[i][t] * b[k_of[i][t]][j]` for t = 0, 1, ..., 15 in order.
+    /// `acc[i][j] += a[i][t] * b[k_of[i][t]][j]` for t = 0, 1, ..., steps - 1 in order.
     ///
     /// Always inlined, so that it takes the target features of its caller.
     #[inline(always)]
     pub fn accumulate(&mut self) {
         for ((acc, a), k_of) in self.acc.iter_mut().zip(&self.a).zip(&self.k_of) {
             let mut row = *acc;
-            for (&av, &k) in a.iter().zip(k_of) {
+            for (&av, &k) in a.iter().zip(k_of).take(self.steps) {
                 let brow = &self.b[usize::from(k) & 31];
                 for (x, &bv) in row.iter_mut().zip(brow) {
                     *x = x.mac(av, bv);

@@ -23,6 +23,7 @@ pub fn shape_of(opcode: Opcode) -> Option<Shape> {
         Opcode::MmaM16n8k16 => Some(Shape::M16N8K16),
         Opcode::MmaSp => Some(Shape::SpM16N16K32),
         Opcode::MmaM8n8k4 => Some(Shape::M8N8K4),
+        Opcode::MmaM16n8k8 => Some(Shape::M16N8K8),
         _ => None,
     }
 }
@@ -48,6 +49,9 @@ pub const fn dims(shape: Shape, operand: Operand) -> (usize, usize) {
         (Shape::M8N8K4, Operand::A) => (8, 4),
         (Shape::M8N8K4, Operand::B) => (4, 8),
         (Shape::M8N8K4, Operand::C) => (8, 8),
+        (Shape::M16N8K8, Operand::A) => (16, 8),
+        (Shape::M16N8K8, Operand::B) => (8, 8),
+        (Shape::M16N8K8, Operand::C) => (16, 8),
         _ => (16, 16),
     }
 }
@@ -66,7 +70,10 @@ pub const fn elements_per_lane(shape: Shape, operand: Operand) -> usize {
 /// being the PTX `a_e` / `b_e` / `c_e`. `M8N8K4` follows the PTX ISA's "Matrix
 /// Fragments for mma.m8n8k4 with .f64 floating point type" (contract section 9):
 /// `a0` is `A[groupID][threadID_in_group]`, `b0` is `B[threadID_in_group][groupID]`,
-/// `c0, c1` are `C[groupID][threadID_in_group * 2 + i]`.
+/// `c0, c1` are `C[groupID][threadID_in_group * 2 + i]`. `M16N8K8` follows the PTX ISA's
+/// "Matrix Fragments for mma.m16n8k8" with `.tf32`: `a_e` is row `groupID + 8 (e & 1)`,
+/// column `threadID_in_group + 4 (e >> 1)`; `b_e` row `threadID_in_group + 4 e`, column
+/// `groupID`; C as `M16N8K16`'s.
 pub const fn coord(shape: Shape, operand: Operand, lane: usize, e: usize) -> (usize, usize) {
     let (r, h) = (lane >> 1, lane & 1);
     let (group, thread) = (lane >> 2, lane & 3);
@@ -77,6 +84,9 @@ pub const fn coord(shape: Shape, operand: Operand, lane: usize, e: usize) -> (us
         (Shape::M8N8K4, Operand::A) => (group, thread),
         (Shape::M8N8K4, Operand::B) => (thread, group),
         (Shape::M8N8K4, Operand::C) => (group, thread * 2 + e),
+        (Shape::M16N8K8, Operand::A) => (group + 8 * (e & 1), thread + 4 * (e >> 1)),
+        (Shape::M16N8K8, Operand::B) => (thread + 4 * e, group),
+        (Shape::M16N8K8, Operand::C) => (group + 8 * (e >> 1), thread * 2 + (e & 1)),
         (Shape::SpM16N16K32, Operand::B) => (16 * h + e, r),
         (_, Operand::B) => (8 * h + e, r),
         (_, Operand::A | Operand::C) => (r, 8 * h + e),
@@ -115,6 +125,8 @@ const SP_C: Table = table(Shape::SpM16N16K32, Operand::C);
 const M8N8_A: Table = table(Shape::M8N8K4, Operand::A);
 const M8N8_B: Table = table(Shape::M8N8K4, Operand::B);
 const M8N8_C: Table = table(Shape::M8N8K4, Operand::C);
+const M16N8K8_A: Table = table(Shape::M16N8K8, Operand::A);
+const M16N8K8_B: Table = table(Shape::M16N8K8, Operand::B);
 
 /// The precomputed [`Table`] of an operand.
 pub(crate) fn table_of(shape: Shape, operand: Operand) -> &'static Table {
@@ -131,6 +143,10 @@ pub(crate) fn table_of(shape: Shape, operand: Operand) -> &'static Table {
         (Shape::M8N8K4, Operand::A) => &M8N8_A,
         (Shape::M8N8K4, Operand::B) => &M8N8_B,
         (Shape::M8N8K4, Operand::C) => &M8N8_C,
+        (Shape::M16N8K8, Operand::A) => &M16N8K8_A,
+        (Shape::M16N8K8, Operand::B) => &M16N8K8_B,
+        // The 16x8 accumulator's layout is the m16n8k16 one.
+        (Shape::M16N8K8, Operand::C) => &M16N8_C,
     }
 }
 

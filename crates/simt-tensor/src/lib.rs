@@ -71,6 +71,7 @@ pub fn mma(
             | (Shape::M16N16K16, MmaAcc::F16, MmaIn::F16)
             | (Shape::M16N16K16, MmaAcc::S32, MmaIn::S8 | MmaIn::U8 | MmaIn::S4 | MmaIn::U4)
             | (Shape::M8N8K4, MmaAcc::F64, MmaIn::F64)
+            | (Shape::M16N8K8, MmaAcc::F32, MmaIn::TF32)
     );
     if !supported {
         return Err(MmaError::instruction(format!("{opcode} has no .{acc}.{input} form")));
@@ -199,6 +200,8 @@ impl Operands<'_> {
     fn run_inline<T: Mac>(&self, widen_in: impl Fn(u32) -> T, widen_acc: impl Fn(u32) -> T, narrow: impl Fn(T) -> u32, d: &mut [[u32; 32]]) {
         let mut work = Work::<T>::new();
         work.k_of = self.k_of;
+        // A's columns are the chain's steps (for the sparse shape, its kept values).
+        work.steps = layout::dims(self.shape, Operand::A).1;
         let (ta, tb, tc) = (table_of(self.shape, Operand::A), table_of(self.shape, Operand::B), table_of(self.shape, Operand::C));
         // Constant slot counts let the widening loops unroll and vectorise.
         match self.in_per_reg {

@@ -55,6 +55,9 @@ fn dense_case(form: Form) -> impl Strategy<Value = (Vec<u32>, Vec<u32>, Vec<u32>
     )
 }
 
+/// PTX's `mma.sync.aligned.m16n8k8` with TF32: K = 8, so every chain has 8 steps.
+const M16N8K8_TF32: Form = Form { opcode: Opcode::MmaM16n8k8, acc: MmaAcc::F32, input: MmaIn::TF32 };
+
 fn check_dense(form: Form, (a, b, c): (Vec<u32>, Vec<u32>, Vec<u32>)) -> Result<(), TestCaseError> {
     let (m, k) = dims(form.shape(), Operand::A);
     let n = dims(form.shape(), Operand::C).1;
@@ -98,6 +101,8 @@ proptest! {
     fn m16n8k16_f32_f16(case in dense_case(FORMS[5])) { check_dense(FORMS[5], case)?; }
     #[test]
     fn m16n8k16_f32_bf16(case in dense_case(FORMS[6])) { check_dense(FORMS[6], case)?; }
+    #[test]
+    fn m16n8k8_f32_tf32(case in dense_case(M16N8K8_TF32)) { check_dense(M16N8K8_TF32, case)?; }
 
     /// Sparse forms against the dense K = 32 product of the decompressed A.
     /// Inputs are finite and non-zero, where skipping a pruned zero and adding

@@ -88,6 +88,19 @@ fn m16n8k16_follows_ptx() {
 }
 
 #[test]
+fn m16n8k8_tf32_follows_ptx() {
+    // PTX "Matrix Fragments for mma.m16n8k8" with .tf32, one element per register: a0-a3 at
+    // row groupID (a0, a2) or groupID + 8 (a1, a3), column threadID_in_group (a0, a1) or + 4
+    // (a2, a3); b0, b1 at row threadID_in_group (+ 4 for b1), column groupID; c as m16n8k16.
+    let gid = |lane: usize| lane >> 2;
+    let tig = |lane: usize| lane % 4;
+    check(Shape::M16N8K8, Operand::A, 1, |l, i, _| (if i % 2 == 0 { gid(l) } else { gid(l) + 8 }, if i < 2 { tig(l) } else { tig(l) + 4 }));
+    check(Shape::M16N8K8, Operand::B, 1, |l, i, _| (if i == 0 { tig(l) } else { tig(l) + 4 }, gid(l)));
+    check(Shape::M16N8K8, Operand::C, 1, |l, i, _| (if i < 2 { gid(l) } else { gid(l) + 8 }, tig(l) * 2 + (i & 1)));
+    assert_eq!([dims(Shape::M16N8K8, Operand::A), dims(Shape::M16N8K8, Operand::B), dims(Shape::M16N8K8, Operand::C)], [(16, 8), (8, 8), (16, 8)]);
+}
+
+#[test]
 fn m8n8k4_follows_ptx() {
     // a: one f64 A[l >> 2][l % 4]; b: one f64 B[l % 4][l >> 2]; c, d: C[l >> 2][2(l % 4) + i].
     // Each f64 is a register pair, low word first.
@@ -124,7 +137,7 @@ fn sparse_follows_the_contract() {
 
 #[test]
 fn unpack_inverts_pack() {
-    for shape in [Shape::M16N16K16, Shape::M16N8K16, Shape::SpM16N16K32] {
+    for shape in [Shape::M16N16K16, Shape::M16N8K16, Shape::SpM16N16K32, Shape::M16N8K8] {
         for operand in [Operand::A, Operand::B, Operand::C] {
             for per_reg in [1, 2, 4, 8] {
                 if !elements_per_lane(shape, operand).is_multiple_of(per_reg) {

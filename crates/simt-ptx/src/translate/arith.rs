@@ -596,9 +596,6 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
-    /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32`: simt's
-    /// `MMA.M16N8K16` has PTX's fragment layout, so the fragments only move into and out of
-    /// consecutive scratch registers.
     /// `div` (or `rem`, with `rem`) of 32- or 64-bit integers: `IDIV`/`IREM` on words,
     /// `IDIV64`/`IREM64` on pairs.
     pub(super) fn divide(&mut self, ty: Type, rem: bool, [d, x, y]: [&'t ast::Operand<'a>; 3]) -> Result<()> {

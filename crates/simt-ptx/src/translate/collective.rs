@@ -209,22 +209,22 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` and
+    /// `m16n8k8.row.col.f32.tf32.tf32.f32`: simt's `MMA.M16N8K16` and `MMA.M16N8K8` have PTX's
+    /// fragment layouts, so the fragments only move into and out of consecutive scratch registers.
     pub(super) fn mma(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mma) -> Result<()> {
-        let input = match (m.a, m.b) {
-            (Type::F16, Type::F16) => Some(isa::MmaIn::F16),
-            (Type::Bf16, Type::Bf16) => Some(isa::MmaIn::BF16),
+        let acc = isa::MmaAcc::F32;
+        let form = match (m.shape, m.a, m.b) {
+            (px::MmaShape::M16n8k16, Type::F16, Type::F16) => Some(Form::MmaM16n8k16(mods::MmaM16n8k16 { acc, input: isa::MmaIn::F16 })),
+            (px::MmaShape::M16n8k16, Type::Bf16, Type::Bf16) => Some(Form::MmaM16n8k16(mods::MmaM16n8k16 { acc, input: isa::MmaIn::BF16 })),
+            (px::MmaShape::M16n8k8, Type::Tf32, Type::Tf32) => Some(Form::MmaM16n8k8(mods::MmaM16n8k8 { acc, input: isa::MmaIn::TF32 })),
             _ => None,
         };
-        let supported = m.shape == px::MmaShape::M16n8k16
-            && m.a_layout == px::Layout::Row
-            && m.b_layout == px::Layout::Col
-            && m.d == Type::F32
-            && m.c == Type::F32
-            && !m.satfinite;
-        let (Some(input), true) = (input, supported) else {
+        let supported = m.a_layout == px::Layout::Row && m.b_layout == px::Layout::Col && m.d == Type::F32 && m.c == Type::F32 && !m.satfinite;
+        let (Some(form), true) = (form, supported) else {
             return Err(with_note(
                 Diagnostic::new(inst.op_span, format!("`{}` is not supported by the PTX front end yet", inst.op)),
-                "supported: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 and its .bf16 form",
+                "supported: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32, its .bf16 form, and m16n8k8.row.col.f32.tf32.tf32.f32",
             ));
         };
         let [d, a, b, c] = self.operands(inst)?;
@@ -243,7 +243,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 self.mov(base + i as u8, x)?;
             }
         }
-        let form = Form::MmaM16n8k16(mods::MmaM16n8k16 { acc: isa::MmaAcc::F32, input });
+        // Both shapes take 4 registers of A, 2 of B and 4 of C (m16n8k16: pairs of halves).
         self.emit(form, &[dst(tc), src(Src::reg(ta)), src(Src::reg(tb)), src(Src::reg(tc))])?;
         for (i, part) in d.iter().enumerate() {
             let r = self.word(part)?;
