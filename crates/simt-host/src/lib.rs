@@ -650,10 +650,9 @@ fn file_elements(elem: ElemType, any_dtype: bool, path: &Path, bytes: Vec<u8>) -
         let want = Dtype::of_elem(elem);
         if array.dtype != want {
             let converted = if lowp_type(elem).is_some() { ", which the host converts" } else { "" };
-            return Err(format!(
-                "{shown} holds dtype {} but the parameter's element type {elem} needs {want}{converted}; convert with `a.astype('{want}')`",
-                array.dtype
-            ));
+            let descr = array.dtype.descr().as_bytes();
+            let hint = npy::conversion_hint(descr[1] as char, array.dtype.size(), want);
+            return Err(format!("{shown} holds dtype {} but the parameter's element type {elem} needs {want}{converted}; {hint}", array.dtype));
         }
         match lowp_type(elem) {
             Some(ty) => lowp::from_npy(ty, &array.data).map(|data| (elem, data)).map_err(|e| format!("{shown}: {e}")),
@@ -1137,8 +1136,12 @@ mod tests {
         std::fs::remove_dir_all(dir).unwrap();
     }
 
+    /// A fresh directory per call: tests run at once, and one removing a shared directory
+    /// would race another writing into it.
     fn tempdir() -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("simt-host-test-{}", std::process::id()));
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("simt-host-test-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         dir
     }

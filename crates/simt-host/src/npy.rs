@@ -39,6 +39,20 @@ pub enum Dtype {
     F64,
 }
 
+/// What to tell a user whose array has numpy dtype kind `kind` (`'f'`, `'i'`, `'u'`, ...)
+/// and `size` bytes per element where `want` is needed. Between a float and an integer
+/// type of one size the bits may be what was meant (f16 values kept as `<u2` bits), so
+/// both conversions are named: `view` keeps the bits, `astype` converts the values.
+pub fn conversion_hint(kind: char, size: usize, want: Dtype) -> String {
+    let float = |k: char| k == 'f';
+    let want_kind = want.descr().as_bytes()[1] as char;
+    if size == want.size() && float(kind) != float(want_kind) {
+        format!("pass the same bits with `a.view('{0}')`, or convert the values with `a.astype('{0}')`", want.descr())
+    } else {
+        format!("convert with `a.astype('{}')`", want.descr())
+    }
+}
+
 impl Dtype {
     /// The `descr` numpy writes for this dtype.
     pub fn descr(self) -> &'static str {
@@ -269,6 +283,16 @@ pub fn header(dtype: Dtype, shape: &[usize]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hints_name_view_where_the_bits_may_be_meant() {
+        // f16 values for a bf16/u16 parameter: the same 2 bytes, so keeping the bits is an option.
+        assert_eq!(conversion_hint('f', 2, Dtype::U16), "pass the same bits with `a.view('<u2')`, or convert the values with `a.astype('<u2')`");
+        assert_eq!(conversion_hint('i', 4, Dtype::F32), "pass the same bits with `a.view('<f4')`, or convert the values with `a.astype('<f4')`");
+        // Other sizes, or the same kind, can only be converted.
+        assert_eq!(conversion_hint('f', 8, Dtype::F32), "convert with `a.astype('<f4')`");
+        assert_eq!(conversion_hint('i', 4, Dtype::U32), "convert with `a.astype('<u4')`");
+    }
 
     /// The bytes of `np.save(f, np.arange(3, dtype=np.float16))` with numpy 1.26.
     fn numpy_f16() -> Vec<u8> {

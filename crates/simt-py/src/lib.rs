@@ -479,7 +479,8 @@ fn check_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) ->
     let expects = format!("parameter `{name}` (.ptr.{elem}) expects a C-contiguous numpy array of dtype {}", expected.str()?);
     if !array.dtype().is_equiv_to(&expected) {
         let converted = if lowp::lowp_type(elem).is_some() { " (simt converts it to the element type)" } else { "" };
-        return Err(PyTypeError::new_err(format!("{expects}{converted}, not dtype {}; convert with x.astype(\"{}\")", array.dtype().str()?, expected.str()?)));
+        let hint = simt_host::npy::conversion_hint(array.dtype().kind() as char, array.dtype().itemsize(), want);
+        return Err(PyTypeError::new_err(format!("{expects}{converted}, not dtype {}; {hint}", array.dtype().str()?)));
     }
     if array.ndim() == 0 {
         return Err(PyTypeError::new_err(format!("{expects}, not a 0-d array; pass an array of at least one dimension")));

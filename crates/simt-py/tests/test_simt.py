@@ -374,6 +374,14 @@ def test_ptx_run_launches_over_arrays_and_addresses(asm):
         simt.ptx_run(".version 7.0\n.target sm_80\n.address_size 64\n", [], grid=1, block=1)
 
 
+def test_a_dtype_mismatch_of_one_size_offers_the_bits_or_the_values(asm):
+    y = np.ones(1000, dtype=np.float32)
+    with pytest.raises(TypeError, match=r"a\.view\('<f4'\)`, or convert the values with `a\.astype\('<f4'\)"):
+        saxpy(asm).run(args={"x": np.arange(1000, dtype=np.int32), "y": y})
+    with pytest.raises(TypeError, match=r"convert with `a\.astype\('<f4'\)`$"):
+        saxpy(asm).run(args={"x": np.arange(1000, dtype=np.float64), "y": y})
+
+
 def test_arguments_may_come_in_parameter_order(asm):
     x = np.arange(100, dtype=np.float32)
     y = np.ones(100, dtype=np.float32)
