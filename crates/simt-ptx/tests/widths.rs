@@ -755,3 +755,65 @@ fn pairs_of_halves() {
         ]
     });
 }
+
+/// Pairs of halves, each half on its own (the low half first), and f16 `fma`, rounded once:
+/// Triton's `fma.rn.f16x2` and friends. Checked half by half against the definition.
+#[test]
+fn pair_arithmetic_and_half_fma() {
+    let body = "\tadd.f16x2 %r1, %a, %b;\n\tmul.rn.bf16x2 %r2, %a, %b;\n\tmov.b64 %o0, {%r1, %r2};\n\
+                \tfma.rn.f16x2 %r3, %a, %b, %e;\n\tmin.f16x2 %r4, %a, %b;\n\tmov.b64 %o1, {%r3, %r4};\n\
+                \tsub.f16x2 %r5, %a, %b;\n\tmax.bf16x2 %r6, %a, %b;\n\tmov.b64 %o2, {%r5, %r6};\n\
+                \tcvt.u16.u32 %h3, %e;\n\tfma.rn.f16 %h0, %s, %t, %h3;\n\tcvt.u64.u16 %o3, %h0;\n";
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    // Halves near 1 (so sums round), and some of anything (NaN, infinities, subnormals).
+    let mut half = |i: usize| -> u64 { if i % 4 == 3 { next() & 0xFFFF } else { 0x3000 | (next() & 0x1FFF) | ((next() & 1) << 15) } };
+    let inputs: Vec<(u64, u64)> =
+        (0..32).map(|i| (half(i) | half(i + 1) << 16 | half(i + 2) << 32 | half(i + 3) << 48, half(i + 5) | half(i + 6) << 16)).collect();
+    let f = |bits: u64| half::f16::from_bits(bits as u16).to_f64();
+    let bf = |bits: u64| half::bf16::from_bits(bits as u16).to_f64();
+    let h = |v: f64| u64::from(half::f16::from_f64(v).to_bits());
+    let bh = |v: f64| u64::from(half::bf16::from_f64(v).to_bits());
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        for (lane, (out, &(x, y))) in outputs(body, &inputs, simt).iter().zip(&inputs).enumerate() {
+            let (a, b, e) = (x & 0xFFFF_FFFF, y & 0xFFFF_FFFF, x >> 32);
+            let halves = |word: u64| [word & 0xFFFF, word >> 16];
+            let pair = |op: &dyn Fn(u64, u64, u64) -> u64| {
+                let [a0, a1] = halves(a);
+                let [b0, b1] = halves(b);
+                let [e0, e1] = halves(e);
+                op(a0, b0, e0) | op(a1, b1, e1) << 16
+            };
+            let pick = |p: f64, q: f64, pb: u64, qb: u64, max: bool| match (p.is_nan(), q.is_nan()) {
+                (true, true) => 0x7FFF,
+                (true, _) => qb,
+                (_, true) => pb,
+                _ if (p < q || (p == q && pb == 0x8000)) != max => pb,
+                _ => qb,
+            };
+            let want = [
+                pair(&|p, q, _| h(f(p) + f(q))) | pair(&|p, q, _| bh(bf(p) * bf(q))) << 32,
+                pair(&|p, q, r| h(f(p).mul_add(f(q), f(r)))) | pair(&|p, q, _| pick(f(p), f(q), p, q, false)) << 32,
+                pair(&|p, q, _| h(f(p) - f(q))) | pair(&|p, q, _| pick(bf(p), bf(q), p, q, true)) << 32,
+                h(f(x & 0xFFFF).mul_add(f(y & 0xFFFF), f(e & 0xFFFF))),
+            ];
+            // NaN results are any NaN: compare them as NaNs, half by half.
+            let is_nan = |bits: u64, brain: bool| if brain { bf(bits).is_nan() } else { f(bits).is_nan() };
+            for (k, &w) in want.iter().enumerate() {
+                for slot in 0..if k == 3 { 1 } else { 4 } {
+                    let brain = (k == 0 || k == 2) && slot >= 2;
+                    let (got, w) = ((out[k] >> (16 * slot)) & 0xFFFF, (w >> (16 * slot)) & 0xFFFF);
+                    assert!(
+                        if is_nan(w, brain) { is_nan(got, brain) } else { got == w },
+                        "{simt:?}: output {k} half {slot} of lane {lane}: {got:#06x}, want {w:#06x} (x {x:#018x}, y {y:#018x})"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -9,26 +9,27 @@ impl<'t, 'a> Entry<'t, 'a> {
         let unsupported = |what: String| unsupported(inst, what);
         let op = inst.op;
         match op {
-            // Scalar halves have no simt instruction: they widen to f32 exactly, the f32
-            // operation rounds once, and rounding that to 16 bits is the correctly rounded
-            // result (f32's 24 bits are at least 2 x 11 + 2, so the double rounding is
-            // innocuous for +, - and x; min, max and ex2.approx need no such argument).
-            Op::Add(a) | Op::Sub(a) | Op::Min(a) | Op::Max(a)
-                if matches!(a.ty, Type::F16 | Type::Bf16) && !a.ftz && !a.sat && matches!(a.rounding, None | Some(px::Rounding::Rn)) =>
+            // Halves and pairs of halves have no simt arithmetic: each half is widened, the
+            // operation done wide, and the result rounded back (`half_arith`, which says why
+            // that is exact). bf16 `fma` is not: its products can be any of 2^256 apart from `c`.
+            Op::Add(a) | Op::Sub(a) | Op::Min(a) | Op::Max(a) | Op::Fma(a)
+                if is_half(a.ty)
+                    && !a.ftz
+                    && !a.sat
+                    && matches!(a.rounding, None | Some(px::Rounding::Rn))
+                    && !(matches!(op, Op::Fma(_)) && matches!(a.ty, Type::Bf16 | Type::Bf16x2)) =>
             {
-                let form = match op {
-                    Op::Add(_) | Op::Sub(_) => Form::Fadd(mods::Fadd { ftz: ftz(false), sat: sat(false) }),
-                    Op::Min(_) => Form::Fmin(mods::Fmin { ftz: ftz(false) }),
-                    _ => Form::Fmax(mods::Fmax { ftz: ftz(false) }),
+                let kind = match op {
+                    Op::Add(_) => HalfOp::Add,
+                    Op::Sub(_) => HalfOp::Sub,
+                    Op::Min(_) => HalfOp::Min,
+                    Op::Max(_) => HalfOp::Max,
+                    _ => HalfOp::Fma,
                 };
-                self.half_via_f32(inst, a.ty, form, matches!(op, Op::Sub(_)))
+                self.half_arith(inst, a.ty, kind)
             }
-            Op::Mul(m) if matches!(m.ty, Type::F16 | Type::Bf16) && !m.ftz && !m.sat && matches!(m.rounding, None | Some(px::Rounding::Rn)) => {
-                self.half_via_f32(inst, m.ty, Form::Fmul(mods::Fmul { ftz: ftz(false), sat: sat(false) }), false)
-            }
-            Op::Ex2(f) if matches!(f.ty, Type::F16 | Type::Bf16) && f.mode == px::FloatMode::Approx && !f.ftz => {
-                self.half_via_f32(inst, f.ty, Form::Mufu(mods::Mufu { op: isa::MufuOp::Ex2 }), false)
-            }
+            Op::Mul(m) if is_half(m.ty) && !m.ftz && !m.sat && matches!(m.rounding, None | Some(px::Rounding::Rn)) => self.half_arith(inst, m.ty, HalfOp::Mul),
+            Op::Ex2(f) if is_half(f.ty) && f.mode == px::FloatMode::Approx && !f.ftz => self.half_arith(inst, f.ty, HalfOp::Ex2),
             Op::Add(a) | Op::Sub(a) => {
                 let [d, x, y] = self.operands(inst)?;
                 let sub = matches!(op, Op::Sub(_));

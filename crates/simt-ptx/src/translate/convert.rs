@@ -147,23 +147,63 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.narrow(d, bits)
     }
 
-    /// A scalar f16 or bf16 operation done in f32: each source widened exactly, `form` applied
-    /// (with the second source negated for `sub`), the result rounded to nearest even.
-    pub(super) fn half_via_f32(&mut self, inst: &'t ast::Instruction<'a>, ty: Type, form: Form, negate_second: bool) -> Result<()> {
+    /// An f16 or bf16 operation, or one on each half of a pair (`.f16x2`, `.bf16x2`; the low
+    /// halves first): each half widened exactly, the operation done wide, the result rounded
+    /// to nearest even. In f32 that is the correctly rounded result of +, - and x (24 bits
+    /// are at least 2 x 11 + 2, so the double rounding is innocuous); min, max and
+    /// `ex2.approx` need no such argument. f16 `fma` is done in f64: the product is exact,
+    /// and the one rounding of the sum to 53 bits can only land on an f16 tie when the sum
+    /// was one (an addend small enough to vanish there is below every f16 value).
+    pub(super) fn half_arith(&mut self, inst: &'t ast::Instruction<'a>, ty: Type, kind: HalfOp) -> Result<()> {
         let (d, sources) = inst.operands.split_first().ok_or_else(|| Diagnostic::new(inst.op_span, "expected operands"))?;
-        let half = if ty == Type::Bf16 { isa::CvtType::BF16 } else { isa::CvtType::F16 };
-        let mut widened = Vec::with_capacity(sources.len());
-        for (i, x) in sources.iter().enumerate() {
-            let x = self.src32(x)?;
-            let t = self.scratch + i as u8;
-            self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from: half, rnd: isa::Round::Rn }), &[dst(t), src(x)])?;
-            widened.push(if negate_second && i == 1 { negate_f32(Src::reg(t)) } else { Src::reg(t) });
-        }
+        let half = if matches!(ty, Type::Bf16 | Type::Bf16x2) { isa::CvtType::BF16 } else { isa::CvtType::F16 };
+        let pair = matches!(ty, Type::F16x2 | Type::Bf16x2);
+        let wide = if kind == HalfOp::Fma { isa::CvtType::F64 } else { isa::CvtType::F32 };
+        let step = if kind == HalfOp::Fma { 2 } else { 1 };
+        let sources: Vec<Src> = sources.iter().map(|x| self.src32(x)).collect::<Result<_>>()?;
         let t = self.scratch;
-        let operands: Vec<isa::Operand> = std::iter::once(dst(t)).chain(widened.into_iter().map(src)).collect();
-        self.emit(form, &operands)?;
+        // Widened sources at t, t + step, ...; then each half's result. A half is picked out
+        // into its widened register (f32: converted in place) or, for f64, a staging register:
+        // at most 4 registers for f32, 9 for f64 (the kernel then has `MMA_SCRATCH`).
+        let result = |h: u8| t + step * sources.len() as u8 + h;
+        for h in 0..if pair { 2 } else { 1 } {
+            let mut widened = Vec::with_capacity(sources.len());
+            for (i, &x) in sources.iter().enumerate() {
+                let w = t + step * i as u8;
+                let staging = if step == 2 { result(2) } else { w };
+                let x = match (pair, h) {
+                    (false, _) => x,
+                    (true, 0) => {
+                        self.op(Opcode::And, &[dst(staging), src(x), src(Src::imm(0xFFFF))])?;
+                        Src::reg(staging)
+                    }
+                    _ => {
+                        self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(staging), src(x), src(Src::imm(16))])?;
+                        Src::reg(staging)
+                    }
+                };
+                self.emit(Form::Cvt(mods::Cvt { to: wide, from: half, rnd: isa::Round::Rn }), &[dst(w), src(x)])?;
+                widened.push(if kind == HalfOp::Sub && i == 1 { negate_f32(Src::reg(w)) } else { Src::reg(w) });
+            }
+            let form = match kind {
+                HalfOp::Add | HalfOp::Sub => Form::Fadd(mods::Fadd { ftz: ftz(false), sat: sat(false) }),
+                HalfOp::Mul => Form::Fmul(mods::Fmul { ftz: ftz(false), sat: sat(false) }),
+                HalfOp::Min => Form::Fmin(mods::Fmin { ftz: ftz(false) }),
+                HalfOp::Max => Form::Fmax(mods::Fmax { ftz: ftz(false) }),
+                HalfOp::Ex2 => Form::Mufu(mods::Mufu { op: isa::MufuOp::Ex2 }),
+                HalfOp::Fma => Form::Dfma(mods::Dfma { rnd: isa::Round::Rn }),
+            };
+            let operands: Vec<isa::Operand> = std::iter::once(dst(t)).chain(widened.into_iter().map(src)).collect();
+            self.emit(form, &operands)?;
+            self.emit(Form::Cvt(mods::Cvt { to: half, from: wide, rnd: isa::Round::Rn }), &[dst(result(h)), src(Src::reg(t))])?;
+        }
         let d = self.word(d)?;
-        self.emit(Form::Cvt(mods::Cvt { to: half, from: isa::CvtType::F32, rnd: isa::Round::Rn }), &[dst(d), src(Src::reg(t))])
+        if pair {
+            self.op(Opcode::Shl, &[dst(t), src(Src::reg(result(1))), src(Src::imm(16))])?;
+            self.op(Opcode::Or, &[dst(d), src(Src::reg(result(0))), src(Src::reg(t))])
+        } else {
+            self.mov(d, Src::reg(result(0)))
+        }
     }
 
     /// `cvt` between integer types: wrapping, or with `.sat` clamped to the destination's range.

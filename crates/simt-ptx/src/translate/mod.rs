@@ -231,6 +231,23 @@ impl Classes<'_> {
     }
 }
 
+/// An operation on halves ([`Entry::half_arith`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HalfOp {
+    Add,
+    Sub,
+    Mul,
+    Min,
+    Max,
+    Ex2,
+    Fma,
+}
+
+/// f16, bf16 or a pair of either.
+fn is_half(ty: Type) -> bool {
+    matches!(ty, Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2)
+}
+
 /// Where a PTX register lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Loc {
@@ -409,7 +426,10 @@ impl<'t, 'a> Entry<'t, 'a> {
             labels: LabelNames::default(),
             constants: std::cell::OnceCell::new(),
             scratch: 0,
-            scratch_regs: if items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::CpAsync(_) | Op::Ldmatrix(_)))) {
+            // MMA fragments, the copies' words and the f64 halves of an f16 `fma` need more room.
+            scratch_regs: if items.iter().any(
+                |i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::CpAsync(_) | Op::Ldmatrix(_)) || matches!(i.op, Op::Fma(a) if is_half(a.ty))),
+            ) {
                 MMA_SCRATCH
             } else {
                 SCRATCH
