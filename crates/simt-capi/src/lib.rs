@@ -177,7 +177,12 @@ pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Sh
         kernel.to_mut().add_dynamic_shared(shape.shared_bytes);
     }
     let kernel = &*kernel;
-    if args.len() != kernel.params.len() {
+    // Parameters past the caller's arguments take their `.arg` defaults: a PTX module's
+    // `.global`/`.const` variables (math tables such as `__cudart_i2opi_f`) are buffer
+    // parameters after the kernel's own, which a caller of `ptx_run` does not know of.
+    let default_of = |name: &str| kernel.args.iter().rev().find(|a| a.name == name).map(|a| &a.init);
+    let defaulted = kernel.params.get(args.len()..).unwrap_or_default();
+    if args.len() > kernel.params.len() || defaulted.iter().any(|p| default_of(&p.name).is_none()) {
         let params: Vec<String> = kernel.params.iter().map(|p| format!(".param .{} {}", p.ty.name(), p.name)).collect();
         return Err(LaunchFailure::Refused(format!(
             "kernel `{}` takes {} arguments ({}), but {} were passed",
@@ -196,10 +201,23 @@ pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Sh
     let mut params = vec![0u8; kernel.param_size() as usize];
     let mut memory = GlobalMemory::new();
     let mut copied = Vec::new();
-    for (param, &arg) in kernel.params.iter().zip(args) {
+    for (i, param) in kernel.params.iter().enumerate() {
         let refuse =
             |what: &str| LaunchFailure::Refused(format!("argument `{}` of kernel `{}` (`.param .{}`): {what}", param.name, kernel.name, param.ty.name()));
         let too_large = |e: simt_interp::memory::MemoryError| refuse(&e.to_string());
+        let Some(&arg) = args.get(i) else {
+            let init = default_of(&param.name).expect("checked above");
+            let bytes = match (param.ty.buffer_elem(), init) {
+                (Some(elem), init) => {
+                    let data = simt_host::buffer_bytes(elem, init, std::path::Path::new("")).map_err(|e| refuse(&e))?;
+                    memory.alloc(&param.name, data).map_err(too_large)?.to_le_bytes().to_vec()
+                }
+                (None, simt_isa::ArgInit::Scalar(literal)) => simt_host::scalar_bytes(param.ty, *literal).map_err(|e| refuse(&e))?,
+                (None, other) => return Err(refuse(&format!("its default `{other}` is not a scalar"))),
+            };
+            params[param.offset as usize..][..bytes.len()].copy_from_slice(&bytes);
+            continue;
+        };
         let bytes: Vec<u8> = match (param.ty, arg) {
             (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Word(0)) => 0u32.to_le_bytes().to_vec(),
             (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Word(addr)) => {

@@ -338,7 +338,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// A scalar parameter's bytes. A `.u64` takes any 64-bit integer (a negative one as its two's
 /// complement bits); there is no 64-bit integer element type, so it is written here.
-fn scalar_bytes(ty: ParamType, lit: Literal) -> Result<Vec<u8>, String> {
+pub fn scalar_bytes(ty: ParamType, lit: Literal) -> Result<Vec<u8>, String> {
     let elem = match ty {
         ParamType::U32 => ElemType::U32,
         ParamType::S32 => ElemType::S32,

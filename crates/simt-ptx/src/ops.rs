@@ -765,6 +765,8 @@ pub enum Op {
     SubC(Arith),
     Mul(Mul),
     Mad(Mul),
+    /// `madc`: `mad` that also adds the carry flag.
+    MadC(Mul),
     Fma(Arith),
     Div(Div),
     Rem(Typed),
@@ -886,6 +888,7 @@ pub const OPCODES: &[&str] = &[
     "ldmatrix",
     "lg2",
     "mad",
+    "madc",
     "match",
     "max",
     "membar",
@@ -1154,6 +1157,7 @@ impl Op {
             "subc" => SubC(m.arith()?),
             "mul" => Mul(m.mul()?),
             "mad" => Mad(m.mul()?),
+            "madc" => MadC(m.mul()?),
             "fma" => Fma(m.arith()?),
             "div" => Div(crate::ops::Div { mode: m.float_mode()?, ftz: m.flag(Modifier::Ftz)?, ty: m.ty()? }),
             "rem" => Rem(m.typed()?),
@@ -1312,6 +1316,7 @@ impl Op {
             SubC(_) => "subc",
             Mul(_) => "mul",
             Mad(_) => "mad",
+            MadC(_) => "madc",
             Fma(_) => "fma",
             Div(_) => "div",
             Rem(_) => "rem",
@@ -1381,7 +1386,7 @@ impl Op {
         use Op::*;
         match self {
             Add(_) | Sub(_) | AddC(_) | SubC(_) | Mul(_) | Div(_) | Rem(_) | Min(_) | Max(_) | And(_) | Or(_) | Xor(_) | Shl(_) | Shr(_) | Copysign(_) => 3..=3,
-            Mad(_) | Fma(_) | Selp(_) | Bfe(_) | Prmt(_) | Shf(_) => 4..=4,
+            Mad(_) | MadC(_) | Fma(_) | Selp(_) | Bfe(_) | Prmt(_) | Shf(_) => 4..=4,
             Bfi(_) => 5..=5,
             // `cvt.rn.f16x2.f32 d, a, b` packs two.
             Cvt(c) if matches!(c.dst, Type::F16x2 | Type::Bf16x2) => 3..=3,
@@ -1466,7 +1471,7 @@ impl fmt::Display for Op {
                 flag(f, a.cc, Modifier::Cc)?;
                 write!(f, "{}", a.ty)
             }
-            Mul(m) | Mad(m) => {
+            Mul(m) | Mad(m) | MadC(m) => {
                 opt(f, m.mode)?;
                 opt(f, m.rounding)?;
                 flag(f, m.ftz, Modifier::Ftz)?;

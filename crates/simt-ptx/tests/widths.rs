@@ -817,3 +817,23 @@ fn pair_arithmetic_and_half_fma() {
         }
     }
 }
+
+/// PTX's carry flag on 32-bit integers, kept in a register of its own: a 64-bit sum from
+/// `add.cc` + `addc`, a three-word sum through `addc.cc`, and `a * b + c` in 64 bits from
+/// `mad.lo.cc` + `madc.hi` (Triton's range reduction in `sin`/`cos`).
+#[test]
+fn carry_chains() {
+    let body = "\tadd.cc.u32 %r1, %a, %b;\n\taddc.u32 %r2, %e, %c;\n\tmov.b64 %o0, {%r1, %r2};\n\
+                \tadd.cc.u32 %r3, %a, %b;\n\taddc.cc.u32 %r4, %e, %c;\n\taddc.u32 %r5, 0, 0;\n\tmov.b64 %o1, {%r3, %r4};\n\tcvt.u64.u32 %o2, %r5;\n\
+                \tmad.lo.cc.u32 %r6, %a, %b, %e;\n\tmadc.hi.u32 %r7, %a, %b, 0;\n\tmov.b64 %o3, {%r6, %r7};\n";
+    let mut inputs = integer_pairs();
+    inputs[0] = (u64::MAX, 1);
+    inputs[1] = (0xFFFF_FFFF, 1);
+    check(body, &inputs, |x, y| {
+        let (a, e) = (x as u32, (x >> 32) as u32);
+        let b = y as u32;
+        let wide = u128::from(x) + u128::from(y);
+        let mad = u64::from(a) * u64::from(b) + u64::from(e);
+        [x.wrapping_add(y), wide as u64, (wide >> 64) as u64, mad, 0, 0, 0, 0]
+    });
+}

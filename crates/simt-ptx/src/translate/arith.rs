@@ -4,6 +4,28 @@
 use super::*;
 
 impl<'t, 'a> Entry<'t, 'a> {
+    /// `d = x + y`, plus the carry flag with `carry_in`, in 32 bits; with `carry_out` the
+    /// flag becomes the carry out. The sum is taken in 64 bits of zero-extended words, whose
+    /// high word is the carry. Sources are read before `d` is written.
+    fn add_with_carry(&mut self, d: u8, x: Src, y: Src, carry_in: bool, carry_out: bool) -> Result<()> {
+        let cc = self.carry.ok_or_else(|| Diagnostic::new(self.span, "internal error: no register was kept for the carry flag"))?;
+        let t = self.scratch;
+        self.mov(t, x)?;
+        self.mov(t + 1, Src::imm(0))?;
+        self.mov(t + 2, y)?;
+        self.mov(t + 3, Src::imm(0))?;
+        self.op(Opcode::Iadd64, &[dst(t), src(Src::reg(t)), src(Src::reg(t + 2))])?;
+        if carry_in {
+            self.mov(t + 2, Src::reg(cc))?;
+            self.op(Opcode::Iadd64, &[dst(t), src(Src::reg(t)), src(Src::reg(t + 2))])?;
+        }
+        self.mov(d, Src::reg(t))?;
+        if carry_out {
+            self.mov(cc, Src::reg(t + 1))?;
+        }
+        Ok(())
+    }
+
     /// Integer, bit and float arithmetic, comparisons and selects.
     pub(super) fn arithmetic(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
         let unsupported = |what: String| unsupported(inst, what);
@@ -30,6 +52,29 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             Op::Mul(m) if is_half(m.ty) && !m.ftz && !m.sat && matches!(m.rounding, None | Some(px::Rounding::Rn)) => self.half_arith(inst, m.ty, HalfOp::Mul),
             Op::Ex2(f) if is_half(f.ty) && f.mode == px::FloatMode::Approx && !f.ftz => self.half_arith(inst, f.ty, HalfOp::Ex2),
+            // The carry flag of 32-bit integer additions lives in a register of its own.
+            Op::Add(a) | Op::AddC(a) if (a.cc || matches!(op, Op::AddC(_))) && matches!(a.ty, Type::U32 | Type::S32) && !a.sat => {
+                let [d, x, y] = self.operands(inst)?;
+                let (d, x, y) = (self.word(d)?, self.src32(x)?, self.src32(y)?);
+                self.add_with_carry(d, x, y, matches!(op, Op::AddC(_)), a.cc)
+            }
+            Op::Mad(m) | Op::MadC(m)
+                if (m.cc || matches!(op, Op::MadC(_)))
+                    && matches!(m.ty, Type::U32 | Type::S32)
+                    && matches!(m.mode, Some(px::MulMode::Lo | px::MulMode::Hi)) =>
+            {
+                let [d, x, y, z] = self.operands(inst)?;
+                let (d, x, y, z) = (self.word(d)?, self.src32(x)?, self.src32(y)?, self.src32(z)?);
+                let product = self.scratch;
+                match m.mode {
+                    Some(px::MulMode::Hi) => {
+                        let ty = if m.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
+                        self.emit(Form::ImulHi(mods::ImulHi { ty }), &[dst(product), src(x), src(y)])?;
+                    }
+                    _ => self.op(Opcode::Imul, &[dst(product), src(x), src(y)])?,
+                }
+                self.add_with_carry(d, Src::reg(product), z, matches!(op, Op::MadC(_)), m.cc)
+            }
             Op::Add(a) | Op::Sub(a) => {
                 let [d, x, y] = self.operands(inst)?;
                 let sub = matches!(op, Op::Sub(_));
@@ -89,8 +134,8 @@ impl<'t, 'a> Entry<'t, 'a> {
                     _ => Err(unsupported(format!("`{}{}{}`", op.name(), if a.sat { ".sat" } else { "" }, a.ty))),
                 }
             }
-            // A carry would be dropped silently: refused, as on `add.cc`.
-            Op::Mad(m) if m.cc => Err(unsupported(format!("`{}` with a carry (`.cc`)", op.name()))),
+            // Other carries (`sub.cc`'s borrow, 64-bit ones) would be dropped silently: refused.
+            Op::Mad(m) | Op::MadC(m) if m.cc || matches!(op, Op::MadC(_)) => Err(unsupported(format!("`{}` with a carry (`.cc`)", op.name()))),
             Op::Mul(m) | Op::Mad(m) => self.multiply(inst, m, matches!(op, Op::Mad(_))),
             Op::Fma(a) => {
                 let [d, x, y, z] = self.operands(inst)?;

@@ -334,6 +334,8 @@ struct Entry<'t, 'a> {
     lines: &'t LineIndex,
     classes: Classes<'a>,
     locs: HashMap<&'a str, Loc>,
+    /// The register holding PTX's carry flag (`CC.CF`, 0 or 1), where the kernel uses one.
+    carry: Option<u8>,
     /// LOCAL bytes per thread: the kernel's `.local` variables, then its spilled registers.
     local_size: u32,
     /// The first reload register, where the kernel spills.
@@ -445,6 +447,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             older,
             local_size: 0,
             reload: None,
+            carry: None,
             wide_literal_taken: false,
             module_vars: Vec::new(),
         };
@@ -963,6 +966,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             | Op::SubC(_)
             | Op::Mul(_)
             | Op::Mad(_)
+            | Op::MadC(_)
             | Op::Fma(_)
             | Op::Div(_)
             | Op::Rem(_)
