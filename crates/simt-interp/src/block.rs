@@ -940,7 +940,7 @@ impl<'a> BlockSim<'a> {
                     && let Some(dynamic) = self.ctx.kernel.shared.last().filter(|v| v.len == 0 && addr >= v.offset)
                 {
                     fault.notes.push(format!(
-                        "`{}` is dynamic shared memory, sized by the launch: give it with `--shared-bytes N` (Python: `ptx_run(..., shared=N)`)",
+                        "`{}` is dynamic shared memory, sized by the launch: give it with `--shared-bytes N` (Python: `shared=N`)",
                         dynamic.name
                     ));
                 }

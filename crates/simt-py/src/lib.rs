@@ -129,6 +129,13 @@ impl Kernel {
     fn kernel(&self) -> &IsaKernel {
         &self.module.kernels[self.index]
     }
+
+    /// This kernel with `bytes` of dynamic shared memory (`shared=`), in a copy of its module.
+    fn with_dynamic_shared(&self, bytes: u32) -> Kernel {
+        let mut module = (*self.module).clone();
+        module.kernels[self.index].add_dynamic_shared(bytes);
+        Kernel { module: Arc::new(module), index: self.index }
+    }
 }
 
 /// What `run` and `launch` share: the launch request and the run's options.
@@ -210,7 +217,8 @@ impl Kernel {
     /// Arrays are passed by reference: the kernel's stores land in a writeable array
     /// (lent without a copy where its layout allows), which comes back as itself; a
     /// read-only array is copied in and left as it is.
-    /// `model`: `"its"` or `"stack"`. `timing`: None, a built-in machine (`"h100"`) or a
+    /// `shared`: bytes of dynamic shared memory per block (what a PTX `.extern .shared`
+    /// array addresses, Triton's `global_smem`). `model`: `"its"` or `"stack"`. `timing`: None, a built-in machine (`"h100"`) or a
     /// `.toml` path. `sanitize`: any of `"racecheck"`, `"initcheck"`, `"synccheck"`
     /// (`"memcheck"` is always on). `trace`: record every issued warp instruction
     /// (`Result.trace`, `Result._repr_svg_()`), optionally only block `trace_block`
@@ -223,7 +231,7 @@ impl Kernel {
     /// r = k.run(grid=4, block=256, args={"n": 1000, "a": 2.0, "x": np.arange(1000, dtype=np.float32), "y": np.ones(1000, np.float32)})
     /// r["y"][:3]   # array([1., 3., 5.], dtype=float32)
     /// ```
-    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", timing=None, sanitize=None, max_steps=None, threads=None, trace=false, trace_block=None, trace_warp=None, raw=false, memory_report=false))]
+    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", timing=None, sanitize=None, max_steps=None, threads=None, trace=false, trace_block=None, trace_warp=None, raw=false, memory_report=false, shared=0))]
     #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
@@ -241,7 +249,12 @@ impl Kernel {
         trace_warp: Option<u32>,
         raw: bool,
         memory_report: bool,
+        shared: u32,
     ) -> PyResult<RunResult> {
+        if shared > 0 {
+            let sized = self.with_dynamic_shared(shared);
+            return sized.run(py, grid, block, args, model, timing, sanitize, max_steps, threads, trace, trace_block, trace_warp, raw, memory_report, 0);
+        }
         let kernel = self.kernel();
         let mut launch = self.prepare(grid, block, args, model, timing, sanitize, max_steps, threads)?;
         launch.options.memory_report = memory_report;
@@ -285,7 +298,8 @@ impl Kernel {
     /// while (issue := sim.step()) is not None:
     ///     print(issue["line"], f"{issue['active']:032b}")
     /// ```
-    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", sanitize=None, max_steps=None))]
+    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", sanitize=None, max_steps=None, shared=0))]
+    #[allow(clippy::too_many_arguments)]
     fn launch(
         &self,
         grid: Option<&Bound<'_, PyAny>>,
@@ -294,7 +308,11 @@ impl Kernel {
         model: &str,
         sanitize: Option<Vec<String>>,
         max_steps: Option<u64>,
+        shared: u32,
     ) -> PyResult<sim::Sim> {
+        if shared > 0 {
+            return self.with_dynamic_shared(shared).launch(grid, block, args, model, sanitize, max_steps, 0);
+        }
         let Launch { prepared, options, copied, .. } = self.prepare(grid, block, args, model, None, sanitize, max_steps, None)?;
         sim::Sim::new(self.module.clone(), self.index, prepared, options, copied)
     }

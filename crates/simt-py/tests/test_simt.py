@@ -382,6 +382,48 @@ def test_a_dtype_mismatch_of_one_size_offers_the_bits_or_the_values(asm):
         saxpy(asm).run(args={"x": np.arange(1000, dtype=np.float64), "y": y})
 
 
+REVERSE_PTX = """.version 8.0
+.target sm_80
+.address_size 64
+.extern .shared .align 16 .b8 smem[];
+.visible .entry rev(.param .u64 out)
+{
+	.reg .b32 %r<4>;
+	.reg .b64 %rd<4>;
+	mov.u32 %r1, %tid.x;
+	shl.b32 %r2, %r1, 2;
+	mov.u32 %r3, smem;
+	add.s32 %r3, %r3, %r2;
+	st.shared.u32 [%r3], %r1;
+	bar.sync 0;
+	mov.u32 %r3, smem;
+	sub.s32 %r2, 124, %r2;
+	add.s32 %r3, %r3, %r2;
+	ld.shared.u32 %r2, [%r3];
+	ld.param.u64 %rd1, [out];
+	mul.wide.u32 %rd2, %r1, 4;
+	add.s64 %rd1, %rd1, %rd2;
+	st.global.u32 [%rd1], %r2;
+	ret;
+}
+"""
+
+
+def test_dynamic_shared_memory_comes_with_the_launch():
+    kernel = simt.ptx(REVERSE_PTX)["rev"]
+    out = np.zeros(32, dtype=np.uint32)
+    kernel.run(grid=1, block=32, args=[out], shared=128)
+    np.testing.assert_array_equal(out, np.arange(32)[::-1])
+    with pytest.raises(simt.Fault, match="--shared-bytes"):
+        kernel.run(grid=1, block=32, args=[out])
+    sim = kernel.launch(grid=1, block=32, args=[np.zeros(32, dtype=np.uint32)], shared=128)
+    while sim.step() is not None:
+        pass
+    out = np.zeros(32, dtype=np.uint32)
+    simt.ptx_run(REVERSE_PTX, [out], grid=1, block=32, shared=128)
+    np.testing.assert_array_equal(out, np.arange(32)[::-1])
+
+
 def test_arguments_may_come_in_parameter_order(asm):
     x = np.arange(100, dtype=np.float32)
     y = np.ones(100, dtype=np.float32)

@@ -95,6 +95,7 @@ class Kernel:
         trace_warp: Optional[int] = None,
         raw: bool = False,
         memory_report: bool = False,
+        shared: int = 0,
     ) -> Result: ...
     def launch(
         self,
@@ -105,6 +106,7 @@ class Kernel:
         model: Literal["its", "stack"] = "its",
         sanitize: Optional[Sequence[Literal["memcheck", "racecheck", "initcheck", "synccheck"]]] = None,
         max_steps: Optional[int] = None,
+        shared: int = 0,
     ) -> Sim: ...
 
 class Program:
