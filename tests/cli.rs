@@ -329,3 +329,22 @@ fn dynamic_shared_memory_is_sized_by_the_launch() {
     assert!(stderr.contains("outside the block's shared memory (16 bytes)"), "the static variable, then the dynamic array at 16: {stderr}");
     assert!(stderr.contains("`smem` is dynamic shared memory, sized by the launch: give it with `--shared-bytes N`"), "{stderr}");
 }
+
+/// `--dump NAME:TYPE` reads a buffer's bytes as another element type: a PTX pointer's
+/// buffer holds whatever the kernel stored (Triton stores floats as `.b32`).
+#[test]
+fn a_dump_may_name_the_element_type() {
+    let dir = workspace();
+    let ptx = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/cuda/saxpy.ptx");
+    std::fs::copy(&ptx, dir.path().join("saxpy.ptx")).unwrap();
+    let args = ["run", "saxpy.ptx", "--grid", "1", "--block", "32", "--arg", "0=3", "--arg", "1=2", "--arg", "2=[1, 2, 3]", "--arg", "3=[1, 1, 1]"];
+    let (code, stdout, stderr) = outcome(dir.path(), &[&args[..], &["--dump", "3"]].concat());
+    assert_eq!((code, stdout.split_whitespace().collect::<Vec<_>>()), (0, vec!["3", "5", "7"]), "{stderr}");
+    let (code, stdout, _) = outcome(dir.path(), &[&args[..], &["--dump", "3:u32"]].concat());
+    assert_eq!((code, stdout.split_whitespace().collect::<Vec<_>>()), (0, vec!["1077936128", "1084227584", "1088421888"]), "the f32 bits of 3, 5, 7");
+    let (code, _, stderr) = outcome(dir.path(), &[&args[..], &["--dump", "3:f64=y.npy"]].concat());
+    assert_eq!(code, 1);
+    assert!(stderr.contains("--dump saxpy_param_3:f64: the buffer holds 12 bytes, not a whole number of f64 elements"), "{stderr}");
+    let stderr = rejected(dir.path(), &[&args[..], &["--dump", "3:f23"]].concat());
+    assert!(stderr.contains("`f23` is not an element type; use one of"), "{stderr}");
+}

@@ -11,7 +11,7 @@ use simt_host::{self as host, Arg, HostError, LaunchRequest, PreparedLaunch};
 use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS, DEFAULT_SMS};
 use simt_interp::trace::Filter;
 use simt_interp::{Checks, Fault, FaultKind, Finding, Progress, RunOptions, SimtModel, Stats};
-use simt_isa::{ArgInit, Kernel, Module};
+use simt_isa::{ArgInit, ElemType, Kernel, Module};
 
 use crate::{Failure, Outcome, check_output, color, load_module};
 
@@ -103,7 +103,7 @@ pub struct LaunchArgs {
     #[arg(long = "arg", value_name = "NAME=VALUE")]
     args: Vec<String>,
     /// Print a buffer after the run, or write it to FILE (`.npy` keeps the dtype, anything else is raw little-endian); repeatable.
-    #[arg(long = "dump", value_name = "NAME[=FILE]")]
+    #[arg(long = "dump", value_name = "NAME[:TYPE][=FILE]")]
     dumps: Vec<String>,
     /// SIMT model: independent thread scheduling or a per-warp reconvergence stack.
     #[arg(long, value_enum, default_value_t = Simt::Its)]
@@ -211,10 +211,27 @@ fn parse_dims(text: &str) -> Result<[u32; 3], String> {
     Ok(dims)
 }
 
-/// One `--dump`: a pointer parameter and, optionally, a file.
+/// One `--dump`: a pointer parameter, optionally the element type to read its bytes as,
+/// and optionally a file.
 pub struct Dump {
     name: String,
+    elem: Option<ElemType>,
     pub file: Option<PathBuf>,
+}
+
+impl Dump {
+    /// The element type to write and the buffer: `:T` where given, else the buffer's own.
+    fn view<'l>(&self, launch: &'l PreparedLaunch) -> std::io::Result<(ElemType, &'l simt_interp::memory::Buffer)> {
+        let (own, buffer) = launch.buffer_of(&self.name).expect("--dump names were checked to be pointer parameters, and each has a buffer");
+        let elem = self.elem.unwrap_or(own);
+        if elem.bytes_for(1).is_some() && !u64::from(buffer.len).is_multiple_of(u64::from(elem.size())) {
+            return Err(std::io::Error::other(format!(
+                "--dump {}:{elem}: the buffer holds {} bytes, not a whole number of {elem} elements",
+                self.name, buffer.len
+            )));
+        }
+        Ok((elem, buffer))
+    }
 }
 
 /// A launch checked and ready: the module, which kernel, its buffers, what to dump and
@@ -424,7 +441,7 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
             "timing": timing.map(|t| serde_json::from_str::<serde_json::Value>(&t).unwrap_or_default()),
         }));
         for dump in dumps {
-            let (elem, memory) = buffer(&dump.name);
+            let (elem, memory) = dump.view(launch).map_err(Failure::input)?;
             results.dumps.insert(dump.name.clone(), crate::record::npy_hash(elem, memory));
         }
     }
@@ -508,13 +525,24 @@ fn param_name(kernel: &Kernel, text: &str) -> String {
 }
 
 fn parse_dump(kernel: &Kernel, text: &str) -> Result<Dump, Failure> {
-    let (name, file) = match text.split_once('=') {
-        Some((name, file)) => (param_name(kernel, name.trim()), Some(PathBuf::from(file))),
-        None => (param_name(kernel, text.trim()), None),
+    let (spec, file) = match text.split_once('=') {
+        Some((spec, file)) => (spec, Some(PathBuf::from(file))),
+        None => (text, None),
     };
-    let name = name.as_str();
-    pointer_param(kernel, name, "--dump")?;
-    Ok(Dump { name: name.to_string(), file })
+    // `NAME:T` reads the buffer's bytes as elements of T (a PTX pointer's buffer holds any dtype).
+    let (name, elem) = match spec.split_once(':') {
+        Some((name, ty)) => {
+            let elem = ElemType::from_name(ty.trim()).ok_or_else(|| {
+                let names: Vec<&str> = ElemType::ALL.iter().map(|t| t.name()).collect();
+                Failure::input(format!("--dump {text}: `{}` is not an element type; use one of {}", ty.trim(), names.join(", ")))
+            })?;
+            (name, Some(elem))
+        }
+        None => (spec, None),
+    };
+    let name = param_name(kernel, name.trim());
+    pointer_param(kernel, &name, "--dump")?;
+    Ok(Dump { name, elem, file })
 }
 
 /// Checks that `name` is a pointer parameter, the only kind with a buffer `flag` can read.
@@ -584,12 +612,15 @@ fn write_output(path: &Path, bytes: &[u8]) -> Outcome {
 /// Writes the dumps; `json` (the run's options) asks for one JSON object on stdout, with
 /// the timing report's JSON as its `timing` member when there is one.
 pub fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[Dump], json: Option<&RunOptions>, timing: Option<&str>) -> Outcome {
-    let buffer = |name: &str| launch.buffer_of(name).expect("--dump names were checked to be pointer parameters, and each has a buffer");
     for dump in dumps {
         if let Some(path) = &dump.file {
-            let (elem, memory) = buffer(&dump.name);
+            let (elem, memory) = dump.view(launch).map_err(Failure::input)?;
             host::write_buffer_file(path, elem, memory).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
         }
+    }
+    // Every dump's element type fits its buffer before anything is printed.
+    for dump in dumps {
+        dump.view(launch).map_err(Failure::input)?;
     }
     // Buffers stream out element by element: a dump costs a piece of memory, not a copy of the buffer.
     let stdout = std::io::stdout();
@@ -599,7 +630,7 @@ pub fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[
             // Keys in sorted order, as serde_json writes objects.
             write!(out, "{{\"block\":{},\"buffers\":{{", serde_json::to_string(&launch.config.block)?)?;
             for (i, d) in dumps.iter().enumerate() {
-                let (elem, memory) = buffer(&d.name);
+                let (elem, memory) = d.view(launch)?;
                 write!(out, "{}{}:", if i > 0 { "," } else { "" }, serde_json::to_string(&d.name)?)?;
                 host::write_json(&mut out, elem, memory)?;
             }
@@ -629,7 +660,7 @@ pub fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[
         }
         let printed: Vec<&Dump> = dumps.iter().filter(|d| d.file.is_none()).collect();
         for dump in &printed {
-            let (elem, memory) = buffer(&dump.name);
+            let (elem, memory) = dump.view(launch)?;
             if printed.len() > 1 {
                 writeln!(out, "{}:", dump.name)?;
             }
