@@ -20,6 +20,12 @@ if [ "$head" != "$PINNED" ]; then
   echo "note: tinygrad is at $head; docs/tinygrad.md's figures are for $PINNED" >&2
 fi
 
+# tinygrad's CPU device, which the tests compare with, compiles with clang.
+if ! command -v clang >/dev/null 2>&1; then
+  echo "tests/tinygrad/run.sh: tinygrad's CPU device needs clang; install it (Debian: apt-get install clang)" >&2
+  exit 1
+fi
+
 cargo build --release --manifest-path "$repo/Cargo.toml" -p simt-ocelot
 venv=${SIMT_TINYGRAD_VENV:-$repo/target/tinygrad-venv}
 if [ ! -x "$venv/bin/python" ]; then
