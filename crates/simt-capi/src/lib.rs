@@ -183,14 +183,7 @@ pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Sh
     let default_of = |name: &str| kernel.args.iter().rev().find(|a| a.name == name).map(|a| &a.init);
     let defaulted = kernel.params.get(args.len()..).unwrap_or_default();
     if args.len() > kernel.params.len() || defaulted.iter().any(|p| default_of(&p.name).is_none()) {
-        let params: Vec<String> = kernel.params.iter().map(|p| format!(".param .{} {}", p.ty.name(), p.name)).collect();
-        return Err(LaunchFailure::Refused(format!(
-            "kernel `{}` takes {} arguments ({}), but {} were passed",
-            kernel.name,
-            kernel.params.len(),
-            params.join(", "),
-            args.len()
-        )));
+        return Err(LaunchFailure::Refused(simt_host::argument_count_message(kernel, args.len())));
     }
     simt_interp::launch::check_shape(kernel, shape.grid, shape.block)
         .map_err(|e| LaunchFailure::Refused(format!("cannot launch kernel `{}`: {e}", kernel.name)))?;
@@ -205,68 +198,66 @@ pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Sh
         let refuse =
             |what: &str| LaunchFailure::Refused(format!("argument `{}` of kernel `{}` (`.param .{}`): {what}", param.name, kernel.name, param.ty.name()));
         let too_large = |e: simt_interp::memory::MemoryError| refuse(&e.to_string());
-        let Some(&arg) = args.get(i) else {
-            let init = default_of(&param.name).expect("checked above");
-            let bytes = match (param.ty.buffer_elem(), init) {
+        let bytes: Vec<u8> = match args.get(i).copied() {
+            // Not passed: the parameter's `.arg` default (checked to exist above).
+            None => match (param.ty.buffer_elem(), default_of(&param.name).expect("checked above")) {
                 (Some(elem), init) => {
                     let data = simt_host::buffer_bytes(elem, init, std::path::Path::new("")).map_err(|e| refuse(&e))?;
                     memory.alloc(&param.name, data).map_err(too_large)?.to_le_bytes().to_vec()
                 }
                 (None, simt_isa::ArgInit::Scalar(literal)) => simt_host::scalar_bytes(param.ty, *literal).map_err(|e| refuse(&e))?,
                 (None, other) => return Err(refuse(&format!("its default `{other}` is not a scalar"))),
-            };
-            params[param.offset as usize..][..bytes.len()].copy_from_slice(&bytes);
-            continue;
-        };
-        let bytes: Vec<u8> = match (param.ty, arg) {
-            (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Word(0)) => 0u32.to_le_bytes().to_vec(),
-            (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Word(addr)) => {
-                let addr = usize::try_from(addr).map_err(|_| refuse("the address does not fit this machine"))?;
-                match host_memory::reach(addr) {
-                    Ok(reach) => {
-                        // Lent memory is whole aligned words: start at the word holding `addr`.
-                        let start = addr & !3;
-                        let len = (reach.len + (addr - start)).min(reach_cap) & !3;
-                        let name = format!("{} (host {addr:#x})", param.name);
-                        // SAFETY: the caller promises the memory is theirs for the call; it lies
-                        // in a registered allocation or a writable mapping, so it is there.
-                        let lent = unsafe { Lent::new(start as *mut u8, len, Box::new(())) };
-                        match lent {
-                            Some(lent) => (memory.alloc_lent(&name, lent).map_err(too_large)? + (addr - start) as u32).to_le_bytes().to_vec(),
-                            None => return Err(refuse(&format!("host address {addr:#x} reaches only {} bytes", reach.len))),
+            },
+            Some(arg) => match (param.ty, arg) {
+                (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Word(0)) => 0u32.to_le_bytes().to_vec(),
+                (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Word(addr)) => {
+                    let addr = usize::try_from(addr).map_err(|_| refuse("the address does not fit this machine"))?;
+                    match host_memory::reach(addr) {
+                        Ok(reach) => {
+                            // Lent memory is whole aligned words: start at the word holding `addr`.
+                            let start = addr & !3;
+                            let len = (reach.len + (addr - start)).min(reach_cap) & !3;
+                            let name = format!("{} (host {addr:#x})", param.name);
+                            // SAFETY: the caller promises the memory is theirs for the call; it lies
+                            // in a registered allocation or a writable mapping, so it is there.
+                            let lent = unsafe { Lent::new(start as *mut u8, len, Box::new(())) };
+                            match lent {
+                                Some(lent) => (memory.alloc_lent(&name, lent).map_err(too_large)? + (addr - start) as u32).to_le_bytes().to_vec(),
+                                None => return Err(refuse(&format!("host address {addr:#x} reaches only {} bytes", reach.len))),
+                            }
+                        }
+                        // Nothing is lent: any access through the pointer is a fault naming it.
+                        Err(why) => {
+                            memory.alloc(&format!("{} (host {addr:#x}, {why})", param.name), WordBytes::zeroed(0)).map_err(too_large)?.to_le_bytes().to_vec()
                         }
                     }
-                    // Nothing is lent: any access through the pointer is a fault naming it.
-                    Err(why) => {
-                        memory.alloc(&format!("{} (host {addr:#x}, {why})", param.name), WordBytes::zeroed(0)).map_err(too_large)?.to_le_bytes().to_vec()
+                }
+                (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Memory { ptr, len }) => {
+                    if len as u64 > simt_isa::MAX_TOTAL_BUFFER_BYTES {
+                        return Err(refuse(&format!("{len} bytes is more than the {} GLOBAL memory holds", simt_isa::MAX_TOTAL_BUFFER_BYTES)));
                     }
-                }
-            }
-            (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Memory { ptr, len }) => {
-                if len as u64 > simt_isa::MAX_TOTAL_BUFFER_BYTES {
-                    return Err(refuse(&format!("{len} bytes is more than the {} GLOBAL memory holds", simt_isa::MAX_TOTAL_BUFFER_BYTES)));
-                }
-                // SAFETY: the caller promises `len` bytes at `ptr` are valid and theirs.
-                match unsafe { Lent::new(ptr, len, Box::new(())) } {
-                    Some(lent) => memory.alloc_lent(&param.name, lent),
-                    None => {
-                        // SAFETY: as above.
-                        let bytes = if len == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(ptr, len) } };
-                        copied.push(CopiedBack { host: ptr, len, buffer: memory.buffers().len() });
-                        memory.alloc(&param.name, WordBytes::from_bytes(bytes))
+                    // SAFETY: the caller promises `len` bytes at `ptr` are valid and theirs.
+                    match unsafe { Lent::new(ptr, len, Box::new(())) } {
+                        Some(lent) => memory.alloc_lent(&param.name, lent),
+                        None => {
+                            // SAFETY: as above.
+                            let bytes = if len == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(ptr, len) } };
+                            copied.push(CopiedBack { host: ptr, len, buffer: memory.buffers().len() });
+                            memory.alloc(&param.name, WordBytes::from_bytes(bytes))
+                        }
                     }
+                    .map_err(too_large)?
+                    .to_le_bytes()
+                    .to_vec()
                 }
-                .map_err(too_large)?
-                .to_le_bytes()
-                .to_vec()
-            }
-            (ParamType::U32 | ParamType::S32 | ParamType::F32, HostArg::Word(w)) => (w as u32).to_le_bytes().to_vec(),
-            (ParamType::U64 | ParamType::F64, HostArg::Word(w)) => w.to_le_bytes().to_vec(),
-            (ParamType::F32, HostArg::Float(x)) => (x as f32).to_bits().to_le_bytes().to_vec(),
-            (ParamType::F64, HostArg::Float(x)) => x.to_bits().to_le_bytes().to_vec(),
-            (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Float(_)) => return Err(refuse("a pointer takes memory or an address, not a float")),
-            (_, HostArg::Memory { .. }) => return Err(refuse("a scalar takes a value, not memory")),
-            (_, HostArg::Float(_)) => return Err(refuse("an integer takes an integer, not a float")),
+                (ParamType::U32 | ParamType::S32 | ParamType::F32, HostArg::Word(w)) => (w as u32).to_le_bytes().to_vec(),
+                (ParamType::U64 | ParamType::F64, HostArg::Word(w)) => w.to_le_bytes().to_vec(),
+                (ParamType::F32, HostArg::Float(x)) => (x as f32).to_bits().to_le_bytes().to_vec(),
+                (ParamType::F64, HostArg::Float(x)) => x.to_bits().to_le_bytes().to_vec(),
+                (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Float(_)) => return Err(refuse("a pointer takes memory or an address, not a float")),
+                (_, HostArg::Memory { .. }) => return Err(refuse("a scalar takes a value, not memory")),
+                (_, HostArg::Float(_)) => return Err(refuse("an integer takes an integer, not a float")),
+            },
         };
         params[param.offset as usize..][..bytes.len()].copy_from_slice(&bytes);
     }

@@ -320,6 +320,13 @@ impl HostError {
     }
 }
 
+/// What to say when a launch passes `passed` arguments in order to `kernel`, which takes a
+/// different number: every parameter, as `.param` declarations.
+pub fn argument_count_message(kernel: &Kernel, passed: usize) -> String {
+    let params: Vec<String> = kernel.params.iter().map(|p| format!(".param .{} {}", p.ty.name(), p.name)).collect();
+    format!("kernel `{}` takes {} arguments ({}), but {passed} were passed", kernel.name, kernel.params.len(), params.join(", "))
+}
+
 /// Levenshtein distance; parameter names are short, so the quadratic table is fine.
 fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();

@@ -57,17 +57,21 @@ fn check(body: &str, inputs: &[(u64, u64)], want: impl Fn(u64, u64) -> [u64; 8])
     }
 }
 
-/// 32 pairs of 64-bit integers with the edges multiplication and saturation care about.
-fn integer_pairs() -> Vec<(u64, u64)> {
-    let edges = [0, 1, 2, u64::MAX, i64::MAX as u64, i64::MIN as u64, 0xFFFF_FFFF, 0x1_0000_0000, 0x8000_0000, 0x7FFF, 0x8000, 0xFFFF, 0xFF80, 0x7F];
-    let mut pairs: Vec<(u64, u64)> = edges.iter().zip(edges.iter().rev()).map(|(&x, &y)| (x, y)).collect();
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = || {
+/// A xorshift64 generator from `seed`: reproducible inputs without a crate.
+fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
         state
-    };
+    }
+}
+
+/// 32 pairs of 64-bit integers with the edges multiplication and saturation care about.
+fn integer_pairs() -> Vec<(u64, u64)> {
+    let edges = [0, 1, 2, u64::MAX, i64::MAX as u64, i64::MIN as u64, 0xFFFF_FFFF, 0x1_0000_0000, 0x8000_0000, 0x7FFF, 0x8000, 0xFFFF, 0xFF80, 0x7F];
+    let mut pairs: Vec<(u64, u64)> = edges.iter().zip(edges.iter().rev()).map(|(&x, &y)| (x, y)).collect();
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     while pairs.len() < 32 {
         let (x, y) = (next(), next());
         // Some small and some sign-heavy values, not only uniform bits.
@@ -676,13 +680,8 @@ fn scalar_half_arithmetic_is_correctly_rounded() {
                 \tmul.f16 %h2, %s, %t;\n\tcvt.u64.u16 %o2, %h2;\n\tmin.f16 %h3, %s, %t;\n\tcvt.u64.u16 %o3, %h3;\n\
                 \tmax.f16 %h0, %s, %t;\n\tcvt.u64.u16 %o4, %h0;\n\tadd.bf16 %h1, %s, %t;\n\tcvt.u64.u16 %o5, %h1;\n\
                 \tmul.rn.bf16 %h2, %s, %t;\n\tcvt.u64.u16 %o6, %h2;\n";
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state as u16
-    };
+    let mut random = xorshift(0x2545_F491_4F6C_DD1D);
+    let mut next = || random() as u16;
     let edges =
         [(0x3C00, 0x3C01), (0x7BFF, 0x7BFF), (0x0001, 0x8001), (0x7C00, 0xFC00), (0x7E00, 0x3C00), (0x0400, 0x83FF), (0xFBFF, 0x4000), (0x1400, 0x1400)];
     let inputs: Vec<(u64, u64)> = (0..32)
@@ -764,13 +763,7 @@ fn pair_arithmetic_and_half_fma() {
                 \tfma.rn.f16x2 %r3, %a, %b, %e;\n\tmin.f16x2 %r4, %a, %b;\n\tmov.b64 %o1, {%r3, %r4};\n\
                 \tsub.f16x2 %r5, %a, %b;\n\tmax.bf16x2 %r6, %a, %b;\n\tmov.b64 %o2, {%r5, %r6};\n\
                 \tcvt.u16.u32 %h3, %e;\n\tfma.rn.f16 %h0, %s, %t, %h3;\n\tcvt.u64.u16 %o3, %h0;\n";
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     // Halves near 1 (so sums round), and some of anything (NaN, infinities, subnormals).
     let mut half = |i: usize| -> u64 { if i % 4 == 3 { next() & 0xFFFF } else { 0x3000 | (next() & 0x1FFF) | ((next() & 1) << 15) } };
     let inputs: Vec<(u64, u64)> =

@@ -550,14 +550,7 @@ fn named_args<'py>(kernel: &IsaKernel, args: Option<&Bound<'py, PyAny>>) -> PyRe
         .extract()
         .map_err(|_| PyTypeError::new_err(format!("args takes a dict by parameter name, or a list or tuple in parameter order, not {}", type_name(args))))?;
     if values.len() > kernel.params.len() {
-        let params: Vec<String> = kernel.params.iter().map(|p| format!("{} ({})", p.name, p.ty.name())).collect();
-        return Err(LaunchError::new_err(format!(
-            "kernel `{}` takes {} arguments ({}), but {} were passed",
-            kernel.name,
-            kernel.params.len(),
-            params.join(", "),
-            values.len()
-        )));
+        return Err(LaunchError::new_err(simt_host::argument_count_message(kernel, values.len())));
     }
     Ok(kernel.params.iter().map(|p| p.name.clone()).zip(values).collect())
 }

@@ -243,6 +243,16 @@ enum HalfOp {
     Fma,
 }
 
+/// Whether `op` reads or writes PTX's carry flag.
+fn writes_or_reads_carry(op: Op) -> bool {
+    match op {
+        Op::Add(a) | Op::Sub(a) => a.cc,
+        Op::Mad(m) => m.cc,
+        Op::AddC(_) | Op::SubC(_) | Op::MadC(_) => true,
+        _ => false,
+    }
+}
+
 /// f16, bf16 or a pair of either.
 fn is_half(ty: Type) -> bool {
     matches!(ty, Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2)
@@ -334,7 +344,9 @@ struct Entry<'t, 'a> {
     lines: &'t LineIndex,
     classes: Classes<'a>,
     locs: HashMap<&'a str, Loc>,
-    /// The register holding PTX's carry flag (`CC.CF`, 0 or 1), where the kernel uses one.
+    /// Whether any instruction reads or writes PTX's carry flag.
+    uses_carry: bool,
+    /// The register holding the carry flag (`CC.CF`, 0 or 1), where the kernel uses one.
     carry: Option<u8>,
     /// LOCAL bytes per thread: the kernel's `.local` variables, then its spilled registers.
     local_size: u32,
@@ -439,6 +451,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             needs_scratch_pred: items
                 .iter()
                 .any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Set(_)) || matches!(i.op, Op::CpAsync(_)) && i.operands.len() == 4)),
+            uses_carry: items.iter().any(|i| matches!(i, Item::Inst(i) if writes_or_reads_carry(i.op))),
             line: 0,
             guard: isa::Guard::ALWAYS,
             span: f.name.span,

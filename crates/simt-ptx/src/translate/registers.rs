@@ -221,7 +221,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         self.scratch = first_free.next_multiple_of(SCRATCH) as u8;
         let bases = u32::from(self.scratch) + self.scratch_regs;
-        let carry = u32::from(uses_carry(insts_of(items)));
+        let carry = u32::from(self.uses_carry);
         if bases + self.module_vars.len() as u32 + carry > isa::NUM_REGS {
             return Err(too_many(self.span, "the translation's scratch registers"));
         }
@@ -258,8 +258,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         // What follows the allocated registers: the reload registers where the kernel spills
         // (from an even register), the scratch block (from a multiple of SCRATCH), and one
         // register per module-scope variable's address.
-        let after =
-            if spills { RELOAD_REGS + 1 } else { 0 } + SCRATCH - 1 + self.scratch_regs + self.module_vars.len() as u32 + u32::from(uses_carry(insts_of(items)));
+        let after = if spills { RELOAD_REGS + 1 } else { 0 } + SCRATCH - 1 + self.scratch_regs + self.module_vars.len() as u32 + u32::from(self.uses_carry);
         let usable = isa::NUM_REGS.saturating_sub(after) as usize;
         let mut uncoloured = Vec::new();
         let mut loc: Vec<Option<Loc>> = vec![None; n];
@@ -448,22 +447,4 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         Ok(())
     }
-}
-
-/// The instructions among `items`.
-fn insts_of<'i, 't, 'a>(items: &'i [Item<'t, 'a>]) -> impl Iterator<Item = &'t ast::Instruction<'a>> + 'i {
-    items.iter().filter_map(|i| match i {
-        Item::Inst(inst) => Some(*inst),
-        Item::Label(..) => None,
-    })
-}
-
-/// Whether any instruction reads or writes PTX's carry flag.
-fn uses_carry<'t, 'a: 't>(mut insts: impl Iterator<Item = &'t ast::Instruction<'a>>) -> bool {
-    insts.any(|i| match i.op {
-        Op::Add(a) | Op::Sub(a) => a.cc,
-        Op::Mad(m) => m.cc,
-        Op::AddC(_) | Op::SubC(_) | Op::MadC(_) => true,
-        _ => false,
-    })
 }
