@@ -104,3 +104,17 @@ fn course_pictures_are_current() {
     }
     assert!(stale.is_empty(), "stale pictures {stale:?}: run `SIMT_BLESS=1 cargo test --release --test trace`");
 }
+
+#[test]
+fn a_lane_waiting_out_a_loop_counts_each_issue_once() {
+    // Lane l of data_loop.s leaves the loop after l % 8 trips; lane 6 then waits while
+    // lane 7 runs its last trip (IMUL, IADD, BRA, ISETP, BRA): five issues, although
+    // seven divergences of the loop's branch are open around it.
+    let text = simt(&["run", "asm/divergence/data_loop.s", "--trace", "--format", "json", "--warp", "0"]);
+    let value: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    let branch = &value["branches"][0];
+    let waits: Vec<u64> = branch["waits"].as_array().expect("waits").iter().map(|w| w.as_u64().expect("a count")).collect();
+    assert_eq!(&waits[..8], &[35, 30, 25, 20, 15, 10, 5, 0]);
+    // The loop body runs 7 trips of 5 issues with some lane waiting.
+    assert_eq!(branch["issues_while_diverged"], 35);
+}

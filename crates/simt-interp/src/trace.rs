@@ -105,9 +105,11 @@ pub struct BranchSummary {
     pub executions: u64,
     /// Times its lanes split.
     pub diverged: u64,
-    /// Per lane: issues it spent waiting for its siblings before they met again.
+    /// Per lane of a warp, summed over the warps recorded: issues it spent waiting for
+    /// its siblings before they met again. An issue counts once for a lane however many
+    /// divergences of this branch are open around it (one per trip of a loop).
     pub waits: Vec<u64>,
-    /// Issues of the warps while divergences of this branch were open.
+    /// Issues of the warps while divergences of this branch were open (each issue once).
     pub issues_while_diverged: u64,
     /// Share of the SIMD width those issues lost to lanes waiting (0 .. 1).
     pub simd_lost: f64,
@@ -164,6 +166,8 @@ pub fn trace(
     let mut branch_index = vec![usize::MAX; kernel.code.len()];
     let line = |pc: u32| kernel.line(pc).unwrap_or(0);
     let mut seq = 0;
+    // Per branch with open divergences, the lanes waiting at the current issue.
+    let mut waiting: Vec<(usize, u32)> = Vec::new();
     for b in 0..launch.blocks() {
         let mut block = launch.block(b, crate::launch::sm_of_block(b, options.sms));
         let record_block = filter.block.is_none_or(|f| f == b);
@@ -198,11 +202,20 @@ pub fn trace(
                             break;
                         }
                     }
+                    // A loop's branch leaves one open divergence per trip, nested: a lane
+                    // waiting in several of them still waits once per issue.
+                    waiting.clear();
                     for open in &state.open {
-                        let summary = &mut out.branches[open.branch];
+                        match waiting.iter_mut().find(|(branch, _)| *branch == open.branch) {
+                            Some((_, lanes)) => *lanes |= open.group & !step.active,
+                            None => waiting.push((open.branch, open.group & !step.active)),
+                        }
+                    }
+                    for &(branch, lanes) in &waiting {
+                        let summary = &mut out.branches[branch];
                         summary.issues_while_diverged += 1;
                         for l in 0..32 {
-                            if open.group & !step.active & (1 << l) != 0 {
+                            if lanes & (1 << l) != 0 {
                                 summary.waits[l] += 1;
                             }
                         }
@@ -309,7 +322,7 @@ impl Trace {
                     let parts: Vec<String> = by_wait.iter().map(|(n, mask)| format!("{} for {n}", lane_list(*mask))).collect();
                     let _ = writeln!(
                         s,
-                        "    issues spent waiting: {}; {:.1}% of the SIMD width lost over {} issues while diverged",
+                        "    issues spent waiting, summed over the warps traced: {}; {:.1}% of the SIMD width lost over {} issues while diverged",
                         parts.join("; "),
                         100.0 * b.simd_lost,
                         b.issues_while_diverged
