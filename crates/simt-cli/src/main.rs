@@ -7,6 +7,7 @@ mod collect;
 mod debug;
 mod occupancy;
 mod record;
+mod report;
 mod run;
 mod sparsify;
 mod sweep;
@@ -91,6 +92,8 @@ enum Command {
     Sweep(Box<sweep::SweepArgs>),
     /// The run records of a sweep as one table (CSV, JSON lines) or a chart.
     Collect(collect::CollectArgs),
+    /// Draw a recorded trace as one HTML page: source, lane timeline, per-line counters.
+    Report(report::ReportArgs),
 }
 
 /// Why a command failed; the text is ready to print.
@@ -131,6 +134,7 @@ fn main() -> ExitCode {
         Command::Occupancy(args) => occupancy::occupancy(args),
         Command::Sweep(args) => sweep::sweep(*args),
         Command::Collect(args) => collect::collect(args),
+        Command::Report(args) => report::report(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -17,7 +17,7 @@ use crate::{Failure, Outcome, check_output, color, load_module};
 
 /// Arguments of `simt run`.
 #[derive(Args)]
-#[command(group(clap::ArgGroup::new("tracing").args(["trace", "trace_svg", "pipeview"]).multiple(true)))]
+#[command(group(clap::ArgGroup::new("tracing").args(["trace", "trace_svg", "pipeview", "report"]).multiple(true)))]
 #[command(after_help = "Examples:
   simt run asm/saxpy.s --dump y
   simt run asm/saxpy.s --grid 4 --block 256 --arg n=1000 --arg a=2.5 \\
@@ -62,6 +62,11 @@ pub struct RunArgs {
     /// Draw the divergence picture (lanes against issue steps) into FILE.svg.
     #[arg(long, value_name = "FILE.svg")]
     trace_svg: Option<PathBuf>,
+    /// Write the run as one HTML page to open in a browser: the source with per-line counters
+    /// beside a zoomable timeline of every issued warp instruction; with --timing, the warps'
+    /// stall reasons and the issue slots over cycles.
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
     #[command(flatten)]
     timing: crate::timing::TimingArgs,
     /// Sanitizer findings shown in full; the rest are only counted in the summary.
@@ -372,24 +377,39 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
     }
     let mut prepared = prepare(&args.launch)?;
     prepared.options.threads = args.threads.map(|t| t as usize);
-    prepared.options.memory_report = args.stats || args.json;
+    // Reports and JSON traces show per-line memory efficiency.
+    let keep_values = args.report.is_some() || (args.trace && args.format == Some(TraceFormat::Json));
+    prepared.options.memory_report = args.stats || args.json || keep_values;
     prepared.options.deadline = args.timeout.map(|t| Instant::now() + t);
     let Prepared { module, launch, dumps, inputs, options, .. } = &prepared;
     let kernel = prepared.kernel();
     let expects = parse_expects(kernel, args)?;
     let mut inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     inputs.extend(expects.iter().map(|e| Path::new(&e.reference)));
-    for path in args.output.iter().chain(&args.trace_svg) {
+    for path in args.output.iter().chain(&args.trace_svg).chain(&args.report) {
         check_output(path, &inputs)?;
     }
-    let filter = Filter { block: args.trace_block, warp: args.warp, max_issues: MAX_TRACE_ISSUES };
-    let timed = watching(launch, |p| crate::timing::run(module, kernel, launch, options, &args.timing, filter, &inputs, p))?;
+    // A report and a JSON trace show what each issue wrote; the first issues' values are kept.
+    let filter =
+        Filter { block: args.trace_block, warp: args.warp, max_issues: MAX_TRACE_ISSUES, values: if keep_values { simt_report::VALUE_ISSUES } else { 0 } };
+    let record_trace = |memory: &simt_interp::GlobalMemory| {
+        with_progress(module, launch, args.check_max, |p| simt_interp::trace::trace(kernel, &launch.config, memory, options, filter, Some(p)).map_err(Box::new))
+    };
+    // A timed run changes the buffers: the report's trace runs first, on a copy of them.
+    let timed_trace = match (&args.report, &args.timing.timing) {
+        (Some(_), Some(_)) => Some(record_trace(&launch.memory.duplicate())?),
+        _ => None,
+    };
+    let timed = watching(launch, |p| crate::timing::run(module, kernel, launch, options, &args.timing, filter, args.report.is_some(), &inputs, p))?;
     let stats = if let Some(t) = &timed {
+        if let (Some(path), Some(trace)) = (&args.report, timed_trace) {
+            let warps_per_block = u64::from(launch.config.block.iter().product::<u32>().div_ceil(32));
+            let timing = simt_report::TimingView::new(&t.report, &format!("{} ({})", t.machine.name, t.machine.description), warps_per_block);
+            crate::report::write(path, &simt_report::RunView::new(module, kernel, &launch.config, options.simt, trace), Some(&timing), &inputs)?;
+        }
         t.report.functional.clone()
-    } else if args.trace || args.trace_svg.is_some() {
-        let trace = with_progress(module, launch, args.check_max, |p| {
-            simt_interp::trace::trace(kernel, &launch.config, &launch.memory, options, filter, Some(p)).map_err(Box::new)
-        })?;
+    } else if args.trace || args.trace_svg.is_some() || args.report.is_some() {
+        let trace = record_trace(&launch.memory)?;
         if let Some(path) = &args.trace_svg {
             write_output(path, trace.render_svg(kernel, SVG_STEPS).as_bytes())?;
         }
@@ -397,8 +417,10 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
             let mut text = Vec::new();
             match args.format.unwrap_or(TraceFormat::Text) {
                 TraceFormat::Text => text.extend_from_slice(trace.render_text().as_bytes()),
+                // The JSON trace is the report's view of the run, so `simt report` can draw it.
                 TraceFormat::Json => {
-                    serde_json::to_writer(&mut text, &trace).map_err(|e| Failure::input(e.to_string()))?;
+                    let view = simt_report::RunView::new(module, kernel, &launch.config, options.simt, trace.clone());
+                    serde_json::to_writer(&mut text, &view).map_err(|e| Failure::input(e.to_string()))?;
                     text.push(b'\n');
                 }
                 TraceFormat::Chrome => text = trace.write_chrome(text).map_err(|e| Failure::input(e.to_string()))?,
@@ -408,7 +430,11 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
                 None => crate::print(&String::from_utf8_lossy(&text))?,
             }
         }
-        trace.stats
+        let stats = trace.stats.clone();
+        if let Some(path) = &args.report {
+            crate::report::write(path, &simt_report::RunView::new(module, kernel, &launch.config, options.simt, trace), None, &inputs)?;
+        }
+        stats
     } else {
         with_progress(module, launch, args.check_max, |p| simt_interp::run(kernel, &launch.config, &launch.memory, options, Some(p)).map_err(Box::new))?
     };

@@ -48,7 +48,8 @@ pub fn machine(name: &str) -> Result<Machine, Failure> {
 }
 
 /// Runs the launch timed when `--timing` was given; `None` otherwise.
-/// `select` is the `--trace-block` and `--warp` selection, which `--pipeview` shares with `--trace`.
+/// `select` is the `--trace-block` and `--warp` selection, which `--pipeview` shares with `--trace`;
+/// `for_report` records the timeline a report draws.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     module: &Module,
@@ -57,6 +58,7 @@ pub fn run(
     options: &RunOptions,
     args: &TimingArgs,
     select: Filter,
+    for_report: bool,
     inputs: &[&Path],
     progress: &simt_interp::Progress,
 ) -> Result<Option<Timed>, Failure> {
@@ -73,7 +75,7 @@ pub fn run(
     let timing = TimingOptions {
         threads: options.threads,
         pipeview: args.pipeview.then_some(PipeFilter { block: select.block, warp: select.warp, pc: args.pc, line: args.line }),
-        timeline: args.timeline.is_some(),
+        timeline: args.timeline.is_some() || for_report,
         progress: Some(progress),
     };
     let report = simt_timing::run(kernel, &launch.config, &launch.memory, options, &machine, &timing).map_err(|e| match e {

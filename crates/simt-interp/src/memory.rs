@@ -332,6 +332,18 @@ impl GlobalMemory {
         Ok(base as u32)
     }
 
+    /// A copy of every buffer at the same address: a launch run on it starts from the
+    /// same inputs (a report traces a timed launch this way).
+    pub fn duplicate(&self) -> GlobalMemory {
+        GlobalMemory {
+            buffers: self
+                .buffers
+                .iter()
+                .map(|b| Buffer { name: b.name.clone(), base: b.base, len: b.len, words: Words::owned(WordBytes::from_bytes(&b.bytes()).words) })
+                .collect(),
+        }
+    }
+
     /// Backs buffer `index` with `lent` memory of its size instead of its own words, which
     /// are dropped: the host makes an argument array's buffer as zeros (never touched, so
     /// never resident), then lends it the array. Gives `lent` back if the sizes differ.

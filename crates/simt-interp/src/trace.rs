@@ -23,10 +23,12 @@ pub struct Filter {
     pub warp: Option<u32>,
     /// Stop recording after this many issues (the launch still runs to the end).
     pub max_issues: usize,
+    /// Keep the register values the first this many recorded issues write.
+    pub values: usize,
 }
 
 /// A reconvergence event at an issue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Event {
     /// The branch issued here sent its lanes two ways.
@@ -38,7 +40,7 @@ pub enum Event {
 }
 
 /// One issued warp instruction.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Issue {
     /// Position in the launch's issue order (from 0, counting every recorded block's issues).
     pub seq: u64,
@@ -91,7 +93,7 @@ pub fn lane_chars(active: u32, executed: u32, gone: u32) -> String {
 }
 
 /// What happened at one branch that can diverge, over the whole trace.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BranchSummary {
     /// Program counter.
     pub pc: u32,
@@ -126,6 +128,11 @@ pub struct Trace {
     pub truncated: bool,
     /// Every branch that can diverge and was issued while recording.
     pub branches: Vec<BranchSummary>,
+    /// The values the first [`Filter::values`] recorded issues wrote: per issue, per register
+    /// it writes (in register order), each executed lane's value (in lane order). What a
+    /// register held before an issue is then the last value written to it in its warp.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub written_values: Vec<u32>,
     /// The statistics of the whole launch.
     #[serde(skip)]
     pub stats: Stats,
@@ -162,7 +169,8 @@ pub fn trace(
         launch.watch(p);
     }
     let mut counters = Counters::new(kernel.code.len());
-    let mut out = Trace { kernel: kernel.name.clone(), issues: Vec::new(), truncated: false, branches: Vec::new(), stats: Stats::default() };
+    let mut out =
+        Trace { kernel: kernel.name.clone(), issues: Vec::new(), truncated: false, branches: Vec::new(), written_values: Vec::new(), stats: Stats::default() };
     let mut branch_index = vec![usize::MAX; kernel.code.len()];
     let line = |pc: u32| kernel.line(pc).unwrap_or(0);
     let mut seq = 0;
@@ -244,6 +252,13 @@ pub fn trace(
                         }
                     }
                     state.previous = Some(step.active);
+                    if out.issues.len() < filter.values {
+                        let regs = block.registers(w).0;
+                        for r in step.effects.writes.iter() {
+                            let values = &regs[usize::from(r)];
+                            out.written_values.extend((0..32).filter(|l| step.executed & (1 << l) != 0).map(|l| values[l]));
+                        }
+                    }
                     let gone = !(step.active | block.live_lanes(w));
                     out.issues.push(Issue {
                         seq,

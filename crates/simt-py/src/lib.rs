@@ -262,7 +262,7 @@ impl Kernel {
             return Err(PyValueError::new_err("trace=True and timing= cannot be combined: trace the functional run, or time it"));
         }
         let Launch { prepared, options, machine, copied } = launch;
-        let filter = Filter { block: trace_block, warp: trace_warp, max_issues: MAX_TRACE_ISSUES };
+        let filter = Filter { block: trace_block, warp: trace_warp, max_issues: MAX_TRACE_ISSUES, values: 0 };
         let progress = Progress::default();
         let work = || -> Result<(Stats, Option<simt_timing::Report>, Option<Trace>), Box<simt_interp::Fault>> {
             if let Some(machine) = &machine {

@@ -32,3 +32,4 @@ pub use occupancy::{Limiter, Occupancy, occupancy};
 pub use reason::Reason;
 pub use sim::{PipeFilter, PipeRow};
 pub use stats::{CacheStats, DramStats, OccupancyStats, Report, TimingStats, UnitStats, thousands};
+pub use view::{Change, WarpState};

@@ -18,6 +18,7 @@ use crate::cache::SectorCache;
 use crate::config::{LINE_BYTES, Machine, Policy, SECTOR_BYTES, SHARED_BANKS};
 use crate::reason::Reason;
 use crate::seed::Arbiter;
+use crate::view::WarpState;
 
 /// A cycle not known yet: the answer of a request still in an outbox.
 pub(crate) const UNKNOWN: u64 = u64::MAX;
@@ -229,6 +230,8 @@ struct Slot {
     mem_done: u64,
     /// The last cycle a register write of this warp lands (a warp finishes only after it).
     writes_done: u64,
+    /// The state last recorded for the timeline.
+    shown: Option<WarpState>,
 }
 
 impl Slot {
@@ -247,6 +250,7 @@ impl Slot {
             mem_pending: 0,
             mem_done: 0,
             writes_done: 0,
+            shown: None,
         }
     }
 }
@@ -330,11 +334,13 @@ pub struct PipeRow {
     pub note: String,
 }
 
-/// One issue or one change of stall reason on a partition, for `--timeline`.
+/// One issue, one change of stall reason on a partition, or one change of a warp's
+/// reason for not issuing, for `--timeline` and reports.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum TraceRec {
     Issue { part: u32, cycle: u64, pc: u32, warp: u64 },
     Reason { part: u32, cycle: u64, reason: Reason },
+    Warp { warp: u64, cycle: u64, state: WarpState },
 }
 
 /// Counters of one SM, summed into the launch's statistics.
@@ -680,7 +686,11 @@ impl<'l> Sm<'l> {
         let mut order = [0u32; 64];
         order[..n].copy_from_slice(&self.parts[p].slots);
         for &s in &order[..n] {
-            match self.evaluate(ctx, s, t, p) {
+            let verdict = self.evaluate(ctx, s, t, p);
+            if let Some((r, _)) = verdict {
+                self.show_warp(ctx, s, t, WarpState::Stalled(r));
+            }
+            match verdict {
                 None => {
                     if policy == Policy::Gto {
                         // Slots are in age order: the first ready one is the oldest.
@@ -699,6 +709,14 @@ impl<'l> Sm<'l> {
         }
         if ready != 0 {
             let grant = self.parts[p].arbiter.tick(ready);
+            if ctx.timeline {
+                let mut passed = ready & !grant;
+                while passed != 0 {
+                    let other = passed.trailing_zeros() as usize * self.parts.len() + p;
+                    passed &= passed - 1;
+                    self.show_warp(ctx, other as u32, t, WarpState::Eligible);
+                }
+            }
             let s = grant.trailing_zeros() as usize * self.parts.len() + p;
             return self.issue_or(ctx, s as u32, t, p);
         }
@@ -706,6 +724,19 @@ impl<'l> Sm<'l> {
             best = Reason::Done;
         }
         Some((best, wake))
+    }
+
+    /// Records warp `s`'s state at `t` for the timeline when it changed. Under `gto` a
+    /// cycle that issues the greedy warp evaluates no other, so a change may show late.
+    fn show_warp(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, state: WarpState) {
+        let slot = &self.slots[s as usize];
+        if !ctx.timeline || slot.shown == Some(state) || slot.block == NONE {
+            return;
+        }
+        let linear = self.blocks[slot.block as usize].as_ref().map_or(0, |b| b.linear);
+        let warp = linear * ctx.warps_per_block as u64 + u64::from(slot.warp);
+        self.slots[s as usize].shown = Some(state);
+        self.trace.push(TraceRec::Warp { warp, cycle: t, state });
     }
 
     fn issue_or(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, p: usize) -> Option<(Reason, u64)> {
@@ -816,6 +847,7 @@ impl<'l> Sm<'l> {
         self.raw.instructions += 1;
         if ctx.timeline {
             self.trace.push(TraceRec::Issue { part: self.id * self.parts.len() as u32 + p as u32, cycle: t, pc, warp: warp_id });
+            self.slots[s as usize].shown = Some(WarpState::Issued);
         }
         let pipe_row = self.pipe_row(ctx, p, linear, warp_id, pc, t, extra);
         if info.defer {

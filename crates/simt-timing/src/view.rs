@@ -73,6 +73,7 @@ impl Report {
         for rec in &self.trace {
             let part = match *rec {
                 TraceRec::Issue { part, .. } | TraceRec::Reason { part, .. } => u64::from(part),
+                TraceRec::Warp { .. } => continue,
             };
             if named.insert(part) {
                 let (sm, p) = (part / parts, part % parts);
@@ -96,6 +97,7 @@ impl Report {
                         &[("instruction", text.clone()), ("warp", warp.to_string()), ("pc", pc.to_string())],
                     )?;
                 }
+                TraceRec::Warp { .. } => {}
                 TraceRec::Reason { cycle, reason, .. } => {
                     let series: Vec<(&str, f64)> = Reason::ALL.iter().map(|r| (r.name(), f64::from(u8::from(*r == reason)))).collect();
                     w.counter(part / parts, &format!("partition {} issue slot", part % parts), cycle as f64, &series)?;
@@ -104,5 +106,51 @@ impl Report {
         }
         w.finish("ns")?;
         Ok(())
+    }
+}
+
+/// A change recorded by a timed run with [`crate::TimingOptions::timeline`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// An SM partition's issue slot has this reason from `cycle` on.
+    Slot {
+        /// SM times partitions per SM plus partition.
+        partition: u32,
+        /// First cycle.
+        cycle: u64,
+        /// What the slot did.
+        reason: Reason,
+    },
+    /// A warp (block times warps per block plus warp) is in this state from `cycle` on.
+    Warp {
+        /// The warp.
+        warp: u64,
+        /// First cycle.
+        cycle: u64,
+        /// Its state.
+        state: WarpState,
+    },
+}
+
+/// What a resident warp did in a cycle, as a timed run's timeline records it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpState {
+    /// It issued an instruction.
+    Issued,
+    /// It could have issued, but the scheduler picked another warp.
+    Eligible,
+    /// It could not issue, for this reason (`Done` once its threads have all exited).
+    Stalled(Reason),
+}
+
+impl Report {
+    /// The recorded changes of issue slots and warps, in the order they happened on each
+    /// SM (SM by SM). Empty unless the run recorded a timeline.
+    pub fn changes(&self) -> impl Iterator<Item = Change> + '_ {
+        self.trace.iter().map(|rec| match *rec {
+            TraceRec::Issue { cycle, warp, .. } => Change::Warp { warp, cycle, state: WarpState::Issued },
+            TraceRec::Warp { warp, cycle, state } => Change::Warp { warp, cycle, state },
+            TraceRec::Reason { part, cycle, reason } => Change::Slot { partition: part, cycle, reason },
+        })
     }
 }
