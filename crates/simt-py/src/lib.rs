@@ -221,8 +221,8 @@ impl Kernel {
     /// array addresses, Triton's `global_smem`). `model`: `"its"` or `"stack"`. `timing`: None, a built-in machine (`"h100"`) or a
     /// `.toml` path. `sanitize`: any of `"racecheck"`, `"initcheck"`, `"synccheck"`
     /// (`"memcheck"` is always on). `trace`: record every issued warp instruction
-    /// (`Result.trace`, `Result._repr_svg_()`), optionally only block `trace_block`
-    /// and warp `trace_warp`. `raw`: buffers as bytes. `memory_report`: the per-instruction
+    /// (`Result.trace`, `Result._repr_svg_()`, `Result.report(path)`), optionally only block `trace_block`
+    /// and warp `trace_warp`; with `timing`, the trace is of a functional run of the same launch. `raw`: buffers as bytes. `memory_report`: the per-instruction
     /// memory-efficiency report in `stats` (what `simt run --stats`/`--json` add).
     ///
     /// ```python
@@ -257,18 +257,22 @@ impl Kernel {
         }
         let kernel = self.kernel();
         let mut launch = self.prepare(grid, block, args, model, timing, sanitize, max_steps, threads)?;
-        launch.options.memory_report = memory_report;
-        if trace && launch.machine.is_some() {
-            return Err(PyValueError::new_err("trace=True and timing= cannot be combined: trace the functional run, or time it"));
-        }
+        // A trace's report shows per-line memory efficiency.
+        launch.options.memory_report = memory_report || trace;
         let Launch { prepared, options, machine, copied } = launch;
-        let filter = Filter { block: trace_block, warp: trace_warp, max_issues: MAX_TRACE_ISSUES, values: 0 };
+        // A traced run keeps what its first issues wrote, for `Result.report`.
+        let filter = Filter { block: trace_block, warp: trace_warp, max_issues: MAX_TRACE_ISSUES, values: simt_report::VALUE_ISSUES };
         let progress = Progress::default();
         let work = || -> Result<(Stats, Option<simt_timing::Report>, Option<Trace>), Box<simt_interp::Fault>> {
             if let Some(machine) = &machine {
-                let timing = TimingOptions { threads: options.threads, progress: Some(&progress), ..TimingOptions::default() };
+                // A timed run changes the buffers: its trace runs first, on a copy of them.
+                let traced = match trace {
+                    true => Some(simt_interp::trace::trace(kernel, &prepared.config, &prepared.memory.duplicate(), &options, filter, None).map_err(Box::new)?),
+                    false => None,
+                };
+                let timing = TimingOptions { threads: options.threads, progress: Some(&progress), timeline: trace, ..TimingOptions::default() };
                 return match simt_timing::run(kernel, &prepared.config, &prepared.memory, &options, machine, &timing) {
-                    Ok(report) => Ok((report.functional.clone(), Some(report), None)),
+                    Ok(report) => Ok((report.functional.clone(), Some(report), traced)),
                     Err(TimingError::Fault(fault)) => Err(fault),
                     Err(TimingError::Unsupported(message)) => Err(Box::new(simt_interp::Fault::new(FaultKind::InvalidLaunch, &kernel.name, message))),
                 };
@@ -287,7 +291,9 @@ impl Kernel {
         }
         let (stats, report, trace) = outcome.map_err(|fault| fault_error(py, &self.module, *fault))?;
         let config = prepared.config.clone();
-        result_of(py, kernel, &config, returned(prepared, copied, raw), &stats, report.as_ref(), trace.as_ref(), raw)
+        let timed = report.as_ref().zip(machine.as_ref());
+        let traced = trace.map(|t| Traced { module: &self.module, simt: options.simt, trace: t });
+        result_of(py, kernel, &config, returned(prepared, copied, raw), &stats, timed, traced, raw)
     }
 
     /// Prepares a launch to step one warp instruction at a time (`Sim`); takes the
@@ -691,6 +697,13 @@ fn scalar_or_text(name: &str, ty: ParamType, value: &Bound<'_, PyAny>) -> PyResu
     Err(wrong())
 }
 
+/// A traced run, with what its report needs besides the trace.
+struct Traced<'a> {
+    module: &'a Module,
+    simt: SimtModel,
+    trace: Trace,
+}
+
 /// The `Result` of a finished launch: buffers as numpy arrays, statistics, timing and trace.
 /// With `raw`, buffers come back as their bytes (`uint8`), section 9 types unconverted.
 #[allow(clippy::too_many_arguments)]
@@ -700,10 +713,11 @@ fn result_of(
     config: &simt_interp::LaunchConfig,
     buffers_out: Vec<(String, ElemType, Returned)>,
     stats: &Stats,
-    report: Option<&simt_timing::Report>,
-    trace: Option<&Trace>,
+    timed: Option<(&simt_timing::Report, &Machine)>,
+    traced: Option<Traced<'_>>,
     raw: bool,
 ) -> PyResult<RunResult> {
+    let report = timed.map(|(r, _)| r);
     let buffers = PyDict::new(py);
     for (name, elem, buffer) in buffers_out {
         buffers.set_item(name, buffer_array(py, elem, buffer, raw)?)?;
@@ -712,10 +726,16 @@ fn result_of(
         Some(r) => Some(json_to_py(py, &serde_json::to_string(&r.stats).map_err(to_value_error)?)?),
         None => None,
     };
-    let records = match trace {
-        Some(t) => Some(json_to_py(py, &serde_json::to_string(&t.issues).map_err(to_value_error)?)?),
+    let records = match &traced {
+        Some(t) => Some(json_to_py(py, &serde_json::to_string(&t.trace.issues).map_err(to_value_error)?)?),
         None => None,
     };
+    let svg = traced.as_ref().map(|t| t.trace.render_svg(kernel, SVG_STEPS));
+    let warps_per_block = u64::from(config.block.iter().product::<u32>().div_ceil(32));
+    let views = traced.map(|t| {
+        let timing = timed.map(|(r, m)| simt_report::TimingView::new(r, &format!("{} ({})", m.name, m.description), warps_per_block));
+        (simt_report::RunView::new(t.module, kernel, config, t.simt, t.trace), timing)
+    });
     Ok(RunResult {
         kernel: kernel.name.clone(),
         grid: tuple3(config.grid),
@@ -726,8 +746,8 @@ fn result_of(
         timing,
         trace: records,
         findings_py: std::sync::OnceLock::new(),
-        svg: trace.map(|t| t.render_svg(kernel, SVG_STEPS)),
-        issues: trace.map(|t| t.issues.clone()),
+        svg,
+        views,
     })
 }
 
@@ -811,7 +831,8 @@ pub(crate) struct RunResult {
     trace: Option<Py<PyAny>>,
     findings_py: std::sync::OnceLock<Py<PyAny>>,
     svg: Option<String>,
-    issues: Option<Vec<simt_interp::trace::Issue>>,
+    /// What `report` draws: the trace's view and, for a timed run, the timing's.
+    views: Option<(simt_report::RunView, Option<simt_report::TimingView>)>,
 }
 
 /// `cell`'s value, made from `json` the first time.
@@ -859,7 +880,8 @@ impl RunResult {
     /// t["opcode"][:3], t["active"][:3]
     /// ```
     fn trace_table<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let Some(issues) = &self.issues else { return Ok(None) };
+        let Some((view, _)) = &self.views else { return Ok(None) };
+        let issues = &view.issues;
         let table = PyDict::new(py);
         table.set_item("seq", PyArray1::from_iter(py, issues.iter().map(|i| i.seq)))?;
         table.set_item("block", PyArray1::from_iter(py, issues.iter().map(|i| i.block)))?;
@@ -871,6 +893,23 @@ impl RunResult {
         table.set_item("executed", PyArray1::from_iter(py, issues.iter().map(|i| i.executed)))?;
         table.set_item("gone", PyArray1::from_iter(py, issues.iter().map(|i| i.gone)))?;
         Ok(Some(table))
+    }
+
+    /// Writes the run as one HTML page to open in a browser, as `simt run --report` does:
+    /// the source with per-line counters beside a zoomable timeline of every issue, and for
+    /// a timed run (`timing=` with `trace=True`) the warps' states and issue slots over cycles.
+    ///
+    /// ```python
+    /// r = simt.load("asm/divergence/nested.s")["nested"].run(trace=True)
+    /// r.report("nested.html")
+    /// ```
+    fn report(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let Some((view, timing)) = &self.views else {
+            return Err(PyValueError::new_err("a report draws a trace: run with trace=True, e.g. kernel.run(trace=True).report(\"run.html\")"));
+        };
+        let page = py.detach(|| simt_report::render(view, timing.as_ref()));
+        simt_host::write_atomically(&path, |mut f| std::io::Write::write_all(&mut f, page.as_bytes()))
+            .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("cannot write {}: {e}", path.display())))
     }
 
     /// The divergence picture (lanes against issue steps) when the run was traced.

@@ -441,3 +441,22 @@ def test_ptx_errors_name_the_line():
     with pytest.raises(simt.AssemblyError) as e:
         simt.ptx(".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\ttanh.approx.f32 %f1, %f2;\n\tret;\n}\n", "k.ptx")
     assert (e.value.file, e.value.line) == ("k.ptx", 6)
+
+
+def test_report_writes_one_page_of_a_traced_run(asm, tmp_path):
+    k = simt.load(asm / "divergence" / "nested.s")["nested"]
+    page = tmp_path / "nested.html"
+    k.run(trace=True).report(page)
+    html = page.read_text()
+    assert html.startswith("<!DOCTYPE html>") and '"kernel":"nested"' in html
+    with pytest.raises(ValueError, match="trace=True"):
+        k.run().report(tmp_path / "untraced.html")
+
+
+def test_a_timed_traced_run_reports_its_cycles_and_computes_what_a_run_does(asm, tmp_path):
+    k = simt.load(asm / "saxpy.s")["saxpy"]
+    timed = k.run(timing="h100", trace=True)
+    assert timed.timing["cycles"] > 0 and len(timed.trace) == 544
+    np.testing.assert_array_equal(timed["y"], k.run()["y"])
+    timed.report(tmp_path / "saxpy.html")
+    assert '"warp_states"' in (tmp_path / "saxpy.html").read_text()
