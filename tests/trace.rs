@@ -79,6 +79,11 @@ fn divergence_picture_is_well_formed_svg() {
     let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
     assert_eq!(doc.root_element().tag_name().name(), "svg");
     assert!(doc.descendants().filter(|n| n.has_tag_name("rect")).count() > 32, "one cell per lane and step");
+    // A legend for every colour and mark, and both axes labelled.
+    let text: String = doc.descendants().filter(|n| n.is_text()).filter_map(|n| n.text()).collect::<Vec<_>>().join("|");
+    for label in ["executed", "guarded off", "waiting", "exited", "split", "rejoin", "lane", "issue step"] {
+        assert!(text.contains(label), "no `{label}` in the picture: {text}");
+    }
 }
 
 /// The course shows these pictures; they must be what simt draws today.

@@ -416,25 +416,60 @@ impl Trace {
             }
         }
         let widest = warps.iter().map(|(_, _, l)| l.len().min(max_steps)).max().unwrap_or(0);
-        let band = 32 * CELL + 28;
-        let (width, height) = ((LABEL + widest * CELL + 20).max(MIN_WIDTH), 44 + warps.len() * band + 20);
+        // Each warp: event marks, 32 lanes, then the step axis and its labels.
+        let band = 32 * CELL + 44;
+        const TOP: usize = 50;
+        let (width, height) = ((LABEL + widest * CELL + 20).max(MIN_WIDTH), TOP + warps.len() * band + 8);
         let mut s = String::new();
         let _ = writeln!(
             s,
             r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
         );
         let _ = writeln!(s, r#"<rect width="100%" height="100%" fill="white"/>"#);
-        let _ = writeln!(
-            s,
-            r#"<text x="4" y="14" font-size="13">kernel {}: lanes (rows) against issue steps (columns)</text><text x="4" y="30">colour: basic block; grey: guarded off; pale: waiting; dark: exited; ▼ split, ▲ rejoin</text>"#,
-            escape(&self.kernel)
-        );
+        let _ = writeln!(s, r#"<text x="4" y="14" font-size="13">kernel {}: lanes (rows) against issue steps (columns)</text>"#, escape(&self.kernel));
+        // The legend: a swatch per lane state, the marks of events.
+        let mut x = 4;
+        for (i, colour) in PALETTE.iter().take(3).enumerate() {
+            let _ = write!(s, r#"<rect x="{}" y="22" width="{CELL}" height="10" fill="{colour}"/>"#, x + i * CELL);
+        }
+        x += 3 * CELL + 4;
+        let _ = write!(s, r#"<text x="{x}" y="31">executed (colour: basic block)</text>"#);
+        x += 170;
+        for (fill, label, advance) in [("#bbbbbb", "guarded off", 80), ("#eeeeee", "waiting", 62), ("#444444", "exited", 70)] {
+            let _ = write!(
+                s,
+                r##"<rect x="{x}" y="22" width="10" height="10" fill="{fill}" stroke="#999" stroke-width="0.5"/><text x="{}" y="31">{label}</text>"##,
+                x + 14
+            );
+            x += advance;
+        }
+        let _ = writeln!(s, r##"<text x="{x}" y="31"><tspan fill="#c00">▼</tspan> split  <tspan fill="#080">▲</tspan> rejoin</text>"##);
         for (k, (block, warp, list)) in warps.iter().enumerate() {
-            let top = 44 + k * band;
+            let top = TOP + k * band;
             let _ = writeln!(s, r#"<text x="4" y="{}">block {block}</text><text x="4" y="{}">warp {warp}</text>"#, top + 24, top + 38);
-            for lane in (0..32).step_by(8) {
-                let _ = writeln!(s, r##"<text x="{}" y="{}" font-size="8" fill="#888">{lane}</text>"##, LABEL - 14, top + 16 + lane * CELL + CELL);
+            let _ = writeln!(
+                s,
+                r##"<text x="{}" y="{}" font-size="9" fill="#555" transform="rotate(-90 {0} {1})" text-anchor="middle">lane</text>"##,
+                LABEL - 22,
+                top + 16 + 16 * CELL
+            );
+            for lane in (0..32).step_by(8).chain([31]) {
+                let _ =
+                    writeln!(s, r##"<text x="{}" y="{}" font-size="8" fill="#555" text-anchor="end">{lane}</text>"##, LABEL - 3, top + 16 + lane * CELL + CELL);
             }
+            // The step axis: a tick every 10 steps, labelled every 50 (every 10 for short warps).
+            let steps = list.len().min(max_steps);
+            let axis = top + 16 + 32 * CELL + 2;
+            let every = if steps > 100 { 50 } else { 10 };
+            let _ = write!(s, r##"<line x1="{LABEL}" y1="{axis}" x2="{}" y2="{axis}" stroke="#888" stroke-width="0.5"/>"##, LABEL + steps * CELL);
+            for step in (0..=steps).step_by(10) {
+                let x = LABEL + step * CELL;
+                let _ = write!(s, r##"<line x1="{x}" y1="{axis}" x2="{x}" y2="{}" stroke="#888" stroke-width="0.5"/>"##, axis + 3);
+                if step % every == 0 {
+                    let _ = write!(s, r##"<text x="{x}" y="{}" font-size="8" fill="#555" text-anchor="middle">{step}</text>"##, axis + 11);
+                }
+            }
+            let _ = writeln!(s, r##"<text x="{}" y="{}" font-size="8" fill="#555" text-anchor="end">issue step →</text>"##, LABEL + steps * CELL, axis + 21);
             for (step, i) in list.iter().take(max_steps).enumerate() {
                 let x = LABEL + step * CELL;
                 let colour = PALETTE[block_of[i.pc as usize] % PALETTE.len()];
@@ -465,8 +500,8 @@ impl Trace {
                 let _ = writeln!(
                     s,
                     r##"<text x="{}" y="{}" fill="#c00">… {} more steps (see the text trace)</text>"##,
-                    LABEL,
-                    top + 16 + 32 * CELL + 10,
+                    LABEL + 80,
+                    top + 16 + 32 * CELL + 23,
                     list.len() - max_steps
                 );
             }
