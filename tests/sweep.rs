@@ -137,7 +137,12 @@ fn bad_plans_name_their_line_and_run_nothing() {
         (
             "[grid]\narg.a = [1,2,3,4,5,6,7,8,9,10]\narg.n = [1,2,3,4,5,6,7,8,9,10]\nmax-steps = [1,2,3,4,5,6,7,8,9,10]\nsms = [1,2,3,4,5,6,7,8,9,10]\nits-yield = [1,2,3,4,5,6,7,8,9,10]\nrunaway-steps = [1,2,3,4,5,6,7,8,9,10]\ntimeout = [1,2,3,4,5,6,7,8,9,10,11]\n",
             "plan.toml",
-            "10000000",
+            "the plan expands to 11000000 jobs, more than the 1000000",
+        ),
+        (
+            &format!("[grid]\n{}", (0..20).map(|i| format!("arg.v{i} = [1,2,3,4,5,6,7,8,9,10]\n")).collect::<String>()),
+            "plan.toml",
+            "the plan expands to more than 18446744073709551615 jobs",
         ),
     ];
     for (tail, place, message) in cases {
@@ -295,4 +300,71 @@ fn bad_sweep_flags_are_refused_with_what_to_do() {
     let out = simt(dir.path(), &["collect", "nowhere"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("is not a folder of run records"), "{}", text(&out.stderr));
+    // Nothing a user types becomes a line of the job script of its own.
+    for bad in [["--partition", "batch\n#SBATCH --wrap=rm"], ["--time", "1:00 && x"], ["--mem", ""]] {
+        let out = simt(dir.path(), &["sweep", "plan.toml", "--emit", "slurm", "out", bad[0], bad[1]]);
+        assert_eq!(out.status.code(), Some(1), "{bad:?}");
+        assert!(text(&out.stderr).contains("is not a Slurm value"), "{}", text(&out.stderr));
+    }
+    for bad in ["--max-running", "--cpus-per-task"] {
+        let out = simt(dir.path(), &["sweep", "plan.toml", "--emit", "slurm", "out", bad, "0"]);
+        assert_eq!(out.status.code(), Some(1), "{bad} 0");
+    }
+    assert!(!dir.path().join("out").exists() && !dir.path().join("s.sweep").exists(), "nothing is written");
+}
+
+#[test]
+fn a_plan_writes_only_inside_its_folder() {
+    for out in ["../..", "/tmp/elsewhere.sweep", "a/../../b", ".", ""] {
+        let dir = workspace(&format!("out = \"{out}\"\n[[kernel]]\npath = \"k/saxpy.s\"\n"));
+        let run = simt(dir.path(), &["sweep", "plan.toml"]);
+        assert_eq!(run.status.code(), Some(1), "out = {out}");
+        assert!(text(&run.stderr).contains("the sweep folder is a folder inside the plan's"), "{}", text(&run.stderr));
+    }
+}
+
+#[test]
+fn a_second_sweep_into_the_same_folder_stops_at_once() {
+    use std::os::fd::AsRawFd;
+    let dir = workspace(PLAN);
+    std::fs::create_dir_all(dir.path().join("s.sweep")).unwrap();
+    // Another sweep holds the folder's lock.
+    let held = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.path().join("s.sweep/.lock")).unwrap();
+    // SAFETY: flock on a descriptor this test owns.
+    assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) }, 0);
+    let out = simt(dir.path(), &["sweep", "plan.toml"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("another `simt sweep` is running jobs into"), "{}", text(&out.stderr));
+    assert!(records(&dir.path().join("s.sweep/records")).is_empty(), "no job ran");
+    // The status is read without the lock.
+    assert_eq!(simt(dir.path(), &["sweep", "plan.toml", "--status"]).status.code(), Some(0));
+    drop(held);
+    assert_eq!(simt(dir.path(), &["sweep", "plan.toml"]).status.code(), Some(0));
+}
+
+#[test]
+fn collect_leaves_out_what_is_not_a_record_and_goes_on() {
+    let dir = workspace(PLAN);
+    assert_eq!(simt(dir.path(), &["sweep", "plan.toml", "--jobs", "2"]).status.code(), Some(0));
+    let records_dir = dir.path().join("s.sweep/records");
+    let good = records(&records_dir).len();
+    std::fs::write(records_dir.join("damaged.json"), "{ not json").unwrap();
+    std::os::unix::fs::symlink("/dev/zero", records_dir.join("zero.json")).unwrap();
+    let fifo = std::ffi::CString::new(records_dir.join("fifo.json").to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo with a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    let out = simt(dir.path(), &["collect", "s.sweep", "-o", "t.csv"]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("damaged.json: not a run record")
+            && stderr.contains("zero.json: not a regular file")
+            && stderr.contains("fifo.json: not a regular file"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("3 of {} files", good + 3)), "{stderr}");
+    let table = std::fs::read_to_string(dir.path().join("t.csv")).unwrap();
+    assert_eq!(table.lines().count(), good + 1, "a header and a row per record");
+    // --status does not block on the FIFO either.
+    assert_eq!(simt(dir.path(), &["sweep", "plan.toml", "--status"]).status.code(), Some(0));
 }

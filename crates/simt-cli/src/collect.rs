@@ -35,15 +35,36 @@ pub struct CollectArgs {
     by: Option<String>,
 }
 
-/// The records under `dir` (newest format only, sorted by key; unreadable files are errors)
-/// as rows, each record dropped as soon as it is a row.
+/// The records under `dir` (sorted by key) as rows, each record dropped as soon as it is a
+/// row. A file that is not a record of this format is reported on stderr and left out: one
+/// damaged file does not hide the others.
 fn read_rows(dir: &Path, resources: bool) -> Result<Vec<Row>, Failure> {
     let records_dir = if dir.join("records").is_dir() { dir.join("records") } else { dir.to_path_buf() };
     if !records_dir.is_dir() {
         return Err(Failure::input(format!("{} is not a folder of run records (or a sweep folder holding records/)", dir.display())));
     }
     let files = record_files(&records_dir);
-    files.par_iter().map(|p| Record::read(p).map(|r| table::row(&r, resources)).map_err(Failure::input)).collect()
+    let read: Vec<Result<Row, String>> = files.par_iter().map(|p| Record::read(p).map(|r| table::row(&r, resources))).collect();
+    let mut rows = Vec::with_capacity(read.len());
+    let mut skipped = 0;
+    for row in read {
+        match row {
+            Ok(row) => rows.push(row),
+            Err(e) => {
+                skipped += 1;
+                eprintln!("warning: {e}; left out");
+            }
+        }
+    }
+    if skipped > 0 {
+        eprintln!(
+            "warning: {skipped} of {} files in {} are not records this simt reads; the table has the other {}",
+            files.len(),
+            records_dir.display(),
+            rows.len()
+        );
+    }
+    Ok(rows)
 }
 
 pub fn collect(args: CollectArgs) -> Outcome {

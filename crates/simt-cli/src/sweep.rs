@@ -54,19 +54,19 @@ pub struct SweepArgs {
     #[arg(long, value_name = "C", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     chunk: u64,
     /// Array tasks running at once (`--array=0-N%K`).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
     max_running: Option<u64>,
     /// Passed to `sbatch --partition`.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = slurm_value)]
     partition: Option<String>,
     /// Passed to `sbatch --time` (per array task).
-    #[arg(long, value_name = "TIME")]
+    #[arg(long, value_name = "TIME", value_parser = slurm_value)]
     time: Option<String>,
     /// Passed to `sbatch --mem` (per array task).
-    #[arg(long, value_name = "MEM")]
+    #[arg(long, value_name = "MEM", value_parser = slurm_value)]
     mem: Option<String>,
     /// Passed to `sbatch --cpus-per-task`.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     cpus_per_task: Option<u64>,
     /// Run one array task's chunk of an emitted manifest (what the job script calls).
     #[arg(long, value_name = "FILE", requires = "task", hide = true)]
@@ -74,6 +74,41 @@ pub struct SweepArgs {
     /// The array task whose chunk to run.
     #[arg(long, value_name = "I", requires = "manifest", hide = true)]
     task: Option<u64>,
+}
+
+/// A value for an `#SBATCH` line: one word of the characters Slurm's partition names,
+/// times and sizes use, so nothing can end the line or start another directive.
+fn slurm_value(text: &str) -> Result<String, String> {
+    if !text.is_empty() && text.chars().all(|c| c.is_ascii_alphanumeric() || "._:,+-=/".contains(c)) {
+        Ok(text.to_string())
+    } else {
+        Err(format!("`{}` is not a Slurm value: use letters, digits and . _ : , + - = / (for example batch, 1:00:00, 4G)", text.escape_debug()))
+    }
+}
+
+/// Holds the sweep folder's lock while jobs run, so two sweeps of one plan do not both run
+/// every job: the second stops at once, saying why.
+fn lock_sweep(out: &Path) -> Result<std::fs::File, Failure> {
+    std::fs::create_dir_all(out).map_err(|e| Failure::input(format!("cannot create {}: {e}", out.display())))?;
+    let path = out.join(".lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Failure::input(format!("cannot open {}: {e}", path.display())))?;
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a descriptor this function owns; the lock goes with the file.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return Err(Failure::input(format!(
+                "another `simt sweep` is running jobs into {}; wait for it to end (`--status` shows progress), or give this plan another `out`",
+                out.display()
+            )));
+        }
+    }
+    Ok(file)
 }
 
 fn parse_bytes(text: &str) -> Result<u64, String> {
@@ -179,14 +214,13 @@ pub fn sweep(args: SweepArgs) -> Outcome {
     let plan = Plan::load(path, &run_flags()).map_err(Failure::input)?;
     let entries = entries(&plan)?;
     if args.dry_run {
-        let mut text = String::new();
+        // Written as it goes: a large plan's listing is never held whole.
         let flags = run_flags();
         for e in &entries {
             let command = simt_sweep::command::RunCommand::parse(&e.argv, &flags).map_err(Failure::input)?;
-            text.push_str(&format!("{}  {}\n", e.key, command.display()));
+            crate::print(&format!("{}  {}\n", e.key, command.display()))?;
         }
-        text.push_str(&format!("{} jobs, run in {}, recorded in {}\n", entries.len(), plan.dir.display(), records_dir(&plan.out).display()));
-        return crate::print(&text);
+        return crate::print(&format!("{} jobs, run in {}, recorded in {}\n", entries.len(), plan.dir.display(), records_dir(&plan.out).display()));
     }
     let states: Vec<State> = entries.par_iter().map(state).collect();
     let count = |s: State| states.iter().filter(|&&t| t == s).count();
@@ -205,6 +239,7 @@ pub fn sweep(args: SweepArgs) -> Outcome {
         .filter(|(_, s)| **s == State::Missing || (args.retry_failed || !args.emit.is_empty()) && **s == State::Failed)
         .map(|(e, _)| e.clone())
         .collect();
+    let _lock = lock_sweep(&plan.out)?;
     write_manifest(&plan.out.join("manifest.jsonl"), &entries)?;
     if !args.emit.is_empty() {
         return emit(&args, &todo);
@@ -378,6 +413,12 @@ fn emit(args: &SweepArgs, todo: &[Entry]) -> Outcome {
     let dir = PathBuf::from(&args.emit[1]);
     std::fs::create_dir_all(dir.join("logs")).map_err(|e| Failure::input(format!("cannot create {}: {e}", dir.display())))?;
     let dir = std::path::absolute(&dir).map_err(|e| Failure::input(e.to_string()))?;
+    if dir.to_string_lossy().chars().any(char::is_control) {
+        return Err(Failure::input(format!(
+            "--emit slurm `{}`: the folder's name is written into the job script; name it without control characters",
+            dir.display()
+        )));
+    }
     let manifest = dir.join("manifest.jsonl");
     write_manifest(&manifest, todo)?;
     // A copy of this binary: rebuilding simt during the sweep changes nothing it runs.

@@ -32,8 +32,9 @@ use toml::de::{DeTable, DeValue};
 use crate::command::RunCommand;
 use crate::flags::{Effect, FlagSet};
 
-/// The most jobs one plan may expand to.
-pub const MAX_JOBS: u64 = 10_000_000;
+/// The most jobs one plan may expand to. A sweep holds every job's command and key in
+/// memory, about 1 KB a job: a million jobs plan in about a gigabyte and ten seconds.
+pub const MAX_JOBS: u64 = 1_000_000;
 
 /// The largest plan file read.
 pub const MAX_PLAN_BYTES: u64 = 16 << 20;
@@ -152,15 +153,15 @@ impl Plan {
         Loader { path, text: &text, flags }.plan(dir)
     }
 
-    /// How many jobs the plan expands to.
-    pub fn job_count(&self) -> u64 {
-        let grid = self.axes.iter().fold(1u64, |n, a| n.saturating_mul(a.alternatives.len() as u64));
-        self.entries.iter().map(|e| e.files.len() as u64).sum::<u64>().saturating_mul(grid)
+    /// How many jobs the plan expands to; `None` when that is more than a `u64` counts.
+    pub fn job_count(&self) -> Option<u64> {
+        let grid = self.axes.iter().try_fold(1u64, |n, a| n.checked_mul(a.alternatives.len() as u64))?;
+        self.entries.iter().map(|e| e.files.len() as u64).sum::<u64>().checked_mul(grid)
     }
 
     /// Every job, kernel entries in plan order, files sorted, the first axis slowest.
     pub fn jobs(&self) -> Vec<Job> {
-        let mut jobs = Vec::with_capacity(usize::try_from(self.job_count()).unwrap_or(0));
+        let mut jobs = Vec::with_capacity(self.job_count().and_then(|n| usize::try_from(n).ok()).unwrap_or(0));
         let combinations = self.axes.iter().fold(1usize, |n, a| n * a.alternatives.len());
         for entry in &self.entries {
             // Kernel options override plan options of the same name.
@@ -213,7 +214,7 @@ impl Loader<'_> {
         let mut kernels_seen = false;
         for (key, value) in table.get_ref() {
             match key.get_ref().as_ref() {
-                "out" => plan.out = plan.dir.join(self.string(value, "out")?),
+                "out" => plan.out = plan.dir.join(self.out(value)?),
                 "kernel" => {
                     kernels_seen = true;
                     let DeValue::Array(entries) = value.get_ref() else {
@@ -241,8 +242,12 @@ impl Loader<'_> {
             plan.out = plan.dir.join(format!("{stem}.sweep"));
         }
         self.check_conflicts(&plan)?;
-        let jobs = plan.job_count();
-        if jobs > MAX_JOBS {
+        let too_many = match plan.job_count() {
+            Some(n) if n <= MAX_JOBS => None,
+            Some(n) => Some(n.to_string()),
+            None => Some(format!("more than {}", u64::MAX)),
+        };
+        if let Some(jobs) = too_many {
             return Err(self.error(
                 grid_span.unwrap_or(0..0),
                 format!("the plan expands to {jobs} jobs, more than the {MAX_JOBS} a sweep runs; split it into several plans or take fewer values"),
@@ -267,6 +272,20 @@ impl Loader<'_> {
     fn line_span(&self, line: usize) -> Range<usize> {
         let start = self.text.split_inclusive('\n').take(line - 1).map(str::len).sum();
         start..start
+    }
+
+    /// The sweep folder: inside the plan's folder, so a plan never writes elsewhere.
+    fn out<'v>(&self, value: &'v Spanned<DeValue>) -> Result<&'v str> {
+        let out = self.string(value, "out")?;
+        let path = Path::new(out);
+        let inside = path.components().all(|c| matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
+        if out.trim().is_empty() || !inside || path.components().all(|c| c == std::path::Component::CurDir) {
+            return Err(self.error(
+                value.span(),
+                format!("`out = \"{out}\"`: the sweep folder is a folder inside the plan's, named relative to it without `..` (for example \"study.sweep\")"),
+            ));
+        }
+        Ok(out)
     }
 
     fn string<'v>(&self, value: &'v Spanned<DeValue>, what: &str) -> Result<&'v str> {

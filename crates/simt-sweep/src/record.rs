@@ -96,12 +96,18 @@ impl Record {
         Ok(path)
     }
 
-    /// Reads the record at `path`.
+    /// Reads the record at `path`: a regular file (a FIFO or a device among the records
+    /// would block or never end) of at most [`MAX_RECORD_BYTES`].
     ///
     /// # Errors
-    /// An unreadable file, JSON that is not a record, or another format version.
+    /// An unreadable or oversized file, something not a file, JSON that is not a record,
+    /// or another format version.
     pub fn read(path: &Path) -> Result<Record, String> {
-        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        if !meta.is_file() {
+            return Err(format!("{}: not a regular file, so not a record", path.display()));
+        }
+        let bytes = simt_host::read_bounded(path, MAX_RECORD_BYTES)?;
         Record::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))
     }
 
@@ -121,6 +127,9 @@ impl Record {
         serde_json::from_slice(bytes).map_err(|e| format!("not a run record: {e}"))
     }
 }
+
+/// The largest record read: a run's record holds its statistics and hashes, never buffers.
+pub const MAX_RECORD_BYTES: u64 = 64 << 20;
 
 /// Where the record of `key` lives in `dir`.
 pub fn record_path(dir: &Path, key: &str) -> PathBuf {
