@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use simt_isa::{Effects, Flags, Kernel, LatencyClass, MmaForm, Opcode, Space, SpecialReg, Unit};
 
+use crate::decode::*;
 use crate::exec::collective::{CollectiveOp, shfl_source};
 use crate::exec::control::ControlOp;
 use crate::exec::{describe_lanes, per_lane, pred};
@@ -21,7 +22,6 @@ use crate::fault::{Fault, FaultKind};
 use crate::launch::{LaunchConfig, LaunchError, RunOptions, check_launch};
 use crate::memory::{AccessError, GlobalMemory, words_of};
 use crate::sanitize::{Findings, Sanitizer};
-use crate::translate::*;
 use crate::warp::{Next, Warp};
 
 /// Instructions one warp may issue before the SM turns to its next warp.
@@ -73,7 +73,7 @@ impl<'a> Launch<'a> {
         check_launch(kernel, config)?;
         Ok(Launch {
             kernel,
-            program: translate(kernel).map_err(LaunchError::Unimplemented)?,
+            program: decode(kernel).map_err(LaunchError::Undecodable)?,
             memory,
             params: words_of(&config.params).collect(),
             params_len: config.params.len(),
@@ -644,7 +644,7 @@ impl<'a> BlockSim<'a> {
     /// (`R0` first) and the masks of `P0` .. `P6`.
     pub fn registers(&self, w: usize) -> (&[[u32; 32]], &[u32]) {
         let warp = &self.warps[w];
-        (&warp.regs[..self.ctx.kernel.regs as usize], &warp.preds[..usize::from(crate::translate::PRED_TRUE)])
+        (&warp.regs[..self.ctx.kernel.regs as usize], &warp.preds[..usize::from(crate::decode::PRED_TRUE)])
     }
 
     /// A copy of warp `w`'s control state (reconvergence stack or thread groups), for debuggers.

@@ -7,8 +7,8 @@ use rayon::prelude::*;
 use simt_isa::*;
 
 use crate::block::{Counters, Launch, Progress, run_sm};
+use crate::decode::Undecodable;
 use crate::sanitize::Checks;
-use crate::translate::Unimplemented;
 use crate::{Fault, GlobalMemory, Stats};
 
 /// Which SIMT execution model a launch uses (contract section 6).
@@ -162,9 +162,9 @@ pub enum LaunchError {
     /// The kernel breaks an invariant of the bytecode format.
     #[error(transparent)]
     Kernel(#[from] KernelError),
-    /// The kernel holds an instruction the interpreter cannot execute.
+    /// The kernel holds an instruction whose operands do not fit its form.
     #[error(transparent)]
-    Unimplemented(#[from] Unimplemented),
+    Undecodable(#[from] Undecodable),
 }
 
 /// Checks that a launch is possible before anything runs.

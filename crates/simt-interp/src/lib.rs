@@ -6,7 +6,7 @@
 //! carrying the kernel, block, thread, lane, pc and source line.
 //!
 //! Architecture invariant: the interpreter never sees assembly text. It
-//! translates each [`simt_isa::Kernel`] once into its own compact operation
+//! decodes each [`simt_isa::Kernel`] once into its own compact operation
 //! list and executes that; registers are stored lane-contiguously
 //! (`regs[r][lane]`) so 32-lane operations vectorise.
 #![warn(missing_docs)]
@@ -14,9 +14,9 @@
 // the cold path, so it travels by value rather than boxed.
 #![allow(clippy::result_large_err)]
 
-mod arith;
 mod block;
 mod directed;
+mod lanes;
 pub use block::{
     Access, BlockReason, BlockSim, Branch, ControlView, ConvergenceBarrier, Counters, Exchange, Launch, Peek, Preview, Progress, StackEntry, Step, StepResult,
     ThreadGroup, ThreadState, WarpView,
@@ -27,14 +27,14 @@ pub mod launch;
 pub mod memory;
 mod sanitize;
 pub use sanitize::{Checks, Finding};
+mod decode;
 pub mod stats;
 pub mod trace;
 pub mod trace_event;
-mod translate;
 mod warp;
 
+pub use decode::Undecodable;
 pub use fault::{Fault, FaultKind};
 pub use launch::{LaunchConfig, LaunchError, RunOptions, SimtModel, check_launch, run};
 pub use memory::{Contents, GlobalMemory, Lent, WordBytes};
 pub use stats::Stats;
-pub use translate::Unimplemented;

@@ -14,12 +14,12 @@ use std::collections::BTreeMap;
 use simt_isa::Space;
 
 use crate::block::{AccessKind, BlockSim};
+use crate::decode::Op;
 use crate::exec::collective::{CollectiveOp, shfl_source};
 use crate::exec::control::ControlOp;
 use crate::exec::{describe_lanes, fetch, lanes, mask_of};
 use crate::fault::{Fault, FaultKind};
 use crate::launch::SimtModel;
-use crate::translate::Op;
 
 /// Which optional checks run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -19,7 +19,7 @@
 //! is blocked or has yielded").
 
 use crate::block::{BlockReason, ControlView, ConvergenceBarrier, StackEntry, ThreadGroup, ThreadState, WarpView};
-use crate::translate::{Decoded, PRED_ROWS, PRED_TRUE, Reg};
+use crate::decode::{Decoded, PRED_ROWS, PRED_TRUE, Reg};
 use simt_isa::NO_RECONV;
 
 /// Iterates over the set bits of a lane mask, lowest first.

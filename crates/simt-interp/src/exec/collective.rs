@@ -6,7 +6,7 @@ use simt_isa::*;
 
 use super::{fetch, per_lane, pred, set_pred, write};
 use crate::block::BlockSim;
-use crate::translate::{PredIn, Reg, Translator, Val};
+use crate::decode::{PredIn, Reg, Val};
 
 /// A warp-collective operation.
 #[derive(Clone, Copy, Debug)]
@@ -17,29 +17,6 @@ pub(crate) enum CollectiveOp {
     Redux { op: ReduxOp, signed: bool, d: Reg, a: Reg },
     Match { all: bool, d: Reg, a: Reg },
     Warpsync,
-}
-
-/// The collective operation of `inst`, if it is one.
-pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<CollectiveOp> {
-    let o = &inst.operands;
-    Some(match inst.form {
-        Form::Shfl(mods::Shfl { mode }) => CollectiveOp::Shfl {
-            mode,
-            d: t.dst(&o[0]),
-            a: t.first(&o[1]),
-            b: t.val(&o[2], false),
-            width: match o[3] {
-                Operand::Imm(w) => w,
-                _ => 32,
-            },
-        },
-        Form::Vote(mods::Vote { mode }) => CollectiveOp::Vote { all: mode == VoteMode::All, p: Translator::pred_out(&o[0]), q: Translator::pred_in(&o[1]) },
-        Form::VoteBallot(_) => CollectiveOp::Ballot { d: t.dst(&o[0]), q: Translator::pred_in(&o[1]) },
-        Form::Warpsync(_) => CollectiveOp::Warpsync,
-        Form::Redux(mods::Redux { op, ty }) => CollectiveOp::Redux { op, signed: ty == IntType::S32, d: t.dst(&o[0]), a: t.first(&o[1]) },
-        Form::Match(mods::Match { mode }) => CollectiveOp::Match { all: mode == MatchMode::All, d: t.dst(&o[0]), a: t.first(&o[1]) },
-        _ => return None,
-    })
 }
 
 impl BlockSim<'_> {

@@ -3,8 +3,6 @@
 
 use std::sync::atomic::{Ordering, fence};
 
-use simt_isa::*;
-
 use super::describe_lanes;
 use crate::block::BlockSim;
 use crate::fault::{Fault, FaultKind};
@@ -18,22 +16,6 @@ pub(crate) enum ControlOp {
     Membar { global: bool },
     Nop,
     Trap,
-}
-
-/// The control operation of `inst`, if it is one.
-pub(crate) fn translate(inst: &Instruction) -> Option<ControlOp> {
-    Some(match inst.form {
-        Form::Bra(_) => match inst.operands[0] {
-            Operand::Label { target, reconv } => ControlOp::Bra { target, reconv },
-            _ => return None,
-        },
-        Form::Exit(_) => ControlOp::Exit,
-        Form::BarSync(_) => ControlOp::BarSync,
-        Form::Membar(mods::Membar { scope }) => ControlOp::Membar { global: scope == MembarScope::Gl },
-        Form::Nop(_) => ControlOp::Nop,
-        Form::Trap(_) => ControlOp::Trap,
-        _ => return None,
-    })
 }
 
 /// Whether a control operation moved the issuing threads itself (else they go on to the next pc).

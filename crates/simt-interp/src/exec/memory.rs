@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use simt_isa::*;
 
 use super::{fetch, fetch64, for_lanes, lanes, mask_of, per_lane, write, write64};
-use crate::arith::{self, DOp, FFlags, FOp, IntOp};
 use crate::block::{AccessKind, BlockSim, Loc};
+use crate::decode::{Address, Reg, Val, Val64};
+use crate::lanes::{self, DOp, FFlags, FOp, IntOp};
 use crate::memory::GlobalMemory;
-use crate::translate::{Address, Reg, Translator, Val, Val64};
 
 /// A memory operation with its registers.
 #[derive(Clone, Copy, Debug)]
@@ -88,32 +88,6 @@ impl MemOp {
     }
 }
 
-/// The memory operation of `inst`, if it is one.
-pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<MemOp> {
-    let o = &inst.operands;
-    let access = inst.form.access()?;
-    // A literal in a pair position is a 32-bit value, sign-extended (as for IADD64).
-    let wide = |i: usize| match o[i] {
-        Operand::Src(Src::Imm { bits, wide: false }) => Val64::Imm(i64::from(bits as u32 as i32) as u64),
-        _ => t.val64(&o[i]),
-    };
-    Some(match inst.form {
-        Form::Ld(mods::Ld { space, ty, .. }) => MemOp::Ld { space, ty, size: access.size, regs: access.regs, d: t.dst(&o[0]), addr: t.addr(&o[1]) },
-        Form::St(mods::St { space, .. }) => MemOp::St { space, size: access.size, regs: access.regs, a: t.first(&o[1]), addr: t.addr(&o[0]) },
-        Form::Atom(mods::Atom { space, op, ty }) if ty.is_wide() => {
-            MemOp::Atom64 { space: space.into(), op, ty, d: t.dst(&o[0]), addr: t.addr(&o[1]), b: wide(2) }
-        }
-        Form::Atom(mods::Atom { space, op, ty }) => MemOp::Atom { space: space.into(), op, ty, d: t.dst(&o[0]), addr: t.addr(&o[1]), b: t.val(&o[2], false) },
-        Form::AtomCas(mods::AtomCas { space, ty: CasType::B64 }) => {
-            MemOp::AtomCas64 { space: space.into(), d: t.dst(&o[0]), addr: t.addr(&o[1]), b: wide(2), c: wide(3) }
-        }
-        Form::AtomCas(mods::AtomCas { space, .. }) => {
-            MemOp::AtomCas { space: space.into(), d: t.dst(&o[0]), addr: t.addr(&o[1]), b: t.val(&o[2], false), c: t.val(&o[3], false) }
-        }
-        _ => return None,
-    })
-}
-
 /// Flushes a subnormal f32 to a zero of the same sign (`ATOM.ADD.F32` does so for inputs and results).
 fn flush_subnormal(bits: u32) -> u32 {
     if f32::from_bits(bits).is_subnormal() { bits & 0x8000_0000 } else { bits }
@@ -155,13 +129,13 @@ impl AtomicWord for u32 {
         u32::wrapping_add(self, x)
     }
     fn float_add(self, x: u32) -> u32 {
-        flush_subnormal(arith::f32_op(FOp::Add, flush_subnormal(self), flush_subnormal(x), FFlags::default()))
+        flush_subnormal(lanes::f32_op(FOp::Add, flush_subnormal(self), flush_subnormal(x), FFlags::default()))
     }
     fn signed_min(self, x: u32) -> u32 {
-        arith::int_op(IntOp::MinS, self, x)
+        lanes::int_op(IntOp::MinS, self, x)
     }
     fn signed_max(self, x: u32) -> u32 {
-        arith::int_op(IntOp::MaxS, self, x)
+        lanes::int_op(IntOp::MaxS, self, x)
     }
     fn update(block: &mut BlockSim<'_>, loc: Loc, f: impl Fn(u32) -> u32) -> u32 {
         block.atomic(loc, f)
@@ -174,7 +148,7 @@ impl AtomicWord for u64 {
         u64::wrapping_add(self, x)
     }
     fn float_add(self, x: u64) -> u64 {
-        arith::f64_op(DOp::Add, self, x)
+        lanes::f64_op(DOp::Add, self, x)
     }
     fn signed_min(self, x: u64) -> u64 {
         (self as i64).min(x as i64) as u64

@@ -15,8 +15,8 @@ pub(crate) mod memory;
 pub(crate) mod tensor;
 
 use crate::block::BlockSim;
+use crate::decode::{Modifier, Op, PredIn, Reg, Val, Val64};
 use crate::fault::Fault;
-use crate::translate::{Modifier, Op, PredIn, Reg, Val, Val64};
 use crate::warp::Warp;
 pub(crate) use crate::warp::lanes;
 

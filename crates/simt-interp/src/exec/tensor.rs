@@ -6,8 +6,8 @@ use simt_isa::*;
 
 use super::{describe_lanes, write};
 use crate::block::BlockSim;
+use crate::decode::{Decoder, Reg};
 use crate::fault::{Fault, FaultKind};
-use crate::translate::{Reg, Translator};
 
 /// An MMA with the first register of each operand.
 #[derive(Clone, Copy, Debug)]
@@ -23,7 +23,7 @@ pub(crate) struct MmaOp {
 }
 
 /// The tensor operation of `inst`, if it is one.
-pub(crate) fn translate(t: &Translator, inst: &Instruction) -> Option<MmaOp> {
+pub(crate) fn decode(t: &Decoder, inst: &Instruction) -> Option<MmaOp> {
     let form = inst.form.mma()?;
     let o = &inst.operands;
     Some(MmaOp { opcode: inst.opcode(), form, d: t.first(&o[0]), a: t.first(&o[1]), b: t.first(&o[2]), c: t.first(&o[3]), e: t.first(&o[4]) })

@@ -1,0 +1,423 @@
+//! Decoding: instructions into the executor's compact form.
+//!
+//! Done once per launch, so the hot loop never looks at the instruction
+//! table: registers become indices into the warp's register file (with `RZ`
+//! mapped to an always-zero row and writes to `RZ` to a scratch row),
+//! literals become 32-lane broadcasts, and typed modifiers become the
+//! operation enums each family executes (`exec/arith.rs`, `exec/memory.rs`,
+//! `exec/control.rs`, `exec/collective.rs`, `exec/tensor.rs`).
+//! `Decoder::op` is one exhaustive match over the table's forms: a row added
+//! without its arm does not compile.
+//!
+//! Three steps share the word "translate" elsewhere; here they are apart: the PTX
+//! front end *translates* PTX into simt instructions (`simt-ptx`), this module
+//! *decodes* instructions for execution, and `lanes.rs` holds each operation's
+//! per-lane semantics.
+
+use simt_isa::*;
+
+use crate::exec::arith::{ArithOp, Wide, flags, narrow_format, pair_format, signed};
+use crate::exec::collective::CollectiveOp;
+use crate::exec::control::ControlOp;
+use crate::exec::memory::MemOp;
+use crate::exec::{arith, collective, control, memory, tensor};
+use crate::lanes::{DOp, FFlags, FOp, Int64Op, IntOp, TriOp, UnOp};
+
+/// Index of a register row in a warp's register file.
+pub(crate) type Reg = u16;
+
+/// Where a predicate index points; `PT` reads as all lanes, writes to it are dropped.
+pub(crate) const PRED_TRUE: u8 = 7;
+pub(crate) const PRED_SINK: u8 = 8;
+pub(crate) const PRED_ROWS: usize = 9;
+
+/// A source modifier, resolved for the operand's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Modifier {
+    None,
+    /// Two's complement negation (integer `-R`).
+    INeg,
+    /// Sign-bit operations on an f32 (or on the high word of an f64).
+    FNeg,
+    FAbs,
+    FNegAbs,
+}
+
+/// A 32-bit source.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Val {
+    Reg(Reg, Modifier),
+    Imm(u32),
+}
+
+/// A 64-bit source: a register pair (low row first) or a literal.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Val64 {
+    Pair(Reg, Modifier),
+    Imm(u64),
+}
+
+/// A source predicate.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PredIn {
+    pub index: u8,
+    pub negated: bool,
+}
+
+/// A memory address `[base + offset]`; `base` is the zero row for absolute addresses.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Address {
+    pub base: Reg,
+    pub offset: u32,
+    /// No base register: every lane has the same address.
+    pub uniform: bool,
+}
+
+/// One executable operation, by family; each family executes its own enum.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Op {
+    Arith(arith::ArithOp),
+    Memory(memory::MemOp),
+    Control(control::ControlOp),
+    Collective(collective::CollectiveOp),
+    Tensor(tensor::MmaOp),
+}
+
+/// One instruction ready to execute.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Decoded {
+    pub op: Op,
+    pub guard: PredIn,
+    /// Every non-exited thread of the warp must arrive together (under `its`).
+    pub collective: bool,
+}
+
+/// A kernel ready to execute.
+pub(crate) struct Program {
+    pub code: Vec<Decoded>,
+    /// What each instruction reads, writes and accesses, by pc.
+    pub effects: Vec<Effects>,
+    /// Register rows per warp: the kernel's registers, then the zero row, then the scratch row.
+    pub rows: usize,
+}
+
+/// Turns operands into register rows and broadcasts.
+pub(crate) struct Decoder {
+    zero: Reg,
+    sink: Reg,
+}
+
+impl Decoder {
+    pub(crate) fn dst(&self, op: &Operand) -> Reg {
+        match *op {
+            Operand::Reg(r) if r != RZ => Reg::from(r),
+            _ => self.sink,
+        }
+    }
+
+    pub(crate) fn reg(&self, r: u8) -> Reg {
+        if r == RZ { self.zero } else { Reg::from(r) }
+    }
+
+    /// A 32-bit source; `float` decides whether `-R` flips the sign bit or negates.
+    pub(crate) fn val(&self, op: &Operand, float: bool) -> Val {
+        match *op {
+            Operand::Src(Src::Reg { reg, neg, abs }) => {
+                let m = match (neg, abs, float) {
+                    (false, false, _) => Modifier::None,
+                    (true, false, false) => Modifier::INeg,
+                    (true, false, true) => Modifier::FNeg,
+                    (false, true, _) => Modifier::FAbs,
+                    (true, true, _) => Modifier::FNegAbs,
+                };
+                Val::Reg(self.reg(reg), m)
+            }
+            Operand::Src(Src::Imm { bits, .. }) => Val::Imm(bits as u32),
+            Operand::Imm(v) => Val::Imm(v),
+            _ => Val::Imm(0),
+        }
+    }
+
+    pub(crate) fn val64(&self, op: &Operand) -> Val64 {
+        match *op {
+            Operand::Src(Src::Reg { reg, neg, abs }) => {
+                let m = match (neg, abs) {
+                    (false, false) => Modifier::None,
+                    (true, false) => Modifier::FNeg,
+                    (false, true) => Modifier::FAbs,
+                    (true, true) => Modifier::FNegAbs,
+                };
+                Val64::Pair(self.reg(reg), m)
+            }
+            Operand::Src(Src::Imm { bits, .. }) => Val64::Imm(bits),
+            _ => Val64::Imm(0),
+        }
+    }
+
+    pub(crate) fn pred_out(p: &Operand) -> u8 {
+        match *p {
+            Operand::Pred(p) if p < PT => p,
+            _ => PRED_SINK,
+        }
+    }
+
+    pub(crate) fn pred_in(p: &Operand) -> PredIn {
+        match *p {
+            Operand::PredSrc { pred, negated } => PredIn { index: pred.min(PRED_TRUE), negated },
+            _ => PredIn { index: PRED_TRUE, negated: false },
+        }
+    }
+
+    pub(crate) fn addr(&self, op: &Operand) -> Address {
+        match *op {
+            Operand::Addr { base, offset } => Address { base: self.reg(base), offset: offset as u32, uniform: base == RZ },
+            _ => Address { base: self.zero, offset: 0, uniform: true },
+        }
+    }
+
+    /// The first row of a register range (a fragment, vector data or a plain register source).
+    pub(crate) fn first(&self, op: &Operand) -> Reg {
+        match *op {
+            Operand::Reg(r) | Operand::Src(Src::Reg { reg: r, .. }) => self.reg(r),
+            _ => self.zero,
+        }
+    }
+
+    /// The executable operation of `inst`: one arm per form of the table, so a row
+    /// without its arm does not compile. `None` only for operands validation rules out.
+    fn op(&self, inst: &Instruction) -> Option<Op> {
+        let t = self;
+        let o = &inst.operands;
+        let int2 = |op: IntOp| ArithOp::Int { op, d: t.dst(&o[0]), a: t.val(&o[1], false), b: t.val(&o[2], false) };
+        let un = |op: UnOp| ArithOp::Un { op, d: t.dst(&o[0]), a: t.val(&o[1], false) };
+        let tri = |op: TriOp| ArithOp::Tri { op, d: t.dst(&o[0]), a: t.val(&o[1], false), b: t.val(&o[2], false), c: t.val(&o[3], false) };
+        let f2 = |op: FOp, flags: FFlags| ArithOp::F2 { op, d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), flags };
+        let d2 = |op: DOp| ArithOp::D2 { op, d: t.dst(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]) };
+        // A literal in a pair position is a 32-bit value, sign-extended.
+        let wide = |i: usize| match o[i] {
+            Operand::Src(Src::Imm { bits, wide: false }) => Val64::Imm(i64::from(bits as u32 as i32) as u64),
+            _ => t.val64(&o[i]),
+        };
+        let pair = |i: usize| Wide::Pair(wide(i));
+        let word = |i: usize| Wide::Word(t.val(&o[i], false));
+        let int64 = |op: Int64Op, a: Wide, b: Wide| ArithOp::Int64 { op, d: t.dst(&o[0]), a, b };
+        let access = inst.form.access();
+        Some(match inst.form {
+            // Arithmetic (exec/arith.rs, lane semantics in lanes.rs).
+            Form::Mov(_) => Op::Arith(match o[1] {
+                Operand::Src(Src::Imm { bits, wide: true }) => ArithOp::Mov64 { d: t.dst(&o[0]), value: bits },
+                _ => ArithOp::Mov { d: t.dst(&o[0]), a: t.val(&o[1], false) },
+            }),
+            Form::S2r(_) => Op::Arith(match o[1] {
+                Operand::Special(sr) => ArithOp::S2r { d: t.dst(&o[0]), sr },
+                _ => return None,
+            }),
+            Form::Sel(_) => Op::Arith(ArithOp::Sel { d: t.dst(&o[0]), a: t.val(&o[1], false), b: t.val(&o[2], false), p: Decoder::pred_in(&o[3]) }),
+            Form::Cvt(mods::Cvt { to, from, rnd }) => Op::Arith({
+                let (neg, abs) = match o[1] {
+                    Operand::Src(Src::Reg { neg, abs, .. }) => (neg, abs),
+                    _ => (false, false),
+                };
+                // The sign modifiers apply to the converted value, not to the bits of the pair.
+                let a = match t.val64(&o[1]) {
+                    Val64::Pair(r, _) => Val64::Pair(r, Modifier::None),
+                    imm => imm,
+                };
+                match rnd {
+                    Round::Rn => ArithOp::Cvt { d: t.dst(&o[0]), a, wide_src: from.is_pair(), to, from, neg, abs },
+                    rnd => ArithOp::CvtDirected { d: t.dst(&o[0]), a, wide_src: from.is_pair(), to, from, neg, abs, rnd },
+                }
+            }),
+            Form::Pack(mods::Pack { ty }) => {
+                Op::Arith(ArithOp::Pack { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), bf16: ty == PackType::Bf16x2 })
+            }
+            Form::CvtTf32(_) => Op::Arith(ArithOp::CvtTf32 { d: t.dst(&o[0]), a: t.val(&o[1], true) }),
+            Form::CvtX2(mods::CvtX2 { to }) => {
+                Op::Arith(ArithOp::CvtPair { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), format: pair_format(to) })
+            }
+            Form::CvtWiden(mods::CvtWiden { from }) => Op::Arith(ArithOp::CvtWiden { d: t.dst(&o[0]), a: t.val(&o[1], false), format: narrow_format(from) }),
+            Form::Iadd(_) => Op::Arith(int2(IntOp::Add)),
+            Form::Isub(_) => Op::Arith(int2(IntOp::Sub)),
+            Form::Imul(_) => Op::Arith(int2(IntOp::Mul)),
+            Form::ImulHi(mods::ImulHi { ty }) => Op::Arith(int2(if signed(ty) { IntOp::MulHiS } else { IntOp::MulHiU })),
+            Form::Imad(_) => Op::Arith(tri(TriOp::Imad)),
+            Form::Imin(mods::Imin { ty }) => Op::Arith(int2(if signed(ty) { IntOp::MinS } else { IntOp::MinU })),
+            Form::Imax(mods::Imax { ty }) => Op::Arith(int2(if signed(ty) { IntOp::MaxS } else { IntOp::MaxU })),
+            Form::Iabs(_) => Op::Arith(un(UnOp::Abs)),
+            Form::Lea(_) => Op::Arith(tri(TriOp::Lea)),
+            Form::And(_) => Op::Arith(int2(IntOp::And)),
+            Form::Or(_) => Op::Arith(int2(IntOp::Or)),
+            Form::Xor(_) => Op::Arith(int2(IntOp::Xor)),
+            Form::Not(_) => Op::Arith(un(UnOp::Not)),
+            Form::Shl(_) => Op::Arith(int2(IntOp::Shl)),
+            Form::Shr(mods::Shr { ty }) => Op::Arith(int2(if signed(ty) { IntOp::ShrS } else { IntOp::ShrU })),
+            Form::Popc(_) => Op::Arith(un(UnOp::Popc)),
+            Form::Clz(_) => Op::Arith(un(UnOp::Clz)),
+            Form::Brev(_) => Op::Arith(un(UnOp::Brev)),
+            Form::Isetp(mods::Isetp { cmp, ty, bop }) => Op::Arith(ArithOp::Isetp {
+                p: Decoder::pred_out(&o[0]),
+                a: t.val(&o[1], false),
+                b: t.val(&o[2], false),
+                cmp,
+                signed: signed(ty),
+                bop,
+                q: Decoder::pred_in(&o[3]),
+            }),
+            Form::Fsetp(mods::Fsetp { cmp, bop }) => Op::Arith({
+                ArithOp::Fsetp { p: Decoder::pred_out(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), cmp, bop, q: Decoder::pred_in(&o[3]) }
+            }),
+            Form::Dsetp(mods::Dsetp { cmp, bop }) => {
+                Op::Arith(ArithOp::Dsetp { p: Decoder::pred_out(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]), cmp, bop, q: Decoder::pred_in(&o[3]) })
+            }
+            Form::Fadd(mods::Fadd { ftz, sat }) => Op::Arith(f2(FOp::Add, flags(ftz, sat))),
+            Form::Fmul(mods::Fmul { ftz, sat }) => Op::Arith(f2(FOp::Mul, flags(ftz, sat))),
+            Form::Fmin(mods::Fmin { ftz }) => Op::Arith(f2(FOp::Min, flags(ftz, Sat::No))),
+            Form::Fmax(mods::Fmax { ftz }) => Op::Arith(f2(FOp::Max, flags(ftz, Sat::No))),
+            Form::Ffma(mods::Ffma { ftz, sat, rnd: Round::Rn }) => {
+                Op::Arith(match (t.val(&o[1], true), t.val(&o[2], true), t.val(&o[3], true), flags(ftz, sat)) {
+                    (Val::Reg(a, Modifier::None), Val::Reg(b, Modifier::None), Val::Reg(c, Modifier::None), FFlags { ftz: false, sat: false }) => {
+                        ArithOp::FfmaRegs { d: t.dst(&o[0]), a, b, c }
+                    }
+                    (a, b, c, flags) => ArithOp::Ffma { d: t.dst(&o[0]), a, b, c, flags },
+                })
+            }
+            Form::Ffma(mods::Ffma { ftz, sat, rnd }) => Op::Arith({
+                ArithOp::FfmaRounded { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), c: t.val(&o[3], true), rnd, flags: flags(ftz, sat) }
+            }),
+            Form::Mufu(mods::Mufu { op }) => Op::Arith(ArithOp::Mufu { op, d: t.dst(&o[0]), a: t.val(&o[1], true) }),
+            Form::Frnd(mods::Frnd { rnd, ftz }) => Op::Arith(ArithOp::Frnd { d: t.dst(&o[0]), a: t.val(&o[1], true), rnd, flags: flags(ftz, Sat::No) }),
+            Form::Dadd(_) => Op::Arith(d2(DOp::Add)),
+            Form::Dmul(_) => Op::Arith(d2(DOp::Mul)),
+            Form::Dmin(_) => Op::Arith(d2(DOp::Min)),
+            Form::Dmax(_) => Op::Arith(d2(DOp::Max)),
+            Form::Shf(mods::Shf { dir, amount }) => Op::Arith(tri(match (dir, amount) {
+                (ShfDir::L, ShfAmount::Wrap) => TriOp::ShfLWrap,
+                (ShfDir::L, ShfAmount::Clamp) => TriOp::ShfLClamp,
+                (ShfDir::R, ShfAmount::Wrap) => TriOp::ShfRWrap,
+                (ShfDir::R, ShfAmount::Clamp) => TriOp::ShfRClamp,
+            })),
+            Form::Iadd64(_) => Op::Arith(int64(Int64Op::Add, pair(1), pair(2))),
+            Form::Isub64(_) => Op::Arith(int64(Int64Op::Sub, pair(1), pair(2))),
+            Form::Idiv64(mods::Idiv64 { ty }) => Op::Arith(int64(if ty == Int64Type::S64 { Int64Op::DivS } else { Int64Op::DivU }, pair(1), pair(2))),
+            Form::Irem64(mods::Irem64 { ty }) => Op::Arith(int64(if ty == Int64Type::S64 { Int64Op::RemS } else { Int64Op::RemU }, pair(1), pair(2))),
+            Form::Imin64(mods::Imin64 { ty }) => Op::Arith(int64(if ty == Int64Type::S64 { Int64Op::MinS } else { Int64Op::MinU }, pair(1), pair(2))),
+            Form::Imax64(mods::Imax64 { ty }) => Op::Arith(int64(if ty == Int64Type::S64 { Int64Op::MaxS } else { Int64Op::MaxU }, pair(1), pair(2))),
+            Form::Isetp64(mods::Isetp64 { cmp, ty, bop }) => Op::Arith({
+                ArithOp::Isetp64 { p: Decoder::pred_out(&o[0]), a: pair(1), b: pair(2), cmp, signed: ty == Int64Type::S64, bop, q: Decoder::pred_in(&o[3]) }
+            }),
+            Form::Imul64(_) => Op::Arith(int64(Int64Op::Mul, pair(1), pair(2))),
+            Form::ImulHi64(mods::ImulHi64 { ty }) => Op::Arith(int64(if ty == Int64Type::S64 { Int64Op::MulHiS } else { Int64Op::MulHiU }, pair(1), pair(2))),
+            Form::Prmt(mods::Prmt { mode }) => Op::Arith(tri(match mode {
+                PrmtMode::Idx => TriOp::PrmtIdx,
+                PrmtMode::F4e => TriOp::PrmtF4e,
+                PrmtMode::B4e => TriOp::PrmtB4e,
+                PrmtMode::Rc8 => TriOp::PrmtRc8,
+                PrmtMode::Ecl => TriOp::PrmtEcl,
+                PrmtMode::Ecr => TriOp::PrmtEcr,
+                PrmtMode::Rc16 => TriOp::PrmtRc16,
+            })),
+            Form::ImulWide(mods::ImulWide { ty }) => Op::Arith(int64(if signed(ty) { Int64Op::MulWideS } else { Int64Op::MulWideU }, word(1), word(2))),
+            Form::Shl64(_) => Op::Arith(int64(Int64Op::Shl, pair(1), word(2))),
+            Form::Shr64(mods::Shr64 { ty }) => Op::Arith(int64(if ty == Int64Type::S64 { Int64Op::ShrS } else { Int64Op::ShrU }, pair(1), word(2))),
+            Form::Plop(mods::Plop { bop }) => {
+                Op::Arith(ArithOp::Plop { p: Decoder::pred_out(&o[0]), a: Decoder::pred_in(&o[1]), b: Decoder::pred_in(&o[2]), bop })
+            }
+            Form::Fdiv(mods::Fdiv { rnd: Round::Rn }) => Op::Arith(f2(FOp::Div, FFlags::default())),
+            Form::Fdiv(mods::Fdiv { rnd }) => Op::Arith(ArithOp::FdivDirected { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), rnd }),
+            Form::Idiv(mods::Idiv { ty }) => Op::Arith(int2(if signed(ty) { IntOp::DivS } else { IntOp::DivU })),
+            Form::Irem(mods::Irem { ty }) => Op::Arith(int2(if signed(ty) { IntOp::RemS } else { IntOp::RemU })),
+            Form::Bfe(mods::Bfe { ty }) => Op::Arith(tri(if signed(ty) { TriOp::BfeS } else { TriOp::BfeU })),
+            Form::Dfma(mods::Dfma { rnd: Round::Rn }) => Op::Arith(ArithOp::Dfma { d: t.dst(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]), c: t.val64(&o[3]) }),
+            Form::Dfma(mods::Dfma { rnd }) => {
+                Op::Arith(ArithOp::DfmaDirected { d: t.dst(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]), c: t.val64(&o[3]), rnd })
+            }
+            Form::Ddiv(mods::Ddiv { rnd: Round::Rn }) => Op::Arith(d2(DOp::Div)),
+            Form::Ddiv(mods::Ddiv { rnd }) => Op::Arith(ArithOp::DdivDirected { d: t.dst(&o[0]), a: t.val64(&o[1]), b: t.val64(&o[2]), rnd }),
+            Form::Dsqrt(mods::Dsqrt { rnd: Round::Rn }) => Op::Arith(ArithOp::Dsqrt { d: t.dst(&o[0]), a: t.val64(&o[1]) }),
+            Form::Dsqrt(mods::Dsqrt { rnd }) => Op::Arith(ArithOp::DsqrtDirected { d: t.dst(&o[0]), a: t.val64(&o[1]), rnd }),
+            Form::Drnd(mods::Drnd { rnd }) => Op::Arith(ArithOp::Drnd { d: t.dst(&o[0]), a: t.val64(&o[1]), rnd }),
+            Form::Fsqrt(mods::Fsqrt { rnd }) => Op::Arith(ArithOp::Fsqrt { d: t.dst(&o[0]), a: t.val(&o[1], true), rnd }),
+            Form::Bfi(_) => {
+                Op::Arith(ArithOp::Bfi { d: t.dst(&o[0]), a: t.val(&o[1], false), b: t.val(&o[2], false), pos: t.val(&o[3], false), len: t.val(&o[4], false) })
+            }
+            // Memory (exec/memory.rs).
+            Form::Ld(mods::Ld { space, ty, .. }) => {
+                Op::Memory(MemOp::Ld { space, ty, size: access?.size, regs: access?.regs, d: t.dst(&o[0]), addr: t.addr(&o[1]) })
+            }
+            Form::St(mods::St { space, .. }) => Op::Memory(MemOp::St { space, size: access?.size, regs: access?.regs, a: t.first(&o[1]), addr: t.addr(&o[0]) }),
+            Form::Atom(mods::Atom { space, op, ty }) if ty.is_wide() => {
+                Op::Memory(MemOp::Atom64 { space: space.into(), op, ty, d: t.dst(&o[0]), addr: t.addr(&o[1]), b: wide(2) })
+            }
+            Form::Atom(mods::Atom { space, op, ty }) => {
+                Op::Memory(MemOp::Atom { space: space.into(), op, ty, d: t.dst(&o[0]), addr: t.addr(&o[1]), b: t.val(&o[2], false) })
+            }
+            Form::AtomCas(mods::AtomCas { space, ty: CasType::B64 }) => {
+                Op::Memory(MemOp::AtomCas64 { space: space.into(), d: t.dst(&o[0]), addr: t.addr(&o[1]), b: wide(2), c: wide(3) })
+            }
+            Form::AtomCas(mods::AtomCas { space, .. }) => {
+                Op::Memory(MemOp::AtomCas { space: space.into(), d: t.dst(&o[0]), addr: t.addr(&o[1]), b: t.val(&o[2], false), c: t.val(&o[3], false) })
+            }
+            // Control (exec/control.rs).
+            Form::Bra(_) => Op::Control(match inst.operands[0] {
+                Operand::Label { target, reconv } => ControlOp::Bra { target, reconv },
+                _ => return None,
+            }),
+            Form::Exit(_) => Op::Control(ControlOp::Exit),
+            Form::BarSync(_) => Op::Control(ControlOp::BarSync),
+            Form::Membar(mods::Membar { scope }) => Op::Control(ControlOp::Membar { global: scope == MembarScope::Gl }),
+            Form::Nop(_) => Op::Control(ControlOp::Nop),
+            Form::Trap(_) => Op::Control(ControlOp::Trap),
+            // Warp collectives (exec/collective.rs).
+            Form::Shfl(mods::Shfl { mode }) => Op::Collective(CollectiveOp::Shfl {
+                mode,
+                d: t.dst(&o[0]),
+                a: t.first(&o[1]),
+                b: t.val(&o[2], false),
+                width: match o[3] {
+                    Operand::Imm(w) => w,
+                    _ => 32,
+                },
+            }),
+            Form::Vote(mods::Vote { mode }) => {
+                Op::Collective(CollectiveOp::Vote { all: mode == VoteMode::All, p: Decoder::pred_out(&o[0]), q: Decoder::pred_in(&o[1]) })
+            }
+            Form::VoteBallot(_) => Op::Collective(CollectiveOp::Ballot { d: t.dst(&o[0]), q: Decoder::pred_in(&o[1]) }),
+            Form::Warpsync(_) => Op::Collective(CollectiveOp::Warpsync),
+            Form::Redux(mods::Redux { op, ty }) => Op::Collective(CollectiveOp::Redux { op, signed: ty == IntType::S32, d: t.dst(&o[0]), a: t.first(&o[1]) }),
+            Form::Match(mods::Match { mode }) => Op::Collective(CollectiveOp::Match { all: mode == MatchMode::All, d: t.dst(&o[0]), a: t.first(&o[1]) }),
+            // Tensor cores (exec/tensor.rs).
+            Form::Mma(_) | Form::MmaM16n8k16(_) | Form::MmaSp(_) | Form::MmaM8n8k4(_) | Form::MmaM16n8k8(_) => Op::Tensor(tensor::decode(t, inst)?),
+        })
+    }
+}
+
+/// Encountered when an instruction's operands are not the kinds its table row gives
+/// (a kernel built without [`Instruction::validate`]): every form has its arm.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("pc {pc}: {opcode} has operands of other kinds than its table row gives; validate instructions before building a kernel")]
+pub struct Undecodable {
+    /// The opcode.
+    pub opcode: Opcode,
+    /// Where it is.
+    pub pc: u32,
+}
+
+/// Decodes a validated kernel.
+pub(crate) fn decode(kernel: &Kernel) -> Result<Program, Undecodable> {
+    let regs = kernel.regs as usize;
+    let t = Decoder { zero: regs as Reg, sink: (regs + 1) as Reg };
+    let code = kernel
+        .code
+        .iter()
+        .enumerate()
+        .map(|(pc, inst)| {
+            let op = t.op(inst).ok_or(Undecodable { opcode: inst.opcode(), pc: pc as u32 })?;
+            Ok(Decoded {
+                op,
+                guard: PredIn { index: inst.guard.pred.min(PRED_TRUE), negated: inst.guard.negated },
+                collective: inst.info().flags.contains(Flags::COLLECTIVE),
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(Program { code, effects: kernel.code.iter().map(Instruction::effects).collect(), rows: regs + 2 })
+}
