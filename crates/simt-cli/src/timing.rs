@@ -73,7 +73,6 @@ pub fn run(
         check_output(path, inputs)?;
     }
     let timing = TimingOptions {
-        threads: options.threads,
         pipeview: args.pipeview.then_some(PipeFilter { block: select.block, warp: select.warp, pc: args.pc, line: args.line }),
         timeline: args.timeline.is_some() || for_report,
         progress: Some(progress),

@@ -270,7 +270,7 @@ impl Kernel {
                     true => Some(simt_interp::trace::trace(kernel, &prepared.config, &prepared.memory.duplicate(), &options, filter, None).map_err(Box::new)?),
                     false => None,
                 };
-                let timing = TimingOptions { threads: options.threads, progress: Some(&progress), timeline: trace, ..TimingOptions::default() };
+                let timing = TimingOptions { progress: Some(&progress), timeline: trace, ..TimingOptions::default() };
                 return match simt_timing::run(kernel, &prepared.config, &prepared.memory, &options, machine, &timing) {
                     Ok(report) => Ok((report.functional.clone(), Some(report), traced)),
                     Err(TimingError::Fault(fault)) => Err(fault),

@@ -37,7 +37,7 @@ fn timing(c: &mut Criterion) {
     let mut group = c.benchmark_group("sgemm 512x512x128 on h100, cycle level");
     for threads in [1, 2] {
         let options = RunOptions { threads: Some(threads), ..RunOptions::default() };
-        let timing = TimingOptions { threads: Some(threads), ..TimingOptions::default() };
+        let timing = TimingOptions::default();
         let probe = prepare(kernel, &request).expect("valid");
         let report = simt_timing::run(kernel, &probe.config, &probe.memory, &options, &machine, &timing).expect("runs");
         group.sample_size(10).measurement_time(Duration::from_secs(10)).throughput(Throughput::Elements(report.stats.warp_instructions));

@@ -30,8 +30,6 @@ pub struct TimingOptions<'p> {
     /// Counts finished blocks and issued instructions, and stops the launch (a time-limit
     /// fault, "interrupted") when its `cancel` is set: Ctrl-C from Python, for one.
     pub progress: Option<&'p simt_interp::Progress>,
-    /// OS threads for the SMs (`None`: rayon's pool).
-    pub threads: Option<usize>,
     /// Record `--pipeview` rows for matching warp instructions.
     pub pipeview: Option<PipeFilter>,
     /// Record the issue slots for a `--timeline` trace.
@@ -178,11 +176,11 @@ pub fn run(
             next += 1;
         }
     }
-    let pool = match timing.threads {
+    let pool = match options.threads {
         Some(n) if n > 1 => rayon::ThreadPoolBuilder::new().num_threads(n).build().ok(),
         _ => None,
     };
-    let parallel = timing.threads.is_none_or(|n| n > 1);
+    let parallel = options.threads.is_none_or(|n| n > 1);
     // The windows run on a thread of the pool, so the boundary's serial work does not
     // compete for a core with pool threads waiting for the next window.
     let mut simulate = || -> Result<(), TimingError> {

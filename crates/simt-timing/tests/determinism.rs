@@ -18,9 +18,7 @@ fn run(file: &str, request: &LaunchRequest, threads: usize) -> (simt_timing::Tim
     let machine = Machine::builtin("h100");
     let launch = prepare(kernel, request).expect("valid");
     let options = RunOptions { threads: Some(threads), ..RunOptions::default() };
-    let report =
-        simt_timing::run(kernel, &launch.config, &launch.memory, &options, &machine, &TimingOptions { threads: Some(threads), ..TimingOptions::default() })
-            .expect("runs");
+    let report = simt_timing::run(kernel, &launch.config, &launch.memory, &options, &machine, &TimingOptions::default()).expect("runs");
     let buffers = launch.buffers.iter().map(|(n, _)| (n.clone(), launch.buffer(n).map(|(_, b)| b))).collect();
     (report.stats, buffers)
 }
