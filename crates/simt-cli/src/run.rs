@@ -110,9 +110,9 @@ pub struct LaunchArgs {
     /// Print a buffer after the run, or write it to FILE (`.npy` keeps the dtype, anything else is raw little-endian); repeatable.
     #[arg(long = "dump", value_name = "NAME[:TYPE][=FILE]")]
     dumps: Vec<String>,
-    /// SIMT model: independent thread scheduling or a per-warp reconvergence stack.
-    #[arg(long, value_enum, default_value_t = Simt::Its)]
-    simt: Simt,
+    /// SIMT model: its (independent thread scheduling) or stack (a per-warp reconvergence stack).
+    #[arg(long, value_name = "its|stack", default_value = "its", value_parser = str::parse::<SimtModel>)]
+    simt: SimtModel,
     /// Most warp instructions the launch may issue before it faults.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_STEPS, value_parser = at_least_one::<u64>)]
     max_steps: u64,
@@ -161,14 +161,6 @@ enum Check {
     Initcheck,
     /// BAR.SYNC or a warp collective reached by a diverged warp.
     Synccheck,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Simt {
-    /// Independent thread scheduling (Volta and later).
-    Its,
-    /// Per-warp reconvergence stack (pre-Volta).
-    Stack,
 }
 
 /// Seconds, whole or fractional, more than zero.
@@ -300,10 +292,7 @@ pub fn prepare(args: &LaunchArgs) -> Result<Prepared, Failure> {
         )));
     }
     let options = RunOptions {
-        simt: match args.simt {
-            Simt::Its => SimtModel::Its,
-            Simt::Stack => SimtModel::Stack,
-        },
+        simt: args.simt,
         max_steps: args.max_steps,
         sms: args.sms,
         its_yield: args.its_yield,
@@ -461,7 +450,7 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
             "kernel": kernel.name,
             "grid": launch.config.grid,
             "block": launch.config.block,
-            "simt": match options.simt { SimtModel::Its => "its", SimtModel::Stack => "stack" },
+            "simt": options.simt.name(),
             "stats": stats,
             "findings": stats.findings,
             "timing": timing.map(|t| serde_json::from_str::<serde_json::Value>(&t).unwrap_or_default()),
@@ -660,10 +649,7 @@ pub fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[
                 write!(out, "{}{}:", if i > 0 { "," } else { "" }, serde_json::to_string(&d.name)?)?;
                 host::write_json(&mut out, elem, memory)?;
             }
-            let simt = match options.simt {
-                SimtModel::Its => "its",
-                SimtModel::Stack => "stack",
-            };
+            let simt = options.simt.name();
             write!(out, "}},")?;
             if !stats.findings.is_empty() {
                 write!(out, "\"findings\":{},", serde_json::to_string(&stats.findings)?)?;

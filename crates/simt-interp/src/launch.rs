@@ -21,6 +21,27 @@ pub enum SimtModel {
     Stack,
 }
 
+impl SimtModel {
+    /// Every model.
+    pub const ALL: [SimtModel; 2] = [SimtModel::Its, SimtModel::Stack];
+
+    /// The name users type (`--simt its`, `model="stack"`) and reports show.
+    pub fn name(self) -> &'static str {
+        match self {
+            SimtModel::Its => "its",
+            SimtModel::Stack => "stack",
+        }
+    }
+}
+
+impl std::str::FromStr for SimtModel {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<SimtModel, String> {
+        SimtModel::ALL.into_iter().find(|m| m.name() == text).ok_or_else(|| format!("`{text}` is not a SIMT model: use its or stack"))
+    }
+}
+
 /// The default bound on warp instructions per launch.
 pub const DEFAULT_MAX_STEPS: u64 = 2_000_000_000;
 /// The default number of SMs.

@@ -347,11 +347,7 @@ impl Kernel {
         threads: Option<usize>,
     ) -> PyResult<Launch> {
         let kernel = self.kernel();
-        let simt = match model {
-            "its" => SimtModel::Its,
-            "stack" => SimtModel::Stack,
-            other => return Err(PyValueError::new_err(format!("model `{other}` is not a SIMT model: use \"its\" or \"stack\""))),
-        };
+        let simt: SimtModel = model.parse().map_err(|e: String| PyValueError::new_err(format!("model {e}")))?;
         let mut checks = Checks::default();
         for check in sanitize.unwrap_or_default() {
             match check.as_str() {

@@ -158,11 +158,7 @@ impl RunView {
             kernel: kernel.name.clone(),
             file: module.source_name.clone(),
             source: module.source.as_deref().map(|s| s.lines().map(str::to_string).collect()).unwrap_or_default(),
-            simt: match simt {
-                SimtModel::Its => "its",
-                SimtModel::Stack => "stack",
-            }
-            .to_string(),
+            simt: simt.name().to_string(),
             grid: config.grid,
             block: config.block,
             lines: line_counters(&pcs, &trace.issues, &trace.stats),
