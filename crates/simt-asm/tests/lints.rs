@@ -117,7 +117,7 @@ fn allowed_lints_say_nothing_and_denied_ones_count() {
     assert_eq!(lint(&module, &allow, false).text, "");
     let deny = LintLevels::from_flags(&[], &[], &["loop_divergence".into()]).expect("known");
     let report = lint(&module, &deny, false);
-    assert_eq!((report.denied, report.warnings), (1, 0));
+    assert_eq!((report.denied, report.warnings, report.first_denied_line), (1, 0, Some(23)));
     assert!(report.text.starts_with("error[loop_divergence]"), "{}", report.text);
 }
 
