@@ -12,7 +12,7 @@
 //   sqrt(sum (D - R)^2 / sum R^2) against R, the product of the same f32 inputs
 //   in f64 (DFMA chains; the f64 products of f32 values are exact).
 //   The differences come from rounding the inputs: the accumulation is the same
-//   f32 chain in every row (contract sections 8 and 9).
+//   f32 chain in every row (docs/tensor.md).
 //
 // Algorithm: the block's 192 threads copy and scale A and B into shared memory;
 // after BAR.SYNC every warp computes the reference and the FFMA product of its

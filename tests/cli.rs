@@ -274,7 +274,7 @@ fn sanitizer_findings_are_all_reported_once_with_a_summary() {
     let findings = v["findings"].as_array().expect("a findings list");
     let seen: Vec<(&str, u64, u64)> =
         findings.iter().map(|f| (f["kind"].as_str().unwrap(), f["line"].as_u64().unwrap(), f["count"].as_u64().unwrap())).collect();
-    assert_eq!(seen, [("Race", 19, 63), ("Uninitialized", 19, 1), ("Race", 14, 1)]);
+    assert_eq!(seen, [("racecheck", 19, 63), ("initcheck", 19, 1), ("racecheck", 14, 1)]);
     assert_eq!(findings[0]["related"][0][0], 14);
 }
 

@@ -1,9 +1,13 @@
 //! Every command a user is shown runs as written: the `sh` blocks of `README.md` and
-//! `docs/` (the labs included), and the `Try it:` lines of the kernels in `asm/`.
+//! `docs/` (the labs and their answers included), and the `simt` lines of the header
+//! comments of the kernels in `asm/` (their `Try it:` lines).
 //!
 //! Commands run with bash, one document at a time and in order, in a scratch copy of
 //! `asm/` and `examples/`, with `simt` on the PATH, so a command may use what an earlier
 //! one of the same document wrote. Each must exit 0, unless its comment says `exit N`.
+//! An `output` block right after an `sh` block quotes what its last command prints: each
+//! of its lines must appear in that command's stdout or stderr (runs of blanks count as one
+//! space), so the numbers a page quotes are the numbers the tool gives.
 //! `cargo` commands are the project's own build, test and bench commands; `cargo run
 //! --release --` runs the built binary, the others are skipped (CI runs them itself).
 //! `clang` commands (compiling the CUDA examples) are skipped, with a printed reason, where
@@ -18,11 +22,13 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// One command as shown, with where it came from and the exit status it promises.
+/// One command as shown, with where it came from, the exit status it promises and the
+/// lines of output a page quotes from it.
 struct Shown {
     place: String,
     command: String,
     exit: i32,
+    quoted: Vec<String>,
 }
 
 /// Splits `line` into the command and its trailing `# comment` (a `#` outside quotes).
@@ -61,21 +67,32 @@ fn commands(file: &str, first_line: usize, lines: &[&str], out: &mut Vec<Shown>)
         pending.push_str(command);
         let command = std::mem::take(&mut pending).trim().to_string();
         if !command.is_empty() {
-            out.push(Shown { place: format!("{file}:{start}"), command, exit: promised_exit(comment) });
+            out.push(Shown { place: format!("{file}:{start}"), command, exit: promised_exit(comment), quoted: Vec::new() });
         }
     }
 }
 
-/// The `sh` blocks of a markdown file.
-fn markdown(path: &Path, name: &str) -> Vec<Shown> {
-    let text = std::fs::read_to_string(path).unwrap();
+/// The `sh` blocks of a markdown file, each `output` block quoted from the command before it.
+fn markdown_text(text: &str, name: &str) -> Vec<Shown> {
     let lines: Vec<&str> = text.lines().collect();
-    let mut out = Vec::new();
+    let mut out: Vec<Shown> = Vec::new();
+    let mut after_sh = false;
     let mut i = 0;
     while i < lines.len() {
-        if lines[i].trim() == "```sh" {
+        let fence = lines[i].trim();
+        if fence.starts_with("```") {
             let end = (i + 1..lines.len()).find(|&j| lines[j].trim_start().starts_with("```")).unwrap_or(lines.len());
-            commands(name, i + 2, &lines[i + 1..end], &mut out);
+            let body = &lines[i + 1..end];
+            match fence {
+                "```sh" => commands(name, i + 2, body, &mut out),
+                "```output" => {
+                    let last = out.last_mut().filter(|_| after_sh);
+                    let last = last.unwrap_or_else(|| panic!("{name}:{}: an output block must follow an sh block", i + 1));
+                    last.quoted.extend(body.iter().map(|l| normalize(l)).filter(|l| !l.is_empty()));
+                }
+                _ => {}
+            }
+            after_sh = fence == "```sh";
             i = end;
         }
         i += 1;
@@ -83,14 +100,32 @@ fn markdown(path: &Path, name: &str) -> Vec<Shown> {
     out
 }
 
-/// The `Try it:` lines of a kernel's header comment.
+fn markdown(path: &Path, name: &str) -> Vec<Shown> {
+    markdown_text(&std::fs::read_to_string(path).unwrap(), name)
+}
+
+/// A line with its runs of blanks as one space, trimmed.
+fn normalize(line: &str) -> String {
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The `simt` command lines of a kernel's header comment (its `Try it:` lines), with their continuations.
 fn try_it(path: &Path, name: &str) -> Vec<Shown> {
     let text = std::fs::read_to_string(path).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let Some(at) = lines.iter().position(|l| l.trim() == "// Try it:") else { return Vec::new() };
-    let block: Vec<&str> = lines[at + 1..].iter().map_while(|l| l.strip_prefix("//")).filter(|l| !l.trim().is_empty()).map(str::trim).collect();
     let mut out = Vec::new();
-    commands(name, at + 2, &block, &mut out);
+    let mut group: Vec<&str> = Vec::new();
+    let mut start = 0;
+    for (i, line) in text.lines().map_while(|l| l.strip_prefix("//")).map(str::trim).enumerate() {
+        if group.is_empty() && line.starts_with("simt ") {
+            start = i + 1;
+        }
+        if !group.is_empty() || line.starts_with("simt ") {
+            group.push(line);
+            if !split_comment(line).0.ends_with('\\') {
+                commands(name, start, &std::mem::take(&mut group), &mut out);
+            }
+        }
+    }
     out
 }
 
@@ -169,10 +204,31 @@ fn every_command_shown_to_users_runs_as_written() {
                 let tail: String = stderr.lines().rev().take(6).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
                 failures.push(format!("{}: `{}` exited {code}, want {}\n{tail}", shown.place, shown.command, shown.exit));
             }
+            let printed: Vec<String> =
+                [&out.stdout, &out.stderr].iter().flat_map(|b| String::from_utf8_lossy(b).lines().map(normalize).collect::<Vec<_>>()).collect();
+            for quoted in &shown.quoted {
+                if !printed.iter().any(|p| p.contains(quoted.as_str())) {
+                    failures.push(format!("{}: `{}` does not print the quoted line\n  {quoted}", shown.place, shown.command));
+                }
+            }
         }
     }
     assert!(ran > 30, "only {ran} commands found: is the extraction broken?");
     assert!(failures.is_empty(), "{} of {ran} commands fail as written:\n\n{}", failures.len(), failures.join("\n\n"));
+}
+
+#[test]
+fn output_blocks_quote_the_command_before_them() {
+    let text = "```sh\nsimt a\nsimt b   # exit 2\n```\n\n```output\n  x   1.5%\n\ny\n```\n```sh\nsimt c\n```\n";
+    let shown = markdown_text(text, "t.md");
+    assert_eq!(shown.iter().map(|s| s.quoted.clone()).collect::<Vec<_>>(), [vec![], vec!["x 1.5%".to_string(), "y".to_string()], vec![]]);
+    assert_eq!(shown[1].exit, 2);
+}
+
+#[test]
+#[should_panic(expected = "t.md:1: an output block must follow an sh block")]
+fn an_output_block_without_a_command_is_refused() {
+    markdown_text("```output\nx\n```\n", "t.md");
 }
 
 #[test]

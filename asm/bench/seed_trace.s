@@ -1,6 +1,7 @@
-// seed_trace: the worked trace of shared/reference/simt-from-rtl.txt on the
-// `teaching` machine. Eight warps each issue `FFMA R3, R1, R2, R3` and then a
-// second FFMA that depends on the first through R3.
+// seed_trace: the worked trace of the `teaching` machine (one SM, one partition,
+// a 4-stage multiply-accumulate pipeline). Eight warps each issue
+// `FFMA R3, RZ, RZ, RZ` and then a second FFMA that depends on the first
+// through R3 (the values do not matter to the timing; RZ reads 0).
 //
 // On `teaching` the arbiter grants warp 0 in cycle 0: issue 0, register read 1,
 // dispatch (handshake) 2, execute 3-6 (the 4-stage MAC pipeline), writeback 7;
@@ -12,6 +13,6 @@
 .kernel seed_trace
 .launch grid(1) block(256)
 
-    FFMA    R3, R1, R2, R3
-    FFMA    R3, R1, R2, R3          // depends on the first through R3
+    FFMA    R3, RZ, RZ, RZ
+    FFMA    R3, RZ, RZ, R3          // depends on the first through R3
     EXIT

@@ -6,9 +6,11 @@
 // warps per SM keep enough loads in flight to saturate DRAM. The timing report's
 // "DRAM bandwidth" line gives the achieved figure.
 //
-// Try it (132 SMs of h100; blocks of 32 threads are one warp each):
+// Try it (132 SMs of h100; blocks of 32 threads are one warp each; x needs
+// grid x block x 16 floats and y one per thread):
 //   simt run asm/bench/stream.s --timing h100 --grid 132 --block 32
-//   simt run asm/bench/stream.s --timing h100 --grid 1056 --block 256
+//   simt run asm/bench/stream.s --timing h100 --grid 1056 --block 256 \
+//       --arg 'x=fill(4325376, 1.0)' --arg 'y=zeros(270336)'
 .kernel stream
 .param .u32 per_thread
 .param .ptr.f32 x                   // grid threads x per_thread floats

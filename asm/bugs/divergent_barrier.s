@@ -6,8 +6,8 @@
 // faults with a deadlock naming where everyone waits. On real GPUs a barrier
 // in divergent code is undefined behaviour, hence synccheck reports it.
 //   simt run asm/bugs/divergent_barrier.s --dump out
-//   simt run asm/bugs/divergent_barrier.s --simt stack
-//   simt run asm/bugs/divergent_barrier.s --check synccheck   (reports line 23)
+//   simt run asm/bugs/divergent_barrier.s --simt stack        # exit 2: a deadlock
+//   simt run asm/bugs/divergent_barrier.s --check synccheck   # exit 2: reports lines 23 and 26
 .kernel divergent_barrier
 .param .ptr.u32 out
 .shared .u32 flags[64]

@@ -1,7 +1,7 @@
 // Planted bug for memcheck (always on): the kernel launches 64 threads for a
 // 60-element buffer and forgets the bounds check, so threads 60..63 write
 // past the end of `y`.
-//   simt run asm/bugs/oob.s                         (reports line 16, buffer `y`)
+//   simt run asm/bugs/oob.s                         # exit 2: reports line 16, buffer `y`
 .kernel oob
 .param .ptr.f32 x
 .param .ptr.f32 y

@@ -2,7 +2,7 @@
 // shared array and then reads its neighbour's slot, but the BAR.SYNC that
 // should separate the two is missing. Without the check the kernel "works"
 // here because warps happen to run in order; on hardware the result varies.
-//   simt run asm/bugs/race.s --check racecheck     (reports lines 19 and 14)
+//   simt run asm/bugs/race.s --check racecheck     # exit 2: reports lines 19 and 14
 .kernel race
 .param .ptr.u32 out
 .shared .u32 slots[64]

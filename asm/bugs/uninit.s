@@ -1,7 +1,7 @@
 // Planted bug for `--check initcheck`: the block sums a shared array, but
 // only the first 32 threads fill it, so threads 32..63 read slots nothing
 // wrote (shared memory starts zeroed, which hides the bug without the check).
-//   simt run asm/bugs/uninit.s --check initcheck   (reports line 19)
+//   simt run asm/bugs/uninit.s --check initcheck   # exit 2: reports line 19
 .kernel uninit
 .param .ptr.u32 out
 .shared .u32 vals[64]

@@ -1,5 +1,5 @@
-// Three levels of nested if/else: lane l ends in one of eight leaves by its
-// low three bits. Each level splits the active mask in two; the listing
+// Three levels of nested if/else on lane l's low three bits: five leaves, of
+// 8, 8, 8, 4 and 4 lanes (only the last split tests bit 0). The listing
 // (`simt asm --listing`) shows where each branch reconverges.
 //   simt run asm/divergence/nested.s --dump out --stats
 .kernel nested

@@ -8,7 +8,7 @@
 // Under --simt stack it cannot finish: the winner waits on the reconvergence
 // stack below the spinners forever, and the launch faults at the step limit.
 //   simt run asm/divergence/spinlock.s --dump counter
-//   simt run asm/divergence/spinlock.s --simt stack --max-steps 100000
+//   simt run asm/divergence/spinlock.s --simt stack --max-steps 100000   # exit 2: the step limit
 .kernel spinlock
 .param .ptr.u32 lock
 .param .ptr.u32 counter

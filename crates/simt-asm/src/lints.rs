@@ -74,6 +74,8 @@ pub struct LintReport {
     pub warnings: usize,
     /// Findings of lints at `-D`: the command should fail.
     pub denied: usize,
+    /// The source line of the first denied finding, for callers that point at it (Python's `AssemblyError`).
+    pub first_denied_line: Option<u32>,
 }
 
 /// Lints every kernel of `module` (which must carry its source) and renders the
@@ -94,7 +96,10 @@ pub fn lint(module: &Module, levels: &LintLevels, color: bool) -> LintReport {
             match level {
                 Level::Allow => continue,
                 Level::Warn => report.warnings += 1,
-                Level::Deny => report.denied += 1,
+                Level::Deny => {
+                    report.denied += 1;
+                    report.first_denied_line = report.first_denied_line.or_else(|| kernel.line(found.pc));
+                }
             }
             if report.warnings + report.denied > MAX_RENDERED_DIAGNOSTICS {
                 continue;

@@ -483,7 +483,7 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
 /// (at most `max`), then a summary that counts them all.
 pub fn render_findings(module: &Module, findings: &[Finding], max: usize) -> String {
     let mut text: String = findings.iter().take(max).map(|f| f.render(module, color())).collect();
-    let per_check: Vec<String> = [(FaultKind::Race, "racecheck"), (FaultKind::Uninitialized, "initcheck"), (FaultKind::Divergence, "synccheck")]
+    let per_check: Vec<String> = FaultKind::SANITIZERS
         .into_iter()
         .filter_map(|(kind, check)| {
             let n = findings.iter().filter(|f| f.fault.kind == kind).count();

@@ -31,11 +31,21 @@ pub enum FaultKind {
     /// The launch itself is impossible (extents, resources, parameter bytes); nothing ran.
     InvalidLaunch,
     /// racecheck: two threads touched shared memory with no barrier between, at least one writing.
+    /// Findings are named by the sanitizer that makes them, as `--check` and the summary name it.
+    #[serde(rename = "racecheck")]
     Race,
     /// initcheck: a read of a register, shared or local memory that nothing wrote.
+    #[serde(rename = "initcheck")]
     Uninitialized,
     /// synccheck: `BAR.SYNC` or a warp collective reached by a diverged warp.
+    #[serde(rename = "synccheck")]
     Divergence,
+}
+
+impl FaultKind {
+    /// The sanitizers, each with the kind of finding it makes, as `--check` names them.
+    pub const SANITIZERS: [(FaultKind, &'static str); 3] =
+        [(FaultKind::Race, "racecheck"), (FaultKind::Uninitialized, "initcheck"), (FaultKind::Divergence, "synccheck")];
 }
 
 /// A kernel fault (the launch stopped), or one sanitizer finding (the launch went on).
@@ -184,4 +194,16 @@ pub fn render_diagnostic(file: &SimpleFile<&str, &str>, diagnostic: &Diagnostic<
         }
     }
     term::emit_into_string(&config, file, diagnostic).unwrap_or_else(|e| format!("error: {}\n({e})\n", diagnostic.message))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FaultKind;
+
+    #[test]
+    fn findings_are_named_by_their_sanitizer_in_json() {
+        for (kind, check) in FaultKind::SANITIZERS {
+            assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{check}\""));
+        }
+    }
 }

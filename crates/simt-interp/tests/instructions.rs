@@ -585,7 +585,11 @@ fn logic_cases() -> Vec<Case> {
         c("BREV R2, R0", "R0=0xffffffff", "R2=0xffffffff"),
         c("BREV R2, R0", "R0=1", "R2=0x80000000"),
         c("BREV R2, R0", "R0=0x12345678", "R2=0x1e6a2c48"),
-        c("SHR R2, R0, 4", "R0=0x80000000", "R2=0xf8000000"), // default .S32
+        // Without a type SHR is logical, as PTX `shr.b32`; `.S32` is the arithmetic shift.
+        c("SHR R2, R0, 4", "R0=0x80000000", "R2=0x08000000"),
+        c("SHR R2, R0, 31", "R0=0xffffffff", "R2=1"),
+        c("SHR R2, R0, 32", "R0=0xffffffff", "R2=0"),
+        c("SHR.S32 R2, R0, 4", "R0=0x80000000", "R2=0xf8000000"),
     ];
     for a in [0x8000_0001u32, 0x4000_0000, 0xFFFF_FFFF] {
         for n in [0u32, 1, 31, 32, 33, 0xFFFF_FFFF] {

@@ -937,8 +937,8 @@ instruction_table! {
     Not: "NOT" [], DA_INT, optional 0, Int, Alu, [];
     /// `d = a << b`; counts of 32 or more give 0.
     Shl: "SHL" [], DAB_INT, optional 0, Int, Alu, [];
-    /// `d = a >> b`, logical (`U32`) or arithmetic (`S32`); counts of 32 or more give 0 or all sign bits.
-    Shr: "SHR" [ty: IntType = S32], DAB_INT, optional 0, Int, Alu, [];
+    /// `d = a >> b`, logical (`U32`, the default, as PTX `shr.b32` and C's `>>` on `unsigned`) or arithmetic (`S32`); counts of 32 or more give 0 or all sign bits.
+    Shr: "SHR" [ty: IntType = U32], DAB_INT, optional 0, Int, Alu, [];
     /// `d = ` the number of set bits of `a`.
     Popc: "POPC" [], DA_INT, optional 0, Int, Alu, [];
     /// `d = ` the number of leading zero bits of `a` (32 for 0).

@@ -1,5 +1,5 @@
 //! Bit manipulation nvcc emits for math library code (`frexpf`, `ilogbf`, `copysignf`):
-//! `bfind` (plain, `.shiftamt`, signed) and `copysign`, lane by lane against PTX's definitions.
+//! `bfind` (plain, `.shiftamt`, signed), `copysign` and the shifts, lane by lane against PTX's definitions.
 
 mod common;
 
@@ -63,5 +63,33 @@ fn lane_masks_clock64_and_64_bit_division_follow_ptx() {
         assert_eq!([word(at), word(at + 1), word(at + 2), word(at + 3), word(at + 4)], [eq, eq - 1, eq | (eq - 1), !(eq | (eq - 1)), !(eq - 1)], "lane {lane}");
         let v = lane as i64 - 7;
         assert_eq!([pair(at + 6), pair(at + 8), pair(at + 10), pair(at + 12)], [(v / 3) as u64, (v % 3) as u64, v as u64 / 3, 0], "lane {lane}");
+    }
+}
+
+const SHIFTS: &str = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1)\n{\n\
+    \t.reg .b32 %r<8>;\n\t.reg .b64 %rd<10>;\n\
+    \tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tld.param.u64 %rd3, [k_param_1];\n\tcvta.to.global.u64 %rd4, %rd3;\n\
+    \tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd5, %r1, 8;\n\tadd.s64 %rd6, %rd2, %rd5;\n\tld.global.v2.u32 {%r2, %r3}, [%rd6];\n\
+    \tshr.b32 %r4, %r2, %r3;\n\tshr.u32 %r5, %r2, %r3;\n\tshr.s32 %r6, %r2, %r3;\n\tshl.b32 %r7, %r2, %r3;\n\
+    \tmul.wide.u32 %rd7, %r1, 16;\n\tadd.s64 %rd8, %rd4, %rd7;\n\tst.global.v4.u32 [%rd8], {%r4, %r5, %r6, %r7};\n\tret;\n}\n";
+
+/// `shr.b32` and `shr.u32` are logical and `shr.s32` arithmetic, as the PTX ISA defines them;
+/// counts above 31 give 0, or all sign bits for `.s32`.
+#[test]
+fn shifts_follow_ptx() {
+    let cases: Vec<(u32, u32)> = [0x8000_0001u32, 0x4000_0000, 0xFFFF_FFFF, 0x1234_5678, 0xF000_00F0]
+        .into_iter()
+        .flat_map(|x| [0u32, 1, 4, 31, 32, 33, 0xFFFF_FFFF].into_iter().map(move |n| (x, n)))
+        .take(32)
+        .collect();
+    let list = cases.iter().flat_map(|&(x, n)| [x, n]).map(|v| Literal::Int(i64::from(v))).collect();
+    let args = vec![Arg::new("k_param_0", ArgInit::List(list)), Arg::new("k_param_1", ArgInit::Zeros(128))];
+    let (bytes, _) = run_one_warp(SHIFTS, args, "k_param_1", SimtModel::Its);
+    let out: Vec<u32> = bytes.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
+    for (lane, &(x, n)) in cases.iter().enumerate() {
+        let logical = x.checked_shr(n).unwrap_or(0);
+        let arithmetic = ((x as i32) >> n.min(31)) as u32;
+        let left = x.checked_shl(n).unwrap_or(0);
+        assert_eq!(out[4 * lane..4 * lane + 4], [logical, logical, arithmetic, left], "x = {x:#010x}, n = {n}");
     }
 }

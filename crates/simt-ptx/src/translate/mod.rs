@@ -1245,7 +1245,7 @@ fn class_of(ty: Type) -> Option<Class> {
 
 /// The refusal of an instruction the translation does not build, `what` naming it.
 fn unsupported(inst: &ast::Instruction<'_>, what: String) -> Diagnostic {
-    with_note(Diagnostic::new(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is")
+    with_note(Diagnostic::new(inst.op_span, format!("{what} is not supported by the PTX front end yet")), "docs/ptx.md lists what is supported")
 }
 
 /// An initializer's numbers in order; the span of an address initializer, which has none.

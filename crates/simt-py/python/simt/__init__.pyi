@@ -21,6 +21,9 @@ class AssemblyError(SimtError):
     column: int
     count: int
 
+class LintWarning(UserWarning):
+    """Findings of the divergence lints at the warn level; str(w.message) is the rendered text."""
+
 class LoadError(SimtError):
     """A file that is neither simt source nor bytecode this version reads."""
 
@@ -97,6 +100,7 @@ class Kernel:
         raw: bool = False,
         memory_report: bool = False,
         shared: int = 0,
+        its_yield: int = 16,
     ) -> Result: ...
     def launch(
         self,
@@ -108,6 +112,7 @@ class Kernel:
         sanitize: Optional[Sequence[Literal["memcheck", "racecheck", "initcheck", "synccheck"]]] = None,
         max_steps: Optional[int] = None,
         shared: int = 0,
+        its_yield: int = 16,
     ) -> Sim: ...
 
 class Program:
@@ -119,9 +124,24 @@ class Program:
     def disasm(self) -> str: ...
     def to_bytes(self) -> bytes: ...
 
-def assemble(source: str, name: str = "<source>") -> Program: ...
+Lint = Literal["loop_divergence", "divergent_barrier", "unreachable_code", "uninit_read", "warnings"]
+
+def assemble(
+    source: str,
+    name: str = "<source>",
+    *,
+    allow: Optional[Sequence[Lint]] = None,
+    warn: Optional[Sequence[Lint]] = None,
+    deny: Optional[Sequence[Lint]] = None,
+) -> Program: ...
 def ptx(source: str, name: str = "<source>.ptx") -> Program: ...
-def load(path: Union[str, "PathLike[str]"]) -> Program: ...
+def load(
+    path: Union[str, "PathLike[str]"],
+    *,
+    allow: Optional[Sequence[Lint]] = None,
+    warn: Optional[Sequence[Lint]] = None,
+    deny: Optional[Sequence[Lint]] = None,
+) -> Program: ...
 def ptx_run(
     ptx: str,
     args: Sequence[Union["np.ndarray", int, float]],
