@@ -452,14 +452,6 @@ pub struct BlockSim<'a> {
     unflushed_blocks: u64,
 }
 
-/// What an access does to memory, for the sanitizer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum AccessKind {
-    Read,
-    Write,
-    Atomic,
-}
-
 /// A resolved memory location.
 #[derive(Clone, Copy)]
 pub(crate) enum Loc {

@@ -11,9 +11,9 @@
 
 use std::collections::BTreeMap;
 
-use simt_isa::Space;
+use simt_isa::{AccessKind, Space};
 
-use crate::block::{AccessKind, BlockSim};
+use crate::block::BlockSim;
 use crate::decode::Op;
 use crate::exec::collective::{CollectiveOp, shfl_source};
 use crate::exec::control::ControlOp;
@@ -417,13 +417,13 @@ impl BlockSim<'_> {
             let thread = (w * 32 + l) as u32;
             if s.checks.racecheck && space == Space::Shared {
                 let now = s.access(thread, w, pc, issue, kind == AccessKind::Atomic);
-                if let Some(hazard) = s.shared_access(now, at, size as usize, kind != AccessKind::Read) {
+                if let Some(hazard) = s.shared_access(now, at, size as usize, kind != AccessKind::Load) {
                     self.finding(FaultKind::Race, pc, Some(hazard.earlier.pc), |b| b.race_fault(w, l, pc, addrs[l], kind, hazard));
                 }
             }
             let Some(s) = &mut self.sanitizer else { return };
             if s.checks.initcheck {
-                if kind != AccessKind::Write && !s.initialised(space, at, size as usize) {
+                if kind != AccessKind::Store && !s.initialised(space, at, size as usize) {
                     self.finding(FaultKind::Uninitialized, pc, None, |b| {
                         let message = format!(
                             "initcheck: {} reads {size} bytes at {} address {:#x} that no thread wrote",
@@ -443,8 +443,8 @@ impl BlockSim<'_> {
 
     fn race_fault(&self, w: usize, l: usize, pc: u32, addr: u32, kind: AccessKind, hazard: Hazard) -> Fault {
         let verb = |k: AccessKind| match k {
-            AccessKind::Read => "reads",
-            AccessKind::Write => "writes",
+            AccessKind::Load => "reads",
+            AccessKind::Store => "writes",
             AccessKind::Atomic => "updates",
         };
         let before = hazard.earlier;

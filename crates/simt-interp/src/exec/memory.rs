@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use simt_isa::*;
 
 use super::{fetch, fetch64, for_lanes, lanes, mask_of, per_lane, write, write64};
-use crate::block::{AccessKind, BlockSim, Loc};
+use crate::block::{BlockSim, Loc};
 use crate::decode::{Address, Reg, Val, Val64};
 use crate::lanes::{self, DOp, FFlags, FOp, IntOp};
 use crate::memory::GlobalMemory;
@@ -213,7 +213,7 @@ impl<'a> BlockSim<'a> {
                 } else {
                     self.check_region(w, pc, space, exec, &addrs, size, false)?;
                     if self.sanitizer.is_some() {
-                        self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Read);
+                        self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Load);
                     }
                     let mem = self.words(space);
                     let stride = self.region_stride(space);
@@ -278,7 +278,7 @@ impl<'a> BlockSim<'a> {
                 } else {
                     self.check_region(w, pc, space, exec, &addrs, size, true)?;
                     if self.sanitizer.is_some() {
-                        self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Write);
+                        self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Store);
                     }
                     let stride = self.region_stride(space);
                     let mem = match space {
