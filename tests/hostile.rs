@@ -93,6 +93,7 @@ fn tiny_module(edit: impl FnOnce(&mut Kernel)) -> Module {
         lines: vec![1],
         labels: vec![],
         target: simt_isa::Target::DEFAULT,
+        frames: simt_isa::Frames::default(),
     };
     edit(&mut k);
     Module { source_name: "tiny.s".into(), source: None, kernels: vec![k] }
