@@ -31,7 +31,7 @@ use expr::{Expr, Names, Scope, Special};
 #[command(after_help = "Examples:
   simt debug asm/divergence/if_else.s
   simt debug asm/divergence/if_else.s --simt stack --commands examples/debug/divergence.cmds
-  simt debug examples/debug/calls.ptx --grid 1 --block 32 --arg out=zeros(32) --commands examples/debug/calls.cmds
+  simt debug examples/debug/calls.ptx --grid 1 --block 64 --arg 'out=zeros(64)' --commands examples/debug/calls.cmds
 
 Commands (type `help` in a session): break LINE [if COND] | break pc N, watch BUFFER[I],
 delete [N], continue, step [N] (stepi), next [N], finish, block B, restart, warp W,
@@ -51,8 +51,7 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "break",
         "break LINE [if COND]",
-        "stop when a warp is about to issue source line LINE (or `break pc N`, N decimal or 0x hex) and, given a condition, it holds in \
-         a lane about to issue; no argument lists the breakpoints",
+        "stop when a warp is about to issue line LINE (`break pc N`: pc N), given COND only if it holds in a lane issuing; alone: the list",
     ),
     ("watch", "watch BUFFER[I]", "stop when element I of a pointer parameter's buffer changes, saying who wrote it"),
     ("delete", "delete [N]", "remove breakpoint or watchpoint N, or all of them"),
@@ -522,7 +521,7 @@ impl<'l> Session<'l> {
 
     fn cmd_help(&mut self) {
         for (_, syntax, what) in COMMANDS {
-            self.say(format!("  {syntax:<28} {what}"));
+            self.say(format!("  {syntax:<29} {what}"));
         }
         self.say("  (b, c, s, si, n, p, l, i and q are short for break, continue, step, step, next, print, list, info and quit)");
     }
@@ -548,15 +547,26 @@ impl<'l> Session<'l> {
         format!("after {n} warp instruction{} since the last stop, {all} since the launch began", if n == 1 { "" } else { "s" })
     }
 
-    /// What expressions may name.
+    /// Parses an expression over what the kernel has.
     fn parse(&self, text: &str) -> Result<Expr, String> {
         let buffers: Vec<String> = self.prepared.launch.buffers.iter().map(|(name, _)| name.clone()).collect();
-        expr::parse(text, &Names { regs: self.kernel.regs, buffers: &buffers })
+        expr::parse(text, &Names { regs: self.kernel.regs, buffers: &buffers, unknown_buffer: &|name| unknown_buffer(self.prepared, name) })
     }
 
     /// Where expressions about warp `w` read their values.
     fn scope(&self, w: usize) -> LaneScope<'_, 'l> {
         LaneScope { block: self.block.as_ref(), warp: w, launch: &self.prepared.launch }
+    }
+}
+
+/// Why `name` names no buffer, and which buffers there are.
+fn unknown_buffer(prepared: &Prepared, name: &str) -> String {
+    let kernel = prepared.kernel();
+    let names = prepared.launch.buffers.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    let names = if names.is_empty() { "none".to_string() } else { names };
+    match kernel.param(name).map(|p| p.ty) {
+        Some(ty) if ty.buffer_elem().is_none() => format!("`{name}` is a scalar .{} parameter; the buffers are {names}", ty.name()),
+        _ => format!("kernel `{}` has no pointer parameter `{name}`; its buffers are {names}", kernel.name),
     }
 }
 
@@ -675,8 +685,7 @@ impl<'l> Session<'l> {
         let (buffer, index) = text.strip_suffix(']').and_then(|t| t.split_once('[')).ok_or(usage)?;
         let index = index.parse::<u64>().map_err(|_| usage)?;
         if self.prepared.launch.buffer_of(buffer).is_none() {
-            // `print`'s parser says which buffers there are.
-            return self.parse(&format!("{buffer}[0]")).map(drop);
+            return Err(unknown_buffer(self.prepared, buffer));
         }
         let value = Some(element(&self.prepared.launch, buffer, index)?);
         let stop = Stop::Watch { buffer: buffer.to_string(), index, value, hits: 0 };
@@ -1306,13 +1315,7 @@ impl<'l> Session<'l> {
             [name, range] => (*name, Some(*range)),
             _ => return Err("write `mem BUFFER` or `mem BUFFER I..J`".into()),
         };
-        let names = || self.prepared.launch.buffers.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ");
-        let Some((elem, buffer)) = self.prepared.launch.buffer_of(name) else {
-            return Err(match self.kernel.param(name).map(|p| p.ty) {
-                Some(ty) if ty.buffer_elem().is_none() => format!("`{name}` is a scalar .{} parameter; the buffers are {}", ty.name(), names()),
-                _ => format!("kernel `{}` has no pointer parameter `{name}`; its buffers are {}", self.kernel.name, names()),
-            });
-        };
+        let Some((elem, buffer)) = self.prepared.launch.buffer_of(name) else { return Err(unknown_buffer(self.prepared, name)) };
         let len = buffer.len as u64 * 8 / u64::from(elem.bits());
         let (start, end) = match range {
             None => (0, len.min(MEM_ELEMENTS)),

@@ -20,6 +20,8 @@ pub struct Names<'n> {
     pub regs: u32,
     /// The pointer parameters' buffers.
     pub buffers: &'n [String],
+    /// What to say of a name that is not one of them.
+    pub unknown_buffer: &'n dyn Fn(&str) -> String,
 }
 
 /// A thread coordinate.
@@ -245,8 +247,7 @@ impl Parser<'_> {
 
     fn element(&mut self, buffer: String) -> Result<Expr, String> {
         if !self.names.buffers.contains(&buffer) {
-            let list = self.names.buffers.iter().map(|b| format!("`{b}`")).collect::<Vec<_>>().join(", ");
-            return Err(format!("`{buffer}` is not a pointer parameter; the buffers are {}", if list.is_empty() { "none".into() } else { list }));
+            return Err((self.names.unknown_buffer)(&buffer));
         }
         self.expect("[")?;
         let index = self.binary(0)?;
@@ -417,7 +418,7 @@ mod tests {
 
     fn eval(text: &str, lane: usize) -> Result<String, String> {
         let buffers = ["out".to_string()];
-        let expr = parse(text, &Names { regs: 4, buffers: &buffers })?;
+        let expr = parse(text, &Names { regs: 4, buffers: &buffers, unknown_buffer: &|name| format!("no buffer `{name}`") })?;
         expr.eval(&Lanes, lane).map(|v| v.to_string())
     }
 
@@ -446,7 +447,7 @@ mod tests {
             ("R1 +", "ends where a value should be"),
             ("(R1", "expected `)` at the end"),
             ("R1 R2", "unexpected `R2`"),
-            ("x[0]", "`x` is not a pointer parameter; the buffers are `out`"),
+            ("x[0]", "no buffer `x`"),
             ("mem 3", "write `mem NAME[INDEX]`"),
             ("tid.w", "is not something `print` knows"),
             ("1 / 0", "division by zero"),
