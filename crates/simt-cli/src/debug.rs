@@ -1461,7 +1461,7 @@ impl<'l> Session<'l> {
     // ---- text ----
 
     /// `pc 3, line 14: @P0 BRA EVEN`, or
-    /// `pc 8, line 13 in add_one: add.s32 %r2, %r1, 1;` in an inlined device-function call.
+    /// `pc 8, line 15 in bump: setp.lt.u32 %p, %r1, 32;` in an inlined device-function call.
     fn place(&self, pc: u32) -> String {
         let function = self.kernel.inlined_call(self.kernel.frame(pc)).map_or(String::new(), |c| format!(" in {}", c.function));
         match self.kernel.line(pc) {

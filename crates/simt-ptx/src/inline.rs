@@ -302,10 +302,10 @@ mod tests {
         let module = crate::translate("calls.ptx", source, None).expect("translates");
         let kernel = &module.kernels[0];
         let calls: Vec<(&str, u32, u32)> = kernel.frames.calls.iter().map(|c| (c.function.as_str(), c.caller, c.line)).collect();
-        assert_eq!(calls, [("scale", 0, 45), ("add_one", 1, 27)]);
+        assert_eq!(calls, [("scale", 0, 55), ("bump", 1, 36)]);
         let line_of = |line: u32| (0..kernel.code.len() as u32).find(|&pc| kernel.line(pc) == Some(line)).expect("code on the line");
-        // The kernel's own code, scale's body, add_one's body inside it, and back.
-        assert_eq!([40, 22, 13, 28, 46].map(|line| kernel.frame(line_of(line))), [0, 1, 2, 1, 0]);
+        // The kernel's own code, scale's body, bump's body inside it, and back.
+        assert_eq!([50, 31, 17, 37, 56].map(|line| kernel.frame(line_of(line))), [0, 1, 2, 1, 0]);
         assert!(kernel.frame_within(2, 1) && !kernel.frame_within(1, 2));
     }
 }
