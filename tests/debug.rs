@@ -262,6 +262,7 @@ info breakpoints
 break 38 if warpid == 1 && laneid < 4
 continue
 list
+bt                           # a .s kernel calls nothing: its place alone
 next
 info lanes
 quit

@@ -38,7 +38,7 @@ use input::Input;
 Commands (type `help` in a session): break LINE [if COND] | break pc N, watch BUFFER[I],
 delete [N], continue, step [N] (stepi), next [N], finish, block B, restart, warp W,
 lanes 0-7, print[/x|/f] EXPR, regs R2 R3, preds, mask, stack, shared ADDR [N],
-mem BUFFER [I..J], list [LINE], where, info warps|lanes|breakpoints, help, quit.")]
+mem BUFFER [I..J], list [LINE], where, backtrace, info warps|lanes|breakpoints, help, quit.")]
 pub struct DebugArgs {
     #[command(flatten)]
     launch: LaunchArgs,
@@ -78,6 +78,7 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ("mem", "mem BUFFER [I..J]", "elements I .. J-1 of a pointer parameter's buffer (the first 16 by default)"),
     ("list", "list [LINE]", "the source around the selected warp's line (=> marks it, b a breakpoint), or around LINE"),
     ("where", "where", "every warp of the current block: its pc, source line and state"),
+    ("backtrace", "backtrace", "the selected warp's place and the device-function calls it is in, innermost first"),
     ("info", "info warps|lanes|breakpoints", "the block's warps (as `where`), where each lane of the selected warp is, or the breakpoints and watchpoints"),
     ("help", "help", "this list"),
     ("quit", "quit", "end the session"),
@@ -339,6 +340,7 @@ impl<'l> Session<'l> {
                 "n" => "next",
                 "p" => "print",
                 "l" => "list",
+                "bt" => "backtrace",
                 "i" => "info",
                 "q" | "exit" => "quit",
                 "stacks" | "its" => "stack",
@@ -385,6 +387,7 @@ impl<'l> Session<'l> {
             "mem" => self.cmd_mem(&rest),
             "list" => self.cmd_list(&rest),
             "where" => no_args(&rest).and_then(|()| self.cmd_where()),
+            "backtrace" => no_args(&rest).and_then(|()| self.cmd_backtrace()),
             "info" => match rest.as_slice() {
                 ["warps" | "warp"] => self.cmd_where(),
                 ["lanes" | "lane"] => self.cmd_info_lanes(),
@@ -411,7 +414,7 @@ impl<'l> Session<'l> {
         for (_, syntax, what) in COMMANDS {
             self.say(format!("  {syntax:<29} {what}"));
         }
-        self.say("  (b, c, s, si, n, p, l, i and q are short for break, continue, step, step, next, print, list, info and quit)");
+        self.say("  (b, c, s, si, n, p, l, i, bt and q are short for break, continue, step, step, next, print, list, info, backtrace and quit)");
     }
 
     /// The current block, for commands that inspect it.
@@ -1264,6 +1267,22 @@ impl<'l> Session<'l> {
         Ok(())
     }
 
+    /// The selected warp's place and the device-function calls it is in, innermost first.
+    fn cmd_backtrace(&mut self) -> Result<(), String> {
+        let pc = self.selected_pc()?;
+        let kernel = self.kernel;
+        let mut lines = vec![format!("#0  {}", self.place(pc))];
+        // Each call is made from a lower frame (`Frames`), so the chain ends; `take` bounds it all the same.
+        let calls = std::iter::successors(kernel.inlined_call(kernel.frame(pc)), |call| kernel.inlined_call(call.caller)).take(kernel.frames.calls.len());
+        for call in calls {
+            let function = kernel.inlined_call(call.caller).map_or(&kernel.name, |c| &c.function);
+            let text = self.line_text(call.line).unwrap_or_default();
+            lines.push(format!("#{}  line {} in {function}: {text}", lines.len(), call.line));
+        }
+        lines.into_iter().for_each(|l| self.say(l.trim_end()));
+        Ok(())
+    }
+
     fn cmd_list(&mut self, args: &[&str]) -> Result<(), String> {
         let w = self.warp;
         let current = self.block.as_mut().and_then(|b| warp_pc(b, w)).and_then(|pc| self.kernel.line(pc));
@@ -1360,15 +1379,18 @@ impl<'l> Session<'l> {
 
     /// The source line of `pc` without its comment, or the disassembled instruction.
     fn source_text(&self, pc: u32) -> String {
-        let from_source = self.kernel.line(pc).and_then(|l| self.source.get((l as usize).checked_sub(1)?)).map(|text| {
-            let code = text.split("//").next().unwrap_or("");
-            code.split_whitespace().collect::<Vec<_>>().join(" ")
-        });
-        match (from_source, self.kernel.code.get(pc as usize)) {
+        match (self.kernel.line(pc).and_then(|l| self.line_text(l)), self.kernel.code.get(pc as usize)) {
             (Some(text), _) if !text.is_empty() => text,
             (_, Some(inst)) => simt_isa::format_instruction(inst, &simt_isa::Symbols::of(self.kernel)),
             (_, None) => "(the exit)".into(),
         }
+    }
+
+    /// Source line `line` without its comment, its spaces evened out.
+    fn line_text(&self, line: u32) -> Option<String> {
+        let text = self.source.get((line as usize).checked_sub(1)?)?;
+        let code = text.split("//").next().unwrap_or("");
+        Some(code.split_whitespace().collect::<Vec<_>>().join(" "))
     }
 }
 

@@ -27,13 +27,17 @@ pub struct Names<'n> {
 /// A thread coordinate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Special {
-    /// Thread index in the block (`tid`), block index (`ctaid`), block size (`ntid`) and grid size (`nctaid`), by dimension.
+    /// The thread's index in the block, by dimension (0 is x).
     Tid(usize),
+    /// The block's index in the grid.
     Ctaid(usize),
+    /// The block's size.
     Ntid(usize),
+    /// The grid's size.
     Nctaid(usize),
-    /// The lane in the warp and the warp in the block.
+    /// The lane in the warp.
     Laneid,
+    /// The warp in the block.
     Warpid,
 }
 
@@ -358,13 +362,13 @@ fn binary(op: Op, a: Element, b: Element) -> Result<Element, String> {
         Element::Int(i64::from(holds))
     };
     if let (Element::Int(x), Element::Int(y)) = (a, b) {
-        let sign = |what: &str| format!("{what} by zero");
         return Ok(match op {
             Op::Add => Element::Int(x.wrapping_add(y)),
             Op::Sub => Element::Int(x.wrapping_sub(y)),
             Op::Mul => Element::Int(x.wrapping_mul(y)),
-            Op::Div => Element::Int(x.checked_div(y).ok_or_else(|| sign("division"))?),
-            Op::Rem => Element::Int(x.checked_rem(y).ok_or_else(|| sign("remainder"))?),
+            Op::Div | Op::Rem if y == 0 => return Err("division by zero".into()),
+            Op::Div => Element::Int(x.wrapping_div(y)),
+            Op::Rem => Element::Int(x.wrapping_rem(y)),
             Op::BitAnd => Element::Int(x & y),
             Op::BitOr => Element::Int(x | y),
             Op::BitXor => Element::Int(x ^ y),
@@ -430,6 +434,7 @@ mod tests {
         assert_eq!(eval("(1 + 2) * 3 - -1", 0), Ok("10".into()));
         assert_eq!(eval("0xffffffff == -1", 0), Ok("1".into()));
         assert_eq!(eval("1 << 4 | 1", 0), Ok("17".into()));
+        assert_eq!(eval("(0 - 0x7fffffffffffffff - 1) / -1 < 0", 0), Ok("1".into()));
         assert_eq!(eval("mem out[laneid] * 2", 1), Ok("3".into()));
         assert_eq!(eval("out[1] > 1.25", 0), Ok("1".into()));
         assert_eq!(eval("!P1 + ~0", 0), Ok("0".into()));
@@ -451,6 +456,7 @@ mod tests {
             ("mem 3", "write `mem NAME[INDEX]`"),
             ("tid.w", "is not something `print` knows"),
             ("1 / 0", "division by zero"),
+            ("1 % 0", "division by zero"),
             ("1.5 & 1", "whole numbers"),
             ("out[1.5]", "not a whole number"),
             ("out[9]", "past the end"),
