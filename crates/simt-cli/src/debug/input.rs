@@ -6,10 +6,7 @@ use std::io::BufRead;
 use super::{COMMANDS, Flow, Session};
 use crate::Failure;
 use crate::run::Prepared;
-
-/// Longest command line read: commands are short, and input without line ends
-/// (`simt debug K.s </dev/zero`) must end with an error, not fill memory.
-const MAX_LINE_BYTES: usize = 64 << 10;
+use simt_isa::MAX_COMMAND_LINE_BYTES;
 
 /// Where the commands come from.
 pub(super) enum Input {
@@ -73,18 +70,18 @@ impl Input {
     }
 }
 
-/// Reads line `number` of `name`, at most [`MAX_LINE_BYTES`] long, counting the bytes read
+/// Reads line `number` of `name`, at most [`MAX_COMMAND_LINE_BYTES`] long, counting the bytes read
 /// against the limit on every input simt reads.
 fn read_line(reader: &mut dyn BufRead, name: &str, read: &mut u64, number: u64) -> Result<Option<String>, Failure> {
     let mut bytes = Vec::new();
-    let n = std::io::Read::take(reader, MAX_LINE_BYTES as u64 + 1)
+    let n = std::io::Read::take(reader, MAX_COMMAND_LINE_BYTES as u64 + 1)
         .read_until(b'\n', &mut bytes)
         .map_err(|e| Failure::input(format!("cannot read the commands from {name}: {e}")))?;
     if n == 0 {
         return Ok(None);
     }
-    if bytes.len() > MAX_LINE_BYTES && bytes.last() != Some(&b'\n') {
-        return Err(Failure::input(format!("{name}: line {number} is longer than {MAX_LINE_BYTES} bytes; commands are one short line each")));
+    if bytes.len() > MAX_COMMAND_LINE_BYTES && bytes.last() != Some(&b'\n') {
+        return Err(Failure::input(format!("{name}: line {number} is longer than {MAX_COMMAND_LINE_BYTES} bytes; commands are one short line each")));
     }
     *read += n as u64;
     if *read > simt_isa::MAX_INPUT_BYTES {
@@ -154,10 +151,10 @@ mod tests {
             }
         };
         assert_eq!(read(b"step\nregs R1\n".to_vec()), Ok(vec!["step\n".to_string(), "regs R1\n".to_string()]));
-        let mut longest = vec![b'x'; MAX_LINE_BYTES];
+        let mut longest = vec![b'x'; MAX_COMMAND_LINE_BYTES];
         longest.push(b'\n');
         assert!(read(longest).is_ok());
-        let error = read(vec![0; MAX_LINE_BYTES + 1]).unwrap_err();
+        let error = read(vec![0; MAX_COMMAND_LINE_BYTES + 1]).unwrap_err();
         assert!(error.contains("stdin: line 1 is longer than 65536 bytes"), "{error}");
         assert!(read(b"step\n\xff\n".to_vec()).unwrap_err().contains("line 2 is not UTF-8"));
     }
