@@ -113,6 +113,7 @@ print
 print R99
 print R0 +
 print/z R0
+print /q R0
 step/x
 print 1 / 0
 print nope[0]

@@ -1239,6 +1239,11 @@ impl<'l> Session<'l> {
     }
 
     fn cmd_print(&mut self, format: Option<&str>, text: &str) -> Result<(), String> {
+        // gdb takes `print /x R3` as well as `print/x R3`.
+        let (format, text) = match text.strip_prefix('/').map(|t| t.split_once(' ').unwrap_or((t, ""))) {
+            Some((f, rest)) if format.is_none() => (Some(f), rest.trim()),
+            _ => (format, text),
+        };
         let show: fn(Element) -> String = match format {
             None | Some("d") => |v| v.to_string(),
             Some("x") => hex,
