@@ -79,6 +79,10 @@ fn saxpy_bytecode() -> Vec<u8> {
 
 /// A one-instruction kernel (`EXIT`), no parameters, no labels: its instruction word is
 /// the 16 bytes that end 24 bytes before the end of its bytecode.
+/// Where the tiny module's one instruction word starts, counted from the end of its bytecode:
+/// its line (4 bytes), label count (4) and inlined-call count (4) follow it.
+const WORD_FROM_END: usize = 16 + 4 + 4 + 4;
+
 fn tiny_module(edit: impl FnOnce(&mut Kernel)) -> Module {
     let mut k = Kernel {
         name: "tiny".into(),
@@ -93,6 +97,7 @@ fn tiny_module(edit: impl FnOnce(&mut Kernel)) -> Module {
         lines: vec![1],
         labels: vec![],
         target: simt_isa::Target::DEFAULT,
+        frames: simt_isa::Frames::default(),
     };
     edit(&mut k);
     Module { source_name: "tiny.s".into(), source: None, kernels: vec![k] }
@@ -166,9 +171,9 @@ fn cases() -> Vec<Case> {
     t.push(case("bytecode: wrong magic", vec![("k.simtb", b"\x7fSMX\x01\x00\x00\x00".to_vec())], &["run", "k.simtb"], 1));
     t.push(case("bytecode: an ELF executable", vec![("k.simtb", b"\x7fELF\x02\x01\x01\x00\x00\x00".to_vec())], &["run", "k.simtb"], 1));
     t.push(case("bytecode: magic only", vec![("k.simtb", b"\x7fSMT".to_vec())], &["run", "k.simtb"], 1));
-    let mut v3 = good.clone();
-    v3[4] = 3;
-    t.push(case("bytecode: version 3", vec![("k.simtb", v3)], &["run", "k.simtb"], 1));
+    let mut future = good.clone();
+    future[4..6].copy_from_slice(&(simt_isa::VERSION + 1).to_le_bytes());
+    t.push(case("bytecode: the version after this simt's", vec![("k.simtb", future)], &["run", "k.simtb"], 1));
     for (name, cut) in [
         ("bytecode: truncated in the version", 5),
         ("bytecode: truncated in the flags", 7),
@@ -188,7 +193,7 @@ fn cases() -> Vec<Case> {
     let mut many = tiny.clone();
     many[count_at..count_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
     t.push(case("bytecode: a kernel count claiming 4G kernels", vec![("k.simtb", many)], &["disasm", "k.simtb"], 1));
-    let word_at = tiny.len() - 24;
+    let word_at = tiny.len() - WORD_FROM_END;
     let mut bad_op = tiny.clone();
     bad_op[word_at] = 0xFF;
     t.push(case("bytecode: unknown opcode byte", vec![("k.simtb", bad_op)], &["run", "k.simtb"], 1));
@@ -212,7 +217,7 @@ fn cases() -> Vec<Case> {
     t.push(case("bytecode: modifier bits on an instruction without modifiers", vec![("k.simtb", mods)], &["run", "k.simtb"], 1));
     let guard = tiny_module(|k| k.code[0].guard = Guard { pred: 6, negated: true });
     let mut guard = simt_isa::write_module(&guard);
-    let at = guard.len() - 24;
+    let at = guard.len() - WORD_FROM_END;
     guard[at + 4] = 0xFF;
     t.push(case("bytecode: operand bits on an instruction without operands", vec![("k.simtb", guard)], &["run", "k.simtb"], 1));
     let shared = tiny_module(|k| k.shared_size = u32::MAX);
@@ -485,7 +490,7 @@ fn hostile_inputs_get_the_contracts_exit_codes_and_clear_messages() {
 fn the_tiny_module_layout_assumed_above_holds() {
     // The bytecode cases patch bytes at fixed places; check those places.
     let bytes = simt_isa::write_module(&tiny_module(|_| {}));
-    let word_at = bytes.len() - 24;
+    let word_at = bytes.len() - WORD_FROM_END;
     assert_eq!(bytes[word_at], Opcode::Exit as u8);
     let count_at = 8 + 4 + "tiny.s".len() + 1;
     assert_eq!(&bytes[count_at..count_at + 4], &1u32.to_le_bytes());

@@ -99,6 +99,7 @@ pub fn case(c: &mut impl Choices, max_len: u32) -> Case {
         code,
         labels: vec![],
         target: simt_isa::Target::DEFAULT,
+        frames: simt_isa::Frames::default(),
     };
     let shapes: [[u32; 3]; 8] = [[1, 1, 1], [32, 1, 1], [33, 1, 1], [64, 1, 1], [8, 4, 1], [2, 2, 2], [96, 1, 1], [5, 3, 2]];
     let block = shapes[c.below(shapes.len() as u32) as usize];

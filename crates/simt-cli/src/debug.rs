@@ -5,29 +5,40 @@
 //! the round-robin order of `--trace` (each warp issues until it blocks, then the
 //! next; at the end of a round the block barrier opens or, when nothing issued, the
 //! `its` forced release runs), so a session that runs to the end computes what
-//! `simt run` computes. `step` issues the selected warp out of that order, which
-//! changes nothing a race-free kernel computes.
+//! `simt run` computes. `step`, `next` and `finish` issue the selected warp out of that
+//! order, which changes nothing a race-free kernel computes.
+//!
+//! `next` and `finish` know device-function calls from the kernel's frames
+//! ([`simt_isa::Frames`]), which the PTX front end records when it inlines them.
+
+mod expr;
+mod input;
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::Args;
+use simt_host::{Element, PreparedLaunch};
 use simt_interp::trace::lane_chars;
-use simt_interp::{BlockReason, BlockSim, ControlView, Counters, Launch, Peek, StepResult, ThreadState, WarpView};
+use simt_interp::{BlockReason, BlockSim, ControlView, Counters, Launch, Peek, Step, StepResult, ThreadState, WarpView};
 use simt_isa::Kernel;
 
 use crate::run::{LaunchArgs, Prepared};
 use crate::{Failure, Outcome};
+use expr::{Expr, Names, Scope, Special};
+use input::Input;
 
 /// Arguments of `simt debug`.
 #[derive(Args)]
 #[command(after_help = "Examples:
   simt debug asm/divergence/if_else.s
   simt debug asm/divergence/if_else.s --simt stack --commands examples/debug/divergence.cmds
+  simt debug examples/debug/calls.ptx --grid 1 --block 64 --arg 'out=zeros(64)' --commands examples/debug/calls.cmds
 
-Commands (type `help` in a session): break LINE | break pc N, delete [N], continue,
-step [N], warp W, lanes 0-7, regs R2 R3, preds, mask, stack, shared ADDR [N],
-mem BUFFER [I..J], where, help, quit.")]
+Commands (type `help` in a session): break LINE [if COND] | break pc N, watch BUFFER[I],
+delete [N], continue, step [N] (stepi), next [N], finish, block B, restart, warp W,
+lanes 0-7, print[/x|/f] EXPR, regs R2 R3, preds, mask, stack, shared ADDR [N],
+mem BUFFER [I..J], list [LINE], where, backtrace, info warps|lanes|breakpoints, help, quit.")]
 pub struct DebugArgs {
     #[command(flatten)]
     launch: LaunchArgs,
@@ -41,21 +52,34 @@ pub struct DebugArgs {
 const COMMANDS: &[(&str, &str, &str)] = &[
     (
         "break",
-        "break LINE | break pc N",
-        "stop when any warp is about to issue source line LINE, or pc N (decimal or 0x hex); no argument lists the breakpoints",
+        "break LINE [if COND]",
+        "stop when a warp is about to issue line LINE (`break pc N`: pc N), given COND only if it holds in a lane issuing; alone: the list",
     ),
-    ("delete", "delete [N]", "remove breakpoint N, or all of them"),
-    ("continue", "continue", "run every warp until one reaches a breakpoint, or the kernel ends"),
-    ("step", "step [N]", "issue N instructions (1 by default) of the selected warp"),
+    ("watch", "watch BUFFER[I]", "stop when element I of a pointer parameter's buffer changes, saying who wrote it"),
+    ("delete", "delete [N]", "remove breakpoint or watchpoint N, or all of them"),
+    ("continue", "continue", "run every warp until one reaches a breakpoint, a watched element changes, or the kernel ends"),
+    ("step", "step [N]", "issue N instructions (1 by default) of the selected warp (stepi and si say the same)"),
+    ("next", "next [N]", "run the selected warp to its next source line, over device-function calls"),
+    ("finish", "finish", "run the selected warp until the device-function call it is in returns"),
+    ("block", "block B", "switch to block B: a later block after running those before it to their end, an earlier one by a restart"),
+    ("restart", "restart", "start the launch over with the same arguments, keeping the breakpoints and watchpoints"),
     ("warp", "warp W", "select warp W of the current block"),
-    ("lanes", "lanes 0-7,16 | lanes all", "select the lanes `regs` shows"),
+    ("lanes", "lanes 0-7,16 | lanes all", "select the lanes `regs` and `print` show"),
+    (
+        "print",
+        "print[/x|/f] EXPR",
+        "EXPR in each selected lane: registers R3, predicates P0, tid.x, ctaid.x, laneid, BUFFER[I], numbers, C's operators (/x hex, /f as f32)",
+    ),
     ("regs", "regs [R2 R3 ...]", "the selected warp's registers per selected lane (all registers without arguments)"),
     ("preds", "preds", "the selected warp's predicates P0 .. P6 per lane"),
     ("mask", "mask", "the selected warp's next issue mask, exited lanes and barrier waits"),
     ("stack", "stack", "the reconvergence stack (--simt stack) or the thread groups and their waits (--simt its)"),
     ("shared", "shared ADDR [N]", "N words (8 by default) of the current block's shared memory from byte address ADDR"),
     ("mem", "mem BUFFER [I..J]", "elements I .. J-1 of a pointer parameter's buffer (the first 16 by default)"),
+    ("list", "list [LINE]", "the source around the selected warp's line (=> marks it, b a breakpoint), or around LINE"),
     ("where", "where", "every warp of the current block: its pc, source line and state"),
+    ("backtrace", "backtrace", "the selected warp's place and the device-function calls it is in, innermost first"),
+    ("info", "info warps|lanes|breakpoints", "the block's warps (as `where`), where each lane of the selected warp is, or the breakpoints and watchpoints"),
     ("help", "help", "this list"),
     ("quit", "quit", "end the session"),
 ];
@@ -66,116 +90,71 @@ const SHARED_WORDS: u32 = 8;
 const MEM_ELEMENTS: u64 = 16;
 /// Most words or elements one `shared` or `mem` command prints.
 const MAX_SHOWN: u64 = 4096;
+/// Source lines `list` shows.
+const LIST_LINES: u32 = 11;
+/// Value groups `print` lists one a line; more are shown eight lanes a line.
+const MAX_GROUPS: usize = 8;
 
 pub fn debug(args: DebugArgs) -> Outcome {
+    let mut prepared = prepare(&args)?;
+    let mut input = match &args.commands {
+        Some(path) => {
+            let bytes = crate::read_file(path)?;
+            if std::str::from_utf8(&bytes).is_err() {
+                return Err(Failure::input(format!("{}: the commands file is not UTF-8 text", path.display())));
+            }
+            Input::lines(Box::new(std::io::Cursor::new(bytes)), path.display().to_string())
+        }
+        None if std::io::stdin().is_terminal() => Input::terminal(&prepared)?,
+        None => Input::lines(Box::new(std::io::stdin().lock()), "stdin".into()),
+    };
+    let mut kept = Kept::new();
+    let mut goto = None;
+    loop {
+        let kernel = prepared.kernel();
+        let stepper = Launch::new(kernel, &prepared.launch.config, &prepared.launch.memory, &prepared.options)
+            .map_err(|e| Failure::input(simt_interp::Fault::invalid_launch(&kernel.name, e).message))?;
+        let mut session = Session::new(&prepared, &stepper, kept);
+        session.banner();
+        if let Some(block) = goto {
+            session.run_to_block(block);
+        }
+        session.flush()?;
+        let flow = input.drive(&mut session)?;
+        if let Flow::Restart(block) = flow {
+            kept = session.into_kept();
+            goto = block;
+            prepared = prepare(&args)?;
+            continue;
+        }
+        if session.status == Status::Faulted {
+            return Err(Failure::Fault("error: the kernel faulted; the fault report is above".into()));
+        }
+        if session.findings > 0 {
+            return Err(Failure::Fault("error: the sanitizers found problems; their report is above".into()));
+        }
+        return Ok(());
+    }
+}
+
+/// Loads and checks the launch, as at the start and at each `restart`.
+fn prepare(args: &DebugArgs) -> Result<Prepared, Failure> {
     let mut prepared = crate::run::prepare(&args.launch)?;
     prepared.options.memory_report = true;
-    let script = match &args.commands {
-        Some(path) => Some(
-            crate::read_file(path)
-                .and_then(|bytes| String::from_utf8(bytes).map_err(|_| Failure::input(format!("{}: the commands file is not UTF-8 text", path.display()))))?,
-        ),
-        None => None,
-    };
     if let Some(commands) = &args.commands {
         for file in prepared.dumps.iter().filter_map(|d| d.file.as_ref()) {
             crate::check_output(file, &[commands])?;
         }
     }
-    let Prepared { module, launch, options, .. } = &prepared;
-    let kernel = prepared.kernel();
-    let stepper = Launch::new(kernel, &launch.config, &launch.memory, options)
-        .map_err(|e| Failure::input(simt_interp::Fault::invalid_launch(&kernel.name, e).message))?;
-    let mut session = Session::new(&prepared, &stepper, module.source.as_deref());
-    session.banner();
-    session.flush()?;
-    match script {
-        Some(text) => {
-            for line in text.lines() {
-                if session.transcribe(line)? == Flow::Quit {
-                    break;
-                }
-            }
-        }
-        None if std::io::stdin().is_terminal() => interactive(&mut session)?,
-        None => {
-            for line in std::io::stdin().lines() {
-                let line = line.map_err(|e| Failure::input(format!("cannot read the commands from stdin: {e}")))?;
-                if session.transcribe(&line)? == Flow::Quit {
-                    break;
-                }
-            }
-        }
-    }
-    if session.status == Status::Faulted {
-        return Err(Failure::Fault("error: the kernel faulted; the fault report is above".into()));
-    }
-    if session.findings > 0 {
-        return Err(Failure::Fault("error: the sanitizers found problems; their report is above".into()));
-    }
-    Ok(())
+    Ok(prepared)
 }
-
-/// The terminal session: line editing, history, completion; an empty line repeats `step` or `continue`.
-fn interactive(session: &mut Session<'_>) -> Outcome {
-    use rustyline::error::ReadlineError;
-    let config = rustyline::Config::builder().auto_add_history(true).completion_type(rustyline::CompletionType::List).build();
-    let mut editor: rustyline::Editor<Completion, rustyline::history::DefaultHistory> =
-        rustyline::Editor::with_config(config).map_err(|e| Failure::input(format!("cannot start the line editor: {e}")))?;
-    editor.set_helper(Some(Completion { buffers: session.prepared.launch.buffers.iter().map(|(name, _)| name.clone()).collect() }));
-    let mut last = String::new();
-    loop {
-        match editor.readline("(simt) ") {
-            Ok(line) => {
-                let line =
-                    if line.trim().is_empty() && matches!(last.split_whitespace().next(), Some("step" | "s" | "continue" | "c")) { last.clone() } else { line };
-                last.clone_from(&line);
-                let flow = session.execute(&line);
-                session.flush()?;
-                if flow == Flow::Quit {
-                    return Ok(());
-                }
-            }
-            Err(ReadlineError::Interrupted) => {}
-            Err(ReadlineError::Eof) => return Ok(()),
-            Err(e) => return Err(Failure::input(format!("cannot read a command: {e}"))),
-        }
-    }
-}
-
-/// Completes command names, and buffer names after `mem`.
-struct Completion {
-    buffers: Vec<String>,
-}
-
-impl rustyline::completion::Completer for Completion {
-    type Candidate = String;
-
-    fn complete(&self, line: &str, pos: usize, _: &rustyline::Context<'_>) -> rustyline::Result<(usize, Vec<String>)> {
-        let before = &line[..pos];
-        let start = before.rfind(char::is_whitespace).map_or(0, |i| i + 1);
-        let word = &before[start..];
-        let words: Vec<&str> = before[..start].split_whitespace().collect();
-        let candidates: Vec<String> = match words.as_slice() {
-            [] => COMMANDS.iter().map(|c| c.0).filter(|c| c.starts_with(word)).map(String::from).collect(),
-            ["mem"] => self.buffers.iter().filter(|b| b.starts_with(word)).cloned().collect(),
-            _ => Vec::new(),
-        };
-        Ok((start, candidates))
-    }
-}
-
-impl rustyline::hint::Hinter for Completion {
-    type Hint = String;
-}
-impl rustyline::highlight::Highlighter for Completion {}
-impl rustyline::validate::Validator for Completion {}
-impl rustyline::Helper for Completion {}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Flow {
     Go,
     Quit,
+    /// Start the launch over, then run to this block.
+    Restart(Option<u64>),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -185,19 +164,63 @@ enum Status {
     Finished,
 }
 
-/// A breakpoint: a source line or a pc.
+/// Where a breakpoint is: a source line or a pc.
 #[derive(Clone, Copy)]
 enum Spot {
     Line(u32),
     Pc(u32),
 }
 
+/// A breakpoint's condition, as written and parsed.
+struct Condition {
+    text: String,
+    expr: Expr,
+}
+
+/// A breakpoint or a watchpoint; they are numbered together, as in gdb.
+enum Stop {
+    Break {
+        spot: Spot,
+        condition: Option<Condition>,
+        hits: u64,
+    },
+    /// Element `index` of the buffer of pointer parameter `buffer`, last seen as `value`
+    /// (`None` when it could not be read: a restart with a smaller buffer).
+    Watch {
+        buffer: String,
+        index: u64,
+        value: Option<Element>,
+        hits: u64,
+    },
+}
+
+/// What a `restart` keeps.
+struct Kept {
+    stops: Vec<Option<Stop>>,
+    warp: usize,
+    lanes: u32,
+}
+
+impl Kept {
+    fn new() -> Kept {
+        Kept { stops: Vec::new(), warp: 0, lanes: u32::MAX }
+    }
+}
+
+/// A breakpoint that stops a warp: its number (from 1), the lanes about to issue for which
+/// its condition holds, or why the condition could not be evaluated.
+struct Hit {
+    number: usize,
+    lanes: u32,
+    error: Option<String>,
+}
+
 /// What one scheduler action did.
 enum Tick {
     /// A warp issued an instruction, or ended its turn.
     Moved,
-    /// A warp is about to issue at a breakpoint (warp, pc, breakpoint number).
-    Breakpoint(usize, u32, usize),
+    /// A warp is about to issue at a breakpoint (warp, pc, the breakpoint).
+    Breakpoint(usize, u32, Hit),
     /// The kernel faulted or finished.
     Stopped,
 }
@@ -217,37 +240,54 @@ struct Session<'l> {
     /// The selected warp and lanes.
     warp: usize,
     lanes: u32,
-    /// Breakpoints by number (from 1); deleted ones are `None`.
-    breakpoints: Vec<Option<Spot>>,
+    /// Breakpoints and watchpoints by number (from 1); deleted ones are `None`.
+    stops: Vec<Option<Stop>>,
     /// The round-robin position: the warp whose turn it is, and whether the round issued anything.
     turn: usize,
     progressed: bool,
-    /// The warp and pc `continue` stopped at: it issues there once before the breakpoint stops it again.
+    /// The warp and pc a breakpoint stopped at: it issues there once before the breakpoint stops it again.
     resume: Option<(usize, u32)>,
+    /// Set when a watched element changed: the command running the kernel stops.
+    watched: bool,
+    /// The launch's warp instructions when the last command ended, for "since the last stop".
+    mark: u64,
     out: String,
 }
 
 impl<'l> Session<'l> {
-    fn new(prepared: &'l Prepared, launch: &'l Launch<'l>, source: Option<&'l str>) -> Session<'l> {
+    fn new(prepared: &'l Prepared, launch: &'l Launch<'l>, kept: Kept) -> Session<'l> {
         let kernel = launch.kernel();
-        Session {
+        let mut session = Session {
             prepared,
             kernel,
             launch,
-            source: source.map(|s| s.lines().collect()).unwrap_or_default(),
+            source: prepared.module.source.as_deref().map(|s| s.lines().collect()).unwrap_or_default(),
             status: Status::Running,
             findings: 0,
             block: Some(launch.block(0, simt_interp::launch::sm_of_block(0, prepared.options.sms))),
             linear: 0,
             counters: Counters::new(kernel.code.len()),
-            warp: 0,
-            lanes: u32::MAX,
-            breakpoints: Vec::new(),
+            warp: kept.warp,
+            lanes: kept.lanes,
+            stops: kept.stops,
             turn: 0,
             progressed: false,
             resume: None,
+            watched: false,
+            mark: 0,
             out: String::new(),
+        };
+        // Watched elements start from the fresh launch's buffers.
+        for stop in session.stops.iter_mut().flatten() {
+            if let Stop::Watch { buffer, index, value, .. } = stop {
+                *value = element(&prepared.launch, buffer, *index).ok();
+            }
         }
+        session
+    }
+
+    fn into_kept(self) -> Kept {
+        Kept { stops: self.stops, warp: self.warp, lanes: self.lanes }
     }
 
     /// Appends a line to the output.
@@ -262,18 +302,6 @@ impl<'l> Session<'l> {
 
     fn flush(&mut self) -> Outcome {
         crate::print(&std::mem::take(&mut self.out))
-    }
-
-    /// Echoes a script line like a prompt and runs it.
-    fn transcribe(&mut self, line: &str) -> Result<Flow, Failure> {
-        let command = line.split('#').next().unwrap_or("").trim();
-        if command.is_empty() {
-            return Ok(Flow::Go);
-        }
-        self.say(format!("(simt) {command}"));
-        let flow = self.execute(command);
-        self.flush()?;
-        Ok(flow)
     }
 
     fn banner(&mut self) {
@@ -299,14 +327,21 @@ impl<'l> Session<'l> {
 
     fn execute(&mut self, line: &str) -> Flow {
         let mut words = line.split_whitespace();
-        let Some(command) = words.next() else { return Flow::Go };
+        let Some(word) = words.next() else { return Flow::Go };
         let rest: Vec<&str> = words.collect();
+        // `print/x`: gdb's output formats.
+        let (command, format) = word.split_once('/').map_or((word, None), |(c, f)| (c, Some(f)));
         let name = match COMMANDS.iter().find(|c| c.0 == command) {
             Some(c) => c.0,
             None => match command {
                 "b" => "break",
                 "c" | "cont" => "continue",
-                "s" => "step",
+                "s" | "stepi" | "si" => "step",
+                "n" => "next",
+                "p" => "print",
+                "l" => "list",
+                "bt" => "backtrace",
+                "i" => "info",
                 "q" | "exit" => "quit",
                 "stacks" | "its" => "stack",
                 _ => {
@@ -317,20 +352,51 @@ impl<'l> Session<'l> {
                 }
             },
         };
+        if format.is_some() && name != "print" {
+            self.error(format!("only `print` takes a /FORMAT; write `{name}` alone"));
+            return Flow::Go;
+        }
         let result = match name {
             "break" => self.cmd_break(&rest),
+            "watch" => self.cmd_watch(&rest),
             "delete" => self.cmd_delete(&rest),
             "continue" => no_args(&rest).and_then(|()| self.cmd_continue()),
             "step" => self.cmd_step(&rest),
+            "next" => self.cmd_next(&rest),
+            "finish" => no_args(&rest).and_then(|()| self.cmd_finish()),
+            "block" => match self.cmd_block(&rest) {
+                Ok(Flow::Go) => Ok(()),
+                Ok(flow) => return flow,
+                Err(e) => Err(e),
+            },
+            "restart" => match no_args(&rest) {
+                Ok(()) => {
+                    self.say(format!("restarting kernel `{}` with the same arguments; breakpoints and watchpoints are kept", self.kernel.name));
+                    return Flow::Restart(None);
+                }
+                Err(e) => Err(e),
+            },
             "warp" => self.cmd_warp(&rest),
             "lanes" => self.cmd_lanes(&rest),
+            "print" => self.cmd_print(format, &rest.join(" ")),
             "regs" => self.cmd_regs(&rest),
             "preds" => no_args(&rest).and_then(|()| self.cmd_preds()),
             "mask" => no_args(&rest).and_then(|()| self.cmd_mask()),
             "stack" => no_args(&rest).and_then(|()| self.cmd_stack()),
             "shared" => self.cmd_shared(&rest),
             "mem" => self.cmd_mem(&rest),
+            "list" => self.cmd_list(&rest),
             "where" => no_args(&rest).and_then(|()| self.cmd_where()),
+            "backtrace" => no_args(&rest).and_then(|()| self.cmd_backtrace()),
+            "info" => match rest.as_slice() {
+                ["warps" | "warp"] => self.cmd_where(),
+                ["lanes" | "lane"] => self.cmd_info_lanes(),
+                ["breakpoints" | "breakpoint" | "break" | "b" | "watchpoints"] => {
+                    self.list_stops();
+                    Ok(())
+                }
+                _ => Err("write `info warps`, `info lanes` or `info breakpoints`".into()),
+            },
             "help" => {
                 self.cmd_help();
                 Ok(())
@@ -340,43 +406,141 @@ impl<'l> Session<'l> {
         if let Err(message) = result {
             self.error(message);
         }
+        self.mark = self.launch.steps();
         Flow::Go
     }
 
     fn cmd_help(&mut self) {
         for (_, syntax, what) in COMMANDS {
-            self.say(format!("  {syntax:<26} {what}"));
+            self.say(format!("  {syntax:<29} {what}"));
         }
-        self.say("  (b, c, s and q are short for break, continue, step and quit)");
+        self.say("  (b, c, s, si, n, p, l, i, bt and q are short for break, continue, step, step, next, print, list, info, backtrace and quit)");
     }
 
     /// The current block, for commands that inspect it.
     fn block(&mut self) -> Result<&mut BlockSim<'l>, String> {
-        self.block.as_mut().ok_or_else(|| "the kernel has finished: no block is resident (mem still shows the buffers)".to_string())
+        self.block.as_mut().ok_or_else(|| NO_BLOCK.to_string())
     }
 
-    /// The current block, for commands that run it.
+    /// Whether the kernel can run further.
     fn running(&mut self) -> Result<(), String> {
         match self.status {
             Status::Running => Ok(()),
-            Status::Faulted => Err("the kernel faulted: it cannot run further; inspect it, or quit".into()),
-            Status::Finished => Err("the kernel has finished".into()),
+            Status::Faulted => Err("the kernel faulted: it cannot run further; inspect it, `restart` it, or quit".into()),
+            Status::Finished => Err("the kernel has finished; `restart` runs it again".into()),
         }
     }
 
-    // ---- breakpoints ----
+    /// "after N warp instructions since the last stop, M since the launch began".
+    fn since(&self) -> String {
+        let all = self.launch.steps();
+        let n = all - self.mark;
+        format!("after {n} warp instruction{} since the last stop, {all} since the launch began", if n == 1 { "" } else { "s" })
+    }
+
+    /// Parses an expression over what the kernel has.
+    fn parse(&self, text: &str) -> Result<Expr, String> {
+        let buffers: Vec<String> = self.prepared.launch.buffers.iter().map(|(name, _)| name.clone()).collect();
+        expr::parse(text, &Names { regs: self.kernel.regs, buffers: &buffers, unknown_buffer: &|name| unknown_buffer(self.prepared, name) })
+    }
+
+    /// Where expressions about warp `w` read their values.
+    fn scope(&self, w: usize) -> LaneScope<'_, 'l> {
+        LaneScope { block: self.block.as_ref(), warp: w, launch: &self.prepared.launch }
+    }
+}
+
+/// Why `name` names no buffer, and which buffers there are.
+fn unknown_buffer(prepared: &Prepared, name: &str) -> String {
+    let kernel = prepared.kernel();
+    let names = prepared.launch.buffers.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+    let names = if names.is_empty() { "none".to_string() } else { names };
+    match kernel.param(name).map(|p| p.ty) {
+        Some(ty) if ty.buffer_elem().is_none() => format!("`{name}` is a scalar .{} parameter; the buffers are {names}", ty.name()),
+        _ => format!("kernel `{}` has no pointer parameter `{name}`; its buffers are {names}", kernel.name),
+    }
+}
+
+const NO_BLOCK: &str = "the kernel has finished: no block is resident (`mem` and `print BUFFER[I]` still show the buffers)";
+
+/// What an expression reads in warp `warp` of the current block.
+struct LaneScope<'s, 'l> {
+    block: Option<&'s BlockSim<'l>>,
+    warp: usize,
+    launch: &'s PreparedLaunch,
+}
+
+impl Scope for LaneScope<'_, '_> {
+    fn register(&self, r: u8, lane: usize) -> Result<u32, String> {
+        let block = self.block.ok_or(NO_BLOCK)?;
+        Ok(block.registers(self.warp).0.get(usize::from(r)).map_or(0, |row| row[lane]))
+    }
+
+    fn predicate(&self, p: u8, lane: usize) -> Result<bool, String> {
+        let block = self.block.ok_or(NO_BLOCK)?;
+        Ok(block.registers(self.warp).1.get(usize::from(p)).is_some_and(|mask| mask >> lane & 1 != 0))
+    }
+
+    fn special(&self, s: Special, lane: usize) -> u32 {
+        let config = &self.launch.config;
+        let [bx, by, _] = config.block;
+        let thread = (self.warp * 32 + lane) as u32;
+        match s {
+            Special::Tid(d) => [thread % bx, thread / bx % by, thread / (bx * by)][d],
+            Special::Ctaid(d) => self.block.map_or(0, |b| b.index()[d]),
+            Special::Ntid(d) => config.block[d],
+            Special::Nctaid(d) => config.grid[d],
+            Special::Laneid => lane as u32,
+            Special::Warpid => self.warp as u32,
+        }
+    }
+
+    fn element(&self, buffer: &str, index: i64) -> Result<Element, String> {
+        let index = u64::try_from(index).map_err(|_| format!("{buffer}[{index}]: an index is not negative"))?;
+        element(self.launch, buffer, index)
+    }
+}
+
+/// Element `index` of the buffer of pointer parameter `name`, as the kernel left it so far.
+fn element(launch: &PreparedLaunch, name: &str, index: u64) -> Result<Element, String> {
+    let (elem, buffer) = launch.buffer_of(name).ok_or_else(|| format!("`{name}` is not a pointer parameter"))?;
+    let slot = launch.memory.buffers().iter().position(|b| b.name == name).ok_or_else(|| format!("`{name}` has no buffer"))?;
+    let bits = u64::from(elem.bits());
+    let len = u64::from(buffer.len) * 8 / bits;
+    if index >= len {
+        return Err(format!("{name}[{index}] is past the end of `{name}`, which has {len} elements"));
+    }
+    // Elements narrower than a byte share it: read the byte and pick the element out.
+    let first = index * bits / 8;
+    let bytes: Vec<u8> = (first..first + bits.div_ceil(8)).map(|b| launch.memory.read(slot, b as u32, 1) as u8).collect();
+    let per_byte = (8 / bits).max(1);
+    simt_host::elements(elem, &bytes).nth((index % per_byte) as usize).ok_or_else(|| format!("{name}[{index}] cannot be read"))
+}
+
+/// Whether two readings of an element hold the same bits (a NaN that stays is no change).
+fn same(a: Option<Element>, b: Option<Element>) -> bool {
+    match (a, b) {
+        (Some(Element::F32(x)), Some(Element::F32(y))) => x.to_bits() == y.to_bits(),
+        (Some(Element::F64(x)), Some(Element::F64(y))) => x.to_bits() == y.to_bits(),
+        (a, b) => a == b,
+    }
+}
+
+impl<'l> Session<'l> {
+    // ---- breakpoints and watchpoints ----
 
     fn cmd_break(&mut self, args: &[&str]) -> Result<(), String> {
-        let spot = match args {
-            [] => {
-                let list: Vec<String> =
-                    self.breakpoints.iter().enumerate().filter_map(|(i, b)| b.map(|b| format!("  {}: {}", i + 1, self.describe_spot(b)))).collect();
-                if list.is_empty() {
-                    self.say("no breakpoints");
-                }
-                list.into_iter().for_each(|l| self.say(l));
-                return Ok(());
-            }
+        if args.is_empty() {
+            self.list_stops();
+            return Ok(());
+        }
+        let (at, condition) = match args.iter().position(|a| *a == "if") {
+            Some(i) => (&args[..i], Some(args[i + 1..].join(" "))),
+            None => (args, None),
+        };
+        // The condition is checked first, so that a bad one adds nothing and says nothing else.
+        let condition = condition.map(|text| self.parse(&text).map(|expr| Condition { text, expr })).transpose()?;
+        let spot = match at {
             ["pc", n] => {
                 let pc = parse_number(n).ok_or_else(|| format!("`{n}` is not a pc (a whole number, decimal or 0x hex)"))?;
                 if u64::from(pc) >= self.kernel.code.len() as u64 {
@@ -396,50 +560,181 @@ impl<'l> Session<'l> {
                     None => return Err(format!("no instruction of kernel `{}` is on line {n} or after it", self.kernel.name)),
                 }
             }
-            _ => return Err("write `break LINE` or `break pc N`".into()),
+            _ => return Err("write `break LINE` or `break pc N`, then `if COND` for a condition".into()),
         };
-        self.breakpoints.push(Some(spot));
-        self.say(format!("breakpoint {} at {}", self.breakpoints.len(), self.describe_spot(spot)));
+        let stop = Stop::Break { spot, condition, hits: 0 };
+        let text = self.describe_stop(&stop, "  ");
+        self.stops.push(Some(stop));
+        self.say(format!("breakpoint {} at {text}", self.stops.len()));
         Ok(())
     }
 
-    fn describe_spot(&self, spot: Spot) -> String {
-        match spot {
-            Spot::Line(l) => {
-                let pc = (0..self.kernel.code.len() as u32).find(|&pc| self.kernel.line(pc) == Some(l)).unwrap_or(0);
-                self.place(pc)
-            }
-            Spot::Pc(pc) => self.place(pc),
+    fn cmd_watch(&mut self, args: &[&str]) -> Result<(), String> {
+        let text = args.join("");
+        let text = text.strip_prefix("mem").filter(|_| args.len() > 1).unwrap_or(&text);
+        let usage = "write `watch BUFFER[I]` (I a whole number), BUFFER a pointer parameter";
+        let (buffer, index) = text.strip_suffix(']').and_then(|t| t.split_once('[')).ok_or(usage)?;
+        let index = index.parse::<u64>().map_err(|_| usage)?;
+        if self.prepared.launch.buffer_of(buffer).is_none() {
+            return Err(unknown_buffer(self.prepared, buffer));
         }
+        let value = Some(element(&self.prepared.launch, buffer, index)?);
+        let stop = Stop::Watch { buffer: buffer.to_string(), index, value, hits: 0 };
+        let text = self.describe_stop(&stop, "  ");
+        self.stops.push(Some(stop));
+        self.say(format!("watchpoint {}: {text}", self.stops.len()));
+        Ok(())
+    }
+
+    /// A breakpoint's place or a watchpoint's element, with its hits; a condition follows on a
+    /// line of its own, indented by `indent`, as gdb shows it.
+    fn describe_stop(&self, stop: &Stop, indent: &str) -> String {
+        let (text, hits) = match stop {
+            Stop::Break { spot, condition, hits } => {
+                let pc = match *spot {
+                    Spot::Line(l) => (0..self.kernel.code.len() as u32).find(|&pc| self.kernel.line(pc) == Some(l)).unwrap_or(0),
+                    Spot::Pc(pc) => pc,
+                };
+                let condition = condition.as_ref().map_or(String::new(), |c| format!("\n{indent}stop only if {}", c.text));
+                (format!("{}{condition}", self.place(pc)), *hits)
+            }
+            Stop::Watch { buffer, index, value, hits } => {
+                let now = value.map_or("unreadable".into(), |v| v.to_string());
+                (format!("{buffer}[{index}], now {now}"), *hits)
+            }
+        };
+        match hits {
+            0 => text,
+            1 => format!("{text}\n{indent}hit once"),
+            n => format!("{text}\n{indent}hit {n} times"),
+        }
+    }
+
+    fn list_stops(&mut self) {
+        let list: Vec<String> = self
+            .stops
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                let kind = match s.as_ref()? {
+                    Stop::Break { .. } => "breakpoint",
+                    Stop::Watch { .. } => "watchpoint",
+                };
+                Some(format!("  {}: {kind} {}", i + 1, self.describe_stop(s.as_ref()?, "       ")))
+            })
+            .collect();
+        if list.is_empty() {
+            self.say("no breakpoints or watchpoints");
+        }
+        list.into_iter().for_each(|l| self.say(l));
     }
 
     fn cmd_delete(&mut self, args: &[&str]) -> Result<(), String> {
         match args {
             [] => {
-                self.breakpoints.iter_mut().for_each(|b| *b = None);
-                self.say("every breakpoint deleted");
+                self.stops.iter_mut().for_each(|b| *b = None);
+                self.say("every breakpoint and watchpoint deleted");
             }
             [n] => {
-                let slot = n.parse::<usize>().ok().and_then(|i| i.checked_sub(1)).and_then(|i| self.breakpoints.get_mut(i)).filter(|b| b.is_some());
-                let slot = slot.ok_or_else(|| format!("there is no breakpoint {n}; `break` lists them"))?;
-                *slot = None;
-                self.say(format!("breakpoint {n} deleted"));
+                let slot = n.parse::<usize>().ok().and_then(|i| i.checked_sub(1)).and_then(|i| self.stops.get_mut(i)).filter(|b| b.is_some());
+                let slot = slot.ok_or_else(|| format!("there is no breakpoint or watchpoint {n}; `info breakpoints` lists them"))?;
+                let kind = match slot.take() {
+                    Some(Stop::Watch { .. }) => "watchpoint",
+                    _ => "breakpoint",
+                };
+                self.say(format!("{kind} {n} deleted"));
             }
             _ => return Err("write `delete` or `delete N`".into()),
         }
         Ok(())
     }
 
-    /// The number of the first breakpoint at `pc`.
-    fn breakpoint_at(&self, pc: u32) -> Option<usize> {
+    /// The first breakpoint that stops warp `w`, about to issue `pc` with lanes `active`.
+    fn breakpoint_hit(&mut self, w: usize, pc: u32, active: u32) -> Option<Hit> {
         let line = self.kernel.line(pc);
-        self.breakpoints.iter().position(|b| match b {
-            Some(Spot::Pc(p)) => *p == pc,
-            Some(Spot::Line(l)) => Some(*l) == line,
-            None => false,
-        })
+        let scope = self.scope(w);
+        let hit = self.stops.iter().enumerate().find_map(|(i, stop)| {
+            let Some(Stop::Break { spot, condition, .. }) = stop else { return None };
+            let here = match *spot {
+                Spot::Pc(p) => p == pc,
+                Spot::Line(l) => Some(l) == line,
+            };
+            if !here {
+                return None;
+            }
+            let Some(condition) = condition else { return Some(Hit { number: i + 1, lanes: active, error: None }) };
+            let mut lanes = 0;
+            for lane in (0..32).filter(|l| active >> l & 1 != 0) {
+                match condition.expr.eval(&scope, lane) {
+                    Ok(v) if expr::truth(v) => lanes |= 1 << lane,
+                    Ok(_) => {}
+                    Err(e) => return Some(Hit { number: i + 1, lanes: active, error: Some(format!("lane {lane}: {e}")) }),
+                }
+            }
+            (lanes != 0).then_some(Hit { number: i + 1, lanes, error: None })
+        })?;
+        if let Some(Some(Stop::Break { hits, .. })) = self.stops.get_mut(hit.number - 1) {
+            *hits += 1;
+        }
+        Some(hit)
     }
 
+    /// Stops at a breakpoint: warp `w` is about to issue `pc`, and issues it when the kernel runs on.
+    fn say_breakpoint(&mut self, w: usize, pc: u32, hit: &Hit) {
+        self.warp = w;
+        self.resume = Some((w, pc));
+        let condition = match self.stops.get(hit.number - 1) {
+            Some(Some(Stop::Break { condition: Some(c), .. })) => format!(" (if {})", c.text),
+            _ => String::new(),
+        };
+        self.say(format!("breakpoint {}{condition}: block {}, warp {w}, {} ({})", hit.number, self.linear, self.place(pc), self.since()));
+        match &hit.error {
+            Some(e) => self.say(format!("  its condition cannot be evaluated: {e}; `delete {}` removes it", hit.number)),
+            None if !condition.is_empty() => self.say(format!("  the condition holds in {}", describe_lanes(hit.lanes))),
+            None => {}
+        }
+        let mask = self.next_mask(w).unwrap_or_default();
+        self.say(format!("  {mask}"));
+    }
+
+    /// After warp `w` issued `step`: reports each watched element that changed, and selects `w`.
+    fn check_watches(&mut self, w: usize, step: &Step) {
+        let launch = &self.prepared.launch;
+        let mut changes = Vec::new();
+        for (i, stop) in self.stops.iter_mut().enumerate() {
+            let Some(Stop::Watch { buffer, index, value, hits }) = stop else { continue };
+            let now = element(launch, buffer, *index).ok();
+            if same(now, *value) {
+                continue;
+            }
+            let show = |v: Option<Element>| v.map_or("unreadable".into(), |v| v.to_string());
+            changes.push((i + 1, format!("{buffer}[{index}]: {} -> {}", show(*value), show(now)), writers(launch, buffer, *index, step)));
+            *value = now;
+            *hits += 1;
+        }
+        for (number, change, lanes) in changes {
+            let lanes = if lanes == 0 { String::new() } else { format!(" ({})", describe_lanes(lanes)) };
+            let at = self.place(step.pc);
+            self.say(format!("watchpoint {number}, {change}, written by block {}, warp {w}{lanes} at {at} ({})", self.linear, self.since()));
+            self.watched = true;
+            self.warp = w;
+        }
+    }
+}
+
+/// The lanes of `step` whose store or atomic covers element `index` of `buffer`.
+fn writers(launch: &PreparedLaunch, buffer: &str, index: u64, step: &Step) -> u32 {
+    let (Some(access), Some((elem, b))) = (step.access, launch.buffer_of(buffer)) else { return 0 };
+    if access.space != simt_isa::Space::Global || access.kind == simt_isa::AccessKind::Load {
+        return 0;
+    }
+    let at = u64::from(b.base) + index * u64::from(elem.bits()) / 8;
+    (0..32)
+        .filter(|l| step.executed >> l & 1 != 0 && (u64::from(access.addresses[*l])..u64::from(access.addresses[*l]) + u64::from(access.size)).contains(&at))
+        .fold(0, |m, l| m | 1 << l)
+}
+
+impl<'l> Session<'l> {
     // ---- running ----
 
     /// One scheduler action: the warp whose turn it is issues one instruction, or ends its
@@ -455,14 +750,14 @@ impl<'l> Session<'l> {
         if let Peek::Issue(preview) = block.peek(w) {
             if breakpoints
                 && self.resume != Some((w, preview.pc))
-                && let Some(n) = self.breakpoint_at(preview.pc)
+                && let Some(hit) = self.breakpoint_hit(w, preview.pc, preview.active)
             {
-                self.resume = Some((w, preview.pc));
-                return Tick::Breakpoint(w, preview.pc, n + 1);
+                return Tick::Breakpoint(w, preview.pc, hit);
             }
             return match self.issue(w) {
-                Some(_) => {
+                Some(step) => {
                     self.progressed = true;
+                    self.check_watches(w, &step);
                     Tick::Moved
                 }
                 None => Tick::Stopped,
@@ -484,7 +779,7 @@ impl<'l> Session<'l> {
     }
 
     /// Issues warp `w`'s next instruction; `None` when it faulted (reported) or could not issue.
-    fn issue(&mut self, w: usize) -> Option<simt_interp::Step> {
+    fn issue(&mut self, w: usize) -> Option<Step> {
         if self.resume.is_some_and(|(rw, _)| rw == w) {
             self.resume = None;
         }
@@ -539,19 +834,22 @@ impl<'l> Session<'l> {
         }
     }
 
+    /// A block that finished with the last step gives way to the next at once.
+    fn end_block_if_done(&mut self) {
+        if self.block.as_ref().is_some_and(BlockSim::is_done) {
+            self.next_block();
+        }
+    }
+
     fn cmd_continue(&mut self) -> Result<(), String> {
         self.running()?;
-        let before = self.launch.steps();
         loop {
             match self.tick(true) {
+                Tick::Moved if std::mem::take(&mut self.watched) => return Ok(()),
                 Tick::Moved => {}
                 Tick::Stopped => return Ok(()),
-                Tick::Breakpoint(w, pc, n) => {
-                    self.warp = w;
-                    let issued = self.launch.steps() - before;
-                    self.say(format!("breakpoint {n}: block {}, warp {w}, {} (after {issued} warp instructions)", self.linear, self.place(pc)));
-                    let mask = self.next_mask(w).unwrap_or_default();
-                    self.say(format!("  {}", mask));
+                Tick::Breakpoint(w, pc, hit) => {
+                    self.say_breakpoint(w, pc, &hit);
                     return Ok(());
                 }
             }
@@ -559,33 +857,51 @@ impl<'l> Session<'l> {
     }
 
     fn cmd_step(&mut self, args: &[&str]) -> Result<(), String> {
-        let n = match args {
-            [] => 1,
-            [n] => n.parse::<u64>().ok().filter(|&n| n >= 1).ok_or_else(|| format!("`{n}` is not a number of steps (a whole number from 1)"))?,
-            _ => return Err("write `step` or `step N`".into()),
-        };
+        let n = count(args, "step")?;
         self.running()?;
+        let w = self.warp;
         for _ in 0..n {
-            if !self.step_selected() {
+            let Some(waited) = self.wait_selected() else { break };
+            if let Some((reason, others)) = waited {
+                self.say(format!("warp {w} waited {}; the other warps issued {others} instructions meanwhile", wait_text(reason)));
+            }
+            let Some(step) = self.issue(w) else { break };
+            let live = self.block.as_ref().map_or(0, |b| b.live_lanes(w));
+            let gone = !(step.active | live);
+            let gone = if step.opcode == simt_isa::Opcode::Exit { gone & !step.active } else { gone };
+            let text = format!(
+                "block {} warp {w}  pc {:<4} line {:<4} {:<14} [{}]  {}",
+                self.linear,
+                step.pc,
+                self.kernel.line(step.pc).unwrap_or(0),
+                simt_isa::format_mnemonic(&self.kernel.code[step.pc as usize].form),
+                lane_chars(step.active, step.executed, gone),
+                self.source_text(step.pc)
+            );
+            self.say(text.trim_end());
+            self.check_watches(w, &step);
+            self.end_block_if_done();
+            if std::mem::take(&mut self.watched) || self.status != Status::Running {
                 break;
             }
         }
         Ok(())
     }
 
-    /// Issues one instruction of the selected warp, letting the others run while it waits.
-    /// Returns whether stepping can go on.
-    fn step_selected(&mut self) -> bool {
+    /// Lets the other warps run until the selected one can issue. Says what it waited for and
+    /// how many instructions the others issued meanwhile; `None` when it cannot issue (it has
+    /// exited: said so) or the kernel stopped.
+    fn wait_selected(&mut self) -> Option<Option<(BlockReason, u64)>> {
         let w = self.warp;
         let mut others = 0u64;
         let mut reason = None;
         loop {
-            let Some(block) = self.block.as_mut() else { return false };
+            let block = self.block.as_mut()?;
             match block.peek(w) {
-                Peek::Issue(_) => break,
+                Peek::Issue(_) => return Some(reason.map(|r| (r, others))),
                 Peek::Done if !block.is_done() => {
                     self.say(format!("warp {w} has exited; select another with `warp W`, or `continue`"));
-                    return false;
+                    return None;
                 }
                 Peek::Blocked(r) => reason = reason.or(Some(r)),
                 Peek::Done => {}
@@ -593,7 +909,7 @@ impl<'l> Session<'l> {
             let before = self.launch.steps();
             let linear = self.linear;
             if let Tick::Stopped = self.tick(false) {
-                return false;
+                return None;
             }
             others += self.launch.steps() - before;
             if self.linear != linear {
@@ -602,30 +918,102 @@ impl<'l> Session<'l> {
                 others = 0;
             }
         }
-        if let Some(reason) = reason {
-            self.say(format!("warp {w} waited {}; the other warps issued {others} instructions meanwhile", wait_text(reason)));
-        }
-        let Some(step) = self.issue(w) else { return false };
-        let live = self.block.as_ref().map_or(0, |b| b.live_lanes(w));
-        let gone = !(step.active | live);
-        let gone = if step.opcode == simt_isa::Opcode::Exit { gone & !step.active } else { gone };
-        let text = format!(
-            "block {} warp {w}  pc {:<4} line {:<4} {:<14} [{}]  {}",
-            self.linear,
-            step.pc,
-            self.kernel.line(step.pc).unwrap_or(0),
-            simt_isa::format_mnemonic(&self.kernel.code[step.pc as usize].form),
-            lane_chars(step.active, step.executed, gone),
-            self.source_text(step.pc)
-        );
-        self.say(text.trim_end());
-        // A block that finished with this step gives way to the next at once.
-        if self.block.as_ref().is_some_and(BlockSim::is_done) {
-            self.next_block();
-        }
-        self.status == Status::Running
     }
 
+    fn cmd_next(&mut self, args: &[&str]) -> Result<(), String> {
+        let n = count(args, "next")?;
+        self.running()?;
+        for _ in 0..n {
+            let pc = self.selected_pc()?;
+            let (kernel, frame, line) = (self.kernel, self.kernel.frame(pc), self.kernel.line(pc));
+            // Another line of this call, or the code it returns to; a call made from here runs through.
+            let arrived = |pc: u32| {
+                let f = kernel.frame(pc);
+                (f == frame && kernel.line(pc) != line) || (f != frame && !kernel.frame_within(f, frame))
+            };
+            if !self.run_selected(arrived) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn cmd_finish(&mut self) -> Result<(), String> {
+        self.running()?;
+        let pc = self.selected_pc()?;
+        let (kernel, frame) = (self.kernel, self.kernel.frame(pc));
+        let Some(call) = kernel.inlined_call(frame) else {
+            return Err(format!("warp {} is in the kernel's own code, not in a device-function call: use `next`, `step` or `continue`", self.warp));
+        };
+        self.say(format!("run till the call of `{}` at line {} returns", call.function, call.line));
+        self.run_selected(|pc| !kernel.frame_within(kernel.frame(pc), frame));
+        Ok(())
+    }
+
+    /// The pc the selected warp issues next or waits at.
+    fn selected_pc(&mut self) -> Result<u32, String> {
+        let w = self.warp;
+        warp_pc(self.block()?, w).ok_or_else(|| format!("warp {w} has exited; select another with `warp W`, or `continue`"))
+    }
+
+    /// Issues the selected warp's instructions until it is about to issue a pc where
+    /// `arrived` holds; stops early, saying why, at a breakpoint of that warp, a watched
+    /// change, the end of the warp or of its block, or a fault. Returns whether it arrived.
+    fn run_selected(&mut self, arrived: impl Fn(u32) -> bool) -> bool {
+        let (w, linear) = (self.warp, self.linear);
+        // Where it starts is where it is, not where it arrives.
+        let mut started = false;
+        loop {
+            // The others run while it waits (at a barrier, say), so it stops where it can issue.
+            if self.wait_selected().is_none() {
+                return false;
+            }
+            let Some(Peek::Issue(next)) = self.block.as_mut().map(|b| b.peek(w)) else { return false };
+            if started {
+                if let Some(hit) = self.breakpoint_hit(w, next.pc, next.active) {
+                    self.say_breakpoint(w, next.pc, &hit);
+                    return false;
+                }
+                if arrived(next.pc) {
+                    self.say(format!("warp {w} at {} ({})", self.place(next.pc), self.since()));
+                    return true;
+                }
+            }
+            started = true;
+            let Some(step) = self.issue(w) else { return false };
+            self.check_watches(w, &step);
+            self.end_block_if_done();
+            if std::mem::take(&mut self.watched) || self.linear != linear || self.status != Status::Running {
+                return false;
+            }
+        }
+    }
+
+    fn cmd_block(&mut self, args: &[&str]) -> Result<Flow, String> {
+        let blocks = self.launch.blocks();
+        let [b] = args else { return Err("write `block B`, B a block's linear index (x fastest)".into()) };
+        let b = b.parse::<u64>().ok().filter(|&b| b < blocks).ok_or_else(|| format!("`{b}` is not a block of the grid: it has blocks 0 .. {}", blocks - 1))?;
+        match self.status {
+            Status::Running if b == self.linear => self.say(format!("block {b} is the current block")),
+            Status::Running if b > self.linear => self.run_to_block(b),
+            _ => {
+                let why = if self.status == Status::Running { format!("block {b} has run") } else { "the kernel has stopped".into() };
+                self.say(format!("{why}; restarting the launch to reach block {b} (breakpoints and watchpoints are kept)"));
+                return Ok(Flow::Restart(Some(b)));
+            }
+        }
+        Ok(Flow::Go)
+    }
+
+    /// Runs the blocks before block `b` to their end, past breakpoints; watched changes are said but do not stop it.
+    fn run_to_block(&mut self, b: u64) {
+        while self.status == Status::Running && self.linear < b {
+            if let Tick::Stopped = self.tick(false) {
+                break;
+            }
+        }
+        self.watched = false;
+    }
     // ---- selection ----
 
     fn cmd_warp(&mut self, args: &[&str]) -> Result<(), String> {
@@ -657,6 +1045,10 @@ impl<'l> Session<'l> {
 
     fn cmd_regs(&mut self, args: &[&str]) -> Result<(), String> {
         let count = self.kernel.regs as usize;
+        // The table is built in memory: a long list of registers would make it huge.
+        if args.len() > simt_isa::NUM_REGS as usize {
+            return Err(format!("`regs` shows at most {} registers at a time (got {}); name fewer, or none for all of them", simt_isa::NUM_REGS, args.len()));
+        }
         let regs: Vec<usize> = if args.is_empty() {
             (0..count).collect()
         } else {
@@ -752,13 +1144,8 @@ impl<'l> Session<'l> {
             ControlView::Its { groups, barriers } => {
                 self.say(format!("warp {w}: thread groups (--simt its)"));
                 for g in groups {
-                    let state = match g.state {
-                        ThreadState::Ready if next.is_some_and(|(pc, active)| pc == g.pc && active & g.lanes != 0) => "issues next",
-                        ThreadState::Ready => "ready",
-                        ThreadState::Reconvergence => "waits to reconverge",
-                        ThreadState::Barrier => "waits at BAR.SYNC",
-                        ThreadState::Collective => "waits for the warp at a collective",
-                    };
+                    let issues = g.state == ThreadState::Ready && next.is_some_and(|(pc, active)| pc == g.pc && active & g.lanes != 0);
+                    let state = if issues { "issues next" } else { group_state(g.state) };
                     let at = self.place(g.pc);
                     self.say(format!("  [{}] {state:<19} {at}", lane_chars(g.lanes, g.lanes, gone)));
                 }
@@ -819,13 +1206,7 @@ impl<'l> Session<'l> {
             [name, range] => (*name, Some(*range)),
             _ => return Err("write `mem BUFFER` or `mem BUFFER I..J`".into()),
         };
-        let names = || self.prepared.launch.buffers.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ");
-        let Some((elem, buffer)) = self.prepared.launch.buffer_of(name) else {
-            return Err(match self.kernel.param(name).map(|p| p.ty) {
-                Some(ty) if ty.buffer_elem().is_none() => format!("`{name}` is a scalar .{} parameter; the buffers are {}", ty.name(), names()),
-                _ => format!("kernel `{}` has no pointer parameter `{name}`; its buffers are {}", self.kernel.name, names()),
-            });
-        };
+        let Some((elem, buffer)) = self.prepared.launch.buffer_of(name) else { return Err(unknown_buffer(self.prepared, name)) };
         let len = buffer.len as u64 * 8 / u64::from(elem.bits());
         let (start, end) = match range {
             None => (0, len.min(MEM_ELEMENTS)),
@@ -857,6 +1238,113 @@ impl<'l> Session<'l> {
         Ok(())
     }
 
+    fn cmd_print(&mut self, format: Option<&str>, text: &str) -> Result<(), String> {
+        // gdb takes `print /x R3` as well as `print/x R3`.
+        let (format, text) = match text.strip_prefix('/').map(|t| t.split_once(' ').unwrap_or((t, ""))) {
+            Some((f, rest)) if format.is_none() => (Some(f), rest.trim()),
+            _ => (format, text),
+        };
+        let show: fn(Element) -> String = match format {
+            None | Some("d") => |v| v.to_string(),
+            Some("x") => hex,
+            Some("f") => as_float,
+            Some(f) => return Err(format!("`/{f}` is not a format: write print/x (hex), print/f (bits as f32) or print/d")),
+        };
+        let expr = self.parse(text)?;
+        let w = self.warp;
+        if expr.is_uniform() {
+            let value = expr.eval(&self.scope(w), 0)?;
+            self.say(format!("{text} = {}", show(value)));
+            return Ok(());
+        }
+        let valid = self.block.as_ref().ok_or(NO_BLOCK)?.warp_view(w).valid;
+        let lanes = self.lanes & valid;
+        if lanes == 0 {
+            return Err(format!("warp {w} has none of the selected lanes ({}); `lanes all` selects every lane", describe_lanes(self.lanes)));
+        }
+        let scope = self.scope(w);
+        let values = (0..32)
+            .filter(|l| lanes >> l & 1 != 0)
+            .map(|l| expr.eval(&scope, l).map(|v| (l, show(v))).map_err(|e| format!("lane {l}: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.say(format!("warp {w}, {text}:"));
+        per_lane(&values).into_iter().for_each(|l| self.say(l));
+        Ok(())
+    }
+
+    /// The selected warp's place and the device-function calls it is in, innermost first.
+    fn cmd_backtrace(&mut self) -> Result<(), String> {
+        let pc = self.selected_pc()?;
+        let kernel = self.kernel;
+        let mut lines = vec![format!("#0  {}", self.place(pc))];
+        // Each call is made from a lower frame (`Frames`), so the chain ends; `take` bounds it all the same.
+        let calls = std::iter::successors(kernel.inlined_call(kernel.frame(pc)), |call| kernel.inlined_call(call.caller)).take(kernel.frames.calls.len());
+        for call in calls {
+            let function = kernel.inlined_call(call.caller).map_or(&kernel.name, |c| &c.function);
+            let text = self.line_text(call.line).unwrap_or_default();
+            lines.push(format!("#{}  line {} in {function}: {text}", lines.len(), call.line));
+        }
+        lines.into_iter().for_each(|l| self.say(l.trim_end()));
+        Ok(())
+    }
+
+    fn cmd_list(&mut self, args: &[&str]) -> Result<(), String> {
+        let w = self.warp;
+        let current = self.block.as_mut().and_then(|b| warp_pc(b, w)).and_then(|pc| self.kernel.line(pc));
+        let center = match args {
+            [] => current.ok_or_else(|| format!("warp {w} is at no line (it has exited, or the kernel has finished); write `list LINE`"))?,
+            [n] => n.parse::<u32>().ok().filter(|&n| n >= 1).ok_or_else(|| format!("`{n}` is not a line number (a whole number from 1)"))?,
+            _ => return Err("write `list` or `list LINE`".into()),
+        };
+        let len = self.source.len() as u32;
+        if len == 0 {
+            return Err(format!("the source of `{}` is not available; `simt asm --listing` shows the code", self.prepared.module.source_name));
+        }
+        if center > len {
+            return Err(format!("line {center} is past the end of `{}` ({len} lines)", self.prepared.module.source_name));
+        }
+        let first = center.saturating_sub(LIST_LINES / 2).max(1);
+        let last = (first + LIST_LINES - 1).min(len);
+        let stopped: Vec<u32> = self
+            .stops
+            .iter()
+            .flatten()
+            .filter_map(|s| match s {
+                Stop::Break { spot: Spot::Line(l), .. } => Some(*l),
+                Stop::Break { spot: Spot::Pc(pc), .. } => self.kernel.line(*pc),
+                Stop::Watch { .. } => None,
+            })
+            .collect();
+        for l in first..=last {
+            let here = if current == Some(l) { "=>" } else { "  " };
+            let stop = if stopped.contains(&l) { 'b' } else { ' ' };
+            let text = self.source[l as usize - 1].replace('\t', "    ");
+            self.say(format!("{here}{stop} {l:>4}  {text}").trim_end());
+        }
+        Ok(())
+    }
+
+    fn cmd_info_lanes(&mut self) -> Result<(), String> {
+        let w = self.warp;
+        let block = self.block()?;
+        let (view, peek) = (block.warp_view(w), block.peek(w));
+        // Lanes in the same state at the same pc, in the order of their lowest lane.
+        let mut groups: Vec<(u32, &str, Option<u32>)> = Vec::new();
+        for l in (0..32).filter(|l| view.valid >> l & 1 != 0) {
+            let (state, pc) = lane_state(&view, peek, l);
+            match groups.iter_mut().find(|g| g.1 == state && g.2 == pc) {
+                Some(g) => g.0 |= 1 << l,
+                None => groups.push((1 << l, state, pc)),
+            }
+        }
+        self.say(format!("warp {w}: where each lane is"));
+        for (lanes, state, pc) in groups {
+            let at = pc.map_or(String::new(), |pc| self.place(pc));
+            self.say(format!("  {:<18} {state:<34} {at}", describe_lanes(lanes)).trim_end());
+        }
+        Ok(())
+    }
+
     fn cmd_where(&mut self) -> Result<(), String> {
         let selected = self.warp;
         let linear = self.linear;
@@ -865,15 +1353,10 @@ impl<'l> Session<'l> {
         for w in 0..block.warp_count() {
             let view = block.warp_view(w);
             let gone = view.exited | !view.valid;
+            let pc = warp_pc(block, w);
             let row = match block.peek(w) {
-                Peek::Issue(p) => (Some(p.pc), "ready".to_string(), lane_chars(p.active, p.executed, gone)),
-                Peek::Blocked(r) => {
-                    let pc = match &view.control {
-                        ControlView::Stack(e) => e.last().map(|e| e.pc),
-                        ControlView::Its { groups, .. } => groups.first().map(|g| g.pc),
-                    };
-                    (pc, format!("waits {}", wait_text(r)), lane_chars(0, 0, gone))
-                }
+                Peek::Issue(p) => (pc, "ready".to_string(), lane_chars(p.active, p.executed, gone)),
+                Peek::Blocked(r) => (pc, format!("waits {}", wait_text(r)), lane_chars(0, 0, gone)),
                 Peek::Done => (None, "exited".to_string(), lane_chars(0, 0, gone)),
             };
             rows.push((w, row));
@@ -889,25 +1372,30 @@ impl<'l> Session<'l> {
 
     // ---- text ----
 
-    /// `pc 3, line 14: @P0 BRA EVEN`.
+    /// `pc 3, line 14: @P0 BRA EVEN`, or
+    /// `pc 8, line 15 in bump: setp.lt.u32 %p, %r1, 32;` in an inlined device-function call.
     fn place(&self, pc: u32) -> String {
+        let function = self.kernel.inlined_call(self.kernel.frame(pc)).map_or(String::new(), |c| format!(" in {}", c.function));
         match self.kernel.line(pc) {
-            Some(line) => format!("pc {pc}, line {line}: {}", self.source_text(pc)),
-            None => format!("pc {pc}: {}", self.source_text(pc)),
+            Some(line) => format!("pc {pc}, line {line}{function}: {}", self.source_text(pc)),
+            None => format!("pc {pc}{function}: {}", self.source_text(pc)),
         }
     }
 
     /// The source line of `pc` without its comment, or the disassembled instruction.
     fn source_text(&self, pc: u32) -> String {
-        let from_source = self.kernel.line(pc).and_then(|l| self.source.get((l as usize).checked_sub(1)?)).map(|text| {
-            let code = text.split("//").next().unwrap_or("");
-            code.split_whitespace().collect::<Vec<_>>().join(" ")
-        });
-        match (from_source, self.kernel.code.get(pc as usize)) {
+        match (self.kernel.line(pc).and_then(|l| self.line_text(l)), self.kernel.code.get(pc as usize)) {
             (Some(text), _) if !text.is_empty() => text,
             (_, Some(inst)) => simt_isa::format_instruction(inst, &simt_isa::Symbols::of(self.kernel)),
             (_, None) => "(the exit)".into(),
         }
+    }
+
+    /// Source line `line` without its comment, its spaces evened out.
+    fn line_text(&self, line: u32) -> Option<String> {
+        let text = self.source.get((line as usize).checked_sub(1)?)?;
+        let code = text.split("//").next().unwrap_or("");
+        Some(code.split_whitespace().collect::<Vec<_>>().join(" "))
     }
 }
 
@@ -928,6 +1416,105 @@ fn lane_marks(block: &mut BlockSim<'_>, w: usize) -> Marks {
         _ => lane_chars(0, 0, gone),
     };
     Marks { valid: view.valid, chars: chars.chars().collect() }
+}
+
+/// Where warp `w` is: the pc it issues next, or where it waits; `None` when it has exited.
+fn warp_pc(block: &mut BlockSim<'_>, w: usize) -> Option<u32> {
+    match block.peek(w) {
+        Peek::Issue(p) => Some(p.pc),
+        Peek::Blocked(_) => match block.warp_view(w).control {
+            ControlView::Stack(e) => e.last().map(|e| e.pc),
+            ControlView::Its { groups, .. } => groups.first().map(|g| g.pc),
+        },
+        Peek::Done => None,
+    }
+}
+
+/// What lane `l` of a warp does, and at which pc.
+fn lane_state(view: &WarpView, peek: Peek, l: u32) -> (&'static str, Option<u32>) {
+    let bit = 1u32 << l;
+    if view.exited & bit != 0 {
+        return ("exited", None);
+    }
+    if let Peek::Issue(p) = peek
+        && p.active & bit != 0
+    {
+        return (if p.executed & bit != 0 { "issues next" } else { "issues next, guarded off" }, Some(p.pc));
+    }
+    match &view.control {
+        ControlView::Stack(entries) => {
+            // The topmost entry holding the lane is where it goes on; only the top one issues.
+            let top = entries.len().checked_sub(1);
+            let Some((depth, e)) = entries.iter().enumerate().rev().find(|(_, e)| e.mask & bit != 0) else { return ("exited", None) };
+            let state = match peek {
+                Peek::Blocked(r) if Some(depth) == top => wait_text(r),
+                _ => "waits on the reconvergence stack",
+            };
+            (state, Some(e.pc))
+        }
+        ControlView::Its { groups, .. } => match groups.iter().find(|g| g.lanes & bit != 0) {
+            Some(g) => (group_state(g.state), Some(g.pc)),
+            None => ("exited", None),
+        },
+    }
+}
+
+/// What an `its` thread group does.
+fn group_state(state: ThreadState) -> &'static str {
+    match state {
+        ThreadState::Ready => "ready",
+        ThreadState::Reconvergence => "waits to reconverge",
+        ThreadState::Barrier => "waits at BAR.SYNC",
+        ThreadState::Collective => "waits for the warp at a collective",
+    }
+}
+
+/// `print`'s values per lane: one line per distinct value when there are few, else eight lanes a line.
+fn per_lane(values: &[(usize, String)]) -> Vec<String> {
+    let mut groups: Vec<(u32, &str)> = Vec::new();
+    for (l, v) in values {
+        match groups.iter_mut().find(|g| g.1 == v) {
+            Some(g) => g.0 |= 1 << l,
+            None => groups.push((1 << l, v)),
+        }
+    }
+    if groups.len() <= MAX_GROUPS {
+        return groups.into_iter().map(|(lanes, v)| format!("  {}: {v}", describe_lanes(lanes))).collect();
+    }
+    values
+        .chunks(8)
+        .map(|row| {
+            let lanes = row.iter().fold(0u32, |m, (l, _)| m | 1 << l);
+            format!("  {}: {}", describe_lanes(lanes), row.iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>().join(" "))
+        })
+        .collect()
+}
+
+/// `print/x`: integers as their 32-bit (or, when wider, 64-bit) two's complement, floats as their bits.
+fn hex(v: Element) -> String {
+    match v {
+        Element::Int(v) if i32::try_from(v).is_ok() => format!("{:#x}", v as u32),
+        Element::Int(v) => format!("{v:#x}"),
+        Element::F32(v) => format!("{:#x}", v.to_bits()),
+        Element::F64(v) => format!("{:#x}", v.to_bits()),
+    }
+}
+
+/// `print/f`: an integer's low 32 bits read as an f32 (a register holding a float).
+fn as_float(v: Element) -> String {
+    match v {
+        Element::Int(v) => simt_isa::disasm::format_f32(v as u32),
+        v => v.to_string(),
+    }
+}
+
+/// The count argument of `step` and `next`: 1 without one.
+fn count(args: &[&str], command: &str) -> Result<u64, String> {
+    match args {
+        [] => Ok(1),
+        [n] => n.parse::<u64>().ok().filter(|&n| n >= 1).ok_or_else(|| format!("`{n}` is not a number of steps (a whole number from 1)")),
+        _ => Err(format!("write `{command}` or `{command} N`")),
+    }
 }
 
 fn wait_text(reason: BlockReason) -> &'static str {
@@ -1050,22 +1637,19 @@ mod tests {
     }
 
     #[test]
-    fn completion_offers_commands_then_buffers() {
-        use rustyline::completion::Completer;
-        let history = rustyline::history::MemHistory::new();
-        let context = rustyline::Context::new(&history);
-        let completion = Completion { buffers: vec!["out".into(), "offsets".into(), "in".into()] };
-        let complete = |line: &str| completion.complete(line, line.len(), &context).expect("completes");
-        assert_eq!(complete("st"), (0, vec!["step".to_string(), "stack".to_string()]));
-        assert_eq!(complete("mem o"), (4, vec!["out".to_string(), "offsets".to_string()]));
-        assert_eq!(complete("mem "), (4, vec!["out".to_string(), "offsets".to_string(), "in".to_string()]));
-        assert_eq!(complete("regs R"), (5, vec![]));
-    }
-
-    #[test]
     fn lane_lists_name_runs() {
         assert_eq!(describe_lanes(0), "none");
         assert_eq!(describe_lanes(0b1011), "lanes 0-1, 3");
         assert_eq!(describe_lanes(u32::MAX), "lanes 0-31");
+    }
+
+    #[test]
+    fn values_group_by_lane_until_there_are_many() {
+        let same: Vec<(usize, String)> = (0..32).map(|l| (l, if l < 16 { "7" } else { "9" }.to_string())).collect();
+        assert_eq!(per_lane(&same), ["  lanes 0-15: 7", "  lanes 16-31: 9"]);
+        let all: Vec<(usize, String)> = (0..12).map(|l| (l, l.to_string())).collect();
+        assert_eq!(per_lane(&all), ["  lanes 0-7: 0 1 2 3 4 5 6 7", "  lanes 8-11: 8 9 10 11"]);
+        assert_eq!(hex(Element::Int(-1)), "0xffffffff");
+        assert_eq!(as_float(Element::Int(0x3fc0_0000)), "1.5");
     }
 }

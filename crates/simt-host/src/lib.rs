@@ -923,6 +923,7 @@ mod tests {
             lines: vec![],
             labels: vec![],
             target: simt_isa::Target::DEFAULT,
+            frames: simt_isa::Frames::default(),
         }
     }
 

@@ -305,6 +305,7 @@ mod tests {
             lines: vec![0, u32::MAX, 1],
             labels: vec![],
             target: crate::Target::DEFAULT,
+            frames: crate::Frames::default(),
         };
         let module = Module { source_name: "k.s".into(), source: Some("    EXIT // the end\n".into()), kernels: vec![kernel] };
         let module = crate::read_module(&crate::write_module(&module)).expect("a line table of any numbers loads");

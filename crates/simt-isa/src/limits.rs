@@ -27,6 +27,9 @@ pub const MAX_BUFFER_FILE_BYTES: u64 = MAX_TOTAL_BUFFER_BYTES + (1 << 20);
 /// The largest source or bytecode file simt reads (a kernel is at most 16M instructions,
 /// but no real one comes near this).
 pub const MAX_INPUT_BYTES: u64 = 64 << 20;
+/// The longest line of `simt debug` commands, from a file or a pipe: commands are short, and
+/// input without line ends (`simt debug K.s </dev/zero`) must end with an error, not fill memory.
+pub const MAX_COMMAND_LINE_BYTES: usize = 64 << 10;
 /// The most OS threads `--threads` may ask for.
 pub const MAX_THREADS: u64 = 1024;
 /// Tokens in one statement of `.s` source (a literal list of a million elements, or an

@@ -17,13 +17,16 @@
 //!   u32 n, n x u128                                               instruction words
 //!   n x u32                                                       source line per pc
 //!   u32 n, n x (string name, u32 pc)                              labels
+//!   u32 n, n x (string function, u32 caller, u32 line)            inlined calls (version 3)
+//!   [n x u32]                                                     frame per pc, when calls were inlined (version 3)
 //! ```
 //!
 //! `arg_init` is a tag byte (0 scalar, 1 zeros, 2 fill, 3 iota, 4 rand,
 //! 5 list, 6 file) followed by its fields; a literal is a tag byte (0 int
 //! i64, 1 float f64, 2 f32 bits, 3 f64 bits) and 8 bytes.
 //!
-//! Version 1 (before `.target`) has no target byte; its kernels load with
+//! Version 2 has no inlined calls (its kernels load without frames, as `.s` kernels
+//! have none). Version 1 (before `.target`) has no target byte; its kernels load with
 //! the default target, which has every form (rows and modifier values were
 //! only appended since, so its words decode the same).
 //!
@@ -42,7 +45,7 @@ use crate::target::Target;
 /// The four bytes every bytecode file starts with.
 pub const MAGIC: &[u8; 4] = b"\x7fSMT";
 /// The format version this crate writes (it also reads [`OLDEST_VERSION`] onwards).
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;
 /// The oldest format version this crate reads.
 pub const OLDEST_VERSION: u16 = 1;
 
@@ -377,6 +380,33 @@ pub struct Kernel {
     pub labels: Vec<(String, u32)>,
     /// The target whose instruction forms the kernel may use (`.target`, `--arch`).
     pub target: Target,
+    /// Which instructions come from device-function calls a front end inlined.
+    pub frames: Frames,
+}
+
+/// The device-function calls a front end inlined into a kernel (the PTX front end inlines
+/// every `call`, simt having no call instruction), so that a debugger can step over a call
+/// as one line and out of one (`simt debug`'s `next` and `finish`) and name the function
+/// an instruction is in. Frame 0 is the kernel's own code; frame `i` is the copy of a
+/// function body that replaced the call `calls[i - 1]`. A kernel without calls (every
+/// `.s` kernel) has no frames: both lists are empty.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Frames {
+    /// The inlined calls, each after the frame it is made from (its caller).
+    pub calls: Vec<InlinedCall>,
+    /// The frame of each instruction: as long as the code, or empty when `calls` is.
+    pub of_pc: Vec<u32>,
+}
+
+/// One inlined device-function call: a frame of [`Frames`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InlinedCall {
+    /// The function called.
+    pub function: String,
+    /// The frame the call is made from, lower than the call's own.
+    pub caller: u32,
+    /// The source line of the call.
+    pub line: u32,
 }
 
 /// A compiled `.s` file: its kernels and, for error messages, its source.
@@ -448,6 +478,32 @@ impl Kernel {
         self.lines.get(pc as usize).copied()
     }
 
+    /// The frame of `pc` (see [`Frames`]): 0, the kernel's own code, without inlined calls.
+    pub fn frame(&self, pc: u32) -> u32 {
+        self.frames.of_pc.get(pc as usize).copied().unwrap_or(0)
+    }
+
+    /// The inlined call that made frame `frame`; `None` for frame 0.
+    pub fn inlined_call(&self, frame: u32) -> Option<&InlinedCall> {
+        self.frames.calls.get(usize::try_from(frame).ok()?.checked_sub(1)?)
+    }
+
+    /// Whether frame `inner` is frame `outer` or inside a call made (directly or not) from it.
+    pub fn frame_within(&self, inner: u32, outer: u32) -> bool {
+        // Callers are lower than their calls in a valid kernel; the bound keeps an invalid one finite.
+        let mut frame = inner;
+        for _ in 0..=self.frames.calls.len() {
+            if frame == outer {
+                return true;
+            }
+            match self.inlined_call(frame) {
+                Some(call) => frame = call.caller,
+                None => return false,
+            }
+        }
+        false
+    }
+
     /// Checks every structural invariant the interpreter relies on.
     ///
     /// # Errors
@@ -465,6 +521,19 @@ impl Kernel {
         }
         if self.regs > NUM_REGS {
             return Err(fail(None, format!("asks for {} registers; R0 .. R254 is the most", self.regs)));
+        }
+        let frames = &self.frames;
+        if frames.of_pc.len() != if frames.calls.is_empty() { 0 } else { self.code.len() } {
+            return Err(fail(
+                None,
+                format!("frame table has {} entries for {} instructions and {} inlined calls", frames.of_pc.len(), self.code.len(), frames.calls.len()),
+            ));
+        }
+        if let Some(pc) = frames.of_pc.iter().position(|&f| f as usize > frames.calls.len()) {
+            return Err(fail(Some(pc), format!("is in frame {}, but only {} calls were inlined", frames.of_pc[pc], frames.calls.len())));
+        }
+        if let Some(i) = frames.calls.iter().enumerate().position(|(i, c)| c.caller as usize > i) {
+            return Err(fail(None, format!("inlined call {} is made from frame {}, not from an earlier one", i + 1, frames.calls[i].caller)));
         }
         let len = self.code.len() as u32;
         if let Some((pc, form)) = self.first_beyond(self.target) {
@@ -704,6 +773,13 @@ pub fn write_module(module: &Module) -> Vec<u8> {
             w.str(name);
             w.u32(*pc);
         }
+        w.len(k.frames.calls.len());
+        for call in &k.frames.calls {
+            w.str(&call.function);
+            w.u32(call.caller);
+            w.u32(call.line);
+        }
+        k.frames.of_pc.iter().for_each(|&f| w.u32(f));
     }
     w.0
 }
@@ -859,7 +935,21 @@ pub fn read_module(bytes: &[u8]) -> Result<Module, LoadError> {
         for _ in 0..nlabels {
             labels.push((r.str("label name")?, r.u32("label pc")?));
         }
-        let kernel = Kernel { name, params, shared, shared_size, local_size, regs, launch, args, code, lines, labels, target };
+        let mut frames = Frames::default();
+        if version >= 3 {
+            let ncalls = r.count(12, "inlined call count")?;
+            for _ in 0..ncalls {
+                frames.calls.push(InlinedCall {
+                    function: r.str("inlined function name")?,
+                    caller: r.u32("inlined call's caller")?,
+                    line: r.u32("inlined call's line")?,
+                });
+            }
+            if ncalls > 0 {
+                frames.of_pc = (0..ncode).map(|_| r.u32("frame")).collect::<Result<_, _>>()?;
+            }
+        }
+        let kernel = Kernel { name, params, shared, shared_size, local_size, regs, launch, args, code, lines, labels, target, frames };
         kernel.validate()?;
         kernels.push(kernel);
     }
@@ -903,6 +993,7 @@ mod tests {
                 lines: vec![3, 4],
                 labels: vec![("top".into(), 0)],
                 target: Target::Sm75,
+                frames: Frames { calls: vec![InlinedCall { function: "f".into(), caller: 0, line: 3 }], of_pc: vec![0, 1] },
             }],
         }
     }
@@ -914,9 +1005,15 @@ mod tests {
     }
 
     #[test]
-    fn version_1_bytecode_loads_with_the_default_target() {
-        let m = sample();
-        let v2 = write_module(&m);
+    fn older_versions_load_with_the_default_target_and_no_frames() {
+        let mut m = sample();
+        m.kernels[0].frames = Frames::default();
+        let v3 = write_module(&m);
+        // Version 2 is version 3 without the inlined calls after the labels (a zero count here).
+        assert_eq!(v3[v3.len() - 4..], [0; 4]);
+        let mut v2 = v3[..v3.len() - 4].to_vec();
+        v2[4..6].copy_from_slice(&2u16.to_le_bytes());
+        assert_eq!(read_module(&v2), Ok(m.clone()));
         // Version 1 is version 2 without the target byte that follows each kernel's name.
         let at = 8 + (4 + m.source_name.len()) + 1 + (4 + 3) + 4 + (4 + m.kernels[0].name.len());
         assert_eq!(v2[at], Target::Sm75.code());
@@ -926,15 +1023,37 @@ mod tests {
         let loaded = read_module(&v1).unwrap();
         assert_eq!(loaded.kernels[0].target, Target::DEFAULT);
         assert_eq!(loaded.kernels[0].code, m.kernels[0].code);
-        let mut future = v2.clone();
-        future[4..6].copy_from_slice(&3u16.to_le_bytes());
+        let mut future = v3.clone();
+        future[4..6].copy_from_slice(&4u16.to_le_bytes());
         assert_eq!(
             read_module(&future).unwrap_err().to_string(),
-            "bytecode version 3 is not supported (this simt reads versions 1 to 2); reassemble the source"
+            "bytecode version 4 is not supported (this simt reads versions 1 to 3); reassemble the source"
         );
         let mut bad_target = v2;
         bad_target[at] = 6;
         assert!(read_module(&bad_target).unwrap_err().to_string().contains("unknown target code 6"));
+    }
+
+    #[test]
+    fn frames_nest_and_must_be_consistent() {
+        let m = sample();
+        let k = &m.kernels[0];
+        assert_eq!((k.frame(0), k.frame(1), k.frame(9)), (0, 1, 0));
+        assert_eq!(k.inlined_call(1).map(|c| c.function.as_str()), Some("f"));
+        assert!(k.inlined_call(0).is_none() && k.inlined_call(2).is_none());
+        assert!(k.frame_within(1, 0) && k.frame_within(1, 1) && k.frame_within(0, 0));
+        assert!(!k.frame_within(0, 1));
+        for (frames, message) in [
+            (Frames { calls: vec![], of_pc: vec![0, 0] }, "frame table has 2 entries"),
+            (Frames { calls: k.frames.calls.clone(), of_pc: vec![0] }, "frame table has 1 entries"),
+            (Frames { calls: k.frames.calls.clone(), of_pc: vec![0, 2] }, "is in frame 2"),
+            (Frames { calls: vec![InlinedCall { function: "f".into(), caller: 1, line: 3 }], of_pc: vec![0, 1] }, "not from an earlier one"),
+        ] {
+            let mut bad = k.clone();
+            bad.frames = frames;
+            let error = bad.validate().unwrap_err().to_string();
+            assert!(error.contains(message), "{error}");
+        }
     }
 
     #[test]
@@ -963,6 +1082,7 @@ mod tests {
         mma.operands = [Operand::Reg(0), Operand::Src(Src::reg(8)), Operand::Src(Src::reg(12)), Operand::Src(Src::reg(0)), Operand::None];
         m.kernels[0].code.insert(0, mma);
         m.kernels[0].lines.insert(0, 2);
+        m.kernels[0].frames.of_pc.insert(0, 0);
         m.kernels[0].regs = 16;
         let err = read_module(&write_module(&m)).unwrap_err().to_string();
         assert_eq!(

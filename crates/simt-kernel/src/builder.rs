@@ -100,6 +100,7 @@ impl KernelBuilder {
                 lines: Vec::new(),
                 labels: Vec::new(),
                 target: Target::DEFAULT,
+                frames: Frames::default(),
             },
             labels: Vec::new(),
             label_index: HashMap::new(),
@@ -147,6 +148,12 @@ impl KernelBuilder {
     /// The target whose forms the kernel may use (checked by [`KernelBuilder::finish`]).
     pub fn target(&mut self, target: Target) {
         self.kernel.target = target;
+    }
+
+    /// The device-function calls inlined into the kernel and the frame of every instruction
+    /// pushed (checked by [`KernelBuilder::finish`]).
+    pub fn frames(&mut self, frames: Frames) {
+        self.kernel.frames = frames;
     }
 
     /// Bytes of LOCAL memory per thread.

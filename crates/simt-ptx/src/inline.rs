@@ -44,18 +44,21 @@ pub(crate) struct Plan<'t, 'a> {
 }
 
 /// What the translation reads: statements in order (calls replaced), the declarations of
-/// every copy, and the bindings of formal parameters and results to caller variables.
+/// every copy, the bindings of formal parameters and results to caller variables, and the
+/// calls as the kernel records them.
 pub(crate) struct Expanded<'p> {
     pub(crate) items: Vec<Owned<'p>>,
     pub(crate) decls: Vec<Statement<'p>>,
     /// (a copy's formal parameter or result, the caller variable it stands for).
     pub(crate) bindings: Vec<(&'p str, &'p str)>,
+    /// Copy `k` (from 1) is frame `k` of [`simt_isa::Frames`]: the call it replaces, by line.
+    pub(crate) calls: Vec<simt_isa::InlinedCall>,
 }
 
-/// A statement of the expanded body.
+/// A statement of the expanded body; an instruction with the copy (frame) it belongs to.
 pub(crate) enum Owned<'p> {
     Label(&'p str, Span),
-    Inst(ast::Instruction<'p>),
+    Inst(ast::Instruction<'p>, u32),
 }
 
 /// The names a function declares: registers (ranges by prefix), variables, labels,
@@ -221,9 +224,19 @@ impl<'t, 'a> Plan<'t, 'a> {
         }
     }
 
-    /// The kernel's statements with every call replaced by its copy.
-    pub(crate) fn expand(&self) -> Expanded<'_> {
-        let mut out = Expanded { items: Vec::new(), decls: Vec::new(), bindings: Vec::new() };
+    /// The kernel's statements with every call replaced by its copy; `line` gives the source
+    /// line of a byte offset.
+    pub(crate) fn expand(&self, line: impl Fn(u32) -> u32) -> Expanded<'_> {
+        let calls = self.copies[1..]
+            .iter()
+            .filter_map(|c| c.call.map(|(caller, call)| (c.function, caller, call)))
+            .map(|(function, caller, call)| simt_isa::InlinedCall {
+                function: function.name.value.to_string(),
+                caller: caller as u32,
+                line: line(call.span.start),
+            })
+            .collect();
+        let mut out = Expanded { items: Vec::new(), decls: Vec::new(), bindings: Vec::new(), calls };
         self.copy(0, &mut out);
         out
     }
@@ -270,12 +283,29 @@ impl<'t, 'a> Plan<'t, 'a> {
                         let mut bra = self.instruction(k, i);
                         bra.op = Op::Bra(Control { uni: i.guard.is_none() });
                         bra.operands = vec![ast::Operand { kind: OperandKind::Name(self.end_label(k)), span: i.op_span }];
-                        out.items.push(Owned::Inst(bra));
+                        out.items.push(Owned::Inst(bra, k as u32));
                     }
-                    _ => out.items.push(Owned::Inst(self.instruction(k, i))),
+                    _ => out.items.push(Owned::Inst(self.instruction(k, i), k as u32)),
                 },
                 _ => {}
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Each inlined copy is a frame of the kernel, made from its caller's frame at the call's line.
+    #[test]
+    fn inlined_calls_are_frames_of_the_kernel() {
+        let source = include_str!("../../../examples/debug/calls.ptx");
+        let module = crate::translate("calls.ptx", source, None).expect("translates");
+        let kernel = &module.kernels[0];
+        let calls: Vec<(&str, u32, u32)> = kernel.frames.calls.iter().map(|c| (c.function.as_str(), c.caller, c.line)).collect();
+        assert_eq!(calls, [("scale", 0, 55), ("bump", 1, 36)]);
+        let line_of = |line: u32| (0..kernel.code.len() as u32).find(|&pc| kernel.line(pc) == Some(line)).expect("code on the line");
+        // The kernel's own code, scale's body, bump's body inside it, and back.
+        assert_eq!([50, 31, 17, 37, 56].map(|line| kernel.frame(line_of(line))), [0, 1, 2, 1, 0]);
+        assert!(kernel.frame_within(2, 1) && !kernel.frame_within(1, 2));
     }
 }

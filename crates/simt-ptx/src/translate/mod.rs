@@ -387,6 +387,10 @@ struct Entry<'t, 'a> {
     module_vars: Vec<(&'a str, isa::ElemType, isa::ArgInit)>,
     /// The PTX instruction each pushed instruction came from, by pc.
     spans: Vec<Span>,
+    /// The inlined call ([`isa::Frames`]) the current instruction belongs to, and each pushed
+    /// instruction's, by pc.
+    frame: u32,
+    frames: Vec<u32>,
 }
 
 /// Translates kernel `f`, its device-function calls inlined first.
@@ -402,19 +406,32 @@ fn translate_entry(
     if plan.is_trivial() {
         let (mut items, mut decls) = (Vec::new(), Vec::new());
         flatten(body, &mut items, &mut decls);
-        return Entry::translate(module, f, items, decls, &[], lines, (target, older));
+        return Entry::translate(module, f, items, decls, Inlined::default(), lines, (target, older));
     }
-    let expanded = plan.expand();
-    let items = expanded
+    let mut expanded = plan.expand(|offset| lines.line(offset));
+    let calls = std::mem::take(&mut expanded.calls);
+    let (items, item_frames) = expanded
         .items
         .iter()
         .map(|item| match item {
-            crate::inline::Owned::Label(name, span) => Item::Label(name, *span),
-            crate::inline::Owned::Inst(inst) => Item::Inst(inst),
+            crate::inline::Owned::Label(name, span) => (Item::Label(name, *span), 0),
+            crate::inline::Owned::Inst(inst, frame) => (Item::Inst(inst), *frame),
         })
-        .collect();
+        .unzip();
     let decls = expanded.decls.iter().collect();
-    Entry::translate(module, f, items, decls, &expanded.bindings, lines, (target, older))
+    let inlined = Inlined { bindings: &expanded.bindings, item_frames, calls };
+    Entry::translate(module, f, items, decls, inlined, lines, (target, older))
+}
+
+/// What inlining a kernel's calls leaves its translation (nothing for a kernel without calls).
+#[derive(Default)]
+struct Inlined<'b, 'a> {
+    /// (a copy's formal parameter or result, the caller variable it stands for).
+    bindings: &'b [(&'a str, &'a str)],
+    /// The frame ([`isa::Frames`]) of each item.
+    item_frames: Vec<u32>,
+    /// The calls, frame 1 first.
+    calls: Vec<isa::InlinedCall>,
 }
 
 impl<'t, 'a> Entry<'t, 'a> {
@@ -423,7 +440,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         f: &'t ast::Function<'a>,
         items: Vec<Item<'t, 'a>>,
         decls: Vec<&'t Statement<'a>>,
-        bindings: &[(&'a str, &'a str)],
+        inlined: Inlined<'_, 'a>,
         lines: &'t LineIndex,
         (target, older): (Option<isa::Target>, Option<u32>),
     ) -> std::result::Result<Kernel, Vec<Diagnostic>> {
@@ -456,6 +473,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             guard: isa::Guard::ALWAYS,
             span: f.name.span,
             spans: Vec::new(),
+            frame: 0,
+            frames: Vec::new(),
             target,
             older,
             local_size: 0,
@@ -468,7 +487,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             entry.b.target(target);
         }
         let mut errors = Vec::new();
-        entry.declare(module, f, &decls, &items, bindings, &mut errors);
+        entry.declare(module, f, &decls, &items, inlined.bindings, &mut errors);
         if let Err(e) = entry.allocate(&items) {
             errors.push(e);
         }
@@ -480,7 +499,8 @@ impl<'t, 'a> Entry<'t, 'a> {
         if let Err(e) = entry.load_module_variables() {
             errors.push(e);
         }
-        for item in &items {
+        for (i, item) in items.iter().enumerate() {
+            entry.frame = inlined.item_frames.get(i).copied().unwrap_or(0);
             let result = match *item {
                 Item::Label(name, span) => {
                     let label = entry.b.label(entry.labels.name(name));
@@ -497,6 +517,9 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         // The builder validates every instruction; a broken one is the translation's fault,
         // shown at the PTX instruction it came from.
+        if !inlined.calls.is_empty() {
+            entry.b.frames(isa::Frames { calls: inlined.calls, of_pc: std::mem::take(&mut entry.frames) });
+        }
         let spans = std::mem::take(&mut entry.spans);
         entry.b.finish().map_err(|found| {
             found
@@ -776,6 +799,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         inst.operands[..operands.len()].copy_from_slice(operands);
         self.b.push(inst, self.line).map_err(|e| Diagnostic::new(self.span, e.to_string()))?;
         self.spans.push(self.span);
+        self.frames.push(self.frame);
         Ok(())
     }
 
