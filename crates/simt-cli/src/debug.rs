@@ -306,10 +306,7 @@ impl<'l> Session<'l> {
 
     fn banner(&mut self) {
         let config = &self.prepared.launch.config;
-        let model = match self.prepared.options.simt {
-            simt_interp::SimtModel::Its => "its",
-            simt_interp::SimtModel::Stack => "stack",
-        };
+        let model = self.prepared.options.simt.name();
         let [gx, gy, gz] = config.grid;
         let [bx, by, bz] = config.block;
         self.say(format!(
@@ -867,8 +864,7 @@ impl<'l> Session<'l> {
             }
             let Some(step) = self.issue(w) else { break };
             let live = self.block.as_ref().map_or(0, |b| b.live_lanes(w));
-            let gone = !(step.active | live);
-            let gone = if step.opcode == simt_isa::Opcode::Exit { gone & !step.active } else { gone };
+            let gone = step.gone(live);
             let text = format!(
                 "block {} warp {w}  pc {:<4} line {:<4} {:<14} [{}]  {}",
                 self.linear,

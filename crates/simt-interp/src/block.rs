@@ -219,6 +219,14 @@ pub struct Step {
     pub exchange: Option<Exchange>,
 }
 
+impl Step {
+    /// The warp's lanes that had exited (or do not exist) when this issued, given the
+    /// lanes live after it: an `EXIT`'s own lanes were still there.
+    pub fn gone(&self, live_after: u32) -> u32 {
+        !(self.active | live_after)
+    }
+}
+
 /// The memory side of a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {

@@ -9,7 +9,7 @@
 //! others, a `switch` when the warp turns to another group of its threads without
 //! either (the `its` scheduler yielding or a group waiting at a barrier).
 
-use simt_isa::{Kernel, NO_RECONV, Opcode};
+use simt_isa::{Kernel, NO_RECONV};
 
 use crate::block::{Counters, Launch, Progress, StepResult};
 use crate::{Fault, GlobalMemory, LaunchConfig, RunOptions, Stats};
@@ -254,12 +254,11 @@ pub fn trace(
                     state.previous = Some(step.active);
                     if out.issues.len() < filter.values {
                         let regs = block.registers(w).0;
-                        for r in step.effects.writes.iter() {
-                            let values = &regs[usize::from(r)];
+                        for values in step.effects.writes.iter().filter_map(|r| regs.get(usize::from(r))) {
                             out.written_values.extend((0..32).filter(|l| step.executed & (1 << l) != 0).map(|l| values[l]));
                         }
                     }
-                    let gone = !(step.active | block.live_lanes(w));
+                    let gone = step.gone(block.live_lanes(w));
                     out.issues.push(Issue {
                         seq,
                         block: b,
@@ -269,7 +268,7 @@ pub fn trace(
                         opcode: simt_isa::format_mnemonic(&kernel.code[step.pc as usize].form),
                         active: step.active,
                         executed: step.executed,
-                        gone: if step.opcode == Opcode::Exit { gone & !step.active } else { gone },
+                        gone,
                         events,
                     });
                     seq += 1;
