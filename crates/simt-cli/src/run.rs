@@ -127,8 +127,8 @@ pub struct LaunchArgs {
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SMS, value_parser = at_least_one::<u32>)]
     sms: u32,
     /// Sanitizers to run, comma-separated or repeated: memcheck (always on), racecheck, initcheck, synccheck.
-    #[arg(long = "check", value_enum, value_delimiter = ',', value_name = "CHECK")]
-    checks: Vec<Check>,
+    #[arg(long = "check", value_delimiter = ',', value_name = "CHECK", value_parser = parse_check)]
+    checks: Vec<String>,
     /// Target architecture, overriding every `.target`: sm_70, sm_75, sm_80, sm_89, sm_90 or sm_100.
     #[arg(long, value_name = "sm_XX", value_parser = crate::parse_target)]
     arch: Option<simt_isa::Target>,
@@ -151,16 +151,9 @@ const MAX_TRACE_ISSUES: usize = 1_000_000;
 /// Steps per warp the divergence picture draws before it only says how many more there were.
 const SVG_STEPS: usize = 400;
 
-#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum Check {
-    /// Out-of-bounds, misaligned, null and unmapped accesses (always on).
-    Memcheck,
-    /// Shared-memory hazards between threads with no barrier in between.
-    Racecheck,
-    /// Reads of registers, shared or local memory that nothing wrote.
-    Initcheck,
-    /// BAR.SYNC or a warp collective reached by a diverged warp.
-    Synccheck,
+/// A `--check` value: a sanitizer's name.
+fn parse_check(name: &str) -> Result<String, String> {
+    Checks::default().enable(name).map(|()| name.to_string())
 }
 
 /// Seconds, whole or fractional, more than zero.
@@ -297,11 +290,7 @@ pub fn prepare(args: &LaunchArgs) -> Result<Prepared, Failure> {
         sms: args.sms,
         its_yield: args.its_yield,
         threads: None,
-        checks: Checks {
-            racecheck: args.checks.contains(&Check::Racecheck),
-            initcheck: args.checks.contains(&Check::Initcheck),
-            synccheck: args.checks.contains(&Check::Synccheck),
-        },
+        checks: args.checks.iter().try_fold(Checks::default(), |mut checks, name| checks.enable(name).map(|()| checks)).map_err(Failure::input)?,
         runaway_steps: args.runaway_steps,
         memory_report: false,
         deadline: None,

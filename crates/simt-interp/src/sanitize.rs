@@ -33,6 +33,24 @@ pub struct Checks {
 }
 
 impl Checks {
+    /// The sanitizers as `--check` and Python's `sanitize=` name them; memcheck is always on.
+    pub const NAMES: [&'static str; 4] = ["memcheck", "racecheck", "initcheck", "synccheck"];
+
+    /// Turns on the sanitizer called `name` (one of [`Checks::NAMES`]).
+    ///
+    /// # Errors
+    /// A name that is no sanitizer, in words that list them.
+    pub fn enable(&mut self, name: &str) -> Result<(), String> {
+        match name {
+            "memcheck" => {}
+            "racecheck" => self.racecheck = true,
+            "initcheck" => self.initcheck = true,
+            "synccheck" => self.synccheck = true,
+            other => return Err(format!("`{other}` is not a sanitizer; choose from {}", Checks::NAMES.join(", "))),
+        }
+        Ok(())
+    }
+
     /// Whether any check needs shadow state.
     pub fn any(self) -> bool {
         self.racecheck || self.initcheck || self.synccheck

@@ -385,17 +385,7 @@ impl Kernel {
         let simt: SimtModel = model.parse().map_err(|e: String| PyValueError::new_err(format!("model {e}")))?;
         let mut checks = Checks::default();
         for check in sanitize.unwrap_or_default() {
-            match check.as_str() {
-                "memcheck" => {}
-                "racecheck" => checks.racecheck = true,
-                "initcheck" => checks.initcheck = true,
-                "synccheck" => checks.synccheck = true,
-                other => {
-                    return Err(PyValueError::new_err(format!(
-                        "sanitize: `{other}` is not a sanitizer; choose from memcheck, racecheck, initcheck, synccheck"
-                    )));
-                }
-            }
+            checks.enable(&check).map_err(|e| PyValueError::new_err(format!("sanitize: {e}")))?;
         }
         if max_steps == Some(0) {
             return Err(PyValueError::new_err("max_steps must be at least 1"));
