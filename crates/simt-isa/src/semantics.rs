@@ -26,6 +26,11 @@ pub enum MmaShape {
 }
 
 impl MmaShape {
+    /// The shape of an MMA opcode (`Form::mma` says which is which); `None` for any other opcode.
+    pub fn of(opcode: Opcode) -> Option<MmaShape> {
+        Form::new(opcode).mma().map(|form| form.shape)
+    }
+
     /// The multiply-accumulates one operation does (for `MMA.SP`, the useful ones: the
     /// pruned zeros of A are not counted).
     pub fn macs(self) -> u64 {

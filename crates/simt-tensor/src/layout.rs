@@ -11,22 +11,8 @@
 //! [`unpack64`] for f64) to move between row-major matrices and fragments;
 //! [`crate::mma`] uses the same [`coord`] through precomputed tables.
 
-use simt_isa::Opcode;
-
 /// The instruction shapes, each with its own fragment layout (the instruction set's own).
 pub use simt_isa::MmaShape as Shape;
-
-/// The shape of an MMA opcode; `None` for any other opcode.
-pub fn shape_of(opcode: Opcode) -> Option<Shape> {
-    match opcode {
-        Opcode::Mma => Some(Shape::M16N16K16),
-        Opcode::MmaM16n8k16 => Some(Shape::M16N8K16),
-        Opcode::MmaSp => Some(Shape::SpM16N16K32),
-        Opcode::MmaM8n8k4 => Some(Shape::M8N8K4),
-        Opcode::MmaM16n8k8 => Some(Shape::M16N8K8),
-        _ => None,
-    }
-}
 
 /// An operand of an MMA. `C` also describes `D`, which shares its layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

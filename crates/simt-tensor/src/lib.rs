@@ -18,7 +18,7 @@ pub mod sparsify;
 
 use chain::{Mac, Work};
 use half::f16;
-use layout::{Operand, Shape, shape_of, table_of};
+use layout::{Operand, Shape, table_of};
 use simt_isa::{MmaAcc, MmaIn, Opcode};
 
 /// Why an MMA could not execute.
@@ -61,7 +61,7 @@ pub fn mma(
     e: Option<&[u32; 32]>,
     d: &mut [[u32; 32]],
 ) -> Result<(), MmaError> {
-    let Some(shape) = shape_of(opcode) else {
+    let Some(shape) = Shape::of(opcode) else {
         return Err(MmaError::instruction(format!("{opcode} is not a tensor-core instruction")));
     };
     let supported = matches!(
@@ -141,7 +141,7 @@ fn acc_bits(acc: MmaAcc) -> usize {
 /// (multiply-accumulates performed, multiply-accumulates of the equivalent
 /// dense product) by one instruction; (0, 0) for an opcode that is not an MMA.
 pub fn macs(opcode: Opcode) -> (u64, u64) {
-    match shape_of(opcode) {
+    match Shape::of(opcode) {
         // 2:4 sparsity multiplies only the kept half of A.
         Some(shape @ Shape::SpM16N16K32) => (shape.macs() / 2, shape.macs()),
         Some(shape) => (shape.macs(), shape.macs()),

@@ -3,7 +3,7 @@
 //! 9.7.14.5.8 for m16n8k16; "Matrix Fragments for mma.m8n8k4 with .f64" for m8n8k4).
 
 use simt_isa::{Form, Instruction, MmaAcc, MmaIn, Opcode, mods};
-use simt_tensor::layout::{Operand, Shape, dims, elements_per_lane, pack, pack64, shape_of, unpack, unpack64};
+use simt_tensor::layout::{Operand, Shape, dims, elements_per_lane, pack, pack64, unpack, unpack64};
 
 /// A matrix whose every element is distinct: its own row-major index.
 fn numbered(shape: Shape, operand: Operand) -> Vec<u32> {
@@ -175,7 +175,7 @@ fn register_counts_match_the_instruction_table() {
             Opcode::MmaM8n8k4 => Form::MmaM8n8k4(mods::MmaM8n8k4 { acc, input }),
             _ => Form::MmaSp(mods::MmaSp { acc, input }),
         };
-        let shape = shape_of(opcode).unwrap();
+        let shape = Shape::of(opcode).unwrap();
         let in_bits = match input {
             MmaIn::TF32 => 32,
             MmaIn::F16 | MmaIn::BF16 => 16,

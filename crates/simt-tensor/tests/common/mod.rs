@@ -6,7 +6,7 @@
 
 use half::{bf16, f16};
 use simt_isa::{MmaAcc, MmaIn, Opcode};
-use simt_tensor::layout::{Operand, Shape, dims, elements_per_lane, pack, pack64, shape_of, unpack, unpack64};
+use simt_tensor::layout::{Operand, Shape, dims, elements_per_lane, pack, pack64, unpack, unpack64};
 use std::path::PathBuf;
 
 /// One instruction form.
@@ -42,7 +42,7 @@ pub const LOWP_FORMS: [Form; 7] = [
 
 impl Form {
     pub fn shape(self) -> Shape {
-        shape_of(self.opcode).expect("an MMA opcode")
+        Shape::of(self.opcode).expect("an MMA opcode")
     }
     /// Input elements per register (0 for f64, whose elements take two).
     pub fn in_per_reg(self) -> usize {
