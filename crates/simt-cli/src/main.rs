@@ -211,38 +211,17 @@ struct LintArgs {
     deny_warnings: bool,
 }
 
-/// Loads bytecode (recognised by its magic bytes, whatever the extension) or assembles source;
+/// Loads bytecode, PTX or `.s` source, told apart by `simt_isa::Input::of`;
 /// `arch` (`--arch`) overrides every kernel's target, and a form it lacks is an error.
 /// Source is linted when `lints` is given: warnings go to stderr, denied findings fail.
 fn load_module(path: &Path, arch: Option<Target>, lints: Option<&LintArgs>) -> Result<Module, Failure> {
     let bytes = read_file(path)?;
-    // Source never starts with DEL (0x7f): such a file is (damaged) bytecode, and the loader
-    // says so better than the lexer would.
-    if bytes.first() == Some(&simt_isa::MAGIC[0]) {
-        let mut module = simt_isa::read_module(&bytes).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
-        if let Some(arch) = arch {
-            for kernel in &mut module.kernels {
-                if let Some((pc, form)) = kernel.first_beyond(arch) {
-                    let line = kernel.line(pc).map(|l| format!(", line {l}")).unwrap_or_default();
-                    return Err(Failure::input(format!(
-                        "{}: kernel `{}`, pc {pc}{line}: {}",
-                        path.display(),
-                        kernel.name,
-                        simt_isa::beyond_target(&form, arch)
-                    )));
-                }
-                kernel.target = arch;
-            }
-        }
-        return Ok(module);
-    }
-    let source = String::from_utf8(bytes).map_err(|_| Failure::input(format!("{}: neither simt bytecode nor UTF-8 assembly source", path.display())))?;
-    // Editors on some systems start UTF-8 files with a byte-order mark; it is not part of the text.
-    let source = source.strip_prefix('\u{feff}').unwrap_or(&source);
     let name = path.display().to_string();
-    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ptx")) {
-        return simt_ptx::translate(&name, source, arch).map_err(|d| Failure::Rejected(d.render(&name, source, color())));
-    }
+    let source = match simt_isa::Input::of(&name, &bytes).map_err(Failure::input)? {
+        simt_isa::Input::Ptx(source) => return simt_ptx::translate(&name, source, arch).map_err(|d| Failure::Rejected(d.render(&name, source, color()))),
+        simt_isa::Input::Assembly(source) => source,
+        simt_isa::Input::Bytecode(bytes) => return load_bytecode(path, bytes, arch),
+    };
     let module = match arch {
         Some(arch) => simt_asm::assemble_for(&name, source, arch),
         None => simt_asm::assemble(&name, source),
@@ -260,6 +239,21 @@ fn load_module(path: &Path, arch: Option<Target>, lints: Option<&LintArgs>) -> R
             return Err(Failure::Rejected(format!("{}error: {} denied lint finding{s}; nothing was written or run", report.text, report.denied)));
         }
         eprint!("{}", report.text);
+    }
+    Ok(module)
+}
+
+/// Reads bytecode; `arch` overrides every kernel's target, and a form it lacks is an error.
+fn load_bytecode(path: &Path, bytes: &[u8], arch: Option<Target>) -> Result<Module, Failure> {
+    let mut module = simt_isa::read_module(bytes).map_err(|e| Failure::input(format!("{}: {e}", path.display())))?;
+    if let Some(arch) = arch {
+        for kernel in &mut module.kernels {
+            if let Some((pc, form)) = kernel.first_beyond(arch) {
+                let line = kernel.line(pc).map(|l| format!(", line {l}")).unwrap_or_default();
+                return Err(Failure::input(format!("{}: kernel `{}`, pc {pc}{line}: {}", path.display(), kernel.name, simt_isa::beyond_target(&form, arch))));
+            }
+            kernel.target = arch;
+        }
     }
     Ok(module)
 }

@@ -1007,18 +1007,15 @@ fn ptx(py: Python<'_>, source: &str, name: &str) -> PyResult<Program> {
 fn load(py: Python<'_>, path: PathBuf, allow: Option<Vec<String>>, warn: Option<Vec<String>>, deny: Option<Vec<String>>) -> PyResult<Program> {
     let shown = path.display().to_string();
     let bytes = simt_host::read_bounded(&path, simt_isa::MAX_INPUT_BYTES).map_err(pyo3::exceptions::PyOSError::new_err)?;
-    // Source never starts with DEL (0x7f): such a file is (damaged) bytecode.
-    if bytes.first() == Some(&simt_isa::MAGIC[0]) {
-        let mut module = simt_isa::read_module(&bytes).map_err(|e| LoadError::new_err(format!("{shown}: {e}")))?;
-        module.source_name = shown;
-        return Ok(Program { module: Arc::new(module) });
+    match simt_isa::Input::of(&shown, &bytes).map_err(LoadError::new_err)? {
+        simt_isa::Input::Bytecode(bytes) => {
+            let mut module = simt_isa::read_module(bytes).map_err(|e| LoadError::new_err(format!("{shown}: {e}")))?;
+            module.source_name = shown;
+            Ok(Program { module: Arc::new(module) })
+        }
+        simt_isa::Input::Ptx(source) => ptx(py, source, &shown),
+        simt_isa::Input::Assembly(source) => assemble(py, source, &shown, allow, warn, deny),
     }
-    let source = String::from_utf8(bytes).map_err(|_| LoadError::new_err(format!("{shown}: neither simt bytecode nor UTF-8 assembly source")))?;
-    let source = source.strip_prefix('\u{feff}').unwrap_or(&source);
-    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ptx")) {
-        return ptx(py, source, &shown);
-    }
-    assemble(py, source, &shown, allow, warn, deny)
 }
 
 /// An `AssemblyError` whose `file`, `line` and `column` are those of the first diagnostic.

@@ -173,14 +173,14 @@ impl FileCache {
 /// The module, as far as its `.arg` defaults go; `None` when it cannot name a data file
 /// (no `.arg` line with `@`, which spares assembling most kernels) or does not load.
 fn load_defaults(path: &Path, bytes: &[u8]) -> Option<Module> {
-    if bytes.first() == Some(&simt_isa::MAGIC[0]) {
-        return simt_isa::read_module(bytes).ok();
+    let name = path.display().to_string();
+    match simt_isa::Input::of(&name, bytes).ok()? {
+        simt_isa::Input::Bytecode(bytes) => simt_isa::read_module(bytes).ok(),
+        // PTX has no `.arg` defaults.
+        simt_isa::Input::Ptx(_) => None,
+        simt_isa::Input::Assembly(text) if text.lines().any(|l| l.trim_start().starts_with(".arg") && l.contains('@')) => simt_asm::assemble(&name, text).ok(),
+        simt_isa::Input::Assembly(_) => None,
     }
-    let text = std::str::from_utf8(bytes).ok()?;
-    if !text.lines().any(|l| l.trim_start().starts_with(".arg") && l.contains('@')) {
-        return None;
-    }
-    simt_asm::assemble(&path.display().to_string(), text.strip_prefix('\u{feff}').unwrap_or(text)).ok()
 }
 
 /// The SHA-256 of a file's bytes, in hex, read in pieces.
