@@ -151,6 +151,25 @@ const MAX_TRACE_ISSUES: usize = 1_000_000;
 /// Steps per warp the divergence picture draws before it only says how many more there were.
 const SVG_STEPS: usize = 400;
 
+/// How the command line gives a launch what it lacks.
+pub struct CommandLine;
+
+impl host::Spelling for CommandLine {
+    fn shape(&self) -> String {
+        "`--grid 1 --block 32`".into()
+    }
+
+    fn argument(&self, name: &str, value: &str) -> String {
+        let arg = format!("{name}={value}");
+        // Quoted when a shell would read its parentheses or brackets, so it can be pasted.
+        if arg.contains(['(', '[']) { format!("--arg '{arg}'") } else { format!("--arg {arg}") }
+    }
+
+    fn given(&self) -> String {
+        "--arg".into()
+    }
+}
+
 /// A `--check` value: a sanitizer's name.
 fn parse_check(name: &str) -> Result<String, String> {
     Checks::default().enable(name).map(|()| name.to_string())
@@ -271,7 +290,7 @@ pub fn prepare(args: &LaunchArgs) -> Result<Prepared, Failure> {
     for path in dumps.iter().filter_map(|d| d.file.as_ref()) {
         check_output(path, &input_paths)?;
     }
-    let launch = host::prepare(kernel, &request).map_err(Failure::input)?;
+    let launch = host::prepare(kernel, &request).map_err(|e| Failure::input(e.explain(&CommandLine)))?;
     // Every warp issues at least one instruction: a launch with more warps than the step
     // limit can never finish, so it is rejected before it starts.
     let (grid, block) = (launch.config.grid, launch.config.block);

@@ -112,11 +112,11 @@ impl PreparedLaunch {
 #[derive(Debug, thiserror::Error)]
 pub enum HostError {
     /// Neither `.launch` nor the request gives a grid or block.
-    #[error("kernel `{kernel}` has no `.launch` directive and no {what} was given: pass e.g. `--grid 1 --block 32`")]
+    #[error("kernel `{kernel}` has no `.launch` directive and no {what} was given")]
     NoLaunch {
         /// Kernel name.
         kernel: String,
-        /// `grid` or `block` (or both).
+        /// `grid`, `block`, or `grid or block`.
         what: &'static str,
     },
     /// A zero extent or too many threads per block.
@@ -142,22 +142,22 @@ pub enum HostError {
         params: String,
     },
     /// Parameters without a value.
-    #[error("missing {} for kernel `{kernel}`:{}", if .missing.len() == 1 { "argument" } else { "arguments" }, .missing.iter().map(|(decl, example)| format!("\n  {decl:<24} pass e.g. --arg {example}")).collect::<String>())]
+    #[error("missing {} for kernel `{kernel}`:{}", if .missing.len() == 1 { "argument" } else { "arguments" }, .missing.iter().map(|m| format!("\n  {}", m.declaration)).collect::<String>())]
     MissingArgs {
         /// Kernel name.
         kernel: String,
-        /// Per missing parameter: its declaration and an example value.
-        missing: Vec<(String, String)>,
+        /// Each parameter without a value.
+        missing: Vec<MissingArg>,
     },
     /// A value that does not suit its parameter.
-    #[error("argument `{name}` ({origin}) for `.param .{ty} {name}`: {message}")]
+    #[error("argument `{name}`{} for `.param .{ty} {name}`: {message}", if *.from_directive { " (from `.arg`)" } else { "" })]
     BadArg {
         /// Parameter name.
         name: String,
         /// Parameter type.
         ty: String,
-        /// `--arg` or `.arg in FILE`.
-        origin: String,
+        /// Whether the value is the module's `.arg` default rather than the caller's.
+        from_directive: bool,
         /// What is wrong.
         message: String,
     },
@@ -167,6 +167,48 @@ pub enum HostError {
     /// The kernel cannot be launched with this shape (see [`check_shape`]).
     #[error("cannot launch: {0}")]
     Launch(#[from] LaunchError),
+}
+
+/// A parameter a launch gave no value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissingArg {
+    /// Its declaration, `.param .ptr.f32 y`.
+    pub declaration: String,
+    /// Its name.
+    pub name: String,
+    /// A value it could take, in the argument syntax (`zeros(1024)`, `2.5`).
+    pub example: &'static str,
+}
+
+/// How a front end's users give a launch what it lacks: errors that say what to do say
+/// it in their words (`--arg 'y=zeros(8)'` on the command line, `args={"y": ...}` in Python).
+pub trait Spelling {
+    /// A grid and block given with the launch.
+    fn shape(&self) -> String;
+    /// Argument `name` given the value `value` (in the argument syntax).
+    fn argument(&self, name: &str, value: &str) -> String;
+    /// How a caller's arguments are given (the origin of a bad one).
+    fn given(&self) -> String;
+}
+
+impl HostError {
+    /// The error, with what to do said as `spelling`'s users do it.
+    pub fn explain(&self, spelling: &dyn Spelling) -> String {
+        match self {
+            HostError::NoLaunch { .. } => format!("{self}: pass e.g. {}", spelling.shape()),
+            HostError::MissingArgs { kernel, missing } => {
+                let mut text = format!("missing {} for kernel `{kernel}`:", if missing.len() == 1 { "argument" } else { "arguments" });
+                for m in missing {
+                    text.push_str(&format!("\n  {:<24} pass e.g. {}", m.declaration, spelling.argument(&m.name, m.example)));
+                }
+                text
+            }
+            HostError::BadArg { name, ty, from_directive: false, message } => {
+                format!("argument `{name}` ({}) for `.param .{ty} {name}`: {message}", spelling.given())
+            }
+            other => other.to_string(),
+        }
+    }
 }
 
 fn dims_text(d: [u32; 3]) -> String {
@@ -194,8 +236,13 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
     let defaults = kernel.args.iter().map(|a| Arg { name: a.name.clone(), init: a.init.clone(), origin: ArgOrigin::Directive { dir: module_dir.clone() } });
     let all: Vec<Arg> = defaults.chain(request.args.iter().cloned()).collect();
     let chosen: Vec<Option<&Arg>> = kernel.params.iter().map(|p| all.iter().rev().find(|a| a.name == p.name)).collect();
-    let missing: Vec<(String, String)> =
-        kernel.params.iter().zip(&chosen).filter(|(_, a)| a.is_none()).map(|(p, _)| (format!(".param .{} {}", p.ty.name(), p.name), example_arg(p))).collect();
+    let missing: Vec<MissingArg> = kernel
+        .params
+        .iter()
+        .zip(&chosen)
+        .filter(|(_, a)| a.is_none())
+        .map(|(p, _)| MissingArg { declaration: format!(".param .{} {}", p.ty.name(), p.name), name: p.name.clone(), example: example_value(p.ty) })
+        .collect();
     if !missing.is_empty() {
         return Err(HostError::MissingArgs { kernel: kernel.name.clone(), missing });
     }
@@ -273,9 +320,9 @@ fn launch_dims(kernel: &Kernel, request: &LaunchRequest) -> Result<([u32; 3], [u
         (Some(g), Some(b)) => (g, b),
         (g, b) => {
             let what = match (g, b) {
-                (None, None) => "--grid or --block",
-                (None, _) => "--grid",
-                _ => "--block",
+                (None, None) => "grid or block",
+                (None, _) => "grid",
+                _ => "block",
             };
             return Err(HostError::NoLaunch { kernel: kernel.name.clone(), what });
         }
@@ -295,15 +342,7 @@ fn launch_dims(kernel: &Kernel, request: &LaunchRequest) -> Result<([u32; 3], [u
 
 impl HostError {
     fn bad_arg(param: &Param, arg: &Arg, message: String) -> HostError {
-        HostError::BadArg {
-            name: param.name.clone(),
-            ty: param.ty.name(),
-            origin: match &arg.origin {
-                ArgOrigin::CommandLine => "--arg".into(),
-                ArgOrigin::Directive { .. } => "from `.arg`".into(),
-            },
-            message,
-        }
+        HostError::BadArg { name: param.name.clone(), ty: param.ty.name(), from_directive: matches!(arg.origin, ArgOrigin::Directive { .. }), message }
     }
 
     /// The error for a name that is not a parameter of `kernel`, suggesting the closest one.
@@ -362,7 +401,8 @@ pub fn scalar_bytes(ty: ParamType, lit: Literal) -> Result<Vec<u8>, String> {
     literal_bytes(elem, lit)
 }
 
-fn example_value(ty: ParamType) -> &'static str {
+/// A value a parameter of type `ty` could take, in the argument syntax.
+pub fn example_value(ty: ParamType) -> &'static str {
     match ty {
         ParamType::U32 => "1024",
         ParamType::U64 => "0",
@@ -370,13 +410,6 @@ fn example_value(ty: ParamType) -> &'static str {
         ParamType::F32 | ParamType::F64 => "2.5",
         ParamType::Ptr(_) | ParamType::Raw(_) => "zeros(1024)",
     }
-}
-
-/// `name=VALUE` for a parameter, as an example in messages (shell-quoted where needed).
-pub fn example_arg(param: &Param) -> String {
-    let arg = format!("{}={}", param.name, example_value(param.ty));
-    // Quoted when a shell would read its parentheses or brackets, so it can be pasted.
-    if arg.contains(['(', '[']) { format!("'{arg}'") } else { arg }
 }
 
 /// Encodes one literal as an element of `elem`, little-endian.
@@ -963,12 +996,30 @@ mod tests {
         assert_eq!(p.buffers, vec![("x".to_string(), ElemType::F32), ("y".to_string(), ElemType::F32)]);
     }
 
+    /// A front end's words, told apart from everything else in a message.
+    struct Words;
+
+    impl Spelling for Words {
+        fn shape(&self) -> String {
+            "SHAPE".into()
+        }
+        fn argument(&self, name: &str, value: &str) -> String {
+            format!("ARG[{name}={value}]")
+        }
+        fn given(&self) -> String {
+            "GIVEN".into()
+        }
+    }
+
     #[test]
-    fn request_errors_name_what_to_do() {
+    fn request_errors_name_what_to_do_in_the_front_ends_words() {
         let k = saxpy();
-        let err = |r: LaunchRequest| prepare(&k, &r).unwrap_err().to_string();
+        let err = |r: LaunchRequest| prepare(&k, &r).unwrap_err().explain(&Words);
         let missing = err(LaunchRequest::default());
-        assert!(missing.contains(".param .ptr.f32 y") && missing.contains("--arg 'y=zeros(1024)'"), "{missing}");
+        assert!(missing.contains(".param .ptr.f32 y") && missing.contains("pass e.g. ARG[y=zeros(1024)]"), "{missing}");
+        // The library's own text states the fact and speaks no front end's language.
+        let fact = prepare(&k, &LaunchRequest::default()).unwrap_err().to_string();
+        assert!(fact.contains(".param .ptr.f32 y") && !fact.contains("--arg") && !fact.contains("ARG["), "{fact}");
         let unknown = err(LaunchRequest { args: vec![Arg::new("yy", ArgInit::Zeros(1))], ..Default::default() });
         assert!(unknown.contains("did you mean `y`?"), "{unknown}");
         let far = err(LaunchRequest { args: vec![Arg::new("bogus", ArgInit::Zeros(1))], ..Default::default() });
@@ -978,11 +1029,11 @@ mod tests {
         let zero = err(LaunchRequest { grid: Some([0, 1, 1]), ..Default::default() });
         assert!(zero.contains("invalid grid (0, 1, 1)"), "{zero}");
         let scalar = err(LaunchRequest { args: vec![Arg::new("y", ArgInit::Scalar(Literal::Int(1)))], ..Default::default() });
-        assert!(scalar.contains("argument `y` (--arg)") && scalar.contains("needs a buffer"), "{scalar}");
+        assert!(scalar.contains("argument `y` (GIVEN)") && scalar.contains("needs a buffer"), "{scalar}");
         let list = err(LaunchRequest { args: vec![Arg::new("n", ArgInit::Iota(2)), Arg::new("y", ArgInit::Zeros(1))], ..Default::default() });
         assert!(list.contains("takes a literal"), "{list}");
-        let no_launch = prepare(&kernel(&[], false), &LaunchRequest::default()).unwrap_err().to_string();
-        assert!(no_launch.contains("--grid 1 --block 32"), "{no_launch}");
+        let no_launch = prepare(&kernel(&[], false), &LaunchRequest::default()).unwrap_err().explain(&Words);
+        assert!(no_launch.ends_with("no grid or block was given: pass e.g. SHAPE"), "{no_launch}");
     }
 
     #[test]

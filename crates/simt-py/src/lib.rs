@@ -421,7 +421,7 @@ impl Kernel {
             simt_asm::check_arg(param, &init).map_err(|e| PyTypeError::new_err(format!("argument `{name}` (.param .{} {name}): {e}", param.ty.name())))?;
             request.args.push(Arg::new(name, init));
         }
-        let mut prepared = simt_host::prepare(kernel, &request).map_err(|e| LaunchError::new_err(e.to_string()))?;
+        let mut prepared = simt_host::prepare(kernel, &request).map_err(|e| LaunchError::new_err(e.explain(&PythonSpelling)))?;
         let mut copied = Vec::new();
         for (name, elem, array) in arrays {
             if !lend_or_fill(&mut prepared, &name, elem, &array)? && is_writeable(&array) {
@@ -720,6 +720,24 @@ fn scalar_or_text(name: &str, ty: ParamType, value: &Bound<'_, PyAny>) -> PyResu
         return Ok(ArgInit::Scalar(Literal::Float(value.extract().map_err(|_| wrong())?)));
     }
     Err(wrong())
+}
+
+/// How Python callers give a launch what it lacks.
+struct PythonSpelling;
+
+impl simt_host::Spelling for PythonSpelling {
+    fn shape(&self) -> String {
+        "`run(grid=1, block=32)`".into()
+    }
+
+    fn argument(&self, name: &str, value: &str) -> String {
+        // Numbers are Python numbers; anything else (`zeros(1024)`) is a generator text.
+        if value.parse::<f64>().is_ok() { format!("`args={{\"{name}\": {value}}}`") } else { format!("`args={{\"{name}\": \"{value}\"}}`") }
+    }
+
+    fn given(&self) -> String {
+        "args=".into()
+    }
 }
 
 /// A traced run, with what its report needs besides the trace.
