@@ -797,7 +797,7 @@ impl<'l> Session<'l> {
         if let Some(w) = fault.warp {
             self.warp = w as usize;
         }
-        let text = fault.render(&self.prepared.module, false);
+        let text = fault.clone().worded(&crate::run::CommandLine).render(&self.prepared.module, false);
         self.say(text.trim_end());
     }
 

@@ -154,6 +154,18 @@ const SVG_STEPS: usize = 400;
 /// How the command line gives a launch what it lacks.
 pub struct CommandLine;
 
+impl simt_interp::Remedies for CommandLine {
+    fn word(&self, remedy: &simt_interp::Remedy) -> String {
+        use simt_interp::Remedy;
+        match remedy {
+            Remedy::MoreSteps => "raise the limit with --max-steps if the kernel is just long".into(),
+            Remedy::MoreTime => "raise --timeout if the kernel is just long".into(),
+            Remedy::MoreRunawaySteps => "raise --runaway-steps if the loop does end, or give 0 to turn this check off".into(),
+            Remedy::DynamicShared(name) => format!("`{name}` is dynamic shared memory, sized by the launch: give it with `--shared-bytes N`"),
+        }
+    }
+}
+
 impl host::Spelling for CommandLine {
     fn shape(&self) -> String {
         "`--grid 1 --block 32`".into()
@@ -580,11 +592,14 @@ fn pointer_param(kernel: &Kernel, name: &str, flag: &str) -> Outcome {
 /// Runs `work` [`watching`] it, and turns its fault into the report: a fault is shown after
 /// the sanitizer findings made before it (at most `check_max`).
 fn with_progress<T>(module: &Module, launch: &PreparedLaunch, check_max: usize, work: impl FnOnce(&Progress) -> Result<T, Box<Fault>>) -> Result<T, Failure> {
-    watching(launch, work).map_err(|fault| match fault.kind {
-        // Nothing ran: the launch itself was rejected, like a bad argument.
-        FaultKind::InvalidLaunch => Failure::input(fault.message),
-        _ if fault.findings.is_empty() => Failure::Fault(fault.render(module, color())),
-        _ => Failure::Fault(render_findings(module, &fault.findings, check_max) + &fault.render(module, color())),
+    watching(launch, work).map_err(|fault| {
+        let fault = fault.worded(&CommandLine);
+        match fault.kind {
+            // Nothing ran: the launch itself was rejected, like a bad argument.
+            FaultKind::InvalidLaunch => Failure::input(fault.message),
+            _ if fault.findings.is_empty() => Failure::Fault(fault.render(module, color())),
+            _ => Failure::Fault(render_findings(module, &fault.findings, check_max) + &fault.render(module, color())),
+        }
     })
 }
 

@@ -80,7 +80,7 @@ pub fn run(
     let report = simt_timing::run(kernel, &launch.config, &launch.memory, options, &machine, &timing).map_err(|e| match e {
         TimingError::Unsupported(message) => Failure::input(message),
         TimingError::Fault(fault) if fault.kind == FaultKind::InvalidLaunch => Failure::input(fault.message),
-        TimingError::Fault(fault) => Failure::Fault(fault.render(module, color())),
+        TimingError::Fault(fault) => Failure::Fault(fault.worded(&crate::run::CommandLine).render(module, color())),
     })?;
     if let Some(path) = &args.timeline {
         simt_host::write_atomically(path, |f| report.write_timeline(f)).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;

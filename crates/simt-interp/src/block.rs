@@ -18,7 +18,7 @@ use crate::decode::*;
 use crate::exec::collective::{CollectiveOp, shfl_source};
 use crate::exec::control::ControlOp;
 use crate::exec::{describe_lanes, per_lane, pred};
-use crate::fault::{Fault, FaultKind};
+use crate::fault::{Fault, FaultKind, Remedy};
 use crate::launch::{LaunchConfig, LaunchError, RunOptions, check_launch};
 use crate::memory::{AccessError, GlobalMemory, words_of};
 use crate::sanitize::{Findings, Sanitizer};
@@ -824,25 +824,25 @@ impl<'a> BlockSim<'a> {
         let used = self.ctx.steps.load(Ordering::Relaxed) + self.unflushed;
         let max = options.max_steps;
         let message = if used >= max {
-            Some((FaultKind::StepLimit, format!("the launch issued {max} warp instructions, the limit; raise it with --max-steps if the kernel is just long")))
+            Some((FaultKind::StepLimit, format!("the launch issued {max} warp instructions, the limit"), Some(Remedy::MoreSteps)))
         } else if options.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-            Some((FaultKind::TimeLimit, "the launch ran out of time (--timeout); raise the limit if the kernel is just long".to_string()))
+            Some((FaultKind::TimeLimit, "the launch ran out of time".to_string(), Some(Remedy::MoreTime)))
         } else if self.ctx.progress.is_some_and(|p| p.cancel.load(Ordering::Relaxed)) {
-            Some((FaultKind::TimeLimit, "the launch was interrupted".to_string()))
+            Some((FaultKind::TimeLimit, "the launch was interrupted".to_string(), None))
         } else {
             let w = &self.warps[warp];
             let idle = w.issued - w.progress_at;
             (options.runaway_steps != 0 && idle >= options.runaway_steps).then(|| {
                 (
                     FaultKind::Runaway,
-                    format!(
-                        "warp {warp} issued {idle} instructions in a row without storing, exiting or reaching a barrier: an endless loop? (raise --runaway-steps, or 0 turns this check off)"
-                    ),
+                    format!("warp {warp} issued {idle} instructions in a row without storing, exiting or reaching a barrier: an endless loop?"),
+                    Some(Remedy::MoreRunawaySteps),
                 )
             })
         };
-        if let Some((kind, message)) = message {
+        if let Some((kind, message, remedy)) = message {
             let mut fault = self.fault(kind, warp, None, None, message);
+            fault.remedy = remedy;
             self.locate_everyone(&mut fault);
             return Err(fault);
         }
@@ -939,10 +939,7 @@ impl<'a> BlockSim<'a> {
                 if space == Space::Shared
                     && let Some(dynamic) = self.ctx.kernel.shared.last().filter(|v| v.len == 0 && addr >= v.offset)
                 {
-                    fault.notes.push(format!(
-                        "`{}` is dynamic shared memory, sized by the launch: give it with `--shared-bytes N` (Python: `shared=N`)",
-                        dynamic.name
-                    ));
+                    fault.remedy = Some(Remedy::DynamicShared(dynamic.name.clone()));
                 }
                 Err(fault)
             }

@@ -76,6 +76,31 @@ pub struct Fault {
     /// The sanitizer findings made before the launch stopped here, in block order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<crate::Finding>,
+    /// A setting of the launch that would let it go on; each front end words it for its
+    /// users ([`Fault::worded`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub remedy: Option<Remedy>,
+}
+
+/// A setting of a launch that would let a faulted launch go on: the fact, which the
+/// command line words as a flag and Python as a keyword argument.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Remedy {
+    /// A higher bound on warp instructions, if the kernel is just long.
+    MoreSteps,
+    /// More wall-clock time, if the kernel is just long.
+    MoreTime,
+    /// A higher bound on instructions a warp issues without progress, or none.
+    MoreRunawaySteps,
+    /// Bytes of dynamic shared memory for the named array, given with the launch.
+    DynamicShared(String),
+}
+
+/// How a front end's users change a launch's settings.
+pub trait Remedies {
+    /// What to do, in the front end's words.
+    fn word(&self, remedy: &Remedy) -> String;
 }
 
 impl Fault {
@@ -95,7 +120,16 @@ impl Fault {
             notes: Vec::new(),
             related: Vec::new(),
             findings: Vec::new(),
+            remedy: None,
         }
+    }
+
+    /// The fault with its remedy, if it has one, as a last note in `words`.
+    pub fn worded(mut self, words: &dyn Remedies) -> Fault {
+        if let Some(remedy) = self.remedy.take() {
+            self.notes.push(words.word(&remedy));
+        }
+        self
     }
 
     /// The fault reported when a launch is impossible and nothing ran.

@@ -34,7 +34,7 @@ pub mod trace_event;
 mod warp;
 
 pub use decode::Undecodable;
-pub use fault::{Fault, FaultKind};
+pub use fault::{Fault, FaultKind, Remedies, Remedy};
 pub use launch::{LaunchConfig, LaunchError, RunOptions, SimtModel, check_launch, run};
 pub use memory::{Contents, GlobalMemory, Lent, WordBytes};
 pub use stats::Stats;

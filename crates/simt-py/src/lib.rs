@@ -725,6 +725,18 @@ fn scalar_or_text(name: &str, ty: ParamType, value: &Bound<'_, PyAny>) -> PyResu
 /// How Python callers give a launch what it lacks.
 struct PythonSpelling;
 
+impl simt_interp::Remedies for PythonSpelling {
+    fn word(&self, remedy: &simt_interp::Remedy) -> String {
+        use simt_interp::Remedy;
+        match remedy {
+            Remedy::MoreSteps => "raise the limit with max_steps= if the kernel is just long".into(),
+            Remedy::MoreTime => "give the launch more time if the kernel is just long".into(),
+            Remedy::MoreRunawaySteps => "a loop this long runs from the command line, with `simt run --runaway-steps N` (or 0)".into(),
+            Remedy::DynamicShared(name) => format!("`{name}` is dynamic shared memory, sized by the launch: give it with `shared=N`"),
+        }
+    }
+}
+
 impl simt_host::Spelling for PythonSpelling {
     fn shape(&self) -> String {
         "`run(grid=1, block=32)`".into()
@@ -796,6 +808,7 @@ fn result_of(
 
 /// The exception for a fault: its class by kind, its fields as attributes, the rendered fault as message.
 pub(crate) fn fault_error(py: Python<'_>, module: &Module, fault: simt_interp::Fault) -> PyErr {
+    let fault = fault.worded(&PythonSpelling);
     let message = fault.render(module, false);
     let err = match fault.kind {
         FaultKind::InvalidLaunch => return LaunchError::new_err(fault.message),
