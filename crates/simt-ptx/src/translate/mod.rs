@@ -538,7 +538,19 @@ impl<'t, 'a> Entry<'t, 'a> {
         // `.extern .shared` arrays (dynamic shared memory) start where the static ones end,
         // all at the same address: placed after every other variable.
         let mut dynamic: Vec<&ast::Variable<'a>> = Vec::new();
+        // One name, one shared, global or constant variable: a second declaration (even one
+        // shadowing a module variable in a block) would become a second symbol of the same
+        // name in the module. Local and `.param` variables (each call block's `param0`) are
+        // places in LOCAL memory, not symbols, and may repeat.
+        let mut seen: HashSet<&'a str> = HashSet::default();
         for var in module_vars.chain(body_vars) {
+            if matches!(var.space, StateSpace::Shared | StateSpace::Global | StateSpace::Const) && !seen.insert(var.name.value) {
+                errors.push(Diagnostic::new(
+                    var.name.span,
+                    format!("`{}` is declared a second time here: simt gives each variable of a kernel one name", var.name.value),
+                ));
+                continue;
+            }
             if var.space == StateSpace::Shared && var.dims.iter().any(Option::is_none) {
                 dynamic.push(var);
                 continue;
