@@ -825,10 +825,8 @@ impl<'a> BlockSim<'a> {
         let max = options.max_steps;
         let message = if used >= max {
             Some((FaultKind::StepLimit, format!("the launch issued {max} warp instructions, the limit; raise it with --max-steps if the kernel is just long")))
-        } else if options.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-            Some((FaultKind::TimeLimit, "the launch ran out of time (--timeout); raise the limit if the kernel is just long".to_string()))
-        } else if self.ctx.progress.is_some_and(|p| p.cancel.load(Ordering::Relaxed)) {
-            Some((FaultKind::TimeLimit, "the launch was interrupted".to_string()))
+        } else if let Some(why) = self.out_of_time() {
+            Some((FaultKind::TimeLimit, why.to_string()))
         } else {
             let w = &self.warps[warp];
             let idle = w.issued - w.progress_at;
@@ -847,6 +845,28 @@ impl<'a> BlockSim<'a> {
             return Err(fault);
         }
         Ok(SLICE.min(max - used))
+    }
+
+    /// Why the launch must stop now: its deadline passed or it was interrupted.
+    fn out_of_time(&self) -> Option<&'static str> {
+        if self.ctx.options.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            Some("the launch ran out of time (--timeout); raise the limit if the kernel is just long")
+        } else if self.ctx.progress.is_some_and(|p| p.cancel.load(Ordering::Relaxed)) {
+            Some("the launch was interrupted")
+        } else {
+            None
+        }
+    }
+
+    /// The time-limit fault, located as [`step`](Self::step) locates it, when the deadline
+    /// has passed or the launch was interrupted. For a model that spends long stretches
+    /// between issues (the timing engine waiting out latencies), where the checks that
+    /// issuing makes do not run.
+    pub fn time_limit(&self) -> Option<Fault> {
+        let why = self.out_of_time()?;
+        let mut fault = self.fault(FaultKind::TimeLimit, 0, None, None, why.to_string());
+        self.locate_everyone(&mut fault);
+        Some(fault)
     }
 
     /// Notes where every unfinished thread is; sets the fault's pc to the first one.
