@@ -366,6 +366,11 @@ fn cases() -> Vec<Case> {
     live.push_str("st.global.u32 [%rd1], %v0;");
     t.push(ptx("ptx: 12,000 values live at once", entry(&live)));
 
+    let mut shared = String::from(".version 7.0\n.target sm_70\n.address_size 64\n");
+    (0..2000).for_each(|i| shared.push_str(&format!(".shared .align 4 .b8 s{i}[64];\n")));
+    (0..2000).for_each(|i| shared.push_str(&format!(".visible .entry k{i}()\n{{\nret;\n}}\n")));
+    t.push(case("ptx: 2,000 kernels beside 2,000 shared arrays none of them uses", vec![("k.ptx", shared.into_bytes())], &["ptx", "k.ptx", "-o", "k.s"], 0));
+
     // ---- machine files: values a machine could not have ----
     let machine = |name: &'static str, from: &str, to: &str| {
         let text = TEACHING.replacen(from, to, 1);
