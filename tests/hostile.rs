@@ -372,19 +372,25 @@ fn cases() -> Vec<Case> {
     t.push(case("ptx: 2,000 kernels beside 2,000 shared arrays none of them uses", vec![("k.ptx", shared.into_bytes())], &["ptx", "k.ptx", "-o", "k.s"], 0));
 
     // ---- machine files: values a machine could not have ----
-    let machine = |name: &'static str, from: &str, to: &str| {
-        let text = TEACHING.replacen(from, to, 1);
-        assert_ne!(text, TEACHING, "{name}: `{from}` is in the teaching machine");
+    let machine = |name: &'static str, edits: &[(&str, &str)]| {
+        let mut text = TEACHING.to_string();
+        for (from, to) in edits {
+            assert!(text.contains(from), "{name}: `{from}` is in the teaching machine");
+            text = text.replacen(from, to, 1);
+        }
         case(name, saxpy_and(vec![("m.toml", text.into_bytes())]), &["run", "saxpy.s", "--timing", "m.toml"], 1)
     };
-    t.push(machine("machine: DRAM bandwidth 1e-8 GB/s", "bandwidth_gbs = 16.0", "bandwidth_gbs = 1e-8"));
-    t.push(machine("machine: DRAM bandwidth 1e-20 GB/s", "bandwidth_gbs = 16.0", "bandwidth_gbs = 1e-20"));
-    t.push(machine("machine: L2 bandwidth 1e300 GB/s", "bandwidth_gbs = 64.0", "bandwidth_gbs = 1e300"));
-    t.push(machine("machine: ALU latency 4294967295", "\nalu = 8", "\nalu = 4294967295"));
-    t.push(machine("machine: DRAM latency 4294967295", "latency = 100,", "latency = 4294967295,"));
-    t.push(machine("machine: a 1000 GHz clock", "clock_ghz = 1.0", "clock_ghz = 1000.0"));
-    t.push(machine("machine: a billion outstanding misses", "outstanding_misses = ", "outstanding_misses = 1000000000 #"));
-    t.push(machine("machine: pipeline stages of a million cycles", "read_cycles = 1", "read_cycles = 1000000"));
+    t.push(machine("machine: DRAM bandwidth 1e-8 GB/s", &[("bandwidth_gbs = 16.0", "bandwidth_gbs = 1e-8")]));
+    t.push(machine("machine: DRAM bandwidth 1e-20 GB/s", &[("bandwidth_gbs = 16.0", "bandwidth_gbs = 1e-20")]));
+    t.push(machine("machine: L2 bandwidth 1e300 GB/s", &[("bandwidth_gbs = 64.0", "bandwidth_gbs = 1e300")]));
+    t.push(machine("machine: ALU latency 4294967295", &[("\nalu = 8", "\nalu = 4294967295")]));
+    t.push(machine("machine: DRAM latency 4294967295", &[("latency = 100,", "latency = 4294967295,")]));
+    t.push(machine("machine: a 1000 GHz clock", &[("clock_ghz = 1.0", "clock_ghz = 1000.0")]));
+    t.push(machine("machine: a billion outstanding misses", &[("outstanding_misses = ", "outstanding_misses = 1000000000 #")]));
+    t.push(machine("machine: pipeline stages of a million cycles", &[("read_cycles = 1", "read_cycles = 1000000")]));
+    t.push(machine("machine: 4,096 SMs of 64 MiB L1", &[("count = 1 ", "count = 4096 "), ("unified_bytes = 81920", "unified_bytes = 67108864")]));
+    t.push(machine("machine: 256 warps on an SM", &[("max_warps = 16", "max_warps = 256"), ("max_threads = 512", "max_threads = 8192")]));
+    t.push(machine("machine: a 4 GB L2", &[("bytes = 262144, ways = 8", "bytes = 4294967296, ways = 8")]));
 
     // ---- runtime behaviour ----
     let rt = |name: &'static str, directives: &str, body: &str, extra: &[&str], code: i32| {

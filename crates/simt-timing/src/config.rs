@@ -333,6 +333,12 @@ const MAX_SM_SHARED: u32 = 16 << 20;
 const MAX_STAGE_CYCLES: u32 = 100;
 const MAX_OUTSTANDING_MISSES: u32 = 1 << 16;
 const MAX_WAYS: u32 = 4096;
+/// The most cache lines the SMs' L1 and constant caches may have together, and L2's bytes:
+/// each line costs the model about 16 bytes of tags, made for every SM up front, so 4,096 SMs
+/// of 64 MiB L1 once took 24 GB before anything ran. Eight times a B200's L1 lines.
+pub const MAX_SM_CACHE_LINES: u64 = 1 << 23;
+/// The largest L2, bytes: eight times a B200's.
+pub const MAX_L2_BYTES: u64 = 1 << 30;
 
 /// The names of the built-in machines.
 pub fn builtin_names() -> Vec<&'static str> {
@@ -457,8 +463,11 @@ impl Machine {
         if sm.shared_carveouts_kb.len() > 64 {
             return fail("sm.shared_carveouts_kb", "at most 64 carve-outs".into());
         }
-        if sm.max_warps > 256 || !sm.max_warps.is_multiple_of(sm.partitions) {
-            return fail("sm.max_warps", format!("must be a multiple of sm.partitions ({}) and at most 256", sm.partitions));
+        // An SM keeps its warp slots, and each scheduler its warps' readiness, in one 64-bit
+        // word (64 warps is every NVIDIA SM's limit): 256 warps once indexed past it (a panic)
+        // or hung.
+        if sm.max_warps > 64 || !sm.max_warps.is_multiple_of(sm.partitions) {
+            return fail("sm.max_warps", format!("must be a multiple of sm.partitions ({}) and at most 64", sm.partitions));
         }
         if sm.max_blocks > 256 {
             return fail("sm.max_blocks", "at most 256".into());
@@ -537,8 +546,19 @@ impl Machine {
         if c.ways == 0 || c.line_bytes < 4 || !c.line_bytes.is_power_of_two() || c.bytes < c.line_bytes * c.ways || c.bytes > (16 << 20) {
             return fail("memory.constant.bytes", "needs a power-of-two line of at least 4 bytes and room for one set".into());
         }
-        if mem.l2.ways == 0 || mem.l2.bytes < u64::from(LINE_BYTES * mem.l2.ways) || mem.l2.bytes > (1 << 32) {
-            return fail("memory.l2.bytes", "must hold at least one set and at most 4 GB".into());
+        if mem.l2.ways == 0 || mem.l2.bytes < u64::from(LINE_BYTES * mem.l2.ways) || mem.l2.bytes > MAX_L2_BYTES {
+            return fail("memory.l2.bytes", format!("must hold at least one set and at most {MAX_L2_BYTES} bytes"));
+        }
+        let lines_per_sm = u64::from(mem.l1.unified_bytes / LINE_BYTES) + u64::from(c.bytes / c.line_bytes);
+        if u64::from(sm.count) * lines_per_sm > MAX_SM_CACHE_LINES {
+            return fail(
+                "sm.count",
+                format!(
+                    "{} SMs of {lines_per_sm} L1 and constant-cache lines each make {} lines; the model holds at most {MAX_SM_CACHE_LINES}: fewer SMs or smaller caches",
+                    sm.count,
+                    u64::from(sm.count) * lines_per_sm
+                ),
+            );
         }
         for (key, bw) in [("memory.l2.bandwidth_gbs", mem.l2.bandwidth_gbs), ("memory.dram.bandwidth_gbs", mem.dram.bandwidth_gbs)] {
             if !(bw >= BANDWIDTH_GBS.0 && bw <= BANDWIDTH_GBS.1) {
