@@ -411,6 +411,9 @@ fn ptx_parameters_of_one_name_are_refused() {
     let error = simt_ptx::translate("dup.ptx", text, None).expect_err("refused");
     let shown = format!("{error:?}");
     assert!(shown.contains("`p` is already a parameter of this list"), "{shown}");
+    // A call prototype names all its parameters `_`.
+    let text = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\nproto: .callprototype ()_ (.param .b64 _, .param .b32 _);\nret;\n}\n";
+    simt_ptx::translate("proto.ptx", text, None).expect("a prototype of `_` parameters translates");
 }
 
 /// Found by `the_ptx_front_end_takes_mutated_files`: a shared array declared twice became two

@@ -493,8 +493,8 @@ impl<'a> Parser<'a> {
             self.expect(Token::Comma, "`,` or `)` in the parameter list")?;
         }
         // Two parameters of one name would bind one argument to both (found by fuzzing):
-        // sorted, so that a long list costs n log n.
-        let mut names: Vec<Spanned<&str>> = params.iter().map(|p| p.name).collect();
+        // sorted, so that a long list costs n log n. A prototype's are all `_`.
+        let mut names: Vec<Spanned<&str>> = params.iter().map(|p| p.name).filter(|n| n.value != "_").collect();
         names.sort_by_key(|n| (n.value, n.span.start));
         if let Some(pair) = names.windows(2).find(|w| w[0].value == w[1].value) {
             return Err(self.error(pair[1].span, format!("`{}` is already a parameter of this list", pair[1].value)));
