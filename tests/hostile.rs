@@ -41,6 +41,9 @@ const SAXPY: &str = "\
     EXIT
 ";
 
+/// The built-in teaching machine, edited by the machine-file cases.
+const TEACHING: &str = include_str!("../configs/teaching.toml");
+
 /// A one-parameter kernel around `body`, launched as `grid(1) block(32)` unless `launch` says otherwise.
 fn kernel(directives: &str, body: &str) -> String {
     let launch = if directives.contains(".launch") { "" } else { ".launch grid(1) block(32)\n" };
@@ -332,6 +335,67 @@ fn cases() -> Vec<Case> {
     t.push(case("npy: version 2 header length of 4 GB", saxpy_and(vec![("v.npy", v2_long)]), &y, 1));
     t.push(case("npy: not numpy at all", saxpy_and(vec![("v.npy", b"PK\x03\x04 a zip".to_vec())]), &y, 1));
     t.push(case("npy: raw .bin of 5 bytes for f32", saxpy_and(vec![("v.bin", vec![0; 5])]), &["run", "saxpy.s", "--arg", "y=@v.bin"], 1));
+    let expect = |reference: &'static str| vec!["run", "saxpy.s", "--expect", reference];
+    let f64_ref = saxpy_and(vec![("ref.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (4,), }", &[0; 32]))]);
+    t.push(case("--expect: a reference of another dtype (f8 for f32)", f64_ref, &expect("y=ref.npy"), 1));
+    let i4_ref = saxpy_and(vec![("ref.npy", npy("{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }", &[0; 16]))]);
+    t.push(case("--expect: a reference of another dtype (i4 for f32)", i4_ref, &expect("y=ref.npy"), 1));
+    t.push(case("--expect: a missing reference", saxpy_and(vec![]), &expect("y=missing.npy"), 1));
+    t.push(case("--expect: an unreadable reference", saxpy_and(vec![("ref.npy", b"\x93NUMPY garbage".to_vec())]), &expect("y=ref.npy"), 1));
+
+    // ---- PTX text: nesting, and costs that multiply ----
+    let ptx = |name: &'static str, text: String| case(name, vec![("k.ptx", text.into_bytes())], &["ptx", "k.ptx"], 1);
+    let entry =
+        |body: &str| format!(".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n.reg .b32 %r<4>;\n{body}\nret;\n}}\n");
+    let deep = |open: &str, inner: &str, close: &str| format!("{}{inner}{}", open.repeat(13_000), close.repeat(13_000));
+    t.push(ptx("ptx: 13,000 nested blocks", entry(&deep("{", "", "}"))));
+    t.push(ptx("ptx: 13,000 nested vector operands", entry(&format!("mov.b32 %r1, {};", deep("{", "%r0", "}")))));
+    t.push(ptx("ptx: 13,000 nested operand lists", entry(&format!("mov.b32 %r1, {};", deep("(", "%r0", ")")))));
+    t.push(ptx(
+        "ptx: a 100,000-deep initializer",
+        format!(".version 7.0\n.target sm_70\n.address_size 64\n.global .u32 g[1] = {}{}{};\n", "{".repeat(100_000), 1, "}".repeat(100_000)),
+    ));
+    let wide: Vec<String> = (0..100_000).map(|i| format!("%r{}", i % 4)).collect();
+    t.push(ptx("ptx: a 100,000-element vector operand", entry(&format!("st.global.v4.u32 [%rd1], {{{}}};", wide.join(",")))));
+    // 128 copies of a 40,000-line leaf: 5 million statements, refused before any copy is made.
+    let mut calls =
+        format!(".version 7.0\n.target sm_70\n.address_size 64\n.func f7()\n{{\n.reg .b32 %r<2>;\n{}ret;\n}}\n", "add.u32 %r1, %r1, 1;\n".repeat(40_000));
+    for i in (1..7).rev() {
+        calls.push_str(&format!(".func f{i}()\n{{\ncall f{0}, ();\ncall f{0}, ();\nret;\n}}\n", i + 1));
+    }
+    calls.push_str(".visible .entry k()\n{\ncall f1, ();\ncall f1, ();\nret;\n}\n");
+    t.push(ptx("ptx: inlining that multiplies a body 128 times", calls));
+    let mut live = String::from(".reg .b64 %rd<2>;\n.reg .b32 %v<12001>;\nld.param.u64 %rd1, [p];\n");
+    (0..12_000).for_each(|i| live.push_str(&format!("ld.global.u32 %v{i}, [%rd1+{}];\n", 4 * i)));
+    (1..12_000).for_each(|i| live.push_str(&format!("add.u32 %v0, %v0, %v{i};\n")));
+    live.push_str("st.global.u32 [%rd1], %v0;");
+    t.push(ptx("ptx: 12,000 values live at once", entry(&live)));
+
+    let mut shared = String::from(".version 7.0\n.target sm_70\n.address_size 64\n");
+    (0..2000).for_each(|i| shared.push_str(&format!(".shared .align 4 .b8 s{i}[64];\n")));
+    (0..2000).for_each(|i| shared.push_str(&format!(".visible .entry k{i}()\n{{\nret;\n}}\n")));
+    t.push(case("ptx: 2,000 kernels beside 2,000 shared arrays none of them uses", vec![("k.ptx", shared.into_bytes())], &["ptx", "k.ptx", "-o", "k.s"], 0));
+
+    // ---- machine files: values a machine could not have ----
+    let machine = |name: &'static str, edits: &[(&str, &str)]| {
+        let mut text = TEACHING.to_string();
+        for (from, to) in edits {
+            assert!(text.contains(from), "{name}: `{from}` is in the teaching machine");
+            text = text.replacen(from, to, 1);
+        }
+        case(name, saxpy_and(vec![("m.toml", text.into_bytes())]), &["run", "saxpy.s", "--timing", "m.toml"], 1)
+    };
+    t.push(machine("machine: DRAM bandwidth 1e-8 GB/s", &[("bandwidth_gbs = 16.0", "bandwidth_gbs = 1e-8")]));
+    t.push(machine("machine: DRAM bandwidth 1e-20 GB/s", &[("bandwidth_gbs = 16.0", "bandwidth_gbs = 1e-20")]));
+    t.push(machine("machine: L2 bandwidth 1e300 GB/s", &[("bandwidth_gbs = 64.0", "bandwidth_gbs = 1e300")]));
+    t.push(machine("machine: ALU latency 4294967295", &[("\nalu = 8", "\nalu = 4294967295")]));
+    t.push(machine("machine: DRAM latency 4294967295", &[("latency = 100,", "latency = 4294967295,")]));
+    t.push(machine("machine: a 1000 GHz clock", &[("clock_ghz = 1.0", "clock_ghz = 1000.0")]));
+    t.push(machine("machine: a billion outstanding misses", &[("outstanding_misses = ", "outstanding_misses = 1000000000 #")]));
+    t.push(machine("machine: pipeline stages of a million cycles", &[("read_cycles = 1", "read_cycles = 1000000")]));
+    t.push(machine("machine: 4,096 SMs of 64 MiB L1", &[("count = 1 ", "count = 4096 "), ("unified_bytes = 81920", "unified_bytes = 67108864")]));
+    t.push(machine("machine: 256 warps on an SM", &[("max_warps = 16", "max_warps = 256"), ("max_threads = 512", "max_threads = 8192")]));
+    t.push(machine("machine: a 4 GB L2", &[("bytes = 262144, ways = 8", "bytes = 4294967296, ways = 8")]));
 
     // ---- runtime behaviour ----
     let rt = |name: &'static str, directives: &str, body: &str, extra: &[&str], code: i32| {
@@ -495,4 +559,57 @@ fn the_tiny_module_layout_assumed_above_holds() {
     let count_at = 8 + 4 + "tiny.s".len() + 1;
     assert_eq!(&bytes[count_at..count_at + 4], &1u32.to_le_bytes());
     assert!(Path::new(env!("CARGO_BIN_EXE_simt")).exists());
+}
+
+/// `--timeout` fires within a second of its limit in the timing engine too, while it waits out
+/// the longest latency a machine file may give (an `alu = 4294967295` once ran 14-20 s past a
+/// `--timeout 2`).
+#[test]
+fn the_timeout_fires_on_time_in_the_timing_engine() {
+    let dir = TempDir::new().expect("a temporary folder");
+    let machine = include_str!("../configs/a100.toml").replacen("\nalu = 4 ", "\nalu = 10000 ", 1);
+    assert!(machine.contains("\nalu = 10000 "));
+    std::fs::write(dir.path().join("slow.toml"), machine).unwrap();
+    std::fs::write(dir.path().join("saxpy.s"), SAXPY).unwrap();
+    let n = 1 << 22;
+    let started = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_simt"))
+        .current_dir(dir.path())
+        .args(["run", "saxpy.s", "--grid", &(n / 256).to_string(), "--block", "256", "--arg", &format!("n={n}")])
+        .args(["--arg", &format!("x=rand({n},1)"), "--arg", &format!("y=iota({n})"), "--timing", "slow.toml", "--timeout", "1"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .expect("simt starts");
+    let took = started.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("the launch ran out of time") && stderr.contains("raise --timeout"), "{stderr}");
+    assert!(took < Duration::from_millis(2500), "--timeout 1 fired after {took:?}");
+}
+
+/// A loop of a million trips, timed with `--timeline` and with `--pipeview`: both stop
+/// recording at `MAX_RECORDS` and say so, instead of holding gigabytes.
+#[test]
+fn pipeview_and_timeline_stop_recording_at_their_limit() {
+    let dir = TempDir::new().expect("a temporary folder");
+    let spin = ".kernel spin\n.param .u32 n\n.param .ptr.u32 y\n.launch grid(1) block(32)\n.arg n = 1000000\n.arg y = zeros(32)\n\
+        \x20   LD.PARAM.U32 R1, [n]\n    MOV R2, 0\ntop:\n    IADD R2, R2, 1\n    ISETP.LT.U32 P0, R2, R1\n@P0 BRA top\n    EXIT\n";
+    std::fs::write(dir.path().join("spin.s"), spin).unwrap();
+    let simt = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_simt")).current_dir(dir.path()).args(args).timeout(Duration::from_secs(60)).output().expect("simt starts");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        out
+    };
+    let out = simt(&["run", "spin.s", "--timing", "teaching", "--timeline", "t.json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("the timeline stopped recording there, at 1000000 records"), "{stderr}");
+    let size = std::fs::metadata(dir.path().join("t.json")).unwrap().len();
+    assert!(size < 200 << 20, "the timeline holds {size} bytes");
+    let out = simt(&["run", "spin.s", "--timing", "teaching", "--pipeview"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("... stopped recording at cycle"), "{}", &stdout[stdout.len().saturating_sub(2000)..]);
+    // Every row before the window where the records ran out (40 cycles on `teaching`).
+    let rows = stdout.lines().filter(|l| ["IADD", "ISETP", "BRA", "MOV", "LD.PARAM"].iter().any(|op| l.contains(op))).count();
+    let most = simt_timing::MAX_RECORDS as usize;
+    assert!((most - 100..=most).contains(&rows), "{rows} rows");
 }

@@ -33,6 +33,7 @@ fn constants() -> BTreeMap<&'static str, Vec<u64>> {
         ("NUM_REGS", vec![u64::from(NUM_REGS)]),
         ("DEFAULT_MAX_STEPS", vec![DEFAULT_MAX_STEPS]),
         ("DEFAULT_RUNAWAY_STEPS", vec![DEFAULT_RUNAWAY_STEPS]),
+        ("MAX_RECORDS", vec![simt_timing::MAX_RECORDS]),
         ("MAX_JOBS", vec![simt_sweep::plan::MAX_JOBS]),
         ("MAX_PLAN_BYTES", vec![simt_sweep::plan::MAX_PLAN_BYTES]),
     ])

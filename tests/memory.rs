@@ -130,3 +130,27 @@ fn a_long_literal_list_costs_a_bounded_multiple_of_itself() {
     assert_eq!(code, 0);
     assert!(peak < 160 * MIB, "peak {} MiB for a 1 MiB list", peak / MIB);
 }
+
+/// `docs/ptx.md`, "Limits": translating PTX takes at most about 30 times the file's size (plus
+/// the register allocator's tables, which grow with one kernel's registers, not with the file).
+#[test]
+fn ptx_translation_stays_within_thirty_times_the_file() {
+    let _serial = one_at_a_time();
+    let dir = TempDir::new().unwrap();
+    // 10,000 kernels of 20 instructions, as a large library of small kernels is: 6.8 MB.
+    let body = "{\n.reg .pred %p<3>;\n.reg .b32 %r<12>;\n.reg .f32 %f<6>;\n.reg .b64 %rd<10>;\nld.param.u64 %rd1, [p0];\n\
+        ld.param.u64 %rd2, [p1];\nld.param.u32 %r1, [p2];\nmov.u32 %r2, %ctaid.x;\nmov.u32 %r3, %ntid.x;\nmov.u32 %r4, %tid.x;\n\
+        mad.lo.s32 %r5, %r2, %r3, %r4;\nsetp.ge.s32 %p1, %r5, %r1;\n@%p1 bra $L_END;\ncvta.to.global.u64 %rd3, %rd1;\n\
+        cvta.to.global.u64 %rd4, %rd2;\nmul.wide.s32 %rd5, %r5, 4;\nadd.s64 %rd6, %rd3, %rd5;\nadd.s64 %rd7, %rd4, %rd5;\n\
+        ld.global.f32 %f1, [%rd6];\nld.global.f32 %f2, [%rd7];\nfma.rn.f32 %f3, %f1, 0f40000000, %f2;\nmul.f32 %f4, %f3, %f3;\n\
+        add.f32 %f5, %f4, %f1;\nst.global.f32 [%rd7], %f5;\n$L_END:\nret;\n}\n";
+    let mut text = String::from(".version 7.0\n.target sm_70\n.address_size 64\n");
+    for i in 0..10_000 {
+        text.push_str(&format!(".visible .entry k{i}(.param .u64 p0, .param .u64 p1, .param .u32 p2)\n{body}"));
+    }
+    let k = write(dir.path(), "many.ptx", &text);
+    let (code, peak) = peak_rss(dir.path(), &["ptx", &k, "-o", "many.s"]);
+    assert_eq!(code, 0);
+    let size = text.len() as u64;
+    assert!(peak < 30 * size + 32 * MIB, "peak {} MiB for a {} MiB file", peak / MIB, size / MIB);
+}

@@ -8,13 +8,19 @@
 //! - the interpreter and the stepping API on crafted bytecode: valid modules mutated
 //!   field by field, loaded and run (`fuzz/src/crafted.rs`, shared with the
 //!   `run_bytecode` fuzz target);
-//! - the `.npy` reader on arbitrary and mutated files.
+//! - the `.npy` reader on arbitrary and mutated files;
+//! - the PTX front end on mutated files of the PTX corpus (the `translate_ptx` fuzz target's
+//!   check);
+//! - machine files with hostile values, timed (`fuzz/src/machine.rs`, shared with the
+//!   `machine_file` fuzz target).
 //!
 //! Nothing here may panic. Crashes the fuzzers found live at the bottom as
 //! regression tests.
 
 #[path = "../fuzz/src/crafted.rs"]
 mod crafted;
+#[path = "../fuzz/src/machine.rs"]
+mod machine;
 #[path = "../fuzz/src/program.rs"]
 mod program;
 
@@ -240,6 +246,56 @@ proptest! {
     }
 }
 
+/// The PTX corpus: clang's, nvcc's and the ML compilers' files.
+fn ptx_corpus() -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ptx/fixtures");
+    let mut files: Vec<_> = std::fs::read_dir(&root).expect("the PTX fixtures").filter_map(|e| e.ok().map(|e| e.path())).collect();
+    files.sort();
+    files.iter().filter(|p| p.extension().is_some_and(|e| e == "ptx")).map(|p| std::fs::read_to_string(p).expect("a PTX fixture")).collect()
+}
+
+static PTX_CORPUS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(ptx_corpus);
+
+/// Translates; what translates must write, load back and reassemble (the `translate_ptx`
+/// fuzz target's check).
+fn check_ptx(text: &str) {
+    match simt_ptx::translate("fuzz.ptx", text, None) {
+        Ok(module) => {
+            let back = simt_isa::read_module(&simt_isa::write_module(&module)).expect("translated bytecode loads back");
+            simt_asm::assemble("fuzz.s", &simt_isa::disassemble_with_source(&back)).expect("simt ptx output assembles");
+        }
+        Err(d) => assert!(!d.is_empty()),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Mutated PTX (pieces deleted, repeated, bytes flipped) translates or is refused, within
+    /// the limits of `docs/ptx.md`, never a panic or a stack overflow.
+    #[test]
+    fn the_ptx_front_end_takes_mutated_files(which in any::<usize>(), edits in proptest::collection::vec(edit(), 1..8)) {
+        let corpus = &*PTX_CORPUS;
+        let text = apply(corpus[which % corpus.len()].clone().into_bytes(), &edits);
+        check_ptx(&String::from_utf8_lossy(&text));
+    }
+
+    /// Machine files with hostile values load with a located error, or time a saxpy to its
+    /// end within its deadline.
+    #[test]
+    fn machine_files_load_or_say_where_and_time_within_the_deadline(choices in proptest::collection::vec(any::<u32>(), 0..40)) {
+        machine::check(&mut program::FromSlice(&choices));
+    }
+}
+
+/// The machine-file generator makes files that load as well as files that do not: guard
+/// against it silently making only broken ones.
+#[test]
+fn the_machine_generator_makes_loadable_files_too() {
+    let loaded = (0..200u32).filter(|&i| machine::check(&mut program::FromSlice(&[i, i * 7, i * 13, i * 31, i * 101, i * 257]))).count();
+    assert!((10..190).contains(&loaded), "{loaded} of 200 generated machine files loaded");
+}
+
 /// The generator makes varied kernels, not just NOPs: guard against it silently degrading.
 #[test]
 fn the_generator_covers_the_table() {
@@ -345,4 +401,26 @@ fn asm_rejects_shared_and_local_beyond_the_launch_limits() {
     assert!(simt_asm::assemble("k.s", shared).is_err(), "4 GB of shared memory assembled");
     let local = ".kernel k\n.local 4000000000\n    EXIT\n";
     assert!(simt_asm::assemble("k.s", local).is_err(), "4 GB of local memory per thread assembled");
+}
+
+/// Found by `the_ptx_front_end_takes_mutated_files`: a kernel with two parameters of one name
+/// translated to a module that bound one argument to both (and did not reassemble).
+#[test]
+fn ptx_parameters_of_one_name_are_refused() {
+    let text = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 p, .param .u32 n, .param .u64 p)\n{\nret;\n}\n";
+    let error = simt_ptx::translate("dup.ptx", text, None).expect_err("refused");
+    let shown = format!("{error:?}");
+    assert!(shown.contains("`p` is already a parameter of this list"), "{shown}");
+    // A call prototype names all its parameters `_`.
+    let text = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\nproto: .callprototype ()_ (.param .b64 _, .param .b32 _);\nret;\n}\n";
+    simt_ptx::translate("proto.ptx", text, None).expect("a prototype of `_` parameters translates");
+}
+
+/// Found by `the_ptx_front_end_takes_mutated_files`: a shared array declared twice became two
+/// variables of one name in the module.
+#[test]
+fn ptx_variables_declared_twice_are_refused() {
+    let text = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n.shared .align 4 .b8 buf[64];\n.shared .align 4 .b8 buf[64];\nret;\n}\n";
+    let shown = format!("{:?}", simt_ptx::translate("dup.ptx", text, None).expect_err("refused"));
+    assert!(shown.contains("`buf` is declared a second time here"), "{shown}");
 }

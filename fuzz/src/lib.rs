@@ -1,9 +1,11 @@
 //! Shared pieces of the simt fuzz targets: the random valid-program generator
 //! ([`program`], also used by the stable harness `tests/robustness.rs`), the one
 //! launch every interpreter input goes through ([`program::run_case`]), and crafted
-//! bytecode ([`crafted`]: valid modules mutated field by field, loaded and run).
+//! bytecode ([`crafted`]: valid modules mutated field by field, loaded and run), and
+//! machine files ([`machine`]: the built-in machines with hostile values, timed).
 
 pub mod crafted;
+pub mod machine;
 pub mod program;
 
 use arbitrary::Unstructured;

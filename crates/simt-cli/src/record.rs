@@ -75,16 +75,19 @@ pub fn npy_hash(elem: ElemType, buffer: &simt_interp::memory::Buffer) -> String 
     simt_sweep::key::hex(&hasher.0.finalize())
 }
 
-/// Compares a buffer with the reference `.npy` file `reference` (relative to `base`).
-pub fn check_buffer(dump: &str, elem: ElemType, buffer: &simt_interp::memory::Buffer, reference: &str, tolerance: f64, base: &Path) -> CheckOutcome {
-    let want = match simt_host::read_npy_file(&base.join(reference)) {
-        Ok(want) => want,
-        Err(e) => return CheckOutcome::failed(dump, reference, tolerance, e),
-    };
+/// Compares a buffer with the reference `.npy` file `reference`, read as `want`.
+pub fn check_buffer(
+    dump: &str,
+    elem: ElemType,
+    buffer: &simt_interp::memory::Buffer,
+    reference: &str,
+    want: &simt_host::npy::Array,
+    tolerance: f64,
+) -> CheckOutcome {
     let mut bytes = Vec::new();
     simt_host::write_npy(&mut bytes, elem, buffer).expect("writing to memory cannot fail");
     match simt_host::npy::read(&bytes) {
-        Ok(got) => compare(dump, &got, reference, &want, tolerance),
+        Ok(got) => compare(dump, &got, reference, want, tolerance),
         Err(e) => CheckOutcome::failed(dump, reference, tolerance, e.to_string()),
     }
 }

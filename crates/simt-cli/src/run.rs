@@ -344,14 +344,18 @@ pub fn run(args: RunArgs) -> Outcome {
     }
 }
 
-/// One `--expect NAME=FILE` with its tolerance.
+/// One `--expect NAME=FILE` with its tolerance, and the reference, read before the run.
 struct Expect {
     name: String,
     reference: String,
+    want: host::npy::Array,
     tolerance: f64,
 }
 
-fn parse_expects(kernel: &Kernel, args: &RunArgs) -> Result<Vec<Expect>, Failure> {
+/// The `--expect`s of a run, each reference read and its dtype checked against its buffer's
+/// before the launch, as `--arg` files are: a reference that cannot be compared is a wrong
+/// command line (exit 1), not a failed check found after a long run.
+fn parse_expects(kernel: &Kernel, launch: &PreparedLaunch, args: &RunArgs) -> Result<Vec<Expect>, Failure> {
     let mut tolerances = std::collections::HashMap::new();
     for t in &args.tolerance {
         let (name, value) = t.split_once('=').ok_or_else(|| Failure::input(format!("--tolerance `{t}`: give NAME=T, for example y=1e-6")))?;
@@ -370,7 +374,19 @@ fn parse_expects(kernel: &Kernel, args: &RunArgs) -> Result<Vec<Expect>, Failure
             let (name, reference) = e.split_once('=').ok_or_else(|| Failure::input(format!("--expect `{e}`: give NAME=FILE.npy, for example y=ref/y.npy")))?;
             let name = name.trim().to_string();
             pointer_param(kernel, &name, "--expect")?;
-            Ok(Expect { tolerance: tolerances.remove(&name).unwrap_or(0.0), name, reference: reference.trim().to_string() })
+            let reference = reference.trim().to_string();
+            let want = host::read_npy_file(Path::new(&reference)).map_err(|e| Failure::input(format!("--expect {name}: {e}")))?;
+            let (elem, _) = launch.buffer_of(&name).expect("--expect names were checked to be pointer parameters");
+            let dtype = host::npy::Dtype::of_elem(elem);
+            if want.dtype != dtype {
+                let descr = want.dtype.descr().as_bytes();
+                let hint = host::npy::conversion_hint(descr[1] as char, want.dtype.size(), dtype);
+                return Err(Failure::input(format!(
+                    "--expect {name}: {reference} holds dtype {} but `{name}` is a {elem} buffer, dumped as {dtype}; {hint}",
+                    want.dtype
+                )));
+            }
+            Ok(Expect { tolerance: tolerances.remove(&name).unwrap_or(0.0), name, reference, want })
         })
         .collect::<Result<Vec<_>, Failure>>()?;
     if let Some(name) = tolerances.keys().next() {
@@ -392,7 +408,7 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
     prepared.options.deadline = args.timeout.map(|t| Instant::now() + t);
     let Prepared { module, launch, dumps, inputs, options, .. } = &prepared;
     let kernel = prepared.kernel();
-    let expects = parse_expects(kernel, args)?;
+    let expects = parse_expects(kernel, launch, args)?;
     let mut inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     inputs.extend(expects.iter().map(|e| Path::new(&e.reference)));
     for path in args.output.iter().chain(&args.trace_svg).chain(&args.report) {
@@ -480,12 +496,11 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
             results.dumps.insert(dump.name.clone(), crate::record::npy_hash(elem, memory));
         }
     }
-    let base = std::env::current_dir().unwrap_or_default();
     results.checks = expects
         .iter()
         .map(|e| {
             let (elem, memory) = buffer(&e.name);
-            crate::record::check_buffer(&e.name, elem, memory, &e.reference, e.tolerance, &base)
+            crate::record::check_buffer(&e.name, elem, memory, &e.reference, &e.want, e.tolerance)
         })
         .collect();
     if !stats.findings.is_empty() {

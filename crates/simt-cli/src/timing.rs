@@ -84,17 +84,29 @@ pub fn run(
     })?;
     if let Some(path) = &args.timeline {
         simt_host::write_atomically(path, |f| report.write_timeline(f)).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
+        if let Some(cycle) = report.recording_stopped {
+            eprintln!(
+                "note: {} holds the cycles before {cycle} only: the timeline stopped recording there, at {} records",
+                path.display(),
+                simt_timing::MAX_RECORDS
+            );
+        }
     }
     Ok(Some(Timed { machine, report }))
 }
 
-/// The `"timing"` member of `simt run --json`: the statistics, and the pipeview rows when recorded.
+/// The `"timing"` member of `simt run --json`: the statistics, and the pipeview rows when
+/// recorded (with `pipeview_stopped_at`, the cycle where recording stopped at its limit).
+/// The rows are written as text, not built as a JSON value: a million of them as values
+/// would take a gigabyte.
 pub fn json(timed: &Timed, pipeview: bool) -> Result<String, serde_json::Error> {
-    let mut value = serde_json::to_value(&timed.report.stats)?;
-    if pipeview && let Some(map) = value.as_object_mut() {
-        map.insert("pipeview".into(), serde_json::to_value(&timed.report.pipeview)?);
+    let stats = serde_json::to_string(&timed.report.stats)?;
+    if !pipeview {
+        return Ok(stats);
     }
-    serde_json::to_string(&value)
+    let Some(fields) = stats.strip_suffix('}') else { return Ok(stats) };
+    let stopped = serde_json::to_string(&timed.report.recording_stopped)?;
+    Ok(format!("{fields},\"pipeview\":{},\"pipeview_stopped_at\":{stopped}}}", serde_json::to_string(&timed.report.pipeview)?))
 }
 
 /// Prints the timing report (and the pipeview) after the results of a text run.
@@ -104,6 +116,12 @@ pub fn print_text(timed: &Timed, args: &TimingArgs) -> Outcome {
     if args.pipeview {
         text.push('\n');
         text.push_str(&timed.report.render_pipeview());
+        if let Some(cycle) = timed.report.recording_stopped {
+            text.push_str(&format!(
+                "... stopped recording at cycle {cycle}, after {} records (rows and timeline events together, the limit): narrow it with --trace-block, --warp, --pc or --line\n",
+                simt_timing::MAX_RECORDS
+            ));
+        }
     }
     print(&text)
 }

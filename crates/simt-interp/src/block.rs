@@ -825,10 +825,8 @@ impl<'a> BlockSim<'a> {
         let max = options.max_steps;
         let message = if used >= max {
             Some((FaultKind::StepLimit, format!("the launch issued {max} warp instructions, the limit"), Some(Remedy::MoreSteps)))
-        } else if options.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
-            Some((FaultKind::TimeLimit, "the launch ran out of time".to_string(), Some(Remedy::MoreTime)))
-        } else if self.ctx.progress.is_some_and(|p| p.cancel.load(Ordering::Relaxed)) {
-            Some((FaultKind::TimeLimit, "the launch was interrupted".to_string(), None))
+        } else if let Some((why, remedy)) = self.out_of_time() {
+            Some((FaultKind::TimeLimit, why.to_string(), remedy))
         } else {
             let w = &self.warps[warp];
             let idle = w.issued - w.progress_at;
@@ -847,6 +845,29 @@ impl<'a> BlockSim<'a> {
             return Err(fault);
         }
         Ok(SLICE.min(max - used))
+    }
+
+    /// Why the launch must stop now: its deadline passed or it was interrupted.
+    fn out_of_time(&self) -> Option<(&'static str, Option<Remedy>)> {
+        if self.ctx.options.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            Some(("the launch ran out of time", Some(Remedy::MoreTime)))
+        } else if self.ctx.progress.is_some_and(|p| p.cancel.load(Ordering::Relaxed)) {
+            Some(("the launch was interrupted", None))
+        } else {
+            None
+        }
+    }
+
+    /// The time-limit fault, located as [`step`](Self::step) locates it, when the deadline
+    /// has passed or the launch was interrupted. For a model that spends long stretches
+    /// between issues (the timing engine waiting out latencies), where the checks that
+    /// issuing makes do not run.
+    pub fn time_limit(&self) -> Option<Fault> {
+        let (why, remedy) = self.out_of_time()?;
+        let mut fault = self.fault(FaultKind::TimeLimit, 0, None, None, why.to_string());
+        fault.remedy = remedy;
+        self.locate_everyone(&mut fault);
+        Some(fault)
     }
 
     /// Notes where every unfinished thread is; sets the fault's pc to the first one.

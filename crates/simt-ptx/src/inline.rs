@@ -23,6 +23,11 @@ use crate::ops::{Control, Op};
 const MAX_DEPTH: usize = 16;
 /// How many copies one kernel may make, so a call tree cannot multiply the code without bound.
 const MAX_COPIES: usize = 256;
+/// How many statements the copies of one kernel may hold together: as many as the largest
+/// file holds (64 MiB of one-line statements), so inlining costs no more memory than a
+/// file that big. Counted before each copy is made: 128 copies of a 130,000-line body
+/// would otherwise be built (gigabytes) and only then refused.
+pub(crate) const MAX_INLINED_STATEMENTS: usize = 1 << 22;
 
 /// One copy of a function body (copy 0 is the kernel itself).
 struct Copy<'t, 'a> {
@@ -112,6 +117,9 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
         renamed: HashMap::default(),
         ends: HashMap::default(),
     };
+    // The statements the copies hold so far, and each function's count, found once.
+    let mut inlined = 0usize;
+    let mut sizes: HashMap<&'a str, usize> = HashMap::default();
     // Depth-first, with the chain of calls that led here for finding recursion.
     let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
     while let Some((k, depth)) = stack.pop() {
@@ -172,6 +180,16 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
             }
             if depth + 1 > MAX_DEPTH || plan.copies.len() >= MAX_COPIES {
                 return Err(Diagnostic::new(call.span, format!("calls nest deeper than {MAX_DEPTH} or make more than {MAX_COPIES} copies of function bodies")));
+            }
+            let size = *sizes.entry(callee_name).or_insert_with(|| callee.body.as_ref().map_or(0, |b| b.flat().len()));
+            inlined = inlined.saturating_add(size);
+            if inlined > MAX_INLINED_STATEMENTS {
+                return Err(Diagnostic::new(
+                    call.span,
+                    format!(
+                        "inlining this call makes the kernel's copies of function bodies hold more than {MAX_INLINED_STATEMENTS} statements: call the function fewer times, or from fewer places"
+                    ),
+                ));
             }
             let copy = plan.copies.len();
             plan.copies.push(Copy { function: callee, call: Some((k, call)) });

@@ -27,7 +27,7 @@ mod translate;
 
 pub use ast::{Module, Span};
 pub use diagnostic::{Diagnostic, Diagnostics};
-pub use parser::MAX_REGISTER_RANGE;
+pub use parser::{MAX_NESTING, MAX_REGISTER_RANGE, MAX_VECTOR_ELEMENTS};
 pub use translate::translate;
 
 /// A parsed module and the problems found on the way.

@@ -10,6 +10,16 @@ use crate::ops::{MAX_MODIFIERS, Modifier, Modifiers, OPCODES, Op, SpecialReg, St
 /// The largest `%name<N>` register range accepted (16 Mi registers).
 pub const MAX_REGISTER_RANGE: u32 = 1 << 24;
 
+/// How deep `{ }` blocks, `{ }` initializers and `{ }`/`( )` operands may nest. The parser
+/// and every pass over the tree recurse once per level, so without a bound a small file of
+/// braces overflows the stack; real PTX nests a few levels.
+pub const MAX_NESTING: usize = 64;
+
+/// The most elements a `{ }` vector operand may hold. PTX's largest (an `mma` fragment) hold
+/// a few dozen; the allocator connects every register of an instruction with every other,
+/// so a vector of 100,000 registers would cost 10^10 steps.
+pub const MAX_VECTOR_ELEMENTS: usize = 64;
+
 /// A diagnostic has been recorded; the caller recovers.
 struct Failed;
 
@@ -448,7 +458,7 @@ impl<'a> Parser<'a> {
             directives.push(Spanned { value: directive, span: span.to(self.previous_span()) });
         }
         let body = match self.peek() {
-            Some(Token::LBrace) => Some(self.block()),
+            Some(Token::LBrace) => Some(self.block(0)),
             Some(Token::Semi) => {
                 self.bump();
                 None
@@ -478,10 +488,18 @@ impl<'a> Parser<'a> {
         loop {
             params.push(self.param()?);
             if self.eat(Token::RParen) {
-                return Ok(params);
+                break;
             }
             self.expect(Token::Comma, "`,` or `)` in the parameter list")?;
         }
+        // Two parameters of one name would bind one argument to both (found by fuzzing):
+        // sorted, so that a long list costs n log n. A prototype's are all `_`.
+        let mut names: Vec<Spanned<&str>> = params.iter().map(|p| p.name).filter(|n| n.value != "_").collect();
+        names.sort_by_key(|n| (n.value, n.span.start));
+        if let Some(pair) = names.windows(2).find(|w| w[0].value == w[1].value) {
+            return Err(self.error(pair[1].span, format!("`{}` is already a parameter of this list", pair[1].value)));
+        }
+        Ok(params)
     }
 
     fn param(&mut self) -> PResult<Param<'a>> {
@@ -557,20 +575,22 @@ impl<'a> Parser<'a> {
             dims.push(Some(self.u32_value("an array size")?));
             self.expect(Token::RBracket, "`]`")?;
         }
-        let init = if self.eat(Token::Eq) { Some(self.initializer()?) } else { None };
+        let init = if self.eat(Token::Eq) { Some(self.initializer(0)?) } else { None };
         self.expect_semi()?;
         Ok(Variable { linkage, space, align, vector, ty, name, dims, init, span: start.to(self.previous_span()) })
     }
 
-    fn initializer(&mut self) -> PResult<Initializer<'a>> {
+    /// An initializer `depth` lists deep.
+    fn initializer(&mut self, depth: usize) -> PResult<Initializer<'a>> {
         let start = self.span();
         match self.peek() {
             Some(Token::LBrace) => {
+                self.too_deep(depth, "initializer lists")?;
                 self.bump();
                 let mut items = Vec::new();
                 if !self.eat(Token::RBrace) {
                     loop {
-                        items.push(self.initializer()?);
+                        items.push(self.initializer(depth + 1)?);
                         if self.eat(Token::RBrace) {
                             break;
                         }
@@ -647,7 +667,52 @@ impl<'a> Parser<'a> {
 
     // ---- bodies ----
 
-    fn block(&mut self) -> Block<'a> {
+    /// Refuses a `depth`-th nested level (counting from 0) past [`MAX_NESTING`], pointing at
+    /// its opening bracket, and skips past the close of the outermost of the `depth` brackets
+    /// around it, so that recovery goes on after the whole operand or initializer.
+    fn too_deep(&mut self, depth: usize, what: &str) -> PResult<()> {
+        if depth < MAX_NESTING {
+            return Ok(());
+        }
+        let span = self.span();
+        let failed = self.error(span, format!("{what} nest deeper than {MAX_NESTING} levels"));
+        // A loop, not a recursion; `{ }` and `( )` counted alike. A `;` ends the statement
+        // even with brackets left open.
+        let mut open = depth;
+        while let Some(token) = self.peek() {
+            match token {
+                Token::Semi => break,
+                Token::LBrace | Token::LParen => open += 1,
+                Token::RBrace | Token::RParen => open = open.saturating_sub(1),
+                _ => {}
+            }
+            self.pos += 1;
+            if open == 0 {
+                break;
+            }
+        }
+        Err(failed)
+    }
+
+    /// A `{ }` block inside `depth` others.
+    fn block(&mut self, depth: usize) -> Block<'a> {
+        if depth >= MAX_NESTING {
+            let span = self.span();
+            self.error(span, format!("blocks nest deeper than {MAX_NESTING} levels"));
+            // Skip to the matching `}` without looking inside: a loop, not a recursion.
+            let start = self.bump().1;
+            let mut open = 1usize;
+            while open > 0 {
+                match self.peek() {
+                    Some(Token::LBrace) => open += 1,
+                    Some(Token::RBrace) => open -= 1,
+                    Some(_) => {}
+                    None => break,
+                }
+                self.pos += 1;
+            }
+            return Block { statements: Vec::new(), span: start.to(self.previous_span()) };
+        }
         let start = self.bump().1;
         let mut statements = Vec::new();
         loop {
@@ -664,7 +729,7 @@ impl<'a> Parser<'a> {
                 }
                 Some(_) => {
                     let before = self.pos;
-                    match self.statement() {
+                    match self.statement(depth) {
                         Ok(statement) => statements.push(statement),
                         Err(Failed) => self.recover_from(before),
                     }
@@ -674,10 +739,11 @@ impl<'a> Parser<'a> {
         Block { statements, span: start.to(self.previous_span()) }
     }
 
-    fn statement(&mut self) -> PResult<Statement<'a>> {
+    /// A statement of a block inside `depth` others.
+    fn statement(&mut self, depth: usize) -> PResult<Statement<'a>> {
         let start = self.span();
         match self.peek().expect("caller checked") {
-            Token::LBrace => Ok(Statement::Block(self.block())),
+            Token::LBrace => Ok(Statement::Block(self.block(depth + 1))),
             Token::Dot(".reg") => Ok(Statement::Registers(self.registers()?)),
             Token::Dot(".local" | ".shared" | ".param" | ".const" | ".global") => Ok(Statement::Variable(self.variable(None, start)?)),
             Token::Dot(".pragma") => Ok(Statement::Pragma(self.pragma()?)),
@@ -791,7 +857,7 @@ impl<'a> Parser<'a> {
         // An opcode without operands never reads the next line's opcode as one when its `;` is missing.
         if *op.operand_count().end() > 0 && self.peek().is_some_and(starts_operand) {
             loop {
-                operands.push(self.operand()?);
+                operands.push(self.operand(0)?);
                 if !self.eat(Token::Comma) {
                     break;
                 }
@@ -837,12 +903,18 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn operand(&mut self) -> PResult<Operand<'a>> {
+    /// An operand inside `depth` vectors or lists.
+    fn operand(&mut self, depth: usize) -> PResult<Operand<'a>> {
         let start = self.span();
         let kind = match self.peek() {
             Some(Token::LBrace) => {
+                self.too_deep(depth, "vector operands")?;
                 self.bump();
-                let items = self.operand_list(Token::RBrace, "`,` or `}` in the vector")?;
+                let items = self.operand_list(Token::RBrace, "`,` or `}` in the vector", depth + 1)?;
+                if items.len() > MAX_VECTOR_ELEMENTS {
+                    let span = start.to(self.previous_span());
+                    return Err(self.error(span, format!("this vector operand holds {} elements; a vector holds at most {MAX_VECTOR_ELEMENTS}", items.len())));
+                }
                 // `{ %r1 }`, as Triton's inline assembly writes a scalar, is the register itself.
                 match <[Operand<'a>; 1]>::try_from(items) {
                     Ok([only]) => only.kind,
@@ -850,8 +922,9 @@ impl<'a> Parser<'a> {
                 }
             }
             Some(Token::LParen) => {
+                self.too_deep(depth, "operand lists")?;
                 self.bump();
-                OperandKind::List(self.operand_list(Token::RParen, "`,` or `)` in the list")?)
+                OperandKind::List(self.operand_list(Token::RParen, "`,` or `)` in the list", depth + 1)?)
             }
             Some(Token::LBracket) => {
                 self.bump();
@@ -905,13 +978,13 @@ impl<'a> Parser<'a> {
         Ok(Operand { kind, span: start.to(self.previous_span()) })
     }
 
-    fn operand_list(&mut self, close: Token<'a>, what: &str) -> PResult<Vec<Operand<'a>>> {
+    fn operand_list(&mut self, close: Token<'a>, what: &str, depth: usize) -> PResult<Vec<Operand<'a>>> {
         let mut items = Vec::new();
         if self.eat(close) {
             return Ok(items);
         }
         loop {
-            items.push(self.operand()?);
+            items.push(self.operand(depth)?);
             if self.eat(close) {
                 return Ok(items);
             }

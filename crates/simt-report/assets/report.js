@@ -449,7 +449,8 @@
     const t = data.timing, section = document.getElementById("timing");
     const h = document.createElement("h2"); h.textContent = "Timed on " + t.machine;
     const p = document.createElement("p");
-    p.textContent = t.cycles.toLocaleString() + " cycles on " + t.sms_used + " of " + t.sms + " SMs (" + t.partitions_per_sm + " partitions each); each column is " + t.bin_cycles.toLocaleString() + " cycle" + (t.bin_cycles === 1 ? "" : "s") + ".";
+    p.textContent = (t.recorded_until !== null ? "The first " : "") + t.cycles.toLocaleString() + " cycles on " + t.sms_used + " of " + t.sms + " SMs (" + t.partitions_per_sm + " partitions each); each column is " + t.bin_cycles.toLocaleString() + " cycle" + (t.bin_cycles === 1 ? "" : "s") + "." +
+      (t.recorded_until !== null ? " Recording stopped there: a timed run keeps at most a million records (docs/cli.md, Limits)." : "");
     section.append(h, p);
     const peak = Math.max(1, ...t.warp_average[0].map((_, b) => t.warp_average.reduce((s, st) => s + st[b], 0)));
     stacked(section, "Warps by state over cycles (stacked)", t.warp_average, t.warp_states, peak, "warps", "Average number of resident warps in each state per column: issued, eligible (ready, another warp was picked) or stalled, by reason.");

@@ -19,7 +19,7 @@ const WARP_STATES: [&str; 7] = ["issued", "eligible", "scoreboard", "unit_busy",
 pub struct TimingView {
     /// The machine's name and description.
     pub machine: String,
-    /// Cycles of the launch.
+    /// Cycles the charts cover: the launch's, or fewer when recording stopped.
     pub cycles: u64,
     /// Cycles per column.
     pub bin_cycles: u64,
@@ -47,6 +47,9 @@ pub struct TimingView {
     pub warps_total: usize,
     /// Occupancy, as the calculator says and as the run had it.
     pub occupancy: OccupancyStats,
+    /// The cycle from which nothing was recorded, when the records reached their limit:
+    /// the charts end there.
+    pub recorded_until: Option<u64>,
 }
 
 /// One SM partition's issue-slot use.
@@ -94,7 +97,8 @@ impl TimingView {
     /// The view of a timed run that recorded its timeline; `warps_per_block` splits warp numbers into block and warp.
     pub fn new(report: &Report, machine: &str, warps_per_block: u64) -> TimingView {
         let stats = &report.stats;
-        let cycles = stats.cycles.max(1);
+        // Past the cycle the records stopped at, nothing is known: the charts end there.
+        let cycles = report.recording_stopped.unwrap_or(stats.cycles).clamp(1, stats.cycles.max(1));
         let bin = cycles.div_ceil(BINS).max(1);
         let bins = cycles.div_ceil(bin) as usize;
         let parts = report.partitions.max(1);
@@ -172,7 +176,7 @@ impl TimingView {
         }
         TimingView {
             machine: machine.to_string(),
-            cycles: stats.cycles,
+            cycles,
             bin_cycles: bin,
             bins,
             sms: stats.sms,
@@ -186,6 +190,7 @@ impl TimingView {
             warps: rows,
             warps_total,
             occupancy: stats.occupancy.clone(),
+            recorded_until: report.recording_stopped,
         }
     }
 }

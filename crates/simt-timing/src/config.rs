@@ -315,6 +315,31 @@ pub enum ConfigError {
     },
 }
 
+/// The longest latency (cycles) any value of a machine file may give: a hundred times a
+/// real GPU's DRAM latency. Time in the model advances in windows of the L2 latency, so an
+/// `alu = 4294967295` would make each dependent instruction wait out billions of cycles.
+pub const MAX_LATENCY: u32 = 10_000;
+/// The clock range, GHz: from a slow embedded part to well beyond any GPU.
+pub const CLOCK_GHZ: (f64, f64) = (0.1, 10.0);
+/// The bandwidth range, GB/s, of L2 and DRAM. With the clock's range this keeps a 32-byte
+/// sector between 0.0003 and 320 cycles, so service times neither vanish nor run away
+/// (`1e-20` GB/s once made a sector take 10^22 cycles).
+pub const BANDWIDTH_GBS: (f64, f64) = (1.0, 1e6);
+/// The most SMs, registers per SM, pipeline stage cycles, outstanding misses and cache ways.
+const MAX_SMS: u32 = 4096;
+const MAX_SM_REGISTERS: u32 = 1 << 20;
+const MAX_SM_THREADS: u32 = 8192;
+const MAX_SM_SHARED: u32 = 16 << 20;
+const MAX_STAGE_CYCLES: u32 = 100;
+const MAX_OUTSTANDING_MISSES: u32 = 1 << 16;
+const MAX_WAYS: u32 = 4096;
+/// The most cache lines the SMs' L1 and constant caches may have together, and L2's bytes:
+/// each line costs the model about 16 bytes of tags, made for every SM up front, so 4,096 SMs
+/// of 64 MiB L1 once took 24 GB before anything ran. Eight times a B200's L1 lines.
+pub const MAX_SM_CACHE_LINES: u64 = 1 << 23;
+/// The largest L2, bytes: eight times a B200's.
+pub const MAX_L2_BYTES: u64 = 1 << 30;
+
 /// The names of the built-in machines.
 pub fn builtin_names() -> Vec<&'static str> {
     BUILTIN.iter().map(|(n, _)| *n).collect()
@@ -396,8 +421,8 @@ impl Machine {
     fn check(&self) -> Result<(), (String, String)> {
         let fail = |path: &str, message: String| Err((path.to_string(), message));
         let sm = &self.sm;
-        if !(self.clock_ghz > 0.0 && self.clock_ghz < 100.0) {
-            return fail("clock_ghz", "must be between 0 and 100 GHz".into());
+        if !(self.clock_ghz >= CLOCK_GHZ.0 && self.clock_ghz <= CLOCK_GHZ.1) {
+            return fail("clock_ghz", format!("must be from {} to {} GHz", CLOCK_GHZ.0, CLOCK_GHZ.1));
         }
         for (key, v) in [
             ("sm.count", sm.count),
@@ -413,11 +438,36 @@ impl Machine {
                 return fail(key, "must be at least 1".into());
             }
         }
-        if sm.count > 4096 {
-            return fail("sm.count", "at most 4096 SMs".into());
+        if sm.count > MAX_SMS {
+            return fail("sm.count", format!("at most {MAX_SMS} SMs"));
         }
-        if sm.max_warps > 256 || !sm.max_warps.is_multiple_of(sm.partitions) {
-            return fail("sm.max_warps", format!("must be a multiple of sm.partitions ({}) and at most 256", sm.partitions));
+        for (key, v, most) in [
+            ("sm.registers", sm.registers, MAX_SM_REGISTERS),
+            ("sm.register_allocation_unit", sm.register_allocation_unit, sm.registers),
+            ("sm.max_threads", sm.max_threads, MAX_SM_THREADS),
+            ("sm.shared_bytes", sm.shared_bytes, MAX_SM_SHARED),
+            ("sm.shared_allocation_unit", sm.shared_allocation_unit, sm.shared_bytes.max(1)),
+            ("sm.shared_reserved_per_block", sm.shared_reserved_per_block, sm.shared_bytes),
+            ("pipeline.read_cycles", self.pipeline.read_cycles, MAX_STAGE_CYCLES),
+            ("pipeline.dispatch_cycles", self.pipeline.dispatch_cycles, MAX_STAGE_CYCLES),
+            ("pipeline.writeback_cycles", self.pipeline.writeback_cycles, MAX_STAGE_CYCLES),
+            ("memory.outstanding_misses", self.memory.outstanding_misses, MAX_OUTSTANDING_MISSES),
+            ("memory.l1.ways", self.memory.l1.ways, MAX_WAYS),
+            ("memory.constant.ways", self.memory.constant.ways, MAX_WAYS),
+            ("memory.l2.ways", self.memory.l2.ways, MAX_WAYS),
+        ] {
+            if v > most {
+                return fail(key, format!("at most {most}"));
+            }
+        }
+        if sm.shared_carveouts_kb.len() > 64 {
+            return fail("sm.shared_carveouts_kb", "at most 64 carve-outs".into());
+        }
+        // An SM keeps its warp slots, and each scheduler its warps' readiness, in one 64-bit
+        // word (64 warps is every NVIDIA SM's limit): 256 warps once indexed past it (a panic)
+        // or hung.
+        if sm.max_warps > 64 || !sm.max_warps.is_multiple_of(sm.partitions) {
+            return fail("sm.max_warps", format!("must be a multiple of sm.partitions ({}) and at most 64", sm.partitions));
         }
         if sm.max_blocks > 256 {
             return fail("sm.max_blocks", "at most 256".into());
@@ -449,6 +499,13 @@ impl Machine {
             }
         }
         let least = self.pipeline.overhead() + 1;
+        for class in LatencyClass::ALL {
+            if let Some(l) = self.latency.of(class)
+                && l > MAX_LATENCY
+            {
+                return fail(&format!("latency.{}", class.name()), format!("{l} cycles: at most {MAX_LATENCY}"));
+            }
+        }
         // Control's latency is when the warp's next instruction may issue, not a pipeline.
         for class in LatencyClass::ALL.into_iter().filter(|&c| c != LatencyClass::Control) {
             if let Some(l) = self.latency.of(class)
@@ -472,6 +529,9 @@ impl Machine {
             if l < least {
                 return fail(key, format!("at least {least} cycles (issue, pipeline stages, one execute cycle)"));
             }
+            if l > MAX_LATENCY {
+                return fail(key, format!("{l} cycles: at most {MAX_LATENCY}"));
+            }
         }
         if mem.l2.hit_latency <= mem.l1.hit_latency || mem.dram.latency < mem.l2.hit_latency {
             return fail("memory.l2.hit_latency", "latencies must grow: L1 hit < L2 hit <= DRAM".into());
@@ -486,12 +546,23 @@ impl Machine {
         if c.ways == 0 || c.line_bytes < 4 || !c.line_bytes.is_power_of_two() || c.bytes < c.line_bytes * c.ways || c.bytes > (16 << 20) {
             return fail("memory.constant.bytes", "needs a power-of-two line of at least 4 bytes and room for one set".into());
         }
-        if mem.l2.ways == 0 || mem.l2.bytes < u64::from(LINE_BYTES * mem.l2.ways) || mem.l2.bytes > (1 << 32) {
-            return fail("memory.l2.bytes", "must hold at least one set and at most 4 GB".into());
+        if mem.l2.ways == 0 || mem.l2.bytes < u64::from(LINE_BYTES * mem.l2.ways) || mem.l2.bytes > MAX_L2_BYTES {
+            return fail("memory.l2.bytes", format!("must hold at least one set and at most {MAX_L2_BYTES} bytes"));
+        }
+        let lines_per_sm = u64::from(mem.l1.unified_bytes / LINE_BYTES) + u64::from(c.bytes / c.line_bytes);
+        if u64::from(sm.count) * lines_per_sm > MAX_SM_CACHE_LINES {
+            return fail(
+                "sm.count",
+                format!(
+                    "{} SMs of {lines_per_sm} L1 and constant-cache lines each make {} lines; the model holds at most {MAX_SM_CACHE_LINES}: fewer SMs or smaller caches",
+                    sm.count,
+                    u64::from(sm.count) * lines_per_sm
+                ),
+            );
         }
         for (key, bw) in [("memory.l2.bandwidth_gbs", mem.l2.bandwidth_gbs), ("memory.dram.bandwidth_gbs", mem.dram.bandwidth_gbs)] {
-            if !(bw > 0.0 && bw < 1e6) {
-                return fail(key, "must be above 0 and below 1,000,000 GB/s".into());
+            if !(bw >= BANDWIDTH_GBS.0 && bw <= BANDWIDTH_GBS.1) {
+                return fail(key, format!("must be from {} to {} GB/s", BANDWIDTH_GBS.0, BANDWIDTH_GBS.1));
             }
         }
         if self.regfile.banks > 255 {
@@ -518,8 +589,11 @@ impl Machine {
                     ),
                 );
             }
-            if t.interval == 0 || t.latency < least.max(t.interval) {
-                return fail(&format!("tensor.\"{form}\""), format!("interval must be at least 1 and latency at least the interval and {least}"));
+            if t.interval == 0 || t.latency < least.max(t.interval) || t.latency > MAX_LATENCY {
+                return fail(
+                    &format!("tensor.\"{form}\""),
+                    format!("interval must be at least 1 and latency at least the interval and {least}, and at most {MAX_LATENCY}"),
+                );
             }
         }
         Ok(())
@@ -567,12 +641,16 @@ fn locate(text: &str, path: &str) -> (usize, usize) {
         },
     };
     let mut in_table = table.is_empty();
+    // `memory.dram.latency` may be written `dram = { latency = ... }` inside `[memory]`.
+    let inline = table.rsplit_once('.');
+    let mut in_parent = false;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim_start();
         if let Some(header) = trimmed.strip_prefix('[') {
             let name = header.split(']').next().unwrap_or_default().trim();
             in_table = name == table;
+            in_parent = inline.is_some_and(|(parent, _)| name == parent);
             if in_table && table.starts_with("tensor") {
                 return line_col(text, offset);
             }
@@ -581,6 +659,12 @@ fn locate(text: &str, path: &str) -> (usize, usize) {
             }
         } else if in_table && trimmed.starts_with(key.as_str()) && trimmed[key.len()..].trim_start().starts_with('=') {
             return line_col(text, offset + line.len() - trimmed.len());
+        } else if let Some((_, child)) = inline.filter(|_| in_parent)
+            && let Some(rest) = trimmed.strip_prefix(child)
+            && rest.trim_start().starts_with('=')
+            && let Some(at) = line.find(&format!("{key} ")).or_else(|| line.find(&format!("{key}=")))
+        {
+            return line_col(text, offset + at);
         }
         offset += line.len();
     }
@@ -603,5 +687,7 @@ mod tests {
         assert_eq!(locate(text, "sm.ways"), (5, 1));
         assert_eq!(locate(text, "memory.l1.ways"), (3, 1));
         assert_eq!(locate(text, "name"), (1, 1));
+        let text = "[memory]\nl2 = { ways = 2, latency = 3 }\ndram = { latency = 4 }\n";
+        assert_eq!(locate(text, "memory.dram.latency"), (3, 10));
     }
 }

@@ -91,8 +91,10 @@ impl L2Model {
     /// The cycle the answer to `r` is usable in its SM.
     fn answer(&mut self, r: &Request) -> u64 {
         let n = u64::from(r.sectors.count_ones());
-        let start = (r.cycle << FRAC).max(self.l2_free);
-        self.l2_free = start + self.l2_cost * n;
+        // Saturating: the machine file's bounds keep these far from overflow, and should a
+        // launch still reach it, its cycles stop at the largest figure rather than wrap.
+        let start = r.cycle.saturating_mul(1 << FRAC).max(self.l2_free);
+        self.l2_free = start.saturating_add(self.l2_cost.saturating_mul(n));
         let start_cycle = start.div_ceil(1 << FRAC);
         self.sectors += n;
         let write = r.kind != ReqKind::Load;
@@ -101,7 +103,7 @@ impl L2Model {
         if evicted > 0 {
             self.dram_write += evicted * u64::from(SECTOR_BYTES);
             let d = self.dram_free.max(start);
-            self.dram_free = d + self.dram_cost * evicted;
+            self.dram_free = d.saturating_add(self.dram_cost.saturating_mul(evicted));
         }
         if r.kind == ReqKind::Store {
             // Whole sectors are written: allocated in L2 without reading DRAM.
@@ -113,7 +115,7 @@ impl L2Model {
         let mut ready = if miss > 0 {
             self.dram_read += miss * u64::from(SECTOR_BYTES);
             let d = self.dram_free.max(start);
-            self.dram_free = d + self.dram_cost * miss;
+            self.dram_free = d.saturating_add(self.dram_cost.saturating_mul(miss));
             d.div_ceil(1 << FRAC) + self.dram_latency
         } else {
             start_cycle + self.hit_latency
@@ -181,6 +183,8 @@ pub fn run(
         _ => None,
     };
     let parallel = options.threads.is_none_or(|n| n > 1);
+    // The cycle from which nothing is recorded, once the records reach their limit.
+    let mut recording_stopped = None;
     // The windows run on a thread of the pool, so the boundary's serial work does not
     // compete for a core with pool threads waiting for the next window.
     let mut simulate = || -> Result<(), TimingError> {
@@ -250,6 +254,12 @@ pub fn run(
                 sm.respond_all(&ctx);
             }
             l2.atomic_free.retain(|_, &mut free| free > end);
+            // The records ran out during this window, on whichever SMs took the last ones: keep
+            // only what came before it, the same whatever the thread count.
+            if recording_stopped.is_none() && ctx.stopped.load(std::sync::atomic::Ordering::Relaxed) {
+                sms.iter_mut().for_each(|sm| sm.cut_records(start));
+                recording_stopped = Some(start);
+            }
             if let Some(fault) = first_fault(&mut sms) {
                 return Err(TimingError::Fault(Box::new(fault)));
             }
@@ -266,7 +276,9 @@ pub fn run(
         (None, false) => simulate()?,
     }
     let cycles = sms.iter().filter_map(|s| s.last_finish).max().map_or(0, |c| c + 1);
-    Ok(crate::stats::report(&ctx, &launch, &occ, &mut sms, cycles, &l2_figures(&l2)))
+    let mut report = crate::stats::report(&ctx, &launch, &occ, &mut sms, cycles, &l2_figures(&l2));
+    report.recording_stopped = recording_stopped;
+    Ok(report)
 }
 
 /// Why `machine` cannot run `kernel`'s instructions: the first whose form is newer than the

@@ -30,6 +30,6 @@ pub use config::{ConfigError, Machine, Policy};
 pub use engine::{TimingError, TimingOptions, run};
 pub use occupancy::{Limiter, Occupancy, occupancy};
 pub use reason::Reason;
-pub use sim::{PipeFilter, PipeRow};
+pub use sim::{MAX_RECORDS, PipeFilter, PipeRow};
 pub use stats::{CacheStats, DramStats, OccupancyStats, Report, TimingStats, UnitStats, thousands};
 pub use view::{Change, WarpState};

@@ -10,6 +10,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use simt_interp::{BlockReason, BlockSim, Counters, Fault, Launch, Peek, Step, StepResult};
 use simt_isa::{AccessKind, AtomOp, AtomType, Flags, Form, Kernel, RZ, Space, Unit};
@@ -23,6 +24,14 @@ use crate::view::WarpState;
 /// A cycle not known yet: the answer of a request still in an outbox.
 pub(crate) const UNKNOWN: u64 = u64::MAX;
 const NONE: u32 = u32::MAX;
+/// The most records `--pipeview` and `--timeline` keep together (rows, issues, reason and
+/// warp-state changes), as `--trace` keeps at most a million issues: beyond this a run would
+/// hold gigabytes before printing.
+pub const MAX_RECORDS: u64 = 1_000_000;
+/// Records an SM takes from the budget at a time, so that SMs seldom touch the shared count.
+const RECORD_CHUNK: u64 = 1024;
+/// How often an SM looks at the clock for `--timeout`: every this many turns of its loop.
+const TURNS_PER_CLOCK_CHECK: u32 = 1024;
 
 /// A multiplicative hasher for line numbers (keys are already well mixed by the cache's own hash).
 #[derive(Default)]
@@ -110,6 +119,12 @@ pub(crate) struct Ctx<'a> {
     pub l1_lines: u64,
     pub pipe: Option<PipeFilter>,
     pub timeline: bool,
+    /// Records (pipeview rows and timeline records together) handed out to SMs so far, in
+    /// chunks, against [`MAX_RECORDS`].
+    pub recorded: AtomicU64,
+    /// Set when an SM found the budget spent: nothing more is recorded, and the engine cuts
+    /// what the current window recorded (see `engine::run`).
+    pub stopped: AtomicBool,
 }
 
 impl<'a> Ctx<'a> {
@@ -189,7 +204,19 @@ impl<'a> Ctx<'a> {
             });
         }
         let _ = p;
-        Ok(Ctx { launch, kernel, machine, pcs, regs, warps_per_block: launch.warps_per_block(), l1_lines, pipe, timeline })
+        Ok(Ctx {
+            launch,
+            kernel,
+            machine,
+            pcs,
+            regs,
+            warps_per_block: launch.warps_per_block(),
+            l1_lines,
+            pipe,
+            timeline,
+            recorded: AtomicU64::new(0),
+            stopped: AtomicBool::new(false),
+        })
     }
 
     fn regs(&self, range: (u32, u32)) -> &[u8] {
@@ -343,6 +370,14 @@ pub(crate) enum TraceRec {
     Warp { warp: u64, cycle: u64, state: WarpState },
 }
 
+impl TraceRec {
+    pub(crate) fn cycle(&self) -> u64 {
+        match *self {
+            TraceRec::Issue { cycle, .. } | TraceRec::Reason { cycle, .. } | TraceRec::Warp { cycle, .. } => cycle,
+        }
+    }
+}
+
 /// Counters of one SM, summed into the launch's statistics.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Raw {
@@ -403,6 +438,10 @@ pub(crate) struct Sm<'l> {
     /// The cycle the last block here finished.
     pub last_finish: Option<u64>,
     pub fault: Option<(u64, Fault)>,
+    /// Turns of [`advance`](Self::advance)'s loop so far, for checking the clock.
+    turns: u32,
+    /// Records this SM may still make from the chunk it took.
+    allowance: u64,
     pub counters: Counters,
     pub raw: Raw,
     pub pipe: Vec<PipeRow>,
@@ -458,6 +497,8 @@ impl<'l> Sm<'l> {
             stop: None,
             last_finish: None,
             fault: None,
+            turns: 0,
+            allowance: 0,
             counters: Counters::new(ctx.kernel.code.len()),
             raw: Raw::default(),
             pipe: Vec::new(),
@@ -604,6 +645,15 @@ impl<'l> Sm<'l> {
                 return;
             }
             let t = self.cycle;
+            // Waiting out latencies takes turns without issuing, and only issuing checks the
+            // deadline: look at the clock here too, every so many turns (a few microseconds).
+            self.turns = self.turns.wrapping_add(1);
+            if self.turns.is_multiple_of(TURNS_PER_CLOCK_CHECK)
+                && let Some(fault) = self.blocks.iter().flatten().find_map(|b| b.sim.time_limit())
+            {
+                self.fault = Some((t, fault));
+                return;
+            }
             while let Some(&Reverse(r)) = self.mshr_release.peek() {
                 if r > t {
                     break;
@@ -640,7 +690,7 @@ impl<'l> Sm<'l> {
                 if r == Reason::Issued && span > 1 {
                     unreachable!("an issuing cycle advances by one");
                 }
-                if ctx.timeline && self.parts[p].shown != Some(r) {
+                if ctx.timeline && self.parts[p].shown != Some(r) && self.may_record(ctx) {
                     self.parts[p].shown = Some(r);
                     self.trace.push(TraceRec::Reason { part: self.id * self.parts.len() as u32 + p as u32, cycle: t, reason: r });
                 }
@@ -656,6 +706,31 @@ impl<'l> Sm<'l> {
                 return;
             }
         }
+    }
+
+    /// Whether one more record fits [`MAX_RECORDS`]; when not, recording stops everywhere.
+    fn may_record(&mut self, ctx: &Ctx<'l>) -> bool {
+        if ctx.stopped.load(Ordering::Relaxed) {
+            return false;
+        }
+        if self.allowance == 0 {
+            let taken = ctx.recorded.fetch_add(RECORD_CHUNK, Ordering::Relaxed);
+            if taken >= MAX_RECORDS {
+                ctx.stopped.store(true, Ordering::Relaxed);
+                return false;
+            }
+            self.allowance = RECORD_CHUNK.min(MAX_RECORDS - taken);
+        }
+        self.allowance -= 1;
+        true
+    }
+
+    /// Drops what was recorded at or after cycle `from`: a suffix of the pipeview rows (they
+    /// are made in issue order), so rows still named by instructions in flight are looked up
+    /// with `get_mut` and found gone.
+    pub fn cut_records(&mut self, from: u64) {
+        self.pipe.retain(|r| r.issue < from);
+        self.trace.retain(|r| r.cycle() < from);
     }
 
     fn blocks_run_finished(&self) -> u64 {
@@ -730,11 +805,12 @@ impl<'l> Sm<'l> {
     /// cycle that issues the greedy warp evaluates no other, so a change may show late.
     fn show_warp(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, state: WarpState) {
         let slot = &self.slots[s as usize];
-        if !ctx.timeline || slot.shown == Some(state) || slot.block == NONE {
+        let (block, in_block) = (slot.block, slot.warp);
+        if !ctx.timeline || slot.shown == Some(state) || block == NONE || !self.may_record(ctx) {
             return;
         }
-        let linear = self.blocks[slot.block as usize].as_ref().map_or(0, |b| b.linear);
-        let warp = linear * ctx.warps_per_block as u64 + u64::from(slot.warp);
+        let linear = self.blocks[block as usize].as_ref().map_or(0, |b| b.linear);
+        let warp = linear * ctx.warps_per_block as u64 + u64::from(in_block);
         self.slots[s as usize].shown = Some(state);
         self.trace.push(TraceRec::Warp { warp, cycle: t, state });
     }
@@ -845,7 +921,7 @@ impl<'l> Sm<'l> {
         self.raw.unit_busy[info.unit] += u64::from(info.interval);
         self.raw.reg_conflicts += u64::from(info.bank_extra);
         self.raw.instructions += 1;
-        if ctx.timeline {
+        if ctx.timeline && self.may_record(ctx) {
             self.trace.push(TraceRec::Issue { part: self.id * self.parts.len() as u32 + p as u32, cycle: t, pc, warp: warp_id });
             self.slots[s as usize].shown = Some(WarpState::Issued);
         }
@@ -855,8 +931,10 @@ impl<'l> Sm<'l> {
             slot.state = WState::Held;
             slot.wake = 0;
             self.deferred.push(Deferred { cycle: t, sm: self.id, seq, slot: s });
-            if let Some(row) = pipe_row {
-                self.pipe[row as usize].note = "global atomic, executed at the window boundary".into();
+            if let Some(row) = pipe_row
+                && let Some(r) = self.pipe.get_mut(row as usize)
+            {
+                r.note = "global atomic, executed at the window boundary".into();
             }
             self.mark_writes(ctx, s, info.writes, info.pred_writes, UNKNOWN);
             return true;
@@ -888,8 +966,9 @@ impl<'l> Sm<'l> {
         self.mark_writes(ctx, s, info.writes, info.pred_writes, ready);
         if let Some(row) = pipe_row
             && let Completion::Known(c) = completion
+            && let Some(r) = self.pipe.get_mut(row as usize)
         {
-            self.pipe[row as usize].complete = c;
+            r.complete = c;
         }
         if let Some(simt_interp::Exchange::Mma { form }) = step.exchange {
             self.raw.mma_macs += form.shape.macs();
@@ -927,6 +1006,9 @@ impl<'l> Sm<'l> {
             || filter.pc.is_some_and(|x| x != pc)
             || filter.line.is_some_and(|l| ctx.kernel.line(pc) != Some(l))
         {
+            return None;
+        }
+        if !self.may_record(ctx) {
             return None;
         }
         let pl = ctx.machine.pipeline;
@@ -968,8 +1050,9 @@ impl<'l> Sm<'l> {
                         self.shared_free = start + u64::from(passes);
                         if let Some(row) = pipe
                             && passes > ideal
+                            && let Some(r) = self.pipe.get_mut(row as usize)
                         {
-                            self.pipe[row as usize].note = format!("{passes}-way shared bank conflict");
+                            r.note = format!("{passes}-way shared bank conflict");
                         }
                         Completion::Known(start + u64::from(m.memory.shared.latency) + u64::from(passes) - 1)
                     }
@@ -990,8 +1073,10 @@ impl<'l> Sm<'l> {
                         }
                         let c = &m.memory.constant;
                         let base = if all_hit { c.hit_latency } else { c.miss_latency };
-                        if let Some(row) = pipe {
-                            self.pipe[row as usize].note = if all_hit { "constant cache hit".into() } else { "constant cache miss".into() };
+                        if let Some(row) = pipe
+                            && let Some(r) = self.pipe.get_mut(row as usize)
+                        {
+                            r.note = if all_hit { "constant cache hit".into() } else { "constant cache miss".into() };
                         }
                         Completion::Known(t + u64::from(base + extra) + n as u64 - 1)
                     }
@@ -1096,8 +1181,10 @@ impl<'l> Sm<'l> {
                 }
             }
         }
-        if let Some(row) = pipe {
-            self.pipe[row as usize].note = note;
+        if let Some(row) = pipe
+            && let Some(r) = self.pipe.get_mut(row as usize)
+        {
+            r.note = note;
         }
         if op == NONE {
             let done = known.max(t + 1);
@@ -1240,8 +1327,10 @@ impl<'l> Sm<'l> {
         slot.mem_pending -= 1;
         slot.mem_done = slot.mem_done.max(known);
         slot.wake = 0;
-        if pipe != NONE {
-            self.pipe[pipe as usize].complete = known;
+        if pipe != NONE
+            && let Some(r) = self.pipe.get_mut(pipe as usize)
+        {
+            r.complete = known;
         }
         self.free_ops.push(op);
     }

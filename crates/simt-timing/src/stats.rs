@@ -134,6 +134,10 @@ pub struct Report {
     /// Recorded warp instructions, in issue order.
     pub pipeview: Vec<PipeRow>,
     pub(crate) trace: Vec<TraceRec>,
+    /// The cycle from which `--pipeview` and `--timeline` recorded nothing more, having
+    /// reached [`MAX_RECORDS`](crate::MAX_RECORDS) records together: both stop there, so
+    /// what they hold is every record before that cycle.
+    pub recording_stopped: Option<u64>,
     /// Each pc's instruction text, for rendering.
     pub instructions: Vec<String>,
     /// Each pc's source line (0 when unknown).
@@ -251,6 +255,7 @@ pub(crate) fn report(ctx: &Ctx<'_>, launch: &Launch<'_>, occ: &Occupancy, sms: &
         functional: launch.stats(&counters),
         pipeview,
         trace,
+        recording_stopped: None,
         instructions: ctx.kernel.code.iter().map(|i| simt_isa::format_instruction(i, &symbols)).collect(),
         lines: (0..ctx.kernel.code.len() as u32).map(|pc| ctx.kernel.line(pc).unwrap_or(0)).collect(),
         partitions: m.sm.partitions,

@@ -53,3 +53,32 @@ fn one_and_two_threads_agree_exactly() {
         assert_eq!(two, again, "{file}: repeated run");
     }
 }
+
+/// When `--pipeview` and `--timeline` reach their record limit, what they keep is the same for
+/// any thread count: every record before the window of cycles where the records ran out.
+#[test]
+fn records_stop_at_the_same_cycle_for_any_thread_count() {
+    let n: u32 = 1 << 20;
+    let saxpy = request(
+        Some([n / 256, 1, 1]),
+        Some([256, 1, 1]),
+        vec![int("n", n.into()), buf("x", ArgInit::Iota(n.into())), buf("y", ArgInit::Fill(n.into(), Literal::Float(1.0)))],
+    );
+    let module = load("saxpy.s");
+    let kernel = &module.kernels[0];
+    let machine = Machine::builtin("h100");
+    let recorded = |threads: usize| {
+        let launch = prepare(kernel, &saxpy).expect("valid");
+        let timing = TimingOptions { pipeview: Some(simt_timing::PipeFilter::default()), timeline: true, progress: None };
+        let options = RunOptions { threads: Some(threads), ..RunOptions::default() };
+        let report = simt_timing::run(kernel, &launch.config, &launch.memory, &options, &machine, &timing).expect("runs");
+        let mut timeline = Vec::new();
+        report.write_timeline(&mut timeline).expect("written");
+        (report.recording_stopped, report.pipeview, timeline)
+    };
+    let (one, four) = (recorded(1), recorded(4));
+    assert!(one.0.is_some(), "the records did not run out");
+    assert!(one.1.len() < simt_timing::MAX_RECORDS as usize);
+    assert_eq!(one.0, four.0, "stopped at different cycles");
+    assert!(one.1 == four.1 && one.2 == four.2, "1 and 4 threads recorded different things");
+}

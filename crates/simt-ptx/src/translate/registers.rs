@@ -5,6 +5,18 @@
 
 use super::*;
 
+/// The most bytes the allocator's bit tables (live-in and live-out per basic block, the
+/// interference matrix) may take. They grow with registers times blocks, so they are sized
+/// and refused before they are allocated.
+pub(crate) const MAX_ALLOCATION_BYTES: usize = 512 << 20;
+/// The most interferences (pairs found live together, counted with repeats) the allocator
+/// may record: about half a second. Counted before the graph is built, since 40,000 values
+/// live at once would make 800 million of them.
+pub(crate) const MAX_INTERFERENCES: u64 = 1 << 26;
+/// The most 64-bit words the liveness sweeps and the per-definition scans of the live set may
+/// visit: about a second.
+const MAX_ALLOCATION_WORK: u64 = 1 << 30;
+
 impl<'t, 'a> Entry<'t, 'a> {
     /// Gives every PTX register a simt register, pair or predicate: liveness over the
     /// control-flow graph, then greedy colouring of the interference graph in program
@@ -116,6 +128,18 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         // Backward liveness to a fixpoint.
         let words = n.div_ceil(64).max(1);
+        let table_bytes = (2 * blocks.len() + n).saturating_mul(words).saturating_mul(8);
+        if table_bytes > MAX_ALLOCATION_BYTES {
+            return Err(Diagnostic::new(
+                self.span,
+                format!(
+                    "register allocation of this kernel ({n} registers over {} basic blocks) needs {} MiB of tables; the limit is {} MiB: split the kernel",
+                    blocks.len(),
+                    table_bytes >> 20,
+                    MAX_ALLOCATION_BYTES >> 20
+                ),
+            ));
+        }
         let mut live_in = vec![vec![0u64; words]; blocks.len()];
         let mut live_out = vec![vec![0u64; words]; blocks.len()];
         let transfer = |live: &mut Vec<u64>, m: &Mentions| {
@@ -126,7 +150,21 @@ impl<'t, 'a> Entry<'t, 'a> {
         };
         let mut changed = true;
         let mut live = vec![0u64; words];
+        // A sweep visits every block's sets; branches backwards through many blocks may need
+        // as many sweeps as blocks, so the sweeps are bounded by the work they do.
+        let sweep_work = blocks.len() as u64 * words as u64 + ids.len() as u64;
+        let mut work = 0u64;
         while changed {
+            work = work.saturating_add(sweep_work);
+            if work > MAX_ALLOCATION_WORK {
+                return Err(Diagnostic::new(
+                    self.span,
+                    format!(
+                        "liveness of this kernel's {n} registers over {} basic blocks does not settle within {MAX_ALLOCATION_WORK} steps: split the kernel",
+                        blocks.len()
+                    ),
+                ));
+            }
             changed = false;
             for b in (0..blocks.len()).rev() {
                 let mut out = std::mem::take(&mut live_out[b]);
@@ -145,6 +183,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 live_out[b] = out;
             }
         }
+        self.check_interference(&blocks, &live_out, &insts, &ids, words, items)?;
         // Interference.
         let mut interferes = vec![0u64; n * words];
         let connect = |a: usize, b: usize, graph: &mut Vec<u64>| {
@@ -234,6 +273,60 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
         }
         Ok(())
+    }
+
+    /// Counts what building the interference graph would cost: each definition scans the live
+    /// set and meets every value in it. Refuses, naming where the most values are live at
+    /// once, when that is more than [`MAX_INTERFERENCES`] or [`MAX_ALLOCATION_WORK`].
+    fn check_interference(
+        &self,
+        blocks: &[(usize, usize)],
+        live_out: &[Vec<u64>],
+        insts: &[Mentions],
+        ids: &[usize],
+        words: usize,
+        items: &[Item<'t, 'a>],
+    ) -> Result<()> {
+        let (mut meetings, mut scans) = (0u64, 0u64);
+        let (mut most, mut most_at) = (0u64, None);
+        for (b, &(first, end)) in blocks.iter().enumerate() {
+            let mut live = live_out[b].clone();
+            let mut count: u64 = live.iter().map(|w| u64::from(w.count_ones())).sum();
+            for (at, m) in insts[first..end].iter().enumerate().rev() {
+                let defs = m.defs.len() as u64;
+                meetings += defs * (count + (m.uses.len() as u64 + defs));
+                scans += defs * words as u64;
+                if count > most {
+                    (most, most_at) = (count, Some(first + at));
+                }
+                // The same transfer as liveness, keeping the count.
+                if !m.guarded {
+                    for &d in &ids[m.defs.clone()] {
+                        let bit = 1u64 << (d % 64);
+                        count -= u64::from(live[d / 64] & bit != 0);
+                        live[d / 64] &= !bit;
+                    }
+                }
+                for &u in &ids[m.uses.clone()] {
+                    let bit = 1u64 << (u % 64);
+                    count += u64::from(live[u / 64] & bit == 0);
+                    live[u / 64] |= bit;
+                }
+            }
+        }
+        if meetings <= MAX_INTERFERENCES && scans <= MAX_ALLOCATION_WORK {
+            return Ok(());
+        }
+        let span = match most_at.map(|i| &items[insts[i].item]) {
+            Some(Item::Inst(inst)) => inst.span,
+            _ => self.span,
+        };
+        Err(Diagnostic::new(
+            span,
+            format!(
+                "register allocation of this kernel would weigh {meetings} interferences and scan {scans} words of live sets (up to {most} values live at once, here); the limits are {MAX_INTERFERENCES} and {MAX_ALLOCATION_WORK}: keep fewer values live or split the kernel"
+            ),
+        ))
     }
 
     /// One colouring attempt: every register's location and the highest register used, or
