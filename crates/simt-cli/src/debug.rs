@@ -309,10 +309,11 @@ impl<'l> Session<'l> {
         let model = self.prepared.options.simt.name();
         let [gx, gy, gz] = config.grid;
         let [bx, by, bz] = config.block;
+        let warps = self.launch.warps_per_block();
         self.say(format!(
-            "kernel `{}`: grid {gx}x{gy}x{gz}, block {bx}x{by}x{bz} ({} warps a block), --simt {model}; `help` lists the commands",
+            "kernel `{}`: grid {gx}x{gy}x{gz}, block {bx}x{by}x{bz} ({warps} warp{} a block), --simt {model}; `help` lists the commands",
             self.kernel.name,
-            self.launch.warps_per_block()
+            if warps == 1 { "" } else { "s" }
         ));
         self.say_block_start();
     }
