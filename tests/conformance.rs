@@ -4,11 +4,9 @@
 //! the `simt` binary of this build by the rules of the shared runner: each
 //! case's `case.json` is a list of runs, each with a command, an exit status,
 //! substrings of stderr and stdout, binary dumps with their values, and files
-//! that must be identical. Where the shared suite sits beside the repository
-//! (`../shared/conformance`), the copies are also compared with it; where it does
-//! not, that comparison is skipped and the test says so on stderr.
+//! that must be identical. Nothing outside the repository is read: comparing the
+//! copies with the shared suite is `.ci/run`'s job.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -103,57 +101,4 @@ fn conformance_cases_pass() {
         })
         .collect();
     assert!(failures.is_empty(), "conformance failures:\n{}", failures.join("\n"));
-}
-
-/// Every file of `dir`, relative to it, sorted.
-fn tree(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                todo.push(path);
-            } else {
-                out.push(path.strip_prefix(dir).unwrap().to_path_buf());
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-#[test]
-fn fixtures_are_copies_of_the_shared_suite() {
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance");
-    if !shared.join("cases").is_dir() {
-        // Straight to stderr, not through eprintln!, which the test harness captures: a skip
-        // must be seen.
-        let _ = writeln!(
-            std::io::stderr(),
-            "\n*** SKIPPED: {} is not there, so tests/fixtures/conformance was not compared with the shared suite \
-             (its cases still ran in conformance_cases_pass) ***\n",
-            shared.display()
-        );
-        return;
-    }
-    let mut drift = Vec::new();
-    for case in std::fs::read_dir(fixtures()).unwrap().map(|e| e.unwrap().path()) {
-        let name = case.file_name().unwrap().to_owned();
-        let Some(original) = ["cases", "next"].iter().map(|d| shared.join(d).join(&name)).find(|p| p.is_dir()) else {
-            drift.push(format!("{}: no such case in the shared suite", name.to_string_lossy()));
-            continue;
-        };
-        let files = tree(&case);
-        if files != tree(&original) {
-            drift.push(format!("{}: the files differ from {}", name.to_string_lossy(), original.display()));
-            continue;
-        }
-        for file in files {
-            if std::fs::read(case.join(&file)).ok() != std::fs::read(original.join(&file)).ok() {
-                drift.push(format!("{}/{}: differs from the shared suite's", name.to_string_lossy(), file.display()));
-            }
-        }
-    }
-    assert!(drift.is_empty(), "tests/fixtures/conformance drifted from {}:\n{}", shared.display(), drift.join("\n"));
 }
