@@ -381,17 +381,23 @@ impl<'a> Parser<'a> {
         }
         self.bump();
         self.expect(Token::LBrace, "`{` opening the section")?;
-        let mut depth = 1usize;
-        while depth > 0 {
+        if self.skip_to_matching_brace() { Ok(()) } else { Err(self.error(start, format!("`.section {name}` has no closing `}}`"))) }
+    }
+
+    /// Skips past the `}` matching a `{` just consumed without looking inside: a loop, not
+    /// a recursion, however deep the braces nest. False when the text ends first.
+    fn skip_to_matching_brace(&mut self) -> bool {
+        let mut open = 1usize;
+        while open > 0 {
             match self.peek() {
-                Some(Token::LBrace) => depth += 1,
-                Some(Token::RBrace) => depth -= 1,
+                Some(Token::LBrace) => open += 1,
+                Some(Token::RBrace) => open -= 1,
                 Some(_) => {}
-                None => return Err(self.error(start, format!("`.section {name}` has no closing `}}`"))),
+                None => return false,
             }
-            self.bump();
+            self.pos += 1;
         }
-        Ok(())
+        true
     }
 
     fn pragma(&mut self) -> PResult<Spanned<&'a str>> {
@@ -699,18 +705,8 @@ impl<'a> Parser<'a> {
         if depth >= MAX_NESTING {
             let span = self.span();
             self.error(span, format!("blocks nest deeper than {MAX_NESTING} levels"));
-            // Skip to the matching `}` without looking inside: a loop, not a recursion.
             let start = self.bump().1;
-            let mut open = 1usize;
-            while open > 0 {
-                match self.peek() {
-                    Some(Token::LBrace) => open += 1,
-                    Some(Token::RBrace) => open -= 1,
-                    Some(_) => {}
-                    None => break,
-                }
-                self.pos += 1;
-            }
+            self.skip_to_matching_brace();
             return Block { statements: Vec::new(), span: start.to(self.previous_span()) };
         }
         let start = self.bump().1;
