@@ -438,26 +438,30 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
         if let Some(path) = &args.trace_svg {
             write_output(path, trace.render_svg(kernel, SVG_STEPS).as_bytes())?;
         }
+        let stats = trace.stats.clone();
+        let json = args.trace && args.format == Some(TraceFormat::Json);
+        let mut text = Vec::new();
         if args.trace {
-            let mut text = Vec::new();
             match args.format.unwrap_or(TraceFormat::Text) {
                 TraceFormat::Text => text.extend_from_slice(trace.render_text().as_bytes()),
-                // The JSON trace is the report's view of the run, so `simt report` can draw it.
-                TraceFormat::Json => {
-                    let view = simt_report::RunView::new(module, kernel, &launch.config, options.simt, trace.clone());
-                    serde_json::to_writer(&mut text, &view).map_err(|e| Failure::input(e.to_string()))?;
-                    text.push(b'\n');
-                }
                 TraceFormat::Chrome => text = trace.write_chrome(text).map_err(|e| Failure::input(e.to_string()))?,
+                TraceFormat::Json => {}
             }
+        }
+        // The JSON trace is the report's view of the run, so `simt report` can draw it.
+        let view = (json || args.report.is_some()).then(|| simt_report::RunView::new(module, kernel, &launch.config, options.simt, trace));
+        if let Some(view) = view.as_ref().filter(|_| json) {
+            serde_json::to_writer(&mut text, view).map_err(|e| Failure::input(e.to_string()))?;
+            text.push(b'\n');
+        }
+        if args.trace {
             match &args.output {
                 Some(path) => write_output(path, &text)?,
                 None => crate::print(&String::from_utf8_lossy(&text))?,
             }
         }
-        let stats = trace.stats.clone();
-        if let Some(path) = &args.report {
-            crate::report::write(path, &simt_report::RunView::new(module, kernel, &launch.config, options.simt, trace), None, &inputs)?;
+        if let (Some(path), Some(view)) = (&args.report, &view) {
+            crate::report::write(path, view, None, &inputs)?;
         }
         stats
     } else {
