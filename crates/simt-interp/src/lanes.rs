@@ -4,10 +4,14 @@
 //! into the 32-lane loops, and covered by the table-driven tests below. The
 //! integer operations are declared with [`lane_ops!`], which writes each
 //! operation's lane function once and derives a 32-lane loop specialised per
-//! operation, so the loop never matches on the operation per lane.
+//! operation, so the loop never matches on the operation per lane. An
+//! operation carries its instruction's typed modifiers (`IMIN.U32` is
+//! `Min(IntType::U32)`), so decoding passes them through unchanged; the
+//! modifier is the same for every lane, and the optimiser takes its test out
+//! of the loop.
 
 use half::{bf16, f16};
-use simt_isa::{BoolOp, Cmp, CvtType, FCmp, MufuOp, PrmtMode, Round};
+use simt_isa::{BoolOp, Cmp, CvtType, FCmp, Int64Type, IntType, MufuOp, PrmtMode, Round, ShfAmount, ShfDir};
 use simt_tensor::formats::{MiniFloat, tf32_round};
 
 use crate::directed;
@@ -37,57 +41,49 @@ pub enum Int64Op {
     Add,
     Sub,
     Mul,
-    MinS,
-    MinU,
-    MaxS,
-    MaxU,
-    DivS,
-    DivU,
-    RemS,
-    RemU,
+    Min(Int64Type),
+    Max(Int64Type),
+    Div(Int64Type),
+    Rem(Int64Type),
     Shl,
-    ShrU,
-    ShrS,
-    /// The whole product of the low 32 bits of each source, signed.
-    MulWideS,
-    /// The whole product of the low 32 bits of each source, unsigned.
-    MulWideU,
-    /// The high 64 bits of the 128-bit product, signed.
-    MulHiS,
-    /// The high 64 bits of the 128-bit product, unsigned.
-    MulHiU,
+    Shr(Int64Type),
+    /// The whole product of the low 32 bits of each source.
+    MulWide(IntType),
+    /// The high 64 bits of the 128-bit product.
+    MulHi(Int64Type),
 }
 
 /// One lane of a 64-bit integer operation, wrapping; a shift count (`b`) of 64 or
 /// more saturates the shift.
 #[inline(always)]
 pub fn int64_op(op: Int64Op, a: u64, b: u64) -> u64 {
+    use Int64Type::{S64, U64};
     let low_signed = |x: u64| i64::from(x as u32 as i32);
     match op {
         Int64Op::Add => a.wrapping_add(b),
         Int64Op::Sub => a.wrapping_sub(b),
         Int64Op::Mul => a.wrapping_mul(b),
-        Int64Op::MinS => (a as i64).min(b as i64) as u64,
-        Int64Op::MinU => a.min(b),
-        Int64Op::MaxS => (a as i64).max(b as i64) as u64,
-        Int64Op::MaxU => a.max(b),
+        Int64Op::Min(S64) => (a as i64).min(b as i64) as u64,
+        Int64Op::Min(U64) => a.min(b),
+        Int64Op::Max(S64) => (a as i64).max(b as i64) as u64,
+        Int64Op::Max(U64) => a.max(b),
         // As IDIV and IREM: division by zero gives all ones, the remainder the dividend.
-        Int64Op::DivS => {
+        Int64Op::Div(S64) => {
             if b == 0 {
                 u64::MAX
             } else {
                 (a as i64).wrapping_div(b as i64) as u64
             }
         }
-        Int64Op::DivU => a.checked_div(b).unwrap_or(u64::MAX),
-        Int64Op::RemS => {
+        Int64Op::Div(U64) => a.checked_div(b).unwrap_or(u64::MAX),
+        Int64Op::Rem(S64) => {
             if b == 0 {
                 a
             } else {
                 (a as i64).wrapping_rem(b as i64) as u64
             }
         }
-        Int64Op::RemU => a.checked_rem(b).unwrap_or(a),
+        Int64Op::Rem(U64) => a.checked_rem(b).unwrap_or(a),
         Int64Op::Shl => {
             if b >= 64 {
                 0
@@ -95,18 +91,18 @@ pub fn int64_op(op: Int64Op, a: u64, b: u64) -> u64 {
                 a << b
             }
         }
-        Int64Op::ShrU => {
+        Int64Op::Shr(U64) => {
             if b >= 64 {
                 0
             } else {
                 a >> b
             }
         }
-        Int64Op::ShrS => ((a as i64) >> b.min(63)) as u64,
-        Int64Op::MulWideS => low_signed(a).wrapping_mul(low_signed(b)) as u64,
-        Int64Op::MulWideU => (a & 0xFFFF_FFFF) * (b & 0xFFFF_FFFF),
-        Int64Op::MulHiS => ((i128::from(a as i64) * i128::from(b as i64)) >> 64) as u64,
-        Int64Op::MulHiU => ((u128::from(a) * u128::from(b)) >> 64) as u64,
+        Int64Op::Shr(S64) => ((a as i64) >> b.min(63)) as u64,
+        Int64Op::MulWide(IntType::S32) => low_signed(a).wrapping_mul(low_signed(b)) as u64,
+        Int64Op::MulWide(IntType::U32) => (a & 0xFFFF_FFFF) * (b & 0xFFFF_FFFF),
+        Int64Op::MulHi(S64) => ((i128::from(a as i64) * i128::from(b as i64)) >> 64) as u64,
+        Int64Op::MulHi(U64) => ((u128::from(a) * u128::from(b)) >> 64) as u64,
     }
 }
 
@@ -120,25 +116,28 @@ pub enum DOp {
     Max,
 }
 
-/// Declares an enum of lane operations over the sources `$x`: each variant's lane
-/// function, `$apply(op, lanes...)` for one lane and `$map(op, rows...)` for 32
-/// lanes with the operation fixed outside the loop.
+/// Declares an enum of lane operations over the sources `$x`: each variant (with
+/// the typed modifiers it carries, if any) and its lane function, `$apply(op,
+/// lanes...)` for one lane and `$map(op, rows...)` for 32 lanes with the operation
+/// fixed outside the loop.
 macro_rules! lane_ops {
-    ($(#[$meta:meta])* $name:ident, $apply:ident, $map:ident, |$($x:ident),+| { $($variant:ident => $body:expr,)+ }) => {
+    ($(#[$meta:meta])* $name:ident, $apply:ident, $map:ident, |$($x:ident),+| {
+        $($variant:ident $(($($m:ident: $mty:ty),+))? => $body:expr,)+
+    }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        pub enum $name { $($variant),+ }
+        pub enum $name { $($variant $(($($mty),+))?),+ }
 
         /// One lane.
         #[inline(always)]
         pub fn $apply(op: $name, $($x: u32),+) -> u32 {
-            match op { $($name::$variant => $body),+ }
+            match op { $($name::$variant $(($($m),+))? => $body),+ }
         }
 
         /// 32 lanes, specialised per operation so each loop vectorises.
         #[inline(always)]
         pub fn $map(op: $name, $($x: &[u32; 32]),+) -> [u32; 32] {
-            lane_match!(op, $apply, [$($x),+], [$($name::$variant),+], [])
+            lane_match!(op, $apply, [$($x),+], [$(($name::$variant $(, $($m),+)?)),+], [])
         }
     };
 }
@@ -149,11 +148,11 @@ macro_rules! lane_match {
     ($op:expr, $apply:ident, [$($x:ident),+], [], [$($arms:tt)*]) => {
         match $op { $($arms)* }
     };
-    ($op:expr, $apply:ident, [$($x:ident),+], [$v:path $(, $rest:path)*], [$($arms:tt)*]) => {
-        lane_match!($op, $apply, [$($x),+], [$($rest),*], [$($arms)* $v => {
+    ($op:expr, $apply:ident, [$($x:ident),+], [($v:path $(, $m:ident)*) $(, $rest:tt)*], [$($arms:tt)*]) => {
+        lane_match!($op, $apply, [$($x),+], [$($rest),*], [$($arms)* op @ $v { .. } => {
             let mut out = [0u32; 32];
             for (l, o) in out.iter_mut().enumerate() {
-                *o = $apply($v, $($x[l]),+);
+                *o = $apply(op, $($x[l]),+);
             }
             out
         }])
@@ -166,22 +165,35 @@ lane_ops!(
         Add => a.wrapping_add(b),
         Sub => a.wrapping_sub(b),
         Mul => a.wrapping_mul(b),
-        MulHiS => ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32,
-        MulHiU => ((u64::from(a) * u64::from(b)) >> 32) as u32,
-        MinS => (a as i32).min(b as i32) as u32,
-        MinU => a.min(b),
-        MaxS => (a as i32).max(b as i32) as u32,
-        MaxU => a.max(b),
+        MulHi(ty: IntType) => match ty {
+            IntType::S32 => ((i64::from(a as i32) * i64::from(b as i32)) >> 32) as u32,
+            IntType::U32 => ((u64::from(a) * u64::from(b)) >> 32) as u32,
+        },
+        Min(ty: IntType) => match ty {
+            IntType::S32 => (a as i32).min(b as i32) as u32,
+            IntType::U32 => a.min(b),
+        },
+        Max(ty: IntType) => match ty {
+            IntType::S32 => (a as i32).max(b as i32) as u32,
+            IntType::U32 => a.max(b),
+        },
         And => a & b,
         Or => a | b,
         Xor => a ^ b,
         Shl => shl(a, b),
-        ShrU => a.checked_shr(b).unwrap_or(0),
-        ShrS => ((a as i32) >> b.min(31)) as u32,
-        DivS => if b == 0 { u32::MAX } else { (a as i32).wrapping_div(b as i32) as u32 },
-        DivU => a.checked_div(b).unwrap_or(u32::MAX),
-        RemS => if b == 0 { a } else { (a as i32).wrapping_rem(b as i32) as u32 },
-        RemU => a.checked_rem(b).unwrap_or(a),
+        Shr(ty: IntType) => match ty {
+            IntType::S32 => ((a as i32) >> b.min(31)) as u32,
+            IntType::U32 => a.checked_shr(b).unwrap_or(0),
+        },
+        // Division by zero gives all ones, the remainder the dividend.
+        Div(ty: IntType) => match ty {
+            IntType::S32 => if b == 0 { u32::MAX } else { (a as i32).wrapping_div(b as i32) as u32 },
+            IntType::U32 => a.checked_div(b).unwrap_or(u32::MAX),
+        },
+        Rem(ty: IntType) => match ty {
+            IntType::S32 => if b == 0 { a } else { (a as i32).wrapping_rem(b as i32) as u32 },
+            IntType::U32 => a.checked_rem(b).unwrap_or(a),
+        },
     }
 );
 
@@ -201,19 +213,12 @@ lane_ops!(
     TriOp, tri_op, tri_op_lanes, |a, b, c| {
         Imad => a.wrapping_mul(b).wrapping_add(c),
         Lea => shl(a, c).wrapping_add(b),
-        BfeU => bfe(a, b, c, false),
-        BfeS => bfe(a, b, c, true),
-        PrmtIdx => prmt(a, b, c, PrmtMode::Idx),
-        PrmtF4e => prmt(a, b, c, PrmtMode::F4e),
-        PrmtB4e => prmt(a, b, c, PrmtMode::B4e),
-        PrmtRc8 => prmt(a, b, c, PrmtMode::Rc8),
-        PrmtEcl => prmt(a, b, c, PrmtMode::Ecl),
-        PrmtEcr => prmt(a, b, c, PrmtMode::Ecr),
-        PrmtRc16 => prmt(a, b, c, PrmtMode::Rc16),
-        ShfLWrap => shf(a, b, c & 31, true),
-        ShfLClamp => shf(a, b, c.min(32), true),
-        ShfRWrap => shf(a, b, c & 31, false),
-        ShfRClamp => shf(a, b, c.min(32), false),
+        Bfe(ty: IntType) => bfe(a, b, c, ty == IntType::S32),
+        Prmt(mode: PrmtMode) => prmt(a, b, c, mode),
+        Shf(dir: ShfDir, amount: ShfAmount) => shf(a, b, match amount {
+            ShfAmount::Wrap => c & 31,
+            ShfAmount::Clamp => c.min(32),
+        }, dir == ShfDir::L),
     }
 );
 
@@ -808,23 +813,30 @@ mod tests {
             (IntOp::Add, u32::MAX, 2, 1),
             (IntOp::Sub, 0, 1, u32::MAX),
             (IntOp::Mul, 0x8000_0000, 2, 0),
-            (IntOp::MulHiU, u32::MAX, u32::MAX, 0xFFFF_FFFE),
-            (IntOp::MulHiS, u32::MAX, u32::MAX, 0),
-            (IntOp::MulHiS, 0x8000_0000, 2, u32::MAX),
-            (IntOp::MinS, u32::MAX, 1, u32::MAX),
-            (IntOp::MinU, u32::MAX, 1, 1),
-            (IntOp::MaxS, u32::MAX, 1, 1),
-            (IntOp::MaxU, u32::MAX, 1, u32::MAX),
+            (IntOp::MulHi(IntType::U32), u32::MAX, u32::MAX, 0xFFFF_FFFE),
+            (IntOp::MulHi(IntType::S32), u32::MAX, u32::MAX, 0),
+            (IntOp::MulHi(IntType::S32), 0x8000_0000, 2, u32::MAX),
+            (IntOp::Min(IntType::S32), u32::MAX, 1, u32::MAX),
+            (IntOp::Min(IntType::U32), u32::MAX, 1, 1),
+            (IntOp::Max(IntType::S32), u32::MAX, 1, 1),
+            (IntOp::Max(IntType::U32), u32::MAX, 1, u32::MAX),
             (IntOp::Shl, 1, 31, 0x8000_0000),
             (IntOp::Shl, 1, 32, 0),
             (IntOp::Shl, 1, u32::MAX, 0),
-            (IntOp::ShrU, 0x8000_0000, 31, 1),
-            (IntOp::ShrU, 0x8000_0000, 32, 0),
-            (IntOp::ShrS, 0x8000_0000, 40, u32::MAX),
-            (IntOp::ShrS, 0x4000_0000, 40, 0),
+            (IntOp::Shr(IntType::U32), 0x8000_0000, 31, 1),
+            (IntOp::Shr(IntType::U32), 0x8000_0000, 32, 0),
+            (IntOp::Shr(IntType::S32), 0x8000_0000, 40, u32::MAX),
+            (IntOp::Shr(IntType::S32), 0x4000_0000, 40, 0),
             (IntOp::And, 0b1100, 0b1010, 0b1000),
             (IntOp::Or, 0b1100, 0b1010, 0b1110),
             (IntOp::Xor, 0b1100, 0b1010, 0b0110),
+            (IntOp::Div(IntType::S32), (-7i32) as u32, 2, (-3i32) as u32),
+            (IntOp::Div(IntType::U32), (-7i32) as u32, 2, 0x7FFF_FFFC),
+            (IntOp::Div(IntType::S32), 5, 0, u32::MAX),
+            (IntOp::Div(IntType::S32), 0x8000_0000, u32::MAX, 0x8000_0000),
+            (IntOp::Rem(IntType::S32), (-7i32) as u32, 2, u32::MAX),
+            (IntOp::Rem(IntType::U32), (-7i32) as u32, 2, 1),
+            (IntOp::Rem(IntType::U32), 5, 0, 5),
         ];
         for &(op, a, b, want) in cases {
             assert_eq!(int_op(op, a, b), want, "{op:?} {a:#x} {b:#x}");
@@ -836,6 +848,57 @@ mod tests {
         assert_eq!(un_op(UnOp::Clz, 1), 31);
         assert_eq!(un_op(UnOp::Brev, 1), 0x8000_0000);
         assert_eq!(un_op(UnOp::Not, 0), u32::MAX);
+    }
+
+    /// The 32-lane loops, specialised per operation and modifier by `lane_ops!`,
+    /// agree with the lane functions for every modifier value.
+    #[test]
+    fn lane_loops_follow_their_modifiers() {
+        let a: [u32; 32] = std::array::from_fn(|l| (l as u32).wrapping_mul(0x9E37_79B9) ^ (l as u32) << 28);
+        let b: [u32; 32] = std::array::from_fn(|l| (l as u32).wrapping_mul(0x85EB_CA6B).rotate_left(l as u32) % 40);
+        let c: [u32; 32] = std::array::from_fn(|l| l as u32 * 3);
+        for ty in [IntType::S32, IntType::U32] {
+            for op in [IntOp::MulHi(ty), IntOp::Min(ty), IntOp::Max(ty), IntOp::Shr(ty), IntOp::Div(ty), IntOp::Rem(ty)] {
+                let lanes = int_op_lanes(op, &a, &b);
+                assert!((0..32).all(|l| lanes[l] == int_op(op, a[l], b[l])), "{op:?}");
+            }
+        }
+        let tri_ops = [IntType::S32, IntType::U32]
+            .map(TriOp::Bfe)
+            .into_iter()
+            .chain([PrmtMode::Idx, PrmtMode::F4e, PrmtMode::B4e, PrmtMode::Rc8, PrmtMode::Ecl, PrmtMode::Ecr, PrmtMode::Rc16].map(TriOp::Prmt));
+        let shf = [ShfDir::L, ShfDir::R].into_iter().flat_map(|dir| [ShfAmount::Wrap, ShfAmount::Clamp].map(|amount| TriOp::Shf(dir, amount)));
+        for op in tri_ops.chain(shf) {
+            let lanes = tri_op_lanes(op, &a, &b, &c);
+            assert!((0..32).all(|l| lanes[l] == tri_op(op, a[l], b[l], c[l])), "{op:?}");
+        }
+    }
+
+    #[test]
+    fn int64_modifiers() {
+        use Int64Type::{S64, U64};
+        let minus_seven = (-7i64) as u64;
+        let cases: &[(Int64Op, u64, u64, u64)] = &[
+            (Int64Op::Min(S64), minus_seven, 1, minus_seven),
+            (Int64Op::Min(U64), minus_seven, 1, 1),
+            (Int64Op::Max(S64), minus_seven, 1, 1),
+            (Int64Op::Max(U64), minus_seven, 1, minus_seven),
+            (Int64Op::Div(S64), minus_seven, 2, (-3i64) as u64),
+            (Int64Op::Div(U64), minus_seven, 2, minus_seven / 2),
+            (Int64Op::Div(S64), 1, 0, u64::MAX),
+            (Int64Op::Rem(S64), minus_seven, 2, u64::MAX),
+            (Int64Op::Rem(U64), 9, 0, 9),
+            (Int64Op::Shr(S64), 1 << 63, 70, u64::MAX),
+            (Int64Op::Shr(U64), 1 << 63, 63, 1),
+            (Int64Op::Shr(U64), 1 << 63, 64, 0),
+            (Int64Op::MulWide(IntType::S32), 0xFFFF_FFFF, 2, (-2i64) as u64),
+            (Int64Op::MulWide(IntType::U32), 0xFFFF_FFFF, 2, 0x1_FFFF_FFFE),
+            (Int64Op::MulHi(S64), u64::MAX, u64::MAX, 0),
+            (Int64Op::MulHi(U64), u64::MAX, u64::MAX, u64::MAX - 1),
+        ];
+        for &(op, a, b, want) in cases {
+            assert_eq!(int64_op(op, a, b), want, "{op:?} {a:#x} {b:#x}");
+        }
     }
 
     #[test]

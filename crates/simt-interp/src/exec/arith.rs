@@ -461,9 +461,9 @@ impl BlockSim<'_> {
                 let (a, b) = (a.lanes(warp), b.lanes(warp));
                 // One loop per operation, so each vectorises (PTX address arithmetic is hot).
                 macro_rules! per_op {
-                    ($($o:ident),*) => { match op { $(Int64Op::$o => per_lane(|l| lanes::int64_op(Int64Op::$o, a[l], b[l])),)* } };
+                    ($($o:ident),*) => { match op { $(Int64Op::$o { .. } => per_lane(|l| lanes::int64_op(op, a[l], b[l])),)* } };
                 }
-                let v = per_op!(Add, Sub, Mul, MinS, MinU, MaxS, MaxU, DivS, DivU, RemS, RemU, MulWideS, MulWideU, MulHiS, MulHiU, Shl, ShrU, ShrS);
+                let v = per_op!(Add, Sub, Mul, Min, Max, Div, Rem, MulWide, MulHi, Shl, Shr);
                 write64(warp, d, &v, exec);
             }
             ArithOp::Plop { p, a, b, bop } => {

@@ -132,10 +132,10 @@ impl AtomicWord for u32 {
         flush_subnormal(lanes::f32_op(FOp::Add, flush_subnormal(self), flush_subnormal(x), FFlags::default()))
     }
     fn signed_min(self, x: u32) -> u32 {
-        lanes::int_op(IntOp::MinS, self, x)
+        lanes::int_op(IntOp::Min(IntType::S32), self, x)
     }
     fn signed_max(self, x: u32) -> u32 {
-        lanes::int_op(IntOp::MaxS, self, x)
+        lanes::int_op(IntOp::Max(IntType::S32), self, x)
     }
     fn update(block: &mut BlockSim<'_>, loc: Loc, f: impl Fn(u32) -> u32) -> u32 {
         block.atomic(loc, f)
