@@ -220,7 +220,7 @@ fn targets_gate_forms_on_source_and_bytecode() {
     let fp8 = ".kernel k\n.launch grid(1) block(32)\n    CVT.E4M3X2.F32 R0, 1.0, 2.0\n    EXIT\n";
     std::fs::write(dir.path().join("fp8.s"), fp8).unwrap();
     assert!(rejected(dir.path(), &["asm", "fp8.s", "--arch", "sm_80"]).contains("CVT.E4M3X2.F32 needs target sm_89 (Ada)"));
-    assert!(rejected(dir.path(), &["run", "fp8.s", "--arch", "sm_61"]).contains("unknown target `sm_61`: use one of sm_70"));
+    assert!(rejected(dir.path(), &["run", "fp8.s", "--arch", "sm_61"]).contains("`sm_61` is not a target: use one of sm_70"));
     let (code, _, stderr) = outcome(dir.path(), &["asm", "fp8.s", "--arch", "sm_90", "-o", "k.simtb"]);
     assert_eq!(code, 0, "{stderr}");
     let (code, listing, _) = outcome(dir.path(), &["disasm", "k.simtb"]);

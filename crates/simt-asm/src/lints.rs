@@ -36,7 +36,7 @@ impl LintLevels {
     ///
     /// # Errors
     /// An unknown name, with the names there are.
-    pub fn from_flags(allow: &[String], warn: &[String], deny: &[String]) -> Result<LintLevels, String> {
+    pub fn from_flags(allow: &[String], warn: &[String], deny: &[String]) -> Result<LintLevels, simt_isa::UnknownName> {
         let mut levels = LintLevels::default();
         let flags = [(Level::Allow, allow), (Level::Warn, warn), (Level::Deny, deny)];
         for group in [true, false] {
@@ -49,8 +49,8 @@ impl LintLevels {
                         (_, Some(kind)) if !group => levels.0[kind as usize] = level,
                         ("warnings", _) | (_, Some(_)) => {}
                         _ => {
-                            let names: Vec<&str> = LintKind::ALL.iter().map(|k| k.name()).collect();
-                            return Err(format!("`{name}` is not a lint; the lints are {} (or `warnings` for all)", names.join(", ")));
+                            let choices = LintKind::ALL.iter().map(|k| k.name()).chain(["warnings"]).collect();
+                            return Err(simt_isa::UnknownName { what: "a lint", given: name.to_string(), choices });
                         }
                     }
                 }

@@ -106,7 +106,8 @@ fn levels_follow_rustc() {
     // At the same detail, deny beats warn beats allow.
     assert_eq!(levels(&["uninit_read"], &[], &["uninit_read"]).level(LintKind::UninitRead), Level::Deny);
     let error = LintLevels::from_flags(&names(&["loop_divergense"]), &[], &[]).expect_err("a typo");
-    assert!(error.contains("loop_divergence"), "{error}");
+    assert_eq!((error.given.as_str(), error.what), ("loop_divergense", "a lint"));
+    assert!(error.choices.contains(&"loop_divergence") && error.choices.contains(&"warnings"), "{error}");
 }
 
 #[test]

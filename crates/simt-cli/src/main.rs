@@ -47,7 +47,7 @@ enum Command {
         #[arg(long)]
         listing: bool,
         /// Target architecture, overriding every `.target`: sm_70, sm_75, sm_80, sm_89, sm_90 or sm_100.
-        #[arg(long, value_name = "sm_XX", value_parser = parse_target)]
+        #[arg(long, value_name = "sm_XX", value_parser = str::parse::<Target>)]
         arch: Option<Target>,
         #[command(flatten)]
         lints: LintArgs,
@@ -75,7 +75,7 @@ enum Command {
         #[arg(short, long, value_name = "OUT.s")]
         output: Option<PathBuf>,
         /// Target architecture, overriding the PTX `.target`: sm_70, sm_75, sm_80, sm_89, sm_90 or sm_100.
-        #[arg(long, value_name = "sm_XX", value_parser = parse_target)]
+        #[arg(long, value_name = "sm_XX", value_parser = str::parse::<Target>)]
         arch: Option<Target>,
     },
     /// Run one kernel launch and print or save its buffers.
@@ -186,11 +186,6 @@ fn print(text: &str) -> Outcome {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure::input(format!("cannot write to stdout: {e}"))),
         _ => Ok(()),
     }
-}
-
-/// A `--arch` value.
-fn parse_target(text: &str) -> Result<Target, String> {
-    text.parse()
 }
 
 /// The divergence lints' levels, as rustc takes them.

@@ -130,7 +130,7 @@ pub struct LaunchArgs {
     #[arg(long = "check", value_delimiter = ',', value_name = "CHECK", value_parser = parse_check)]
     checks: Vec<String>,
     /// Target architecture, overriding every `.target`: sm_70, sm_75, sm_80, sm_89, sm_90 or sm_100.
-    #[arg(long, value_name = "sm_XX", value_parser = crate::parse_target)]
+    #[arg(long, value_name = "sm_XX", value_parser = str::parse::<simt_isa::Target>)]
     arch: Option<simt_isa::Target>,
     #[command(flatten)]
     lints: crate::LintArgs,
@@ -183,7 +183,7 @@ impl host::Spelling for CommandLine {
 }
 
 /// A `--check` value: a sanitizer's name.
-fn parse_check(name: &str) -> Result<String, String> {
+fn parse_check(name: &str) -> Result<String, simt_isa::UnknownName> {
     Checks::default().enable(name).map(|()| name.to_string())
 }
 

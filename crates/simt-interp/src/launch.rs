@@ -35,10 +35,14 @@ impl SimtModel {
 }
 
 impl std::str::FromStr for SimtModel {
-    type Err = String;
+    type Err = simt_isa::UnknownName;
 
-    fn from_str(text: &str) -> Result<SimtModel, String> {
-        SimtModel::ALL.into_iter().find(|m| m.name() == text).ok_or_else(|| format!("`{text}` is not a SIMT model: use its or stack"))
+    fn from_str(text: &str) -> Result<SimtModel, simt_isa::UnknownName> {
+        SimtModel::ALL.into_iter().find(|m| m.name() == text).ok_or_else(|| simt_isa::UnknownName {
+            what: "a SIMT model",
+            given: text.to_string(),
+            choices: SimtModel::ALL.map(SimtModel::name).to_vec(),
+        })
     }
 }
 

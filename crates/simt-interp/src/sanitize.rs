@@ -40,13 +40,13 @@ impl Checks {
     ///
     /// # Errors
     /// A name that is no sanitizer, in words that list them.
-    pub fn enable(&mut self, name: &str) -> Result<(), String> {
+    pub fn enable(&mut self, name: &str) -> Result<(), simt_isa::UnknownName> {
         match name {
             "memcheck" => {}
             "racecheck" => self.racecheck = true,
             "initcheck" => self.initcheck = true,
             "synccheck" => self.synccheck = true,
-            other => return Err(format!("`{other}` is not a sanitizer; choose from {}", Checks::NAMES.join(", "))),
+            other => return Err(simt_isa::UnknownName { what: "a sanitizer", given: other.to_string(), choices: Checks::NAMES.to_vec() }),
         }
         Ok(())
     }

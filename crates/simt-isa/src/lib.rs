@@ -15,6 +15,7 @@ pub mod module;
 pub mod semantics;
 pub mod table;
 pub mod target;
+mod unknown;
 
 pub use disasm::{Symbols, disassemble, disassemble_with_source, format_instruction, format_mnemonic, listing};
 pub use instr::*;
@@ -23,3 +24,4 @@ pub use module::*;
 pub use semantics::*;
 pub use table::*;
 pub use target::Target;
+pub use unknown::UnknownName;

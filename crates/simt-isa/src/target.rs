@@ -92,10 +92,14 @@ impl fmt::Display for Target {
 }
 
 impl std::str::FromStr for Target {
-    type Err = String;
+    type Err = crate::UnknownName;
 
-    fn from_str(text: &str) -> Result<Target, String> {
-        Target::from_name(text.trim()).ok_or_else(|| format!("unknown target `{text}`: use one of {}", Target::names()))
+    fn from_str(text: &str) -> Result<Target, crate::UnknownName> {
+        Target::from_name(text.trim()).ok_or_else(|| crate::UnknownName {
+            what: "a target",
+            given: text.to_string(),
+            choices: Target::ALL.map(Target::name).to_vec(),
+        })
     }
 }
 
@@ -113,7 +117,7 @@ mod tests {
         assert_eq!(Target::from_name("SM_89"), Some(Target::Sm89));
         assert_eq!(Target::from_code(6), None);
         let err = "sm_61".parse::<Target>().unwrap_err();
-        assert_eq!(err, "unknown target `sm_61`: use one of sm_70, sm_75, sm_80, sm_89, sm_90, sm_100");
+        assert_eq!(err.to_string(), "`sm_61` is not a target: use one of sm_70, sm_75, sm_80, sm_89, sm_90, sm_100");
     }
 
     #[test]

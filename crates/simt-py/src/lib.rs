@@ -382,7 +382,7 @@ impl Kernel {
         its_yield: u32,
     ) -> PyResult<Launch> {
         let kernel = self.kernel();
-        let simt: SimtModel = model.parse().map_err(|e: String| PyValueError::new_err(format!("model {e}")))?;
+        let simt: SimtModel = model.parse().map_err(|e: simt_isa::UnknownName| PyValueError::new_err(format!("model {e}")))?;
         let mut checks = Checks::default();
         for check in sanitize.unwrap_or_default() {
             checks.enable(&check).map_err(|e| PyValueError::new_err(format!("sanitize: {e}")))?;
@@ -993,8 +993,8 @@ impl RunResult {
 #[pyfunction]
 #[pyo3(signature = (source, name="<source>", *, allow=None, warn=None, deny=None))]
 fn assemble(py: Python<'_>, source: &str, name: &str, allow: Option<Vec<String>>, warn: Option<Vec<String>>, deny: Option<Vec<String>>) -> PyResult<Program> {
-    let levels =
-        simt_asm::LintLevels::from_flags(&allow.unwrap_or_default(), &warn.unwrap_or_default(), &deny.unwrap_or_default()).map_err(PyValueError::new_err)?;
+    let levels = simt_asm::LintLevels::from_flags(&allow.unwrap_or_default(), &warn.unwrap_or_default(), &deny.unwrap_or_default())
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     let module = py.detach(|| simt_asm::assemble(name, source)).map_err(|d| assembly_error(py, name, source, &d))?;
     let report = py.detach(|| simt_asm::lint(&module, &levels, false));
     if report.denied > 0 {

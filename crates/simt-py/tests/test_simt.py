@@ -499,5 +499,5 @@ def test_lints_warn_allow_and_deny_as_on_the_cli(asm):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         simt.load(collatz, deny=["warnings"], allow=["loop-divergence"])
-    with pytest.raises(ValueError, match="is not a lint; the lints are loop_divergence"):
+    with pytest.raises(ValueError, match="is not a lint: use one of loop_divergence"):
         simt.assemble(".kernel k\nEXIT\n", allow=["loop_divergense"])
