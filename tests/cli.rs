@@ -249,7 +249,7 @@ fn low_precision_buffers_convert_both_ways() {
     assert!(err.contains("3 elements of e2m1 do not fill whole bytes"), "{err}");
     std::fs::write(dir.path().join("s.s"), copy.replace("e2m1", "s4")).unwrap();
     let err = rejected(dir.path(), &["run", "s.s", "--arg", "x=[1, 2, 8, 0]"]);
-    assert!(err.contains("argument `x`") && err.contains("element 2: 8 does not fit s4 (-8 ..= 7)"), "{err}");
+    assert!(err.contains("--arg x=[1, 2, 8, 0] (.param .ptr.s4 x): element 2") && err.contains("element 2: 8 does not fit s4 (-8 ..= 7)"), "{err}");
 }
 
 /// `--check`: the launch goes on after a finding, each distinct finding is shown once,

@@ -131,18 +131,30 @@ fn check_buffer(elem: ElemType, init: &ArgInit) -> Result<(), String> {
     }
 }
 
+/// A value that does not suit its parameter. The parameter is a field, not part of
+/// the problem's words, so that a front end that already names it (`--arg x=5
+/// (.param .ptr.f32 x): ...`) does not name it twice.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("argument `{param}`: {problem}")]
+pub struct ArgMismatch {
+    /// The parameter's name.
+    pub param: String,
+    /// What is wrong and what to write instead, lowercase.
+    pub problem: String,
+}
+
 /// Checks that `init` suits `param`: a literal that fits a scalar parameter,
 /// a buffer form whose values fit a pointer parameter's element type.
 ///
 /// # Errors
-/// A lowercase message naming the parameter and what to write instead.
-pub fn check_arg(param: &Param, init: &ArgInit) -> Result<(), String> {
+/// The parameter, and what is wrong with the value.
+pub fn check_arg(param: &Param, init: &ArgInit) -> Result<(), ArgMismatch> {
     let result = match (param.ty, init) {
         (ParamType::Ptr(elem) | ParamType::Raw(elem), _) => check_buffer(elem, init),
         (ty, ArgInit::Scalar(lit)) => check_scalar(ty, *lit),
         (ty, _) => Err(format!("a scalar .{} parameter takes a literal such as 42 or 2.5, not a buffer", ty.name())),
     };
-    result.map_err(|m| format!("argument `{}`: {m}", param.name))
+    result.map_err(|problem| ArgMismatch { param: param.name.clone(), problem })
 }
 
 #[cfg(test)]
@@ -194,13 +206,13 @@ mod tests {
         let p = |ty| Param { name: "s".into(), ty, offset: 0 };
         let check = |elem, text: &str| check_arg(&p(ParamType::Ptr(elem)), &parse_arg_init(text).unwrap());
         assert!(check(ElemType::S4, "[-8, 7, 0, -1]").is_ok());
-        assert_eq!(check(ElemType::S4, "[1, 8]").unwrap_err(), "argument `s`: element 1: 8 does not fit s4 (-8 ..= 7)");
-        assert_eq!(check(ElemType::U4, "[0, -1]").unwrap_err(), "argument `s`: element 1: -1 does not fit u4 (0 ..= 15)");
-        assert!(check(ElemType::U4, "[0.5, 1]").unwrap_err().contains("element 0: 0.5 is a float but u4 holds integers"));
+        assert_eq!(check(ElemType::S4, "[1, 8]").unwrap_err().to_string(), "argument `s`: element 1: 8 does not fit s4 (-8 ..= 7)");
+        assert_eq!(check(ElemType::U4, "[0, -1]").unwrap_err().to_string(), "argument `s`: element 1: -1 does not fit u4 (0 ..= 15)");
+        assert!(check(ElemType::U4, "[0.5, 1]").unwrap_err().problem.contains("element 0: 0.5 is a float but u4 holds integers"));
         assert!(check(ElemType::U4, "iota(17)").is_err());
         assert!(check(ElemType::U4, "iota(16)").is_ok());
-        assert!(check(ElemType::E2M1, "[1.0, 2.0, 3.0]").unwrap_err().contains("3 elements of e2m1 do not fill whole bytes"));
-        assert!(check(ElemType::S4, "zeros(3)").unwrap_err().contains("give an even number"));
+        assert!(check(ElemType::E2M1, "[1.0, 2.0, 3.0]").unwrap_err().problem.contains("3 elements of e2m1 do not fill whole bytes"));
+        assert!(check(ElemType::S4, "zeros(3)").unwrap_err().problem.contains("give an even number"));
         assert!(check(ElemType::E4M3, "[1e10, nan, 0.1]").is_ok());
         assert!(check(ElemType::TF32, "fill(3, 0f3F800001)").is_ok());
     }

@@ -638,8 +638,8 @@ impl<'a> Assembler<'a> {
                 return;
             }
         };
-        if let Err(message) = crate::check_arg(param, &init) {
-            self.error("arg", span, message, format!("`{}` is .{}", param.name, param.ty.name()));
+        if let Err(mismatch) = crate::check_arg(param, &init) {
+            self.error("arg", span, mismatch.to_string(), format!("`{}` is .{}", param.name, param.ty.name()));
             return;
         }
         if args.iter().any(|a| a.name == name.text) {

@@ -28,7 +28,7 @@ mod grammar {
     include!(concat!(env!("OUT_DIR"), "/simt.rs"));
 }
 
-pub use args::{check_arg, parse_arg_init};
+pub use args::{ArgMismatch, check_arg, parse_arg_init};
 pub use diagnostics::Diagnostics;
 pub use lints::{Level, LintKind, LintLevels, LintReport, lint};
 

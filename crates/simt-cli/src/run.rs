@@ -564,7 +564,7 @@ fn parse_arg(kernel: &Kernel, text: &str) -> Result<Arg, Failure> {
     };
     let init = simt_asm::parse_arg_init(value).map_err(bad)?;
     if let Some(param) = kernel.param(name) {
-        simt_asm::check_arg(param, &init).map_err(bad)?;
+        simt_asm::check_arg(param, &init).map_err(|mismatch| bad(mismatch.problem))?;
     }
     Ok(Arg::new(name, init))
 }

@@ -418,7 +418,8 @@ impl Kernel {
                 }
                 (ty, _) => scalar_or_text(&name, ty, &value)?,
             };
-            simt_asm::check_arg(param, &init).map_err(|e| PyTypeError::new_err(format!("argument `{name}` (.param .{} {name}): {e}", param.ty.name())))?;
+            simt_asm::check_arg(param, &init)
+                .map_err(|mismatch| PyTypeError::new_err(format!("argument `{name}` (.param .{} {name}): {}", param.ty.name(), mismatch.problem)))?;
             request.args.push(Arg::new(name, init));
         }
         let mut prepared = simt_host::prepare(kernel, &request).map_err(|e| LaunchError::new_err(e.explain(&PythonSpelling)))?;
