@@ -280,3 +280,57 @@ impl MemorySystem {
         ready
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(sm: u32, line: u64, cycle: u64) -> Request {
+        Request { cycle, sm, seq: 0, line, sectors: 1, kind: ReqKind::Load, tag: 0 }
+    }
+
+    #[test]
+    fn a_chase_pays_near_far_and_dram_stages() {
+        let h100 = Machine::builtin("h100");
+        let mut mem = MemorySystem::new(&h100);
+        let near = h100.l2_hit_latency();
+        // Cold: DRAM, well beyond an L2 hit.
+        let cold = mem.answer(&load(0, 7, 0));
+        assert!(cold > near + u64::from(h100.memory.dram.latency), "cold miss {cold}");
+        // Again from the same side: a near hit, the sum of the L2 path's stages.
+        assert_eq!(mem.answer(&load(0, 7, 10_000)) - 10_000, near);
+        // From an SM near the other partition: that partition lacks the line, the whole L2 has it;
+        // and that SM's L1 TLB lacks the page, which the shared L2 TLB has.
+        let other = h100.sm.count - 1;
+        let m = &h100.memory;
+        assert_eq!(mem.answer(&load(other, 7, 20_000)) - 20_000, near + u64::from(m.l2.far_latency + m.tlb.l2_latency));
+        assert_eq!(mem.answer(&load(other, 7, 30_000)) - 30_000, near, "now a copy is near it too");
+    }
+
+    #[test]
+    fn dram_row_hits_beat_row_misses_and_writes_cost_turnarounds() {
+        let h100 = Machine::builtin("h100");
+        let mut dram = Dram::new(&h100);
+        let start = 1_000_000 << FRAC;
+        let first = dram.access(0, 1, start, false);
+        // The next line of the same row, once the bank is free: only t_cl.
+        let hit = dram.access(1, 1, first, false) - first;
+        // A line in another row of the same bank: precharge and activate first.
+        let (rows, channels, banks) = (dram.row_lines, dram.channels.len() as u64, dram.per_channel);
+        let bank_of = |line: u64| {
+            let h = mix(line / rows);
+            (h % channels, (h / channels) % banks)
+        };
+        let other = (1..).map(|r| r * rows).find(|&l| bank_of(l) == bank_of(0)).expect("a row in the same bank");
+        let at = first + (1 << 30);
+        let miss = dram.access(other, 1, at, false) - at;
+        assert_eq!(miss - hit, dram.t_rp + dram.t_rcd, "a row miss costs precharge and activate");
+        // A batch of writes holds the bus for its sectors and two turnarounds.
+        let ch = bank_of(0).0 as usize;
+        let before = dram.channels[ch].bus_free;
+        for _ in 0..dram.write_batch {
+            dram.access(0, 1, before, true);
+        }
+        assert_eq!(dram.channels[ch].bus_free - before, 2 * dram.turnaround + dram.write_batch * dram.sector_cost);
+    }
+}
