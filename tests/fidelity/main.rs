@@ -33,6 +33,16 @@ struct Row {
     calibrated: bool,
 }
 
+/// Rows the model is known to miss, shown with their reason but outside the tolerance and the
+/// mean: blocks that each live for one load (gpu-stream's kernels) spend on real GPUs about as
+/// long being launched and retired as the load takes, which simt, launching a block the cycle
+/// after another ends, does not model. At full occupancy enough blocks overlap to hide it.
+const LAUNCH_GAP: &str = "known gap: block launch and retirement not modelled";
+
+fn gap(row: &Row) -> Option<&'static str> {
+    matches!(row.bench, Bench::Streaming(Stream::Read(block)) if block < 1024).then_some(LAUNCH_GAP)
+}
+
 #[derive(Clone, Copy)]
 enum Bench {
     /// A random pointer chase over `bytes` at 64-byte stride (gpu-latency's pattern).
@@ -43,7 +53,8 @@ enum Bench {
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Stream {
-    Read,
+    /// Reads of 8-byte elements, two blocks of this many threads per SM (1024: full occupancy).
+    Read(u32),
     Copy,
     Triad,
 }
@@ -54,8 +65,10 @@ const GB: u64 = 1024 * MB;
 
 /// The rows. Chase figures are gpu-latency's cycles per hop at the nearest footprint it
 /// measured (its file lists footprints in KB); stream figures are gpu-stream's GB/s at 100%
-/// occupancy over the card's peak (V100 SXM2 900 GB/s, A100 SXM4 40 GB 1555 GB/s, H100 PCIe
-/// 2039 GB/s: gpu-benches measured the PCIe H100, so its fraction of peak stands for the SXM's).
+/// occupancy (and for reads at 25% and 50%) over the card's peak (V100 SXM2 900 GB/s, A100 SXM4
+/// 40 GB 1555 GB/s, H100 PCIe 2039 GB/s: gpu-benches measured the PCIe H100, so its fraction of
+/// peak at full occupancy stands for the SXM's; below full occupancy the SXM's larger share of
+/// bandwidth per SM makes the fractions incomparable, so h100 has no such rows).
 fn rows() -> Vec<Row> {
     use Bench::*;
     let chase = |machine, bytes, published, file: &'static str, calibrated| Row { machine, bench: Chase { bytes }, published, source: file, calibrated };
@@ -66,7 +79,9 @@ fn rows() -> Vec<Row> {
         chase("v100", 16 * MB, 428.2, "gpu-latency/v100.txt, 16482 KB", false),
         chase("v100", 128 * MB, 434.8, "gpu-latency/v100.txt, 125026 KB", false),
         chase("v100", GB, 436.8, "gpu-latency/v100.txt, 926711 KB", true),
-        stream("v100", Stream::Read, 866.0 / 900.0, "gpu-stream/v100.txt, read 866 GB/s", false),
+        stream("v100", Stream::Read(256), 490.0 / 900.0, "gpu-stream/v100.txt, 25% occupancy, read 490 GB/s", false),
+        stream("v100", Stream::Read(512), 746.0 / 900.0, "gpu-stream/v100.txt, 50% occupancy, read 746 GB/s", false),
+        stream("v100", Stream::Read(1024), 866.0 / 900.0, "gpu-stream/v100.txt, read 866 GB/s", false),
         stream("v100", Stream::Copy, 802.0 / 900.0, "gpu-stream/v100.txt, scale 802 GB/s", false),
         stream("v100", Stream::Triad, 814.0 / 900.0, "gpu-stream/v100.txt, triad 814 GB/s", false),
         chase("a100", 64 * KB, 36.2, "gpu-latency/a100_40.txt, 62 KB", false),
@@ -75,7 +90,9 @@ fn rows() -> Vec<Row> {
         chase("a100", 32 * MB, 426.5, "gpu-latency/a100_40.txt, 32129 KB", true),
         chase("a100", 128 * MB, 572.2, "gpu-latency/a100_40.txt, 125026 KB", false),
         chase("a100", GB, 574.5, "gpu-latency/a100_40.txt, 926711 KB", true),
-        stream("a100", Stream::Read, 1490.0 / 1555.0, "gpu-stream/a100_40.txt, read 1490 GB/s", false),
+        stream("a100", Stream::Read(256), 579.0 / 1555.0, "gpu-stream/a100_40.txt, 25% occupancy, read 579 GB/s", false),
+        stream("a100", Stream::Read(512), 1042.0 / 1555.0, "gpu-stream/a100_40.txt, 50% occupancy, read 1042 GB/s", false),
+        stream("a100", Stream::Read(1024), 1490.0 / 1555.0, "gpu-stream/a100_40.txt, read 1490 GB/s", false),
         stream("a100", Stream::Copy, 1381.0 / 1555.0, "gpu-stream/a100_40.txt, scale 1381 GB/s", false),
         stream("a100", Stream::Triad, 1360.0 / 1555.0, "gpu-stream/a100_40.txt, triad 1360 GB/s", false),
         chase("h100", 64 * KB, 34.2, "gpu-latency/h100_pcie.txt, 62 KB", false),
@@ -84,7 +101,7 @@ fn rows() -> Vec<Row> {
         chase("h100", 32 * MB, 461.5, "gpu-latency/h100_pcie.txt, 32129 KB", true),
         chase("h100", 128 * MB, 649.9, "gpu-latency/h100_pcie.txt, 125026 KB", false),
         chase("h100", GB, 657.2, "gpu-latency/h100_pcie.txt, 926711 KB", true),
-        stream("h100", Stream::Read, 1942.0 / 2039.0, "gpu-stream/h100_pcie.txt, read 1942 GB/s (PCIe)", false),
+        stream("h100", Stream::Read(1024), 1942.0 / 2039.0, "gpu-stream/h100_pcie.txt, read 1942 GB/s (PCIe)", false),
         stream("h100", Stream::Copy, 1704.0 / 2039.0, "gpu-stream/h100_pcie.txt, scale 1704 GB/s (PCIe)", false),
         stream("h100", Stream::Triad, 1832.0 / 2039.0, "gpu-stream/h100_pcie.txt, triad 1832 GB/s (PCIe)", false),
     ]
@@ -185,15 +202,21 @@ fn slice(machine: &Machine, sms: u32) -> Machine {
 }
 
 /// A stream kernel's bytes moved over its time, as a fraction of the DRAM peak, on a slice of
-/// the machine at full occupancy, over arrays four times its L2.
+/// the machine with two blocks per SM, over arrays four times its L2.
 fn stream(machine: &Machine, kind: Stream) -> f64 {
-    let m = slice(machine, STREAM_SMS);
+    let mut m = slice(machine, STREAM_SMS);
     let n = 4 * m.memory.l2.bytes / 4;
-    let blocks = u64::from(m.sm.count) * u64::from(m.sm.max_threads / 1024);
+    let mut blocks = u64::from(m.sm.count) * u64::from(m.sm.max_threads / 1024);
+    let mut threads = 1024;
     let (file, args, streams) = match kind {
-        Stream::Read => {
-            let per_thread = n / (blocks * 1024);
-            ("bench/stream.s", vec![int("per_thread", per_thread as i64), buf("x", ArgInit::Zeros(n)), buf("y", ArgInit::Zeros(blocks * 1024))], 1)
+        Stream::Read(block) => {
+            // As gpu-stream: a thread per element, two blocks per SM at a time (its kernels
+            // reserve shared memory to allow no more), so blocks come and go.
+            threads = block;
+            m.sm.max_blocks = 2;
+            blocks = n / 2 / u64::from(block);
+            // n words are n / 2 elements of 8 bytes.
+            ("bench/stream_read.s", vec![int("n", n as i64 / 2), buf("x", ArgInit::Zeros(n)), buf("y", ArgInit::Zeros(blocks * u64::from(block)))], 1)
         }
         Stream::Copy => (
             "bench/stream_copy.s",
@@ -212,7 +235,7 @@ fn stream(machine: &Machine, kind: Stream) -> f64 {
             3,
         ),
     };
-    let req = request(Some([blocks as u32, 1, 1]), Some([1024, 1, 1]), args);
+    let req = request(Some([blocks as u32, 1, 1]), Some([threads, 1, 1]), args);
     let (report, _) = timed(&load(file), &m, &req, TimingOptions::default());
     let seconds = report.stats.cycles as f64 / (m.clock_ghz * 1e9);
     (n * 4 * streams) as f64 / seconds / 1e9 / m.memory.dram.bandwidth_gbs
@@ -252,7 +275,7 @@ const END: &str = "<!-- end of fidelity table -->\n";
 #[test]
 fn published_measurements_within_tolerance_and_docs_current() {
     let rows = rows();
-    let mut table = String::from("| machine | benchmark | simt | published | ratio | source | calibrated |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+    let mut table = String::from("| machine | benchmark | simt | published | ratio | source | row |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     let mut failures = Vec::new();
     let mut charts = Vec::new();
     for name in ["v100", "a100", "h100"] {
@@ -267,17 +290,20 @@ fn published_measurements_within_tolerance_and_docs_current() {
                 Bench::Streaming(kind) => {
                     let f = stream(&m, kind);
                     let label = match kind {
-                        Stream::Read => "stream read",
-                        Stream::Copy => "stream copy (scale)",
-                        Stream::Triad => "stream triad",
+                        Stream::Read(1024) => "stream read".to_string(),
+                        Stream::Read(block) => format!("stream read, {}% occupancy", 100 * 2 * block / m.sm.max_threads),
+                        Stream::Copy => "stream copy (scale)".to_string(),
+                        Stream::Triad => "stream triad".to_string(),
                     };
-                    (label.to_string(), f, (format!("{:.1}% of peak", 100.0 * f), format!("{:.1}% of peak", 100.0 * row.published)))
+                    (label, f, (format!("{:.1}% of peak", 100.0 * f), format!("{:.1}% of peak", 100.0 * row.published)))
                 }
             };
             let ratio = simt / row.published;
-            errors.push((ratio - 1.0).abs());
-            if (ratio - 1.0).abs() > 0.10 {
-                failures.push(format!("{name} {what}: simt {}, published {} ({ratio:.3})", shown.0, shown.1));
+            if gap(row).is_none() {
+                errors.push((ratio - 1.0).abs());
+                if (ratio - 1.0).abs() > 0.10 {
+                    failures.push(format!("{name} {what}: simt {}, published {} ({ratio:.3})", shown.0, shown.1));
+                }
             }
             let _ = writeln!(
                 table,
@@ -285,11 +311,11 @@ fn published_measurements_within_tolerance_and_docs_current() {
                 shown.0,
                 shown.1,
                 row.source,
-                if row.calibrated { "yes" } else { "held out" }
+                gap(row).unwrap_or(if row.calibrated { "calibrated" } else { "held out" })
             );
         }
         let mae = errors.iter().sum::<f64>() / errors.len() as f64;
-        let _ = writeln!(table, "| {name} | mean absolute error | | | {:.1}% | | |", 100.0 * mae);
+        let _ = writeln!(table, "| {name} | mean absolute error of the rows without a known gap | | | {:.1}% | | |", 100.0 * mae);
         if mae > 0.15 {
             failures.push(format!("{name}: mean absolute error {:.1}%", 100.0 * mae));
         }
