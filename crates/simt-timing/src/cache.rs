@@ -33,6 +33,8 @@ pub struct Lookup {
     pub hit: u8,
     /// Dirty sectors of a line evicted to make room.
     pub evicted_dirty: u8,
+    /// The line those dirty sectors belong to (meaningful when `evicted_dirty` is not 0).
+    pub evicted_line: u64,
 }
 
 impl SectorCache {
@@ -92,15 +94,16 @@ impl SectorCache {
                 way.dirty |= sectors;
             }
             way.used = clock;
-            return Lookup { hit, evicted_dirty: 0 };
+            return Lookup { hit, ..Lookup::default() };
         }
         if !fill {
             return Lookup::default();
         }
         let victim = set.iter_mut().min_by_key(|w| (w.line != EMPTY, w.used)).expect("a set has at least one way");
         let evicted_dirty = if victim.line == EMPTY { 0 } else { victim.dirty };
+        let evicted_line = victim.line;
         *victim = Way { line, used: clock, valid: sectors, dirty: if write { sectors } else { 0 } };
-        Lookup { hit: 0, evicted_dirty }
+        Lookup { hit: 0, evicted_dirty, evicted_line }
     }
 
     /// Advances the LRU clock. It is 32 bits, to keep a way in 16 bytes: before it wraps,

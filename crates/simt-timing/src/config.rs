@@ -39,6 +39,10 @@ pub struct Machine {
     pub description: String,
     /// SM clock in GHz: converts cycles to time and bandwidths to bytes per cycle.
     pub clock_ghz: f64,
+    /// The clock NVIDIA quotes tensor-core peaks at (H100: 1.83 GHz, below the 1.98 GHz boost
+    /// its FP32 peak uses); the report's tensor TFLOPS are at this clock, so they compare with
+    /// the datasheet's.
+    pub tensor_clock_ghz: f64,
     /// The newest target (`sm_90`) whose instruction forms the machine runs; a kernel using a
     /// later form is refused.
     #[serde(deserialize_with = "target")]
@@ -208,8 +212,12 @@ pub struct Memory {
     pub shared: Shared,
     /// Constant cache (PARAM loads).
     pub constant: Constant,
+    /// The network between the SMs and the L2 slices.
+    pub crossbar: Crossbar,
     /// L2.
     pub l2: L2,
+    /// Address translation on the way from L1 to L2.
+    pub tlb: Tlb,
     /// Device memory.
     pub dram: Dram,
 }
@@ -224,6 +232,8 @@ pub struct L1 {
     pub ways: u32,
     /// Load-to-use cycles of a hit.
     pub hit_latency: u32,
+    /// Cycles from issue until a miss leaves the SM: tag check and MSHR allocation.
+    pub miss_latency: u32,
 }
 
 /// Shared memory.
@@ -250,6 +260,14 @@ pub struct Constant {
     pub miss_latency: u32,
 }
 
+/// The SM-to-L2 network.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Crossbar {
+    /// Cycles one way, SM to L2 slice (the answer takes as long back).
+    pub latency: u32,
+}
+
 /// L2, shared by all SMs.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -258,20 +276,65 @@ pub struct L2 {
     pub bytes: u64,
     /// Associativity.
     pub ways: u32,
-    /// Load-to-use cycles of an L1 miss that hits L2.
-    pub hit_latency: u32,
+    /// Partitions: 1 is one uniform L2; 2 (A100, H100) gives each half of the SMs a near
+    /// partition that keeps copies of what they read, in front of the whole L2.
+    pub partitions: u32,
+    /// Cycles a slice takes to look a request up and read the data.
+    pub slice_latency: u32,
+    /// Extra cycles, there and back, to reach the far partition.
+    pub far_latency: u32,
     /// Bandwidth, GB/s.
     pub bandwidth_gbs: f64,
 }
 
-/// Device memory.
+/// Two levels of TLB between L1 and L2 (L1 is virtually addressed, L2 physically).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Tlb {
+    /// Entries of each SM's fully associative L1 TLB.
+    pub l1_entries: u32,
+    /// Bytes one L1 TLB entry maps.
+    pub l1_page_bytes: u64,
+    /// Entries of the shared L2 TLB.
+    pub l2_entries: u32,
+    /// Associativity of the L2 TLB.
+    pub l2_ways: u32,
+    /// Bytes one L2 TLB entry maps.
+    pub l2_page_bytes: u64,
+    /// Extra cycles of an L1 TLB miss that hits the L2 TLB.
+    pub l2_latency: u32,
+    /// Extra cycles of a miss in both (the page walk).
+    pub walk_latency: u32,
+}
+
+/// Device memory: channels of banks with row buffers.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Dram {
-    /// Load-to-use cycles of an L2 miss.
+    /// Cycles an L2 miss spends outside the DRAM devices: memory controller, PHY, the way back.
     pub latency: u32,
-    /// Bandwidth, GB/s.
+    /// Bandwidth, GB/s, of all channels together.
     pub bandwidth_gbs: f64,
+    /// Independent channels (HBM pseudo-channels), each with its own data bus.
+    pub channels: u32,
+    /// Banks per channel, each with one open row.
+    pub banks: u32,
+    /// Bytes of a row that consecutive lines fill before the next row (and channel).
+    pub row_bytes: u32,
+    /// Activate to read, ns.
+    pub t_rcd_ns: f64,
+    /// Precharge (closing the open row), ns.
+    pub t_rp_ns: f64,
+    /// Read to data, ns.
+    pub t_cl_ns: f64,
+    /// Time between refreshes of one bank, ns; 0 is no refresh.
+    pub refresh_interval_ns: f64,
+    /// Time a refresh keeps its bank busy, ns.
+    pub refresh_ns: f64,
+    /// Bus turnaround when a channel switches between reads and writes, ns.
+    pub turnaround_ns: f64,
+    /// Sectors of writes a channel's controller gathers before it turns the bus around for them.
+    pub write_batch: u32,
 }
 
 /// One MMA form on one partition's tensor core.
@@ -339,6 +402,13 @@ const MAX_WAYS: u32 = 4096;
 pub const MAX_SM_CACHE_LINES: u64 = 1 << 23;
 /// The largest L2, bytes: eight times a B200's.
 pub const MAX_L2_BYTES: u64 = 1 << 30;
+/// The most L2 TLB entries, DRAM channels and banks per channel: each is a few bytes of state
+/// made up front, and these are far beyond any GPU's.
+const MAX_TLB_ENTRIES: u32 = 1 << 16;
+const MAX_DRAM_CHANNELS: u32 = 4096;
+const MAX_DRAM_BANKS: u32 = 256;
+/// The longest DRAM timing, ns: a hundred times a real tRFC.
+pub const MAX_DRAM_NS: f64 = 50_000.0;
 
 /// The names of the built-in machines.
 pub fn builtin_names() -> Vec<&'static str> {
@@ -421,8 +491,10 @@ impl Machine {
     fn check(&self) -> Result<(), (String, String)> {
         let fail = |path: &str, message: String| Err((path.to_string(), message));
         let sm = &self.sm;
-        if !(self.clock_ghz >= CLOCK_GHZ.0 && self.clock_ghz <= CLOCK_GHZ.1) {
-            return fail("clock_ghz", format!("must be from {} to {} GHz", CLOCK_GHZ.0, CLOCK_GHZ.1));
+        for (key, clock) in [("clock_ghz", self.clock_ghz), ("tensor_clock_ghz", self.tensor_clock_ghz)] {
+            if !(clock >= CLOCK_GHZ.0 && clock <= CLOCK_GHZ.1) {
+                return fail(key, format!("must be from {} to {} GHz", CLOCK_GHZ.0, CLOCK_GHZ.1));
+            }
         }
         for (key, v) in [
             ("sm.count", sm.count),
@@ -455,6 +527,14 @@ impl Machine {
             ("memory.l1.ways", self.memory.l1.ways, MAX_WAYS),
             ("memory.constant.ways", self.memory.constant.ways, MAX_WAYS),
             ("memory.l2.ways", self.memory.l2.ways, MAX_WAYS),
+            ("memory.l2.partitions", self.memory.l2.partitions, 8),
+            ("memory.tlb.l1_entries", self.memory.tlb.l1_entries, MAX_WAYS),
+            ("memory.tlb.l2_entries", self.memory.tlb.l2_entries, MAX_TLB_ENTRIES),
+            ("memory.tlb.l2_ways", self.memory.tlb.l2_ways, self.memory.tlb.l2_entries),
+            ("memory.dram.channels", self.memory.dram.channels, MAX_DRAM_CHANNELS),
+            ("memory.dram.banks", self.memory.dram.banks, MAX_DRAM_BANKS),
+            ("memory.dram.row_bytes", self.memory.dram.row_bytes, 1 << 16),
+            ("memory.dram.write_batch", self.memory.dram.write_batch, 1 << 16),
         ] {
             if v > most {
                 return fail(key, format!("at most {most}"));
@@ -518,12 +598,63 @@ impl Machine {
             }
         }
         let mem = &self.memory;
+        for (key, v) in [
+            ("memory.l2.partitions", mem.l2.partitions),
+            ("memory.tlb.l1_entries", mem.tlb.l1_entries),
+            ("memory.tlb.l2_entries", mem.tlb.l2_entries),
+            ("memory.tlb.l2_ways", mem.tlb.l2_ways),
+            ("memory.dram.channels", mem.dram.channels),
+            ("memory.dram.banks", mem.dram.banks),
+            ("memory.dram.write_batch", mem.dram.write_batch),
+        ] {
+            if v == 0 {
+                return fail(key, "must be at least 1".into());
+            }
+        }
+        if !mem.tlb.l2_entries.is_multiple_of(mem.tlb.l2_ways) {
+            return fail("memory.tlb.l2_ways", format!("must divide memory.tlb.l2_entries ({})", mem.tlb.l2_entries));
+        }
+        for (key, page) in [("memory.tlb.l1_page_bytes", mem.tlb.l1_page_bytes), ("memory.tlb.l2_page_bytes", mem.tlb.l2_page_bytes)] {
+            if !page.is_power_of_two() || page < u64::from(LINE_BYTES) || page > 1 << 40 {
+                return fail(key, format!("must be a power of two from {LINE_BYTES} bytes to 1 TiB"));
+            }
+        }
+        if mem.dram.row_bytes < LINE_BYTES || !mem.dram.row_bytes.is_multiple_of(LINE_BYTES) {
+            return fail("memory.dram.row_bytes", format!("must be a multiple of the {LINE_BYTES}-byte line"));
+        }
+        let d = &mem.dram;
+        for (key, ns) in [
+            ("memory.dram.t_rcd_ns", d.t_rcd_ns),
+            ("memory.dram.t_rp_ns", d.t_rp_ns),
+            ("memory.dram.t_cl_ns", d.t_cl_ns),
+            ("memory.dram.refresh_interval_ns", d.refresh_interval_ns),
+            ("memory.dram.refresh_ns", d.refresh_ns),
+            ("memory.dram.turnaround_ns", d.turnaround_ns),
+        ] {
+            if !(0.0..=MAX_DRAM_NS).contains(&ns) {
+                return fail(key, format!("must be from 0 to {MAX_DRAM_NS} ns"));
+            }
+        }
+        if d.refresh_interval_ns > 0.0 && d.refresh_ns >= d.refresh_interval_ns {
+            return fail("memory.dram.refresh_ns", "must be shorter than memory.dram.refresh_interval_ns".into());
+        }
+        for (key, l) in [
+            ("memory.l1.miss_latency", mem.l1.miss_latency),
+            ("memory.crossbar.latency", mem.crossbar.latency),
+            ("memory.l2.slice_latency", mem.l2.slice_latency),
+            ("memory.l2.far_latency", mem.l2.far_latency),
+            ("memory.tlb.l2_latency", mem.tlb.l2_latency),
+            ("memory.tlb.walk_latency", mem.tlb.walk_latency),
+        ] {
+            if l > MAX_LATENCY {
+                return fail(key, format!("{l} cycles: at most {MAX_LATENCY}"));
+            }
+        }
         for (key, l) in [
             ("memory.l1.hit_latency", mem.l1.hit_latency),
             ("memory.shared.latency", mem.shared.latency),
             ("memory.constant.hit_latency", mem.constant.hit_latency),
             ("memory.constant.miss_latency", mem.constant.miss_latency),
-            ("memory.l2.hit_latency", mem.l2.hit_latency),
             ("memory.dram.latency", mem.dram.latency),
         ] {
             if l < least {
@@ -533,8 +664,11 @@ impl Machine {
                 return fail(key, format!("{l} cycles: at most {MAX_LATENCY}"));
             }
         }
-        if mem.l2.hit_latency <= mem.l1.hit_latency || mem.dram.latency < mem.l2.hit_latency {
-            return fail("memory.l2.hit_latency", "latencies must grow: L1 hit < L2 hit <= DRAM".into());
+        if self.l2_hit_latency() <= u64::from(mem.l1.hit_latency) {
+            return fail(
+                "memory.l2.slice_latency",
+                "an L2 hit (l1.miss_latency + 2 x crossbar.latency + l2.slice_latency) must take longer than an L1 hit".into(),
+            );
         }
         if mem.outstanding_misses == 0 {
             return fail("memory.outstanding_misses", "must be at least 1".into());
@@ -549,12 +683,12 @@ impl Machine {
         if mem.l2.ways == 0 || mem.l2.bytes < u64::from(LINE_BYTES * mem.l2.ways) || mem.l2.bytes > MAX_L2_BYTES {
             return fail("memory.l2.bytes", format!("must hold at least one set and at most {MAX_L2_BYTES} bytes"));
         }
-        let lines_per_sm = u64::from(mem.l1.unified_bytes / LINE_BYTES) + u64::from(c.bytes / c.line_bytes);
+        let lines_per_sm = u64::from(mem.l1.unified_bytes / LINE_BYTES) + u64::from(c.bytes / c.line_bytes) + u64::from(mem.tlb.l1_entries);
         if u64::from(sm.count) * lines_per_sm > MAX_SM_CACHE_LINES {
             return fail(
                 "sm.count",
                 format!(
-                    "{} SMs of {lines_per_sm} L1 and constant-cache lines each make {} lines; the model holds at most {MAX_SM_CACHE_LINES}: fewer SMs or smaller caches",
+                    "{} SMs of {lines_per_sm} L1, constant-cache and TLB lines each make {} lines; the model holds at most {MAX_SM_CACHE_LINES}: fewer SMs or smaller caches",
                     sm.count,
                     u64::from(sm.count) * lines_per_sm
                 ),
@@ -614,10 +748,17 @@ impl Machine {
         per_sm / self.sm.partitions
     }
 
+    /// Load-to-use cycles of the fastest L2 answer, a hit in the near partition with no TLB
+    /// miss: the miss leaves the SM, crosses to the slice, is looked up, and crosses back.
+    pub fn l2_hit_latency(&self) -> u64 {
+        let m = &self.memory;
+        u64::from(m.l1.miss_latency) + 2 * u64::from(m.crossbar.latency) + u64::from(m.l2.slice_latency)
+    }
+
     /// Cycles between two cycles of simulated time that may be run without looking at other SMs:
     /// nothing an SM sends to L2 comes back sooner.
     pub fn window(&self) -> u64 {
-        u64::from(self.memory.l2.hit_latency)
+        self.l2_hit_latency()
     }
 }
 

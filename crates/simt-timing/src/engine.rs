@@ -1,8 +1,8 @@
 //! The launch: block dispatch, SMs advancing in parallel windows, and the shared
-//! L2/DRAM model answering at each window boundary.
+//! memory system (`memsys.rs`) answering at each window boundary.
 //!
 //! SMs interact only through L2, DRAM and global memory, and nothing an SM sends
-//! there comes back sooner than the L2 hit latency, the window length `W`. So each
+//! there comes back sooner than the fastest L2 hit, the window length `W`. So each
 //! window the SMs run independently (on rayon); at the boundary the requests of the
 //! window are answered in (cycle, SM, sequence) order, and held global atomics are
 //! executed in that order. Block dispatch needs the order in which SMs free room: an
@@ -15,14 +15,11 @@ use rayon::prelude::*;
 use simt_interp::{Fault, GlobalMemory, Launch, LaunchConfig, RunOptions};
 use simt_isa::{Kernel, format_mnemonic};
 
-use crate::cache::SectorCache;
-use crate::config::{LINE_BYTES, Machine, SECTOR_BYTES};
+use crate::config::{LINE_BYTES, Machine};
+use crate::memsys::MemorySystem;
 use crate::occupancy::{Occupancy, occupancy};
-use crate::sim::{Ctx, Deferred, LineMap, PipeFilter, ReqKind, Request, Sm};
+use crate::sim::{Ctx, Deferred, PipeFilter, Request, Sm};
 use crate::stats::Report;
-
-/// Fixed-point fraction of a cycle used for bandwidth servers.
-const FRAC: u32 = 16;
 
 /// How to run a timed launch.
 #[derive(Clone, Debug, Default)]
@@ -48,88 +45,8 @@ pub enum TimingError {
     Fault(Box<Fault>),
 }
 
-/// How many requests ahead the boundary asks the host to load the L2 set a request needs.
+/// How many requests ahead the boundary asks the host to load the L2 sets a request needs.
 const PREFETCH_AHEAD: usize = 8;
-
-/// The L2 and DRAM, shared by all SMs, used only at window boundaries.
-struct L2Model {
-    tags: SectorCache,
-    l2_free: u64,
-    dram_free: u64,
-    l2_cost: u64,
-    dram_cost: u64,
-    hit_latency: u64,
-    dram_latency: u64,
-    atomic_free: LineMap<u64>,
-    sectors: u64,
-    hits: u64,
-    dram_read: u64,
-    dram_write: u64,
-}
-
-impl L2Model {
-    fn new(machine: &Machine) -> L2Model {
-        let m = &machine.memory;
-        let per_cycle = |gbs: f64| gbs / machine.clock_ghz;
-        let cost = |gbs: f64| ((f64::from(SECTOR_BYTES) * f64::from(1u32 << FRAC)) / per_cycle(gbs)).round().max(1.0) as u64;
-        L2Model {
-            tags: SectorCache::new(m.l2.bytes / u64::from(LINE_BYTES), m.l2.ways),
-            l2_free: 0,
-            dram_free: 0,
-            l2_cost: cost(m.l2.bandwidth_gbs),
-            dram_cost: cost(m.dram.bandwidth_gbs),
-            hit_latency: u64::from(m.l2.hit_latency),
-            dram_latency: u64::from(m.dram.latency),
-            atomic_free: LineMap::default(),
-            sectors: 0,
-            hits: 0,
-            dram_read: 0,
-            dram_write: 0,
-        }
-    }
-
-    /// The cycle the answer to `r` is usable in its SM.
-    fn answer(&mut self, r: &Request) -> u64 {
-        let n = u64::from(r.sectors.count_ones());
-        // Saturating: the machine file's bounds keep these far from overflow, and should a
-        // launch still reach it, its cycles stop at the largest figure rather than wrap.
-        let start = r.cycle.saturating_mul(1 << FRAC).max(self.l2_free);
-        self.l2_free = start.saturating_add(self.l2_cost.saturating_mul(n));
-        let start_cycle = start.div_ceil(1 << FRAC);
-        self.sectors += n;
-        let write = r.kind != ReqKind::Load;
-        let lookup = self.tags.access(r.line, r.sectors, true, write);
-        let evicted = u64::from(lookup.evicted_dirty.count_ones());
-        if evicted > 0 {
-            self.dram_write += evicted * u64::from(SECTOR_BYTES);
-            let d = self.dram_free.max(start);
-            self.dram_free = d.saturating_add(self.dram_cost.saturating_mul(evicted));
-        }
-        if r.kind == ReqKind::Store {
-            // Whole sectors are written: allocated in L2 without reading DRAM.
-            self.hits += n;
-            return start_cycle + self.hit_latency;
-        }
-        self.hits += u64::from(lookup.hit.count_ones());
-        let miss = u64::from((r.sectors & !lookup.hit).count_ones());
-        let mut ready = if miss > 0 {
-            self.dram_read += miss * u64::from(SECTOR_BYTES);
-            let d = self.dram_free.max(start);
-            self.dram_free = d.saturating_add(self.dram_cost.saturating_mul(miss));
-            d.div_ceil(1 << FRAC) + self.dram_latency
-        } else {
-            start_cycle + self.hit_latency
-        };
-        if let ReqKind::Atomic { ops } = r.kind {
-            // The L2's atomic unit applies one operation per cycle to a line, across SMs.
-            let free = self.atomic_free.entry(r.line).or_insert(0);
-            let begin = ready.max(*free);
-            *free = begin + u64::from(ops);
-            ready = begin + u64::from(ops) - 1;
-        }
-        ready
-    }
-}
 
 /// The shared-memory carve-out a launch gets, and the L1 lines left beside it.
 fn l1_lines(machine: &Machine, occ: &Occupancy) -> u64 {
@@ -165,7 +82,7 @@ pub fn run(
     }
     let ctx = Ctx::new(&launch, machine, l1_lines(machine, &occ), timing.pipeview, timing.timeline).map_err(TimingError::Unsupported)?;
     let mut sms: Vec<Sm> = (0..machine.sm.count).map(|i| Sm::new(i, &ctx)).collect();
-    let mut l2 = L2Model::new(machine);
+    let mut l2 = MemorySystem::new(machine);
     let total = launch.blocks();
     let mut next: u64 = 0;
     // Breadth first: each pass gives every SM with room one more block.
@@ -242,7 +159,7 @@ pub fn run(
             requests.sort_unstable_by_key(|r| (r.cycle, r.sm, r.seq));
             for (i, r) in requests.iter().enumerate() {
                 if let Some(ahead) = requests.get(i + PREFETCH_AHEAD) {
-                    l2.tags.prefetch(ahead.line);
+                    l2.prefetch(ahead);
                 }
                 let at = l2.answer(r);
                 sms[r.sm as usize].inbox.push((r.tag, at));
@@ -308,7 +225,7 @@ pub(crate) struct L2Figures {
     pub dram_write: u64,
 }
 
-fn l2_figures(l2: &L2Model) -> L2Figures {
+fn l2_figures(l2: &MemorySystem) -> L2Figures {
     L2Figures { sectors: l2.sectors, hits: l2.hits, dram_read: l2.dram_read, dram_write: l2.dram_write }
 }
 

@@ -19,6 +19,7 @@ pub mod cache;
 pub mod config;
 mod engine;
 pub mod forms;
+mod memsys;
 pub mod occupancy;
 mod reason;
 pub mod seed;

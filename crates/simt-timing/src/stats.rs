@@ -78,6 +78,8 @@ pub struct TimingStats {
     pub machine: String,
     /// SM clock, GHz.
     pub clock_ghz: f64,
+    /// The clock tensor TFLOPS are given at, GHz (`tensor_clock_ghz`).
+    pub tensor_clock_ghz: f64,
     /// SMs on the machine.
     pub sms: u32,
     /// SMs that ran at least one block.
@@ -121,6 +123,9 @@ pub struct TimingStats {
     pub tensor_macs: u64,
     /// `tensor_macs / cycles / SMs used`.
     pub tensor_macs_per_cycle_per_sm: f64,
+    /// `2 x tensor_macs` per second at the machine's `tensor_clock_ghz`, in TFLOPS: the rate a
+    /// datasheet would quote for this many MACs per cycle.
+    pub tensor_tflops: f64,
 }
 
 /// A timed launch's outcome: the timing statistics, the functional statistics (identical to a
@@ -206,6 +211,7 @@ pub(crate) fn report(ctx: &Ctx<'_>, launch: &Launch<'_>, occ: &Occupancy, sms: &
     let stats = TimingStats {
         machine: m.name.clone(),
         clock_ghz: m.clock_ghz,
+        tensor_clock_ghz: m.tensor_clock_ghz,
         sms: m.sm.count,
         sms_used: used,
         cycles,
@@ -248,6 +254,7 @@ pub(crate) fn report(ctx: &Ctx<'_>, launch: &Launch<'_>, occ: &Occupancy, sms: &
             .collect(),
         tensor_macs: raw.mma_macs,
         tensor_macs_per_cycle_per_sm: if cycles == 0 || used == 0 { 0.0 } else { raw.mma_macs as f64 / cycles as f64 / f64::from(used) },
+        tensor_tflops: if cycles == 0 { 0.0 } else { 2.0 * raw.mma_macs as f64 / cycles as f64 * m.tensor_clock_ghz / 1000.0 },
     };
     let symbols = simt_isa::Symbols::of(ctx.kernel);
     Report {
@@ -333,7 +340,17 @@ impl TimingStats {
         );
         row(&mut s, "register banks", format!("{} extra read cycles from bank conflicts", thousands(self.register_bank_conflicts)));
         if self.tensor_macs > 0 {
-            row(&mut s, "tensor cores", format!("{} MACs, {:.1} per cycle per SM", thousands(self.tensor_macs), self.tensor_macs_per_cycle_per_sm));
+            row(
+                &mut s,
+                "tensor cores",
+                format!(
+                    "{} MACs, {:.1} per cycle per SM, {:.1} TFLOPS at the {} GHz tensor clock",
+                    thousands(self.tensor_macs),
+                    self.tensor_macs_per_cycle_per_sm,
+                    self.tensor_tflops,
+                    self.tensor_clock_ghz
+                ),
+            );
         }
         let _ = writeln!(s, "  units                 {:>16}  {:>16}  {:>11}", "instructions", "busy cycles", "utilisation");
         for u in &self.units {

@@ -1,0 +1,336 @@
+//! The memory system behind the SMs' L1s, used only at window boundaries: the TLBs, the
+//! crossbar, the L2 partitions and slices, and DRAM channels of banks with row buffers.
+//!
+//! A load's latency is the sum of the stages it passes, each a parameter of the machine file:
+//! the L1 tag check and MSHR (`l1.miss_latency`), the L1 TLB (free on a hit; `tlb.l2_latency`
+//! on an L2 TLB hit, `tlb.walk_latency` on a walk), the crossbar there and back, the slice
+//! (`l2.slice_latency`), the far partition (`l2.far_latency`) when the near one lacks the line,
+//! and on a miss the DRAM bank (precharge, activate, read, as the row buffer requires), its
+//! channel's data bus and the controller (`dram.latency`). Queueing at the L2's bandwidth
+//! server, at a busy bank, at a refreshing bank and at a channel's bus comes on top, so a
+//! pointer chase's latency changes with footprint and stride, and a stream's bandwidth falls
+//! short of the peak by what row misses, bus turnarounds and refreshes cost.
+
+use crate::cache::SectorCache;
+use crate::config::{LINE_BYTES, Machine, SECTOR_BYTES};
+use crate::sim::{LineMap, ReqKind, Request};
+
+/// Fixed-point fraction of a cycle used for bandwidth servers and DRAM timings.
+const FRAC: u32 = 16;
+const ONE: u64 = 1 << FRAC;
+/// No row open in a bank.
+const CLOSED: u64 = u64::MAX;
+
+/// Spreads line and row numbers over partitions, channels and banks, as real address hashing does.
+fn mix(n: u64) -> u64 {
+    let h = n.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    h ^ (h >> 29)
+}
+
+/// Cycles of `ns` nanoseconds at `clock_ghz`, in fixed point.
+fn fixed_cycles(ns: f64, clock_ghz: f64) -> u64 {
+    (ns * clock_ghz * f64::from(1u32 << FRAC)).round() as u64
+}
+
+#[derive(Clone, Copy)]
+struct Bank {
+    open: u64,
+    /// The fixed-point cycle from which the bank takes its next command.
+    free: u64,
+}
+
+#[derive(Clone, Copy)]
+struct Channel {
+    bus_free: u64,
+    /// Sectors of writes waiting to go out in a batch.
+    pending_writes: u64,
+}
+
+/// DRAM: channels, each a data bus shared by its banks. A read waits for its bank (busy,
+/// refreshing), which opens its row if another is open, and for a slot on its channel's bus;
+/// writes go out in batches that cost the bus the read/write turnarounds.
+struct Dram {
+    banks: Vec<Bank>,
+    channels: Vec<Channel>,
+    per_channel: u64,
+    row_lines: u64,
+    sector_cost: u64,
+    t_rcd: u64,
+    t_rp: u64,
+    t_cl: u64,
+    refresh_interval: u64,
+    refresh: u64,
+    turnaround: u64,
+    write_batch: u64,
+    latency: u64,
+}
+
+impl Dram {
+    fn new(machine: &Machine) -> Dram {
+        let d = &machine.memory.dram;
+        let clock = machine.clock_ghz;
+        let per_cycle = d.bandwidth_gbs / clock / f64::from(d.channels);
+        let sector_cost = ((f64::from(SECTOR_BYTES) * f64::from(1u32 << FRAC)) / per_cycle).round().max(1.0) as u64;
+        Dram {
+            banks: vec![Bank { open: CLOSED, free: 0 }; (d.channels * d.banks) as usize],
+            channels: vec![Channel { bus_free: 0, pending_writes: 0 }; d.channels as usize],
+            per_channel: u64::from(d.banks),
+            row_lines: u64::from(d.row_bytes / LINE_BYTES),
+            sector_cost,
+            t_rcd: fixed_cycles(d.t_rcd_ns, clock),
+            t_rp: fixed_cycles(d.t_rp_ns, clock),
+            t_cl: fixed_cycles(d.t_cl_ns, clock),
+            refresh_interval: fixed_cycles(d.refresh_interval_ns, clock),
+            refresh: fixed_cycles(d.refresh_ns, clock),
+            turnaround: fixed_cycles(d.turnaround_ns, clock),
+            write_batch: u64::from(d.write_batch),
+            latency: u64::from(d.latency) << FRAC,
+        }
+    }
+
+    /// Reads or writes `sectors` of `line`, asked for at fixed-point cycle `at`; returns the
+    /// fixed-point cycle the data is back at the L2 slice (reads) or written (writes).
+    fn access(&mut self, line: u64, sectors: u64, at: u64, write: bool) -> u64 {
+        // Consecutive lines fill one row; the next row goes to another channel and bank.
+        let row = line / self.row_lines;
+        let h = mix(row);
+        let channels = self.channels.len() as u64;
+        let ch = (h % channels) as usize;
+        let index = ch * self.per_channel as usize + ((h / channels) % self.per_channel) as usize;
+        let all_banks = self.banks.len() as u64;
+        let bank = &mut self.banks[index];
+        let mut t = at.max(bank.free);
+        if self.refresh_interval > 0 {
+            // Banks refresh in turn, each every interval: one landing in its bank's refresh waits it out.
+            let offset = (index as u64 * self.refresh_interval) / all_banks;
+            let phase = (t + self.refresh_interval - offset % self.refresh_interval) % self.refresh_interval;
+            if phase < self.refresh {
+                t += self.refresh - phase;
+                bank.open = CLOSED;
+            }
+        }
+        let ready = t
+            + self.t_cl
+            + match bank.open {
+                o if o == row => 0,
+                CLOSED => self.t_rcd,
+                _ => self.t_rp + self.t_rcd,
+            };
+        bank.open = row;
+        let channel = &mut self.channels[ch];
+        let cost = self.sector_cost.saturating_mul(sectors);
+        if write {
+            // Writes wait in the controller's queue and go out in batches, each costing the bus
+            // two turnarounds (to writing and back); the batch's rows are not modelled.
+            channel.pending_writes += sectors;
+            if channel.pending_writes >= self.write_batch {
+                let batch = self.sector_cost.saturating_mul(channel.pending_writes);
+                channel.bus_free = channel.bus_free.max(at).saturating_add(2 * self.turnaround + batch);
+                channel.pending_writes = 0;
+            }
+            return t;
+        }
+        // The controller reorders around busy banks (FR-FCFS): the bus gives each read a slot in
+        // the order they come, and the data goes out once both its slot and its bank are ready.
+        let slot = channel.bus_free.max(at).saturating_add(cost);
+        channel.bus_free = slot;
+        let end = slot.max(ready.saturating_add(cost));
+        // The bank takes its next read as this one's data starts, so row hits stream back to back.
+        bank.free = end - self.t_cl.min(end);
+        end.saturating_add(self.latency)
+    }
+}
+
+/// The L2 (its partitions and slices), the TLBs and DRAM, shared by all SMs.
+pub(crate) struct MemorySystem {
+    /// The whole L2: where every line's coherent copy lives.
+    pub tags: SectorCache,
+    /// With partitions, each one's copies of what its SMs read (empty with one partition).
+    near: Vec<SectorCache>,
+    /// The partition each SM is near.
+    side: Vec<u32>,
+    l1_tlb: Vec<SectorCache>,
+    l2_tlb: SectorCache,
+    l1_page_lines: u64,
+    l2_page_lines: u64,
+    dram: Dram,
+    l2_free: u64,
+    l2_cost: u64,
+    to_l2: u64,
+    slice: u64,
+    crossbar: u64,
+    far: u64,
+    tlb_l2: u64,
+    walk: u64,
+    pub atomic_free: LineMap<u64>,
+    pub sectors: u64,
+    pub hits: u64,
+    pub far_hits: u64,
+    pub dram_read: u64,
+    pub dram_write: u64,
+}
+
+impl MemorySystem {
+    pub fn new(machine: &Machine) -> MemorySystem {
+        let m = &machine.memory;
+        let lines = m.l2.bytes / u64::from(LINE_BYTES);
+        let parts = m.l2.partitions;
+        let near = if parts > 1 { (0..parts).map(|_| SectorCache::new(lines / u64::from(parts), m.l2.ways)).collect() } else { Vec::new() };
+        let sms = machine.sm.count;
+        let per_cycle = m.l2.bandwidth_gbs / machine.clock_ghz;
+        MemorySystem {
+            tags: SectorCache::new(lines, m.l2.ways),
+            near,
+            side: (0..sms).map(|sm| sm * parts / sms).collect(),
+            l1_tlb: (0..sms).map(|_| SectorCache::new(u64::from(m.tlb.l1_entries), m.tlb.l1_entries)).collect(),
+            l2_tlb: SectorCache::new(u64::from(m.tlb.l2_entries), m.tlb.l2_ways),
+            l1_page_lines: m.tlb.l1_page_bytes / u64::from(LINE_BYTES),
+            l2_page_lines: m.tlb.l2_page_bytes / u64::from(LINE_BYTES),
+            dram: Dram::new(machine),
+            l2_free: 0,
+            l2_cost: ((f64::from(SECTOR_BYTES) * f64::from(1u32 << FRAC)) / per_cycle).round().max(1.0) as u64,
+            to_l2: u64::from(m.l1.miss_latency) + u64::from(m.crossbar.latency),
+            slice: u64::from(m.l2.slice_latency),
+            crossbar: u64::from(m.crossbar.latency),
+            far: u64::from(m.l2.far_latency),
+            tlb_l2: u64::from(m.tlb.l2_latency),
+            walk: u64::from(m.tlb.walk_latency),
+            atomic_free: LineMap::default(),
+            sectors: 0,
+            hits: 0,
+            far_hits: 0,
+            dram_read: 0,
+            dram_write: 0,
+        }
+    }
+
+    /// Asks the host to load the sets request `r` will look up (see [`SectorCache::prefetch`]).
+    pub fn prefetch(&self, r: &Request) {
+        self.tags.prefetch(r.line);
+        if let Some(near) = self.near.get(self.side[r.sm as usize] as usize) {
+            near.prefetch(r.line);
+        }
+    }
+
+    /// Extra cycles translating `line`'s address costs SM `sm`.
+    fn translate(&mut self, sm: u32, line: u64) -> u64 {
+        if self.l1_tlb[sm as usize].access(line / self.l1_page_lines, 1, true, false).hit != 0 {
+            return 0;
+        }
+        if self.l2_tlb.access(line / self.l2_page_lines, 1, true, false).hit != 0 { self.tlb_l2 } else { self.walk }
+    }
+
+    /// The partition that owns `line` (its DRAM is attached there).
+    fn home(&self, line: u64) -> u32 {
+        (mix(line) >> 7) as u32 % self.near.len().max(1) as u32
+    }
+
+    /// The cycle the answer to `r` is usable in its SM. Never sooner than
+    /// [`Machine::l2_hit_latency`] after `r.cycle`, the window.
+    pub fn answer(&mut self, r: &Request) -> u64 {
+        let n = u64::from(r.sectors.count_ones());
+        let arrive = r.cycle.saturating_add(self.to_l2 + self.translate(r.sm, r.line));
+        // Saturating: the machine file's bounds keep these far from overflow, and should a
+        // launch still reach it, its cycles stop at the largest figure rather than wrap.
+        let start = arrive.saturating_mul(ONE).max(self.l2_free);
+        self.l2_free = start.saturating_add(self.l2_cost.saturating_mul(n));
+        let looked_up = start.div_ceil(ONE) + self.slice;
+        self.sectors += n;
+        let write = r.kind != ReqKind::Load;
+        let side = self.side[r.sm as usize];
+        // The near partition's copies first; what they lack comes from the whole L2.
+        let near_hit = match self.near.get_mut(side as usize) {
+            Some(near) => near.access(r.line, r.sectors, true, false).hit,
+            None => 0,
+        };
+        let rest = if write { r.sectors } else { r.sectors & !near_hit };
+        let lookup = if rest != 0 { self.tags.access(r.line, rest, true, write) } else { Default::default() };
+        if lookup.evicted_dirty != 0 {
+            let evicted = u64::from(lookup.evicted_dirty.count_ones());
+            self.dram_write += evicted * u64::from(SECTOR_BYTES);
+            self.dram.access(lookup.evicted_line, evicted, looked_up << FRAC, true);
+        }
+        let far = if self.near.is_empty() { 0 } else { self.far };
+        if r.kind == ReqKind::Store {
+            // Whole sectors are written: allocated in L2 without reading DRAM, acknowledged by the near slice.
+            self.hits += n;
+            return looked_up + self.crossbar;
+        }
+        let far_hit = lookup.hit & !near_hit;
+        let miss = u64::from((rest & !lookup.hit).count_ones());
+        self.hits += u64::from((near_hit | lookup.hit).count_ones());
+        self.far_hits += u64::from(far_hit.count_ones());
+        let mut ready = if miss > 0 {
+            self.dram_read += miss * u64::from(SECTOR_BYTES);
+            let remote = if self.home(r.line) != side { far } else { 0 };
+            let back = self.dram.access(r.line, miss, (looked_up + remote) << FRAC, false);
+            back.div_ceil(ONE) + self.crossbar
+        } else if far_hit != 0 {
+            looked_up + far + self.crossbar
+        } else {
+            looked_up + self.crossbar
+        };
+        if let ReqKind::Atomic { ops } = r.kind {
+            // The L2's atomic unit applies one operation per cycle to a line, across SMs.
+            let free = self.atomic_free.entry(r.line).or_insert(0);
+            let begin = ready.max(*free);
+            *free = begin + u64::from(ops);
+            ready = begin + u64::from(ops) - 1;
+        }
+        ready
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(sm: u32, line: u64, cycle: u64) -> Request {
+        Request { cycle, sm, seq: 0, line, sectors: 1, kind: ReqKind::Load, tag: 0 }
+    }
+
+    #[test]
+    fn a_chase_pays_near_far_and_dram_stages() {
+        let h100 = Machine::builtin("h100");
+        let mut mem = MemorySystem::new(&h100);
+        let near = h100.l2_hit_latency();
+        // Cold: DRAM, well beyond an L2 hit.
+        let cold = mem.answer(&load(0, 7, 0));
+        assert!(cold > near + u64::from(h100.memory.dram.latency), "cold miss {cold}");
+        // Again from the same side: a near hit, the sum of the L2 path's stages.
+        assert_eq!(mem.answer(&load(0, 7, 10_000)) - 10_000, near);
+        // From an SM near the other partition: that partition lacks the line, the whole L2 has it;
+        // and that SM's L1 TLB lacks the page, which the shared L2 TLB has.
+        let other = h100.sm.count - 1;
+        let m = &h100.memory;
+        assert_eq!(mem.answer(&load(other, 7, 20_000)) - 20_000, near + u64::from(m.l2.far_latency + m.tlb.l2_latency));
+        assert_eq!(mem.answer(&load(other, 7, 30_000)) - 30_000, near, "now a copy is near it too");
+    }
+
+    #[test]
+    fn dram_row_hits_beat_row_misses_and_writes_cost_turnarounds() {
+        let h100 = Machine::builtin("h100");
+        let mut dram = Dram::new(&h100);
+        let start = 1_000_000 << FRAC;
+        let first = dram.access(0, 1, start, false);
+        // The next line of the same row, once the bank is free: only t_cl.
+        let hit = dram.access(1, 1, first, false) - first;
+        // A line in another row of the same bank: precharge and activate first.
+        let (rows, channels, banks) = (dram.row_lines, dram.channels.len() as u64, dram.per_channel);
+        let bank_of = |line: u64| {
+            let h = mix(line / rows);
+            (h % channels, (h / channels) % banks)
+        };
+        let other = (1..).map(|r| r * rows).find(|&l| bank_of(l) == bank_of(0)).expect("a row in the same bank");
+        let at = first + (1 << 30);
+        let miss = dram.access(other, 1, at, false) - at;
+        assert_eq!(miss - hit, dram.t_rp + dram.t_rcd, "a row miss costs precharge and activate");
+        // A batch of writes holds the bus for its sectors and two turnarounds.
+        let ch = bank_of(0).0 as usize;
+        let before = dram.channels[ch].bus_free;
+        for _ in 0..dram.write_batch {
+            dram.access(0, 1, before, true);
+        }
+        assert_eq!(dram.channels[ch].bus_free - before, 2 * dram.turnaround + dram.write_batch * dram.sector_cost);
+    }
+}

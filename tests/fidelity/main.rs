@@ -1,0 +1,364 @@
+//! The fidelity suite: microbenchmarks timed on `v100`, `a100` and `h100`, each compared with a
+//! published measurement that no parameter of the machine file restates (contract: issue 29).
+//!
+//! Each row runs a kernel of `asm/bench/` and compares what the model makes of it with a
+//! figure from a published measurement, cited in the row. A row passes within 10%; a machine
+//! within 15% mean absolute error. `docs/timing.md` shows the generated table and a chart per
+//! machine of pointer-chase latency against footprint (`docs/img/chase-*.svg`); this test
+//! regenerates both and fails when the committed ones are stale:
+//! `SIMT_BLESS=1 cargo test --release -p simt-timing --test fidelity` rewrites them.
+
+#[path = "../../crates/simt-timing/tests/common/mod.rs"]
+mod common;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use common::*;
+use simt_host::Arg;
+use simt_isa::{ArgInit, Literal};
+use simt_timing::{Machine, TimingOptions};
+
+/// gpu-benches (github.com/te42kyfo/gpu-benches, commit 1c36d509ee717dca9215c27135fa1e611bb03ed1).
+const GPU_BENCHES: &str = "gpu-benches 1c36d50";
+
+/// A published measurement of one machine.
+struct Row {
+    machine: &'static str,
+    bench: Bench,
+    /// The published figure: load-to-use cycles for chases, a fraction of peak DRAM bandwidth for streams.
+    published: f64,
+    source: &'static str,
+    /// Whether a value of the machine file was calibrated against this figure (the others are held out).
+    calibrated: bool,
+}
+
+/// Rows the model is known to miss, shown with their reason but outside the tolerance and the
+/// mean: blocks that each live for one load (gpu-stream's kernels) spend on real GPUs about as
+/// long being launched and retired as the load takes, which simt, launching a block the cycle
+/// after another ends, does not model. At full occupancy enough blocks overlap to hide it.
+const LAUNCH_GAP: &str = "known gap: block launch and retirement not modelled";
+
+fn gap(row: &Row) -> Option<&'static str> {
+    matches!(row.bench, Bench::Streaming(Stream::Read(block)) if block < 1024).then_some(LAUNCH_GAP)
+}
+
+#[derive(Clone, Copy)]
+enum Bench {
+    /// A random pointer chase over `bytes` at 64-byte stride (gpu-latency's pattern).
+    Chase { bytes: u64 },
+    /// A stream kernel at full occupancy: bytes moved over time, as a fraction of peak DRAM bandwidth.
+    Streaming(Stream),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    /// Reads of 8-byte elements, two blocks of this many threads per SM (1024: full occupancy).
+    Read(u32),
+    Copy,
+    Triad,
+}
+
+const KB: u64 = 1024;
+const MB: u64 = 1024 * KB;
+const GB: u64 = 1024 * MB;
+
+/// The rows. Chase figures are gpu-latency's cycles per hop at the nearest footprint it
+/// measured (its file lists footprints in KB); stream figures are gpu-stream's GB/s at 100%
+/// occupancy (and for reads at 25% and 50%) over the card's peak (V100 SXM2 900 GB/s, A100 SXM4
+/// 40 GB 1555 GB/s, H100 PCIe 2039 GB/s: gpu-benches measured the PCIe H100, so its fraction of
+/// peak at full occupancy stands for the SXM's; below full occupancy the SXM's larger share of
+/// bandwidth per SM makes the fractions incomparable, so h100 has no such rows).
+fn rows() -> Vec<Row> {
+    use Bench::*;
+    let chase = |machine, bytes, published, file: &'static str, calibrated| Row { machine, bench: Chase { bytes }, published, source: file, calibrated };
+    let stream = |machine, s, published, source, calibrated| Row { machine, bench: Streaming(s), published, source, calibrated };
+    vec![
+        chase("v100", 64 * KB, 30.1, "gpu-latency/v100.txt, 62 KB", false),
+        chase("v100", 4 * MB, 215.0, "gpu-latency/v100.txt, 3938 KB", true),
+        chase("v100", 16 * MB, 428.2, "gpu-latency/v100.txt, 16482 KB", false),
+        chase("v100", 128 * MB, 434.8, "gpu-latency/v100.txt, 125026 KB", false),
+        chase("v100", GB, 436.8, "gpu-latency/v100.txt, 926711 KB", true),
+        stream("v100", Stream::Read(256), 490.0 / 900.0, "gpu-stream/v100.txt, 25% occupancy, read 490 GB/s", false),
+        stream("v100", Stream::Read(512), 746.0 / 900.0, "gpu-stream/v100.txt, 50% occupancy, read 746 GB/s", false),
+        stream("v100", Stream::Read(1024), 866.0 / 900.0, "gpu-stream/v100.txt, read 866 GB/s", false),
+        stream("v100", Stream::Copy, 802.0 / 900.0, "gpu-stream/v100.txt, scale 802 GB/s", false),
+        stream("v100", Stream::Triad, 814.0 / 900.0, "gpu-stream/v100.txt, triad 814 GB/s", false),
+        chase("a100", 64 * KB, 36.2, "gpu-latency/a100_40.txt, 62 KB", false),
+        chase("a100", 4 * MB, 213.0, "gpu-latency/a100_40.txt, 3938 KB", true),
+        chase("a100", 16 * MB, 213.0, "gpu-latency/a100_40.txt, 16482 KB", false),
+        chase("a100", 32 * MB, 426.5, "gpu-latency/a100_40.txt, 32129 KB", true),
+        chase("a100", 128 * MB, 572.2, "gpu-latency/a100_40.txt, 125026 KB", false),
+        chase("a100", GB, 574.5, "gpu-latency/a100_40.txt, 926711 KB", true),
+        stream("a100", Stream::Read(256), 579.0 / 1555.0, "gpu-stream/a100_40.txt, 25% occupancy, read 579 GB/s", false),
+        stream("a100", Stream::Read(512), 1042.0 / 1555.0, "gpu-stream/a100_40.txt, 50% occupancy, read 1042 GB/s", false),
+        stream("a100", Stream::Read(1024), 1490.0 / 1555.0, "gpu-stream/a100_40.txt, read 1490 GB/s", false),
+        stream("a100", Stream::Copy, 1381.0 / 1555.0, "gpu-stream/a100_40.txt, scale 1381 GB/s", false),
+        stream("a100", Stream::Triad, 1360.0 / 1555.0, "gpu-stream/a100_40.txt, triad 1360 GB/s", false),
+        chase("h100", 64 * KB, 34.2, "gpu-latency/h100_pcie.txt, 62 KB", false),
+        chase("h100", 4 * MB, 265.4, "gpu-latency/h100_pcie.txt, 3938 KB", true),
+        chase("h100", 16 * MB, 265.5, "gpu-latency/h100_pcie.txt, 16482 KB", false),
+        chase("h100", 32 * MB, 461.5, "gpu-latency/h100_pcie.txt, 32129 KB", true),
+        chase("h100", 128 * MB, 649.9, "gpu-latency/h100_pcie.txt, 125026 KB", false),
+        chase("h100", GB, 657.2, "gpu-latency/h100_pcie.txt, 926711 KB", true),
+        stream("h100", Stream::Read(1024), 1942.0 / 2039.0, "gpu-stream/h100_pcie.txt, read 1942 GB/s (PCIe)", false),
+        stream("h100", Stream::Copy, 1704.0 / 2039.0, "gpu-stream/h100_pcie.txt, scale 1704 GB/s (PCIe)", false),
+        stream("h100", Stream::Triad, 1832.0 / 2039.0, "gpu-stream/h100_pcie.txt, triad 1832 GB/s (PCIe)", false),
+    ]
+}
+
+/// gpu-latency's whole curve, (footprint KB, cycles), for the charts.
+fn published_curve(machine: &str) -> &'static [(f64, f64)] {
+    match machine {
+        "v100" => &[
+            (62.0, 30.1),
+            (118.0, 30.3),
+            (160.0, 191.0),
+            (3938.0, 215.0),
+            (5770.0, 215.3),
+            (6984.0, 354.5),
+            (8453.0, 412.7),
+            (16482.0, 428.2),
+            (32129.0, 428.3),
+            (62620.0, 432.5),
+            (125026.0, 434.8),
+            (926711.0, 436.8),
+        ],
+        "a100" => &[
+            (62.0, 36.2),
+            (144.0, 36.4),
+            (196.0, 191.5),
+            (3938.0, 213.0),
+            (16482.0, 213.0),
+            (21941.0, 282.8),
+            (24136.0, 347.3),
+            (32129.0, 426.5),
+            (42767.0, 450.7),
+            (56926.0, 534.6),
+            (62620.0, 569.4),
+            (125026.0, 572.2),
+            (926711.0, 574.5),
+        ],
+        _ => &[
+            (62.0, 34.2),
+            (216.0, 34.8),
+            (264.0, 205.8),
+            (3938.0, 265.4),
+            (16482.0, 265.5),
+            (24136.0, 275.1),
+            (29207.0, 403.2),
+            (32129.0, 461.5),
+            (42767.0, 475.1),
+            (56926.0, 563.4),
+            (68883.0, 644.0),
+            (125026.0, 649.9),
+            (926711.0, 657.2),
+        ],
+    }
+}
+
+/// Load-to-use cycles of a random chase over `bytes` at `stride` on one SM of `machine` (the
+/// chase runs one thread; the other SMs would only idle).
+fn chase(machine: &Machine, bytes: u64, stride: u64) -> f64 {
+    let mut one = machine.clone();
+    one.sm.count = 1;
+    let slots = bytes / stride;
+    // Within L2 the timed pass must find what a whole first pass left; beyond it every hop misses anyway.
+    let warm = if bytes <= machine.memory.l2.bytes { slots } else { 8192 };
+    let hops = 4096;
+    let req = request(
+        None,
+        None,
+        vec![
+            int("slots", slots as i64),
+            int("stride", stride as i64),
+            int("warm", warm as i64),
+            int("hops", hops),
+            buf("buf", ArgInit::Zeros(bytes / 4)),
+            buf("cycles", ArgInit::Zeros(1)),
+        ],
+    );
+    let (_, launch) = timed(&load("bench/chase_random.s"), &one, &req, TimingOptions::default());
+    // Each hop is a load and the IADD that adds its zero to the next address.
+    f64::from(words(&launch, "cycles")[0]) / hops as f64 - f64::from(machine.latency.alu)
+}
+
+/// SMs of the slice of a machine the streams run on: a whole chip would take minutes.
+const STREAM_SMS: u32 = 8;
+
+/// `sms` SMs of `machine` with their share of L2, DRAM channels and bandwidths.
+fn slice(machine: &Machine, sms: u32) -> Machine {
+    let mut m = machine.clone();
+    let share = f64::from(sms) / f64::from(machine.sm.count);
+    m.sm.count = sms;
+    let l2 = &mut m.memory.l2;
+    let set = 128 * u64::from(l2.ways) * u64::from(l2.partitions);
+    l2.bytes = ((l2.bytes as f64 * share) as u64 / set).max(1) * set;
+    l2.bandwidth_gbs *= share;
+    let dram = &mut m.memory.dram;
+    dram.channels = ((f64::from(dram.channels) * share).round() as u32).max(1);
+    dram.bandwidth_gbs *= share;
+    m
+}
+
+/// A stream kernel's bytes moved over its time, as a fraction of the DRAM peak, on a slice of
+/// the machine with two blocks per SM, over arrays four times its L2.
+fn stream(machine: &Machine, kind: Stream) -> f64 {
+    let mut m = slice(machine, STREAM_SMS);
+    let n = 4 * m.memory.l2.bytes / 4;
+    let mut blocks = u64::from(m.sm.count) * u64::from(m.sm.max_threads / 1024);
+    let mut threads = 1024;
+    let (file, args, streams) = match kind {
+        Stream::Read(block) => {
+            // As gpu-stream: a thread per element, two blocks per SM at a time (its kernels
+            // reserve shared memory to allow no more), so blocks come and go.
+            threads = block;
+            m.sm.max_blocks = 2;
+            blocks = n / 2 / u64::from(block);
+            // n words are n / 2 elements of 8 bytes.
+            ("bench/stream_read.s", vec![int("n", n as i64 / 2), buf("x", ArgInit::Zeros(n)), buf("y", ArgInit::Zeros(blocks * u64::from(block)))], 1)
+        }
+        Stream::Copy => (
+            "bench/stream_copy.s",
+            vec![int("n", n as i64), Arg::new("s", ArgInit::Scalar(Literal::Float(2.0))), buf("a", ArgInit::Zeros(n)), buf("b", ArgInit::Zeros(n))],
+            2,
+        ),
+        Stream::Triad => (
+            "bench/stream_triad.s",
+            vec![
+                int("n", n as i64),
+                Arg::new("s", ArgInit::Scalar(Literal::Float(2.0))),
+                buf("a", ArgInit::Zeros(n)),
+                buf("b", ArgInit::Zeros(n)),
+                buf("c", ArgInit::Zeros(n)),
+            ],
+            3,
+        ),
+    };
+    let req = request(Some([blocks as u32, 1, 1]), Some([threads, 1, 1]), args);
+    let (report, _) = timed(&load(file), &m, &req, TimingOptions::default());
+    let seconds = report.stats.cycles as f64 / (m.clock_ghz * 1e9);
+    (n * 4 * streams) as f64 / seconds / 1e9 / m.memory.dram.bandwidth_gbs
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A chart of chase latency against footprint: the model's curve and gpu-latency's.
+fn svg(name: &str, model: &[(f64, f64)], published: &[(f64, f64)]) -> String {
+    let (w, h, left, bottom) = (640.0, 360.0, 60.0, 40.0);
+    let x = |kb: f64| left + (kb.log2() - 4.0) / (21.0 - 4.0) * (w - left - 20.0);
+    let y = |c: f64| h - bottom - c / 700.0 * (h - bottom - 20.0);
+    let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"11\">\n");
+    let _ = writeln!(s, "<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>");
+    let _ = writeln!(s, "<text x=\"{left}\" y=\"14\">{name}: random pointer chase, load-to-use cycles against footprint</text>");
+    for c in (0..=700).step_by(100) {
+        let _ = writeln!(s, "<line x1=\"{left}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/>", w - 20.0, y(f64::from(c)), y(f64::from(c)));
+        let _ = writeln!(s, "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{c}</text>", left - 4.0, y(f64::from(c)) + 4.0);
+    }
+    for (kb, label) in [(16.0, "16 KB"), (1024.0, "1 MB"), (16384.0, "16 MB"), (131072.0, "128 MB"), (1048576.0, "1 GB")] {
+        let _ = writeln!(s, "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{label}</text>", x(kb), h - bottom + 16.0);
+    }
+    for (points, colour, label, dy) in [(model, "#c0392b", "simt", 0.0), (published, "#2c3e50", "gpu-benches gpu-latency", 14.0)] {
+        let path: Vec<String> = points.iter().map(|&(kb, c)| format!("{:.1},{:.1}", x(kb), y(c))).collect();
+        let _ = writeln!(s, "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>", path.join(" "));
+        let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" fill=\"{colour}\">{label}</text>", left + 10.0, 34.0 + dy);
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+const BEGIN: &str = "<!-- fidelity table: generated by tests/fidelity/main.rs -->\n";
+const END: &str = "<!-- end of fidelity table -->\n";
+
+#[test]
+fn published_measurements_within_tolerance_and_docs_current() {
+    let rows = rows();
+    let mut table = String::from("| machine | benchmark | simt | published | ratio | source | row |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+    let mut failures = Vec::new();
+    let mut charts = Vec::new();
+    for name in ["v100", "a100", "h100"] {
+        let m = Machine::builtin(name);
+        let mut errors = Vec::new();
+        for row in rows.iter().filter(|r| r.machine == name) {
+            let (what, simt, shown) = match row.bench {
+                Bench::Chase { bytes } => {
+                    let c = chase(&m, bytes, 64);
+                    (format!("chase {}", size(bytes)), c, (format!("{c:.1} cycles"), format!("{:.1} cycles", row.published)))
+                }
+                Bench::Streaming(kind) => {
+                    let f = stream(&m, kind);
+                    let label = match kind {
+                        Stream::Read(1024) => "stream read".to_string(),
+                        Stream::Read(block) => format!("stream read, {}% occupancy", 100 * 2 * block / m.sm.max_threads),
+                        Stream::Copy => "stream copy (scale)".to_string(),
+                        Stream::Triad => "stream triad".to_string(),
+                    };
+                    (label, f, (format!("{:.1}% of peak", 100.0 * f), format!("{:.1}% of peak", 100.0 * row.published)))
+                }
+            };
+            let ratio = simt / row.published;
+            if gap(row).is_none() {
+                errors.push((ratio - 1.0).abs());
+                if (ratio - 1.0).abs() > 0.10 {
+                    failures.push(format!("{name} {what}: simt {}, published {} ({ratio:.3})", shown.0, shown.1));
+                }
+            }
+            let _ = writeln!(
+                table,
+                "| {name} | {what} | {} | {} | {ratio:.3} | {GPU_BENCHES} {} | {} |",
+                shown.0,
+                shown.1,
+                row.source,
+                gap(row).unwrap_or(if row.calibrated { "calibrated" } else { "held out" })
+            );
+        }
+        let mae = errors.iter().sum::<f64>() / errors.len() as f64;
+        let _ = writeln!(table, "| {name} | mean absolute error of the rows without a known gap | | | {:.1}% | | |", 100.0 * mae);
+        if mae > 0.15 {
+            failures.push(format!("{name}: mean absolute error {:.1}%", 100.0 * mae));
+        }
+        let curve: Vec<(f64, f64)> = [16 * KB, 64 * KB, 256 * KB, MB, 4 * MB, 16 * MB, 32 * MB, 64 * MB, 256 * MB, GB]
+            .iter()
+            .map(|&b| (b as f64 / 1024.0, chase(&m, b, if b >= 8 * MB { 128 } else { 64 })))
+            .collect();
+        charts.push((format!("docs/img/chase-{name}.svg"), svg(name, &curve, published_curve(name))));
+    }
+    let docs = repo().join("docs/timing.md");
+    let text = std::fs::read_to_string(&docs).expect("docs/timing.md");
+    let (Some(a), Some(b)) = (text.find(BEGIN), text.find(END)) else { panic!("docs/timing.md lacks the fidelity table's markers") };
+    let fresh = format!("{}{BEGIN}{table}{}", &text[..a], &text[b..]);
+    let bless = std::env::var_os("SIMT_BLESS").is_some();
+    let mut stale = Vec::new();
+    if fresh != text {
+        stale.push("docs/timing.md".to_string());
+        if bless {
+            std::fs::write(&docs, &fresh).expect("write docs/timing.md");
+        }
+    }
+    for (path, chart) in &charts {
+        let file = repo().join(path);
+        if std::fs::read_to_string(&file).ok().as_deref() != Some(chart.as_str()) {
+            stale.push(path.clone());
+            if bless {
+                std::fs::write(&file, chart).expect("write chart");
+            }
+        }
+    }
+    println!("{table}");
+    assert!(failures.is_empty(), "rows beyond tolerance:\n{}", failures.join("\n"));
+    assert!(
+        bless || stale.is_empty(),
+        "{} stale: run `SIMT_BLESS=1 cargo test --release -p simt-timing --test fidelity` and commit the result",
+        stale.join(", ")
+    );
+}
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= GB => format!("{} GB", b / GB),
+        b if b >= MB => format!("{} MB", b / MB),
+        b => format!("{} KB", b / KB),
+    }
+}
