@@ -202,11 +202,11 @@ fn sparsify_writes_three_files() {
     let dir = workspace();
     let d = dir.path();
     let dense: Vec<u8> = (0..16 * 32).flat_map(|i| ((i % 7) as f32 - 3.0).to_le_bytes()).collect();
-    std::fs::write(d.join("a.npy"), simt_host::npy::write(simt_host::npy::Dtype::F32, &[16, 32], &dense)).unwrap();
+    std::fs::write(d.join("a.npy"), simt_io::npy::write(simt_io::npy::Dtype::F32, &[16, 32], &dense)).unwrap();
     simt(d, &["sparsify", "a.npy", "-o", "a24"]).assert().success();
-    use simt_host::npy::Dtype;
+    use simt_io::npy::Dtype;
     for (suffix, dtype, shape) in [("values", Dtype::F32, vec![16, 16]), ("meta", Dtype::U32, vec![32]), ("pruned", Dtype::F32, vec![16, 32])] {
-        let array = simt_host::npy::read(&std::fs::read(d.join(format!("a24.{suffix}.npy"))).unwrap()).unwrap();
+        let array = simt_io::npy::read(&std::fs::read(d.join(format!("a24.{suffix}.npy"))).unwrap()).unwrap();
         assert_eq!((array.dtype, array.shape), (dtype, shape), "{suffix}");
     }
     assert!(rejected(d, &["sparsify", "a.npy", "--rows", "8", "-o", "x"]).contains("does not match"));

@@ -19,12 +19,13 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
-use simt_host::npy::Dtype;
-use simt_host::{Arg, HostError, LaunchRequest, PreparedLaunch, lowp};
+use simt_host::{Arg, HostError, LaunchRequest, PreparedLaunch};
 use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS};
 use simt_interp::memory::GlobalMemory;
 use simt_interp::trace::{Filter, Trace};
 use simt_interp::{Checks, Contents, FaultKind, Lent, Progress, RunOptions, SimtModel, Stats, WordBytes};
+use simt_io::lowp;
+use simt_io::npy::Dtype;
 use simt_isa::{ArgInit, ElemType, Kernel as IsaKernel, Literal, Module, ParamType};
 use simt_timing::{Machine, TimingError, TimingOptions};
 
@@ -528,7 +529,7 @@ fn check_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) ->
     let expects = format!("parameter `{name}` (.ptr.{elem}) expects a C-contiguous numpy array of dtype {}", expected.str()?);
     if !array.dtype().is_equiv_to(&expected) {
         let converted = if lowp::lowp_type(elem).is_some() { " (simt converts it to the element type)" } else { "" };
-        let hint = simt_host::npy::conversion_hint(array.dtype().kind() as char, array.dtype().itemsize(), want);
+        let hint = simt_io::npy::conversion_hint(array.dtype().kind() as char, array.dtype().itemsize(), want);
         return Err(PyTypeError::new_err(format!("{expects}{converted}, not dtype {}; {hint}", array.dtype().str()?)));
     }
     if array.ndim() == 0 {
@@ -964,7 +965,7 @@ impl RunResult {
             return Err(PyValueError::new_err("a report draws a trace: run with trace=True, e.g. kernel.run(trace=True).report(\"run.html\")"));
         };
         let page = py.detach(|| simt_report::render(view, timing.as_ref()));
-        simt_host::write_atomically(&path, |mut f| std::io::Write::write_all(&mut f, page.as_bytes()))
+        simt_io::write_atomically(&path, |mut f| std::io::Write::write_all(&mut f, page.as_bytes()))
             .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("cannot write {}: {e}", path.display())))
     }
 
@@ -1037,7 +1038,7 @@ fn ptx(py: Python<'_>, source: &str, name: &str) -> PyResult<Program> {
 #[pyo3(signature = (path, *, allow=None, warn=None, deny=None))]
 fn load(py: Python<'_>, path: PathBuf, allow: Option<Vec<String>>, warn: Option<Vec<String>>, deny: Option<Vec<String>>) -> PyResult<Program> {
     let shown = path.display().to_string();
-    let bytes = simt_host::read_bounded(&path, simt_isa::MAX_INPUT_BYTES).map_err(pyo3::exceptions::PyOSError::new_err)?;
+    let bytes = simt_io::read_bounded(&path, simt_isa::MAX_INPUT_BYTES).map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
     match simt_isa::Input::of(&shown, &bytes).map_err(LoadError::new_err)? {
         simt_isa::Input::Bytecode(bytes) => {
             let mut module = simt_isa::read_module(bytes).map_err(|e| LoadError::new_err(format!("{shown}: {e}")))?;

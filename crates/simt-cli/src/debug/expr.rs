@@ -9,7 +9,7 @@
 //! one; comparisons and `&&`, `||`, `!` give 1 or 0, and `&&`, `||` skip their right side in
 //! the lanes their left side decides.
 
-use simt_host::Element;
+use simt_io::Element;
 
 /// Most tokens in one expression: evaluation recurses once per operator, so this bounds its depth.
 const MAX_TOKENS: usize = 256;

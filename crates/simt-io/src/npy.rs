@@ -45,8 +45,7 @@ pub enum Dtype {
 /// both conversions are named: `view` keeps the bits, `astype` converts the values.
 pub fn conversion_hint(kind: char, size: usize, want: Dtype) -> String {
     let float = |k: char| k == 'f';
-    let want_kind = want.descr().as_bytes()[1] as char;
-    if size == want.size() && float(kind) != float(want_kind) {
+    if size == want.size() && float(kind) != float(want.kind()) {
         format!("pass the same bits with `a.view('{0}')`, or convert the values with `a.astype('{0}')`", want.descr())
     } else {
         format!("convert with `a.astype('{}')`", want.descr())
@@ -67,6 +66,11 @@ impl Dtype {
             Dtype::F32 => "<f4",
             Dtype::F64 => "<f8",
         }
+    }
+
+    /// numpy's kind code: `'u'`, `'i'` or `'f'`.
+    pub fn kind(self) -> char {
+        self.descr().as_bytes()[1] as char
     }
 
     /// Bytes per element.
