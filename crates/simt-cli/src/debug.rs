@@ -1493,6 +1493,7 @@ fn hex(v: Element) -> String {
     match v {
         Element::Int(v) if i32::try_from(v).is_ok() => format!("{:#x}", v as u32),
         Element::Int(v) => format!("{v:#x}"),
+        Element::U64(v) => format!("{v:#x}"),
         Element::F32(v) => format!("{:#x}", v.to_bits()),
         Element::F64(v) => format!("{:#x}", v.to_bits()),
     }

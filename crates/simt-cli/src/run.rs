@@ -379,7 +379,7 @@ fn parse_expects(kernel: &Kernel, launch: &PreparedLaunch, args: &RunArgs) -> Re
             let (elem, _) = launch.buffer_of(&name).expect("--expect names were checked to be pointer parameters");
             let dtype = simt_io::npy::Dtype::of_elem(elem);
             if want.dtype != dtype {
-                let hint = simt_io::npy::conversion_hint(want.dtype.kind(), want.dtype.size(), dtype);
+                let hint = simt_io::npy::conversion_hint(want.dtype.kind(), want.dtype.size(), elem);
                 return Err(Failure::input(format!(
                     "--expect {name}: {reference} holds dtype {} but `{name}` is a {elem} buffer, dumped as {dtype}; {hint}",
                     want.dtype

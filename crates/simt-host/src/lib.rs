@@ -471,7 +471,11 @@ fn write_literal(elem: ElemType, lit: Literal, out: &mut [u8]) -> Result<(), Str
         (S32, Literal::Int(v)) => out.copy_from_slice(&(int_range(v, i32::MIN.into(), i32::MAX.into())? as u32).to_le_bytes()),
         // b32 is untyped: a negative integer means its two's complement bits.
         (B32, Literal::Int(v)) => out.copy_from_slice(&(int_range(v, i32::MIN.into(), u32::MAX.into())? as u32).to_le_bytes()),
-        (U8 | S8 | U16 | S16 | U32 | S32 | B32, _) => {
+        (S64, Literal::Int(v)) => out.copy_from_slice(&v.to_le_bytes()),
+        // A literal is an i64: a u64 element takes the values it can spell.
+        (U64, Literal::Int(v)) => out.copy_from_slice(&int_range(v, 0, i64::MAX)?.to_le_bytes()),
+        (Bool, Literal::Int(v)) => out[0] = int_range(v, 0, 1)? as u8,
+        (U8 | S8 | U16 | S16 | U32 | S32 | B32 | S64 | U64 | Bool, _) => {
             return Err(format!("{elem} takes integers, not the float `{lit}`"));
         }
         (F16, _) => out.copy_from_slice(&f16::from_f64(value).to_bits().to_le_bytes()),
@@ -524,8 +528,9 @@ pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordB
             // Each arm converts as `write_literal` converts an integer literal.
             let bytes = count(*n)?;
             match elem {
-                ElemType::U8 | ElemType::S8 => generate::<1>(bytes, |i| [i as u8]),
+                ElemType::U8 | ElemType::S8 | ElemType::Bool => generate::<1>(bytes, |i| [i as u8]),
                 ElemType::U16 | ElemType::S16 => generate::<2>(bytes, |i| (i as u16).to_le_bytes()),
+                ElemType::U64 | ElemType::S64 => generate::<8>(bytes, |i| i.to_le_bytes()),
                 ElemType::U32 | ElemType::S32 | ElemType::B32 => generate::<4>(bytes, |i| (i as u32).to_le_bytes()),
                 ElemType::F16 => generate::<2>(bytes, |i| f16::from_f64(i as f64).to_bits().to_le_bytes()),
                 ElemType::BF16 => generate::<2>(bytes, |i| bf16::from_f64(i as f64).to_bits().to_le_bytes()),
@@ -545,6 +550,8 @@ pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordB
                 ElemType::F32 => generate::<4>(bytes, |i| (draw(24, i) as f32).to_le_bytes()),
                 ElemType::F64 => generate::<8>(bytes, |i| draw(53, i).to_le_bytes()),
                 ElemType::U8 | ElemType::S8 => generate::<1>(bytes, |i| [splitmix64(*seed, i) as u8]),
+                ElemType::Bool => generate::<1>(bytes, |i| [splitmix64(*seed, i) as u8 & 1]),
+                ElemType::U64 | ElemType::S64 => generate::<8>(bytes, |i| splitmix64(*seed, i).to_le_bytes()),
                 ElemType::U16 | ElemType::S16 => generate::<2>(bytes, |i| (splitmix64(*seed, i) as u16).to_le_bytes()),
                 ElemType::U32 | ElemType::S32 | ElemType::B32 => generate::<4>(bytes, |i| (splitmix64(*seed, i) as u32).to_le_bytes()),
                 ElemType::TF32 | ElemType::E4M3 | ElemType::E5M2 | ElemType::E2M1 | ElemType::S4 | ElemType::U4 => {
@@ -688,6 +695,7 @@ pub fn write_json(out: &mut impl std::io::Write, elem: ElemType, buffer: &Buffer
 fn json_element(e: Element) -> serde_json::Value {
     let x = match e {
         Element::Int(v) => return v.into(),
+        Element::U64(v) => return v.into(),
         float => float.value(),
     };
     if x.is_nan() {
@@ -894,6 +902,11 @@ mod tests {
         assert!(buffer_bytes(F64, &ArgInit::Zeros(u64::MAX), here).unwrap_err().contains("exceed"));
         assert!(buffer_bytes(F32, &ArgInit::List(vec![Literal::Int(1), Literal::F64Bits(0)]), here).is_ok());
         assert!(buffer_bytes(U32, &ArgInit::List(vec![Literal::Int(1), Literal::Float(0.5)]), here).unwrap_err().starts_with("element 1:"));
+        assert_eq!(buffer_bytes(S64, &ArgInit::List(vec![Literal::Int(-1)]), here).unwrap().as_bytes().to_vec(), [0xFF; 8]);
+        assert_eq!(buffer_bytes(U64, &ArgInit::Iota(2), here).unwrap().as_bytes().to_vec(), [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]);
+        assert!(buffer_bytes(U64, &ArgInit::Fill(1, Literal::Int(-1)), here).unwrap_err().contains("-1 does not fit u64"));
+        assert_eq!(buffer_bytes(Bool, &ArgInit::Iota(2), here).unwrap().as_bytes().to_vec(), [0, 1]);
+        assert!(buffer_bytes(Bool, &ArgInit::Fill(1, Literal::Int(2)), here).unwrap_err().contains("2 does not fit bool (0 ..= 1)"));
     }
 
     #[test]
@@ -910,7 +923,7 @@ mod tests {
                     Element::F32(x) if lowp_type(elem).is_some() => assert!((0.0..=1.0).contains(&x), "{elem}: {x}"),
                     Element::F32(x) => assert!((0.0..1.0).contains(&x), "{elem}: {x}"),
                     Element::F64(x) => assert!((0.0..1.0).contains(&x), "{elem}: {x}"),
-                    Element::Int(_) => {}
+                    Element::Int(_) | Element::U64(_) => {}
                 }
             }
         }
@@ -1027,6 +1040,10 @@ mod tests {
         assert_eq!(json, r#"[0.1,2.0,"nan","-inf"]"#);
         assert_eq!(json_elements(ElemType::S8, &[0x80]), "[-128]");
         assert_eq!(json_elements(ElemType::S8, &[]), "[]");
+        assert_eq!(format_elements(ElemType::U64, &u64::MAX.to_le_bytes()), "18446744073709551615\n");
+        assert_eq!(json_elements(ElemType::U64, &u64::MAX.to_le_bytes()), "[18446744073709551615]");
+        assert_eq!(format_elements(ElemType::S64, &i64::MIN.to_le_bytes()), "-9223372036854775808\n");
+        assert_eq!(json_elements(ElemType::Bool, &[1, 0]), "[1,0]");
         // Across pieces: every element once, in order.
         let big: Vec<u8> = (0..300_000u32).flat_map(|i| i.to_le_bytes()).collect();
         let text = format_elements(ElemType::U32, &big);

@@ -45,7 +45,7 @@ pub enum FileError {
         "{} holds dtype {found} but the parameter's element type {elem} needs {want}{}; {}",
         path.display(),
         if lowp_type(*.elem).is_some() { ", which the host converts" } else { "" },
-        npy::conversion_hint(.found.kind(), .found.size(), *.want)
+        npy::conversion_hint(.found.kind(), .found.size(), *.elem)
     )]
     Dtype {
         /// The file.
@@ -117,8 +117,10 @@ pub fn read_npy_file(path: &Path) -> Result<npy::Array, FileError> {
 /// One element of a buffer, in the width its natural format needs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Element {
-    /// Any integer type (`b32` as unsigned).
+    /// Any integer type but u64 (`b32` as unsigned, a bool as 0 or 1).
     Int(i64),
+    /// u64, whose values go beyond an i64.
+    U64(u64),
     /// f16, bf16 (widened exactly) and f32.
     F32(f32),
     /// f64.
@@ -130,6 +132,7 @@ impl Element {
     pub fn value(self) -> f64 {
         match self {
             Element::Int(v) => v as f64,
+            Element::U64(v) => v as f64,
             Element::F32(v) => f64::from(v),
             Element::F64(v) => v,
         }
@@ -141,6 +144,7 @@ impl fmt::Display for Element {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Element::Int(v) => write!(f, "{v}"),
+            Element::U64(v) => write!(f, "{v}"),
             Element::F32(v) => write!(f, "{v}"),
             Element::F64(v) => write!(f, "{v}"),
         }
@@ -156,6 +160,7 @@ pub fn elements(elem: ElemType, bytes: &[u8]) -> Box<dyn Iterator<Item = Element
     Box::new(bytes.chunks_exact(elem.size() as usize).map(move |c| {
         let u16le = || u16::from_le_bytes([c[0], c[1]]);
         let u32le = || u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+        let word = || <[u8; 8]>::try_from(c).expect("chunks of 8");
         match elem {
             ElemType::U8 => Element::Int(c[0].into()),
             ElemType::S8 => Element::Int((c[0] as i8).into()),
@@ -166,7 +171,10 @@ pub fn elements(elem: ElemType, bytes: &[u8]) -> Box<dyn Iterator<Item = Element
             ElemType::F16 => Element::F32(f16::from_bits(u16le()).to_f32()),
             ElemType::BF16 => Element::F32(bf16::from_bits(u16le()).to_f32()),
             ElemType::F32 => Element::F32(f32::from_bits(u32le())),
-            ElemType::F64 => Element::F64(f64::from_le_bytes(c.try_into().expect("chunks of 8"))),
+            ElemType::F64 => Element::F64(f64::from_le_bytes(word())),
+            ElemType::S64 => Element::Int(i64::from_le_bytes(word())),
+            ElemType::U64 => Element::U64(u64::from_le_bytes(word())),
+            ElemType::Bool => Element::Int(c[0].into()),
             ElemType::TF32 | ElemType::E4M3 | ElemType::E5M2 | ElemType::E2M1 | ElemType::S4 | ElemType::U4 => {
                 unreachable!("section 9 types are decoded above")
             }

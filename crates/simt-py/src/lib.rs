@@ -412,10 +412,16 @@ impl Kernel {
                 return Err(LaunchError::new_err(HostError::unknown_param(kernel, &name).to_string()));
             };
             let init = match (param.ty, value.cast::<PyUntypedArray>()) {
-                (ParamType::Ptr(elem) | ParamType::Raw(elem), Ok(array)) => {
+                (ParamType::Ptr(elem), Ok(array)) => {
                     let count = check_array(&name, elem, array)?;
                     arrays.push((name.clone(), elem, array.clone()));
                     ArgInit::Zeros(count)
+                }
+                // A PTX pointer takes any array as its bytes, and gives it back in its dtype.
+                (ParamType::Raw(elem), Ok(array)) => {
+                    let (own, zeros) = raw_array(&name, elem, array)?;
+                    arrays.push((name.clone(), own, array.clone()));
+                    ArgInit::Zeros(zeros)
                 }
                 (ty, _) => scalar_or_text(&name, ty, &value)?,
             };
@@ -423,6 +429,11 @@ impl Kernel {
             request.args.push(Arg::new(name, init));
         }
         let mut prepared = simt_host::prepare(kernel, &request).map_err(|e| LaunchError::new_err(e.explain(&PythonSpelling)))?;
+        for (name, elem, _) in &arrays {
+            if let Some(buffer) = prepared.buffers.iter_mut().find(|(n, _)| n == name) {
+                buffer.1 = *elem;
+            }
+        }
         let mut copied = Vec::new();
         for (name, elem, array) in arrays {
             if !lend_or_fill(&mut prepared, &name, elem, &array)? && is_writeable(&array) {
@@ -529,7 +540,7 @@ fn check_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) ->
     let expects = format!("parameter `{name}` (.ptr.{elem}) expects a C-contiguous numpy array of dtype {}", expected.str()?);
     if !array.dtype().is_equiv_to(&expected) {
         let converted = if lowp::lowp_type(elem).is_some() { " (simt converts it to the element type)" } else { "" };
-        let hint = simt_io::npy::conversion_hint(array.dtype().kind() as char, array.dtype().itemsize(), want);
+        let hint = simt_io::npy::conversion_hint(array.dtype().kind() as char, array.dtype().itemsize(), elem);
         return Err(PyTypeError::new_err(format!("{expects}{converted}, not dtype {}; {hint}", array.dtype().str()?)));
     }
     if array.ndim() == 0 {
@@ -546,6 +557,35 @@ fn check_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) ->
     }
     let count: usize = array.shape().iter().product();
     Ok(count as u64)
+}
+
+/// For a PTX pointer (`.raw.T`) parameter: the element type of `array`'s dtype, and how many
+/// zero elements of `elem` make a buffer of the array's bytes.
+fn raw_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) -> PyResult<(ElemType, u64)> {
+    let py = array.py();
+    let mut own = None;
+    for dtype in Dtype::ALL {
+        if array.dtype().is_equiv_to(&PyArrayDescr::new(py, dtype.descr())?) {
+            own = Some(dtype.elem());
+        }
+    }
+    let Some(own) = own else {
+        let names: Vec<&str> = Dtype::ALL.iter().map(|d| d.descr()).collect();
+        return Err(PyTypeError::new_err(format!(
+            "parameter `{name}` (a PTX pointer) takes an array of any of the dtypes {}, not {}",
+            names.join(" "),
+            array.dtype().str()?
+        )));
+    };
+    let count = check_array(name, own, array)?;
+    let bytes = count * u64::from(own.size());
+    if !bytes.is_multiple_of(u64::from(elem.size())) {
+        return Err(PyValueError::new_err(format!(
+            "parameter `{name}` (a PTX pointer the kernel reads as {elem}) needs a whole number of {}-byte elements, not {bytes} bytes",
+            elem.size()
+        )));
+    }
+    Ok((own, bytes / u64::from(elem.size())))
 }
 
 /// The bytes of a C-contiguous array checked by [`check_array`], without a copy.
