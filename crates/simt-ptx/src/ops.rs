@@ -40,7 +40,7 @@ modifiers! {
     U8 = ".u8", U16 = ".u16", U32 = ".u32", U64 = ".u64",
     S8 = ".s8", S16 = ".s16", S32 = ".s32", S64 = ".s64",
     F16 = ".f16", F16x2 = ".f16x2", Bf16 = ".bf16", Bf16x2 = ".bf16x2", Tf32 = ".tf32",
-    F32 = ".f32", F64 = ".f64", Pred = ".pred",
+    F32 = ".f32", F64 = ".f64", Pred = ".pred", E4m3 = ".e4m3", E5m2 = ".e5m2",
     Rn = ".rn", Rz = ".rz", Rm = ".rm", Rp = ".rp", Rna = ".rna",
     Rni = ".rni", Rzi = ".rzi", Rmi = ".rmi", Rpi = ".rpi",
     Global = ".global", Shared = ".shared", Local = ".local", Param = ".param", Const = ".const", Reg = ".reg",
@@ -132,7 +132,9 @@ class! {
         Tf32, /// IEEE single.
         F32, /// IEEE double.
         F64, /// A predicate.
-        Pred,
+        Pred, /// FP8 with 4 exponent bits (`mma` inputs only).
+        E4m3, /// FP8 with 5 exponent bits (`mma` inputs only).
+        E5m2,
     }
 }
 
@@ -142,7 +144,7 @@ impl Type {
         use Type::*;
         match self {
             Pred => 1,
-            B8 | U8 | S8 => 8,
+            B8 | U8 | S8 | E4m3 | E5m2 => 8,
             B16 | U16 | S16 | F16 | Bf16 => 16,
             B32 | U32 | S32 | F16x2 | Bf16x2 | Tf32 | F32 => 32,
             B64 | U64 | S64 | F64 => 64,

@@ -41,7 +41,7 @@ fn bench(c: &mut Criterion) {
         let mut d = vec![[0u32; 32]; nc];
         c.bench_function(name, |bench| {
             bench.iter(|| {
-                simt_tensor::mma(opcode, acc, input, black_box(&a), black_box(&b), black_box(&cc), e.as_ref(), &mut d).expect("valid operands");
+                simt_tensor::mma(opcode, acc, input, false, black_box(&a), black_box(&b), black_box(&cc), e.as_ref(), &mut d).expect("valid operands");
                 black_box(&d);
             })
         });

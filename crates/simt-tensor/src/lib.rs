@@ -2,9 +2,9 @@
 //! fragments, and 2:4 sparsification of matrices for `MMA.SP`.
 //!
 //! [`mma`] implements contract sections 8 and 9: every output element is an
-//! f32 (f64 for `MMA.M8N8K4`, wrapping i32 for integers) multiply-accumulate
-//! chain starting from C and adding the products in increasing k, each step
-//! rounded once. [`formats`] holds the section 9 element formats (TF32, FP8,
+//! f32 (f64 for `MMA.M8N8K4`) multiply-accumulate chain starting from C and
+//! adding the products in increasing k, each step rounded once; integer forms
+//! add exactly and wrap to i32 (or clamp to it, `MMA.M16N8K32.S32.S8.SAT`). [`formats`] holds the section 9 element formats (TF32, FP8,
 //! FP4, 4-bit integers) and their conversions. `docs/tensor.md` describes the
 //! fragment layouts (also available as code in [`layout`]), the sparse
 //! metadata and how the results differ from hardware.
@@ -43,7 +43,8 @@ impl MmaError {
 /// Each fragment is a slice of registers, each register an array of the 32
 /// lanes' values (`frag[reg][lane]`). `a`, `b`, `c` and `d` have the register
 /// counts of `Instruction::reg_count` for the form; `e` is `Some` exactly for
-/// `MMA.SP`. `d` is written only when the result is `Ok`.
+/// `MMA.SP`. `sat` (only `MMA.M16N8K32` with an S32 accumulator has it) clamps
+/// integer results to the i32 range. `d` is written only when the result is `Ok`.
 ///
 /// # Errors
 ///
@@ -55,6 +56,7 @@ pub fn mma(
     opcode: Opcode,
     acc: MmaAcc,
     input: MmaIn,
+    sat: bool,
     a: &[[u32; 32]],
     b: &[[u32; 32]],
     c: &[[u32; 32]],
@@ -72,9 +74,14 @@ pub fn mma(
             | (Shape::M16N16K16, MmaAcc::S32, MmaIn::S8 | MmaIn::U8 | MmaIn::S4 | MmaIn::U4)
             | (Shape::M8N8K4, MmaAcc::F64, MmaIn::F64)
             | (Shape::M16N8K8, MmaAcc::F32, MmaIn::TF32)
+            | (Shape::M16N8K32, MmaAcc::S32, MmaIn::S8 | MmaIn::U8)
+            | (Shape::M16N8K32, MmaAcc::F32, MmaIn::E4M3 | MmaIn::E5M2)
     );
     if !supported {
         return Err(MmaError::instruction(format!("{opcode} has no .{acc}.{input} form")));
+    }
+    if sat && (shape, acc) != (Shape::M16N8K32, MmaAcc::S32) {
+        return Err(MmaError::instruction(format!("{opcode}.{acc}.{input} has no .SAT form")));
     }
     let (in_bits, acc_bits) = (input_bits(input), acc_bits(acc));
     let regs = |operand, bits: usize| (layout::elements_per_lane(shape, operand) * bits).div_ceil(32);
@@ -98,6 +105,10 @@ pub fn mma(
         run_fused(F64Chain { a, b, c, d });
         return Ok(());
     }
+    if shape == Shape::M16N8K32 {
+        m16n8k32(input, sat, a, b, c, d);
+        return Ok(());
+    }
     let operands = Operands { shape, k_of, a, b, c, in_per_reg: 32 / in_bits, acc_per_reg: 32 / acc_bits };
     // One arm per form so that each gets its own inlined conversions. Element
     // values arrive masked to their width, so U8 and U4 need no further masking.
@@ -116,6 +127,34 @@ pub fn mma(
         _ => operands.run(f16_bits_to_f32, f32::from_bits, f32_to_bits, d),
     }
     Ok(())
+}
+
+/// `MMA.M16N8K32` on whole row-major matrices (K = 32 is twice the work matrices' width).
+/// Integer inputs sum exactly in i64 (32 products of at most 2^16 and C cannot overflow it)
+/// and the sum wraps to i32, or with `sat` clamps to it. FP8 products are exact in f32
+/// (4-bit significands), so `acc + a * b` rounds once, as an FMA would, in increasing k.
+fn m16n8k32(input: MmaIn, sat: bool, a: &[[u32; 32]], b: &[[u32; 32]], c: &[[u32; 32]], d: &mut [[u32; 32]]) {
+    let shape = Shape::M16N8K32;
+    let (a, b, c) = (layout::unpack(shape, Operand::A, 4, a), layout::unpack(shape, Operand::B, 4, b), layout::unpack(shape, Operand::C, 1, c));
+    let (k, n) = (32, 8);
+    let out: Vec<u32> = (0..c.len())
+        .map(|at| {
+            let (i, j) = (at / n, at % n);
+            let pairs = (0..k).map(|t| (a[i * k + t], b[t * n + j]));
+            match input {
+                MmaIn::E4M3 | MmaIn::E5M2 => {
+                    let value = |x: u32| if input == MmaIn::E4M3 { formats::E4M3_VALUES[x as usize] } else { formats::E5M2_VALUES[x as usize] };
+                    f32_to_bits(pairs.fold(f32::from_bits(c[at]), |acc, (x, y)| acc + value(x) * value(y)))
+                }
+                _ => {
+                    let value = |x: u32| if input == MmaIn::S8 { i64::from(x as u8 as i8) } else { i64::from(x) };
+                    let sum = pairs.fold(i64::from(c[at] as i32), |acc, (x, y)| acc + value(x) * value(y));
+                    if sat { sum.clamp(i32::MIN.into(), i32::MAX.into()) as i32 as u32 } else { sum as i32 as u32 }
+                }
+            }
+        })
+        .collect();
+    d.copy_from_slice(&layout::pack(shape, Operand::C, 1, &out));
 }
 
 /// Bits of one input element in a fragment register.
