@@ -81,3 +81,9 @@ fn fp8_mma_below_sm_89() {
     let fp8 = "\tmma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%f0, %f1, %f2, %f3}, {%r4, %r5, %r6, %r7}, {%r0, %r1}, {%f0, %f1, %f2, %f3};\n";
     insta::assert_snapshot!(refusal(&kernel(fp8)));
 }
+
+#[test]
+fn stmatrix_below_sm_90() {
+    let source = kernel("\tmov.u32 %r1, 0;\n\tstmatrix.sync.aligned.m8n8.x1.shared.b16 [%r1], %r2;\n");
+    insta::assert_snapshot!(refusal(&source));
+}
