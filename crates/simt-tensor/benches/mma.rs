@@ -33,6 +33,8 @@ fn bench(c: &mut Criterion) {
         ("MMA.M16N16K16.F32.E2M1", Opcode::Mma, MmaAcc::F32, MmaIn::E2M1, [1, 1, 8]),
         ("MMA.M16N16K16.S32.S4", Opcode::Mma, MmaAcc::S32, MmaIn::S4, [1, 1, 8]),
         ("MMA.M8N8K4.F64.F64", Opcode::MmaM8n8k4, MmaAcc::F64, MmaIn::F64, [2, 2, 4]),
+        ("MMA.M16N8K32.S32.S8", Opcode::MmaM16n8k32, MmaAcc::S32, MmaIn::S8, [4, 2, 4]),
+        ("MMA.M16N8K32.F32.E4M3", Opcode::MmaM16n8k32, MmaAcc::F32, MmaIn::E4M3, [4, 2, 4]),
     ];
     for (name, opcode, acc, input, [na, nb, nc]) in forms {
         let (a, b, cc) = (fragment(na, 1), fragment(nb, 2), fragment(nc, 3));

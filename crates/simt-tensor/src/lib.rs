@@ -106,7 +106,7 @@ pub fn mma(
         return Ok(());
     }
     if shape == Shape::M16N8K32 {
-        m16n8k32(input, sat, a, b, c, d);
+        run_fused(M16n8k32 { input, sat, a, b, c, d });
         return Ok(());
     }
     let operands = Operands { shape, k_of, a, b, c, in_per_reg: 32 / in_bits, acc_per_reg: 32 / acc_bits };
@@ -129,32 +129,136 @@ pub fn mma(
     Ok(())
 }
 
-/// `MMA.M16N8K32` on whole row-major matrices (K = 32 is twice the work matrices' width).
-/// Integer inputs sum exactly in i64 (32 products of at most 2^16 and C cannot overflow it)
-/// and the sum wraps to i32, or with `sat` clamps to it. FP8 products are exact in f32
-/// (4-bit significands), so `acc + a * b` rounds once, as an FMA would, in increasing k.
-fn m16n8k32(input: MmaIn, sat: bool, a: &[[u32; 32]], b: &[[u32; 32]], c: &[[u32; 32]], d: &mut [[u32; 32]]) {
-    let shape = Shape::M16N8K32;
-    let (a, b, c) = (layout::unpack(shape, Operand::A, 4, a), layout::unpack(shape, Operand::B, 4, b), layout::unpack(shape, Operand::C, 1, c));
-    let (k, n) = (32, 8);
-    let out: Vec<u32> = (0..c.len())
-        .map(|at| {
-            let (i, j) = (at / n, at % n);
-            let pairs = (0..k).map(|t| (a[i * k + t], b[t * n + j]));
-            match input {
-                MmaIn::E4M3 | MmaIn::E5M2 => {
-                    let value = |x: u32| if input == MmaIn::E4M3 { formats::E4M3_VALUES[x as usize] } else { formats::E5M2_VALUES[x as usize] };
-                    f32_to_bits(pairs.fold(f32::from_bits(c[at]), |acc, (x, y)| acc + value(x) * value(y)))
-                }
-                _ => {
-                    let value = |x: u32| if input == MmaIn::S8 { i64::from(x as u8 as i8) } else { i64::from(x) };
-                    let sum = pairs.fold(i64::from(c[at] as i32), |acc, (x, y)| acc + value(x) * value(y));
-                    if sat { sum.clamp(i32::MIN.into(), i32::MAX.into()) as i32 as u32 } else { sum as i32 as u32 }
-                }
+/// `MMA.M16N8K32` on whole matrices (K = 32 is twice the work matrices' width).
+/// Integer inputs: each product is at most 2^16 in magnitude, so every partial sum of a
+/// dot product's 32 is an integer below 2^22, exact in f32 (which vectorises best); C is
+/// added in i64 and the sum wraps to i32, or with `sat` clamps to it. FP8 products are
+/// exact in f32 (4-bit significands), so `acc + a * b` rounds once, as an FMA would, step
+/// by step in increasing k.
+struct M16n8k32<'f> {
+    input: MmaIn,
+    sat: bool,
+    a: &'f [[u32; 32]],
+    b: &'f [[u32; 32]],
+    c: &'f [[u32; 32]],
+    d: &'f mut [[u32; 32]],
+}
+
+impl Fused for M16n8k32<'_> {
+    #[inline(always)]
+    fn run(self) {
+        let M16n8k32 { input, sat, a, b, c, d } = self;
+        match input {
+            MmaIn::S8 => k32_int(|x| f32::from(x as u8 as i8), sat, a, b, c, d),
+            MmaIn::U8 => k32_int(|x| x as f32, sat, a, b, c, d),
+            MmaIn::E4M3 => k32_float(|x| formats::E4M3_VALUES[x as usize], a, b, c, d),
+            _ => k32_float(|x| formats::E5M2_VALUES[x as usize], a, b, c, d),
+        }
+    }
+}
+
+/// (row, column) of every element of every lane of an m16n8k32 operand, computed once.
+const fn k32_places(operand: Operand) -> [[(u8, u8); 16]; 32] {
+    let mut places = [[(0u8, 0u8); 16]; 32];
+    let mut lane = 0;
+    while lane < 32 {
+        let mut e = 0;
+        while e < layout::elements_per_lane(Shape::M16N8K32, operand) {
+            let (row, col) = layout::coord(Shape::M16N8K32, operand, lane, e);
+            places[lane][e] = (row as u8, col as u8);
+            e += 1;
+        }
+        lane += 1;
+    }
+    places
+}
+
+const K32_A: [[(u8, u8); 16]; 32] = k32_places(Operand::A);
+const K32_B: [[(u8, u8); 16]; 32] = k32_places(Operand::B);
+const K32_C: [[(u8, u8); 16]; 32] = k32_places(Operand::C);
+
+/// A (16 x 32) and B (32 x 8), widened from 8-bit codes, in the m16n8k32 fragment layout.
+#[inline(always)]
+fn k32_operands(a: &[[u32; 32]], b: &[[u32; 32]], widen: impl Fn(u32) -> f32) -> ([[f32; 32]; 16], [[f32; 8]; 32]) {
+    let (mut a_rows, mut b_rows) = ([[0f32; 32]; 16], [[0f32; 8]; 32]);
+    for (g, reg) in a.iter().enumerate() {
+        for (places, &word) in K32_A.iter().zip(reg) {
+            for s in 0..4 {
+                let (i, t) = places[(4 * g + s) & 15];
+                a_rows[usize::from(i) & 15][usize::from(t) & 31] = widen((word >> (8 * s)) & 0xFF);
             }
-        })
-        .collect();
-    d.copy_from_slice(&layout::pack(shape, Operand::C, 1, &out));
+        }
+    }
+    for (g, reg) in b.iter().enumerate() {
+        for (places, &word) in K32_B.iter().zip(reg) {
+            for s in 0..4 {
+                let (t, j) = places[(4 * g + s) & 15];
+                b_rows[usize::from(t) & 31][usize::from(j) & 7] = widen((word >> (8 * s)) & 0xFF);
+            }
+        }
+    }
+    (a_rows, b_rows)
+}
+
+/// Row `a` of A times B, added to `acc` one k at a time across the 8 columns.
+#[inline(always)]
+fn k32_row(acc: &mut [f32; 8], a: &[f32; 32], b: &[[f32; 8]; 32]) {
+    for (&x, b_row) in a.iter().zip(b) {
+        for (v, &y) in acc.iter_mut().zip(b_row) {
+            *v += x * y;
+        }
+    }
+}
+
+/// C (16 x 8) as element bits, from its m16n8k32 (as m16n8k16) fragment.
+#[inline(always)]
+fn k32_accumulator(c: &[[u32; 32]]) -> [[u32; 8]; 16] {
+    let mut bits = [[0u32; 8]; 16];
+    for (e, reg) in c.iter().enumerate() {
+        for (places, &word) in K32_C.iter().zip(reg) {
+            let (i, j) = places[e & 15];
+            bits[usize::from(i) & 15][usize::from(j) & 7] = word;
+        }
+    }
+    bits
+}
+
+/// D's fragment from its element bits.
+#[inline(always)]
+fn k32_scatter(bits: &[[u32; 8]; 16], d: &mut [[u32; 32]]) {
+    for (e, reg) in d.iter_mut().enumerate() {
+        for (places, word) in K32_C.iter().zip(reg) {
+            let (i, j) = places[e & 15];
+            *word = bits[usize::from(i) & 15][usize::from(j) & 7];
+        }
+    }
+}
+
+#[inline(always)]
+fn k32_int(widen: impl Fn(u32) -> f32, sat: bool, a: &[[u32; 32]], b: &[[u32; 32]], c: &[[u32; 32]], d: &mut [[u32; 32]]) {
+    let (a_rows, b_rows) = k32_operands(a, b, widen);
+    let mut bits = k32_accumulator(c);
+    for (bits_row, a_row) in bits.iter_mut().zip(&a_rows) {
+        let mut dots = [0f32; 8];
+        k32_row(&mut dots, a_row, &b_rows);
+        for (bits, dot) in bits_row.iter_mut().zip(dots) {
+            let sum = i64::from(*bits as i32) + dot as i64;
+            *bits = if sat { sum.clamp(i32::MIN.into(), i32::MAX.into()) as i32 as u32 } else { sum as i32 as u32 };
+        }
+    }
+    k32_scatter(&bits, d);
+}
+
+#[inline(always)]
+fn k32_float(widen: impl Fn(u32) -> f32, a: &[[u32; 32]], b: &[[u32; 32]], c: &[[u32; 32]], d: &mut [[u32; 32]]) {
+    let (a_rows, b_rows) = k32_operands(a, b, widen);
+    let mut bits = k32_accumulator(c);
+    for (bits_row, a_row) in bits.iter_mut().zip(&a_rows) {
+        let mut acc = bits_row.map(f32::from_bits);
+        k32_row(&mut acc, a_row, &b_rows);
+        *bits_row = acc.map(f32_to_bits);
+    }
+    k32_scatter(&bits, d);
 }
 
 /// Bits of one input element in a fragment register.
@@ -461,6 +565,13 @@ mod tests {
             run_fused(F64Chain { a: &a, b: &b, c: &c, d: &mut fast });
             F64Chain { a: &a, b: &b, c: &c, d: &mut portable }.run();
             assert_eq!(fast, portable);
+            let (a, b, c) = (frag(4, &mut next), frag(2, &mut next), frag(4, &mut next));
+            for (input, sat) in [(MmaIn::S8, true), (MmaIn::U8, false), (MmaIn::E4M3, false), (MmaIn::E5M2, false)] {
+                let (mut fast, mut portable) = (vec![[0; 32]; 4], vec![[0; 32]; 4]);
+                run_fused(M16n8k32 { input, sat, a: &a, b: &b, c: &c, d: &mut fast });
+                M16n8k32 { input, sat, a: &a, b: &b, c: &c, d: &mut portable }.run();
+                assert_eq!(fast, portable, "{input}");
+            }
         }
     }
 }
