@@ -348,3 +348,34 @@ fn a_dump_may_name_the_element_type() {
     let stderr = rejected(dir.path(), &[&args[..], &["--dump", "3:f23"]].concat());
     assert!(stderr.contains("`f23` is not an element type; use one of"), "{stderr}");
 }
+
+#[test]
+fn int64_and_bool_buffers_come_back_in_their_dtype() {
+    // tinygrad's kernels take int64 and bool arrays through `.u64` pointers.
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ml/tinygrad");
+    let out = TempDir::new().unwrap();
+    let file = |name: &str| out.path().join(name).display().to_string();
+    let descr = |name: &str| String::from_utf8_lossy(&std::fs::read(out.path().join(name)).unwrap()[..64]).into_owned();
+    let mul = ["run", "int64_mul.ptx", "--grid", "8", "--block", "32", "--arg", "data0=@data/zeros.int64.1024.npy"];
+    let ins = ["--arg", "data1=@data/int64_mul.data1.in.npy", "--arg", "data2=@data/int64_mul.data2.in.npy"];
+    let dumps = [format!("data0={}", file("p.npy")), format!("data0:u64={}", file("p.u64.npy")), format!("data0:u8={}", file("p.bin"))];
+    let mut args: Vec<&str> = mul.iter().chain(&ins).copied().collect();
+    for d in &dumps {
+        args.extend(["--dump", d.as_str()]);
+    }
+    let (code, _, stderr) = outcome(&corpus, &args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(descr("p.npy").contains("'descr': '<i8'") && descr("p.u64.npy").contains("'descr': '<u8'"));
+    let expected = std::fs::read(corpus.join("data/int64_mul.data0.expected.npy")).unwrap();
+    assert_eq!(std::fs::read(out.path().join("p.npy")).unwrap(), expected, "the dump is the reference, header and all");
+    assert_eq!(std::fs::read(out.path().join("p.bin")).unwrap(), expected[128..]);
+    let less = ["run", "compare_bool_out.ptx", "--grid", "8", "--block", "32", "--arg", "data0=@data/zeros.bool.1024.npy"];
+    let ins = ["--arg", "data1=@data/add.data2.in.npy", "--arg", "data2=@data/add.data1.in.npy"];
+    let dump = format!("data0={}", file("b.npy"));
+    let args: Vec<&str> = less.iter().chain(&ins).copied().chain(["--dump", dump.as_str(), "--dump", "data0"]).collect();
+    let (code, stdout, stderr) = outcome(&corpus, &args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(descr("b.npy").contains("'descr': '|b1'"));
+    assert!(stdout.lines().all(|l| l == "0" || l == "1") && stdout.lines().count() == 1024, "bools print as 0 and 1");
+    assert_eq!(std::fs::read(out.path().join("b.npy")).unwrap(), std::fs::read(corpus.join("data/compare_bool_out.data0.expected.npy")).unwrap());
+}

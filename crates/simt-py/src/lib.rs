@@ -563,12 +563,7 @@ fn check_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) ->
 /// zero elements of `elem` make a buffer of the array's bytes.
 fn raw_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) -> PyResult<(ElemType, u64)> {
     let py = array.py();
-    let mut own = None;
-    for dtype in Dtype::ALL {
-        if array.dtype().is_equiv_to(&PyArrayDescr::new(py, dtype.descr())?) {
-            own = Some(dtype.elem());
-        }
-    }
+    let own = Dtype::ALL.into_iter().find(|d| PyArrayDescr::new(py, d.descr()).is_ok_and(|descr| array.dtype().is_equiv_to(&descr))).map(Dtype::elem);
     let Some(own) = own else {
         let names: Vec<&str> = Dtype::ALL.iter().map(|d| d.descr()).collect();
         return Err(PyTypeError::new_err(format!(
