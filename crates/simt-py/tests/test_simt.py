@@ -397,7 +397,7 @@ def test_a_dtype_mismatch_of_one_size_offers_the_bits_or_the_values(asm):
     y = np.ones(1000, dtype=np.float32)
     with pytest.raises(TypeError, match=r"a\.view\('<f4'\)`, or convert the values with `a\.astype\('<f4'\)"):
         saxpy(asm).run(args={"x": np.arange(1000, dtype=np.int32), "y": y})
-    with pytest.raises(TypeError, match=r"convert with `a\.astype\('<f4'\)`$"):
+    with pytest.raises(TypeError, match=r"convert the values with `a\.astype\('<f4'\)`$"):
         saxpy(asm).run(args={"x": np.arange(1000, dtype=np.float64), "y": y})
 
 
