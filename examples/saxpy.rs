@@ -53,7 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let stats = simt_interp::run(kernel, &launch.config, &launch.memory, &RunOptions::default(), None).map_err(|fault| fault.render(&module, false))?;
 
     let (elem, bytes) = launch.buffer("y").ok_or("no buffer `y`")?;
-    let y: Vec<String> = host::elements(elem, &bytes).take(4).map(|e| e.to_string()).collect();
+    let y: Vec<String> = simt_io::elements(elem, &bytes).take(4).map(|e| e.to_string()).collect();
     println!("y[0..4] = {}  ({} warp instructions)", y.join(", "), stats.warp_instructions);
     Ok(())
 }

@@ -202,11 +202,11 @@ fn sparsify_writes_three_files() {
     let dir = workspace();
     let d = dir.path();
     let dense: Vec<u8> = (0..16 * 32).flat_map(|i| ((i % 7) as f32 - 3.0).to_le_bytes()).collect();
-    std::fs::write(d.join("a.npy"), simt_host::npy::write(simt_host::npy::Dtype::F32, &[16, 32], &dense)).unwrap();
+    std::fs::write(d.join("a.npy"), simt_io::npy::write(simt_io::npy::Dtype::F32, &[16, 32], &dense)).unwrap();
     simt(d, &["sparsify", "a.npy", "-o", "a24"]).assert().success();
-    use simt_host::npy::Dtype;
+    use simt_io::npy::Dtype;
     for (suffix, dtype, shape) in [("values", Dtype::F32, vec![16, 16]), ("meta", Dtype::U32, vec![32]), ("pruned", Dtype::F32, vec![16, 32])] {
-        let array = simt_host::npy::read(&std::fs::read(d.join(format!("a24.{suffix}.npy"))).unwrap()).unwrap();
+        let array = simt_io::npy::read(&std::fs::read(d.join(format!("a24.{suffix}.npy"))).unwrap()).unwrap();
         assert_eq!((array.dtype, array.shape), (dtype, shape), "{suffix}");
     }
     assert!(rejected(d, &["sparsify", "a.npy", "--rows", "8", "-o", "x"]).contains("does not match"));
@@ -347,4 +347,35 @@ fn a_dump_may_name_the_element_type() {
     assert!(stderr.contains("--dump saxpy_param_3:f64: the buffer holds 12 bytes, not a whole number of f64 elements"), "{stderr}");
     let stderr = rejected(dir.path(), &[&args[..], &["--dump", "3:f23"]].concat());
     assert!(stderr.contains("`f23` is not an element type; use one of"), "{stderr}");
+}
+
+#[test]
+fn int64_and_bool_buffers_come_back_in_their_dtype() {
+    // tinygrad's kernels take int64 and bool arrays through `.u64` pointers.
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ml/tinygrad");
+    let out = TempDir::new().unwrap();
+    let file = |name: &str| out.path().join(name).display().to_string();
+    let descr = |name: &str| String::from_utf8_lossy(&std::fs::read(out.path().join(name)).unwrap()[..64]).into_owned();
+    let mul = ["run", "int64_mul.ptx", "--grid", "8", "--block", "32", "--arg", "data0=@data/zeros.int64.1024.npy"];
+    let ins = ["--arg", "data1=@data/int64_mul.data1.in.npy", "--arg", "data2=@data/int64_mul.data2.in.npy"];
+    let dumps = [format!("data0={}", file("p.npy")), format!("data0:u64={}", file("p.u64.npy")), format!("data0:u8={}", file("p.bin"))];
+    let mut args: Vec<&str> = mul.iter().chain(&ins).copied().collect();
+    for d in &dumps {
+        args.extend(["--dump", d.as_str()]);
+    }
+    let (code, _, stderr) = outcome(&corpus, &args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(descr("p.npy").contains("'descr': '<i8'") && descr("p.u64.npy").contains("'descr': '<u8'"));
+    let expected = std::fs::read(corpus.join("data/int64_mul.data0.expected.npy")).unwrap();
+    assert_eq!(std::fs::read(out.path().join("p.npy")).unwrap(), expected, "the dump is the reference, header and all");
+    assert_eq!(std::fs::read(out.path().join("p.bin")).unwrap(), expected[128..]);
+    let less = ["run", "compare_bool_out.ptx", "--grid", "8", "--block", "32", "--arg", "data0=@data/zeros.bool.1024.npy"];
+    let ins = ["--arg", "data1=@data/add.data2.in.npy", "--arg", "data2=@data/add.data1.in.npy"];
+    let dump = format!("data0={}", file("b.npy"));
+    let args: Vec<&str> = less.iter().chain(&ins).copied().chain(["--dump", dump.as_str(), "--dump", "data0"]).collect();
+    let (code, stdout, stderr) = outcome(&corpus, &args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(descr("b.npy").contains("'descr': '|b1'"));
+    assert!(stdout.lines().all(|l| l == "0" || l == "1") && stdout.lines().count() == 1024, "bools print as 0 and 1");
+    assert_eq!(std::fs::read(out.path().join("b.npy")).unwrap(), std::fs::read(corpus.join("data/compare_bool_out.data0.expected.npy")).unwrap());
 }

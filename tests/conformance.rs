@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use simt_host::Element;
+use simt_io::Element;
 use simt_isa::ElemType;
 
 fn fixtures() -> PathBuf {
@@ -21,7 +21,7 @@ fn fixtures() -> PathBuf {
 /// Little-endian elements of the runner's type `ty` (`u8` .. `f64`, `b32`) as f64 (exact for all).
 fn read_elements(bytes: &[u8], ty: &str) -> Vec<f64> {
     let elem = ElemType::from_name(ty).unwrap_or_else(|| panic!("conformance type {ty} is not known"));
-    simt_host::elements(elem, bytes).map(Element::value).collect()
+    simt_io::elements(elem, bytes).map(Element::value).collect()
 }
 
 /// The runner's comparison: NaN matches NaN, `tol` is relative above 1 and absolute below.

@@ -15,16 +15,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use simt_host::Element;
-use simt_host::npy::{self, Dtype};
+use simt_io::Element;
+use simt_io::npy::{self, Dtype};
 
 /// Kernels refused today, with what refuses them (see `tests/ml/README.md`).
-const NOT_YET: &[(&str, &str)] = &[
-    ("triton/matmul_i8", "mma.sync m16n8k32 s8 with .satfinite"),
-    ("triton/histogram", "pointers stored to shared memory and loaded back (the 64-bit address model)"),
-    ("tinygrad/int64_mul", "64-bit integer buffers"),
-    ("tinygrad/compare_bool_out", "bool .npy buffers"),
-];
+const NOT_YET: &[(&str, &str)] = &[("triton/histogram", "pointers stored to shared memory and loaded back (the 64-bit address model)")];
 
 fn corpus(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ml").join(name)
@@ -32,7 +27,7 @@ fn corpus(name: &str) -> PathBuf {
 
 /// Elements as f64 (exact for every dtype the corpora use).
 fn values(a: &npy::Array) -> Vec<f64> {
-    simt_host::elements(a.dtype.elem(), &a.data).map(Element::value).collect()
+    simt_io::elements(a.dtype.elem(), &a.data).map(Element::value).collect()
 }
 
 /// Where `got` differs from `want` beyond the tolerance; bits must agree where it is exact.

@@ -214,7 +214,7 @@ proptest! {
         bytes.extend(header.bytes());
         bytes.extend(data);
         for cut in [bytes.len(), bytes.len() / 2, 11] {
-            let _ = simt_host::npy::read(&bytes[..cut.min(bytes.len())]);
+            let _ = simt_io::npy::read(&bytes[..cut.min(bytes.len())]);
         }
     }
 }
@@ -324,10 +324,10 @@ fn the_generator_covers_the_table() {
 /// `simt run /dev/zero` or `--arg x=@/dev/zero` used to read forever (metadata says 0 bytes).
 #[test]
 fn endless_files_are_cut_off_at_the_limit() {
-    let err = simt_host::read_bounded(std::path::Path::new("/dev/zero"), 1 << 16).unwrap_err();
+    let err = simt_io::read_bounded(std::path::Path::new("/dev/zero"), 1 << 16).unwrap_err().to_string();
     assert!(err.contains("holds 65537 bytes or more"), "{err}");
     let dir = std::env::temp_dir();
-    let err = simt_host::read_bounded(&dir, 1 << 16).unwrap_err();
+    let err = simt_io::read_bounded(&dir, 1 << 16).unwrap_err().to_string();
     assert!(err.contains("is a directory"), "{err}");
 }
 

@@ -154,6 +154,10 @@ pub(crate) fn check_elem(lit: Literal, elem: ElemType) -> Result<(), String> {
         ElemType::S16 => Some((i64::from(i16::MIN), i64::from(i16::MAX))),
         ElemType::U32 | ElemType::B32 => Some((0, i64::from(u32::MAX))),
         ElemType::S32 => Some((i64::from(i32::MIN), i64::from(i32::MAX))),
+        // A literal is an i64, so a u64 element takes the values an i64 can spell.
+        ElemType::S64 => Some((i64::MIN, i64::MAX)),
+        ElemType::U64 => Some((0, i64::MAX)),
+        ElemType::Bool => Some((0, 1)),
         ElemType::S4 => Some((-8, 7)),
         ElemType::U4 => Some((0, 15)),
         ElemType::F16 | ElemType::BF16 | ElemType::F32 | ElemType::F64 => None,

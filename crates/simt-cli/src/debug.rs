@@ -18,9 +18,10 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::Args;
-use simt_host::{Element, PreparedLaunch};
+use simt_host::PreparedLaunch;
 use simt_interp::trace::lane_chars;
 use simt_interp::{BlockReason, BlockSim, ControlView, Counters, Launch, Peek, Step, StepResult, ThreadState, WarpView};
+use simt_io::Element;
 use simt_isa::Kernel;
 
 use crate::run::{LaunchArgs, Prepared};
@@ -512,7 +513,7 @@ fn element(launch: &PreparedLaunch, name: &str, index: u64) -> Result<Element, S
     let first = index * bits / 8;
     let bytes: Vec<u8> = (first..first + bits.div_ceil(8)).map(|b| launch.memory.read(slot, b as u32, 1) as u8).collect();
     let per_byte = (8 / bits).max(1);
-    simt_host::elements(elem, &bytes).nth((index % per_byte) as usize).ok_or_else(|| format!("{name}[{index}] cannot be read"))
+    simt_io::elements(elem, &bytes).nth((index % per_byte) as usize).ok_or_else(|| format!("{name}[{index}] cannot be read"))
 }
 
 /// Whether two readings of an element hold the same bits (a NaN that stays is no change).
@@ -1220,7 +1221,7 @@ impl<'l> Session<'l> {
         let mut index = 0u64;
         let mut lines = Vec::new();
         let _ = buffer.for_each_piece(|_, bytes| {
-            for e in simt_host::elements(elem, bytes) {
+            for e in simt_io::elements(elem, bytes) {
                 if index >= end {
                     return Err(());
                 }
@@ -1492,6 +1493,7 @@ fn hex(v: Element) -> String {
     match v {
         Element::Int(v) if i32::try_from(v).is_ok() => format!("{:#x}", v as u32),
         Element::Int(v) => format!("{v:#x}"),
+        Element::U64(v) => format!("{v:#x}"),
         Element::F32(v) => format!("{:#x}", v.to_bits()),
         Element::F64(v) => format!("{:#x}", v.to_bits()),
     }

@@ -159,7 +159,7 @@ fn color() -> bool {
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, Failure> {
-    simt_host::read_bounded(path, simt_isa::MAX_INPUT_BYTES).map_err(Failure::input)
+    simt_io::read_bounded(path, simt_isa::MAX_INPUT_BYTES).map_err(Failure::input)
 }
 
 /// Refuses an output path that names one of the inputs: writing it would destroy what was read.
@@ -177,7 +177,7 @@ fn check_output(path: &Path, inputs: &[&Path]) -> Outcome {
 fn write_file(path: &Path, bytes: &[u8], inputs: &[&Path]) -> Outcome {
     use std::io::Write;
     check_output(path, inputs)?;
-    simt_host::write_atomically(path, |mut f| f.write_all(bytes)).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))
+    simt_io::write_atomically(path, |mut f| f.write_all(bytes)).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))
 }
 
 /// Writes to stdout; a closed pipe (`simt ... | head`) is not an error.

@@ -81,12 +81,12 @@ pub fn check_buffer(
     elem: ElemType,
     buffer: &simt_interp::memory::Buffer,
     reference: &str,
-    want: &simt_host::npy::Array,
+    want: &simt_io::npy::Array,
     tolerance: f64,
 ) -> CheckOutcome {
     let mut bytes = Vec::new();
     simt_host::write_npy(&mut bytes, elem, buffer).expect("writing to memory cannot fail");
-    match simt_host::npy::read(&bytes) {
+    match simt_io::npy::read(&bytes) {
         Ok(got) => compare(dump, &got, reference, want, tolerance),
         Err(e) => CheckOutcome::failed(dump, reference, tolerance, e.to_string()),
     }

@@ -348,7 +348,7 @@ pub fn run(args: RunArgs) -> Outcome {
 struct Expect {
     name: String,
     reference: String,
-    want: host::npy::Array,
+    want: simt_io::npy::Array,
     tolerance: f64,
 }
 
@@ -375,12 +375,11 @@ fn parse_expects(kernel: &Kernel, launch: &PreparedLaunch, args: &RunArgs) -> Re
             let name = name.trim().to_string();
             pointer_param(kernel, &name, "--expect")?;
             let reference = reference.trim().to_string();
-            let want = host::read_npy_file(Path::new(&reference)).map_err(|e| Failure::input(format!("--expect {name}: {e}")))?;
+            let want = simt_io::read_npy_file(Path::new(&reference)).map_err(|e| Failure::input(format!("--expect {name}: {e}")))?;
             let (elem, _) = launch.buffer_of(&name).expect("--expect names were checked to be pointer parameters");
-            let dtype = host::npy::Dtype::of_elem(elem);
+            let dtype = simt_io::npy::Dtype::of_elem(elem);
             if want.dtype != dtype {
-                let descr = want.dtype.descr().as_bytes();
-                let hint = host::npy::conversion_hint(descr[1] as char, want.dtype.size(), dtype);
+                let hint = simt_io::npy::conversion_hint(want.dtype.kind(), want.dtype.size(), elem);
                 return Err(Failure::input(format!(
                     "--expect {name}: {reference} holds dtype {} but `{name}` is a {elem} buffer, dumped as {dtype}; {hint}",
                     want.dtype
@@ -663,7 +662,7 @@ fn watching<T>(launch: &PreparedLaunch, work: impl FnOnce(&Progress) -> T) -> T 
 /// Writes an output file whole or not at all.
 fn write_output(path: &Path, bytes: &[u8]) -> Outcome {
     use std::io::Write;
-    host::write_atomically(path, |mut f| f.write_all(bytes)).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))
+    simt_io::write_atomically(path, |mut f| f.write_all(bytes)).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))
 }
 
 /// Writes the dumps; `json` (the run's options) asks for one JSON object on stdout, with

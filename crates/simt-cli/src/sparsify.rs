@@ -4,8 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use half::f16;
-use simt_host as host;
-use simt_host::npy::{self, Dtype};
+use simt_io::npy::{self, Dtype};
 
 use crate::{Failure, Outcome, write_file};
 
@@ -34,7 +33,7 @@ pub struct SparsifyArgs {
 }
 
 pub fn sparsify(args: SparsifyArgs) -> Outcome {
-    let array = host::read_npy_file(&args.input).map_err(Failure::input)?;
+    let array = simt_io::read_npy_file(&args.input).map_err(Failure::input)?;
     let dense: Vec<f32> = match array.dtype {
         Dtype::F32 => array.data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
         Dtype::F16 => array.data.chunks_exact(2).map(|c| f16::from_le_bytes([c[0], c[1]]).to_f32()).collect(),

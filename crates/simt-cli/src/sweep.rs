@@ -165,7 +165,7 @@ fn write_manifest(path: &Path, entries: &[Entry]) -> Outcome {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| Failure::input(format!("cannot create {}: {e}", dir.display())))?;
     }
-    simt_host::write_atomically(path, |file| {
+    simt_io::write_atomically(path, |file| {
         let mut out = std::io::BufWriter::new(file);
         for entry in entries {
             serde_json::to_writer(&mut out, entry).map_err(std::io::Error::other)?;
@@ -177,7 +177,7 @@ fn write_manifest(path: &Path, entries: &[Entry]) -> Outcome {
 }
 
 fn read_manifest(path: &Path) -> Result<Vec<Entry>, Failure> {
-    let bytes = simt_host::read_bounded(path, 1 << 32).map_err(Failure::input)?;
+    let bytes = simt_io::read_bounded(path, 1 << 32).map_err(Failure::input)?;
     let text = String::from_utf8(bytes).map_err(|_| Failure::input(format!("{}: not a manifest (not UTF-8)", path.display())))?;
     text.lines()
         .enumerate()

@@ -83,7 +83,7 @@ pub fn run(
         TimingError::Fault(fault) => Failure::Fault(fault.worded(&crate::run::CommandLine).render(module, color())),
     })?;
     if let Some(path) = &args.timeline {
-        simt_host::write_atomically(path, |f| report.write_timeline(f)).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
+        simt_io::write_atomically(path, |f| report.write_timeline(f)).map_err(|e| Failure::input(format!("cannot write {}: {e}", path.display())))?;
         if let Some(cycle) = report.recording_stopped {
             eprintln!(
                 "note: {} holds the cycles before {cycle} only: the timeline stopped recording there, at {} records",

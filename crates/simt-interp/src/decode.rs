@@ -373,7 +373,9 @@ impl Decoder {
             Form::Redux(mods::Redux { op, ty }) => Op::Collective(CollectiveOp::Redux { op, signed: ty == IntType::S32, d: t.dst(&o[0]), a: t.first(&o[1]) }),
             Form::Match(mods::Match { mode }) => Op::Collective(CollectiveOp::Match { all: mode == MatchMode::All, d: t.dst(&o[0]), a: t.first(&o[1]) }),
             // Tensor cores (exec/tensor.rs).
-            Form::Mma(_) | Form::MmaM16n8k16(_) | Form::MmaSp(_) | Form::MmaM8n8k4(_) | Form::MmaM16n8k8(_) => Op::Tensor(tensor::decode(t, inst)?),
+            Form::Mma(_) | Form::MmaM16n8k16(_) | Form::MmaSp(_) | Form::MmaM8n8k4(_) | Form::MmaM16n8k8(_) | Form::MmaM16n8k32(_) => {
+                Op::Tensor(tensor::decode(t, inst)?)
+            }
         })
     }
 }

@@ -133,11 +133,17 @@ pub enum ElemType {
     S4,
     /// Unsigned 4-bit integer, two a byte.
     U4,
+    /// Signed 64-bit (numpy's int64, which ML compilers index and count with).
+    S64,
+    /// Unsigned 64-bit.
+    U64,
+    /// A byte holding 0 or 1 (numpy's bool).
+    Bool,
 }
 
 impl ElemType {
     /// Every element type, in encoding order.
-    pub const ALL: [ElemType; 17] = [
+    pub const ALL: [ElemType; 20] = [
         Self::U8,
         Self::S8,
         Self::U16,
@@ -155,21 +161,25 @@ impl ElemType {
         Self::E2M1,
         Self::S4,
         Self::U4,
+        Self::S64,
+        Self::U64,
+        Self::Bool,
     ];
 
     /// The spelling in directives (`f32`).
     pub fn name(self) -> &'static str {
-        ["u8", "s8", "u16", "s16", "u32", "s32", "f16", "bf16", "f32", "f64", "b32", "tf32", "e4m3", "e5m2", "e2m1", "s4", "u4"][self as usize]
+        ["u8", "s8", "u16", "s16", "u32", "s32", "f16", "bf16", "f32", "f64", "b32", "tf32", "e4m3", "e5m2", "e2m1", "s4", "u4", "s64", "u64", "bool"]
+            [self as usize]
     }
 
     /// Bits of one element.
     pub fn bits(self) -> u32 {
         match self {
             Self::E2M1 | Self::S4 | Self::U4 => 4,
-            Self::U8 | Self::S8 | Self::E4M3 | Self::E5M2 => 8,
+            Self::U8 | Self::S8 | Self::E4M3 | Self::E5M2 | Self::Bool => 8,
             Self::U16 | Self::S16 | Self::F16 | Self::BF16 => 16,
             Self::U32 | Self::S32 | Self::F32 | Self::B32 | Self::TF32 => 32,
-            Self::F64 => 64,
+            Self::F64 | Self::S64 | Self::U64 => 64,
         }
     }
 

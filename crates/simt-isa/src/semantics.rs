@@ -23,6 +23,8 @@ pub enum MmaShape {
     M8N8K4,
     /// `MMA.M16N8K8`: the layout of PTX `mma.sync.aligned.m16n8k8` with TF32 elements.
     M16N8K8,
+    /// `MMA.M16N8K32`: the layout of PTX `mma.sync.aligned.m16n8k32` with 8-bit elements.
+    M16N8K32,
 }
 
 impl MmaShape {
@@ -40,6 +42,7 @@ impl MmaShape {
             MmaShape::M16N8K16 => 16 * 8 * 16,
             MmaShape::M8N8K4 => 8 * 8 * 4,
             MmaShape::M16N8K8 => 16 * 8 * 8,
+            MmaShape::M16N8K32 => 16 * 8 * 32,
         }
     }
 }
@@ -53,6 +56,8 @@ pub struct MmaForm {
     pub acc: MmaAcc,
     /// Type of `a` and `b`.
     pub input: MmaIn,
+    /// An integer result clamped to the i32 range instead of wrapping (PTX's `.satfinite`).
+    pub sat: bool,
 }
 
 impl MmaIn {
@@ -82,6 +87,9 @@ impl MmaAcc {
 impl MmaForm {
     /// Whether the contract defines this combination of shape and types.
     pub fn is_defined(self) -> bool {
+        if self.sat && (self.shape, self.acc) != (MmaShape::M16N8K32, MmaAcc::S32) {
+            return false;
+        }
         match self.shape {
             MmaShape::M16N16K16 => matches!(
                 (self.acc, self.input),
@@ -92,12 +100,13 @@ impl MmaForm {
             MmaShape::M16N8K16 | MmaShape::SpM16N16K32 => self.acc == MmaAcc::F32 && matches!(self.input, MmaIn::F16 | MmaIn::BF16),
             MmaShape::M8N8K4 => self.acc == MmaAcc::F64 && self.input == MmaIn::F64,
             MmaShape::M16N8K8 => self.acc == MmaAcc::F32 && self.input == MmaIn::TF32,
+            MmaShape::M16N8K32 => matches!((self.acc, self.input), (MmaAcc::S32, MmaIn::S8 | MmaIn::U8) | (MmaAcc::F32, MmaIn::E4M3 | MmaIn::E5M2)),
         }
     }
 
     /// Every defined form of `shape`, in encoding order.
     pub fn defined(shape: MmaShape) -> impl Iterator<Item = MmaForm> {
-        MmaAcc::ALL.iter().flat_map(move |&acc| MmaIn::ALL.iter().map(move |&input| MmaForm { shape, acc, input })).filter(|f| f.is_defined())
+        MmaAcc::ALL.iter().flat_map(move |&acc| MmaIn::ALL.iter().map(move |&input| MmaForm { shape, acc, input, sat: false })).filter(|f| f.is_defined())
     }
 
     /// The type combinations the shape has, for messages (`.F32.F16, .F32.BF16 or ...`).
@@ -113,8 +122,12 @@ impl MmaForm {
     pub fn regs(self, role: FragRole) -> u8 {
         // Elements per lane: 16x16 tiles hold 8 per lane; the 16x8 tile's C and B hold 4;
         // the sparse shape's B (32x16) holds 16; the 8x8x4 shape's A and B 1, C 2; the
-        // 16x8x8 shape's A (16x8) and C 4, B (8x8) 2.
+        // 16x8x8 shape's A (16x8) and C 4, B (8x8) 2; the 16x8x32 shape's A (16x32) 16, B
+        // (32x8) 8, C 4.
         let elements = match (self.shape, role) {
+            (MmaShape::M16N8K32, FragRole::A) => 16,
+            (MmaShape::M16N8K32, FragRole::B) => 8,
+            (MmaShape::M16N8K32, FragRole::C) => 4,
             (MmaShape::M16N8K16, FragRole::B | FragRole::C) | (MmaShape::M16N8K8, FragRole::A | FragRole::C) => 4,
             (MmaShape::M16N8K8, FragRole::B) => 2,
             (MmaShape::SpM16N16K32, FragRole::B) => 16,
@@ -198,6 +211,9 @@ impl Form {
 
     /// The tensor-core operation of an MMA form; `None` for any other.
     pub fn mma(&self) -> Option<MmaForm> {
+        if let Form::MmaM16n8k32(mods::MmaM16n8k32 { acc, input, sat }) = *self {
+            return Some(MmaForm { shape: MmaShape::M16N8K32, acc, input, sat: sat == Sat::Yes });
+        }
         let (shape, acc, input) = match *self {
             Form::Mma(mods::Mma { acc, input }) => (MmaShape::M16N16K16, acc, input),
             Form::MmaM16n8k16(mods::MmaM16n8k16 { acc, input }) => (MmaShape::M16N8K16, acc, input),
@@ -206,7 +222,7 @@ impl Form {
             Form::MmaM16n8k8(mods::MmaM16n8k8 { acc, input }) => (MmaShape::M16N8K8, acc, input),
             _ => return None,
         };
-        Some(MmaForm { shape, acc, input })
+        Some(MmaForm { shape, acc, input, sat: false })
     }
 
     /// The destination and source types of a `CVT`.
@@ -420,7 +436,7 @@ mod tests {
 
     #[test]
     fn fragment_sizes_follow_the_contract() {
-        let form = |shape, acc, input| MmaForm { shape, acc, input };
+        let form = |shape, acc, input| MmaForm { shape, acc, input, sat: false };
         let regs = |f: MmaForm| [f.regs(FragRole::A), f.regs(FragRole::B), f.regs(FragRole::C)];
         assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::F32, MmaIn::F16)), [4, 4, 8]);
         assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::F16, MmaIn::F16)), [4, 4, 4]);
@@ -435,6 +451,8 @@ mod tests {
         assert_eq!(regs(form(MmaShape::M16N16K16, MmaAcc::S32, MmaIn::U4)), [1, 1, 8]);
         assert_eq!(regs(form(MmaShape::M8N8K4, MmaAcc::F64, MmaIn::F64)), [2, 2, 4]);
         assert_eq!(regs(form(MmaShape::M16N8K8, MmaAcc::F32, MmaIn::TF32)), [4, 2, 4]);
+        assert_eq!(regs(form(MmaShape::M16N8K32, MmaAcc::S32, MmaIn::S8)), [4, 2, 4]);
+        assert_eq!(regs(form(MmaShape::M16N8K32, MmaAcc::F32, MmaIn::E4M3)), [4, 2, 4]);
     }
 
     #[test]

@@ -1075,6 +1075,8 @@ instruction_table! {
     Fsqrt: "FSQRT" [rnd: Round = Rn], &[op("d", D), op("a", S_F32)], optional 0, Sfu, Sfu, [];
     /// 16x8x8 TF32 matrix multiply-accumulate (`.F32.TF32`) in the fragment layout of PTX `mma.sync.aligned.m16n8k8`: 4 registers of A, 2 of B, 4 of C.
     MmaM16n8k8: "MMA" ["M16N8K8", acc: MmaAcc, input: MmaIn], MMA_OPERANDS, optional 0, Tensor, Tensor, [COLLECTIVE], since Sm80;
+    /// 16x8x32 matrix multiply-accumulate of 8-bit inputs in the fragment layout of PTX `mma.sync.aligned.m16n8k32` (4 registers of A, 2 of B, 4 of C): `.S32.S8`/`.S32.U8` exactly, wrapping or, with `.SAT`, clamped to the i32 range; `.F32.E4M3`/`.F32.E5M2` as a chain in increasing k.
+    MmaM16n8k32: "MMA" ["M16N8K32", acc: MmaAcc, input: MmaIn, sat: Sat = No], MMA_OPERANDS, optional 0, Tensor, Tensor, [COLLECTIVE], since Sm80;
 }
 
 impl Opcode {
@@ -1197,6 +1199,8 @@ mod tests {
         assert_eq!(Form::MmaSp(mods::MmaSp { acc: MmaAcc::F32, input: MmaIn::F16 }).since(), Target::Sm80);
         assert_eq!(Form::MmaM8n8k4(mods::MmaM8n8k4 { acc: MmaAcc::F64, input: MmaIn::F64 }).since(), Target::Sm80);
         assert_eq!(Form::MmaM16n8k8(mods::MmaM16n8k8 { acc: MmaAcc::F32, input: MmaIn::TF32 }).since(), Target::Sm80);
+        assert_eq!(Form::MmaM16n8k32(mods::MmaM16n8k32 { acc: MmaAcc::S32, input: MmaIn::S8, sat: Sat::Yes }).since(), Target::Sm80);
+        assert_eq!(Form::MmaM16n8k32(mods::MmaM16n8k32 { acc: MmaAcc::F32, input: MmaIn::E4M3, sat: Sat::No }).since(), Target::Sm89);
         assert_eq!(Form::new(Opcode::CvtTf32).since(), Target::Sm80);
         assert_eq!(Form::CvtX2(mods::CvtX2 { to: CvtPair::E4M3x2 }).since(), Target::Sm89);
         assert_eq!(Form::CvtX2(mods::CvtX2 { to: CvtPair::E5M2x2 }).since(), Target::Sm89);

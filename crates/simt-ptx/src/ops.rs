@@ -40,7 +40,7 @@ modifiers! {
     U8 = ".u8", U16 = ".u16", U32 = ".u32", U64 = ".u64",
     S8 = ".s8", S16 = ".s16", S32 = ".s32", S64 = ".s64",
     F16 = ".f16", F16x2 = ".f16x2", Bf16 = ".bf16", Bf16x2 = ".bf16x2", Tf32 = ".tf32",
-    F32 = ".f32", F64 = ".f64", Pred = ".pred",
+    F32 = ".f32", F64 = ".f64", Pred = ".pred", E4m3 = ".e4m3", E5m2 = ".e5m2",
     Rn = ".rn", Rz = ".rz", Rm = ".rm", Rp = ".rp", Rna = ".rna",
     Rni = ".rni", Rzi = ".rzi", Rmi = ".rmi", Rpi = ".rpi",
     Global = ".global", Shared = ".shared", Local = ".local", Param = ".param", Const = ".const", Reg = ".reg",
@@ -132,7 +132,9 @@ class! {
         Tf32, /// IEEE single.
         F32, /// IEEE double.
         F64, /// A predicate.
-        Pred,
+        Pred, /// FP8 with 4 exponent bits (`mma` inputs only).
+        E4m3, /// FP8 with 5 exponent bits (`mma` inputs only).
+        E5m2,
     }
 }
 
@@ -142,7 +144,7 @@ impl Type {
         use Type::*;
         match self {
             Pred => 1,
-            B8 | U8 | S8 => 8,
+            B8 | U8 | S8 | E4m3 | E5m2 => 8,
             B16 | U16 | S16 | F16 | Bf16 => 16,
             B32 | U32 | S32 | F16x2 | Bf16x2 | Tf32 | F32 => 32,
             B64 | U64 | S64 | F64 => 64,
@@ -837,7 +839,10 @@ pub enum Op {
     },
     /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]`: each lane gives a row address
     /// of an 8x8 matrix of 16-bit elements; each lane gets two elements of each matrix.
-    Ldmatrix(Ldmatrix),
+    Ldmatrix(Matrices),
+    /// `stmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 [a], s` (sm_90): `ldmatrix`'s inverse,
+    /// each lane's two elements of each matrix stored where `ldmatrix` would load them from.
+    Stmatrix(Matrices),
 }
 
 /// `cp.async.ca|cg.shared.global`.
@@ -847,9 +852,9 @@ pub struct CpAsync {
     pub cache: CacheOp,
 }
 
-/// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16`.
+/// The 8x8 matrices of `ldmatrix`/`stmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Ldmatrix {
+pub struct Matrices {
     /// How many matrices: 1, 2 or 4.
     pub count: u8,
     /// `.trans`: each lane gets a column pair instead of a row pair.
@@ -917,6 +922,7 @@ pub const OPCODES: &[&str] = &[
     "sin",
     "sqrt",
     "st",
+    "stmatrix",
     "sub",
     "subc",
     "tanh",
@@ -1281,7 +1287,7 @@ impl Op {
                     CpAsync(crate::ops::CpAsync { cache })
                 }
             }
-            "ldmatrix" => {
+            "ldmatrix" | "stmatrix" => {
                 m.require_flag(Modifier::Sync)?;
                 m.require_flag(Modifier::Aligned)?;
                 m.require_flag(Modifier::M8n8)?;
@@ -1298,7 +1304,8 @@ impl Op {
                 let trans = m.flag(Modifier::Trans)?;
                 m.require_flag(Modifier::Shared)?;
                 m.require_flag(Modifier::B16)?;
-                Ldmatrix(crate::ops::Ldmatrix { count, trans })
+                let matrices = crate::ops::Matrices { count, trans };
+                if m.opcode == "ldmatrix" { Ldmatrix(matrices) } else { Stmatrix(matrices) }
             }
             _ => return Ok(None),
         };
@@ -1378,6 +1385,7 @@ impl Op {
             Mma(_) => "mma",
             CpAsync(_) | CpAsyncCommit | CpAsyncWait { .. } => "cp",
             Ldmatrix(_) => "ldmatrix",
+            Stmatrix(_) => "stmatrix",
         }
     }
 
@@ -1432,7 +1440,7 @@ impl Op {
             CpAsync(_) => 3..=4,
             CpAsyncCommit | CpAsyncWait { all: true } => 0..=0,
             CpAsyncWait { all: false } => 1..=1,
-            Ldmatrix(_) => 2..=2,
+            Ldmatrix(_) | Stmatrix(_) => 2..=2,
         }
     }
 }
@@ -1569,7 +1577,7 @@ impl fmt::Display for Op {
             CpAsync(c) => write!(f, ".async{}.shared.global", c.cache),
             CpAsyncCommit => f.write_str(".async.commit_group"),
             CpAsyncWait { all } => f.write_str(if all { ".async.wait_all" } else { ".async.wait_group" }),
-            Ldmatrix(l) => write!(f, ".sync.aligned.m8n8.x{}{}.shared.b16", l.count, if l.trans { ".trans" } else { "" }),
+            Ldmatrix(l) | Stmatrix(l) => write!(f, ".sync.aligned.m8n8.x{}{}.shared.b16", l.count, if l.trans { ".trans" } else { "" }),
             Mma(x) => {
                 write!(f, ".sync.aligned{}{}{}", x.shape, x.a_layout, x.b_layout)?;
                 flag(f, x.satfinite, Modifier::Satfinite)?;

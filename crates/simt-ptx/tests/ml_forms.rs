@@ -342,3 +342,47 @@ FILL:
         }
     }
 }
+
+/// `stmatrix` (sm_90), `ldmatrix`'s inverse, against the PTX ISA's fragment layout: lanes
+/// 8j to 8j + 7 give the row addresses of matrix j (rows of a tile, in a shuffled order);
+/// lane t holds elements 2 (t % 4) and 2 (t % 4) + 1 of row t / 4 in its register j, or with
+/// `.trans` those of column t / 4. The tile, zero where no matrix went, is copied out whole.
+#[test]
+fn stmatrix_stores_fragments_where_the_row_addresses_say() {
+    let row_of = |lane: usize| (lane * 5) % 32;
+    for (count, trans) in [(1, false), (2, false), (4, false), (1, true), (2, true), (4, true)] {
+        let regs: Vec<String> = (0..count).map(|j| format!("%r{j}")).collect();
+        let fill: String =
+            (0..count).map(|j| format!("\tor.b32 %v, %k, {};\n\tmul.lo.u32 %r{j}, %v, 65537;\n\tadd.u32 %r{j}, %r{j}, 65536;\n", j << 8)).collect();
+        let source = format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n\
+             \t.reg .b32 %l, %k, %v, %a, %t, %z, %r<4>, %w<4>;\n\t.reg .b64 %o, %x;\n\t.shared .align 16 .b16 tile[256];\n\
+             \tmov.u32 %l, %tid.x;\n\tmov.u32 %t, tile;\n\tmov.u32 %z, 0;\n\tshl.b32 %k, %l, 4;\n\tadd.s32 %a, %t, %k;\n\
+             \tst.shared.v4.u32 [%a], {{%z, %z, %z, %z}};\n\tbar.sync 0;\n\
+             \tshl.b32 %k, %l, 1;\n{fill}\
+             \tmul.lo.u32 %k, %l, 5;\n\tand.b32 %k, %k, 31;\n\tshl.b32 %k, %k, 4;\n\tadd.s32 %a, %t, %k;\n\
+             \tstmatrix.sync.aligned.m8n8.x{count}{}.shared.b16 [%a], {{{}}};\n\tbar.sync 0;\n\
+             \tshl.b32 %k, %l, 4;\n\tadd.s32 %a, %t, %k;\n\tld.shared.v4.u32 {{%w0, %w1, %w2, %w3}}, [%a];\n\
+             \tld.param.u64 %o, [out];\n\tmul.wide.u32 %x, %l, 16;\n\tadd.s64 %o, %o, %x;\n\tst.global.v4.u32 [%o], {{%w0, %w1, %w2, %w3}};\n\tret;\n}}\n",
+            if trans { ".trans" } else { "" },
+            regs.join(", ")
+        );
+        // Lane t's register j holds (j << 8 | 2t) in its low half and that plus 1 in its high half.
+        let element = |j: usize, t: usize, half: usize| ((j << 8) | (2 * t) | half) as u16;
+        let mut want = vec![0u16; 32 * 8];
+        for j in 0..count {
+            for i in 0..8 {
+                for c in 0..8 {
+                    // Row i, column c of matrix j.
+                    let value = if trans { element(j, 4 * c + i / 2, i % 2) } else { element(j, 4 * i + c / 2, c % 2) };
+                    want[row_of(8 * j + i) * 8 + c] = value;
+                }
+            }
+        }
+        for simt in [SimtModel::Its, SimtModel::Stack] {
+            let (bytes, _) = run_one_warp(&source, vec![Arg::new("out", ArgInit::Zeros(128))], "out", simt);
+            let got: Vec<u16> = bytes.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+            assert_eq!(got, want, "x{count} trans {trans} under {simt:?}");
+        }
+    }
+}

@@ -66,3 +66,24 @@ fn several_problems_in_one_run() {
 fn subtraction_with_a_borrow() {
     insta::assert_snapshot!(refusal(&kernel("\tsub.cc.u32 %r1, %r2, %r3;\n\tst.global.u32 [%rd6], %r1;\n")));
 }
+
+#[test]
+fn mma_forms_the_tensor_engine_lacks() {
+    // Mixed input types, and .satfinite on a float accumulator.
+    let mixed = "\tmma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {%r0, %r1, %r2, %r3}, {%r4, %r5, %r6, %r7}, {%r0, %r1}, {%r0, %r1, %r2, %r3};\n";
+    let satfinite =
+        "\tmma.sync.aligned.m16n8k16.row.col.satfinite.f32.f16.f16.f32 {%r0, %r1, %r2, %r3}, {%r4, %r5, %r6, %r7}, {%r0, %r1}, {%r0, %r1, %r2, %r3};\n";
+    insta::assert_snapshot!(format!("{}\n{}", refusal(&kernel(mixed)), refusal(&kernel(satfinite))));
+}
+
+#[test]
+fn fp8_mma_below_sm_89() {
+    let fp8 = "\tmma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%f0, %f1, %f2, %f3}, {%r4, %r5, %r6, %r7}, {%r0, %r1}, {%f0, %f1, %f2, %f3};\n";
+    insta::assert_snapshot!(refusal(&kernel(fp8)));
+}
+
+#[test]
+fn stmatrix_below_sm_90() {
+    let source = kernel("\tmov.u32 %r1, 0;\n\tstmatrix.sync.aligned.m8n8.x1.shared.b16 [%r1], %r2;\n");
+    insta::assert_snapshot!(refusal(&source));
+}

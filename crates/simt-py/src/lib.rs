@@ -19,12 +19,13 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
-use simt_host::npy::Dtype;
-use simt_host::{Arg, HostError, LaunchRequest, PreparedLaunch, lowp};
+use simt_host::{Arg, HostError, LaunchRequest, PreparedLaunch};
 use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS};
 use simt_interp::memory::GlobalMemory;
 use simt_interp::trace::{Filter, Trace};
 use simt_interp::{Checks, Contents, FaultKind, Lent, Progress, RunOptions, SimtModel, Stats, WordBytes};
+use simt_io::lowp;
+use simt_io::npy::Dtype;
 use simt_isa::{ArgInit, ElemType, Kernel as IsaKernel, Literal, Module, ParamType};
 use simt_timing::{Machine, TimingError, TimingOptions};
 
@@ -411,10 +412,16 @@ impl Kernel {
                 return Err(LaunchError::new_err(HostError::unknown_param(kernel, &name).to_string()));
             };
             let init = match (param.ty, value.cast::<PyUntypedArray>()) {
-                (ParamType::Ptr(elem) | ParamType::Raw(elem), Ok(array)) => {
+                (ParamType::Ptr(elem), Ok(array)) => {
                     let count = check_array(&name, elem, array)?;
                     arrays.push((name.clone(), elem, array.clone()));
                     ArgInit::Zeros(count)
+                }
+                // A PTX pointer takes any array as its bytes, and gives it back in its dtype.
+                (ParamType::Raw(elem), Ok(array)) => {
+                    let (own, zeros) = raw_array(&name, elem, array)?;
+                    arrays.push((name.clone(), own, array.clone()));
+                    ArgInit::Zeros(zeros)
                 }
                 (ty, _) => scalar_or_text(&name, ty, &value)?,
             };
@@ -423,6 +430,11 @@ impl Kernel {
             request.args.push(Arg::new(name, init));
         }
         let mut prepared = simt_host::prepare(kernel, &request).map_err(|e| LaunchError::new_err(e.explain(&PythonSpelling)))?;
+        for (name, elem, _) in &arrays {
+            if let Some(buffer) = prepared.buffers.iter_mut().find(|(n, _)| n == name) {
+                buffer.1 = *elem;
+            }
+        }
         let mut copied = Vec::new();
         for (name, elem, array) in arrays {
             if !lend_or_fill(&mut prepared, &name, elem, &array)? && is_writeable(&array) {
@@ -529,7 +541,7 @@ fn check_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) ->
     let expects = format!("parameter `{name}` (.ptr.{elem}) expects a C-contiguous numpy array of dtype {}", expected.str()?);
     if !array.dtype().is_equiv_to(&expected) {
         let converted = if lowp::lowp_type(elem).is_some() { " (simt converts it to the element type)" } else { "" };
-        let hint = simt_host::npy::conversion_hint(array.dtype().kind() as char, array.dtype().itemsize(), want);
+        let hint = simt_io::npy::conversion_hint(array.dtype().kind() as char, array.dtype().itemsize(), elem);
         return Err(PyTypeError::new_err(format!("{expects}{converted}, not dtype {}; {hint}", array.dtype().str()?)));
     }
     if array.ndim() == 0 {
@@ -546,6 +558,30 @@ fn check_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) ->
     }
     let count: usize = array.shape().iter().product();
     Ok(count as u64)
+}
+
+/// For a PTX pointer (`.raw.T`) parameter: the element type of `array`'s dtype, and how many
+/// zero elements of `elem` make a buffer of the array's bytes.
+fn raw_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) -> PyResult<(ElemType, u64)> {
+    let py = array.py();
+    let own = Dtype::ALL.into_iter().find(|d| PyArrayDescr::new(py, d.descr()).is_ok_and(|descr| array.dtype().is_equiv_to(&descr))).map(Dtype::elem);
+    let Some(own) = own else {
+        let names: Vec<&str> = Dtype::ALL.iter().map(|d| d.descr()).collect();
+        return Err(PyTypeError::new_err(format!(
+            "parameter `{name}` (a PTX pointer) takes an array of any of the dtypes {}, not {}",
+            names.join(" "),
+            array.dtype().str()?
+        )));
+    };
+    let count = check_array(name, own, array)?;
+    let bytes = count * u64::from(own.size());
+    if !bytes.is_multiple_of(u64::from(elem.size())) {
+        return Err(PyValueError::new_err(format!(
+            "parameter `{name}` (a PTX pointer the kernel reads as {elem}) needs a whole number of {}-byte elements, not {bytes} bytes",
+            elem.size()
+        )));
+    }
+    Ok((own, bytes / u64::from(elem.size())))
 }
 
 /// The bytes of a C-contiguous array checked by [`check_array`], without a copy.
@@ -965,7 +1001,7 @@ impl RunResult {
             return Err(PyValueError::new_err("a report draws a trace: run with trace=True, e.g. kernel.run(trace=True).report(\"run.html\")"));
         };
         let page = py.detach(|| simt_report::render(view, timing.as_ref()));
-        simt_host::write_atomically(&path, |mut f| std::io::Write::write_all(&mut f, page.as_bytes()))
+        simt_io::write_atomically(&path, |mut f| std::io::Write::write_all(&mut f, page.as_bytes()))
             .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("cannot write {}: {e}", path.display())))
     }
 
@@ -1038,7 +1074,7 @@ fn ptx(py: Python<'_>, source: &str, name: &str) -> PyResult<Program> {
 #[pyo3(signature = (path, *, allow=None, warn=None, deny=None))]
 fn load(py: Python<'_>, path: PathBuf, allow: Option<Vec<String>>, warn: Option<Vec<String>>, deny: Option<Vec<String>>) -> PyResult<Program> {
     let shown = path.display().to_string();
-    let bytes = simt_host::read_bounded(&path, simt_isa::MAX_INPUT_BYTES).map_err(pyo3::exceptions::PyOSError::new_err)?;
+    let bytes = simt_io::read_bounded(&path, simt_isa::MAX_INPUT_BYTES).map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
     match simt_isa::Input::of(&shown, &bytes).map_err(LoadError::new_err)? {
         simt_isa::Input::Bytecode(bytes) => {
             let mut module = simt_isa::read_module(bytes).map_err(|e| LoadError::new_err(format!("{shown}: {e}")))?;

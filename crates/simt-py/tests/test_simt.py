@@ -355,6 +355,23 @@ def test_ptx_from_clang_runs_like_the_cli(asm):
     assert (r[names[3]] == expected).all()
 
 
+def test_ptx_pointers_take_int64_and_bool_arrays_and_give_them_back(asm):
+    corpus = asm.parent / "tests" / "ml" / "tinygrad"
+    mul = simt.load(corpus / "int64_mul.ptx")["E_8_32_4"]
+    a = np.load(corpus / "data" / "int64_mul.data1.in.npy")
+    b = np.load(corpus / "data" / "int64_mul.data2.in.npy")
+    out = np.zeros(1024, dtype=np.int64)
+    r = mul.run(grid=8, block=32, args=[out, a, b])
+    assert r["data0"].dtype == np.int64
+    np.testing.assert_array_equal(r["data0"], np.load(corpus / "data" / "int64_mul.data0.expected.npy"))
+    less = simt.load(corpus / "compare_bool_out.ptx")["E_8_32_4"]
+    x = np.load(corpus / "data" / "add.data2.in.npy")
+    y = np.load(corpus / "data" / "add.data1.in.npy")
+    r = less.run(grid=8, block=32, args=[np.zeros(1024, dtype=np.bool_), x, y])
+    assert r["data0"].dtype == np.bool_
+    np.testing.assert_array_equal(r["data0"], np.load(corpus / "data" / "compare_bool_out.data0.expected.npy"))
+
+
 def test_ptx_run_launches_over_arrays_and_addresses(asm):
     text = (asm.parent / "examples" / "cuda" / "saxpy.ptx").read_text()
     x = np.arange(1000, dtype=np.float32)
@@ -380,7 +397,7 @@ def test_a_dtype_mismatch_of_one_size_offers_the_bits_or_the_values(asm):
     y = np.ones(1000, dtype=np.float32)
     with pytest.raises(TypeError, match=r"a\.view\('<f4'\)`, or convert the values with `a\.astype\('<f4'\)"):
         saxpy(asm).run(args={"x": np.arange(1000, dtype=np.int32), "y": y})
-    with pytest.raises(TypeError, match=r"convert with `a\.astype\('<f4'\)`$"):
+    with pytest.raises(TypeError, match=r"convert the values with `a\.astype\('<f4'\)`$"):
         saxpy(asm).run(args={"x": np.arange(1000, dtype=np.float64), "y": y})
 
 

@@ -6,8 +6,8 @@
 //! one and a relative one above. Tolerance 0 asks for equal values; NaN equals NaN.
 
 use serde::{Deserialize, Serialize};
-use simt_host::elements;
-use simt_host::npy::Array;
+use simt_io::elements;
+use simt_io::npy::Array;
 
 /// How a dump compared with its reference.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -112,7 +112,7 @@ pub fn compare(dump: &str, got: &Array, reference: &str, want: &Array, tolerance
 #[cfg(test)]
 mod tests {
     use super::*;
-    use simt_host::npy::Dtype;
+    use simt_io::npy::Dtype;
 
     fn f32s(values: &[f32]) -> Array {
         Array { dtype: Dtype::F32, shape: vec![values.len()], data: values.iter().flat_map(|v| v.to_le_bytes()).collect() }

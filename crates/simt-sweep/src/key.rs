@@ -155,7 +155,7 @@ impl FileCache {
         if let Some(found) = self.data_files.lock().expect("no panics under the lock").get(path) {
             return found.clone();
         }
-        let found = simt_host::read_bounded(path, simt_isa::MAX_INPUT_BYTES).ok().and_then(|b| load_defaults(path, &b)).map_or_else(Vec::new, |m| {
+        let found = simt_io::read_bounded(path, simt_isa::MAX_INPUT_BYTES).ok().and_then(|b| load_defaults(path, &b)).map_or_else(Vec::new, |m| {
             m.kernels
                 .iter()
                 .flat_map(|k| &k.args)

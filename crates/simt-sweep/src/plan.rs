@@ -147,7 +147,7 @@ impl Plan {
     /// The first problem, with its line.
     pub fn load(path: &Path, flags: &FlagSet) -> Result<Plan> {
         let whole = |message: String| PlanError { file: path.to_path_buf(), line: 0, column: 0, message, text: None };
-        let bytes = simt_host::read_bounded(path, MAX_PLAN_BYTES).map_err(whole)?;
+        let bytes = simt_io::read_bounded(path, MAX_PLAN_BYTES).map_err(|e| whole(e.to_string()))?;
         let text = String::from_utf8(bytes).map_err(|_| whole("the plan is not UTF-8 text".into()))?;
         let dir = std::path::absolute(path).map_err(|e| whole(e.to_string()))?.parent().map(Path::to_path_buf).unwrap_or_default();
         Loader { path, text: &text, flags }.plan(dir)

@@ -92,7 +92,7 @@ impl Record {
         let path = record_path(dir, &self.key);
         let mut json = serde_json::to_vec(self).map_err(std::io::Error::other)?;
         json.push(b'\n');
-        simt_host::write_atomically(&path, |mut f| f.write_all(&json))?;
+        simt_io::write_atomically(&path, |mut f| f.write_all(&json))?;
         Ok(path)
     }
 
@@ -107,7 +107,7 @@ impl Record {
         if !meta.is_file() {
             return Err(format!("{}: not a regular file, so not a record", path.display()));
         }
-        let bytes = simt_host::read_bounded(path, MAX_RECORD_BYTES)?;
+        let bytes = simt_io::read_bounded(path, MAX_RECORD_BYTES).map_err(|e| e.to_string())?;
         Record::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))
     }
 

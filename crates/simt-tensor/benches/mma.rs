@@ -33,6 +33,8 @@ fn bench(c: &mut Criterion) {
         ("MMA.M16N16K16.F32.E2M1", Opcode::Mma, MmaAcc::F32, MmaIn::E2M1, [1, 1, 8]),
         ("MMA.M16N16K16.S32.S4", Opcode::Mma, MmaAcc::S32, MmaIn::S4, [1, 1, 8]),
         ("MMA.M8N8K4.F64.F64", Opcode::MmaM8n8k4, MmaAcc::F64, MmaIn::F64, [2, 2, 4]),
+        ("MMA.M16N8K32.S32.S8", Opcode::MmaM16n8k32, MmaAcc::S32, MmaIn::S8, [4, 2, 4]),
+        ("MMA.M16N8K32.F32.E4M3", Opcode::MmaM16n8k32, MmaAcc::F32, MmaIn::E4M3, [4, 2, 4]),
     ];
     for (name, opcode, acc, input, [na, nb, nc]) in forms {
         let (a, b, cc) = (fragment(na, 1), fragment(nb, 2), fragment(nc, 3));
@@ -41,7 +43,7 @@ fn bench(c: &mut Criterion) {
         let mut d = vec![[0u32; 32]; nc];
         c.bench_function(name, |bench| {
             bench.iter(|| {
-                simt_tensor::mma(opcode, acc, input, black_box(&a), black_box(&b), black_box(&cc), e.as_ref(), &mut d).expect("valid operands");
+                simt_tensor::mma(opcode, acc, input, false, black_box(&a), black_box(&b), black_box(&cc), e.as_ref(), &mut d).expect("valid operands");
                 black_box(&d);
             })
         });

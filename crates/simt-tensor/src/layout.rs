@@ -38,6 +38,9 @@ pub const fn dims(shape: Shape, operand: Operand) -> (usize, usize) {
         (Shape::M16N8K8, Operand::A) => (16, 8),
         (Shape::M16N8K8, Operand::B) => (8, 8),
         (Shape::M16N8K8, Operand::C) => (16, 8),
+        (Shape::M16N8K32, Operand::A) => (16, 32),
+        (Shape::M16N8K32, Operand::B) => (32, 8),
+        (Shape::M16N8K32, Operand::C) => (16, 8),
         _ => (16, 16),
     }
 }
@@ -59,7 +62,10 @@ pub const fn elements_per_lane(shape: Shape, operand: Operand) -> usize {
 /// `c0, c1` are `C[groupID][threadID_in_group * 2 + i]`. `M16N8K8` follows the PTX ISA's
 /// "Matrix Fragments for mma.m16n8k8" with `.tf32`: `a_e` is row `groupID + 8 (e & 1)`,
 /// column `threadID_in_group + 4 (e >> 1)`; `b_e` row `threadID_in_group + 4 e`, column
-/// `groupID`; C as `M16N8K16`'s.
+/// `groupID`; C as `M16N8K16`'s. `M16N8K32` follows "Matrix Fragments for mma.m16n8k32"
+/// with 8-bit types, four elements a register: `a_e` is row `groupID + 8 ((e >> 2) & 1)`,
+/// column `threadID_in_group * 4 + (e & 3) + 16 (e >> 3)`; `b_e` row
+/// `threadID_in_group * 4 + (e & 3) + 16 (e >> 2)`, column `groupID`; C as `M16N8K16`'s.
 pub const fn coord(shape: Shape, operand: Operand, lane: usize, e: usize) -> (usize, usize) {
     let (r, h) = (lane >> 1, lane & 1);
     let (group, thread) = (lane >> 2, lane & 3);
@@ -73,6 +79,9 @@ pub const fn coord(shape: Shape, operand: Operand, lane: usize, e: usize) -> (us
         (Shape::M16N8K8, Operand::A) => (group + 8 * (e & 1), thread + 4 * (e >> 1)),
         (Shape::M16N8K8, Operand::B) => (thread + 4 * e, group),
         (Shape::M16N8K8, Operand::C) => (group + 8 * (e >> 1), thread * 2 + (e & 1)),
+        (Shape::M16N8K32, Operand::A) => (group + 8 * ((e >> 2) & 1), thread * 4 + (e & 3) + 16 * (e >> 3)),
+        (Shape::M16N8K32, Operand::B) => (thread * 4 + (e & 3) + 16 * (e >> 2), group),
+        (Shape::M16N8K32, Operand::C) => (group + 8 * (e >> 1), thread * 2 + (e & 1)),
         (Shape::SpM16N16K32, Operand::B) => (16 * h + e, r),
         (_, Operand::B) => (8 * h + e, r),
         (_, Operand::A | Operand::C) => (r, 8 * h + e),
@@ -133,6 +142,8 @@ pub(crate) fn table_of(shape: Shape, operand: Operand) -> &'static Table {
         (Shape::M16N8K8, Operand::B) => &M16N8K8_B,
         // The 16x8 accumulator's layout is the m16n8k16 one.
         (Shape::M16N8K8, Operand::C) => &M16N8_C,
+        // K = 32 does not fit the 16-column work matrices: `crate::mma` runs it on whole matrices.
+        (Shape::M16N8K32, _) => unreachable!("MMA.M16N8K32 is not run through tables"),
     }
 }
 

@@ -2,9 +2,9 @@
 //! fragments, and 2:4 sparsification of matrices for `MMA.SP`.
 //!
 //! [`mma`] implements contract sections 8 and 9: every output element is an
-//! f32 (f64 for `MMA.M8N8K4`, wrapping i32 for integers) multiply-accumulate
-//! chain starting from C and adding the products in increasing k, each step
-//! rounded once. [`formats`] holds the section 9 element formats (TF32, FP8,
+//! f32 (f64 for `MMA.M8N8K4`) multiply-accumulate chain starting from C and
+//! adding the products in increasing k, each step rounded once; integer forms
+//! add exactly and wrap to i32 (or clamp to it, `MMA.M16N8K32.S32.S8.SAT`). [`formats`] holds the section 9 element formats (TF32, FP8,
 //! FP4, 4-bit integers) and their conversions. `docs/tensor.md` describes the
 //! fragment layouts (also available as code in [`layout`]), the sparse
 //! metadata and how the results differ from hardware.
@@ -43,7 +43,8 @@ impl MmaError {
 /// Each fragment is a slice of registers, each register an array of the 32
 /// lanes' values (`frag[reg][lane]`). `a`, `b`, `c` and `d` have the register
 /// counts of `Instruction::reg_count` for the form; `e` is `Some` exactly for
-/// `MMA.SP`. `d` is written only when the result is `Ok`.
+/// `MMA.SP`. `sat` (only `MMA.M16N8K32` with an S32 accumulator has it) clamps
+/// integer results to the i32 range. `d` is written only when the result is `Ok`.
 ///
 /// # Errors
 ///
@@ -55,6 +56,7 @@ pub fn mma(
     opcode: Opcode,
     acc: MmaAcc,
     input: MmaIn,
+    sat: bool,
     a: &[[u32; 32]],
     b: &[[u32; 32]],
     c: &[[u32; 32]],
@@ -72,9 +74,14 @@ pub fn mma(
             | (Shape::M16N16K16, MmaAcc::S32, MmaIn::S8 | MmaIn::U8 | MmaIn::S4 | MmaIn::U4)
             | (Shape::M8N8K4, MmaAcc::F64, MmaIn::F64)
             | (Shape::M16N8K8, MmaAcc::F32, MmaIn::TF32)
+            | (Shape::M16N8K32, MmaAcc::S32, MmaIn::S8 | MmaIn::U8)
+            | (Shape::M16N8K32, MmaAcc::F32, MmaIn::E4M3 | MmaIn::E5M2)
     );
     if !supported {
         return Err(MmaError::instruction(format!("{opcode} has no .{acc}.{input} form")));
+    }
+    if sat && (shape, acc) != (Shape::M16N8K32, MmaAcc::S32) {
+        return Err(MmaError::instruction(format!("{opcode}.{acc}.{input} has no .SAT form")));
     }
     let (in_bits, acc_bits) = (input_bits(input), acc_bits(acc));
     let regs = |operand, bits: usize| (layout::elements_per_lane(shape, operand) * bits).div_ceil(32);
@@ -98,6 +105,10 @@ pub fn mma(
         run_fused(F64Chain { a, b, c, d });
         return Ok(());
     }
+    if shape == Shape::M16N8K32 {
+        run_fused(M16n8k32 { input, sat, a, b, c, d });
+        return Ok(());
+    }
     let operands = Operands { shape, k_of, a, b, c, in_per_reg: 32 / in_bits, acc_per_reg: 32 / acc_bits };
     // One arm per form so that each gets its own inlined conversions. Element
     // values arrive masked to their width, so U8 and U4 need no further masking.
@@ -116,6 +127,138 @@ pub fn mma(
         _ => operands.run(f16_bits_to_f32, f32::from_bits, f32_to_bits, d),
     }
     Ok(())
+}
+
+/// `MMA.M16N8K32` on whole matrices (K = 32 is twice the work matrices' width).
+/// Integer inputs: each product is at most 2^16 in magnitude, so every partial sum of a
+/// dot product's 32 is an integer below 2^22, exact in f32 (which vectorises best); C is
+/// added in i64 and the sum wraps to i32, or with `sat` clamps to it. FP8 products are
+/// exact in f32 (4-bit significands), so `acc + a * b` rounds once, as an FMA would, step
+/// by step in increasing k.
+struct M16n8k32<'f> {
+    input: MmaIn,
+    sat: bool,
+    a: &'f [[u32; 32]],
+    b: &'f [[u32; 32]],
+    c: &'f [[u32; 32]],
+    d: &'f mut [[u32; 32]],
+}
+
+impl Fused for M16n8k32<'_> {
+    #[inline(always)]
+    fn run(self) {
+        let M16n8k32 { input, sat, a, b, c, d } = self;
+        match input {
+            MmaIn::S8 => k32_int(|x| f32::from(x as u8 as i8), sat, a, b, c, d),
+            MmaIn::U8 => k32_int(|x| x as f32, sat, a, b, c, d),
+            MmaIn::E4M3 => k32_float(|x| formats::E4M3_VALUES[x as usize], a, b, c, d),
+            _ => k32_float(|x| formats::E5M2_VALUES[x as usize], a, b, c, d),
+        }
+    }
+}
+
+/// (row, column) of every element of every lane of an m16n8k32 operand, computed once.
+const fn k32_places(operand: Operand) -> [[(u8, u8); 16]; 32] {
+    let mut places = [[(0u8, 0u8); 16]; 32];
+    let mut lane = 0;
+    while lane < 32 {
+        let mut e = 0;
+        while e < layout::elements_per_lane(Shape::M16N8K32, operand) {
+            let (row, col) = layout::coord(Shape::M16N8K32, operand, lane, e);
+            places[lane][e] = (row as u8, col as u8);
+            e += 1;
+        }
+        lane += 1;
+    }
+    places
+}
+
+const K32_A: [[(u8, u8); 16]; 32] = k32_places(Operand::A);
+const K32_B: [[(u8, u8); 16]; 32] = k32_places(Operand::B);
+const K32_C: [[(u8, u8); 16]; 32] = k32_places(Operand::C);
+
+/// A (16 x 32) and B (32 x 8), widened from 8-bit codes, in the m16n8k32 fragment layout.
+#[inline(always)]
+fn k32_operands(a: &[[u32; 32]], b: &[[u32; 32]], widen: impl Fn(u32) -> f32) -> ([[f32; 32]; 16], [[f32; 8]; 32]) {
+    let (mut a_rows, mut b_rows) = ([[0f32; 32]; 16], [[0f32; 8]; 32]);
+    for (g, reg) in a.iter().enumerate() {
+        for (places, &word) in K32_A.iter().zip(reg) {
+            for s in 0..4 {
+                let (i, t) = places[(4 * g + s) & 15];
+                a_rows[usize::from(i) & 15][usize::from(t) & 31] = widen((word >> (8 * s)) & 0xFF);
+            }
+        }
+    }
+    for (g, reg) in b.iter().enumerate() {
+        for (places, &word) in K32_B.iter().zip(reg) {
+            for s in 0..4 {
+                let (t, j) = places[(4 * g + s) & 15];
+                b_rows[usize::from(t) & 31][usize::from(j) & 7] = widen((word >> (8 * s)) & 0xFF);
+            }
+        }
+    }
+    (a_rows, b_rows)
+}
+
+/// Row `a` of A times B, added to `acc` one k at a time across the 8 columns.
+#[inline(always)]
+fn k32_row(acc: &mut [f32; 8], a: &[f32; 32], b: &[[f32; 8]; 32]) {
+    for (&x, b_row) in a.iter().zip(b) {
+        for (v, &y) in acc.iter_mut().zip(b_row) {
+            *v += x * y;
+        }
+    }
+}
+
+/// C (16 x 8) as element bits, from its m16n8k32 (as m16n8k16) fragment.
+#[inline(always)]
+fn k32_accumulator(c: &[[u32; 32]]) -> [[u32; 8]; 16] {
+    let mut bits = [[0u32; 8]; 16];
+    for (e, reg) in c.iter().enumerate() {
+        for (places, &word) in K32_C.iter().zip(reg) {
+            let (i, j) = places[e & 15];
+            bits[usize::from(i) & 15][usize::from(j) & 7] = word;
+        }
+    }
+    bits
+}
+
+/// D's fragment from its element bits.
+#[inline(always)]
+fn k32_scatter(bits: &[[u32; 8]; 16], d: &mut [[u32; 32]]) {
+    for (e, reg) in d.iter_mut().enumerate() {
+        for (places, word) in K32_C.iter().zip(reg) {
+            let (i, j) = places[e & 15];
+            *word = bits[usize::from(i) & 15][usize::from(j) & 7];
+        }
+    }
+}
+
+#[inline(always)]
+fn k32_int(widen: impl Fn(u32) -> f32, sat: bool, a: &[[u32; 32]], b: &[[u32; 32]], c: &[[u32; 32]], d: &mut [[u32; 32]]) {
+    let (a_rows, b_rows) = k32_operands(a, b, widen);
+    let mut bits = k32_accumulator(c);
+    for (bits_row, a_row) in bits.iter_mut().zip(&a_rows) {
+        let mut dots = [0f32; 8];
+        k32_row(&mut dots, a_row, &b_rows);
+        for (bits, dot) in bits_row.iter_mut().zip(dots) {
+            let sum = i64::from(*bits as i32) + dot as i64;
+            *bits = if sat { sum.clamp(i32::MIN.into(), i32::MAX.into()) as i32 as u32 } else { sum as i32 as u32 };
+        }
+    }
+    k32_scatter(&bits, d);
+}
+
+#[inline(always)]
+fn k32_float(widen: impl Fn(u32) -> f32, a: &[[u32; 32]], b: &[[u32; 32]], c: &[[u32; 32]], d: &mut [[u32; 32]]) {
+    let (a_rows, b_rows) = k32_operands(a, b, widen);
+    let mut bits = k32_accumulator(c);
+    for (bits_row, a_row) in bits.iter_mut().zip(&a_rows) {
+        let mut acc = bits_row.map(f32::from_bits);
+        k32_row(&mut acc, a_row, &b_rows);
+        *bits_row = acc.map(f32_to_bits);
+    }
+    k32_scatter(&bits, d);
 }
 
 /// Bits of one input element in a fragment register.
@@ -422,6 +565,13 @@ mod tests {
             run_fused(F64Chain { a: &a, b: &b, c: &c, d: &mut fast });
             F64Chain { a: &a, b: &b, c: &c, d: &mut portable }.run();
             assert_eq!(fast, portable);
+            let (a, b, c) = (frag(4, &mut next), frag(2, &mut next), frag(4, &mut next));
+            for (input, sat) in [(MmaIn::S8, true), (MmaIn::U8, false), (MmaIn::E4M3, false), (MmaIn::E5M2, false)] {
+                let (mut fast, mut portable) = (vec![[0; 32]; 4], vec![[0; 32]; 4]);
+                run_fused(M16n8k32 { input, sat, a: &a, b: &b, c: &c, d: &mut fast });
+                M16n8k32 { input, sat, a: &a, b: &b, c: &c, d: &mut portable }.run();
+                assert_eq!(fast, portable, "{input}");
+            }
         }
     }
 }

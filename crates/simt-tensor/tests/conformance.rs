@@ -37,7 +37,7 @@ fn mma_dense_case_loaded_as_the_kernel_loads_it() {
     let fb: Vec<[u32; 32]> = (0..4).map(|g| std::array::from_fn(|q| halves(&bt, q, g))).collect();
     let fc: Vec<[u32; 32]> = (0..8).map(|g| std::array::from_fn(|q| c[8 * q + g])).collect();
     let mut fd = vec![[0u32; 32]; 8];
-    simt_tensor::mma(simt_isa::Opcode::Mma, simt_isa::MmaAcc::F32, simt_isa::MmaIn::F16, &fa, &fb, &fc, None, &mut fd).unwrap();
+    simt_tensor::mma(simt_isa::Opcode::Mma, simt_isa::MmaAcc::F32, simt_isa::MmaIn::F16, false, &fa, &fb, &fc, None, &mut fd).unwrap();
     let d: Vec<u32> = (0..256).map(|i| fd[i % 8][i / 8]).collect();
     assert_eq!(d, expected_bin("mma_dense", "mma.s", "d.bin"));
     // The same fragments are what `layout::pack` produces from the matrices.

@@ -58,6 +58,14 @@ fn dense_case(form: Form) -> impl Strategy<Value = (Vec<u32>, Vec<u32>, Vec<u32>
 /// PTX's `mma.sync.aligned.m16n8k8` with TF32: K = 8, so every chain has 8 steps.
 const M16N8K8_TF32: Form = Form { opcode: Opcode::MmaM16n8k8, acc: MmaAcc::F32, input: MmaIn::TF32 };
 
+/// PTX's `mma.sync.aligned.m16n8k32` with 8-bit inputs: K = 32.
+const M16N8K32: [Form; 4] = [
+    Form { opcode: Opcode::MmaM16n8k32, acc: MmaAcc::S32, input: MmaIn::S8 },
+    Form { opcode: Opcode::MmaM16n8k32, acc: MmaAcc::S32, input: MmaIn::U8 },
+    Form { opcode: Opcode::MmaM16n8k32, acc: MmaAcc::F32, input: MmaIn::E4M3 },
+    Form { opcode: Opcode::MmaM16n8k32, acc: MmaAcc::F32, input: MmaIn::E5M2 },
+];
+
 fn check_dense(form: Form, (a, b, c): (Vec<u32>, Vec<u32>, Vec<u32>)) -> Result<(), TestCaseError> {
     let (m, k) = dims(form.shape(), Operand::A);
     let n = dims(form.shape(), Operand::C).1;
@@ -103,6 +111,14 @@ proptest! {
     fn m16n8k16_f32_bf16(case in dense_case(FORMS[6])) { check_dense(FORMS[6], case)?; }
     #[test]
     fn m16n8k8_f32_tf32(case in dense_case(M16N8K8_TF32)) { check_dense(M16N8K8_TF32, case)?; }
+    #[test]
+    fn m16n8k32_s32_s8(case in dense_case(M16N8K32[0])) { check_dense(M16N8K32[0], case)?; }
+    #[test]
+    fn m16n8k32_s32_u8(case in dense_case(M16N8K32[1])) { check_dense(M16N8K32[1], case)?; }
+    #[test]
+    fn m16n8k32_f32_e4m3(case in dense_case(M16N8K32[2])) { check_dense(M16N8K32[2], case)?; }
+    #[test]
+    fn m16n8k32_f32_e5m2(case in dense_case(M16N8K32[3])) { check_dense(M16N8K32[3], case)?; }
 
     /// Sparse forms against the dense K = 32 product of the decompressed A.
     /// Inputs are finite and non-zero, where skipping a pruned zero and adding
@@ -150,7 +166,7 @@ proptest! {
         let (a, b, c) = (regs(form.regs(Operand::A), 0), regs(form.regs(Operand::B), 256), regs(form.regs(Operand::C), 512));
         let e: [u32; 32] = std::array::from_fn(|l| words[768 + l]);
         let mut d = vec![[0; 32]; c.len()];
-        let result = simt_tensor::mma(form.opcode, form.acc, form.input, &a, &b, &c, (form.opcode == Opcode::MmaSp).then_some(&e), &mut d);
+        let result = simt_tensor::mma(form.opcode, form.acc, form.input, false, &a, &b, &c, (form.opcode == Opcode::MmaSp).then_some(&e), &mut d);
         prop_assert!(result.is_ok() || form.opcode == Opcode::MmaSp);
     }
 }
@@ -207,16 +223,43 @@ fn integer_accumulators_wrap() {
 }
 
 #[test]
+fn m16n8k32_satfinite_clamps_the_exact_sum() {
+    // (input, every A element, every B element, every C element, D wrapping, D with .SAT):
+    // each D element is C plus 32 equal products, summed exactly.
+    let max = i32::MAX;
+    let cases: [(MmaIn, u32, u32, i32, i32, i32); 5] = [
+        (MmaIn::S8, 3, 0xFE, 5, 5 - 32 * 6, 5 - 32 * 6),
+        (MmaIn::S8, 0x7F, 0x7F, max - 10, (max - 10).wrapping_add(32 * 127 * 127), max),
+        (MmaIn::S8, 0x80, 0x7F, i32::MIN + 10, (i32::MIN + 10).wrapping_sub(32 * 128 * 127), i32::MIN),
+        (MmaIn::U8, 0xFF, 0xFF, max - 10, (max - 10).wrapping_add(32 * 255 * 255), max),
+        (MmaIn::S8, 0x80, 0x80, max - 32 * 16384, max, max),
+    ];
+    for (input, a, b, c, wrapped, clamped) in cases {
+        let form = Form { opcode: Opcode::MmaM16n8k32, acc: MmaAcc::S32, input };
+        let (fa, fb, fc) = (vec![[a * 0x0101_0101; 32]; 4], vec![[b * 0x0101_0101; 32]; 2], vec![[c as u32; 32]; 4]);
+        for (sat, want) in [(false, wrapped), (true, clamped)] {
+            let mut d = vec![[0; 32]; 4];
+            simt_tensor::mma(form.opcode, form.acc, form.input, sat, &fa, &fb, &fc, None, &mut d).unwrap();
+            assert!(d.iter().flatten().all(|&x| x as i32 == want), "{input} {a:#x} {b:#x} {c} sat {sat}: {} not {want}", d[0][0] as i32);
+        }
+    }
+    // Only the integer m16n8k32 forms have .SAT.
+    let r = |n| vec![[0u32; 32]; n];
+    let err = simt_tensor::mma(Opcode::MmaM16n8k32, MmaAcc::F32, MmaIn::E4M3, true, &r(4), &r(2), &r(4), None, &mut r(4)).unwrap_err();
+    assert_eq!(err.message, "MMA.M16N8K32.F32.E4M3 has no .SAT form");
+}
+
+#[test]
 fn wrong_operands_are_errors() {
     let r = |n| vec![[0u32; 32]; n];
     let mut d = r(8);
-    let err = simt_tensor::mma(Opcode::Mma, MmaAcc::F32, MmaIn::F16, &r(3), &r(4), &r(8), None, &mut d).unwrap_err();
+    let err = simt_tensor::mma(Opcode::Mma, MmaAcc::F32, MmaIn::F16, false, &r(3), &r(4), &r(8), None, &mut d).unwrap_err();
     assert_eq!(err.to_string(), "lane 0: operand a has 3 registers; MMA.M16N16K16.F32.F16 takes 4");
-    let err = simt_tensor::mma(Opcode::Mma, MmaAcc::F16, MmaIn::BF16, &r(4), &r(4), &r(4), None, &mut d).unwrap_err();
+    let err = simt_tensor::mma(Opcode::Mma, MmaAcc::F16, MmaIn::BF16, false, &r(4), &r(4), &r(4), None, &mut d).unwrap_err();
     assert_eq!(err.message, "MMA.M16N16K16 has no .F16.BF16 form");
-    let err = simt_tensor::mma(Opcode::MmaSp, MmaAcc::F32, MmaIn::F16, &r(4), &r(8), &r(8), None, &mut d).unwrap_err();
+    let err = simt_tensor::mma(Opcode::MmaSp, MmaAcc::F32, MmaIn::F16, false, &r(4), &r(8), &r(8), None, &mut d).unwrap_err();
     assert_eq!(err.message, "MMA.SP.M16N16K32 needs metadata operand e");
-    assert!(simt_tensor::mma(Opcode::Fadd, MmaAcc::F32, MmaIn::F16, &r(4), &r(4), &r(8), None, &mut d).is_err());
+    assert!(simt_tensor::mma(Opcode::Fadd, MmaAcc::F32, MmaIn::F16, false, &r(4), &r(4), &r(8), None, &mut d).is_err());
 }
 
 #[test]

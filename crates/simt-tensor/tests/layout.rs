@@ -101,6 +101,29 @@ fn m16n8k8_tf32_follows_ptx() {
 }
 
 #[test]
+fn m16n8k32_8bit_follows_ptx() {
+    // PTX "Matrix Fragments for mma.m16n8k32" with .s8/.u8/.e4m3/.e5m2, four elements a
+    // register (element i is slot i % 4 of register i / 4): a_i at row groupID for i < 4 or
+    // 8 <= i < 12, else groupID + 8, column threadID_in_group * 4 + (i & 3), + 16 for i >= 8;
+    // b_i at row threadID_in_group * 4 + (i & 3), + 16 for i >= 4, column groupID; c as m16n8k16.
+    let gid = |lane: usize| lane >> 2;
+    let tig = |lane: usize| lane % 4;
+    check(Shape::M16N8K32, Operand::A, 4, |l, g, s| {
+        let i = 4 * g + s;
+        let row = if i < 4 || (8..12).contains(&i) { gid(l) } else { gid(l) + 8 };
+        let col = if i < 8 { tig(l) * 4 + (i & 3) } else { tig(l) * 4 + (i & 3) + 16 };
+        (row, col)
+    });
+    check(Shape::M16N8K32, Operand::B, 4, |l, g, s| {
+        let i = 4 * g + s;
+        let row = if i < 4 { tig(l) * 4 + (i & 3) } else { tig(l) * 4 + (i & 3) + 16 };
+        (row, gid(l))
+    });
+    check(Shape::M16N8K32, Operand::C, 1, |l, i, _| (if i < 2 { gid(l) } else { gid(l) + 8 }, tig(l) * 2 + (i & 1)));
+    assert_eq!([dims(Shape::M16N8K32, Operand::A), dims(Shape::M16N8K32, Operand::B), dims(Shape::M16N8K32, Operand::C)], [(16, 32), (32, 8), (16, 8)]);
+}
+
+#[test]
 fn m8n8k4_follows_ptx() {
     // a: one f64 A[l >> 2][l % 4]; b: one f64 B[l % 4][l >> 2]; c, d: C[l >> 2][2(l % 4) + i].
     // Each f64 is a register pair, low word first.

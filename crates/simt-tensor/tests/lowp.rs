@@ -46,7 +46,7 @@ fn check_m16n16k16_case(name: &str, kernel: &str, form: Form, bits: usize) {
     let (fa, fb, fc) =
         (kernel_fragment(&words(&a_bytes), form.regs(Operand::A)), kernel_fragment(&words(&bt_bytes), form.regs(Operand::B)), kernel_fragment(&c, 8));
     let mut fd = vec![[0; 32]; 8];
-    simt_tensor::mma(form.opcode, form.acc, form.input, &fa, &fb, &fc, None, &mut fd).unwrap();
+    simt_tensor::mma(form.opcode, form.acc, form.input, false, &fa, &fb, &fc, None, &mut fd).unwrap();
     let d: Vec<u32> = (0..256).map(|i| fd[i % 8][i / 8]).collect();
     let expected = expected_bin(name, kernel, "d.bin");
     for (i, (got, want)) in d.iter().zip(&expected).enumerate() {
@@ -94,7 +94,7 @@ fn mma_f64_case() {
     // mma_f64.s: lane l loads a[l] into R0:R1, bt[l] into R2:R3 and c[2l], c[2l + 1] into R4..R7.
     let (fa, fb, fc) = (kernel_fragment(&a, 2), kernel_fragment(&bt, 2), kernel_fragment(&c, 4));
     let mut fd = vec![[0; 32]; 4];
-    simt_tensor::mma(Opcode::MmaM8n8k4, MmaAcc::F64, MmaIn::F64, &fa, &fb, &fc, None, &mut fd).unwrap();
+    simt_tensor::mma(Opcode::MmaM8n8k4, MmaAcc::F64, MmaIn::F64, false, &fa, &fb, &fc, None, &mut fd).unwrap();
     let d: Vec<u32> = (0..128).map(|i| fd[i % 4][i / 4]).collect();
     let expected = expected_bin("mma_f64", "mma_f64.s", "d.bin");
     assert_eq!(d, expected);
@@ -254,12 +254,12 @@ fn f64_chain_is_fused_and_canonical() {
 fn wrong_operands_of_new_forms_are_errors() {
     let r = |n| vec![[0u32; 32]; n];
     let mut d = r(8);
-    let err = simt_tensor::mma(Opcode::Mma, MmaAcc::F32, MmaIn::TF32, &r(4), &r(8), &r(8), None, &mut d).unwrap_err();
+    let err = simt_tensor::mma(Opcode::Mma, MmaAcc::F32, MmaIn::TF32, false, &r(4), &r(8), &r(8), None, &mut d).unwrap_err();
     assert_eq!(err.message, "operand a has 4 registers; MMA.M16N16K16.F32.TF32 takes 8");
-    let err = simt_tensor::mma(Opcode::Mma, MmaAcc::S32, MmaIn::S4, &r(1), &r(2), &r(8), None, &mut d).unwrap_err();
+    let err = simt_tensor::mma(Opcode::Mma, MmaAcc::S32, MmaIn::S4, false, &r(1), &r(2), &r(8), None, &mut d).unwrap_err();
     assert_eq!(err.message, "operand b has 2 registers; MMA.M16N16K16.S32.S4 takes 1");
     let mut d4 = r(4);
-    let err = simt_tensor::mma(Opcode::MmaM8n8k4, MmaAcc::F64, MmaIn::F64, &r(2), &r(2), &r(2), None, &mut d4).unwrap_err();
+    let err = simt_tensor::mma(Opcode::MmaM8n8k4, MmaAcc::F64, MmaIn::F64, false, &r(2), &r(2), &r(2), None, &mut d4).unwrap_err();
     assert_eq!(err.message, "operand c has 2 registers; MMA.M8N8K4.F64.F64 takes 4");
     for (opcode, acc, input) in [
         (Opcode::MmaM8n8k4, MmaAcc::F32, MmaIn::F16),
@@ -269,7 +269,7 @@ fn wrong_operands_of_new_forms_are_errors() {
         (Opcode::MmaM16n8k16, MmaAcc::F32, MmaIn::TF32),
         (Opcode::MmaSp, MmaAcc::F32, MmaIn::E4M3),
     ] {
-        let err = simt_tensor::mma(opcode, acc, input, &r(8), &r(8), &r(8), None, &mut d).unwrap_err();
+        let err = simt_tensor::mma(opcode, acc, input, false, &r(8), &r(8), &r(8), None, &mut d).unwrap_err();
         assert_eq!(err.message, format!("{opcode} has no .{acc}.{input} form"));
     }
 }

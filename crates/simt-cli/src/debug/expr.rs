@@ -9,7 +9,7 @@
 //! one; comparisons and `&&`, `||`, `!` give 1 or 0, and `&&`, `||` skip their right side in
 //! the lanes their left side decides.
 
-use simt_host::Element;
+use simt_io::Element;
 
 /// Most tokens in one expression: evaluation recurses once per operator, so this bounds its depth.
 const MAX_TOKENS: usize = 256;
@@ -321,6 +321,8 @@ impl Expr {
             },
             Expr::Neg(e) => match e.eval(scope, lane)? {
                 Element::Int(v) => Element::Int(v.wrapping_neg()),
+                // The debugger's integers are 64-bit two's complement, as C's on a u64 would wrap.
+                Element::U64(v) => Element::Int((v as i64).wrapping_neg()),
                 Element::F32(v) => Element::F32(-v),
                 Element::F64(v) => Element::F64(-v),
             },
@@ -337,6 +339,7 @@ impl Expr {
 pub fn truth(v: Element) -> bool {
     match v {
         Element::Int(v) => v != 0,
+        Element::U64(v) => v != 0,
         Element::F32(v) => v != 0.0,
         Element::F64(v) => v != 0.0,
     }
@@ -345,6 +348,7 @@ pub fn truth(v: Element) -> bool {
 fn whole(v: Element, op: &str) -> Result<i64, String> {
     match v {
         Element::Int(v) => Ok(v),
+        Element::U64(v) => Ok(v as i64),
         _ => Err(format!("`{op}` takes whole numbers, not floats")),
     }
 }

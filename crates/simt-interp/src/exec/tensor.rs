@@ -66,7 +66,7 @@ impl BlockSim<'_> {
         let e = (op.form.shape == MmaShape::SpM16N16K32).then(|| warp.row(op.e));
         let mut d = [[0u32; 32]; MAX_FRAGMENT];
         let d = &mut d[..usize::from(op.form.regs(FragRole::C))];
-        if let Err(err) = simt_tensor::mma(op.opcode, op.form.acc, op.form.input, a, b, c, e, d) {
+        if let Err(err) = simt_tensor::mma(op.opcode, op.form.acc, op.form.input, op.form.sat, a, b, c, e, d) {
             return Err(self.fault(FaultKind::Tensor, w, Some(err.lane as usize), Some(pc), err.message));
         }
         let warp = &mut self.warps[w];

@@ -209,45 +209,93 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
-    /// `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` and
-    /// `m16n8k8.row.col.f32.tf32.tf32.f32`: simt's `MMA.M16N8K16` and `MMA.M16N8K8` have PTX's
-    /// fragment layouts, so the fragments only move into and out of consecutive scratch registers.
+    /// `mma.sync.aligned.SHAPE.row.col[.satfinite].D.A.B.C` for every shape and type the tensor
+    /// engine has in PTX's fragment layout (`docs/ptx.md` lists them): simt's `MMA.M16N8K16`,
+    /// `MMA.M16N8K8`, `MMA.M16N8K32` and `MMA.M8N8K4` lay fragments out as PTX does, so the
+    /// fragments only move into and out of consecutive scratch registers (f64 elements as pairs).
     pub(super) fn mma(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mma) -> Result<()> {
-        let acc = isa::MmaAcc::F32;
-        let form = match (m.shape, m.a, m.b) {
-            (px::MmaShape::M16n8k16, Type::F16, Type::F16) => Some(Form::MmaM16n8k16(mods::MmaM16n8k16 { acc, input: isa::MmaIn::F16 })),
-            (px::MmaShape::M16n8k16, Type::Bf16, Type::Bf16) => Some(Form::MmaM16n8k16(mods::MmaM16n8k16 { acc, input: isa::MmaIn::BF16 })),
-            (px::MmaShape::M16n8k8, Type::Tf32, Type::Tf32) => Some(Form::MmaM16n8k8(mods::MmaM16n8k8 { acc, input: isa::MmaIn::TF32 })),
+        use isa::{MmaAcc, MmaIn};
+        let input = match m.a {
+            Type::F16 => Some(MmaIn::F16),
+            Type::Bf16 => Some(MmaIn::BF16),
+            Type::Tf32 => Some(MmaIn::TF32),
+            Type::S8 => Some(MmaIn::S8),
+            Type::U8 => Some(MmaIn::U8),
+            Type::E4m3 => Some(MmaIn::E4M3),
+            Type::E5m2 => Some(MmaIn::E5M2),
+            Type::F64 => Some(MmaIn::F64),
             _ => None,
         };
-        let supported = m.a_layout == px::Layout::Row && m.b_layout == px::Layout::Col && m.d == Type::F32 && m.c == Type::F32 && !m.satfinite;
-        let (Some(form), true) = (form, supported) else {
+        let acc = match m.d {
+            Type::F32 => Some(MmaAcc::F32),
+            Type::S32 => Some(MmaAcc::S32),
+            Type::F64 => Some(MmaAcc::F64),
+            _ => None,
+        };
+        let sat = if m.satfinite { isa::Sat::Yes } else { isa::Sat::No };
+        let form = match (m.shape, acc, input) {
+            (px::MmaShape::M16n8k16, Some(acc), Some(input)) => Some(Form::MmaM16n8k16(mods::MmaM16n8k16 { acc, input })),
+            (px::MmaShape::M16n8k8, Some(acc), Some(input)) => Some(Form::MmaM16n8k8(mods::MmaM16n8k8 { acc, input })),
+            (px::MmaShape::M16n8k32, Some(acc), Some(input)) => Some(Form::MmaM16n8k32(mods::MmaM16n8k32 { acc, input, sat })),
+            (px::MmaShape::M8n8k4, Some(acc), Some(input)) => Some(Form::MmaM8n8k4(mods::MmaM8n8k4 { acc, input })),
+            _ => None,
+        };
+        // `.satfinite` means something only where it is kept (the integer forms).
+        let satfinite_kept = !m.satfinite || form.and_then(|f| f.mma()).is_some_and(|f| f.sat);
+        let layouts = m.a_layout == px::Layout::Row && m.b_layout == px::Layout::Col;
+        let (Some(form), Some(mma), true, true, true) =
+            (form, form.and_then(|f| f.mma()).filter(|f| f.is_defined()), layouts, m.a == m.b && m.c == m.d, satfinite_kept)
+        else {
             return Err(with_note(
                 Diagnostic::new(inst.op_span, format!("`{}` is not supported by the PTX front end yet", inst.op)),
-                "supported: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32, its .bf16 form, and m16n8k8.row.col.f32.tf32.tf32.f32",
+                "supported, each `.row.col` with A and B of one type and C of D's: m16n8k16 .f32.f16 and .f32.bf16, m16n8k8 .f32.tf32, \
+                 m16n8k32 .s32.s8 and .s32.u8 (also .satfinite), .f32.e4m3 and .f32.e5m2, m8n8k4 .f64.f64",
             ));
         };
         let [d, a, b, c] = self.operands(inst)?;
-        let parts = |o: &'t ast::Operand<'a>, n: usize| -> Result<&'t [ast::Operand<'a>]> {
+        // A 64-bit element (f64) is a register pair in the fragment.
+        let wide_in = mma.input == MmaIn::F64;
+        let wide_acc = mma.acc == MmaAcc::F64;
+        let parts = |o: &'t ast::Operand<'a>, regs: u8, wide: bool| -> Result<&'t [ast::Operand<'a>]> {
+            let n = usize::from(if wide { regs / 2 } else { regs });
             match &o.kind {
                 OperandKind::Vector(v) if v.len() == n => Ok(v),
+                // The parser reads one-element braces (m8n8k4's `{%fd1}`) as the register.
+                OperandKind::Name(_) if n == 1 => Ok(std::slice::from_ref(o)),
                 _ => Err(Diagnostic::new(o.span, format!("expected a vector of {n} registers"))),
             }
         };
-        let (d, a, b, c) = (parts(d, 4)?, parts(a, 4)?, parts(b, 2)?, parts(c, 4)?);
+        let (d, a, b, c) = (
+            parts(d, mma.regs(isa::FragRole::C), wide_acc)?,
+            parts(a, mma.regs(isa::FragRole::A), wide_in)?,
+            parts(b, mma.regs(isa::FragRole::B), wide_in)?,
+            parts(c, mma.regs(isa::FragRole::C), wide_acc)?,
+        );
         let t = self.scratch;
         let (ta, tb, tc) = (t, t + 4, t + 8);
-        for (base, fragment) in [(ta, a), (tb, b), (tc, c)] {
+        for (base, fragment, wide) in [(ta, a, wide_in), (tb, b, wide_in), (tc, c, wide_acc)] {
             for (i, part) in fragment.iter().enumerate() {
-                let x = self.src32(part)?;
-                self.mov(base + i as u8, x)?;
+                if wide {
+                    let p = self.pair(part)?;
+                    self.mov(base + 2 * i as u8, Src::reg(p))?;
+                    self.mov(base + 2 * i as u8 + 1, Src::reg(p + 1))?;
+                } else {
+                    let x = self.src32(part)?;
+                    self.mov(base + i as u8, x)?;
+                }
             }
         }
-        // Both shapes take 4 registers of A, 2 of B and 4 of C (m16n8k16: pairs of halves).
+        // Every shape takes at most 4 registers of A, 4 of B and 4 of C.
         self.emit(form, &[dst(tc), src(Src::reg(ta)), src(Src::reg(tb)), src(Src::reg(tc))])?;
         for (i, part) in d.iter().enumerate() {
-            let r = self.word(part)?;
-            self.mov(r, Src::reg(tc + i as u8))?;
+            if wide_acc {
+                let r = self.pair(part)?;
+                self.mov(r, Src::reg(tc + 2 * i as u8))?;
+                self.mov(r + 1, Src::reg(tc + 2 * i as u8 + 1))?;
+            } else {
+                let r = self.word(part)?;
+                self.mov(r, Src::reg(tc + i as u8))?;
+            }
         }
         Ok(())
     }

@@ -1,5 +1,5 @@
 //! Loads, stores, atomics and the copies of tensor-core pipelines (`cp.async`,
-//! `ldmatrix`): addresses, state spaces (generic ones resolved by `spaces.rs`), vector and
+//! `ldmatrix`, `stmatrix`): addresses, state spaces (generic ones resolved by `spaces.rs`), vector and
 //! narrow accesses.
 
 use super::*;
@@ -348,16 +348,19 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.emit(store, &[to, src(Src::reg(t))])
     }
 
-    /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]`: lanes 8j to 8j + 7 give the
-    /// row addresses of matrix j. Without `.trans`, lane l gets the 32-bit word l % 4 of row
-    /// l / 4 of each matrix; with it, the 16-bit elements of column l / 4 in rows 2 (l % 4)
-    /// and 2 (l % 4) + 1, the first in the low half. The row addresses travel by SHFL.
-    pub(super) fn ldmatrix(&mut self, inst: &'t ast::Instruction<'a>, l: px::Ldmatrix) -> Result<()> {
-        let [d, a] = self.operands(inst)?;
-        let parts: Vec<&'t ast::Operand<'a>> = match &d.kind {
+    /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]` and its inverse
+    /// `stmatrix... [a], s` (`store`): lanes 8j to 8j + 7 give the row addresses of matrix j.
+    /// Without `.trans`, lane l's register j is the 32-bit word l % 4 of row l / 4 of matrix
+    /// j; with it, the 16-bit elements of column l / 4 in rows 2 (l % 4) and 2 (l % 4) + 1,
+    /// the first in the low half. The row addresses travel by SHFL; the words or halves are
+    /// loaded from them or stored to them.
+    pub(super) fn matrices(&mut self, inst: &'t ast::Instruction<'a>, l: px::Matrices, store: bool) -> Result<()> {
+        let [first, second] = self.operands(inst)?;
+        let (regs, a) = if store { (second, first) } else { (first, second) };
+        let parts: Vec<&'t ast::Operand<'a>> = match &regs.kind {
             OperandKind::Vector(v) if v.len() == usize::from(l.count) => v.iter().collect(),
-            OperandKind::Name(_) if l.count == 1 => vec![d],
-            _ => return Err(Diagnostic::new(d.span, format!("expected {} destination registers", l.count))),
+            OperandKind::Name(_) if l.count == 1 => vec![regs],
+            _ => return Err(Diagnostic::new(regs.span, format!("expected {} {} registers", l.count, if store { "source" } else { "destination" }))),
         };
         let (address, _) = self.address(a)?;
         let isa::Operand::Addr { base, offset } = address else { return Err(Diagnostic::new(a.span, "expected an address")) };
@@ -365,7 +368,14 @@ impl<'t, 'a> Entry<'t, 'a> {
         let (lane, row, source, at, column, lo, hi) = (t, t + 1, t + 2, t + 3, t + 4, t + 5, t + 6);
         let shfl = Form::Shfl(mods::Shfl { mode: isa::ShflMode::Idx });
         let shr = Form::Shr(mods::Shr { ty: isa::IntType::U32 });
-        let load = |ty| Form::Ld(mods::Ld { space: isa::Space::Shared, vec: isa::VecWidth::Scalar, ty });
+        let shared = isa::Operand::Addr { base: at, offset: 0 };
+        let access = |this: &mut Self, ty, r: u8| {
+            if store {
+                this.emit(Form::St(mods::St { space: isa::Space::Shared, vec: isa::VecWidth::Scalar, ty }), &[shared, src(Src::reg(r))])
+            } else {
+                this.emit(Form::Ld(mods::Ld { space: isa::Space::Shared, vec: isa::VecWidth::Scalar, ty }), &[dst(r), shared])
+            }
+        };
         self.op(Opcode::S2r, &[dst(lane), isa::Operand::Special(isa::SpecialReg::LaneId)])?;
         self.op(Opcode::Iadd, &[dst(row), src(Src::reg(base)), src(Src::imm(offset as u32))])?;
         for (j, part) in parts.iter().enumerate() {
@@ -377,14 +387,21 @@ impl<'t, 'a> Entry<'t, 'a> {
                 self.op(Opcode::Iadd, &[dst(source), src(Src::reg(source)), src(Src::imm(first))])?;
                 self.emit(shr, &[dst(column), src(Src::reg(lane)), src(Src::imm(2))])?;
                 self.op(Opcode::Shl, &[dst(column), src(Src::reg(column)), src(Src::imm(1))])?;
-                for half in [lo, hi] {
+                // A 16-bit store writes the low half: the high one is shifted down first.
+                let halves = if store { [r, hi] } else { [lo, hi] };
+                if store {
+                    self.emit(shr, &[dst(hi), src(Src::reg(r)), src(Src::imm(16))])?;
+                }
+                for half in halves {
                     self.emit(shfl, &[dst(at), src(Src::reg(row)), src(Src::reg(source)), isa::Operand::Imm(32)])?;
                     self.op(Opcode::Iadd, &[dst(at), src(Src::reg(at)), src(Src::reg(column))])?;
-                    self.emit(load(isa::MemType::U16), &[dst(half), isa::Operand::Addr { base: at, offset: 0 }])?;
+                    access(self, isa::MemType::U16, half)?;
                     self.op(Opcode::Iadd, &[dst(source), src(Src::reg(source)), src(Src::imm(1))])?;
                 }
-                self.op(Opcode::Shl, &[dst(hi), src(Src::reg(hi)), src(Src::imm(16))])?;
-                self.op(Opcode::Or, &[dst(r), src(Src::reg(lo)), src(Src::reg(hi))])?;
+                if !store {
+                    self.op(Opcode::Shl, &[dst(hi), src(Src::reg(hi)), src(Src::imm(16))])?;
+                    self.op(Opcode::Or, &[dst(r), src(Src::reg(lo)), src(Src::reg(hi))])?;
+                }
             } else {
                 self.emit(shr, &[dst(source), src(Src::reg(lane)), src(Src::imm(2))])?;
                 self.op(Opcode::Iadd, &[dst(source), src(Src::reg(source)), src(Src::imm(first))])?;
@@ -392,7 +409,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 self.op(Opcode::And, &[dst(column), src(Src::reg(lane)), src(Src::imm(3))])?;
                 self.op(Opcode::Shl, &[dst(column), src(Src::reg(column)), src(Src::imm(2))])?;
                 self.op(Opcode::Iadd, &[dst(at), src(Src::reg(at)), src(Src::reg(column))])?;
-                self.emit(load(isa::MemType::U32), &[dst(r), isa::Operand::Addr { base: at, offset: 0 }])?;
+                access(self, isa::MemType::U32, r)?;
             }
         }
         Ok(())

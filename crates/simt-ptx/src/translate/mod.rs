@@ -459,7 +459,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             scratch: 0,
             // MMA fragments, the copies' words and the f64 halves of an f16 `fma` need more room.
             scratch_regs: if items.iter().any(
-                |i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::CpAsync(_) | Op::Ldmatrix(_)) || matches!(i.op, Op::Fma(a) if is_half(a.ty))),
+                |i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::CpAsync(_) | Op::Ldmatrix(_) | Op::Stmatrix(_)) || matches!(i.op, Op::Fma(a) if is_half(a.ty))),
             ) {
                 MMA_SCRATCH
             } else {
@@ -797,10 +797,21 @@ impl<'t, 'a> Entry<'t, 'a> {
             Some(_) => form.since() > isa::Target::ALL[0] || form.mma().is_some(),
             None => self.target.is_some_and(|target| form.since() > target),
         };
+        self.refuse_newer(form.since(), lacks)?;
+        let mut inst = Instruction { form, guard: self.guard, operands: [isa::Operand::None; isa::MAX_OPERANDS] };
+        inst.operands[..operands.len()].copy_from_slice(operands);
+        self.b.push(inst, self.line).map_err(|e| Diagnostic::new(self.span, e.to_string()))?;
+        self.spans.push(self.span);
+        self.frames.push(self.frame);
+        Ok(())
+    }
+
+    /// Refuses the current instruction, which needs target `needs`, where the PTX's target
+    /// `lacks` it.
+    fn refuse_newer(&self, needs: isa::Target, lacks: bool) -> Result<()> {
         if let Some(target) = self.target
             && lacks
         {
-            let needs = form.since();
             let (named, generation) = match self.older {
                 Some(number) => (format!("sm_{number}"), older_generation(number)),
                 None => (target.name().to_string(), target.generation()),
@@ -813,11 +824,6 @@ impl<'t, 'a> Entry<'t, 'a> {
                 format!("compile for {needs} (clang: --cuda-gpu-arch={needs}; nvcc: -arch={needs}), or run with --arch {needs}"),
             ));
         }
-        let mut inst = Instruction { form, guard: self.guard, operands: [isa::Operand::None; isa::MAX_OPERANDS] };
-        inst.operands[..operands.len()].copy_from_slice(operands);
-        self.b.push(inst, self.line).map_err(|e| Diagnostic::new(self.span, e.to_string()))?;
-        self.spans.push(self.span);
-        self.frames.push(self.frame);
         Ok(())
     }
 
@@ -1084,7 +1090,13 @@ impl<'t, 'a> Entry<'t, 'a> {
             Op::CpAsync(_) => self.cp_async(inst),
             // The copies complete as they issue: every group is complete when waited for.
             Op::CpAsyncCommit | Op::CpAsyncWait { .. } => Ok(()),
-            Op::Ldmatrix(l) => self.ldmatrix(inst, l),
+            Op::Ldmatrix(l) => self.matrices(inst, l, false),
+            Op::Stmatrix(l) => {
+                // Its own target: it becomes instructions every target has.
+                let lacks = self.older.is_some() || self.target.is_some_and(|target| target < isa::Target::Sm90);
+                self.refuse_newer(isa::Target::Sm90, lacks)?;
+                self.matrices(inst, l, true)
+            }
             // Calls were inlined (`inline.rs`), their `ret`s made branches: a `ret` here ends the kernel.
             Op::Ret(_) | Op::Exit => self.op(Opcode::Exit, &[]),
             Op::Trap => self.op(Opcode::Trap, &[]),

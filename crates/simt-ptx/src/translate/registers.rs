@@ -38,8 +38,9 @@ impl<'t, 'a> Entry<'t, 'a> {
             for (k, operand) in inst.operands.iter().enumerate() {
                 scratch.clear();
                 operand.names(&mut scratch);
-                let writes =
-                    k == 0 && !matches!(inst.op, Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_)) && !matches!(operand.kind, OperandKind::Address(_));
+                let writes = k == 0
+                    && !matches!(inst.op, Op::St(_) | Op::Stmatrix(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_))
+                    && !matches!(operand.kind, OperandKind::Address(_));
                 for &name in &scratch {
                     let id = match index.get(name) {
                         Some(&id) => id,
@@ -455,7 +456,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         if let Some(g) = inst.guard {
             read(self, g.predicate, &mut free)?;
         }
-        let writes_first = !matches!(inst.op, Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_));
+        let writes_first = !matches!(inst.op, Op::St(_) | Op::Stmatrix(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_));
         let mut mentioned = Vec::new();
         for (k, operand) in inst.operands.iter().enumerate() {
             if k == 0 && writes_first {
@@ -517,7 +518,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// slots, and puts the spilled locations back.
     pub(super) fn store_spilled(&mut self, inst: &'t ast::Instruction<'a>, reloaded: Vec<(&'a str, Loc)>) -> Result<()> {
         let mut written = Vec::new();
-        let writes_first = !matches!(inst.op, Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_));
+        let writes_first = !matches!(inst.op, Op::St(_) | Op::Stmatrix(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_));
         if writes_first && let Some(first) = inst.operands.first() {
             first.names(&mut written);
         }

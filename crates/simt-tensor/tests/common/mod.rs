@@ -81,7 +81,7 @@ impl Form {
         let fb = pack(shape, Operand::B, self.in_per_reg(), b);
         let fc = pack(shape, Operand::C, self.acc_per_reg(), c);
         let mut fd = vec![[0xDEAD_BEEF; 32]; fc.len()];
-        simt_tensor::mma(self.opcode, self.acc, self.input, &fa, &fb, &fc, e, &mut fd)?;
+        simt_tensor::mma(self.opcode, self.acc, self.input, false, &fa, &fb, &fc, e, &mut fd)?;
         Ok(unpack(shape, Operand::C, self.acc_per_reg(), &fd))
     }
 
@@ -176,7 +176,7 @@ pub fn run_f64(a: &[u64], b: &[u64], c: &[u64]) -> Result<Vec<u64>, simt_tensor:
     let shape = Shape::M8N8K4;
     let (fa, fb, fc) = (pack64(shape, Operand::A, a), pack64(shape, Operand::B, b), pack64(shape, Operand::C, c));
     let mut fd = vec![[0xDEAD_BEEF; 32]; 4];
-    simt_tensor::mma(Opcode::MmaM8n8k4, MmaAcc::F64, MmaIn::F64, &fa, &fb, &fc, None, &mut fd)?;
+    simt_tensor::mma(Opcode::MmaM8n8k4, MmaAcc::F64, MmaIn::F64, false, &fa, &fb, &fc, None, &mut fd)?;
     Ok(unpack64(shape, Operand::C, &fd))
 }
 

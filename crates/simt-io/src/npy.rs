@@ -2,8 +2,8 @@
 //!
 //! The format is a magic string, a version, a Python dict literal describing
 //! the array and the raw data. Only what simt buffers can hold is accepted:
-//! little-endian (or one-byte) integers of 8 to 32 bits and floats of 16 to 64
-//! bits, in C order. Everything else is rejected with an error that names
+//! little-endian (or one-byte) integers of 8 to 64 bits, bools and floats of
+//! 16 to 64 bits, in C order. Everything else is rejected with an error that names
 //! what the file holds; reading never panics and never allocates more than
 //! the file's own size.
 //!
@@ -37,23 +37,43 @@ pub enum Dtype {
     F32,
     /// `<f8`
     F64,
+    /// `<i8`
+    I64,
+    /// `<u8`
+    U64,
+    /// `|b1`
+    Bool,
 }
 
-/// What to tell a user whose array has numpy dtype kind `kind` (`'f'`, `'i'`, `'u'`, ...)
-/// and `size` bytes per element where `want` is needed. Between a float and an integer
-/// type of one size the bits may be what was meant (f16 values kept as `<u2` bits), so
-/// both conversions are named: `view` keeps the bits, `astype` converts the values.
-pub fn conversion_hint(kind: char, size: usize, want: Dtype) -> String {
+/// What to tell a user whose array has numpy dtype kind `kind` (`'f'`, `'i'`, `'u'`, `'b'`)
+/// and `size` bytes per element where a buffer of `elem` is needed.
+///
+/// A hint never offers a conversion that changes values where the bits may have been
+/// meant: between integer (or bool) types of one size `view` is the whole answer (it
+/// keeps the bits; `astype` would give the same bits, except into a bool); between a
+/// float and an integer type of one size either may be meant, so both are named, each
+/// with what it does; only across sizes is `astype` alone right. bf16 travels as its
+/// bits in `<u2`, and no numpy conversion of float values gives them: `ml_dtypes` does.
+pub fn conversion_hint(kind: char, size: usize, elem: ElemType) -> String {
+    let want = Dtype::of_elem(elem);
     let float = |k: char| k == 'f';
-    let want_kind = want.descr().as_bytes()[1] as char;
-    if size == want.size() && float(kind) != float(want_kind) {
-        format!("pass the same bits with `a.view('{0}')`, or convert the values with `a.astype('{0}')`", want.descr())
+    let same_bits = format!("pass the same bits with `a.view('{}')`", want.descr());
+    if elem == ElemType::BF16 && float(kind) {
+        "bf16 travels as its bits in `<u2`: round float values to them with `a.astype(ml_dtypes.bfloat16).view('<u2')` (the ml_dtypes package)".into()
+    } else if size != want.size() {
+        format!("convert the values with `a.astype('{}')`", want.descr())
+    } else if float(kind) == float(want.kind()) {
+        same_bits
     } else {
-        format!("convert with `a.astype('{}')`", want.descr())
+        format!("{same_bits}, or convert the values with `a.astype('{}')`", want.descr())
     }
 }
 
 impl Dtype {
+    /// Every dtype simt reads.
+    pub const ALL: [Dtype; 12] =
+        [Dtype::U8, Dtype::I8, Dtype::U16, Dtype::I16, Dtype::U32, Dtype::I32, Dtype::F16, Dtype::F32, Dtype::F64, Dtype::I64, Dtype::U64, Dtype::Bool];
+
     /// The `descr` numpy writes for this dtype.
     pub fn descr(self) -> &'static str {
         match self {
@@ -66,16 +86,24 @@ impl Dtype {
             Dtype::F16 => "<f2",
             Dtype::F32 => "<f4",
             Dtype::F64 => "<f8",
+            Dtype::I64 => "<i8",
+            Dtype::U64 => "<u8",
+            Dtype::Bool => "|b1",
         }
+    }
+
+    /// numpy's kind code: `'u'`, `'i'`, `'f'` or `'b'`.
+    pub fn kind(self) -> char {
+        self.descr().as_bytes()[1] as char
     }
 
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {
-            Dtype::U8 | Dtype::I8 => 1,
+            Dtype::U8 | Dtype::I8 | Dtype::Bool => 1,
             Dtype::U16 | Dtype::I16 | Dtype::F16 => 2,
             Dtype::U32 | Dtype::I32 | Dtype::F32 => 4,
-            Dtype::F64 => 8,
+            Dtype::F64 | Dtype::I64 | Dtype::U64 => 8,
         }
     }
 
@@ -95,6 +123,9 @@ impl Dtype {
             ElemType::F16 => Dtype::F16,
             ElemType::F32 => Dtype::F32,
             ElemType::F64 => Dtype::F64,
+            ElemType::S64 => Dtype::I64,
+            ElemType::U64 => Dtype::U64,
+            ElemType::Bool => Dtype::Bool,
         }
     }
 
@@ -110,6 +141,9 @@ impl Dtype {
             Dtype::F16 => ElemType::F16,
             Dtype::F32 => ElemType::F32,
             Dtype::F64 => ElemType::F64,
+            Dtype::I64 => ElemType::S64,
+            Dtype::U64 => ElemType::U64,
+            Dtype::Bool => ElemType::Bool,
         }
     }
 
@@ -126,6 +160,9 @@ impl Dtype {
             "f2" => Dtype::F16,
             "f4" => Dtype::F32,
             "f8" => Dtype::F64,
+            "i8" => Dtype::I64,
+            "u8" => Dtype::U64,
+            "b1" => Dtype::Bool,
             _ => return Err(unsupported()),
         };
         match order {
@@ -168,7 +205,9 @@ pub enum NpyError {
     #[error("corrupt .npy header: {0}")]
     BadHeader(String),
     /// A dtype simt has no element type for.
-    #[error("unsupported .npy dtype {0:?}: simt reads |u1 |i1 <u2 <i2 <u4 <i4 <f2 <f4 <f8 (convert with `a.astype(np.float32)`)")]
+    #[error(
+        "unsupported .npy dtype {0:?}: simt reads |u1 |i1 <u2 <i2 <u4 <i4 <i8 <u8 |b1 <f2 <f4 <f8 (convert the values with `a.astype(np.float32)` or `a.astype(np.int64)`)"
+    )]
     UnsupportedDtype(String),
     /// A big-endian dtype.
     #[error("big-endian .npy dtype {0:?}: save a little-endian copy with `a.astype(a.dtype.newbyteorder('<'))`")]
@@ -285,13 +324,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hints_name_view_where_the_bits_may_be_meant() {
-        // f16 values for a bf16/u16 parameter: the same 2 bytes, so keeping the bits is an option.
-        assert_eq!(conversion_hint('f', 2, Dtype::U16), "pass the same bits with `a.view('<u2')`, or convert the values with `a.astype('<u2')`");
-        assert_eq!(conversion_hint('i', 4, Dtype::F32), "pass the same bits with `a.view('<f4')`, or convert the values with `a.astype('<f4')`");
-        // Other sizes, or the same kind, can only be converted.
-        assert_eq!(conversion_hint('f', 8, Dtype::F32), "convert with `a.astype('<f4')`");
-        assert_eq!(conversion_hint('i', 4, Dtype::U32), "convert with `a.astype('<u4')`");
+    fn hints_never_turn_meant_bits_into_other_values() {
+        // (what the array holds, what the parameter needs): the hint for each, one a line.
+        let cases = [
+            ("<f2", ElemType::BF16),
+            ("<f4", ElemType::BF16),
+            ("<i2", ElemType::BF16),
+            ("<f2", ElemType::U16),
+            ("<i4", ElemType::F32),
+            ("<f4", ElemType::U32),
+            ("<i4", ElemType::U32),
+            ("<f8", ElemType::S64),
+            ("<u8", ElemType::S64),
+            ("|u1", ElemType::Bool),
+            ("|b1", ElemType::U8),
+            ("<f8", ElemType::F32),
+            ("<i8", ElemType::S32),
+            ("<f8", ElemType::E4M3),
+        ];
+        let lines: Vec<String> = cases
+            .iter()
+            .map(|&(descr, elem)| {
+                let found = Dtype::parse(descr).unwrap();
+                format!("{descr} for {elem}: {}", conversion_hint(found.kind(), found.size(), elem))
+            })
+            .collect();
+        insta::assert_snapshot!(lines.join("\n"));
     }
 
     /// The bytes of `np.save(f, np.arange(3, dtype=np.float16))` with numpy 1.26.
@@ -352,7 +410,8 @@ mod tests {
         let h = |d: &str| read(&with_header(&format!("{{'descr': '{d}', 'fortran_order': False, 'shape': (1,), }}"), &[0; 8]));
         assert_eq!(h(">f8"), Err(NpyError::BigEndian(">f8".into())));
         assert_eq!(h("<c16"), Err(NpyError::UnsupportedDtype("<c16".into())));
-        assert_eq!(h("|b1"), Err(NpyError::UnsupportedDtype("|b1".into())));
+        assert_eq!(h("<i8").map(|a| a.dtype), Ok(Dtype::I64));
+        assert_eq!(h("<c8"), Err(NpyError::UnsupportedDtype("<c8".into())));
         assert!(matches!(h("<f4"), Err(NpyError::DataLength { expected: 4, found: 8 })));
         let fortran = with_header("{'descr': '<f8', 'fortran_order': True, 'shape': (1,), }", &[0; 8]);
         assert_eq!(read(&fortran), Err(NpyError::FortranOrder));
