@@ -21,7 +21,6 @@ use simt_host::npy::{self, Dtype};
 /// Kernels refused today, with what refuses them (see `tests/ml/README.md`).
 const NOT_YET: &[(&str, &str)] = &[
     ("triton/matmul_i8", "mma.sync m16n8k32 s8 with .satfinite"),
-    ("triton/histogram", "pointers stored to shared memory and loaded back (the 64-bit address model)"),
     ("tinygrad/int64_mul", "64-bit integer buffers"),
     ("tinygrad/compare_bool_out", "bool .npy buffers"),
 ];

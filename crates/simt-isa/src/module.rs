@@ -243,6 +243,23 @@ impl ParamType {
         }
     }
 
+    /// The element type of the buffer that argument `init` makes for this parameter: a
+    /// buffer parameter's own, or, for a `.u64` given a buffer rather than a number, raw
+    /// `u32` words (the parameter then holds the buffer's 64-bit address). `None`: a scalar,
+    /// which a `.raw` parameter (a PTX pointer) also takes, as an address.
+    pub fn buffer_for(self, init: &ArgInit) -> Option<ElemType> {
+        match (self, init) {
+            (ParamType::U64 | ParamType::Raw(_), ArgInit::Scalar(_)) => None,
+            (ParamType::U64, _) => Some(ElemType::U32),
+            (ty, _) => ty.buffer_elem(),
+        }
+    }
+
+    /// Whether a buffer file of any dtype binds to this parameter, as its bytes.
+    pub fn takes_any_dtype(self) -> bool {
+        matches!(self, ParamType::Raw(_) | ParamType::U64)
+    }
+
     /// Size (and alignment) in the PARAM space.
     pub fn size(self) -> u32 {
         if matches!(self, ParamType::F64 | ParamType::U64) { 8 } else { 4 }

@@ -684,7 +684,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn load_module_variables(&mut self) -> Result<()> {
         for i in 0..self.module_vars.len() {
             let Symbol { address, base: Some(base), .. } = self.symbols[self.module_vars[i].0] else { continue };
-            let ld = Form::Ld(mods::Ld { space: isa::Space::Param, vec: isa::VecWidth::Scalar, ty: isa::MemType::U32 });
+            let ld = memory::Place::PARAM.ld(isa::VecWidth::Scalar, isa::MemType::U32);
             self.emit(ld, &[dst(base), isa::Operand::Addr { base: RZ, offset: address as i32 }])?;
         }
         Ok(())
@@ -1058,15 +1058,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             | Op::Tanh(_) => self.arithmetic(inst),
             Op::Cvt(c) => self.cvt(inst, c),
 
-            // A generic address is the address in its space (simt has no generic window;
-            // `spaces` resolves generic accesses statically), so every `cvta` is a move.
-            Op::Cvta(_) => {
-                let [d, x] = self.operands(inst)?;
-                let d = self.pair(d)?;
-                let (xl, xh) = self.halves(x)?;
-                self.mov(d, xl)?;
-                self.mov(d + 1, xh)
-            }
+            Op::Cvta(c) => self.cvta(inst, c),
+            Op::Isspacep(space) => self.isspacep(inst, space),
             Op::Mov(t) => self.mov_instruction(inst, t),
             Op::Ld(m) | Op::St(m) => self.memory(inst, m, matches!(op, Op::Ld(_))),
             Op::Atom(a) | Op::Red(a) => self.atomic(inst, a, matches!(op, Op::Red(_))),
