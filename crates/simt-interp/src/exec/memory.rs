@@ -173,17 +173,32 @@ impl<'a> BlockSim<'a> {
     #[inline(always)]
     pub(crate) fn memory(&mut self, w: usize, pc: u32, op: &MemOp, exec: u32) -> Result<(), crate::Fault> {
         let addr = op.address();
-        if addr.addressing != Addressing::Narrow {
-            return self.memory_wide(w, pc, op, exec);
-        }
-        let base = self.warps[w].row(addr.base);
+        let warp = &self.warps[w];
+        let base = warp.row(addr.base);
         let addrs = per_lane(|l| base[l].wrapping_add(addr.offset));
+        if addr.addressing != Addressing::Narrow {
+            // The common 64-bit case, every executing lane's address below 2^32 (compiled
+            // code's global accesses) and no host memory lent at its own address: the low
+            // words are the offsets. Plain loops over all lanes, so they vectorise.
+            let high = warp.row(addr.high);
+            let extend = ((addr.offset as i32) >> 31) as u32;
+            let mut any = 0;
+            for l in 0..32 {
+                let carry = u32::from(addrs[l] < base[l]);
+                any |= high[l].wrapping_add(extend).wrapping_add(carry) & ((exec >> l) & 1).wrapping_neg();
+            }
+            if any != 0 || self.ctx.memory.has_host_windows() {
+                return self.memory_wide(w, pc, op, exec);
+            }
+        }
         self.memory_in(w, pc, op, op.shape().0, exec, &addrs)
     }
 
-    /// A 64-bit access: each lane's address resolved to its space and 32-bit offset, then
+    /// A 64-bit access some lane of which is above 2^32 (a window, lent host memory, or
+    /// no region): each lane's address resolved to its space and 32-bit offset, then
     /// the lanes of each space run as one access of that space. Lanes in different spaces
     /// cannot touch the same memory, so the order of the spaces changes no result.
+    #[cold]
     #[inline(never)]
     fn memory_wide(&mut self, w: usize, pc: u32, op: &MemOp, exec: u32) -> Result<(), crate::Fault> {
         let resolved = self.resolve_wide(w, pc, op, exec)?;
