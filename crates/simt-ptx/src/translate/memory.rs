@@ -1,6 +1,6 @@
 //! Loads, stores, atomics and the copies of tensor-core pipelines (`cp.async`,
-//! `ldmatrix`): addresses, state spaces (generic ones resolved by `spaces.rs`), vector and
-//! narrow accesses.
+//! `ldmatrix`): addresses (32-bit offsets, 64-bit pairs, generic ones and their windows:
+//! `cvta`, `isspacep`), state spaces, vector and narrow accesses.
 
 use super::*;
 

@@ -12,8 +12,9 @@
 //!   predicates into P0-P6. What finds no colour spills: predicates to registers, registers
 //!   to LOCAL memory.
 //! - A `.u64` parameter whose value reaches an address is a pointer (`pointers.rs`): a
-//!   simt `.raw.T` parameter, `T` the type of the first access through it. A 64-bit
-//!   address is its pair's low word; simt addresses are 32 bits.
+//!   simt `.raw.T` parameter, `T` the type of the first access through it; any other is a
+//!   `.u64`, which takes a buffer as well as a number. A 64-bit register used as an address
+//!   is a 64-bit (`.E`) access, a generic one resolved by window as it runs (`memory.rs`).
 //! - One PTX instruction becomes one or a few simt instructions: `operation` below
 //!   dispatches, and the families that take more than a line live beside it (`arith.rs`,
 //!   `convert.rs`, `memory.rs`, `collective.rs`).
