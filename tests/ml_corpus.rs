@@ -19,7 +19,7 @@ use simt_io::Element;
 use simt_io::npy::{self, Dtype};
 
 /// Kernels refused today, with what refuses them (see `tests/ml/README.md`).
-const NOT_YET: &[(&str, &str)] = &[("triton/histogram", "pointers stored to shared memory and loaded back (the 64-bit address model)")];
+const NOT_YET: &[(&str, &str)] = &[];
 
 fn corpus(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ml").join(name)

@@ -15,8 +15,8 @@
 
 use simt_interp::{GlobalMemory, LaunchConfig, RunOptions, SimtModel};
 use simt_isa::{
-    ElemType, Form, Guard, Instruction, Kernel, LitKind, MemType, NO_RECONV, NUM_REGS, Opcode, Operand, OperandKind, PT, Param, ParamType, RZ, SharedVar,
-    Space, SpecialReg, Src, TABLE, VecWidth, mods,
+    AddrWidth, ElemType, Form, Guard, Instruction, Kernel, LitKind, MemSpace, MemType, NO_RECONV, NUM_REGS, Opcode, Operand, OperandKind, PT, Param, ParamType,
+    RZ, SharedVar, SpecialReg, Src, TABLE, VecWidth, mods,
 };
 
 /// A source of choices. `below(n)` returns a number in `0 .. n` (`n >= 1`); when the
@@ -118,7 +118,7 @@ pub fn case(c: &mut impl Choices, max_len: u32) -> Case {
 /// `LD.PARAM.U32 R0, [0]; S2R R1, SR_TID.X; LEA R2, R1, R0, 2; NOP`.
 fn preamble() -> Vec<Instruction> {
     let mut ld = Instruction::new(Opcode::Ld);
-    ld.form = Form::Ld(mods::Ld { space: Space::Param, vec: VecWidth::Scalar, ty: MemType::U32 });
+    ld.form = Form::Ld(mods::Ld { space: MemSpace::Param, addr: AddrWidth::W32, vec: VecWidth::Scalar, ty: MemType::U32 });
     ld.operands[0] = Operand::Reg(0);
     ld.operands[1] = Operand::Addr { base: RZ, offset: 0 };
     let mut s2r = Instruction::new(Opcode::S2r);

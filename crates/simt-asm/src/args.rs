@@ -97,6 +97,12 @@ fn check_scalar(ty: ParamType, lit: Literal) -> Result<(), String> {
         (ParamType::S32, Literal::Int(v)) => (i64::from(i32::MIN)..=i64::from(i32::MAX)).contains(&v),
         // Any 64-bit integer: a negative one means its two's complement bits.
         (ParamType::U64, Literal::Int(_)) => true,
+        // A PTX pointer holds a 32-bit GLOBAL address (every buffer lies below 2^32).
+        (ParamType::Raw(_), Literal::Int(v)) if !(0..=i64::from(u32::MAX)).contains(&v) => {
+            return Err(format!("{lit} is no address a pointer parameter can hold: it holds a GLOBAL address, below 2^32 (a buffer's, or 0); give a buffer"));
+        }
+        (ParamType::Raw(_), Literal::Int(_)) => true,
+        (ParamType::Raw(_), _) => return Err(format!("{lit} is a float, not an address: give a buffer or an integer address")),
         (ParamType::U32 | ParamType::S32 | ParamType::U64, _) => {
             return Err(format!("{lit} is a float but the parameter is .{}: write an integer", ty.name()));
         }
@@ -149,10 +155,10 @@ pub struct ArgMismatch {
 /// # Errors
 /// The parameter, and what is wrong with the value.
 pub fn check_arg(param: &Param, init: &ArgInit) -> Result<(), ArgMismatch> {
-    let result = match (param.ty, init) {
-        (ParamType::Ptr(elem) | ParamType::Raw(elem), _) => check_buffer(elem, init),
-        (ty, ArgInit::Scalar(lit)) => check_scalar(ty, *lit),
-        (ty, _) => Err(format!("a scalar .{} parameter takes a literal such as 42 or 2.5, not a buffer", ty.name())),
+    let result = match (param.ty.buffer_for(init), init) {
+        (Some(elem), _) => check_buffer(elem, init),
+        (None, ArgInit::Scalar(lit)) => check_scalar(param.ty, *lit),
+        (None, _) => Err(format!("a scalar .{} parameter takes a literal such as 42 or 2.5, not a buffer", param.ty.name())),
     };
     result.map_err(|problem| ArgMismatch { param: param.name.clone(), problem })
 }

@@ -148,10 +148,12 @@ fn mnemonics_modifiers_and_operands() {
         ("IMUL.HI.U32 R1, R2, R3", Opcode::ImulHi, &[0, 1]),
         ("IMUL.HI R1, R2, R3", Opcode::ImulHi, &[0, 0]),
         ("ATOM.GLOBAL.CAS.B32 R1, [R2], RZ, 1", Opcode::AtomCas, &[0, 0, 0]),
-        ("ATOM.SHARED.EXCH.B32 R1, [R2], 1", Opcode::Atom, &[1, 3, 3]),
+        ("ATOM.SHARED.EXCH.B32 R1, [R2], 1", Opcode::Atom, &[1, 0, 3, 3]),
+        ("ATOM.GENERIC.E.EXCH.B32 R1, [R2], 1", Opcode::Atom, &[2, 1, 3, 3]),
         ("ISETP.LT.OR P0, R1, R2, !P1", Opcode::Isetp, &[2, 0, 1]),
         ("ISETP.LT.U32 P0, R1, R2", Opcode::Isetp, &[2, 1, 0]),
-        ("LD.GLOBAL.V2.B32 R2, [R4]", Opcode::Ld, &[0, 1, 6]),
+        ("LD.GLOBAL.V2.B32 R2, [R4]", Opcode::Ld, &[0, 0, 1, 6]),
+        ("LD.GLOBAL.E.V2.B32 R2, [R4]", Opcode::Ld, &[0, 1, 1, 6]),
         ("FADD.SAT R1, R2, R3", Opcode::Fadd, &[0, 1]),
         ("FADD.FTZ.SAT R1, R2, R3", Opcode::Fadd, &[1, 1]),
         ("MMA.M16N8K16.F32.F16 R0, R8, R12, R0", Opcode::MmaM16n8k16, &[0, 0, 0]),
@@ -240,6 +242,36 @@ fn arbitrary_bytes_never_panic() {
         }
         let _ = simt_asm::parse_arg_init(s);
     }
+}
+
+/// The 64-bit address forms: each line assembles, disassembles to itself, and reads its
+/// base as a pair; the misuses are errors that say what to write.
+#[test]
+fn sixty_four_bit_address_forms() {
+    let cases: &[(&str, MemAccess)] = &[
+        ("LD.GLOBAL.E.F32 R1, [R4+8]", MemAccess { space: Space::Global, generic: false, wide: true, kind: AccessKind::Load, size: 4, regs: 1 }),
+        ("LD.GENERIC.E.V2.B32 R2, [R6-16]", MemAccess { space: Space::Global, generic: true, wide: true, kind: AccessKind::Load, size: 8, regs: 2 }),
+        ("ST.SHARED.E.U8 [R4], R1", MemAccess { space: Space::Shared, generic: false, wide: true, kind: AccessKind::Store, size: 1, regs: 1 }),
+        ("ST.GENERIC.E.B64 [R8+4], R2", MemAccess { space: Space::Global, generic: true, wide: true, kind: AccessKind::Store, size: 8, regs: 2 }),
+        ("ATOM.GENERIC.E.ADD.U32 R1, [R4], 1", MemAccess { space: Space::Global, generic: true, wide: true, kind: AccessKind::Atomic, size: 4, regs: 1 }),
+        ("ATOM.GLOBAL.E.CAS.B64 R2, [R4], R6, R8", MemAccess { space: Space::Global, generic: false, wide: true, kind: AccessKind::Atomic, size: 8, regs: 2 }),
+        ("LD.LOCAL.E.U32 R1, [0x10]", MemAccess { space: Space::Local, generic: false, wide: true, kind: AccessKind::Load, size: 4, regs: 1 }),
+    ];
+    for (line, access) in cases {
+        let source = format!(".kernel k\n.local 32\n.shared .u8 s[64]\n    {line}\n    EXIT\n");
+        let module = simt_asm::assemble("t.s", &source).unwrap_or_else(|d| panic!("{line}: {}", d.render(false)));
+        let inst = module.kernels[0].code[0];
+        assert_eq!(inst.form.access(), Some(*access), "{line}");
+        assert!(simt_isa::disassemble(&module).contains(line), "{line} disassembles to\n{}", simt_isa::disassemble(&module));
+        if let Operand::Addr { base, .. } = inst.operands().iter().copied().find(|o| matches!(o, Operand::Addr { .. })).unwrap()
+            && base != RZ
+        {
+            assert!(inst.effects().reads.contains(base + 1), "{line}: the base's high word is read");
+        }
+    }
+    let errors = ["LD.GENERIC.U32 R1, [R4]", "LD.GLOBAL.E.U32 R1, [R3]", "ATOM.SHARED.E.ADD.U32 R1, [R254], 1"];
+    let source = format!(".kernel k\n{}\n    EXIT\n", errors.map(|l| format!("    {l}")).join("\n"));
+    insta::assert_snapshot!(simt_asm::assemble("t.s", &source).unwrap_err().render(false));
 }
 
 proptest::proptest! {

@@ -81,8 +81,9 @@ fn f64_literal(rng: &mut Rng) -> String {
     }
 }
 
-fn address(rng: &mut Rng, param: bool) -> String {
-    let reg = format!("R{}", rng.below(255));
+fn address(rng: &mut Rng, param: bool, wide: bool) -> String {
+    // A 64-bit address's base is a pair: an even register.
+    let reg = if wide { format!("R{}", 2 * rng.below(127)) } else { format!("R{}", rng.below(255)) };
     let sym = if param { *rng.pick(&["n", "d", "x"]) } else { *rng.pick(&["tile", "buf"]) };
     match rng.below(7) {
         0 => format!("[{reg}]"),
@@ -168,7 +169,10 @@ fn instruction(rng: &mut Rng, labels: usize) -> String {
                     let name = *rng.pick(SpecialReg::NAMES);
                     rng.case(name)
                 }
-                OperandKind::Addr => address(rng, inst.form.access().is_some_and(|a| a.space == Space::Param)),
+                OperandKind::Addr => {
+                    let access = inst.form.access();
+                    address(rng, access.is_some_and(|a| a.space == Space::Param), access.is_some_and(|a| a.wide))
+                }
                 OperandKind::Label => format!("L{}", rng.below(labels as u64)),
                 OperandKind::Imm => format!("{}", 1u32 << rng.below(6)),
             };

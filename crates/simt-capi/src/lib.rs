@@ -132,6 +132,30 @@ pub fn load_cached(name: &str, text: &str) -> Result<Arc<Module>, String> {
     loaded
 }
 
+/// Lends the caller's memory at host address `addr` as a buffer named after `param`: the
+/// run of it that `addr` reaches (at most `cap` bytes), from the word holding `addr`. Returns
+/// the GLOBAL address `addr` becomes and the bytes it reaches from there, or why nothing was
+/// lent (`addr` is in no memory this process may write).
+///
+/// # Errors
+/// When the launch's buffers would exceed GLOBAL memory.
+fn lend_at(memory: &mut GlobalMemory, param: &str, addr: usize, cap: usize) -> Result<Result<(u32, u64), String>, String> {
+    let reach = match host_memory::reach(addr) {
+        Ok(reach) => reach,
+        Err(why) => return Ok(Err(why.to_string())),
+    };
+    // Lent memory is whole aligned words: start at the word holding `addr`.
+    let start = addr & !3;
+    let len = (reach.len + (addr - start)).min(cap) & !3;
+    // SAFETY: the caller of `launch` promises the memory is theirs for the call; it lies in a
+    // registered allocation or a writable mapping, so it is there.
+    let Some(lent) = (unsafe { Lent::new(start as *mut u8, len, Box::new(())) }) else {
+        return Err(format!("host address {addr:#x} reaches only {} bytes", reach.len));
+    };
+    let base = memory.alloc_lent(&format!("{param} (host {addr:#x})"), lent).map_err(|e| e.to_string())?;
+    Ok(Ok((base + (addr - start) as u32, len.saturating_sub(addr - start) as u64)))
+}
+
 /// A pointer argument's memory when it is not whole aligned words, which [`Lent`] needs:
 /// copied in before the launch and out after it.
 struct CopiedBack {
@@ -172,7 +196,7 @@ pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Sh
     simt_interp::launch::check_shape(kernel, shape.grid, shape.block)
         .map_err(|e| LaunchFailure::Refused(format!("cannot launch kernel `{}`: {e}", kernel.name)))?;
 
-    let pointers = kernel.params.iter().filter(|p| p.ty.buffer_elem().is_some()).count().max(1);
+    let pointers = kernel.params.iter().filter(|p| p.ty.buffer_elem().is_some() || p.ty == ParamType::U64).count().max(1);
     // Each pointer may reach this far, so that all of them fit GLOBAL memory together.
     let reach_cap = (simt_isa::MAX_TOTAL_BUFFER_BYTES as usize / pointers).saturating_sub(1 << 12) & !3;
     let mut params = vec![0u8; kernel.param_size() as usize];
@@ -196,27 +220,27 @@ pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Sh
                 (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Word(0)) => 0u32.to_le_bytes().to_vec(),
                 (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Word(addr)) => {
                     let addr = usize::try_from(addr).map_err(|_| refuse("the address does not fit this machine"))?;
-                    match host_memory::reach(addr) {
-                        Ok(reach) => {
-                            // Lent memory is whole aligned words: start at the word holding `addr`.
-                            let start = addr & !3;
-                            let len = (reach.len + (addr - start)).min(reach_cap) & !3;
-                            let name = format!("{} (host {addr:#x})", param.name);
-                            // SAFETY: the caller promises the memory is theirs for the call; it lies
-                            // in a registered allocation or a writable mapping, so it is there.
-                            let lent = unsafe { Lent::new(start as *mut u8, len, Box::new(())) };
-                            match lent {
-                                Some(lent) => (memory.alloc_lent(&name, lent).map_err(too_large)? + (addr - start) as u32).to_le_bytes().to_vec(),
-                                None => return Err(refuse(&format!("host address {addr:#x} reaches only {} bytes", reach.len))),
-                            }
-                        }
+                    match lend_at(&mut memory, &param.name, addr, reach_cap).map_err(|e| refuse(&e))? {
+                        Ok((base, _)) => base.to_le_bytes().to_vec(),
                         // Nothing is lent: any access through the pointer is a fault naming it.
                         Err(why) => {
                             memory.alloc(&format!("{} (host {addr:#x}, {why})", param.name), WordBytes::zeroed(0)).map_err(too_large)?.to_le_bytes().to_vec()
                         }
                     }
                 }
-                (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Memory { ptr, len }) => {
+                // A `.u64` keeps its value, which the kernel may use as a number; when it is an
+                // address of the caller's memory, that memory is lent and seen at its own
+                // address, so the kernel's 64-bit accesses through it reach it.
+                (ParamType::U64, HostArg::Word(w)) => {
+                    if let Ok(addr) = usize::try_from(w)
+                        && addr != 0
+                        && let Ok((base, len)) = lend_at(&mut memory, &param.name, addr, reach_cap).map_err(|e| refuse(&e))?
+                    {
+                        memory.map_host(w, len, base);
+                    }
+                    w.to_le_bytes().to_vec()
+                }
+                (ParamType::Ptr(_) | ParamType::Raw(_) | ParamType::U64, HostArg::Memory { ptr, len }) => {
                     if len as u64 > simt_isa::MAX_TOTAL_BUFFER_BYTES {
                         return Err(refuse(&format!("{len} bytes is more than the {} GLOBAL memory holds", simt_isa::MAX_TOTAL_BUFFER_BYTES)));
                     }
@@ -230,12 +254,12 @@ pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Sh
                             memory.alloc(&param.name, WordBytes::from_bytes(bytes))
                         }
                     }
-                    .map_err(too_large)?
-                    .to_le_bytes()
-                    .to_vec()
+                    .map_err(too_large)
+                    // A `.u64` holds the buffer's 64-bit address.
+                    .map(|base| if param.ty == ParamType::U64 { u64::from(base).to_le_bytes().to_vec() } else { base.to_le_bytes().to_vec() })?
                 }
                 (ParamType::U32 | ParamType::S32 | ParamType::F32, HostArg::Word(w)) => (w as u32).to_le_bytes().to_vec(),
-                (ParamType::U64 | ParamType::F64, HostArg::Word(w)) => w.to_le_bytes().to_vec(),
+                (ParamType::F64, HostArg::Word(w)) => w.to_le_bytes().to_vec(),
                 (ParamType::F32, HostArg::Float(x)) => (x as f32).to_bits().to_le_bytes().to_vec(),
                 (ParamType::F64, HostArg::Float(x)) => x.to_bits().to_le_bytes().to_vec(),
                 (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Float(_)) => return Err(refuse("a pointer takes memory or an address, not a float")),

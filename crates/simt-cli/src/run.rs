@@ -243,7 +243,7 @@ pub struct Dump {
 impl Dump {
     /// The element type to write and the buffer: `:T` where given, else the buffer's own.
     fn view<'l>(&self, launch: &'l PreparedLaunch) -> std::io::Result<(ElemType, &'l simt_interp::memory::Buffer)> {
-        let (own, buffer) = launch.buffer_of(&self.name).expect("--dump names were checked to be pointer parameters, and each has a buffer");
+        let (own, buffer) = launch.buffer_of(&self.name).expect("--dump names were checked to have buffers when the launch was prepared");
         let elem = self.elem.unwrap_or(own);
         if elem.bytes_for(1).is_some() && !u64::from(buffer.len).is_multiple_of(u64::from(elem.size())) {
             return Err(std::io::Error::other(format!(
@@ -303,6 +303,13 @@ pub fn prepare(args: &LaunchArgs) -> Result<Prepared, Failure> {
         check_output(path, &input_paths)?;
     }
     let launch = host::prepare(kernel, &request).map_err(|e| Failure::input(e.explain(&CommandLine)))?;
+    // A `.u64` has a buffer only when it was given one.
+    if let Some(d) = dumps.iter().find(|d| launch.buffer_of(&d.name).is_none()) {
+        return Err(Failure::input(format!(
+            "--dump {0}: `{0}` (.u64) was given a number, not a buffer; give it one to dump, e.g. --arg '{0}=zeros(1024)'",
+            d.name
+        )));
+    }
     // Every warp issues at least one instruction: a launch with more warps than the step
     // limit can never finish, so it is rejected before it starts.
     let (grid, block) = (launch.config.grid, launch.config.block);
@@ -376,7 +383,8 @@ fn parse_expects(kernel: &Kernel, launch: &PreparedLaunch, args: &RunArgs) -> Re
             pointer_param(kernel, &name, "--expect")?;
             let reference = reference.trim().to_string();
             let want = simt_io::read_npy_file(Path::new(&reference)).map_err(|e| Failure::input(format!("--expect {name}: {e}")))?;
-            let (elem, _) = launch.buffer_of(&name).expect("--expect names were checked to be pointer parameters");
+            let (elem, _) =
+                launch.buffer_of(&name).ok_or_else(|| Failure::input(format!("--expect {name}: `{name}` (.u64) was given a number, not a buffer")))?;
             let dtype = simt_io::npy::Dtype::of_elem(elem);
             if want.dtype != dtype {
                 let hint = simt_io::npy::conversion_hint(want.dtype.kind(), want.dtype.size(), elem);
@@ -598,10 +606,11 @@ fn parse_dump(kernel: &Kernel, text: &str) -> Result<Dump, Failure> {
     Ok(Dump { name, elem, file })
 }
 
-/// Checks that `name` is a pointer parameter, the only kind with a buffer `flag` can read.
+/// Checks that `name` is a pointer parameter or a `.u64` (which may be given a buffer), the
+/// only kinds with a buffer `flag` can read.
 fn pointer_param(kernel: &Kernel, name: &str, flag: &str) -> Outcome {
     match kernel.param(name).map(|p| p.ty) {
-        Some(ty) if ty.buffer_elem().is_some() => Ok(()),
+        Some(ty) if ty.buffer_elem().is_some() || ty == simt_isa::ParamType::U64 => Ok(()),
         Some(ty) => Err(Failure::input(format!("{flag} {name}: `{name}` is a scalar .{} parameter; only pointer parameters have buffers", ty.name()))),
         None => Err(Failure::input(HostError::unknown_param(kernel, name))),
     }

@@ -252,7 +252,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
     let mut planned = 0u64;
     let mut preread: Vec<Option<Vec<u8>>> = vec![None; kernel.params.len()];
     for (i, (param, arg)) in kernel.params.iter().zip(&chosen).enumerate() {
-        let (Some(elem), Some(arg)) = (param.ty.buffer_elem(), arg) else { continue };
+        let Some((elem, arg)) = arg.and_then(|a| Some((param.ty.buffer_for(&a.init)?, a))) else { continue };
         let base = match &arg.origin {
             ArgOrigin::CommandLine => Path::new(""),
             ArgOrigin::Directive { dir } => dir.as_path(),
@@ -279,8 +279,8 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
     let mut buffers = Vec::new();
     for ((param, arg), preread) in kernel.params.iter().zip(chosen).zip(preread).filter_map(|((p, a), r)| Some(((p, a?), r))) {
         let bad = |message: String| HostError::bad_arg(param, arg, message);
-        let bytes = match param.ty {
-            ParamType::Ptr(mut elem) | ParamType::Raw(mut elem) => {
+        let bytes = match param.ty.buffer_for(&arg.init) {
+            Some(mut elem) => {
                 let base = match &arg.origin {
                     ArgOrigin::CommandLine => Path::new(""),
                     ArgOrigin::Directive { dir } => dir.as_path(),
@@ -288,7 +288,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
                 let data = match (preread, &arg.init) {
                     (preread, ArgInit::File(name)) => {
                         let path = base.join(name);
-                        let any_dtype = matches!(param.ty, ParamType::Raw(_));
+                        let any_dtype = param.ty.takes_any_dtype();
                         preread
                             .map_or_else(|| read_bounded(&path, MAX_BUFFER_FILE_BYTES), Ok)
                             .map_err(FileError::from)
@@ -303,11 +303,13 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
                 }
                 .map_err(bad)?;
                 buffers.push((param.name.clone(), elem));
-                memory.alloc(&param.name, data)?.to_le_bytes().to_vec()
+                let address = memory.alloc(&param.name, data)?;
+                // A `.u64` holds the whole 64-bit address, a buffer parameter its 32-bit one.
+                if param.ty == ParamType::U64 { u64::from(address).to_le_bytes().to_vec() } else { address.to_le_bytes().to_vec() }
             }
-            ty => match &arg.init {
-                ArgInit::Scalar(lit) => scalar_bytes(ty, *lit).map_err(bad)?,
-                other => return Err(bad(format!("a scalar takes a literal such as `{}`, not `{other}`", example_value(ty)))),
+            None => match &arg.init {
+                ArgInit::Scalar(lit) => scalar_bytes(param.ty, *lit).map_err(bad)?,
+                other => return Err(bad(format!("a scalar takes a literal such as `{}`, not `{other}`", example_value(param.ty)))),
             },
         };
         params[param.offset as usize..][..bytes.len()].copy_from_slice(&bytes);
@@ -392,7 +394,14 @@ pub fn scalar_bytes(ty: ParamType, lit: Literal) -> Result<Vec<u8>, String> {
         ParamType::S32 => ElemType::S32,
         ParamType::F32 => ElemType::F32,
         ParamType::F64 => ElemType::F64,
-        ParamType::Ptr(e) | ParamType::Raw(e) => e,
+        ParamType::Ptr(e) => e,
+        // A pointer given an address: 32 bits, as `simt_asm::check_arg` checked.
+        ParamType::Raw(_) => {
+            return match lit {
+                Literal::Int(v) => u32::try_from(v).map(|v| v.to_le_bytes().to_vec()).map_err(|_| format!("{v} is no 32-bit GLOBAL address")),
+                other => Err(format!("a pointer takes a buffer or an integer address, not `{other}`")),
+            };
+        }
         ParamType::U64 => {
             return match lit {
                 Literal::Int(v) => Ok(v.to_le_bytes().to_vec()),

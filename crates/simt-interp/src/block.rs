@@ -724,20 +724,18 @@ impl<'a> BlockSim<'a> {
         let decoded = self.ctx.program.code[pc as usize];
         let warp = &self.warps[w];
         let access = effects.access.map(|a| {
-            let addr = match decoded.op {
-                Op::Memory(m) => m.address(),
-                _ => Address { base: 0, offset: 0, uniform: true },
+            let (space, mut addresses) = match decoded.op {
+                Op::Memory(m) => self.lane_addresses(w, pc, &m, executed),
+                _ => (a.space, [0; 32]),
             };
-            let base = warp.row(addr.base);
-            let mut addresses = per_lane(|l| base[l].wrapping_add(addr.offset));
-            if a.space == Space::Local {
+            if space == Space::Local {
                 let threads = self.warps.len() * 32;
                 for (l, x) in addresses.iter_mut().enumerate() {
                     let (word, byte) = (*x as usize / 4, *x as usize % 4);
                     *x = (4 * (word * threads + w * 32 + l) + byte) as u32;
                 }
             }
-            Access { space: a.space, kind: a.kind, size: a.size, addresses }
+            Access { space, kind: a.kind, size: a.size, addresses }
         });
         let branch = match decoded.op {
             Op::Control(ControlOp::Bra { target, reconv }) => Some(Branch {

@@ -68,9 +68,23 @@ pub(crate) struct PredIn {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Address {
     pub base: Reg,
+    /// The high word of a 64-bit base (the zero row for `RZ` and 32-bit addresses).
+    pub high: Reg,
     pub offset: u32,
     /// No base register: every lane has the same address.
     pub uniform: bool,
+    pub addressing: Addressing,
+}
+
+/// How wide an address is, and how its space is found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Addressing {
+    /// A 32-bit offset in the instruction's space.
+    Narrow,
+    /// A 64-bit address in the instruction's space: the high word must name a mapped region.
+    Wide,
+    /// A 64-bit generic address: its window names the space, lane by lane.
+    Generic,
 }
 
 /// One executable operation, by family; each family executes its own enum.
@@ -168,10 +182,18 @@ impl Decoder {
         }
     }
 
-    pub(crate) fn addr(&self, op: &Operand) -> Address {
+    pub(crate) fn addr(&self, op: &Operand, access: MemAccess) -> Address {
+        let addressing = match (access.wide, access.generic) {
+            (false, _) => Addressing::Narrow,
+            (true, false) => Addressing::Wide,
+            (true, true) => Addressing::Generic,
+        };
         match *op {
-            Operand::Addr { base, offset } => Address { base: self.reg(base), offset: offset as u32, uniform: base == RZ },
-            _ => Address { base: self.zero, offset: 0, uniform: true },
+            Operand::Addr { base, offset } => {
+                let high = if addressing == Addressing::Narrow || base == RZ { self.zero } else { Reg::from(base) + 1 };
+                Address { base: self.reg(base), high, offset: offset as u32, uniform: base == RZ, addressing }
+            }
+            _ => Address { base: self.zero, high: self.zero, offset: 0, uniform: true, addressing },
         }
     }
 
@@ -328,22 +350,32 @@ impl Decoder {
                 Op::Arith(ArithOp::Bfi { d: t.dst(&o[0]), a: t.val(&o[1], false), b: t.val(&o[2], false), pos: t.val(&o[3], false), len: t.val(&o[4], false) })
             }
             // Memory (exec/memory.rs).
-            Form::Ld(mods::Ld { space, ty, .. }) => {
-                Op::Memory(MemOp::Ld { space, ty, size: access?.size, regs: access?.regs, d: t.dst(&o[0]), addr: t.addr(&o[1]) })
+            // A generic access's `space` is GLOBAL, as `MemAccess` reports it; each lane's
+            // address decides its own.
+            Form::Ld(mods::Ld { ty, .. }) => {
+                let a = access?;
+                Op::Memory(MemOp::Ld { space: a.space, ty, size: a.size, regs: a.regs, d: t.dst(&o[0]), addr: t.addr(&o[1], a) })
             }
-            Form::St(mods::St { space, .. }) => Op::Memory(MemOp::St { space, size: access?.size, regs: access?.regs, a: t.first(&o[1]), addr: t.addr(&o[0]) }),
-            Form::Atom(mods::Atom { space, op, ty }) if ty.is_wide() => {
-                Op::Memory(MemOp::Atom64 { space: space.into(), op, ty, d: t.dst(&o[0]), addr: t.addr(&o[1]), b: wide(2) })
+            Form::St(_) => {
+                let a = access?;
+                Op::Memory(MemOp::St { space: a.space, size: a.size, regs: a.regs, a: t.first(&o[1]), addr: t.addr(&o[0], a) })
             }
-            Form::Atom(mods::Atom { space, op, ty }) => {
-                Op::Memory(MemOp::Atom { space: space.into(), op, ty, d: t.dst(&o[0]), addr: t.addr(&o[1]), b: t.val(&o[2], false) })
+            Form::Atom(mods::Atom { op, ty, .. }) if ty.is_wide() => {
+                Op::Memory(MemOp::Atom64 { space: access?.space, op, ty, d: t.dst(&o[0]), addr: t.addr(&o[1], access?), b: wide(2) })
             }
-            Form::AtomCas(mods::AtomCas { space, ty: CasType::B64 }) => {
-                Op::Memory(MemOp::AtomCas64 { space: space.into(), d: t.dst(&o[0]), addr: t.addr(&o[1]), b: wide(2), c: wide(3) })
+            Form::Atom(mods::Atom { op, ty, .. }) => {
+                Op::Memory(MemOp::Atom { space: access?.space, op, ty, d: t.dst(&o[0]), addr: t.addr(&o[1], access?), b: t.val(&o[2], false) })
             }
-            Form::AtomCas(mods::AtomCas { space, .. }) => {
-                Op::Memory(MemOp::AtomCas { space: space.into(), d: t.dst(&o[0]), addr: t.addr(&o[1]), b: t.val(&o[2], false), c: t.val(&o[3], false) })
+            Form::AtomCas(mods::AtomCas { ty: CasType::B64, .. }) => {
+                Op::Memory(MemOp::AtomCas64 { space: access?.space, d: t.dst(&o[0]), addr: t.addr(&o[1], access?), b: wide(2), c: wide(3) })
             }
+            Form::AtomCas(_) => Op::Memory(MemOp::AtomCas {
+                space: access?.space,
+                d: t.dst(&o[0]),
+                addr: t.addr(&o[1], access?),
+                b: t.val(&o[2], false),
+                c: t.val(&o[3], false),
+            }),
             // Control (exec/control.rs).
             Form::Bra(_) => Op::Control(match inst.operands[0] {
                 Operand::Label { target, reconv } => ControlOp::Bra { target, reconv },

@@ -285,6 +285,17 @@ pub enum MemoryError {
 #[derive(Debug, Default)]
 pub struct GlobalMemory {
     buffers: Vec<Buffer>,
+    /// Host memory a C caller lent at its own address (a `.u64` argument that is an
+    /// address): 64-bit addresses in `[host, host + len)` reach the buffer at `base`.
+    host_windows: Vec<HostWindow>,
+}
+
+/// Host memory seen at its host address in the 64-bit address space.
+#[derive(Clone, Copy, Debug)]
+struct HostWindow {
+    host: u64,
+    len: u64,
+    base: u32,
 }
 
 /// Why a GLOBAL access failed.
@@ -332,10 +343,37 @@ impl GlobalMemory {
         Ok(base as u32)
     }
 
+    /// Makes the 64-bit addresses `host .. host + len` reach the buffer at GLOBAL address
+    /// `base`: a C caller's `.u64` argument keeps its value (the kernel may use it as a
+    /// number) and reaches the memory it was lent when used as an address.
+    pub fn map_host(&mut self, host: u64, len: u64, base: u32) {
+        self.host_windows.push(HostWindow { host, len, base });
+    }
+
+    /// Whether any host memory is lent at its own address ([`GlobalMemory::map_host`]).
+    #[inline]
+    pub fn has_host_windows(&self) -> bool {
+        !self.host_windows.is_empty()
+    }
+
+    /// The 32-bit GLOBAL address a 64-bit one names: a host window's, else the low word of
+    /// an address below 2^32 (every buffer lies there). `None`: no region has it.
+    #[inline]
+    pub fn global_address(&self, addr: u64) -> Option<u32> {
+        for w in &self.host_windows {
+            let off = addr.wrapping_sub(w.host);
+            if off < w.len {
+                return Some(w.base.wrapping_add(off as u32));
+            }
+        }
+        u32::try_from(addr).ok()
+    }
+
     /// A copy of every buffer at the same address: a launch run on it starts from the
     /// same inputs (a report traces a timed launch this way).
     pub fn duplicate(&self) -> GlobalMemory {
         GlobalMemory {
+            host_windows: self.host_windows.clone(),
             buffers: self
                 .buffers
                 .iter()

@@ -104,7 +104,7 @@ pub struct Stats {
     pub branches: Vec<BranchStats>,
     /// Branch issues whose lanes split.
     pub diverged_branches: u64,
-    /// Traffic per memory space (`global`, `shared`, `local`, `param`).
+    /// Traffic per memory space (`global`, `shared`, `local`, `param`; `generic` for `.GENERIC.E` accesses).
     pub memory: BTreeMap<String, SpaceStats>,
     /// Tensor-core work.
     pub tensor: TensorStats,
@@ -146,7 +146,8 @@ impl Stats {
             }
             if let Some(access) = inst.form.access() {
                 let bytes = executed * u64::from(access.size);
-                let s = stats.memory.entry(access.space.name().to_lowercase()).or_default();
+                let space = if access.generic { "generic".to_string() } else { access.space.name().to_lowercase() };
+                let s = stats.memory.entry(space).or_default();
                 match access.kind {
                     AccessKind::Load => {
                         s.loads += executed;

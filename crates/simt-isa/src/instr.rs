@@ -212,8 +212,11 @@ impl Instruction {
             }
             _ => Ok(()),
         }?;
+        if let Some(access) = self.form.access() {
+            combo(!access.generic || access.wide, "a generic address is 64 bits: write .GENERIC.E and a register pair")?;
+        }
         match self.form {
-            Form::St(mods::St { space: Space::Param, .. }) => combo(false, "parameters are read-only: ST cannot write the PARAM space"),
+            Form::St(mods::St { space: MemSpace::Param, .. }) => combo(false, "parameters are read-only: ST cannot write the PARAM space"),
             Form::Atom(mods::Atom { op, ty, .. }) => {
                 let (ok, allowed) = match op {
                     AtomOp::Add => (matches!(ty, AtomType::U32 | AtomType::S32 | AtomType::F32 | AtomType::U64 | AtomType::F64), "U32, S32, F32, U64 or F64"),
@@ -286,8 +289,13 @@ impl Instruction {
             }
             (OperandKind::Special, Operand::Special(_)) => Ok(()),
             (OperandKind::Addr, Operand::Addr { base, .. }) => {
+                let wide = self.form.access().is_some_and(|a| a.wide);
                 if base != RZ && u32::from(base) >= NUM_REGS {
                     Err(err(at, "address base register out of range"))
+                } else if wide && base != RZ && base % 2 != 0 {
+                    Err(err(at, "a 64-bit address (.E) is a register pair: its base must be an even register"))
+                } else if wide && base != RZ && u32::from(base) + 1 >= NUM_REGS {
+                    Err(err(at, format!("a 64-bit address (.E) is a register pair: R{base} has no partner (registers end at R{})", NUM_REGS - 1)))
                 } else {
                     Ok(())
                 }
@@ -571,6 +579,33 @@ mod tests {
         let word = encode(&inst, &mut pool);
         assert!(matches!(decode(word, &[]), Err(DecodeError::BadField(_))));
         assert!(matches!(decode(word | (1 << 127), &pool.into_values()), Err(DecodeError::BadField(_))));
+    }
+
+    #[test]
+    fn sixty_four_bit_addresses_are_pairs_and_generic_ones_need_them() {
+        let ld = |space, addr, base| {
+            let mut inst = Instruction::new(Opcode::Ld);
+            inst.form = Form::Ld(mods::Ld { space, addr, vec: VecWidth::Scalar, ty: MemType::U32 });
+            inst.operands[0] = Operand::Reg(1);
+            inst.operands[1] = Operand::Addr { base, offset: -8 };
+            inst
+        };
+        let cases: [(MemSpace, AddrWidth, u8, Option<ErrorAt>); 7] = [
+            (MemSpace::Global, AddrWidth::W32, 3, None),
+            (MemSpace::Global, AddrWidth::E, 4, None),
+            (MemSpace::Global, AddrWidth::E, 3, Some(ErrorAt::Operand(1))),
+            (MemSpace::Shared, AddrWidth::E, 254, Some(ErrorAt::Operand(1))),
+            (MemSpace::Generic, AddrWidth::E, RZ, None),
+            (MemSpace::Generic, AddrWidth::E, 252, None),
+            (MemSpace::Generic, AddrWidth::W32, 4, Some(ErrorAt::Modifiers)),
+        ];
+        for (space, addr, base, error) in cases {
+            let inst = ld(space, addr, base);
+            assert_eq!(inst.validate().err().map(|e| e.at), error, "{space:?} {addr:?} R{base}");
+            if error.is_none() {
+                round_trip(inst);
+            }
+        }
     }
 
     #[test]

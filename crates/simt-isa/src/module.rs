@@ -25,7 +25,9 @@
 //! 5 list, 6 file) followed by its fields; a literal is a tag byte (0 int
 //! i64, 1 float f64, 2 f32 bits, 3 f64 bits) and 8 bytes.
 //!
-//! Version 2 has no inlined calls (its kernels load without frames, as `.s` kernels
+//! Version 3 has no address-width group (`.E`) on `LD`, `ST`, `ATOM` and `ATOM.CAS`: their
+//! words load with the later groups moved up one place and 32-bit addresses
+//! ([`upgrade_v3_word`]). Version 2 has no inlined calls (its kernels load without frames, as `.s` kernels
 //! have none). Version 1 (before `.target`) has no target byte; its kernels load with
 //! the default target, which has every form (rows and modifier values were
 //! only appended since, so its words decode the same).
@@ -39,7 +41,7 @@ use std::fmt;
 use crate::disasm::format_mnemonic;
 use crate::instr::*;
 use crate::limits::{MAX_CODE_LEN, MAX_LOCAL_BYTES, MAX_SHARED_BYTES};
-use crate::table::Form;
+use crate::table::{Form, Opcode};
 use crate::target::Target;
 
 /// The four bytes every bytecode file starts with.
@@ -91,7 +93,7 @@ fn starts_with_version(text: &str) -> bool {
 }
 
 /// The format version this crate writes (it also reads [`OLDEST_VERSION`] onwards).
-pub const VERSION: u16 = 3;
+pub const VERSION: u16 = 4;
 /// The oldest format version this crate reads.
 pub const OLDEST_VERSION: u16 = 1;
 
@@ -251,6 +253,23 @@ impl ParamType {
             ParamType::Ptr(e) | ParamType::Raw(e) => Some(e),
             ParamType::U32 | ParamType::S32 | ParamType::F32 | ParamType::F64 | ParamType::U64 => None,
         }
+    }
+
+    /// The element type of the buffer that argument `init` makes for this parameter: a
+    /// buffer parameter's own, or, for a `.u64` given a buffer rather than a number, raw
+    /// `u32` words (the parameter then holds the buffer's 64-bit address). `None`: a scalar,
+    /// which a `.raw` parameter (a PTX pointer) also takes, as an address.
+    pub fn buffer_for(self, init: &ArgInit) -> Option<ElemType> {
+        match (self, init) {
+            (ParamType::U64 | ParamType::Raw(_), ArgInit::Scalar(_)) => None,
+            (ParamType::U64, _) => Some(ElemType::U32),
+            (ty, _) => ty.buffer_elem(),
+        }
+    }
+
+    /// Whether a buffer file of any dtype binds to this parameter, as its bytes.
+    pub fn takes_any_dtype(self) -> bool {
+        matches!(self, ParamType::Raw(_) | ParamType::U64)
     }
 
     /// Size (and alignment) in the PARAM space.
@@ -911,6 +930,19 @@ impl<'a> Reader<'a> {
 /// Loads and validates a module.
 ///
 /// # Errors
+/// A memory instruction's word as version 4 lays it out, from versions 1 to 3, which had no
+/// address-width group after the space: the modifier indices after the first (4 bits each,
+/// from bit 12) move up one place and the width is 0, a 32-bit address. Any other word is
+/// the same in every version. A fourth index that was set (never valid) is kept where it
+/// makes the word fail to decode.
+fn upgrade_v3_word(word: u128) -> u128 {
+    let memory = matches!(Opcode::from_byte(word as u8), Some(Opcode::Ld | Opcode::St | Opcode::Atom | Opcode::AtomCas));
+    if !memory || (word >> 20) & 0xF != 0 {
+        return word;
+    }
+    (word & !(0xFFF << 12)) | (((word >> 12) & 0xFF) << 16)
+}
+
 /// Wrong magic or version, truncation, out-of-range fields, or a kernel that
 /// breaks an invariant; never panics, whatever the bytes.
 pub fn read_module(bytes: &[u8]) -> Result<Module, LoadError> {
@@ -983,6 +1015,7 @@ pub fn read_module(bytes: &[u8]) -> Result<Module, LoadError> {
         let mut code = Vec::with_capacity(ncode);
         for pc in 0..ncode {
             let word = u128::from_le_bytes(r.take(16, "instruction")?.try_into().expect("16 bytes"));
+            let word = if version < 4 { upgrade_v3_word(word) } else { word };
             code.push(decode(word, &pool).map_err(|e| LoadError::Invalid(format!("kernel `{name}`, pc {pc}: {e}")))?);
         }
         let lines = (0..ncode).map(|_| r.u32("line number")).collect::<Result<_, _>>()?;
@@ -1018,6 +1051,7 @@ pub fn read_module(bytes: &[u8]) -> Result<Module, LoadError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::*;
 
     #[test]
     fn ptx_is_told_from_assembly_by_its_first_directive() {
@@ -1074,11 +1108,37 @@ mod tests {
     }
 
     #[test]
+    fn version_3_memory_words_load_with_32_bit_addresses() {
+        let word = |inst: &Instruction| {
+            let mut pool = PoolBuilder::default();
+            (encode(inst, &mut pool), pool.into_values())
+        };
+        let mut atom = Instruction::new(Opcode::Atom);
+        atom.form = Form::Atom(mods::Atom { space: AtomSpace::Shared, addr: AddrWidth::W32, op: AtomOp::Min, ty: AtomType::S32 });
+        atom.operands[..3].copy_from_slice(&[Operand::Reg(1), Operand::Addr { base: 2, offset: 8 }, Operand::Src(Src::reg(3))]);
+        let mut ld = Instruction::new(Opcode::Ld);
+        ld.form = Form::Ld(mods::Ld { space: MemSpace::Local, addr: AddrWidth::W32, vec: VecWidth::V2, ty: MemType::B32 });
+        ld.operands[..2].copy_from_slice(&[Operand::Reg(4), Operand::Addr { base: RZ, offset: 16 }]);
+        for inst in [atom, ld] {
+            let (v4, pool) = word(&inst);
+            // Version 3 had the same word without the (zero) width index at bits 12..16.
+            let v3 = (v4 & !(0xFFF << 12)) | (((v4 >> 16) & 0xFF) << 12);
+            assert_ne!(v3, v4);
+            assert_eq!(decode(upgrade_v3_word(v3), &pool), Ok(inst), "{}", inst.opcode());
+        }
+        let mut mov = Instruction::new(Opcode::Mov);
+        mov.operands[..2].copy_from_slice(&[Operand::Reg(1), Operand::Src(Src::imm(7))]);
+        let (w, _) = word(&mov);
+        assert_eq!(upgrade_v3_word(w), w, "other words are the same in every version");
+    }
+
+    #[test]
     fn older_versions_load_with_the_default_target_and_no_frames() {
         let mut m = sample();
         m.kernels[0].frames = Frames::default();
         let v3 = write_module(&m);
-        // Version 2 is version 3 without the inlined calls after the labels (a zero count here).
+        // Version 2 is version 3 (4: the sample has no memory instruction) without the
+        // inlined calls after the labels (a zero count here).
         assert_eq!(v3[v3.len() - 4..], [0; 4]);
         let mut v2 = v3[..v3.len() - 4].to_vec();
         v2[4..6].copy_from_slice(&2u16.to_le_bytes());
@@ -1093,10 +1153,10 @@ mod tests {
         assert_eq!(loaded.kernels[0].target, Target::DEFAULT);
         assert_eq!(loaded.kernels[0].code, m.kernels[0].code);
         let mut future = v3.clone();
-        future[4..6].copy_from_slice(&4u16.to_le_bytes());
+        future[4..6].copy_from_slice(&5u16.to_le_bytes());
         assert_eq!(
             read_module(&future).unwrap_err().to_string(),
-            "bytecode version 4 is not supported (this simt reads versions 1 to 3); reassemble the source"
+            "bytecode version 5 is not supported (this simt reads versions 1 to 4); reassemble the source"
         );
         let mut bad_target = v2;
         bad_target[at] = 6;

@@ -159,11 +159,26 @@ pub enum AccessKind {
     Atomic,
 }
 
+/// Where SHARED memory lies in the 64-bit generic address space: a generic address whose
+/// high word is this one's is the SHARED offset in its low word (PTX `cvta.shared` adds it,
+/// `cvta.to.shared` takes it off, `isspacep.shared` tests for it). The shared and local
+/// windows lie above 2^47, where no host address is (x86-64 and AArch64 user space ends
+/// below), so no GLOBAL address, however a buffer was lent, falls in one.
+pub const SHARED_WINDOW: u64 = 0x0001_0000_0000_0000;
+/// Where the thread's LOCAL memory lies in the generic address space (as [`SHARED_WINDOW`]).
+pub const LOCAL_WINDOW: u64 = 0x0002_0000_0000_0000;
+
 /// The memory side of an instruction, per lane.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct MemAccess {
-    /// Memory space.
+    /// Memory space. A `GENERIC` access says GLOBAL here: the space of each lane's address
+    /// is known only when it executes (`simt_interp::Access` has it), and global is where
+    /// compiled code's generic accesses mostly go.
     pub space: Space,
+    /// Whether the space comes from each lane's 64-bit address (`GENERIC`).
+    pub generic: bool,
+    /// Whether the address is a 64-bit register pair (`E`).
+    pub wide: bool,
     /// Load, store or atomic.
     pub kind: AccessKind,
     /// Bytes one lane moves.
@@ -173,7 +188,7 @@ pub struct MemAccess {
 }
 
 impl MemAccess {
-    fn data(space: Space, kind: AccessKind, vec: VecWidth, ty: MemType) -> MemAccess {
+    fn data(space: MemSpace, addr: AddrWidth, kind: AccessKind, vec: VecWidth, ty: MemType) -> MemAccess {
         let regs = match (vec, ty) {
             (VecWidth::V2, _) => 2,
             (VecWidth::V4, _) => 4,
@@ -185,15 +200,15 @@ impl MemAccess {
             MemType::U16 | MemType::S16 => 2,
             _ => 4 * u32::from(regs),
         };
-        MemAccess { space, kind, size, regs }
+        MemAccess { space: space.space().unwrap_or(Space::Global), generic: space == MemSpace::Generic, wide: addr == AddrWidth::E, kind, size, regs }
     }
 }
 
 impl MemAccess {
     /// An atomic of one word, or of a 64-bit pair when `wide`.
-    fn atomic(space: AtomSpace, wide: bool) -> MemAccess {
+    fn atomic(space: AtomSpace, addr: AddrWidth, wide: bool) -> MemAccess {
         let regs = if wide { 2 } else { 1 };
-        MemAccess { space: space.into(), kind: AccessKind::Atomic, size: 4 * u32::from(regs), regs }
+        MemAccess { size: 4 * u32::from(regs), regs, ..MemAccess::data(space.into(), addr, AccessKind::Atomic, VecWidth::Scalar, MemType::B32) }
     }
 }
 
@@ -201,10 +216,10 @@ impl Form {
     /// How this form touches memory; `None` for one that does not.
     pub fn access(&self) -> Option<MemAccess> {
         match *self {
-            Form::Ld(mods::Ld { space, vec, ty }) => Some(MemAccess::data(space, AccessKind::Load, vec, ty)),
-            Form::St(mods::St { space, vec, ty }) => Some(MemAccess::data(space, AccessKind::Store, vec, ty)),
-            Form::Atom(mods::Atom { space, ty, .. }) => Some(MemAccess::atomic(space, ty.is_wide())),
-            Form::AtomCas(mods::AtomCas { space, ty }) => Some(MemAccess::atomic(space, ty == CasType::B64)),
+            Form::Ld(mods::Ld { space, addr, vec, ty }) => Some(MemAccess::data(space, addr, AccessKind::Load, vec, ty)),
+            Form::St(mods::St { space, addr, vec, ty }) => Some(MemAccess::data(space, addr, AccessKind::Store, vec, ty)),
+            Form::Atom(mods::Atom { space, addr, ty, .. }) => Some(MemAccess::atomic(space, addr, ty.is_wide())),
+            Form::AtomCas(mods::AtomCas { space, addr, ty }) => Some(MemAccess::atomic(space, addr, ty == CasType::B64)),
             _ => None,
         }
     }
@@ -364,7 +379,7 @@ impl Instruction {
     pub fn read_regs(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
         (0..self.info().operands.len()).filter_map(move |i| match self.operands[i] {
             Operand::Src(Src::Reg { reg, .. }) if reg != RZ => Some((reg, self.reg_count(i))),
-            Operand::Addr { base, .. } if base != RZ => Some((base, 1)),
+            Operand::Addr { base, .. } if base != RZ => Some((base, if self.form.access().is_some_and(|a| a.wide) { 2 } else { 1 })),
             _ => None,
         })
     }
@@ -458,7 +473,7 @@ mod tests {
     #[test]
     fn effects_name_registers_and_predicates() {
         let mut ld = Instruction::new(Opcode::Ld);
-        ld.form = Form::Ld(mods::Ld { space: Space::Global, vec: VecWidth::V4, ty: MemType::B32 });
+        ld.form = Form::Ld(mods::Ld { space: MemSpace::Global, addr: AddrWidth::W32, vec: VecWidth::V4, ty: MemType::B32 });
         ld.guard = Guard { pred: 2, negated: true };
         ld.operands[0] = Operand::Reg(8);
         ld.operands[1] = Operand::Addr { base: 4, offset: 16 };
@@ -466,7 +481,12 @@ mod tests {
         assert_eq!(e.writes.iter().collect::<Vec<_>>(), [8, 9, 10, 11]);
         assert_eq!(e.reads.iter().collect::<Vec<_>>(), [4]);
         assert_eq!((e.pred_reads, e.pred_writes), (0b100, 0));
-        assert_eq!(e.access, Some(MemAccess { space: Space::Global, kind: AccessKind::Load, size: 16, regs: 4 }));
+        assert_eq!(e.access, Some(MemAccess { space: Space::Global, generic: false, wide: false, kind: AccessKind::Load, size: 16, regs: 4 }));
+        // A 64-bit address reads its base pair; a generic one reports GLOBAL statically.
+        ld.form = Form::Ld(mods::Ld { space: MemSpace::Generic, addr: AddrWidth::E, vec: VecWidth::Scalar, ty: MemType::F32 });
+        let e = ld.effects();
+        assert_eq!(e.reads.iter().collect::<Vec<_>>(), [4, 5]);
+        assert_eq!(e.access, Some(MemAccess { space: Space::Global, generic: true, wide: true, kind: AccessKind::Load, size: 4, regs: 1 }));
 
         let mut setp = Instruction::new(Opcode::Isetp);
         setp.operands = [Operand::Pred(1), Operand::Src(Src::reg(RZ)), Operand::Src(Src::imm(3)), Operand::PredSrc { pred: PT, negated: false }, Operand::None];

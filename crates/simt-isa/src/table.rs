@@ -127,8 +127,19 @@ modifier_enum!(
     Space { Global = "GLOBAL", Shared = "SHARED", Local = "LOCAL", Param = "PARAM" }
 );
 modifier_enum!(
-    /// The spaces atomics work in.
-    AtomSpace { Global = "GLOBAL", Shared = "SHARED" }
+    /// The space a load or store names: a state space, or `GENERIC`, a 64-bit address
+    /// whose window decides the space lane by lane (`docs/language.md`, "Addresses").
+    MemSpace { Global = "GLOBAL", Shared = "SHARED", Local = "LOCAL", Param = "PARAM", Generic = "GENERIC" }
+);
+modifier_enum!(
+    /// The spaces atomics work in (`GENERIC`: GLOBAL or SHARED by the address's window).
+    AtomSpace { Global = "GLOBAL", Shared = "SHARED", Generic = "GENERIC" }
+);
+modifier_enum!(
+    /// How a memory instruction forms its address: a 32-bit offset in its space (`[R4+8]`),
+    /// or, with `E` (SASS's extended address), the 64-bit value of the pair `R4:R5` plus the
+    /// offset sign-extended, whose high word must name a mapped region.
+    AddrWidth { W32 = "", E = "E" }
 );
 modifier_enum!(
     /// Vector width of a load or store (`Scalar` is written as nothing).
@@ -214,11 +225,36 @@ impl CvtType {
     }
 }
 
-impl From<AtomSpace> for Space {
-    fn from(space: AtomSpace) -> Space {
+impl MemSpace {
+    /// The state space this names; `None` for `GENERIC`, which each lane's address decides.
+    pub fn space(self) -> Option<Space> {
+        match self {
+            MemSpace::Global => Some(Space::Global),
+            MemSpace::Shared => Some(Space::Shared),
+            MemSpace::Local => Some(Space::Local),
+            MemSpace::Param => Some(Space::Param),
+            MemSpace::Generic => None,
+        }
+    }
+}
+
+impl From<Space> for MemSpace {
+    fn from(space: Space) -> MemSpace {
         match space {
-            AtomSpace::Global => Space::Global,
-            AtomSpace::Shared => Space::Shared,
+            Space::Global => MemSpace::Global,
+            Space::Shared => MemSpace::Shared,
+            Space::Local => MemSpace::Local,
+            Space::Param => MemSpace::Param,
+        }
+    }
+}
+
+impl From<AtomSpace> for MemSpace {
+    fn from(space: AtomSpace) -> MemSpace {
+        match space {
+            AtomSpace::Global => MemSpace::Global,
+            AtomSpace::Shared => MemSpace::Shared,
+            AtomSpace::Generic => MemSpace::Generic,
         }
     }
 }
@@ -626,7 +662,7 @@ pub struct OpInfo {
 impl OpInfo {
     /// The full mnemonic including the fixed modifiers (`VOTE.BALLOT`, `MMA.SP.M16N16K32`);
     /// a choice written before a fixed modifier stands as its group name (`CVT.<to>.F32`),
-    /// so that no two rows share a full mnemonic.
+    /// so that no two rows share a full mnemonic; an optional group is left out.
     pub fn full_mnemonic(&self) -> String {
         let mut s = self.mnemonic.to_string();
         let last_fixed = self.groups.iter().rposition(ModGroup::is_fixed);
@@ -634,7 +670,7 @@ impl OpInfo {
             if g.is_fixed() {
                 s.push('.');
                 s.push_str(g.names[0]);
-            } else if last_fixed.is_some_and(|last| i < last) {
+            } else if g.default.is_none() && last_fixed.is_some_and(|last| i < last) {
                 s.push_str(&format!(".<{}>", g.name));
             }
         }
@@ -969,14 +1005,14 @@ instruction_table! {
     Dmul: "DMUL" [], DAB_F64, optional 0, Fp64, Fp64, [];
     /// `d = a * b + c` in f64 on register pairs, rounded once: to nearest even, toward zero (`RZ`), minus infinity (`RM`) or plus infinity (`RP`), where an exact zero sum of opposite signs is -0 under `RM` and +0 otherwise.
     Dfma: "DFMA" [rnd: Round = Rn], &[op("d", D2), op("a", S_F64), op("b", S_F64), op("c", S_F64)], optional 0, Fp64, Fp64, [];
-    /// Loads `d` (1, 2 or 4 registers) from memory; sub-word types zero- or sign-extend.
-    Ld: "LD" [space: Space, vec: VecWidth = Scalar, ty: MemType], MEM_DATA, optional 0, LdSt, Memory, [LOAD];
-    /// Stores `a` (1, 2 or 4 registers) to memory.
-    St: "ST" [space: Space, vec: VecWidth = Scalar, ty: MemType], &[op("addr", ADDR), op("a", src(LitKind::NoLiteral, SrcMods::Plain, Width::Data))], optional 0, LdSt, Memory, [STORE];
-    /// Atomically applies `op` with `b` to memory; `d` gets the old value. Lanes of a warp apply in lane order; `ADD.F32` flushes subnormal inputs and results to sign-preserving zero. The 64-bit types work on register pairs (`b` a register pair).
-    Atom: "ATOM" [space: AtomSpace, op: AtomOp, ty: AtomType], &[op("d", OperandKind::Dst(Width::Data)), op("addr", ADDR), op("b", S_ATOM)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC];
-    /// Atomic compare-and-swap: if `mem == b` then `mem = c`; `d` gets the old value (`B64`: on register pairs).
-    AtomCas: "ATOM" [space: AtomSpace, "CAS", ty: CasType], &[op("d", OperandKind::Dst(Width::Data)), op("addr", ADDR), op("b", S_ATOM), op("c", S_ATOM)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC];
+    /// Loads `d` (1, 2 or 4 registers) from memory; sub-word types zero- or sign-extend. With `E` the address is 64 bits, from the pair `addr`'s base names; `GENERIC` (only with `E`) finds the space from the address's window, lane by lane.
+    Ld: "LD" [space: MemSpace, addr: AddrWidth = W32, vec: VecWidth = Scalar, ty: MemType], MEM_DATA, optional 0, LdSt, Memory, [LOAD];
+    /// Stores `a` (1, 2 or 4 registers) to memory. `E` and `GENERIC` as for `LD`.
+    St: "ST" [space: MemSpace, addr: AddrWidth = W32, vec: VecWidth = Scalar, ty: MemType], &[op("addr", ADDR), op("a", src(LitKind::NoLiteral, SrcMods::Plain, Width::Data))], optional 0, LdSt, Memory, [STORE];
+    /// Atomically applies `op` with `b` to memory; `d` gets the old value. Lanes of a warp apply in lane order; `ADD.F32` flushes subnormal inputs and results to sign-preserving zero. The 64-bit types work on register pairs (`b` a register pair). `E` and `GENERIC` as for `LD`.
+    Atom: "ATOM" [space: AtomSpace, addr: AddrWidth = W32, op: AtomOp, ty: AtomType], &[op("d", OperandKind::Dst(Width::Data)), op("addr", ADDR), op("b", S_ATOM)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC];
+    /// Atomic compare-and-swap: if `mem == b` then `mem = c`; `d` gets the old value (`B64`: on register pairs). `E` and `GENERIC` as for `LD`.
+    AtomCas: "ATOM" [space: AtomSpace, addr: AddrWidth = W32, "CAS", ty: CasType], &[op("d", OperandKind::Dst(Width::Data)), op("addr", ADDR), op("b", S_ATOM), op("c", S_ATOM)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC];
     /// Memory fence: no effect on values; the timing backend waits for the warp's outstanding memory operations.
     Membar: "MEMBAR" [scope: MembarScope], &[], optional 0, Control, Control, [FENCE];
     /// `d = a` of source lane `j` (PTX `shfl.sync` rules, segment width `w`, default 32). Warp-collective.
@@ -1176,7 +1212,9 @@ mod tests {
         assert_eq!(Opcode::Isetp.info().syntax(), "ISETP.<EQ|NE|LT|LE|GT|GE>[.<S32|U32>][.<AND|OR|XOR>] p, a, b[, q]");
         assert_eq!(Opcode::VoteBallot.info().syntax(), "VOTE.BALLOT d, q");
         assert_eq!(Opcode::Fadd.info().syntax(), "FADD[.FTZ][.SAT] d, a, b");
-        assert_eq!(Opcode::AtomCas.info().syntax(), "ATOM.<GLOBAL|SHARED>.CAS.<B32|B64> d, [addr], b, c");
+        assert_eq!(Opcode::AtomCas.info().syntax(), "ATOM.<GLOBAL|SHARED|GENERIC>[.E].CAS.<B32|B64> d, [addr], b, c");
+        assert_eq!(Opcode::AtomCas.to_string(), "ATOM.<space>.CAS");
+        assert_eq!(Opcode::Ld.info().syntax(), "LD.<GLOBAL|SHARED|LOCAL|PARAM|GENERIC>[.E][.<V2|V4>].<U8|S8|U16|S16|U32|S32|B32|F32|B64|F64> d, [addr]");
         assert_eq!(Opcode::Cvt.info().syntax(), "CVT.<U32|S32|F32|F64|F16|BF16|S64|U64>.<U32|S32|F32|F64|F16|BF16|S64|U64>[.<RZ|RM|RP>] d, a");
         assert_eq!(Opcode::MmaSp.to_string(), "MMA.SP.M16N16K32");
         assert_eq!(Opcode::CvtX2.to_string(), "CVT.<to>.F32");

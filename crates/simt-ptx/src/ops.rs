@@ -805,6 +805,8 @@ pub enum Op {
     Tanh(FloatFn),
     Cvt(Cvt),
     Cvta(Cvta),
+    /// `isspacep.space p, a`: whether generic address `a` points into the space.
+    Isspacep(StateSpace),
     Mov(Typed),
     Ld(Memory),
     St(Memory),
@@ -889,6 +891,7 @@ pub const OPCODES: &[&str] = &[
     "exit",
     "fence",
     "fma",
+    "isspacep",
     "ld",
     "ldmatrix",
     "lg2",
@@ -1224,6 +1227,7 @@ impl Op {
                 let [dst, src] = m.ordered(Type::from_modifier, "types (result, then source)")?;
                 Cvt(crate::ops::Cvt { dst, src, rounding, ftz, sat, relu })
             }
+            "isspacep" => Isspacep(m.required(StateSpace::from_modifier, "a state space", ".global")?),
             "cvta" => {
                 Cvta(crate::ops::Cvta { to: m.flag(Modifier::To)?, space: m.required(StateSpace::from_modifier, "a state space", ".global")?, ty: m.ty()? })
             }
@@ -1360,6 +1364,7 @@ impl Op {
             Tanh(_) => "tanh",
             Cvt(_) => "cvt",
             Cvta(_) => "cvta",
+            Isspacep(_) => "isspacep",
             Mov(_) => "mov",
             Ld(_) => "ld",
             St(_) => "st",
@@ -1398,8 +1403,8 @@ impl Op {
             Bfi(_) => 5..=5,
             // `cvt.rn.f16x2.f32 d, a, b` packs two.
             Cvt(c) if matches!(c.dst, Type::F16x2 | Type::Bf16x2) => 3..=3,
-            Neg(_) | Abs(_) | Not(_) | Cnot(_) | Popc(_) | Clz(_) | Brev(_) | Bfind(_) | Mov(_) | Cvt(_) | Cvta(_) | Rcp(_) | Sqrt(_) | Rsqrt(_) | Ex2(_)
-            | Lg2(_) | Sin(_) | Cos(_) | Tanh(_) | Ld(_) | St(_) | Red(_) => 2..=2,
+            Neg(_) | Abs(_) | Not(_) | Cnot(_) | Popc(_) | Clz(_) | Brev(_) | Bfind(_) | Mov(_) | Cvt(_) | Cvta(_) | Isspacep(_) | Rcp(_) | Sqrt(_)
+            | Rsqrt(_) | Ex2(_) | Lg2(_) | Sin(_) | Cos(_) | Tanh(_) | Ld(_) | St(_) | Red(_) => 2..=2,
             Setp(crate::ops::Setp { combine, .. }) | Set(crate::ops::Set { combine, .. }) => {
                 if combine.is_some() {
                     4..=4
@@ -1531,6 +1536,7 @@ impl fmt::Display for Op {
                 flag(f, c.to, Modifier::To)?;
                 write!(f, "{}{}", c.space, c.ty)
             }
+            Isspacep(space) => write!(f, "{space}"),
             Ld(m) | St(m) => {
                 opt(f, m.semantics)?;
                 opt(f, m.scope)?;

@@ -1,14 +1,16 @@
 //! Address-space inference: which state space each register's address points into, so a
-//! generic `ld`, `st` or `atom` (clang's -O0 output uses nothing else) becomes a load,
-//! store or atomic in that space.
+//! generic `ld`, `st` or `atom` (clang's -O0 output uses nothing else) whose space is known
+//! becomes a load, store or atomic in that space: the fast path beside `.GENERIC.E`, which
+//! finds each lane's space from its address's window as it runs.
 //!
-//! simt has no generic address space; PTX code builds generic addresses with `cvta` from
-//! an address of one space and uses them in that space. This follows every register's
-//! value, flow-insensitively and to a fixpoint, from where addresses are made (`cvta`, a
-//! variable's name) through moves, additions, conversions and selections, and through
-//! 64-bit stack slots (`st.u64 [%SP+8]` then `ld.u64 [%SP+8]`, the -O0 pattern for a
-//! pointer). A generic access through a register that may point into more than one
-//! space, or whose origin is unknown (a pointer loaded from global memory), is refused.
+//! PTX code builds generic addresses with `cvta` from an address of one space and uses them
+//! in that space. This follows every register's value, flow-insensitively and to a
+//! fixpoint, from where addresses are made (`cvta`, a variable's name) through moves,
+//! additions, conversions and selections, and through 64-bit stack slots (`st.u64
+//! [%SP+8]` then `ld.u64 [%SP+8]`, the -O0 pattern for a pointer). A register that may
+//! point into more than one space, or whose origin is unknown (a pointer loaded from
+//! memory), has no single space: a 64-bit one goes through `.GENERIC.E`, a 32-bit one
+//! (which cannot hold a window) is refused.
 
 // Keys are short names from the source: FxHash beats SipHash several-fold here.
 use rustc_hash::FxHashMap as HashMap;

@@ -31,11 +31,15 @@ fn conversions_not_built() {
 }
 
 #[test]
-fn generic_address_of_unknown_space() {
-    // A pointer loaded from global memory may point anywhere.
-    insta::assert_snapshot!(refusal(&kernel(
-        "\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tld.global.u64 %rd3, [%rd2];\n\tld.u32 %r1, [%rd3];\n"
-    )));
+fn generic_32_bit_address_of_unknown_space() {
+    // A 64-bit generic address is resolved as it runs; a 32-bit one cannot hold a window,
+    // so one loaded from global memory, which may point anywhere, is refused.
+    insta::assert_snapshot!(refusal(&kernel("\tld.global.u32 %r2, [%rd6];\n\tld.u32 %r1, [%r2];\n")));
+}
+
+#[test]
+fn generic_windows_simt_does_not_have() {
+    insta::assert_snapshot!(refusal(&kernel("\tcvta.param.u64 %rd1, %rd6;\n\tisspacep.param %p1, %rd6;\n\tcvta.to.shared.u32 %r1, %r2;\n")));
 }
 
 #[test]

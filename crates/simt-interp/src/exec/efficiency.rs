@@ -107,8 +107,8 @@ pub(crate) fn account(c: &mut MemCounts, space: Space, atomic: bool, exec: u32, 
 impl BlockSim<'_> {
     /// Adds one memory instruction of warp `w` to the report, when the run keeps one.
     #[inline(always)]
-    pub(crate) fn account_memory(&mut self, w: usize, pc: u32, op: &MemOp, exec: u32, addrs: &[u32; 32]) {
-        let (space, size, atomic) = op.shape();
+    pub(crate) fn account_memory(&mut self, w: usize, pc: u32, op: &MemOp, space: Space, exec: u32, addrs: &[u32; 32]) {
+        let (_, size, atomic) = op.shape();
         if !self.ctx.options.memory_report || space == Space::Param {
             return;
         }

@@ -9,7 +9,7 @@ use simt_isa::*;
 
 use super::{fetch, fetch64, for_lanes, lanes, mask_of, per_lane, write, write64};
 use crate::block::{BlockSim, Loc};
-use crate::decode::{Address, Reg, Val, Val64};
+use crate::decode::{Address, Addressing, Reg, Val, Val64};
 use crate::lanes::{self, DOp, FFlags, FOp, IntOp};
 use crate::memory::GlobalMemory;
 
@@ -65,8 +65,15 @@ pub(crate) enum MemOp {
     },
 }
 
+/// A 64-bit access's lanes by space: each lane's offset in its space, and the lanes of
+/// each space (indexed by `Space`).
+pub(crate) struct Resolved {
+    pub offsets: [u32; 32],
+    pub spaces: [(Space, u32); 4],
+}
+
 impl MemOp {
-    /// The space, bytes per lane, and whether it is an atomic.
+    /// The space it names (GLOBAL for a generic access), bytes per lane, and whether it is an atomic.
     pub(crate) fn shape(&self) -> (Space, u32, bool) {
         match *self {
             MemOp::Ld { space, size, .. } | MemOp::St { space, size, .. } => (space, size, false),
@@ -165,14 +172,144 @@ impl<'a> BlockSim<'a> {
     /// Runs a memory operation on the `exec` lanes of warp `w`.
     #[inline(always)]
     pub(crate) fn memory(&mut self, w: usize, pc: u32, op: &MemOp, exec: u32) -> Result<(), crate::Fault> {
-        let warp = &self.warps[w];
         let addr = op.address();
+        let warp = &self.warps[w];
         let base = warp.row(addr.base);
         let addrs = per_lane(|l| base[l].wrapping_add(addr.offset));
-        self.account_memory(w, pc, op, exec, &addrs);
+        if addr.addressing != Addressing::Narrow {
+            // The common 64-bit case, every executing lane's address below 2^32 (compiled
+            // code's global accesses) and no host memory lent at its own address: the low
+            // words are the offsets. Plain loops over all lanes, so they vectorise.
+            let high = warp.row(addr.high);
+            let extend = ((addr.offset as i32) >> 31) as u32;
+            let mut any = 0;
+            for l in 0..32 {
+                let carry = u32::from(addrs[l] < base[l]);
+                any |= high[l].wrapping_add(extend).wrapping_add(carry) & ((exec >> l) & 1).wrapping_neg();
+            }
+            if any != 0 || self.ctx.memory.has_host_windows() {
+                return self.memory_wide(w, pc, op, exec);
+            }
+        }
+        self.memory_in(w, pc, op, op.shape().0, exec, &addrs)
+    }
+
+    /// A 64-bit access some lane of which is above 2^32 (a window, lent host memory, or
+    /// no region): each lane's address resolved to its space and 32-bit offset, then
+    /// the lanes of each space run as one access of that space. Lanes in different spaces
+    /// cannot touch the same memory, so the order of the spaces changes no result.
+    #[cold]
+    #[inline(never)]
+    fn memory_wide(&mut self, w: usize, pc: u32, op: &MemOp, exec: u32) -> Result<(), crate::Fault> {
+        let resolved = self.resolve_wide(w, pc, op, exec)?;
+        for (space, lanes) in resolved.spaces {
+            if lanes != 0 {
+                self.memory_in(w, pc, op, space, lanes, &resolved.offsets)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Where each executing lane's 64-bit address points: its space and the offset in it.
+    /// An address no region has (a high word that is neither 0, a window, nor host memory
+    /// lent at its address) is a fault naming the whole address, never its low word.
+    pub(crate) fn resolve_wide(&self, w: usize, pc: u32, op: &MemOp, exec: u32) -> Result<Resolved, crate::Fault> {
+        let addr = op.address();
+        let warp = &self.warps[w];
+        let (lo, hi) = (warp.row(addr.base), warp.row(addr.high));
+        let offset = i64::from(addr.offset as i32) as u64;
+        let full = per_lane(|l| (u64::from(lo[l]) | u64::from(hi[l]) << 32).wrapping_add(offset));
+        let (named, _, atomic) = op.shape();
+        let mut resolved = Resolved { offsets: [0; 32], spaces: [(Space::Global, 0), (Space::Shared, 0), (Space::Local, 0), (Space::Param, 0)] };
+        let memory = self.ctx.memory;
+        // Every lane below 2^32 (compiled code's global accesses) and no host memory lent at
+        // its own address: the low words are the offsets, with no search per lane.
+        let mut high = 0;
+        for (l, a) in full.iter().enumerate() {
+            high |= (a >> 32) as u32 & ((exec >> l) & 1).wrapping_neg();
+        }
+        if high == 0 && !memory.has_host_windows() {
+            resolved.offsets = per_lane(|l| full[l] as u32);
+            resolved.spaces[named as usize].1 = exec;
+            return Ok(resolved);
+        }
+        for l in lanes(exec) {
+            let a = full[l];
+            let place = match (addr.addressing, a & !0xFFFF_FFFF) {
+                (Addressing::Generic, SHARED_WINDOW) => Some((Space::Shared, a as u32)),
+                (Addressing::Generic, LOCAL_WINDOW) if !atomic => Some((Space::Local, a as u32)),
+                (Addressing::Generic, _) => memory.global_address(a).map(|g| (Space::Global, g)),
+                (_, _) if named == Space::Global => memory.global_address(a).map(|g| (Space::Global, g)),
+                (_, 0) => Some((named, a as u32)),
+                _ => None,
+            };
+            let Some((space, offset)) = place else {
+                return Err(self.unmapped_wide(w, l, pc, op, a));
+            };
+            resolved.offsets[l] = offset;
+            resolved.spaces[space as usize].1 |= 1 << l;
+        }
+        Ok(resolved)
+    }
+
+    #[cold]
+    fn unmapped_wide(&self, w: usize, l: usize, pc: u32, op: &MemOp, addr: u64) -> crate::Fault {
+        let verb = if matches!(op, MemOp::Ld { .. }) { "reads" } else { "writes" };
+        let (named, _, atomic) = op.shape();
+        let generic = op.address().addressing == Addressing::Generic;
+        if generic && atomic && addr & !0xFFFF_FFFF == LOCAL_WINDOW {
+            let message = format!("{} writes address {addr:#018x}, in the local window: atomics work on global and shared memory only", self.mnemonic(pc));
+            return self.fault(crate::FaultKind::Unmapped, w, Some(l), Some(pc), message);
+        }
+        let regions = match named {
+            _ if generic => {
+                format!("a generic address is global (high word 0), shared ({SHARED_WINDOW:#018x} + offset) or local ({LOCAL_WINDOW:#018x} + offset)")
+            }
+            Space::Global => "a global address has high word 0 (every buffer lies below 2^32)".to_string(),
+            _ => format!("a 64-bit {} address is its offset, with high word 0 (a generic one goes through GENERIC)", named.name().to_lowercase()),
+        };
+        let mut fault = self.fault(
+            crate::FaultKind::Unmapped,
+            w,
+            Some(l),
+            Some(pc),
+            format!("{} {verb} address {addr:#018x}, which no region contains: {regions}", self.mnemonic(pc)),
+        );
+        for b in self.ctx.memory.buffers() {
+            fault.notes.push(format!("buffer `{}` is at {:#x} .. {:#x}", b.name, b.base, b.base + b.len));
+        }
+        fault
+    }
+
+    /// The space and lane addresses a stepping driver sees for `op`. A generic access whose
+    /// lanes point into several spaces reports the space of its lowest executing lane (the
+    /// others' offsets are in their own spaces); an address that faults reports nothing,
+    /// and the fault comes when the step executes.
+    pub(crate) fn lane_addresses(&self, w: usize, pc: u32, op: &MemOp, exec: u32) -> (Space, [u32; 32]) {
+        let addr = op.address();
+        if addr.addressing == Addressing::Narrow {
+            let base = self.warps[w].row(addr.base);
+            return (op.shape().0, per_lane(|l| base[l].wrapping_add(addr.offset)));
+        }
+        match self.resolve_wide(w, pc, op, exec) {
+            Ok(r) => {
+                let first = r.spaces.iter().find(|(_, lanes)| lanes & exec & exec.wrapping_neg() != 0);
+                (first.map_or(op.shape().0, |&(space, _)| space), r.offsets)
+            }
+            Err(_) => (op.shape().0, [0; 32]),
+        }
+    }
+
+    /// Runs a memory operation on the `exec` lanes of warp `w`, every one of which
+    /// addresses `space` at its offset in `addrs`.
+    #[inline(always)]
+    fn memory_in(&mut self, w: usize, pc: u32, op: &MemOp, space: Space, exec: u32, addrs: &[u32; 32]) -> Result<(), crate::Fault> {
+        let addrs = *addrs;
+        self.account_memory(w, pc, op, space, exec, &addrs);
+        let addr = op.address();
         let warp = &self.warps[w];
         match *op {
-            MemOp::Ld { space, ty, size, regs, d, .. } => {
+            MemOp::Ld { ty, size, regs, d, .. } => {
                 let mut rows = [[0u32; 32]; 4];
                 let words = usize::from(regs);
                 if space == Space::Global {
@@ -241,7 +378,7 @@ impl<'a> BlockSim<'a> {
                     write(warp, d + k as Reg, row, exec);
                 }
             }
-            MemOp::St { space, size, regs, a, .. } => {
+            MemOp::St { size, regs, a, .. } => {
                 if exec != 0 {
                     self.warps[w].progress_at = self.warps[w].issued;
                 }
@@ -303,22 +440,22 @@ impl<'a> BlockSim<'a> {
                     }
                 }
             }
-            MemOp::Atom { space, op, ty, d, b, .. } => {
+            MemOp::Atom { op, ty, d, b, .. } => {
                 let b = fetch(&self.warps[w], b);
                 let old = self.atomics(w, pc, space, exec, &addrs, |m, l| u32::apply(op, ty, m, b[l]), |_, _| true)?;
                 write(&mut self.warps[w], d, &old, exec);
             }
-            MemOp::Atom64 { space, op, ty, d, b, .. } => {
+            MemOp::Atom64 { op, ty, d, b, .. } => {
                 let b = fetch64(&self.warps[w], b);
                 let old = self.atomics(w, pc, space, exec, &addrs, |m, l| u64::apply(op, ty, m, b[l]), |_, _| true)?;
                 write64(&mut self.warps[w], d, &old, exec);
             }
-            MemOp::AtomCas { space, d, b, c, .. } => {
+            MemOp::AtomCas { d, b, c, .. } => {
                 let (b, c) = (fetch(warp, b), fetch(warp, c));
                 let old = self.compare_and_swap(w, pc, space, exec, &addrs, &b, &c)?;
                 write(&mut self.warps[w], d, &old, exec);
             }
-            MemOp::AtomCas64 { space, d, b, c, .. } => {
+            MemOp::AtomCas64 { d, b, c, .. } => {
                 let (b, c) = (fetch64(&self.warps[w], b), fetch64(&self.warps[w], c));
                 let old = self.compare_and_swap(w, pc, space, exec, &addrs, &b, &c)?;
                 write64(&mut self.warps[w], d, &old, exec);

@@ -1,8 +1,32 @@
 //! Loads, stores, atomics and the copies of tensor-core pipelines (`cp.async`,
-//! `ldmatrix`, `stmatrix`): addresses, state spaces (generic ones resolved by `spaces.rs`), vector and
-//! narrow accesses.
+//! `ldmatrix`, `stmatrix`): addresses (32-bit offsets, 64-bit pairs, generic ones and their
+//! windows: `cvta`, `isspacep`), state spaces, vector and narrow accesses.
 
 use super::*;
+
+/// Why `cvta` and `isspacep` of other spaces are refused.
+const GENERIC_SPACES: &str = "simt's generic addresses reach .global (and .const, kept in global buffers), .shared and .local";
+
+/// Where an access goes: the space its form names and how wide its address is.
+#[derive(Clone, Copy)]
+pub(super) struct Place {
+    pub space: isa::MemSpace,
+    pub width: isa::AddrWidth,
+}
+
+impl Place {
+    pub(super) const SHARED: Place = Place { space: isa::MemSpace::Shared, width: isa::AddrWidth::W32 };
+    pub(super) const LOCAL: Place = Place { space: isa::MemSpace::Local, width: isa::AddrWidth::W32 };
+    pub(super) const PARAM: Place = Place { space: isa::MemSpace::Param, width: isa::AddrWidth::W32 };
+
+    pub(super) fn ld(self, vec: isa::VecWidth, ty: isa::MemType) -> Form {
+        Form::Ld(mods::Ld { space: self.space, addr: self.width, vec, ty })
+    }
+
+    pub(super) fn st(self, vec: isa::VecWidth, ty: isa::MemType) -> Form {
+        Form::St(mods::St { space: self.space, addr: self.width, vec, ty })
+    }
+}
 
 impl<'t, 'a> Entry<'t, 'a> {
     pub(super) fn memory(&mut self, inst: &'t ast::Instruction<'a>, m: px::Memory, load: bool) -> Result<()> {
@@ -12,18 +36,18 @@ impl<'t, 'a> Entry<'t, 'a> {
         let (data, addr) = if load { (first, second) } else { (second, first) };
         let (address, symbol_space) = self.address(addr)?;
         let symbols = &self.symbols;
-        let space = match crate::spaces::local_params(m.space, Some(addr), &|n| symbols.get(n).map(|s| s.space)).or(symbol_space) {
-            Some(space) => space,
-            None => self.generic_space(addr)?,
-        };
+        let named = crate::spaces::local_params(m.space, Some(addr), &|n| symbols.get(n).map(|s| s.space)).or(symbol_space);
+        let (space, width) = self.placed(addr, named)?;
         let space = match space {
             // `.const` data is only ever module variables, which live in global buffers.
-            StateSpace::Global | StateSpace::Const => isa::Space::Global,
-            StateSpace::Shared => isa::Space::Shared,
-            StateSpace::Local => isa::Space::Local,
-            StateSpace::Param if load => isa::Space::Param,
-            other => return Err(unsupported(format!("`{name}{other}`"))),
+            Some(StateSpace::Global | StateSpace::Const) => isa::MemSpace::Global,
+            Some(StateSpace::Shared) => isa::MemSpace::Shared,
+            Some(StateSpace::Local) => isa::MemSpace::Local,
+            Some(StateSpace::Param) if load => isa::MemSpace::Param,
+            None => isa::MemSpace::Generic,
+            Some(other) => return Err(unsupported(format!("`{name}{other}`"))),
         };
+        let at = Place { space, width };
         let mem_ty = match m.ty {
             Type::U8 | Type::B8 => isa::MemType::U8,
             Type::S8 => isa::MemType::S8,
@@ -38,14 +62,14 @@ impl<'t, 'a> Entry<'t, 'a> {
             ty => return Err(unsupported(format!("`{name}{ty}`"))),
         };
         // A pointer parameter is a 32-bit simt address: its high word is zero.
-        if space == isa::Space::Param
+        if space == isa::MemSpace::Param
             && mem_ty == isa::MemType::B64
             && let (Some(base), isa::Operand::Addr { offset, .. }) = (self.param_at(addr), address)
             && self.pointers.contains_key(base)
             && self.symbols[base].address as i32 == offset
         {
             let d = self.pair(data)?;
-            self.emit(Form::Ld(mods::Ld { space, vec: isa::VecWidth::Scalar, ty: isa::MemType::U32 }), &[dst(d), address])?;
+            self.emit(at.ld(isa::VecWidth::Scalar, isa::MemType::U32), &[dst(d), address])?;
             return self.mov(d + 1, Src::imm(0));
         }
         let wide = mem_ty == isa::MemType::B64 || mem_ty == isa::MemType::F64;
@@ -61,13 +85,13 @@ impl<'t, 'a> Entry<'t, 'a> {
             (isa::VecWidth::Scalar, _) => mem_ty,
             (_, 32) => isa::MemType::B32,
             (_, 64) => isa::MemType::B64,
-            (_, 8 | 16) => return self.narrow_vector(load, space, address, data, m.ty),
+            (_, 8 | 16) => return self.narrow_vector(load, at, address, data, m.ty),
             (_, _) => return Err(unsupported(format!("`{name}{}{}`", m.vector.map_or(String::new(), |v| v.to_string()), m.ty))),
         };
         let narrow_signed = matches!(mem_ty, isa::MemType::S8 | isa::MemType::S16);
         match (vec, &data.kind) {
             (isa::VecWidth::Scalar, _) => {
-                let form = |space| if load { Form::Ld(mods::Ld { space, vec, ty: mem_ty }) } else { Form::St(mods::St { space, vec, ty: mem_ty }) };
+                let form = if load { at.ld(vec, mem_ty) } else { at.st(vec, mem_ty) };
                 let reg = match (wide, load) {
                     (true, _) => self.pair(data)?,
                     (false, true) => self.word(data)?,
@@ -82,7 +106,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 if load && !wide && self.class_of_operand(data) == Some(Class::Pair) {
                     // A 32-bit or narrower value into a 64-bit register: extend it.
                     let d = self.pair(data)?;
-                    self.emit(form(space), &[dst(d), address])?;
+                    self.emit(form, &[dst(d), address])?;
                     return if m.ty.is_signed() {
                         self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(d + 1), src(Src::reg(d)), src(Src::imm(31))])
                     } else {
@@ -90,13 +114,13 @@ impl<'t, 'a> Entry<'t, 'a> {
                     };
                 }
                 if load {
-                    self.emit(form(space), &[dst(reg), address])?;
+                    self.emit(form, &[dst(reg), address])?;
                     if narrow_signed && matches!(self.class_of_operand(data), Some(Class::Word { bits: 16 | 8 })) {
                         self.narrow(reg, 16)?;
                     }
                     Ok(())
                 } else {
-                    self.emit(form(space), &[address, src(Src::reg(reg))])
+                    self.emit(form, &[address, src(Src::reg(reg))])
                 }
             }
             (_, OperandKind::Vector(parts)) => {
@@ -106,7 +130,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
                 let t = self.scratch;
                 if load {
-                    self.emit(Form::Ld(mods::Ld { space, vec, ty: mem_ty }), &[dst(t), address])?;
+                    self.emit(at.ld(vec, mem_ty), &[dst(t), address])?;
                 }
                 for (i, part) in parts.iter().enumerate() {
                     let at = t + (i as u32 * per) as u8;
@@ -135,7 +159,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                 }
                 if !load {
-                    self.emit(Form::St(mods::St { space, vec, ty: mem_ty }), &[address, src(Src::reg(t))])?;
+                    self.emit(at.st(vec, mem_ty), &[address, src(Src::reg(t))])?;
                 }
                 Ok(())
             }
@@ -148,7 +172,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// `ld`/`st` `.v2`/`.v4` of 8- or 16-bit elements (`uchar4`, `short2`, ...): one access of
     /// the whole vector (2, 4 or 8 bytes, so its alignment rule is PTX's too) into scratch,
     /// the elements taken out with `BFE` or put in with `BFI`.
-    pub(super) fn narrow_vector(&mut self, load: bool, space: isa::Space, address: isa::Operand, data: &'t ast::Operand<'a>, ty: Type) -> Result<()> {
+    pub(super) fn narrow_vector(&mut self, load: bool, at: Place, address: isa::Operand, data: &'t ast::Operand<'a>, ty: Type) -> Result<()> {
         let OperandKind::Vector(parts) = &data.kind else {
             return Err(Diagnostic::new(data.span, "a vector access needs a vector of registers `{...}`"));
         };
@@ -161,7 +185,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         let (vec, t) = (isa::VecWidth::Scalar, self.scratch);
         let place = |i: usize| (t + (i as u32 * bits / 32) as u8, Src::imm(i as u32 * bits % 32), Src::imm(bits));
         if load {
-            self.emit(Form::Ld(mods::Ld { space, vec, ty: whole }), &[dst(t), address])?;
+            self.emit(at.ld(vec, whole), &[dst(t), address])?;
             for (i, part) in parts.iter().enumerate().filter(|(_, p)| p.kind != OperandKind::Sink) {
                 let (word, pos, len) = place(i);
                 let d = self.word(part)?;
@@ -183,7 +207,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             let x = self.src32(part)?;
             self.op(Opcode::Bfi, &[dst(word), src(x), src(Src::reg(word)), src(pos), src(len)])?;
         }
-        self.emit(Form::St(mods::St { space, vec, ty: whole }), &[address, src(Src::reg(t))])
+        self.emit(at.st(vec, whole), &[address, src(Src::reg(t))])
     }
 
     pub(super) fn spaces(&self) -> &HashMap<&'a str, crate::spaces::Spaces> {
@@ -191,7 +215,36 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.spaces.get_or_init(|| crate::spaces::infer(&self.insts, |n| symbols.get(n).map(|s| (s.space, s.address))))
     }
 
-    /// The space a generic address points into, when the inference found exactly one.
+    /// Where an access goes, given the space its instruction or variable names (`None`:
+    /// generic): the space (`None`: decided as it runs, by the address's window) and whether
+    /// the address is the 64-bit pair of its base register (`E`) or a 32-bit offset.
+    ///
+    /// A 64-bit register is used whole, so a high word no region has is a fault, never
+    /// dropped; a generic one that `spaces.rs` proves shared or local is the fast path, the
+    /// offset in its low word (the window is all its high word holds); proven global, it is
+    /// a global access of the pair. A 32-bit generic address (`.address_size 32` style) must
+    /// be proven to one space, as it cannot hold a window.
+    pub(super) fn placed(&self, addr: &ast::Operand<'a>, named: Option<StateSpace>) -> Result<(Option<StateSpace>, isa::AddrWidth)> {
+        let pair = match addr.kind {
+            OperandKind::Address(Address { base: Some(b), .. }) => self.classes.get(b.value) == Some(Class::Pair),
+            _ => false,
+        };
+        let width = if pair { isa::AddrWidth::E } else { isa::AddrWidth::W32 };
+        Ok(match (named, pair) {
+            (Some(space), _) => (Some(space), width),
+            (None, false) => (Some(self.generic_space(addr)?), width),
+            (None, true) => {
+                let symbols = &self.symbols;
+                match crate::spaces::access_space(self.spaces(), Some(addr), &|n| symbols.get(n).map(|s| s.space)) {
+                    Some(space @ (StateSpace::Shared | StateSpace::Local)) => (Some(space), isa::AddrWidth::W32),
+                    Some(space @ (StateSpace::Global | StateSpace::Const)) => (Some(space), width),
+                    _ => (None, width),
+                }
+            }
+        })
+    }
+
+    /// The space a 32-bit generic address points into, when the inference found exactly one.
     pub(super) fn generic_space(&self, addr: &ast::Operand<'a>) -> Result<StateSpace> {
         let symbols = &self.symbols;
         if let Some(space) = crate::spaces::access_space(self.spaces(), Some(addr), &|n| symbols.get(n).map(|s| s.space)) {
@@ -203,7 +256,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         };
         Err(with_note(
             Diagnostic::new(addr.span, format!("cannot tell which state space this generic address points into: {found}")),
-            "simt has no generic address space: every generic access must point into one space, known from the `cvta` that made its address",
+            "a 32-bit register cannot hold a generic address's window: only a 64-bit generic address is resolved as the kernel runs",
         ))
     }
 
@@ -226,14 +279,12 @@ impl<'t, 'a> Entry<'t, 'a> {
         let name = if red { "red" } else { "atom" };
         let unsupported = |what: String| unsupported(inst, what);
         let address_operand = inst.operands.get(usize::from(!red)).ok_or_else(|| Diagnostic::new(inst.span, format!("`{name}` needs an address")))?;
-        let space = match a.space {
-            Some(space) => space,
-            None => self.generic_space(address_operand)?,
-        };
+        let (space, width) = self.placed(address_operand, a.space)?;
         let space = match space {
-            StateSpace::Global => isa::AtomSpace::Global,
-            StateSpace::Shared => isa::AtomSpace::Shared,
-            other => return Err(unsupported(format!("`{name}` on {other} memory"))),
+            Some(StateSpace::Global) => isa::AtomSpace::Global,
+            Some(StateSpace::Shared) => isa::AtomSpace::Shared,
+            None => isa::AtomSpace::Generic,
+            Some(other) => return Err(unsupported(format!("`{name}` on {other} memory"))),
         };
         let ops = inst.operands.as_slice();
         let (d, rest) = if red { (None, ops) } else { (ops.first(), ops.get(1..).unwrap_or(&[])) };
@@ -254,7 +305,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let (address, _) = self.address(addr)?;
                 let (b, c) = (value(self, b)?, value(self, c)?);
                 let ty = if wide { isa::CasType::B64 } else { isa::CasType::B32 };
-                self.emit(Form::AtomCas(mods::AtomCas { space, ty }), &[dst(d), address, src(b), src(c)])
+                self.emit(Form::AtomCas(mods::AtomCas { space, addr: width, ty }), &[dst(d), address, src(b), src(c)])
             }
             (op, [addr, b]) => {
                 let op = match op {
@@ -280,7 +331,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 };
                 let (address, _) = self.address(addr)?;
                 let b = value(self, b)?;
-                let form = Form::Atom(mods::Atom { space, op, ty });
+                let form = Form::Atom(mods::Atom { space, addr: width, op, ty });
                 let probe = Instruction { form, guard: isa::Guard::ALWAYS, operands: [dst(d), address, src(b), isa::Operand::None, isa::Operand::None] };
                 if let Err(e) = probe.validate() {
                     return Err(unsupported(format!("`{name}{}{}` ({e})", a.op, a.ty)));
@@ -288,6 +339,55 @@ impl<'t, 'a> Entry<'t, 'a> {
                 self.emit(form, &[dst(d), address, src(b)])
             }
             _ => Err(Diagnostic::new(inst.span, format!("`{name}` has the wrong number of operands"))),
+        }
+    }
+
+    /// `cvta.X` puts an address of space X into X's generic window (`isa::SHARED_WINDOW`,
+    /// `isa::LOCAL_WINDOW`: the offset in the low word, the window in the high one) and
+    /// `cvta.to.X` takes it out again; a global address is its generic address.
+    pub(super) fn cvta(&mut self, inst: &'t ast::Instruction<'a>, c: px::Cvta) -> Result<()> {
+        let [d, x] = self.operands(inst)?;
+        let window = match c.space {
+            StateSpace::Global | StateSpace::Const => None,
+            StateSpace::Shared => Some(isa::SHARED_WINDOW),
+            StateSpace::Local => Some(isa::LOCAL_WINDOW),
+            _ => return Err(with_note(unsupported(inst, format!("`{}`", inst.op)), GENERIC_SPACES)),
+        };
+        if c.ty.bits() != 64 {
+            return Err(with_note(
+                unsupported(inst, format!("`{}`", inst.op)),
+                "simt's generic addresses are 64 bits (`.address_size 64`): the high word holds the window",
+            ));
+        }
+        let d = self.pair(d)?;
+        let (xl, xh) = self.halves(x)?;
+        self.mov(d, xl)?;
+        match (window, c.to) {
+            (None, _) => self.mov(d + 1, xh),
+            (Some(window), false) => self.mov(d + 1, Src::imm((window >> 32) as u32)),
+            (Some(_), true) => self.mov(d + 1, Src::imm(0)),
+        }
+    }
+
+    /// `isspacep.X p, a`: whether `a`'s high word is X's window; a global address is one in
+    /// neither window (`.const` data lives in global buffers, so `.const` tests the same).
+    pub(super) fn isspacep(&mut self, inst: &'t ast::Instruction<'a>, space: StateSpace) -> Result<()> {
+        let [d, x] = self.operands(inst)?;
+        let p = self.pred(d)?;
+        let (_, high) = self.halves(x)?;
+        let window = |w: u64| Src::imm((w >> 32) as u32);
+        let isetp = |cmp, bop| Form::Isetp(mods::Isetp { cmp, ty: isa::IntType::U32, bop });
+        let pred = |p| isa::Operand::PredSrc { pred: p, negated: false };
+        match space {
+            StateSpace::Shared | StateSpace::Local => {
+                let w = if space == StateSpace::Shared { isa::SHARED_WINDOW } else { isa::LOCAL_WINDOW };
+                self.emit(isetp(isa::Cmp::Eq, isa::BoolOp::And), &[isa::Operand::Pred(p), src(high), src(window(w)), pred(isa::PT)])
+            }
+            StateSpace::Global | StateSpace::Const => {
+                self.emit(isetp(isa::Cmp::Ne, isa::BoolOp::And), &[isa::Operand::Pred(p), src(high), src(window(isa::SHARED_WINDOW)), pred(isa::PT)])?;
+                self.emit(isetp(isa::Cmp::Ne, isa::BoolOp::And), &[isa::Operand::Pred(p), src(high), src(window(isa::LOCAL_WINDOW)), pred(p)])
+            }
+            _ => Err(with_note(unsupported(inst, format!("`{}`", inst.op)), GENERIC_SPACES)),
         }
     }
 
@@ -305,6 +405,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             Some(b @ (4 | 8 | 16)) => b as u32,
             _ => return Err(Diagnostic::new(size.span, "`cp.async` copies 4, 8 or 16 bytes: the size must be one of those literals")),
         };
+        let (_, width) = self.placed(from, Some(StateSpace::Global))?;
+        let global = Place { space: isa::MemSpace::Global, width };
         let ((to, _), (from, _)) = (self.address(to)?, self.address(from)?);
         let isa::Operand::Addr { base, offset } = from else { return Err(Diagnostic::new(inst.span, "expected an address")) };
         let words = bytes / 4;
@@ -315,9 +417,9 @@ impl<'t, 'a> Entry<'t, 'a> {
         };
         let t = self.scratch;
         let ty = if words == 1 { isa::MemType::U32 } else { isa::MemType::B32 };
-        let store = Form::St(mods::St { space: isa::Space::Shared, vec, ty });
+        let store = Place::SHARED.st(vec, ty);
         let Some(source_size) = source_size else {
-            self.emit(Form::Ld(mods::Ld { space: isa::Space::Global, vec, ty }), &[dst(t), from])?;
+            self.emit(global.ld(vec, ty), &[dst(t), from])?;
             return self.emit(store, &[to, src(Src::reg(t))]);
         };
         let n = self.src32(source_size)?;
@@ -335,7 +437,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             )?;
             self.guard = isa::Guard { pred: p, negated: false };
             let at = isa::Operand::Addr { base, offset: offset.wrapping_add(w4 as i32) };
-            self.emit(Form::Ld(mods::Ld { space: isa::Space::Global, vec: isa::VecWidth::Scalar, ty: isa::MemType::U32 }), &[dst(t + w), at])?;
+            self.emit(global.ld(isa::VecWidth::Scalar, isa::MemType::U32), &[dst(t + w), at])?;
             // Keep the word's first min(n - 4w, 4) bytes: AND with !(~0 << 8 min(n - 4w, 4)).
             self.op(Opcode::Iadd, &[dst(mask), src(n), src(Src::imm(w4.wrapping_neg()))])?;
             self.emit(Form::Imin(mods::Imin { ty: isa::IntType::U32 }), &[dst(mask), src(Src::reg(mask)), src(Src::imm(4))])?;
@@ -371,9 +473,9 @@ impl<'t, 'a> Entry<'t, 'a> {
         let shared = isa::Operand::Addr { base: at, offset: 0 };
         let access = |this: &mut Self, ty, r: u8| {
             if store {
-                this.emit(Form::St(mods::St { space: isa::Space::Shared, vec: isa::VecWidth::Scalar, ty }), &[shared, src(Src::reg(r))])
+                this.emit(Place::SHARED.st(isa::VecWidth::Scalar, ty), &[shared, src(Src::reg(r))])
             } else {
-                this.emit(Form::Ld(mods::Ld { space: isa::Space::Shared, vec: isa::VecWidth::Scalar, ty }), &[dst(r), shared])
+                this.emit(Place::SHARED.ld(isa::VecWidth::Scalar, ty), &[dst(r), shared])
             }
         };
         self.op(Opcode::S2r, &[dst(lane), isa::Operand::Special(isa::SpecialReg::LaneId)])?;

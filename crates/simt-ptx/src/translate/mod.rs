@@ -12,8 +12,9 @@
 //!   predicates into P0-P6. What finds no colour spills: predicates to registers, registers
 //!   to LOCAL memory.
 //! - A `.u64` parameter whose value reaches an address is a pointer (`pointers.rs`): a
-//!   simt `.raw.T` parameter, `T` the type of the first access through it. A 64-bit
-//!   address is its pair's low word; simt addresses are 32 bits.
+//!   simt `.raw.T` parameter, `T` the type of the first access through it; any other is a
+//!   `.u64`, which takes a buffer as well as a number. A 64-bit register used as an address
+//!   is a 64-bit (`.E`) access, a generic one resolved by window as it runs (`memory.rs`).
 //! - One PTX instruction becomes one or a few simt instructions: `operation` below
 //!   dispatches, and the families that take more than a line live beside it (`arith.rs`,
 //!   `convert.rs`, `memory.rs`, `collective.rs`).
@@ -684,7 +685,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn load_module_variables(&mut self) -> Result<()> {
         for i in 0..self.module_vars.len() {
             let Symbol { address, base: Some(base), .. } = self.symbols[self.module_vars[i].0] else { continue };
-            let ld = Form::Ld(mods::Ld { space: isa::Space::Param, vec: isa::VecWidth::Scalar, ty: isa::MemType::U32 });
+            let ld = memory::Place::PARAM.ld(isa::VecWidth::Scalar, isa::MemType::U32);
             self.emit(ld, &[dst(base), isa::Operand::Addr { base: RZ, offset: address as i32 }])?;
         }
         Ok(())
@@ -1064,15 +1065,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             | Op::Tanh(_) => self.arithmetic(inst),
             Op::Cvt(c) => self.cvt(inst, c),
 
-            // A generic address is the address in its space (simt has no generic window;
-            // `spaces` resolves generic accesses statically), so every `cvta` is a move.
-            Op::Cvta(_) => {
-                let [d, x] = self.operands(inst)?;
-                let d = self.pair(d)?;
-                let (xl, xh) = self.halves(x)?;
-                self.mov(d, xl)?;
-                self.mov(d + 1, xh)
-            }
+            Op::Cvta(c) => self.cvta(inst, c),
+            Op::Isspacep(space) => self.isspacep(inst, space),
             Op::Mov(t) => self.mov_instruction(inst, t),
             Op::Ld(m) | Op::St(m) => self.memory(inst, m, matches!(op, Op::Ld(_))),
             Op::Atom(a) | Op::Red(a) => self.atomic(inst, a, matches!(op, Op::Red(_))),

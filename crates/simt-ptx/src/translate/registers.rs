@@ -504,10 +504,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             let (r, ty) = (next as u8, if pair { isa::MemType::B64 } else { isa::MemType::U32 });
             next += width;
-            self.emit(
-                Form::Ld(mods::Ld { space: isa::Space::Local, vec: isa::VecWidth::Scalar, ty }),
-                &[dst(r), isa::Operand::Addr { base: RZ, offset: offset as i32 }],
-            )?;
+            self.emit(memory::Place::LOCAL.ld(isa::VecWidth::Scalar, ty), &[dst(r), isa::Operand::Addr { base: RZ, offset: offset as i32 }])?;
             self.locs.insert(name, if pair { Loc::Pair(r) } else { Loc::Reg(r) });
             reloaded.push((name, spill));
         }
@@ -532,10 +529,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     _ => continue,
                 };
                 let ty = if pair { isa::MemType::B64 } else { isa::MemType::U32 };
-                self.emit(
-                    Form::St(mods::St { space: isa::Space::Local, vec: isa::VecWidth::Scalar, ty }),
-                    &[isa::Operand::Addr { base: RZ, offset: offset as i32 }, src(Src::reg(r))],
-                )?;
+                self.emit(memory::Place::LOCAL.st(isa::VecWidth::Scalar, ty), &[isa::Operand::Addr { base: RZ, offset: offset as i32 }, src(Src::reg(r))])?;
             }
             self.locs.insert(name, spill);
         }
