@@ -1131,7 +1131,8 @@ impl<'l> Sm<'l> {
         self.l1_free = start + n as u64;
         let mut known = 0u64;
         let mut op = NONE;
-        let mut note = String::new();
+        // What the pipeview row says, built only when there is a row: most accesses have none.
+        let mut note = "";
         let l1_hit = u64::from(m.memory.l1.hit_latency);
         for (i, &(line, sectors, count)) in lines[..n].iter().enumerate() {
             let lt = start + i as u64;
@@ -1148,7 +1149,7 @@ impl<'l> Sm<'l> {
                             rest &= !r.sectors;
                             self.raw.l1_hits += 0;
                             op = self.wait_on(ctx, tag, op, s, info, pipe);
-                            note = "L1 miss (merged with one in flight)".into();
+                            note = "L1 miss (merged with one in flight)";
                         }
                     }
                     if rest != 0 {
@@ -1161,9 +1162,9 @@ impl<'l> Sm<'l> {
                         if miss != 0 {
                             let tag = self.send(lt, line, miss, ReqKind::Load, seq * 64 + i as u64, true);
                             op = self.wait_on(ctx, tag, op, s, info, pipe);
-                            note = "L1 miss".into();
+                            note = "L1 miss";
                         } else if note.is_empty() {
-                            note = "L1 hit".into();
+                            note = "L1 hit";
                         }
                     }
                 }
@@ -1172,19 +1173,19 @@ impl<'l> Sm<'l> {
                     self.l1.access(line, sectors, false, false);
                     let tag = self.send(lt, line, sectors, ReqKind::Store, seq * 64 + i as u64, false);
                     op = self.wait_on(ctx, tag, op, s, info, pipe);
-                    note = "store to L2".into();
+                    note = "store to L2";
                 }
                 AccessKind::Atomic => {
                     let tag = self.send(lt, line, sectors, ReqKind::Atomic { ops: count }, seq * 64 + i as u64, true);
                     op = self.wait_on(ctx, tag, op, s, info, pipe);
-                    note = "atomic at L2".into();
+                    note = "atomic at L2";
                 }
             }
         }
         if let Some(row) = pipe
             && let Some(r) = self.pipe.get_mut(row as usize)
         {
-            r.note = note;
+            r.note = note.into();
         }
         if op == NONE {
             let done = known.max(t + 1);
