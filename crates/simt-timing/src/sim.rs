@@ -17,6 +17,7 @@ use simt_isa::{AccessKind, AtomOp, AtomType, Flags, Form, Kernel, RZ, Space, Uni
 
 use crate::cache::SectorCache;
 use crate::config::{LINE_BYTES, Machine, Policy, SECTOR_BYTES, SHARED_BANKS};
+use crate::engine::Unsupported;
 use crate::reason::Reason;
 use crate::seed::Arbiter;
 use crate::view::WarpState;
@@ -132,12 +133,12 @@ impl<'a> Ctx<'a> {
     ///
     /// # Errors
     /// An MMA form the machine has no timing for.
-    pub fn new(launch: &'a Launch<'a>, machine: &'a Machine, l1_lines: u64, pipe: Option<PipeFilter>, timeline: bool) -> Result<Ctx<'a>, String> {
+    pub fn new(launch: &'a Launch<'a>, machine: &'a Machine, l1_lines: u64, pipe: Option<PipeFilter>, timeline: bool) -> Result<Ctx<'a>, Unsupported> {
         let kernel = launch.kernel();
         let mut regs = Vec::new();
         let mut pcs = Vec::with_capacity(kernel.code.len());
         let p = machine.sm.partitions;
-        for inst in &kernel.code {
+        for (pc, inst) in kernel.code.iter().enumerate() {
             let info = inst.info();
             let effects = inst.effects();
             let range = |regs: &mut Vec<u8>, set: &simt_isa::RegSet| {
@@ -164,12 +165,15 @@ impl<'a> Ctx<'a> {
             {
                 let key = crate::forms::form_key(&inst.form).unwrap_or_default();
                 let Some(t) = machine.tensor.get(&key) else {
-                    let forms: Vec<&str> = machine.tensor.keys().map(String::as_str).collect();
-                    return Err(format!(
-                        "machine `{}` has no tensor-core timing for MMA form `{key}`: this generation's tensor cores lack it (its forms: {})",
-                        machine.name,
-                        if forms.is_empty() { "none".to_string() } else { forms.join(", ") }
-                    ));
+                    let pc = pc as u32;
+                    return Err(Unsupported::NoTensorTiming {
+                        kernel: kernel.name.clone(),
+                        machine: machine.name.clone(),
+                        form: key,
+                        pc,
+                        line: kernel.line(pc),
+                        forms: machine.tensor.keys().cloned().collect(),
+                    });
                 };
                 latency = t.latency;
                 interval = t.interval;
