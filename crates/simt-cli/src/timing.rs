@@ -78,7 +78,7 @@ pub fn run(
         progress: Some(progress),
     };
     let report = simt_timing::run(kernel, &launch.config, &launch.memory, options, &machine, &timing).map_err(|e| match e {
-        TimingError::Unsupported(message) => Failure::input(message),
+        TimingError::Unsupported(why) => Failure::input(why.to_string()),
         TimingError::Fault(fault) if fault.kind == FaultKind::InvalidLaunch => Failure::input(fault.message),
         TimingError::Fault(fault) => Failure::Fault(fault.worded(&crate::run::CommandLine).render(module, color())),
     })?;

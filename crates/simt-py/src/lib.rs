@@ -308,7 +308,7 @@ impl Kernel {
                 return match simt_timing::run(kernel, &prepared.config, &prepared.memory, &options, machine, &timing) {
                     Ok(report) => Ok((report.functional.clone(), Some(report), traced)),
                     Err(TimingError::Fault(fault)) => Err(fault),
-                    Err(TimingError::Unsupported(message)) => Err(Box::new(simt_interp::Fault::new(FaultKind::InvalidLaunch, &kernel.name, message))),
+                    Err(TimingError::Unsupported(why)) => Err(Box::new(simt_interp::Fault::new(FaultKind::InvalidLaunch, &kernel.name, why.to_string()))),
                 };
             }
             if trace {

@@ -10,6 +10,9 @@
 #[derive(Clone, Debug)]
 pub struct SectorCache {
     sets: u64,
+    /// `sets` as a multiplier that takes a remainder without dividing (see [`fast_mod`]):
+    /// every access needs a set, and a 64-bit division costs as much as the rest of a hit.
+    sets_inverse: u128,
     ways: usize,
     lines: Vec<Way>,
     clock: u64,
@@ -43,7 +46,13 @@ impl SectorCache {
         let ways = ways.max(1) as usize;
         let sets = lines / ways as u64;
         let n = (sets as usize) * ways;
-        SectorCache { sets, ways, lines: vec![Way { line: EMPTY, used: 0, valid: 0, dirty: 0 }; n], clock: 0 }
+        SectorCache {
+            sets,
+            sets_inverse: (u128::MAX / u128::from(sets.max(1))).wrapping_add(1),
+            ways,
+            lines: vec![Way { line: EMPTY, used: 0, valid: 0, dirty: 0 }; n],
+            clock: 0,
+        }
     }
 
     /// Whether the cache holds anything at all.
@@ -53,7 +62,7 @@ impl SectorCache {
 
     fn set_of(&self, line: u64) -> std::ops::Range<usize> {
         // A multiplicative hash spreads strided lines over the sets as real index hashing does.
-        let set = (line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) % self.sets;
+        let set = fast_mod(line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20, self.sets_inverse, self.sets);
         let start = set as usize * self.ways;
         start..start + self.ways
     }
@@ -85,21 +94,32 @@ impl SectorCache {
         let clock = self.clock as u32;
         let range = self.set_of(line);
         let set = &mut self.lines[range];
-        if let Some(way) = set.iter_mut().find(|w| w.line == line) {
-            let hit = way.valid & sectors;
-            if fill {
-                way.valid |= sectors;
+        // One pass finds the line or, failing that, the victim: the first empty way, else
+        // the first least recently used one.
+        let mut victim = 0;
+        let mut oldest = (true, u32::MAX);
+        for (i, way) in set.iter_mut().enumerate() {
+            if way.line == line {
+                let hit = way.valid & sectors;
+                if fill {
+                    way.valid |= sectors;
+                }
+                if write {
+                    way.dirty |= sectors;
+                }
+                way.used = clock;
+                return Lookup { hit, ..Lookup::default() };
             }
-            if write {
-                way.dirty |= sectors;
+            let age = (way.line != EMPTY, way.used);
+            if age < oldest {
+                oldest = age;
+                victim = i;
             }
-            way.used = clock;
-            return Lookup { hit, ..Lookup::default() };
         }
         if !fill {
             return Lookup::default();
         }
-        let victim = set.iter_mut().min_by_key(|w| (w.line != EMPTY, w.used)).expect("a set has at least one way");
+        let victim = &mut set[victim];
         let evicted_dirty = if victim.line == EMPTY { 0 } else { victim.dirty };
         let evicted_line = victim.line;
         *victim = Way { line, used: clock, valid: sectors, dirty: if write { sectors } else { 0 } };
@@ -123,9 +143,39 @@ impl SectorCache {
     }
 }
 
+/// `a % d` for `d` > 0 given `inverse` = `u128::MAX / d + 1` (wrapping), by Lemire, Kaser and
+/// Kurz's direct remainder ("Faster remainder by direct computation", 2019): exact for every
+/// 64-bit `a` and `d`.
+#[inline]
+fn fast_mod(a: u64, inverse: u128, d: u64) -> u64 {
+    let low = inverse.wrapping_mul(u128::from(a));
+    let bottom = (u128::from(low as u64) * u128::from(d)) >> 64;
+    let top = (low >> 64) * u128::from(d);
+    ((bottom + top) >> 64) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fast_mod_is_the_remainder() {
+        let divisors = [1u64, 2, 3, 7, 16, 40, 5120, 10240, 12_345_677, u64::from(u32::MAX), u64::MAX - 1, u64::MAX];
+        let mut a = 0x0123_4567_89AB_CDEFu64;
+        for &d in &divisors {
+            let inverse = (u128::MAX / u128::from(d)).wrapping_add(1);
+            for edge in [0, 1, d - 1, d, d.wrapping_add(1), u64::MAX, u64::MAX - 1] {
+                assert_eq!(fast_mod(edge, inverse, d), edge % d, "{edge} % {d}");
+            }
+            for _ in 0..10_000 {
+                a ^= a << 13;
+                a ^= a >> 7;
+                a ^= a << 17;
+                assert_eq!(fast_mod(a, inverse, d), a % d, "{a} % {d}");
+                assert_eq!(fast_mod(a >> 20, inverse, d), (a >> 20) % d);
+            }
+        }
+    }
 
     #[test]
     fn lru_evicts_the_least_recently_used_line() {

@@ -13,11 +13,11 @@
 
 use rayon::prelude::*;
 use simt_interp::{Fault, GlobalMemory, Launch, LaunchConfig, RunOptions};
-use simt_isa::{Kernel, format_mnemonic};
+use simt_isa::{Kernel, Target, format_mnemonic};
 
 use crate::config::{LINE_BYTES, Machine};
 use crate::memsys::MemorySystem;
-use crate::occupancy::{Occupancy, occupancy};
+use crate::occupancy::{Impossible, Occupancy, occupancy};
 use crate::sim::{Ctx, Deferred, PipeFilter, Request, Sm};
 use crate::stats::Report;
 
@@ -36,13 +36,73 @@ pub struct TimingOptions<'p> {
 /// Encountered when a timed launch cannot run or faults.
 #[derive(Debug, thiserror::Error)]
 pub enum TimingError {
-    /// The kernel cannot run on this machine (a form newer than its target, an MMA form its
-    /// tensor cores lack, too much shared memory, ...).
-    #[error("{0}")]
-    Unsupported(String),
+    /// The kernel cannot run on this machine; nothing ran.
+    #[error(transparent)]
+    Unsupported(Unsupported),
     /// The launch faulted (or was impossible: [`simt_interp::FaultKind::InvalidLaunch`]).
     #[error("{}", .0.message)]
     Fault(Box<Fault>),
+}
+
+/// Why a machine cannot run a kernel, with the facts that say so.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unsupported {
+    /// An instruction's form is newer than the machine's target.
+    #[error(
+        "kernel `{kernel}` cannot run on {machine}: `{mnemonic}` ({}) needs target {needs} ({}) or later, but {machine} is {target} ({}); time it on a machine of that generation or later (`simt configs` lists them)",
+        place(*.line, *.pc), .needs.generation(), .target.generation()
+    )]
+    BeyondTarget {
+        /// The kernel's name.
+        kernel: String,
+        /// The machine's name.
+        machine: String,
+        /// The instruction's mnemonic.
+        mnemonic: String,
+        /// Where the instruction is.
+        pc: u32,
+        /// Its source line, when the kernel has line information.
+        line: Option<u32>,
+        /// The first target with the form.
+        needs: Target,
+        /// The machine's target.
+        target: Target,
+    },
+    /// An MMA form within the machine's target that its generation's tensor cores lack
+    /// (the machine file times `forms`).
+    #[error(
+        "machine `{machine}` has no tensor-core timing for MMA form `{form}` (kernel `{kernel}`, {}): this generation's tensor cores lack it (its forms: {})",
+        place(*.line, *.pc), if .forms.is_empty() { "none".to_string() } else { .forms.join(", ") }
+    )]
+    NoTensorTiming {
+        /// The kernel's name.
+        kernel: String,
+        /// The machine's name.
+        machine: String,
+        /// The MMA form, as the machine file names it (`m16n8k16.f32.f16`).
+        form: String,
+        /// Where the instruction is.
+        pc: u32,
+        /// Its source line, when the kernel has line information.
+        line: Option<u32>,
+        /// The forms the machine file times.
+        forms: Vec<String>,
+    },
+    /// Not one block of the launch fits on an SM.
+    #[error("kernel `{kernel}` cannot run on {machine}: {why}")]
+    NoBlockFits {
+        /// The kernel's name.
+        kernel: String,
+        /// The machine's name.
+        machine: String,
+        /// The resource that rules a block out.
+        why: Impossible,
+    },
+}
+
+/// Where an instruction is: its source line when the kernel has one, else its pc.
+fn place(line: Option<u32>, pc: u32) -> String {
+    line.map_or_else(|| format!("pc {pc}"), |line| format!("line {line}"))
 }
 
 /// How many requests ahead the boundary asks the host to load the L2 sets a request needs.
@@ -77,8 +137,8 @@ pub fn run(
     }
     let threads: u32 = config.block.iter().product();
     let occ = occupancy(machine, threads, kernel.regs, kernel.shared_size);
-    if let Some(why) = &occ.impossible {
-        return Err(TimingError::Unsupported(format!("kernel `{}` cannot run on {}: {why}", kernel.name, machine.name)));
+    if let Some(why) = occ.impossible {
+        return Err(TimingError::Unsupported(Unsupported::NoBlockFits { kernel: kernel.name.clone(), machine: machine.name.clone(), why }));
     }
     let ctx = Ctx::new(&launch, machine, l1_lines(machine, &occ), timing.pipeview, timing.timeline).map_err(TimingError::Unsupported)?;
     let mut sms: Vec<Sm> = (0..machine.sm.count).map(|i| Sm::new(i, &ctx)).collect();
@@ -199,22 +259,19 @@ pub fn run(
 }
 
 /// Why `machine` cannot run `kernel`'s instructions: the first whose form is newer than the
-/// machine's target, with its source line. The kernel's own `.target` does not matter here: a
-/// kernel written for sm_100 that uses only Volta forms runs on a Volta machine.
-fn beyond_machine(kernel: &Kernel, machine: &Machine) -> Option<String> {
+/// machine's target. The kernel's own `.target` does not matter here: a kernel written for
+/// sm_100 that uses only Volta forms runs on a Volta machine.
+fn beyond_machine(kernel: &Kernel, machine: &Machine) -> Option<Unsupported> {
     let (pc, form) = kernel.first_beyond(machine.target)?;
-    let needs = form.since();
-    let at = kernel.line(pc).map_or_else(|| format!("pc {pc}"), |line| format!("line {line}"));
-    Some(format!(
-        "kernel `{}` cannot run on {}: `{}` ({at}) needs target {needs} ({}) or later, but {} is {} ({}); time it on a machine of that generation or later (`simt configs` lists them)",
-        kernel.name,
-        machine.name,
-        format_mnemonic(&form),
-        needs.generation(),
-        machine.name,
-        machine.target,
-        machine.target.generation(),
-    ))
+    Some(Unsupported::BeyondTarget {
+        kernel: kernel.name.clone(),
+        machine: machine.name.clone(),
+        mnemonic: format_mnemonic(&form),
+        pc,
+        line: kernel.line(pc),
+        needs: form.since(),
+        target: machine.target,
+    })
 }
 
 /// The L2 and DRAM counters for the report.

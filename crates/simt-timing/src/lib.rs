@@ -28,8 +28,8 @@ mod stats;
 mod view;
 
 pub use config::{ConfigError, Machine, Policy};
-pub use engine::{TimingError, TimingOptions, run};
-pub use occupancy::{Limiter, Occupancy, occupancy};
+pub use engine::{TimingError, TimingOptions, Unsupported, run};
+pub use occupancy::{Impossible, Limiter, Occupancy, occupancy};
 pub use reason::Reason;
 pub use sim::{MAX_RECORDS, PipeFilter, PipeRow};
 pub use stats::{CacheStats, DramStats, OccupancyStats, Report, TimingStats, UnitStats, thousands};

@@ -64,7 +64,49 @@ pub struct Occupancy {
     /// The resource that allows the fewest blocks.
     pub limiter: Limiter,
     /// Why no block fits, when none does.
-    pub impossible: Option<String>,
+    pub impossible: Option<Impossible>,
+}
+
+/// Why not one block of a launch fits on an SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Impossible {
+    /// The kernel uses more registers per thread than a thread may have.
+    #[error("{regs} registers per thread; the most is {max}")]
+    Registers {
+        /// The kernel's registers per thread.
+        regs: u32,
+        /// The machine's most per thread.
+        max: u32,
+    },
+    /// The block declares more shared memory than a block may use.
+    #[error("the block declares {bytes} bytes of shared memory; a block may use at most {max} ({} KB)", .max / 1024)]
+    SharedMemory {
+        /// The block's shared memory.
+        bytes: u32,
+        /// The most a block may use.
+        max: u32,
+    },
+    /// The block has more threads than an SM holds.
+    #[error("{threads} threads per block; an SM holds at most {max}")]
+    Threads {
+        /// Threads per block.
+        threads: u32,
+        /// The most an SM holds.
+        max: u32,
+    },
+    /// Each resource alone would allow a block, but `limiter` allows none.
+    #[error("not even one block fits: {} allow none", .limiter.describe())]
+    NoBlock {
+        /// The resource that allows none.
+        limiter: Limiter,
+    },
+}
+
+/// Written as its words, as `simt occupancy --json` always showed it.
+impl serde::Serialize for Impossible {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 /// The occupancy of blocks of `threads` threads using `regs` registers per thread and
@@ -87,21 +129,17 @@ pub fn occupancy(machine: &Machine, threads: u32, regs: u32, shared: u32) -> Occ
     ];
     let mut impossible = None;
     if regs > sm.max_registers_per_thread {
-        impossible = Some(format!("{regs} registers per thread; the most is {}", sm.max_registers_per_thread));
+        impossible = Some(Impossible::Registers { regs, max: sm.max_registers_per_thread });
     } else if shared > sm.max_shared_per_block {
-        impossible = Some(format!(
-            "the block declares {shared} bytes of shared memory; a block may use at most {} ({} KB)",
-            sm.max_shared_per_block,
-            sm.max_shared_per_block / 1024
-        ));
+        impossible = Some(Impossible::SharedMemory { bytes: shared, max: sm.max_shared_per_block });
     } else if threads > sm.max_threads {
-        impossible = Some(format!("{threads} threads per block; an SM holds at most {}", sm.max_threads));
+        impossible = Some(Impossible::Threads { threads, max: sm.max_threads });
     }
     let (limiter, mut blocks) = limits.iter().copied().min_by_key(|&(_, b)| b).unwrap_or((Limiter::Blocks, 0));
     if impossible.is_some() {
         blocks = 0;
     } else if blocks == 0 {
-        impossible = Some(format!("not even one block fits: {} allow none", limiter.describe()));
+        impossible = Some(Impossible::NoBlock { limiter });
     }
     let warps_per_sm = blocks * warps_per_block;
     Occupancy {

@@ -17,6 +17,7 @@ use simt_isa::{AccessKind, AtomOp, AtomType, Flags, Form, Kernel, RZ, Space, Uni
 
 use crate::cache::SectorCache;
 use crate::config::{LINE_BYTES, Machine, Policy, SECTOR_BYTES, SHARED_BANKS};
+use crate::engine::Unsupported;
 use crate::reason::Reason;
 use crate::seed::Arbiter;
 use crate::view::WarpState;
@@ -132,12 +133,12 @@ impl<'a> Ctx<'a> {
     ///
     /// # Errors
     /// An MMA form the machine has no timing for.
-    pub fn new(launch: &'a Launch<'a>, machine: &'a Machine, l1_lines: u64, pipe: Option<PipeFilter>, timeline: bool) -> Result<Ctx<'a>, String> {
+    pub fn new(launch: &'a Launch<'a>, machine: &'a Machine, l1_lines: u64, pipe: Option<PipeFilter>, timeline: bool) -> Result<Ctx<'a>, Unsupported> {
         let kernel = launch.kernel();
         let mut regs = Vec::new();
         let mut pcs = Vec::with_capacity(kernel.code.len());
         let p = machine.sm.partitions;
-        for inst in &kernel.code {
+        for (pc, inst) in kernel.code.iter().enumerate() {
             let info = inst.info();
             let effects = inst.effects();
             let range = |regs: &mut Vec<u8>, set: &simt_isa::RegSet| {
@@ -164,12 +165,15 @@ impl<'a> Ctx<'a> {
             {
                 let key = crate::forms::form_key(&inst.form).unwrap_or_default();
                 let Some(t) = machine.tensor.get(&key) else {
-                    let forms: Vec<&str> = machine.tensor.keys().map(String::as_str).collect();
-                    return Err(format!(
-                        "machine `{}` has no tensor-core timing for MMA form `{key}`: this generation's tensor cores lack it (its forms: {})",
-                        machine.name,
-                        if forms.is_empty() { "none".to_string() } else { forms.join(", ") }
-                    ));
+                    let pc = pc as u32;
+                    return Err(Unsupported::NoTensorTiming {
+                        kernel: kernel.name.clone(),
+                        machine: machine.name.clone(),
+                        form: key,
+                        pc,
+                        line: kernel.line(pc),
+                        forms: machine.tensor.keys().cloned().collect(),
+                    });
                 };
                 latency = t.latency;
                 interval = t.interval;
@@ -1131,7 +1135,8 @@ impl<'l> Sm<'l> {
         self.l1_free = start + n as u64;
         let mut known = 0u64;
         let mut op = NONE;
-        let mut note = String::new();
+        // What the pipeview row says, built only when there is a row: most accesses have none.
+        let mut note = "";
         let l1_hit = u64::from(m.memory.l1.hit_latency);
         for (i, &(line, sectors, count)) in lines[..n].iter().enumerate() {
             let lt = start + i as u64;
@@ -1148,7 +1153,7 @@ impl<'l> Sm<'l> {
                             rest &= !r.sectors;
                             self.raw.l1_hits += 0;
                             op = self.wait_on(ctx, tag, op, s, info, pipe);
-                            note = "L1 miss (merged with one in flight)".into();
+                            note = "L1 miss (merged with one in flight)";
                         }
                     }
                     if rest != 0 {
@@ -1161,9 +1166,9 @@ impl<'l> Sm<'l> {
                         if miss != 0 {
                             let tag = self.send(lt, line, miss, ReqKind::Load, seq * 64 + i as u64, true);
                             op = self.wait_on(ctx, tag, op, s, info, pipe);
-                            note = "L1 miss".into();
+                            note = "L1 miss";
                         } else if note.is_empty() {
-                            note = "L1 hit".into();
+                            note = "L1 hit";
                         }
                     }
                 }
@@ -1172,19 +1177,19 @@ impl<'l> Sm<'l> {
                     self.l1.access(line, sectors, false, false);
                     let tag = self.send(lt, line, sectors, ReqKind::Store, seq * 64 + i as u64, false);
                     op = self.wait_on(ctx, tag, op, s, info, pipe);
-                    note = "store to L2".into();
+                    note = "store to L2";
                 }
                 AccessKind::Atomic => {
                     let tag = self.send(lt, line, sectors, ReqKind::Atomic { ops: count }, seq * 64 + i as u64, true);
                     op = self.wait_on(ctx, tag, op, s, info, pipe);
-                    note = "atomic at L2".into();
+                    note = "atomic at L2";
                 }
             }
         }
         if let Some(row) = pipe
             && let Some(r) = self.pipe.get_mut(row as usize)
         {
-            r.note = note;
+            r.note = note.into();
         }
         if op == NONE {
             let done = known.max(t + 1);

@@ -11,7 +11,7 @@ use common::*;
 use simt_host::prepare;
 use simt_interp::RunOptions;
 use simt_isa::{Form, FragRole, Module, TABLE, Target, Unit, format_mnemonic};
-use simt_timing::{Machine, TimingError, TimingOptions};
+use simt_timing::{Machine, TimingError, TimingOptions, Unsupported};
 
 /// MMAs per form in the benchmark: enough that the first issue's offset is lost in the rate.
 const MMAS: usize = 64;
@@ -192,7 +192,10 @@ fn a_form_within_the_target_that_the_generation_lacks_has_no_timing() {
     let Err(TimingError::Unsupported(e)) = try_run(&assemble("s4.s", &bench_source(&["MMA.M16N16K16.S32.S4"])), &Machine::builtin("h100")) else {
         panic!("h100 ran INT4")
     };
-    assert!(e.contains("machine `h100` has no tensor-core timing for MMA form `m16n16k16.s32.s4`"), "{e}");
+    let Unsupported::NoTensorTiming { form, forms, line, .. } = &e else { panic!("{e:?}") };
+    assert_eq!(form, "m16n16k16.s32.s4");
+    assert!(line.is_some() && !forms.is_empty() && !forms.contains(form), "{e:?}");
+    assert!(e.to_string().starts_with("machine `h100` has no tensor-core timing for MMA form `m16n16k16.s32.s4` (kernel `"), "{e}");
 }
 
 fn h100_text() -> String {

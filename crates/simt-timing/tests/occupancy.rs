@@ -1,7 +1,7 @@
 //! Occupancy against the calculator's rules (contract §4 and §7.6), the seed's two
 //! figures included; expected values computed from the config's numbers.
 
-use simt_timing::{Limiter, Machine, occupancy};
+use simt_timing::{Impossible, Limiter, Machine, occupancy};
 
 #[test]
 fn the_seeds_two_figures_on_h100() {
@@ -15,7 +15,9 @@ fn the_seeds_two_figures_on_h100() {
     // 228 KB asked by one block is more than a block may have: it cannot run.
     let o = occupancy(&h, 256, 32, h.sm.shared_bytes);
     assert_eq!(o.blocks_per_sm, 0);
-    assert!(o.impossible.as_deref().is_some_and(|m| m.contains("227 KB")), "{:?}", o.impossible);
+    let why = o.impossible.expect("no block fits");
+    assert_eq!(why, Impossible::SharedMemory { bytes: h.sm.shared_bytes, max: h.sm.max_shared_per_block });
+    assert!(why.to_string().contains("227 KB"), "{why}");
 }
 
 /// The calculator's rules written out once more, independently, for the table below.
