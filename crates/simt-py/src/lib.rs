@@ -26,7 +26,7 @@ use simt_interp::trace::{Filter, Trace};
 use simt_interp::{Checks, Contents, FaultKind, Lent, Progress, RunOptions, SimtModel, Stats, WordBytes};
 use simt_io::lowp;
 use simt_io::npy::Dtype;
-use simt_isa::{ArgInit, ElemType, Kernel as IsaKernel, Literal, Module, ParamType};
+use simt_isa::{ArgInit, ElemType, Kernel as IsaKernel, Literal, Module, Param, ParamType};
 use simt_timing::{Machine, TimingError, TimingOptions};
 
 create_exception!(simt, SimtError, PyException, "Base class of every error simt raises.");
@@ -224,8 +224,9 @@ impl Kernel {
     ///
     /// `grid`/`block`: an int or a tuple of up to 3 ints, overriding `.launch`.
     /// `args`: parameter name to a numpy array (pointer parameters; the dtype of the
-    /// element type, any shape, C-contiguous), a generator text such as `"iota(1024)"`,
-    /// or a Python int/float (scalars); or those values in a list or tuple, in parameter
+    /// element type, any shape, C-contiguous; a PTX pointer or `.u64` takes any dtype), a
+    /// generator text such as `"iota(1024)"`, or a Python int/float (scalars; an address
+    /// for a PTX pointer or `.u64`); or those values in a list or tuple, in parameter
     /// order (a PTX kernel's parameters have long names). Anything left out takes its
     /// `.arg` default.
     /// Arrays are passed by reference: the kernel's stores land in a writeable array
@@ -411,19 +412,23 @@ impl Kernel {
             let Some(param) = kernel.param(&name) else {
                 return Err(LaunchError::new_err(HostError::unknown_param(kernel, &name).to_string()));
             };
-            let init = match (param.ty, value.cast::<PyUntypedArray>()) {
-                (ParamType::Ptr(elem), Ok(array)) => {
+            // Which parameters an array binds to as a buffer, and of which element type, is
+            // `buffer_for`'s rule, as for the command line's `zeros(N)`; a 0-d array is a
+            // number wherever a number is taken.
+            let array = value.cast::<PyUntypedArray>().ok().filter(|a| a.ndim() > 0 || !takes_a_number(param.ty));
+            let init = match (array, param.ty.buffer_for(&ArgInit::Zeros(0))) {
+                // A PTX pointer or a `.u64` takes any array as its bytes, and gives it back in its dtype.
+                (Some(array), Some(elem)) if param.ty.takes_any_dtype() => {
+                    let (own, zeros) = raw_array(param, elem, array)?;
+                    arrays.push((name.clone(), own, array.clone()));
+                    ArgInit::Zeros(zeros)
+                }
+                (Some(array), Some(elem)) => {
                     let count = check_array(&name, elem, array)?;
                     arrays.push((name.clone(), elem, array.clone()));
                     ArgInit::Zeros(count)
                 }
-                // A PTX pointer takes any array as its bytes, and gives it back in its dtype.
-                (ParamType::Raw(elem), Ok(array)) => {
-                    let (own, zeros) = raw_array(&name, elem, array)?;
-                    arrays.push((name.clone(), own, array.clone()));
-                    ArgInit::Zeros(zeros)
-                }
-                (ty, _) => scalar_or_text(&name, ty, &value)?,
+                _ => scalar_or_text(&name, param.ty, &value)?,
             };
             simt_asm::check_arg(param, &init)
                 .map_err(|mismatch| PyTypeError::new_err(format!("argument `{name}` (.param .{} {name}): {}", param.ty.name(), mismatch.problem)))?;
@@ -560,15 +565,23 @@ fn check_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) ->
     Ok(count as u64)
 }
 
-/// For a PTX pointer (`.raw.T`) parameter: the element type of `array`'s dtype, and how many
-/// zero elements of `elem` make a buffer of the array's bytes.
-fn raw_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) -> PyResult<(ElemType, u64)> {
+/// Whether a parameter of type `ty` takes a number (a scalar, or an address for a PTX pointer or `.u64`).
+fn takes_a_number(ty: ParamType) -> bool {
+    ty.buffer_for(&ArgInit::Scalar(Literal::Int(0))).is_none()
+}
+
+/// For a parameter that takes a buffer of any dtype (a PTX pointer `.raw.T`, a `.u64`): the
+/// element type of `array`'s dtype, and how many zero elements of `elem` (the buffer's
+/// element type) make a buffer of the array's bytes.
+fn raw_array(param: &Param, elem: ElemType, array: &Bound<'_, PyUntypedArray>) -> PyResult<(ElemType, u64)> {
     let py = array.py();
+    let name = &param.name;
+    let decl = format!(".param .{} {name}", param.ty.name());
     let own = Dtype::ALL.into_iter().find(|d| PyArrayDescr::new(py, d.descr()).is_ok_and(|descr| array.dtype().is_equiv_to(&descr))).map(Dtype::elem);
     let Some(own) = own else {
         let names: Vec<&str> = Dtype::ALL.iter().map(|d| d.descr()).collect();
         return Err(PyTypeError::new_err(format!(
-            "parameter `{name}` (a PTX pointer) takes an array of any of the dtypes {}, not {}",
+            "parameter `{name}` ({decl}) takes an array of any of the dtypes {}, not {}",
             names.join(" "),
             array.dtype().str()?
         )));
@@ -577,7 +590,7 @@ fn raw_array(name: &str, elem: ElemType, array: &Bound<'_, PyUntypedArray>) -> P
     let bytes = count * u64::from(own.size());
     if !bytes.is_multiple_of(u64::from(elem.size())) {
         return Err(PyValueError::new_err(format!(
-            "parameter `{name}` (a PTX pointer the kernel reads as {elem}) needs a whole number of {}-byte elements, not {bytes} bytes",
+            "parameter `{name}` ({decl}) makes a buffer of {elem} elements, so give it a whole number of {}-byte elements, not {bytes} bytes",
             elem.size()
         )));
     }
@@ -734,14 +747,15 @@ fn scalar_or_text(name: &str, ty: ParamType, value: &Bound<'_, PyAny>) -> PyResu
         let text: String = value.extract()?;
         return simt_asm::parse_arg_init(&text).map_err(|e| PyValueError::new_err(format!("argument `{name}` ({decl}): {e}")));
     }
-    if let Some(elem) = ty.buffer_elem() {
+    if let (false, Some(elem)) = (takes_a_number(ty), ty.buffer_elem()) {
         return Err(PyTypeError::new_err(format!(
             "parameter `{name}` (.ptr.{elem}) expects a C-contiguous numpy array of dtype {} or a generator such as \"iota(1024)\", not {}",
             Dtype::of_elem(elem).descr(),
             type_name(value)
         )));
     }
-    let wrong = || PyTypeError::new_err(format!("argument `{name}` ({decl}) takes a Python int or float, not {}", type_name(value)));
+    let takes = if ty.takes_any_dtype() { "a numpy array (its buffer's address) or a Python int" } else { "a Python int or float" };
+    let wrong = || PyTypeError::new_err(format!("argument `{name}` ({decl}) takes {takes}, not {}", type_name(value)));
     if value.is_instance_of::<PyBool>() {
         return Err(PyTypeError::new_err(format!("argument `{name}` ({decl}) takes a number, not a bool")));
     }

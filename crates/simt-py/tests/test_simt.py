@@ -393,6 +393,74 @@ def test_ptx_run_launches_over_arrays_and_addresses(asm):
         simt.ptx_run(".version 7.0\n.target sm_80\n.address_size 64\n", [], grid=1, block=1)
 
 
+# `dst` reaches its store only through shared memory, so it stays a `.u64`; `src` is a
+# pointer (`.raw.u32`); `unused` is a `.u64` the kernel never reads (tests/addresses.rs).
+BIND_PTX = """.version 8.0
+.target sm_80
+.address_size 64
+
+.visible .entry bind(.param .u64 src, .param .u64 dst, .param .u64 scale, .param .u64 unused)
+{
+	.reg .b32 %r<6>;
+	.reg .b64 %rd<8>;
+	.shared .align 8 .b64 keep[1];
+
+	mov.u32 %r1, %tid.x;
+	ld.param.u64 %rd1, [src];
+	ld.param.u64 %rd2, [dst];
+	ld.param.u64 %rd3, [scale];
+	st.shared.u64 [keep], %rd2;
+	ld.shared.u64 %rd4, [keep];
+	mul.wide.u32 %rd5, %r1, 4;
+	add.s64 %rd6, %rd1, %rd5;
+	ld.global.u32 %r2, [%rd6];
+	cvt.u32.u64 %r3, %rd3;
+	mul.lo.u32 %r4, %r2, %r3;
+	add.s64 %rd7, %rd4, %rd5;
+	st.global.u32 [%rd7], %r4;
+	ret;
+}
+"""
+
+
+def test_a_ptx_u64_takes_an_array_an_int_or_nothing():
+    kernel = simt.ptx(BIND_PTX)["bind"]
+    assert kernel.params == [("src", "raw.u32"), ("dst", "u64"), ("scale", "u64"), ("unused", "u64")]
+    src = np.arange(4, dtype=np.uint32)
+    # A `.u64` given an array holds its buffer's address; the stores land in the array,
+    # whatever its dtype. `unused` is left out: the kernel never reads it, so it is 0.
+    for dst in (np.zeros(4, dtype=np.uint32), np.zeros(2, dtype=np.int64), np.zeros(16, dtype=np.uint8)):
+        r = kernel.run(grid=1, block=4, args={"src": src, "dst": dst, "scale": 3})
+        assert r["dst"] is dst
+        np.testing.assert_array_equal(dst.view(np.uint32), [0, 3, 6, 9])
+    # The same by position, with a read-only array (copied in, given back anew), and stepped.
+    dst = np.zeros(4, dtype=np.uint32)
+    dst.setflags(write=False)
+    r = kernel.run(grid=1, block=4, args=[src, dst, 3])
+    assert r["dst"] is not dst and r["dst"].tolist() == [0, 3, 6, 9] and dst.tolist() == [0] * 4
+    stepped = np.zeros(4, dtype=np.uint32)
+    kernel.launch(grid=1, block=4, args=[src, stepped, 2, 0]).run()
+    assert stepped.tolist() == [0, 2, 4, 6]
+    # A `.u64` given an int has no buffer; a pointer given 0 faults when followed.
+    r = kernel.run(grid=1, block=4, args={"src": src, "dst": np.zeros(4, dtype=np.uint32), "scale": np.uint64(1)})
+    assert "scale" not in r.buffers
+    with pytest.raises(simt.Fault, match="reads address 0x0: addresses below 0x100 are never mapped"):
+        kernel.run(grid=1, block=4, args={"src": 0, "dst": np.zeros(4, dtype=np.uint32), "scale": 1})
+    # The command line's rules and words.
+    bad = [
+        ({"src": 1 << 32}, TypeError, "4294967296 is no address a pointer parameter can hold: it holds a GLOBAL address, below 2\\^32"),
+        ({"src": 2.5}, TypeError, "2.5 is a float, not an address: give a buffer or an integer address"),
+        ({"scale": 2.5}, TypeError, "2.5 is a float but the parameter is .u64: write an integer"),
+        ({"dst": np.zeros(3, dtype=np.uint8)}, ValueError, r"`dst` \(.param .u64 dst\) makes a buffer of u32 elements, so give it a whole number of 4-byte"),
+        ({"dst": np.zeros(4, dtype=np.complex64)}, TypeError, r"`dst` \(.param .u64 dst\) takes an array of any of the dtypes"),
+        ({"dst": [1, 2]}, TypeError, r"takes a numpy array \(its buffer's address\) or a Python int, not list"),
+    ]
+    for given, error, message in bad:
+        args = {"src": src, "dst": np.zeros(4, dtype=np.uint32), "scale": 1} | given
+        with pytest.raises(error, match=message):
+            kernel.run(grid=1, block=4, args=args)
+
+
 def test_a_dtype_mismatch_of_one_size_offers_the_bits_or_the_values(asm):
     y = np.ones(1000, dtype=np.float32)
     with pytest.raises(TypeError, match=r"a\.view\('<f4'\)`, or convert the values with `a\.astype\('<f4'\)"):
