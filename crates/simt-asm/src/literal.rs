@@ -28,7 +28,13 @@ fn radix_int(digits: &str, radix: u32, neg: bool, text: &str) -> Result<Num<'sta
     if clean.is_empty() {
         return Err(format!("`{text}` has no digits after its prefix"));
     }
-    let too_large = || format!("`{text}` does not fit 32 bits: integers range from -2147483648 to 4294967295");
+    // Literals are signed 64-bit: a 32-bit slot checks its own range later (`INT_RANGE`), and
+    // a `.u64` value of 2^63 or more is spelled as its two's complement.
+    let too_large = || {
+        format!(
+            "`{text}` does not fit 64 bits: literals range from -2^63 to 2^63 - 1 (a 64-bit value of 2^63 or more is written as its two's complement: -1 for 0xFFFFFFFFFFFFFFFF)"
+        )
+    };
     let magnitude = u64::from_str_radix(&clean, radix).map_err(|e| match e.kind() {
         std::num::IntErrorKind::PosOverflow => too_large(),
         _ => format!("`{text}` is not a valid base-{radix} integer"),

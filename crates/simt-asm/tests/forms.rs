@@ -83,7 +83,7 @@ fn rejected_literals() {
         ("SHFL.IDX R1, R2, R3, 3", "power of two"),
         ("FADD R1, R2, 0f3F80", "8 hex digits"),
         ("FADD R1, R2, -0f3F800000", "negated"),
-        ("IADD R1, R2, 99999999999999999999", "32 bits"),
+        ("IADD R1, R2, 99999999999999999999", "does not fit 64 bits"),
         ("IADD R1, R2, 12abc", "not a number"),
         ("MUFU.RCP R1, tile", "shared address"),
         ("LD.SHARED.U32 R1, [R2+1.5]", "integer"),
