@@ -902,7 +902,11 @@ fn drive(c: &mut impl Choices, block: &mut simt_interp::BlockSim<'_>) -> Result<
         let Peek::Issue(preview) = block.peek(w) else { panic!("warp {w} could issue a moment ago") };
         match block.step(w)? {
             StepResult::Issued(step) => {
-                assert_eq!((step.pc, step.active, step.executed), (preview.pc, preview.active, preview.executed), "step did not do what peek said");
+                assert_eq!(
+                    (step.issued.pc, step.issued.active, step.issued.executed),
+                    (preview.pc, preview.active, preview.executed),
+                    "step did not do what peek said"
+                );
             }
             other => panic!("peek said warp {w} would issue, step said {other:?}"),
         }

@@ -713,7 +713,7 @@ impl<'l> Session<'l> {
         }
         for (number, change, lanes) in changes {
             let lanes = if lanes == 0 { String::new() } else { format!(" ({})", describe_lanes(lanes)) };
-            let at = self.place(step.pc);
+            let at = self.place(step.issued.pc);
             self.say(format!("watchpoint {number}, {change}, written by block {}, warp {w}{lanes} at {at} ({})", self.linear, self.since()));
             self.watched = true;
             self.warp = w;
@@ -729,7 +729,9 @@ fn writers(launch: &PreparedLaunch, buffer: &str, index: u64, step: &Step) -> u3
     }
     let at = u64::from(b.base) + index * u64::from(elem.bits()) / 8;
     (0..32)
-        .filter(|l| step.executed >> l & 1 != 0 && (u64::from(access.addresses[*l])..u64::from(access.addresses[*l]) + u64::from(access.size)).contains(&at))
+        .filter(|l| {
+            step.issued.executed >> l & 1 != 0 && (u64::from(access.addresses[*l])..u64::from(access.addresses[*l]) + u64::from(access.size)).contains(&at)
+        })
         .fold(0, |m, l| m | 1 << l)
 }
 
@@ -870,11 +872,11 @@ impl<'l> Session<'l> {
             let text = format!(
                 "block {} warp {w}  pc {:<4} line {:<4} {:<14} [{}]  {}",
                 self.linear,
-                step.pc,
-                self.kernel.line(step.pc).unwrap_or(0),
-                simt_isa::format_mnemonic(&self.kernel.code[step.pc as usize].form),
-                lane_chars(step.active, step.executed, gone),
-                self.source_text(step.pc)
+                step.issued.pc,
+                self.kernel.line(step.issued.pc).unwrap_or(0),
+                simt_isa::format_mnemonic(&self.kernel.code[step.issued.pc as usize].form),
+                lane_chars(step.issued.active, step.issued.executed, gone),
+                self.source_text(step.issued.pc)
             );
             self.say(text.trim_end());
             self.check_watches(w, &step);

@@ -195,20 +195,9 @@ pub enum StepResult {
 /// One issued warp instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
-    /// Program counter.
-    pub pc: u32,
-    /// Opcode.
-    pub opcode: Opcode,
-    /// Functional unit.
-    pub unit: Unit,
-    /// Latency class.
-    pub latency: LatencyClass,
-    /// Threads that issued it.
-    pub active: u32,
-    /// Threads whose guard held.
-    pub executed: u32,
-    /// Registers and predicates read and written.
-    pub effects: Effects,
+    /// The instruction as [`BlockSim::peek`] previewed it: pc, opcode, unit, latency
+    /// class, the threads that issued it and those whose guard held, what it reads and writes.
+    pub issued: Preview,
     /// For loads, stores and atomics: each executed lane's address.
     pub access: Option<Access>,
     /// For `BRA`: where the threads went.
@@ -223,7 +212,7 @@ impl Step {
     /// The warp's lanes that had exited (or do not exist) when this issued, given the
     /// lanes live after it: an `EXIT`'s own lanes were still there.
     pub fn gone(&self, live_after: u32) -> u32 {
-        !(self.active | live_after)
+        !(self.issued.active | live_after)
     }
 }
 
@@ -720,7 +709,7 @@ impl<'a> BlockSim<'a> {
             Peek::Issue(preview) => preview,
         };
         self.step_budget(w)?;
-        let Preview { pc, opcode, unit, latency, active, executed, effects } = preview;
+        let Preview { pc, opcode, active, executed, effects, .. } = preview;
         let decoded = self.ctx.program.code[pc as usize];
         let warp = &self.warps[w];
         let access = effects.access.map(|a| {
@@ -757,7 +746,7 @@ impl<'a> BlockSim<'a> {
         let arrived = opcode.flags().contains(Flags::BARRIER).then_some(executed);
         self.execute_stepped(w, pc, active)?;
         self.count_issued(1);
-        Ok(StepResult::Issued(Step { pc, opcode, unit, latency, active, executed, effects, access, branch, arrived, exchange }))
+        Ok(StepResult::Issued(Step { issued: preview, access, branch, arrived, exchange }))
     }
 
     /// [`BlockSim::execute`] for one stepped instruction, compiled for [`fast_lanes`] where the CPU

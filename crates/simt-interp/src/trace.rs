@@ -195,8 +195,8 @@ pub fn trace(
                     }
                     let mut events = Vec::new();
                     if let Some(previous) = state.previous {
-                        let joined = step.active & !previous != 0;
-                        if joined && step.active & previous == previous {
+                        let joined = step.issued.active & !previous != 0;
+                        if joined && step.issued.active & previous == previous {
                             events.push(Event::Rejoin);
                         } else if joined {
                             events.push(Event::Switch);
@@ -204,7 +204,7 @@ pub fn trace(
                     }
                     // Close the divergences whose lanes are all issuing at their reconvergence point.
                     while let Some(open) = state.open.last() {
-                        if step.pc == open.reconv && step.active & open.group == open.group {
+                        if step.issued.pc == open.reconv && step.issued.active & open.group == open.group {
                             state.open.pop();
                         } else {
                             break;
@@ -215,8 +215,8 @@ pub fn trace(
                     waiting.clear();
                     for open in &state.open {
                         match waiting.iter_mut().find(|(branch, _)| *branch == open.branch) {
-                            Some((_, lanes)) => *lanes |= open.group & !step.active,
-                            None => waiting.push((open.branch, open.group & !step.active)),
+                            Some((_, lanes)) => *lanes |= open.group & !step.issued.active,
+                            None => waiting.push((open.branch, open.group & !step.issued.active)),
                         }
                     }
                     for &(branch, lanes) in &waiting {
@@ -230,13 +230,13 @@ pub fn trace(
                     }
                     let diverged = step.branch.is_some_and(|br| br.diverged);
                     if let Some(br) = step.branch.filter(|br| br.reconv.is_some()) {
-                        let i = &mut branch_index[step.pc as usize];
+                        let i = &mut branch_index[step.issued.pc as usize];
                         if *i == usize::MAX {
                             *i = out.branches.len();
                             let reconv = br.reconv.unwrap_or(NO_RECONV);
                             out.branches.push(BranchSummary {
-                                pc: step.pc,
-                                line: line(step.pc),
+                                pc: step.issued.pc,
+                                line: line(step.issued.pc),
                                 reconv,
                                 reconv_line: line(reconv),
                                 waits: vec![0; 32],
@@ -247,15 +247,15 @@ pub fn trace(
                         summary.executions += 1;
                         if diverged {
                             summary.diverged += 1;
-                            state.open.push(Open { branch: *i, reconv: br.reconv.unwrap_or(NO_RECONV), group: step.active });
+                            state.open.push(Open { branch: *i, reconv: br.reconv.unwrap_or(NO_RECONV), group: step.issued.active });
                             events.push(Event::Split);
                         }
                     }
-                    state.previous = Some(step.active);
+                    state.previous = Some(step.issued.active);
                     if out.issues.len() < filter.values {
                         let regs = block.registers(w).0;
-                        for values in step.effects.writes.iter().filter_map(|r| regs.get(usize::from(r))) {
-                            out.written_values.extend((0..32).filter(|l| step.executed & (1 << l) != 0).map(|l| values[l]));
+                        for values in step.issued.effects.writes.iter().filter_map(|r| regs.get(usize::from(r))) {
+                            out.written_values.extend((0..32).filter(|l| step.issued.executed & (1 << l) != 0).map(|l| values[l]));
                         }
                     }
                     let gone = step.gone(block.live_lanes(w));
@@ -263,11 +263,11 @@ pub fn trace(
                         seq,
                         block: b,
                         warp: w as u32,
-                        pc: step.pc,
-                        line: line(step.pc),
-                        opcode: simt_isa::format_mnemonic(&kernel.code[step.pc as usize].form),
-                        active: step.active,
-                        executed: step.executed,
+                        pc: step.issued.pc,
+                        line: line(step.issued.pc),
+                        opcode: simt_isa::format_mnemonic(&kernel.code[step.issued.pc as usize].form),
+                        active: step.issued.active,
+                        executed: step.issued.executed,
                         gone,
                         events,
                     });

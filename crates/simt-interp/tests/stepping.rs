@@ -27,23 +27,23 @@ fn steps_report_unit_registers_and_addresses() {
     }
     assert_eq!(block.step(0).unwrap(), StepResult::Done);
 
-    let load = steps.iter().find(|s| s.opcode == Opcode::Ld && s.access.is_some_and(|a| a.space == Space::Global)).expect("a global load");
-    assert_eq!((load.unit, load.latency), (Unit::LdSt, LatencyClass::Memory));
+    let load = steps.iter().find(|s| s.issued.opcode == Opcode::Ld && s.access.is_some_and(|a| a.space == Space::Global)).expect("a global load");
+    assert_eq!((load.issued.unit, load.issued.latency), (Unit::LdSt, LatencyClass::Memory));
     let access = load.access.unwrap();
     assert_eq!((access.size, access.kind), (4, AccessKind::Load));
-    assert_eq!(load.effects.writes.len(), 1, "one register loaded");
+    assert_eq!(load.issued.effects.writes.len(), 1, "one register loaded");
     // Block 1, warp 0 handles elements blockDim.x .. blockDim.x + 31, four bytes apart.
     let first = access.addresses[0];
     for (lane, &addr) in access.addresses.iter().enumerate() {
         assert_eq!(addr, first + 4 * lane as u32);
     }
-    let ffma = steps.iter().find(|s| s.opcode == Opcode::Ffma).expect("an FFMA");
-    assert_eq!((ffma.unit, ffma.active, ffma.executed), (Unit::Fp32, u32::MAX, u32::MAX));
-    assert_eq!((ffma.effects.reads.len(), ffma.effects.writes.len()), (3, 1));
-    let store = steps.iter().rev().find(|s| s.opcode == Opcode::St).expect("a store");
+    let ffma = steps.iter().find(|s| s.issued.opcode == Opcode::Ffma).expect("an FFMA");
+    assert_eq!((ffma.issued.unit, ffma.issued.active, ffma.issued.executed), (Unit::Fp32, u32::MAX, u32::MAX));
+    assert_eq!((ffma.issued.effects.reads.len(), ffma.issued.effects.writes.len()), (3, 1));
+    let store = steps.iter().rev().find(|s| s.issued.opcode == Opcode::St).expect("a store");
     assert_eq!(store.access.unwrap().kind, AccessKind::Store);
-    let guard = steps.iter().find(|s| s.opcode == Opcode::Isetp).expect("the bounds check");
-    assert_ne!(guard.effects.pred_writes, 0, "ISETP writes a predicate");
+    let guard = steps.iter().find(|s| s.issued.opcode == Opcode::Isetp).expect("the bounds check");
+    assert_ne!(guard.issued.effects.pred_writes, 0, "ISETP writes a predicate");
 }
 
 #[test]
@@ -59,12 +59,12 @@ fn branches_barriers_shuffles_and_mma_report_their_events() {
     while let StepResult::Issued(step) = block.step(0).expect("no fault") {
         steps.push(step);
     }
-    let bra = steps.iter().find(|s| s.opcode == Opcode::Bra).unwrap().branch.expect("a branch event");
+    let bra = steps.iter().find(|s| s.issued.opcode == Opcode::Bra).unwrap().branch.expect("a branch event");
     assert_eq!((bra.taken, bra.target, bra.reconv, bra.diverged), (0xFF, 4, Some(4), true));
-    let shfl = steps.iter().find(|s| s.opcode == Opcode::Shfl).unwrap();
+    let shfl = steps.iter().find(|s| s.issued.opcode == Opcode::Shfl).unwrap();
     let Some(Exchange::Shuffle { sources }) = shfl.exchange else { panic!("a shuffle exchange") };
     assert_eq!(&sources[..4], &[1, 0, 3, 2]);
-    let bar = steps.iter().find(|s| s.opcode == Opcode::BarSync).unwrap();
+    let bar = steps.iter().find(|s| s.issued.opcode == Opcode::BarSync).unwrap();
     assert_eq!(bar.arrived, Some(u32::MAX));
     assert_eq!(block.step(0).unwrap(), StepResult::Blocked(BlockReason::Barrier), "warp 0 waits for warp 1");
     assert!(!block.release_barrier(), "warp 1 has not arrived");
@@ -77,15 +77,15 @@ fn a_warp_waiting_at_a_barrier_blocks_until_it_is_released() {
     let options = RunOptions::default();
     let launch = launch_of(&module, &p, &options);
     let mut block = launch.block(0, 0);
-    assert!(matches!(block.step(0).unwrap(), StepResult::Issued(s) if s.opcode == Opcode::BarSync && s.unit == Unit::Control));
+    assert!(matches!(block.step(0).unwrap(), StepResult::Issued(s) if s.issued.opcode == Opcode::BarSync && s.issued.unit == Unit::Control));
     assert_eq!(block.peek(0), Peek::Blocked(BlockReason::Barrier));
     assert!(matches!(block.peek(1), Peek::Issue(p) if p.opcode == Opcode::BarSync));
     assert_eq!(block.force_progress(), Ok(false), "warp 1 can still issue, so nothing is forced");
     assert!(matches!(block.step(1).unwrap(), StepResult::Issued(_)));
     assert!(block.barrier_complete());
     assert!(block.release_barrier());
-    assert!(matches!(block.step(0).unwrap(), StepResult::Issued(s) if s.opcode == Opcode::Exit));
-    assert!(matches!(block.step(1).unwrap(), StepResult::Issued(s) if s.opcode == Opcode::Exit));
+    assert!(matches!(block.step(0).unwrap(), StepResult::Issued(s) if s.issued.opcode == Opcode::Exit));
+    assert!(matches!(block.step(1).unwrap(), StepResult::Issued(s) if s.issued.opcode == Opcode::Exit));
     assert!(block.is_done());
 }
 
@@ -165,7 +165,7 @@ fn adversarial(module: &Module, p: &PreparedLaunch, options: &RunOptions, rng: &
             // Peek again (it must not change anything), then issue a random burst.
             for _ in 0..=rng.below(3) {
                 let StepResult::Issued(step) = block.step(w).expect("no fault") else { break };
-                trace[w].push((step.pc, step.active, step.executed));
+                trace[w].push((step.issued.pc, step.issued.active, step.issued.executed));
             }
         }
         traces.extend(trace);

@@ -191,11 +191,11 @@ impl Sim {
         let record = PyDict::new(py);
         record.set_item("block", block)?;
         record.set_item("warp", warp)?;
-        record.set_item("pc", step.pc)?;
-        record.set_item("line", self.kernel().line(step.pc))?;
-        record.set_item("opcode", format!("{:?}", step.opcode).to_uppercase())?;
-        record.set_item("active", step.active)?;
-        record.set_item("executed", step.executed)?;
+        record.set_item("pc", step.issued.pc)?;
+        record.set_item("line", self.kernel().line(step.issued.pc))?;
+        record.set_item("opcode", format!("{:?}", step.issued.opcode).to_uppercase())?;
+        record.set_item("active", step.issued.active)?;
+        record.set_item("executed", step.issued.executed)?;
         if let Some(b) = step.branch {
             let branch = PyDict::new(py);
             branch.set_item("taken", b.taken)?;

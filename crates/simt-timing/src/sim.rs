@@ -978,7 +978,7 @@ impl<'l> Sm<'l> {
             self.raw.mma_macs += form.shape.macs();
         }
         self.refresh(s);
-        if step.opcode.flags().intersects(Flags::BARRIER.union(Flags::TERMINATOR)) || self.blocks[bi].as_ref().is_some_and(|b| b.issuable == 0) {
+        if step.issued.opcode.flags().intersects(Flags::BARRIER.union(Flags::TERMINATOR)) || self.blocks[bi].as_ref().is_some_and(|b| b.issuable == 0) {
             self.unstick(bi, t);
         }
         true
@@ -1040,10 +1040,10 @@ impl<'l> Sm<'l> {
             Kind::Fixed => Completion::Known(t + u64::from(info.latency + extra)),
             Kind::Branch | Kind::Control => Completion::Known(t + 1),
             Kind::Memory(space, kind) => {
-                let Some(access) = step.access.filter(|_| step.executed != 0) else {
+                let Some(access) = step.access.filter(|_| step.issued.executed != 0) else {
                     return Completion::Known(t + u64::from(m.latency.alu + extra));
                 };
-                let lanes = step.executed;
+                let lanes = step.issued.executed;
                 match space {
                     Space::Shared => {
                         let passes = shared_passes(&access.addresses, lanes, access.size, kind == AccessKind::Atomic);
@@ -1361,8 +1361,8 @@ impl<'l> Sm<'l> {
             }
         };
         let pipe = self.pipe.iter().rposition(|r| r.issue == d.cycle && r.pc == pc && r.sm == self.id).map(|i| i as u32);
-        let completion = match step.access.filter(|_| step.executed != 0) {
-            Some(access) => self.global(ctx, s, d.cycle, &access, step.executed, AccessKind::Atomic, info, pipe, d.seq),
+        let completion = match step.access.filter(|_| step.issued.executed != 0) {
+            Some(access) => self.global(ctx, s, d.cycle, &access, step.issued.executed, AccessKind::Atomic, info, pipe, d.seq),
             None => Completion::Known(d.cycle + u64::from(ctx.machine.latency.alu)),
         };
         if let Completion::Known(c) = completion {

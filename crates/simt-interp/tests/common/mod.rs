@@ -172,7 +172,7 @@ pub fn stepped_traces(launch: &Launch<'_>, render: impl Fn(&simt_interp::Fault) 
             let mut progressed = false;
             for (w, t) in per_warp.iter_mut().enumerate() {
                 while let StepResult::Issued(step) = block.step(w).unwrap_or_else(|f| panic!("{}", render(&f))) {
-                    t.push((step.pc, step.active, step.executed));
+                    t.push((step.issued.pc, step.issued.active, step.issued.executed));
                     progressed = true;
                 }
             }
