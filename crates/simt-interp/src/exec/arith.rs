@@ -459,11 +459,36 @@ impl BlockSim<'_> {
             }
             ArithOp::Int64 { op, d, a, b } => {
                 let (a, b) = (a.lanes(warp), b.lanes(warp));
-                // One loop per operation, so each vectorises (PTX address arithmetic is hot).
+                // One loop per operation and modifier, the operation a constant in it, so each
+                // loop's lane function folds to its one case and vectorises (PTX address
+                // arithmetic is hot; with `op` itself in the loop, none did).
+                use simt_isa::Int64Type::{S64, U64};
+                use simt_isa::IntType::{S32, U32};
                 macro_rules! per_op {
-                    ($($o:ident),*) => { match op { $(Int64Op::$o { .. } => per_lane(|l| lanes::int64_op(op, a[l], b[l])),)* } };
+                    ($($o:ident $(($m:ident))?),*) => {
+                        match op { $(Int64Op::$o $(($m))? => per_lane(|l| lanes::int64_op(Int64Op::$o $(($m))?, a[l], b[l])),)* }
+                    };
                 }
-                let v = per_op!(Add, Sub, Mul, Min, Max, Div, Rem, MulWide, MulHi, Shl, Shr);
+                let v = per_op!(
+                    Add,
+                    Sub,
+                    Mul,
+                    Shl,
+                    Min(S64),
+                    Min(U64),
+                    Max(S64),
+                    Max(U64),
+                    Div(S64),
+                    Div(U64),
+                    Rem(S64),
+                    Rem(U64),
+                    MulWide(S32),
+                    MulWide(U32),
+                    MulHi(S64),
+                    MulHi(U64),
+                    Shr(S64),
+                    Shr(U64)
+                );
                 write64(warp, d, &v, exec);
             }
             ArithOp::Plop { p, a, b, bop } => {
