@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use rayon::prelude::*;
 use serde_json::Value;
-use simt_sweep::record::{Record, record_files};
+use simt_sweep::record::{Record, RecordError, record_files};
 use simt_sweep::table::{self, Format, Row};
 
 use crate::{Failure, Outcome};
@@ -44,7 +44,7 @@ fn read_rows(dir: &Path, resources: bool) -> Result<Vec<Row>, Failure> {
         return Err(Failure::input(format!("{} is not a folder of run records (or a sweep folder holding records/)", dir.display())));
     }
     let files = record_files(&records_dir);
-    let read: Vec<Result<Row, String>> = files.par_iter().map(|p| Record::read(p).map(|r| table::row(&r, resources))).collect();
+    let read: Vec<Result<Row, RecordError>> = files.par_iter().map(|p| Record::read(p).map(|r| table::row(&r, resources))).collect();
     let mut rows = Vec::with_capacity(read.len());
     let mut skipped = 0;
     for row in read {

@@ -102,30 +102,60 @@ impl Record {
     /// # Errors
     /// An unreadable or oversized file, something not a file, JSON that is not a record,
     /// or another format version.
-    pub fn read(path: &Path) -> Result<Record, String> {
-        let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    pub fn read(path: &Path) -> Result<Record, RecordError> {
+        let meta = std::fs::metadata(path).map_err(|source| simt_io::ReadError::Io { path: path.to_path_buf(), source })?;
         if !meta.is_file() {
-            return Err(format!("{}: not a regular file, so not a record", path.display()));
+            return Err(RecordError::NotAFile(path.to_path_buf()));
         }
-        let bytes = simt_io::read_bounded(path, MAX_RECORD_BYTES).map_err(|e| e.to_string())?;
-        Record::parse(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+        let bytes = simt_io::read_bounded(path, MAX_RECORD_BYTES)?;
+        Record::parse(&bytes).map_err(|problem| RecordError::Invalid { path: path.to_path_buf(), problem })
     }
 
     /// Parses a record's bytes.
     ///
     /// # Errors
     /// JSON that is not a record of this format.
-    pub fn parse(bytes: &[u8]) -> Result<Record, String> {
+    pub fn parse(bytes: &[u8]) -> Result<Record, InvalidRecord> {
         #[derive(Deserialize)]
         struct Format {
             format: u32,
         }
-        let format: Format = serde_json::from_slice(bytes).map_err(|e| format!("not a run record: {e}"))?;
+        let format: Format = serde_json::from_slice(bytes).map_err(InvalidRecord::NotARecord)?;
         if format.format != RECORD_FORMAT {
-            return Err(format!("a record of format {}, and this simt reads format {RECORD_FORMAT}", format.format));
+            return Err(InvalidRecord::OtherFormat(format.format));
         }
-        serde_json::from_slice(bytes).map_err(|e| format!("not a run record: {e}"))
+        serde_json::from_slice(bytes).map_err(InvalidRecord::NotARecord)
     }
+}
+
+/// Why a file is not a record this simt can read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// It could not be read, or is larger than [`MAX_RECORD_BYTES`].
+    #[error(transparent)]
+    Read(#[from] simt_io::ReadError),
+    /// It is a folder, a FIFO or a device: reading it would block or never end.
+    #[error("{}: not a regular file, so not a record", .0.display())]
+    NotAFile(PathBuf),
+    /// Its bytes are not a record.
+    #[error("{}: {problem}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with its bytes.
+        problem: InvalidRecord,
+    },
+}
+
+/// What is wrong with bytes that should be a record.
+#[derive(Debug, thiserror::Error)]
+pub enum InvalidRecord {
+    /// Not JSON, or JSON without a record's fields.
+    #[error("not a run record: {0}")]
+    NotARecord(serde_json::Error),
+    /// A record of another format version.
+    #[error("a record of format {0}, and this simt reads format {RECORD_FORMAT}")]
+    OtherFormat(u32),
 }
 
 /// The largest record read: a run's record holds its statistics and hashes, never buffers.
