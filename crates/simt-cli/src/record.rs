@@ -120,7 +120,7 @@ fn plain(text: &str) -> String {
 /// # Errors
 /// A command line the sweep's reader does not understand (simt's own parser accepted it).
 pub fn inputs_of(argv: &[String], cwd: &Path, flags: &FlagSet, cache: &FileCache) -> Result<Inputs, String> {
-    let command = RunCommand::parse(argv, flags)?;
+    let command = RunCommand::parse(argv, flags).map_err(|e| e.to_string())?;
     Ok(Inputs::gather(&command, cwd, flags, cache))
 }
 

@@ -11,19 +11,39 @@ pub struct RunCommand {
     pub options: Vec<(String, Option<String>)>,
 }
 
+/// A `simt run` command line the sweep's reader cannot take.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    /// Two positional arguments: the first and the second.
+    #[error("`simt run` takes one kernel file, and both `{0}` and `{1}` were given")]
+    TwoKernels(String, String),
+    /// No flag of that spelling (`--nope`, `-z`).
+    #[error("`simt run` has no option {0}")]
+    NoOption(String),
+    /// A flag that takes a value ended the line.
+    #[error("--{0} needs a value")]
+    NoValue(String),
+    /// A switch written with a value (`--json=yes`).
+    #[error("--{0} is a switch and takes no value")]
+    SwitchValue(String),
+    /// No positional argument.
+    #[error("`simt run` needs a kernel file")]
+    NoKernel,
+}
+
 impl RunCommand {
     /// Reads `argv` (without `simt run`) the way `simt run`'s parser does: `--name value`,
     /// `--name=value`, `-c value`, `-cvalue`, switches, one positional kernel, and `--`.
     ///
     /// # Errors
     /// An unknown flag, a missing value, or not exactly one kernel file.
-    pub fn parse(argv: &[String], flags: &FlagSet) -> Result<RunCommand, String> {
+    pub fn parse(argv: &[String], flags: &FlagSet) -> Result<RunCommand, CommandError> {
         let mut kernel = None;
         let mut options = Vec::new();
         let mut rest = argv.iter();
         let mut positional = |arg: &String| match kernel.replace(arg.clone()) {
             None => Ok(()),
-            Some(first) => Err(format!("`simt run` takes one kernel file, and both `{first}` and `{arg}` were given")),
+            Some(first) => Err(CommandError::TwoKernels(first, arg.clone())),
         };
         while let Some(arg) = rest.next() {
             if arg == "--" {
@@ -32,10 +52,10 @@ impl RunCommand {
             }
             let (flag, inline) = if let Some(long) = arg.strip_prefix("--") {
                 let (name, inline) = long.split_once('=').map_or((long, None), |(n, v)| (n, Some(v.to_string())));
-                (flags.get(name).ok_or_else(|| format!("`simt run` has no option --{name}"))?, inline)
+                (flags.get(name).ok_or_else(|| CommandError::NoOption(format!("--{name}")))?, inline)
             } else if let Some(short) = arg.strip_prefix('-').filter(|s| !s.is_empty()) {
                 let c = short.chars().next().expect("not empty");
-                let flag = flags.short(c).ok_or_else(|| format!("`simt run` has no option -{c}"))?;
+                let flag = flags.short(c).ok_or_else(|| CommandError::NoOption(format!("-{c}")))?;
                 (flag, Some(short[c.len_utf8()..].to_string()).filter(|v| !v.is_empty()))
             } else {
                 positional(arg)?;
@@ -43,13 +63,13 @@ impl RunCommand {
             };
             let value = match (flag.takes_value, inline) {
                 (true, Some(v)) => Some(v),
-                (true, None) => Some(rest.next().ok_or_else(|| format!("--{} needs a value", flag.name))?.clone()),
+                (true, None) => Some(rest.next().ok_or_else(|| CommandError::NoValue(flag.name.clone()))?.clone()),
                 (false, None) => None,
-                (false, Some(_)) => return Err(format!("--{} is a switch and takes no value", flag.name)),
+                (false, Some(_)) => return Err(CommandError::SwitchValue(flag.name.clone())),
             };
             options.push((flag.name.clone(), value));
         }
-        let kernel = kernel.ok_or("`simt run` needs a kernel file")?;
+        let kernel = kernel.ok_or(CommandError::NoKernel)?;
         Ok(RunCommand { kernel, options })
     }
 
@@ -111,7 +131,7 @@ mod tests {
     #[test]
     fn values_that_look_like_flags_are_values() {
         let cmd = RunCommand::parse(&argv("k.s -- -weird.s"), &test_flags());
-        assert_eq!(cmd, Err("`simt run` takes one kernel file, and both `k.s` and `-weird.s` were given".into()));
+        assert_eq!(cmd.unwrap_err().to_string(), "`simt run` takes one kernel file, and both `k.s` and `-weird.s` were given");
         let cmd = RunCommand::parse(&argv("--arg -1 -- -weird.s"), &test_flags()).unwrap();
         assert_eq!((cmd.kernel.as_str(), cmd.values("arg").collect::<Vec<_>>()), ("-weird.s", vec!["-1"]));
     }
@@ -126,7 +146,7 @@ mod tests {
             ("k.s --json=yes", "--json is a switch and takes no value"),
             ("--json", "`simt run` needs a kernel file"),
         ] {
-            assert_eq!(RunCommand::parse(&argv(line), &flags), Err(error.to_string()), "{line}");
+            assert_eq!(RunCommand::parse(&argv(line), &flags).unwrap_err().to_string(), error, "{line}");
         }
     }
 
