@@ -172,26 +172,39 @@ impl<'a> BlockSim<'a> {
     /// Runs a memory operation on the `exec` lanes of warp `w`.
     #[inline(always)]
     pub(crate) fn memory(&mut self, w: usize, pc: u32, op: &MemOp, exec: u32) -> Result<(), crate::Fault> {
-        let addr = op.address();
-        let warp = &self.warps[w];
-        let base = warp.row(addr.base);
-        let addrs = per_lane(|l| base[l].wrapping_add(addr.offset));
-        if addr.addressing != Addressing::Narrow {
-            // The common 64-bit case, every executing lane's address below 2^32 (compiled
-            // code's global accesses) and no host memory lent at its own address: the low
-            // words are the offsets. Plain loops over all lanes, so they vectorise.
-            let high = warp.row(addr.high);
-            let extend = ((addr.offset as i32) >> 31) as u32;
-            let mut any = 0;
-            for l in 0..32 {
-                let carry = u32::from(addrs[l] < base[l]);
-                any |= high[l].wrapping_add(extend).wrapping_add(carry) & ((exec >> l) & 1).wrapping_neg();
-            }
-            if any != 0 || self.ctx.memory.has_host_windows() {
-                return self.memory_wide(w, pc, op, exec);
-            }
+        let addrs = self.low_words(w, op);
+        if op.address().addressing != Addressing::Narrow && !self.low_words_suffice(w, op, exec, &addrs) {
+            return self.memory_wide(w, pc, op, exec);
         }
         self.memory_in(w, pc, op, op.shape().0, exec, &addrs)
+    }
+
+    /// Each lane's base register plus the offset: the address of a 32-bit access, the low
+    /// words of a 64-bit one.
+    #[inline(always)]
+    fn low_words(&self, w: usize, op: &MemOp) -> [u32; 32] {
+        let addr = op.address();
+        let base = self.warps[w].row(addr.base);
+        per_lane(|l| base[l].wrapping_add(addr.offset))
+    }
+
+    /// Whether a 64-bit access's low words (`addrs`) are its offsets in the space it names:
+    /// every executing lane's address below 2^32 (compiled code's global accesses) and no
+    /// host memory lent at its own address. A plain loop over all lanes, so it vectorises.
+    #[inline(always)]
+    fn low_words_suffice(&self, w: usize, op: &MemOp, exec: u32, addrs: &[u32; 32]) -> bool {
+        let addr = op.address();
+        let warp = &self.warps[w];
+        let (base, high) = (warp.row(addr.base), warp.row(addr.high));
+        // The high word of base + sign-extended offset: the pair's high word, the offset's
+        // sign extension, and the carry out of the low word.
+        let extend = ((addr.offset as i32) >> 31) as u32;
+        let mut any = 0;
+        for l in 0..32 {
+            let carry = u32::from(addrs[l] < base[l]);
+            any |= high[l].wrapping_add(extend).wrapping_add(carry) & ((exec >> l) & 1).wrapping_neg();
+        }
+        any == 0 && !self.ctx.memory.has_host_windows()
     }
 
     /// A 64-bit access some lane of which is above 2^32 (a window, lent host memory, or
@@ -213,7 +226,7 @@ impl<'a> BlockSim<'a> {
     /// Where each executing lane's 64-bit address points: its space and the offset in it.
     /// An address no region has (a high word that is neither 0, a window, nor host memory
     /// lent at its address) is a fault naming the whole address, never its low word.
-    pub(crate) fn resolve_wide(&self, w: usize, pc: u32, op: &MemOp, exec: u32) -> Result<Resolved, crate::Fault> {
+    fn resolve_wide(&self, w: usize, pc: u32, op: &MemOp, exec: u32) -> Result<Resolved, crate::Fault> {
         let addr = op.address();
         let warp = &self.warps[w];
         let (lo, hi) = (warp.row(addr.base), warp.row(addr.high));
@@ -222,17 +235,6 @@ impl<'a> BlockSim<'a> {
         let (named, _, atomic) = op.shape();
         let mut resolved = Resolved { offsets: [0; 32], spaces: [(Space::Global, 0), (Space::Shared, 0), (Space::Local, 0), (Space::Param, 0)] };
         let memory = self.ctx.memory;
-        // Every lane below 2^32 (compiled code's global accesses) and no host memory lent at
-        // its own address: the low words are the offsets, with no search per lane.
-        let mut high = 0;
-        for (l, a) in full.iter().enumerate() {
-            high |= (a >> 32) as u32 & ((exec >> l) & 1).wrapping_neg();
-        }
-        if high == 0 && !memory.has_host_windows() {
-            resolved.offsets = per_lane(|l| full[l] as u32);
-            resolved.spaces[named as usize].1 = exec;
-            return Ok(resolved);
-        }
         for l in lanes(exec) {
             let a = full[l];
             let place = match (addr.addressing, a & !0xFFFF_FFFF) {
@@ -286,10 +288,9 @@ impl<'a> BlockSim<'a> {
     /// others' offsets are in their own spaces); an address that faults reports nothing,
     /// and the fault comes when the step executes.
     pub(crate) fn lane_addresses(&self, w: usize, pc: u32, op: &MemOp, exec: u32) -> (Space, [u32; 32]) {
-        let addr = op.address();
-        if addr.addressing == Addressing::Narrow {
-            let base = self.warps[w].row(addr.base);
-            return (op.shape().0, per_lane(|l| base[l].wrapping_add(addr.offset)));
+        let addrs = self.low_words(w, op);
+        if op.address().addressing == Addressing::Narrow || self.low_words_suffice(w, op, exec, &addrs) {
+            return (op.shape().0, addrs);
         }
         match self.resolve_wide(w, pc, op, exec) {
             Ok(r) => {
