@@ -48,10 +48,38 @@ pub(crate) fn parse_error_message(e: &ParseError<usize, Token<'_>, LexError>) ->
     }
 }
 
-/// A numbered name such as `R7` or `P3`: `Some(Ok(index))` for `prefix` + a
-/// number below `count`, or `prefix` + `special` (`RZ`, `PT`) for `special_index`;
-/// `Some(Err)` for a number that is out of range; `None` for other words.
-fn numbered(text: &str, prefix: char, special: &str, special_index: u8, count: u32, what: &str) -> Option<Result<u8, String>> {
+/// The two files of numbered names.
+#[derive(Clone, Copy, Debug)]
+enum RegFile {
+    Register,
+    Predicate,
+}
+
+/// A register or predicate numbered past its file (`R300`, `P9`).
+#[derive(Debug)]
+struct PastTheFile<'t> {
+    text: &'t str,
+    file: RegFile,
+}
+
+impl std::fmt::Display for PastTheFile<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = self.text;
+        match self.file {
+            RegFile::Register => write!(f, "register `{text}` does not exist: registers are R0 .. R254, and RZ reads as zero"),
+            RegFile::Predicate => write!(f, "predicate `{text}` does not exist: predicates are P0 .. P6, and PT is always true"),
+        }
+    }
+}
+
+/// A numbered name such as `R7` or `P3`: `Some(Ok(index))` for the file's
+/// letter + a number inside it, or `RZ`/`PT`; `Some(Err)` for a number past
+/// the file; `None` for other words.
+fn numbered(text: &str, file: RegFile) -> Option<Result<u8, PastTheFile<'_>>> {
+    let (prefix, special, special_index, count) = match file {
+        RegFile::Register => ('R', "Z", RZ, NUM_REGS),
+        RegFile::Predicate => ('P', "T", PT, u32::from(PT)),
+    };
     let rest = text.strip_prefix([prefix, prefix.to_ascii_lowercase()])?;
     if rest.eq_ignore_ascii_case(special) {
         return Some(Ok(special_index));
@@ -61,18 +89,18 @@ fn numbered(text: &str, prefix: char, special: &str, special_index: u8, count: u
     }
     Some(match rest.parse::<u32>() {
         Ok(n) if n < count => Ok(n as u8),
-        _ => Err(format!("{what} `{text}` does not exist")),
+        _ => Err(PastTheFile { text, file }),
     })
 }
 
 /// A register: `R0 .. R254` or `RZ`.
-fn register(text: &str) -> Option<Result<u8, String>> {
-    numbered(text, 'R', "Z", RZ, NUM_REGS, "register").map(|r| r.map_err(|m| format!("{m}: registers are R0 .. R254, and RZ reads as zero")))
+fn register(text: &str) -> Option<Result<u8, PastTheFile<'_>>> {
+    numbered(text, RegFile::Register)
 }
 
 /// A predicate: `P0 .. P6` or `PT`.
-fn predicate(text: &str) -> Option<Result<u8, String>> {
-    numbered(text, 'P', "T", PT, u32::from(PT), "predicate").map(|r| r.map_err(|m| format!("{m}: predicates are P0 .. P6, and PT is always true")))
+fn predicate(text: &str) -> Option<Result<u8, PastTheFile<'_>>> {
+    numbered(text, RegFile::Predicate)
 }
 
 /// Whether a word is reserved for registers, predicates, special registers or literals.
@@ -228,7 +256,7 @@ impl<'a> Assembler<'a> {
     /// A non-negative integer from a directive.
     fn uint(&mut self, lit: &Lit<'_>, what: &str, min: u64, max: u64) -> Option<u32> {
         match to_literal(lit.num) {
-            Ok(Literal::Int(v)) if v >= 0 && (min..=max).contains(&(v as u64)) => Some(v as u32),
+            Literal::Int(v) if v >= 0 && (min..=max).contains(&(v as u64)) => Some(v as u32),
             _ => {
                 self.error("directive", lit.span, format!("{what} must be an integer from {min} to {max}"), "out of range");
                 None
@@ -633,8 +661,8 @@ impl<'a> Assembler<'a> {
         };
         let init = match arg_init(value) {
             Ok(init) => init,
-            Err((at, message)) => {
-                self.error("arg", at, message, "here");
+            Err((at, problem)) => {
+                self.error("arg", at, problem.to_string(), "here");
                 return;
             }
         };
@@ -659,8 +687,8 @@ struct OperandError {
     span: Option<Span>,
 }
 
-fn op_err(message: impl Into<String>, label: &'static str) -> OperandError {
-    OperandError { message: message.into(), label, help: None, span: None }
+fn op_err(message: impl ToString, label: &'static str) -> OperandError {
+    OperandError { message: message.to_string(), label, help: None, span: None }
 }
 
 fn at(mut e: OperandError, span: Span) -> OperandError {
@@ -699,8 +727,8 @@ impl<'a> Assembler<'a> {
         };
         match predicate(name) {
             Some(Ok(pred)) => Some(Guard { pred, negated }),
-            Some(Err(message)) => {
-                self.error("register", g.span, message, "no such predicate");
+            Some(Err(past)) => {
+                self.error("register", g.span, past.to_string(), "no such predicate");
                 None
             }
             None => {

@@ -51,6 +51,8 @@ pub enum Num<'a> {
         neg: bool,
         /// The digits, without the sign.
         text: &'a str,
+        /// Its value rounded to f64, sign applied (f64 slots and host values use it).
+        value: f64,
     },
     /// `inf` or `-inf`.
     Inf {

@@ -565,13 +565,13 @@ fn parse_arg(kernel: &Kernel, text: &str) -> Result<Arg, Failure> {
     };
     let name = param_name(kernel, name.trim());
     let name = name.as_str();
-    let bad = |message: String| {
+    let bad = |message: &dyn std::fmt::Display| {
         let ty = kernel.param(name).map(|p| format!(" (.param .{} {name})", p.ty.name())).unwrap_or_default();
         Failure::input(format!("invalid --arg {name}={value}{ty}: {message}"))
     };
-    let init = simt_asm::parse_arg_init(value).map_err(bad)?;
+    let init = simt_asm::parse_arg_init(value).map_err(|e| bad(&e))?;
     if let Some(param) = kernel.param(name) {
-        simt_asm::check_arg(param, &init).map_err(|mismatch| bad(mismatch.problem))?;
+        simt_asm::check_arg(param, &init).map_err(|mismatch| bad(&mismatch.problem))?;
     }
     Ok(Arg::new(name, init))
 }
