@@ -210,10 +210,10 @@ pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Sh
             // Not passed: the parameter's `.arg` default (checked to exist above).
             None => match (param.ty.buffer_elem(), default_of(&param.name).expect("checked above")) {
                 (Some(elem), init) => {
-                    let data = simt_host::buffer_bytes(elem, init, std::path::Path::new("")).map_err(|e| refuse(&e))?;
+                    let data = simt_host::buffer_bytes(elem, init, std::path::Path::new("")).map_err(|e| refuse(&e.to_string()))?;
                     memory.alloc(&param.name, data).map_err(too_large)?.to_le_bytes().to_vec()
                 }
-                (None, simt_isa::ArgInit::Scalar(literal)) => simt_host::scalar_bytes(param.ty, *literal).map_err(|e| refuse(&e))?,
+                (None, simt_isa::ArgInit::Scalar(literal)) => simt_host::scalar_bytes(param.ty, *literal).map_err(|e| refuse(&e.to_string()))?,
                 (None, other) => return Err(refuse(&format!("its default `{other}` is not a scalar"))),
             },
             Some(arg) => match (param.ty, arg) {

@@ -33,7 +33,7 @@ use simt_interp::launch::{LaunchError, check_shape};
 use simt_interp::memory::{Buffer, GUARD_BYTES, GlobalMemory, MemoryError};
 use simt_interp::{LaunchConfig, WordBytes};
 
-use simt_io::lowp::{self, lowp_type};
+use simt_io::lowp::{self, ConversionError, lowp_type};
 use simt_io::npy::{self, Dtype};
 use simt_io::{Element, FileError, elements, file_elements, is_npy_path, read_bounded, write_atomically};
 use simt_tensor::formats::LowpType;
@@ -148,7 +148,7 @@ pub enum HostError {
         missing: Vec<MissingArg>,
     },
     /// A value that does not suit its parameter.
-    #[error("argument `{name}`{} for `.param .{ty} {name}`: {message}", if *.from_directive { " (from `.arg`)" } else { "" })]
+    #[error("argument `{name}`{} for `.param .{ty} {name}`: {problem}", if *.from_directive { " (from `.arg`)" } else { "" })]
     BadArg {
         /// Parameter name.
         name: String,
@@ -157,7 +157,7 @@ pub enum HostError {
         /// Whether the value is the module's `.arg` default rather than the caller's.
         from_directive: bool,
         /// What is wrong.
-        message: String,
+        problem: ValueError,
     },
     /// The buffers do not fit GLOBAL memory.
     #[error(transparent)]
@@ -201,8 +201,8 @@ impl HostError {
                 }
                 text
             }
-            HostError::BadArg { name, ty, from_directive: false, message } => {
-                format!("argument `{name}` ({}) for `.param .{ty} {name}`: {message}", spelling.given())
+            HostError::BadArg { name, ty, from_directive: false, problem } => {
+                format!("argument `{name}` ({}) for `.param .{ty} {name}`: {problem}", spelling.given())
             }
             other => other.to_string(),
         }
@@ -261,7 +261,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
             ArgInit::File(name) if !std::fs::metadata(base.join(name)).is_ok_and(|m| m.is_file()) => {
                 // The room a buffer file has beyond GLOBAL memory is its `.npy` header's.
                 let limit = MAX_BUFFER_FILE_BYTES - planned.min(MAX_TOTAL_BYTES);
-                let data = read_bounded(&base.join(name), limit).map_err(|e| HostError::bad_arg(param, arg, e.to_string()))?;
+                let data = read_bounded(&base.join(name), limit).map_err(|e| HostError::bad_arg(param, arg, FileError::from(e)))?;
                 let len = data.len() as u64;
                 preread[i] = Some(data);
                 len
@@ -278,7 +278,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
     let mut memory = GlobalMemory::new();
     let mut buffers = Vec::new();
     for ((param, arg), preread) in kernel.params.iter().zip(chosen).zip(preread).filter_map(|((p, a), r)| Some(((p, a?), r))) {
-        let bad = |message: String| HostError::bad_arg(param, arg, message);
+        let bad = |problem: ValueError| HostError::bad_arg(param, arg, problem);
         let bytes = match param.ty.buffer_for(&arg.init) {
             Some(mut elem) => {
                 let base = match &arg.origin {
@@ -297,7 +297,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
                                 elem = file_elem;
                                 Ok(WordBytes::from_bytes(&data))
                             })
-                            .map_err(|e| e.to_string())
+                            .map_err(ValueError::from)
                     }
                     (_, init) => buffer_bytes(elem, init, base),
                 }
@@ -309,7 +309,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
             }
             None => match &arg.init {
                 ArgInit::Scalar(lit) => scalar_bytes(param.ty, *lit).map_err(bad)?,
-                other => return Err(bad(format!("a scalar takes a literal such as `{}`, not `{other}`", example_value(param.ty)))),
+                other => return Err(bad(ValueError::NeedsLiteral { example: example_value(param.ty), given: other.clone() })),
             },
         };
         params[param.offset as usize..][..bytes.len()].copy_from_slice(&bytes);
@@ -345,8 +345,9 @@ fn launch_dims(kernel: &Kernel, request: &LaunchRequest) -> Result<([u32; 3], [u
 }
 
 impl HostError {
-    fn bad_arg(param: &Param, arg: &Arg, message: String) -> HostError {
-        HostError::BadArg { name: param.name.clone(), ty: param.ty.name(), from_directive: matches!(arg.origin, ArgOrigin::Directive { .. }), message }
+    fn bad_arg(param: &Param, arg: &Arg, problem: impl Into<ValueError>) -> HostError {
+        let from_directive = matches!(arg.origin, ArgOrigin::Directive { .. });
+        HostError::BadArg { name: param.name.clone(), ty: param.ty.name(), from_directive, problem: problem.into() }
     }
 
     /// The error for a name that is not a parameter of `kernel`, suggesting the closest one.
@@ -386,9 +387,108 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// Why a value cannot become its parameter's bytes.
+#[derive(Debug, thiserror::Error)]
+pub enum ValueError {
+    /// A buffer form for a scalar parameter.
+    #[error("a scalar takes a literal such as `{example}`, not `{given}`")]
+    NeedsLiteral {
+        /// A value the parameter would take.
+        example: &'static str,
+        /// The buffer form given.
+        given: ArgInit,
+    },
+    /// A scalar for a pointer parameter.
+    #[error("a pointer parameter needs a buffer, e.g. `fill(1024, {0})` or `[{0}]`, not the scalar `{0}`")]
+    NeedsBuffer(Literal),
+    /// An integer beyond 32 bits for a pointer parameter.
+    #[error("{0} is no 32-bit GLOBAL address")]
+    NotAnAddress(i64),
+    /// A float for a pointer parameter.
+    #[error("a pointer takes a buffer or an integer address, not `{0}`")]
+    FloatForPointer(Literal),
+    /// A float for a `.u64` parameter.
+    #[error("a .u64 takes an integer, not `{0}`")]
+    FloatForU64(Literal),
+    /// An integer outside the element type.
+    #[error("{value} does not fit {elem} ({lo} ..= {hi})")]
+    OutOfRange {
+        /// The value.
+        value: i64,
+        /// The element type.
+        elem: ElemType,
+        /// Its smallest value.
+        lo: i64,
+        /// Its largest value.
+        hi: i64,
+    },
+    /// A float for an integer element type.
+    #[error("{elem} takes integers, not the float `{lit}`")]
+    FloatForInteger {
+        /// The element type.
+        elem: ElemType,
+        /// The value.
+        lit: Literal,
+    },
+    /// A finite decimal that rounds to infinity in the element type.
+    #[error("`{lit}` is too large for {elem} (at most {max}): write inf for infinity")]
+    TooLarge {
+        /// The value.
+        lit: Literal,
+        /// The element type.
+        elem: ElemType,
+        /// The type's largest finite value, written out.
+        max: String,
+    },
+    /// A value a section 9 type cannot hold.
+    #[error(transparent)]
+    Conversion(#[from] ConversionError),
+    /// More elements than GLOBAL memory holds.
+    #[error("{count} elements of {elem} exceed the {} bytes of GLOBAL memory", MAX_TOTAL_BYTES)]
+    TooMany {
+        /// The elements asked for.
+        count: u64,
+        /// The element type.
+        elem: ElemType,
+    },
+    /// An odd number of packed 4-bit elements.
+    #[error("{count} elements of {elem} do not fill whole bytes: {elem} packs two elements a byte, so give an even number of elements")]
+    OddCount {
+        /// The elements asked for.
+        count: u64,
+        /// The element type.
+        elem: ElemType,
+    },
+    /// `iota(N)`'s last value does not fit.
+    #[error("iota({count}): {problem}")]
+    Iota {
+        /// The elements asked for.
+        count: u64,
+        /// Why the last one does not fit.
+        problem: Box<ValueError>,
+    },
+    /// A list element does not fit.
+    #[error("element {index}: {problem}")]
+    Element {
+        /// Its index.
+        index: usize,
+        /// Why it does not fit.
+        problem: Box<ValueError>,
+    },
+    /// A buffer file that cannot become the buffer.
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
+impl ValueError {
+    fn iota(count: u64, problem: ValueError) -> ValueError {
+        ValueError::Iota { count, problem: Box::new(problem) }
+    }
+}
+
 /// A scalar parameter's bytes. A `.u64` takes any 64-bit integer (a negative one as its two's
 /// complement bits); there is no 64-bit integer element type, so it is written here.
-pub fn scalar_bytes(ty: ParamType, lit: Literal) -> Result<Vec<u8>, String> {
+pub fn scalar_bytes(ty: ParamType, lit: Literal) -> Result<Vec<u8>, ValueError> {
     let elem = match ty {
         ParamType::U32 => ElemType::U32,
         ParamType::S32 => ElemType::S32,
@@ -398,14 +498,14 @@ pub fn scalar_bytes(ty: ParamType, lit: Literal) -> Result<Vec<u8>, String> {
         // A pointer given an address: 32 bits, as `simt_asm::check_arg` checked.
         ParamType::Raw(_) => {
             return match lit {
-                Literal::Int(v) => u32::try_from(v).map(|v| v.to_le_bytes().to_vec()).map_err(|_| format!("{v} is no 32-bit GLOBAL address")),
-                other => Err(format!("a pointer takes a buffer or an integer address, not `{other}`")),
+                Literal::Int(v) => u32::try_from(v).map(|v| v.to_le_bytes().to_vec()).map_err(|_| ValueError::NotAnAddress(v)),
+                other => Err(ValueError::FloatForPointer(other)),
             };
         }
         ParamType::U64 => {
             return match lit {
                 Literal::Int(v) => Ok(v.to_le_bytes().to_vec()),
-                other => Err(format!("a .u64 takes an integer, not `{other}`")),
+                other => Err(ValueError::FloatForU64(other)),
             };
         }
     };
@@ -427,7 +527,7 @@ pub fn example_value(ty: ParamType) -> &'static str {
 ///
 /// # Errors
 /// A float for an integer type, an integer out of range, or a bit pattern of the wrong width.
-pub fn literal_bytes(elem: ElemType, lit: Literal) -> Result<Vec<u8>, String> {
+pub fn literal_bytes(elem: ElemType, lit: Literal) -> Result<Vec<u8>, ValueError> {
     let mut out = vec![0; elem.size() as usize];
     write_literal(elem, lit, &mut out)?;
     Ok(out)
@@ -435,10 +535,10 @@ pub fn literal_bytes(elem: ElemType, lit: Literal) -> Result<Vec<u8>, String> {
 
 /// Writes one literal as an element of `elem` into `out` (exactly its size).
 #[inline]
-fn write_literal(elem: ElemType, lit: Literal, out: &mut [u8]) -> Result<(), String> {
+fn write_literal(elem: ElemType, lit: Literal, out: &mut [u8]) -> Result<(), ValueError> {
     use ElemType::*;
-    let int_range = |v: i64, lo: i64, hi: i64| {
-        if (lo..=hi).contains(&v) { Ok(v) } else { Err(format!("{v} does not fit {elem} ({lo} ..= {hi})")) }
+    let int_range = |value: i64, lo: i64, hi: i64| {
+        if (lo..=hi).contains(&value) { Ok(value) } else { Err(ValueError::OutOfRange { value, elem, lo, hi }) }
     };
     let value = match lit {
         Literal::Int(v) => v as f64,
@@ -461,11 +561,11 @@ fn write_literal(elem: ElemType, lit: Literal, out: &mut [u8]) -> Result<(), Str
             _ => v,
         };
         if v.is_finite() && rounded.is_infinite() {
-            return Err(format!("`{lit}` is too large for {elem} (at most {max}): write inf for infinity"));
+            return Err(ValueError::TooLarge { lit, elem, max });
         }
     }
     if let Some(ty) = lowp_type(elem) {
-        let code = lowp::code(ty, lit).map_err(|e| e.to_string())?;
+        let code = lowp::code(ty, lit)?;
         out.copy_from_slice(&code.to_le_bytes()[..out.len()]);
         return Ok(());
     }
@@ -485,7 +585,7 @@ fn write_literal(elem: ElemType, lit: Literal, out: &mut [u8]) -> Result<(), Str
         (U64, Literal::Int(v)) => out.copy_from_slice(&int_range(v, 0, i64::MAX)?.to_le_bytes()),
         (Bool, Literal::Int(v)) => out[0] = int_range(v, 0, 1)? as u8,
         (U8 | S8 | U16 | S16 | U32 | S32 | B32 | S64 | U64 | Bool, _) => {
-            return Err(format!("{elem} takes integers, not the float `{lit}`"));
+            return Err(ValueError::FloatForInteger { elem, lit });
         }
         (F16, _) => out.copy_from_slice(&f16::from_f64(value).to_bits().to_le_bytes()),
         (BF16, _) => out.copy_from_slice(&bf16::from_f64(value).to_bits().to_le_bytes()),
@@ -503,21 +603,17 @@ fn write_literal(elem: ElemType, lit: Literal, out: &mut [u8]) -> Result<(), Str
 /// # Errors
 /// A scalar where a buffer is needed, a value that does not suit `elem`, an
 /// unreadable or ill-typed file, or a buffer larger than GLOBAL memory.
-pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordBytes, String> {
+pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordBytes, ValueError> {
     if let Some(ty) = lowp_type(elem) {
         return lowp_buffer(elem, ty, init, base);
     }
     let size = u64::from(elem.size());
-    let count = |n: u64| -> Result<usize, String> {
-        match n.checked_mul(size) {
-            Some(bytes) if bytes <= MAX_TOTAL_BYTES => Ok(bytes as usize),
-            _ => Err(format!("{n} elements of {elem} exceed the {MAX_TOTAL_BYTES} bytes of GLOBAL memory")),
-        }
+    let count = |count: u64| match count.checked_mul(size) {
+        Some(bytes) if bytes <= MAX_TOTAL_BYTES => Ok(bytes as usize),
+        _ => Err(ValueError::TooMany { count, elem }),
     };
     Ok(match init {
-        ArgInit::Scalar(lit) => {
-            return Err(format!("a pointer parameter needs a buffer, e.g. `fill(1024, {lit})` or `[{lit}]`, not the scalar `{lit}`"));
-        }
+        ArgInit::Scalar(lit) => return Err(ValueError::NeedsBuffer(*lit)),
         ArgInit::Zeros(n) => WordBytes::zeroed(count(*n)?),
         ArgInit::Fill(n, lit) => {
             let bytes = count(*n)?;
@@ -532,7 +628,7 @@ pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordB
         ArgInit::Iota(n) => {
             // Values only grow, so the last one is the only one that may not fit.
             if let Some(last) = n.checked_sub(1) {
-                literal_bytes(elem, Literal::Int(last as i64)).map_err(|e| format!("iota({n}): {e}"))?;
+                literal_bytes(elem, Literal::Int(last as i64)).map_err(|e| ValueError::iota(*n, e))?;
             }
             // Each arm converts as `write_literal` converts an integer literal.
             let bytes = count(*n)?;
@@ -571,7 +667,7 @@ pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordB
         ArgInit::List(values) => {
             let mut out = WordBytes::zeroed(count(values.len() as u64)?);
             for (i, (v, e)) in values.iter().zip(out.as_bytes_mut().chunks_exact_mut(size as usize)).enumerate() {
-                write_literal(elem, *v, e).map_err(|e| format!("element {i}: {e}"))?;
+                write_literal(elem, *v, e).map_err(|e| ValueError::Element { index: i, problem: Box::new(e) })?;
             }
             out
         }
@@ -580,36 +676,34 @@ pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordB
 }
 
 /// A buffer of one of the section 9 types (see [`lowp`]), packed two a byte for 4-bit types.
-fn lowp_buffer(elem: ElemType, ty: LowpType, init: &ArgInit, base: &Path) -> Result<WordBytes, String> {
-    let bytes = |n: u64| -> Result<usize, String> {
-        if elem.is_packed() && n % 2 == 1 {
-            return Err(format!("{n} elements of {elem} do not fill whole bytes: {elem} packs two elements a byte, so give an even number of elements"));
+fn lowp_buffer(elem: ElemType, ty: LowpType, init: &ArgInit, base: &Path) -> Result<WordBytes, ValueError> {
+    let bytes = |count: u64| {
+        if elem.is_packed() && count % 2 == 1 {
+            return Err(ValueError::OddCount { count, elem });
         }
-        match elem.bytes_for(n) {
+        match elem.bytes_for(count) {
             Some(bytes) if bytes <= MAX_TOTAL_BYTES => Ok(bytes as usize),
-            _ => Err(format!("{n} elements of {elem} exceed the {MAX_TOTAL_BYTES} bytes of GLOBAL memory")),
+            _ => Err(ValueError::TooMany { count, elem }),
         }
     };
     Ok(match init {
-        ArgInit::Scalar(lit) => {
-            return Err(format!("a pointer parameter needs a buffer, e.g. `fill(1024, {lit})` or `[{lit}]`, not the scalar `{lit}`"));
-        }
+        ArgInit::Scalar(lit) => return Err(ValueError::NeedsBuffer(*lit)),
         ArgInit::Zeros(n) => WordBytes::zeroed(bytes(*n)?),
         ArgInit::Fill(n, lit) => {
-            let code = lowp::code(ty, *lit).map_err(|e| e.to_string())?;
+            let code = lowp::code(ty, *lit)?;
             lowp_generate(ty, bytes(*n)?, |_| code)
         }
         ArgInit::Iota(n) => {
             // Values only grow, so the last one is the only one that may not fit an integer type.
             if let Some(last) = n.checked_sub(1) {
-                lowp::code(ty, Literal::Int(last as i64)).map_err(|e| format!("iota({n}): {e}"))?;
+                lowp::code(ty, Literal::Int(last as i64)).map_err(|e| ValueError::iota(*n, e.into()))?;
             }
             lowp_generate(ty, bytes(*n)?, |i| lowp::iota_code(ty, i))
         }
         ArgInit::Rand(n, seed) => lowp_generate(ty, bytes(*n)?, |i| lowp::rand_code(ty, splitmix64(*seed, i))),
         ArgInit::List(values) => {
             bytes(values.len() as u64)?;
-            WordBytes::from_bytes(&lowp::list(ty, values).map_err(|e| e.to_string())?)
+            WordBytes::from_bytes(&lowp::list(ty, values)?)
         }
         ArgInit::File(name) => WordBytes::from_bytes(&read_buffer_file(elem, &base.join(name))?),
     })
@@ -667,9 +761,9 @@ fn top_bits(bits: u64, p: u32) -> f64 {
     (bits >> (64 - p)) as f64 * (-(p as f64)).exp2()
 }
 
-fn read_buffer_file(elem: ElemType, path: &Path) -> Result<Vec<u8>, String> {
-    let bytes = read_bounded(path, MAX_BUFFER_FILE_BYTES).map_err(|e| e.to_string())?;
-    file_elements(elem, false, path, bytes).map(|(_, data)| data).map_err(|e| e.to_string())
+fn read_buffer_file(elem: ElemType, path: &Path) -> Result<Vec<u8>, FileError> {
+    let bytes = read_bounded(path, MAX_BUFFER_FILE_BYTES)?;
+    file_elements(elem, false, path, bytes).map(|(_, data)| data)
 }
 
 /// Writes the buffer as text, one element per line, streaming it out piece by piece
@@ -887,12 +981,12 @@ mod tests {
         assert_eq!(literal_bytes(BF16, Literal::Int(1)).unwrap(), 0x3F80u16.to_le_bytes());
         assert_eq!(literal_bytes(S8, Literal::Int(-128)).unwrap(), [0x80]);
         assert_eq!(literal_bytes(B32, Literal::Int(-1)).unwrap(), [0xFF; 4]);
-        assert!(literal_bytes(U8, Literal::Int(256)).unwrap_err().contains("does not fit u8"));
+        assert!(literal_bytes(U8, Literal::Int(256)).unwrap_err().to_string().contains("does not fit u8"));
         assert!(literal_bytes(U32, Literal::Int(-1)).is_err());
-        assert!(literal_bytes(S32, Literal::Float(1.5)).unwrap_err().contains("takes integers"));
+        assert!(literal_bytes(S32, Literal::Float(1.5)).unwrap_err().to_string().contains("takes integers"));
         // Too large for the type is an error, as in an instruction; `inf` is infinity on purpose.
-        assert!(literal_bytes(F32, Literal::Float(1e39)).unwrap_err().contains("too large for f32 (at most 3.4028235e38)"));
-        assert!(literal_bytes(F16, Literal::Float(70000.0)).unwrap_err().contains("at most 65504"));
+        assert!(literal_bytes(F32, Literal::Float(1e39)).unwrap_err().to_string().contains("too large for f32 (at most 3.4028235e38)"));
+        assert!(literal_bytes(F16, Literal::Float(70000.0)).unwrap_err().to_string().contains("at most 65504"));
         assert_eq!(literal_bytes(F32, Literal::Float(f64::INFINITY)).unwrap(), f32::INFINITY.to_le_bytes());
         assert_eq!(literal_bytes(F16, Literal::Float(65519.0)).unwrap(), 0x7BFFu16.to_le_bytes(), "rounds down to the largest f16");
     }
@@ -904,18 +998,18 @@ mod tests {
         assert_eq!(buffer_bytes(U16, &ArgInit::Zeros(3), here).unwrap().as_bytes().to_vec(), [0; 6]);
         assert_eq!(buffer_bytes(S8, &ArgInit::Fill(3, Literal::Int(-2)), here).unwrap().as_bytes().to_vec(), [0xFE; 3]);
         assert_eq!(buffer_bytes(F32, &ArgInit::Iota(3), here).unwrap().as_bytes().to_vec(), f32s(&[0.0, 1.0, 2.0]));
-        assert!(buffer_bytes(U8, &ArgInit::Iota(257), here).unwrap_err().contains("iota(257): 256 does not fit u8"));
+        assert!(buffer_bytes(U8, &ArgInit::Iota(257), here).unwrap_err().to_string().contains("iota(257): 256 does not fit u8"));
         // f16 has 11 significant bits: 2049 rounds to the even 2048.
         let h = buffer_bytes(F16, &ArgInit::Iota(2050), here).unwrap().as_bytes().to_vec();
         assert_eq!(&h[4098..], f16::from_f32(2048.0).to_bits().to_le_bytes());
-        assert!(buffer_bytes(F64, &ArgInit::Zeros(u64::MAX), here).unwrap_err().contains("exceed"));
+        assert!(buffer_bytes(F64, &ArgInit::Zeros(u64::MAX), here).unwrap_err().to_string().contains("exceed"));
         assert!(buffer_bytes(F32, &ArgInit::List(vec![Literal::Int(1), Literal::F64Bits(0)]), here).is_ok());
-        assert!(buffer_bytes(U32, &ArgInit::List(vec![Literal::Int(1), Literal::Float(0.5)]), here).unwrap_err().starts_with("element 1:"));
+        assert!(buffer_bytes(U32, &ArgInit::List(vec![Literal::Int(1), Literal::Float(0.5)]), here).unwrap_err().to_string().starts_with("element 1:"));
         assert_eq!(buffer_bytes(S64, &ArgInit::List(vec![Literal::Int(-1)]), here).unwrap().as_bytes().to_vec(), [0xFF; 8]);
         assert_eq!(buffer_bytes(U64, &ArgInit::Iota(2), here).unwrap().as_bytes().to_vec(), [0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]);
-        assert!(buffer_bytes(U64, &ArgInit::Fill(1, Literal::Int(-1)), here).unwrap_err().contains("-1 does not fit u64"));
+        assert!(buffer_bytes(U64, &ArgInit::Fill(1, Literal::Int(-1)), here).unwrap_err().to_string().contains("-1 does not fit u64"));
         assert_eq!(buffer_bytes(Bool, &ArgInit::Iota(2), here).unwrap().as_bytes().to_vec(), [0, 1]);
-        assert!(buffer_bytes(Bool, &ArgInit::Fill(1, Literal::Int(2)), here).unwrap_err().contains("2 does not fit bool (0 ..= 1)"));
+        assert!(buffer_bytes(Bool, &ArgInit::Fill(1, Literal::Int(2)), here).unwrap_err().to_string().contains("2 does not fit bool (0 ..= 1)"));
     }
 
     #[test]
@@ -947,12 +1041,12 @@ mod tests {
         let npy_path = dir.join("v.npy");
         write_buffer_file(&npy_path, ElemType::F32, memory(&f32s(&[1.5, -2.0])).buffer("b").unwrap()).unwrap();
         assert_eq!(buffer_bytes(ElemType::F32, &ArgInit::File("v.npy".into()), &dir).unwrap().as_bytes().to_vec(), f32s(&[1.5, -2.0]));
-        let mismatch = buffer_bytes(ElemType::F16, &ArgInit::File("v.npy".into()), &dir).unwrap_err();
+        let mismatch = buffer_bytes(ElemType::F16, &ArgInit::File("v.npy".into()), &dir).unwrap_err().to_string();
         assert!(mismatch.contains("holds dtype <f4") && mismatch.contains("element type f16 needs <f2"), "{mismatch}");
         std::fs::write(dir.join("r.bin"), [1, 0, 2]).unwrap();
-        assert!(buffer_bytes(ElemType::U16, &ArgInit::File("r.bin".into()), &dir).unwrap_err().contains("not a whole number"));
+        assert!(buffer_bytes(ElemType::U16, &ArgInit::File("r.bin".into()), &dir).unwrap_err().to_string().contains("not a whole number"));
         assert_eq!(buffer_bytes(ElemType::U8, &ArgInit::File("r.bin".into()), &dir).unwrap().as_bytes().to_vec(), [1, 0, 2]);
-        assert!(buffer_bytes(ElemType::U8, &ArgInit::File("none.bin".into()), &dir).unwrap_err().contains("cannot read"));
+        assert!(buffer_bytes(ElemType::U8, &ArgInit::File("none.bin".into()), &dir).unwrap_err().to_string().contains("cannot read"));
         write_buffer_file(&dir.join("o.bin"), ElemType::U8, memory(&[9, 8, 7]).buffer("b").unwrap()).unwrap();
         assert_eq!(std::fs::read(dir.join("o.bin")).unwrap(), [9, 8, 7]);
         // Large buffers are written in pieces, in parallel: the file is still the whole buffer in order.
@@ -974,7 +1068,7 @@ mod tests {
     fn section_9_buffers_convert_and_pack() {
         use ElemType::*;
         let here = Path::new("");
-        let bytes = |elem, init: ArgInit| buffer_bytes(elem, &init, here).map(|b| b.as_bytes().to_vec());
+        let bytes = |elem, init: ArgInit| buffer_bytes(elem, &init, here).map(|b| b.as_bytes().to_vec()).map_err(|e| e.to_string());
         assert_eq!(bytes(E2M1, ArgInit::Fill(4, Literal::Float(2.5))), Ok(vec![0x44, 0x44]), "2.5 ties to 2");
         assert_eq!(bytes(S4, ArgInit::Fill(2, Literal::Int(-3))), Ok(vec![0xDD]));
         assert_eq!(bytes(U4, ArgInit::Iota(4)), Ok(vec![0x10, 0x32]));
@@ -983,9 +1077,9 @@ mod tests {
         assert_eq!(bytes(E5M2, ArgInit::Fill(2, Literal::Float(f64::INFINITY))), Ok(vec![0x7B, 0x7B]), "saturates");
         assert_eq!(bytes(TF32, ArgInit::Fill(1, Literal::F32Bits(0x3F80_1000))), Ok(0x3F80_2000u32.to_le_bytes().to_vec()));
         assert_eq!(bytes(E4M3, ArgInit::Zeros(3)), Ok(vec![0; 3]));
-        assert!(bytes(E2M1, ArgInit::Zeros(3)).unwrap_err().contains("3 elements of e2m1 do not fill whole bytes"));
-        assert!(bytes(S4, ArgInit::Rand(7, 1)).unwrap_err().contains("even number"));
-        assert!(bytes(S4, ArgInit::Zeros(u64::MAX - 1)).unwrap_err().contains("exceed"));
+        assert!(bytes(E2M1, ArgInit::Zeros(3)).unwrap_err().to_string().contains("3 elements of e2m1 do not fill whole bytes"));
+        assert!(bytes(S4, ArgInit::Rand(7, 1)).unwrap_err().to_string().contains("even number"));
+        assert!(bytes(S4, ArgInit::Zeros(u64::MAX - 1)).unwrap_err().to_string().contains("exceed"));
         let list = ArgInit::List(vec![Literal::Int(-8), Literal::Int(7), Literal::Int(0), Literal::Int(9)]);
         assert_eq!(bytes(S4, list).unwrap_err(), "element 3: 9 does not fit s4 (-8 ..= 7)");
         // Dumps convert back: text, JSON and `.npy` show values; `.bin` keeps the bytes.
