@@ -80,7 +80,7 @@ impl LaunchFailure {
 /// # Errors
 /// Every diagnostic, rendered against `name` and the text.
 pub fn load(name: &str, text: &str) -> Result<Module, String> {
-    match simt_isa::Input::of(name, text.as_bytes())? {
+    match simt_isa::Input::of(name, text.as_bytes()).map_err(|e| e.to_string())? {
         simt_isa::Input::Ptx(text) => simt_ptx::translate(name, text, None).map_err(|d| d.render(name, text, false)),
         simt_isa::Input::Assembly(text) => simt_asm::assemble(name, text).map_err(|d| d.render(false)),
         simt_isa::Input::Bytecode(bytes) => simt_isa::read_module(bytes).map_err(|e| format!("{name}: {e}")),
@@ -139,10 +139,10 @@ pub fn load_cached(name: &str, text: &str) -> Result<Arc<Module>, String> {
 ///
 /// # Errors
 /// When the launch's buffers would exceed GLOBAL memory.
-fn lend_at(memory: &mut GlobalMemory, param: &str, addr: usize, cap: usize) -> Result<Result<(u32, u64), String>, String> {
+fn lend_at(memory: &mut GlobalMemory, param: &str, addr: usize, cap: usize) -> Result<Result<(u32, u64), host_memory::NoReach>, LendError> {
     let reach = match host_memory::reach(addr) {
         Ok(reach) => reach,
-        Err(why) => return Ok(Err(why.to_string())),
+        Err(why) => return Ok(Err(why)),
     };
     // Lent memory is whole aligned words: start at the word holding `addr`.
     let start = addr & !3;
@@ -150,10 +150,21 @@ fn lend_at(memory: &mut GlobalMemory, param: &str, addr: usize, cap: usize) -> R
     // SAFETY: the caller of `launch` promises the memory is theirs for the call; it lies in a
     // registered allocation or a writable mapping, so it is there.
     let Some(lent) = (unsafe { Lent::new(start as *mut u8, len, Box::new(())) }) else {
-        return Err(format!("host address {addr:#x} reaches only {} bytes", reach.len));
+        return Err(LendError::TooShort { addr, len: reach.len });
     };
-    let base = memory.alloc_lent(&format!("{param} (host {addr:#x})"), lent).map_err(|e| e.to_string())?;
+    let base = memory.alloc_lent(&format!("{param} (host {addr:#x})"), lent)?;
     Ok(Ok((base + (addr - start) as u32, len.saturating_sub(addr - start) as u64)))
+}
+
+/// Why memory that is there could not be lent.
+#[derive(Debug, thiserror::Error)]
+enum LendError {
+    /// Too little of it for one aligned word.
+    #[error("host address {addr:#x} reaches only {len} bytes")]
+    TooShort { addr: usize, len: usize },
+    /// The launch's buffers would exceed GLOBAL memory.
+    #[error(transparent)]
+    Memory(#[from] simt_interp::memory::MemoryError),
 }
 
 /// A pointer argument's memory when it is not whole aligned words, which [`Lent`] needs:
@@ -220,7 +231,7 @@ pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Sh
                 (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Word(0)) => 0u32.to_le_bytes().to_vec(),
                 (ParamType::Ptr(_) | ParamType::Raw(_), HostArg::Word(addr)) => {
                     let addr = usize::try_from(addr).map_err(|_| refuse("the address does not fit this machine"))?;
-                    match lend_at(&mut memory, &param.name, addr, reach_cap).map_err(|e| refuse(&e))? {
+                    match lend_at(&mut memory, &param.name, addr, reach_cap).map_err(|e| refuse(&e.to_string()))? {
                         Ok((base, _)) => base.to_le_bytes().to_vec(),
                         // Nothing is lent: any access through the pointer is a fault naming it.
                         Err(why) => {
@@ -234,7 +245,7 @@ pub unsafe fn launch(module: &Module, kernel: usize, args: &[HostArg], shape: Sh
                 (ParamType::U64, HostArg::Word(w)) => {
                     if let Ok(addr) = usize::try_from(w)
                         && addr != 0
-                        && let Ok((base, len)) = lend_at(&mut memory, &param.name, addr, reach_cap).map_err(|e| refuse(&e))?
+                        && let Ok((base, len)) = lend_at(&mut memory, &param.name, addr, reach_cap).map_err(|e| refuse(&e.to_string()))?
                     {
                         memory.map_host(w, len, base);
                     }

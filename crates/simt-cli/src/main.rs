@@ -212,7 +212,7 @@ struct LintArgs {
 fn load_module(path: &Path, arch: Option<Target>, lints: Option<&LintArgs>) -> Result<Module, Failure> {
     let bytes = read_file(path)?;
     let name = path.display().to_string();
-    let source = match simt_isa::Input::of(&name, &bytes).map_err(Failure::input)? {
+    let source = match simt_isa::Input::of(&name, &bytes).map_err(|e| Failure::input(e.to_string()))? {
         simt_isa::Input::Ptx(source) => return simt_ptx::translate(&name, source, arch).map_err(|d| Failure::Rejected(d.render(&name, source, color()))),
         simt_isa::Input::Assembly(source) => source,
         simt_isa::Input::Bytecode(bytes) => return load_bytecode(path, bytes, arch),

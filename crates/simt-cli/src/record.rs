@@ -38,7 +38,7 @@ pub fn run_flags() -> FlagSet {
             match crate::Cli::try_parse_from(argv) {
                 // Alone, a flag may lack a partner another option of the plan gives (`--scheduler` needs `--timing`).
                 Err(e) if matches!(e.kind(), clap::error::ErrorKind::MissingRequiredArgument | clap::error::ErrorKind::ArgumentConflict) => Ok(()),
-                Err(e) => Err(e.to_string().lines().next().unwrap_or_default().trim_start_matches("error: ").to_string()),
+                Err(e) => Err(e.to_string().lines().next().unwrap_or_default().trim_start_matches("error: ").into()),
                 Ok(_) => Ok(()),
             }
         }))

@@ -60,16 +60,24 @@ pub enum Input<'a> {
     Assembly(&'a str),
 }
 
+/// A file that is neither simt bytecode nor UTF-8 text.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{name}: neither simt bytecode nor UTF-8 text")]
+pub struct NotAModule {
+    /// The file's name.
+    pub name: String,
+}
+
 impl<'a> Input<'a> {
     /// What `bytes`, read from a file called `name`, hold.
     ///
     /// # Errors
-    /// Text that is not UTF-8, in words naming `name`.
-    pub fn of(name: &str, bytes: &'a [u8]) -> Result<Input<'a>, String> {
+    /// Bytes that are neither bytecode nor UTF-8 text.
+    pub fn of(name: &str, bytes: &'a [u8]) -> Result<Input<'a>, NotAModule> {
         if bytes.first() == Some(&MAGIC[0]) {
             return Ok(Input::Bytecode(bytes));
         }
-        let text = std::str::from_utf8(bytes).map_err(|_| format!("{name}: neither simt bytecode nor UTF-8 text"))?;
+        let text = std::str::from_utf8(bytes).map_err(|_| NotAModule { name: name.into() })?;
         // Editors on some systems start UTF-8 files with a byte-order mark; it is not part of the text.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let ptx_name = std::path::Path::new(name).extension().is_some_and(|e| e.eq_ignore_ascii_case("ptx"));

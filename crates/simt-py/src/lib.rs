@@ -1089,7 +1089,7 @@ fn ptx(py: Python<'_>, source: &str, name: &str) -> PyResult<Program> {
 fn load(py: Python<'_>, path: PathBuf, allow: Option<Vec<String>>, warn: Option<Vec<String>>, deny: Option<Vec<String>>) -> PyResult<Program> {
     let shown = path.display().to_string();
     let bytes = simt_io::read_bounded(&path, simt_isa::MAX_INPUT_BYTES).map_err(|e| pyo3::exceptions::PyOSError::new_err(e.to_string()))?;
-    match simt_isa::Input::of(&shown, &bytes).map_err(LoadError::new_err)? {
+    match simt_isa::Input::of(&shown, &bytes).map_err(|e| LoadError::new_err(e.to_string()))? {
         simt_isa::Input::Bytecode(bytes) => {
             let mut module = simt_isa::read_module(bytes).map_err(|e| LoadError::new_err(format!("{shown}: {e}")))?;
             module.source_name = shown;

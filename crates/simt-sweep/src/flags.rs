@@ -69,8 +69,12 @@ pub struct Flag {
     pub effect: Effect,
 }
 
-/// Checks one flag's value the way `simt run` would (the binary passes its own parser).
-pub type ValueCheck = dyn Fn(&str, Option<&str>) -> Result<(), String> + Send + Sync;
+/// Checks one flag's value the way `simt run` would (the binary passes its own parser, whose
+/// error the plan shows after the flag and value).
+pub type ValueCheck = dyn Fn(&str, Option<&str>) -> Result<(), ValueRejected> + Send + Sync;
+
+/// Why the binary's parser refused a value: its own error, whatever type its parser has.
+pub type ValueRejected = Box<dyn std::error::Error + Send + Sync>;
 
 /// The resolved values of a `--timing` machine (a built-in name or a file relative to the
 /// folder given), as text to hash; `None` when it does not load (the run says why).
@@ -124,7 +128,7 @@ impl FlagSet {
     }
 
     /// Checks `--name value` with the binary's own parser, where one was given.
-    pub fn check_value(&self, name: &str, value: Option<&str>) -> Result<(), String> {
+    pub fn check_value(&self, name: &str, value: Option<&str>) -> Result<(), ValueRejected> {
         self.check.as_ref().map_or(Ok(()), |check| check(name, value))
     }
 
