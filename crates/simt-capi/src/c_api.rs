@@ -62,7 +62,7 @@ pub unsafe extern "C" fn simt_module_load(text: *const c_char, len: usize, name:
             // SAFETY: the caller promises a NUL-terminated string.
             unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned()
         };
-        let module = crate::load(&name, text)?;
+        let module = crate::load(&name, text).map_err(|e| e.to_string())?;
         let names = module.kernels.iter().map(|k| CString::new(k.name.as_str()).unwrap_or_default()).collect();
         Ok(SimtModule { module: Arc::new(module), names })
     });

@@ -78,13 +78,33 @@ impl LaunchFailure {
 /// comments) with `.version`, as every PTX module must; `.s` assembly otherwise.
 ///
 /// # Errors
-/// Every diagnostic, rendered against `name` and the text.
-pub fn load(name: &str, text: &str) -> Result<Module, String> {
-    match simt_isa::Input::of(name, text.as_bytes()).map_err(|e| e.to_string())? {
-        simt_isa::Input::Ptx(text) => simt_ptx::translate(name, text, None).map_err(|d| d.render(name, text, false)),
-        simt_isa::Input::Assembly(text) => simt_asm::assemble(name, text).map_err(|d| d.render(false)),
-        simt_isa::Input::Bytecode(bytes) => simt_isa::read_module(bytes).map_err(|e| format!("{name}: {e}")),
+/// Why the text is no module.
+pub fn load(name: &str, text: &str) -> Result<Module, ModuleError> {
+    match simt_isa::Input::of(name, text.as_bytes())? {
+        simt_isa::Input::Ptx(text) => simt_ptx::translate(name, text, None).map_err(|d| ModuleError::Diagnostics(d.render(name, text, false))),
+        simt_isa::Input::Assembly(text) => simt_asm::assemble(name, text).map_err(|d| ModuleError::Diagnostics(d.render(false))),
+        simt_isa::Input::Bytecode(bytes) => simt_isa::read_module(bytes).map_err(|source| ModuleError::Bytecode { name: name.into(), source }),
     }
+}
+
+/// Why text did not become a module.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ModuleError {
+    /// Neither bytecode nor UTF-8 text.
+    #[error(transparent)]
+    NotAModule(#[from] simt_isa::NotAModule),
+    /// The assembler's or the PTX translator's diagnostics, rendered against the name and
+    /// the text (which the caller may not keep: C callers and `ptx_run` receive text).
+    #[error("{0}")]
+    Diagnostics(String),
+    /// Bytecode that does not load.
+    #[error("{name}: {source}")]
+    Bytecode {
+        /// The module's name.
+        name: String,
+        /// What is wrong with it.
+        source: simt_isa::LoadError,
+    },
 }
 
 /// Translated PTX modules by their text, so a caller launching the same kernel thousands
@@ -96,7 +116,7 @@ struct ModuleCache {
 }
 
 /// The text's hash, the text and the result of loading it.
-type Cached = (u64, Box<str>, Result<Arc<Module>, String>);
+type Cached = (u64, Box<str>, Result<Arc<Module>, ModuleError>);
 
 /// What the cache may hold: texts are kept to tell hash collisions apart, and a translated
 /// module takes a few times its text.
@@ -108,7 +128,7 @@ static CACHE: Mutex<ModuleCache> = Mutex::new(ModuleCache { entries: std::collec
 ///
 /// # Errors
 /// As [`load`].
-pub fn load_cached(name: &str, text: &str) -> Result<Arc<Module>, String> {
+pub fn load_cached(name: &str, text: &str) -> Result<Arc<Module>, ModuleError> {
     use std::hash::{Hash, Hasher};
     let mut hasher = FxHasher::default();
     text.hash(&mut hasher);

@@ -52,7 +52,7 @@ pub unsafe extern "C" fn ptx_run(
         };
         let shared_bytes = u32::try_from(shared_mem_size).map_err(|_| format!("shared_mem_size is {shared_mem_size}"))?;
         let shape = Shape { grid: dims("grid", [grid_x, grid_y, grid_z])?, block: dims("block", [block_x, block_y, block_z])?, shared_bytes };
-        let module = crate::load_cached("ptx_run.ptx", text)?;
+        let module = crate::load_cached("ptx_run.ptx", text).map_err(|e| e.to_string())?;
         let host_args: Vec<HostArg> = words.iter().map(|&w| HostArg::Word(w as u64)).collect();
         // SAFETY: the caller promises the addresses are their memory.
         unsafe { crate::launch(&module, 0, &host_args, shape, &RunOptions::default()) }.map_err(|failure| failure.render(&module))

@@ -1146,7 +1146,7 @@ fn located_error(py: Python<'_>, message: String, name: &str, line: usize, colum
 #[pyo3(signature = (ptx, args, grid, block, shared=0))]
 fn ptx_run(py: Python<'_>, ptx: &str, args: Vec<Bound<'_, PyAny>>, grid: &Bound<'_, PyAny>, block: &Bound<'_, PyAny>, shared: u32) -> PyResult<()> {
     let shape = simt::Shape { grid: dims(grid, "grid")?, block: dims(block, "block")?, shared_bytes: shared };
-    let module = py.detach(|| simt::load_cached("ptx_run.ptx", ptx)).map_err(|message| located_error(py, message, "ptx_run.ptx", 1, 1, 1))?;
+    let module = py.detach(|| simt::load_cached("ptx_run.ptx", ptx)).map_err(|e| located_error(py, e.to_string(), "ptx_run.ptx", 1, 1, 1))?;
     let mut host_args = Vec::with_capacity(args.len());
     for (i, arg) in args.iter().enumerate() {
         host_args.push(if let Ok(array) = arg.cast::<PyUntypedArray>() {
