@@ -10,7 +10,7 @@
 //! [`BlockSim::force_progress`]). Whatever order it issues warps in, every
 //! warp issues the same instructions with the same masks as in `run`.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use simt_isa::{Effects, Flags, Kernel, LatencyClass, MmaForm, Opcode, Space, SpecialReg, Unit};
 
@@ -19,10 +19,11 @@ use crate::exec::collective::{CollectiveOp, shfl_source};
 use crate::exec::control::ControlOp;
 use crate::exec::{describe_lanes, per_lane, pred};
 use crate::fault::{Fault, FaultKind, Remedy};
-use crate::launch::{LaunchConfig, LaunchError, RunOptions, check_launch};
-use crate::memory::{AccessError, GlobalMemory, words_of};
-use crate::sanitize::{Findings, Sanitizer};
-use crate::warp::{Next, Warp};
+use crate::launch::Launch;
+use crate::memory::AccessError;
+use crate::sanitize::Sanitizer;
+use crate::stats::Counters;
+use crate::warp::{BlockReason, Next, Warp, WarpView};
 
 /// Instructions one warp may issue before the SM turns to its next warp.
 const SLICE: u64 = 256;
@@ -31,123 +32,6 @@ const SLICE: u64 = 256;
 /// launch's shared count: with several threads, the launch can pass `--max-steps`
 /// by up to this many per thread beyond the first before one of them sees it.
 const RUN_STEP_BATCH: u64 = 1 << 14;
-
-/// A launch ready to run: checked, translated, sharing its memory and step count between blocks.
-///
-/// [`crate::run`] runs every block; a timing model instead takes blocks with
-/// [`Launch::block`] and steps their warps one instruction at a time.
-pub struct Launch<'a> {
-    pub(crate) kernel: &'a Kernel,
-    pub(crate) program: Program,
-    pub(crate) memory: &'a GlobalMemory,
-    /// The PARAM space as little-endian words, and its length in bytes.
-    pub(crate) params: Vec<u32>,
-    pub(crate) params_len: usize,
-    pub(crate) grid: [u32; 3],
-    pub(crate) block: [u32; 3],
-    pub(crate) options: &'a RunOptions,
-    /// Warp instructions issued by the whole launch so far.
-    steps: AtomicU64,
-    /// Where a watcher reads the launch's progress, if one does.
-    progress: Option<&'a Progress>,
-}
-
-/// Counters another thread may read while a launch runs (for a progress display).
-#[derive(Debug, Default)]
-pub struct Progress {
-    /// Blocks finished.
-    pub blocks_done: AtomicU64,
-    /// Warp instructions issued (updated every few hundred instructions of a warp).
-    pub steps: AtomicU64,
-    /// Set by another thread to stop the launch (Ctrl-C in a front end): it faults with
-    /// [`FaultKind::TimeLimit`] at its next check, a few hundred instructions later.
-    pub cancel: AtomicBool,
-}
-
-impl<'a> Launch<'a> {
-    /// Checks and translates a launch.
-    ///
-    /// # Errors
-    /// What makes the launch impossible; nothing has run.
-    pub fn new(kernel: &'a Kernel, config: &'a LaunchConfig, memory: &'a GlobalMemory, options: &'a RunOptions) -> Result<Launch<'a>, LaunchError> {
-        check_launch(kernel, config)?;
-        Ok(Launch {
-            kernel,
-            program: decode(kernel).map_err(LaunchError::Undecodable)?,
-            memory,
-            params: words_of(&config.params).collect(),
-            params_len: config.params.len(),
-            grid: config.grid,
-            block: config.block,
-            options,
-            steps: AtomicU64::new(0),
-            progress: None,
-        })
-    }
-
-    /// Reports the launch's progress into `progress` as it runs.
-    pub fn watch(&mut self, progress: &'a Progress) {
-        self.progress = Some(progress);
-    }
-
-    /// Counts issued instructions, for the step limit and a watcher.
-    fn issued(&self, n: u64) {
-        self.steps.fetch_add(n, Ordering::Relaxed);
-        if let Some(p) = self.progress {
-            p.steps.fetch_add(n, Ordering::Relaxed);
-        }
-    }
-
-    /// Counts finished blocks in the watched [`Progress`].
-    fn blocks_finished(&self, n: u64) {
-        if let Some(p) = self.progress
-            && n > 0
-        {
-            p.blocks_done.fetch_add(n, Ordering::Relaxed);
-        }
-    }
-
-    /// Blocks in the grid.
-    pub fn blocks(&self) -> u64 {
-        self.grid.iter().map(|&x| u64::from(x)).product()
-    }
-
-    /// Warps in each block.
-    pub fn warps_per_block(&self) -> usize {
-        (self.block.iter().map(|&d| d as usize).product::<usize>()).div_ceil(32)
-    }
-
-    /// The kernel.
-    pub fn kernel(&self) -> &Kernel {
-        self.kernel
-    }
-
-    /// Makes block `linear` (x fastest) resident on SM `sm`, ready to step.
-    pub fn block(&self, linear: u64, sm: u32) -> BlockSim<'_> {
-        BlockSim::new(self, linear, sm, Counters::new(self.kernel.code.len()))
-    }
-
-    /// Warp instructions the whole launch has issued.
-    pub fn steps(&self) -> u64 {
-        self.steps.load(Ordering::Relaxed)
-    }
-
-    /// The launch's statistics from the counters of the blocks that ran (see [`BlockSim::into_counters`]).
-    pub fn stats(&self, counters: &Counters) -> crate::Stats {
-        crate::Stats::from_counters(self.kernel, counters, self.blocks())
-    }
-}
-
-/// Why a warp cannot issue now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BlockReason {
-    /// Its threads wait at `BAR.SYNC` for the rest of the block ([`BlockSim::release_barrier`]).
-    Barrier,
-    /// Its threads wait at a warp-collective instruction for the rest of the warp.
-    Collective,
-    /// Its threads wait at a reconvergence point for their siblings (`its`; see [`BlockSim::force_progress`]).
-    Reconvergence,
-}
 
 /// What a warp would do if stepped now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,165 +142,6 @@ pub enum Exchange {
         /// Shape and types (fragment sizes: [`MmaForm::regs`]).
         form: MmaForm,
     },
-}
-
-/// A copy of one warp's control state, for debuggers ([`BlockSim::warp_view`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WarpView {
-    /// Lanes that exist (a partial last warp has fewer than 32).
-    pub valid: u32,
-    /// Lanes whose threads have exited.
-    pub exited: u32,
-    /// Threads waiting at `BAR.SYNC` for the rest of the block.
-    pub at_barrier: u32,
-    /// Where the threads are, in the terms of the SIMT model.
-    pub control: ControlView,
-}
-
-/// The SIMT model's view of where a warp's threads are.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ControlView {
-    /// `stack`: the reconvergence stack, bottom entry first; the top entry issues next.
-    Stack(Vec<StackEntry>),
-    /// `its`: the live threads grouped by pc and state, and the convergence barriers
-    /// some of them still wait at.
-    Its {
-        /// Threads at the same pc in the same state, ordered by their lowest lane.
-        groups: Vec<ThreadGroup>,
-        /// Convergence barriers not yet complete, oldest first.
-        barriers: Vec<ConvergenceBarrier>,
-    },
-}
-
-/// One entry of the reconvergence stack.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StackEntry {
-    /// Where these threads go on.
-    pub pc: u32,
-    /// Where the entry is popped (`None`: at the kernel's end).
-    pub reconv: Option<u32>,
-    /// Its threads.
-    pub mask: u32,
-}
-
-/// Threads of an `its` warp at the same pc, doing the same thing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ThreadGroup {
-    /// Their pc.
-    pub pc: u32,
-    /// Their lanes.
-    pub lanes: u32,
-    /// What they do there.
-    pub state: ThreadState,
-}
-
-/// What a thread group of an `its` warp does at its pc.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ThreadState {
-    /// It may issue.
-    Ready,
-    /// It waits at a reconvergence point for the other members of a convergence barrier.
-    Reconvergence,
-    /// It waits at `BAR.SYNC`.
-    Barrier,
-    /// It waits at a warp-collective instruction for the rest of the warp.
-    Collective,
-}
-
-/// A convergence barrier of the `its` model: opened by a divergent branch, complete when
-/// every live member has reached the reconvergence pc.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ConvergenceBarrier {
-    /// The reconvergence pc.
-    pub reconv: u32,
-    /// Its live members.
-    pub members: u32,
-    /// The members that have arrived and wait.
-    pub arrived: u32,
-}
-
-/// The counts of one pc.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct PcCounts {
-    /// Warp issues.
-    pub issued: u64,
-    /// Active lanes summed over issues.
-    pub active: u64,
-    /// Lanes whose guard held, summed over issues.
-    pub executed: u64,
-    /// Issues of a branch whose lanes split.
-    pub diverged: u64,
-}
-
-/// The memory-efficiency counts of one pc (see `exec/efficiency.rs`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct MemCounts {
-    /// Warp instructions with at least one executing lane.
-    pub requests: u64,
-    /// 32-byte sectors touched (GLOBAL, LOCAL), and the ideal for the bytes moved.
-    pub sectors: u64,
-    pub ideal_sectors: u64,
-    /// 128-byte lines touched, and the ideal.
-    pub lines: u64,
-    pub ideal_lines: u64,
-    /// Shared-memory passes (bank conflicts), and the ideal.
-    pub passes: u64,
-    pub ideal_passes: u64,
-    /// Atomics: the longest run of lanes on one address, which serialise.
-    pub atomic_steps: u64,
-}
-
-impl MemCounts {
-    fn add(&mut self, o: &MemCounts) {
-        self.requests += o.requests;
-        self.sectors += o.sectors;
-        self.ideal_sectors += o.ideal_sectors;
-        self.lines += o.lines;
-        self.ideal_lines += o.ideal_lines;
-        self.passes += o.passes;
-        self.ideal_passes += o.ideal_passes;
-        self.atomic_steps += o.atomic_steps;
-    }
-}
-
-/// Per-pc counters of one or more blocks; [`Launch::stats`] turns them into statistics.
-#[derive(Clone, Debug, Default)]
-pub struct Counters {
-    pub(crate) pcs: Vec<PcCounts>,
-    /// The memory-efficiency report per pc, when the run keeps one (else empty).
-    pub(crate) mem: Vec<MemCounts>,
-    /// Warps run.
-    pub(crate) warps: u64,
-    /// Threads run.
-    pub(crate) threads: u64,
-    /// What the sanitizers found.
-    pub(crate) findings: Findings,
-}
-
-impl Counters {
-    /// Zero counts for a kernel of `len` instructions.
-    pub fn new(len: usize) -> Counters {
-        Counters { pcs: vec![PcCounts::default(); len], mem: Vec::new(), warps: 0, threads: 0, findings: Findings::default() }
-    }
-
-    /// Adds another block's (or SM's) counts.
-    pub fn add(&mut self, other: &Counters) {
-        for (d, s) in self.pcs.iter_mut().zip(&other.pcs) {
-            d.issued += s.issued;
-            d.active += s.active;
-            d.executed += s.executed;
-            d.diverged += s.diverged;
-        }
-        if self.mem.len() < other.mem.len() {
-            self.mem.resize(other.mem.len(), MemCounts::default());
-        }
-        for (d, s) in self.mem.iter_mut().zip(&other.mem) {
-            d.add(s);
-        }
-        self.warps += other.warps;
-        self.threads += other.threads;
-        self.findings.add(&other.findings);
-    }
 }
 
 /// One resident block: its warps, barrier, shared and local memory.
@@ -808,7 +533,7 @@ impl<'a> BlockSim<'a> {
     /// fault that ends the launch: the step limit, the deadline, or a runaway warp.
     fn step_budget(&self, warp: usize) -> Result<u64, Fault> {
         let options = self.ctx.options;
-        let used = self.ctx.steps.load(Ordering::Relaxed) + self.unflushed;
+        let used = self.ctx.steps() + self.unflushed;
         let max = options.max_steps;
         let message = if used >= max {
             Some((FaultKind::StepLimit, format!("the launch issued {max} warp instructions, the limit"), Some(Remedy::MoreSteps)))
@@ -838,7 +563,7 @@ impl<'a> BlockSim<'a> {
     fn out_of_time(&self) -> Option<(&'static str, Option<Remedy>)> {
         if self.ctx.options.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             Some(("the launch ran out of time", Some(Remedy::MoreTime)))
-        } else if self.ctx.progress.is_some_and(|p| p.cancel.load(Ordering::Relaxed)) {
+        } else if self.ctx.cancelled() {
             Some(("the launch was interrupted", None))
         } else {
             None

@@ -5,7 +5,61 @@ use std::fmt::Write;
 
 use simt_isa::{AccessKind, Flags, Kernel, NO_RECONV, Opcode, Operand, Space};
 
-use crate::block::Counters;
+use crate::exec::efficiency::MemCounts;
+use crate::sanitize::Findings;
+
+/// The counts of one pc.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PcCounts {
+    /// Warp issues.
+    pub issued: u64,
+    /// Active lanes summed over issues.
+    pub active: u64,
+    /// Lanes whose guard held, summed over issues.
+    pub executed: u64,
+    /// Issues of a branch whose lanes split.
+    pub diverged: u64,
+}
+
+/// Per-pc counters of one or more blocks; [`crate::Launch::stats`] turns them into statistics.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    pub(crate) pcs: Vec<PcCounts>,
+    /// The memory-efficiency report per pc, when the run keeps one (else empty).
+    pub(crate) mem: Vec<MemCounts>,
+    /// Warps run.
+    pub(crate) warps: u64,
+    /// Threads run.
+    pub(crate) threads: u64,
+    /// What the sanitizers found.
+    pub(crate) findings: Findings,
+}
+
+impl Counters {
+    /// Zero counts for a kernel of `len` instructions.
+    pub fn new(len: usize) -> Counters {
+        Counters { pcs: vec![PcCounts::default(); len], mem: Vec::new(), warps: 0, threads: 0, findings: Findings::default() }
+    }
+
+    /// Adds another block's (or SM's) counts.
+    pub fn add(&mut self, other: &Counters) {
+        for (d, s) in self.pcs.iter_mut().zip(&other.pcs) {
+            d.issued += s.issued;
+            d.active += s.active;
+            d.executed += s.executed;
+            d.diverged += s.diverged;
+        }
+        if self.mem.len() < other.mem.len() {
+            self.mem.resize(other.mem.len(), MemCounts::default());
+        }
+        for (d, s) in self.mem.iter_mut().zip(&other.mem) {
+            d.add(s);
+        }
+        self.warps += other.warps;
+        self.threads += other.threads;
+        self.findings.add(&other.findings);
+    }
+}
 
 /// Counts for one opcode.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]

@@ -10,12 +10,43 @@
 
 use simt_isa::Space;
 
-use crate::block::{BlockSim, MemCounts};
+use crate::block::BlockSim;
 use crate::exec::lanes;
 use crate::exec::memory::MemOp;
 
 /// The bank of a 4-byte word of shared memory.
 const BANKS: u32 = 32;
+
+/// The memory-efficiency counts of one pc.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct MemCounts {
+    /// Warp instructions with at least one executing lane.
+    pub requests: u64,
+    /// 32-byte sectors touched (GLOBAL, LOCAL), and the ideal for the bytes moved.
+    pub sectors: u64,
+    pub ideal_sectors: u64,
+    /// 128-byte lines touched, and the ideal.
+    pub lines: u64,
+    pub ideal_lines: u64,
+    /// Shared-memory passes (bank conflicts), and the ideal.
+    pub passes: u64,
+    pub ideal_passes: u64,
+    /// Atomics: the longest run of lanes on one address, which serialise.
+    pub atomic_steps: u64,
+}
+
+impl MemCounts {
+    pub(crate) fn add(&mut self, o: &MemCounts) {
+        self.requests += o.requests;
+        self.sectors += o.sectors;
+        self.ideal_sectors += o.ideal_sectors;
+        self.lines += o.lines;
+        self.ideal_lines += o.ideal_lines;
+        self.passes += o.passes;
+        self.ideal_passes += o.ideal_passes;
+        self.atomic_steps += o.atomic_steps;
+    }
+}
 
 /// Distinct values of `items` (sorts them).
 fn distinct(items: &mut [u32]) -> u64 {
