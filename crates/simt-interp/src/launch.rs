@@ -42,7 +42,7 @@ pub struct Progress {
     /// Warp instructions issued (updated every few hundred instructions of a warp).
     pub steps: AtomicU64,
     /// Set by another thread to stop the launch (Ctrl-C in a front end): it faults with
-    /// [`FaultKind::TimeLimit`] at its next check, a few hundred instructions later.
+    /// [`crate::FaultKind::TimeLimit`] at its next check, a few hundred instructions later.
     pub cancel: AtomicBool,
 }
 
@@ -97,6 +97,11 @@ impl<'a> Launch<'a> {
     /// Blocks in the grid.
     pub fn blocks(&self) -> u64 {
         self.grid.iter().map(|&x| u64::from(x)).product()
+    }
+
+    /// Threads in each block.
+    pub(crate) fn threads_per_block(&self) -> u32 {
+        self.block.iter().product()
     }
 
     /// Warps in each block.

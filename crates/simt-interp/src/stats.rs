@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use simt_isa::{AccessKind, Flags, Kernel, NO_RECONV, Opcode, Operand, Space};
 
-use crate::exec::efficiency::MemCounts;
+use crate::exec::efficiency::Efficiency;
 use crate::sanitize::Findings;
 
 /// The counts of one pc.
@@ -25,8 +25,8 @@ pub(crate) struct PcCounts {
 #[derive(Clone, Debug, Default)]
 pub struct Counters {
     pub(crate) pcs: Vec<PcCounts>,
-    /// The memory-efficiency report per pc, when the run keeps one (else empty).
-    pub(crate) mem: Vec<MemCounts>,
+    /// The memory-efficiency report, when the run keeps one.
+    pub(crate) efficiency: Efficiency,
     /// Warps run.
     pub(crate) warps: u64,
     /// Threads run.
@@ -38,7 +38,7 @@ pub struct Counters {
 impl Counters {
     /// Zero counts for a kernel of `len` instructions.
     pub fn new(len: usize) -> Counters {
-        Counters { pcs: vec![PcCounts::default(); len], mem: Vec::new(), warps: 0, threads: 0, findings: Findings::default() }
+        Counters { pcs: vec![PcCounts::default(); len], efficiency: Efficiency::default(), warps: 0, threads: 0, findings: Findings::default() }
     }
 
     /// Adds another block's (or SM's) counts.
@@ -49,12 +49,7 @@ impl Counters {
             d.executed += s.executed;
             d.diverged += s.diverged;
         }
-        if self.mem.len() < other.mem.len() {
-            self.mem.resize(other.mem.len(), MemCounts::default());
-        }
-        for (d, s) in self.mem.iter_mut().zip(&other.mem) {
-            d.add(s);
-        }
+        self.efficiency.add(&other.efficiency);
         self.warps += other.warps;
         self.threads += other.threads;
         self.findings.add(&other.findings);
@@ -225,7 +220,7 @@ impl Stats {
                 stats.tensor.dense_equivalent_macs += dense * issued;
             }
         }
-        for (pc, m) in c.mem.iter().enumerate().filter(|(_, m)| m.requests > 0) {
+        for (pc, m) in c.efficiency.per_pc().iter().enumerate().filter(|(_, m)| m.requests > 0) {
             let inst = &kernel.code[pc];
             let per = |x: u64| x as f64 / m.requests as f64;
             let space = inst.form.access().map(|a| a.space);

@@ -2,7 +2,8 @@
 //!
 //! Both models answer the same question — which threads of the warp issue
 //! next, and at which pc — and are told what the issued instruction did to
-//! control flow. The executor in `block.rs` never looks inside them.
+//! control flow. The executor in `exec/` never looks inside them. The views of
+//! a warp that debuggers and timing models read ([`WarpView`], [`BlockReason`]) live here too.
 //!
 //! `stack` keeps the classic reconvergence stack of (pc, reconvergence pc,
 //! mask) entries. `its` gives every thread its own pc and emulates NVIDIA's
