@@ -559,7 +559,7 @@ impl<'a> Executor<'a> {
     /// Checks every executing lane's SHARED, LOCAL or PARAM access at once.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn check_region(&mut self, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, write: bool) -> Result<(), crate::Fault> {
+    fn check_region(&mut self, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, write: bool) -> Result<(), crate::Fault> {
         let len = self.region_len(space) as u64;
         let align = size.min(16);
         let bad = exec & mask_of(|l| addrs[l] & (align - 1) != 0 || u64::from(addrs[l]) + u64::from(size) > len);
@@ -571,7 +571,7 @@ impl<'a> Executor<'a> {
     }
 
     /// A 64-bit atomic on an 8-byte-aligned location, low word first.
-    pub(crate) fn atomic64(&mut self, loc: Loc, f: impl Fn(u64) -> u64) -> u64 {
+    fn atomic64(&mut self, loc: Loc, f: impl Fn(u64) -> u64) -> u64 {
         match loc {
             Loc::Global(i, off) => self.launch.memory.update64(i, off, f),
             Loc::Bytes(at) => {
@@ -585,7 +585,7 @@ impl<'a> Executor<'a> {
     }
 
     /// Atomics exist for GLOBAL and SHARED only; a block's shared memory belongs to one OS thread.
-    pub(crate) fn atomic(&mut self, loc: Loc, f: impl Fn(u32) -> u32) -> u32 {
+    fn atomic(&mut self, loc: Loc, f: impl Fn(u32) -> u32) -> u32 {
         match loc {
             Loc::Global(i, off) => self.launch.memory.update(i, off, f),
             Loc::Bytes(at) => {
@@ -597,7 +597,7 @@ impl<'a> Executor<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn resolve(&mut self, warp: usize, lane: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Result<Loc, Fault> {
+    fn resolve(&mut self, warp: usize, lane: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Result<Loc, Fault> {
         let verb = if write { "writes" } else { "reads" };
         if !addr.is_multiple_of(size.min(16)) {
             return Err(self.fault(
@@ -673,7 +673,7 @@ impl<'a> Executor<'a> {
 
     /// The GLOBAL buffer and offset of an access, or the fault that names what is wrong.
     #[inline(always)]
-    pub(crate) fn locate_global(&mut self, w: usize, l: usize, pc: u32, addr: u32, size: u32, write: bool) -> Result<(usize, u32), Fault> {
+    fn locate_global(&mut self, w: usize, l: usize, pc: u32, addr: u32, size: u32, write: bool) -> Result<(usize, u32), Fault> {
         // Access sizes are powers of two, so a mask checks alignment without a division.
         if addr & (size.min(16) - 1) == 0
             && let Ok(found) = self.launch.memory.locate(addr, size, &mut self.buffer_hints[pc as usize])
@@ -695,7 +695,7 @@ impl<'a> Executor<'a> {
 
     /// Bytes between consecutive threads' regions of a byte-addressed space (only LOCAL has one per thread).
     #[inline(always)]
-    pub(crate) fn region_stride(&self, space: Space) -> usize {
+    fn region_stride(&self, space: Space) -> usize {
         if space == Space::Local { local_stride(self.launch.kernel) } else { 0 }
     }
 
@@ -707,7 +707,7 @@ impl<'a> Executor<'a> {
 
     #[cold]
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn access_fault(&mut self, w: usize, l: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Fault {
+    fn access_fault(&mut self, w: usize, l: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Fault {
         match self.resolve(w, l, pc, space, addr, size, write) {
             Err(fault) => fault,
             Ok(_) => self.fault(FaultKind::Unmapped, w, Some(l), Some(pc), format!("{} could not access {addr:#x}", self.mnemonic(pc))),
@@ -715,7 +715,7 @@ impl<'a> Executor<'a> {
     }
 
     /// The words of a byte-addressed space (LOCAL holds every thread's region).
-    pub(crate) fn words(&self, space: Space) -> &[u32] {
+    fn words(&self, space: Space) -> &[u32] {
         match space {
             Space::Shared => &self.shared,
             Space::Local => &self.local,

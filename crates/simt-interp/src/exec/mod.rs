@@ -325,7 +325,7 @@ impl<'a> Executor<'a> {
         simt_isa::format_mnemonic(&self.launch.kernel.code[pc as usize].form)
     }
 
-    pub(crate) fn special(&self, w: usize, sr: SpecialReg) -> [u32; 32] {
+    fn special(&self, w: usize, sr: SpecialReg) -> [u32; 32] {
         let uniform = |v: u32| [v; 32];
         let tid = |axis: usize| self.thread_indices(w)[axis];
         match sr {
