@@ -1,7 +1,14 @@
-//! One block resident on an SM: its warps, barrier, shared and local memory,
-//! and the stepping API a timing model drives one warp instruction at a time.
+//! One block resident on an SM, and the stepping API a timing model drives one
+//! warp instruction at a time.
 //!
-//! [`crate::run`] runs whole blocks with [`run_block`], compiled twice (AVX2+FMA
+//! [`BlockSim`] composes three owners and lends each to the others explicitly:
+//! the executor (`exec/`: warps, shared and local memory, where the block runs),
+//! the statistics [`Counters`] (per-pc counts and the memory-efficiency report of
+//! `exec/efficiency.rs`) and the sanitizers (`sanitize.rs`: shadow state and
+//! findings). Here live what needs all of them: running a block, the step budget
+//! and its faults, barriers, and handing the counters back.
+//!
+//! [`crate::run`] runs whole blocks with [`run_sm`], compiled twice (AVX2+FMA
 //! chosen at run time, and portable) with identical results since every
 //! operation is exactly rounded either way. A timing model instead takes
 //! blocks with [`Launch::block`] and, each cycle, asks a warp what it would
@@ -10,19 +17,21 @@
 //! [`BlockSim::force_progress`]). Whatever order it issues warps in, every
 //! warp issues the same instructions with the same masks as in `run`.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use simt_isa::{Effects, Flags, Kernel, LatencyClass, MmaForm, Opcode, Space, SpecialReg, Unit};
+use simt_isa::{Effects, Flags, LatencyClass, MmaForm, Opcode, Space, Unit};
 
 use crate::decode::*;
+use crate::exec::Executor;
 use crate::exec::collective::{CollectiveOp, shfl_source};
 use crate::exec::control::ControlOp;
+use crate::exec::memory::local_stride;
 use crate::exec::{describe_lanes, per_lane, pred};
 use crate::fault::{Fault, FaultKind, Remedy};
-use crate::launch::{LaunchConfig, LaunchError, RunOptions, check_launch};
-use crate::memory::{AccessError, GlobalMemory, words_of};
-use crate::sanitize::{Findings, Sanitizer};
-use crate::warp::{Next, Warp};
+use crate::launch::Launch;
+use crate::sanitize::Sanitizer;
+use crate::stats::Counters;
+use crate::warp::{BlockReason, Next, Warp, WarpView};
 
 /// Instructions one warp may issue before the SM turns to its next warp.
 const SLICE: u64 = 256;
@@ -31,123 +40,6 @@ const SLICE: u64 = 256;
 /// launch's shared count: with several threads, the launch can pass `--max-steps`
 /// by up to this many per thread beyond the first before one of them sees it.
 const RUN_STEP_BATCH: u64 = 1 << 14;
-
-/// A launch ready to run: checked, translated, sharing its memory and step count between blocks.
-///
-/// [`crate::run`] runs every block; a timing model instead takes blocks with
-/// [`Launch::block`] and steps their warps one instruction at a time.
-pub struct Launch<'a> {
-    pub(crate) kernel: &'a Kernel,
-    pub(crate) program: Program,
-    pub(crate) memory: &'a GlobalMemory,
-    /// The PARAM space as little-endian words, and its length in bytes.
-    pub(crate) params: Vec<u32>,
-    pub(crate) params_len: usize,
-    pub(crate) grid: [u32; 3],
-    pub(crate) block: [u32; 3],
-    pub(crate) options: &'a RunOptions,
-    /// Warp instructions issued by the whole launch so far.
-    steps: AtomicU64,
-    /// Where a watcher reads the launch's progress, if one does.
-    progress: Option<&'a Progress>,
-}
-
-/// Counters another thread may read while a launch runs (for a progress display).
-#[derive(Debug, Default)]
-pub struct Progress {
-    /// Blocks finished.
-    pub blocks_done: AtomicU64,
-    /// Warp instructions issued (updated every few hundred instructions of a warp).
-    pub steps: AtomicU64,
-    /// Set by another thread to stop the launch (Ctrl-C in a front end): it faults with
-    /// [`FaultKind::TimeLimit`] at its next check, a few hundred instructions later.
-    pub cancel: AtomicBool,
-}
-
-impl<'a> Launch<'a> {
-    /// Checks and translates a launch.
-    ///
-    /// # Errors
-    /// What makes the launch impossible; nothing has run.
-    pub fn new(kernel: &'a Kernel, config: &'a LaunchConfig, memory: &'a GlobalMemory, options: &'a RunOptions) -> Result<Launch<'a>, LaunchError> {
-        check_launch(kernel, config)?;
-        Ok(Launch {
-            kernel,
-            program: decode(kernel).map_err(LaunchError::Undecodable)?,
-            memory,
-            params: words_of(&config.params).collect(),
-            params_len: config.params.len(),
-            grid: config.grid,
-            block: config.block,
-            options,
-            steps: AtomicU64::new(0),
-            progress: None,
-        })
-    }
-
-    /// Reports the launch's progress into `progress` as it runs.
-    pub fn watch(&mut self, progress: &'a Progress) {
-        self.progress = Some(progress);
-    }
-
-    /// Counts issued instructions, for the step limit and a watcher.
-    fn issued(&self, n: u64) {
-        self.steps.fetch_add(n, Ordering::Relaxed);
-        if let Some(p) = self.progress {
-            p.steps.fetch_add(n, Ordering::Relaxed);
-        }
-    }
-
-    /// Counts finished blocks in the watched [`Progress`].
-    fn blocks_finished(&self, n: u64) {
-        if let Some(p) = self.progress
-            && n > 0
-        {
-            p.blocks_done.fetch_add(n, Ordering::Relaxed);
-        }
-    }
-
-    /// Blocks in the grid.
-    pub fn blocks(&self) -> u64 {
-        self.grid.iter().map(|&x| u64::from(x)).product()
-    }
-
-    /// Warps in each block.
-    pub fn warps_per_block(&self) -> usize {
-        (self.block.iter().map(|&d| d as usize).product::<usize>()).div_ceil(32)
-    }
-
-    /// The kernel.
-    pub fn kernel(&self) -> &Kernel {
-        self.kernel
-    }
-
-    /// Makes block `linear` (x fastest) resident on SM `sm`, ready to step.
-    pub fn block(&self, linear: u64, sm: u32) -> BlockSim<'_> {
-        BlockSim::new(self, linear, sm, Counters::new(self.kernel.code.len()))
-    }
-
-    /// Warp instructions the whole launch has issued.
-    pub fn steps(&self) -> u64 {
-        self.steps.load(Ordering::Relaxed)
-    }
-
-    /// The launch's statistics from the counters of the blocks that ran (see [`BlockSim::into_counters`]).
-    pub fn stats(&self, counters: &Counters) -> crate::Stats {
-        crate::Stats::from_counters(self.kernel, counters, self.blocks())
-    }
-}
-
-/// Why a warp cannot issue now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BlockReason {
-    /// Its threads wait at `BAR.SYNC` for the rest of the block ([`BlockSim::release_barrier`]).
-    Barrier,
-    /// Its threads wait at a warp-collective instruction for the rest of the warp.
-    Collective,
-    /// Its threads wait at a reconvergence point for their siblings (`its`; see [`BlockSim::force_progress`]).
-    Reconvergence,
-}
 
 /// What a warp would do if stepped now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -260,233 +152,24 @@ pub enum Exchange {
     },
 }
 
-/// A copy of one warp's control state, for debuggers ([`BlockSim::warp_view`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WarpView {
-    /// Lanes that exist (a partial last warp has fewer than 32).
-    pub valid: u32,
-    /// Lanes whose threads have exited.
-    pub exited: u32,
-    /// Threads waiting at `BAR.SYNC` for the rest of the block.
-    pub at_barrier: u32,
-    /// Where the threads are, in the terms of the SIMT model.
-    pub control: ControlView,
-}
-
-/// The SIMT model's view of where a warp's threads are.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ControlView {
-    /// `stack`: the reconvergence stack, bottom entry first; the top entry issues next.
-    Stack(Vec<StackEntry>),
-    /// `its`: the live threads grouped by pc and state, and the convergence barriers
-    /// some of them still wait at.
-    Its {
-        /// Threads at the same pc in the same state, ordered by their lowest lane.
-        groups: Vec<ThreadGroup>,
-        /// Convergence barriers not yet complete, oldest first.
-        barriers: Vec<ConvergenceBarrier>,
-    },
-}
-
-/// One entry of the reconvergence stack.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StackEntry {
-    /// Where these threads go on.
-    pub pc: u32,
-    /// Where the entry is popped (`None`: at the kernel's end).
-    pub reconv: Option<u32>,
-    /// Its threads.
-    pub mask: u32,
-}
-
-/// Threads of an `its` warp at the same pc, doing the same thing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ThreadGroup {
-    /// Their pc.
-    pub pc: u32,
-    /// Their lanes.
-    pub lanes: u32,
-    /// What they do there.
-    pub state: ThreadState,
-}
-
-/// What a thread group of an `its` warp does at its pc.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ThreadState {
-    /// It may issue.
-    Ready,
-    /// It waits at a reconvergence point for the other members of a convergence barrier.
-    Reconvergence,
-    /// It waits at `BAR.SYNC`.
-    Barrier,
-    /// It waits at a warp-collective instruction for the rest of the warp.
-    Collective,
-}
-
-/// A convergence barrier of the `its` model: opened by a divergent branch, complete when
-/// every live member has reached the reconvergence pc.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ConvergenceBarrier {
-    /// The reconvergence pc.
-    pub reconv: u32,
-    /// Its live members.
-    pub members: u32,
-    /// The members that have arrived and wait.
-    pub arrived: u32,
-}
-
-/// The counts of one pc.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct PcCounts {
-    /// Warp issues.
-    pub issued: u64,
-    /// Active lanes summed over issues.
-    pub active: u64,
-    /// Lanes whose guard held, summed over issues.
-    pub executed: u64,
-    /// Issues of a branch whose lanes split.
-    pub diverged: u64,
-}
-
-/// The memory-efficiency counts of one pc (see `exec/efficiency.rs`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct MemCounts {
-    /// Warp instructions with at least one executing lane.
-    pub requests: u64,
-    /// 32-byte sectors touched (GLOBAL, LOCAL), and the ideal for the bytes moved.
-    pub sectors: u64,
-    pub ideal_sectors: u64,
-    /// 128-byte lines touched, and the ideal.
-    pub lines: u64,
-    pub ideal_lines: u64,
-    /// Shared-memory passes (bank conflicts), and the ideal.
-    pub passes: u64,
-    pub ideal_passes: u64,
-    /// Atomics: the longest run of lanes on one address, which serialise.
-    pub atomic_steps: u64,
-}
-
-impl MemCounts {
-    fn add(&mut self, o: &MemCounts) {
-        self.requests += o.requests;
-        self.sectors += o.sectors;
-        self.ideal_sectors += o.ideal_sectors;
-        self.lines += o.lines;
-        self.ideal_lines += o.ideal_lines;
-        self.passes += o.passes;
-        self.ideal_passes += o.ideal_passes;
-        self.atomic_steps += o.atomic_steps;
-    }
-}
-
-/// Per-pc counters of one or more blocks; [`Launch::stats`] turns them into statistics.
-#[derive(Clone, Debug, Default)]
-pub struct Counters {
-    pub(crate) pcs: Vec<PcCounts>,
-    /// The memory-efficiency report per pc, when the run keeps one (else empty).
-    pub(crate) mem: Vec<MemCounts>,
-    /// Warps run.
-    pub(crate) warps: u64,
-    /// Threads run.
-    pub(crate) threads: u64,
-    /// What the sanitizers found.
-    pub(crate) findings: Findings,
-}
-
-impl Counters {
-    /// Zero counts for a kernel of `len` instructions.
-    pub fn new(len: usize) -> Counters {
-        Counters { pcs: vec![PcCounts::default(); len], mem: Vec::new(), warps: 0, threads: 0, findings: Findings::default() }
-    }
-
-    /// Adds another block's (or SM's) counts.
-    pub fn add(&mut self, other: &Counters) {
-        for (d, s) in self.pcs.iter_mut().zip(&other.pcs) {
-            d.issued += s.issued;
-            d.active += s.active;
-            d.executed += s.executed;
-            d.diverged += s.diverged;
-        }
-        if self.mem.len() < other.mem.len() {
-            self.mem.resize(other.mem.len(), MemCounts::default());
-        }
-        for (d, s) in self.mem.iter_mut().zip(&other.mem) {
-            d.add(s);
-        }
-        self.warps += other.warps;
-        self.threads += other.threads;
-        self.findings.add(&other.findings);
-    }
-}
-
-/// One resident block: its warps, barrier, shared and local memory.
+/// One resident block: the executor's state (warps, barrier, shared and local memory),
+/// the counters and sanitizers that watch it, and the stepping API over them.
 pub struct BlockSim<'a> {
-    pub(crate) ctx: &'a Launch<'a>,
-    index: [u32; 3],
-    /// `index` as one number, x fastest.
-    pub(crate) linear: u64,
-    sm: u32,
-    pub(crate) warps: Vec<Warp>,
-    /// SHARED memory as little-endian words.
-    pub(crate) shared: Vec<u32>,
-    /// Every thread's LOCAL region, `local_stride` bytes apart, as little-endian words.
-    pub(crate) local: Vec<u32>,
-    /// Whether a store reached LOCAL memory since the block started: only then does the
-    /// next block need it cleared (clearing untouched pages would make them resident).
-    pub(crate) local_dirty: bool,
-    /// The GLOBAL buffer each pc touched last: the first guess for its next access.
-    pub(crate) buffer_hints: Vec<usize>,
-    /// The cycle a timing model says it is (`SR_CLOCK`); `None` in a functional run.
-    clock: Option<u64>,
-    pub(crate) counters: Counters,
-    /// Shadow state of `--check` racecheck/initcheck/synccheck, when any is on.
-    pub(crate) sanitizer: Option<Box<Sanitizer>>,
+    exec: Executor<'a>,
+    counters: Counters,
+    /// Shadow state and findings of `--check` racecheck/initcheck/synccheck, when any is on.
+    sanitizer: Option<Box<Sanitizer>>,
     /// Issued instructions are added to the launch's shared count this many at a time.
     step_batch: u64,
     /// Issued instructions not yet added to it.
     unflushed: u64,
-    /// Blocks this `BlockSim` finished that the watched [`Progress`] has not heard of.
+    /// Blocks this `BlockSim` finished that the watched [`crate::Progress`] has not heard of.
     unflushed_blocks: u64,
 }
 
-/// A resolved memory location.
-#[derive(Clone, Copy)]
-pub(crate) enum Loc {
-    Global(usize, u32),
-    Bytes(usize),
-}
-
 impl<'a> BlockSim<'a> {
-    pub(crate) fn new(ctx: &'a Launch<'a>, linear: u64, sm: u32, counters: Counters) -> BlockSim<'a> {
-        let threads = ctx.block.iter().map(|&d| u64::from(d)).product::<u64>() as u32;
-        let its = match ctx.options.simt {
-            crate::SimtModel::Its => Some(ctx.options.its_yield),
-            crate::SimtModel::Stack => None,
-        };
-        let warps: Vec<Warp> = (0..threads.div_ceil(32))
-            .map(|w| {
-                let lanes_here = (threads - 32 * w).min(32);
-                let valid = if lanes_here == 32 { u32::MAX } else { (1u32 << lanes_here) - 1 };
-                Warp::new(ctx.program.rows, valid, its)
-            })
-            .collect();
-        let mut block = BlockSim {
-            ctx,
-            index: [0; 3],
-            linear,
-            sm,
-            warps,
-            shared: vec![0; (ctx.kernel.shared_size as usize).div_ceil(4)],
-            local: vec![0; local_stride(ctx.kernel) * threads as usize / 4],
-            local_dirty: false,
-            buffer_hints: vec![0; ctx.program.code.len()],
-            clock: None,
-            counters,
-            sanitizer: None,
-            step_batch: 1,
-            unflushed: 0,
-            unflushed_blocks: 0,
-        };
+    pub(crate) fn new(launch: &'a Launch<'a>, linear: u64, sm: u32, counters: Counters) -> BlockSim<'a> {
+        let mut block = BlockSim { exec: Executor::new(launch, sm), counters, sanitizer: None, step_batch: 1, unflushed: 0, unflushed_blocks: 0 };
         block.start(linear);
         block
     }
@@ -494,103 +177,32 @@ impl<'a> BlockSim<'a> {
     /// Makes this the fresh state of block `linear`, reusing the allocations of the
     /// block that ran here before (an SM runs its blocks one after another).
     fn start(&mut self, linear: u64) {
-        let ctx = self.ctx;
-        let [gx, gy, _] = ctx.grid.map(u64::from);
-        self.index = [(linear % gx) as u32, ((linear / gx) % gy) as u32, (linear / (gx * gy)) as u32];
-        self.linear = linear;
-        self.warps.iter_mut().for_each(Warp::reset);
-        self.shared.fill(0);
-        if std::mem::take(&mut self.local_dirty) {
-            self.local.fill(0);
-        }
-        self.clock = None;
-        let threads = ctx.block.iter().map(|&d| u64::from(d)).product::<u64>();
-        self.counters.warps += self.warps.len() as u64;
-        self.counters.threads += threads;
+        self.exec.start(linear);
+        let launch = self.exec.launch;
+        let threads = launch.threads_per_block();
+        self.counters.warps += self.exec.warps.len() as u64;
+        self.counters.threads += u64::from(threads);
         if let Some(s) = &mut self.sanitizer {
             s.reset();
             return;
         }
-        self.sanitizer = ctx.options.checks.any().then(|| {
+        self.sanitizer = launch.options.checks.any().then(|| {
             Box::new(Sanitizer::new(
-                ctx.options.checks,
-                ctx.options.simt,
-                ctx.kernel.shared_size as usize,
-                local_stride(ctx.kernel) * threads as usize,
-                self.warps.len(),
-                ctx.program.rows,
+                launch.options.checks,
+                launch.options.simt,
+                launch.kernel.shared_size as usize,
+                local_stride(launch.kernel) * threads as usize,
+                self.exec.warps.len(),
+                launch.program.rows,
             ))
         });
     }
 
-    /// Each lane's thread index in x, y and z, counted up from the warp's first thread
-    /// (three divisions per warp instead of three per lane).
-    fn thread_indices(&self, warp: usize) -> [[u32; 32]; 3] {
-        let [bx, by, _] = self.ctx.block;
-        let [mut x, mut y, mut z] = self.thread_of(warp, 0);
-        let mut out = [[0u32; 32]; 3];
-        for lane in 0..32 {
-            let [ox, oy, oz] = &mut out;
-            (ox[lane], oy[lane], oz[lane]) = (x, y, z);
-            x += 1;
-            if x == bx {
-                x = 0;
-                y += 1;
-                if y == by {
-                    y = 0;
-                    z += 1;
-                }
-            }
-        }
-        out
-    }
-
-    pub(crate) fn thread_of(&self, warp: usize, lane: usize) -> [u32; 3] {
-        let linear = warp as u32 * 32 + lane as u32;
-        let [bx, by, _] = self.ctx.block;
-        [linear % bx, (linear / bx) % by, linear / (bx * by)]
-    }
-
-    pub(crate) fn fault(&self, kind: FaultKind, warp: usize, lane: Option<usize>, pc: Option<u32>, message: String) -> Fault {
-        let mut fault = Fault::new(kind, &self.ctx.kernel.name, message);
-        fault.block = self.index;
-        fault.warp = Some(warp as u32);
-        if let Some(l) = lane {
-            fault.thread = Some(self.thread_of(warp, l));
-            fault.lane = Some(l as u32);
-        }
-        if let Some(pc) = pc {
-            fault.pc = Some(pc);
-            fault.line = self.ctx.kernel.line(pc);
-        }
-        fault
-    }
-
-    pub(crate) fn mnemonic(&self, pc: u32) -> String {
-        simt_isa::format_mnemonic(&self.ctx.kernel.code[pc as usize].form)
-    }
-
-    pub(crate) fn special(&self, w: usize, sr: SpecialReg) -> [u32; 32] {
-        let uniform = |v: u32| [v; 32];
-        let tid = |axis: usize| self.thread_indices(w)[axis];
-        match sr {
-            SpecialReg::TidX => tid(0),
-            SpecialReg::TidY => tid(1),
-            SpecialReg::TidZ => tid(2),
-            SpecialReg::NtidX => uniform(self.ctx.block[0]),
-            SpecialReg::NtidY => uniform(self.ctx.block[1]),
-            SpecialReg::NtidZ => uniform(self.ctx.block[2]),
-            SpecialReg::CtaidX => uniform(self.index[0]),
-            SpecialReg::CtaidY => uniform(self.index[1]),
-            SpecialReg::CtaidZ => uniform(self.index[2]),
-            SpecialReg::NctaidX => uniform(self.ctx.grid[0]),
-            SpecialReg::NctaidY => uniform(self.ctx.grid[1]),
-            SpecialReg::NctaidZ => uniform(self.ctx.grid[2]),
-            SpecialReg::LaneId => per_lane(|l| l as u32),
-            SpecialReg::WarpId => uniform(w as u32),
-            SpecialReg::SmId => uniform(self.sm),
-            SpecialReg::Clock => uniform(self.clock.unwrap_or(self.warps[w].issued) as u32),
-        }
+    /// Issues the instruction at `pc` for the threads in `mask` of warp `w`, in sight of
+    /// the counters and the sanitizers.
+    #[inline(always)]
+    fn execute(&mut self, w: usize, pc: u32, mask: u32) -> Result<(), Fault> {
+        self.exec.execute(w, pc, mask, &mut self.counters, self.sanitizer.as_deref_mut())
     }
 
     /// Runs the block to completion.
@@ -599,11 +211,11 @@ impl<'a> BlockSim<'a> {
         loop {
             let mut progressed = false;
             let mut all_done = true;
-            for w in 0..self.warps.len() {
+            for w in 0..self.exec.warps.len() {
                 let budget = self.step_budget(w)?;
                 let issued = self.run_warp(w, budget)?;
                 progressed |= issued > 0;
-                all_done &= self.warps[w].live() == 0;
+                all_done &= self.exec.warps[w].live() == 0;
             }
             if all_done {
                 return Ok(());
@@ -616,53 +228,52 @@ impl<'a> BlockSim<'a> {
 
     /// Warps in the block.
     pub fn warp_count(&self) -> usize {
-        self.warps.len()
+        self.exec.warps.len()
     }
 
     /// Whether every thread has exited.
     pub fn is_done(&self) -> bool {
-        self.warps.iter().all(|w| w.live() == 0)
+        self.exec.warps.iter().all(|w| w.live() == 0)
     }
 
     /// The threads of warp `w` that have not exited (lanes past a partial warp's end never exist).
     pub fn live_lanes(&self, w: usize) -> u32 {
-        self.warps[w].live()
+        self.exec.warps[w].live()
     }
 
     /// Warp `w`'s architectural state, for debuggers: one row of 32 lanes per register
     /// (`R0` first) and the masks of `P0` .. `P6`.
     pub fn registers(&self, w: usize) -> (&[[u32; 32]], &[u32]) {
-        let warp = &self.warps[w];
-        (&warp.regs[..self.ctx.kernel.regs as usize], &warp.preds[..usize::from(crate::decode::PRED_TRUE)])
+        let warp = &self.exec.warps[w];
+        (&warp.regs[..self.exec.launch.kernel.regs as usize], &warp.preds[..usize::from(crate::decode::PRED_TRUE)])
     }
 
     /// A copy of warp `w`'s control state (reconvergence stack or thread groups), for debuggers.
     pub fn warp_view(&self, w: usize) -> WarpView {
-        self.warps[w].view()
+        self.exec.warps[w].view()
     }
 
     /// The block's SHARED memory as little-endian words.
     pub fn shared_words(&self) -> &[u32] {
-        &self.shared
+        &self.exec.shared
     }
 
     /// The block's index in the grid.
     pub fn index(&self) -> [u32; 3] {
-        self.index
+        self.exec.index
     }
 
     /// Sets the cycle `SR_CLOCK` reads from now on (a timing model's cycle counter);
     /// until it is called, `SR_CLOCK` reads the warp's issued-instruction count.
     pub fn set_clock(&mut self, cycle: u64) {
-        self.clock = Some(cycle);
+        self.exec.clock = Some(cycle);
     }
 
     /// The block's statistics counters, to sum over blocks and turn into [`crate::Stats`]
-    /// with [`Launch::stats`]; the block counts as done in the watched [`Progress`].
+    /// with [`Launch::stats`]; the block counts as done in the watched [`crate::Progress`].
     pub fn into_counters(mut self) -> Counters {
         self.unflushed_blocks += 1;
-        self.flush_counts();
-        self.counters
+        self.finish()
     }
 
     /// Adds stepped instructions to the launch's shared count `n` at a time (at least 1)
@@ -677,12 +288,12 @@ impl<'a> BlockSim<'a> {
     /// [`BlockSim::step`] will do (under `its` it may settle which thread group goes
     /// next, which stepping would settle the same way).
     pub fn peek(&mut self, w: usize) -> Peek {
-        let code = &self.ctx.program.code;
-        match self.warps[w].next(code) {
+        let code = &self.exec.launch.program.code;
+        match self.exec.warps[w].next(code) {
             Next::Done => Peek::Done,
             Next::Blocked(reason) => Peek::Blocked(reason),
             Next::Issue { pc, mask } => {
-                let inst = &self.ctx.kernel.code[pc as usize];
+                let inst = &self.exec.launch.kernel.code[pc as usize];
                 let info = inst.info();
                 Peek::Issue(Preview {
                     pc,
@@ -690,8 +301,8 @@ impl<'a> BlockSim<'a> {
                     unit: info.unit,
                     latency: info.latency,
                     active: mask,
-                    executed: mask & pred(&self.warps[w], code[pc as usize].guard),
-                    effects: self.ctx.program.effects[pc as usize],
+                    executed: mask & pred(&self.exec.warps[w], code[pc as usize].guard),
+                    effects: self.exec.launch.program.effects[pc as usize],
                 })
             }
         }
@@ -710,19 +321,15 @@ impl<'a> BlockSim<'a> {
         };
         self.step_budget(w)?;
         let Preview { pc, opcode, active, executed, effects, .. } = preview;
-        let decoded = self.ctx.program.code[pc as usize];
-        let warp = &self.warps[w];
+        let decoded = self.exec.launch.program.code[pc as usize];
+        let warp = &self.exec.warps[w];
         let access = effects.access.map(|a| {
             let (space, mut addresses) = match decoded.op {
-                Op::Memory(m) => self.lane_addresses(w, pc, &m, executed),
+                Op::Memory(m) => self.exec.lane_addresses(w, pc, &m, executed),
                 _ => (a.space, [0; 32]),
             };
             if space == Space::Local {
-                let threads = self.warps.len() * 32;
-                for (l, x) in addresses.iter_mut().enumerate() {
-                    let (word, byte) = (*x as usize / 4, *x as usize % 4);
-                    *x = (4 * (word * threads + w * 32 + l) + byte) as u32;
-                }
+                addresses = self.exec.physical_local(w, &addresses);
             }
             Access { space, kind: a.kind, size: a.size, addresses }
         });
@@ -740,7 +347,7 @@ impl<'a> BlockSim<'a> {
                 let b = crate::exec::fetch(warp, b);
                 Some(Exchange::Shuffle { sources: per_lane(|l| shfl_source(mode, l, b[l], width) as u8) })
             }
-            Op::Tensor(_) => self.ctx.kernel.code[pc as usize].form.mma().map(|form| Exchange::Mma { form }),
+            Op::Tensor(_) => self.exec.launch.kernel.code[pc as usize].form.mma().map(|form| Exchange::Mma { form }),
             _ => None,
         };
         let arrived = opcode.flags().contains(Flags::BARRIER).then_some(executed);
@@ -771,7 +378,7 @@ impl<'a> BlockSim<'a> {
 
     /// Whether every non-exited thread of the block waits at `BAR.SYNC`, so the barrier can open.
     pub fn barrier_complete(&self) -> bool {
-        self.warps.iter().any(|w| w.at_barrier() != 0) && self.warps.iter().all(|w| w.at_barrier() == w.live())
+        self.exec.warps.iter().any(|w| w.at_barrier() != 0) && self.exec.warps.iter().all(|w| w.at_barrier() == w.live())
     }
 
     /// Opens the block barrier if it is complete ([`BlockSim::barrier_complete`]): the
@@ -780,7 +387,7 @@ impl<'a> BlockSim<'a> {
         if !self.barrier_complete() {
             return false;
         }
-        self.warps.iter_mut().for_each(Warp::release_barrier);
+        self.exec.warps.iter_mut().for_each(Warp::release_barrier);
         if let Some(s) = &mut self.sanitizer {
             s.barrier();
         }
@@ -798,24 +405,24 @@ impl<'a> BlockSim<'a> {
     /// # Errors
     /// A deadlock fault when nothing can ever run again.
     pub fn force_progress(&mut self) -> Result<bool, Fault> {
-        if self.barrier_complete() || (0..self.warps.len()).any(|w| matches!(self.peek(w), Peek::Issue(_))) {
+        if self.barrier_complete() || (0..self.exec.warps.len()).any(|w| matches!(self.peek(w), Peek::Issue(_))) {
             return Ok(false);
         }
-        if self.warps.iter_mut().any(Warp::release_longest_waiter) { Ok(true) } else { Err(self.deadlock()) }
+        if self.exec.warps.iter_mut().any(Warp::release_longest_waiter) { Ok(true) } else { Err(self.deadlock()) }
     }
 
     /// How many more instructions warp `warp` may issue before the next check, or the
     /// fault that ends the launch: the step limit, the deadline, or a runaway warp.
     fn step_budget(&self, warp: usize) -> Result<u64, Fault> {
-        let options = self.ctx.options;
-        let used = self.ctx.steps.load(Ordering::Relaxed) + self.unflushed;
+        let options = self.exec.launch.options;
+        let used = self.exec.launch.steps() + self.unflushed;
         let max = options.max_steps;
         let message = if used >= max {
             Some((FaultKind::StepLimit, format!("the launch issued {max} warp instructions, the limit"), Some(Remedy::MoreSteps)))
         } else if let Some((why, remedy)) = self.out_of_time() {
             Some((FaultKind::TimeLimit, why.to_string(), remedy))
         } else {
-            let w = &self.warps[warp];
+            let w = &self.exec.warps[warp];
             let idle = w.issued - w.progress_at;
             (options.runaway_steps != 0 && idle >= options.runaway_steps).then(|| {
                 (
@@ -826,7 +433,7 @@ impl<'a> BlockSim<'a> {
             })
         };
         if let Some((kind, message, remedy)) = message {
-            let mut fault = self.fault(kind, warp, None, None, message);
+            let mut fault = self.exec.fault(kind, warp, None, None, message);
             fault.remedy = remedy;
             self.locate_everyone(&mut fault);
             return Err(fault);
@@ -836,9 +443,9 @@ impl<'a> BlockSim<'a> {
 
     /// Why the launch must stop now: its deadline passed or it was interrupted.
     fn out_of_time(&self) -> Option<(&'static str, Option<Remedy>)> {
-        if self.ctx.options.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if self.exec.launch.options.deadline.is_some_and(|d| std::time::Instant::now() >= d) {
             Some(("the launch ran out of time", Some(Remedy::MoreTime)))
-        } else if self.ctx.progress.is_some_and(|p| p.cancel.load(Ordering::Relaxed)) {
+        } else if self.exec.launch.cancelled() {
             Some(("the launch was interrupted", None))
         } else {
             None
@@ -851,7 +458,7 @@ impl<'a> BlockSim<'a> {
     /// issuing makes do not run.
     pub fn time_limit(&self) -> Option<Fault> {
         let (why, remedy) = self.out_of_time()?;
-        let mut fault = self.fault(FaultKind::TimeLimit, 0, None, None, why.to_string());
+        let mut fault = self.exec.fault(FaultKind::TimeLimit, 0, None, None, why.to_string());
         fault.remedy = remedy;
         self.locate_everyone(&mut fault);
         Some(fault)
@@ -859,24 +466,24 @@ impl<'a> BlockSim<'a> {
 
     /// Notes where every unfinished thread is; sets the fault's pc to the first one.
     fn locate_everyone(&self, fault: &mut Fault) {
-        for (wi, w) in self.warps.iter().enumerate() {
+        for (wi, w) in self.exec.warps.iter().enumerate() {
             for (pc, mask, what) in w.whereabouts() {
                 let first = mask.trailing_zeros() as usize;
                 if fault.pc.is_none() {
                     fault.pc = Some(pc);
-                    fault.line = self.ctx.kernel.line(pc);
+                    fault.line = self.exec.launch.kernel.line(pc);
                     fault.warp = Some(wi as u32);
                     fault.lane = Some(first as u32);
-                    fault.thread = Some(self.thread_of(wi, first));
+                    fault.thread = Some(self.exec.thread_of(wi, first));
                 }
-                let line = self.ctx.kernel.line(pc).map_or(String::new(), |l| format!(" (line {l})"));
+                let line = self.exec.launch.kernel.line(pc).map_or(String::new(), |l| format!(" (line {l})"));
                 fault.notes.push(format!("warp {wi}, {}: {what} at pc {pc}{line}", describe_lanes(mask)));
             }
         }
     }
 
     fn deadlock(&self) -> Fault {
-        let mut fault = self.fault(
+        let mut fault = self.exec.fault(
             FaultKind::Deadlock,
             0,
             None,
@@ -892,7 +499,7 @@ impl<'a> BlockSim<'a> {
     fn run_warp(&mut self, w: usize, budget: u64) -> Result<u64, Fault> {
         let mut issued = 0;
         while issued < budget {
-            let Next::Issue { pc, mask } = self.warps[w].next(&self.ctx.program.code) else { break };
+            let Next::Issue { pc, mask } = self.exec.warps[w].next(&self.exec.launch.program.code) else { break };
             self.execute(w, pc, mask)?;
             issued += 1;
         }
@@ -910,146 +517,22 @@ impl<'a> BlockSim<'a> {
         }
     }
 
+    /// The counters of the blocks run here, with what the sanitizers found, once the
+    /// launch's shared counts have heard of everything.
+    fn finish(mut self) -> Counters {
+        self.flush_counts();
+        if let Some(s) = &mut self.sanitizer {
+            self.counters.findings.add(&s.take_findings());
+        }
+        self.counters
+    }
+
     /// Adds the instructions and finished blocks gathered here to the launch's shared counts.
     fn flush_counts(&mut self) {
-        self.ctx.issued(std::mem::take(&mut self.unflushed));
-        self.ctx.blocks_finished(std::mem::take(&mut self.unflushed_blocks));
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn resolve(&mut self, warp: usize, lane: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Result<Loc, Fault> {
-        let verb = if write { "writes" } else { "reads" };
-        if !addr.is_multiple_of(size.min(16)) {
-            return Err(self.fault(
-                FaultKind::Misaligned,
-                warp,
-                Some(lane),
-                Some(pc),
-                format!(
-                    "{} {verb} {size} bytes at {space_lower} address {addr:#x}, which is not {size}-byte aligned",
-                    self.mnemonic(pc),
-                    space_lower = space.name().to_lowercase()
-                ),
-            ));
-        }
-        let region = |len: usize, base: usize, what: &str| -> Result<Loc, Fault> {
-            if u64::from(addr) + u64::from(size) <= len as u64 {
-                Ok(Loc::Bytes(base + addr as usize))
-            } else {
-                let mut fault = self.fault(
-                    FaultKind::OutOfBounds,
-                    warp,
-                    Some(lane),
-                    Some(pc),
-                    format!("{} {verb} {size} bytes at {addr:#x}, outside {what} ({len} bytes)", self.mnemonic(pc)),
-                );
-                // A PTX `.extern .shared` array is a zero-length variable at the end: its size comes with the launch.
-                if space == Space::Shared
-                    && let Some(dynamic) = self.ctx.kernel.shared.last().filter(|v| v.len == 0 && addr >= v.offset)
-                {
-                    fault.remedy = Some(Remedy::DynamicShared(dynamic.name.clone()));
-                }
-                Err(fault)
-            }
-        };
-        match space {
-            Space::Global => match self.ctx.memory.locate(addr, size, &mut self.buffer_hints[pc as usize]) {
-                Ok((index, off)) => Ok(Loc::Global(index, off)),
-                Err(e) => {
-                    let op = self.mnemonic(pc);
-                    let (kind, message) = match e {
-                        AccessError::Null => {
-                            (FaultKind::NullAccess, format!("{op} {verb} address {addr:#x}: addresses below 0x100 are never mapped (a null pointer?)"))
-                        }
-                        AccessError::Unmapped => (FaultKind::Unmapped, format!("{op} {verb} address {addr:#x}, which no buffer contains")),
-                        AccessError::OutOfBounds(i) => {
-                            let b = self.ctx.memory.buffer_at(i);
-                            (
-                                FaultKind::OutOfBounds,
-                                format!(
-                                    "{op} {verb} {size} bytes at {addr:#x}, past the end of buffer `{}` ({:#x} .. {:#x}, {} bytes)",
-                                    b.name,
-                                    b.base,
-                                    b.base + b.len,
-                                    b.len
-                                ),
-                            )
-                        }
-                    };
-                    let mut fault = self.fault(kind, warp, Some(lane), Some(pc), message);
-                    if kind != FaultKind::OutOfBounds {
-                        for b in self.ctx.memory.buffers() {
-                            fault.notes.push(format!("buffer `{}` is at {:#x} .. {:#x}", b.name, b.base, b.base + b.len));
-                        }
-                    }
-                    Err(fault)
-                }
-            },
-            Space::Shared => region(self.region_len(space), 0, "the block's shared memory"),
-            Space::Local => region(self.region_len(space), self.region_base(space, warp, lane), "the thread's local memory"),
-            Space::Param => region(self.region_len(space), 0, "the parameters"),
-        }
-    }
-
-    /// The GLOBAL buffer and offset of an access, or the fault that names what is wrong.
-    #[inline(always)]
-    pub(crate) fn locate_global(&mut self, w: usize, l: usize, pc: u32, addr: u32, size: u32, write: bool) -> Result<(usize, u32), Fault> {
-        // Access sizes are powers of two, so a mask checks alignment without a division.
-        if addr & (size.min(16) - 1) == 0
-            && let Ok(found) = self.ctx.memory.locate(addr, size, &mut self.buffer_hints[pc as usize])
-        {
-            return Ok(found);
-        }
-        Err(self.access_fault(w, l, pc, Space::Global, addr, size, write))
-    }
-
-    /// Bytes one thread may address in a byte-addressed space.
-    #[inline(always)]
-    pub(crate) fn region_len(&self, space: Space) -> usize {
-        match space {
-            Space::Shared => self.ctx.kernel.shared_size as usize,
-            Space::Local => self.ctx.kernel.local_size as usize,
-            _ => self.ctx.params_len,
-        }
-    }
-
-    /// Bytes between consecutive threads' regions of a byte-addressed space (only LOCAL has one per thread).
-    #[inline(always)]
-    pub(crate) fn region_stride(&self, space: Space) -> usize {
-        if space == Space::Local { local_stride(self.ctx.kernel) } else { 0 }
-    }
-
-    /// Where lane `l`'s region of a byte-addressed space starts in `words(space)`, in bytes.
-    #[inline(always)]
-    pub(crate) fn region_base(&self, space: Space, w: usize, l: usize) -> usize {
-        (w * 32 + l) * self.region_stride(space)
-    }
-
-    #[cold]
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn access_fault(&mut self, w: usize, l: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Fault {
-        match self.resolve(w, l, pc, space, addr, size, write) {
-            Err(fault) => fault,
-            Ok(_) => self.fault(FaultKind::Unmapped, w, Some(l), Some(pc), format!("{} could not access {addr:#x}", self.mnemonic(pc))),
-        }
-    }
-
-    /// The words of a byte-addressed space (LOCAL holds every thread's region).
-    pub(crate) fn words(&self, space: Space) -> &[u32] {
-        match space {
-            Space::Shared => &self.shared,
-            Space::Local => &self.local,
-            _ => &self.ctx.params,
-        }
+        self.exec.launch.issued(std::mem::take(&mut self.unflushed));
+        self.exec.launch.blocks_finished(std::mem::take(&mut self.unflushed_blocks));
     }
 }
-
-/// Bytes between two threads' LOCAL regions: the declared size rounded up so
-/// every region starts on a 16-byte boundary, as the widest access needs.
-fn local_stride(kernel: &Kernel) -> usize {
-    (kernel.local_size as usize).next_multiple_of(16)
-}
-
 /// Runs the blocks `sm, sm + stride, ...` on SM `sm`, one after another in one
 /// reused [`BlockSim`], with AVX2+FMA code when the CPU has it. `report` hears
 /// each block's outcome; blocks from `stop` on are not started (a lower block
@@ -1103,8 +586,7 @@ fn run_sm_portable(ctx: &Launch<'_>, sm: u64, stride: u64, counters: Counters, s
         report(b, result);
         b += stride;
         if faulted || b >= blocks || b >= stop.load(Ordering::Relaxed) {
-            block.flush_counts();
-            return block.counters;
+            return block.finish();
         }
         block.start(b);
     }

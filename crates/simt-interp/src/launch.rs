@@ -1,15 +1,134 @@
 //! Launch configuration and the entry point [`run`].
 
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 use simt_isa::*;
 
-use crate::block::{Counters, Launch, Progress, run_sm};
+use crate::block::{BlockSim, run_sm};
 use crate::decode::Undecodable;
+use crate::decode::{Program, decode};
+use crate::memory::words_of;
 use crate::sanitize::Checks;
+use crate::stats::Counters;
 use crate::{Fault, GlobalMemory, Stats};
+
+/// A launch ready to run: checked, translated, sharing its memory and step count between blocks.
+///
+/// [`crate::run`] runs every block; a timing model instead takes blocks with
+/// [`Launch::block`] and steps their warps one instruction at a time.
+pub struct Launch<'a> {
+    pub(crate) kernel: &'a Kernel,
+    pub(crate) program: Program,
+    pub(crate) memory: &'a GlobalMemory,
+    /// The PARAM space as little-endian words, and its length in bytes.
+    pub(crate) params: Vec<u32>,
+    pub(crate) params_len: usize,
+    pub(crate) grid: [u32; 3],
+    pub(crate) block: [u32; 3],
+    pub(crate) options: &'a RunOptions,
+    /// Warp instructions issued by the whole launch so far.
+    steps: AtomicU64,
+    /// Where a watcher reads the launch's progress, if one does.
+    progress: Option<&'a Progress>,
+}
+
+/// Counters another thread may read while a launch runs (for a progress display).
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Blocks finished.
+    pub blocks_done: AtomicU64,
+    /// Warp instructions issued (updated every few hundred instructions of a warp).
+    pub steps: AtomicU64,
+    /// Set by another thread to stop the launch (Ctrl-C in a front end): it faults with
+    /// [`crate::FaultKind::TimeLimit`] at its next check, a few hundred instructions later.
+    pub cancel: AtomicBool,
+}
+
+impl<'a> Launch<'a> {
+    /// Checks and translates a launch.
+    ///
+    /// # Errors
+    /// What makes the launch impossible; nothing has run.
+    pub fn new(kernel: &'a Kernel, config: &'a LaunchConfig, memory: &'a GlobalMemory, options: &'a RunOptions) -> Result<Launch<'a>, LaunchError> {
+        check_launch(kernel, config)?;
+        Ok(Launch {
+            kernel,
+            program: decode(kernel).map_err(LaunchError::Undecodable)?,
+            memory,
+            params: words_of(&config.params).collect(),
+            params_len: config.params.len(),
+            grid: config.grid,
+            block: config.block,
+            options,
+            steps: AtomicU64::new(0),
+            progress: None,
+        })
+    }
+
+    /// Reports the launch's progress into `progress` as it runs.
+    pub fn watch(&mut self, progress: &'a Progress) {
+        self.progress = Some(progress);
+    }
+
+    /// Counts issued instructions, for the step limit and a watcher.
+    pub(crate) fn issued(&self, n: u64) {
+        self.steps.fetch_add(n, Ordering::Relaxed);
+        if let Some(p) = self.progress {
+            p.steps.fetch_add(n, Ordering::Relaxed);
+        }
+    }
+
+    /// Counts finished blocks in the watched [`Progress`].
+    pub(crate) fn blocks_finished(&self, n: u64) {
+        if let Some(p) = self.progress
+            && n > 0
+        {
+            p.blocks_done.fetch_add(n, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a watcher asked the launch to stop.
+    pub(crate) fn cancelled(&self) -> bool {
+        self.progress.is_some_and(|p| p.cancel.load(Ordering::Relaxed))
+    }
+
+    /// Blocks in the grid.
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().map(|&x| u64::from(x)).product()
+    }
+
+    /// Threads in each block.
+    pub(crate) fn threads_per_block(&self) -> u32 {
+        self.block.iter().product()
+    }
+
+    /// Warps in each block.
+    pub fn warps_per_block(&self) -> usize {
+        (self.block.iter().map(|&d| d as usize).product::<usize>()).div_ceil(32)
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> &Kernel {
+        self.kernel
+    }
+
+    /// Makes block `linear` (x fastest) resident on SM `sm`, ready to step.
+    pub fn block(&self, linear: u64, sm: u32) -> BlockSim<'_> {
+        BlockSim::new(self, linear, sm, Counters::new(self.kernel.code.len()))
+    }
+
+    /// Warp instructions the whole launch has issued.
+    pub fn steps(&self) -> u64 {
+        self.steps.load(Ordering::Relaxed)
+    }
+
+    /// The launch's statistics from the counters of the blocks that ran (see [`BlockSim::into_counters`]).
+    pub fn stats(&self, counters: &Counters) -> crate::Stats {
+        crate::Stats::from_counters(self.kernel, counters, self.blocks())
+    }
+}
 
 /// Which SIMT execution model a launch uses (contract section 6).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -17,10 +17,7 @@
 mod block;
 mod directed;
 mod lanes;
-pub use block::{
-    Access, BlockReason, BlockSim, Branch, ControlView, ConvergenceBarrier, Counters, Exchange, Launch, Peek, Preview, Progress, StackEntry, Step, StepResult,
-    ThreadGroup, ThreadState, WarpView,
-};
+pub use block::{Access, BlockSim, Branch, Exchange, Peek, Preview, Step, StepResult};
 mod exec;
 pub mod fault;
 pub mod launch;
@@ -35,6 +32,7 @@ mod warp;
 
 pub use decode::Undecodable;
 pub use fault::{Fault, FaultKind, Remedies, Remedy};
-pub use launch::{LaunchConfig, LaunchError, RunOptions, SimtModel, check_launch, run};
+pub use launch::{Launch, LaunchConfig, LaunchError, Progress, RunOptions, SimtModel, check_launch, run};
 pub use memory::{Contents, GlobalMemory, Lent, WordBytes};
-pub use stats::Stats;
+pub use stats::{Counters, Stats};
+pub use warp::{BlockReason, ControlView, ConvergenceBarrier, StackEntry, ThreadGroup, ThreadState, WarpView};

@@ -8,16 +8,19 @@
 //! (kind, pc, the other access's pc) is reported once with how often it
 //! happened; unlike it, the report is deterministic: blocks never share what
 //! is checked, and findings are ordered as a one-thread run meets them.
+//!
+//! [`Sanitizer`] owns the shadow state and the findings of the blocks of one SM.
+//! The executor hands it each instruction and access along with a view of itself
+//! (`&Executor`) to read registers from and to locate a finding's thread and line.
 
 use std::collections::BTreeMap;
 
 use simt_isa::{AccessKind, Space};
 
-use crate::block::BlockSim;
 use crate::decode::Op;
 use crate::exec::collective::{CollectiveOp, shfl_source};
 use crate::exec::control::ControlOp;
-use crate::exec::{describe_lanes, fetch, lanes, mask_of};
+use crate::exec::{Executor, describe_lanes, fetch, lanes, mask_of};
 use crate::fault::{Fault, FaultKind};
 use crate::launch::SimtModel;
 
@@ -216,9 +219,10 @@ impl<T: Copy + Default> ShadowMem<T> {
     }
 }
 
-/// Shadow state of the block running on one SM (reset, not rebuilt, for the next block).
+/// The checks of the blocks running on one SM: their shadow state (reset, not rebuilt,
+/// for the next block) and what they found.
 pub(crate) struct Sanitizer {
-    pub checks: Checks,
+    checks: Checks,
     model: SimtModel,
     /// Per byte of shared memory (racecheck).
     shared: ShadowMem<Shadow>,
@@ -226,9 +230,11 @@ pub(crate) struct Sanitizer {
     shared_init: ShadowMem<bool>,
     local_init: ShadowMem<bool>,
     /// Per warp, per register row: lanes that wrote it (initcheck).
-    pub regs_written: Vec<Vec<u32>>,
+    regs_written: Vec<Vec<u32>>,
     epoch: u32,
     warp_epochs: Vec<u32>,
+    /// The findings of the blocks run since the last [`Sanitizer::take_findings`].
+    findings: Findings,
 }
 
 impl Sanitizer {
@@ -242,6 +248,7 @@ impl Sanitizer {
             regs_written: if checks.initcheck { vec![vec![0; rows]; warps] } else { Vec::new() },
             epoch: 0,
             warp_epochs: vec![0; warps],
+            findings: Findings::default(),
         }
     }
 
@@ -261,11 +268,11 @@ impl Sanitizer {
     }
 
     /// The threads of warp `w` synchronised (WARPSYNC, a collective or a barrier).
-    pub(crate) fn warp_sync(&mut self, w: usize) {
+    fn warp_sync(&mut self, w: usize) {
         self.warp_epochs[w] += 1;
     }
 
-    pub(crate) fn access(&self, thread: u32, warp: usize, pc: u32, issue: u64, atomic: bool) -> Access {
+    fn access(&self, thread: u32, warp: usize, pc: u32, issue: u64, atomic: bool) -> Access {
         Access { thread, warp: warp as u32, pc, epoch: self.epoch, warp_epoch: self.warp_epochs[warp], issue, atomic }
     }
 
@@ -287,7 +294,7 @@ impl Sanitizer {
 
     /// racecheck on bytes `at .. at + size` of shared memory: records the access and
     /// returns the first hazard it makes with an earlier one.
-    pub(crate) fn shared_access(&mut self, now: Access, at: usize, size: usize, write: bool) -> Option<Hazard> {
+    fn shared_access(&mut self, now: Access, at: usize, size: usize, write: bool) -> Option<Hazard> {
         let hazard = (at..at + size).find_map(|byte| {
             let s = self.shared.get(byte);
             if let Some(w) = s.write
@@ -316,66 +323,67 @@ impl Sanitizer {
     }
 
     /// initcheck on a read of bytes `at .. at + size`: whether all were written.
-    pub(crate) fn initialised(&mut self, space: Space, at: usize, size: usize) -> bool {
+    fn initialised(&mut self, space: Space, at: usize, size: usize) -> bool {
         let bytes = self.init_bytes(space);
         (at..at + size).all(|i| bytes.get(i))
     }
 
     /// initcheck: bytes `at .. at + size` now hold written values.
-    pub(crate) fn mark_written(&mut self, space: Space, at: usize, size: usize) {
+    fn mark_written(&mut self, space: Space, at: usize, size: usize) {
         let bytes = self.init_bytes(space);
         (at..at + size).for_each(|i| *bytes.get_mut(i) = true);
     }
 
     /// initcheck: lanes of `exec` that read register `r` of warp `w` before writing it.
-    pub(crate) fn unwritten(&self, w: usize, r: usize, exec: u32) -> Option<u32> {
+    fn unwritten(&self, w: usize, r: usize, exec: u32) -> Option<u32> {
         let missing = exec & !self.regs_written[w][r];
         (missing != 0).then_some(missing)
     }
 
     /// initcheck: register `r` was written by `exec` lanes of warp `w`.
-    pub(crate) fn wrote(&mut self, w: usize, r: usize, exec: u32) {
+    fn wrote(&mut self, w: usize, r: usize, exec: u32) {
         self.regs_written[w][r] |= exec;
     }
 }
 
-impl BlockSim<'_> {
-    /// Notes a finding of this block; the launch goes on. `other` is what else it
+impl Sanitizer {
+    /// Notes a finding of the block `ex` runs; the launch goes on. `other` is what else it
     /// involves (the earlier access's pc, or the register read), so each distinct
     /// finding is reported once.
-    fn finding(&mut self, kind: FaultKind, pc: u32, other: Option<u32>, make: impl FnOnce(&Self) -> Fault) {
-        // The findings live in the counters, which `make` may read: take them out meanwhile.
-        let mut findings = std::mem::take(&mut self.counters.findings);
-        findings.note((kind, pc, other), self.linear, || make(self));
-        self.counters.findings = findings;
+    fn finding(&mut self, ex: &Executor<'_>, kind: FaultKind, pc: u32, other: Option<u32>, make: impl FnOnce() -> Fault) {
+        self.findings.note((kind, pc, other), ex.linear, make);
     }
 
-    /// synccheck and initcheck of registers, before an instruction runs.
-    pub(crate) fn check_issue(&mut self, w: usize, pc: u32, mask: u32, exec: u32) {
-        let Some(s) = &self.sanitizer else { return };
-        let checks = s.checks;
-        let op = self.ctx.program.code[pc as usize].op;
-        let live = self.warps[w].live();
+    /// What the checks found since the last call, to hand back with the block's counters.
+    pub(crate) fn take_findings(&mut self) -> Findings {
+        std::mem::take(&mut self.findings)
+    }
+
+    /// synccheck and initcheck of registers, before an instruction of warp `w` runs.
+    pub(crate) fn check_issue(&mut self, ex: &Executor<'_>, w: usize, pc: u32, mask: u32, exec: u32) {
+        let program = &ex.launch.program;
+        let op = program.code[pc as usize].op;
+        let live = ex.warps[w].live();
         let first = exec.trailing_zeros().min(31) as usize;
-        if checks.synccheck {
+        if self.checks.synccheck {
             match op {
                 Op::Control(ControlOp::BarSync) if mask != live || exec != mask => {
-                    self.finding(FaultKind::Divergence, pc, None, |b| {
+                    self.finding(ex, FaultKind::Divergence, pc, None, || {
                         let message = format!(
                             "synccheck: BAR.SYNC is reached by {} of warp {w} while {} of the warp are elsewhere (a barrier in divergent code)",
                             describe_lanes(exec),
                             describe_lanes(live & !exec)
                         );
-                        b.fault(FaultKind::Divergence, w, Some(first), Some(pc), message)
+                        ex.fault(FaultKind::Divergence, w, Some(first), Some(pc), message)
                     });
                 }
                 Op::Collective(CollectiveOp::Shfl { mode, b, width, .. }) => {
                     // Reading a lane that takes no part (inactive under `stack`, exited) gives a stale value.
-                    let b = fetch(&self.warps[w], b);
+                    let b = fetch(&ex.warps[w], b);
                     let source = |l: usize| shfl_source(mode, l, b[l], width);
                     let stale = exec & mask_of(|l| mask & (1 << source(l)) == 0);
                     if stale != 0 {
-                        self.finding(FaultKind::Divergence, pc, None, |sim| {
+                        self.finding(ex, FaultKind::Divergence, pc, None, || {
                             let l = stale.trailing_zeros() as usize;
                             let message = format!(
                                 "synccheck: SHFL in {} reads lanes that take no part (lane {l} reads lane {}, which is {})",
@@ -383,112 +391,109 @@ impl BlockSim<'_> {
                                 source(l),
                                 if live & (1 << source(l)) == 0 { "exited or missing" } else { "inactive: the warp is diverged" }
                             );
-                            sim.fault(FaultKind::Divergence, w, Some(l), Some(pc), message)
+                            ex.fault(FaultKind::Divergence, w, Some(l), Some(pc), message)
                         });
                     }
                 }
                 _ => {}
             }
         }
-        if checks.initcheck {
-            let rows = self.ctx.program.rows - 2;
-            for r in self.ctx.program.effects[pc as usize].reads.iter().map(usize::from).take_while(|&r| r < rows) {
-                let Some(missing) = self.sanitizer.as_ref().and_then(|s| s.unwritten(w, r, exec)) else { continue };
-                self.finding(FaultKind::Uninitialized, pc, Some(r as u32), |b| {
+        if self.checks.initcheck {
+            let rows = program.rows - 2;
+            for r in program.effects[pc as usize].reads.iter().map(usize::from).take_while(|&r| r < rows) {
+                let Some(missing) = self.unwritten(w, r, exec) else { continue };
+                self.finding(ex, FaultKind::Uninitialized, pc, Some(r as u32), || {
                     let message = format!(
                         "initcheck: R{r} is read by {} before anything wrote it (registers start at 0, but reading one unwritten is usually a bug)",
                         describe_lanes(missing)
                     );
-                    b.fault(FaultKind::Uninitialized, w, Some(missing.trailing_zeros() as usize), Some(pc), message)
+                    ex.fault(FaultKind::Uninitialized, w, Some(missing.trailing_zeros() as usize), Some(pc), message)
                 });
             }
         }
     }
 
-    /// initcheck and racecheck bookkeeping after an instruction ran.
-    pub(crate) fn after_issue(&mut self, w: usize, pc: u32, exec: u32) {
-        let Some(s) = &mut self.sanitizer else { return };
-        if s.checks.initcheck {
-            for r in self.ctx.program.effects[pc as usize].writes.iter() {
-                s.wrote(w, usize::from(r), exec);
+    /// initcheck and racecheck bookkeeping after an instruction of warp `w` ran.
+    pub(crate) fn after_issue(&mut self, ex: &Executor<'_>, w: usize, pc: u32, exec: u32) {
+        let program = &ex.launch.program;
+        if self.checks.initcheck {
+            for r in program.effects[pc as usize].writes.iter() {
+                self.wrote(w, usize::from(r), exec);
             }
         }
-        if self.ctx.program.code[pc as usize].collective {
-            s.warp_sync(w);
+        if program.code[pc as usize].collective {
+            self.warp_sync(w);
         }
     }
 
     /// racecheck and initcheck of the executing lanes' SHARED or LOCAL accesses.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn check_accesses(&mut self, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, kind: AccessKind) {
+    pub(crate) fn check_accesses(&mut self, ex: &Executor<'_>, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, kind: AccessKind) {
         if !matches!(space, Space::Shared | Space::Local) {
             return;
         }
-        let issue = self.warps[w].issued;
-        let len = self.region_len(space);
+        let issue = ex.warps[w].issued;
+        let len = ex.region_len(space);
         for l in lanes(exec) {
             if addrs[l] as usize + size as usize > len {
                 continue; // memcheck reports it
             }
-            let at = self.region_base(space, w, l) + addrs[l] as usize;
-            let Some(s) = &mut self.sanitizer else { return };
+            let at = ex.region_base(space, w, l) + addrs[l] as usize;
             let thread = (w * 32 + l) as u32;
-            if s.checks.racecheck && space == Space::Shared {
-                let now = s.access(thread, w, pc, issue, kind == AccessKind::Atomic);
-                if let Some(hazard) = s.shared_access(now, at, size as usize, kind != AccessKind::Load) {
-                    self.finding(FaultKind::Race, pc, Some(hazard.earlier.pc), |b| b.race_fault(w, l, pc, addrs[l], kind, hazard));
+            if self.checks.racecheck && space == Space::Shared {
+                let now = self.access(thread, w, pc, issue, kind == AccessKind::Atomic);
+                if let Some(hazard) = self.shared_access(now, at, size as usize, kind != AccessKind::Load) {
+                    self.finding(ex, FaultKind::Race, pc, Some(hazard.earlier.pc), || race_fault(ex, w, l, pc, addrs[l], kind, hazard));
                 }
             }
-            let Some(s) = &mut self.sanitizer else { return };
-            if s.checks.initcheck {
-                if kind != AccessKind::Store && !s.initialised(space, at, size as usize) {
-                    self.finding(FaultKind::Uninitialized, pc, None, |b| {
+            if self.checks.initcheck {
+                if kind != AccessKind::Store && !self.initialised(space, at, size as usize) {
+                    self.finding(ex, FaultKind::Uninitialized, pc, None, || {
                         let message = format!(
                             "initcheck: {} reads {size} bytes at {} address {:#x} that no thread wrote",
-                            b.mnemonic(pc),
+                            ex.mnemonic(pc),
                             space.name().to_lowercase(),
                             addrs[l]
                         );
-                        b.fault(FaultKind::Uninitialized, w, Some(l), Some(pc), message)
+                        ex.fault(FaultKind::Uninitialized, w, Some(l), Some(pc), message)
                     });
                 }
-                if let Some(s) = &mut self.sanitizer {
-                    s.mark_written(space, at, size as usize);
-                }
+                self.mark_written(space, at, size as usize);
             }
         }
     }
+}
 
-    fn race_fault(&self, w: usize, l: usize, pc: u32, addr: u32, kind: AccessKind, hazard: Hazard) -> Fault {
-        let verb = |k: AccessKind| match k {
-            AccessKind::Load => "reads",
-            AccessKind::Store => "writes",
-            AccessKind::Atomic => "updates",
-        };
-        let before = hazard.earlier;
-        let (bw, bl) = (before.thread as usize / 32, before.thread as usize % 32);
-        let [x, y, z] = self.thread_of(bw, bl);
-        let sync = match self.ctx.options.simt {
-            crate::SimtModel::Its if bw == w => "no BAR.SYNC or WARPSYNC",
-            _ => "no BAR.SYNC",
-        };
-        let earlier_verb = if before.atomic {
-            "updated"
-        } else if hazard.kind.ends_with("write") {
-            "wrote"
-        } else {
-            "read"
-        };
-        let message = format!(
-            "racecheck: {} hazard on shared address {addr:#x}: this thread {} it, and thread ({x},{y},{z}) {earlier_verb} it at pc {} with {sync} in between",
-            hazard.kind,
-            verb(kind),
-            before.pc
-        );
-        let mut fault = self.fault(FaultKind::Race, w, Some(l), Some(pc), message);
-        if let Some(line) = self.ctx.kernel.line(before.pc) {
-            fault.related.push((line, format!("thread ({x},{y},{z}) {earlier_verb} it here")));
-        }
-        fault
+/// The report of a racecheck hazard: lane `l` of warp `w` accessed `addr` at `pc`.
+fn race_fault(ex: &Executor<'_>, w: usize, l: usize, pc: u32, addr: u32, kind: AccessKind, hazard: Hazard) -> Fault {
+    let verb = |k: AccessKind| match k {
+        AccessKind::Load => "reads",
+        AccessKind::Store => "writes",
+        AccessKind::Atomic => "updates",
+    };
+    let before = hazard.earlier;
+    let (bw, bl) = (before.thread as usize / 32, before.thread as usize % 32);
+    let [x, y, z] = ex.thread_of(bw, bl);
+    let sync = match ex.launch.options.simt {
+        crate::SimtModel::Its if bw == w => "no BAR.SYNC or WARPSYNC",
+        _ => "no BAR.SYNC",
+    };
+    let earlier_verb = if before.atomic {
+        "updated"
+    } else if hazard.kind.ends_with("write") {
+        "wrote"
+    } else {
+        "read"
+    };
+    let message = format!(
+        "racecheck: {} hazard on shared address {addr:#x}: this thread {} it, and thread ({x},{y},{z}) {earlier_verb} it at pc {} with {sync} in between",
+        hazard.kind,
+        verb(kind),
+        before.pc
+    );
+    let mut fault = ex.fault(FaultKind::Race, w, Some(l), Some(pc), message);
+    if let Some(line) = ex.launch.kernel.line(before.pc) {
+        fault.related.push((line, format!("thread ({x},{y},{z}) {earlier_verb} it here")));
     }
+    fault
 }

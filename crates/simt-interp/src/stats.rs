@@ -5,7 +5,56 @@ use std::fmt::Write;
 
 use simt_isa::{AccessKind, Flags, Kernel, NO_RECONV, Opcode, Operand, Space};
 
-use crate::block::Counters;
+use crate::exec::efficiency::Efficiency;
+use crate::sanitize::Findings;
+
+/// The counts of one pc.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PcCounts {
+    /// Warp issues.
+    pub issued: u64,
+    /// Active lanes summed over issues.
+    pub active: u64,
+    /// Lanes whose guard held, summed over issues.
+    pub executed: u64,
+    /// Issues of a branch whose lanes split.
+    pub diverged: u64,
+}
+
+/// Per-pc counters of one or more blocks; [`crate::Launch::stats`] turns them into statistics.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    pub(crate) pcs: Vec<PcCounts>,
+    /// The memory-efficiency report, when the run keeps one.
+    pub(crate) efficiency: Efficiency,
+    /// Warps run.
+    pub(crate) warps: u64,
+    /// Threads run.
+    pub(crate) threads: u64,
+    /// What the sanitizers found.
+    pub(crate) findings: Findings,
+}
+
+impl Counters {
+    /// Zero counts for a kernel of `len` instructions.
+    pub fn new(len: usize) -> Counters {
+        Counters { pcs: vec![PcCounts::default(); len], efficiency: Efficiency::default(), warps: 0, threads: 0, findings: Findings::default() }
+    }
+
+    /// Adds another block's (or SM's) counts.
+    pub fn add(&mut self, other: &Counters) {
+        for (d, s) in self.pcs.iter_mut().zip(&other.pcs) {
+            d.issued += s.issued;
+            d.active += s.active;
+            d.executed += s.executed;
+            d.diverged += s.diverged;
+        }
+        self.efficiency.add(&other.efficiency);
+        self.warps += other.warps;
+        self.threads += other.threads;
+        self.findings.add(&other.findings);
+    }
+}
 
 /// Counts for one opcode.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
@@ -171,7 +220,7 @@ impl Stats {
                 stats.tensor.dense_equivalent_macs += dense * issued;
             }
         }
-        for (pc, m) in c.mem.iter().enumerate().filter(|(_, m)| m.requests > 0) {
+        for (pc, m) in c.efficiency.per_pc().iter().enumerate().filter(|(_, m)| m.requests > 0) {
             let inst = &kernel.code[pc];
             let per = |x: u64| x as f64 / m.requests as f64;
             let space = inst.form.access().map(|a| a.space);

@@ -11,7 +11,9 @@
 
 use simt_isa::{Kernel, NO_RECONV};
 
-use crate::block::{Counters, Launch, Progress, StepResult};
+use crate::block::StepResult;
+use crate::launch::{Launch, Progress};
+use crate::stats::Counters;
 use crate::{Fault, GlobalMemory, LaunchConfig, RunOptions, Stats};
 
 /// Which issues to record.

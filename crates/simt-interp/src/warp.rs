@@ -2,7 +2,8 @@
 //!
 //! Both models answer the same question — which threads of the warp issue
 //! next, and at which pc — and are told what the issued instruction did to
-//! control flow. The executor in `block.rs` never looks inside them.
+//! control flow. The executor in `exec/` never looks inside them. The views of
+//! a warp that debuggers and timing models read ([`WarpView`], [`BlockReason`]) live here too.
 //!
 //! `stack` keeps the classic reconvergence stack of (pc, reconvergence pc,
 //! mask) entries. `its` gives every thread its own pc and emulates NVIDIA's
@@ -18,9 +19,94 @@
 //! released the same way (the barrier "clears when every other participant
 //! is blocked or has yielded").
 
-use crate::block::{BlockReason, ControlView, ConvergenceBarrier, StackEntry, ThreadGroup, ThreadState, WarpView};
 use crate::decode::{Decoded, PRED_ROWS, PRED_TRUE, Reg};
 use simt_isa::NO_RECONV;
+
+/// Why a warp cannot issue now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BlockReason {
+    /// Its threads wait at `BAR.SYNC` for the rest of the block ([`crate::BlockSim::release_barrier`]).
+    Barrier,
+    /// Its threads wait at a warp-collective instruction for the rest of the warp.
+    Collective,
+    /// Its threads wait at a reconvergence point for their siblings (`its`; see [`crate::BlockSim::force_progress`]).
+    Reconvergence,
+}
+
+/// A copy of one warp's control state, for debuggers ([`crate::BlockSim::warp_view`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WarpView {
+    /// Lanes that exist (a partial last warp has fewer than 32).
+    pub valid: u32,
+    /// Lanes whose threads have exited.
+    pub exited: u32,
+    /// Threads waiting at `BAR.SYNC` for the rest of the block.
+    pub at_barrier: u32,
+    /// Where the threads are, in the terms of the SIMT model.
+    pub control: ControlView,
+}
+
+/// The SIMT model's view of where a warp's threads are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ControlView {
+    /// `stack`: the reconvergence stack, bottom entry first; the top entry issues next.
+    Stack(Vec<StackEntry>),
+    /// `its`: the live threads grouped by pc and state, and the convergence barriers
+    /// some of them still wait at.
+    Its {
+        /// Threads at the same pc in the same state, ordered by their lowest lane.
+        groups: Vec<ThreadGroup>,
+        /// Convergence barriers not yet complete, oldest first.
+        barriers: Vec<ConvergenceBarrier>,
+    },
+}
+
+/// One entry of the reconvergence stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StackEntry {
+    /// Where these threads go on.
+    pub pc: u32,
+    /// Where the entry is popped (`None`: at the kernel's end).
+    pub reconv: Option<u32>,
+    /// Its threads.
+    pub mask: u32,
+}
+
+/// Threads of an `its` warp at the same pc, doing the same thing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThreadGroup {
+    /// Their pc.
+    pub pc: u32,
+    /// Their lanes.
+    pub lanes: u32,
+    /// What they do there.
+    pub state: ThreadState,
+}
+
+/// What a thread group of an `its` warp does at its pc.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadState {
+    /// It may issue.
+    Ready,
+    /// It waits at a reconvergence point for the other members of a convergence barrier.
+    Reconvergence,
+    /// It waits at `BAR.SYNC`.
+    Barrier,
+    /// It waits at a warp-collective instruction for the rest of the warp.
+    Collective,
+}
+
+/// A convergence barrier of the `its` model: opened by a divergent branch, complete when
+/// every live member has reached the reconvergence pc.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConvergenceBarrier {
+    /// The reconvergence pc.
+    pub reconv: u32,
+    /// Its live members.
+    pub members: u32,
+    /// The members that have arrived and wait.
+    pub arrived: u32,
+}
 
 /// Iterates over the set bits of a lane mask, lowest first.
 #[inline]

@@ -5,8 +5,8 @@
 
 use simt_isa::*;
 
+use super::Executor;
 use super::{fetch, fetch64, map1, map2, mask_of, per_lane, pred, set_pred, src, write, write64};
-use crate::block::BlockSim;
 use crate::decode::{PredIn, Reg, Val, Val64};
 use crate::directed;
 use crate::lanes::{self, DOp, FFlags, FOp, Int64Op, IntOp, TriOp, UnOp};
@@ -303,7 +303,7 @@ fn write_converted(warp: &mut crate::warp::Warp, d: Reg, v: &[u64; 32], to: CvtT
     }
 }
 
-impl BlockSim<'_> {
+impl Executor<'_> {
     /// Runs an arithmetic operation on the `exec` lanes of warp `w`.
     #[inline(always)]
     pub(crate) fn arith(&mut self, w: usize, op: &ArithOp, exec: u32) {

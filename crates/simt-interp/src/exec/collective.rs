@@ -4,8 +4,8 @@
 
 use simt_isa::*;
 
+use super::Executor;
 use super::{fetch, per_lane, pred, set_pred, write};
-use crate::block::BlockSim;
 use crate::decode::{PredIn, Reg, Val};
 
 /// A warp-collective operation.
@@ -19,7 +19,7 @@ pub(crate) enum CollectiveOp {
     Warpsync,
 }
 
-impl BlockSim<'_> {
+impl Executor<'_> {
     /// Runs a collective operation on warp `w`: the guard-true lanes `exec` take part in the result.
     #[inline(always)]
     pub(crate) fn collective(&mut self, w: usize, op: CollectiveOp, exec: u32) {

@@ -3,9 +3,10 @@
 
 use std::sync::atomic::{Ordering, fence};
 
+use super::Executor;
 use super::describe_lanes;
-use crate::block::BlockSim;
 use crate::fault::{Fault, FaultKind};
+use crate::stats::PcCounts;
 
 /// A control operation.
 #[derive(Clone, Copy, Debug)]
@@ -25,16 +26,17 @@ pub(crate) enum Moved {
     No,
 }
 
-impl BlockSim<'_> {
-    /// Runs a control operation for the `mask` threads of warp `w`, of which `exec` have a true guard.
+impl Executor<'_> {
+    /// Runs a control operation for the `mask` threads of warp `w`, of which `exec` have a true guard;
+    /// a branch that splits them counts in `counts`, the pc's statistics.
     /// Returns whether it moved the threads; `TRAP` with a true guard stops the launch.
     #[inline(always)]
-    pub(crate) fn control(&mut self, w: usize, pc: u32, op: ControlOp, mask: u32, exec: u32) -> Result<Moved, Fault> {
+    pub(crate) fn control(&mut self, w: usize, pc: u32, op: ControlOp, mask: u32, exec: u32, counts: &mut PcCounts) -> Result<Moved, Fault> {
         let warp = &mut self.warps[w];
         Ok(match op {
             ControlOp::Bra { target, reconv } => {
                 if warp.branch(pc, mask, exec, target, reconv) {
-                    self.counters.pcs[pc as usize].diverged += 1;
+                    counts.diverged += 1;
                 }
                 Moved::Yes
             }

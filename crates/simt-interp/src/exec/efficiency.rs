@@ -10,12 +10,42 @@
 
 use simt_isa::Space;
 
-use crate::block::{BlockSim, MemCounts};
 use crate::exec::lanes;
 use crate::exec::memory::MemOp;
 
 /// The bank of a 4-byte word of shared memory.
 const BANKS: u32 = 32;
+
+/// The memory-efficiency counts of one pc.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct MemCounts {
+    /// Warp instructions with at least one executing lane.
+    pub requests: u64,
+    /// 32-byte sectors touched (GLOBAL, LOCAL), and the ideal for the bytes moved.
+    pub sectors: u64,
+    pub ideal_sectors: u64,
+    /// 128-byte lines touched, and the ideal.
+    pub lines: u64,
+    pub ideal_lines: u64,
+    /// Shared-memory passes (bank conflicts), and the ideal.
+    pub passes: u64,
+    pub ideal_passes: u64,
+    /// Atomics: the longest run of lanes on one address, which serialise.
+    pub atomic_steps: u64,
+}
+
+impl MemCounts {
+    fn add(&mut self, o: &MemCounts) {
+        self.requests += o.requests;
+        self.sectors += o.sectors;
+        self.ideal_sectors += o.ideal_sectors;
+        self.lines += o.lines;
+        self.ideal_lines += o.ideal_lines;
+        self.passes += o.passes;
+        self.ideal_passes += o.ideal_passes;
+        self.atomic_steps += o.atomic_steps;
+    }
+}
 
 /// Distinct values of `items` (sorts them).
 fn distinct(items: &mut [u32]) -> u64 {
@@ -104,31 +134,38 @@ pub(crate) fn account(c: &mut MemCounts, space: Space, atomic: bool, exec: u32, 
     }
 }
 
-impl BlockSim<'_> {
-    /// Adds one memory instruction of warp `w` to the report, when the run keeps one.
+/// The memory-efficiency report of one or more blocks, per pc: empty until a memory
+/// instruction is counted, so a run without the report keeps nothing.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Efficiency {
+    per_pc: Vec<MemCounts>,
+}
+
+impl Efficiency {
+    /// Adds warp instruction `op` at `pc` (of a kernel of `len` instructions) on the `exec`
+    /// lanes, addressing `space` at `addrs` (LOCAL ones physical, as [`account`] takes them).
     #[inline(always)]
-    pub(crate) fn account_memory(&mut self, w: usize, pc: u32, op: &MemOp, space: Space, exec: u32, addrs: &[u32; 32]) {
+    pub(crate) fn record(&mut self, len: usize, pc: u32, op: &MemOp, space: Space, exec: u32, addrs: &[u32; 32]) {
         let (_, size, atomic) = op.shape();
-        if !self.ctx.options.memory_report || space == Space::Param {
-            return;
+        if self.per_pc.is_empty() {
+            self.per_pc.resize(len, MemCounts::default());
         }
-        let physical;
-        let addrs = if space == Space::Local {
-            let threads = self.warps.len() * 32;
-            physical = crate::exec::per_lane(|l| {
-                let (word, byte) = (addrs[l] as usize / 4, addrs[l] as usize % 4);
-                (4 * (word * threads + w * 32 + l) + byte) as u32
-            });
-            &physical
-        } else {
-            addrs
-        };
-        let len = self.ctx.program.code.len();
-        let mem = &mut self.counters.mem;
-        if mem.is_empty() {
-            mem.resize(len, MemCounts::default());
+        account(&mut self.per_pc[pc as usize], space, atomic, exec, addrs, size);
+    }
+
+    /// Adds another block's (or SM's) report.
+    pub(crate) fn add(&mut self, other: &Efficiency) {
+        if self.per_pc.len() < other.per_pc.len() {
+            self.per_pc.resize(other.per_pc.len(), MemCounts::default());
         }
-        account(&mut mem[pc as usize], space, atomic, exec, addrs, size);
+        for (d, s) in self.per_pc.iter_mut().zip(&other.per_pc) {
+            d.add(s);
+        }
+    }
+
+    /// The counts of each pc (none when nothing was counted).
+    pub(crate) fn per_pc(&self) -> &[MemCounts] {
+        &self.per_pc
     }
 }
 

@@ -7,11 +7,12 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use simt_isa::*;
 
+use super::{Executor, MemoryWatch};
 use super::{fetch, fetch64, for_lanes, lanes, mask_of, per_lane, write, write64};
-use crate::block::{BlockSim, Loc};
 use crate::decode::{Address, Addressing, Reg, Val, Val64};
+use crate::fault::{Fault, FaultKind, Remedy};
 use crate::lanes::{self, DOp, FFlags, FOp, IntOp};
-use crate::memory::GlobalMemory;
+use crate::memory::{AccessError, GlobalMemory};
 
 /// A memory operation with its registers.
 #[derive(Clone, Copy, Debug)]
@@ -109,7 +110,7 @@ trait AtomicWord: Copy + Default + Ord + BitAnd<Output = Self> + BitOr<Output = 
     fn signed_min(self, x: Self) -> Self;
     fn signed_max(self, x: Self) -> Self;
     /// Replaces the value at `loc` with `f(old)`, atomically; returns the old value.
-    fn update(block: &mut BlockSim<'_>, loc: Loc, f: impl Fn(Self) -> Self) -> Self;
+    fn update(block: &mut Executor<'_>, loc: Loc, f: impl Fn(Self) -> Self) -> Self;
 
     /// `op` on type `ty`: memory's value `m` combined with the lane's `x`.
     fn apply(op: AtomOp, ty: AtomType, m: Self, x: Self) -> Self {
@@ -144,7 +145,7 @@ impl AtomicWord for u32 {
     fn signed_max(self, x: u32) -> u32 {
         lanes::int_op(IntOp::Max(IntType::S32), self, x)
     }
-    fn update(block: &mut BlockSim<'_>, loc: Loc, f: impl Fn(u32) -> u32) -> u32 {
+    fn update(block: &mut Executor<'_>, loc: Loc, f: impl Fn(u32) -> u32) -> u32 {
         block.atomic(loc, f)
     }
 }
@@ -163,20 +164,20 @@ impl AtomicWord for u64 {
     fn signed_max(self, x: u64) -> u64 {
         (self as i64).max(x as i64) as u64
     }
-    fn update(block: &mut BlockSim<'_>, loc: Loc, f: impl Fn(u64) -> u64) -> u64 {
+    fn update(block: &mut Executor<'_>, loc: Loc, f: impl Fn(u64) -> u64) -> u64 {
         block.atomic64(loc, f)
     }
 }
 
-impl<'a> BlockSim<'a> {
-    /// Runs a memory operation on the `exec` lanes of warp `w`.
+impl<'a> Executor<'a> {
+    /// Runs a memory operation on the `exec` lanes of warp `w`, in `watch`'s sight.
     #[inline(always)]
-    pub(crate) fn memory(&mut self, w: usize, pc: u32, op: &MemOp, exec: u32) -> Result<(), crate::Fault> {
+    pub(crate) fn memory(&mut self, w: usize, pc: u32, op: &MemOp, exec: u32, watch: &mut MemoryWatch<'_>) -> Result<(), crate::Fault> {
         let addrs = self.low_words(w, op);
         if op.address().addressing != Addressing::Narrow && !self.low_words_suffice(w, op, exec, &addrs) {
-            return self.memory_wide(w, pc, op, exec);
+            return self.memory_wide(w, pc, op, exec, watch);
         }
-        self.memory_in(w, pc, op, op.shape().0, exec, &addrs)
+        self.memory_in(w, pc, op, op.shape().0, exec, &addrs, watch)
     }
 
     /// Each lane's base register plus the offset: the address of a 32-bit access, the low
@@ -204,7 +205,7 @@ impl<'a> BlockSim<'a> {
             let carry = u32::from(addrs[l] < base[l]);
             any |= high[l].wrapping_add(extend).wrapping_add(carry) & ((exec >> l) & 1).wrapping_neg();
         }
-        any == 0 && !self.ctx.memory.has_host_windows()
+        any == 0 && !self.launch.memory.has_host_windows()
     }
 
     /// A 64-bit access some lane of which is above 2^32 (a window, lent host memory, or
@@ -213,11 +214,11 @@ impl<'a> BlockSim<'a> {
     /// cannot touch the same memory, so the order of the spaces changes no result.
     #[cold]
     #[inline(never)]
-    fn memory_wide(&mut self, w: usize, pc: u32, op: &MemOp, exec: u32) -> Result<(), crate::Fault> {
+    fn memory_wide(&mut self, w: usize, pc: u32, op: &MemOp, exec: u32, watch: &mut MemoryWatch<'_>) -> Result<(), crate::Fault> {
         let resolved = self.resolve_wide(w, pc, op, exec)?;
         for (space, lanes) in resolved.spaces {
             if lanes != 0 {
-                self.memory_in(w, pc, op, space, lanes, &resolved.offsets)?;
+                self.memory_in(w, pc, op, space, lanes, &resolved.offsets, watch)?;
             }
         }
         Ok(())
@@ -234,7 +235,7 @@ impl<'a> BlockSim<'a> {
         let full = per_lane(|l| (u64::from(lo[l]) | u64::from(hi[l]) << 32).wrapping_add(offset));
         let (named, _, atomic) = op.shape();
         let mut resolved = Resolved { offsets: [0; 32], spaces: [(Space::Global, 0), (Space::Shared, 0), (Space::Local, 0), (Space::Param, 0)] };
-        let memory = self.ctx.memory;
+        let memory = self.launch.memory;
         for l in lanes(exec) {
             let a = full[l];
             let place = match (addr.addressing, a & !0xFFFF_FFFF) {
@@ -277,7 +278,7 @@ impl<'a> BlockSim<'a> {
             Some(pc),
             format!("{} {verb} address {addr:#018x}, which no region contains: {regions}", self.mnemonic(pc)),
         );
-        for b in self.ctx.memory.buffers() {
+        for b in self.launch.memory.buffers() {
             fault.notes.push(format!("buffer `{}` is at {:#x} .. {:#x}", b.name, b.base, b.base + b.len));
         }
         fault
@@ -304,9 +305,28 @@ impl<'a> BlockSim<'a> {
     /// Runs a memory operation on the `exec` lanes of warp `w`, every one of which
     /// addresses `space` at its offset in `addrs`.
     #[inline(always)]
-    fn memory_in(&mut self, w: usize, pc: u32, op: &MemOp, space: Space, exec: u32, addrs: &[u32; 32]) -> Result<(), crate::Fault> {
+    #[allow(clippy::too_many_arguments)]
+    fn memory_in(
+        &mut self,
+        w: usize,
+        pc: u32,
+        op: &MemOp,
+        space: Space,
+        exec: u32,
+        addrs: &[u32; 32],
+        watch: &mut MemoryWatch<'_>,
+    ) -> Result<(), crate::Fault> {
         let addrs = *addrs;
-        self.account_memory(w, pc, op, space, exec, &addrs);
+        if self.launch.options.memory_report && space != Space::Param {
+            let physical;
+            let seen = if space == Space::Local {
+                physical = self.physical_local(w, &addrs);
+                &physical
+            } else {
+                &addrs
+            };
+            watch.efficiency.record(self.launch.program.code.len(), pc, op, space, exec, seen);
+        }
         let addr = op.address();
         let warp = &self.warps[w];
         match *op {
@@ -314,7 +334,7 @@ impl<'a> BlockSim<'a> {
                 let mut rows = [[0u32; 32]; 4];
                 let words = usize::from(regs);
                 if space == Space::Global {
-                    let memory = self.ctx.memory;
+                    let memory = self.launch.memory;
                     if let Some((mem, base)) = self.global_span(pc, exec, &addrs, size) {
                         let at = |l: usize| ((addrs[l] - base) / 4) as usize;
                         // SAFETY: `global_span` checked that every executing lane's access lies
@@ -344,14 +364,14 @@ impl<'a> BlockSim<'a> {
                 } else if space == Space::Param && size == 4 && exec != 0 && addr.uniform {
                     // A parameter read by the whole warp: one check, one read.
                     let a = addrs[0] as usize;
-                    if !a.is_multiple_of(4) || a + 4 > self.ctx.params_len {
+                    if !a.is_multiple_of(4) || a + 4 > self.launch.params_len {
                         self.check_region(w, pc, space, exec, &addrs, size, false)?;
                     }
-                    rows[0] = [self.ctx.params[a / 4]; 32];
+                    rows[0] = [self.launch.params[a / 4]; 32];
                 } else {
                     self.check_region(w, pc, space, exec, &addrs, size, false)?;
-                    if self.sanitizer.is_some() {
-                        self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Load);
+                    if let Some(s) = watch.sanitizer.as_deref_mut() {
+                        s.check_accesses(self, w, pc, space, exec, &addrs, size, AccessKind::Load);
                     }
                     let mem = self.words(space);
                     let stride = self.region_stride(space);
@@ -390,7 +410,7 @@ impl<'a> BlockSim<'a> {
                     *row = *warp.row(a + k as Reg);
                 }
                 if space == Space::Global {
-                    let memory = self.ctx.memory;
+                    let memory = self.launch.memory;
                     if let Some((mem, base)) = self.global_span(pc, exec, &addrs, size) {
                         // Lane order: a later lane's store to the same address wins.
                         for_lanes(exec, |l| {
@@ -415,8 +435,8 @@ impl<'a> BlockSim<'a> {
                     }
                 } else {
                     self.check_region(w, pc, space, exec, &addrs, size, true)?;
-                    if self.sanitizer.is_some() {
-                        self.check_accesses(w, pc, space, exec, &addrs, size, AccessKind::Store);
+                    if let Some(s) = watch.sanitizer.as_deref_mut() {
+                        s.check_accesses(self, w, pc, space, exec, &addrs, size, AccessKind::Store);
                     }
                     let stride = self.region_stride(space);
                     let mem = match space {
@@ -443,22 +463,22 @@ impl<'a> BlockSim<'a> {
             }
             MemOp::Atom { op, ty, d, b, .. } => {
                 let b = fetch(&self.warps[w], b);
-                let old = self.atomics(w, pc, space, exec, &addrs, |m, l| u32::apply(op, ty, m, b[l]), |_, _| true)?;
+                let old = self.atomics(w, pc, space, exec, &addrs, watch, |m, l| u32::apply(op, ty, m, b[l]), |_, _| true)?;
                 write(&mut self.warps[w], d, &old, exec);
             }
             MemOp::Atom64 { op, ty, d, b, .. } => {
                 let b = fetch64(&self.warps[w], b);
-                let old = self.atomics(w, pc, space, exec, &addrs, |m, l| u64::apply(op, ty, m, b[l]), |_, _| true)?;
+                let old = self.atomics(w, pc, space, exec, &addrs, watch, |m, l| u64::apply(op, ty, m, b[l]), |_, _| true)?;
                 write64(&mut self.warps[w], d, &old, exec);
             }
             MemOp::AtomCas { d, b, c, .. } => {
                 let (b, c) = (fetch(warp, b), fetch(warp, c));
-                let old = self.compare_and_swap(w, pc, space, exec, &addrs, &b, &c)?;
+                let old = self.compare_and_swap(w, pc, space, exec, &addrs, watch, &b, &c)?;
                 write(&mut self.warps[w], d, &old, exec);
             }
             MemOp::AtomCas64 { d, b, c, .. } => {
                 let (b, c) = (fetch64(&self.warps[w], b), fetch64(&self.warps[w], c));
-                let old = self.compare_and_swap(w, pc, space, exec, &addrs, &b, &c)?;
+                let old = self.compare_and_swap(w, pc, space, exec, &addrs, watch, &b, &c)?;
                 write64(&mut self.warps[w], d, &old, exec);
             }
         }
@@ -476,11 +496,12 @@ impl<'a> BlockSim<'a> {
         space: Space,
         exec: u32,
         addrs: &[u32; 32],
+        watch: &mut MemoryWatch<'_>,
         apply: impl Fn(W, usize) -> W,
         progressed: impl Fn(W, usize) -> bool,
     ) -> Result<[W; 32], crate::Fault> {
-        if self.sanitizer.is_some() {
-            self.check_accesses(w, pc, space, exec, addrs, W::BYTES, AccessKind::Atomic);
+        if let Some(s) = watch.sanitizer.as_deref_mut() {
+            s.check_accesses(self, w, pc, space, exec, addrs, W::BYTES, AccessKind::Atomic);
         }
         let mut old = [W::default(); 32];
         for l in lanes(exec) {
@@ -503,10 +524,11 @@ impl<'a> BlockSim<'a> {
         space: Space,
         exec: u32,
         addrs: &[u32; 32],
+        watch: &mut MemoryWatch<'_>,
         expected: &[W; 32],
         new: &[W; 32],
     ) -> Result<[W; 32], crate::Fault> {
-        self.atomics(w, pc, space, exec, addrs, |m, l| if m == expected[l] { new[l] } else { m }, |old, l| old == expected[l])
+        self.atomics(w, pc, space, exec, addrs, watch, |m, l| if m == expected[l] { new[l] } else { m }, |old, l| old == expected[l])
     }
 
     /// For a whole-word access whose executing lanes all fall, aligned, inside one
@@ -530,14 +552,14 @@ impl<'a> BlockSim<'a> {
         if any & (size.min(16) - 1) != 0 {
             return None;
         }
-        let memory: &'a GlobalMemory = self.ctx.memory;
+        let memory: &'a GlobalMemory = self.launch.memory;
         memory.span(lo, u64::from(hi) + u64::from(size), &mut self.buffer_hints[pc as usize])
     }
 
     /// Checks every executing lane's SHARED, LOCAL or PARAM access at once.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn check_region(&mut self, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, write: bool) -> Result<(), crate::Fault> {
+    fn check_region(&mut self, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, write: bool) -> Result<(), crate::Fault> {
         let len = self.region_len(space) as u64;
         let align = size.min(16);
         let bad = exec & mask_of(|l| addrs[l] & (align - 1) != 0 || u64::from(addrs[l]) + u64::from(size) > len);
@@ -549,9 +571,9 @@ impl<'a> BlockSim<'a> {
     }
 
     /// A 64-bit atomic on an 8-byte-aligned location, low word first.
-    pub(crate) fn atomic64(&mut self, loc: Loc, f: impl Fn(u64) -> u64) -> u64 {
+    fn atomic64(&mut self, loc: Loc, f: impl Fn(u64) -> u64) -> u64 {
         match loc {
-            Loc::Global(i, off) => self.ctx.memory.update64(i, off, f),
+            Loc::Global(i, off) => self.launch.memory.update64(i, off, f),
             Loc::Bytes(at) => {
                 let old = u64::from(self.shared[at / 4]) | u64::from(self.shared[at / 4 + 1]) << 32;
                 let new = f(old);
@@ -563,9 +585,9 @@ impl<'a> BlockSim<'a> {
     }
 
     /// Atomics exist for GLOBAL and SHARED only; a block's shared memory belongs to one OS thread.
-    pub(crate) fn atomic(&mut self, loc: Loc, f: impl Fn(u32) -> u32) -> u32 {
+    fn atomic(&mut self, loc: Loc, f: impl Fn(u32) -> u32) -> u32 {
         match loc {
-            Loc::Global(i, off) => self.ctx.memory.update(i, off, f),
+            Loc::Global(i, off) => self.launch.memory.update(i, off, f),
             Loc::Bytes(at) => {
                 let old = self.shared[at / 4];
                 self.shared[at / 4] = f(old);
@@ -573,4 +595,155 @@ impl<'a> BlockSim<'a> {
             }
         }
     }
+
+    #[allow(clippy::too_many_arguments)]
+    fn resolve(&mut self, warp: usize, lane: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Result<Loc, Fault> {
+        let verb = if write { "writes" } else { "reads" };
+        if !addr.is_multiple_of(size.min(16)) {
+            return Err(self.fault(
+                FaultKind::Misaligned,
+                warp,
+                Some(lane),
+                Some(pc),
+                format!(
+                    "{} {verb} {size} bytes at {space_lower} address {addr:#x}, which is not {size}-byte aligned",
+                    self.mnemonic(pc),
+                    space_lower = space.name().to_lowercase()
+                ),
+            ));
+        }
+        let region = |len: usize, base: usize, what: &str| -> Result<Loc, Fault> {
+            if u64::from(addr) + u64::from(size) <= len as u64 {
+                Ok(Loc::Bytes(base + addr as usize))
+            } else {
+                let mut fault = self.fault(
+                    FaultKind::OutOfBounds,
+                    warp,
+                    Some(lane),
+                    Some(pc),
+                    format!("{} {verb} {size} bytes at {addr:#x}, outside {what} ({len} bytes)", self.mnemonic(pc)),
+                );
+                // A PTX `.extern .shared` array is a zero-length variable at the end: its size comes with the launch.
+                if space == Space::Shared
+                    && let Some(dynamic) = self.launch.kernel.shared.last().filter(|v| v.len == 0 && addr >= v.offset)
+                {
+                    fault.remedy = Some(Remedy::DynamicShared(dynamic.name.clone()));
+                }
+                Err(fault)
+            }
+        };
+        match space {
+            Space::Global => match self.launch.memory.locate(addr, size, &mut self.buffer_hints[pc as usize]) {
+                Ok((index, off)) => Ok(Loc::Global(index, off)),
+                Err(e) => {
+                    let op = self.mnemonic(pc);
+                    let (kind, message) = match e {
+                        AccessError::Null => {
+                            (FaultKind::NullAccess, format!("{op} {verb} address {addr:#x}: addresses below 0x100 are never mapped (a null pointer?)"))
+                        }
+                        AccessError::Unmapped => (FaultKind::Unmapped, format!("{op} {verb} address {addr:#x}, which no buffer contains")),
+                        AccessError::OutOfBounds(i) => {
+                            let b = self.launch.memory.buffer_at(i);
+                            (
+                                FaultKind::OutOfBounds,
+                                format!(
+                                    "{op} {verb} {size} bytes at {addr:#x}, past the end of buffer `{}` ({:#x} .. {:#x}, {} bytes)",
+                                    b.name,
+                                    b.base,
+                                    b.base + b.len,
+                                    b.len
+                                ),
+                            )
+                        }
+                    };
+                    let mut fault = self.fault(kind, warp, Some(lane), Some(pc), message);
+                    if kind != FaultKind::OutOfBounds {
+                        for b in self.launch.memory.buffers() {
+                            fault.notes.push(format!("buffer `{}` is at {:#x} .. {:#x}", b.name, b.base, b.base + b.len));
+                        }
+                    }
+                    Err(fault)
+                }
+            },
+            Space::Shared => region(self.region_len(space), 0, "the block's shared memory"),
+            Space::Local => region(self.region_len(space), self.region_base(space, warp, lane), "the thread's local memory"),
+            Space::Param => region(self.region_len(space), 0, "the parameters"),
+        }
+    }
+
+    /// The GLOBAL buffer and offset of an access, or the fault that names what is wrong.
+    #[inline(always)]
+    fn locate_global(&mut self, w: usize, l: usize, pc: u32, addr: u32, size: u32, write: bool) -> Result<(usize, u32), Fault> {
+        // Access sizes are powers of two, so a mask checks alignment without a division.
+        if addr & (size.min(16) - 1) == 0
+            && let Ok(found) = self.launch.memory.locate(addr, size, &mut self.buffer_hints[pc as usize])
+        {
+            return Ok(found);
+        }
+        Err(self.access_fault(w, l, pc, Space::Global, addr, size, write))
+    }
+
+    /// Bytes one thread may address in a byte-addressed space.
+    #[inline(always)]
+    pub(crate) fn region_len(&self, space: Space) -> usize {
+        match space {
+            Space::Shared => self.launch.kernel.shared_size as usize,
+            Space::Local => self.launch.kernel.local_size as usize,
+            _ => self.launch.params_len,
+        }
+    }
+
+    /// Bytes between consecutive threads' regions of a byte-addressed space (only LOCAL has one per thread).
+    #[inline(always)]
+    fn region_stride(&self, space: Space) -> usize {
+        if space == Space::Local { local_stride(self.launch.kernel) } else { 0 }
+    }
+
+    /// Where lane `l`'s region of a byte-addressed space starts in `words(space)`, in bytes.
+    #[inline(always)]
+    pub(crate) fn region_base(&self, space: Space, w: usize, l: usize) -> usize {
+        (w * 32 + l) * self.region_stride(space)
+    }
+
+    #[cold]
+    #[allow(clippy::too_many_arguments)]
+    fn access_fault(&mut self, w: usize, l: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Fault {
+        match self.resolve(w, l, pc, space, addr, size, write) {
+            Err(fault) => fault,
+            Ok(_) => self.fault(FaultKind::Unmapped, w, Some(l), Some(pc), format!("{} could not access {addr:#x}", self.mnemonic(pc))),
+        }
+    }
+
+    /// The words of a byte-addressed space (LOCAL holds every thread's region).
+    fn words(&self, space: Space) -> &[u32] {
+        match space {
+            Space::Shared => &self.shared,
+            Space::Local => &self.local,
+            _ => &self.launch.params,
+        }
+    }
+
+    /// Lane addresses of a LOCAL access as physical addresses in the block's local memory,
+    /// interleaved as GPUs lay it out (see [`crate::Access::addresses`]).
+    #[inline(always)]
+    pub(crate) fn physical_local(&self, w: usize, addrs: &[u32; 32]) -> [u32; 32] {
+        let threads = self.warps.len() * 32;
+        per_lane(|l| {
+            let (word, byte) = (addrs[l] as usize / 4, addrs[l] as usize % 4);
+            (4 * (word * threads + w * 32 + l) + byte) as u32
+        })
+    }
+}
+
+/// A resolved memory location.
+#[derive(Clone, Copy)]
+pub(crate) enum Loc {
+    Global(usize, u32),
+    Bytes(usize),
+}
+
+/// Bytes between two threads' LOCAL regions: the declared size rounded up so
+/// every region starts on a 16-byte boundary, as the widest access needs.
+pub(crate) fn local_stride(kernel: &Kernel) -> usize {
+    (kernel.local_size as usize).next_multiple_of(16)
 }

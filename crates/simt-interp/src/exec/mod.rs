@@ -1,7 +1,10 @@
-//! Executing one warp instruction: the dispatcher and the lane helpers every
-//! family shares. Each family module holds its operation enum, the
-//! translation of table forms into it, and its execution; dispatch is one
-//! static `match`, so the hot loop inlines the arithmetic.
+//! Executing one warp instruction: the [`Executor`], which owns what the
+//! instructions work on (a block's warps, shared and local memory), the
+//! dispatcher, and the lane helpers every family shares. Each family module
+//! holds its operation enum, the translation of table forms into it, and its
+//! execution; dispatch is one static `match`, so the hot loop inlines the
+//! arithmetic. The statistics and the sanitizers are not the executor's: each
+//! instruction is handed them ([`Executor::execute`]) and shows them what it did.
 //!
 //! Architecture invariant: nothing here allocates per instruction. Lane
 //! operations are written as whole-row loops over `[u32; 32]` so they
@@ -14,11 +17,16 @@ pub(crate) mod efficiency;
 pub(crate) mod memory;
 pub(crate) mod tensor;
 
-use crate::block::BlockSim;
+use simt_isa::SpecialReg;
+
 use crate::decode::{Modifier, Op, PredIn, Reg, Val, Val64};
-use crate::fault::Fault;
+use crate::fault::{Fault, FaultKind};
+use crate::launch::Launch;
+use crate::sanitize::Sanitizer;
+use crate::stats::Counters;
 use crate::warp::Warp;
 pub(crate) use crate::warp::lanes;
+use efficiency::Efficiency;
 
 const SIGN: u32 = 0x8000_0000;
 
@@ -158,39 +166,185 @@ pub(crate) fn describe_lanes(mask: u32) -> String {
     format!("{noun} {}", parts.join(", "))
 }
 
-impl BlockSim<'_> {
-    /// Issues the instruction at `pc` for the threads in `mask` of warp `w`.
+/// What watches a memory instruction: the memory-efficiency report (counted only when
+/// the run keeps one) and the sanitizers, when any run.
+pub(crate) struct MemoryWatch<'w> {
+    pub efficiency: &'w mut Efficiency,
+    pub sanitizer: Option<&'w mut Sanitizer>,
+}
+
+/// What one resident block's instructions work on: its warps, its shared and local
+/// memory, and where in the grid and on which SM it runs. The sanitizers and the
+/// statistics watch it; they are handed to [`Executor::execute`], not kept here.
+pub(crate) struct Executor<'a> {
+    pub(crate) launch: &'a Launch<'a>,
+    /// The block's index in the grid.
+    pub(crate) index: [u32; 3],
+    /// `index` as one number, x fastest.
+    pub(crate) linear: u64,
+    sm: u32,
+    pub(crate) warps: Vec<Warp>,
+    /// SHARED memory as little-endian words.
+    pub(crate) shared: Vec<u32>,
+    /// Every thread's LOCAL region, `local_stride` bytes apart, as little-endian words.
+    local: Vec<u32>,
+    /// Whether a store reached LOCAL memory since the block started: only then does the
+    /// next block need it cleared (clearing untouched pages would make them resident).
+    local_dirty: bool,
+    /// The GLOBAL buffer each pc touched last: the first guess for its next access.
+    buffer_hints: Vec<usize>,
+    /// The cycle a timing model says it is (`SR_CLOCK`); `None` in a functional run.
+    pub(crate) clock: Option<u64>,
+}
+
+impl<'a> Executor<'a> {
+    /// The warps and memory of a block of `launch` on SM `sm`, for [`Executor::start`] to fill.
+    pub(crate) fn new(launch: &'a Launch<'a>, sm: u32) -> Executor<'a> {
+        let threads = launch.threads_per_block();
+        let its = match launch.options.simt {
+            crate::SimtModel::Its => Some(launch.options.its_yield),
+            crate::SimtModel::Stack => None,
+        };
+        let warps: Vec<Warp> = (0..threads.div_ceil(32))
+            .map(|w| {
+                let lanes_here = (threads - 32 * w).min(32);
+                let valid = if lanes_here == 32 { u32::MAX } else { (1u32 << lanes_here) - 1 };
+                Warp::new(launch.program.rows, valid, its)
+            })
+            .collect();
+        Executor {
+            launch,
+            index: [0; 3],
+            linear: 0,
+            sm,
+            warps,
+            shared: vec![0; (launch.kernel.shared_size as usize).div_ceil(4)],
+            local: vec![0; memory::local_stride(launch.kernel) * threads as usize / 4],
+            local_dirty: false,
+            buffer_hints: vec![0; launch.program.code.len()],
+            clock: None,
+        }
+    }
+
+    /// Makes this the fresh state of block `linear`, reusing the allocations of the
+    /// block that ran here before (an SM runs its blocks one after another).
+    pub(crate) fn start(&mut self, linear: u64) {
+        let [gx, gy, _] = self.launch.grid.map(u64::from);
+        self.index = [(linear % gx) as u32, ((linear / gx) % gy) as u32, (linear / (gx * gy)) as u32];
+        self.linear = linear;
+        self.warps.iter_mut().for_each(Warp::reset);
+        self.shared.fill(0);
+        if std::mem::take(&mut self.local_dirty) {
+            self.local.fill(0);
+        }
+        self.clock = None;
+    }
+
+    /// Issues the instruction at `pc` for the threads in `mask` of warp `w`, counting it
+    /// in `counters` and showing it to the sanitizers, if any run.
     #[inline(always)]
-    pub(crate) fn execute(&mut self, w: usize, pc: u32, mask: u32) -> Result<(), Fault> {
+    pub(crate) fn execute(&mut self, w: usize, pc: u32, mask: u32, counters: &mut Counters, mut sanitizer: Option<&mut Sanitizer>) -> Result<(), Fault> {
         // Borrowed from the launch, not copied: the arithmetic and memory operations are
         // large enums, and a copy is taken apart field by field onto the stack.
-        let ctx = self.ctx;
-        let inst = &ctx.program.code[pc as usize];
+        let launch = self.launch;
+        let inst = &launch.program.code[pc as usize];
         let exec = mask & pred(&self.warps[w], inst.guard);
-        let at = pc as usize;
-        let counts = &mut self.counters.pcs[at];
+        let counts = &mut counters.pcs[pc as usize];
         counts.issued += 1;
         counts.active += u64::from(mask.count_ones());
         counts.executed += u64::from(exec.count_ones());
-        if self.sanitizer.is_some() {
-            self.check_issue(w, pc, mask, exec);
+        if let Some(s) = sanitizer.as_deref_mut() {
+            s.check_issue(self, w, pc, mask, exec);
         }
         self.warps[w].issued += 1;
         match &inst.op {
             Op::Arith(op) => self.arith(w, op, exec),
-            Op::Memory(op) => self.memory(w, pc, op, exec)?,
+            Op::Memory(op) => {
+                let mut watch = MemoryWatch { efficiency: &mut counters.efficiency, sanitizer: sanitizer.as_deref_mut() };
+                self.memory(w, pc, op, exec, &mut watch)?;
+            }
             Op::Collective(op) => self.collective(w, *op, exec),
             Op::Tensor(op) => self.mma(w, pc, *op, mask, exec)?,
             Op::Control(op) => {
-                if self.control(w, pc, *op, mask, exec)? == control::Moved::Yes {
+                if self.control(w, pc, *op, mask, exec, counts)? == control::Moved::Yes {
                     return Ok(());
                 }
             }
         }
-        if self.sanitizer.is_some() {
-            self.after_issue(w, pc, exec);
+        if let Some(s) = sanitizer {
+            s.after_issue(self, w, pc, exec);
         }
         self.warps[w].advance(mask);
         Ok(())
+    }
+
+    /// Each lane's thread index in x, y and z, counted up from the warp's first thread
+    /// (three divisions per warp instead of three per lane).
+    fn thread_indices(&self, warp: usize) -> [[u32; 32]; 3] {
+        let [bx, by, _] = self.launch.block;
+        let [mut x, mut y, mut z] = self.thread_of(warp, 0);
+        let mut out = [[0u32; 32]; 3];
+        for lane in 0..32 {
+            let [ox, oy, oz] = &mut out;
+            (ox[lane], oy[lane], oz[lane]) = (x, y, z);
+            x += 1;
+            if x == bx {
+                x = 0;
+                y += 1;
+                if y == by {
+                    y = 0;
+                    z += 1;
+                }
+            }
+        }
+        out
+    }
+
+    pub(crate) fn thread_of(&self, warp: usize, lane: usize) -> [u32; 3] {
+        let linear = warp as u32 * 32 + lane as u32;
+        let [bx, by, _] = self.launch.block;
+        [linear % bx, (linear / bx) % by, linear / (bx * by)]
+    }
+
+    pub(crate) fn fault(&self, kind: FaultKind, warp: usize, lane: Option<usize>, pc: Option<u32>, message: String) -> Fault {
+        let mut fault = Fault::new(kind, &self.launch.kernel.name, message);
+        fault.block = self.index;
+        fault.warp = Some(warp as u32);
+        if let Some(l) = lane {
+            fault.thread = Some(self.thread_of(warp, l));
+            fault.lane = Some(l as u32);
+        }
+        if let Some(pc) = pc {
+            fault.pc = Some(pc);
+            fault.line = self.launch.kernel.line(pc);
+        }
+        fault
+    }
+
+    pub(crate) fn mnemonic(&self, pc: u32) -> String {
+        simt_isa::format_mnemonic(&self.launch.kernel.code[pc as usize].form)
+    }
+
+    fn special(&self, w: usize, sr: SpecialReg) -> [u32; 32] {
+        let uniform = |v: u32| [v; 32];
+        let tid = |axis: usize| self.thread_indices(w)[axis];
+        match sr {
+            SpecialReg::TidX => tid(0),
+            SpecialReg::TidY => tid(1),
+            SpecialReg::TidZ => tid(2),
+            SpecialReg::NtidX => uniform(self.launch.block[0]),
+            SpecialReg::NtidY => uniform(self.launch.block[1]),
+            SpecialReg::NtidZ => uniform(self.launch.block[2]),
+            SpecialReg::CtaidX => uniform(self.index[0]),
+            SpecialReg::CtaidY => uniform(self.index[1]),
+            SpecialReg::CtaidZ => uniform(self.index[2]),
+            SpecialReg::NctaidX => uniform(self.launch.grid[0]),
+            SpecialReg::NctaidY => uniform(self.launch.grid[1]),
+            SpecialReg::NctaidZ => uniform(self.launch.grid[2]),
+            SpecialReg::LaneId => per_lane(|l| l as u32),
+            SpecialReg::WarpId => uniform(w as u32),
+            SpecialReg::SmId => uniform(self.sm),
+            SpecialReg::Clock => uniform(self.clock.unwrap_or(self.warps[w].issued) as u32),
+        }
     }
 }

@@ -4,8 +4,8 @@
 
 use simt_isa::*;
 
+use super::Executor;
 use super::{describe_lanes, write};
-use crate::block::BlockSim;
 use crate::decode::{Decoder, Reg};
 use crate::fault::{Fault, FaultKind};
 
@@ -32,7 +32,7 @@ pub(crate) fn decode(t: &Decoder, inst: &Instruction) -> Option<MmaOp> {
 /// The most registers one fragment holds.
 const MAX_FRAGMENT: usize = 8;
 
-impl BlockSim<'_> {
+impl Executor<'_> {
     /// Runs an MMA; every lane of the warp must take part.
     pub(crate) fn mma(&mut self, w: usize, pc: u32, op: MmaOp, mask: u32, exec: u32) -> Result<(), Fault> {
         let warp = &self.warps[w];
