@@ -48,7 +48,8 @@ struct Channel {
 
 /// DRAM: channels, each a data bus shared by its banks. A read waits for its bank (busy,
 /// refreshing), which opens its row if another is open, and for a slot on its channel's bus;
-/// writes go out in batches that cost the bus the read/write turnarounds.
+/// a write opens its row too, and writes go out in batches that cost the bus the read/write
+/// turnarounds.
 struct Dram {
     banks: Vec<Bank>,
     channels: Vec<Channel>,
@@ -120,8 +121,12 @@ impl Dram {
         let channel = &mut self.channels[ch];
         let cost = self.sector_cost.saturating_mul(sectors);
         if write {
+            // A write needs its row open as a read does (JEDEC JESD235): the bank opens it, closing the
+            // row a read may have had open, and is busy until the data is in. That is charged when
+            // the write is queued, not when its batch drains, which the model does not order.
+            bank.free = bank.free.max((ready - self.t_cl).saturating_add(cost));
             // Writes wait in the controller's queue and go out in batches, each costing the bus
-            // two turnarounds (to writing and back); the batch's rows are not modelled.
+            // two turnarounds (to writing and back).
             channel.pending_writes += sectors;
             if channel.pending_writes >= self.write_batch {
                 let batch = self.sector_cost.saturating_mul(channel.pending_writes);
@@ -243,6 +248,13 @@ impl MemorySystem {
             Some(near) => near.access(r.line, r.sectors, true, false).hit,
             None => 0,
         };
+        if write {
+            // The partitions' copies are kept coherent (NVIDIA's A100 whitepaper: hardware cache
+            // coherence between the two partitions), so a write drops the others' copies.
+            for (_, other) in self.near.iter_mut().enumerate().filter(|&(p, _)| p != side as usize) {
+                other.invalidate(r.line, r.sectors);
+            }
+        }
         let rest = if write { r.sectors } else { r.sectors & !near_hit };
         let lookup = if rest != 0 { self.tags.access(r.line, rest, true, write) } else { Default::default() };
         if lookup.evicted_dirty != 0 {
@@ -305,6 +317,21 @@ mod tests {
         let m = &h100.memory;
         assert_eq!(mem.answer(&load(other, 7, 20_000)) - 20_000, near + u64::from(m.l2.far_latency + m.tlb.l2_latency));
         assert_eq!(mem.answer(&load(other, 7, 30_000)) - 30_000, near, "now a copy is near it too");
+    }
+
+    #[test]
+    fn a_store_leaves_the_other_partitions_copy_stale() {
+        let h100 = Machine::builtin("h100");
+        let mut mem = MemorySystem::new(&h100);
+        let other = h100.sm.count - 1;
+        mem.answer(&load(0, 9, 0));
+        mem.answer(&load(other, 9, 10_000));
+        let near = h100.l2_hit_latency();
+        assert_eq!(mem.answer(&load(other, 9, 20_000)) - 20_000, near, "both partitions hold a copy");
+        mem.answer(&Request { kind: ReqKind::Store, ..load(0, 9, 30_000) });
+        let far = u64::from(h100.memory.l2.far_latency);
+        assert_eq!(mem.answer(&load(other, 9, 40_000)) - 40_000, near + far, "the far side reads the written line from its home");
+        assert_eq!(mem.answer(&load(0, 9, 50_000)) - 50_000, near, "the writer's side keeps its copy");
     }
 
     #[test]
