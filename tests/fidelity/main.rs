@@ -101,6 +101,8 @@ enum Bench {
 enum Stream {
     /// Reads of 8-byte elements, two blocks of this many threads per SM (1024: full occupancy).
     Read(u32),
+    /// Stores of 8-byte elements, a thread each, two blocks of 1024 threads per SM.
+    Init,
     Copy,
     Triad,
 }
@@ -132,6 +134,7 @@ fn rows() -> Vec<Row> {
         stream("v100", Stream::Read(256), 490.0 / 900.0, "gpu-stream/v100.txt, 25% occupancy, read 490 GB/s", false),
         stream("v100", Stream::Read(512), 746.0 / 900.0, "gpu-stream/v100.txt, 50% occupancy, read 746 GB/s", false),
         stream("v100", Stream::Read(1024), 866.0 / 900.0, "gpu-stream/v100.txt, read 866 GB/s", false),
+        stream("v100", Stream::Init, 895.0 / 900.0, "gpu-stream/v100.txt, init 895 GB/s", false),
         stream("v100", Stream::Copy, 802.0 / 900.0, "gpu-stream/v100.txt, scale 802 GB/s", false),
         stream("v100", Stream::Triad, 814.0 / 900.0, "gpu-stream/v100.txt, triad 814 GB/s", false),
         chase("a100", 64 * KB, 36.2, "gpu-latency/a100_40.txt, 62 KB", false),
@@ -143,6 +146,7 @@ fn rows() -> Vec<Row> {
         stream("a100", Stream::Read(256), 579.0 / 1555.0, "gpu-stream/a100_40.txt, 25% occupancy, read 579 GB/s", false),
         stream("a100", Stream::Read(512), 1042.0 / 1555.0, "gpu-stream/a100_40.txt, 50% occupancy, read 1042 GB/s", false),
         stream("a100", Stream::Read(1024), 1490.0 / 1555.0, "gpu-stream/a100_40.txt, read 1490 GB/s", false),
+        stream("a100", Stream::Init, 1503.0 / 1555.0, "gpu-stream/a100_40.txt, init 1503 GB/s", false),
         stream("a100", Stream::Copy, 1381.0 / 1555.0, "gpu-stream/a100_40.txt, scale 1381 GB/s", false),
         stream("a100", Stream::Triad, 1360.0 / 1555.0, "gpu-stream/a100_40.txt, triad 1360 GB/s", false),
         chase("h100", 64 * KB, 34.2, "gpu-latency/h100_pcie.txt, 62 KB", false),
@@ -152,6 +156,7 @@ fn rows() -> Vec<Row> {
         chase("h100", 128 * MB, 649.9, "gpu-latency/h100_pcie.txt, 125026 KB", false),
         chase("h100", GB, 657.2, "gpu-latency/h100_pcie.txt, 926711 KB", true),
         stream("h100", Stream::Read(1024), 1942.0 / 2039.0, "gpu-stream/h100_pcie.txt, read 1942 GB/s (PCIe)", false),
+        stream("h100", Stream::Init, 2016.0 / 2039.0, "gpu-stream/h100_pcie.txt, init 2016 GB/s (PCIe)", false),
         stream("h100", Stream::Copy, 1704.0 / 2039.0, "gpu-stream/h100_pcie.txt, scale 1704 GB/s (PCIe)", false),
         stream("h100", Stream::Triad, 1832.0 / 2039.0, "gpu-stream/h100_pcie.txt, triad 1832 GB/s (PCIe)", false),
         l1("a100", 1, 1.02, "gpu-strides/a100.txt:20, float stride 1"),
@@ -280,7 +285,8 @@ fn stream(machine: &Machine, kind: Stream) -> f64 {
     let n = 4 * m.memory.l2.bytes / 4;
     let mut blocks = u64::from(m.sm.count) * u64::from(m.sm.max_threads / 1024);
     let mut threads = 1024;
-    let (file, args, streams) = match kind {
+    // Each kernel's file, arguments and the bytes it moves.
+    let (file, args, bytes) = match kind {
         Stream::Read(block) => {
             // As gpu-stream: a thread per element, two blocks per SM at a time (its kernels
             // reserve shared memory to allow no more), so blocks come and go.
@@ -288,12 +294,23 @@ fn stream(machine: &Machine, kind: Stream) -> f64 {
             m.sm.max_blocks = 2;
             blocks = n / 2 / u64::from(block);
             // n words are n / 2 elements of 8 bytes.
-            ("bench/stream_read.s", vec![int("n", n as i64 / 2), buf("x", ArgInit::Zeros(n)), buf("y", ArgInit::Zeros(blocks * u64::from(block)))], 1)
+            ("bench/stream_read.s", vec![int("n", n as i64 / 2), buf("x", ArgInit::Zeros(n)), buf("y", ArgInit::Zeros(blocks * u64::from(block)))], 4 * n)
+        }
+        Stream::Init => {
+            // As gpu-stream's init: a thread per element, two blocks per SM at a time. gpu-stream
+            // times repeated runs over 1 GB, so L2 is full of dirty lines from the start and
+            // every store waits for a write-back; here L2 starts clean, and the part of the
+            // array it absorbs is written at L2 speed: four times the array (sixteen L2s) keeps
+            // that part to a sixteenth. Stores are cheap to simulate.
+            let n = 4 * n;
+            m.sm.max_blocks = 2;
+            blocks = n / 2 / 1024;
+            ("bench/stream_init.s", vec![int("n", n as i64 / 2), buf("x", ArgInit::Zeros(n))], 4 * n)
         }
         Stream::Copy => (
             "bench/stream_copy.s",
             vec![int("n", n as i64), Arg::new("s", ArgInit::Scalar(Literal::Float(2.0))), buf("a", ArgInit::Zeros(n)), buf("b", ArgInit::Zeros(n))],
-            2,
+            2 * 4 * n,
         ),
         Stream::Triad => (
             "bench/stream_triad.s",
@@ -304,13 +321,13 @@ fn stream(machine: &Machine, kind: Stream) -> f64 {
                 buf("b", ArgInit::Zeros(n)),
                 buf("c", ArgInit::Zeros(n)),
             ],
-            3,
+            3 * 4 * n,
         ),
     };
     let req = request(Some([blocks as u32, 1, 1]), Some([threads, 1, 1]), args);
     let (report, _) = timed(&load(file), &m, &req, TimingOptions::default());
     let seconds = report.stats.cycles as f64 / (m.clock_ghz * 1e9);
-    (n * 4 * streams) as f64 / seconds / 1e9 / m.memory.dram.bandwidth_gbs
+    bytes as f64 / seconds / 1e9 / m.memory.dram.bandwidth_gbs
 }
 
 /// Cycles per warp load of `l1_stride.s` on one SM of `machine`: one block of 1024 threads
@@ -424,6 +441,7 @@ fn published_measurements_within_tolerance_and_docs_current() {
                     let label = match kind {
                         Stream::Read(1024) => "stream read".to_string(),
                         Stream::Read(block) => format!("stream read, {}% occupancy", 100 * 2 * block / m.sm.max_threads),
+                        Stream::Init => "stream init (stores only)".to_string(),
                         Stream::Copy => "stream copy (scale)".to_string(),
                         Stream::Triad => "stream triad".to_string(),
                     };
