@@ -368,7 +368,7 @@ fn roofline(machine: &Machine, its: u32) -> f64 {
         ],
     );
     let (report, _) = timed(&load("bench/roofline.s"), &m, &req, TimingOptions::default());
-    // gpu-roofline counts the two FFMAs' flops per step and the FADD of each pair per element.
+    // gpu-roofline counts 2 + 2 its flops per element: its FFMAs, and an add before and after.
     let flops = (2 + 2 * u64::from(its)) * elements;
     let per_cycle = flops as f64 / report.stats.cycles as f64;
     per_cycle / (2.0 * f64::from(m.sm.count) * f64::from(m.lanes.fp32))
