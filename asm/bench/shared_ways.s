@@ -2,7 +2,9 @@
 // gpu_shm_microbench `add_vectors` for floats (github.com/kzwrime/gpu_shm_microbench).
 // Blocks of 128 threads fill 16 KB of shared memory, then each thread adds up
 // `repeats` x 256 floats at shm[(tid % ways) * 32 + tid / share + j], j = 0..255, and
-// stores its sum back once a turn, as that kernel does. `ways` = k, `share` = k is its
+// stores its sum back once a turn, as that kernel does, but to a word of its own beyond
+// what any thread reads, shm[1024 + tid]: the original writes shm[tid + i % 256], into
+// words other threads read and wrote, a race; either store is one pass for the warp. `ways` = k, `share` = k is its
 // k-way conflict (k lanes in one bank, 32 words apart); `ways` = 1, `share` = 32 its
 // broadcast (a warp reads one word). With enough warps the shared pipeline bounds the
 // launch, so a k-way conflict takes about k times the broadcast's cycles.
@@ -45,7 +47,8 @@ FILL:
     IDIV.U32 R14, R0, R11
     LEA     R15, R13, R14, 5        // (tid % ways) * 32 + tid / share
     LEA     R15, R15, R7, 2         // its address at j = 0
-    LEA     R16, R0, R7, 2          // where the sum goes, less i % 256
+    IADD    R16, R0, 1024
+    LEA     R16, R16, R7, 2         // where the sum goes
     MOV     R17, 0                  // the sum
     MOV     R18, 0                  // turns done
 TURN:
@@ -88,9 +91,7 @@ LOADS:
     IADD    R20, R20, 16
     ISETP.LT.U32 P1, R20, 256
 @P1 BRA     LOADS
-    AND     R40, R18, 255
-    LEA     R41, R40, R16, 2
-    ST.SHARED.F32 [R41], R17        // shm[tid + i % 256] = sum
+    ST.SHARED.F32 [R16], R17        // shm[1024 + tid] = sum
     IADD    R18, R18, 1
     ISETP.LT.U32 P2, R18, R12
 @P2 BRA     TURN

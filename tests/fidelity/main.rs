@@ -65,7 +65,7 @@ const DRAM_STREAMS_GAP: &str = "known gap: DRAM-bound, per-block streams served 
 /// V100's k-way shared conflicts take 4-6% more than k times its broadcast (16.87x for 16
 /// ways), more passes than lanes per bank; A100's take k times (15.75x). simt charges k passes
 /// (and its broadcast is 6% slower than one pass a cycle: the partition's LD/ST issue and the
-/// SM's shared pipe are both at capacity there), so its V100 ratios fall 6-11% short.
+/// SM's shared pipe are both at capacity there), so its V100 ratios fall 5-11% short.
 const V100_CONFLICT_GAP: &str = "known gap: V100's conflicts cost more than a pass per lane in a bank";
 
 fn gap(row: &Row, machine: &Machine) -> Option<&'static str> {
