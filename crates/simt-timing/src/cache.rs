@@ -126,6 +126,18 @@ impl SectorCache {
         Lookup { hit: 0, evicted_dirty, evicted_line }
     }
 
+    /// Drops `sectors` of `line` if present (another copy was written), keeping its LRU place.
+    pub fn invalidate(&mut self, line: u64, sectors: u8) {
+        if self.sets == 0 {
+            return;
+        }
+        let range = self.set_of(line);
+        if let Some(way) = self.lines[range].iter_mut().find(|way| way.line == line) {
+            way.valid &= !sectors;
+            way.dirty &= !sectors;
+        }
+    }
+
     /// Advances the LRU clock. It is 32 bits, to keep a way in 16 bytes: before it wraps,
     /// every way's age is renumbered in its set's order, which keeps every LRU decision.
     fn tick(&mut self) {
@@ -194,6 +206,16 @@ mod tests {
         c.access(7, 0b0011, true, true);
         assert_eq!(c.access(7, 0b0110, true, false).hit, 0b0010);
         assert_eq!(c.access(8, 0b1, true, false).evicted_dirty, 0b0011);
+    }
+
+    #[test]
+    fn invalidated_sectors_miss_and_the_rest_still_hit() {
+        let mut c = SectorCache::new(4, 2);
+        c.access(5, 0b1111, true, false);
+        c.invalidate(5, 0b0101);
+        assert_eq!(c.access(5, 0b1111, false, false).hit, 0b1010);
+        c.invalidate(6, 0b1); // absent: nothing happens
+        assert_eq!(c.access(6, 0b1, false, false).hit, 0);
     }
 
     #[test]

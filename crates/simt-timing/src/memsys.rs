@@ -44,11 +44,17 @@ struct Channel {
     bus_free: u64,
     /// Sectors of writes waiting to go out in a batch.
     pending_writes: u64,
+    /// The fixed-point cycle the batches of writes drained so far are out, at the channel's
+    /// rate, counting the writes alone.
+    writes_free: u64,
+    /// Whether reads used the bus since the last batch of writes (the next batch turns it around).
+    read_since_batch: bool,
 }
 
 /// DRAM: channels, each a data bus shared by its banks. A read waits for its bank (busy,
 /// refreshing), which opens its row if another is open, and for a slot on its channel's bus;
-/// writes go out in batches that cost the bus the read/write turnarounds.
+/// a write opens its row too, and writes go out in batches that turn the bus around after
+/// reads; a full write queue holds the L2 line being written back.
 struct Dram {
     banks: Vec<Bank>,
     channels: Vec<Channel>,
@@ -73,7 +79,7 @@ impl Dram {
         let sector_cost = ((f64::from(SECTOR_BYTES) * f64::from(1u32 << FRAC)) / per_cycle).round().max(1.0) as u64;
         Dram {
             banks: vec![Bank { open: CLOSED, free: 0 }; (d.channels * d.banks) as usize],
-            channels: vec![Channel { bus_free: 0, pending_writes: 0 }; d.channels as usize],
+            channels: vec![Channel { bus_free: 0, pending_writes: 0, writes_free: 0, read_since_batch: false }; d.channels as usize],
             per_channel: u64::from(d.banks),
             row_lines: u64::from(d.row_bytes / LINE_BYTES),
             sector_cost,
@@ -89,7 +95,8 @@ impl Dram {
     }
 
     /// Reads or writes `sectors` of `line`, asked for at fixed-point cycle `at`; returns the
-    /// fixed-point cycle the data is back at the L2 slice (reads) or written (writes).
+    /// fixed-point cycle the data is back at the L2 slice (reads) or the controller's write
+    /// queue has taken it (writes).
     fn access(&mut self, line: u64, sectors: u64, at: u64, write: bool) -> u64 {
         // Consecutive lines fill one row; the next row goes to another channel and bank.
         let row = line / self.row_lines;
@@ -120,16 +127,28 @@ impl Dram {
         let channel = &mut self.channels[ch];
         let cost = self.sector_cost.saturating_mul(sectors);
         if write {
-            // Writes wait in the controller's queue and go out in batches, each costing the bus
-            // two turnarounds (to writing and back); the batch's rows are not modelled.
+            // A write needs its row open as a read does (JEDEC JESD235): the bank opens it, closing the
+            // row a read may have had open, and is busy until the data is in. That is charged when
+            // the write is queued, not when its batch drains, which the model does not order.
+            bank.free = bank.free.max((ready - self.t_cl).saturating_add(cost));
+            // Writes wait in the controller's queue and go out in batches.
             channel.pending_writes += sectors;
             if channel.pending_writes >= self.write_batch {
-                let batch = self.sector_cost.saturating_mul(channel.pending_writes);
-                channel.bus_free = channel.bus_free.max(at).saturating_add(2 * self.turnaround + batch);
+                // The bus turns around to write and back only if reads used it since the last batch.
+                let turns = if channel.read_since_batch { 2 * self.turnaround } else { 0 };
+                channel.read_since_batch = false;
+                let batch = turns + self.sector_cost.saturating_mul(channel.pending_writes);
+                channel.bus_free = channel.bus_free.max(at).saturating_add(batch);
+                channel.writes_free = channel.writes_free.max(at).saturating_add(batch);
                 channel.pending_writes = 0;
             }
-            return t;
+            // The queue holds one batch beyond the one going out: while the batches already
+            // drained keep the channel busy for longer than a batch takes, the write waits for
+            // room, and so does the L2 line it leaves. Reads booked on the bus do not hold the
+            // queue back (a controller drains writes at a high-water mark, ahead of reads).
+            return at.max(channel.writes_free.saturating_sub(self.sector_cost.saturating_mul(self.write_batch)));
         }
+        channel.read_since_batch = true;
         // The controller reorders around busy banks (FR-FCFS): the bus gives each read a slot in
         // the order they come, and the data goes out once both its slot and its bank are ready.
         let slot = channel.bus_free.max(at).saturating_add(cost);
@@ -243,12 +262,23 @@ impl MemorySystem {
             Some(near) => near.access(r.line, r.sectors, true, false).hit,
             None => 0,
         };
+        if write {
+            // The partitions' copies are kept coherent (NVIDIA's A100 whitepaper: hardware cache
+            // coherence between the two partitions), so a write drops the others' copies.
+            for (_, other) in self.near.iter_mut().enumerate().filter(|&(p, _)| p != side as usize) {
+                other.invalidate(r.line, r.sectors);
+            }
+        }
         let rest = if write { r.sectors } else { r.sectors & !near_hit };
         let lookup = if rest != 0 { self.tags.access(r.line, rest, true, write) } else { Default::default() };
+        let mut looked_up = looked_up;
         if lookup.evicted_dirty != 0 {
+            // The line is free once DRAM's write queue has taken its dirty sectors: a
+            // write-heavy stream runs at DRAM's pace, not the L2's.
             let evicted = u64::from(lookup.evicted_dirty.count_ones());
             self.dram_write += evicted * u64::from(SECTOR_BYTES);
-            self.dram.access(lookup.evicted_line, evicted, looked_up << FRAC, true);
+            let taken = self.dram.access(lookup.evicted_line, evicted, looked_up << FRAC, true);
+            looked_up = looked_up.max(taken.div_ceil(ONE));
         }
         let far = if self.near.is_empty() { 0 } else { self.far };
         if r.kind == ReqKind::Store {
@@ -308,7 +338,22 @@ mod tests {
     }
 
     #[test]
-    fn dram_row_hits_beat_row_misses_and_writes_cost_turnarounds() {
+    fn a_store_leaves_the_other_partitions_copy_stale() {
+        let h100 = Machine::builtin("h100");
+        let mut mem = MemorySystem::new(&h100);
+        let other = h100.sm.count - 1;
+        mem.answer(&load(0, 9, 0));
+        mem.answer(&load(other, 9, 10_000));
+        let near = h100.l2_hit_latency();
+        assert_eq!(mem.answer(&load(other, 9, 20_000)) - 20_000, near, "both partitions hold a copy");
+        mem.answer(&Request { kind: ReqKind::Store, ..load(0, 9, 30_000) });
+        let far = u64::from(h100.memory.l2.far_latency);
+        assert_eq!(mem.answer(&load(other, 9, 40_000)) - 40_000, near + far, "the far side reads the written line from its home");
+        assert_eq!(mem.answer(&load(0, 9, 50_000)) - 50_000, near, "the writer's side keeps its copy");
+    }
+
+    #[test]
+    fn dram_row_hits_beat_row_misses_and_writes_turn_the_bus_around_and_wait_for_room() {
         let h100 = Machine::builtin("h100");
         let mut dram = Dram::new(&h100);
         let start = 1_000_000 << FRAC;
@@ -332,5 +377,15 @@ mod tests {
             dram.access(0, 1, before, true);
         }
         assert_eq!(dram.channels[ch].bus_free - before, 2 * dram.turnaround + dram.write_batch * dram.sector_cost);
+        // The next batch, with no read between, needs no turnaround; and a writer finding two
+        // batches' worth still to go out waits for room in the queue.
+        let second = dram.channels[ch].bus_free;
+        let mut taken = 0;
+        for _ in 0..dram.write_batch {
+            taken = dram.access(0, 1, before, true);
+        }
+        assert_eq!(dram.channels[ch].bus_free - second, dram.write_batch * dram.sector_cost);
+        assert_eq!(taken, dram.channels[ch].writes_free - dram.write_batch * dram.sector_cost, "the last write waited for the queue");
+        assert!(taken > before);
     }
 }

@@ -1,0 +1,51 @@
+// l1_stride: L1 load throughput against the stride between lanes, after gpu-benches'
+// gpu-strides `strideKernel` (one block of 1024 threads on one SM). Thread t reads the
+// floats at A + (t % 64) * stride + 0, 4, 8, ... 28, eight loads a turn, and folds them
+// into a sum with FFMAs, as that kernel does; every load after the first turn hits L1.
+// A warp's load spans 32 * stride floats: stride 1 is one 128-byte line, stride 8 is
+// eight lines, stride 32 or more is a line per lane. Cycles per warp load are the
+// kernel's cycles over its warp loads (32 warps x 8 x `turns`).
+//
+// Try it (stride 4: four lines per warp load):
+//   simt run asm/bench/l1_stride.s --timing a100 --arg stride=4
+.kernel l1_stride
+.param .u32 stride                  // floats between neighbouring lanes
+.param .u32 turns                   // turns of eight loads per thread
+.param .ptr.f32 a                   // 64 x stride + 32 floats
+.param .ptr.f32 sum                 // one word: written only if a sum is 123 (never)
+.launch grid(1) block(1024)
+.arg stride = 1
+.arg turns = 64
+.arg a = zeros(2112)
+.arg sum = zeros(1)
+
+    S2R     R0, SR_TID.X
+    AND     R0, R0, 63
+    LD.PARAM.U32 R1, [stride]
+    LD.PARAM.U32 R2, [turns]
+    LD.PARAM.U32 R3, [a]
+    IMUL    R4, R0, R1
+    LEA     R5, R4, R3, 2           // this thread's first float
+    MOV     R6, 0                   // the sum
+    MOV     R7, 0                   // turns done
+TURN:
+    LD.GLOBAL.F32 R10, [R5]
+    LD.GLOBAL.F32 R11, [R5+16]
+    LD.GLOBAL.F32 R12, [R5+32]
+    LD.GLOBAL.F32 R13, [R5+48]
+    LD.GLOBAL.F32 R14, [R5+80]
+    LD.GLOBAL.F32 R15, [R5+64]
+    LD.GLOBAL.F32 R16, [R5+96]
+    LD.GLOBAL.F32 R17, [R5+112]
+    FFMA    R6, R10, R11, R6
+    FFMA    R6, R12, R13, R6
+    FFMA    R6, R14, R15, R6
+    FFMA    R6, R16, R17, R6
+    IADD    R7, R7, 1
+    ISETP.LT.U32 P0, R7, R2
+@P0 BRA     TURN
+    FSETP.NE P1, R6, 123.0          // as gpu-strides, store only a sum that never comes
+@P1 EXIT
+    LD.PARAM.U32 R8, [sum]
+    ST.GLOBAL.F32 [R8], R6
+    EXIT
