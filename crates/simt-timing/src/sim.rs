@@ -116,6 +116,9 @@ pub(crate) struct Ctx<'a> {
     pub machine: &'a Machine,
     pub pcs: Vec<PcInfo>,
     pub regs: Vec<u8>,
+    /// Entries of a warp's scoreboard: one past the highest register the kernel names, so
+    /// an SM's scoreboards stay in the host's nearest cache (256 each made 128 KB per SM).
+    pub reg_span: usize,
     pub warps_per_block: usize,
     pub l1_lines: u64,
     pub pipe: Option<PipeFilter>,
@@ -137,7 +140,6 @@ impl<'a> Ctx<'a> {
         let kernel = launch.kernel();
         let mut regs = Vec::new();
         let mut pcs = Vec::with_capacity(kernel.code.len());
-        let p = machine.sm.partitions;
         for (pc, inst) in kernel.code.iter().enumerate() {
             let info = inst.info();
             let effects = inst.effects();
@@ -207,13 +209,14 @@ impl<'a> Ctx<'a> {
                 throttled,
             });
         }
-        let _ = p;
+        let reg_span = regs.iter().max().map_or(0, |&r| usize::from(r) + 1);
         Ok(Ctx {
             launch,
             kernel,
             machine,
             pcs,
             regs,
+            reg_span,
             warps_per_block: launch.warps_per_block(),
             l1_lines,
             pipe,
@@ -292,6 +295,13 @@ struct Partition {
     arbiter: Arbiter,
     unit_free: [u64; 7],
     shown: Option<Reason>,
+    /// The partition's last verdict when none of its warps could issue, and the cycle until
+    /// which it holds: each warp's own verdict holds until its `wake`, so the partition's
+    /// holds until the earliest of them, unless a warp is woken (`Sm::wake`) or leaves.
+    reason: Reason,
+    wake: u64,
+    /// Whether a warp was woken during the partition's scan, which then caches nothing.
+    woken: bool,
 }
 
 struct Resident<'l> {
@@ -418,6 +428,8 @@ pub(crate) struct Sm<'l> {
     reg_ready: Vec<u64>,
     parts: Vec<Partition>,
     blocks: Vec<Option<Resident<'l>>>,
+    /// Blocks in `blocks`.
+    resident_blocks: usize,
     free_slots: u64,
     resident_warps: u64,
     l1: SectorCache,
@@ -437,8 +449,12 @@ pub(crate) struct Sm<'l> {
     /// Answers to this SM's requests, `(tag, cycle)` in the order L2 gave them, for [`Sm::respond_all`].
     pub inbox: Vec<(u32, u64)>,
     pub deferred: Vec<Deferred>,
-    /// The cycle a block finished while blocks wait for room: the dispatcher's turn.
+    /// The cycle a block finished while blocks wait, when the block taking its room would
+    /// start within the window: the dispatcher's turn before this SM goes on.
     pub stop: Option<u64>,
+    /// The cycles blocks finished while blocks wait, one entry a block, whose successors start
+    /// past the window: the dispatcher serves them at the boundary (see `engine.rs`).
+    pub freed: Vec<u64>,
     /// The cycle the last block here finished.
     pub last_finish: Option<u64>,
     pub fault: Option<(u64, Fault)>,
@@ -469,7 +485,7 @@ impl<'l> Sm<'l> {
             id,
             cycle: 0,
             slots: vec![Slot::empty(); max_warps],
-            reg_ready: vec![0; max_warps * 256],
+            reg_ready: vec![0; max_warps * ctx.reg_span],
             parts: (0..p)
                 .map(|i| Partition {
                     slots: Vec::with_capacity(max_warps / p),
@@ -477,9 +493,13 @@ impl<'l> Sm<'l> {
                     arbiter: Arbiter::new(((max_warps - i).div_ceil(p)).clamp(1, 64) as u32),
                     unit_free: [0; 7],
                     shown: None,
+                    reason: Reason::NoWarp,
+                    wake: 0,
+                    woken: false,
                 })
                 .collect(),
             blocks: (0..m.sm.max_blocks).map(|_| None).collect(),
+            resident_blocks: 0,
             free_slots: if max_warps == 64 { u64::MAX } else { (1u64 << max_warps) - 1 },
             resident_warps: 0,
             l1: SectorCache::new(ctx.l1_lines, m.memory.l1.ways),
@@ -499,6 +519,7 @@ impl<'l> Sm<'l> {
             inbox: Vec::new(),
             deferred: Vec::new(),
             stop: None,
+            freed: Vec::new(),
             last_finish: None,
             fault: None,
             turns: 0,
@@ -513,7 +534,7 @@ impl<'l> Sm<'l> {
 
     /// Resident blocks.
     pub fn resident(&self) -> usize {
-        self.blocks.iter().filter(|b| b.is_some()).count()
+        self.resident_blocks
     }
 
     /// Whether the SM has anything left to do.
@@ -521,7 +542,8 @@ impl<'l> Sm<'l> {
         self.resident() > 0
     }
 
-    /// Makes block `linear` resident; its warps may issue from cycle `start`.
+    /// Makes block `linear` resident; its warps may issue from cycle `start`, which may lie
+    /// ahead while the block launches (its slots then count as `no_warp`).
     pub fn add_block(&mut self, ctx: &Ctx<'l>, linear: u64, start: u64) {
         let Some(bi) = self.blocks.iter().position(Option::is_none) else { return };
         let mut sim = ctx.launch.block(linear, self.id);
@@ -539,19 +561,17 @@ impl<'l> Sm<'l> {
             slot.warp = w as u32;
             slot.age = linear * ctx.warps_per_block as u64 + w as u64;
             slot.next_issue = start;
-            self.reg_ready[s as usize * 256..(s as usize + 1) * 256].fill(0);
+            slot.next_issue_reason = Reason::NoWarp;
+            self.reg_ready[s as usize * ctx.reg_span..(s as usize + 1) * ctx.reg_span].fill(0);
             let p = s as usize % self.parts.len();
             self.parts[p].slots.push(s);
             self.parts[p].slots.sort_unstable_by_key(|&x| self.slots[x as usize].age);
         }
-        self.account_occupancy(start.max(self.cycle));
         self.resident_warps += n as u64;
         self.blocks[bi] = Some(Resident { sim, linear, slots: slots.clone(), live: n as u32, issuable: 0 });
+        self.resident_blocks += 1;
         for s in slots {
             self.refresh(s);
-        }
-        if self.cycle < start {
-            self.account_idle(start);
         }
         self.blocks_run += 1;
     }
@@ -564,8 +584,6 @@ impl<'l> Sm<'l> {
             self.cycle = until;
         }
     }
-
-    fn account_occupancy(&mut self, _now: u64) {}
 
     /// Re-reads warp `s`'s next step from the interpreter.
     fn refresh(&mut self, s: u32) {
@@ -588,7 +606,16 @@ impl<'l> Sm<'l> {
         let slot = &mut self.slots[s as usize];
         slot.state = state;
         slot.pc = pc;
-        slot.wake = 0;
+        self.wake(s);
+    }
+
+    /// Warp `s` is to be evaluated afresh, and so its partition.
+    fn wake(&mut self, s: u32) {
+        self.slots[s as usize].wake = 0;
+        let p = s as usize % self.parts.len();
+        let part = &mut self.parts[p];
+        part.wake = 0;
+        part.woken = true;
     }
 
     /// Every warp of block `bi` again, and the `its` forward-progress rule when none can issue.
@@ -630,14 +657,15 @@ impl<'l> Sm<'l> {
         }
     }
 
-    /// Runs cycles until `end`, or until a block finishes while `stop_on_room` (the
-    /// dispatcher then decides which block comes next), or until a fault.
+    /// Runs cycles until `end`, or until a fault. While `stop_on_room`, each block that
+    /// finishes frees room for the dispatcher: when its successor would start within the
+    /// window the SM stops there, else it notes the cycle in `freed` and goes on.
     pub fn advance(&mut self, ctx: &Ctx<'l>, end: u64, stop_on_room: bool) {
         self.stop = None;
         // Misses answered at the boundary free MSHRs at known cycles now: throttled warps look again.
-        for slot in &mut self.slots {
-            if slot.reason == Reason::MemoryThrottle {
-                slot.wake = 0;
+        for s in 0..self.slots.len() as u32 {
+            if self.slots[s as usize].reason == Reason::MemoryThrottle {
+                self.wake(s);
             }
         }
         if self.by_line.len() > 4 * ctx.machine.memory.outstanding_misses as usize {
@@ -705,9 +733,13 @@ impl<'l> Sm<'l> {
                 self.raw.active_cycles += span;
             }
             self.cycle = next;
-            if stop_on_room && self.blocks_run_finished() != finished_before {
-                self.stop = Some(t);
-                return;
+            let finished = self.blocks_run_finished() - finished_before;
+            if stop_on_room && finished > 0 {
+                if t + 1 + u64::from(ctx.machine.sm.block_launch_latency) < end {
+                    self.stop = Some(t);
+                    return;
+                }
+                self.freed.extend(std::iter::repeat_n(t, finished as usize));
             }
         }
     }
@@ -744,6 +776,11 @@ impl<'l> Sm<'l> {
     /// The partition's turn at cycle `t`: `None` when it issued, else its reason and the
     /// earliest cycle anything of its warps can change.
     fn schedule(&mut self, ctx: &Ctx<'l>, p: usize, t: u64) -> Option<(Reason, u64)> {
+        let part = &mut self.parts[p];
+        if t < part.wake {
+            return Some((part.reason, part.wake));
+        }
+        part.woken = false;
         let n = self.parts[p].slots.len();
         if n == 0 {
             return Some((Reason::NoWarp, UNKNOWN));
@@ -799,8 +836,10 @@ impl<'l> Sm<'l> {
             let s = grant.trailing_zeros() as usize * self.parts.len() + p;
             return self.issue_or(ctx, s as u32, t, p);
         }
-        if best == Reason::NoWarp {
-            best = Reason::Done;
+        let part = &mut self.parts[p];
+        if !part.woken {
+            part.reason = best;
+            part.wake = wake;
         }
         Some((best, wake))
     }
@@ -823,12 +862,20 @@ impl<'l> Sm<'l> {
         if self.issue(ctx, s, t, p) { None } else { Some((Reason::BranchReconvergence, t + 1)) }
     }
 
-    /// Whether warp `s` can issue at `t`: `None` if so, else why not and until when.
+    /// Whether warp `s` can issue at `t`: `None` if so, else why not and until when. Its
+    /// last verdict holds until its `wake`: most warps most cycles, so this part is inline.
+    #[inline]
     fn evaluate(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, p: usize) -> Option<(Reason, u64)> {
         let slot = &self.slots[s as usize];
         if t < slot.wake {
             return Some((slot.reason, slot.wake));
         }
+        self.judge(ctx, s, t, p)
+    }
+
+    /// [`evaluate`](Self::evaluate) once the warp's last verdict has expired.
+    fn judge(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, p: usize) -> Option<(Reason, u64)> {
+        let slot = &self.slots[s as usize];
         let verdict = match slot.state {
             WState::Empty | WState::Finished => Some((Reason::Done, UNKNOWN)),
             WState::Done => {
@@ -845,7 +892,7 @@ impl<'l> Sm<'l> {
             WState::Held => Some((Reason::Scoreboard, UNKNOWN)),
             WState::Issue => {
                 let info = &ctx.pcs[slot.pc as usize];
-                let base = s as usize * 256;
+                let base = s as usize * ctx.reg_span;
                 let mut sb = 0u64;
                 for &r in ctx.regs(info.check) {
                     sb = sb.max(self.reg_ready[base + r as usize]);
@@ -894,7 +941,9 @@ impl<'l> Sm<'l> {
             return;
         }
         let Some(block) = self.blocks[bi].take() else { return };
+        self.resident_blocks -= 1;
         for &s in &block.slots {
+            self.wake(s);
             self.free_slots |= 1 << s;
             self.slots[s as usize] = Slot::empty();
             let p = s as usize % self.parts.len();
@@ -905,7 +954,6 @@ impl<'l> Sm<'l> {
         }
         self.counters.add(&block.sim.into_counters());
         self.last_finish = Some(t);
-        let _ = block.linear;
     }
 
     /// Issues warp `s` at cycle `t` on partition `p`. Returns whether an instruction issued.
@@ -931,9 +979,8 @@ impl<'l> Sm<'l> {
         }
         let pipe_row = self.pipe_row(ctx, p, linear, warp_id, pc, t, extra);
         if info.defer {
-            let slot = &mut self.slots[s as usize];
-            slot.state = WState::Held;
-            slot.wake = 0;
+            self.slots[s as usize].state = WState::Held;
+            self.wake(s);
             self.deferred.push(Deferred { cycle: t, sm: self.id, seq, slot: s });
             if let Some(row) = pipe_row
                 && let Some(r) = self.pipe.get_mut(row as usize)
@@ -945,18 +992,20 @@ impl<'l> Sm<'l> {
         }
         let Some(block) = self.blocks[bi].as_mut() else { return false };
         block.sim.set_clock(t);
-        let step = match block.sim.step(w) {
+        // Borrowed where it lies: a step is a few hundred bytes, and every issue makes one.
+        let result = block.sim.step(w);
+        let step = match &result {
             Ok(StepResult::Issued(step)) => step,
             Ok(_) => {
                 self.refresh(s);
                 return false;
             }
-            Err(fault) => {
-                self.fault = Some((t, fault));
+            Err(_) => {
+                self.fault = result.err().map(|fault| (t, fault));
                 return false;
             }
         };
-        let completion = self.complete(ctx, s, t, &step, info, extra, pipe_row, seq);
+        let completion = self.complete(ctx, s, t, step, info, extra, pipe_row, seq);
         let slot = &mut self.slots[s as usize];
         slot.next_issue = t + 1;
         if info.kind == Kind::Branch {
@@ -985,7 +1034,7 @@ impl<'l> Sm<'l> {
     }
 
     fn mark_writes(&mut self, ctx: &Ctx<'l>, s: u32, writes: (u32, u32), preds: u8, ready: u64) {
-        let base = s as usize * 256;
+        let base = s as usize * ctx.reg_span;
         for &r in ctx.regs(writes) {
             self.reg_ready[base + r as usize] = ready;
         }
@@ -1040,7 +1089,7 @@ impl<'l> Sm<'l> {
             Kind::Fixed => Completion::Known(t + u64::from(info.latency + extra)),
             Kind::Branch | Kind::Control => Completion::Known(t + 1),
             Kind::Memory(space, kind) => {
-                let Some(access) = step.access.filter(|_| step.issued.executed != 0) else {
+                let Some(access) = step.access.as_ref().filter(|_| step.issued.executed != 0) else {
                     return Completion::Known(t + u64::from(m.latency.alu + extra));
                 };
                 let lanes = step.issued.executed;
@@ -1331,7 +1380,7 @@ impl<'l> Sm<'l> {
         let slot = &mut self.slots[s as usize];
         slot.mem_pending -= 1;
         slot.mem_done = slot.mem_done.max(known);
-        slot.wake = 0;
+        self.wake(s);
         if pipe != NONE
             && let Some(r) = self.pipe.get_mut(pipe as usize)
         {
