@@ -803,7 +803,9 @@ impl<'l> Sm<'l> {
         order[..n].copy_from_slice(&self.parts[p].slots);
         for &s in &order[..n] {
             let verdict = self.evaluate(ctx, s, t, p);
-            if let Some((r, _)) = verdict {
+            if ctx.timeline
+                && let Some((r, _)) = verdict
+            {
                 self.show_warp(ctx, s, t, WarpState::Stalled(r));
             }
             match verdict {
@@ -864,7 +866,7 @@ impl<'l> Sm<'l> {
 
     /// Whether warp `s` can issue at `t`: `None` if so, else why not and until when. Its
     /// last verdict holds until its `wake`: most warps most cycles, so this part is inline.
-    #[inline]
+    #[inline(always)]
     fn evaluate(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, p: usize) -> Option<(Reason, u64)> {
         let slot = &self.slots[s as usize];
         if t < slot.wake {
@@ -874,6 +876,7 @@ impl<'l> Sm<'l> {
     }
 
     /// [`evaluate`](Self::evaluate) once the warp's last verdict has expired.
+    #[inline(never)]
     fn judge(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, p: usize) -> Option<(Reason, u64)> {
         let slot = &self.slots[s as usize];
         let verdict = match slot.state {
