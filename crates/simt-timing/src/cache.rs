@@ -117,11 +117,19 @@ impl SectorCache {
         if !fill {
             return Lookup::default();
         }
-        // The first empty way, else the first least recently used one.
-        let victim = find(tags, EMPTY).unwrap_or_else(|| {
-            let oldest = state.iter().map(|w| w.used).min().unwrap_or(0);
-            state.iter().position(|w| w.used == oldest).unwrap_or(0)
-        });
+        // The first empty way, else the first least recently used one. Ways fill in order and
+        // are never emptied, so a set whose last way is taken has no empty one.
+        let victim = if tags[tags.len() - 1] == EMPTY {
+            find(tags, EMPTY).unwrap_or(0)
+        } else {
+            let mut victim = 0;
+            for (i, way) in state.iter().enumerate().skip(1) {
+                if way.used < state[victim].used {
+                    victim = i;
+                }
+            }
+            victim
+        };
         let evicted_line = tags[victim];
         let evicted_dirty = if evicted_line == EMPTY { 0 } else { state[victim].dirty };
         tags[victim] = line;

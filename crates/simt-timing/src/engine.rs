@@ -123,11 +123,11 @@ impl Dispatcher {
     }
 
     /// Fills the room that `candidates` (ascending) freed at `cycle`.
-    fn serve<'l>(&mut self, sms: &mut [Sm<'l>], ctx: &Ctx<'l>, cycle: u64, candidates: &[usize]) {
+    fn serve(&mut self, sms: &mut [Sm<'_>], cycle: u64, candidates: &[usize]) {
         while self.remaining() {
             let resident = |i: usize| sms[i].resident() + self.later[i];
             let Some(i) = candidates.iter().copied().filter(|&i| resident(i) < self.per_sm).min_by_key(|&i| (resident(i), i)) else { break };
-            sms[i].add_block(ctx, self.next, cycle + 1 + self.latency);
+            sms[i].assign(self.next, cycle + 1 + self.latency);
             self.next += 1;
         }
     }
@@ -135,7 +135,7 @@ impl Dispatcher {
     /// At the boundary, the room freed during the window whose blocks start past it, in the
     /// order the cycle-by-cycle dispatcher would have served it: each SM counted with the
     /// blocks it still held at each cycle.
-    fn serve_freed<'l>(&mut self, sms: &mut [Sm<'l>], ctx: &Ctx<'l>) {
+    fn serve_freed(&mut self, sms: &mut [Sm<'_>]) {
         let mut freed: Vec<(u64, usize)> = Vec::new();
         for (i, sm) in sms.iter_mut().enumerate() {
             freed.extend(sm.freed.drain(..).map(|c| (c, i)));
@@ -153,7 +153,7 @@ impl Dispatcher {
                     candidates.push(i);
                 }
             }
-            self.serve(sms, ctx, group[0].0, &candidates);
+            self.serve(sms, group[0].0, &candidates);
         }
     }
 }
@@ -208,7 +208,7 @@ pub fn run(
             if dispatch.next >= dispatch.total {
                 break 'fill;
             }
-            sm.add_block(&ctx, dispatch.next, 0);
+            sm.assign(dispatch.next, 0);
             dispatch.next += 1;
         }
     }
@@ -238,12 +238,12 @@ pub fn run(
                 }
                 let cycle = stopped.iter().map(|&(c, _)| c).min().unwrap_or(0);
                 run = stopped.iter().filter(|&&(c, _)| c == cycle || !dispatch.remaining()).map(|&(_, i)| i).collect();
-                dispatch.serve(&mut sms, &ctx, cycle, &run);
+                dispatch.serve(&mut sms, cycle, &run);
                 for &i in &run {
                     sms[i].stop = None;
                 }
             }
-            dispatch.serve_freed(&mut sms, &ctx);
+            dispatch.serve_freed(&mut sms);
             if let Some(fault) = first_fault(&mut sms) {
                 return Err(TimingError::Fault(Box::new(fault)));
             }
@@ -268,12 +268,8 @@ pub fn run(
                 let at = l2.answer(r);
                 sms[r.sm as usize].inbox.push((r.tag, at));
             }
-            // An answer changes only its own SM, so each SM takes all of its own at once (in
-            // L2's order), its state staying in the host's cache; on one thread, as a window's
-            // answers are too few to be worth handing to others.
-            for sm in sms.iter_mut().filter(|sm| !sm.inbox.is_empty()) {
-                sm.respond_all(&ctx);
-            }
+            // An answer changes only its own SM, so each SM takes all of its own (in L2's order)
+            // when it next advances, in parallel with the others.
             l2.atomic_free.retain(|_, &mut free| free > end);
             // The records ran out during this window, on whichever SMs took the last ones: keep
             // only what came before it, the same whatever the thread count.

@@ -430,6 +430,9 @@ pub(crate) struct Sm<'l> {
     blocks: Vec<Option<Resident<'l>>>,
     /// Blocks in `blocks`.
     resident_blocks: usize,
+    /// Blocks the dispatcher gave this SM, (linear index, first cycle), made resident in that
+    /// order when it next advances: making a block's state is then parallel.
+    arriving: Vec<(u64, u64)>,
     free_slots: u64,
     resident_warps: u64,
     l1: SectorCache,
@@ -500,6 +503,7 @@ impl<'l> Sm<'l> {
                 .collect(),
             blocks: (0..m.sm.max_blocks).map(|_| None).collect(),
             resident_blocks: 0,
+            arriving: Vec::new(),
             free_slots: if max_warps == 64 { u64::MAX } else { (1u64 << max_warps) - 1 },
             resident_warps: 0,
             l1: SectorCache::new(ctx.l1_lines, m.memory.l1.ways),
@@ -534,7 +538,12 @@ impl<'l> Sm<'l> {
 
     /// Resident blocks.
     pub fn resident(&self) -> usize {
-        self.resident_blocks
+        self.resident_blocks + self.arriving.len()
+    }
+
+    /// Gives the SM block `linear`, whose warps may issue from cycle `start`.
+    pub fn assign(&mut self, linear: u64, start: u64) {
+        self.arriving.push((linear, start));
     }
 
     /// Whether the SM has anything left to do.
@@ -544,7 +553,7 @@ impl<'l> Sm<'l> {
 
     /// Makes block `linear` resident; its warps may issue from cycle `start`, which may lie
     /// ahead while the block launches (its slots then count as `no_warp`).
-    pub fn add_block(&mut self, ctx: &Ctx<'l>, linear: u64, start: u64) {
+    fn add_block(&mut self, ctx: &Ctx<'l>, linear: u64, start: u64) {
         let Some(bi) = self.blocks.iter().position(Option::is_none) else { return };
         let mut sim = ctx.launch.block(linear, self.id);
         // Many SMs step at once on several threads: one shared counter per instruction would bounce between cores.
@@ -662,6 +671,11 @@ impl<'l> Sm<'l> {
     /// window the SM stops there, else it notes the cycle in `freed` and goes on.
     pub fn advance(&mut self, ctx: &Ctx<'l>, end: u64, stop_on_room: bool) {
         self.stop = None;
+        for (linear, start) in std::mem::take(&mut self.arriving) {
+            self.add_block(ctx, linear, start);
+        }
+        // Here rather than at the boundary, so that SMs take their answers in parallel.
+        self.respond_all(ctx);
         // Misses answered at the boundary free MSHRs at known cycles now: throttled warps look again.
         for s in 0..self.slots.len() as u32 {
             if self.slots[s as usize].reason == Reason::MemoryThrottle {
@@ -770,7 +784,7 @@ impl<'l> Sm<'l> {
     }
 
     fn blocks_run_finished(&self) -> u64 {
-        self.blocks_run - self.resident() as u64
+        self.blocks_run - self.resident_blocks as u64
     }
 
     /// The partition's turn at cycle `t`: `None` when it issued, else its reason and the
@@ -1340,7 +1354,7 @@ impl<'l> Sm<'l> {
     }
 
     /// Takes the answers in the inbox, in order.
-    pub fn respond_all(&mut self, ctx: &Ctx<'l>) {
+    fn respond_all(&mut self, ctx: &Ctx<'l>) {
         let mut inbox = std::mem::take(&mut self.inbox);
         for &(tag, cycle) in &inbox {
             self.respond(ctx, tag, cycle);
