@@ -1150,7 +1150,7 @@ impl<'l> Sm<'l> {
                         }
                         Completion::Known(t + u64::from(base + extra) + n as u64 - 1)
                     }
-                    Space::Global | Space::Local => self.global(ctx, s, t + u64::from(extra), &access, lanes, kind, info, pipe, seq),
+                    Space::Global | Space::Local => self.global(ctx, s, t + u64::from(extra), access, lanes, kind, info, pipe, seq),
                 }
             }
         }
