@@ -5,9 +5,11 @@
 //! there comes back sooner than the fastest L2 hit, the window length `W`. So each
 //! window the SMs run independently (on rayon); at the boundary the requests of the
 //! window are answered in (cycle, SM, sequence) order, and held global atomics are
-//! executed in that order. Block dispatch needs the order in which SMs free room: an
-//! SM stops at the cycle a block finishes while blocks wait, and the dispatcher hands
-//! out blocks in (cycle, fewest resident blocks, lowest SM) order before resuming it.
+//! executed in that order. Block dispatch needs the order in which SMs free room: the
+//! dispatcher hands out blocks in (cycle, fewest resident blocks, lowest SM) order. A
+//! block taking room freed in a window starts `sm.block_launch_latency` cycles later; when
+//! that is past the window the SM notes the cycle and goes on, and the boundary serves the
+//! window's freed room; otherwise the SM stops there and is served before it resumes.
 //! Every decision depends only on simulated state, so cycles, statistics and results
 //! are the same for any number of threads.
 

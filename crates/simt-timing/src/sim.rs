@@ -803,13 +803,16 @@ impl<'l> Sm<'l> {
         let mut wake = UNKNOWN;
         let mut ready: u64 = 0;
         let policy = ctx.machine.sm.scheduler;
-        // Greedy: the last warp first, while it can issue.
+        // Greedy: the last warp first, while it can issue. Its verdict counts even when it
+        // finished its block, which takes the block's warps off the list scanned below.
         if policy == Policy::Gto
             && let Some(last) = self.parts[p].last
             && self.slots[last as usize].block != NONE
-            && self.evaluate(ctx, last, t, p).is_none()
         {
-            return self.issue_or(ctx, last, t, p);
+            match self.evaluate(ctx, last, t, p) {
+                None => return self.issue_or(ctx, last, t, p),
+                Some((r, w)) => (best, wake) = (r, w),
+            }
         }
         // A copy: evaluating may finish a block, which takes its warps off the list.
         let n = self.parts[p].slots.len();
