@@ -390,6 +390,7 @@ fn cases() -> Vec<Case> {
     t.push(machine("machine: L2 bandwidth 1e300 GB/s", &[("bandwidth_gbs = 64.0", "bandwidth_gbs = 1e300")]));
     t.push(machine("machine: ALU latency 4294967295", &[("\nalu = 8", "\nalu = 4294967295")]));
     t.push(machine("machine: DRAM latency 4294967295", &[("dram = { latency = 58,", "dram = { latency = 4294967295,")]));
+    t.push(machine("machine: a block launch of 4294967295 cycles", &[("block_launch_latency = 0 ", "block_launch_latency = 4294967295 ")]));
     t.push(machine("machine: a 1000 GHz clock", &[("clock_ghz = 1.0", "clock_ghz = 1000.0")]));
     t.push(machine("machine: a billion outstanding misses", &[("outstanding_misses = ", "outstanding_misses = 1000000000 #")]));
     t.push(machine("machine: pipeline stages of a million cycles", &[("read_cycles = 1", "read_cycles = 1000000")]));

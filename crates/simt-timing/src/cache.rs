@@ -4,9 +4,11 @@
 /// A sectored, set-associative LRU tag store. Lines are identified by their line
 /// number (address / line size); each line holds up to 8 sectors (a bit mask).
 ///
-/// A set's ways lie side by side, 16 bytes each, so a lookup touches one run of
-/// host cache lines: an H100's L2 has 400,000 lines, far beyond the host's caches,
-/// and the boundary between windows looks every request up in it.
+/// A set's tags lie side by side, 8 bytes each, apart from their sectors and ages: a lookup
+/// compares a run of tags eight at a time (a streaming L1 misses all 64 ways of a set on
+/// nearly every access), and looks at ages only to choose a victim. An H100's L2 has 400,000
+/// lines, far beyond the host's caches, and the boundary between windows looks every request
+/// up in it.
 #[derive(Clone, Debug)]
 pub struct SectorCache {
     sets: u64,
@@ -14,14 +16,16 @@ pub struct SectorCache {
     /// every access needs a set, and a 64-bit division costs as much as the rest of a hit.
     sets_inverse: u128,
     ways: usize,
-    lines: Vec<Way>,
+    /// The line each way holds, [`EMPTY`] if none.
+    tags: Vec<u64>,
+    /// Each way's sectors and last use, in the order of `tags`.
+    state: Vec<Way>,
     clock: u64,
 }
 
-/// One way of a set: which line it holds, its sectors, and when it was last used.
+/// One way's sectors and when it was last used.
 #[derive(Clone, Copy, Debug)]
 struct Way {
-    line: u64,
     used: u32,
     valid: u8,
     dirty: u8,
@@ -50,7 +54,8 @@ impl SectorCache {
             sets,
             sets_inverse: (u128::MAX / u128::from(sets.max(1))).wrapping_add(1),
             ways,
-            lines: vec![Way { line: EMPTY, used: 0, valid: 0, dirty: 0 }; n],
+            tags: vec![EMPTY; n],
+            state: vec![Way { used: 0, valid: 0, dirty: 0 }; n],
             clock: 0,
         }
     }
@@ -73,10 +78,12 @@ impl SectorCache {
     pub fn prefetch(&self, line: u64) {
         #[cfg(target_arch = "x86_64")]
         if self.sets > 0 {
-            let set = &self.lines[self.set_of(line)];
-            for way in set.iter().step_by(64 / std::mem::size_of::<Way>()) {
+            let range = self.set_of(line);
+            let tags = self.tags[range.clone()].iter().step_by(64 / std::mem::size_of::<u64>()).map(|t| (t as *const u64).cast::<i8>());
+            let state = self.state[range].iter().step_by(64 / std::mem::size_of::<Way>()).map(|w| (w as *const Way).cast::<i8>());
+            for p in tags.chain(state) {
                 // SAFETY: prefetching is a hint with no effect on memory; the pointer is in bounds.
-                unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((way as *const Way).cast()) };
+                unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -93,57 +100,63 @@ impl SectorCache {
         self.tick();
         let clock = self.clock as u32;
         let range = self.set_of(line);
-        let set = &mut self.lines[range];
-        // One pass finds the line or, failing that, the victim: the first empty way, else
-        // the first least recently used one.
-        let mut victim = 0;
-        let mut oldest = (true, u32::MAX);
-        for (i, way) in set.iter_mut().enumerate() {
-            if way.line == line {
-                let hit = way.valid & sectors;
-                if fill {
-                    way.valid |= sectors;
-                }
-                if write {
-                    way.dirty |= sectors;
-                }
-                way.used = clock;
-                return Lookup { hit, ..Lookup::default() };
+        let tags = &mut self.tags[range.clone()];
+        let state = &mut self.state[range];
+        if let Some(i) = find(tags, line) {
+            let way = &mut state[i];
+            let hit = way.valid & sectors;
+            if fill {
+                way.valid |= sectors;
             }
-            let age = (way.line != EMPTY, way.used);
-            if age < oldest {
-                oldest = age;
-                victim = i;
+            if write {
+                way.dirty |= sectors;
             }
+            way.used = clock;
+            return Lookup { hit, ..Lookup::default() };
         }
         if !fill {
             return Lookup::default();
         }
-        let victim = &mut set[victim];
-        let evicted_dirty = if victim.line == EMPTY { 0 } else { victim.dirty };
-        let evicted_line = victim.line;
-        *victim = Way { line, used: clock, valid: sectors, dirty: if write { sectors } else { 0 } };
+        // The first empty way, else the first least recently used one. Ways fill in order and
+        // are never emptied, so a set whose last way is taken has no empty one.
+        let victim = if tags[tags.len() - 1] == EMPTY {
+            find(tags, EMPTY).unwrap_or(0)
+        } else {
+            let mut victim = 0;
+            for (i, way) in state.iter().enumerate().skip(1) {
+                if way.used < state[victim].used {
+                    victim = i;
+                }
+            }
+            victim
+        };
+        let evicted_line = tags[victim];
+        let evicted_dirty = if evicted_line == EMPTY { 0 } else { state[victim].dirty };
+        tags[victim] = line;
+        state[victim] = Way { used: clock, valid: sectors, dirty: if write { sectors } else { 0 } };
         Lookup { hit: 0, evicted_dirty, evicted_line }
     }
 
     /// Drops `sectors` of `line` if present (another copy was written), keeping its LRU place.
+    /// The way keeps its tag, so ways still fill in order and are never emptied.
     pub fn invalidate(&mut self, line: u64, sectors: u8) {
         if self.sets == 0 {
             return;
         }
         let range = self.set_of(line);
-        if let Some(way) = self.lines[range].iter_mut().find(|way| way.line == line) {
+        if let Some(i) = find(&self.tags[range.clone()], line) {
+            let way = &mut self.state[range.start + i];
             way.valid &= !sectors;
             way.dirty &= !sectors;
         }
     }
 
-    /// Advances the LRU clock. It is 32 bits, to keep a way in 16 bytes: before it wraps,
-    /// every way's age is renumbered in its set's order, which keeps every LRU decision.
+    /// Advances the LRU clock. It is 32 bits, to keep a way's state in 8 bytes: before it
+    /// wraps, every way's age is renumbered in its set's order, which keeps every LRU decision.
     fn tick(&mut self) {
         self.clock += 1;
         if self.clock > u64::from(u32::MAX) {
-            for set in self.lines.chunks_mut(self.ways) {
+            for set in self.state.chunks_mut(self.ways) {
                 let mut order: Vec<usize> = (0..set.len()).collect();
                 order.sort_by_key(|&i| set[i].used);
                 for (age, i) in order.into_iter().enumerate() {
@@ -153,6 +166,22 @@ impl SectorCache {
             self.clock = self.ways as u64;
         }
     }
+}
+
+/// The first way of `tags` holding `line`: eight tags compared at once (no early exit within
+/// the eight, so the comparisons become vector instructions).
+#[inline]
+fn find(tags: &[u64], line: u64) -> Option<usize> {
+    let mut chunks = tags.chunks_exact(8);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let mask = chunk.iter().enumerate().fold(0u32, |m, (i, &t)| m | (u32::from(t == line) << i));
+        if mask != 0 {
+            return Some(base + mask.trailing_zeros() as usize);
+        }
+        base += 8;
+    }
+    chunks.remainder().iter().position(|&t| t == line).map(|i| base + i)
 }
 
 /// `a % d` for `d` > 0 given `inverse` = `u128::MAX / d + 1` (wrapping), by Lemire, Kaser and

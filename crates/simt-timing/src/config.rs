@@ -111,6 +111,10 @@ pub struct SmConfig {
     pub shared_reserved_per_block: u32,
     /// The shared-memory carve-outs the unified L1/shared array supports, KB, ascending.
     pub shared_carveouts_kb: Vec<u32>,
+    /// Cycles from a block's end until a block dispatched into the room it freed may issue:
+    /// retiring one block and launching the next (0: the next cycle). The first blocks of a
+    /// launch start at cycle 0.
+    pub block_launch_latency: u32,
 }
 
 /// Lanes per SM of each unit.
@@ -639,6 +643,7 @@ impl Machine {
             return fail("memory.dram.refresh_ns", "must be shorter than memory.dram.refresh_interval_ns".into());
         }
         for (key, l) in [
+            ("sm.block_launch_latency", sm.block_launch_latency),
             ("memory.l1.miss_latency", mem.l1.miss_latency),
             ("memory.crossbar.latency", mem.crossbar.latency),
             ("memory.l2.slice_latency", mem.l2.slice_latency),

@@ -5,9 +5,11 @@
 //! there comes back sooner than the fastest L2 hit, the window length `W`. So each
 //! window the SMs run independently (on rayon); at the boundary the requests of the
 //! window are answered in (cycle, SM, sequence) order, and held global atomics are
-//! executed in that order. Block dispatch needs the order in which SMs free room: an
-//! SM stops at the cycle a block finishes while blocks wait, and the dispatcher hands
-//! out blocks in (cycle, fewest resident blocks, lowest SM) order before resuming it.
+//! executed in that order. Block dispatch needs the order in which SMs free room: the
+//! dispatcher hands out blocks in (cycle, fewest resident blocks, lowest SM) order. A
+//! block taking room freed in a window starts `sm.block_launch_latency` cycles later; when
+//! that is past the window the SM notes the cycle and goes on, and the boundary serves the
+//! window's freed room; otherwise the SM stops there and is served before it resumes.
 //! Every decision depends only on simulated state, so cycles, statistics and results
 //! are the same for any number of threads.
 
@@ -100,6 +102,64 @@ pub enum Unsupported {
     },
 }
 
+/// Hands out blocks in block order as SMs free room: in the order of the cycles the room
+/// freed, then to the SM with the fewest resident blocks, lowest index first. A block may
+/// issue `sm.block_launch_latency` cycles after the cycle after the room freed.
+struct Dispatcher {
+    next: u64,
+    total: u64,
+    per_sm: usize,
+    latency: u64,
+    /// Per SM, while the boundary serves a window's frees: blocks that finished on it later
+    /// than the cycle being served, so still resident then.
+    later: Vec<usize>,
+}
+
+impl Dispatcher {
+    fn new(total: u64, per_sm: usize, machine: &Machine, sms: usize) -> Dispatcher {
+        Dispatcher { next: 0, total, per_sm, latency: u64::from(machine.sm.block_launch_latency), later: vec![0; sms] }
+    }
+
+    fn remaining(&self) -> bool {
+        self.next < self.total
+    }
+
+    /// Fills the room that `candidates` (ascending) freed at `cycle`.
+    fn serve(&mut self, sms: &mut [Sm<'_>], cycle: u64, candidates: &[usize]) {
+        while self.remaining() {
+            let resident = |i: usize| sms[i].resident() + self.later[i];
+            let Some(i) = candidates.iter().copied().filter(|&i| resident(i) < self.per_sm).min_by_key(|&i| (resident(i), i)) else { break };
+            sms[i].assign(self.next, cycle + 1 + self.latency);
+            self.next += 1;
+        }
+    }
+
+    /// At the boundary, the room freed during the window whose blocks start past it, in the
+    /// order the cycle-by-cycle dispatcher would have served it: each SM counted with the
+    /// blocks it still held at each cycle.
+    fn serve_freed(&mut self, sms: &mut [Sm<'_>]) {
+        let mut freed: Vec<(u64, usize)> = Vec::new();
+        for (i, sm) in sms.iter_mut().enumerate() {
+            freed.extend(sm.freed.drain(..).map(|c| (c, i)));
+        }
+        freed.sort_unstable();
+        for &(_, i) in &freed {
+            self.later[i] += 1;
+        }
+        let mut candidates = Vec::new();
+        for group in freed.chunk_by(|a, b| a.0 == b.0) {
+            candidates.clear();
+            for &(_, i) in group {
+                self.later[i] -= 1;
+                if candidates.last() != Some(&i) {
+                    candidates.push(i);
+                }
+            }
+            self.serve(sms, group[0].0, &candidates);
+        }
+    }
+}
+
 /// Where an instruction is: its source line when the kernel has one, else its pc.
 fn place(line: Option<u32>, pc: u32) -> String {
     line.map_or_else(|| format!("pc {pc}"), |line| format!("line {line}"))
@@ -143,16 +203,15 @@ pub fn run(
     let ctx = Ctx::new(&launch, machine, l1_lines(machine, &occ), timing.pipeview, timing.timeline).map_err(TimingError::Unsupported)?;
     let mut sms: Vec<Sm> = (0..machine.sm.count).map(|i| Sm::new(i, &ctx)).collect();
     let mut l2 = MemorySystem::new(machine);
-    let total = launch.blocks();
-    let mut next: u64 = 0;
+    let mut dispatch = Dispatcher::new(launch.blocks(), occ.blocks_per_sm as usize, machine, sms.len());
     // Breadth first: each pass gives every SM with room one more block.
     'fill: for _ in 0..occ.blocks_per_sm {
         for sm in sms.iter_mut() {
-            if next >= total {
+            if dispatch.next >= dispatch.total {
                 break 'fill;
             }
-            sm.add_block(&ctx, next, 0);
-            next += 1;
+            sm.assign(dispatch.next, 0);
+            dispatch.next += 1;
         }
     }
     let pool = match options.threads {
@@ -172,34 +231,21 @@ pub fn run(
         loop {
             let end = start + window;
             let mut run: Vec<usize> = (0..sms.len()).collect();
+            // With a block launch latency of at least a window this runs once: no SM stops.
             loop {
-                let remaining = next < total;
-                advance(&mut sms, &run, &ctx, end, remaining, parallel);
+                advance(&mut sms, &run, &ctx, end, dispatch.remaining(), parallel);
                 let stopped: Vec<(u64, usize)> = sms.iter().enumerate().filter_map(|(i, s)| s.stop.map(|c| (c, i))).collect();
                 if stopped.is_empty() {
                     break;
                 }
-                if next >= total {
-                    run = stopped.iter().map(|&(_, i)| i).collect();
-                    continue;
-                }
                 let cycle = stopped.iter().map(|&(c, _)| c).min().unwrap_or(0);
-                run = stopped.iter().filter(|&&(c, _)| c == cycle).map(|&(_, i)| i).collect();
-                // Blocks go to the SM with the fewest resident blocks, lowest index first.
-                loop {
-                    let room = run.iter().copied().filter(|&i| sms[i].resident() < occ.blocks_per_sm as usize).min_by_key(|&i| (sms[i].resident(), i));
-                    match room {
-                        Some(i) if next < total => {
-                            sms[i].add_block(&ctx, next, cycle + 1);
-                            next += 1;
-                        }
-                        _ => break,
-                    }
-                }
+                run = stopped.iter().filter(|&&(c, _)| c == cycle || !dispatch.remaining()).map(|&(_, i)| i).collect();
+                dispatch.serve(&mut sms, cycle, &run);
                 for &i in &run {
                     sms[i].stop = None;
                 }
             }
+            dispatch.serve_freed(&mut sms);
             if let Some(fault) = first_fault(&mut sms) {
                 return Err(TimingError::Fault(Box::new(fault)));
             }
@@ -224,12 +270,8 @@ pub fn run(
                 let at = l2.answer(r);
                 sms[r.sm as usize].inbox.push((r.tag, at));
             }
-            // An answer changes only its own SM, so each SM takes all of its own at once (in
-            // L2's order), its state staying in the host's cache; on one thread, as a window's
-            // answers are too few to be worth handing to others.
-            for sm in sms.iter_mut().filter(|sm| !sm.inbox.is_empty()) {
-                sm.respond_all(&ctx);
-            }
+            // An answer changes only its own SM, so each SM takes all of its own (in L2's order)
+            // when it next advances, in parallel with the others.
             l2.atomic_free.retain(|_, &mut free| free > end);
             // The records ran out during this window, on whichever SMs took the last ones: keep
             // only what came before it, the same whatever the thread count.
@@ -240,7 +282,7 @@ pub fn run(
             if let Some(fault) = first_fault(&mut sms) {
                 return Err(TimingError::Fault(Box::new(fault)));
             }
-            if next >= total && sms.iter().all(|s| !s.busy()) {
+            if !dispatch.remaining() && sms.iter().all(|s| !s.busy()) {
                 break;
             }
             start = end;

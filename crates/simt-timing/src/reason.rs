@@ -22,7 +22,7 @@ pub enum Reason {
     Barrier,
     /// The partition's warps have all finished; others have not.
     Done,
-    /// No warp is resident.
+    /// No warp is resident, or only the warps of blocks still launching.
     NoWarp,
 }
 

@@ -116,6 +116,9 @@ pub(crate) struct Ctx<'a> {
     pub machine: &'a Machine,
     pub pcs: Vec<PcInfo>,
     pub regs: Vec<u8>,
+    /// Entries of a warp's scoreboard: one past the highest register the kernel names, so
+    /// an SM's scoreboards stay in the host's nearest cache (256 each made 128 KB per SM).
+    pub reg_span: usize,
     pub warps_per_block: usize,
     pub l1_lines: u64,
     pub pipe: Option<PipeFilter>,
@@ -137,7 +140,6 @@ impl<'a> Ctx<'a> {
         let kernel = launch.kernel();
         let mut regs = Vec::new();
         let mut pcs = Vec::with_capacity(kernel.code.len());
-        let p = machine.sm.partitions;
         for (pc, inst) in kernel.code.iter().enumerate() {
             let info = inst.info();
             let effects = inst.effects();
@@ -207,13 +209,14 @@ impl<'a> Ctx<'a> {
                 throttled,
             });
         }
-        let _ = p;
+        let reg_span = regs.iter().max().map_or(0, |&r| usize::from(r) + 1);
         Ok(Ctx {
             launch,
             kernel,
             machine,
             pcs,
             regs,
+            reg_span,
             warps_per_block: launch.warps_per_block(),
             l1_lines,
             pipe,
@@ -292,6 +295,13 @@ struct Partition {
     arbiter: Arbiter,
     unit_free: [u64; 7],
     shown: Option<Reason>,
+    /// The partition's last verdict when none of its warps could issue, and the cycle until
+    /// which it holds: each warp's own verdict holds until its `wake`, so the partition's
+    /// holds until the earliest of them, unless a warp is woken (`Sm::wake`) or leaves.
+    reason: Reason,
+    wake: u64,
+    /// Whether a warp was woken during the partition's scan, which then caches nothing.
+    woken: bool,
 }
 
 struct Resident<'l> {
@@ -418,6 +428,11 @@ pub(crate) struct Sm<'l> {
     reg_ready: Vec<u64>,
     parts: Vec<Partition>,
     blocks: Vec<Option<Resident<'l>>>,
+    /// Blocks in `blocks`.
+    resident_blocks: usize,
+    /// Blocks the dispatcher gave this SM, (linear index, first cycle), made resident in that
+    /// order when it next advances: making a block's state is then parallel.
+    arriving: Vec<(u64, u64)>,
     free_slots: u64,
     resident_warps: u64,
     l1: SectorCache,
@@ -437,8 +452,12 @@ pub(crate) struct Sm<'l> {
     /// Answers to this SM's requests, `(tag, cycle)` in the order L2 gave them, for [`Sm::respond_all`].
     pub inbox: Vec<(u32, u64)>,
     pub deferred: Vec<Deferred>,
-    /// The cycle a block finished while blocks wait for room: the dispatcher's turn.
+    /// The cycle a block finished while blocks wait, when the block taking its room would
+    /// start within the window: the dispatcher's turn before this SM goes on.
     pub stop: Option<u64>,
+    /// The cycles blocks finished while blocks wait, one entry a block, whose successors start
+    /// past the window: the dispatcher serves them at the boundary (see `engine.rs`).
+    pub freed: Vec<u64>,
     /// The cycle the last block here finished.
     pub last_finish: Option<u64>,
     pub fault: Option<(u64, Fault)>,
@@ -469,7 +488,7 @@ impl<'l> Sm<'l> {
             id,
             cycle: 0,
             slots: vec![Slot::empty(); max_warps],
-            reg_ready: vec![0; max_warps * 256],
+            reg_ready: vec![0; max_warps * ctx.reg_span],
             parts: (0..p)
                 .map(|i| Partition {
                     slots: Vec::with_capacity(max_warps / p),
@@ -477,9 +496,14 @@ impl<'l> Sm<'l> {
                     arbiter: Arbiter::new(((max_warps - i).div_ceil(p)).clamp(1, 64) as u32),
                     unit_free: [0; 7],
                     shown: None,
+                    reason: Reason::NoWarp,
+                    wake: 0,
+                    woken: false,
                 })
                 .collect(),
             blocks: (0..m.sm.max_blocks).map(|_| None).collect(),
+            resident_blocks: 0,
+            arriving: Vec::new(),
             free_slots: if max_warps == 64 { u64::MAX } else { (1u64 << max_warps) - 1 },
             resident_warps: 0,
             l1: SectorCache::new(ctx.l1_lines, m.memory.l1.ways),
@@ -499,6 +523,7 @@ impl<'l> Sm<'l> {
             inbox: Vec::new(),
             deferred: Vec::new(),
             stop: None,
+            freed: Vec::new(),
             last_finish: None,
             fault: None,
             turns: 0,
@@ -513,7 +538,12 @@ impl<'l> Sm<'l> {
 
     /// Resident blocks.
     pub fn resident(&self) -> usize {
-        self.blocks.iter().filter(|b| b.is_some()).count()
+        self.resident_blocks + self.arriving.len()
+    }
+
+    /// Gives the SM block `linear`, whose warps may issue from cycle `start`.
+    pub fn assign(&mut self, linear: u64, start: u64) {
+        self.arriving.push((linear, start));
     }
 
     /// Whether the SM has anything left to do.
@@ -521,8 +551,9 @@ impl<'l> Sm<'l> {
         self.resident() > 0
     }
 
-    /// Makes block `linear` resident; its warps may issue from cycle `start`.
-    pub fn add_block(&mut self, ctx: &Ctx<'l>, linear: u64, start: u64) {
+    /// Makes block `linear` resident; its warps may issue from cycle `start`, which may lie
+    /// ahead while the block launches (its slots then count as `no_warp`).
+    fn add_block(&mut self, ctx: &Ctx<'l>, linear: u64, start: u64) {
         let Some(bi) = self.blocks.iter().position(Option::is_none) else { return };
         let mut sim = ctx.launch.block(linear, self.id);
         // Many SMs step at once on several threads: one shared counter per instruction would bounce between cores.
@@ -539,19 +570,17 @@ impl<'l> Sm<'l> {
             slot.warp = w as u32;
             slot.age = linear * ctx.warps_per_block as u64 + w as u64;
             slot.next_issue = start;
-            self.reg_ready[s as usize * 256..(s as usize + 1) * 256].fill(0);
+            slot.next_issue_reason = Reason::NoWarp;
+            self.reg_ready[s as usize * ctx.reg_span..(s as usize + 1) * ctx.reg_span].fill(0);
             let p = s as usize % self.parts.len();
             self.parts[p].slots.push(s);
             self.parts[p].slots.sort_unstable_by_key(|&x| self.slots[x as usize].age);
         }
-        self.account_occupancy(start.max(self.cycle));
         self.resident_warps += n as u64;
         self.blocks[bi] = Some(Resident { sim, linear, slots: slots.clone(), live: n as u32, issuable: 0 });
+        self.resident_blocks += 1;
         for s in slots {
             self.refresh(s);
-        }
-        if self.cycle < start {
-            self.account_idle(start);
         }
         self.blocks_run += 1;
     }
@@ -564,8 +593,6 @@ impl<'l> Sm<'l> {
             self.cycle = until;
         }
     }
-
-    fn account_occupancy(&mut self, _now: u64) {}
 
     /// Re-reads warp `s`'s next step from the interpreter.
     fn refresh(&mut self, s: u32) {
@@ -588,7 +615,16 @@ impl<'l> Sm<'l> {
         let slot = &mut self.slots[s as usize];
         slot.state = state;
         slot.pc = pc;
-        slot.wake = 0;
+        self.wake(s);
+    }
+
+    /// Warp `s` is to be evaluated afresh, and so its partition.
+    fn wake(&mut self, s: u32) {
+        self.slots[s as usize].wake = 0;
+        let p = s as usize % self.parts.len();
+        let part = &mut self.parts[p];
+        part.wake = 0;
+        part.woken = true;
     }
 
     /// Every warp of block `bi` again, and the `its` forward-progress rule when none can issue.
@@ -630,14 +666,20 @@ impl<'l> Sm<'l> {
         }
     }
 
-    /// Runs cycles until `end`, or until a block finishes while `stop_on_room` (the
-    /// dispatcher then decides which block comes next), or until a fault.
+    /// Runs cycles until `end`, or until a fault. While `stop_on_room`, each block that
+    /// finishes frees room for the dispatcher: when its successor would start within the
+    /// window the SM stops there, else it notes the cycle in `freed` and goes on.
     pub fn advance(&mut self, ctx: &Ctx<'l>, end: u64, stop_on_room: bool) {
         self.stop = None;
+        for (linear, start) in std::mem::take(&mut self.arriving) {
+            self.add_block(ctx, linear, start);
+        }
+        // Here rather than at the boundary, so that SMs take their answers in parallel.
+        self.respond_all(ctx);
         // Misses answered at the boundary free MSHRs at known cycles now: throttled warps look again.
-        for slot in &mut self.slots {
-            if slot.reason == Reason::MemoryThrottle {
-                slot.wake = 0;
+        for s in 0..self.slots.len() as u32 {
+            if self.slots[s as usize].reason == Reason::MemoryThrottle {
+                self.wake(s);
             }
         }
         if self.by_line.len() > 4 * ctx.machine.memory.outstanding_misses as usize {
@@ -705,9 +747,13 @@ impl<'l> Sm<'l> {
                 self.raw.active_cycles += span;
             }
             self.cycle = next;
-            if stop_on_room && self.blocks_run_finished() != finished_before {
-                self.stop = Some(t);
-                return;
+            let finished = self.blocks_run_finished() - finished_before;
+            if stop_on_room && finished > 0 {
+                if t + 1 + u64::from(ctx.machine.sm.block_launch_latency) < end {
+                    self.stop = Some(t);
+                    return;
+                }
+                self.freed.extend(std::iter::repeat_n(t, finished as usize));
             }
         }
     }
@@ -738,12 +784,17 @@ impl<'l> Sm<'l> {
     }
 
     fn blocks_run_finished(&self) -> u64 {
-        self.blocks_run - self.resident() as u64
+        self.blocks_run - self.resident_blocks as u64
     }
 
     /// The partition's turn at cycle `t`: `None` when it issued, else its reason and the
     /// earliest cycle anything of its warps can change.
     fn schedule(&mut self, ctx: &Ctx<'l>, p: usize, t: u64) -> Option<(Reason, u64)> {
+        let part = &mut self.parts[p];
+        if t < part.wake {
+            return Some((part.reason, part.wake));
+        }
+        part.woken = false;
         let n = self.parts[p].slots.len();
         if n == 0 {
             return Some((Reason::NoWarp, UNKNOWN));
@@ -752,13 +803,16 @@ impl<'l> Sm<'l> {
         let mut wake = UNKNOWN;
         let mut ready: u64 = 0;
         let policy = ctx.machine.sm.scheduler;
-        // Greedy: the last warp first, while it can issue.
+        // Greedy: the last warp first, while it can issue. Its verdict counts even when it
+        // finished its block, which takes the block's warps off the list scanned below.
         if policy == Policy::Gto
             && let Some(last) = self.parts[p].last
             && self.slots[last as usize].block != NONE
-            && self.evaluate(ctx, last, t, p).is_none()
         {
-            return self.issue_or(ctx, last, t, p);
+            match self.evaluate(ctx, last, t, p) {
+                None => return self.issue_or(ctx, last, t, p),
+                Some((r, w)) => (best, wake) = (r, w),
+            }
         }
         // A copy: evaluating may finish a block, which takes its warps off the list.
         let n = self.parts[p].slots.len();
@@ -766,7 +820,9 @@ impl<'l> Sm<'l> {
         order[..n].copy_from_slice(&self.parts[p].slots);
         for &s in &order[..n] {
             let verdict = self.evaluate(ctx, s, t, p);
-            if let Some((r, _)) = verdict {
+            if ctx.timeline
+                && let Some((r, _)) = verdict
+            {
                 self.show_warp(ctx, s, t, WarpState::Stalled(r));
             }
             match verdict {
@@ -799,8 +855,10 @@ impl<'l> Sm<'l> {
             let s = grant.trailing_zeros() as usize * self.parts.len() + p;
             return self.issue_or(ctx, s as u32, t, p);
         }
-        if best == Reason::NoWarp {
-            best = Reason::Done;
+        let part = &mut self.parts[p];
+        if !part.woken {
+            part.reason = best;
+            part.wake = wake;
         }
         Some((best, wake))
     }
@@ -823,12 +881,21 @@ impl<'l> Sm<'l> {
         if self.issue(ctx, s, t, p) { None } else { Some((Reason::BranchReconvergence, t + 1)) }
     }
 
-    /// Whether warp `s` can issue at `t`: `None` if so, else why not and until when.
+    /// Whether warp `s` can issue at `t`: `None` if so, else why not and until when. Its
+    /// last verdict holds until its `wake`: most warps most cycles, so this part is inline.
+    #[inline(always)]
     fn evaluate(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, p: usize) -> Option<(Reason, u64)> {
         let slot = &self.slots[s as usize];
         if t < slot.wake {
             return Some((slot.reason, slot.wake));
         }
+        self.judge(ctx, s, t, p)
+    }
+
+    /// [`evaluate`](Self::evaluate) once the warp's last verdict has expired.
+    #[inline(never)]
+    fn judge(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, p: usize) -> Option<(Reason, u64)> {
+        let slot = &self.slots[s as usize];
         let verdict = match slot.state {
             WState::Empty | WState::Finished => Some((Reason::Done, UNKNOWN)),
             WState::Done => {
@@ -845,7 +912,7 @@ impl<'l> Sm<'l> {
             WState::Held => Some((Reason::Scoreboard, UNKNOWN)),
             WState::Issue => {
                 let info = &ctx.pcs[slot.pc as usize];
-                let base = s as usize * 256;
+                let base = s as usize * ctx.reg_span;
                 let mut sb = 0u64;
                 for &r in ctx.regs(info.check) {
                     sb = sb.max(self.reg_ready[base + r as usize]);
@@ -894,7 +961,9 @@ impl<'l> Sm<'l> {
             return;
         }
         let Some(block) = self.blocks[bi].take() else { return };
+        self.resident_blocks -= 1;
         for &s in &block.slots {
+            self.wake(s);
             self.free_slots |= 1 << s;
             self.slots[s as usize] = Slot::empty();
             let p = s as usize % self.parts.len();
@@ -905,7 +974,6 @@ impl<'l> Sm<'l> {
         }
         self.counters.add(&block.sim.into_counters());
         self.last_finish = Some(t);
-        let _ = block.linear;
     }
 
     /// Issues warp `s` at cycle `t` on partition `p`. Returns whether an instruction issued.
@@ -931,9 +999,8 @@ impl<'l> Sm<'l> {
         }
         let pipe_row = self.pipe_row(ctx, p, linear, warp_id, pc, t, extra);
         if info.defer {
-            let slot = &mut self.slots[s as usize];
-            slot.state = WState::Held;
-            slot.wake = 0;
+            self.slots[s as usize].state = WState::Held;
+            self.wake(s);
             self.deferred.push(Deferred { cycle: t, sm: self.id, seq, slot: s });
             if let Some(row) = pipe_row
                 && let Some(r) = self.pipe.get_mut(row as usize)
@@ -945,18 +1012,20 @@ impl<'l> Sm<'l> {
         }
         let Some(block) = self.blocks[bi].as_mut() else { return false };
         block.sim.set_clock(t);
-        let step = match block.sim.step(w) {
+        // Borrowed where it lies: a step is a few hundred bytes, and every issue makes one.
+        let result = block.sim.step(w);
+        let step = match &result {
             Ok(StepResult::Issued(step)) => step,
             Ok(_) => {
                 self.refresh(s);
                 return false;
             }
-            Err(fault) => {
-                self.fault = Some((t, fault));
+            Err(_) => {
+                self.fault = result.err().map(|fault| (t, fault));
                 return false;
             }
         };
-        let completion = self.complete(ctx, s, t, &step, info, extra, pipe_row, seq);
+        let completion = self.complete(ctx, s, t, step, info, extra, pipe_row, seq);
         let slot = &mut self.slots[s as usize];
         slot.next_issue = t + 1;
         if info.kind == Kind::Branch {
@@ -985,7 +1054,7 @@ impl<'l> Sm<'l> {
     }
 
     fn mark_writes(&mut self, ctx: &Ctx<'l>, s: u32, writes: (u32, u32), preds: u8, ready: u64) {
-        let base = s as usize * 256;
+        let base = s as usize * ctx.reg_span;
         for &r in ctx.regs(writes) {
             self.reg_ready[base + r as usize] = ready;
         }
@@ -1040,7 +1109,7 @@ impl<'l> Sm<'l> {
             Kind::Fixed => Completion::Known(t + u64::from(info.latency + extra)),
             Kind::Branch | Kind::Control => Completion::Known(t + 1),
             Kind::Memory(space, kind) => {
-                let Some(access) = step.access.filter(|_| step.issued.executed != 0) else {
+                let Some(access) = step.access.as_ref().filter(|_| step.issued.executed != 0) else {
                     return Completion::Known(t + u64::from(m.latency.alu + extra));
                 };
                 let lanes = step.issued.executed;
@@ -1084,7 +1153,7 @@ impl<'l> Sm<'l> {
                         }
                         Completion::Known(t + u64::from(base + extra) + n as u64 - 1)
                     }
-                    Space::Global | Space::Local => self.global(ctx, s, t + u64::from(extra), &access, lanes, kind, info, pipe, seq),
+                    Space::Global | Space::Local => self.global(ctx, s, t + u64::from(extra), access, lanes, kind, info, pipe, seq),
                 }
             }
         }
@@ -1288,7 +1357,7 @@ impl<'l> Sm<'l> {
     }
 
     /// Takes the answers in the inbox, in order.
-    pub fn respond_all(&mut self, ctx: &Ctx<'l>) {
+    fn respond_all(&mut self, ctx: &Ctx<'l>) {
         let mut inbox = std::mem::take(&mut self.inbox);
         for &(tag, cycle) in &inbox {
             self.respond(ctx, tag, cycle);
@@ -1331,7 +1400,7 @@ impl<'l> Sm<'l> {
         let slot = &mut self.slots[s as usize];
         slot.mem_pending -= 1;
         slot.mem_done = slot.mem_done.max(known);
-        slot.wake = 0;
+        self.wake(s);
         if pipe != NONE
             && let Some(r) = self.pipe.get_mut(pipe as usize)
         {
