@@ -572,7 +572,9 @@ fn the_timeout_fires_on_time_in_the_timing_engine() {
     assert!(machine.contains("\nalu = 10000 "));
     std::fs::write(dir.path().join("slow.toml"), machine).unwrap();
     std::fs::write(dir.path().join("saxpy.s"), SAXPY).unwrap();
-    let n = 1 << 22;
+    // Long enough that the run cannot finish within the limit: since windows run in parallel
+    // and a block's launch is served at their boundaries, 4M elements take about a second.
+    let n = 1 << 24;
     let started = std::time::Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_simt"))
         .current_dir(dir.path())
