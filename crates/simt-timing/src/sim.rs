@@ -25,6 +25,9 @@ use crate::view::WarpState;
 /// A cycle not known yet: the answer of a request still in an outbox.
 pub(crate) const UNKNOWN: u64 = u64::MAX;
 const NONE: u32 = u32::MAX;
+/// Lines whose tags L1 looks up a cycle: four on Volta and later, by NVIDIA's description of
+/// Volta's L1 (see docs/timing.md, Fidelity); with 32 data banks that serves 128 bytes a cycle.
+const L1_TAGS_PER_CYCLE: u64 = 4;
 /// The most records `--pipeview` and `--timeline` keep together (rows, issues, reason and
 /// warp-state changes), as `--trace` keeps at most a million issues: beyond this a run would
 /// hold gigabytes before printing.
@@ -1200,15 +1203,22 @@ impl<'l> Sm<'l> {
                 }
             }
         }
+        // The L1 is the shared-memory SRAM: a warp's access takes as many passes as its busiest
+        // data bank needs, and the tags of L1_TAGS_PER_CYCLE lines are looked up a cycle
+        // (gpu-strides: 128 contiguous bytes across two lines load in one cycle; lanes 24
+        // floats apart, every lane in one of four banks, in eight).
+        let passes = shared_passes(&access.addresses, lanes, access.size, false);
+        let busy = u64::from(passes).max((n as u64).div_ceil(L1_TAGS_PER_CYCLE));
         let start = t.max(self.l1_free);
-        self.l1_free = start + n as u64;
+        self.l1_free = start + busy;
         let mut known = 0u64;
         let mut op = NONE;
         // What the pipeview row says, built only when there is a row: most accesses have none.
         let mut note = "";
         let l1_hit = u64::from(m.memory.l1.hit_latency);
         for (i, &(line, sectors, count)) in lines[..n].iter().enumerate() {
-            let lt = start + i as u64;
+            // The lines' lookups spread evenly over the access's busy cycles.
+            let lt = start + i as u64 * busy / n as u64;
             self.raw.l1_sectors += u64::from(sectors.count_ones());
             match kind {
                 AccessKind::Load => {
