@@ -1474,9 +1474,21 @@ pub(crate) use lanes_iter as lanes;
 /// bank must deliver (lanes reading the same word share one broadcast). For atomics,
 /// also the most lanes that hit one address, since they serialise.
 pub(crate) fn shared_passes(addresses: &[u32; 32], lanes: u32, size: u32, atomic: bool) -> u32 {
+    let per_lane = size.div_ceil(4).max(1);
+    // The usual access, every lane reading the element after its left neighbour's, covers
+    // 32 x per_lane consecutive words: per_lane in each bank, no two lanes at one address.
+    // Every global access asks, so it is answered without counting words.
+    let base = addresses[0] / 4;
+    if lanes == u32::MAX && (1..32u32).all(|l| addresses[l as usize] / 4 == base + l * per_lane) {
+        return per_lane;
+    }
+    passes_by_bank(addresses, lanes, per_lane, atomic)
+}
+
+/// [`shared_passes`] by counting each bank's distinct words.
+fn passes_by_bank(addresses: &[u32; 32], lanes: u32, per_lane: u32, atomic: bool) -> u32 {
     let mut words = [0u32; 128];
     let mut n = 0;
-    let per_lane = size.div_ceil(4).max(1);
     for l in lanes_iter(lanes) {
         for k in 0..per_lane {
             let word = addresses[l] / 4 + k;
@@ -1515,5 +1527,18 @@ mod tests {
         assert_eq!(shared_passes(&stride(8), u32::MAX, 4, false), 2, "stride 2 words: 2-way");
         assert_eq!(shared_passes(&stride(16), u32::MAX, 16, false), 4, "V4: 512 bytes in four passes");
         assert_eq!(shared_passes(&[64; 32], u32::MAX, 4, true), 32, "atomics on one address serialise");
+    }
+
+    #[test]
+    fn consecutive_elements_take_the_passes_counting_gives() {
+        for size in [1u32, 2, 4, 8, 12, 16] {
+            for base in [0, 2, 4, 124, 4096 + 6] {
+                let addresses = std::array::from_fn(|l| base + l as u32 * size.div_ceil(4) * 4);
+                for atomic in [false, true] {
+                    let counted = passes_by_bank(&addresses, u32::MAX, size.div_ceil(4), atomic);
+                    assert_eq!(shared_passes(&addresses, u32::MAX, size, atomic), counted, "size {size}, base {base}");
+                }
+            }
+        }
     }
 }
