@@ -96,15 +96,17 @@ fn early_exit_threads_leave_the_vote() {
 #[test]
 fn the_spin_lock_completes_under_its_and_faults_under_stack() {
     let module = assemble_file(&demo("spinlock.s"));
-    // One OS thread: with two, a block spinning on the lock the other block's thread holds
-    // can spend the step limit while the OS has that thread descheduled (seen on a loaded
-    // 2-core machine).
+    // One OS thread for both: with two, a block spinning on the lock the other block's thread
+    // holds can spend the step limit while the OS has that thread descheduled (seen on a loaded
+    // 2-core machine); and under the stack model the block that reports the step limit may be
+    // the one spinning on the other's lock, none of its lanes waiting on the stack (1 run in 30).
+    let one_thread = |simt| RunOptions { threads: Some(1), ..options(simt) };
     let p = prepared(&module);
-    let one_thread = RunOptions { threads: Some(1), ..options(SimtModel::Its) };
-    simt_interp::run(&module.kernels[0], &p.config, &p.memory, &one_thread, None).unwrap_or_else(|f| panic!("{}", f.render(&module, false)));
+    simt_interp::run(&module.kernels[0], &p.config, &p.memory, &one_thread(SimtModel::Its), None).unwrap_or_else(|f| panic!("{}", f.render(&module, false)));
     assert_eq!(u32s(&p.buffer("counter").unwrap().1), [128]);
 
-    let fault = run(&module, SimtModel::Stack).expect_err("the stack model cannot finish");
+    let p = prepared(&module);
+    let fault = simt_interp::run(&module.kernels[0], &p.config, &p.memory, &one_thread(SimtModel::Stack), None).expect_err("the stack model cannot finish");
     assert_eq!(fault.kind, FaultKind::StepLimit);
     let text = fault.render(&module, false);
     assert!(text.contains("spinlock.s:"), "{text}");
