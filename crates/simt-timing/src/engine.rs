@@ -129,9 +129,14 @@ impl Dispatcher {
         while self.remaining() {
             let resident = |i: usize| sms[i].resident() + self.later[i];
             let Some(i) = candidates.iter().copied().filter(|&i| resident(i) < self.per_sm).min_by_key(|&i| (resident(i), i)) else { break };
-            sms[i].assign(self.next, cycle + 1 + self.latency);
-            self.next += 1;
+            self.give(&mut sms[i], cycle + 1 + self.latency);
         }
+    }
+
+    /// Gives `sm` the next block, to issue from `start`.
+    fn give(&mut self, sm: &mut Sm<'_>, start: u64) {
+        sm.assign(self.next, start);
+        self.next += 1;
     }
 
     /// At the boundary, the room freed during the window whose blocks start past it, in the
@@ -207,11 +212,10 @@ pub fn run(
     // Breadth first: each pass gives every SM with room one more block.
     'fill: for _ in 0..occ.blocks_per_sm {
         for sm in sms.iter_mut() {
-            if dispatch.next >= dispatch.total {
+            if !dispatch.remaining() {
                 break 'fill;
             }
-            sm.assign(dispatch.next, 0);
-            dispatch.next += 1;
+            dispatch.give(sm, 0);
         }
     }
     let pool = match options.threads {
