@@ -272,8 +272,27 @@ impl<'a> BlockSim<'a> {
     /// The block's statistics counters, to sum over blocks and turn into [`crate::Stats`]
     /// with [`Launch::stats`]; the block counts as done in the watched [`crate::Progress`].
     pub fn into_counters(mut self) -> Counters {
+        self.retire();
+        self.counters
+    }
+
+    /// The block has finished: the watched [`crate::Progress`] hears of it, and its
+    /// sanitizers' findings join the counters. The `BlockSim` may then [`restart`](Self::restart)
+    /// as another block, its counters adding up over both.
+    pub fn retire(&mut self) {
         self.unflushed_blocks += 1;
-        self.finish()
+        self.settle();
+    }
+
+    /// Makes this the fresh state of block `linear`, keeping the allocations of the block
+    /// that ran here (a timing model's SM runs many blocks one after another).
+    pub fn restart(&mut self, linear: u64) {
+        self.start(linear);
+    }
+
+    /// The counters of the blocks run here; complete once each was [`retire`](Self::retire)d.
+    pub fn counters(&self) -> &Counters {
+        &self.counters
     }
 
     /// Adds stepped instructions to the launch's shared count `n` at a time (at least 1)
@@ -520,11 +539,16 @@ impl<'a> BlockSim<'a> {
     /// The counters of the blocks run here, with what the sanitizers found, once the
     /// launch's shared counts have heard of everything.
     fn finish(mut self) -> Counters {
+        self.settle();
+        self.counters
+    }
+
+    /// Tells the launch's shared counts everything, and moves the sanitizers' findings into the counters.
+    fn settle(&mut self) {
         self.flush_counts();
         if let Some(s) = &mut self.sanitizer {
             self.counters.findings.add(&s.take_findings());
         }
-        self.counters
     }
 
     /// Adds the instructions and finished blocks gathered here to the launch's shared counts.

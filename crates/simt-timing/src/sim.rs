@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use simt_interp::{BlockReason, BlockSim, Counters, Fault, Launch, Peek, Step, StepResult};
 use simt_isa::{AccessKind, AtomOp, AtomType, Flags, Form, Kernel, RZ, Space, Unit};
+use smallvec::SmallVec;
 
 use crate::cache::SectorCache;
 use crate::config::{LINE_BYTES, Machine, Policy, SECTOR_BYTES, SHARED_BANKS};
@@ -337,7 +338,8 @@ pub(crate) enum ReqKind {
 struct Inflight {
     sectors: u8,
     response: u64,
-    waiters: Vec<u32>,
+    /// The operations waiting for it: nearly always one, so none allocates.
+    waiters: SmallVec<[u32; 2]>,
     mshr: bool,
     in_map: bool,
 }
@@ -431,6 +433,9 @@ pub(crate) struct Sm<'l> {
     reg_ready: Vec<u64>,
     parts: Vec<Partition>,
     blocks: Vec<Option<Resident<'l>>>,
+    /// The interpreter states of finished blocks, restarted for the blocks that follow (saves
+    /// allocating a block's warps, registers and memory each time), and their counters.
+    spare: Vec<BlockSim<'l>>,
     /// Blocks in `blocks`.
     resident_blocks: usize,
     /// Blocks the dispatcher gave this SM, (linear index, first cycle), made resident in that
@@ -468,7 +473,6 @@ pub(crate) struct Sm<'l> {
     turns: u32,
     /// Records this SM may still make from the chunk it took.
     allowance: u64,
-    pub counters: Counters,
     pub raw: Raw,
     pub pipe: Vec<PipeRow>,
     pub trace: Vec<TraceRec>,
@@ -505,6 +509,7 @@ impl<'l> Sm<'l> {
                 })
                 .collect(),
             blocks: (0..m.sm.max_blocks).map(|_| None).collect(),
+            spare: Vec::new(),
             resident_blocks: 0,
             arriving: Vec::new(),
             free_slots: if max_warps == 64 { u64::MAX } else { (1u64 << max_warps) - 1 },
@@ -531,7 +536,6 @@ impl<'l> Sm<'l> {
             fault: None,
             turns: 0,
             allowance: 0,
-            counters: Counters::new(ctx.kernel.code.len()),
             raw: Raw::default(),
             pipe: Vec::new(),
             trace: Vec::new(),
@@ -542,6 +546,13 @@ impl<'l> Sm<'l> {
     /// Resident blocks.
     pub fn resident(&self) -> usize {
         self.resident_blocks + self.arriving.len()
+    }
+
+    /// Adds the counters of the blocks that finished here to `into`.
+    pub fn add_counters(&self, into: &mut Counters) {
+        for sim in &self.spare {
+            into.add(sim.counters());
+        }
     }
 
     /// Gives the SM block `linear`, whose warps may issue from cycle `start`.
@@ -558,9 +569,18 @@ impl<'l> Sm<'l> {
     /// ahead while the block launches (its slots then count as `no_warp`).
     fn add_block(&mut self, ctx: &Ctx<'l>, linear: u64, start: u64) {
         let Some(bi) = self.blocks.iter().position(Option::is_none) else { return };
-        let mut sim = ctx.launch.block(linear, self.id);
-        // Many SMs step at once on several threads: one shared counter per instruction would bounce between cores.
-        sim.batch_steps(256);
+        let sim = match self.spare.pop() {
+            Some(mut sim) => {
+                sim.restart(linear);
+                sim
+            }
+            None => {
+                let mut sim = ctx.launch.block(linear, self.id);
+                // Many SMs step at once on several threads: one shared counter per instruction would bounce between cores.
+                sim.batch_steps(256);
+                sim
+            }
+        };
         let n = sim.warp_count();
         let mut slots = Vec::with_capacity(n);
         for w in 0..n {
@@ -975,7 +995,9 @@ impl<'l> Sm<'l> {
                 self.parts[p].last = None;
             }
         }
-        self.counters.add(&block.sim.into_counters());
+        let mut sim = block.sim;
+        sim.retire();
+        self.spare.push(sim);
         self.last_finish = Some(t);
     }
 
@@ -1289,13 +1311,10 @@ impl<'l> Sm<'l> {
 
     /// Queues a request for L2; returns its in-flight record.
     fn send(&mut self, cycle: u64, line: u64, sectors: u8, kind: ReqKind, seq: u64, mshr: bool) -> u32 {
-        let rec = Inflight { sectors, response: UNKNOWN, waiters: Vec::new(), mshr, in_map: kind == ReqKind::Load };
+        let rec = Inflight { sectors, response: UNKNOWN, waiters: SmallVec::new(), mshr, in_map: kind == ReqKind::Load };
         let tag = match self.free_inflight.pop() {
             Some(tag) => {
-                let old = std::mem::replace(&mut self.inflight[tag as usize], rec);
-                let mut w = old.waiters;
-                w.clear();
-                self.inflight[tag as usize].waiters = w;
+                self.inflight[tag as usize] = rec;
                 tag
             }
             None => {
@@ -1393,9 +1412,6 @@ impl<'l> Sm<'l> {
                 self.finish_op(ctx, op);
             }
         }
-        let mut waiters = waiters;
-        waiters.clear();
-        self.inflight[tag as usize].waiters = waiters;
         if !in_map {
             self.release_inflight(tag);
         }

@@ -198,7 +198,7 @@ pub(crate) fn report(ctx: &Ctx<'_>, launch: &Launch<'_>, occ: &Occupancy, sms: &
         raw.warp_cycles += sm.raw.warp_cycles;
         raw.active_cycles += sm.raw.active_cycles;
         raw.mma_macs += sm.raw.mma_macs;
-        counters.add(&sm.counters);
+        sm.add_counters(&mut counters);
         pipeview.append(&mut sm.pipe);
         trace.append(&mut sm.trace);
         used += u32::from(sm.blocks_run > 0);
