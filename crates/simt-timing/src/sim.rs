@@ -252,6 +252,19 @@ enum WState {
     Finished,
 }
 
+/// A warp's last verdict: why it cannot issue, which holds until `wake` (0: look again).
+/// Kept apart from [`Slot`], the SM's side by side: a partition's scan reads each of its
+/// warps' every time, and most hold.
+#[derive(Clone, Copy, Debug)]
+struct Verdict {
+    wake: u64,
+    reason: Reason,
+}
+
+impl Verdict {
+    const AFRESH: Verdict = Verdict { wake: 0, reason: Reason::NoWarp };
+}
+
 #[derive(Clone, Debug)]
 struct Slot {
     block: u32,
@@ -261,8 +274,6 @@ struct Slot {
     age: u64,
     next_issue: u64,
     next_issue_reason: Reason,
-    wake: u64,
-    reason: Reason,
     pred_ready: [u64; 8],
     mem_pending: u32,
     mem_done: u64,
@@ -282,8 +293,6 @@ impl Slot {
             age: 0,
             next_issue: 0,
             next_issue_reason: Reason::BranchReconvergence,
-            wake: 0,
-            reason: Reason::NoWarp,
             pred_ready: [0; 8],
             mem_pending: 0,
             mem_done: 0,
@@ -430,6 +439,7 @@ pub(crate) struct Sm<'l> {
     /// The next cycle to simulate.
     pub cycle: u64,
     slots: Vec<Slot>,
+    verdicts: Vec<Verdict>,
     reg_ready: Vec<u64>,
     parts: Vec<Partition>,
     blocks: Vec<Option<Resident<'l>>>,
@@ -495,6 +505,7 @@ impl<'l> Sm<'l> {
             id,
             cycle: 0,
             slots: vec![Slot::empty(); max_warps],
+            verdicts: vec![Verdict::AFRESH; max_warps],
             reg_ready: vec![0; max_warps * ctx.reg_span],
             parts: (0..p)
                 .map(|i| Partition {
@@ -589,6 +600,7 @@ impl<'l> Sm<'l> {
             slots.push(s);
             let slot = &mut self.slots[s as usize];
             *slot = Slot::empty();
+            self.verdicts[s as usize] = Verdict::AFRESH;
             slot.block = bi as u32;
             slot.warp = w as u32;
             slot.age = linear * ctx.warps_per_block as u64 + w as u64;
@@ -643,7 +655,7 @@ impl<'l> Sm<'l> {
 
     /// Warp `s` is to be evaluated afresh, and so its partition.
     fn wake(&mut self, s: u32) {
-        self.slots[s as usize].wake = 0;
+        self.verdicts[s as usize].wake = 0;
         let p = s as usize % self.parts.len();
         let part = &mut self.parts[p];
         part.wake = 0;
@@ -701,7 +713,7 @@ impl<'l> Sm<'l> {
         self.respond_all(ctx);
         // Misses answered at the boundary free MSHRs at known cycles now: throttled warps look again.
         for s in 0..self.slots.len() as u32 {
-            if self.slots[s as usize].reason == Reason::MemoryThrottle {
+            if self.verdicts[s as usize].reason == Reason::MemoryThrottle {
                 self.wake(s);
             }
         }
@@ -908,9 +920,9 @@ impl<'l> Sm<'l> {
     /// last verdict holds until its `wake`: most warps most cycles, so this part is inline.
     #[inline(always)]
     fn evaluate(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, p: usize) -> Option<(Reason, u64)> {
-        let slot = &self.slots[s as usize];
-        if t < slot.wake {
-            return Some((slot.reason, slot.wake));
+        let v = self.verdicts[s as usize];
+        if t < v.wake {
+            return Some((v.reason, v.wake));
         }
         self.judge(ctx, s, t, p)
     }
@@ -962,13 +974,10 @@ impl<'l> Sm<'l> {
                 }
             }
         };
-        let slot = &mut self.slots[s as usize];
+        let v = &mut self.verdicts[s as usize];
         match verdict {
-            Some((r, w)) => {
-                slot.reason = r;
-                slot.wake = w;
-            }
-            None => slot.wake = t,
+            Some((reason, wake)) => *v = Verdict { wake, reason },
+            None => v.wake = t,
         }
         verdict
     }
@@ -989,6 +998,7 @@ impl<'l> Sm<'l> {
             self.wake(s);
             self.free_slots |= 1 << s;
             self.slots[s as usize] = Slot::empty();
+            self.verdicts[s as usize] = Verdict::AFRESH;
             let p = s as usize % self.parts.len();
             self.parts[p].slots.retain(|&x| x != s);
             if self.parts[p].last == Some(s) {
