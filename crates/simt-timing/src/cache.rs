@@ -15,6 +15,8 @@ pub struct SectorCache {
     /// `sets` as a multiplier that takes a remainder without dividing (see [`fast_mod`]):
     /// every access needs a set, and a 64-bit division costs as much as the rest of a hit.
     sets_inverse: u128,
+    /// log2 of the shards a cache was cut into ([`SectorCache::split`]); 0 for a whole cache.
+    shard_shift: u32,
     ways: usize,
     /// The line each way holds, [`EMPTY`] if none.
     tags: Vec<u64>,
@@ -47,12 +49,31 @@ pub struct Lookup {
 impl SectorCache {
     /// `lines` lines in sets of `ways` (at least one set; a zero-line cache misses always).
     pub fn new(lines: u64, ways: u32) -> SectorCache {
+        Self::shard(lines, ways, 0)
+    }
+
+    /// The sets `lines` lines in sets of `ways` make.
+    pub fn sets(lines: u64, ways: u32) -> u64 {
+        lines / u64::from(ways.max(1))
+    }
+
+    /// The cache of `lines` lines in sets of `ways`, cut into `shards` (a power of two dividing
+    /// its sets): shard `k` holds the sets whose index is `k` modulo `shards`, and takes the
+    /// lines [`shard_of`] sends it. LRU compares ways only within a set, so the shards, each
+    /// taking its lines in their order, decide what the whole cache would.
+    pub fn split(lines: u64, ways: u32, shards: u32) -> Vec<SectorCache> {
+        debug_assert!(shards.is_power_of_two() && Self::sets(lines, ways).is_multiple_of(u64::from(shards)));
+        (0..shards).map(|_| Self::shard(lines / u64::from(shards), ways, shards.trailing_zeros())).collect()
+    }
+
+    fn shard(lines: u64, ways: u32, shard_shift: u32) -> SectorCache {
         let ways = ways.max(1) as usize;
         let sets = lines / ways as u64;
         let n = (sets as usize) * ways;
         SectorCache {
             sets,
             sets_inverse: (u128::MAX / u128::from(sets.max(1))).wrapping_add(1),
+            shard_shift,
             ways,
             tags: vec![EMPTY; n],
             state: vec![Way { used: 0, valid: 0, dirty: 0 }; n],
@@ -66,8 +87,7 @@ impl SectorCache {
     }
 
     fn set_of(&self, line: u64) -> std::ops::Range<usize> {
-        // A multiplicative hash spreads strided lines over the sets as real index hashing does.
-        let set = fast_mod(line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20, self.sets_inverse, self.sets);
+        let set = fast_mod(set_hash(line) >> self.shard_shift, self.sets_inverse, self.sets);
         let start = set as usize * self.ways;
         start..start + self.ways
     }
@@ -184,6 +204,19 @@ fn find(tags: &[u64], line: u64) -> Option<usize> {
     chunks.remainder().iter().position(|&t| t == line).map(|i| base + i)
 }
 
+/// A multiplicative hash of a line that spreads strided lines over the sets, as real index
+/// hashing does: its remainder by the sets is the line's set.
+#[inline]
+fn set_hash(line: u64) -> u64 {
+    line.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20
+}
+
+/// The shard of a cache [`SectorCache::split`] into `shards` that holds `line`'s set.
+#[inline]
+pub fn shard_of(line: u64, shards: usize) -> usize {
+    (set_hash(line) & (shards as u64 - 1)) as usize
+}
+
 /// `a % d` for `d` > 0 given `inverse` = `u128::MAX / d + 1` (wrapping), by Lemire, Kaser and
 /// Kurz's direct remainder ("Faster remainder by direct computation", 2019): exact for every
 /// 64-bit `a` and `d`.
@@ -214,6 +247,30 @@ mod tests {
                 a ^= a << 17;
                 assert_eq!(fast_mod(a, inverse, d), a % d, "{a} % {d}");
                 assert_eq!(fast_mod(a >> 20, inverse, d), (a >> 20) % d);
+            }
+        }
+    }
+
+    #[test]
+    fn shards_decide_what_the_whole_cache_would() {
+        let (lines, ways) = (4096, 16);
+        let mut whole = SectorCache::new(lines, ways);
+        let mut shards = SectorCache::split(lines, ways, 4);
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for i in 0..200_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Lines from a range about twice the cache, so that sets fill, hit and evict.
+            let line = x % (2 * lines);
+            let sectors = (x >> 40) as u8 | 1;
+            let (fill, write) = (x >> 50 & 3 != 0, x >> 52 & 1 != 0);
+            let shard = &mut shards[shard_of(line, 4)];
+            if i % 7 == 0 {
+                whole.invalidate(line, sectors);
+                shard.invalidate(line, sectors);
+            } else {
+                assert_eq!(whole.access(line, sectors, fill, write), shard.access(line, sectors, fill, write), "access {i}, line {line}");
             }
         }
     }

@@ -170,9 +170,6 @@ fn place(line: Option<u32>, pc: u32) -> String {
     line.map_or_else(|| format!("pc {pc}"), |line| format!("line {line}"))
 }
 
-/// How many requests ahead the boundary asks the host to load the L2 sets a request needs.
-const PREFETCH_AHEAD: usize = 8;
-
 /// The shared-memory carve-out a launch gets, and the L1 lines left beside it.
 fn l1_lines(machine: &Machine, occ: &Occupancy) -> u64 {
     let need = occ.blocks_per_sm * occ.shared_allocated_per_block;
@@ -207,7 +204,7 @@ pub fn run(
     }
     let ctx = Ctx::new(&launch, machine, l1_lines(machine, &occ), timing.pipeview, timing.timeline).map_err(TimingError::Unsupported)?;
     let mut sms: Vec<Sm> = (0..machine.sm.count).map(|i| Sm::new(i, &ctx)).collect();
-    let mut l2 = MemorySystem::new(machine);
+    let mut l2 = MemorySystem::new(machine, options.threads.unwrap_or_else(rayon::current_num_threads));
     let mut dispatch = Dispatcher::new(launch.blocks(), occ.blocks_per_sm as usize, machine, sms.len());
     // Breadth first: each pass gives every SM with room one more block.
     'fill: for _ in 0..occ.blocks_per_sm {
@@ -267,11 +264,9 @@ pub fn run(
                 requests.append(&mut sm.outbox);
             }
             requests.sort_unstable_by_key(|r| (r.cycle, r.sm, r.seq));
-            for (i, r) in requests.iter().enumerate() {
-                if let Some(ahead) = requests.get(i + PREFETCH_AHEAD) {
-                    l2.prefetch(ahead);
-                }
-                let at = l2.answer(r);
+            let found = l2.look_up(&requests, parallel);
+            for (r, found) in requests.iter().zip(found) {
+                let at = l2.answer_found(r, found);
                 sms[r.sm as usize].inbox.push((r.tag, at));
             }
             // An answer changes only its own SM, so each SM takes all of its own (in L2's order)

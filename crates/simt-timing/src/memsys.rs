@@ -11,9 +11,10 @@
 //! pointer chase's latency changes with footprint and stride, and a stream's bandwidth falls
 //! short of the peak by what row misses, bus turnarounds and refreshes cost.
 
-use crate::cache::SectorCache;
+use crate::cache::{Lookup, SectorCache, shard_of};
 use crate::config::{LINE_BYTES, Machine, SECTOR_BYTES};
 use crate::sim::{LineMap, ReqKind, Request};
+use rayon::prelude::*;
 
 /// Fixed-point fraction of a cycle used for bandwidth servers and DRAM timings.
 const FRAC: u32 = 16;
@@ -160,12 +161,79 @@ impl Dram {
     }
 }
 
-/// The L2 (its partitions and slices), the TLBs and DRAM, shared by all SMs.
-pub(crate) struct MemorySystem {
+/// How many requests ahead a shard asks the host to load the L2 sets a request needs.
+const PREFETCH_AHEAD: usize = 8;
+
+/// The L2's tags for the sets of one shard (see [`SectorCache::split`]), in the whole L2 and
+/// in each partition's copies. A line's sets in all of them fall in one shard, so shards look
+/// their requests up apart, on several threads.
+struct Shard {
     /// The whole L2: where every line's coherent copy lives.
-    pub tags: SectorCache,
+    whole: SectorCache,
     /// With partitions, each one's copies of what its SMs read (empty with one partition).
     near: Vec<SectorCache>,
+}
+
+/// What the L2's tags hold of a request, looked up before its timing is worked out.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Found {
+    /// Sectors the requesting SM's partition had a copy of.
+    near_hit: u8,
+    /// Sectors looked up in the whole L2.
+    rest: u8,
+    /// What the whole L2 held of those, and what it evicted for them.
+    lookup: Lookup,
+}
+
+impl Shard {
+    /// Looks `r` up from partition `side`, and fills what it lacked.
+    fn look_up(&mut self, r: &Request, side: usize) -> Found {
+        let write = r.kind != ReqKind::Load;
+        // The near partition's copies first; what they lack comes from the whole L2.
+        let near_hit = match self.near.get_mut(side) {
+            Some(near) => near.access(r.line, r.sectors, true, false).hit,
+            None => 0,
+        };
+        if write {
+            // The partitions' copies are kept coherent (NVIDIA's A100 whitepaper: hardware cache
+            // coherence between the two partitions), so a write drops the others' copies.
+            for (_, other) in self.near.iter_mut().enumerate().filter(|&(p, _)| p != side) {
+                other.invalidate(r.line, r.sectors);
+            }
+        }
+        let rest = if write { r.sectors } else { r.sectors & !near_hit };
+        let lookup = if rest != 0 { self.whole.access(r.line, rest, true, write) } else { Lookup::default() };
+        Found { near_hit, rest, lookup }
+    }
+
+    /// Asks the host to start loading the sets `r` will look up from partition `side`.
+    fn prefetch(&self, r: &Request, side: usize) {
+        self.whole.prefetch(r.line);
+        if let Some(near) = self.near.get(side) {
+            near.prefetch(r.line);
+        }
+    }
+
+    /// Looks up `requests[i]` for each `i` of `mine`, in that order.
+    fn look_up_all(&mut self, requests: &[Request], mine: &[u32], side: &[u32]) -> Vec<Found> {
+        let side_of = |i: u32| side[requests[i as usize].sm as usize] as usize;
+        (0..mine.len())
+            .map(|j| {
+                if let Some(&ahead) = mine.get(j + PREFETCH_AHEAD) {
+                    self.prefetch(&requests[ahead as usize], side_of(ahead));
+                }
+                self.look_up(&requests[mine[j] as usize], side_of(mine[j]))
+            })
+            .collect()
+    }
+}
+
+/// The L2 (its partitions and slices), the TLBs and DRAM, shared by all SMs.
+pub(crate) struct MemorySystem {
+    /// The L2's tags, cut into shards by set.
+    shards: Vec<Shard>,
+    /// The L2's partitions, 0 for a machine with one (no copies kept near the SMs).
+    partitions: u32,
     /// The partition each SM is near.
     side: Vec<u32>,
     l1_tlb: Vec<SectorCache>,
@@ -190,16 +258,30 @@ pub(crate) struct MemorySystem {
 }
 
 impl MemorySystem {
-    pub fn new(machine: &Machine) -> MemorySystem {
+    /// The memory system of `machine`, its L2's tags cut into up to `threads` shards (a power of
+    /// two that divides the set counts; the answers are the same whatever the count).
+    pub fn new(machine: &Machine, threads: usize) -> MemorySystem {
         let m = &machine.memory;
         let lines = m.l2.bytes / u64::from(LINE_BYTES);
         let parts = m.l2.partitions;
-        let near = if parts > 1 { (0..parts).map(|_| SectorCache::new(lines / u64::from(parts), m.l2.ways)).collect() } else { Vec::new() };
+        let near_lines = if parts > 1 { lines / u64::from(parts) } else { 0 };
+        let divides = |n: u64| [lines, near_lines].iter().all(|&l| SectorCache::sets(l, m.l2.ways).is_multiple_of(n));
+        let mut count = 1u64;
+        while count * 2 <= threads as u64 && divides(count * 2) {
+            count *= 2;
+        }
+        let count = count as u32;
+        let mut near: Vec<std::vec::IntoIter<SectorCache>> =
+            (0..if parts > 1 { parts } else { 0 }).map(|_| SectorCache::split(near_lines, m.l2.ways, count).into_iter()).collect();
+        let shards = SectorCache::split(lines, m.l2.ways, count)
+            .into_iter()
+            .map(|whole| Shard { whole, near: near.iter_mut().filter_map(Iterator::next).collect() })
+            .collect();
         let sms = machine.sm.count;
         let per_cycle = m.l2.bandwidth_gbs / machine.clock_ghz;
         MemorySystem {
-            tags: SectorCache::new(lines, m.l2.ways),
-            near,
+            shards,
+            partitions: if parts > 1 { parts } else { 0 },
             side: (0..sms).map(|sm| sm * parts / sms).collect(),
             l1_tlb: (0..sms).map(|_| SectorCache::new(u64::from(m.tlb.l1_entries), m.tlb.l1_entries)).collect(),
             l2_tlb: SectorCache::new(u64::from(m.tlb.l2_entries), m.tlb.l2_ways),
@@ -223,12 +305,22 @@ impl MemorySystem {
         }
     }
 
-    /// Asks the host to load the sets request `r` will look up (see [`SectorCache::prefetch`]).
-    pub fn prefetch(&self, r: &Request) {
-        self.tags.prefetch(r.line);
-        if let Some(near) = self.near.get(self.side[r.sm as usize] as usize) {
-            near.prefetch(r.line);
+    /// Looks each of `requests` up in the L2's tags, in their order within each shard, the
+    /// shards on the thread pool's threads when `parallel`; for [`answer_found`](Self::answer_found), in the same order.
+    pub fn look_up(&mut self, requests: &[Request], parallel: bool) -> Vec<Found> {
+        let n = self.shards.len();
+        let mut mine: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, r) in requests.iter().enumerate() {
+            mine[shard_of(r.line, n)].push(i as u32);
         }
+        let side = &self.side;
+        let found: Vec<Vec<Found>> = if parallel && n > 1 {
+            self.shards.par_iter_mut().zip(&mine).map(|(shard, mine)| shard.look_up_all(requests, mine, side)).collect()
+        } else {
+            self.shards.iter_mut().zip(&mine).map(|(shard, mine)| shard.look_up_all(requests, mine, side)).collect()
+        };
+        let mut found: Vec<_> = found.into_iter().map(Vec::into_iter).collect();
+        requests.iter().map(|r| found[shard_of(r.line, n)].next().unwrap_or_default()).collect()
     }
 
     /// Extra cycles translating `line`'s address costs SM `sm`.
@@ -241,12 +333,21 @@ impl MemorySystem {
 
     /// The partition that owns `line` (its DRAM is attached there).
     fn home(&self, line: u64) -> u32 {
-        (mix(line) >> 7) as u32 % self.near.len().max(1) as u32
+        (mix(line) >> 7) as u32 % self.partitions.max(1)
     }
 
-    /// The cycle the answer to `r` is usable in its SM. Never sooner than
-    /// [`Machine::l2_hit_latency`] after `r.cycle`, the window.
+    /// The cycle the answer to `r` is usable in its SM, looking it up first: for one request
+    /// alone (a window's go through [`look_up`](Self::look_up) and [`answer_found`](Self::answer_found)).
+    #[cfg(test)]
     pub fn answer(&mut self, r: &Request) -> u64 {
+        let found = self.look_up(std::slice::from_ref(r), false)[0];
+        self.answer_found(r, found)
+    }
+
+    /// The cycle the answer to `r`, whose tags said `found`, is usable in its SM. Requests come
+    /// in the order they were looked up in. Never sooner than [`Machine::l2_hit_latency`] after
+    /// `r.cycle`, the window.
+    pub fn answer_found(&mut self, r: &Request, found: Found) -> u64 {
         let n = u64::from(r.sectors.count_ones());
         let arrive = r.cycle.saturating_add(self.to_l2 + self.translate(r.sm, r.line));
         // Saturating: the machine file's bounds keep these far from overflow, and should a
@@ -255,22 +356,8 @@ impl MemorySystem {
         self.l2_free = start.saturating_add(self.l2_cost.saturating_mul(n));
         let looked_up = start.div_ceil(ONE) + self.slice;
         self.sectors += n;
-        let write = r.kind != ReqKind::Load;
         let side = self.side[r.sm as usize];
-        // The near partition's copies first; what they lack comes from the whole L2.
-        let near_hit = match self.near.get_mut(side as usize) {
-            Some(near) => near.access(r.line, r.sectors, true, false).hit,
-            None => 0,
-        };
-        if write {
-            // The partitions' copies are kept coherent (NVIDIA's A100 whitepaper: hardware cache
-            // coherence between the two partitions), so a write drops the others' copies.
-            for (_, other) in self.near.iter_mut().enumerate().filter(|&(p, _)| p != side as usize) {
-                other.invalidate(r.line, r.sectors);
-            }
-        }
-        let rest = if write { r.sectors } else { r.sectors & !near_hit };
-        let lookup = if rest != 0 { self.tags.access(r.line, rest, true, write) } else { Default::default() };
+        let Found { near_hit, rest, lookup } = found;
         let mut looked_up = looked_up;
         if lookup.evicted_dirty != 0 {
             // The line is free once DRAM's write queue has taken its dirty sectors: a
@@ -280,7 +367,7 @@ impl MemorySystem {
             let taken = self.dram.access(lookup.evicted_line, evicted, looked_up << FRAC, true);
             looked_up = looked_up.max(taken.div_ceil(ONE));
         }
-        let far = if self.near.is_empty() { 0 } else { self.far };
+        let far = if self.partitions == 0 { 0 } else { self.far };
         if r.kind == ReqKind::Store {
             // Whole sectors are written: allocated in L2 without reading DRAM, acknowledged by the near slice.
             self.hits += n;
@@ -322,7 +409,7 @@ mod tests {
     #[test]
     fn a_chase_pays_near_far_and_dram_stages() {
         let h100 = Machine::builtin("h100");
-        let mut mem = MemorySystem::new(&h100);
+        let mut mem = MemorySystem::new(&h100, 1);
         let near = h100.l2_hit_latency();
         // Cold: DRAM, well beyond an L2 hit.
         let cold = mem.answer(&load(0, 7, 0));
@@ -338,9 +425,40 @@ mod tests {
     }
 
     #[test]
+    fn answers_are_the_same_whatever_the_shards() {
+        // An H100 with an L2 of 64 sets, so that a few thousand lines fill it.
+        let mut h100 = Machine::builtin("h100");
+        h100.memory.l2.bytes = 64 * u64::from(h100.memory.l2.ways * LINE_BYTES);
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let requests: Vec<Request> = (0..20_000u64)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let kind = match x % 5 {
+                    0 => ReqKind::Store,
+                    1 => ReqKind::Atomic { ops: 2 },
+                    _ => ReqKind::Load,
+                };
+                // Twice the L2's lines, so that lines hit, miss, go far and are evicted dirty.
+                Request { cycle: i / 4, sm: (x >> 20) as u32 % h100.sm.count, seq: i, line: (x >> 24) % 5_000, sectors: (x >> 8) as u8 | 1, kind, tag: 0 }
+            })
+            .collect();
+        let answers = |threads: usize, parallel: bool| {
+            let mut mem = MemorySystem::new(&h100, threads);
+            let found = mem.look_up(&requests, parallel);
+            requests.iter().zip(found).map(|(r, f)| mem.answer_found(r, f)).collect::<Vec<_>>()
+        };
+        let one = answers(1, false);
+        assert_eq!(MemorySystem::new(&h100, 4).shards.len(), 4);
+        assert_eq!(answers(4, true), one);
+        assert_eq!(answers(4, false), one);
+    }
+
+    #[test]
     fn a_store_leaves_the_other_partitions_copy_stale() {
         let h100 = Machine::builtin("h100");
-        let mut mem = MemorySystem::new(&h100);
+        let mut mem = MemorySystem::new(&h100, 1);
         let other = h100.sm.count - 1;
         mem.answer(&load(0, 9, 0));
         mem.answer(&load(other, 9, 10_000));
