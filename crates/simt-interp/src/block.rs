@@ -582,14 +582,19 @@ pub(crate) fn run_sm(
 /// Whether this CPU has what the executor's x86 copy is compiled for: AVX2 and FMA for
 /// the lanes, and POPCNT, BMI and LZCNT for the lane masks (without POPCNT, counting
 /// a mask's lanes for the statistics is a dozen instructions, twice per instruction).
+/// Asked once: a stepping driver asks for every instruction, and six detections cost a
+/// few dozen instructions each time.
 #[cfg(target_arch = "x86_64")]
 fn fast_lanes() -> bool {
-    std::is_x86_feature_detected!("avx2")
-        && std::is_x86_feature_detected!("fma")
-        && std::is_x86_feature_detected!("popcnt")
-        && std::is_x86_feature_detected!("bmi1")
-        && std::is_x86_feature_detected!("bmi2")
-        && std::is_x86_feature_detected!("lzcnt")
+    static FAST: std::sync::LazyLock<bool> = std::sync::LazyLock::new(|| {
+        std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("fma")
+            && std::is_x86_feature_detected!("popcnt")
+            && std::is_x86_feature_detected!("bmi1")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("lzcnt")
+    });
+    *FAST
 }
 
 #[inline(always)]

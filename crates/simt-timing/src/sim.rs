@@ -850,14 +850,12 @@ impl<'l> Sm<'l> {
             }
         }
         // A copy: evaluating may finish a block, which takes its warps off the list.
-        let n = self.parts[p].slots.len();
-        let mut order = [0u32; 64];
-        order[..n].copy_from_slice(&self.parts[p].slots);
-        for &s in &order[..n] {
+        let order: SmallVec<[u32; 64]> = SmallVec::from_slice(&self.parts[p].slots);
+        let timeline = ctx.timeline;
+        // Evaluating changes no fault (only issuing does), so none is looked for in the loop.
+        for &s in &order {
             let verdict = self.evaluate(ctx, s, t, p);
-            if ctx.timeline
-                && let Some((r, _)) = verdict
-            {
+            if timeline && let Some((r, _)) = verdict {
                 self.show_warp(ctx, s, t, WarpState::Stalled(r));
             }
             match verdict {
@@ -872,9 +870,6 @@ impl<'l> Sm<'l> {
                     best = best.min(r);
                     wake = wake.min(w);
                 }
-            }
-            if self.fault.is_some() {
-                return Some((Reason::Done, t + 1));
             }
         }
         if ready != 0 {
@@ -1216,14 +1211,19 @@ impl<'l> Sm<'l> {
             0
         };
         let mut lines = [(0u64, 0u8, 0u32); 32];
-        let mut n = 0;
+        let mut n = 0usize;
         for l in lanes_iter(lanes) {
             let addr = access.addresses[l];
             let line = local_tag | u64::from(addr / LINE_BYTES);
             let first = (addr % LINE_BYTES) / SECTOR_BYTES;
             let last = ((addr % LINE_BYTES) + access.size.max(1) - 1).min(LINE_BYTES - 1) / SECTOR_BYTES;
             let mask = (((1u32 << (last + 1)) - 1) & !((1u32 << first) - 1)) as u8;
-            match lines[..n].iter_mut().find(|e| e.0 == line) {
+            // Neighbouring lanes mostly share a line: the last one first.
+            let seen = match n.checked_sub(1) {
+                Some(prev) if lines[prev].0 == line => Some(&mut lines[prev]),
+                _ => lines[..n].iter_mut().find(|e| e.0 == line),
+            };
+            match seen {
                 Some(e) => {
                     e.1 |= mask;
                     // Atomics to one address serialise: count lanes per address, keep the most.
