@@ -90,6 +90,9 @@ enum Bench {
     Roofline { its: u32 },
     /// gpu_shm_microbench's floats: the time of a `ways`-way bank conflict over the broadcast's.
     SharedWays { ways: u32 },
+    /// cuda-incore: cycles per DFMA of one block of `warps` warps, each running `ilp`
+    /// independent dependent chains.
+    Dfma { warps: u32, ilp: u32 },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -120,6 +123,9 @@ fn rows() -> Vec<Row> {
     // gpu-roofline's GF/s over A100's FP32 peak: 108 SMs x 64 lanes x 2 flops x 1.41 GHz.
     let roof = |machine, its, gflops: f64, source| Row { machine, bench: Roofline { its }, published: gflops / 19491.84, source, calibrated: false };
     let shared = |machine, ways, published, source| Row { machine, bench: SharedWays { ways }, published, source, calibrated: false };
+    // cuda-incore's example table (V100 PCIe: the SXM2's SM), rows 1-32 warps, columns 1-8
+    // chains; one chain on one warp is `latency.fp64` restated, so that cell is left out.
+    let dfma = |warps, ilp, published, source| Row { machine: "v100", bench: Dfma { warps, ilp }, published, source, calibrated: false };
     vec![
         chase("v100", 64 * KB, 30.1, "gpu-latency/v100.txt, 62 KB", false),
         chase("v100", 4 * MB, 215.0, "gpu-latency/v100.txt, 3938 KB", true),
@@ -176,6 +182,15 @@ fn rows() -> Vec<Row> {
         shared("a100", 4, 349.27 / 88.58, "README.md:22 over :20, 349.27 / 88.58 ms"),
         shared("a100", 8, 698.27 / 88.58, "README.md:23 over :20, 698.27 / 88.58 ms"),
         shared("a100", 16, 1395.27 / 88.58, "README.md:24 over :20, 1395.27 / 88.58 ms"),
+        dfma(1, 2, 4.63, "README.md:225, cuda-incore DFMA, 1 warp, ILP 2"),
+        dfma(2, 1, 4.29, "README.md:226, cuda-incore DFMA, 2 warps, ILP 1"),
+        dfma(2, 2, 2.32, "README.md:226, cuda-incore DFMA, 2 warps, ILP 2"),
+        dfma(4, 1, 2.14, "README.md:227, cuda-incore DFMA, 4 warps, ILP 1"),
+        dfma(4, 2, 1.16, "README.md:227, cuda-incore DFMA, 4 warps, ILP 2"),
+        dfma(8, 1, 1.08, "README.md:228, cuda-incore DFMA, 8 warps, ILP 1"),
+        dfma(8, 2, 1.05, "README.md:228, cuda-incore DFMA, 8 warps, ILP 2"),
+        dfma(32, 1, 1.03, "README.md:230, cuda-incore DFMA, 32 warps, ILP 1"),
+        dfma(32, 2, 1.04, "README.md:230, cuda-incore DFMA, 32 warps, ILP 2"),
     ]
 }
 
@@ -383,6 +398,17 @@ fn shared_ways(machine: &Machine, ways: u32, share: u32) -> u64 {
     report.stats.cycles
 }
 
+/// Cycles per DFMA of `dfma_ilp.s` on one SM of `machine`: one block of `warps` warps, each
+/// running `ilp` chains, as cuda-incore launches one block.
+fn dfma(machine: &Machine, warps: u32, ilp: u32) -> f64 {
+    let mut one = machine.clone();
+    one.sm.count = 1;
+    let reps = 64;
+    let req = request(Some([1, 1, 1]), Some([32 * warps, 1, 1]), vec![int("reps", reps), int("ilp", i64::from(ilp))]);
+    let (report, _) = timed(&load("bench/dfma_ilp.s"), &one, &req, TimingOptions::default());
+    report.stats.cycles as f64 / (32 * reps as u64 * u64::from(warps)) as f64
+}
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -449,6 +475,12 @@ fn published_measurements_within_tolerance_and_docs_current() {
                 Bench::SharedWays { ways } => {
                     let r = shared_ways(&m, ways, ways) as f64 / *broadcast.get_or_insert_with(|| shared_ways(&m, 1, 32)) as f64;
                     (format!("shared loads, {ways}-way bank conflict"), r, (format!("{r:.2}x the broadcast's time"), format!("{:.2}x", row.published)))
+                }
+                Bench::Dfma { warps, ilp } => {
+                    let c = dfma(&m, warps, ilp);
+                    let plural = |n: u32| if n == 1 { "" } else { "s" };
+                    let label = format!("DFMA, {warps} warp{} of {ilp} chain{}", plural(warps), plural(ilp));
+                    (label, c, (format!("{c:.2} cycles per DFMA"), format!("{:.2} cycles", row.published)))
                 }
                 Bench::Roofline { its } => {
                     let f = roofline(&m, its);
