@@ -161,6 +161,10 @@ impl Dram {
     }
 }
 
+/// The most shards the L2's tags are cut into: a window's few thousand requests gain nothing
+/// from more, and each costs a task and a list per window.
+const MAX_SHARDS: usize = 64;
+
 /// How many requests ahead a shard asks the host to load the L2 sets a request needs.
 const PREFETCH_AHEAD: usize = 8;
 
@@ -258,8 +262,9 @@ pub(crate) struct MemorySystem {
 }
 
 impl MemorySystem {
-    /// The memory system of `machine`, its L2's tags cut into up to `threads` shards (a power of
-    /// two that divides the set counts; the answers are the same whatever the count).
+    /// The memory system of `machine`, its L2's tags cut into up to `threads` shards (at most
+    /// [`MAX_SHARDS`], a power of two that divides the set counts; the answers are the same
+    /// whatever the count).
     pub fn new(machine: &Machine, threads: usize) -> MemorySystem {
         let m = &machine.memory;
         let lines = m.l2.bytes / u64::from(LINE_BYTES);
@@ -267,7 +272,7 @@ impl MemorySystem {
         let near_lines = if parts > 1 { lines / u64::from(parts) } else { 0 };
         let divides = |n: u64| [lines, near_lines].iter().all(|&l| SectorCache::sets(l, m.l2.ways).is_multiple_of(n));
         let mut count = 1u64;
-        while count * 2 <= threads as u64 && divides(count * 2) {
+        while count * 2 <= threads.min(MAX_SHARDS) as u64 && divides(count * 2) {
             count *= 2;
         }
         let count = count as u32;
@@ -451,6 +456,7 @@ mod tests {
         };
         let one = answers(1, false);
         assert_eq!(MemorySystem::new(&h100, 4).shards.len(), 4);
+        assert_eq!(MemorySystem::new(&Machine::builtin("h100"), 1024).shards.len(), MAX_SHARDS, "a thousand threads, a few dozen shards");
         assert_eq!(answers(4, true), one);
         assert_eq!(answers(4, false), one);
     }
