@@ -4,11 +4,12 @@
 /// A sectored, set-associative LRU tag store. Lines are identified by their line
 /// number (address / line size); each line holds up to 8 sectors (a bit mask).
 ///
-/// A set's tags lie side by side, 8 bytes each, apart from their sectors and ages: a lookup
-/// compares a run of tags eight at a time (a streaming L1 misses all 64 ways of a set on
-/// nearly every access), and looks at ages only to choose a victim. An H100's L2 has 400,000
-/// lines, far beyond the host's caches, and the boundary between windows looks every request
-/// up in it.
+/// Each field of a way lies in its own array, a set's ways side by side, so that an access
+/// touches few host cache lines: an H100's L2 has 400,000 lines, far beyond the host's
+/// caches, and the boundary between windows looks every request up in it. A lookup compares a
+/// byte hashed from each way's line first (a set's 40 or 64 bytes at once), and reads a full
+/// tag only where its byte matches; LRU keeps each way's rank in its set (0 the most recently
+/// used), so a victim is found among a set's ranks, two bytes a way.
 #[derive(Clone, Debug)]
 pub struct SectorCache {
     sets: u64,
@@ -18,22 +19,28 @@ pub struct SectorCache {
     /// log2 of the shards a cache was cut into ([`SectorCache::split`]); 0 for a whole cache.
     shard_shift: u32,
     ways: usize,
-    /// The line each way holds, [`EMPTY`] if none.
+    /// The line each way holds (meaningless where `hints` says [`NO_LINE`]).
     tags: Vec<u64>,
-    /// Each way's sectors and last use, in the order of `tags`.
-    state: Vec<Way>,
-    clock: u64,
+    /// [`hint`] of each way's line, [`NO_LINE`] for an empty way.
+    hints: Vec<u8>,
+    /// Each way's place in its set's LRU order: 0 the most recently used, [`UNRANKED`] for an
+    /// empty way. The ranks of a set's full ways are 0, 1, ... in some order.
+    ranks: Vec<u16>,
+    /// Each way's sectors.
+    sectors: Vec<Sectors>,
 }
 
-/// One way's sectors and when it was last used.
-#[derive(Clone, Copy, Debug)]
-struct Way {
-    used: u32,
+/// The sectors a way holds, and which of them are dirty.
+#[derive(Clone, Copy, Debug, Default)]
+struct Sectors {
     valid: u8,
     dirty: u8,
 }
 
-const EMPTY: u64 = u64::MAX;
+/// The [`hint`] of an empty way.
+const NO_LINE: u8 = 0;
+/// The rank of an empty way: never below another's, so making a way the most recent leaves it be.
+const UNRANKED: u16 = u16::MAX;
 
 /// What one access found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -67,7 +74,8 @@ impl SectorCache {
     }
 
     fn shard(lines: u64, ways: u32, shard_shift: u32) -> SectorCache {
-        let ways = ways.max(1) as usize;
+        // Ranks are u16: the machine files allow at most 4096 ways.
+        let ways = ways.clamp(1, u32::from(UNRANKED)) as usize;
         let sets = lines / ways as u64;
         let n = (sets as usize) * ways;
         SectorCache {
@@ -75,9 +83,10 @@ impl SectorCache {
             sets_inverse: (u128::MAX / u128::from(sets.max(1))).wrapping_add(1),
             shard_shift,
             ways,
-            tags: vec![EMPTY; n],
-            state: vec![Way { used: 0, valid: 0, dirty: 0 }; n],
-            clock: 0,
+            tags: vec![0; n],
+            hints: vec![NO_LINE; n],
+            ranks: vec![UNRANKED; n],
+            sectors: vec![Sectors::default(); n],
         }
     }
 
@@ -92,19 +101,37 @@ impl SectorCache {
         start..start + self.ways
     }
 
-    /// Asks the host to start loading the set `line` maps to, so that an [`access`](Self::access)
-    /// a few requests later does not wait for memory.
+    /// Asks the host to start loading what an [`access`](Self::access) to `line` reads first
+    /// (its set's hints, ranks and sectors), so that one a few requests later does not wait
+    /// for memory.
     #[inline]
     pub fn prefetch(&self, line: u64) {
         #[cfg(target_arch = "x86_64")]
         if self.sets > 0 {
+            fn lines<T>(ways: &[T]) -> impl Iterator<Item = *const i8> {
+                ways.iter().step_by(64 / std::mem::size_of::<T>()).map(|w| (w as *const T).cast::<i8>())
+            }
             let range = self.set_of(line);
-            let tags = self.tags[range.clone()].iter().step_by(64 / std::mem::size_of::<u64>()).map(|t| (t as *const u64).cast::<i8>());
-            let state = self.state[range].iter().step_by(64 / std::mem::size_of::<Way>()).map(|w| (w as *const Way).cast::<i8>());
-            for p in tags.chain(state) {
+            for p in lines(&self.hints[range.clone()]).chain(lines(&self.ranks[range.clone()])).chain(lines(&self.sectors[range])) {
                 // SAFETY: prefetching is a hint with no effect on memory; the pointer is in bounds.
                 unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
             }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = line;
+    }
+
+    /// Asks the host to start loading the tag an [`access`](Self::access) to `line` will read:
+    /// the way holding it, or the one it would replace. Reads what [`prefetch`](Self::prefetch)
+    /// loads, so it comes a few requests after that.
+    #[inline]
+    pub fn prefetch_way(&self, line: u64) {
+        #[cfg(target_arch = "x86_64")]
+        if self.sets > 0 {
+            let range = self.set_of(line);
+            let way = self.candidate(range.clone(), line).unwrap_or_else(|| self.victim(range.clone()));
+            // SAFETY: prefetching is a hint with no effect on memory; the pointer is in bounds.
+            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((&self.tags[range.start + way] as *const u64).cast::<i8>()) };
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = line;
@@ -117,13 +144,9 @@ impl SectorCache {
         if self.sets == 0 {
             return Lookup::default();
         }
-        self.tick();
-        let clock = self.clock as u32;
         let range = self.set_of(line);
-        let tags = &mut self.tags[range.clone()];
-        let state = &mut self.state[range];
-        if let Some(i) = find(tags, line) {
-            let way = &mut state[i];
+        if let Some(i) = self.find(range.clone(), line) {
+            let way = &mut self.sectors[range.start + i];
             let hit = way.valid & sectors;
             if fill {
                 way.valid |= sectors;
@@ -131,29 +154,20 @@ impl SectorCache {
             if write {
                 way.dirty |= sectors;
             }
-            way.used = clock;
+            self.make_recent(range, i);
             return Lookup { hit, ..Lookup::default() };
         }
         if !fill {
             return Lookup::default();
         }
-        // The first empty way, else the first least recently used one. Ways fill in order and
-        // are never emptied, so a set whose last way is taken has no empty one.
-        let victim = if tags[tags.len() - 1] == EMPTY {
-            find(tags, EMPTY).unwrap_or(0)
-        } else {
-            let mut victim = 0;
-            for (i, way) in state.iter().enumerate().skip(1) {
-                if way.used < state[victim].used {
-                    victim = i;
-                }
-            }
-            victim
-        };
-        let evicted_line = tags[victim];
-        let evicted_dirty = if evicted_line == EMPTY { 0 } else { state[victim].dirty };
-        tags[victim] = line;
-        state[victim] = Way { used: clock, valid: sectors, dirty: if write { sectors } else { 0 } };
+        let victim = self.victim(range.clone());
+        let at = range.start + victim;
+        let evicted_dirty = if self.hints[at] == NO_LINE { 0 } else { self.sectors[at].dirty };
+        let evicted_line = self.tags[at];
+        self.tags[at] = line;
+        self.hints[at] = hint(line);
+        self.sectors[at] = Sectors { valid: sectors, dirty: if write { sectors } else { 0 } };
+        self.make_recent(range, victim);
         Lookup { hit: 0, evicted_dirty, evicted_line }
     }
 
@@ -164,44 +178,74 @@ impl SectorCache {
             return;
         }
         let range = self.set_of(line);
-        if let Some(i) = find(&self.tags[range.clone()], line) {
-            let way = &mut self.state[range.start + i];
+        if let Some(i) = self.find(range.clone(), line) {
+            let way = &mut self.sectors[range.start + i];
             way.valid &= !sectors;
             way.dirty &= !sectors;
         }
     }
 
-    /// Advances the LRU clock. It is 32 bits, to keep a way's state in 8 bytes: before it
-    /// wraps, every way's age is renumbered in its set's order, which keeps every LRU decision.
-    fn tick(&mut self) {
-        self.clock += 1;
-        if self.clock > u64::from(u32::MAX) {
-            for set in self.state.chunks_mut(self.ways) {
-                let mut order: Vec<usize> = (0..set.len()).collect();
-                order.sort_by_key(|&i| set[i].used);
-                for (age, i) in order.into_iter().enumerate() {
-                    set[i].used = age as u32;
-                }
-            }
-            self.clock = self.ways as u64;
+    /// The way of the set at `range` (numbered within it) a new line takes: the first empty
+    /// one, else the least recently used. Ways fill in order and are never emptied, so a set
+    /// whose last way is taken has no empty one.
+    #[inline]
+    fn victim(&self, range: std::ops::Range<usize>) -> usize {
+        let hints = &self.hints[range.clone()];
+        if hints[hints.len() - 1] == NO_LINE {
+            hints.iter().position(|&h| h == NO_LINE).unwrap_or(0)
+        } else {
+            let last = (self.ways - 1) as u16;
+            self.ranks[range].iter().position(|&r| r == last).unwrap_or(0)
         }
+    }
+
+    /// The first way of the set at `range` whose hint is `line`'s: the way holding it, if any
+    /// (another line's hint may match too, which the tag tells).
+    #[inline]
+    fn candidate(&self, range: std::ops::Range<usize>, line: u64) -> Option<usize> {
+        let want = hint(line);
+        self.hints[range].iter().position(|&h| h == want)
+    }
+
+    /// The way of the set at `range` (numbered within it) holding `line`.
+    #[inline]
+    fn find(&self, range: std::ops::Range<usize>, line: u64) -> Option<usize> {
+        let want = hint(line);
+        let tags = &self.tags[range.clone()];
+        for (c, hints) in self.hints[range].chunks(64).enumerate() {
+            // No early exit within the chunk, so the comparisons become vector instructions.
+            let mut candidates = hints.iter().enumerate().fold(0u64, |m, (i, &h)| m | (u64::from(h == want) << i));
+            while candidates != 0 {
+                let i = c * 64 + candidates.trailing_zeros() as usize;
+                if tags[i] == line {
+                    return Some(i);
+                }
+                candidates &= candidates - 1;
+            }
+        }
+        None
+    }
+
+    /// Makes way `i` of the set at `range` the most recently used: the ways used since it
+    /// (all full ones, for a way just filled) move one place back.
+    #[inline]
+    fn make_recent(&mut self, range: std::ops::Range<usize>, i: usize) {
+        let ranks = &mut self.ranks[range];
+        let was = ranks[i];
+        // Over every way, with no branch, so that it becomes vector instructions.
+        for r in ranks.iter_mut() {
+            *r += u16::from(*r < was);
+        }
+        ranks[i] = 0;
     }
 }
 
-/// The first way of `tags` holding `line`: eight tags compared at once (no early exit within
-/// the eight, so the comparisons become vector instructions).
+/// A byte of a line number for [`SectorCache`]'s first comparison, taken from other bits of
+/// another product than the set index, so that the lines of one set still differ in it.
+/// It is never [`NO_LINE`].
 #[inline]
-fn find(tags: &[u64], line: u64) -> Option<usize> {
-    let mut chunks = tags.chunks_exact(8);
-    let mut base = 0;
-    for chunk in &mut chunks {
-        let mask = chunk.iter().enumerate().fold(0u32, |m, (i, &t)| m | (u32::from(t == line) << i));
-        if mask != 0 {
-            return Some(base + mask.trailing_zeros() as usize);
-        }
-        base += 8;
-    }
-    chunks.remainder().iter().position(|&t| t == line).map(|i| base + i)
+fn hint(line: u64) -> u8 {
+    ((line.wrapping_mul(0xD6E8_FEB8_6659_FD93) >> 56) as u8).max(1)
 }
 
 /// A multiplicative hash of a line that spreads strided lines over the sets, as real index
@@ -304,18 +348,74 @@ mod tests {
         assert_eq!(c.access(6, 0b1, false, false).hit, 0);
     }
 
+    /// The obvious LRU cache: each set a list of (line, valid, dirty, last use), searched in
+    /// full, the victim the first empty way or the one used longest ago.
+    struct Reference {
+        sets: Vec<Vec<Option<RefWay>>>,
+        clock: u64,
+    }
+
+    /// A way of [`Reference`]: line, valid sectors, dirty sectors, last use.
+    type RefWay = (u64, u8, u8, u64);
+
+    impl Reference {
+        fn access(&mut self, set: usize, line: u64, sectors: u8, fill: bool, write: bool) -> Lookup {
+            self.clock += 1;
+            let ways = &mut self.sets[set];
+            if let Some((_, valid, dirty, used)) = ways.iter_mut().flatten().find(|w| w.0 == line) {
+                let hit = *valid & sectors;
+                if fill {
+                    *valid |= sectors;
+                }
+                if write {
+                    *dirty |= sectors;
+                }
+                *used = self.clock;
+                return Lookup { hit, ..Lookup::default() };
+            }
+            if !fill {
+                return Lookup::default();
+            }
+            let victim = ways.iter().position(Option::is_none).unwrap_or_else(|| (0..ways.len()).min_by_key(|&i| ways[i].map_or(0, |w| w.3)).unwrap_or(0));
+            let evicted = ways[victim].map_or(Lookup::default(), |(l, _, d, _)| Lookup { hit: 0, evicted_dirty: d, evicted_line: l });
+            ways[victim] = Some((line, sectors, if write { sectors } else { 0 }, self.clock));
+            Lookup { evicted_line: if evicted.evicted_dirty == 0 { 0 } else { evicted.evicted_line }, ..evicted }
+        }
+
+        fn invalidate(&mut self, set: usize, line: u64, sectors: u8) {
+            if let Some((_, valid, dirty, _)) = self.sets[set].iter_mut().flatten().find(|w| w.0 == line) {
+                *valid &= !sectors;
+                *dirty &= !sectors;
+            }
+        }
+    }
+
     #[test]
-    fn lru_order_survives_the_clock_wrapping() {
-        let mut c = SectorCache::new(3, 3); // one set of three ways
-        c.access(1, 0b1, true, false);
-        c.access(2, 0b1, true, false);
-        c.clock = u64::from(u32::MAX) - 1;
-        c.access(3, 0b1, true, false); // the last use before the wrap
-        c.access(1, 0b1, true, false); // wraps: ages renumbered, 1 most recent, 2 least
-        assert!(c.clock < 10, "the clock starts again");
-        c.access(4, 0b1, true, false); // evicts 2
-        assert_eq!(c.access(2, 0b1, false, false).hit, 0);
-        assert_eq!(c.access(3, 0b1, false, false).hit, 0b1);
-        assert_eq!(c.access(1, 0b1, false, false).hit, 0b1);
+    fn ranks_decide_what_the_obvious_lru_cache_would() {
+        for (lines, ways) in [(64u64, 64u32), (160, 40), (24, 3), (8, 1)] {
+            let mut cache = SectorCache::new(lines, ways);
+            let sets = cache.sets as usize;
+            let mut reference = Reference { sets: vec![vec![None; ways as usize]; sets], clock: 0 };
+            let mut x = 0x2545_F491_4F6C_DD1Du64;
+            for i in 0..100_000u64 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let line = x % (3 * lines);
+                let sectors = (x >> 40) as u8 | 1;
+                let (fill, write) = (x >> 50 & 3 != 0, x >> 52 & 1 != 0);
+                let set = cache.set_of(line).start / ways as usize;
+                if i % 9 == 0 {
+                    cache.invalidate(line, sectors);
+                    reference.invalidate(set, line, sectors);
+                } else {
+                    let mut got = cache.access(line, sectors, fill, write);
+                    if got.evicted_dirty == 0 {
+                        got.evicted_line = 0;
+                    }
+                    assert_eq!(got, reference.access(set, line, sectors, fill, write), "{ways} ways, access {i}, line {line}");
+                }
+            }
+        }
     }
 }

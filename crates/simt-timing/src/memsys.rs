@@ -210,11 +210,12 @@ impl Shard {
         Found { near_hit, rest, lookup }
     }
 
-    /// Asks the host to start loading the sets `r` will look up from partition `side`.
-    fn prefetch(&self, r: &Request, side: usize) {
-        self.whole.prefetch(r.line);
-        if let Some(near) = self.near.get(side) {
-            near.prefetch(r.line);
+    /// Asks the host to start loading what looking `r` up from partition `side` reads: the
+    /// sets' hints and ranks, then (`way`, once those are loaded) the tags it will compare.
+    fn prefetch(&self, r: &Request, side: usize, way: bool) {
+        let caches = std::iter::once(&self.whole).chain(self.near.get(side));
+        for cache in caches {
+            if way { cache.prefetch_way(r.line) } else { cache.prefetch(r.line) }
         }
     }
 
@@ -223,8 +224,10 @@ impl Shard {
         let side_of = |i: u32| side[requests[i as usize].sm as usize] as usize;
         (0..mine.len())
             .map(|j| {
-                if let Some(&ahead) = mine.get(j + PREFETCH_AHEAD) {
-                    self.prefetch(&requests[ahead as usize], side_of(ahead));
+                for (ahead, way) in [(2 * PREFETCH_AHEAD, false), (PREFETCH_AHEAD, true)] {
+                    if let Some(&a) = mine.get(j + ahead) {
+                        self.prefetch(&requests[a as usize], side_of(a), way);
+                    }
                 }
                 self.look_up(&requests[mine[j] as usize], side_of(mine[j]))
             })
