@@ -170,13 +170,14 @@ pub struct BlockSim<'a> {
 impl<'a> BlockSim<'a> {
     pub(crate) fn new(launch: &'a Launch<'a>, linear: u64, sm: u32, counters: Counters) -> BlockSim<'a> {
         let mut block = BlockSim { exec: Executor::new(launch, sm), counters, sanitizer: None, step_batch: 1, unflushed: 0, unflushed_blocks: 0 };
-        block.start(linear);
+        block.restart(linear);
         block
     }
 
     /// Makes this the fresh state of block `linear`, reusing the allocations of the
-    /// block that ran here before (an SM runs its blocks one after another).
-    fn start(&mut self, linear: u64) {
+    /// block that ran here before (an SM runs its blocks one after another; a stepping
+    /// driver [`retire`](Self::retire)s each first).
+    pub fn restart(&mut self, linear: u64) {
         self.exec.start(linear);
         let launch = self.exec.launch;
         let threads = launch.threads_per_block();
@@ -282,12 +283,6 @@ impl<'a> BlockSim<'a> {
     pub fn retire(&mut self) {
         self.unflushed_blocks += 1;
         self.settle();
-    }
-
-    /// Makes this the fresh state of block `linear`, keeping the allocations of the block
-    /// that ran here (a timing model's SM runs many blocks one after another).
-    pub fn restart(&mut self, linear: u64) {
-        self.start(linear);
     }
 
     /// The counters of the blocks run here; complete once each was [`retire`](Self::retire)d.
@@ -617,7 +612,7 @@ fn run_sm_portable(ctx: &Launch<'_>, sm: u64, stride: u64, counters: Counters, s
         if faulted || b >= blocks || b >= stop.load(Ordering::Relaxed) {
             return block.finish();
         }
-        block.start(b);
+        block.restart(b);
     }
 }
 
