@@ -1,7 +1,9 @@
-//! Timing-model throughput: warp instructions simulated per second for a cycle-level
-//! SGEMM (asm/sgemm.s, 512 x 512 x 128, 64 blocks) on `h100`, on one and on two OS
-//! threads (the results are identical). Run with `cargo bench -p simt-timing`;
-//! criterion's "thrpt" line is in warp instructions per second.
+//! Timing-model throughput: warp instructions simulated per second on `h100`, on one and
+//! on two OS threads (the results are identical), for a compute-bound kernel (SGEMM,
+//! asm/sgemm.s, 512 x 512 x 128, 64 blocks: one wave) and a memory-bound one (saxpy,
+//! asm/saxpy.s, 1M floats, 4096 blocks: 31 waves, a global access in every few
+//! instructions). Run with `cargo bench -p simt-timing`; criterion's "thrpt" line is in
+//! warp instructions per second.
 
 use std::path::Path;
 use std::time::Duration;
@@ -28,28 +30,45 @@ fn sgemm_request(m: u32, n: u32, k: u32) -> LaunchRequest {
     }
 }
 
-fn timing(c: &mut Criterion) {
-    let source = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm/sgemm.s")).expect("sgemm.s");
-    let module = simt_asm::assemble("sgemm.s", &source).expect("assembles");
-    let kernel = &module.kernels[0];
-    let machine = Machine::builtin("h100");
-    let request = sgemm_request(512, 512, 128);
-    let mut group = c.benchmark_group("sgemm 512x512x128 on h100, cycle level");
-    for threads in [1, 2] {
-        let options = RunOptions { threads: Some(threads), ..RunOptions::default() };
-        let timing = TimingOptions::default();
-        let probe = prepare(kernel, &request).expect("valid");
-        let report = simt_timing::run(kernel, &probe.config, &probe.memory, &options, &machine, &timing).expect("runs");
-        group.sample_size(10).measurement_time(Duration::from_secs(10)).throughput(Throughput::Elements(report.stats.warp_instructions));
-        group.bench_function(format!("{threads} thread(s)"), |b| {
-            b.iter_batched(
-                || prepare(kernel, &request).expect("valid"),
-                |p| simt_timing::run(kernel, &p.config, &p.memory, &options, &machine, &timing).expect("runs"),
-                criterion::BatchSize::LargeInput,
-            )
-        });
+fn saxpy_request(n: u32) -> LaunchRequest {
+    LaunchRequest {
+        grid: Some([n / 256, 1, 1]),
+        block: Some([256, 1, 1]),
+        args: vec![
+            Arg::new("n", ArgInit::Scalar(Literal::Int(n.into()))),
+            Arg::new("x", ArgInit::Zeros(u64::from(n))),
+            Arg::new("y", ArgInit::Zeros(u64::from(n))),
+        ],
+        ..LaunchRequest::default()
     }
-    group.finish();
+}
+
+fn timing(c: &mut Criterion) {
+    let machine = Machine::builtin("h100");
+    for (name, file, request) in [
+        ("sgemm 512x512x128 on h100, cycle level", "sgemm.s", sgemm_request(512, 512, 128)),
+        ("saxpy 1M on h100, cycle level", "saxpy.s", saxpy_request(1 << 20)),
+    ] {
+        let source = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm").join(file)).expect("kernel source");
+        let module = simt_asm::assemble(file, &source).expect("assembles");
+        let kernel = &module.kernels[0];
+        let mut group = c.benchmark_group(name);
+        for threads in [1, 2] {
+            let options = RunOptions { threads: Some(threads), ..RunOptions::default() };
+            let timing = TimingOptions::default();
+            let probe = prepare(kernel, &request).expect("valid");
+            let report = simt_timing::run(kernel, &probe.config, &probe.memory, &options, &machine, &timing).expect("runs");
+            group.sample_size(10).measurement_time(Duration::from_secs(10)).throughput(Throughput::Elements(report.stats.warp_instructions));
+            group.bench_function(format!("{threads} thread(s)"), |b| {
+                b.iter_batched(
+                    || prepare(kernel, &request).expect("valid"),
+                    |p| simt_timing::run(kernel, &p.config, &p.memory, &options, &machine, &timing).expect("runs"),
+                    criterion::BatchSize::LargeInput,
+                )
+            });
+        }
+        group.finish();
+    }
 }
 
 criterion_group!(benches, timing);

@@ -192,7 +192,7 @@ impl SectorCache {
     fn victim(&self, range: std::ops::Range<usize>) -> usize {
         let hints = &self.hints[range.clone()];
         if hints[hints.len() - 1] == NO_LINE {
-            hints.iter().position(|&h| h == NO_LINE).unwrap_or(0)
+            ways_with(hints, NO_LINE).next().unwrap_or(0)
         } else {
             let last = (self.ways - 1) as u16;
             self.ranks[range].iter().position(|&r| r == last).unwrap_or(0)
@@ -203,27 +203,14 @@ impl SectorCache {
     /// (another line's hint may match too, which the tag tells).
     #[inline]
     fn candidate(&self, range: std::ops::Range<usize>, line: u64) -> Option<usize> {
-        let want = hint(line);
-        self.hints[range].iter().position(|&h| h == want)
+        ways_with(&self.hints[range], hint(line)).next()
     }
 
     /// The way of the set at `range` (numbered within it) holding `line`.
     #[inline]
     fn find(&self, range: std::ops::Range<usize>, line: u64) -> Option<usize> {
-        let want = hint(line);
         let tags = &self.tags[range.clone()];
-        for (c, hints) in self.hints[range].chunks(64).enumerate() {
-            // No early exit within the chunk, so the comparisons become vector instructions.
-            let mut candidates = hints.iter().enumerate().fold(0u64, |m, (i, &h)| m | (u64::from(h == want) << i));
-            while candidates != 0 {
-                let i = c * 64 + candidates.trailing_zeros() as usize;
-                if tags[i] == line {
-                    return Some(i);
-                }
-                candidates &= candidates - 1;
-            }
-        }
-        None
+        ways_with(&self.hints[range], hint(line)).find(|&i| tags[i] == line)
     }
 
     /// Makes way `i` of the set at `range` the most recently used: the ways used since it
@@ -232,12 +219,51 @@ impl SectorCache {
     fn make_recent(&mut self, range: std::ops::Range<usize>, i: usize) {
         let ranks = &mut self.ranks[range];
         let was = ranks[i];
+        if was == 0 {
+            // Already the most recent: the usual case for a TLB, or a line read again.
+            return;
+        }
         // Over every way, with no branch, so that it becomes vector instructions.
         for r in ranks.iter_mut() {
             *r += u16::from(*r < was);
         }
         ranks[i] = 0;
     }
+}
+
+/// The ways (indices into `hints`) whose hint is `byte`, in order.
+#[inline]
+fn ways_with(hints: &[u8], byte: u8) -> impl Iterator<Item = usize> + '_ {
+    hints.chunks(64).enumerate().flat_map(move |(c, chunk)| {
+        let mut mask = matching(chunk, byte);
+        std::iter::from_fn(move || {
+            let i = mask.trailing_zeros();
+            mask &= mask.wrapping_sub(1);
+            (i < 64).then_some(c * 64 + i as usize)
+        })
+    })
+}
+
+/// Bit `i` set where `hints[i]` is `byte`, for up to 64 hints: sixteen compared at once.
+#[inline]
+fn matching(hints: &[u8], byte: u8) -> u64 {
+    let mut mask = 0u64;
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
+        while done + 16 <= hints.len() {
+            // SAFETY: SSE2 is part of every x86_64 CPU; the load reads the 16 bytes from `done`,
+            // which the loop's condition keeps inside `hints`.
+            let bits = unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(hints.as_ptr().add(done).cast()), _mm_set1_epi8(byte as i8))) };
+            mask |= u64::from(bits as u16) << done;
+            done += 16;
+        }
+    }
+    for (i, &h) in hints.iter().enumerate().skip(done) {
+        mask |= u64::from(h == byte) << i;
+    }
+    mask
 }
 
 /// A byte of a line number for [`SectorCache`]'s first comparison, taken from other bits of
