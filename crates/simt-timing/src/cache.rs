@@ -192,10 +192,9 @@ impl SectorCache {
     fn victim(&self, range: std::ops::Range<usize>) -> usize {
         let hints = &self.hints[range.clone()];
         if hints[hints.len() - 1] == NO_LINE {
-            ways_with(hints, NO_LINE).next().unwrap_or(0)
+            first_with(hints, NO_LINE).unwrap_or(0)
         } else {
-            let last = (self.ways - 1) as u16;
-            self.ranks[range].iter().position(|&r| r == last).unwrap_or(0)
+            way_ranked(&self.ranks[range], (self.ways - 1) as u16).unwrap_or(0)
         }
     }
 
@@ -203,14 +202,25 @@ impl SectorCache {
     /// (another line's hint may match too, which the tag tells).
     #[inline]
     fn candidate(&self, range: std::ops::Range<usize>, line: u64) -> Option<usize> {
-        ways_with(&self.hints[range], hint(line)).next()
+        first_with(&self.hints[range], hint(line))
     }
 
     /// The way of the set at `range` (numbered within it) holding `line`.
     #[inline]
     fn find(&self, range: std::ops::Range<usize>, line: u64) -> Option<usize> {
         let tags = &self.tags[range.clone()];
-        ways_with(&self.hints[range], hint(line)).find(|&i| tags[i] == line)
+        let want = hint(line);
+        for (c, chunk) in self.hints[range].chunks(64).enumerate() {
+            let mut candidates = matching(chunk, want);
+            while candidates != 0 {
+                let i = c * 64 + candidates.trailing_zeros() as usize;
+                if tags[i] == line {
+                    return Some(i);
+                }
+                candidates &= candidates - 1;
+            }
+        }
+        None
     }
 
     /// Makes way `i` of the set at `range` the most recently used: the ways used since it
@@ -231,16 +241,12 @@ impl SectorCache {
     }
 }
 
-/// The ways (indices into `hints`) whose hint is `byte`, in order.
+/// The first way (index into `hints`) whose hint is `byte`.
 #[inline]
-fn ways_with(hints: &[u8], byte: u8) -> impl Iterator<Item = usize> + '_ {
-    hints.chunks(64).enumerate().flat_map(move |(c, chunk)| {
-        let mut mask = matching(chunk, byte);
-        std::iter::from_fn(move || {
-            let i = mask.trailing_zeros();
-            mask &= mask.wrapping_sub(1);
-            (i < 64).then_some(c * 64 + i as usize)
-        })
+fn first_with(hints: &[u8], byte: u8) -> Option<usize> {
+    hints.chunks(64).enumerate().find_map(|(c, chunk)| {
+        let mask = matching(chunk, byte);
+        (mask != 0).then(|| c * 64 + mask.trailing_zeros() as usize)
     })
 }
 
@@ -264,6 +270,27 @@ fn matching(hints: &[u8], byte: u8) -> u64 {
         mask |= u64::from(h == byte) << i;
     }
     mask
+}
+
+/// The first way whose rank is `rank`: eight compared at once.
+#[inline]
+fn way_ranked(ranks: &[u16], rank: u16) -> Option<usize> {
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_cmpeq_epi16, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi16};
+        while done + 8 <= ranks.len() {
+            // SAFETY: SSE2 is part of every x86_64 CPU; the load reads the 8 ranks from `done`,
+            // which the loop's condition keeps inside `ranks`.
+            let bits = unsafe { _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_loadu_si128(ranks.as_ptr().add(done).cast()), _mm_set1_epi16(rank as i16))) };
+            if bits != 0 {
+                // Two mask bits a rank.
+                return Some(done + bits.trailing_zeros() as usize / 2);
+            }
+            done += 8;
+        }
+    }
+    ranks[done..].iter().position(|&r| r == rank).map(|i| done + i)
 }
 
 /// A byte of a line number for [`SectorCache`]'s first comparison, taken from other bits of
