@@ -254,6 +254,8 @@ fn first_with(hints: &[u8], byte: u8) -> Option<usize> {
 #[inline]
 fn matching(hints: &[u8], byte: u8) -> u64 {
     let mut mask = 0u64;
+    // Elsewhere every element takes the scalar loop below.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     {
@@ -275,6 +277,8 @@ fn matching(hints: &[u8], byte: u8) -> u64 {
 /// The first way whose rank is `rank`: eight compared at once.
 #[inline]
 fn way_ranked(ranks: &[u16], rank: u16) -> Option<usize> {
+    // Elsewhere every element takes the scalar loop below.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     {
