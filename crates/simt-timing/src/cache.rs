@@ -352,20 +352,24 @@ mod tests {
         }
     }
 
+    /// `n` pseudo-random accesses to lines below `lines`: (index, line, sectors, fill, write).
+    fn accesses(n: u64, lines: u64) -> impl Iterator<Item = (u64, u64, u8, bool, bool)> {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        (0..n).map(move |i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (i, x % lines, (x >> 40) as u8 | 1, x >> 50 & 3 != 0, x >> 52 & 1 != 0)
+        })
+    }
+
     #[test]
     fn shards_decide_what_the_whole_cache_would() {
         let (lines, ways) = (4096, 16);
         let mut whole = SectorCache::new(lines, ways);
         let mut shards = SectorCache::split(lines, ways, 4);
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        for i in 0..200_000u64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            // Lines from a range about twice the cache, so that sets fill, hit and evict.
-            let line = x % (2 * lines);
-            let sectors = (x >> 40) as u8 | 1;
-            let (fill, write) = (x >> 50 & 3 != 0, x >> 52 & 1 != 0);
+        // Lines from a range about twice the cache, so that sets fill, hit and evict.
+        for (i, line, sectors, fill, write) in accesses(200_000, 2 * lines) {
             let shard = &mut shards[shard_of(line, 4)];
             if i % 7 == 0 {
                 whole.invalidate(line, sectors);
@@ -453,14 +457,7 @@ mod tests {
             let mut cache = SectorCache::new(lines, ways);
             let sets = cache.sets as usize;
             let mut reference = Reference { sets: vec![vec![None; ways as usize]; sets], clock: 0 };
-            let mut x = 0x2545_F491_4F6C_DD1Du64;
-            for i in 0..100_000u64 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                let line = x % (3 * lines);
-                let sectors = (x >> 40) as u8 | 1;
-                let (fill, write) = (x >> 50 & 3 != 0, x >> 52 & 1 != 0);
+            for (i, line, sectors, fill, write) in accesses(100_000, 3 * lines) {
                 let set = cache.set_of(line).start / ways as usize;
                 if i % 9 == 0 {
                     cache.invalidate(line, sectors);
