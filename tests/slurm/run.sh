@@ -23,7 +23,15 @@ fi
 D=$(mktemp -d)
 stop() {
     for pid in "$D/slurmd.pid" "$D/slurmctld.pid" ${STARTED_MUNGE:+/run/munge/munged.pid}; do
-        [ -f "$pid" ] && kill "$(cat "$pid")" 2>/dev/null || true
+        [ -f "$pid" ] || continue
+        p=$(cat "$pid")
+        kill "$p" 2>/dev/null || continue
+        # A daemon writes its state as it stops: removing its directory under it fails
+        # ("Directory not empty"), so wait up to five seconds for it to go.
+        for _ in $(seq 50); do
+            kill -0 "$p" 2>/dev/null || break
+            sleep 0.1
+        done
     done
     rm -rf "$D"
 }
