@@ -113,8 +113,7 @@ impl SectorCache {
             }
             let range = self.set_of(line);
             for p in lines(&self.hints[range.clone()]).chain(lines(&self.ranks[range.clone()])).chain(lines(&self.sectors[range])) {
-                // SAFETY: prefetching is a hint with no effect on memory; the pointer is in bounds.
-                unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
+                prefetch_at(p);
             }
         }
         #[cfg(not(target_arch = "x86_64"))]
@@ -130,8 +129,7 @@ impl SectorCache {
         if self.sets > 0 {
             let range = self.set_of(line);
             let way = self.candidate(range.clone(), line).unwrap_or_else(|| self.victim(range.clone()));
-            // SAFETY: prefetching is a hint with no effect on memory; the pointer is in bounds.
-            unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((&self.tags[range.start + way] as *const u64).cast::<i8>()) };
+            prefetch_at((&self.tags[range.start + way] as *const u64).cast::<i8>());
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = line;
@@ -239,6 +237,14 @@ impl SectorCache {
         }
         ranks[i] = 0;
     }
+}
+
+/// Asks the host to start loading the cache line at `p`, a pointer into one of a cache's arrays.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn prefetch_at(p: *const i8) {
+    // SAFETY: prefetching is a hint with no effect on memory, and the callers' pointers are in bounds.
+    unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
 }
 
 /// The first way (index into `hints`) whose hint is `byte`.

@@ -237,10 +237,8 @@ impl Shard {
 
 /// The L2 (its partitions and slices), the TLBs and DRAM, shared by all SMs.
 pub(crate) struct MemorySystem {
-    /// The L2's tags, cut into shards by set.
+    /// The L2's tags, cut into shards by set (at least one).
     shards: Vec<Shard>,
-    /// The L2's partitions, 0 for a machine with one (no copies kept near the SMs).
-    partitions: u32,
     /// The partition each SM is near.
     side: Vec<u32>,
     l1_tlb: Vec<SectorCache>,
@@ -289,7 +287,6 @@ impl MemorySystem {
         let per_cycle = m.l2.bandwidth_gbs / machine.clock_ghz;
         MemorySystem {
             shards,
-            partitions: if parts > 1 { parts } else { 0 },
             side: (0..sms).map(|sm| sm * parts / sms).collect(),
             l1_tlb: (0..sms).map(|_| SectorCache::new(u64::from(m.tlb.l1_entries), m.tlb.l1_entries)).collect(),
             l2_tlb: SectorCache::new(u64::from(m.tlb.l2_entries), m.tlb.l2_ways),
@@ -327,8 +324,18 @@ impl MemorySystem {
         } else {
             self.shards.iter_mut().zip(&mine).map(|(shard, mine)| shard.look_up_all(requests, mine, side)).collect()
         };
-        let mut found: Vec<_> = found.into_iter().map(Vec::into_iter).collect();
-        requests.iter().map(|r| found[shard_of(r.line, n)].next().unwrap_or_default()).collect()
+        let mut all = vec![Found::default(); requests.len()];
+        for (mine, found) in mine.iter().zip(found) {
+            for (&i, f) in mine.iter().zip(found) {
+                all[i as usize] = f;
+            }
+        }
+        all
+    }
+
+    /// The L2's partitions, 0 for a machine with one (no copies kept near the SMs).
+    fn partitions(&self) -> u32 {
+        self.shards[0].near.len() as u32
     }
 
     /// Extra cycles translating `line`'s address costs SM `sm`.
@@ -341,7 +348,7 @@ impl MemorySystem {
 
     /// The partition that owns `line` (its DRAM is attached there).
     fn home(&self, line: u64) -> u32 {
-        (mix(line) >> 7) as u32 % self.partitions.max(1)
+        (mix(line) >> 7) as u32 % self.partitions().max(1)
     }
 
     /// The cycle the answer to `r` is usable in its SM, looking it up first: for one request
@@ -375,7 +382,7 @@ impl MemorySystem {
             let taken = self.dram.access(lookup.evicted_line, evicted, looked_up << FRAC, true);
             looked_up = looked_up.max(taken.div_ceil(ONE));
         }
-        let far = if self.partitions == 0 { 0 } else { self.far };
+        let far = if self.partitions() == 0 { 0 } else { self.far };
         if r.kind == ReqKind::Store {
             // Whole sectors are written: allocated in L2 without reading DRAM, acknowledged by the near slice.
             self.hits += n;

@@ -598,9 +598,8 @@ impl<'l> Sm<'l> {
             let s = self.free_slots.trailing_zeros();
             self.free_slots &= !(1u64 << s);
             slots.push(s);
+            self.clear_slot(s);
             let slot = &mut self.slots[s as usize];
-            *slot = Slot::empty();
-            self.verdicts[s as usize] = Verdict::AFRESH;
             slot.block = bi as u32;
             slot.warp = w as u32;
             slot.age = linear * ctx.warps_per_block as u64 + w as u64;
@@ -651,6 +650,12 @@ impl<'l> Sm<'l> {
         slot.state = state;
         slot.pc = pc;
         self.wake(s);
+    }
+
+    /// Slot `s` holds no warp: its state and last verdict are a fresh slot's.
+    fn clear_slot(&mut self, s: u32) {
+        self.slots[s as usize] = Slot::empty();
+        self.verdicts[s as usize] = Verdict::AFRESH;
     }
 
     /// Warp `s` is to be evaluated afresh, and so its partition.
@@ -992,8 +997,7 @@ impl<'l> Sm<'l> {
         for &s in &block.slots {
             self.wake(s);
             self.free_slots |= 1 << s;
-            self.slots[s as usize] = Slot::empty();
-            self.verdicts[s as usize] = Verdict::AFRESH;
+            self.clear_slot(s);
             let p = s as usize % self.parts.len();
             self.parts[p].slots.retain(|&x| x != s);
             if self.parts[p].last == Some(s) {
