@@ -165,11 +165,15 @@ pub struct BlockSim<'a> {
     unflushed: u64,
     /// Blocks this `BlockSim` finished that the watched [`crate::Progress`] has not heard of.
     unflushed_blocks: u64,
+    /// Per warp, what [`peek`](Self::peek) last found it would issue, until the warp changes:
+    /// a stepping driver peeks each warp after it issues and again when it steps it.
+    previews: Vec<Option<Preview>>,
 }
 
 impl<'a> BlockSim<'a> {
     pub(crate) fn new(launch: &'a Launch<'a>, linear: u64, sm: u32, counters: Counters) -> BlockSim<'a> {
-        let mut block = BlockSim { exec: Executor::new(launch, sm), counters, sanitizer: None, step_batch: 1, unflushed: 0, unflushed_blocks: 0 };
+        let mut block =
+            BlockSim { exec: Executor::new(launch, sm), counters, sanitizer: None, step_batch: 1, unflushed: 0, unflushed_blocks: 0, previews: Vec::new() };
         block.restart(linear);
         block
     }
@@ -179,6 +183,7 @@ impl<'a> BlockSim<'a> {
     /// driver [`retire`](Self::retire)s each first).
     pub fn restart(&mut self, linear: u64) {
         self.exec.start(linear);
+        self.forget_previews();
         let launch = self.exec.launch;
         let threads = launch.threads_per_block();
         self.counters.warps += self.exec.warps.len() as u64;
@@ -203,6 +208,9 @@ impl<'a> BlockSim<'a> {
     /// the counters and the sanitizers.
     #[inline(always)]
     fn execute(&mut self, w: usize, pc: u32, mask: u32) -> Result<(), Fault> {
+        if let Some(p) = self.previews.get_mut(w) {
+            *p = None;
+        }
         self.exec.execute(w, pc, mask, &mut self.counters, self.sanitizer.as_deref_mut())
     }
 
@@ -302,6 +310,9 @@ impl<'a> BlockSim<'a> {
     /// [`BlockSim::step`] will do (under `its` it may settle which thread group goes
     /// next, which stepping would settle the same way).
     pub fn peek(&mut self, w: usize) -> Peek {
+        if let Some(preview) = self.previews[w] {
+            return Peek::Issue(preview);
+        }
         let code = &self.exec.launch.program.code;
         match self.exec.warps[w].next(code) {
             Next::Done => Peek::Done,
@@ -309,7 +320,7 @@ impl<'a> BlockSim<'a> {
             Next::Issue { pc, mask } => {
                 let inst = &self.exec.launch.kernel.code[pc as usize];
                 let info = inst.info();
-                Peek::Issue(Preview {
+                let preview = Preview {
                     pc,
                     opcode: inst.opcode(),
                     unit: info.unit,
@@ -317,9 +328,17 @@ impl<'a> BlockSim<'a> {
                     active: mask,
                     executed: mask & pred(&self.exec.warps[w], code[pc as usize].guard),
                     effects: self.exec.launch.program.effects[pc as usize],
-                })
+                };
+                self.previews[w] = Some(preview);
+                Peek::Issue(preview)
             }
         }
+    }
+
+    /// Every warp may have changed (a barrier opened, a waiting group was released, a new block).
+    fn forget_previews(&mut self) {
+        self.previews.clear();
+        self.previews.resize(self.exec.warps.len(), None);
     }
 
     /// Issues the next instruction of warp `w`, with the detail a timing model needs.
@@ -402,6 +421,7 @@ impl<'a> BlockSim<'a> {
             return false;
         }
         self.exec.warps.iter_mut().for_each(Warp::release_barrier);
+        self.forget_previews();
         if let Some(s) = &mut self.sanitizer {
             s.barrier();
         }
@@ -422,7 +442,12 @@ impl<'a> BlockSim<'a> {
         if self.barrier_complete() || (0..self.exec.warps.len()).any(|w| matches!(self.peek(w), Peek::Issue(_))) {
             return Ok(false);
         }
-        if self.exec.warps.iter_mut().any(Warp::release_longest_waiter) { Ok(true) } else { Err(self.deadlock()) }
+        if self.exec.warps.iter_mut().any(Warp::release_longest_waiter) {
+            self.forget_previews();
+            Ok(true)
+        } else {
+            Err(self.deadlock())
+        }
     }
 
     /// How many more instructions warp `warp` may issue before the next check, or the
