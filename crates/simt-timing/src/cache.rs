@@ -266,12 +266,17 @@ fn matching(hints: &[u8], byte: u8) -> u64 {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8};
+        // SAFETY: SSE2 is part of every x86_64 CPU; the callers keep `at + 16 <= hints.len()`.
+        let sixteen =
+            |at: usize| unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(hints.as_ptr().add(at).cast()), _mm_set1_epi8(byte as i8))) as u16 };
         while done + 16 <= hints.len() {
-            // SAFETY: SSE2 is part of every x86_64 CPU; the load reads the 16 bytes from `done`,
-            // which the loop's condition keeps inside `hints`.
-            let bits = unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(hints.as_ptr().add(done).cast()), _mm_set1_epi8(byte as i8))) };
-            mask |= u64::from(bits as u16) << done;
+            mask |= u64::from(sixteen(done)) << done;
             done += 16;
+        }
+        // The rest (an L2's 40 ways leave 8) as the top of the last sixteen, which overlap those done.
+        if done < hints.len() && hints.len() >= 16 {
+            mask |= u64::from(sixteen(hints.len() - 16) >> (16 - (hints.len() - done))) << done;
+            done = hints.len();
         }
     }
     for (i, &h) in hints.iter().enumerate().skip(done) {
