@@ -687,12 +687,17 @@ impl<'l> Sm<'l> {
     /// forward-progress rule; both take effect the next cycle.
     fn unstick(&mut self, bi: usize, t: u64) {
         let Some(block) = self.blocks[bi].as_mut() else { return };
+        // A warp that can issue has live threads short of the barrier, so it is incomplete
+        // too: asking the block (every warp's control state) is for when none can.
+        if block.issuable > 0 {
+            return;
+        }
         if block.sim.barrier_complete() {
             block.sim.release_barrier();
             self.refresh_block(bi, t);
             return;
         }
-        if block.issuable > 0 || block.sim.is_done() {
+        if block.sim.is_done() {
             return;
         }
         match block.sim.force_progress() {
@@ -1215,30 +1220,7 @@ impl<'l> Sm<'l> {
             0
         };
         let mut lines = [(0u64, 0u8, 0u32); 32];
-        let mut n = 0usize;
-        for l in lanes_iter(lanes) {
-            let addr = access.addresses[l];
-            let line = local_tag | u64::from(addr / LINE_BYTES);
-            let first = (addr % LINE_BYTES) / SECTOR_BYTES;
-            let last = ((addr % LINE_BYTES) + access.size.max(1) - 1).min(LINE_BYTES - 1) / SECTOR_BYTES;
-            let mask = (((1u32 << (last + 1)) - 1) & !((1u32 << first) - 1)) as u8;
-            // Neighbouring lanes mostly share a line: the last one first.
-            let seen = match n.checked_sub(1) {
-                Some(prev) if lines[prev].0 == line => Some(&mut lines[prev]),
-                _ => lines[..n].iter_mut().find(|e| e.0 == line),
-            };
-            match seen {
-                Some(e) => {
-                    e.1 |= mask;
-                    // Atomics to one address serialise: count lanes per address, keep the most.
-                    e.2 += 1;
-                }
-                None => {
-                    lines[n] = (line, mask, 1);
-                    n += 1;
-                }
-            }
-        }
+        let n = coalesce(access, lanes, local_tag, &mut lines);
         // The L1 is the shared-memory SRAM: a warp's access takes as many passes as its busiest
         // data bank needs, and the tags of L1_TAGS_PER_CYCLE lines are looked up a cycle
         // (gpu-strides: 128 contiguous bytes across two lines load in one cycle; lanes 24
@@ -1500,6 +1482,71 @@ pub(crate) fn lanes_iter(mut mask: u32) -> impl Iterator<Item = usize> {
 
 pub(crate) use lanes_iter as lanes;
 
+/// The lines a warp's global or local access touches, in lane order, into `lines`: each line
+/// (with `tag` or'ed in), the sectors its lanes read, and how many lanes it serves (atomics on
+/// one line serialise). Returns how many lines.
+fn coalesce(access: &simt_interp::Access, lanes: u32, tag: u64, lines: &mut [(u64, u8, u32); 32]) -> usize {
+    let sectors = |first: u32, last: u32| (((1u32 << (last + 1)) - 1) & !((1u32 << first) - 1)) as u8;
+    let size = access.size.max(1);
+    let mut n = 0usize;
+    if unit_stride(&access.addresses, lanes, size) {
+        // The usual access: every byte from the first lane's to the last lane's end, each lane
+        // inside one line (it is aligned to its size), so a line's lanes cover one run of bytes.
+        let (line_bytes, size) = (u64::from(LINE_BYTES), u64::from(size));
+        let mut at = u64::from(access.addresses[0]);
+        let end = at + 32 * size;
+        while at < end {
+            let line = at / line_bytes;
+            let stop = end.min((line + 1) * line_bytes);
+            let (first, last) = ((at % line_bytes) as u32 / SECTOR_BYTES, ((stop - 1) % line_bytes) as u32 / SECTOR_BYTES);
+            lines[n] = (tag | line, sectors(first, last), ((stop - at) / size) as u32);
+            n += 1;
+            at = stop;
+        }
+        return n;
+    }
+    coalesce_lanes(access, lanes, tag, lines)
+}
+
+/// [`coalesce`] lane by lane.
+fn coalesce_lanes(access: &simt_interp::Access, lanes: u32, tag: u64, lines: &mut [(u64, u8, u32); 32]) -> usize {
+    let sectors = |first: u32, last: u32| (((1u32 << (last + 1)) - 1) & !((1u32 << first) - 1)) as u8;
+    let size = access.size.max(1);
+    let mut n = 0usize;
+    for l in lanes_iter(lanes) {
+        let addr = access.addresses[l];
+        let line = tag | u64::from(addr / LINE_BYTES);
+        let first = (addr % LINE_BYTES) / SECTOR_BYTES;
+        let last = ((addr % LINE_BYTES) + size - 1).min(LINE_BYTES - 1) / SECTOR_BYTES;
+        let mask = sectors(first, last);
+        // Neighbouring lanes mostly share a line: the last one first.
+        let seen = match n.checked_sub(1) {
+            Some(prev) if lines[prev].0 == line => Some(&mut lines[prev]),
+            _ => lines[..n].iter_mut().find(|e| e.0 == line),
+        };
+        match seen {
+            Some(e) => {
+                e.1 |= mask;
+                e.2 += 1;
+            }
+            None => {
+                lines[n] = (line, mask, 1);
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Whether all 32 lanes access `size` bytes each, lane `l` at `l * size` bytes past lane 0,
+/// from an address aligned to `size` and without wrapping around the address space.
+fn unit_stride(addresses: &[u32; 32], lanes: u32, size: u32) -> bool {
+    let first = addresses[0];
+    // Every lane compared, with no early exit, so that the compiler compares them as vectors.
+    let all = (0..32u32).fold(true, |all, l| all & (addresses[l as usize] == first.wrapping_add(l.wrapping_mul(size))));
+    lanes == u32::MAX && all && first.is_multiple_of(size) && first.checked_add(31 * size).is_some()
+}
+
 /// Passes shared memory needs for one warp access: the most distinct 4-byte words any
 /// bank must deliver (lanes reading the same word share one broadcast). For atomics,
 /// also the most lanes that hit one address, since they serialise.
@@ -1547,6 +1594,28 @@ fn passes_by_bank(addresses: &[u32; 32], lanes: u32, per_lane: u32, atomic: bool
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unit_stride_accesses_coalesce_as_lane_by_lane() {
+        let mut checked = 0;
+        for size in [1u32, 2, 4, 8, 16] {
+            for base in (0..260).chain([4096 - 64, u32::MAX - 32 * 16 + 1, u32::MAX - 31]) {
+                let base = base - base % size;
+                let access = simt_interp::Access {
+                    space: Space::Global,
+                    kind: simt_isa::AccessKind::Load,
+                    size,
+                    addresses: std::array::from_fn(|l| base.wrapping_add(l as u32 * size)),
+                };
+                let (mut fast, mut slow) = ([(0u64, 0u8, 0u32); 32], [(0u64, 0u8, 0u32); 32]);
+                let n = coalesce(&access, u32::MAX, 1 << 62, &mut fast);
+                assert_eq!(n, coalesce_lanes(&access, u32::MAX, 1 << 62, &mut slow), "size {size}, base {base:#x}");
+                assert_eq!(fast[..n], slow[..n], "size {size}, base {base:#x}");
+                checked += usize::from(unit_stride(&access.addresses, u32::MAX, size));
+            }
+        }
+        assert!(checked >= 1000, "most cases take the unit-stride path ({checked})");
+    }
 
     #[test]
     fn shared_bank_conflicts_and_broadcast() {
