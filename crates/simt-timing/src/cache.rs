@@ -108,13 +108,17 @@ impl SectorCache {
     pub fn prefetch(&self, line: u64) {
         #[cfg(target_arch = "x86_64")]
         if self.sets > 0 {
-            fn lines<T>(ways: &[T]) -> impl Iterator<Item = *const i8> {
-                ways.iter().step_by(64 / std::mem::size_of::<T>()).map(|w| (w as *const T).cast::<i8>())
+            /// Every host cache line of `ways`.
+            fn lines<T>(ways: &[T]) {
+                let (start, end) = (ways.as_ptr() as usize, ways.as_ptr_range().end as usize);
+                for at in (start & !63..end).step_by(64) {
+                    prefetch_at(at as *const i8);
+                }
             }
             let range = self.set_of(line);
-            for p in lines(&self.hints[range.clone()]).chain(lines(&self.ranks[range.clone()])).chain(lines(&self.sectors[range])) {
-                prefetch_at(p);
-            }
+            lines(&self.hints[range.clone()]);
+            lines(&self.ranks[range.clone()]);
+            lines(&self.sectors[range]);
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = line;
@@ -243,7 +247,8 @@ impl SectorCache {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn prefetch_at(p: *const i8) {
-    // SAFETY: prefetching is a hint with no effect on memory, and the callers' pointers are in bounds.
+    // SAFETY: prefetching is a hint: it changes no memory and never faults, whatever the address
+    // (the callers' lie in or at the start of a host line of one of the cache's arrays).
     unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
 }
 

@@ -1170,18 +1170,29 @@ impl<'l> Sm<'l> {
                     }
                     Space::Param => {
                         let mut lines = [0u64; 32];
-                        let mut n = 0;
-                        let mut all_hit = true;
-                        for l in crate::sim::lanes(lanes) {
-                            let line = u64::from(access.addresses[l] >> self.const_shift);
-                            if !lines[..n].contains(&line) {
-                                lines[n] = line;
-                                n += 1;
-                                self.raw.const_accesses += 1;
-                                let hit = self.constant.access(line, 1, true, false).hit != 0;
-                                self.raw.const_hits += u64::from(hit);
-                                all_hit &= hit;
+                        let first = access.addresses[lanes.trailing_zeros() as usize];
+                        // Every lane compared, with no early exit, so that the compiler compares them as vectors.
+                        let n = if access.addresses.iter().fold(true, |same, &a| same & (a == first)) {
+                            // The usual parameter read: one address for the whole warp.
+                            lines[0] = u64::from(first >> self.const_shift);
+                            1
+                        } else {
+                            let mut n = 0;
+                            for l in crate::sim::lanes(lanes) {
+                                let line = u64::from(access.addresses[l] >> self.const_shift);
+                                if !lines[..n].contains(&line) {
+                                    lines[n] = line;
+                                    n += 1;
+                                }
                             }
+                            n
+                        };
+                        let mut all_hit = true;
+                        for &line in &lines[..n] {
+                            self.raw.const_accesses += 1;
+                            let hit = self.constant.access(line, 1, true, false).hit != 0;
+                            self.raw.const_hits += u64::from(hit);
+                            all_hit &= hit;
                         }
                         let c = &m.memory.constant;
                         let base = if all_hit { c.hit_latency } else { c.miss_latency };
