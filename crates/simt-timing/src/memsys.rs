@@ -165,6 +165,9 @@ impl Dram {
 /// from more, and each costs a task and a list per window.
 const MAX_SHARDS: usize = 64;
 
+/// The fewest requests in a window whose shards look them up on several threads.
+const PARALLEL_LOOKUPS: usize = 1024;
+
 /// How many requests ahead a shard asks the host to load the L2 sets a request needs.
 const PREFETCH_AHEAD: usize = 8;
 
@@ -319,7 +322,9 @@ impl MemorySystem {
             mine[shard_of(r.line, n)].push(i as u32);
         }
         let side = &self.side;
-        let found: Vec<Vec<Found>> = if parallel && n > 1 {
+        // A few hundred requests (the naive SGEMM's windows) cost less than handing them to
+        // another thread and back: its two-thread boundary took 76 ms of 0.59 s that way, 64 alone.
+        let found: Vec<Vec<Found>> = if parallel && n > 1 && requests.len() >= PARALLEL_LOOKUPS {
             self.shards.par_iter_mut().zip(&mine).map(|(shard, mine)| shard.look_up_all(requests, mine, side)).collect()
         } else {
             self.shards.iter_mut().zip(&mine).map(|(shard, mine)| shard.look_up_all(requests, mine, side)).collect()
