@@ -208,9 +208,6 @@ impl<'a> BlockSim<'a> {
     /// the counters and the sanitizers.
     #[inline(always)]
     fn execute(&mut self, w: usize, pc: u32, mask: u32) -> Result<(), Fault> {
-        if let Some(p) = self.previews.get_mut(w) {
-            *p = None;
-        }
         self.exec.execute(w, pc, mask, &mut self.counters, self.sanitizer.as_deref_mut())
     }
 
@@ -384,6 +381,7 @@ impl<'a> BlockSim<'a> {
             _ => None,
         };
         let arrived = opcode.flags().contains(Flags::BARRIER).then_some(executed);
+        self.previews[w] = None;
         self.execute_stepped(w, pc, active)?;
         self.count_issued(1);
         Ok(StepResult::Issued(Step { issued: preview, access, branch, arrived, exchange }))
@@ -537,6 +535,8 @@ impl<'a> BlockSim<'a> {
     #[inline(always)]
     fn run_warp(&mut self, w: usize, budget: u64) -> Result<u64, Fault> {
         let mut issued = 0;
+        // Once a slice, not every instruction: whatever runs below makes the warp's preview stale.
+        self.previews[w] = None;
         while issued < budget {
             let Next::Issue { pc, mask } = self.exec.warps[w].next(&self.exec.launch.program.code) else { break };
             self.execute(w, pc, mask)?;
