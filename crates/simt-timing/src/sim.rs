@@ -1171,8 +1171,7 @@ impl<'l> Sm<'l> {
                     Space::Param => {
                         let mut lines = [0u64; 32];
                         let first = access.addresses[lanes.trailing_zeros() as usize];
-                        // Every lane compared, with no early exit, so that the compiler compares them as vectors.
-                        let n = if access.addresses.iter().fold(true, |same, &a| same & (a == first)) {
+                        let n = if every_lane(&access.addresses, |_, a| a == first) {
                             // The usual parameter read: one address for the whole warp.
                             lines[0] = u64::from(first >> self.const_shift);
                             1
@@ -1497,7 +1496,6 @@ pub(crate) use lanes_iter as lanes;
 /// (with `tag` or'ed in), the sectors its lanes read, and how many lanes it serves (atomics on
 /// one line serialise). Returns how many lines.
 fn coalesce(access: &simt_interp::Access, lanes: u32, tag: u64, lines: &mut [(u64, u8, u32); 32]) -> usize {
-    let sectors = |first: u32, last: u32| (((1u32 << (last + 1)) - 1) & !((1u32 << first) - 1)) as u8;
     let size = access.size.max(1);
     let mut n = 0usize;
     if unit_stride(&access.addresses, lanes, size) {
@@ -1510,7 +1508,7 @@ fn coalesce(access: &simt_interp::Access, lanes: u32, tag: u64, lines: &mut [(u6
             let line = at / line_bytes;
             let stop = end.min((line + 1) * line_bytes);
             let (first, last) = ((at % line_bytes) as u32 / SECTOR_BYTES, ((stop - 1) % line_bytes) as u32 / SECTOR_BYTES);
-            lines[n] = (tag | line, sectors(first, last), ((stop - at) / size) as u32);
+            lines[n] = (tag | line, sector_mask(first, last), ((stop - at) / size) as u32);
             n += 1;
             at = stop;
         }
@@ -1521,7 +1519,6 @@ fn coalesce(access: &simt_interp::Access, lanes: u32, tag: u64, lines: &mut [(u6
 
 /// [`coalesce`] lane by lane.
 fn coalesce_lanes(access: &simt_interp::Access, lanes: u32, tag: u64, lines: &mut [(u64, u8, u32); 32]) -> usize {
-    let sectors = |first: u32, last: u32| (((1u32 << (last + 1)) - 1) & !((1u32 << first) - 1)) as u8;
     let size = access.size.max(1);
     let mut n = 0usize;
     for l in lanes_iter(lanes) {
@@ -1529,7 +1526,7 @@ fn coalesce_lanes(access: &simt_interp::Access, lanes: u32, tag: u64, lines: &mu
         let line = tag | u64::from(addr / LINE_BYTES);
         let first = (addr % LINE_BYTES) / SECTOR_BYTES;
         let last = ((addr % LINE_BYTES) + size - 1).min(LINE_BYTES - 1) / SECTOR_BYTES;
-        let mask = sectors(first, last);
+        let mask = sector_mask(first, last);
         // Neighbouring lanes mostly share a line: the last one first.
         let seen = match n.checked_sub(1) {
             Some(prev) if lines[prev].0 == line => Some(&mut lines[prev]),
@@ -1549,13 +1546,26 @@ fn coalesce_lanes(access: &simt_interp::Access, lanes: u32, tag: u64, lines: &mu
     n
 }
 
+/// Sectors `first` to `last` of a line, as a mask.
+fn sector_mask(first: u32, last: u32) -> u8 {
+    (((1u32 << (last + 1)) - 1) & !((1u32 << first) - 1)) as u8
+}
+
 /// Whether all 32 lanes access `size` bytes each, lane `l` at `l * size` bytes past lane 0,
 /// from an address aligned to `size` and without wrapping around the address space.
 fn unit_stride(addresses: &[u32; 32], lanes: u32, size: u32) -> bool {
     let first = addresses[0];
-    // Every lane compared, with no early exit, so that the compiler compares them as vectors.
-    let all = (0..32u32).fold(true, |all, l| all & (addresses[l as usize] == first.wrapping_add(l.wrapping_mul(size))));
-    lanes == u32::MAX && all && first.is_multiple_of(size) && first.checked_add(31 * size).is_some()
+    lanes == u32::MAX
+        && every_lane(addresses, |l, a| a == first.wrapping_add(l.wrapping_mul(size)))
+        && first.is_multiple_of(size)
+        && first.checked_add(31 * size).is_some()
+}
+
+/// Whether `holds(lane, address)` for all 32 lanes' addresses. Every lane is asked, with no
+/// early exit, so that the compiler compares them as vectors.
+#[inline]
+fn every_lane(addresses: &[u32; 32], holds: impl Fn(u32, u32) -> bool) -> bool {
+    (0..32u32).fold(true, |all, l| all & holds(l, addresses[l as usize]))
 }
 
 /// Passes shared memory needs for one warp access: the most distinct 4-byte words any
@@ -1567,7 +1577,7 @@ pub(crate) fn shared_passes(addresses: &[u32; 32], lanes: u32, size: u32, atomic
     // 32 x per_lane consecutive words: per_lane in each bank, no two lanes at one address.
     // Every global access asks, so it is answered without counting words.
     let base = addresses[0] / 4;
-    if lanes == u32::MAX && (1..32u32).all(|l| addresses[l as usize] / 4 == base + l * per_lane) {
+    if lanes == u32::MAX && every_lane(addresses, |l, a| a / 4 == base + l * per_lane) {
         return per_lane;
     }
     passes_by_bank(addresses, lanes, per_lane, atomic)
@@ -1577,8 +1587,7 @@ pub(crate) fn shared_passes(addresses: &[u32; 32], lanes: u32, size: u32, atomic
 fn passes_by_bank(addresses: &[u32; 32], lanes: u32, per_lane: u32, atomic: bool) -> u32 {
     // Each bank's first word, then any other distinct words: most accesses (a broadcast, a
     // permutation, half-warps reading one row each) never need the list of others.
-    const NO_WORD: u32 = u32::MAX;
-    let mut first = [NO_WORD; SHARED_BANKS as usize];
+    let mut first = [0u32; SHARED_BANKS as usize];
     let mut per_bank = [0u32; SHARED_BANKS as usize];
     let mut others = [0u32; 128];
     let mut n = 0;
@@ -1586,7 +1595,7 @@ fn passes_by_bank(addresses: &[u32; 32], lanes: u32, per_lane: u32, atomic: bool
         for k in 0..per_lane {
             let word = addresses[l] / 4 + k;
             let bank = (word % SHARED_BANKS) as usize;
-            if first[bank] == NO_WORD {
+            if per_bank[bank] == 0 {
                 first[bank] = word;
                 per_bank[bank] = 1;
             } else if first[bank] != word && !others[..n].contains(&word) {
@@ -1655,13 +1664,7 @@ mod tests {
 
     #[test]
     fn bank_passes_are_the_most_distinct_words_of_a_bank() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::xorshift(0x9E37_79B9_7F4A_7C15);
         for case in 0..20_000 {
             let per_lane = 1 + (case % 4) as u32;
             let (stride, base) = ((next() % 70) as u32 * 4, (next() % 4096) as u32 * 4);
