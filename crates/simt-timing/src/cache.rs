@@ -352,16 +352,14 @@ mod tests {
     #[test]
     fn fast_mod_is_the_remainder() {
         let divisors = [1u64, 2, 3, 7, 16, 40, 5120, 10240, 12_345_677, u64::from(u32::MAX), u64::MAX - 1, u64::MAX];
-        let mut a = 0x0123_4567_89AB_CDEFu64;
+        let mut next = crate::xorshift(0x0123_4567_89AB_CDEF);
         for &d in &divisors {
             let inverse = (u128::MAX / u128::from(d)).wrapping_add(1);
             for edge in [0, 1, d - 1, d, d.wrapping_add(1), u64::MAX, u64::MAX - 1] {
                 assert_eq!(fast_mod(edge, inverse, d), edge % d, "{edge} % {d}");
             }
             for _ in 0..10_000 {
-                a ^= a << 13;
-                a ^= a >> 7;
-                a ^= a << 17;
+                let a = next();
                 assert_eq!(fast_mod(a, inverse, d), a % d, "{a} % {d}");
                 assert_eq!(fast_mod(a >> 20, inverse, d), (a >> 20) % d);
             }
@@ -370,11 +368,9 @@ mod tests {
 
     /// `n` pseudo-random accesses to lines below `lines`: (index, line, sectors, fill, write).
     fn accesses(n: u64, lines: u64) -> impl Iterator<Item = (u64, u64, u8, bool, bool)> {
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = crate::xorshift(0x2545_F491_4F6C_DD1D);
         (0..n).map(move |i| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = next();
             (i, x % lines, (x >> 40) as u8 | 1, x >> 50 & 3 != 0, x >> 52 & 1 != 0)
         })
     }

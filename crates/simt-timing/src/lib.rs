@@ -27,6 +27,17 @@ mod sim;
 mod stats;
 mod view;
 
+/// The unit tests' pseudo-random numbers: a xorshift generator from `state`, each call the next state.
+#[cfg(test)]
+pub(crate) fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 pub use config::{ConfigError, Machine, Policy};
 pub use engine::{TimingError, TimingOptions, Unsupported, run};
 pub use occupancy::{Impossible, Limiter, Occupancy, occupancy};

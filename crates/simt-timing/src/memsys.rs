@@ -449,12 +449,10 @@ mod tests {
         // An H100 with an L2 of 64 sets, so that a few thousand lines fill it.
         let mut h100 = Machine::builtin("h100");
         h100.memory.l2.bytes = 64 * u64::from(h100.memory.l2.ways * LINE_BYTES);
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = crate::xorshift(0x9E37_79B9_7F4A_7C15);
         let requests: Vec<Request> = (0..20_000u64)
             .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                let x = next();
                 let kind = match x % 5 {
                     0 => ReqKind::Store,
                     1 => ReqKind::Atomic { ops: 2 },
