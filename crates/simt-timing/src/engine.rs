@@ -264,14 +264,10 @@ pub fn run(
                 requests.append(&mut sm.outbox);
             }
             requests.sort_unstable_by_key(|r| (r.cycle, r.sm, r.seq));
-            let found = l2.look_up(&requests, parallel);
-            for (r, found) in requests.iter().zip(found) {
-                let at = l2.answer_found(r, found);
-                sms[r.sm as usize].inbox.push((r.tag, at));
-            }
             // An answer changes only its own SM, so each SM takes all of its own (in L2's order)
             // when it next advances, in parallel with the others.
-            l2.atomic_free.retain(|_, &mut free| free > end);
+            l2.answer_all(&requests, parallel, |r, at| sms[r.sm as usize].inbox.push((r.tag, at)));
+            l2.in_order.atomic_free.retain(|_, &mut free| free > end);
             // The records ran out during this window, on whichever SMs took the last ones: keep
             // only what came before it, the same whatever the thread count.
             if recording_stopped.is_none() && ctx.stopped.load(std::sync::atomic::Ordering::Relaxed) {
@@ -324,6 +320,7 @@ pub(crate) struct L2Figures {
 }
 
 fn l2_figures(l2: &MemorySystem) -> L2Figures {
+    let l2 = &l2.in_order;
     L2Figures { sectors: l2.sectors, hits: l2.hits, dram_read: l2.dram_read, dram_write: l2.dram_write }
 }
 

@@ -14,7 +14,8 @@
 use crate::cache::{Lookup, SectorCache, shard_of};
 use crate::config::{LINE_BYTES, Machine, SECTOR_BYTES};
 use crate::sim::{LineMap, ReqKind, Request};
-use rayon::prelude::*;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::time::{Duration, Instant};
 
 /// Fixed-point fraction of a cycle used for bandwidth servers and DRAM timings.
 const FRAC: u32 = 16;
@@ -171,6 +172,13 @@ const PARALLEL_LOOKUPS: usize = 1024;
 /// How many requests ahead a shard asks the host to load the L2 sets a request needs.
 const PREFETCH_AHEAD: usize = 8;
 
+/// Lookups a shard on another thread sends at once: a chunk takes it about 15 microseconds.
+const STREAM_CHUNK: usize = 64;
+
+/// How long this thread waits for another's lookups before it runs their task itself: well past
+/// the time a sleeping thread takes to wake (50-100 microseconds on this project's host).
+const PATIENCE: Duration = Duration::from_micros(300);
+
 /// The L2's tags for the sets of one shard (see [`SectorCache::split`]), in the whole L2 and
 /// in each partition's copies. A line's sets in all of them fall in one shard, so shards look
 /// their requests up apart, on several threads.
@@ -222,19 +230,60 @@ impl Shard {
         }
     }
 
-    /// Looks up `requests[i]` for each `i` of `mine`, in that order.
-    fn look_up_all(&mut self, requests: &[Request], mine: &[u32], side: &[u32]) -> Vec<Found> {
+    /// Looks up `requests[mine[j]]`, the shard's `j`th request, first asking the host to load
+    /// what the lookups [`PREFETCH_AHEAD`] and twice that many later will read.
+    fn look_up_nth(&mut self, requests: &[Request], mine: &[u32], j: usize, side: &[u32]) -> Found {
         let side_of = |i: u32| side[requests[i as usize].sm as usize] as usize;
-        (0..mine.len())
-            .map(|j| {
-                for (ahead, way) in [(2 * PREFETCH_AHEAD, false), (PREFETCH_AHEAD, true)] {
-                    if let Some(&a) = mine.get(j + ahead) {
-                        self.prefetch(&requests[a as usize], side_of(a), way);
+        for (ahead, way) in [(2 * PREFETCH_AHEAD, false), (PREFETCH_AHEAD, true)] {
+            if let Some(&a) = mine.get(j + ahead) {
+                self.prefetch(&requests[a as usize], side_of(a), way);
+            }
+        }
+        self.look_up(&requests[mine[j] as usize], side_of(mine[j]))
+    }
+
+    /// Looks up `requests[i]` for each `i` of `mine`, in that order, sending what it found in
+    /// chunks of [`STREAM_CHUNK`] as it goes.
+    fn stream(&mut self, requests: &[Request], mine: &[u32], side: &[u32], to: &Sender<Vec<Found>>) {
+        for start in (0..mine.len()).step_by(STREAM_CHUNK) {
+            let found = (start..mine.len().min(start + STREAM_CHUNK)).map(|j| self.look_up_nth(requests, mine, j, side)).collect();
+            if to.send(found).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// What another thread's shard found, taken in the order it looked its requests up.
+struct Stream {
+    from: Receiver<Vec<Found>>,
+    chunk: std::vec::IntoIter<Found>,
+}
+
+impl Stream {
+    /// The next request's lookup, waiting for the shard's thread if it is behind.
+    fn next(&mut self) -> Found {
+        let mut waiting_since = None;
+        loop {
+            if let Some(found) = self.chunk.next() {
+                return found;
+            }
+            match self.from.try_recv() {
+                Ok(chunk) => self.chunk = chunk.into_iter(),
+                // The shard's task panicked; the scope raises its panic once this window returns.
+                Err(TryRecvError::Disconnected) => return Found::default(),
+                // Spinning, not sleeping: waking a sleeping thread costs tens of microseconds, as much
+                // as a chunk of lookups. Only when no other thread has taken the shard's task by
+                // then (more threads than cores) does this one run it.
+                Err(TryRecvError::Empty) => {
+                    if waiting_since.get_or_insert_with(Instant::now).elapsed() < PATIENCE {
+                        std::hint::spin_loop();
+                    } else if rayon::yield_now() != Some(rayon::Yield::Executed) {
+                        std::thread::yield_now();
                     }
                 }
-                self.look_up(&requests[mine[j] as usize], side_of(mine[j]))
-            })
-            .collect()
+            }
+        }
     }
 }
 
@@ -244,6 +293,15 @@ pub(crate) struct MemorySystem {
     shards: Vec<Shard>,
     /// The partition each SM is near.
     side: Vec<u32>,
+    /// The rest, which answers requests in order once their tags are looked up.
+    pub in_order: InOrder,
+}
+
+/// The stages a request passes in the order requests come, after its L2 tags are looked up:
+/// the TLBs, the L2's bandwidth, DRAM and the atomic unit; and the counters.
+pub(crate) struct InOrder {
+    /// The L2's partitions, 0 for a machine with one (no copies kept near the SMs).
+    partitions: u32,
     l1_tlb: Vec<SectorCache>,
     l2_tlb: SectorCache,
     l1_page_lines: u64,
@@ -291,58 +349,90 @@ impl MemorySystem {
         MemorySystem {
             shards,
             side: (0..sms).map(|sm| sm * parts / sms).collect(),
-            l1_tlb: (0..sms).map(|_| SectorCache::new(u64::from(m.tlb.l1_entries), m.tlb.l1_entries)).collect(),
-            l2_tlb: SectorCache::new(u64::from(m.tlb.l2_entries), m.tlb.l2_ways),
-            l1_page_lines: m.tlb.l1_page_bytes / u64::from(LINE_BYTES),
-            l2_page_lines: m.tlb.l2_page_bytes / u64::from(LINE_BYTES),
-            dram: Dram::new(machine),
-            l2_free: 0,
-            l2_cost: ((f64::from(SECTOR_BYTES) * f64::from(1u32 << FRAC)) / per_cycle).round().max(1.0) as u64,
-            to_l2: u64::from(m.l1.miss_latency) + u64::from(m.crossbar.latency),
-            slice: u64::from(m.l2.slice_latency),
-            crossbar: u64::from(m.crossbar.latency),
-            far: u64::from(m.l2.far_latency),
-            tlb_l2: u64::from(m.tlb.l2_latency),
-            walk: u64::from(m.tlb.walk_latency),
-            atomic_free: LineMap::default(),
-            sectors: 0,
-            hits: 0,
-            far_hits: 0,
-            dram_read: 0,
-            dram_write: 0,
+            in_order: InOrder {
+                partitions: if parts > 1 { parts } else { 0 },
+                l1_tlb: (0..sms).map(|_| SectorCache::new(u64::from(m.tlb.l1_entries), m.tlb.l1_entries)).collect(),
+                l2_tlb: SectorCache::new(u64::from(m.tlb.l2_entries), m.tlb.l2_ways),
+                l1_page_lines: m.tlb.l1_page_bytes / u64::from(LINE_BYTES),
+                l2_page_lines: m.tlb.l2_page_bytes / u64::from(LINE_BYTES),
+                dram: Dram::new(machine),
+                l2_free: 0,
+                l2_cost: ((f64::from(SECTOR_BYTES) * f64::from(1u32 << FRAC)) / per_cycle).round().max(1.0) as u64,
+                to_l2: u64::from(m.l1.miss_latency) + u64::from(m.crossbar.latency),
+                slice: u64::from(m.l2.slice_latency),
+                crossbar: u64::from(m.crossbar.latency),
+                far: u64::from(m.l2.far_latency),
+                tlb_l2: u64::from(m.tlb.l2_latency),
+                walk: u64::from(m.tlb.walk_latency),
+                atomic_free: LineMap::default(),
+                sectors: 0,
+                hits: 0,
+                far_hits: 0,
+                dram_read: 0,
+                dram_write: 0,
+            },
         }
     }
 
-    /// Looks each of `requests` up in the L2's tags, in their order within each shard, the
-    /// shards on the thread pool's threads when `parallel`; for [`answer_found`](Self::answer_found), in the same order.
-    pub fn look_up(&mut self, requests: &[Request], parallel: bool) -> Vec<Found> {
+    /// Answers `requests`, in their order: gives `answered` each with the cycle its answer is
+    /// usable in its SM. Each shard looks its requests up in that order; when `parallel`, the
+    /// shards but the first do so on the pool's other threads, ahead of this one, which looks up
+    /// the first shard's as it answers (the answers are the same whatever the shards and threads).
+    pub fn answer_all(&mut self, requests: &[Request], parallel: bool, mut answered: impl FnMut(&Request, u64)) {
         let n = self.shards.len();
         let mut mine: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (i, r) in requests.iter().enumerate() {
             mine[shard_of(r.line, n)].push(i as u32);
         }
-        let side = &self.side;
+        let MemorySystem { shards, side, in_order } = self;
+        let side = &side[..];
+        let mut next = vec![0usize; n];
+        let mut own = |s: usize, shard: &mut Shard| {
+            let j = next[s];
+            next[s] += 1;
+            shard.look_up_nth(requests, &mine[s], j, side)
+        };
         // A few hundred requests (the naive SGEMM's windows) cost less than handing them to
         // another thread and back: its two-thread boundary took 76 ms of 0.59 s that way, 64 alone.
-        let found: Vec<Vec<Found>> = if parallel && n > 1 && requests.len() >= PARALLEL_LOOKUPS {
-            self.shards.par_iter_mut().zip(&mine).map(|(shard, mine)| shard.look_up_all(requests, mine, side)).collect()
-        } else {
-            self.shards.iter_mut().zip(&mine).map(|(shard, mine)| shard.look_up_all(requests, mine, side)).collect()
-        };
-        let mut all = vec![Found::default(); requests.len()];
-        for (mine, found) in mine.iter().zip(found) {
-            for (&i, f) in mine.iter().zip(found) {
-                all[i as usize] = f;
+        if !(parallel && n > 1 && requests.len() >= PARALLEL_LOOKUPS) {
+            for r in requests {
+                let s = shard_of(r.line, n);
+                let found = own(s, &mut shards[s]);
+                answered(r, in_order.answer(r, side[r.sm as usize], found));
             }
+            return;
         }
-        all
+        let (first, others) = shards.split_at_mut(1);
+        rayon::in_place_scope(|scope| {
+            let mut streams: Vec<Stream> = others
+                .iter_mut()
+                .zip(&mine[1..])
+                .map(|(shard, list)| {
+                    let (to, from) = std::sync::mpsc::channel();
+                    scope.spawn(move |_| shard.stream(requests, list, side, &to));
+                    Stream { from, chunk: Vec::new().into_iter() }
+                })
+                .collect();
+            for r in requests {
+                let found = match shard_of(r.line, n) {
+                    0 => own(0, &mut first[0]),
+                    s => streams[s - 1].next(),
+                };
+                answered(r, in_order.answer(r, side[r.sm as usize], found));
+            }
+        });
     }
 
-    /// The L2's partitions, 0 for a machine with one (no copies kept near the SMs).
-    fn partitions(&self) -> u32 {
-        self.shards[0].near.len() as u32
+    /// The cycle the answer to `r` is usable in its SM, for one request alone.
+    #[cfg(test)]
+    pub fn answer(&mut self, r: &Request) -> u64 {
+        let mut at = 0;
+        self.answer_all(std::slice::from_ref(r), false, |_, cycle| at = cycle);
+        at
     }
+}
 
+impl InOrder {
     /// Extra cycles translating `line`'s address costs SM `sm`.
     fn translate(&mut self, sm: u32, line: u64) -> u64 {
         if self.l1_tlb[sm as usize].access(line / self.l1_page_lines, 1, true, false).hit != 0 {
@@ -353,21 +443,13 @@ impl MemorySystem {
 
     /// The partition that owns `line` (its DRAM is attached there).
     fn home(&self, line: u64) -> u32 {
-        (mix(line) >> 7) as u32 % self.partitions().max(1)
+        (mix(line) >> 7) as u32 % self.partitions.max(1)
     }
 
-    /// The cycle the answer to `r` is usable in its SM, looking it up first: for one request
-    /// alone (a window's go through [`look_up`](Self::look_up) and [`answer_found`](Self::answer_found)).
-    #[cfg(test)]
-    pub fn answer(&mut self, r: &Request) -> u64 {
-        let found = self.look_up(std::slice::from_ref(r), false)[0];
-        self.answer_found(r, found)
-    }
-
-    /// The cycle the answer to `r`, whose tags said `found`, is usable in its SM. Requests come
-    /// in the order they were looked up in. Never sooner than [`Machine::l2_hit_latency`] after
-    /// `r.cycle`, the window.
-    pub fn answer_found(&mut self, r: &Request, found: Found) -> u64 {
+    /// The cycle the answer to `r`, from an SM near partition `side`, whose tags said `found`, is
+    /// usable in its SM. Requests come in the order they were looked up in. Never sooner than
+    /// [`Machine::l2_hit_latency`] after `r.cycle`, the window.
+    fn answer(&mut self, r: &Request, side: u32, found: Found) -> u64 {
         let n = u64::from(r.sectors.count_ones());
         let arrive = r.cycle.saturating_add(self.to_l2 + self.translate(r.sm, r.line));
         // Saturating: the machine file's bounds keep these far from overflow, and should a
@@ -376,7 +458,6 @@ impl MemorySystem {
         self.l2_free = start.saturating_add(self.l2_cost.saturating_mul(n));
         let looked_up = start.div_ceil(ONE) + self.slice;
         self.sectors += n;
-        let side = self.side[r.sm as usize];
         let Found { near_hit, rest, lookup } = found;
         let mut looked_up = looked_up;
         if lookup.evicted_dirty != 0 {
@@ -387,7 +468,7 @@ impl MemorySystem {
             let taken = self.dram.access(lookup.evicted_line, evicted, looked_up << FRAC, true);
             looked_up = looked_up.max(taken.div_ceil(ONE));
         }
-        let far = if self.partitions() == 0 { 0 } else { self.far };
+        let far = if self.partitions == 0 { 0 } else { self.far };
         if r.kind == ReqKind::Store {
             // Whole sectors are written: allocated in L2 without reading DRAM, acknowledged by the near slice.
             self.hits += n;
@@ -462,16 +543,20 @@ mod tests {
                 Request { cycle: i / 4, sm: (x >> 20) as u32 % h100.sm.count, seq: i, line: (x >> 24) % 5_000, sectors: (x >> 8) as u8 | 1, kind, tag: 0 }
             })
             .collect();
-        let answers = |threads: usize, parallel: bool| {
-            let mut mem = MemorySystem::new(&h100, threads);
-            let found = mem.look_up(&requests, parallel);
-            requests.iter().zip(found).map(|(r, f)| mem.answer_found(r, f)).collect::<Vec<_>>()
+        let answers = |shards: usize, threads: usize, parallel: bool| {
+            let mut mem = MemorySystem::new(&h100, shards);
+            let mut answers = Vec::new();
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a pool");
+            pool.install(|| mem.answer_all(&requests, parallel, |_, at| answers.push(at)));
+            answers
         };
-        let one = answers(1, false);
+        let one = answers(1, 1, false);
         assert_eq!(MemorySystem::new(&h100, 4).shards.len(), 4);
         assert_eq!(MemorySystem::new(&Machine::builtin("h100"), 1024).shards.len(), MAX_SHARDS, "a thousand threads, a few dozen shards");
-        assert_eq!(answers(4, true), one);
-        assert_eq!(answers(4, false), one);
+        assert_eq!(answers(4, 4, true), one);
+        assert_eq!(answers(4, 4, false), one);
+        // No other thread takes the shards' tasks: this one runs them once it has waited.
+        assert_eq!(answers(4, 1, true), one);
     }
 
     #[test]
