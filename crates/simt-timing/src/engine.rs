@@ -227,7 +227,7 @@ pub fn run(
     let mut simulate = || -> Result<(), TimingError> {
         let window = machine.window();
         let mut start = 0u64;
-        let mut requests: Vec<Request> = Vec::new();
+        let (mut gathered, mut requests, mut counts) = (Vec::new(), Vec::new(), Vec::new());
         let mut deferred: Vec<Deferred> = Vec::new();
         loop {
             let end = start + window;
@@ -259,11 +259,11 @@ pub fn run(
             for &d in &deferred {
                 sms[d.sm as usize].run_deferred(&ctx, d);
             }
-            requests.clear();
+            gathered.clear();
             for sm in sms.iter_mut() {
-                requests.append(&mut sm.outbox);
+                gathered.append(&mut sm.outbox);
             }
-            requests.sort_unstable_by_key(|r| (r.cycle, r.sm, r.seq));
+            sort_requests(&gathered, &mut requests, &mut counts);
             // An answer changes only its own SM, so each SM takes all of its own (in L2's order)
             // when it next advances, in parallel with the others.
             l2.answer_all(&requests, parallel, |r, at| sms[r.sm as usize].inbox.push((r.tag, at)));
@@ -311,6 +311,40 @@ fn beyond_machine(kernel: &Kernel, machine: &Machine) -> Option<Unsupported> {
     })
 }
 
+/// `gathered`, a window's requests SM by SM, into `sorted` in (cycle, SM, sequence) order. An
+/// SM makes its requests in that order, but for a held atomic's, made at the boundary, and
+/// they span a few hundred cycles: one counting pass by cycle keeps each cycle's in SM and
+/// sequence order, and a general sort mends what an atomic (or a wider span) upsets.
+fn sort_requests(gathered: &[Request], sorted: &mut Vec<Request>, counts: &mut Vec<u32>) {
+    let key = |r: &Request| (r.cycle, r.sm, r.seq);
+    sorted.clear();
+    let (Some(first), Some(last)) = (gathered.iter().map(|r| r.cycle).min(), gathered.iter().map(|r| r.cycle).max()) else { return };
+    let span = last - first + 1;
+    if span > 4 * gathered.len() as u64 {
+        sorted.extend_from_slice(gathered);
+        sorted.sort_unstable_by_key(key);
+        return;
+    }
+    // `counts[c]`: where cycle `first + c`'s requests start.
+    counts.clear();
+    counts.resize(span as usize + 1, 0);
+    for r in gathered {
+        counts[(r.cycle - first) as usize + 1] += 1;
+    }
+    for c in 1..counts.len() {
+        counts[c] += counts[c - 1];
+    }
+    sorted.resize(gathered.len(), gathered[0]);
+    for r in gathered {
+        let at = &mut counts[(r.cycle - first) as usize];
+        sorted[*at as usize] = *r;
+        *at += 1;
+    }
+    if !sorted.is_sorted_by_key(key) {
+        sorted.sort_unstable_by_key(key);
+    }
+}
+
 /// The L2 and DRAM counters for the report.
 pub(crate) struct L2Figures {
     pub sectors: u64,
@@ -337,5 +371,42 @@ fn advance<'l>(sms: &mut [Sm<'l>], run: &[usize], ctx: &Ctx<'l>, end: u64, remai
         sms.par_iter_mut().filter(selected).for_each(|sm| sm.advance(ctx, end, remaining));
     } else {
         sms.iter_mut().filter(selected).for_each(|sm| sm.advance(ctx, end, remaining));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::ReqKind;
+
+    #[test]
+    fn requests_sort_by_cycle_sm_and_sequence() {
+        let mut next = crate::xorshift(0x2545_F491_4F6C_DD1D);
+        let (mut sorted, mut counts) = (Vec::new(), Vec::new());
+        // Windows of 265 cycles; then one spanning far more cycles than it has requests.
+        for (window, span) in [(0u64, 265u64), (1, 265), (2, 265), (3, 1_000_000)] {
+            let mut gathered = Vec::new();
+            for sm in 0..16u32 {
+                let (mut cycle, mut seq) = (window * 265, 0u64);
+                for _ in 0..next() % 40 {
+                    // An SM's requests come in (cycle, sequence) order, a few to an instruction.
+                    cycle += next() % (span / 20 + 1);
+                    seq += 2 * (1 + next() % 3);
+                    gathered.push(Request { cycle, sm, seq, line: next() % 1000, sectors: 1, kind: ReqKind::Load, tag: 0 });
+                }
+                // A held atomic runs at the boundary: its request comes last, though it issued in the
+                // cycle of one of the SM's loads, just before it (an odd sequence: no two are alike).
+                let made = gathered.iter().filter(|r| r.sm == sm).count() as u64;
+                if made > 0 && next().is_multiple_of(2) {
+                    let before = gathered[gathered.len() - 1 - (next() % made) as usize];
+                    gathered.push(Request { seq: before.seq - 1, kind: ReqKind::Atomic { ops: 1 }, tag: 1, ..before });
+                }
+            }
+            sort_requests(&gathered, &mut sorted, &mut counts);
+            let mut expected = gathered.clone();
+            expected.sort_by_key(|r| (r.cycle, r.sm, r.seq));
+            let keys = |rs: &[Request]| rs.iter().map(|r| (r.cycle, r.sm, r.seq, r.line)).collect::<Vec<_>>();
+            assert_eq!(keys(&sorted), keys(&expected), "window {window}");
+        }
     }
 }
