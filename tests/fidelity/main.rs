@@ -48,9 +48,12 @@ struct Row {
 ///
 /// At one L1 pass a cycle (lanes one float apart: 128 contiguous bytes a warp) a load is bound
 /// by issue, not by the L1: four partitions each issue a warp's LD every four cycles into the
-/// SM's one L1 pipe, and simt's partitions and pipe lose 7-11% to each other there (as its
-/// shared broadcast loses 6%), where gpu-strides measures 1.01-1.02 cycles a warp.
-const FULL_RATE_GAP: &str = "known gap: LD/ST issue and the L1 pipe both at capacity lose to each other";
+/// SM's one L1 pipe. Under `gto` a partition's warps fall into step, all waiting on their
+/// loads at once, and its LD/ST unit idles 8-12% of the time: 1.09-1.12 cycles a warp, where
+/// gpu-strides measures 1.01-1.02. Under `lrr`, which Accel-Sim's tuned configs set, the row
+/// comes to 1.01, but the FP32 roofline above the ridge then overshoots by 10-13%: NVIDIA's
+/// scheduler is neither.
+const FULL_RATE_GAP: &str = "known gap: gto's warps fall into step and leave the LD/ST unit idle (lrr: 1.01)";
 
 /// Below the ridge the roofline kernel is bound by DRAM, where its one wave of blocks, each
 /// streaming its own region (four streams a block), gets 85-88% of A100's peak (1363 GB/s at
@@ -59,9 +62,10 @@ const FULL_RATE_GAP: &str = "known gap: LD/ST issue and the L1 pipe both at capa
 const DRAM_STREAMS_GAP: &str = "known gap: DRAM-bound, per-block streams served as well as one grid-stride stream";
 
 /// V100's k-way shared conflicts take 4-6% more than k times its broadcast (16.87x for 16
-/// ways), more passes than lanes per bank; A100's take k times (15.75x). simt charges k passes
-/// (and its broadcast is 6% slower than one pass a cycle: the partition's LD/ST issue and the
-/// SM's shared pipe are both at capacity there), so its V100 ratios fall 5-11% short.
+/// ways), more passes than lanes per bank; A100's take k times (15.75x). simt charges k passes,
+/// and under `gto` its broadcast is 6% slower than one pass a cycle (warps in step, as for
+/// full-rate L1 loads; under `lrr` the V100 ratios come to 0.92-0.98 and A100's to 0.99), so
+/// its V100 ratios fall 5-11% short.
 const V100_CONFLICT_GAP: &str = "known gap: V100's conflicts cost more than a pass per lane in a bank";
 
 fn gap(row: &Row, machine: &Machine) -> Option<&'static str> {
