@@ -319,15 +319,14 @@ fn sort_requests(gathered: &[Request], sorted: &mut Vec<Request>, counts: &mut V
     let key = |r: &Request| (r.cycle, r.sm, r.seq);
     sorted.clear();
     let (Some(first), Some(last)) = (gathered.iter().map(|r| r.cycle).min(), gathered.iter().map(|r| r.cycle).max()) else { return };
-    let span = last - first + 1;
-    if span > 4 * gathered.len() as u64 {
+    if last - first >= 4 * gathered.len() as u64 {
         sorted.extend_from_slice(gathered);
         sorted.sort_unstable_by_key(key);
         return;
     }
     // `counts[c]`: where cycle `first + c`'s requests start.
     counts.clear();
-    counts.resize(span as usize + 1, 0);
+    counts.resize((last - first) as usize + 2, 0);
     for r in gathered {
         counts[(r.cycle - first) as usize + 1] += 1;
     }
@@ -408,5 +407,9 @@ mod tests {
             let keys = |rs: &[Request]| rs.iter().map(|r| (r.cycle, r.sm, r.seq, r.line)).collect::<Vec<_>>();
             assert_eq!(keys(&sorted), keys(&expected), "window {window}");
         }
+        // Cycles as far apart as they can be (a launch's cycles saturate rather than wrap).
+        let at = |cycle| Request { cycle, sm: 0, seq: 0, line: 0, sectors: 1, kind: ReqKind::Load, tag: 0 };
+        sort_requests(&[at(u64::MAX), at(0)], &mut sorted, &mut counts);
+        assert_eq!(sorted.iter().map(|r| r.cycle).collect::<Vec<_>>(), [0, u64::MAX]);
     }
 }
