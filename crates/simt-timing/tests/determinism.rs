@@ -45,7 +45,15 @@ fn one_and_two_threads_agree_exactly() {
         Some([256, 1, 1]),
         vec![int("n", n), buf("x", ArgInit::Iota(n as u64)), buf("y", ArgInit::Fill(n as u64, Literal::Float(1.0)))],
     );
-    for (file, req) in [("sgemm.s", &sgemm), ("histogram.s", &histogram), ("divergence/spinlock.s", &spin), ("saxpy.s", &saxpy)] {
+    // Enough blocks for every SM to hold eight, so that windows send L2 thousands of requests,
+    // which its shards then look up on both threads (`PARALLEL_LOOKUPS`).
+    let wide = 1 << 19;
+    let saxpy_wide = request(
+        Some([wide as u32 / 256, 1, 1]),
+        Some([256, 1, 1]),
+        vec![int("n", wide), buf("x", ArgInit::Iota(wide as u64)), buf("y", ArgInit::Fill(wide as u64, Literal::Float(1.0)))],
+    );
+    for (file, req) in [("sgemm.s", &sgemm), ("histogram.s", &histogram), ("divergence/spinlock.s", &spin), ("saxpy.s", &saxpy), ("saxpy.s", &saxpy_wide)] {
         let one = run(file, req, 1);
         let two = run(file, req, 2);
         let again = run(file, req, 2);
