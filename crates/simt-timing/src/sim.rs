@@ -602,13 +602,17 @@ impl<'l> Sm<'l> {
             let slot = &mut self.slots[s as usize];
             slot.block = bi as u32;
             slot.warp = w as u32;
-            slot.age = linear * ctx.warps_per_block as u64 + w as u64;
+            let age = linear * ctx.warps_per_block as u64 + w as u64;
+            slot.age = age;
             slot.next_issue = start;
             slot.next_issue_reason = Reason::NoWarp;
             self.reg_ready[s as usize * ctx.reg_span..(s as usize + 1) * ctx.reg_span].fill(0);
+            // Kept in age order (`gto` takes the oldest ready warp). The dispatcher hands blocks out
+            // in block order, so a new warp is the youngest: a few comparisons find its place, where
+            // sorting the list read every warp's slot.
             let p = s as usize % self.parts.len();
-            self.parts[p].slots.push(s);
-            self.parts[p].slots.sort_unstable_by_key(|&x| self.slots[x as usize].age);
+            let at = self.parts[p].slots.partition_point(|&x| self.slots[x as usize].age < age);
+            self.parts[p].slots.insert(at, s);
         }
         self.resident_warps += n as u64;
         self.blocks[bi] = Some(Resident { sim, linear, slots: slots.clone(), live: n as u32, issuable: 0 });
