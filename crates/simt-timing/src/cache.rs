@@ -248,7 +248,8 @@ impl SectorCache {
 /// that together the faults wait for each other: saxpy's first window took 21 ms on two threads,
 /// 8 on one, and 2.5 once the tags were written here.
 fn written<T: Copy>(n: usize, value: T) -> Vec<T> {
-    // Hidden from the optimiser, which would otherwise ask for zeroed memory instead of writing zeros.
+    // Hidden from the optimiser, which may turn allocating and then writing zeros into asking for
+    // zeroed memory: the very pages this avoids.
     let mut v = std::hint::black_box(Vec::with_capacity(n));
     v.resize(n, value);
     v

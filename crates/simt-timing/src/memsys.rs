@@ -386,8 +386,9 @@ impl MemorySystem {
         }
         let MemorySystem { shards, side, in_order } = self;
         let side = &side[..];
+        // Shard `s`'s next request, looked up on this thread.
         let mut next = vec![0usize; n];
-        let mut own = |s: usize, shard: &mut Shard| {
+        let mut look_up_next = |s: usize, shard: &mut Shard| {
             let j = next[s];
             next[s] += 1;
             shard.look_up_nth(requests, &mine[s], j, side)
@@ -397,7 +398,7 @@ impl MemorySystem {
         if !(parallel && n > 1 && requests.len() >= PARALLEL_LOOKUPS) {
             for r in requests {
                 let s = shard_of(r.line, n);
-                let found = own(s, &mut shards[s]);
+                let found = look_up_next(s, &mut shards[s]);
                 answered(r, in_order.answer(r, side[r.sm as usize], found));
             }
             return;
@@ -415,7 +416,7 @@ impl MemorySystem {
                 .collect();
             for r in requests {
                 let found = match shard_of(r.line, n) {
-                    0 => own(0, &mut first[0]),
+                    0 => look_up_next(0, &mut first[0]),
                     s => streams[s - 1].next(),
                 };
                 answered(r, in_order.answer(r, side[r.sm as usize], found));
