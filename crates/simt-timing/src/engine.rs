@@ -267,7 +267,7 @@ pub fn run(
             // An answer changes only its own SM, so each SM takes all of its own (in L2's order)
             // when it next advances, in parallel with the others.
             l2.answer_all(&requests, parallel, |r, at| sms[r.sm as usize].inbox.push((r.tag, at)));
-            l2.in_order.atomic_free.retain(|_, &mut free| free > end);
+            l2.end_window(end);
             // The records ran out during this window, on whichever SMs took the last ones: keep
             // only what came before it, the same whatever the thread count.
             if recording_stopped.is_none() && ctx.stopped.load(std::sync::atomic::Ordering::Relaxed) {
@@ -290,7 +290,7 @@ pub fn run(
         (None, false) => simulate()?,
     }
     let cycles = sms.iter().filter_map(|s| s.last_finish).max().map_or(0, |c| c + 1);
-    let mut report = crate::stats::report(&ctx, &launch, &occ, &mut sms, cycles, &l2_figures(&l2));
+    let mut report = crate::stats::report(&ctx, &launch, &occ, &mut sms, cycles, &l2.figures());
     report.recording_stopped = recording_stopped;
     Ok(report)
 }
@@ -318,7 +318,10 @@ fn beyond_machine(kernel: &Kernel, machine: &Machine) -> Option<Unsupported> {
 fn sort_requests(gathered: &[Request], sorted: &mut Vec<Request>, counts: &mut Vec<u32>) {
     let key = |r: &Request| (r.cycle, r.sm, r.seq);
     sorted.clear();
-    let (Some(first), Some(last)) = (gathered.iter().map(|r| r.cycle).min(), gathered.iter().map(|r| r.cycle).max()) else { return };
+    if gathered.is_empty() {
+        return;
+    }
+    let (first, last) = gathered.iter().fold((u64::MAX, 0), |(first, last), r| (first.min(r.cycle), last.max(r.cycle)));
     if last - first >= 4 * gathered.len() as u64 {
         sorted.extend_from_slice(gathered);
         sorted.sort_unstable_by_key(key);
@@ -342,19 +345,6 @@ fn sort_requests(gathered: &[Request], sorted: &mut Vec<Request>, counts: &mut V
     if !sorted.is_sorted_by_key(key) {
         sorted.sort_unstable_by_key(key);
     }
-}
-
-/// The L2 and DRAM counters for the report.
-pub(crate) struct L2Figures {
-    pub sectors: u64,
-    pub hits: u64,
-    pub dram_read: u64,
-    pub dram_write: u64,
-}
-
-fn l2_figures(l2: &MemorySystem) -> L2Figures {
-    let l2 = &l2.in_order;
-    L2Figures { sectors: l2.sectors, hits: l2.hits, dram_read: l2.dram_read, dram_write: l2.dram_write }
 }
 
 /// The fault with the lowest (cycle, SM), so the report does not depend on the thread count.

@@ -294,7 +294,7 @@ pub(crate) struct MemorySystem {
     /// The partition each SM is near.
     side: Vec<u32>,
     /// The rest, which answers requests in order once their tags are looked up.
-    pub in_order: InOrder,
+    in_order: InOrder,
 }
 
 /// The stages a request passes in the order requests come, after its L2 tags are looked up:
@@ -315,11 +315,20 @@ pub(crate) struct InOrder {
     far: u64,
     tlb_l2: u64,
     walk: u64,
-    pub atomic_free: LineMap<u64>,
+    atomic_free: LineMap<u64>,
+    counts: L2Figures,
+}
+
+/// The L2 and DRAM counters for the report.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct L2Figures {
+    /// Sectors asked of L2.
     pub sectors: u64,
+    /// Sectors L2 held (near or far).
     pub hits: u64,
-    pub far_hits: u64,
+    /// Bytes read from DRAM.
     pub dram_read: u64,
+    /// Bytes written back to DRAM.
     pub dram_write: u64,
 }
 
@@ -365,11 +374,7 @@ impl MemorySystem {
                 tlb_l2: u64::from(m.tlb.l2_latency),
                 walk: u64::from(m.tlb.walk_latency),
                 atomic_free: LineMap::default(),
-                sectors: 0,
-                hits: 0,
-                far_hits: 0,
-                dram_read: 0,
-                dram_write: 0,
+                counts: L2Figures::default(),
             },
         }
     }
@@ -424,6 +429,17 @@ impl MemorySystem {
         });
     }
 
+    /// After the boundary of the window ending at `end`: the atomic unit forgets the lines it
+    /// is done with by then, since every later request reaches L2 after `end`.
+    pub fn end_window(&mut self, end: u64) {
+        self.in_order.atomic_free.retain(|_, &mut free| free > end);
+    }
+
+    /// The counters for the report.
+    pub fn figures(&self) -> L2Figures {
+        self.in_order.counts
+    }
+
     /// The cycle the answer to `r` is usable in its SM, for one request alone.
     #[cfg(test)]
     pub fn answer(&mut self, r: &Request) -> u64 {
@@ -458,29 +474,28 @@ impl InOrder {
         let start = arrive.saturating_mul(ONE).max(self.l2_free);
         self.l2_free = start.saturating_add(self.l2_cost.saturating_mul(n));
         let looked_up = start.div_ceil(ONE) + self.slice;
-        self.sectors += n;
+        self.counts.sectors += n;
         let Found { near_hit, rest, lookup } = found;
         let mut looked_up = looked_up;
         if lookup.evicted_dirty != 0 {
             // The line is free once DRAM's write queue has taken its dirty sectors: a
             // write-heavy stream runs at DRAM's pace, not the L2's.
             let evicted = u64::from(lookup.evicted_dirty.count_ones());
-            self.dram_write += evicted * u64::from(SECTOR_BYTES);
+            self.counts.dram_write += evicted * u64::from(SECTOR_BYTES);
             let taken = self.dram.access(lookup.evicted_line, evicted, looked_up << FRAC, true);
             looked_up = looked_up.max(taken.div_ceil(ONE));
         }
         let far = if self.partitions == 0 { 0 } else { self.far };
         if r.kind == ReqKind::Store {
             // Whole sectors are written: allocated in L2 without reading DRAM, acknowledged by the near slice.
-            self.hits += n;
+            self.counts.hits += n;
             return looked_up + self.crossbar;
         }
         let far_hit = lookup.hit & !near_hit;
         let miss = u64::from((rest & !lookup.hit).count_ones());
-        self.hits += u64::from((near_hit | lookup.hit).count_ones());
-        self.far_hits += u64::from(far_hit.count_ones());
+        self.counts.hits += u64::from((near_hit | lookup.hit).count_ones());
         let mut ready = if miss > 0 {
-            self.dram_read += miss * u64::from(SECTOR_BYTES);
+            self.counts.dram_read += miss * u64::from(SECTOR_BYTES);
             let remote = if self.home(r.line) != side { far } else { 0 };
             let back = self.dram.access(r.line, miss, (looked_up + remote) << FRAC, false);
             back.div_ceil(ONE) + self.crossbar

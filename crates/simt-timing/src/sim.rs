@@ -1501,13 +1501,13 @@ pub(crate) use lanes_iter as lanes;
 /// one line serialise). Returns how many lines.
 fn coalesce(access: &simt_interp::Access, lanes: u32, tag: u64, lines: &mut [(u64, u8, u32); 32]) -> usize {
     let size = access.size.max(1);
-    let mut n = 0usize;
     if unit_stride(&access.addresses, lanes, size) {
         // The usual access: every byte from the first lane's to the last lane's end, each lane
         // inside one line (it is aligned to its size), so a line's lanes cover one run of bytes.
         let (line_bytes, size) = (u64::from(LINE_BYTES), u64::from(size));
         let mut at = u64::from(access.addresses[0]);
         let end = at + 32 * size;
+        let mut n = 0;
         while at < end {
             let line = at / line_bytes;
             let stop = end.min((line + 1) * line_bytes);

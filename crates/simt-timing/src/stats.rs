@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use simt_interp::Launch;
 use simt_isa::Unit;
 
-use crate::engine::L2Figures;
+use crate::memsys::L2Figures;
 use crate::occupancy::{Limiter, Occupancy};
 use crate::reason::Reason;
 use crate::sim::{Ctx, PipeRow, Sm, TraceRec};
