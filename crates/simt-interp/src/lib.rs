@@ -14,6 +14,7 @@
 // the cold path, so it travels by value rather than boxed.
 #![allow(clippy::result_large_err)]
 
+pub mod banks;
 mod block;
 mod directed;
 mod lanes;

@@ -26,8 +26,6 @@ pub const BUILTIN: &[(&str, &str)] = &[
 pub const LINE_BYTES: u32 = 128;
 /// Bytes of one sector, the unit a line is filled and counted in.
 pub const SECTOR_BYTES: u32 = 32;
-/// Banks of shared memory, each 4 bytes wide.
-pub const SHARED_BANKS: u32 = 32;
 
 /// A machine: everything the timing model needs to know about one GPU.
 #[derive(Clone, Debug, Deserialize, PartialEq)]

@@ -12,12 +12,13 @@ use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use simt_interp::banks::{BANKS, every_lane, shared_passes};
 use simt_interp::{BlockReason, BlockSim, Counters, Fault, Launch, Peek, Step, StepResult};
 use simt_isa::{AccessKind, AtomOp, AtomType, Flags, Form, Kernel, RZ, Space, Unit};
 use smallvec::SmallVec;
 
 use crate::cache::SectorCache;
-use crate::config::{LINE_BYTES, Machine, Policy, SECTOR_BYTES, SHARED_BANKS};
+use crate::config::{LINE_BYTES, Machine, Policy, SECTOR_BYTES};
 use crate::engine::Unsupported;
 use crate::reason::Reason;
 use crate::seed::Arbiter;
@@ -1159,7 +1160,7 @@ impl<'l> Sm<'l> {
                 match space {
                     Space::Shared => {
                         let passes = shared_passes(&access.addresses, lanes, access.size, kind == AccessKind::Atomic);
-                        let ideal = (lanes.count_ones() * access.size).div_ceil(SHARED_BANKS * 4).max(1);
+                        let ideal = (lanes.count_ones() * access.size).div_ceil(BANKS * 4).max(1);
                         self.raw.shared_accesses += 1;
                         self.raw.shared_conflicts += u64::from(passes.saturating_sub(ideal));
                         let start = (t + u64::from(extra)).max(self.shared_free);
@@ -1565,62 +1566,6 @@ fn unit_stride(addresses: &[u32; 32], lanes: u32, size: u32) -> bool {
         && first.checked_add(31 * size).is_some()
 }
 
-/// Whether `holds(lane, address)` for all 32 lanes' addresses. Every lane is asked, with no
-/// early exit, so that the compiler compares them as vectors.
-#[inline]
-fn every_lane(addresses: &[u32; 32], holds: impl Fn(u32, u32) -> bool) -> bool {
-    (0..32u32).fold(true, |all, l| all & holds(l, addresses[l as usize]))
-}
-
-/// Passes shared memory needs for one warp access: the most distinct 4-byte words any
-/// bank must deliver (lanes reading the same word share one broadcast). For atomics,
-/// also the most lanes that hit one address, since they serialise.
-pub(crate) fn shared_passes(addresses: &[u32; 32], lanes: u32, size: u32, atomic: bool) -> u32 {
-    let per_lane = size.div_ceil(4).max(1);
-    // The usual access, every lane reading the element after its left neighbour's, covers
-    // 32 x per_lane consecutive words: per_lane in each bank, no two lanes at one address.
-    // Every global access asks, so it is answered without counting words.
-    let base = addresses[0] / 4;
-    if lanes == u32::MAX && every_lane(addresses, |l, a| a / 4 == base + l * per_lane) {
-        return per_lane;
-    }
-    passes_by_bank(addresses, lanes, per_lane, atomic)
-}
-
-/// [`shared_passes`] by counting each bank's distinct words.
-fn passes_by_bank(addresses: &[u32; 32], lanes: u32, per_lane: u32, atomic: bool) -> u32 {
-    // Each bank's first word, then any other distinct words: most accesses (a broadcast, a
-    // permutation, half-warps reading one row each) never need the list of others.
-    let mut first = [0u32; SHARED_BANKS as usize];
-    let mut per_bank = [0u32; SHARED_BANKS as usize];
-    let mut others = [0u32; 128];
-    let mut n = 0;
-    for l in lanes_iter(lanes) {
-        for k in 0..per_lane {
-            let word = addresses[l] / 4 + k;
-            let bank = (word % SHARED_BANKS) as usize;
-            if per_bank[bank] == 0 {
-                first[bank] = word;
-                per_bank[bank] = 1;
-            } else if first[bank] != word && !others[..n].contains(&word) {
-                others[n] = word;
-                n += 1;
-                per_bank[bank] += 1;
-            }
-        }
-    }
-    let mut passes = per_bank.iter().copied().max().unwrap_or(1).max(1);
-    if atomic {
-        let mut most = 1;
-        for l in lanes_iter(lanes) {
-            let same = lanes_iter(lanes).filter(|&k| addresses[k] == addresses[l]).count() as u32;
-            most = most.max(same);
-        }
-        passes = passes.max(most);
-    }
-    passes
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1645,62 +1590,5 @@ mod tests {
             }
         }
         assert!(checked >= 1000, "most cases take the unit-stride path ({checked})");
-    }
-
-    #[test]
-    fn shared_bank_conflicts_and_broadcast() {
-        let stride = |s: u32| std::array::from_fn(|l| l as u32 * s);
-        assert_eq!(shared_passes(&stride(4), u32::MAX, 4, false), 1, "consecutive words: one pass");
-        assert_eq!(shared_passes(&stride(128), u32::MAX, 4, false), 32, "a 32-way conflict");
-        assert_eq!(shared_passes(&[64; 32], u32::MAX, 4, false), 1, "one word broadcast");
-        assert_eq!(shared_passes(&stride(8), u32::MAX, 4, false), 2, "stride 2 words: 2-way");
-        assert_eq!(shared_passes(&stride(16), u32::MAX, 16, false), 4, "V4: 512 bytes in four passes");
-        assert_eq!(shared_passes(&[64; 32], u32::MAX, 4, true), 32, "atomics on one address serialise");
-    }
-
-    /// The passes by their definition: each bank's distinct words, counted.
-    fn passes_counted(addresses: &[u32; 32], lanes: u32, per_lane: u32) -> u32 {
-        let mut words: Vec<u32> = lanes_iter(lanes).flat_map(|l| (0..per_lane).map(move |k| addresses[l] / 4 + k)).collect();
-        words.sort_unstable();
-        words.dedup();
-        (0..SHARED_BANKS).map(|b| words.iter().filter(|&&w| w % SHARED_BANKS == b).count() as u32).max().unwrap_or(0).max(1)
-    }
-
-    #[test]
-    fn bank_passes_are_the_most_distinct_words_of_a_bank() {
-        let mut next = crate::xorshift(0x9E37_79B9_7F4A_7C15);
-        for case in 0..20_000 {
-            let per_lane = 1 + (case % 4) as u32;
-            let (stride, base) = ((next() % 70) as u32 * 4, (next() % 4096) as u32 * 4);
-            // Strided lanes, a few of them moved elsewhere, and some repeated: broadcasts and conflicts.
-            let mut addresses: [u32; 32] = std::array::from_fn(|l| base + l as u32 * stride);
-            for _ in 0..next() % 8 {
-                addresses[(next() % 32) as usize] = (next() % 512) as u32 * 4;
-            }
-            if case % 3 == 0 {
-                for l in 16..32 {
-                    addresses[l] = addresses[l - 16];
-                }
-            }
-            let lanes = if case % 5 == 0 { next() as u32 | 1 } else { u32::MAX };
-            assert_eq!(
-                passes_by_bank(&addresses, lanes, per_lane, false),
-                passes_counted(&addresses, lanes, per_lane),
-                "{addresses:?}, lanes {lanes:#x}, {per_lane} words a lane"
-            );
-        }
-    }
-
-    #[test]
-    fn consecutive_elements_take_the_passes_counting_gives() {
-        for size in [1u32, 2, 4, 8, 12, 16] {
-            for base in [0, 2, 4, 124, 4096 + 6] {
-                let addresses = std::array::from_fn(|l| base + l as u32 * size.div_ceil(4) * 4);
-                for atomic in [false, true] {
-                    let counted = passes_by_bank(&addresses, u32::MAX, size.div_ceil(4), atomic);
-                    assert_eq!(shared_passes(&addresses, u32::MAX, size, atomic), counted, "size {size}, base {base}");
-                }
-            }
-        }
     }
 }

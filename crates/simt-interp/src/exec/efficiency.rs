@@ -5,16 +5,14 @@
 //! their lanes touch, against the ideal for the bytes moved (perfectly contiguous and
 //! aligned); SHARED accesses count the passes 32 banks of 4 bytes need (n distinct
 //! words in one bank take n passes; lanes reading the same word share one, a
-//! broadcast); atomics count how many lanes hit the same address, which serialises
+//! broadcast; wide accesses go in parts, see [`crate::banks`]); atomics count how many lanes hit the same address, which serialises
 //! them. No timing model is involved: this is what the addresses say.
 
 use simt_isa::Space;
 
+use crate::banks::shared_passes;
 use crate::exec::lanes;
 use crate::exec::memory::MemOp;
-
-/// The bank of a 4-byte word of shared memory.
-const BANKS: u32 = 32;
 
 /// The memory-efficiency counts of one pc.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -95,28 +93,8 @@ pub(crate) fn account(c: &mut MemCounts, space: Space, atomic: bool, exec: u32, 
             c.ideal_lines += bytes.div_ceil(128);
         }
         Space::Shared => {
-            // Words per lane: sub-word accesses touch one word.
-            let per_lane = size.div_ceil(4);
-            let mut words = [0u32; 128];
-            let mut n = 0;
-            for l in lanes(exec) {
-                for k in 0..per_lane {
-                    words[n] = (addrs[l] >> 2) + k;
-                    n += 1;
-                }
-            }
-            let words = &mut words[..n];
-            words.sort_unstable();
-            let mut per_bank = [0u32; BANKS as usize];
-            let mut last = None;
-            for &w in words.iter() {
-                if last != Some(w) {
-                    per_bank[(w % BANKS) as usize] += 1;
-                    last = Some(w);
-                }
-            }
-            c.passes += u64::from(per_bank.iter().copied().max().unwrap_or(0));
-            c.ideal_passes += (u64::from(active) * u64::from(per_lane) * 4).div_ceil(128);
+            c.passes += u64::from(shared_passes(addrs, exec, size, false));
+            c.ideal_passes += (u64::from(active) * u64::from(size.div_ceil(4)) * 4).div_ceil(128);
         }
         Space::Param => {}
     }
