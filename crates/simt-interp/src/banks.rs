@@ -15,6 +15,7 @@ pub const BANKS: u32 = 32;
 /// a broadcast). When every active lane reads what its neighbour `n ^ 1` or `n ^ 2` reads, two
 /// lanes' data pack into one return and the parts are twice as wide (the same post). For
 /// atomics, also the most lanes that hit one address, since they serialise.
+#[inline]
 pub fn shared_passes(addresses: &[u32; 32], lanes: u32, size: u32, atomic: bool) -> u32 {
     let per_lane = size.div_ceil(4).max(1);
     // The usual access, every lane reading the element after its left neighbour's, covers
@@ -126,7 +127,6 @@ mod tests {
         assert_eq!(shared_passes(&pairs, 0x5555_5555, 16, false), 2, "every other lane");
         let mut broken = pairs;
         broken[5] = 4 * 16; // element 4: banks its quarter leaves free, so no conflict either
-
         assert_eq!(shared_passes(&broken, u32::MAX, 16, false), 4, "one lane apart from its partner");
     }
 
