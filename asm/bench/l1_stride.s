@@ -1,21 +1,25 @@
 // l1_stride: L1 load throughput against the stride between lanes, after gpu-benches'
-// gpu-strides `strideKernel` (one block of 1024 threads on one SM). Thread t reads the
-// floats at A + (t % 64) * stride + 0, 4, 8, ... 28, eight loads a turn, and folds them
-// into a sum with FFMAs, as that kernel does; every load after the first turn hits L1.
-// A warp's load spans 32 * stride floats: stride 1 is one 128-byte line, stride 8 is
-// eight lines, stride 32 or more is a line per lane. Cycles per warp load are the
-// kernel's cycles over its warp loads (32 warps x 8 x `turns`).
+// gpu-strides `strideKernel` (one block of 1024 threads on one SM), for floats or, with
+// `double` = 1, doubles. Thread t reads the elements at A + (t % 64) * stride + 0, 4, 8,
+// ... 28, eight loads a turn, and folds them into a sum with FFMAs (DFMAs), as that kernel
+// does; every load after the first turn hits L1. A warp's load of floats spans 32 * stride
+// floats: stride 1 is one 128-byte line, stride 8 is eight lines, stride 32 or more is a
+// line per lane. Cycles per warp load are the kernel's cycles over its warp loads (32 warps
+// x 8 x `turns`).
 //
-// Try it (stride 4: four lines per warp load):
+// Try it (stride 4: four lines per warp load; then doubles, eight lines):
 //   simt run asm/bench/l1_stride.s --timing a100 --arg stride=4
+//   simt run asm/bench/l1_stride.s --timing a100 --arg stride=4 --arg double=1 --arg 'a=zeros(4224)'
 .kernel l1_stride
-.param .u32 stride                  // floats between neighbouring lanes
+.param .u32 stride                  // elements between neighbouring lanes
 .param .u32 turns                   // turns of eight loads per thread
-.param .ptr.f32 a                   // 64 x stride + 32 floats
+.param .u32 double                  // 1: the elements are doubles
+.param .ptr.f32 a                   // 64 x stride + 32 elements
 .param .ptr.f32 sum                 // one word: written only if a sum is 123 (never)
 .launch grid(1) block(1024)
 .arg stride = 1
 .arg turns = 64
+.arg double = 0
 .arg a = zeros(2112)
 .arg sum = zeros(1)
 
@@ -24,10 +28,13 @@
     LD.PARAM.U32 R1, [stride]
     LD.PARAM.U32 R2, [turns]
     LD.PARAM.U32 R3, [a]
+    LD.PARAM.U32 R9, [double]
     IMUL    R4, R0, R1
+    MOV     R7, 0                   // turns done
+    ISETP.NE.U32 P2, R9, 0
+@P2 BRA     DOUBLES
     LEA     R5, R4, R3, 2           // this thread's first float
     MOV     R6, 0                   // the sum
-    MOV     R7, 0                   // turns done
 TURN:
     LD.GLOBAL.F32 R10, [R5]
     LD.GLOBAL.F32 R11, [R5+16]
@@ -49,3 +56,24 @@ TURN:
     LD.PARAM.U32 R8, [sum]
     ST.GLOBAL.F32 [R8], R6
     EXIT
+DOUBLES:
+    LEA     R5, R4, R3, 3           // this thread's first double
+    MOV     R26, 0                  // the sum, a double in R26:R27
+    MOV     R27, 0
+DTURN:
+    LD.GLOBAL.F64 R10, [R5]
+    LD.GLOBAL.F64 R12, [R5+32]
+    LD.GLOBAL.F64 R14, [R5+64]
+    LD.GLOBAL.F64 R16, [R5+96]
+    LD.GLOBAL.F64 R18, [R5+160]
+    LD.GLOBAL.F64 R20, [R5+128]
+    LD.GLOBAL.F64 R22, [R5+192]
+    LD.GLOBAL.F64 R24, [R5+224]
+    DFMA    R26, R10, R12, R26
+    DFMA    R26, R14, R16, R26
+    DFMA    R26, R18, R20, R26
+    DFMA    R26, R22, R24, R26
+    IADD    R7, R7, 1
+    ISETP.LT.U32 P0, R7, R2
+@P0 BRA     DTURN
+    EXIT                            // the sum never is 123: gpu-strides would store nothing

@@ -105,7 +105,7 @@ fn gap(row: &Row, machine: &Machine) -> Option<&'static str> {
     match row.bench {
         Bench::SharedWays { width: 2.., ways: 1, share: 2.. } => Some(PACKED_GAP),
         Bench::SharedWays { ways: 1, share: 1, .. } if machine.name == "a100" => Some(A100_DISTINCT_GAP),
-        Bench::L1Stride { floats: 1 } => Some(FULL_RATE_GAP),
+        Bench::L1Stride { stride: 1, double: false } => Some(FULL_RATE_GAP),
         Bench::AtomicChain => Some(ATOMIC_LATENCY_GAP),
         Bench::SharedRead { .. } => Some(L2_LINK_GAP),
         Bench::SharedWays { ways: 2.., .. } if machine.name == "v100" => Some(V100_CONFLICT_GAP),
@@ -124,8 +124,8 @@ enum Bench {
     /// A stream kernel at full occupancy: bytes moved over time, as a fraction of peak DRAM bandwidth.
     Streaming(Stream),
     /// gpu-strides: cycles per warp load of one block of 1024 threads whose lanes read floats
-    /// `floats` apart, every load an L1 hit.
-    L1Stride { floats: u32 },
+    /// (or doubles) `stride` elements apart, every load an L1 hit.
+    L1Stride { stride: u32, double: bool },
     /// gpu-roofline in single precision at full occupancy with `its` FFMAs per element read:
     /// flops over time as a fraction of the FP32 peak.
     Roofline { its: u32 },
@@ -171,7 +171,20 @@ fn rows() -> Vec<Row> {
     use Bench::*;
     let chase = |machine, bytes, published, file: &str, calibrated| Row { machine, bench: Chase { bytes }, published, source: file.into(), calibrated };
     let stream = |machine, s, published, source: &str, calibrated| Row { machine, bench: Streaming(s), published, source: source.into(), calibrated };
-    let l1 = |machine, floats, published, source: &str| Row { machine, bench: L1Stride { floats }, published, source: source.into(), calibrated: false };
+    let l1 = |machine, stride, published, source: &str| Row {
+        machine,
+        bench: L1Stride { stride, double: false },
+        published,
+        source: source.into(),
+        calibrated: false,
+    };
+    let l1d = |machine, stride, published, source: &str| Row {
+        machine,
+        bench: L1Stride { stride, double: true },
+        published,
+        source: source.into(),
+        calibrated: false,
+    };
     // gpu-roofline's GF/s over A100's FP32 peak: 108 SMs x 64 lanes x 2 flops x 1.41 GHz.
     let roof = |machine, its, gflops: f64, source: &str| Row {
         machine,
@@ -235,6 +248,19 @@ fn rows() -> Vec<Row> {
         l1("h100", 2, 2.01, "gpu-strides/h200.txt:4, float stride 2 (H200)"),
         l1("h100", 4, 4.01, "gpu-strides/h200.txt:6, float stride 4 (H200)"),
         l1("h100", 8, 8.0, "gpu-strides/h200.txt:10, float stride 8 (H200)"),
+        l1d("a100", 1, 2.01, "gpu-strides/a100.txt:86, double stride 1"),
+        l1d("a100", 2, 4.00, "gpu-strides/a100.txt:87, double stride 2"),
+        l1d("a100", 4, 8.0, "gpu-strides/a100.txt:89, double stride 4"),
+        l1d("a100", 6, 4.00, "gpu-strides/a100.txt:91, double stride 6"),
+        l1d("a100", 8, 16.0, "gpu-strides/a100.txt:93, double stride 8"),
+        l1d("a100", 12, 8.0, "gpu-strides/a100.txt:97, double stride 12"),
+        l1d("a100", 16, 32.0, "gpu-strides/a100.txt:101, double stride 16"),
+        l1d("h100", 1, 2.01, "gpu-strides/h200.txt:20, double stride 1 (H200)"),
+        l1d("h100", 2, 4.01, "gpu-strides/h200.txt:21, double stride 2 (H200)"),
+        l1d("h100", 4, 8.0, "gpu-strides/h200.txt:23, double stride 4 (H200)"),
+        l1d("h100", 6, 4.01, "gpu-strides/h200.txt:25, double stride 6 (H200)"),
+        l1d("h100", 8, 16.0, "gpu-strides/h200.txt:27, double stride 8 (H200)"),
+        l1d("h100", 12, 8.0, "gpu-strides/h200.txt:31, double stride 12 (H200)"),
         roof("a100", 24, 8263.0, "gpu-roofline/alex_a100_40.txt:29, 6.25 flops/byte, 8263 GF/s"),
         roof("a100", 56, 16384.0, "gpu-roofline/alex_a100_40.txt:56, 14.25 flops/byte, 16384 GF/s"),
         roof("a100", 72, 17074.0, "gpu-roofline/alex_a100_40.txt:65, 18.25 flops/byte, 17074 GF/s"),
@@ -456,14 +482,21 @@ fn stream(machine: &Machine, kind: Stream) -> f64 {
 
 /// Cycles per warp load of `l1_stride.s` on one SM of `machine`: one block of 1024 threads
 /// reading floats `floats` apart, as gpu-strides' kernel does.
-fn l1_stride(machine: &Machine, floats: u32) -> f64 {
+fn l1_stride(machine: &Machine, stride: u32, double: bool) -> f64 {
     let mut one = machine.clone();
     one.sm.count = 1;
     let turns = 256;
+    let words = (64 * u64::from(stride) + 32) * if double { 2 } else { 1 };
     let req = request(
         Some([1, 1, 1]),
         Some([1024, 1, 1]),
-        vec![int("stride", i64::from(floats)), int("turns", turns), buf("a", ArgInit::Zeros(64 * u64::from(floats) + 32)), buf("sum", ArgInit::Zeros(1))],
+        vec![
+            int("stride", i64::from(stride)),
+            int("turns", turns),
+            int("double", i64::from(double)),
+            buf("a", ArgInit::Zeros(words)),
+            buf("sum", ArgInit::Zeros(1)),
+        ],
     );
     let (report, _) = timed(&load("bench/l1_stride.s"), &one, &req, TimingOptions::default());
     // 32 warps, eight loads a turn; the first turn's misses are a few hundred cycles of the total.
@@ -628,9 +661,10 @@ fn published_measurements_within_tolerance_and_docs_current() {
                     };
                     (label, f, (format!("{:.1}% of peak", 100.0 * f), format!("{:.1}% of peak", 100.0 * row.published)))
                 }
-                Bench::L1Stride { floats } => {
-                    let c = l1_stride(&m, floats);
-                    (format!("L1 loads, lanes {floats} floats apart"), c, (format!("{c:.2} cycles"), format!("{:.2} cycles", row.published)))
+                Bench::L1Stride { stride, double } => {
+                    let c = l1_stride(&m, stride, double);
+                    let element = if double { "doubles" } else { "floats" };
+                    (format!("L1 loads, lanes {stride} {element} apart"), c, (format!("{c:.2} cycles"), format!("{:.2} cycles", row.published)))
                 }
                 Bench::SharedWays { width, ways, share } => {
                     let r = shared_ways(&m, width, ways, share) as f64 / *broadcast.get_or_insert_with(|| shared_ways(&m, 1, 1, 32)) as f64;
