@@ -27,10 +27,16 @@ const SHM_MICROBENCH: &str = "gpu_shm_microbench 494095b";
 /// accel-sim-framework (github.com/accel-sim/accel-sim-framework, commit
 /// 2260456ea5e6a1420f5734f145a4b7d8ab1d4737).
 const ACCEL_SIM_TUNER: &str = "accel-sim-framework 2260456";
+/// NVIDIA-Hopper-Benchmark, the code of Luo et al.'s Hopper studies (github.com/HPMLL/NVIDIA-Hopper-Benchmark,
+/// commit ded6f5765ad1b6e58573abb7cfe9c9b10a1719a7): its `RegularUnits/random_latency`, gpu-latency's chase at a
+/// 128-byte stride, measured on an A100 PCIe (1395 MHz) and an H800 PCIe (1755 MHz: the H100's SM and L2).
+const HOPPER_BENCH: &str = "NVIDIA-Hopper-Benchmark ded6f57";
 
 /// The repository and commit a row's figure comes from.
 fn origin(bench: Bench) -> &'static str {
     match bench {
+        // gpu-latency chases at a 64-byte stride, random_latency at 128.
+        Bench::Chase { stride: 128, .. } => HOPPER_BENCH,
         Bench::SharedWays { .. } => SHM_MICROBENCH,
         Bench::MmaChain { .. } | Bench::AtomicChain => ACCEL_SIM_TUNER,
         _ => GPU_BENCHES,
@@ -120,7 +126,7 @@ fn gap(row: &Row, machine: &Machine) -> Option<&'static str> {
 #[derive(Clone, Copy)]
 enum Bench {
     /// A random pointer chase over `bytes` at 64-byte stride (gpu-latency's pattern).
-    Chase { bytes: u64 },
+    Chase { bytes: u64, stride: u64 },
     /// A stream kernel at full occupancy: bytes moved over time, as a fraction of peak DRAM bandwidth.
     Streaming(Stream),
     /// gpu-strides: cycles per warp load of one block of 1024 threads whose lanes read floats
@@ -169,7 +175,11 @@ const GB: u64 = 1024 * MB;
 /// bandwidth per SM makes the fractions incomparable, so h100 has no such rows).
 fn rows() -> Vec<Row> {
     use Bench::*;
-    let chase = |machine, bytes, published, file: &str, calibrated| Row { machine, bench: Chase { bytes }, published, source: file.into(), calibrated };
+    let chase =
+        |machine, bytes, published, file: &str, calibrated| Row { machine, bench: Chase { bytes, stride: 64 }, published, source: file.into(), calibrated };
+    // random_latency's chase at the power of two nearest its footprint: a second source for the plateaus.
+    let chase128 =
+        |machine, bytes, published, file: &str| Row { machine, bench: Chase { bytes, stride: 128 }, published, source: file.into(), calibrated: false };
     let stream = |machine, s, published, source: &str, calibrated| Row { machine, bench: Streaming(s), published, source: source.into(), calibrated };
     let l1 = |machine, stride, published, source: &str| Row {
         machine,
@@ -237,6 +247,14 @@ fn rows() -> Vec<Row> {
         stream("h100", Stream::Init, 2016.0 / 2039.0, "gpu-stream/h100_pcie.txt, init 2016 GB/s (PCIe)", false),
         stream("h100", Stream::Copy, 1704.0 / 2039.0, "gpu-stream/h100_pcie.txt, scale 1704 GB/s (PCIe)", false),
         stream("h100", Stream::Triad, 1832.0 / 2039.0, "gpu-stream/h100_pcie.txt, triad 1832 GB/s (PCIe)", false),
+        chase128("a100", 128 * KB, 32.8, "RegularUnits/random_latency/a100_pcie.txt:23, 130 kB (A100 PCIe)"),
+        chase128("a100", 16 * MB, 202.8, "RegularUnits/random_latency/a100_pcie.txt:132, 16385 kB (A100 PCIe)"),
+        chase128("a100", 64 * MB, 561.5, "RegularUnits/random_latency/a100_pcie.txt:167, 64947 kB (A100 PCIe)"),
+        chase128("a100", GB, 566.2, "RegularUnits/random_latency/a100_pcie.txt:188, 1124759 kB (A100 PCIe)"),
+        chase128("h100", 128 * KB, 32.3, "RegularUnits/random_latency/h800_pcie.txt:23, 130 kB (H800 PCIe)"),
+        chase128("h100", 16 * MB, 264.5, "RegularUnits/random_latency/h800_pcie.txt:132, 16385 kB (H800 PCIe)"),
+        chase128("h100", 64 * MB, 645.5, "RegularUnits/random_latency/h800_pcie.txt:167, 64947 kB (H800 PCIe)"),
+        chase128("h100", GB, 655.4, "RegularUnits/random_latency/h800_pcie.txt:188, 1124759 kB (H800 PCIe)"),
         l1("a100", 1, 1.02, "gpu-strides/a100.txt:20, float stride 1"),
         l1("a100", 2, 2.00, "gpu-strides/a100.txt:21, float stride 2"),
         l1("a100", 4, 4.00, "gpu-strides/a100.txt:23, float stride 4"),
@@ -646,9 +664,10 @@ fn published_measurements_within_tolerance_and_docs_current() {
         let mut broadcast = None;
         for row in rows.iter().filter(|r| r.machine == name) {
             let (what, simt, shown) = match row.bench {
-                Bench::Chase { bytes } => {
-                    let c = chase(&m, bytes, 64);
-                    (format!("chase {}", size(bytes)), c, (format!("{c:.1} cycles"), format!("{:.1} cycles", row.published)))
+                Bench::Chase { bytes, stride } => {
+                    let c = chase(&m, bytes, stride);
+                    let what = if stride == 64 { format!("chase {}", size(bytes)) } else { format!("chase {}, {stride}-byte stride", size(bytes)) };
+                    (what, c, (format!("{c:.1} cycles"), format!("{:.1} cycles", row.published)))
                 }
                 Bench::Streaming(kind) => {
                     let f = stream(&m, kind);
