@@ -177,7 +177,8 @@ fn rows() -> Vec<Row> {
     use Bench::*;
     let chase =
         |machine, bytes, published, file: &str, calibrated| Row { machine, bench: Chase { bytes, stride: 64 }, published, source: file.into(), calibrated };
-    // random_latency's chase at the power of two nearest its footprint: a second source for the plateaus.
+    // random_latency's chase: a second source for the plateaus, at the power of two nearest its
+    // footprint, or at its own beyond 1 GB.
     let chase128 =
         |machine, bytes, published, file: &str| Row { machine, bench: Chase { bytes, stride: 128 }, published, source: file.into(), calibrated: false };
     let stream = |machine, s, published, source: &str, calibrated| Row { machine, bench: Streaming(s), published, source: source.into(), calibrated };
@@ -251,10 +252,12 @@ fn rows() -> Vec<Row> {
         chase128("a100", 16 * MB, 202.8, "RegularUnits/random_latency/a100_pcie.txt:132, 16385 kB (A100 PCIe)"),
         chase128("a100", 64 * MB, 561.5, "RegularUnits/random_latency/a100_pcie.txt:167, 64947 kB (A100 PCIe)"),
         chase128("a100", GB, 566.2, "RegularUnits/random_latency/a100_pcie.txt:188, 1124759 kB (A100 PCIe)"),
+        chase128("a100", 1754630 * KB, 566.3, "RegularUnits/random_latency/a100_pcie.txt:189, 1754630 kB (A100 PCIe)"),
         chase128("h100", 128 * KB, 32.3, "RegularUnits/random_latency/h800_pcie.txt:23, 130 kB (H800 PCIe)"),
         chase128("h100", 16 * MB, 264.5, "RegularUnits/random_latency/h800_pcie.txt:132, 16385 kB (H800 PCIe)"),
         chase128("h100", 64 * MB, 645.5, "RegularUnits/random_latency/h800_pcie.txt:167, 64947 kB (H800 PCIe)"),
         chase128("h100", GB, 655.4, "RegularUnits/random_latency/h800_pcie.txt:188, 1124759 kB (H800 PCIe)"),
+        chase128("h100", 1754630 * KB, 656.3, "RegularUnits/random_latency/h800_pcie.txt:189, 1754630 kB (H800 PCIe)"),
         l1("a100", 1, 1.02, "gpu-strides/a100.txt:20, float stride 1"),
         l1("a100", 2, 2.00, "gpu-strides/a100.txt:21, float stride 2"),
         l1("a100", 4, 4.00, "gpu-strides/a100.txt:23, float stride 4"),
@@ -784,9 +787,10 @@ fn published_measurements_within_tolerance_and_docs_current() {
 }
 
 fn size(bytes: u64) -> String {
-    match bytes {
-        b if b >= GB => format!("{} GB", b / GB),
-        b if b >= MB => format!("{} MB", b / MB),
-        b => format!("{} KB", b / KB),
-    }
+    let (unit, name) = match bytes {
+        b if b >= GB => (GB, "GB"),
+        b if b >= MB => (MB, "MB"),
+        _ => (KB, "KB"),
+    };
+    if bytes.is_multiple_of(unit) { format!("{} {name}", bytes / unit) } else { format!("{:.2} {name}", bytes as f64 / unit as f64) }
 }
