@@ -181,6 +181,9 @@ mod tests {
         assert_eq!(one(Space::Shared, false, |l| 8 * l, 4).passes, 2, "stride 2: a 2-way conflict");
         let c = one(Space::Shared, false, |l| 16 * l, 16);
         assert_eq!((c.passes, c.ideal_passes), (4, 4), "16-byte accesses take four passes however laid out");
+        // The report counts what the timing backend charges: a float4 2-way conflict in quarter warps.
+        let c = one(Space::Shared, false, |l| 16 * ((l % 2) * 32 + l / 2), 16);
+        assert_eq!((c.passes, c.ideal_passes), (8, 4), "a 2-way conflict of float4s, a quarter warp at a time");
     }
 
     /// Found by the `run_bytecode` fuzzer: a lane's last byte past 2^32 overflowed.
