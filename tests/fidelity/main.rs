@@ -175,45 +175,20 @@ const GB: u64 = 1024 * MB;
 /// bandwidth per SM makes the fractions incomparable, so h100 has no such rows).
 fn rows() -> Vec<Row> {
     use Bench::*;
-    let chase =
-        |machine, bytes, published, file: &str, calibrated| Row { machine, bench: Chase { bytes, stride: 64 }, published, source: file.into(), calibrated };
+    let held = |machine, bench, published, source: &str| Row { machine, bench, published, source: source.into(), calibrated: false };
+    let chase = |machine, bytes, published, file: &str, calibrated| Row { calibrated, ..held(machine, Chase { bytes, stride: 64 }, published, file) };
     // random_latency's chase: a second source for the plateaus, at the power of two nearest its
     // footprint, or at its own beyond 1 GB.
-    let chase128 =
-        |machine, bytes, published, file: &str| Row { machine, bench: Chase { bytes, stride: 128 }, published, source: file.into(), calibrated: false };
-    let stream = |machine, s, published, source: &str, calibrated| Row { machine, bench: Streaming(s), published, source: source.into(), calibrated };
-    let l1 = |machine, stride, published, source: &str| Row {
-        machine,
-        bench: L1Stride { stride, double: false },
-        published,
-        source: source.into(),
-        calibrated: false,
-    };
-    let l1d = |machine, stride, published, source: &str| Row {
-        machine,
-        bench: L1Stride { stride, double: true },
-        published,
-        source: source.into(),
-        calibrated: false,
-    };
+    let chase128 = |machine, bytes, published, file| held(machine, Chase { bytes, stride: 128 }, published, file);
+    let stream = |machine, s, published, source, calibrated| Row { calibrated, ..held(machine, Streaming(s), published, source) };
+    let l1 = |machine, stride, published, source| held(machine, L1Stride { stride, double: false }, published, source);
+    let l1d = |machine, stride, published, source| held(machine, L1Stride { stride, double: true }, published, source);
     // gpu-roofline's GF/s over A100's FP32 peak: 108 SMs x 64 lanes x 2 flops x 1.41 GHz.
-    let roof = |machine, its, gflops: f64, source: &str| Row {
-        machine,
-        bench: Roofline { its },
-        published: gflops / 19491.84,
-        source: source.into(),
-        calibrated: false,
-    };
+    let roof = |machine, its, gflops: f64, source| held(machine, Roofline { its }, gflops / 19491.84, source);
     // cuda-incore's example table (V100 PCIe: the SXM2's SM), rows 1-32 warps, columns 1-8
     // chains; one chain on one warp is `latency.fp64` restated, so that cell is left out.
-    let mma = |warps, f16acc, published, source: &str, calibrated| Row {
-        machine: "v100",
-        bench: MmaChain { warps, f16acc },
-        published,
-        source: source.into(),
-        calibrated,
-    };
-    let dfma = |warps, ilp, published, source: &str| Row { machine: "v100", bench: Dfma { warps, ilp }, published, source: source.into(), calibrated: false };
+    let dfma = |warps, ilp, published, source| held("v100", Dfma { warps, ilp }, published, source);
+    let mma = |warps, f16acc, published, source, calibrated| Row { calibrated, ..held("v100", MmaChain { warps, f16acc }, published, source) };
     let mut rows = vec![
         chase("v100", 64 * KB, 30.1, "gpu-latency/v100.txt, 62 KB", false),
         chase("v100", 4 * MB, 215.0, "gpu-latency/v100.txt, 3938 KB", true),
@@ -298,33 +273,20 @@ fn rows() -> Vec<Row> {
         mma(1, true, 33.0029, "util/tuner/GPU_Microbenchmark/output.file:506, tensor_lat_half, f16 accumulate", true),
         mma(32, false, 478.728, "util/tuner/GPU_Microbenchmark/output.file:490, tensor_bw_half, f32 accumulate", false),
         mma(32, true, 509.426, "util/tuner/GPU_Microbenchmark/output.file:496, tensor_bw_half, f16 accumulate", false),
-        Row {
-            machine: "v100",
-            bench: AtomicChain,
-            published: 243.627,
-            source: "util/tuner/GPU_Microbenchmark/output.file:32, atomic_add_lat".into(),
-            calibrated: false,
-        },
-        Row {
-            machine: "a100",
-            bench: SharedRead { permille: 1111 },
-            published: 3090.5 / 4644.9,
-            source: "gpu-cache/a100_80.txt:67 over :66, 22764 kB over 19456 kB (20 MB a partition), 3090.5 / 4644.9 GB/s".into(),
-            calibrated: false,
-        },
-        Row {
-            machine: "a100",
-            bench: SharedRead { permille: 1300 },
-            published: 2448.7 / 4644.9,
-            source: "gpu-cache/a100_80.txt:68 over :66, 26632 kB over 19456 kB, 2448.7 / 4644.9 GB/s".into(),
-            calibrated: false,
-        },
+        held("v100", AtomicChain, 243.627, "util/tuner/GPU_Microbenchmark/output.file:32, atomic_add_lat"),
+        held(
+            "a100",
+            SharedRead { permille: 1111 },
+            3090.5 / 4644.9,
+            "gpu-cache/a100_80.txt:67 over :66, 22764 kB over 19456 kB (20 MB a partition), 3090.5 / 4644.9 GB/s",
+        ),
+        held("a100", SharedRead { permille: 1300 }, 2448.7 / 4644.9, "gpu-cache/a100_80.txt:68 over :66, 26632 kB over 19456 kB, 2448.7 / 4644.9 GB/s"),
     ];
     // gpu_shm_microbench's milliseconds over its float broadcast's (README.md:20).
     for (machine, column, broadcast) in [("a100", 0, 88.58), ("v100", 1, 109.47)] {
         for &(width, ways, share, line, ms) in SHARED_TABLE {
             let source = format!("README.md:{line} over :20, {} / {broadcast} ms", ms[column]);
-            rows.push(Row { machine, bench: SharedWays { width, ways, share }, published: ms[column] / broadcast, source, calibrated: false });
+            rows.push(held(machine, SharedWays { width, ways, share }, ms[column] / broadcast, &source));
         }
     }
     rows
