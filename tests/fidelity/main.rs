@@ -103,6 +103,12 @@ const ATOMIC_LATENCY_GAP: &str = "known gap: no latency of L2's atomic unit (the
 /// with the footprint, where LRU would miss every near copy at once), neither published.
 const L2_LINK_GAP: &str = "known gap: a far-partition hit costs latency here, not link bandwidth";
 
+/// simt times DDIV and DSQRT as one instruction of the SFU class (20 cycles on `v100`). On the
+/// GPU `div.rn.f64` and `sqrt.rn.f64` are subroutines (a MUFU approximation refined by DFMA
+/// steps): cuda-incore measures 112 and 101 cycles for one warp's chain, whatever its ILP, and
+/// one every 7.5 and 9.6 cycles for the SM, so simt runs them 3-4 times too fast.
+const DIV_SEQUENCE_GAP: &str = "known gap: DDIV/DSQRT are one SFU instruction here, a subroutine on the GPU";
+
 /// On A100 a pass over distinct words takes about 10% longer than a broadcast's (floats: 1.10x
 /// consecutive, 1.00x on V100); simt charges a cycle a pass either way.
 const A100_DISTINCT_GAP: &str = "known gap: A100's passes over distinct words take 10% longer than a broadcast's";
@@ -113,6 +119,7 @@ fn gap(row: &Row, machine: &Machine) -> Option<&'static str> {
         Bench::SharedWays { ways: 1, share: 1, .. } if machine.name == "a100" => Some(A100_DISTINCT_GAP),
         Bench::L1Stride { stride: 1, double: false } => Some(FULL_RATE_GAP),
         Bench::AtomicChain => Some(ATOMIC_LATENCY_GAP),
+        Bench::DivChain { .. } => Some(DIV_SEQUENCE_GAP),
         Bench::SharedRead { .. } => Some(L2_LINK_GAP),
         Bench::SharedWays { ways: 2.., .. } if machine.name == "v100" => Some(V100_CONFLICT_GAP),
         Bench::Roofline { its } => {
@@ -141,6 +148,9 @@ enum Bench {
     /// cuda-incore: cycles per DFMA of one block of `warps` warps, each running `ilp`
     /// independent dependent chains.
     Dfma { warps: u32, ilp: u32 },
+    /// cuda-incore: cycles per step of one block of `warps` warps, each one dependent chain of
+    /// t = 0.1 / (t + 0.2), or t = sqrt(t + 0.2) with `sqrt`: a DADD and a DDIV (DSQRT).
+    DivChain { warps: u32, sqrt: bool },
     /// Accel-Sim's tensor_bw_half and tensor_lat_half: one block of `warps` warps, each a chain
     /// of dependent wmma m16n16k16 accumulating in f16 (`f16acc`) or f32; cycles per wmma for
     /// one warp, MACs a cycle for more.
@@ -188,6 +198,7 @@ fn rows() -> Vec<Row> {
     // cuda-incore's example table (V100 PCIe: the SXM2's SM), rows 1-32 warps, columns 1-8
     // chains; one chain on one warp is `latency.fp64` restated, so that cell is left out.
     let dfma = |warps, ilp, published, source| held("v100", Dfma { warps, ilp }, published, source);
+    let div = |warps, sqrt, published, source| held("v100", DivChain { warps, sqrt }, published, source);
     let mma = |warps, f16acc, published, source, calibrated| Row { calibrated, ..held("v100", MmaChain { warps, f16acc }, published, source) };
     let mut rows = vec![
         chase("v100", 64 * KB, 30.1, "gpu-latency/v100.txt, 62 KB", false),
@@ -269,6 +280,12 @@ fn rows() -> Vec<Row> {
         dfma(8, 2, 1.05, "README.md:228, cuda-incore DFMA, 8 warps, ILP 2"),
         dfma(32, 1, 1.03, "README.md:230, cuda-incore DFMA, 32 warps, ILP 1"),
         dfma(32, 2, 1.04, "README.md:230, cuda-incore DFMA, 32 warps, ILP 2"),
+        div(1, false, 111.55, "README.md:233, cuda-incore DDIV, 1 warp, ILP 1"),
+        div(4, false, 27.88, "README.md:235, cuda-incore DDIV, 4 warps, ILP 1"),
+        div(32, false, 7.51, "README.md:238, cuda-incore DDIV, 32 warps, ILP 1"),
+        div(1, true, 101.26, "README.md:241, cuda-incore DSQRT, 1 warp, ILP 1"),
+        div(4, true, 25.31, "README.md:243, cuda-incore DSQRT, 4 warps, ILP 1"),
+        div(32, true, 9.61, "README.md:246, cuda-incore DSQRT, 32 warps, ILP 1"),
         mma(1, false, 35.3523, "util/tuner/GPU_Microbenchmark/output.file:501, tensor_lat_half, f32 accumulate", true),
         mma(1, true, 33.0029, "util/tuner/GPU_Microbenchmark/output.file:506, tensor_lat_half, f16 accumulate", true),
         mma(32, false, 478.728, "util/tuner/GPU_Microbenchmark/output.file:490, tensor_bw_half, f32 accumulate", false),
@@ -563,6 +580,16 @@ fn shared_read(machine: &Machine, permille: u64) -> f64 {
     (n * 8 * u64::from(m.sm.count) * passes) as f64 / (cycles(1 + passes as i64) - cycles(1)) as f64
 }
 
+/// Cycles per step of `ddiv_chain.s` on one SM of `machine`: one block of `warps` warps.
+fn div_chain(machine: &Machine, warps: u32, sqrt: bool) -> f64 {
+    let mut one = machine.clone();
+    one.sm.count = 1;
+    let reps = 16;
+    let req = request(Some([1, 1, 1]), Some([32 * warps, 1, 1]), vec![int("reps", reps), int("sqrt", i64::from(sqrt))]);
+    let (report, _) = timed(&load("bench/ddiv_chain.s"), &one, &req, TimingOptions::default());
+    report.stats.cycles as f64 / (16 * reps as u64 * u64::from(warps)) as f64
+}
+
 /// Cycles an atomic of `atomic_chain.s` on one SM of `machine`: 1024 dependent atomics.
 fn atomic_chain(machine: &Machine) -> f64 {
     let mut one = machine.clone();
@@ -679,6 +706,12 @@ fn published_measurements_within_tolerance_and_docs_current() {
                     let r = shared_read(&m, permille) / shared_read(&m, 950);
                     let label = format!("L2 read of one buffer by every SM, {:.2} partitions over 0.95", permille as f64 / 1000.0);
                     (label, r, (format!("{r:.3} of the bandwidth"), format!("{:.3}", row.published)))
+                }
+                Bench::DivChain { warps, sqrt } => {
+                    let c = div_chain(&m, warps, sqrt);
+                    let op = if sqrt { "DSQRT" } else { "DDIV" };
+                    let plural = if warps == 1 { "" } else { "s" };
+                    (format!("{op}, {warps} warp{plural} of one chain"), c, (format!("{c:.2} cycles a step"), format!("{:.2} cycles", row.published)))
                 }
                 Bench::AtomicChain => {
                     let c = atomic_chain(&m);
