@@ -2,7 +2,9 @@
 // gpu-strides `strideKernel` (one block of 1024 threads on one SM), for floats or, with
 // `double` = 1, doubles. Thread t reads the elements at A + (t % 64) * stride + 0, 4, 8,
 // ... 28, eight loads a turn, and folds them into a sum with FFMAs (DFMAs), as that kernel
-// does; every load after the first turn hits L1. A warp's load of floats spans 32 * stride
+// does; every load after the first turn hits L1. With `width` w and `pitch` p it is
+// gpu-strides' `blockKernel` instead: the block as w x (1024 / w) threads, thread (x, y)
+// reading from A + x * stride + (y % 32 + 1) * p. A warp's load of floats spans 32 * stride
 // floats: stride 1 is one 128-byte line, stride 8 is eight lines, stride 32 or more is a
 // line per lane. Cycles per warp load are the kernel's cycles over its warp loads (32 warps
 // x 8 x `turns`).
@@ -10,26 +12,37 @@
 // Try it (stride 4: four lines per warp load; then doubles, eight lines):
 //   simt run asm/bench/l1_stride.s --timing a100 --arg stride=4
 //   simt run asm/bench/l1_stride.s --timing a100 --arg stride=4 --arg double=1 --arg 'a=zeros(4224)'
+//   simt run asm/bench/l1_stride.s --timing a100 --arg width=8 --arg pitch=4098 --arg 'a=zeros(135330)'
 .kernel l1_stride
 .param .u32 stride                  // elements between neighbouring lanes
 .param .u32 turns                   // turns of eight loads per thread
 .param .u32 double                  // 1: the elements are doubles
-.param .ptr.f32 a                   // 64 x stride + 32 elements
+.param .u32 width                   // threads a row: 64 for strideKernel
+.param .u32 pitch                   // elements between rows: 0 for strideKernel
+.param .ptr.f32 a                   // 64 x stride + 33 x pitch + 32 elements
 .param .ptr.f32 sum                 // one word: written only if a sum is 123 (never)
 .launch grid(1) block(1024)
 .arg stride = 1
 .arg turns = 64
 .arg double = 0
+.arg width = 64
+.arg pitch = 0
 .arg a = zeros(2112)
 .arg sum = zeros(1)
 
     S2R     R0, SR_TID.X
-    AND     R0, R0, 63
     LD.PARAM.U32 R1, [stride]
     LD.PARAM.U32 R2, [turns]
     LD.PARAM.U32 R3, [a]
     LD.PARAM.U32 R9, [double]
-    IMUL    R4, R0, R1
+    LD.PARAM.U32 R8, [width]
+    LD.PARAM.U32 R17, [pitch]
+    IREM.U32 R18, R0, R8            // x
+    IDIV.U32 R19, R0, R8
+    AND     R19, R19, 31            // y % 32
+    IADD    R19, R19, 1
+    IMUL    R4, R18, R1
+    IMAD    R4, R19, R17, R4        // this thread's first element
     MOV     R7, 0                   // turns done
     ISETP.NE.U32 P2, R9, 0
 @P2 BRA     DOUBLES

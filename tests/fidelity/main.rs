@@ -139,6 +139,9 @@ enum Bench {
     /// gpu-strides: cycles per warp load of one block of 1024 threads whose lanes read floats
     /// (or doubles) `stride` elements apart, every load an L1 hit.
     L1Stride { stride: u32, double: bool },
+    /// gpu-strides' blockKernel: the same with the block as `width` x (1024 / `width`) threads,
+    /// rows 4098 floats apart, neighbouring threads of a row reading neighbouring floats.
+    L1Block { width: u32 },
     /// gpu-roofline in single precision at full occupancy with `its` FFMAs per element read:
     /// flops over time as a fraction of the FP32 peak.
     Roofline { its: u32 },
@@ -193,6 +196,7 @@ fn rows() -> Vec<Row> {
     let stream = |machine, s, published, source, calibrated| Row { calibrated, ..held(machine, Streaming(s), published, source) };
     let l1 = |machine, stride, published, source| held(machine, L1Stride { stride, double: false }, published, source);
     let l1d = |machine, stride, published, source| held(machine, L1Stride { stride, double: true }, published, source);
+    let block = |machine, width, published, source| held(machine, L1Block { width }, published, source);
     // gpu-roofline's GF/s over A100's FP32 peak: 108 SMs x 64 lanes x 2 flops x 1.41 GHz.
     let roof = |machine, its, gflops: f64, source| held(machine, Roofline { its }, gflops / 19491.84, source);
     // cuda-incore's example table (V100 PCIe: the SXM2's SM), rows 1-32 warps, columns 1-8
@@ -268,6 +272,10 @@ fn rows() -> Vec<Row> {
         l1d("h100", 6, 4.01, "gpu-strides/h200.txt:25, double stride 6 (H200)"),
         l1d("h100", 8, 16.0, "gpu-strides/h200.txt:27, double stride 8 (H200)"),
         l1d("h100", 12, 8.0, "gpu-strides/h200.txt:31, double stride 12 (H200)"),
+        block("a100", 16, 2.00, "gpu-strides/a100.txt:7, float block 16"),
+        block("a100", 8, 4.00, "gpu-strides/a100.txt:6, float block 8"),
+        block("h100", 16, 2.01, "gpu-strides/h200.txt:40, float block 16 (H200)"),
+        block("h100", 8, 4.01, "gpu-strides/h200.txt:39, float block 8 (H200)"),
         roof("a100", 24, 8263.0, "gpu-roofline/alex_a100_40.txt:29, 6.25 flops/byte, 8263 GF/s"),
         roof("a100", 56, 16384.0, "gpu-roofline/alex_a100_40.txt:56, 14.25 flops/byte, 16384 GF/s"),
         roof("a100", 72, 17074.0, "gpu-roofline/alex_a100_40.txt:65, 18.25 flops/byte, 17074 GF/s"),
@@ -481,12 +489,13 @@ fn stream(machine: &Machine, kind: Stream) -> f64 {
 }
 
 /// Cycles per warp load of `l1_stride.s` on one SM of `machine`: one block of 1024 threads
-/// reading floats `floats` apart, as gpu-strides' kernel does.
-fn l1_stride(machine: &Machine, stride: u32, double: bool) -> f64 {
+/// reading floats (or doubles) `stride` apart, in rows of `width` threads `pitch` elements
+/// apart (64 and 0 for gpu-strides' strideKernel), as gpu-strides' kernels do.
+fn l1_stride(machine: &Machine, stride: u32, double: bool, width: u32, pitch: u32) -> f64 {
     let mut one = machine.clone();
     one.sm.count = 1;
     let turns = 256;
-    let words = (64 * u64::from(stride) + 32) * if double { 2 } else { 1 };
+    let words = (64 * u64::from(stride) + 33 * u64::from(pitch) + 32) * if double { 2 } else { 1 };
     let req = request(
         Some([1, 1, 1]),
         Some([1024, 1, 1]),
@@ -494,6 +503,8 @@ fn l1_stride(machine: &Machine, stride: u32, double: bool) -> f64 {
             int("stride", i64::from(stride)),
             int("turns", turns),
             int("double", i64::from(double)),
+            int("width", i64::from(width)),
+            int("pitch", i64::from(pitch)),
             buf("a", ArgInit::Zeros(words)),
             buf("sum", ArgInit::Zeros(1)),
         ],
@@ -673,9 +684,14 @@ fn published_measurements_within_tolerance_and_docs_current() {
                     (label, f, (format!("{:.1}% of peak", 100.0 * f), format!("{:.1}% of peak", 100.0 * row.published)))
                 }
                 Bench::L1Stride { stride, double } => {
-                    let c = l1_stride(&m, stride, double);
+                    let c = l1_stride(&m, stride, double, 64, 0);
                     let element = if double { "doubles" } else { "floats" };
                     (format!("L1 loads, lanes {stride} {element} apart"), c, (format!("{c:.2} cycles"), format!("{:.2} cycles", row.published)))
+                }
+                Bench::L1Block { width } => {
+                    let c = l1_stride(&m, 1, false, width, 4098);
+                    let label = format!("L1 loads, rows of {width} floats 4098 floats apart");
+                    (label, c, (format!("{c:.2} cycles"), format!("{:.2} cycles", row.published)))
                 }
                 Bench::SharedWays { width, ways, share } => {
                     let r = shared_ways(&m, width, ways, share) as f64 / *broadcast.get_or_insert_with(|| shared_ways(&m, 1, 1, 32)) as f64;
