@@ -15,9 +15,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use common::*;
-use simt_host::Arg;
+use simt_host::{Arg, LaunchRequest, PreparedLaunch};
 use simt_isa::{ArgInit, Literal};
-use simt_timing::{Machine, TimingOptions};
+use simt_timing::{Machine, Report, TimingOptions};
 
 /// gpu-benches (github.com/te42kyfo/gpu-benches, commit 1c36d509ee717dca9215c27135fa1e611bb03ed1).
 const GPU_BENCHES: &str = "gpu-benches 1c36d50";
@@ -395,8 +395,7 @@ fn published_curve(machine: &str) -> &'static [(f64, f64)] {
 /// Load-to-use cycles of a random chase over `bytes` at `stride` on one SM of `machine` (the
 /// chase runs one thread; the other SMs would only idle).
 fn chase(machine: &Machine, bytes: u64, stride: u64) -> f64 {
-    let mut one = machine.clone();
-    one.sm.count = 1;
+    let one = one_sm(machine);
     let slots = bytes / stride;
     // Within L2 the timed pass must find what a whole first pass left; beyond it every hop misses anyway.
     let warm = if bytes <= machine.memory.l2.bytes { slots } else { 8192 };
@@ -413,7 +412,7 @@ fn chase(machine: &Machine, bytes: u64, stride: u64) -> f64 {
             buf("cycles", ArgInit::Zeros(1)),
         ],
     );
-    let (_, launch) = timed(&load("bench/chase_random.s"), &one, &req, TimingOptions::default());
+    let (_, launch) = bench(&one, "chase_random.s", &req);
     // Each hop is a load and the IADD that adds its zero to the next address.
     f64::from(words(&launch, "cycles")[0]) / hops as f64 - f64::from(machine.latency.alu)
 }
@@ -452,7 +451,7 @@ fn stream(machine: &Machine, kind: Stream) -> f64 {
             m.sm.max_blocks = 2;
             blocks = n / 2 / u64::from(block);
             // n words are n / 2 elements of 8 bytes.
-            ("bench/stream_read.s", vec![int("n", n as i64 / 2), buf("x", ArgInit::Zeros(n)), buf("y", ArgInit::Zeros(blocks * u64::from(block)))], 4 * n)
+            ("stream_read.s", vec![int("n", n as i64 / 2), buf("x", ArgInit::Zeros(n)), buf("y", ArgInit::Zeros(blocks * u64::from(block)))], 4 * n)
         }
         Stream::Init => {
             // As gpu-stream's init: a thread per element, two blocks per SM at a time. gpu-stream
@@ -463,15 +462,15 @@ fn stream(machine: &Machine, kind: Stream) -> f64 {
             let n = 4 * n;
             m.sm.max_blocks = 2;
             blocks = n / 2 / 1024;
-            ("bench/stream_init.s", vec![int("n", n as i64 / 2), buf("x", ArgInit::Zeros(n))], 4 * n)
+            ("stream_init.s", vec![int("n", n as i64 / 2), buf("x", ArgInit::Zeros(n))], 4 * n)
         }
         Stream::Copy => (
-            "bench/stream_copy.s",
+            "stream_copy.s",
             vec![int("n", n as i64), Arg::new("s", ArgInit::Scalar(Literal::Float(2.0))), buf("a", ArgInit::Zeros(n)), buf("b", ArgInit::Zeros(n))],
             2 * 4 * n,
         ),
         Stream::Triad => (
-            "bench/stream_triad.s",
+            "stream_triad.s",
             vec![
                 int("n", n as i64),
                 Arg::new("s", ArgInit::Scalar(Literal::Float(2.0))),
@@ -483,7 +482,7 @@ fn stream(machine: &Machine, kind: Stream) -> f64 {
         ),
     };
     let req = request(Some([blocks as u32, 1, 1]), Some([threads, 1, 1]), args);
-    let (report, _) = timed(&load(file), &m, &req, TimingOptions::default());
+    let (report, _) = bench(&m, file, &req);
     let seconds = report.stats.cycles as f64 / (m.clock_ghz * 1e9);
     bytes as f64 / seconds / 1e9 / m.memory.dram.bandwidth_gbs
 }
@@ -492,8 +491,7 @@ fn stream(machine: &Machine, kind: Stream) -> f64 {
 /// reading floats (or doubles) `stride` apart, in rows of `width` threads `pitch` elements
 /// apart (64 and 0 for gpu-strides' strideKernel), as gpu-strides' kernels do.
 fn l1_stride(machine: &Machine, stride: u32, double: bool, width: u32, pitch: u32) -> f64 {
-    let mut one = machine.clone();
-    one.sm.count = 1;
+    let one = one_sm(machine);
     let turns = 256;
     let words = (64 * u64::from(stride) + 33 * u64::from(pitch) + 32) * if double { 2 } else { 1 };
     let req = request(
@@ -509,7 +507,7 @@ fn l1_stride(machine: &Machine, stride: u32, double: bool, width: u32, pitch: u3
             buf("sum", ArgInit::Zeros(1)),
         ],
     );
-    let (report, _) = timed(&load("bench/l1_stride.s"), &one, &req, TimingOptions::default());
+    let (report, _) = bench(&one, "l1_stride.s", &req);
     // 32 warps, eight loads a turn; the first turn's misses are a few hundred cycles of the total.
     report.stats.cycles as f64 / (32 * 8 * turns) as f64
 }
@@ -535,7 +533,7 @@ fn roofline(machine: &Machine, its: u32) -> f64 {
             buf("c", ArgInit::Zeros(blocks)),
         ],
     );
-    let (report, _) = timed(&load("bench/roofline.s"), &m, &req, TimingOptions::default());
+    let (report, _) = bench(&m, "roofline.s", &req);
     // gpu-roofline counts 2 + 2 its flops per element: its FFMAs, and an add before and after.
     let flops = (2 + 2 * u64::from(its)) * elements;
     let per_cycle = flops as f64 / report.stats.cycles as f64;
@@ -545,8 +543,7 @@ fn roofline(machine: &Machine, its: u32) -> f64 {
 /// Cycles of `shared_ways.s` on one SM of `machine` given 16 blocks, as gpu_shm_microbench's
 /// 1280 blocks give each of V100's 80 SMs (its shared memory holds 6 at a time, A100's 9).
 fn shared_ways(machine: &Machine, width: u32, ways: u32, share: u32) -> u64 {
-    let mut one = machine.clone();
-    one.sm.count = 1;
+    let one = one_sm(machine);
     let req = request(
         Some([16, 1, 1]),
         Some([128, 1, 1]),
@@ -558,18 +555,17 @@ fn shared_ways(machine: &Machine, width: u32, ways: u32, share: u32) -> u64 {
             buf("a", ArgInit::Zeros(16 * 128)),
         ],
     );
-    let (report, _) = timed(&load("bench/shared_ways.s"), &one, &req, TimingOptions::default());
+    let (report, _) = bench(&one, "shared_ways.s", &req);
     report.stats.cycles
 }
 
 /// Cycles per DFMA of `dfma_ilp.s` on one SM of `machine`: one block of `warps` warps, each
 /// running `ilp` chains, as cuda-incore launches one block.
 fn dfma(machine: &Machine, warps: u32, ilp: u32) -> f64 {
-    let mut one = machine.clone();
-    one.sm.count = 1;
+    let one = one_sm(machine);
     let reps = 64;
     let req = request(Some([1, 1, 1]), Some([32 * warps, 1, 1]), vec![int("reps", reps), int("ilp", i64::from(ilp))]);
-    let (report, _) = timed(&load("bench/dfma_ilp.s"), &one, &req, TimingOptions::default());
+    let (report, _) = bench(&one, "dfma_ilp.s", &req);
     report.stats.cycles as f64 / (32 * reps as u64 * u64::from(warps)) as f64
 }
 
@@ -585,7 +581,7 @@ fn shared_read(machine: &Machine, permille: u64) -> f64 {
             Some([256, 1, 1]),
             vec![int("n", n as i64), int("iters", iters), buf("b", ArgInit::Zeros(2 * n)), buf("out", ArgInit::Zeros(2 * u64::from(m.sm.count)))],
         );
-        timed(&load("bench/shared_read.s"), &m, &req, TimingOptions::default()).0.stats.cycles
+        bench(&m, "shared_read.s", &req).0.stats.cycles
     };
     let passes = 4;
     (n * 8 * u64::from(m.sm.count) * passes) as f64 / (cycles(1 + passes as i64) - cycles(1)) as f64
@@ -593,34 +589,44 @@ fn shared_read(machine: &Machine, permille: u64) -> f64 {
 
 /// Cycles per step of `ddiv_chain.s` on one SM of `machine`: one block of `warps` warps.
 fn div_chain(machine: &Machine, warps: u32, sqrt: bool) -> f64 {
-    let mut one = machine.clone();
-    one.sm.count = 1;
+    let one = one_sm(machine);
     let reps = 16;
     let req = request(Some([1, 1, 1]), Some([32 * warps, 1, 1]), vec![int("reps", reps), int("sqrt", i64::from(sqrt))]);
-    let (report, _) = timed(&load("bench/ddiv_chain.s"), &one, &req, TimingOptions::default());
+    let (report, _) = bench(&one, "ddiv_chain.s", &req);
     report.stats.cycles as f64 / (16 * reps as u64 * u64::from(warps)) as f64
 }
 
 /// Cycles an atomic of `atomic_chain.s` on one SM of `machine`: 1024 dependent atomics.
 fn atomic_chain(machine: &Machine) -> f64 {
-    let mut one = machine.clone();
-    one.sm.count = 1;
+    let one = one_sm(machine);
     let hops = 1024;
     let req = request(None, None, vec![int("n", 1024), int("hops", hops), buf("data", ArgInit::Zeros(1024)), buf("cycles", ArgInit::Zeros(1))]);
-    let (_, launch) = timed(&load("bench/atomic_chain.s"), &one, &req, TimingOptions::default());
+    let (_, launch) = bench(&one, "atomic_chain.s", &req);
     f64::from(words(&launch, "cycles")[0]) / hops as f64
 }
 
 /// `mma_chain.s` on one SM of `machine`: one block of `warps` warps, each 256 dependent wmma:
 /// cycles per wmma for one warp, MACs per cycle for more.
 fn mma_chain(machine: &Machine, warps: u32, f16acc: bool) -> f64 {
-    let mut one = machine.clone();
-    one.sm.count = 1;
+    let one = one_sm(machine);
     let n = 256;
     let req = request(Some([1, 1, 1]), Some([32 * warps, 1, 1]), vec![int("n", n), int("f16acc", i64::from(f16acc)), buf("cycles", ArgInit::Zeros(1))]);
-    let (_, launch) = timed(&load("bench/mma_chain.s"), &one, &req, TimingOptions::default());
+    let (_, launch) = bench(&one, "mma_chain.s", &req);
     let cycles = f64::from(words(&launch, "cycles")[0]);
     if warps == 1 { cycles / n as f64 } else { f64::from(warps) * n as f64 * 4096.0 / cycles }
+}
+
+/// `machine` cut to one SM: what a one-block microbenchmark measures is per SM, and the other
+/// SMs would only idle.
+fn one_sm(machine: &Machine) -> Machine {
+    let mut one = machine.clone();
+    one.sm.count = 1;
+    one
+}
+
+/// Runs `asm/bench/NAME` timed on `machine`.
+fn bench(machine: &Machine, name: &str, req: &LaunchRequest) -> (Report, PreparedLaunch) {
+    timed(&load(&format!("bench/{name}")), machine, req, TimingOptions::default())
 }
 
 fn repo() -> PathBuf {
