@@ -253,17 +253,69 @@ enum WState {
     Finished,
 }
 
-/// A warp's last verdict: why it cannot issue, which holds until `wake` (0: look again).
-/// Kept apart from [`Slot`], the SM's side by side: a partition's scan reads each of its
-/// warps' every time, and most hold.
-#[derive(Clone, Copy, Debug)]
-struct Verdict {
-    wake: u64,
-    reason: Reason,
+/// Most warps a partition holds: the SM's slots are bits of a `u64`.
+const MAX_PART_WARPS: usize = 64;
+
+/// A partition's warps in age order (`gto` takes the oldest ready one), each with its last
+/// verdict: why it cannot issue, which holds until its `wake` (0: look again). The verdicts lie
+/// apart from [`Slot`], a row of cycles in age order: most hold, and a scan finds the few that
+/// expired by comparing the row with the clock, not by visiting each warp. Places past `len`
+/// hold a verdict that never expires, so whole rows of 8 compare without a tail.
+struct Warps {
+    len: usize,
+    slots: [u32; MAX_PART_WARPS],
+    wakes: [u64; MAX_PART_WARPS],
+    reasons: [Reason; MAX_PART_WARPS],
 }
 
-impl Verdict {
-    const AFRESH: Verdict = Verdict { wake: 0, reason: Reason::NoWarp };
+impl Warps {
+    const EMPTY: Warps = Warps { len: 0, slots: [NONE; MAX_PART_WARPS], wakes: [UNKNOWN; MAX_PART_WARPS], reasons: [Reason::NoWarp; MAX_PART_WARPS] };
+
+    fn slots(&self) -> &[u32] {
+        &self.slots[..self.len]
+    }
+
+    /// A new warp at `at`, to be judged afresh.
+    fn insert(&mut self, at: usize, s: u32) {
+        let n = self.len;
+        self.slots.copy_within(at..n, at + 1);
+        self.wakes.copy_within(at..n, at + 1);
+        self.reasons.copy_within(at..n, at + 1);
+        (self.slots[at], self.wakes[at], self.reasons[at]) = (s, 0, Reason::NoWarp);
+        self.len += 1;
+    }
+
+    fn remove(&mut self, at: usize) {
+        let n = self.len;
+        self.slots.copy_within(at + 1..n, at);
+        self.wakes.copy_within(at + 1..n, at);
+        self.reasons.copy_within(at + 1..n, at);
+        (self.slots[n - 1], self.wakes[n - 1], self.reasons[n - 1]) = (NONE, UNKNOWN, Reason::NoWarp);
+        self.len -= 1;
+    }
+
+    /// The warps from `from` on, as bits by place.
+    fn from(&self, from: usize) -> u64 {
+        let all = u64::MAX.checked_shr((MAX_PART_WARPS - self.len) as u32).unwrap_or(0);
+        all & u64::MAX.checked_shl(from as u32).unwrap_or(0)
+    }
+
+    /// Those of [`from`](Self::from) whose verdicts have expired at `t`.
+    fn expired(&self, from: usize, t: u64) -> u64 {
+        let mut bits = 0;
+        for (row, wakes) in self.wakes.chunks_exact(8).take(self.len.div_ceil(8)).enumerate() {
+            let wakes: &[u64; 8] = wakes.try_into().expect("rows of 8");
+            let expired = (0..8).fold(0, |bits, i| bits | u64::from(wakes[i] <= t) << i);
+            bits |= expired << (8 * row);
+        }
+        bits & u64::MAX.checked_shl(from as u32).unwrap_or(0)
+    }
+
+    /// Why none of the warps can issue, and the earliest cycle one's verdict expires.
+    fn held(&self) -> (Reason, u64) {
+        let n = self.len;
+        (self.reasons[..n].iter().copied().min().unwrap_or(Reason::NoWarp), self.wakes[..n].iter().copied().min().unwrap_or(UNKNOWN))
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -275,6 +327,8 @@ struct Slot {
     age: u64,
     next_issue: u64,
     next_issue_reason: Reason,
+    /// The warp's place in its partition's [`Warps`].
+    pos: u32,
     pred_ready: [u64; 8],
     mem_pending: u32,
     mem_done: u64,
@@ -294,6 +348,7 @@ impl Slot {
             age: 0,
             next_issue: 0,
             next_issue_reason: Reason::BranchReconvergence,
+            pos: NONE,
             pred_ready: [0; 8],
             mem_pending: 0,
             mem_done: 0,
@@ -304,7 +359,7 @@ impl Slot {
 }
 
 struct Partition {
-    slots: Vec<u32>,
+    warps: Warps,
     last: Option<u32>,
     arbiter: Arbiter,
     unit_free: [u64; 7],
@@ -440,7 +495,6 @@ pub(crate) struct Sm<'l> {
     /// The next cycle to simulate.
     pub cycle: u64,
     slots: Vec<Slot>,
-    verdicts: Vec<Verdict>,
     reg_ready: Vec<u64>,
     parts: Vec<Partition>,
     blocks: Vec<Option<Resident<'l>>>,
@@ -506,11 +560,10 @@ impl<'l> Sm<'l> {
             id,
             cycle: 0,
             slots: vec![Slot::empty(); max_warps],
-            verdicts: vec![Verdict::AFRESH; max_warps],
             reg_ready: vec![0; max_warps * ctx.reg_span],
             parts: (0..p)
                 .map(|i| Partition {
-                    slots: Vec::with_capacity(max_warps / p),
+                    warps: Warps::EMPTY,
                     last: None,
                     arbiter: Arbiter::new(((max_warps - i).div_ceil(p)).clamp(1, 64) as u32),
                     unit_free: [0; 7],
@@ -612,8 +665,9 @@ impl<'l> Sm<'l> {
             // in block order, so a new warp is the youngest: a few comparisons find its place, where
             // sorting the list read every warp's slot.
             let p = s as usize % self.parts.len();
-            let at = self.parts[p].slots.partition_point(|&x| self.slots[x as usize].age < age);
-            self.parts[p].slots.insert(at, s);
+            let at = self.parts[p].warps.slots().partition_point(|&x| self.slots[x as usize].age < age);
+            self.parts[p].warps.insert(at, s);
+            self.renumber(p, at);
         }
         self.resident_warps += n as u64;
         self.blocks[bi] = Some(Resident { sim, linear, slots: slots.clone(), live: n as u32, issuable: 0 });
@@ -657,17 +711,23 @@ impl<'l> Sm<'l> {
         self.wake(s);
     }
 
-    /// Slot `s` holds no warp: its state and last verdict are a fresh slot's.
+    /// Slot `s` holds no warp.
     fn clear_slot(&mut self, s: u32) {
         self.slots[s as usize] = Slot::empty();
-        self.verdicts[s as usize] = Verdict::AFRESH;
+    }
+
+    /// The warps of partition `p` from `from` on learn their new places.
+    fn renumber(&mut self, p: usize, from: usize) {
+        for (i, &s) in self.parts[p].warps.slots().iter().enumerate().skip(from) {
+            self.slots[s as usize].pos = i as u32;
+        }
     }
 
     /// Warp `s` is to be evaluated afresh, and so its partition.
     fn wake(&mut self, s: u32) {
-        self.verdicts[s as usize].wake = 0;
         let p = s as usize % self.parts.len();
         let part = &mut self.parts[p];
+        part.warps.wakes[self.slots[s as usize].pos as usize] = 0;
         part.wake = 0;
         part.woken = true;
     }
@@ -727,9 +787,13 @@ impl<'l> Sm<'l> {
         // Here rather than at the boundary, so that SMs take their answers in parallel.
         self.respond_all(ctx);
         // Misses answered at the boundary free MSHRs at known cycles now: throttled warps look again.
-        for s in 0..self.slots.len() as u32 {
-            if self.verdicts[s as usize].reason == Reason::MemoryThrottle {
-                self.wake(s);
+        for part in &mut self.parts {
+            for (wake, &reason) in part.warps.wakes.iter_mut().zip(&part.warps.reasons).take(part.warps.len) {
+                if reason == Reason::MemoryThrottle {
+                    *wake = 0;
+                    part.wake = 0;
+                    part.woken = true;
+                }
             }
         }
         if self.by_line.len() > 4 * ctx.machine.memory.outstanding_misses as usize {
@@ -845,46 +909,48 @@ impl<'l> Sm<'l> {
             return Some((part.reason, part.wake));
         }
         part.woken = false;
-        let n = self.parts[p].slots.len();
+        let n = part.warps.len;
         if n == 0 {
             return Some((Reason::NoWarp, UNKNOWN));
         }
-        let mut best = Reason::NoWarp;
-        let mut wake = UNKNOWN;
-        let mut ready: u64 = 0;
         let policy = ctx.machine.sm.scheduler;
         // Greedy: the last warp first, while it can issue. Its verdict counts even when it
         // finished its block, which takes the block's warps off the list scanned below.
         if policy == Policy::Gto
             && let Some(last) = self.parts[p].last
             && self.slots[last as usize].block != NONE
+            && self.evaluate(ctx, last, t, p).is_none()
         {
-            match self.evaluate(ctx, last, t, p) {
-                None => return self.issue_or(ctx, last, t, p),
-                Some((r, w)) => (best, wake) = (r, w),
-            }
+            return self.issue_or(ctx, last, t, p);
         }
-        // A copy: evaluating may finish a block, which takes its warps off the list.
-        let order: SmallVec<[u32; 64]> = SmallVec::from_slice(&self.parts[p].slots);
         let timeline = ctx.timeline;
-        // Evaluating changes no fault (only issuing does), so none is looked for in the loop.
-        for &s in &order {
-            let verdict = self.evaluate(ctx, s, t, p);
-            if timeline && let Some((r, _)) = verdict {
-                self.show_warp(ctx, s, t, WarpState::Stalled(r));
-            }
+        // The timeline shows every warp's verdict; otherwise only the expired are judged again.
+        let visit = |warps: &Warps, from: usize| if timeline { warps.from(from) } else { warps.expired(from, t) };
+        let mut pending = visit(&self.parts[p].warps, 0);
+        let mut ready: u64 = 0;
+        while pending != 0 {
+            let i = pending.trailing_zeros() as usize;
+            pending &= pending - 1;
+            let warps = &self.parts[p].warps;
+            let s = warps.slots[i];
+            let verdict = if t < warps.wakes[i] {
+                Some((warps.reasons[i], warps.wakes[i]))
+            } else {
+                let age = self.slots[s as usize].age;
+                let (verdict, stayed) = self.rejudge(ctx, s, i, t, p);
+                if !stayed {
+                    // Go on after this warp's age.
+                    let warps = &self.parts[p].warps;
+                    pending = visit(warps, warps.slots().partition_point(|&x| self.slots[x as usize].age <= age));
+                }
+                verdict
+            };
             match verdict {
-                None => {
-                    if policy == Policy::Gto {
-                        // Slots are in age order: the first ready one is the oldest.
-                        return self.issue_or(ctx, s, t, p);
-                    }
-                    ready |= 1 << (s as usize / self.parts.len());
-                }
-                Some((r, w)) => {
-                    best = best.min(r);
-                    wake = wake.min(w);
-                }
+                // Evaluating changes no fault (only issuing does), so none is looked for here.
+                None if policy == Policy::Gto => return self.issue_or(ctx, s, t, p),
+                None => ready |= 1 << (s as usize / self.parts.len()),
+                Some((r, _)) if timeline => self.show_warp(ctx, s, t, WarpState::Stalled(r)),
+                Some(_) => {}
             }
         }
         if ready != 0 {
@@ -900,7 +966,13 @@ impl<'l> Sm<'l> {
             let s = grant.trailing_zeros() as usize * self.parts.len() + p;
             return self.issue_or(ctx, s as u32, t, p);
         }
+        // Every warp's verdict is now in the list; one that finished its block left it and
+        // was done.
         let part = &mut self.parts[p];
+        let (mut best, wake) = part.warps.held();
+        if part.warps.len < n {
+            best = best.min(Reason::Done);
+        }
         if !part.woken {
             part.reason = best;
             part.wake = wake;
@@ -927,21 +999,39 @@ impl<'l> Sm<'l> {
     }
 
     /// Whether warp `s` can issue at `t`: `None` if so, else why not and until when. Its
-    /// last verdict holds until its `wake`: most warps most cycles, so this part is inline.
-    #[inline(always)]
+    /// last verdict holds until its `wake`.
     fn evaluate(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, p: usize) -> Option<(Reason, u64)> {
-        let v = self.verdicts[s as usize];
-        if t < v.wake {
-            return Some((v.reason, v.wake));
+        let warps = &self.parts[p].warps;
+        let i = self.slots[s as usize].pos as usize;
+        if t < warps.wakes[i] {
+            return Some((warps.reasons[i], warps.wakes[i]));
         }
-        self.judge(ctx, s, t, p)
+        self.rejudge(ctx, s, i, t, p).0
     }
 
-    /// [`evaluate`](Self::evaluate) once the warp's last verdict has expired.
+    /// Judges warp `s`, at place `i` of partition `p`'s list, again and keeps the verdict there.
+    /// The second value is whether the warp is still there: finishing its block takes the
+    /// block's warps off the list.
+    #[inline(always)]
+    fn rejudge(&mut self, ctx: &Ctx<'l>, s: u32, i: usize, t: u64, p: usize) -> (Option<(Reason, u64)>, bool) {
+        let len = self.parts[p].warps.len;
+        let verdict = self.judge(ctx, s, t, p);
+        let warps = &mut self.parts[p].warps;
+        let stayed = warps.len == len;
+        if stayed {
+            match verdict {
+                Some((reason, wake)) => (warps.reasons[i], warps.wakes[i]) = (reason, wake),
+                None => warps.wakes[i] = t,
+            }
+        }
+        (verdict, stayed)
+    }
+
+    /// Why warp `s` cannot issue at `t`, or `None` when it can.
     #[inline(never)]
     fn judge(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, p: usize) -> Option<(Reason, u64)> {
         let slot = &self.slots[s as usize];
-        let verdict = match slot.state {
+        match slot.state {
             WState::Empty | WState::Finished => Some((Reason::Done, UNKNOWN)),
             WState::Done => {
                 let done = slot.mem_done.max(slot.writes_done);
@@ -983,13 +1073,7 @@ impl<'l> Sm<'l> {
                     None
                 }
             }
-        };
-        let v = &mut self.verdicts[s as usize];
-        match verdict {
-            Some((reason, wake)) => *v = Verdict { wake, reason },
-            None => v.wake = t,
         }
-        verdict
     }
 
     fn finish_warp(&mut self, s: u32, t: u64) {
@@ -1007,9 +1091,11 @@ impl<'l> Sm<'l> {
         for &s in &block.slots {
             self.wake(s);
             self.free_slots |= 1 << s;
-            self.clear_slot(s);
             let p = s as usize % self.parts.len();
-            self.parts[p].slots.retain(|&x| x != s);
+            let at = self.slots[s as usize].pos as usize;
+            self.parts[p].warps.remove(at);
+            self.renumber(p, at);
+            self.clear_slot(s);
             if self.parts[p].last == Some(s) {
                 self.parts[p].last = None;
             }
@@ -1569,6 +1655,60 @@ fn unit_stride(addresses: &[u32; 32], lanes: u32, size: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// One change to a partition's list: a warp joins at a place, leaves one, or a verdict is kept.
+    #[derive(Clone, Debug)]
+    enum Change {
+        Insert(usize),
+        Remove(usize),
+        Keep(usize, Reason, u64),
+    }
+
+    fn change() -> impl Strategy<Value = Change> {
+        let reason = prop::sample::select(vec![Reason::UnitBusy, Reason::Scoreboard, Reason::Barrier, Reason::Done, Reason::NoWarp]);
+        prop_oneof![
+            any::<usize>().prop_map(Change::Insert),
+            any::<usize>().prop_map(Change::Remove),
+            (any::<usize>(), reason, prop_oneof![0..40u64, Just(UNKNOWN)]).prop_map(|(i, r, w)| Change::Keep(i, r, w)),
+        ]
+    }
+
+    proptest! {
+        /// The row of verdicts answers what asking each warp in turn would.
+        #[test]
+        fn warps_answer_as_each_warp_would(changes in prop::collection::vec(change(), 1..200), t in 0..40u64, from in 0..70usize) {
+            let mut warps = Warps::EMPTY;
+            let mut model: Vec<(u32, Reason, u64)> = Vec::new();
+            for (n, change) in changes.into_iter().enumerate() {
+                match change {
+                    Change::Insert(at) if model.len() < MAX_PART_WARPS => {
+                        let at = at % (model.len() + 1);
+                        warps.insert(at, n as u32);
+                        model.insert(at, (n as u32, Reason::NoWarp, 0));
+                    }
+                    Change::Remove(at) if !model.is_empty() => {
+                        let at = at % model.len();
+                        warps.remove(at);
+                        model.remove(at);
+                    }
+                    Change::Keep(i, reason, wake) if !model.is_empty() => {
+                        let i = i % model.len();
+                        (warps.reasons[i], warps.wakes[i]) = (reason, wake);
+                        (model[i].1, model[i].2) = (reason, wake);
+                    }
+                    _ => {}
+                }
+            }
+            let slots: Vec<u32> = model.iter().map(|m| m.0).collect();
+            prop_assert_eq!(warps.slots(), slots.as_slice());
+            let bits = |keep: &dyn Fn(usize) -> bool| (0..model.len()).filter(|&i| i >= from && keep(i)).fold(0u64, |b, i| b | 1 << i);
+            prop_assert_eq!(warps.from(from), bits(&|_| true));
+            prop_assert_eq!(warps.expired(from, t), bits(&|i| model[i].2 <= t));
+            let held = (model.iter().map(|m| m.1).min().unwrap_or(Reason::NoWarp), model.iter().map(|m| m.2).min().unwrap_or(UNKNOWN));
+            prop_assert_eq!(warps.held(), held);
+        }
+    }
 
     #[test]
     fn unit_stride_accesses_coalesce_as_lane_by_lane() {
