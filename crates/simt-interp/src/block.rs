@@ -36,6 +36,14 @@ use crate::warp::{BlockReason, Next, Warp, WarpView};
 /// Instructions one warp may issue before the SM turns to its next warp.
 const SLICE: u64 = 256;
 
+/// Why a launch stops before a warp's next instruction.
+enum Stop {
+    Steps,
+    Time(&'static str, Option<Remedy>),
+    /// The warp issued this many instructions without progress.
+    Runaway(u64),
+}
+
 /// Instructions an OS thread of [`crate::run`] issues between adding them to the
 /// launch's shared count: with several threads, the launch can pass `--max-steps`
 /// by up to this many per thread beyond the first before one of them sees it.
@@ -450,32 +458,51 @@ impl<'a> BlockSim<'a> {
 
     /// How many more instructions warp `warp` may issue before the next check, or the
     /// fault that ends the launch: the step limit, the deadline, or a runaway warp.
+    #[inline]
     fn step_budget(&self, warp: usize) -> Result<u64, Fault> {
-        let options = self.exec.launch.options;
+        // Read once: other threads add to the launch's count.
         let used = self.exec.launch.steps() + self.unflushed;
-        let max = options.max_steps;
-        let message = if used >= max {
-            Some((FaultKind::StepLimit, format!("the launch issued {max} warp instructions, the limit"), Some(Remedy::MoreSteps)))
-        } else if let Some((why, remedy)) = self.out_of_time() {
-            Some((FaultKind::TimeLimit, why.to_string(), remedy))
-        } else {
-            let w = &self.exec.warps[warp];
-            let idle = w.issued - w.progress_at;
-            (options.runaway_steps != 0 && idle >= options.runaway_steps).then(|| {
-                (
-                    FaultKind::Runaway,
-                    format!("warp {warp} issued {idle} instructions in a row without storing, exiting or reaching a barrier: an endless loop?"),
-                    Some(Remedy::MoreRunawaySteps),
-                )
-            })
-        };
-        if let Some((kind, message, remedy)) = message {
-            let mut fault = self.exec.fault(kind, warp, None, None, message);
-            fault.remedy = remedy;
-            self.locate_everyone(&mut fault);
-            return Err(fault);
+        match self.stop(warp, used) {
+            None => Ok(SLICE.min(self.exec.launch.options.max_steps - used)),
+            Some(stop) => Err(self.stop_fault(warp, stop)),
         }
-        Ok(SLICE.min(max - used))
+    }
+
+    /// Why warp `warp` may not issue now, `used` instructions into the launch, if it may not:
+    /// cheap to ask, since every stepped instruction asks it.
+    #[inline]
+    fn stop(&self, warp: usize, used: u64) -> Option<Stop> {
+        let options = &self.exec.launch.options;
+        let w = &self.exec.warps[warp];
+        let idle = w.issued - w.progress_at;
+        if used >= options.max_steps {
+            Some(Stop::Steps)
+        } else if let Some((why, remedy)) = self.out_of_time() {
+            Some(Stop::Time(why, remedy))
+        } else if options.runaway_steps != 0 && idle >= options.runaway_steps {
+            Some(Stop::Runaway(idle))
+        } else {
+            None
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn stop_fault(&self, warp: usize, stop: Stop) -> Fault {
+        let max = self.exec.launch.options.max_steps;
+        let (kind, message, remedy) = match stop {
+            Stop::Steps => (FaultKind::StepLimit, format!("the launch issued {max} warp instructions, the limit"), Some(Remedy::MoreSteps)),
+            Stop::Time(why, remedy) => (FaultKind::TimeLimit, why.to_string(), remedy),
+            Stop::Runaway(idle) => (
+                FaultKind::Runaway,
+                format!("warp {warp} issued {idle} instructions in a row without storing, exiting or reaching a barrier: an endless loop?"),
+                Some(Remedy::MoreRunawaySteps),
+            ),
+        };
+        let mut fault = self.exec.fault(kind, warp, None, None, message);
+        fault.remedy = remedy;
+        self.locate_everyone(&mut fault);
+        fault
     }
 
     /// Why the launch must stop now: its deadline passed or it was interrupted.
