@@ -19,7 +19,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use simt_isa::{Effects, Flags, LatencyClass, MmaForm, Opcode, Space, Unit};
+use simt_isa::{Flags, LatencyClass, MmaForm, Opcode, Space, Unit};
 
 use crate::decode::*;
 use crate::exec::Executor;
@@ -75,8 +75,6 @@ pub struct Preview {
     pub active: u32,
     /// Of those, threads whose guard holds now.
     pub executed: u32,
-    /// Registers and predicates it reads and writes, and its memory access kind and size.
-    pub effects: Effects,
 }
 
 /// What one warp did when asked to step.
@@ -332,7 +330,6 @@ impl<'a> BlockSim<'a> {
                     latency: info.latency,
                     active: mask,
                     executed: mask & pred(&self.exec.warps[w], code[pc as usize].guard),
-                    effects: self.exec.launch.program.effects[pc as usize],
                 };
                 self.previews[w] = Some(preview);
                 Peek::Issue(preview)
@@ -358,10 +355,10 @@ impl<'a> BlockSim<'a> {
             Peek::Issue(preview) => preview,
         };
         self.step_budget(w)?;
-        let Preview { pc, opcode, active, executed, effects, .. } = preview;
+        let Preview { pc, opcode, active, executed, .. } = preview;
         let decoded = self.exec.launch.program.code[pc as usize];
         let warp = &self.exec.warps[w];
-        let access = effects.access.map(|a| {
+        let access = self.exec.launch.program.effects[pc as usize].access.map(|a| {
             let (space, mut addresses) = match decoded.op {
                 Op::Memory(m) => self.exec.lane_addresses(w, pc, &m, executed),
                 _ => (a.space, [0; 32]),

@@ -256,7 +256,7 @@ pub fn trace(
                     state.previous = Some(step.issued.active);
                     if out.issues.len() < filter.values {
                         let regs = block.registers(w).0;
-                        for values in step.issued.effects.writes.iter().filter_map(|r| regs.get(usize::from(r))) {
+                        for values in launch.program.effects[step.issued.pc as usize].writes.iter().filter_map(|r| regs.get(usize::from(r))) {
                             out.written_values.extend((0..32).filter(|l| step.issued.executed & (1 << l) != 0).map(|l| values[l]));
                         }
                     }
