@@ -103,11 +103,11 @@ const ATOMIC_LATENCY_GAP: &str = "known gap: no latency of L2's atomic unit (the
 /// with the footprint, where LRU would miss every near copy at once), neither published.
 const L2_LINK_GAP: &str = "known gap: a far-partition hit costs latency here, not link bandwidth";
 
-/// simt times DDIV and DSQRT as one instruction of the SFU class (20 cycles on `v100`). On the
-/// GPU `div.rn.f64` and `sqrt.rn.f64` are subroutines (a MUFU approximation refined by DFMA
-/// steps): cuda-incore measures 112 and 101 cycles for one warp's chain, whatever its ILP, and
-/// one every 7.5 and 9.6 cycles for the SM, so simt runs them 3-4 times too fast.
-const DIV_SEQUENCE_GAP: &str = "known gap: DDIV/DSQRT are one SFU instruction here, a subroutine on the GPU";
+/// simt runs DDIV as the sequence ptxas makes of `div.rn.f64` for sm_80-sm_100 (`[sequence]`
+/// in the machine files): eight FP64 operations, so with 32 warps a step (the DDIV and a DADD)
+/// holds a V100 partition's FP64 unit for 36 cycles. The V100 takes 30, as if its sm_70
+/// sequence ran fewer FP64 operations; its DSQRT, with the same eight, matches (0.98).
+const DDIV_OPS_GAP: &str = "known gap: the V100 runs DDIV's sequence in fewer FP64 cycles than sm_80's 8 operations take";
 
 /// On A100 a pass over distinct words takes about 10% longer than a broadcast's (floats: 1.10x
 /// consecutive, 1.00x on V100); simt charges a cycle a pass either way.
@@ -119,7 +119,7 @@ fn gap(row: &Row, machine: &Machine) -> Option<&'static str> {
         Bench::SharedWays { ways: 1, share: 1, .. } if machine.name == "a100" => Some(A100_DISTINCT_GAP),
         Bench::L1Stride { stride: 1, double: false } => Some(FULL_RATE_GAP),
         Bench::AtomicChain => Some(ATOMIC_LATENCY_GAP),
-        Bench::DivChain { .. } => Some(DIV_SEQUENCE_GAP),
+        Bench::DivChain { warps: 32, sqrt: false } => Some(DDIV_OPS_GAP),
         Bench::SharedRead { .. } => Some(L2_LINK_GAP),
         Bench::SharedWays { ways: 2.., .. } if machine.name == "v100" => Some(V100_CONFLICT_GAP),
         Bench::Roofline { its } => {
@@ -202,7 +202,8 @@ fn rows() -> Vec<Row> {
     // cuda-incore's example table (V100 PCIe: the SXM2's SM), rows 1-32 warps, columns 1-8
     // chains; one chain on one warp is `latency.fp64` restated, so that cell is left out.
     let dfma = |warps, ilp, published, source| held("v100", Dfma { warps, ilp }, published, source);
-    let div = |warps, sqrt, published, source| held("v100", DivChain { warps, sqrt }, published, source);
+    // One warp's step calibrates `sequence.ddiv` (`dsqrt`) latency; the rest are held out.
+    let div = |warps, sqrt, published, source, calibrated| Row { calibrated, ..held("v100", DivChain { warps, sqrt }, published, source) };
     let mma = |warps, f16acc, published, source, calibrated| Row { calibrated, ..held("v100", MmaChain { warps, f16acc }, published, source) };
     let mut rows = vec![
         chase("v100", 64 * KB, 30.1, "gpu-latency/v100.txt, 62 KB", false),
@@ -288,12 +289,16 @@ fn rows() -> Vec<Row> {
         dfma(8, 2, 1.05, "README.md:228, cuda-incore DFMA, 8 warps, ILP 2"),
         dfma(32, 1, 1.03, "README.md:230, cuda-incore DFMA, 32 warps, ILP 1"),
         dfma(32, 2, 1.04, "README.md:230, cuda-incore DFMA, 32 warps, ILP 2"),
-        div(1, false, 111.55, "README.md:233, cuda-incore DDIV, 1 warp, ILP 1"),
-        div(4, false, 27.88, "README.md:235, cuda-incore DDIV, 4 warps, ILP 1"),
-        div(32, false, 7.51, "README.md:238, cuda-incore DDIV, 32 warps, ILP 1"),
-        div(1, true, 101.26, "README.md:241, cuda-incore DSQRT, 1 warp, ILP 1"),
-        div(4, true, 25.31, "README.md:243, cuda-incore DSQRT, 4 warps, ILP 1"),
-        div(32, true, 9.61, "README.md:246, cuda-incore DSQRT, 32 warps, ILP 1"),
+        div(1, false, 111.55, "README.md:233, cuda-incore DDIV, 1 warp, ILP 1", true),
+        div(4, false, 27.88, "README.md:235, cuda-incore DDIV, 4 warps, ILP 1", false),
+        div(8, false, 14.11, "README.md:236, cuda-incore DDIV, 8 warps, ILP 1", false),
+        div(16, false, 8.48, "README.md:237, cuda-incore DDIV, 16 warps, ILP 1", false),
+        div(32, false, 7.51, "README.md:238, cuda-incore DDIV, 32 warps, ILP 1", false),
+        div(1, true, 101.26, "README.md:241, cuda-incore DSQRT, 1 warp, ILP 1", true),
+        div(4, true, 25.31, "README.md:243, cuda-incore DSQRT, 4 warps, ILP 1", false),
+        div(8, true, 13.56, "README.md:244, cuda-incore DSQRT, 8 warps, ILP 1", false),
+        div(16, true, 9.80, "README.md:245, cuda-incore DSQRT, 16 warps, ILP 1", false),
+        div(32, true, 9.61, "README.md:246, cuda-incore DSQRT, 32 warps, ILP 1", false),
         mma(1, false, 35.3523, "util/tuner/GPU_Microbenchmark/output.file:501, tensor_lat_half, f32 accumulate", true),
         mma(1, true, 33.0029, "util/tuner/GPU_Microbenchmark/output.file:506, tensor_lat_half, f16 accumulate", true),
         mma(32, false, 478.728, "util/tuner/GPU_Microbenchmark/output.file:490, tensor_bw_half, f32 accumulate", false),

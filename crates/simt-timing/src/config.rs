@@ -59,6 +59,10 @@ pub struct Machine {
     pub memory: Memory,
     /// Tensor-core timing per MMA form (`m16n16k16.f32.f16`, ...); forms a generation lacks are absent.
     pub tensor: BTreeMap<String, TensorTiming>,
+    /// Instructions the GPU runs as a sequence of operations, by lowercase mnemonic (`ddiv`):
+    /// the compiler expands `div.rn.f64` into a subroutine of FP64 operations. An instruction
+    /// absent here is one operation of its latency class.
+    pub sequence: BTreeMap<String, SequenceTiming>,
 }
 
 /// Reads `target = "sm_90"`; a bad name is located at the value and lists the valid ones.
@@ -349,6 +353,16 @@ pub struct TensorTiming {
     pub interval: u32,
 }
 
+/// An instruction the GPU runs as a sequence of operations on the instruction's unit.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct SequenceTiming {
+    /// Cycles from issue until a dependent instruction may issue: the sequence's critical path.
+    pub latency: u32,
+    /// Operations the sequence runs on the unit, each holding it as one instruction does.
+    pub ops: u32,
+}
+
 /// Encountered when a machine configuration cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
@@ -384,6 +398,8 @@ pub enum ConfigError {
 /// real GPU's DRAM latency. Time in the model advances in windows of the L2 latency, so an
 /// `alu = 4294967295` would make each dependent instruction wait out billions of cycles.
 pub const MAX_LATENCY: u32 = 10_000;
+/// Most operations one instruction's sequence may run (its unit is busy `ops` times its interval).
+pub const MAX_SEQUENCE_OPS: u32 = 1_000;
 /// The clock range, GHz: from a slow embedded part to well beyond any GPU.
 pub const CLOCK_GHZ: (f64, f64) = (0.1, 10.0);
 /// The bandwidth range, GB/s, of L2 and DRAM. With the clock's range this keeps a 32-byte
@@ -731,6 +747,22 @@ impl Machine {
                     &format!("tensor.\"{form}\""),
                     format!("interval must be at least 1 and latency at least the interval and {least}, and at most {MAX_LATENCY}"),
                 );
+            }
+        }
+        for (name, t) in &self.sequence {
+            let path = format!("sequence.{name}");
+            let Some(row) = simt_isa::TABLE.iter().find(|r| r.mnemonic.to_ascii_lowercase() == *name) else {
+                let names: Vec<String> = simt_isa::TABLE.iter().map(|r| r.mnemonic.to_ascii_lowercase()).collect();
+                return fail(
+                    &path,
+                    format!("no instruction `{name}` (keys are lowercase mnemonics, as `ddiv`){}", suggest(name, names.iter().map(String::as_str))),
+                );
+            };
+            if matches!(row.latency, LatencyClass::Memory | LatencyClass::Tensor) || matches!(row.unit, simt_isa::Unit::Control) {
+                return fail(&path, format!("`{name}` is timed by the memory model, the tensor table or the branch unit, not as a sequence"));
+            }
+            if t.ops == 0 || t.ops > MAX_SEQUENCE_OPS || t.latency < least || t.latency > MAX_LATENCY {
+                return fail(&path, format!("ops must be from 1 to {MAX_SEQUENCE_OPS}, and latency from {least} to {MAX_LATENCY}"));
             }
         }
         Ok(())

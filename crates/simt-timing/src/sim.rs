@@ -185,6 +185,10 @@ impl<'a> Ctx<'a> {
                 latency = t.latency;
                 interval = t.interval;
             }
+            if let Some(sequence) = machine.sequence.iter().find_map(|(name, t)| name.eq_ignore_ascii_case(info.mnemonic).then_some(t)) {
+                latency = sequence.latency;
+                interval *= sequence.ops;
+            }
             let banks = machine.regfile.banks;
             let bank_extra = if banks == 0 {
                 0

@@ -56,6 +56,20 @@ fn bad_values_are_located() {
 }
 
 #[test]
+fn sequences_name_an_instruction_timed_by_a_latency_class() {
+    let e = error(&h100().replacen("ddiv = {", "ddvi = {", 1));
+    assert!(e.contains("sequence.ddvi: no instruction `ddvi`") && e.ends_with("did you mean `ddiv`?"), "{e}");
+    let line: usize = e.split(':').nth(1).unwrap().parse().unwrap();
+    assert!(h100().lines().nth(line - 1).is_some_and(|l| l.starts_with("ddiv = ")), "{e}");
+    let e = error(&h100().replacen("ddiv = {", "ld = {", 1));
+    assert!(e.contains("`ld` is timed by the memory model"), "{e}");
+    let e = error(&h100().replacen("ddiv = { latency = 105, ops = 8 }", "ddiv = { latency = 105, ops = 0 }", 1));
+    assert!(e.contains("ops must be from 1 to 1000"), "{e}");
+    let e = error(&h100().replacen("ddiv = {", "DDIV = {", 1));
+    assert!(e.contains("lowercase mnemonics"), "{e}");
+}
+
+#[test]
 fn unknown_machine_names_list_the_builtins() {
     let Err(ConfigError::Unknown { .. }) = Machine::load("h10") else { panic!("h10 is no machine") };
     let e = Machine::load("h10").unwrap_err().to_string();
