@@ -305,6 +305,7 @@ impl Warps {
     }
 
     /// Those of [`from`](Self::from) whose verdicts have expired at `t`.
+    #[inline(always)]
     fn expired(&self, from: usize, t: u64) -> u64 {
         let mut bits = 0;
         for (row, wakes) in self.wakes.chunks_exact(8).take(self.len.div_ceil(8)).enumerate() {
