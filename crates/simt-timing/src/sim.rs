@@ -1652,8 +1652,12 @@ fn sector_mask(first: u32, last: u32) -> u8 {
 /// from an address aligned to `size` and without wrapping around the address space.
 fn unit_stride(addresses: &[u32; 32], lanes: u32, size: u32) -> bool {
     let first = addresses[0];
+    // A shift, not a multiply, so that the lanes compare as vectors (as in `shared_passes`);
+    // sizes are powers of two but for some atomics, which go lane by lane.
+    let shift = size.trailing_zeros();
     lanes == u32::MAX
-        && every_lane(addresses, |l, a| a == first.wrapping_add(l.wrapping_mul(size)))
+        && size.is_power_of_two()
+        && every_lane(addresses, |l, a| a == first.wrapping_add(l << shift))
         && first.is_multiple_of(size)
         && first.checked_add(31 * size).is_some()
 }
