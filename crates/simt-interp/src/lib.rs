@@ -36,4 +36,4 @@ pub use fault::{Fault, FaultKind, Remedies, Remedy};
 pub use launch::{Launch, LaunchConfig, LaunchError, Progress, RunOptions, SimtModel, check_launch, run};
 pub use memory::{Contents, GlobalMemory, Lent, WordBytes};
 pub use stats::{Counters, Stats};
-pub use warp::{BlockReason, ControlView, ConvergenceBarrier, StackEntry, ThreadGroup, ThreadState, WarpView};
+pub use warp::{BlockReason, ControlView, ConvergenceBarrier, StackEntry, ThreadGroup, ThreadState, WarpView, lanes};

@@ -110,7 +110,7 @@ pub struct ConvergenceBarrier {
 
 /// Iterates over the set bits of a lane mask, lowest first.
 #[inline]
-pub(crate) fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
+pub fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
         if mask == 0 {
             return None;

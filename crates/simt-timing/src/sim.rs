@@ -1274,7 +1274,7 @@ impl<'l> Sm<'l> {
                             1
                         } else {
                             let mut n = 0;
-                            for l in crate::sim::lanes(lanes) {
+                            for l in simt_interp::lanes(lanes) {
                                 let line = u64::from(access.addresses[l] >> self.const_shift);
                                 if !lines[..n].contains(&line) {
                                     lines[n] = line;
@@ -1576,19 +1576,6 @@ impl<'l> Sm<'l> {
     }
 }
 
-/// Iterates over the set bits of a lane mask, lowest first.
-pub(crate) fn lanes_iter(mut mask: u32) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (mask != 0).then(|| {
-            let l = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            l
-        })
-    })
-}
-
-pub(crate) use lanes_iter as lanes;
-
 /// The lines a warp's global or local access touches, in lane order, into `lines`: each line
 /// (with `tag` or'ed in), the sectors its lanes read, and how many lanes it serves (atomics on
 /// one line serialise). Returns how many lines.
@@ -1618,7 +1605,7 @@ fn coalesce(access: &simt_interp::Access, lanes: u32, tag: u64, lines: &mut [(u6
 fn coalesce_lanes(access: &simt_interp::Access, lanes: u32, tag: u64, lines: &mut [(u64, u8, u32); 32]) -> usize {
     let size = access.size.max(1);
     let mut n = 0usize;
-    for l in lanes_iter(lanes) {
+    for l in simt_interp::lanes(lanes) {
         let addr = access.addresses[l];
         let line = tag | u64::from(addr / LINE_BYTES);
         let first = (addr % LINE_BYTES) / SECTOR_BYTES;
