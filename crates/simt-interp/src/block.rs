@@ -356,11 +356,12 @@ impl<'a> BlockSim<'a> {
         };
         self.step_budget(w)?;
         let Preview { pc, opcode, active, executed, .. } = preview;
-        let decoded = self.exec.launch.program.code[pc as usize];
+        let program = &self.exec.launch.program;
+        let decoded = &program.code[pc as usize];
         let warp = &self.exec.warps[w];
-        let access = self.exec.launch.program.effects[pc as usize].access.map(|a| {
-            let (space, mut addresses) = match decoded.op {
-                Op::Memory(m) => self.exec.lane_addresses(w, pc, &m, executed),
+        let access = program.effects[pc as usize].access.map(|a| {
+            let (space, mut addresses) = match &decoded.op {
+                Op::Memory(m) => self.exec.lane_addresses(w, pc, m, executed),
                 _ => (a.space, [0; 32]),
             };
             if space == Space::Local {
