@@ -69,7 +69,7 @@ fn most_words_in_a_bank(addresses: &[u32; 32], lanes: u32, per_lane: u32) -> u32
     // Aligned vectors of `per_lane` words (a power of two) cover whole groups of `per_lane`
     // banks, and two different ones share no word: counting each group's distinct vectors
     // gives its banks' distinct words in a per_lane-th of the steps (a float4 load: a quarter).
-    if per_lane > 1 && per_lane.is_power_of_two() && per_lane <= BANKS && lanes_of(lanes).all(|l| (addresses[l] / 4).is_multiple_of(per_lane)) {
+    if per_lane > 1 && per_lane.is_power_of_two() && per_lane <= BANKS && lanes_of(lanes).all(|l| addresses[l] & ((per_lane - 1) << 2) == 0) {
         most_in_a_group(addresses, lanes, 2 + per_lane.trailing_zeros(), BANKS / per_lane - 1, 1)
     } else {
         most_in_a_group(addresses, lanes, 2, BANKS - 1, per_lane)
