@@ -48,14 +48,22 @@ fn passes_in_parts(addresses: &[u32; 32], lanes: u32, per_lane: u32, atomic: boo
     let part = u32::MAX >> (32 - width);
     let mut passes = (0..parts).map(|p| most_words_in_a_bank(addresses, lanes & (part << (p * width)), per_lane)).sum::<u32>().max(1);
     if atomic {
-        let mut most = 1;
-        for l in lanes_of(lanes) {
-            let same = lanes_of(lanes).filter(|&k| addresses[k] == addresses[l]).count() as u32;
-            most = most.max(same);
-        }
-        passes = passes.max(most);
+        passes = passes.max(most_lanes_at_one_address(addresses, lanes));
     }
     passes
+}
+
+/// The most of `lanes` that address one place (0 for no lanes): atomics to one address serialise.
+pub(crate) fn most_lanes_at_one_address(addresses: &[u32; 32], lanes: u32) -> u32 {
+    let mut same = [0u32; 32];
+    let mut n = 0;
+    for l in lanes_of(lanes) {
+        same[n] = addresses[l];
+        n += 1;
+    }
+    let same = &mut same[..n];
+    same.sort_unstable();
+    same.chunk_by(|a, b| a == b).map(|run| run.len() as u32).max().unwrap_or(0)
 }
 
 /// Whether every active lane whose partner `lane ^ distance` is active reads the partner's address.

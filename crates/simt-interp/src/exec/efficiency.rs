@@ -10,7 +10,7 @@
 
 use simt_isa::Space;
 
-use crate::banks::shared_passes;
+use crate::banks::{most_lanes_at_one_address, shared_passes};
 use crate::exec::lanes;
 use crate::exec::memory::MemOp;
 
@@ -99,16 +99,7 @@ pub(crate) fn account(c: &mut MemCounts, space: Space, atomic: bool, exec: u32, 
         Space::Param => {}
     }
     if atomic {
-        let mut same = [0u32; 32];
-        let mut n = 0;
-        for l in lanes(exec) {
-            same[n] = addrs[l];
-            n += 1;
-        }
-        let same = &mut same[..n];
-        same.sort_unstable();
-        let longest = same.chunk_by(|a, b| a == b).map(<[u32]>::len).max().unwrap_or(0);
-        c.atomic_steps += longest as u64;
+        c.atomic_steps += u64::from(most_lanes_at_one_address(addrs, exec));
     }
 }
 
