@@ -31,6 +31,12 @@ pub fn shared_passes(addresses: &[u32; 32], lanes: u32, size: u32, atomic: bool)
     passes_in_parts(addresses, lanes, per_lane, atomic)
 }
 
+/// The passes `lanes` reading `size` bytes each would take without a conflict: their words,
+/// 32 a pass (at least one).
+pub fn ideal_passes(lanes: u32, size: u32) -> u32 {
+    (lanes.count_ones() * size.div_ceil(4)).div_ceil(BANKS).max(1)
+}
+
 /// Whether `holds(lane, address)` for all 32 lanes' addresses. Every lane is asked, with no
 /// early exit, so that the compiler compares them as vectors.
 #[inline]

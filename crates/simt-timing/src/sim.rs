@@ -12,7 +12,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use simt_interp::banks::{BANKS, every_lane, shared_passes};
+use simt_interp::banks::{every_lane, ideal_passes, shared_passes};
 use simt_interp::{BlockReason, BlockSim, Counters, Fault, Launch, Peek, Step, StepResult};
 use simt_isa::{AccessKind, AtomOp, AtomType, Flags, Form, Kernel, RZ, Space, Unit};
 use smallvec::SmallVec;
@@ -1252,7 +1252,7 @@ impl<'l> Sm<'l> {
                 match space {
                     Space::Shared => {
                         let passes = shared_passes(&access.addresses, lanes, access.size, kind == AccessKind::Atomic);
-                        let ideal = (lanes.count_ones() * access.size).div_ceil(BANKS * 4).max(1);
+                        let ideal = ideal_passes(lanes, access.size);
                         self.raw.shared_accesses += 1;
                         self.raw.shared_conflicts += u64::from(passes.saturating_sub(ideal));
                         let start = (t + u64::from(extra)).max(self.shared_free);

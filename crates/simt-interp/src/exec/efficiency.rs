@@ -10,7 +10,7 @@
 
 use simt_isa::Space;
 
-use crate::banks::{most_lanes_at_one_address, shared_passes};
+use crate::banks::{ideal_passes, most_lanes_at_one_address, shared_passes};
 use crate::exec::lanes;
 use crate::exec::memory::MemOp;
 
@@ -94,7 +94,7 @@ pub(crate) fn account(c: &mut MemCounts, space: Space, atomic: bool, exec: u32, 
         }
         Space::Shared => {
             c.passes += u64::from(shared_passes(addrs, exec, size, false));
-            c.ideal_passes += (u64::from(active) * u64::from(size.div_ceil(4)) * 4).div_ceil(128);
+            c.ideal_passes += u64::from(ideal_passes(exec, size));
         }
         Space::Param => {}
     }
