@@ -299,12 +299,12 @@ impl Warps {
     }
 
     /// The warps from `from` on, as bits by place.
-    fn from(&self, from: usize) -> u64 {
+    fn places_from(&self, from: usize) -> u64 {
         let all = u64::MAX.checked_shr((MAX_PART_WARPS - self.len) as u32).unwrap_or(0);
         all & u64::MAX.checked_shl(from as u32).unwrap_or(0)
     }
 
-    /// Those of [`from`](Self::from) whose verdicts have expired at `t`.
+    /// Those of [`places_from`](Self::places_from) whose verdicts have expired at `t`.
     #[inline(always)]
     fn expired(&self, from: usize, t: u64) -> u64 {
         let mut bits = 0;
@@ -313,6 +313,7 @@ impl Warps {
             let expired = (0..8).fold(0, |bits, i| bits | u64::from(wakes[i] <= t) << i);
             bits |= expired << (8 * row);
         }
+        // Places past `len` never expire, so only the lower bound needs a mask.
         bits & u64::MAX.checked_shl(from as u32).unwrap_or(0)
     }
 
@@ -930,7 +931,7 @@ impl<'l> Sm<'l> {
         }
         let timeline = ctx.timeline;
         // The timeline shows every warp's verdict; otherwise only the expired are judged again.
-        let visit = |warps: &Warps, from: usize| if timeline { warps.from(from) } else { warps.expired(from, t) };
+        let visit = |warps: &Warps, from: usize| if timeline { warps.places_from(from) } else { warps.expired(from, t) };
         let mut pending = visit(&self.parts[p].warps, 0);
         let mut ready: u64 = 0;
         while pending != 0 {
@@ -1700,7 +1701,7 @@ mod tests {
             let slots: Vec<u32> = model.iter().map(|m| m.0).collect();
             prop_assert_eq!(warps.slots(), slots.as_slice());
             let bits = |keep: &dyn Fn(usize) -> bool| (0..model.len()).filter(|&i| i >= from && keep(i)).fold(0u64, |b, i| b | 1 << i);
-            prop_assert_eq!(warps.from(from), bits(&|_| true));
+            prop_assert_eq!(warps.places_from(from), bits(&|_| true));
             prop_assert_eq!(warps.expired(from, t), bits(&|i| model[i].2 <= t));
             let held = (model.iter().map(|m| m.1).min().unwrap_or(Reason::NoWarp), model.iter().map(|m| m.2).min().unwrap_or(UNKNOWN));
             prop_assert_eq!(warps.held(), held);
