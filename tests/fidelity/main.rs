@@ -32,6 +32,11 @@ const ACCEL_SIM_TUNER: &str = "accel-sim-framework 2260456";
 /// 128-byte stride, measured on an A100 PCIe (1395 MHz) and an H800 PCIe (1755 MHz: the H100's SM and L2).
 const HOPPER_BENCH: &str = "NVIDIA-Hopper-Benchmark ded6f57";
 
+/// cuda_study (github.com/ahmadsharif1/cuda_study, commit be5cef0477225f5a3447d66b55f6e6d0e4c44720):
+/// `micro_benchmarks/latency.cu`'s one-thread chases on an H100 SXM5 (HBM3) at 1.98 GHz, the
+/// part `h100` models, where gpu-benches and NVIDIA-Hopper-Benchmark measured PCIe parts (HBM2e).
+const CUDA_STUDY: &str = "cuda_study be5cef0";
+
 /// The repository and commit a row's figure comes from.
 fn origin(bench: Bench) -> &'static str {
     match bench {
@@ -39,6 +44,7 @@ fn origin(bench: Bench) -> &'static str {
         Bench::Chase { stride: 128, .. } => HOPPER_BENCH,
         Bench::SharedWays { .. } => SHM_MICROBENCH,
         Bench::MmaChain { .. } | Bench::AtomicChain => ACCEL_SIM_TUNER,
+        Bench::IndexChase { .. } => CUDA_STUDY,
         _ => GPU_BENCHES,
     }
 }
@@ -113,8 +119,16 @@ const DDIV_OPS_GAP: &str = "known gap: the V100 runs DDIV's sequence in fewer FP
 /// consecutive, 1.00x on V100); simt charges a cycle a pass either way.
 const A100_DISTINCT_GAP: &str = "known gap: A100's passes over distinct words take 10% longer than a broadcast's";
 
+/// `h100`'s DRAM stages are calibrated on chases of PCIe parts (gpu-benches' H100 PCIe,
+/// NVIDIA-Hopper-Benchmark's H800 PCIe: HBM2e, 1755 MHz), whose 128 MB-1.7 GB plateaus agree
+/// (650-657 cycles). cuda_study's H100 SXM5 (HBM3, 1.98 GHz) answers a cold 256 MB chase in
+/// 570.5 cycles: 288 ns, where the PCIe parts take 370 ns. Its L2 hop agrees with theirs in
+/// cycles (1.04), so the difference lies past L2.
+const SXM_DRAM_GAP: &str = "known gap: h100's DRAM is calibrated on PCIe parts (HBM2e); this SXM5 (HBM3) answers 80 ns sooner";
+
 fn gap(row: &Row, machine: &Machine) -> Option<&'static str> {
     match row.bench {
+        Bench::IndexChase { bytes, .. } if bytes > machine.memory.l2.bytes => Some(SXM_DRAM_GAP),
         Bench::SharedWays { width: 2.., ways: 1, share: 2.. } => Some(PACKED_GAP),
         Bench::SharedWays { ways: 1, share: 1, .. } if machine.name == "a100" => Some(A100_DISTINCT_GAP),
         Bench::L1Stride { stride: 1, double: false } => Some(FULL_RATE_GAP),
@@ -134,6 +148,10 @@ fn gap(row: &Row, machine: &Machine) -> Option<&'static str> {
 enum Bench {
     /// A random pointer chase over `bytes` at 64-byte stride (gpu-latency's pattern).
     Chase { bytes: u64, stride: u64 },
+    /// cuda_study's chase, `idx = arr[idx]` over `bytes` at `stride`: a hop is a load and the
+    /// IMAD.WIDE making the next address from the index, so simt's figure is the load-to-use of
+    /// [`Bench::Chase`] plus `latency.mul`.
+    IndexChase { bytes: u64, stride: u64 },
     /// A stream kernel at full occupancy: bytes moved over time, as a fraction of peak DRAM bandwidth.
     Streaming(Stream),
     /// gpu-strides: cycles per warp load of one block of 1024 threads whose lanes read floats
@@ -303,6 +321,10 @@ fn rows() -> Vec<Row> {
         mma(1, true, 33.0029, "util/tuner/GPU_Microbenchmark/output.file:506, tensor_lat_half, f16 accumulate", true),
         mma(32, false, 478.728, "util/tuner/GPU_Microbenchmark/output.file:490, tensor_bw_half, f32 accumulate", false),
         mma(32, true, 509.426, "util/tuner/GPU_Microbenchmark/output.file:496, tensor_bw_half, f16 accumulate", false),
+        // Its L2 chase reads 4-byte slots through `__ldcg`, so every hop is an L2 hit, as every
+        // hop of a 128-byte stride is here; its HBM chase is cold, after writing more than L2 holds.
+        held("h100", IndexChase { bytes: 4 * MB, stride: 128 }, 259.9, "README.md:108, L2 Cache, 4 MB (H100 SXM5)"),
+        held("h100", IndexChase { bytes: 256 * MB, stride: 128 }, 570.5, "README.md:109, HBM / DRAM, 256 MB at 128 bytes (H100 SXM5)"),
         held("v100", AtomicChain, 243.627, "util/tuner/GPU_Microbenchmark/output.file:32, atomic_add_lat"),
         held(
             "a100",
@@ -682,6 +704,11 @@ fn published_measurements_within_tolerance_and_docs_current() {
                     let c = chase(&m, bytes, stride);
                     let what = if stride == 64 { format!("chase {}", size(bytes)) } else { format!("chase {}, {stride}-byte stride", size(bytes)) };
                     (what, c, (format!("{c:.1} cycles"), format!("{:.1} cycles", row.published)))
+                }
+                Bench::IndexChase { bytes, stride } => {
+                    let c = chase(&m, bytes, stride) + f64::from(m.latency.mul);
+                    let what = format!("index chase {}, {stride}-byte stride", size(bytes));
+                    (what, c, (format!("{c:.1} cycles a hop"), format!("{:.1} cycles", row.published)))
                 }
                 Bench::Streaming(kind) => {
                     let f = stream(&m, kind);
