@@ -261,8 +261,9 @@ struct Stream {
 }
 
 impl Stream {
-    /// The next request's lookup, waiting for the shard's thread if it is behind.
-    fn next(&mut self) -> Found {
+    /// The next request's lookup. While the shard's thread is behind, this one does
+    /// `meanwhile`'s work, a piece a call, and waits only once that says there is none left.
+    fn next(&mut self, mut meanwhile: impl FnMut() -> bool) -> Found {
         let mut waiting_since = None;
         loop {
             if let Some(found) = self.chunk.next() {
@@ -276,6 +277,9 @@ impl Stream {
                 // as a chunk of lookups. Only when no other thread has taken the shard's task by
                 // then (more threads than cores) does this one run it.
                 Err(TryRecvError::Empty) => {
+                    if meanwhile() {
+                        continue;
+                    }
                     if waiting_since.get_or_insert_with(Instant::now).elapsed() < PATIENCE {
                         std::hint::spin_loop();
                     } else if rayon::yield_now() != Some(rayon::Yield::Executed) {
@@ -409,6 +413,15 @@ impl MemorySystem {
             return;
         }
         let (first, others) = shards.split_at_mut(1);
+        let own = &mine[0];
+        let mut looked_up = 0;
+        let mut look_up_own = || {
+            let found = own.get(looked_up).map(|_| first[0].look_up_nth(requests, own, looked_up, side));
+            looked_up += usize::from(found.is_some());
+            found
+        };
+        // What this thread looked up of its own shard while another's lookups were behind.
+        let mut ahead = std::collections::VecDeque::new();
         rayon::in_place_scope(|scope| {
             let mut streams: Vec<Stream> = others
                 .iter_mut()
@@ -421,8 +434,8 @@ impl MemorySystem {
                 .collect();
             for r in requests {
                 let found = match shard_of(r.line, n) {
-                    0 => look_up_next(0, &mut first[0]),
-                    s => streams[s - 1].next(),
+                    0 => ahead.pop_front().or_else(&mut look_up_own).expect("each of the first shard's requests is looked up once"),
+                    s => streams[s - 1].next(|| look_up_own().map(|found| ahead.push_back(found)).is_some()),
                 };
                 answered(r, in_order.answer(r, side[r.sm as usize], found));
             }
