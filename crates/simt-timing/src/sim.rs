@@ -1356,7 +1356,6 @@ impl<'l> Sm<'l> {
                             self.release_inflight(tag);
                         } else if r.sectors & sectors != 0 {
                             rest &= !r.sectors;
-                            self.raw.l1_hits += 0;
                             op = self.wait_on(ctx, tag, op, s, info, pipe);
                             note = "L1 miss (merged with one in flight)";
                         }
