@@ -109,11 +109,11 @@ const ATOMIC_LATENCY_GAP: &str = "known gap: no latency of L2's atomic unit (the
 /// with the footprint, where LRU would miss every near copy at once), neither published.
 const L2_LINK_GAP: &str = "known gap: a far-partition hit costs latency here, not link bandwidth";
 
-/// simt runs DDIV as the sequence ptxas makes of `div.rn.f64` for sm_80-sm_100 (`[sequence]`
+/// simt runs DDIV as the sequence ptxas makes of `div.rn.f64` for sm_70-sm_100 (`[sequence]`
 /// in the machine files): eight FP64 operations, so with 32 warps a step (the DDIV and a DADD)
-/// holds a V100 partition's FP64 unit for 36 cycles. The V100 takes 30, as if its sm_70
-/// sequence ran fewer FP64 operations; its DSQRT, with the same eight, matches (0.98).
-const DDIV_OPS_GAP: &str = "known gap: the V100 runs DDIV's sequence in fewer FP64 cycles than sm_80's 8 operations take";
+/// holds a V100 partition's FP64 unit for 36 cycles. The V100 takes 30, though ptxas's sm_70
+/// sequence has the same eight operations; its DSQRT, also eight, matches (0.98).
+const DDIV_OPS_GAP: &str = "known gap: the V100 runs DDIV's 8 FP64 operations (sm_70's as sm_80's) in fewer cycles than 8 DFMAs take";
 
 /// On A100 a pass over distinct words takes about 10% longer than a broadcast's (floats: 1.10x
 /// consecutive, 1.00x on V100); simt charges a cycle a pass either way.
