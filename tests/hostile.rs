@@ -397,7 +397,7 @@ fn cases() -> Vec<Case> {
     t.push(machine("machine: 4,096 SMs of 64 MiB L1", &[("count = 1 ", "count = 4096 "), ("unified_bytes = 81920", "unified_bytes = 67108864")]));
     t.push(machine("machine: 256 warps on an SM", &[("max_warps = 16", "max_warps = 256"), ("max_threads = 512", "max_threads = 8192")]));
     t.push(machine("machine: a 4 GB L2", &[("bytes = 262144, ways = 8", "bytes = 4294967296, ways = 8")]));
-    t.push(machine("machine: DDIV as 4294967295 operations", &[("[sequence]", "[sequence]\nddiv = { latency = 100, ops = 4294967295 }\n#")]));
+    t.push(machine("machine: DDIV as 4294967295 operations", &[("[sequence]", "[sequence]\nddiv = { latency = 100, ops = 4294967295, blocking = false }\n#")]));
 
     // ---- runtime behaviour ----
     let rt = |name: &'static str, directives: &str, body: &str, extra: &[&str], code: i32| {

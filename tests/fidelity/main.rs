@@ -44,7 +44,7 @@ fn origin(bench: Bench) -> &'static str {
         Bench::Chase { stride: 128, .. } => HOPPER_BENCH,
         Bench::SharedWays { .. } => SHM_MICROBENCH,
         Bench::MmaChain { .. } | Bench::AtomicChain => ACCEL_SIM_TUNER,
-        Bench::IndexChase { .. } | Bench::TransposeConflicts => CUDA_STUDY,
+        Bench::IndexChase { .. } | Bench::TransposeConflicts | Bench::F32Sequence { .. } => CUDA_STUDY,
         _ => GPU_BENCHES,
     }
 }
@@ -163,6 +163,9 @@ enum Bench {
     /// unpadded tile's bandwidth, whose column reads conflict 32 ways, over the padded one's
     /// (`asm/transpose_unpadded.s` and `asm/transpose.s`).
     TransposeConflicts,
+    /// cuda_study's `inst_lat.cu` for `__frcp_rn` (FDIV 1 / x) or `__fsqrt_rn` (`sqrt`): one warp
+    /// running `ilp` chains, a turn an operation each and the loop; cycles an operation.
+    F32Sequence { ilp: u32, sqrt: bool },
     /// A stream kernel at full occupancy: bytes moved over time, as a fraction of peak DRAM bandwidth.
     Streaming(Stream),
     /// gpu-strides: cycles per warp load of one block of 1024 threads whose lanes read floats
@@ -234,6 +237,8 @@ fn rows() -> Vec<Row> {
     // One warp's step calibrates `sequence.ddiv` (`dsqrt`) latency; the rest are held out.
     let div = |warps, sqrt, published, source, calibrated| Row { calibrated, ..held("v100", DivChain { warps, sqrt }, published, source) };
     let mma = |warps, f16acc, published, source, calibrated| Row { calibrated, ..held("v100", MmaChain { warps, f16acc }, published, source) };
+    // cuda_study's eight chains calibrate `sequence.fdiv` (`fsqrt`) latency on `h100`; fewer are held out.
+    let f32seq = |ilp, sqrt, published, source, calibrated| Row { calibrated, ..held("h100", F32Sequence { ilp, sqrt }, published, source) };
     let mut rows = vec![
         chase("v100", 64 * KB, 30.1, "gpu-latency/v100.txt, 62 KB", false),
         chase("v100", 4 * MB, 215.0, "gpu-latency/v100.txt, 3938 KB", true),
@@ -336,6 +341,14 @@ fn rows() -> Vec<Row> {
         // hop of a 128-byte stride is here; its HBM chase is cold, after writing more than L2 holds.
         held("h100", IndexChase { bytes: 4 * MB, stride: 128 }, 259.9, "README.md:108, L2 Cache, 4 MB (H100 SXM5)"),
         held("h100", IndexChase { bytes: 256 * MB, stride: 128 }, 570.5, "README.md:109, HBM / DRAM, 256 MB at 128 bytes (H100 SXM5)"),
+        f32seq(1, false, 87.0, "README.md:61, __frcp_rn, ILP 1", false),
+        f32seq(2, false, 82.0, "README.md:61, __frcp_rn, ILP 2", false),
+        f32seq(4, false, 79.5, "README.md:61, __frcp_rn, ILP 4", false),
+        f32seq(8, false, 77.8, "README.md:61, __frcp_rn, ILP 8", true),
+        f32seq(1, true, 66.0, "README.md:62, __fsqrt_rn, ILP 1", false),
+        f32seq(2, true, 61.5, "README.md:62, __fsqrt_rn, ILP 2", false),
+        f32seq(4, true, 58.0, "README.md:62, __fsqrt_rn, ILP 4", false),
+        f32seq(8, true, 56.5, "README.md:62, __fsqrt_rn, ILP 8", true),
         held("h100", TransposeConflicts, 1224.0 / 1902.0, "README.md:182 over :184, Basic 1,224 GB/s over CuTe Scalar 1,902 GB/s, 32768 x 32768 (H100 SXM5)"),
         held("v100", AtomicChain, 243.627, "util/tuner/GPU_Microbenchmark/output.file:32, atomic_add_lat"),
         held(
@@ -524,6 +537,15 @@ fn stream(machine: &Machine, kind: Stream) -> f64 {
     let (report, _) = bench(&m, file, &req);
     let seconds = report.stats.cycles as f64 / (m.clock_ghz * 1e9);
     bytes as f64 / seconds / 1e9 / m.memory.dram.bandwidth_gbs
+}
+
+/// Cycles an operation of `f32_sequence_ilp.s` on one SM of `machine`: one warp of `ilp` chains.
+fn f32_sequence(machine: &Machine, ilp: u32, sqrt: bool) -> f64 {
+    let one = one_sm(machine);
+    let steps = 64;
+    let req = request(None, None, vec![int("steps", steps), int("ilp", i64::from(ilp)), int("sqrt", i64::from(sqrt)), buf("cycles", ArgInit::Zeros(1))]);
+    let (_, launch) = bench(&one, "f32_sequence_ilp.s", &req);
+    f64::from(words(&launch, "cycles")[0]) / (steps as u32 * ilp) as f64
 }
 
 /// The unpadded tiled transpose's bandwidth over the padded one's, on the streams' slice of the
@@ -735,6 +757,12 @@ fn published_measurements_within_tolerance_and_docs_current() {
                     let c = chase(&m, bytes, stride) + f64::from(m.latency.mul);
                     let what = format!("index chase {}, {stride}-byte stride", size(bytes));
                     (what, c, (format!("{c:.1} cycles a hop"), format!("{:.1} cycles", row.published)))
+                }
+                Bench::F32Sequence { ilp, sqrt } => {
+                    let c = f32_sequence(&m, ilp, sqrt);
+                    let op = if sqrt { "FSQRT (sqrt.rn.f32)" } else { "FDIV 1 / x (rcp.rn.f32)" };
+                    let chains = if ilp == 1 { "1 chain".to_string() } else { format!("{ilp} chains") };
+                    (format!("{op}, one warp of {chains}"), c, (format!("{c:.1} cycles an operation"), format!("{:.1} cycles", row.published)))
                 }
                 Bench::TransposeConflicts => {
                     let f = transpose_conflicts(&m);

@@ -361,6 +361,11 @@ pub struct SequenceTiming {
     pub latency: u32,
     /// Operations the sequence runs on the unit, each holding it as one instruction does.
     pub ops: u32,
+    /// Whether the warp issues nothing else until `latency` has passed. The compiled sequence
+    /// branches to its slow path on a check of the operands, and where that check waits for
+    /// the sequence's own results (f32 `div.rn`, `rcp.rn` and `sqrt.rn` on Hopper, whose
+    /// independent chains take as long a step as one) the warp's later instructions wait too.
+    pub blocking: bool,
 }
 
 /// Encountered when a machine configuration cannot be used.

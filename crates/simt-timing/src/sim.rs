@@ -99,6 +99,8 @@ pub(crate) struct PcInfo {
     pub defer: bool,
     /// A memory access that may miss and so needs a free MSHR to issue.
     pub throttled: bool,
+    /// A blocking sequence: the warp's next instruction waits out `latency`.
+    pub blocking: bool,
 }
 
 /// Which warp instructions `--pipeview` records.
@@ -185,9 +187,11 @@ impl<'a> Ctx<'a> {
                 latency = t.latency;
                 interval = t.interval;
             }
+            let mut blocking = false;
             if let Some(sequence) = machine.sequence.iter().find_map(|(name, t)| name.eq_ignore_ascii_case(info.mnemonic).then_some(t)) {
                 latency = sequence.latency;
                 interval *= sequence.ops;
+                blocking = sequence.blocking;
             }
             let banks = machine.regfile.banks;
             let bank_extra = if banks == 0 {
@@ -216,6 +220,7 @@ impl<'a> Ctx<'a> {
                 bank_extra,
                 defer,
                 throttled,
+                blocking,
             });
         }
         let reg_span = regs.iter().max().map_or(0, |&r| usize::from(r) + 1);
@@ -1167,6 +1172,10 @@ impl<'l> Sm<'l> {
         slot.next_issue = t + 1;
         if info.kind == Kind::Branch {
             slot.next_issue = t + u64::from(m.latency.control);
+            slot.next_issue_reason = Reason::BranchReconvergence;
+        } else if info.blocking {
+            // The sequence's branch to its slow path: the warp waits where it reconverges.
+            slot.next_issue = t + u64::from(info.latency);
             slot.next_issue_reason = Reason::BranchReconvergence;
         }
         let ready = match completion {
