@@ -44,7 +44,7 @@ fn origin(bench: Bench) -> &'static str {
         Bench::Chase { stride: 128, .. } => HOPPER_BENCH,
         Bench::SharedWays { .. } => SHM_MICROBENCH,
         Bench::MmaChain { .. } | Bench::AtomicChain => ACCEL_SIM_TUNER,
-        Bench::IndexChase { .. } | Bench::TransposeConflicts | Bench::F32Sequence { .. } => CUDA_STUDY,
+        Bench::IndexChase { .. } | Bench::TransposeConflicts | Bench::F32Sequence { .. } | Bench::Throughput { .. } => CUDA_STUDY,
         _ => GPU_BENCHES,
     }
 }
@@ -166,6 +166,10 @@ enum Bench {
     /// cuda_study's `inst_lat.cu` for `__frcp_rn` (FDIV 1 / x) or `__fsqrt_rn` (`sqrt`): one warp
     /// running `ilp` chains, a turn an operation each and the loop; cycles an operation.
     F32Sequence { ilp: u32, sqrt: bool },
+    /// cuda_study's `inst_lat.cu` throughput column: one warp running 128 independent chains of
+    /// `op` (simt assembly with `{r}` for the chain's register), a turn an operation each and the
+    /// loop; cycles an operation.
+    Throughput { op: &'static str },
     /// A stream kernel at full occupancy: bytes moved over time, as a fraction of peak DRAM bandwidth.
     Streaming(Stream),
     /// gpu-strides: cycles per warp load of one block of 1024 threads whose lanes read floats
@@ -341,6 +345,10 @@ fn rows() -> Vec<Row> {
         // hop of a 128-byte stride is here; its HBM chase is cold, after writing more than L2 holds.
         held("h100", IndexChase { bytes: 4 * MB, stride: 128 }, 259.9, "README.md:108, L2 Cache, 4 MB (H100 SXM5)"),
         held("h100", IndexChase { bytes: 256 * MB, stride: 128 }, 570.5, "README.md:109, HBM / DRAM, 256 MB at 128 bytes (H100 SXM5)"),
+        held("h100", Throughput { op: "FADD {r}, {r}, 1.0" }, 1.1, "README.md:55, FADD, ILP 128"),
+        held("h100", Throughput { op: "FMUL {r}, {r}, 1.0000001" }, 1.1, "README.md:56, FMUL, ILP 128"),
+        held("h100", Throughput { op: "FFMA {r}, {r}, R250, R251" }, 1.2, "README.md:57, FMA, ILP 128"),
+        held("h100", Throughput { op: "IMUL {r}, {r}, 13" }, 2.1, "README.md:59, IMUL, ILP 128"),
         f32seq(1, false, 87.0, "README.md:61, __frcp_rn, ILP 1", false),
         f32seq(2, false, 82.0, "README.md:61, __frcp_rn, ILP 2", false),
         f32seq(4, false, 79.5, "README.md:61, __frcp_rn, ILP 4", false),
@@ -537,6 +545,33 @@ fn stream(machine: &Machine, kind: Stream) -> f64 {
     let (report, _) = bench(&m, file, &req);
     let seconds = report.stats.cycles as f64 / (m.clock_ghz * 1e9);
     bytes as f64 / seconds / 1e9 / m.memory.dram.bandwidth_gbs
+}
+
+/// Cycles an operation of `op` on 128 independent chains in one warp on one SM of `machine`, as
+/// cuda_study's `inst_lat.cu` runs them: the kernel is written here, 128 chains being too many
+/// to keep in `asm/bench/` by hand.
+fn throughput(machine: &Machine, op: &str) -> f64 {
+    const CHAINS: u32 = 128;
+    let steps = 16;
+    let mut source = String::from(
+        ".kernel throughput\n.param .u32 steps\n.param .ptr.u32 cycles\n.launch grid(1) block(32)\n\
+         LD.PARAM.U32 R200, [steps]\nLD.PARAM.U32 R201, [cycles]\nMOV R202, 0\nMOV R250, 1.0000001\nMOV R251, 0.0001\n",
+    );
+    // The chains' start values do not change the timing.
+    for r in 0..CHAINS {
+        writeln!(source, "MOV R{r}, {}", r + 1).expect("a String takes any write");
+    }
+    source.push_str("S2R R203, SR_CLOCK\nTURN:\n");
+    for r in 0..CHAINS {
+        writeln!(source, "{}", op.replace("{r}", &format!("R{r}"))).expect("a String takes any write");
+    }
+    source.push_str(
+        "IADD R202, R202, 1\nISETP.LT.U32 P0, R202, R200\n@P0 BRA TURN\nS2R R204, SR_CLOCK\nIADD R204, R204, -R203\nST.GLOBAL.U32 [R201], R204\nEXIT\n",
+    );
+    let module = simt_asm::assemble("throughput.s", &source).unwrap_or_else(|d| panic!("{}", d.render(false)));
+    let req = request(None, None, vec![int("steps", steps), buf("cycles", ArgInit::Zeros(1))]);
+    let (_, launch) = timed(&module, &one_sm(machine), &req, TimingOptions::default());
+    f64::from(words(&launch, "cycles")[0]) / (steps as u32 * CHAINS) as f64
 }
 
 /// Cycles an operation of `f32_sequence_ilp.s` on one SM of `machine`: one warp of `ilp` chains.
@@ -757,6 +792,11 @@ fn published_measurements_within_tolerance_and_docs_current() {
                     let c = chase(&m, bytes, stride) + f64::from(m.latency.mul);
                     let what = format!("index chase {}, {stride}-byte stride", size(bytes));
                     (what, c, (format!("{c:.1} cycles a hop"), format!("{:.1} cycles", row.published)))
+                }
+                Bench::Throughput { op } => {
+                    let c = throughput(&m, op);
+                    let what = format!("{}, one warp of 128 chains", op.split_whitespace().next().unwrap_or(op));
+                    (what, c, (format!("{c:.2} cycles an operation"), format!("{:.1} cycles", row.published)))
                 }
                 Bench::F32Sequence { ilp, sqrt } => {
                     let c = f32_sequence(&m, ilp, sqrt);
