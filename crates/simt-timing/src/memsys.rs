@@ -307,6 +307,8 @@ pub(crate) struct InOrder {
     /// The L2's partitions, 0 for a machine with one (no copies kept near the SMs).
     partitions: u32,
     l1_tlb: Vec<SectorCache>,
+    /// Each SM's last page translated: its L1 TLB's most recent entry, which a hit leaves as it is.
+    last_page: Vec<u64>,
     l2_tlb: SectorCache,
     l1_page_lines: u64,
     l2_page_lines: u64,
@@ -365,6 +367,7 @@ impl MemorySystem {
             in_order: InOrder {
                 partitions: if parts > 1 { parts } else { 0 },
                 l1_tlb: (0..sms).map(|_| SectorCache::new(u64::from(m.tlb.l1_entries), m.tlb.l1_entries)).collect(),
+                last_page: vec![u64::MAX; sms as usize],
                 l2_tlb: SectorCache::new(u64::from(m.tlb.l2_entries), m.tlb.l2_ways),
                 l1_page_lines: m.tlb.l1_page_bytes / u64::from(LINE_BYTES),
                 l2_page_lines: m.tlb.l2_page_bytes / u64::from(LINE_BYTES),
@@ -465,7 +468,13 @@ impl MemorySystem {
 impl InOrder {
     /// Extra cycles translating `line`'s address costs SM `sm`.
     fn translate(&mut self, sm: u32, line: u64) -> u64 {
-        if self.l1_tlb[sm as usize].access(line / self.l1_page_lines, 1, true, false).hit != 0 {
+        let page = line / self.l1_page_lines;
+        // Most of an SM's requests fall in the page of its one before, which its L1 TLB holds
+        // as the most recent: looking it up again would change nothing.
+        if std::mem::replace(&mut self.last_page[sm as usize], page) == page {
+            return 0;
+        }
+        if self.l1_tlb[sm as usize].access(page, 1, true, false).hit != 0 {
             return 0;
         }
         if self.l2_tlb.access(line / self.l2_page_lines, 1, true, false).hit != 0 { self.tlb_l2 } else { self.walk }
