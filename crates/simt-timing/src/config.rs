@@ -364,7 +364,8 @@ pub struct SequenceTiming {
     /// Whether the warp issues nothing else until `latency` has passed. The compiled sequence
     /// branches to its slow path on a check of the operands, and where that check waits for
     /// the sequence's own results (f32 `div.rn`, `rcp.rn` and `sqrt.rn` on Hopper, whose
-    /// independent chains take as long a step as one) the warp's later instructions wait too.
+    /// independent chains take as long a step as one) the warp's later instructions wait too;
+    /// not when no lane's guard holds, since the compiled code then branches around it.
     pub blocking: bool,
 }
 

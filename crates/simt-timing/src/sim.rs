@@ -1167,14 +1167,16 @@ impl<'l> Sm<'l> {
                 return false;
             }
         };
+        let executed = step.issued.executed;
         let completion = self.complete(ctx, s, t, step, info, extra, pipe_row, seq);
         let slot = &mut self.slots[s as usize];
         slot.next_issue = t + 1;
         if info.kind == Kind::Branch {
             slot.next_issue = t + u64::from(m.latency.control);
             slot.next_issue_reason = Reason::BranchReconvergence;
-        } else if info.blocking {
-            // The sequence's branch to its slow path: the warp waits where it reconverges.
+        } else if info.blocking && executed != 0 {
+            // The sequence's branch to its slow path: the warp waits where it reconverges. With
+            // no lane's guard holding, the compiled code branches around the whole sequence.
             slot.next_issue = t + u64::from(info.latency);
             slot.next_issue_reason = Reason::BranchReconvergence;
         }

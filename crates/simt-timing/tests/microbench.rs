@@ -185,4 +185,11 @@ fn a_blocking_sequence_holds_its_warp_and_one_that_does_not_pipelines() {
     let overlapped = fdiv_per_op(&pipelined, 8);
     let eighth = f64::from(fdiv.latency) / 8.0;
     assert!(overlapped >= eighth && overlapped < eighth + 2.0, "not blocking: {overlapped:.2} cycles an operation");
+    // Guarded off in every lane, a blocking sequence holds nothing: ptxas branches around it.
+    let divisions: String = (0..8).map(|r| format!("@P5 FDIV R{}, R1, R1\n", 10 + r)).collect();
+    let source = format!(".kernel guarded\n.launch grid(1) block(32)\n    MOV R1, 3.0\n{divisions}    EXIT\n");
+    let module = simt_asm::assemble("guarded.s", &source).unwrap_or_else(|d| panic!("{}", d.render(false)));
+    let (report, _) = timed(&module, &m, &request(None, None, Vec::new()), TimingOptions::default());
+    // They still take the SFU's turns and their results' latency (the exit waits for the last), not eight latencies.
+    assert!(report.stats.cycles < 4 * u64::from(fdiv.latency), "eight FDIVs no lane executes took {} cycles", report.stats.cycles);
 }
