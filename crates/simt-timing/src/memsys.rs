@@ -398,31 +398,27 @@ impl MemorySystem {
         }
         let MemorySystem { shards, side, in_order } = self;
         let side = &side[..];
-        // Shard `s`'s next request, looked up on this thread.
+        // Shard `s`'s next request, looked up on this thread; none once it has looked up all of them.
         let mut next = vec![0usize; n];
         let mut look_up_next = |s: usize, shard: &mut Shard| {
             let j = next[s];
-            next[s] += 1;
-            shard.look_up_nth(requests, &mine[s], j, side)
+            (j < mine[s].len()).then(|| {
+                next[s] += 1;
+                shard.look_up_nth(requests, &mine[s], j, side)
+            })
         };
+        let once = "each request is looked up once, in its shard's order";
         // A few hundred requests (the naive SGEMM's windows) cost less than handing them to
         // another thread and back: its two-thread boundary took 76 ms of 0.59 s that way, 64 alone.
         if !(parallel && n > 1 && requests.len() >= PARALLEL_LOOKUPS) {
             for r in requests {
                 let s = shard_of(r.line, n);
-                let found = look_up_next(s, &mut shards[s]);
+                let found = look_up_next(s, &mut shards[s]).expect(once);
                 answered(r, in_order.answer(r, side[r.sm as usize], found));
             }
             return;
         }
         let (first, others) = shards.split_at_mut(1);
-        let own = &mine[0];
-        let mut looked_up = 0;
-        let mut look_up_own = || {
-            let found = own.get(looked_up).map(|_| first[0].look_up_nth(requests, own, looked_up, side));
-            looked_up += usize::from(found.is_some());
-            found
-        };
         // What this thread looked up of its own shard while another's lookups were behind.
         let mut ahead = std::collections::VecDeque::new();
         rayon::in_place_scope(|scope| {
@@ -437,8 +433,8 @@ impl MemorySystem {
                 .collect();
             for r in requests {
                 let found = match shard_of(r.line, n) {
-                    0 => ahead.pop_front().or_else(&mut look_up_own).expect("each of the first shard's requests is looked up once"),
-                    s => streams[s - 1].next(|| look_up_own().map(|found| ahead.push_back(found)).is_some()),
+                    0 => ahead.pop_front().or_else(|| look_up_next(0, &mut first[0])).expect(once),
+                    s => streams[s - 1].next(|| look_up_next(0, &mut first[0]).map(|found| ahead.push_back(found)).is_some()),
                 };
                 answered(r, in_order.answer(r, side[r.sm as usize], found));
             }
