@@ -574,15 +574,6 @@ fn throughput(machine: &Machine, op: &str) -> f64 {
     f64::from(words(&launch, "cycles")[0]) / (steps as u32 * CHAINS) as f64
 }
 
-/// Cycles an operation of `f32_sequence_ilp.s` on one SM of `machine`: one warp of `ilp` chains.
-fn f32_sequence(machine: &Machine, ilp: u32, sqrt: bool) -> f64 {
-    let one = one_sm(machine);
-    let steps = 64;
-    let req = request(None, None, vec![int("steps", steps), int("ilp", i64::from(ilp)), int("sqrt", i64::from(sqrt)), buf("cycles", ArgInit::Zeros(1))]);
-    let (_, launch) = bench(&one, "f32_sequence_ilp.s", &req);
-    f64::from(words(&launch, "cycles")[0]) / (steps as u32 * ilp) as f64
-}
-
 /// The unpadded tiled transpose's bandwidth over the padded one's, on the streams' slice of the
 /// machine, each matrix four times its L2 or more, as cuda_study's are larger than the H100's.
 fn transpose_conflicts(machine: &Machine) -> f64 {
@@ -799,7 +790,7 @@ fn published_measurements_within_tolerance_and_docs_current() {
                     (what, c, (format!("{c:.2} cycles an operation"), format!("{:.1} cycles", row.published)))
                 }
                 Bench::F32Sequence { ilp, sqrt } => {
-                    let c = f32_sequence(&m, ilp, sqrt);
+                    let c = f32_sequence_per_op(&one_sm(&m), ilp, sqrt, 64);
                     let op = if sqrt { "FSQRT (sqrt.rn.f32)" } else { "FDIV 1 / x (rcp.rn.f32)" };
                     let chains = if ilp == 1 { "1 chain".to_string() } else { format!("{ilp} chains") };
                     (format!("{op}, one warp of {chains}"), c, (format!("{c:.1} cycles an operation"), format!("{:.1} cycles", row.published)))

@@ -162,27 +162,19 @@ fn streaming_bandwidth_needs_many_warps() {
     assert!(one.percent_of_peak < 10.0, "{one:?}");
 }
 
-/// Cycles an operation of `f32_sequence_ilp.s` on `machine`: `ilp` chains of FDIV in one warp.
-fn fdiv_per_op(machine: &Machine, ilp: u32) -> f64 {
-    let steps = 32;
-    let req = request(None, None, vec![int("steps", steps), int("ilp", i64::from(ilp)), int("sqrt", 0), buf("cycles", ArgInit::Zeros(1))]);
-    let (_, launch) = timed(&load("bench/f32_sequence_ilp.s"), machine, &req, TimingOptions::default());
-    f64::from(words(&launch, "cycles")[0]) / (steps as u32 * ilp) as f64
-}
-
 #[test]
 fn a_blocking_sequence_holds_its_warp_and_one_that_does_not_pipelines() {
     let m = h100();
     let fdiv = m.sequence["fdiv"];
     assert!(fdiv.blocking, "h100's FDIV is a blocking sequence");
     // Eight chains take as long an operation as one chain's latency: the warp waits each out.
-    let blocking = fdiv_per_op(&m, 8);
+    let blocking = f32_sequence_per_op(&m, 8, false, 32);
     assert!(blocking >= f64::from(fdiv.latency) && blocking < f64::from(fdiv.latency) + 4.0, "blocking: {blocking:.2} cycles an operation");
     // Not blocking, the eight overlap: a turn takes one latency (the SFU's 8 cycles an FDIV
     // keep up), an eighth of it an operation, and the loop's few cycles.
     let mut pipelined = m.clone();
     pipelined.sequence.get_mut("fdiv").expect("h100 has fdiv").blocking = false;
-    let overlapped = fdiv_per_op(&pipelined, 8);
+    let overlapped = f32_sequence_per_op(&pipelined, 8, false, 32);
     let eighth = f64::from(fdiv.latency) / 8.0;
     assert!(overlapped >= eighth && overlapped < eighth + 2.0, "not blocking: {overlapped:.2} cycles an operation");
     // Guarded off in every lane, a blocking sequence holds nothing: ptxas branches around it.

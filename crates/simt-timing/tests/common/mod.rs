@@ -44,3 +44,11 @@ pub fn words(launch: &PreparedLaunch, name: &str) -> Vec<u32> {
     let (_, bytes) = launch.buffer(name).expect("buffer");
     bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
 }
+
+/// Cycles an operation of `asm/bench/f32_sequence_ilp.s` on `machine`: one warp running `ilp`
+/// chains of FDIV 1 / x (FSQRT with `sqrt`) for `steps` turns.
+pub fn f32_sequence_per_op(machine: &Machine, ilp: u32, sqrt: bool, steps: u32) -> f64 {
+    let args = vec![int("steps", i64::from(steps)), int("ilp", i64::from(ilp)), int("sqrt", i64::from(sqrt)), buf("cycles", ArgInit::Zeros(1))];
+    let (_, launch) = timed(&load("bench/f32_sequence_ilp.s"), machine, &request(None, None, args), TimingOptions::default());
+    f64::from(words(&launch, "cycles")[0]) / f64::from(steps * ilp)
+}
