@@ -255,7 +255,7 @@ fn cases() -> Vec<Case> {
     arg("args: --arg x=fill(1000000000000, 0)", &["--arg", "x=fill(1000000000000, 0)"], 1);
     arg("args: --arg x=zeros(4294967296)", &["--arg", "x=zeros(4294967296)"], 1);
     arg("args: --arg x=rand(18446744073709551615, 1)", &["--arg", "x=rand(18446744073709551615, 1)"], 1);
-    arg("args: two buffers over 2 GiB together", &["--arg", "x=zeros(300000000)", "--arg", "y=zeros(300000000)"], 1);
+    arg("args: two buffers over 4 GiB together", &["--arg", "x=zeros(600000000)", "--arg", "y=zeros(600000000)"], 1);
     arg("args: --arg n=99999999999", &["--arg", "n=99999999999"], 1);
     arg("args: --arg n=-1", &["--arg", "n=-1"], 1);
     arg("args: --arg n=1.5", &["--arg", "n=1.5"], 1);

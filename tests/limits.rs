@@ -94,7 +94,7 @@ fn crossing_each_limit_does_what_the_table_says() {
     let tiny = kernel(d, "tiny.s", TINY);
     let cases: Vec<(&str, Vec<String>, i32, &str)> = vec![
         ("MAX_INPUT_BYTES", vec!["asm".into(), "/dev/zero".into()], 1, "bytes or more"),
-        ("MAX_TOTAL_BUFFER_BYTES", vec!["run".into(), tiny.clone(), "--arg".into(), "x=zeros(600000000)".into()], 1, "2147483648"),
+        ("MAX_TOTAL_BUFFER_BYTES", vec!["run".into(), tiny.clone(), "--arg".into(), "x=zeros(1100000000)".into()], 1, "4278190080"),
         ("MAX_GRID_DIMS", vec!["run".into(), tiny.clone(), "--grid".into(), "1,65536".into()], 1, "the most is 65535"),
         ("MAX_BLOCKS", vec!["run".into(), tiny.clone(), "--grid".into(), "65535,65535,2".into()], 1, "the most is 4294967296"),
         ("MAX_BLOCK_THREADS", vec!["run".into(), tiny.clone(), "--block".into(), "1025".into()], 1, "1024"),

@@ -108,6 +108,36 @@ fn per_thread_state_is_capped_whatever_the_thread_count() {
 }
 
 #[test]
+fn buffers_fill_the_32_bit_space_and_cost_only_the_pages_a_kernel_touches() {
+    let _serial = one_at_a_time();
+    let dir = TempDir::new().unwrap();
+    // `pad` pushes `x` and `hits` to the top of the 32-bit space, past 2^31 and within
+    // 40 MiB of 2^32; 32-bit loads and stores reach `x`, a 64-bit atomic reaches `hits`.
+    let k = write(
+        dir.path(),
+        "high.s",
+        ".kernel high\n.param .ptr.u32 pad\n.param .ptr.u32 x\n.param .u64 hits\n.launch grid(2) block(64)\n\
+         S2R R0, SR_TID.X\nS2R R2, SR_CTAID.X\nIMAD R0, R2, 64, R0\nLD.PARAM.U32 R1, [x]\nLEA R3, R0, R1, 2\nLD.GLOBAL.U32 R4, [R3]\nIADD R4, R4, R0\n\
+         ST.GLOBAL.U32 [R3], R4\nLD.PARAM.B64 R6, [hits]\nATOM.GLOBAL.E.ADD.U32 R8, [R6+4], 1\nEXIT\n",
+    );
+    let pad_words = (simt_isa::MAX_TOTAL_BUFFER_BYTES - 40 * MIB) / 4;
+    let pad = format!("pad=zeros({pad_words})");
+    for timing in [&[][..], &["--timing", "h100"][..]] {
+        let mut args = vec!["run", &k, "--arg", &pad, "--arg", "x=fill(128, 7)", "--arg", "hits=zeros(2)", "--dump", "x", "--dump", "hits"];
+        args.extend_from_slice(timing);
+        let out = Command::new(env!("CARGO_BIN_EXE_simt")).current_dir(dir.path()).args(&args).output().expect("simt starts");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        // Thread i adds i to x[i]; all 128 add 1 to hits[1].
+        let x: Vec<String> = (0..128).map(|i| (7 + i).to_string()).collect();
+        assert!(stdout.starts_with(&format!("x:\n{}\nhits:\n0\n128\n", x.join("\n"))), "{args:?}:\n{stdout}");
+        let (code, peak) = peak_rss(dir.path(), &args);
+        assert_eq!(code, 0);
+        assert!(peak < 64 * MIB, "{args:?}: peak {} MiB for 4 GiB of buffers, nearly all untouched", peak / MIB);
+    }
+}
+
+#[test]
 fn declared_but_unused_state_costs_nothing() {
     let _serial = one_at_a_time();
     let dir = TempDir::new().unwrap();

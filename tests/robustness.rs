@@ -337,16 +337,16 @@ fn two_buffer_kernel() -> simt_isa::Kernel {
 }
 
 /// Buffers that each fit but not together were materialised one by one before the
-/// total was checked: 1.2 GB allocated for nothing. Now the sum is checked first.
+/// total was checked: gigabytes allocated for nothing. Now the sum is checked first.
 #[test]
 fn buffers_over_the_total_are_rejected_before_any_is_made() {
     use simt_host::{Arg, LaunchRequest, prepare};
     use simt_isa::ArgInit;
     let request =
-        LaunchRequest { args: vec![Arg::new("x", ArgInit::Zeros(300_000_000)), Arg::new("y", ArgInit::Rand(300_000_000, 1))], ..LaunchRequest::default() };
+        LaunchRequest { args: vec![Arg::new("x", ArgInit::Zeros(600_000_000)), Arg::new("y", ArgInit::Rand(600_000_000, 1))], ..LaunchRequest::default() };
     let started = std::time::Instant::now();
     let err = prepare(&two_buffer_kernel(), &request).unwrap_err().to_string();
-    assert!(err.contains("buffer `y` of 1200000000 bytes does not fit"), "{err}");
+    assert!(err.contains("buffer `y` of 2400000000 bytes does not fit"), "{err}");
     assert!(started.elapsed().as_secs() < 2, "the check came after materialising the buffers");
     let huge = LaunchRequest { args: vec![Arg::new("x", ArgInit::Zeros(1 << 40)), Arg::new("y", ArgInit::Zeros(1))], ..LaunchRequest::default() };
     let err = prepare(&two_buffer_kernel(), &huge).unwrap_err().to_string();

@@ -38,7 +38,7 @@ use simt_isa::{
 use crate::program::{self, Choices};
 
 /// The most bytes of GLOBAL buffers the harness lets one launch allocate (the host
-/// allows 2 GiB; a request over that is still passed on, since it is refused before
+/// allows 4 GiB less 16 MiB; a request over that is still passed on, since it is refused before
 /// anything is allocated).
 pub const MAX_FUZZ_BUFFER_BYTES: u64 = 1 << 20;
 /// The most instructions a mutated kernel grows to.

@@ -282,11 +282,13 @@ fn rows() -> Vec<Row> {
         chase128("a100", 64 * MB, 561.5, "RegularUnits/random_latency/a100_pcie.txt:167, 64947 kB (A100 PCIe)"),
         chase128("a100", GB, 566.2, "RegularUnits/random_latency/a100_pcie.txt:188, 1124759 kB (A100 PCIe)"),
         chase128("a100", 1754630 * KB, 566.3, "RegularUnits/random_latency/a100_pcie.txt:189, 1754630 kB (A100 PCIe)"),
+        chase128("a100", 2737229 * KB, 566.3, "RegularUnits/random_latency/a100_pcie.txt:190, 2737229 kB (A100 PCIe)"),
         chase128("h100", 128 * KB, 32.3, "RegularUnits/random_latency/h800_pcie.txt:23, 130 kB (H800 PCIe)"),
         chase128("h100", 16 * MB, 264.5, "RegularUnits/random_latency/h800_pcie.txt:132, 16385 kB (H800 PCIe)"),
         chase128("h100", 64 * MB, 645.5, "RegularUnits/random_latency/h800_pcie.txt:167, 64947 kB (H800 PCIe)"),
         chase128("h100", GB, 655.4, "RegularUnits/random_latency/h800_pcie.txt:188, 1124759 kB (H800 PCIe)"),
         chase128("h100", 1754630 * KB, 656.3, "RegularUnits/random_latency/h800_pcie.txt:189, 1754630 kB (H800 PCIe)"),
+        chase128("h100", 2737229 * KB, 656.8, "RegularUnits/random_latency/h800_pcie.txt:190, 2737229 kB (H800 PCIe)"),
         l1("a100", 1, 1.02, "gpu-strides/a100.txt:20, float stride 1"),
         l1("a100", 2, 2.00, "gpu-strides/a100.txt:21, float stride 2"),
         l1("a100", 4, 4.00, "gpu-strides/a100.txt:23, float stride 4"),
@@ -737,7 +739,7 @@ fn repo() -> PathBuf {
 /// A chart of chase latency against footprint: the model's curve and gpu-latency's.
 fn svg(name: &str, model: &[(f64, f64)], published: &[(f64, f64)]) -> String {
     let (w, h, left, bottom) = (640.0, 360.0, 60.0, 40.0);
-    let x = |kb: f64| left + (kb.log2() - 4.0) / (21.0 - 4.0) * (w - left - 20.0);
+    let x = |kb: f64| left + (kb.log2() - 4.0) / (22.0 - 4.0) * (w - left - 20.0);
     let y = |c: f64| h - bottom - c / 700.0 * (h - bottom - 20.0);
     let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"11\">\n");
     let _ = writeln!(s, "<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>");
@@ -746,7 +748,7 @@ fn svg(name: &str, model: &[(f64, f64)], published: &[(f64, f64)]) -> String {
         let _ = writeln!(s, "<line x1=\"{left}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/>", w - 20.0, y(f64::from(c)), y(f64::from(c)));
         let _ = writeln!(s, "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{c}</text>", left - 4.0, y(f64::from(c)) + 4.0);
     }
-    for (kb, label) in [(16.0, "16 KB"), (1024.0, "1 MB"), (16384.0, "16 MB"), (131072.0, "128 MB"), (1048576.0, "1 GB")] {
+    for (kb, label) in [(16.0, "16 KB"), (1024.0, "1 MB"), (16384.0, "16 MB"), (131072.0, "128 MB"), (1048576.0, "1 GB"), (4194304.0, "4 GB")] {
         let _ = writeln!(s, "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{label}</text>", x(kb), h - bottom + 16.0);
     }
     for (points, colour, label, dy) in [(model, "#c0392b", "simt", 0.0), (published, "#2c3e50", "gpu-benches gpu-latency", 14.0)] {
@@ -889,7 +891,8 @@ fn published_measurements_within_tolerance_and_docs_current() {
         if mae > 0.15 {
             failures.push(format!("{name}: mean absolute error {:.1}%", 100.0 * mae));
         }
-        let curve: Vec<(f64, f64)> = [16 * KB, 64 * KB, 256 * KB, MB, 4 * MB, 16 * MB, 32 * MB, 64 * MB, 256 * MB, GB]
+        // The last point is the largest footprint a launch's buffers hold below 2^32.
+        let curve: Vec<(f64, f64)> = [16 * KB, 64 * KB, 256 * KB, MB, 4 * MB, 16 * MB, 32 * MB, 64 * MB, 256 * MB, GB, 2 * GB, 3 * GB + 768 * MB]
             .iter()
             .map(|&b| (b as f64 / 1024.0, chase(&m, b, if b >= 8 * MB { 128 } else { 64 })))
             .collect();

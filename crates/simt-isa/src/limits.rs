@@ -20,8 +20,10 @@ pub const MAX_LOCAL_BLOCK_BYTES: u64 = 64 << 20;
 pub const MAX_CODE_LEN: usize = 0xFF_FFFE;
 /// The largest constant pool of one kernel.
 pub const MAX_POOL_LEN: usize = 1 << 18;
-/// The most bytes of GLOBAL buffers one launch may have in all.
-pub const MAX_TOTAL_BUFFER_BYTES: u64 = 1 << 31;
+/// The most bytes of GLOBAL buffers one launch may have in all. Buffers lie below 2^32, where a
+/// 32-bit address reaches them (`asm/`'s kernels use 32-bit addresses); the top 16 MiB stay
+/// unmapped, so no buffer's end or guard wraps around.
+pub const MAX_TOTAL_BUFFER_BYTES: u64 = (1 << 32) - (16 << 20);
 /// The largest `@FILE` argument: a full buffer plus room for an `.npy` header.
 pub const MAX_BUFFER_FILE_BYTES: u64 = MAX_TOTAL_BUFFER_BYTES + (1 << 20);
 /// The largest source or bytecode file simt reads (a kernel is at most 16M instructions,
