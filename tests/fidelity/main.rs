@@ -1,4 +1,4 @@
-//! The fidelity suite: microbenchmarks timed on `v100`, `a100` and `h100`, each compared with a
+//! The fidelity suite: microbenchmarks timed on `v100`, `a100`, `h100` and `h100-pcie`, each compared with a
 //! published measurement that no parameter of the machine file restates (contract: issue 29).
 //!
 //! Each row runs a kernel of `asm/bench/` and compares what the model makes of it with a
@@ -34,7 +34,8 @@ const HOPPER_BENCH: &str = "NVIDIA-Hopper-Benchmark ded6f57";
 
 /// cuda_study (github.com/ahmadsharif1/cuda_study, commit be5cef0477225f5a3447d66b55f6e6d0e4c44720):
 /// `micro_benchmarks/latency.cu`'s one-thread chases on an H100 SXM5 (HBM3) at 1.98 GHz, the
-/// part `h100` models, where gpu-benches and NVIDIA-Hopper-Benchmark measured PCIe parts (HBM2e).
+/// part `h100` models, where gpu-benches and NVIDIA-Hopper-Benchmark measured PCIe parts (HBM2e,
+/// `h100-pcie`).
 const CUDA_STUDY: &str = "cuda_study be5cef0";
 
 /// The repository and commit a row's figure comes from.
@@ -119,22 +120,14 @@ const DDIV_OPS_GAP: &str = "known gap: the V100 runs DDIV's 8 FP64 operations (s
 /// consecutive, 1.00x on V100); simt charges a cycle a pass either way.
 const A100_DISTINCT_GAP: &str = "known gap: A100's passes over distinct words take 10% longer than a broadcast's";
 
-/// `h100`'s DRAM stages are calibrated on chases of PCIe parts (gpu-benches' H100 PCIe,
-/// NVIDIA-Hopper-Benchmark's H800 PCIe: HBM2e, 1755 MHz), whose 128 MB-1.7 GB plateaus agree
-/// (650-657 cycles). cuda_study's H100 SXM5 (HBM3) takes 570.5 cycles a hop over a cold 256 MB.
-/// Its L2 hop agrees with theirs (1.04), so the difference lies past L2. One SXM source stands
-/// against two PCIe ones, so the machine file keeps their calibration.
-const SXM_DRAM_GAP: &str = "known gap: h100's DRAM is calibrated on PCIe parts (HBM2e, 650-657 cycles); this SXM5 (HBM3) takes 570.5";
-
 /// The unpadded transpose is bound by its shared loads' passes, in SM cycles; the padded one by
 /// DRAM, in nanoseconds: their ratio scales with the SM clock. cuda_study prints
-/// `cudaDeviceProp::clockRate`, the 1980 MHz maximum, not the clock it ran at: simt gives 0.712
-/// at 1980 MHz and 0.634 (0.985) at 1755 MHz, the H100 PCIe's boost clock.
-const TRANSPOSE_CLOCK_GAP: &str = "known gap: the ratio scales with the SM clock, which the source does not measure (at 1755 MHz simt gives 0.634)";
+/// `cudaDeviceProp::clockRate`, the 1980 MHz maximum, not the clock it ran at: simt gives 0.704
+/// at 1980 MHz and 0.629 (0.978) at 1755 MHz, the H100 PCIe's boost clock.
+const TRANSPOSE_CLOCK_GAP: &str = "known gap: the ratio scales with the SM clock, which the source does not measure (at 1755 MHz simt gives 0.629)";
 
 fn gap(row: &Row, machine: &Machine) -> Option<&'static str> {
     match row.bench {
-        Bench::IndexChase { bytes, .. } if bytes > machine.memory.l2.bytes => Some(SXM_DRAM_GAP),
         Bench::TransposeConflicts => Some(TRANSPOSE_CLOCK_GAP),
         Bench::SharedWays { width: 2.., ways: 1, share: 2.. } => Some(PACKED_GAP),
         Bench::SharedWays { ways: 1, share: 1, .. } if machine.name == "a100" => Some(A100_DISTINCT_GAP),
@@ -219,9 +212,9 @@ const GB: u64 = 1024 * MB;
 /// The rows. Chase figures are gpu-latency's cycles per hop at the nearest footprint it
 /// measured (its file lists footprints in KB); stream figures are gpu-stream's GB/s at 100%
 /// occupancy (and for reads at 25% and 50%) over the card's peak (V100 SXM2 900 GB/s, A100 SXM4
-/// 40 GB 1555 GB/s, H100 PCIe 2039 GB/s: gpu-benches measured the PCIe H100, so its fraction of
-/// peak at full occupancy stands for the SXM's; below full occupancy the SXM's larger share of
-/// bandwidth per SM makes the fractions incomparable, so h100 has no such rows).
+/// 40 GB 1555 GB/s, H100 PCIe 2039 GB/s). gpu-benches and NVIDIA-Hopper-Benchmark measured PCIe
+/// Hoppers, so their rows run on `h100-pcie`; `h100`, the SXM5, has cuda_study's and the
+/// SM-level rows of gpu-strides' H200 (the H100's SM).
 fn rows() -> Vec<Row> {
     use Bench::*;
     let held = |machine, bench, published, source: &str| Row { machine, bench, published, source: source.into(), calibrated: false };
@@ -267,28 +260,30 @@ fn rows() -> Vec<Row> {
         stream("a100", Stream::Init, 1503.0 / 1555.0, "gpu-stream/a100_40.txt, init 1503 GB/s", false),
         stream("a100", Stream::Copy, 1381.0 / 1555.0, "gpu-stream/a100_40.txt, scale 1381 GB/s", false),
         stream("a100", Stream::Triad, 1360.0 / 1555.0, "gpu-stream/a100_40.txt, triad 1360 GB/s", false),
-        chase("h100", 64 * KB, 34.2, "gpu-latency/h100_pcie.txt, 62 KB", false),
-        chase("h100", 4 * MB, 265.4, "gpu-latency/h100_pcie.txt, 3938 KB", true),
-        chase("h100", 16 * MB, 265.5, "gpu-latency/h100_pcie.txt, 16482 KB", false),
-        chase("h100", 32 * MB, 461.5, "gpu-latency/h100_pcie.txt, 32129 KB", true),
-        chase("h100", 128 * MB, 649.9, "gpu-latency/h100_pcie.txt, 125026 KB", false),
-        chase("h100", GB, 657.2, "gpu-latency/h100_pcie.txt, 926711 KB", true),
-        stream("h100", Stream::Read(1024), 1942.0 / 2039.0, "gpu-stream/h100_pcie.txt, read 1942 GB/s (PCIe)", false),
-        stream("h100", Stream::Init, 2016.0 / 2039.0, "gpu-stream/h100_pcie.txt, init 2016 GB/s (PCIe)", false),
-        stream("h100", Stream::Copy, 1704.0 / 2039.0, "gpu-stream/h100_pcie.txt, scale 1704 GB/s (PCIe)", false),
-        stream("h100", Stream::Triad, 1832.0 / 2039.0, "gpu-stream/h100_pcie.txt, triad 1832 GB/s (PCIe)", false),
+        chase("h100-pcie", 64 * KB, 34.2, "gpu-latency/h100_pcie.txt, 62 KB", false),
+        chase("h100-pcie", 4 * MB, 265.4, "gpu-latency/h100_pcie.txt, 3938 KB", true),
+        chase("h100-pcie", 16 * MB, 265.5, "gpu-latency/h100_pcie.txt, 16482 KB", false),
+        chase("h100-pcie", 32 * MB, 461.5, "gpu-latency/h100_pcie.txt, 32129 KB", true),
+        chase("h100-pcie", 128 * MB, 649.9, "gpu-latency/h100_pcie.txt, 125026 KB", false),
+        chase("h100-pcie", GB, 657.2, "gpu-latency/h100_pcie.txt, 926711 KB", true),
+        stream("h100-pcie", Stream::Read(256), 702.0 / 2039.0, "gpu-stream/h100_pcie.txt, 25% occupancy, read 702 GB/s", true),
+        stream("h100-pcie", Stream::Read(512), 1261.0 / 2039.0, "gpu-stream/h100_pcie.txt, 50% occupancy, read 1261 GB/s", false),
+        stream("h100-pcie", Stream::Read(1024), 1942.0 / 2039.0, "gpu-stream/h100_pcie.txt, read 1942 GB/s", false),
+        stream("h100-pcie", Stream::Init, 2016.0 / 2039.0, "gpu-stream/h100_pcie.txt, init 2016 GB/s", false),
+        stream("h100-pcie", Stream::Copy, 1704.0 / 2039.0, "gpu-stream/h100_pcie.txt, scale 1704 GB/s", false),
+        stream("h100-pcie", Stream::Triad, 1832.0 / 2039.0, "gpu-stream/h100_pcie.txt, triad 1832 GB/s", false),
         chase128("a100", 128 * KB, 32.8, "RegularUnits/random_latency/a100_pcie.txt:23, 130 kB (A100 PCIe)"),
         chase128("a100", 16 * MB, 202.8, "RegularUnits/random_latency/a100_pcie.txt:132, 16385 kB (A100 PCIe)"),
         chase128("a100", 64 * MB, 561.5, "RegularUnits/random_latency/a100_pcie.txt:167, 64947 kB (A100 PCIe)"),
         chase128("a100", GB, 566.2, "RegularUnits/random_latency/a100_pcie.txt:188, 1124759 kB (A100 PCIe)"),
         chase128("a100", 1754630 * KB, 566.3, "RegularUnits/random_latency/a100_pcie.txt:189, 1754630 kB (A100 PCIe)"),
         chase128("a100", 2737229 * KB, 566.3, "RegularUnits/random_latency/a100_pcie.txt:190, 2737229 kB (A100 PCIe)"),
-        chase128("h100", 128 * KB, 32.3, "RegularUnits/random_latency/h800_pcie.txt:23, 130 kB (H800 PCIe)"),
-        chase128("h100", 16 * MB, 264.5, "RegularUnits/random_latency/h800_pcie.txt:132, 16385 kB (H800 PCIe)"),
-        chase128("h100", 64 * MB, 645.5, "RegularUnits/random_latency/h800_pcie.txt:167, 64947 kB (H800 PCIe)"),
-        chase128("h100", GB, 655.4, "RegularUnits/random_latency/h800_pcie.txt:188, 1124759 kB (H800 PCIe)"),
-        chase128("h100", 1754630 * KB, 656.3, "RegularUnits/random_latency/h800_pcie.txt:189, 1754630 kB (H800 PCIe)"),
-        chase128("h100", 2737229 * KB, 656.8, "RegularUnits/random_latency/h800_pcie.txt:190, 2737229 kB (H800 PCIe)"),
+        chase128("h100-pcie", 128 * KB, 32.3, "RegularUnits/random_latency/h800_pcie.txt:23, 130 kB (H800 PCIe)"),
+        chase128("h100-pcie", 16 * MB, 264.5, "RegularUnits/random_latency/h800_pcie.txt:132, 16385 kB (H800 PCIe)"),
+        chase128("h100-pcie", 64 * MB, 645.5, "RegularUnits/random_latency/h800_pcie.txt:167, 64947 kB (H800 PCIe)"),
+        chase128("h100-pcie", GB, 655.4, "RegularUnits/random_latency/h800_pcie.txt:188, 1124759 kB (H800 PCIe)"),
+        chase128("h100-pcie", 1754630 * KB, 656.3, "RegularUnits/random_latency/h800_pcie.txt:189, 1754630 kB (H800 PCIe)"),
+        chase128("h100-pcie", 2737229 * KB, 656.8, "RegularUnits/random_latency/h800_pcie.txt:190, 2737229 kB (H800 PCIe)"),
         l1("a100", 1, 1.02, "gpu-strides/a100.txt:20, float stride 1"),
         l1("a100", 2, 2.00, "gpu-strides/a100.txt:21, float stride 2"),
         l1("a100", 4, 4.00, "gpu-strides/a100.txt:23, float stride 4"),
@@ -346,7 +341,10 @@ fn rows() -> Vec<Row> {
         // Its L2 chase reads 4-byte slots through `__ldcg`, so every hop is an L2 hit, as every
         // hop of a 128-byte stride is here; its HBM chase is cold, after writing more than L2 holds.
         held("h100", IndexChase { bytes: 4 * MB, stride: 128 }, 259.9, "README.md:108, L2 Cache, 4 MB (H100 SXM5)"),
-        held("h100", IndexChase { bytes: 256 * MB, stride: 128 }, 570.5, "README.md:109, HBM / DRAM, 256 MB at 128 bytes (H100 SXM5)"),
+        Row {
+            calibrated: true,
+            ..held("h100", IndexChase { bytes: 256 * MB, stride: 128 }, 570.5, "README.md:109, HBM / DRAM, 256 MB at 128 bytes (H100 SXM5)")
+        },
         held("h100", Throughput { op: "FADD {r}, {r}, 1.0" }, 1.1, "README.md:55, FADD, ILP 128"),
         held("h100", Throughput { op: "FMUL {r}, {r}, 1.0000001" }, 1.1, "README.md:56, FMUL, ILP 128"),
         held("h100", Throughput { op: "FFMA {r}, {r}, R250, R251" }, 1.2, "README.md:57, FMA, ILP 128"),
@@ -404,9 +402,13 @@ const SHARED_TABLE: &[(u32, u32, u32, u32, [f64; 2])] = &[
     (4, 16, 16, 54, [2791.60, 3694.27]),
 ];
 
-/// gpu-latency's whole curve, (footprint KB, cycles), for the charts.
-fn published_curve(machine: &str) -> &'static [(f64, f64)] {
-    match machine {
+/// The published chase a machine's chart shows: its source and its points (footprint KB,
+/// load-to-use cycles), gpu-latency's whole curve where gpu-benches measured the part.
+fn published_curve(machine: &str) -> (&'static str, &'static [(f64, f64)]) {
+    // cuda_study's two chases (README.md:108-109) less the IMAD.WIDE each of its hops adds.
+    const SXM5: &[(f64, f64)] = &[(4096.0, 259.9 - 4.0), (262144.0, 570.5 - 4.0)];
+    let curve: &[(f64, f64)] = match machine {
+        "h100" => return ("cuda_study (H100 SXM5)", SXM5),
         "v100" => &[
             (62.0, 30.1),
             (118.0, 30.3),
@@ -451,7 +453,8 @@ fn published_curve(machine: &str) -> &'static [(f64, f64)] {
             (125026.0, 649.9),
             (926711.0, 657.2),
         ],
-    }
+    };
+    ("gpu-benches gpu-latency", curve)
 }
 
 /// Load-to-use cycles of a random chase over `bytes` at `stride` on one SM of `machine` (the
@@ -736,8 +739,9 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// A chart of chase latency against footprint: the model's curve and gpu-latency's.
-fn svg(name: &str, model: &[(f64, f64)], published: &[(f64, f64)]) -> String {
+/// A chart of chase latency against footprint: the model's curve and the published one (a line,
+/// or dots where it has only a few points, as cuda_study's two).
+fn svg(name: &str, model: &[(f64, f64)], (source, published): (&str, &[(f64, f64)])) -> String {
     let (w, h, left, bottom) = (640.0, 360.0, 60.0, 40.0);
     let x = |kb: f64| left + (kb.log2() - 4.0) / (22.0 - 4.0) * (w - left - 20.0);
     let y = |c: f64| h - bottom - c / 700.0 * (h - bottom - 20.0);
@@ -751,9 +755,15 @@ fn svg(name: &str, model: &[(f64, f64)], published: &[(f64, f64)]) -> String {
     for (kb, label) in [(16.0, "16 KB"), (1024.0, "1 MB"), (16384.0, "16 MB"), (131072.0, "128 MB"), (1048576.0, "1 GB"), (4194304.0, "4 GB")] {
         let _ = writeln!(s, "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{label}</text>", x(kb), h - bottom + 16.0);
     }
-    for (points, colour, label, dy) in [(model, "#c0392b", "simt", 0.0), (published, "#2c3e50", "gpu-benches gpu-latency", 14.0)] {
+    for (points, colour, label, dy) in [(model, "#c0392b", "simt", 0.0), (published, "#2c3e50", source, 14.0)] {
         let path: Vec<String> = points.iter().map(|&(kb, c)| format!("{:.1},{:.1}", x(kb), y(c))).collect();
-        let _ = writeln!(s, "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>", path.join(" "));
+        if points.len() > 2 {
+            let _ = writeln!(s, "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>", path.join(" "));
+        } else {
+            for &(kb, c) in points {
+                let _ = writeln!(s, "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"{colour}\"/>", x(kb), y(c));
+            }
+        }
         let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" fill=\"{colour}\">{label}</text>", left + 10.0, 34.0 + dy);
     }
     s.push_str("</svg>\n");
@@ -769,7 +779,7 @@ fn published_measurements_within_tolerance_and_docs_current() {
     let mut table = String::from("| machine | benchmark | simt | published | ratio | source | row |\n| --- | --- | --- | --- | --- | --- | --- |\n");
     let mut failures = Vec::new();
     let mut charts = Vec::new();
-    for name in ["v100", "a100", "h100"] {
+    for name in ["v100", "a100", "h100", "h100-pcie"] {
         let m = Machine::builtin(name);
         let mut errors = Vec::new();
         // The shared-conflict rows' common denominator: the broadcast's cycles.

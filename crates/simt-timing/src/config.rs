@@ -19,6 +19,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ("v100", include_str!("../../../configs/v100.toml")),
     ("a100", include_str!("../../../configs/a100.toml")),
     ("h100", include_str!("../../../configs/h100.toml")),
+    ("h100-pcie", include_str!("../../../configs/h100-pcie.toml")),
     ("b200", include_str!("../../../configs/b200.toml")),
 ];
 
