@@ -460,26 +460,9 @@ fn published_curve(machine: &str) -> (&'static str, &'static [(f64, f64)]) {
 /// Load-to-use cycles of a random chase over `bytes` at `stride` on one SM of `machine` (the
 /// chase runs one thread; the other SMs would only idle).
 fn chase(machine: &Machine, bytes: u64, stride: u64) -> f64 {
-    let one = one_sm(machine);
-    let slots = bytes / stride;
     // Within L2 the timed pass must find what a whole first pass left; beyond it every hop misses anyway.
-    let warm = if bytes <= machine.memory.l2.bytes { slots } else { 8192 };
-    let hops = 4096;
-    let req = request(
-        None,
-        None,
-        vec![
-            int("slots", slots as i64),
-            int("stride", stride as i64),
-            int("warm", warm as i64),
-            int("hops", hops),
-            buf("buf", ArgInit::Zeros(bytes / 4)),
-            buf("cycles", ArgInit::Zeros(1)),
-        ],
-    );
-    let (_, launch) = bench(&one, "chase_random.s", &req);
-    // Each hop is a load and the IADD that adds its zero to the next address.
-    f64::from(words(&launch, "cycles")[0]) / hops as f64 - f64::from(machine.latency.alu)
+    let warm = if bytes <= machine.memory.l2.bytes { bytes / stride } else { 8192 };
+    random_chase(&one_sm(machine), bytes, stride, warm)
 }
 
 /// SMs of the slice of a machine the streams run on: a whole chip would take minutes.

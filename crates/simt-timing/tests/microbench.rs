@@ -185,3 +185,28 @@ fn a_blocking_sequence_holds_its_warp_and_one_that_does_not_pipelines() {
     // They still take the SFU's turns and their results' latency (the exit waits for the last), not eight latencies.
     assert!(report.stats.cycles < 4 * u64::from(fdiv.latency), "eight FDIVs no lane executes took {} cycles", report.stats.cycles);
 }
+
+/// A random chase's hop steps with its stride where the pages it touches outrun each TLB's
+/// reach, though its lines stay the same in number and in L2: the structure behind gpu-latency's
+/// TLB steps, on one SM of an `h100` whose L2 TLB holds 16 entries (512 MB) instead of 256.
+#[test]
+fn a_chase_steps_with_its_stride_where_its_pages_outrun_each_tlb() {
+    let mut m = h100();
+    m.sm.count = 1;
+    m.memory.tlb.l2_entries = 16;
+    let tlb = m.memory.tlb;
+    // 32,768 slots: 4 MB of lines, which L2 holds after the warming pass and L1 (256 KB) mostly does not.
+    let slots = 32_768;
+    let hop = |m: &Machine, stride: u64| random_chase(m, slots * stride, stride, slots);
+    // 32 MB: 16 pages of 2 MB, the L1 TLB's 16 entries.
+    let l1_reach = hop(&m, 1024);
+    // 256 MB: 128 pages, 8 of the L2 TLB's 32 MB entries: every hop but one in eight misses
+    // the L1 TLB and hits the L2 TLB.
+    let l2_reach = hop(&m, 8192);
+    // 2 GB: 64 entries of 32 MB where the L2 TLB holds 16: three hops in four walk.
+    let beyond = hop(&m, 65536);
+    println!("hop at 32 MB {l1_reach:.1}, 256 MB {l2_reach:.1}, 2 GB {beyond:.1} cycles");
+    within(l1_reach, m.l2_hit_latency() as f64, 0.1, "within the L1 TLB's reach: an L2 hit");
+    within(l2_reach - l1_reach, 0.875 * f64::from(tlb.l2_latency), 0.1, "past the L1 TLB's reach: the L2 TLB's latency");
+    within(beyond - l1_reach, 0.75 * f64::from(tlb.walk_latency) + 0.25 * f64::from(tlb.l2_latency), 0.1, "past the L2 TLB's reach: walks");
+}

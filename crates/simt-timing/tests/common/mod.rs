@@ -52,3 +52,20 @@ pub fn f32_sequence_per_op(machine: &Machine, ilp: u32, sqrt: bool, steps: u32) 
     let (_, launch) = timed(&load("bench/f32_sequence_ilp.s"), machine, &request(None, None, args), TimingOptions::default());
     f64::from(words(&launch, "cycles")[0]) / f64::from(steps * ilp)
 }
+
+/// Load-to-use cycles a hop of `asm/bench/chase_random.s` on `machine`: one thread chasing
+/// `bytes` at `stride` in a random order, `warm` hops untimed, then 4096 timed.
+pub fn random_chase(machine: &Machine, bytes: u64, stride: u64, warm: u64) -> f64 {
+    let hops = 4096;
+    let args = vec![
+        int("slots", (bytes / stride) as i64),
+        int("stride", stride as i64),
+        int("warm", warm as i64),
+        int("hops", hops),
+        buf("buf", ArgInit::Zeros(bytes / 4)),
+        buf("cycles", ArgInit::Zeros(1)),
+    ];
+    let (_, launch) = timed(&load("bench/chase_random.s"), machine, &request(None, None, args), TimingOptions::default());
+    // Each hop is a load and the IADD that adds its zero to the next address.
+    f64::from(words(&launch, "cycles")[0]) / hops as f64 - f64::from(machine.latency.alu)
+}
