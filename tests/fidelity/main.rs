@@ -211,7 +211,7 @@ const GB: u64 = 1024 * MB;
 
 /// The rows. Chase figures are gpu-latency's cycles per hop at the nearest footprint it
 /// measured (its file lists footprints in KB); stream figures are gpu-stream's GB/s at 100%
-/// occupancy (and for reads at 25% and 50%) over the card's peak (V100 SXM2 900 GB/s, A100 SXM4
+/// occupancy (and for reads at 12.5%, 25%, 50% and 75%) over the card's peak (V100 SXM2 900 GB/s, A100 SXM4
 /// 40 GB 1555 GB/s, H100 PCIe 2039 GB/s). gpu-benches and NVIDIA-Hopper-Benchmark measured PCIe
 /// Hoppers, so their rows run on `h100-pcie`; `h100`, the SXM5, has cuda_study's and the
 /// SM-level rows of gpu-strides' H200 (the H100's SM).
@@ -242,8 +242,10 @@ fn rows() -> Vec<Row> {
         chase("v100", 16 * MB, 428.2, "gpu-latency/v100.txt, 16482 KB", false),
         chase("v100", 128 * MB, 434.8, "gpu-latency/v100.txt, 125026 KB", false),
         chase("v100", GB, 436.8, "gpu-latency/v100.txt, 926711 KB", true),
+        stream("v100", Stream::Read(128), 262.0 / 900.0, "gpu-stream/v100.txt, 12.5% occupancy, read 262 GB/s", false),
         stream("v100", Stream::Read(256), 490.0 / 900.0, "gpu-stream/v100.txt, 25% occupancy, read 490 GB/s", true),
         stream("v100", Stream::Read(512), 746.0 / 900.0, "gpu-stream/v100.txt, 50% occupancy, read 746 GB/s", false),
+        stream("v100", Stream::Read(768), 822.0 / 900.0, "gpu-stream/v100.txt, 75% occupancy, read 822 GB/s", false),
         stream("v100", Stream::Read(1024), 866.0 / 900.0, "gpu-stream/v100.txt, read 866 GB/s", false),
         stream("v100", Stream::Init, 895.0 / 900.0, "gpu-stream/v100.txt, init 895 GB/s", false),
         stream("v100", Stream::Copy, 802.0 / 900.0, "gpu-stream/v100.txt, scale 802 GB/s", false),
@@ -254,8 +256,10 @@ fn rows() -> Vec<Row> {
         chase("a100", 32 * MB, 426.5, "gpu-latency/a100_40.txt, 32129 KB", true),
         chase("a100", 128 * MB, 572.2, "gpu-latency/a100_40.txt, 125026 KB", false),
         chase("a100", GB, 574.5, "gpu-latency/a100_40.txt, 926711 KB", true),
+        stream("a100", Stream::Read(128), 304.0 / 1555.0, "gpu-stream/a100_40.txt, 12.5% occupancy, read 304 GB/s", false),
         stream("a100", Stream::Read(256), 579.0 / 1555.0, "gpu-stream/a100_40.txt, 25% occupancy, read 579 GB/s", true),
         stream("a100", Stream::Read(512), 1042.0 / 1555.0, "gpu-stream/a100_40.txt, 50% occupancy, read 1042 GB/s", false),
+        stream("a100", Stream::Read(768), 1341.0 / 1555.0, "gpu-stream/a100_40.txt, 75% occupancy, read 1341 GB/s", false),
         stream("a100", Stream::Read(1024), 1490.0 / 1555.0, "gpu-stream/a100_40.txt, read 1490 GB/s", false),
         stream("a100", Stream::Init, 1503.0 / 1555.0, "gpu-stream/a100_40.txt, init 1503 GB/s", false),
         stream("a100", Stream::Copy, 1381.0 / 1555.0, "gpu-stream/a100_40.txt, scale 1381 GB/s", false),
@@ -266,8 +270,10 @@ fn rows() -> Vec<Row> {
         chase("h100-pcie", 32 * MB, 461.5, "gpu-latency/h100_pcie.txt, 32129 KB", true),
         chase("h100-pcie", 128 * MB, 649.9, "gpu-latency/h100_pcie.txt, 125026 KB", false),
         chase("h100-pcie", GB, 657.2, "gpu-latency/h100_pcie.txt, 926711 KB", true),
+        stream("h100-pcie", Stream::Read(128), 368.0 / 2039.0, "gpu-stream/h100_pcie.txt, 12.5% occupancy, read 368 GB/s", false),
         stream("h100-pcie", Stream::Read(256), 702.0 / 2039.0, "gpu-stream/h100_pcie.txt, 25% occupancy, read 702 GB/s", true),
         stream("h100-pcie", Stream::Read(512), 1261.0 / 2039.0, "gpu-stream/h100_pcie.txt, 50% occupancy, read 1261 GB/s", false),
+        stream("h100-pcie", Stream::Read(768), 1680.0 / 2039.0, "gpu-stream/h100_pcie.txt, 75% occupancy, read 1680 GB/s", false),
         stream("h100-pcie", Stream::Read(1024), 1942.0 / 2039.0, "gpu-stream/h100_pcie.txt, read 1942 GB/s", false),
         stream("h100-pcie", Stream::Init, 2016.0 / 2039.0, "gpu-stream/h100_pcie.txt, init 2016 GB/s", false),
         stream("h100-pcie", Stream::Copy, 1704.0 / 2039.0, "gpu-stream/h100_pcie.txt, scale 1704 GB/s", false),
@@ -799,7 +805,7 @@ fn published_measurements_within_tolerance_and_docs_current() {
                     let f = stream(&m, kind);
                     let label = match kind {
                         Stream::Read(1024) => "stream read".to_string(),
-                        Stream::Read(block) => format!("stream read, {}% occupancy", 100 * 2 * block / m.sm.max_threads),
+                        Stream::Read(block) => format!("stream read, {}% occupancy", 100.0 * f64::from(2 * block) / f64::from(m.sm.max_threads)),
                         Stream::Init => "stream init (stores only)".to_string(),
                         Stream::Copy => "stream copy (scale)".to_string(),
                         Stream::Triad => "stream triad".to_string(),
