@@ -41,27 +41,101 @@ TURN:
     LD.GLOBAL.F32 R14, [R8+1024]    // b2
     FADD    R15, R11, -R12          // v
     FADD    R16, R13, -R14          // v2
-    MOV     R17, 0
-STEP:
-    FFMA    R15, R15, R11, R12
-    FFMA    R16, R16, R13, R14
-    FFMA    R15, R15, R11, R12
-    FFMA    R16, R16, R13, R14
-    FFMA    R15, R15, R11, R12
-    FFMA    R16, R16, R13, R14
-    FFMA    R15, R15, R11, R12
-    FFMA    R16, R16, R13, R14
-    FFMA    R15, R15, R11, R12
-    FFMA    R16, R16, R13, R14
-    FFMA    R15, R15, R11, R12
-    FFMA    R16, R16, R13, R14
-    FFMA    R15, R15, R11, R12
-    FFMA    R16, R16, R13, R14
-    FFMA    R15, R15, R11, R12
-    FFMA    R16, R16, R13, R14
-    IADD    R17, R17, 8
-    ISETP.LT.U32 P0, R17, R2
+    MOV     R17, R2                 // FFMAs a chain still to run
+    ISETP.LT.U32 P0, R17, 32
 @P0 BRA     STEP
+STEP32:                             // 32 a chain a turn while 32 are left: ptxas unrolls
+                                    // gpu-roofline's loop whole, and a turn's 3 instructions
+                                    // would hold back a partition that issues an FFMA a cycle
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    IADD    R17, R17, -32
+    ISETP.GE.U32 P0, R17, 32
+@P0 BRA     STEP32
+STEP:
+    ISETP.EQ P0, R17, 0
+@P0 BRA     SUMS
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    FFMA    R15, R15, R11, R12
+    FFMA    R16, R16, R13, R14
+    IADD    R17, R17, -8
+    BRA     STEP
+SUMS:
     FADD    R15, R15, R16
     FADD    R9, R9, R15
     IADD    R7, R7, 2048            // two rows of 256 floats on
