@@ -214,6 +214,9 @@ enum Stream {
     Init,
     Copy,
     Triad,
+    /// gpu-stream's 3-point (`reach` 1) and 5-point (2) stencils: one array read at neighbouring
+    /// offsets, one written.
+    Stencil(u32),
 }
 
 const KB: u64 = 1024;
@@ -265,6 +268,8 @@ fn rows() -> Vec<Row> {
         stream("v100", Stream::Init, 895.0 / 900.0, "gpu-stream/v100.txt, init 895 GB/s", false),
         stream("v100", Stream::Copy, 802.0 / 900.0, "gpu-stream/v100.txt, scale 802 GB/s", false),
         stream("v100", Stream::Triad, 814.0 / 900.0, "gpu-stream/v100.txt, triad 814 GB/s", false),
+        stream("v100", Stream::Stencil(1), 798.0 / 900.0, "gpu-stream/v100.txt, 3pt 798 GB/s", false),
+        stream("v100", Stream::Stencil(2), 795.0 / 900.0, "gpu-stream/v100.txt, 5pt 795 GB/s", false),
         chase("a100", 64 * KB, 36.2, "gpu-latency/a100_40.txt, 62 KB", false),
         chase("a100", 4 * MB, 213.0, "gpu-latency/a100_40.txt, 3938 KB", true),
         chase("a100", 16 * MB, 213.0, "gpu-latency/a100_40.txt, 16482 KB", false),
@@ -279,6 +284,8 @@ fn rows() -> Vec<Row> {
         stream("a100", Stream::Init, 1503.0 / 1555.0, "gpu-stream/a100_40.txt, init 1503 GB/s", false),
         stream("a100", Stream::Copy, 1381.0 / 1555.0, "gpu-stream/a100_40.txt, scale 1381 GB/s", false),
         stream("a100", Stream::Triad, 1360.0 / 1555.0, "gpu-stream/a100_40.txt, triad 1360 GB/s", false),
+        stream("a100", Stream::Stencil(1), 1372.0 / 1555.0, "gpu-stream/a100_40.txt, 3pt 1372 GB/s", false),
+        stream("a100", Stream::Stencil(2), 1368.0 / 1555.0, "gpu-stream/a100_40.txt, 5pt 1368 GB/s", false),
         chase("h100-pcie", 64 * KB, 34.2, "gpu-latency/h100_pcie.txt, 62 KB", false),
         chase("h100-pcie", 4 * MB, 265.4, "gpu-latency/h100_pcie.txt, 3938 KB", true),
         chase("h100-pcie", 16 * MB, 265.5, "gpu-latency/h100_pcie.txt, 16482 KB", false),
@@ -293,6 +300,8 @@ fn rows() -> Vec<Row> {
         stream("h100-pcie", Stream::Init, 2016.0 / 2039.0, "gpu-stream/h100_pcie.txt, init 2016 GB/s", false),
         stream("h100-pcie", Stream::Copy, 1704.0 / 2039.0, "gpu-stream/h100_pcie.txt, scale 1704 GB/s", false),
         stream("h100-pcie", Stream::Triad, 1832.0 / 2039.0, "gpu-stream/h100_pcie.txt, triad 1832 GB/s", false),
+        stream("h100-pcie", Stream::Stencil(1), 1686.0 / 2039.0, "gpu-stream/h100_pcie.txt, 3pt 1686 GB/s", false),
+        stream("h100-pcie", Stream::Stencil(2), 1683.0 / 2039.0, "gpu-stream/h100_pcie.txt, 5pt 1683 GB/s", false),
         chase128("a100", 128 * KB, 32.8, "RegularUnits/random_latency/a100_pcie.txt:23, 130 kB (A100 PCIe)"),
         chase128("a100", 16 * MB, 202.8, "RegularUnits/random_latency/a100_pcie.txt:132, 16385 kB (A100 PCIe)"),
         chase128("a100", 64 * MB, 561.5, "RegularUnits/random_latency/a100_pcie.txt:167, 64947 kB (A100 PCIe)"),
@@ -552,6 +561,9 @@ fn stream(machine: &Machine, kind: Stream) -> f64 {
             ],
             3 * 4 * n,
         ),
+        Stream::Stencil(reach) => {
+            ("stream_stencil.s", vec![int("n", n as i64), int("reach", i64::from(reach)), buf("a", ArgInit::Zeros(n)), buf("b", ArgInit::Zeros(n))], 2 * 4 * n)
+        }
     };
     let req = request(Some([blocks as u32, 1, 1]), Some([threads, 1, 1]), args);
     let (report, _) = bench(&m, file, &req);
@@ -827,6 +839,7 @@ fn published_measurements_within_tolerance_and_docs_current() {
                         Stream::Init => "stream init (stores only)".to_string(),
                         Stream::Copy => "stream copy (scale)".to_string(),
                         Stream::Triad => "stream triad".to_string(),
+                        Stream::Stencil(reach) => format!("stream {}-point stencil", 2 * reach + 1),
                     };
                     (label, f, (format!("{:.1}% of peak", 100.0 * f), format!("{:.1}% of peak", 100.0 * row.published)))
                 }
