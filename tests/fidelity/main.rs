@@ -148,11 +148,15 @@ fn gap(row: &Row, machine: &Machine) -> Option<&'static str> {
         Bench::SharedWays { ways: 2.., .. } if machine.name == "v100" => Some(V100_CONFLICT_GAP),
         Bench::Roofline { .. } if machine.lanes_per_partition(simt_isa::Unit::Fp32) == 32 => Some(HOPPER_FP32_GAP),
         Bench::Roofline { its } => {
-            let peak_gflops = 2.0 * f64::from(machine.sm.count * machine.lanes.fp32) * machine.clock_ghz;
-            ((2.0 + 2.0 * f64::from(its)) / 8.0 < peak_gflops / machine.memory.dram.bandwidth_gbs).then_some(DRAM_STREAMS_GAP)
+            ((2.0 + 2.0 * f64::from(its)) / 8.0 < fp32_peak_gflops(machine) / machine.memory.dram.bandwidth_gbs).then_some(DRAM_STREAMS_GAP)
         }
         _ => None,
     }
+}
+
+/// FP32 flops a second at the machine's clock on all its lanes, in GF/s.
+fn fp32_peak_gflops(machine: &Machine) -> f64 {
+    2.0 * f64::from(machine.sm.count * machine.lanes.fp32) * machine.clock_ghz
 }
 
 #[derive(Clone, Copy)]
@@ -240,12 +244,9 @@ fn rows() -> Vec<Row> {
     let l1 = |machine, stride, published, source| held(machine, L1Stride { stride, double: false }, published, source);
     let l1d = |machine, stride, published, source| held(machine, L1Stride { stride, double: true }, published, source);
     let block = |machine, width, published, source| held(machine, L1Block { width }, published, source);
-    // gpu-roofline's GF/s over the FP32 peak: A100's 108 SMs x 64 lanes x 2 flops x 1.41 GHz;
-    // the H200's (the H100's SMs and clock) 132 x 128 x 2 x 1.98 GHz.
-    let roof = |machine, its, gflops: f64, source| {
-        let peak = if machine == "a100" { 19491.84 } else { 66908.16 };
-        held(machine, Roofline { its }, gflops / peak, source)
-    };
+    // gpu-roofline's GF/s over the FP32 peak of the part, whose SMs, lanes and clock are the
+    // machine's (the A100 40 GB's; the H200's are the H100's).
+    let roof = |machine, its, gflops: f64, source| held(machine, Roofline { its }, gflops / fp32_peak_gflops(&Machine::builtin(machine)), source);
     // cuda-incore's example table (V100 PCIe: the SXM2's SM), rows 1-32 warps, columns 1-8
     // chains; one chain on one warp is `latency.fp64` restated, so that cell is left out.
     let dfma = |warps, ilp, published, source| held("v100", Dfma { warps, ilp }, published, source);
