@@ -120,16 +120,6 @@ const DDIV_OPS_GAP: &str = "known gap: the V100 runs DDIV's 8 FP64 operations (s
 /// consecutive, 1.00x on V100); simt charges a cycle a pass either way.
 const A100_DISTINCT_GAP: &str = "known gap: A100's passes over distinct words take 10% longer than a broadcast's";
 
-/// gpu-roofline's FFMA loop (`v = v * a - b` on two interleaved chains) runs on the H200 at
-/// 60-62.5% of the FP32 peak above the ridge, where simt's `h100` gives 80-85%; on the A100 both
-/// give 85-88%. A Hopper partition issues an FFMA every cycle on its 32 FP32 lanes, an Ampere
-/// one every two cycles on 16, so a cycle lost delivering an FFMA's operands would show on
-/// Hopper only. simt counts this loop's register-bank conflicts (each FFMA reads v, a and b from
-/// two banks: one extra read cycle) but does not charge them, since the operand reuse cache
-/// that hides most of them is not modelled; an extra cycle on every FFMA's issue would halve
-/// the rate. What the H200 loses is not established here.
-const HOPPER_FP32_GAP: &str = "known gap: a Hopper partition issues an FFMA a cycle; operand delays (bank conflicts, reuse) are not charged";
-
 /// The unpadded transpose is bound by its shared loads' passes, in SM cycles; the padded one by
 /// DRAM, in nanoseconds: their ratio scales with the SM clock. cuda_study prints
 /// `cudaDeviceProp::clockRate`, the 1980 MHz maximum, not the clock it ran at: simt gives 0.704
@@ -146,7 +136,6 @@ fn gap(row: &Row, machine: &Machine) -> Option<&'static str> {
         Bench::DivChain { warps: 32, sqrt: false } => Some(DDIV_OPS_GAP),
         Bench::SharedRead { .. } => Some(L2_LINK_GAP),
         Bench::SharedWays { ways: 2.., .. } if machine.name == "v100" => Some(V100_CONFLICT_GAP),
-        Bench::Roofline { .. } if machine.lanes_per_partition(simt_isa::Unit::Fp32) == 32 => Some(HOPPER_FP32_GAP),
         Bench::Roofline { its } => {
             ((2.0 + 2.0 * f64::from(its)) / 8.0 < fp32_peak_gflops(machine) / machine.memory.dram.bandwidth_gbs).then_some(DRAM_STREAMS_GAP)
         }

@@ -87,6 +87,11 @@ pub(crate) struct PcInfo {
     pub check: (u32, u32),
     /// Registers written.
     pub writes: (u32, u32),
+    /// Registers read from the banks (none for an MMA), as a range of `Ctx::regs`.
+    pub reads: (u32, u32),
+    /// Those of them the instruction before it in the code does not read: what it reads when
+    /// its warp's previous instruction was that one, the usual case (see [`Sm::bank_reads`]).
+    pub reads_after_previous: (u32, u32),
     pub pred_check: u8,
     pub pred_writes: u8,
     /// Issue to dependent issue for fixed-latency kinds.
@@ -147,6 +152,7 @@ impl<'a> Ctx<'a> {
         let kernel = launch.kernel();
         let mut regs = Vec::new();
         let mut pcs = Vec::with_capacity(kernel.code.len());
+        let mut previous_reads = simt_isa::RegSet::default();
         for (pc, inst) in kernel.code.iter().enumerate() {
             let info = inst.info();
             let effects = inst.effects();
@@ -157,6 +163,14 @@ impl<'a> Ctx<'a> {
             };
             let check = range(&mut regs, &effects.reads.union(&effects.writes));
             let writes = range(&mut regs, &effects.writes);
+            // An MMA's fragments are not charged to the banks: each form's interval is its
+            // measured (or datasheet) rate, however the hardware delivers them.
+            let bank_reads = if info.unit == Unit::Tensor { simt_isa::RegSet::default() } else { effects.reads };
+            let reads = range(&mut regs, &bank_reads);
+            let start = regs.len() as u32;
+            regs.extend(bank_reads.iter().filter(|&r| !previous_reads.contains(r)));
+            let reads_after_previous = (start, regs.len() as u32);
+            previous_reads = bank_reads;
             let unit = info.unit;
             let lanes = machine.lanes_per_partition(unit).max(1);
             let mut interval = 32 / lanes;
@@ -213,6 +227,8 @@ impl<'a> Ctx<'a> {
                 fence: info.flags.contains(Flags::FENCE),
                 check,
                 writes,
+                reads,
+                reads_after_previous,
                 pred_check: effects.pred_reads | effects.pred_writes,
                 pred_writes: effects.pred_writes,
                 latency,
@@ -347,6 +363,8 @@ struct Slot {
     writes_done: u64,
     /// The state last recorded for the timeline.
     shown: Option<WarpState>,
+    /// The pc the warp issued last: the registers it read are in the operand reuse cache.
+    last_pc: u32,
 }
 
 impl Slot {
@@ -360,6 +378,7 @@ impl Slot {
             next_issue: 0,
             next_issue_reason: Reason::BranchReconvergence,
             pos: NONE,
+            last_pc: NONE,
             pred_ready: [0; 8],
             mem_pending: 0,
             mem_done: 0,
@@ -374,6 +393,11 @@ struct Partition {
     last: Option<u32>,
     arbiter: Arbiter,
     unit_free: [u64; 7],
+    /// With `regfile.model_conflicts`, the cycle each register bank is free to read again
+    /// (one read a cycle); empty without.
+    bank_free: Vec<u64>,
+    /// The latest of them: while it is at most a cycle ahead, no instruction waits for a bank.
+    banks_latest: u64,
     shown: Option<Reason>,
     /// The partition's last verdict when none of its warps could issue, and the cycle until
     /// which it holds: each warp's own verdict holds until its `wake`, so the partition's
@@ -578,6 +602,8 @@ impl<'l> Sm<'l> {
                     last: None,
                     arbiter: Arbiter::new(((max_warps - i).div_ceil(p)).clamp(1, 64) as u32),
                     unit_free: [0; 7],
+                    bank_free: vec![0; if m.regfile.model_conflicts { m.regfile.banks as usize } else { 0 }],
+                    banks_latest: 0,
                     shown: None,
                     reason: Reason::NoWarp,
                     wake: 0,
@@ -1079,6 +1105,8 @@ impl<'l> Sm<'l> {
                     Some((Reason::Scoreboard, sb))
                 } else if self.parts[p].unit_free[info.unit] > t {
                     Some((Reason::UnitBusy, self.parts[p].unit_free[info.unit]))
+                } else if let Some(free) = self.banks_behind(ctx, slot.last_pc, slot.pc, info, t, p) {
+                    Some((Reason::UnitBusy, free))
                 } else if info.throttled && self.outstanding >= ctx.machine.memory.outstanding_misses {
                     Some((Reason::MemoryThrottle, self.mshr_release.peek().map_or(UNKNOWN, |r| r.0)))
                 } else {
@@ -1086,6 +1114,51 @@ impl<'l> Sm<'l> {
                 }
             }
         }
+    }
+
+    /// The registers an instruction reads from the banks: those the warp's previous instruction
+    /// did not read (ptxas marks an operand the next instruction reads again for the reuse cache).
+    fn bank_reads<'c>(ctx: &'c Ctx<'l>, last_pc: u32, pc: u32, info: &PcInfo) -> impl Iterator<Item = u8> + 'c {
+        let (reads, cached): (&[u8], &[u8]) = if last_pc.wrapping_add(1) == pc {
+            (ctx.regs(info.reads_after_previous), &[])
+        } else if last_pc == NONE {
+            (ctx.regs(info.reads), &[])
+        } else {
+            (ctx.regs(info.reads), ctx.regs(ctx.pcs[last_pc as usize].reads))
+        };
+        reads.iter().copied().filter(move |r| !cached.contains(r))
+    }
+
+    /// When the banks an instruction reads are more than a cycle behind at `t` (the operand
+    /// collector holds one instruction's reads ahead of issue), the cycle they catch up.
+    #[inline]
+    fn banks_behind(&self, ctx: &Ctx<'l>, last_pc: u32, pc: u32, info: &PcInfo, t: u64, p: usize) -> Option<u64> {
+        let part = &self.parts[p];
+        if part.banks_latest <= t + 1 {
+            return None;
+        }
+        let free = &part.bank_free;
+        let behind = Self::bank_reads(ctx, last_pc, pc, info).map(|r| free[usize::from(r) % free.len()]).max().unwrap_or(0);
+        (behind > t + 1).then(|| behind - 1)
+    }
+
+    /// Books warp `s`'s reads for `pc` issued at `t` on its partition's banks, one read a cycle
+    /// each; returns the cycles its operands arrive after the one the collector needs.
+    fn read_banks(&mut self, ctx: &Ctx<'l>, s: u32, pc: u32, t: u64, p: usize) -> u32 {
+        let last_pc = std::mem::replace(&mut self.slots[s as usize].last_pc, pc);
+        let part = &mut self.parts[p];
+        if part.bank_free.is_empty() {
+            return 0;
+        }
+        let banks = part.bank_free.len();
+        let mut done = t + 1;
+        for r in Self::bank_reads(ctx, last_pc, pc, &ctx.pcs[pc as usize]) {
+            let b = &mut part.bank_free[usize::from(r) % banks];
+            *b = (*b).max(t) + 1;
+            done = done.max(*b);
+        }
+        part.banks_latest = part.banks_latest.max(done);
+        (done - (t + 1)) as u32
     }
 
     fn finish_warp(&mut self, s: u32, t: u64) {
@@ -1126,7 +1199,7 @@ impl<'l> Sm<'l> {
         let m = ctx.machine;
         self.seq += 1;
         let seq = self.seq;
-        let extra = if m.regfile.model_conflicts { info.bank_extra } else { 0 };
+        let extra = self.read_banks(ctx, s, pc, t, p);
         let linear = self.blocks[bi].as_ref().map_or(0, |b| b.linear);
         let warp_id = linear * ctx.warps_per_block as u64 + w as u64;
         self.parts[p].unit_free[info.unit] = t + u64::from(info.interval);

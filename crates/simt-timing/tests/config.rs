@@ -63,7 +63,7 @@ fn sequences_name_an_instruction_timed_by_a_latency_class() {
     assert!(h100().lines().nth(line - 1).is_some_and(|l| l.starts_with("ddiv = ")), "{e}");
     for (from, to, says) in [
         ("ddiv = {", "ld = {", "`ld` is timed by the memory model"),
-        ("ddiv = { latency = 105, ops = 8,", "ddiv = { latency = 105, ops = 0,", "ops must be from 1 to 1000"),
+        ("ops = 8, blocking", "ops = 0, blocking", "ops must be from 1 to 1000"),
         ("ops = 8, blocking = false }", "ops = 8 }", "missing key `blocking`"),
         ("ddiv = {", "DDIV = {", "lowercase mnemonics"),
     ] {

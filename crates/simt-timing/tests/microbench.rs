@@ -210,3 +210,43 @@ fn a_chase_steps_with_its_stride_where_its_pages_outrun_each_tlb() {
     within(l2_reach - l1_reach, 0.875 * f64::from(tlb.l2_latency), 0.1, "past the L1 TLB's reach: the L2 TLB's latency");
     within(beyond - l1_reach, 0.75 * f64::from(tlb.walk_latency) + 0.25 * f64::from(tlb.l2_latency), 0.1, "past the L2 TLB's reach: walks");
 }
+
+/// Cycles a warp FFMA of one warp running 8 independent chains, every FFMA reading its chain's
+/// register and two more: two of the chain's own (`shared` false), or the same two for every
+/// chain, which the warp's previous FFMA read too and so come from the reuse cache.
+fn ffma_issue(machine: &Machine, shared: bool) -> f64 {
+    use std::fmt::Write as _;
+    const CHAINS: u32 = 8;
+    const TURNS: u32 = 32;
+    let mut source = String::from(".kernel banks\n.param .ptr.u32 cycles\n.launch grid(1) block(32)\n");
+    for r in 0..32 {
+        writeln!(source, "MOV R{r}, 1.0").expect("a String takes any write");
+    }
+    source.push_str("S2R R40, SR_CLOCK\n");
+    for _ in 0..TURNS {
+        for c in 0..CHAINS {
+            let (a, b) = if shared { (30, 31) } else { (8 + 2 * c, 9 + 2 * c) };
+            writeln!(source, "FFMA R{c}, R{c}, R{a}, R{b}").expect("a String takes any write");
+        }
+    }
+    source.push_str("S2R R41, SR_CLOCK\nIADD R42, R41, -R40\nLD.PARAM.U32 R43, [cycles]\nST.GLOBAL.U32 [R43], R42\nEXIT\n");
+    let module = simt_asm::assemble("banks.s", &source).unwrap_or_else(|d| panic!("{}", d.render(false)));
+    let (_, launch) = timed(&module, machine, &request(None, None, vec![buf("cycles", ArgInit::Zeros(1))]), TimingOptions::default());
+    f64::from(words(&launch, "cycles")[0]) / f64::from(TURNS * CHAINS)
+}
+
+/// A register bank serves one read a cycle: an FFMA reading three registers its warp did not
+/// just read takes a Hopper partition, which issues an FFMA a cycle, a cycle and a half of its
+/// two banks; with two of them in the reuse cache it takes one. An A100 partition's 16 FP32
+/// lanes take two cycles an FFMA either way, time enough for the reads.
+#[test]
+fn register_banks_bound_an_ffma_stream_unless_the_reuse_cache_holds_its_operands() {
+    let (h100, a100) = (h100(), Machine::builtin("a100"));
+    within(ffma_issue(&h100, true), 1.0, 0.05, "h100, operands reused");
+    within(ffma_issue(&h100, false), 1.5, 0.05, "h100, three fresh reads");
+    within(ffma_issue(&a100, true), 2.0, 0.05, "a100, operands reused");
+    within(ffma_issue(&a100, false), 2.0, 0.05, "a100, three fresh reads");
+    let mut free = h100.clone();
+    free.regfile.model_conflicts = false;
+    within(ffma_issue(&free, false), 1.0, 0.05, "h100 with conflicts not charged");
+}
