@@ -425,13 +425,10 @@ const SHARED_TABLE: &[(u32, u32, u32, u32, [f64; 2])] = &[
     (4, 16, 16, 54, [2791.60, 3694.27]),
 ];
 
-/// The published chase a machine's chart shows: its source and its points (footprint KB,
-/// load-to-use cycles), gpu-latency's whole curve where gpu-benches measured the part.
-fn published_curve(machine: &str) -> (&'static str, &'static [(f64, f64)]) {
-    // cuda_study's two chases (README.md:108-109) less the IMAD.WIDE each of its hops adds.
-    const SXM5: &[(f64, f64)] = &[(4096.0, 259.9 - 4.0), (262144.0, 570.5 - 4.0)];
-    let curve: &[(f64, f64)] = match machine {
-        "h100" => return ("cuda_study (H100 SXM5)", SXM5),
+/// gpu-latency's whole curve (footprint KB, load-to-use cycles) for the charts, where
+/// gpu-benches measured the part.
+fn published_curve(machine: &str) -> Option<&'static [(f64, f64)]> {
+    Some(match machine {
         "v100" => &[
             (62.0, 30.1),
             (118.0, 30.3),
@@ -461,7 +458,7 @@ fn published_curve(machine: &str) -> (&'static str, &'static [(f64, f64)]) {
             (125026.0, 572.2),
             (926711.0, 574.5),
         ],
-        _ => &[
+        "h100-pcie" => &[
             (62.0, 34.2),
             (216.0, 34.8),
             (264.0, 205.8),
@@ -476,8 +473,8 @@ fn published_curve(machine: &str) -> (&'static str, &'static [(f64, f64)]) {
             (125026.0, 649.9),
             (926711.0, 657.2),
         ],
-    };
-    ("gpu-benches gpu-latency", curve)
+        _ => return None,
+    })
 }
 
 /// Load-to-use cycles of a random chase over `bytes` at `stride` on one SM of `machine` (the
@@ -916,7 +913,18 @@ fn published_measurements_within_tolerance_and_docs_current() {
             .iter()
             .map(|&b| (b as f64 / 1024.0, chase(&m, b, if b >= 8 * MB { 128 } else { 64 })))
             .collect();
-        charts.push((format!("docs/img/chase-{name}.svg"), svg(name, &curve, published_curve(name))));
+        let published: (&str, Vec<(f64, f64)>) = match published_curve(name) {
+            Some(curve) => ("gpu-benches gpu-latency", curve.to_vec()),
+            // cuda_study's chases (the SXM5's), less the IMAD.WIDE each of its hops adds.
+            None => {
+                let index_chases = rows.iter().filter(|r| r.machine == name).filter_map(|r| match r.bench {
+                    Bench::IndexChase { bytes, .. } => Some((bytes as f64 / 1024.0, r.published - f64::from(m.latency.mul))),
+                    _ => None,
+                });
+                ("cuda_study (H100 SXM5)", index_chases.collect())
+            }
+        };
+        charts.push((format!("docs/img/chase-{name}.svg"), svg(name, &curve, (published.0, &published.1))));
     }
     let docs = repo().join("docs/timing.md");
     let text = std::fs::read_to_string(&docs).expect("docs/timing.md");
