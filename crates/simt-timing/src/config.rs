@@ -290,6 +290,9 @@ pub struct L2 {
     pub slice_latency: u32,
     /// Extra cycles, there and back, to reach the far partition.
     pub far_latency: u32,
+    /// Extra cycles an atomic spends in the slice's atomic unit (read, apply, write the line),
+    /// beyond the hit a load would be.
+    pub atomic_latency: u32,
     /// Bandwidth, GB/s.
     pub bandwidth_gbs: f64,
 }
@@ -669,6 +672,7 @@ impl Machine {
             ("memory.crossbar.latency", mem.crossbar.latency),
             ("memory.l2.slice_latency", mem.l2.slice_latency),
             ("memory.l2.far_latency", mem.l2.far_latency),
+            ("memory.l2.atomic_latency", mem.l2.atomic_latency),
             ("memory.tlb.l2_latency", mem.tlb.l2_latency),
             ("memory.tlb.walk_latency", mem.tlb.walk_latency),
         ] {

@@ -6,10 +6,11 @@
 //! on an L2 TLB hit, `tlb.walk_latency` on a walk), the crossbar there and back, the slice
 //! (`l2.slice_latency`), the far partition (`l2.far_latency`) when the near one lacks the line,
 //! and on a miss the DRAM bank (precharge, activate, read, as the row buffer requires), its
-//! channel's data bus and the controller (`dram.latency`). Queueing at the L2's bandwidth
-//! server, at a busy bank, at a refreshing bank and at a channel's bus comes on top, so a
-//! pointer chase's latency changes with footprint and stride, and a stream's bandwidth falls
-//! short of the peak by what row misses, bus turnarounds and refreshes cost.
+//! channel's data bus and the controller (`dram.latency`); an atomic also passes the slice's
+//! atomic unit (`l2.atomic_latency`), one operation a cycle on a line. Queueing at the L2's
+//! bandwidth server, at a busy bank, at a refreshing bank and at a channel's bus comes on top,
+//! so a pointer chase's latency changes with footprint and stride, and a stream's bandwidth
+//! falls short of the peak by what row misses, bus turnarounds and refreshes cost.
 
 use crate::cache::{Lookup, SectorCache, shard_of};
 use crate::config::{LINE_BYTES, Machine, SECTOR_BYTES};
@@ -319,6 +320,7 @@ pub(crate) struct InOrder {
     slice: u64,
     crossbar: u64,
     far: u64,
+    atomic: u64,
     tlb_l2: u64,
     walk: u64,
     atomic_free: LineMap<u64>,
@@ -378,6 +380,7 @@ impl MemorySystem {
                 slice: u64::from(m.l2.slice_latency),
                 crossbar: u64::from(m.crossbar.latency),
                 far: u64::from(m.l2.far_latency),
+                atomic: u64::from(m.l2.atomic_latency),
                 tlb_l2: u64::from(m.tlb.l2_latency),
                 walk: u64::from(m.tlb.walk_latency),
                 atomic_free: LineMap::default(),
@@ -523,11 +526,12 @@ impl InOrder {
             looked_up + self.crossbar
         };
         if let ReqKind::Atomic { ops } = r.kind {
-            // The L2's atomic unit applies one operation per cycle to a line, across SMs.
+            // The L2's atomic unit applies one operation per cycle to a line, across SMs, each
+            // `atomic` cycles from the line's arrival to its new value.
             let free = self.atomic_free.entry(r.line).or_insert(0);
             let begin = ready.max(*free);
             *free = begin + u64::from(ops);
-            ready = begin + u64::from(ops) - 1;
+            ready = begin + u64::from(ops) - 1 + self.atomic;
         }
         ready
     }
@@ -606,6 +610,23 @@ mod tests {
         let far = u64::from(h100.memory.l2.far_latency);
         assert_eq!(mem.answer(&load(other, 9, 40_000)) - 40_000, near + far, "the far side reads the written line from its home");
         assert_eq!(mem.answer(&load(0, 9, 50_000)) - 50_000, near, "the writer's side keeps its copy");
+    }
+
+    #[test]
+    fn an_atomic_pays_the_atomic_unit_over_a_hit_and_queues_behind_others_on_its_line() {
+        let v100 = Machine::builtin("v100");
+        let mut mem = MemorySystem::new(&v100, 1);
+        let (hit, unit) = (v100.l2_hit_latency(), u64::from(v100.memory.l2.atomic_latency));
+        assert!(unit > 0);
+        // Both SMs' TLBs hold the page.
+        mem.answer(&load(0, 5, 0));
+        mem.answer(&load(1, 5, 0));
+        let atomic = |sm, ops, cycle| Request { kind: ReqKind::Atomic { ops }, ..load(sm, 5, cycle) };
+        assert_eq!(mem.answer(&atomic(0, 1, 10_000)) - 10_000, hit + unit, "one operation on a line L2 holds");
+        // Three lanes on one word, then another SM's atomic on the line in the same cycle: the
+        // unit applies one operation a cycle, so the second waits for the first's three.
+        assert_eq!(mem.answer(&atomic(0, 3, 20_000)) - 20_000, hit + 2 + unit);
+        assert_eq!(mem.answer(&atomic(1, 1, 20_000)) - 20_000, hit + 3 + unit);
     }
 
     #[test]
