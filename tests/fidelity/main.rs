@@ -475,8 +475,11 @@ fn published_curve(machine: &str) -> Option<&'static [(f64, f64)]> {
 /// Load-to-use cycles of a random chase over `bytes` at `stride` on one SM of `machine` (the
 /// chase runs one thread; the other SMs would only idle).
 fn chase(machine: &Machine, bytes: u64, stride: u64) -> f64 {
-    // Within L2 the timed pass must find what a whole first pass left; beyond it every hop misses anyway.
-    let warm = if bytes <= machine.memory.l2.bytes { bytes / stride } else { 8192 };
+    // Where L2 holds every line the chase touches, the timed pass must find what a whole first
+    // pass left; beyond that every hop misses anyway (each pass repeats one order, all of which
+    // LRU forgets before it comes round).
+    let slots = bytes / stride;
+    let warm = if bytes.min(slots * 128) <= machine.memory.l2.bytes { slots } else { 8192 };
     random_chase(&one_sm(machine), bytes, stride, warm)
 }
 
@@ -740,11 +743,25 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// A chart of chase latency against footprint: the model's curve and the published one (a line,
-/// or dots where it has only a few points, as cuda_study's two).
-fn svg(name: &str, model: &[(f64, f64)], (source, published): (&str, &[(f64, f64)])) -> String {
+/// The strides the charts chase at: within a sector, gpu-latency's, and ones whose slots each
+/// have a line (512) or a page of the L1 TLB's smallest (4 KB) to themselves.
+const CHART_STRIDES: [u64; 4] = [32, 64, 512, 4096];
+
+/// The footprints the charts chase over, 4 KB to the largest a launch's buffers hold below 2^32.
+const CHART_FOOTPRINTS: [u64; 16] =
+    [4 * KB, 16 * KB, 64 * KB, 256 * KB, MB, 4 * MB, 8 * MB, 16 * MB, 32 * MB, 64 * MB, 256 * MB, GB, 2 * GB, 3 * GB, 3 * GB + 512 * MB, 3 * GB + 768 * MB];
+
+/// The model's chase at `stride` over each chart footprint that gives it at least 16 slots, as
+/// (KB, cycles).
+fn chart_curve(machine: &Machine, stride: u64) -> Vec<(f64, f64)> {
+    CHART_FOOTPRINTS.iter().filter(|&&b| b / stride >= 16).map(|&b| (b as f64 / 1024.0, chase(machine, b, stride))).collect()
+}
+
+/// A chart of chase latency against footprint: the model's curve at each of [`CHART_STRIDES`]
+/// and the published one (a line, or dots where it has only a few points, as cuda_study's two).
+fn svg(name: &str, model: &[Vec<(f64, f64)>], (source, published): (&str, &[(f64, f64)])) -> String {
     let (w, h, left, bottom) = (640.0, 360.0, 60.0, 40.0);
-    let x = |kb: f64| left + (kb.log2() - 4.0) / (22.0 - 4.0) * (w - left - 20.0);
+    let x = |kb: f64| left + (kb.log2() - 2.0) / (22.0 - 2.0) * (w - left - 20.0);
     let y = |c: f64| h - bottom - c / 700.0 * (h - bottom - 20.0);
     let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"11\">\n");
     let _ = writeln!(s, "<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>");
@@ -753,19 +770,23 @@ fn svg(name: &str, model: &[(f64, f64)], (source, published): (&str, &[(f64, f64
         let _ = writeln!(s, "<line x1=\"{left}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/>", w - 20.0, y(f64::from(c)), y(f64::from(c)));
         let _ = writeln!(s, "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{c}</text>", left - 4.0, y(f64::from(c)) + 4.0);
     }
-    for (kb, label) in [(16.0, "16 KB"), (1024.0, "1 MB"), (16384.0, "16 MB"), (131072.0, "128 MB"), (1048576.0, "1 GB"), (4194304.0, "4 GB")] {
+    for (kb, label) in [(4.0, "4 KB"), (64.0, "64 KB"), (1024.0, "1 MB"), (16384.0, "16 MB"), (262144.0, "256 MB"), (4194304.0, "4 GB")] {
         let _ = writeln!(s, "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{label}</text>", x(kb), h - bottom + 16.0);
     }
-    for (points, colour, label, dy) in [(model, "#c0392b", "simt", 0.0), (published, "#2c3e50", source, 14.0)] {
+    let colours = ["#e67e22", "#c0392b", "#8e44ad", "#16a085"];
+    let labels = CHART_STRIDES.map(|stride| format!("simt, {stride}-byte stride"));
+    let curves = model.iter().zip(colours).zip(&labels).map(|((points, colour), label)| (&points[..], colour, &label[..], 2.0));
+    let lines = curves.chain([(published, "#2c3e50", source, 1.0)]);
+    for (i, (points, colour, label, width)) in lines.enumerate() {
         let path: Vec<String> = points.iter().map(|&(kb, c)| format!("{:.1},{:.1}", x(kb), y(c))).collect();
         if points.len() > 2 {
-            let _ = writeln!(s, "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"2\" points=\"{}\"/>", path.join(" "));
+            let _ = writeln!(s, "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"{width}\" points=\"{}\"/>", path.join(" "));
         } else {
             for &(kb, c) in points {
                 let _ = writeln!(s, "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"4\" fill=\"{colour}\"/>", x(kb), y(c));
             }
         }
-        let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" fill=\"{colour}\">{label}</text>", left + 10.0, 34.0 + dy);
+        let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" fill=\"{colour}\">{label}</text>", left + 10.0, 34.0 + 14.0 * i as f64);
     }
     s.push_str("</svg>\n");
     s
@@ -903,11 +924,12 @@ fn published_measurements_within_tolerance_and_docs_current() {
         if mae > 0.15 {
             failures.push(format!("{name}: mean absolute error {:.1}%", 100.0 * mae));
         }
-        // The last point is the largest footprint a launch's buffers hold below 2^32.
-        let curve: Vec<(f64, f64)> = [16 * KB, 64 * KB, 256 * KB, MB, 4 * MB, 16 * MB, 32 * MB, 64 * MB, 256 * MB, GB, 2 * GB, 3 * GB + 768 * MB]
-            .iter()
-            .map(|&b| (b as f64 / 1024.0, chase(&m, b, if b >= 8 * MB { 128 } else { 64 })))
-            .collect();
+        // The strides' chases are independent: each on a thread of its own.
+        let m = &m;
+        let curves: Vec<Vec<(f64, f64)>> = std::thread::scope(|scope| {
+            let threads = CHART_STRIDES.map(|stride| scope.spawn(move || chart_curve(m, stride)));
+            threads.into_iter().map(|t| t.join().expect("a chart's chases")).collect()
+        });
         let published: (&str, Vec<(f64, f64)>) = match published_curve(name) {
             Some(curve) => ("gpu-benches gpu-latency", curve.to_vec()),
             // cuda_study's chases (the SXM5's), less the IMAD.WIDE each of its hops adds.
@@ -919,7 +941,7 @@ fn published_measurements_within_tolerance_and_docs_current() {
                 ("cuda_study (H100 SXM5)", index_chases.collect())
             }
         };
-        charts.push((format!("docs/img/chase-{name}.svg"), svg(name, &curve, (published.0, &published.1))));
+        charts.push((format!("docs/img/chase-{name}.svg"), svg(name, &curves, (published.0, &published.1))));
     }
     let docs = repo().join("docs/timing.md");
     let text = std::fs::read_to_string(&docs).expect("docs/timing.md");
