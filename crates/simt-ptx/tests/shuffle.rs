@@ -59,3 +59,30 @@ fn predicate_output_says_whether_the_source_lane_was_in_the_segment() {
         }
     }
 }
+
+#[test]
+fn a_predicate_output_no_instruction_reads_costs_nothing() {
+    use simt_isa::Opcode;
+    let c = 0x1f;
+    let read = kernel("bfly", Some(5), c);
+    // The same kernel with `%p1` never read: the `selp` stores a constant instead.
+    let unread = read.replace("selp.u32 %r4, 1, 0, %p1;", "mov.u32 %r4, 1;");
+    assert_ne!(read, unread);
+    let count = |source: &str| {
+        let module = simt_ptx::translate("k.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", source, false)));
+        module.kernels[0].code.len()
+    };
+    let opcodes = |source: &str| -> Vec<Opcode> {
+        let module = simt_ptx::translate("k.ptx", source, None).unwrap();
+        module.kernels[0].code.iter().map(|i| i.opcode()).collect()
+    };
+    assert!(opcodes(&read).contains(&Opcode::Isetp), "a read predicate is worked out");
+    assert!(!opcodes(&unread).contains(&Opcode::Isetp), "an unread one is not");
+    assert_eq!(count(&read) - count(&unread), 3, "S2R, XOR and ISETP: the source lane and its comparison");
+    // The value is the same either way.
+    let (bytes, _) = run_one_warp(&unread, vec![Arg::new("k_param_0", ArgInit::Zeros(64))], "k_param_0", SimtModel::Its);
+    for lane in 0..32 {
+        let (from, _) = ptx_rule("bfly", lane, 5, c);
+        assert_eq!(i32::from_le_bytes(bytes[8 * lane as usize..][..4].try_into().unwrap()), 10 * from + 1, "lane {lane}");
+    }
+}

@@ -137,10 +137,12 @@ impl<'t, 'a> Entry<'t, 'a> {
                 "expected ((32 - width) << 8) | (width - 1), or (32 - width) << 8 for .up, with width a power of two",
             ));
         }
+        // nvcc writes `d|p` on every shuffle; a `p` the kernel never reads is not worked out.
         let (d, valid) = match d.kind {
-            OperandKind::Pair(value, valid) => {
-                (ast::Operand { kind: OperandKind::Name(value), span: d.span }, Some(ast::Operand { kind: OperandKind::Name(valid), span: d.span }))
-            }
+            OperandKind::Pair(value, valid) => (
+                ast::Operand { kind: OperandKind::Name(value), span: d.span },
+                self.may_read(valid).then_some(ast::Operand { kind: OperandKind::Name(valid), span: d.span }),
+            ),
             _ => (d.clone(), None),
         };
         let b = self.src32(b)?;

@@ -368,6 +368,8 @@ struct Entry<'t, 'a> {
     /// Registers that hold one constant everywhere; inferred at the first member mask in a
     /// register (-O0 code).
     constants: std::cell::OnceCell<HashMap<&'a str, i64>>,
+    /// Every name the kernel may read; inferred at the first `d|p` of a `shfl`.
+    read: std::cell::OnceCell<HashSet<&'a str>>,
     scratch: u8,
     /// How many scratch registers follow `scratch`.
     scratch_regs: u32,
@@ -457,6 +459,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             aliases: Vec::new(),
             labels: LabelNames::default(),
             constants: std::cell::OnceCell::new(),
+            read: std::cell::OnceCell::new(),
             scratch: 0,
             // MMA fragments, the copies' words and the f64 halves of an f16 `fma` need more room.
             scratch_regs: if items.iter().any(
@@ -1120,6 +1123,31 @@ impl<'t, 'a> Entry<'t, 'a> {
             OperandKind::Name(n) => self.constants.get_or_init(|| crate::spaces::constants(&self.insts, self.spaces())).get(n).copied(),
             _ => None,
         }
+    }
+
+    /// Whether the kernel may read register `name`: it is in a guard or an operand somewhere other
+    /// than a `d|p` pair, whose halves are always destinations.
+    fn may_read(&self, name: &str) -> bool {
+        fn names<'a>(o: &ast::Operand<'a>, read: &mut HashSet<&'a str>) {
+            match &o.kind {
+                OperandKind::Name(n) | OperandKind::Not(n) => {
+                    read.insert(n);
+                }
+                OperandKind::Address(a) => read.extend(a.base.map(|b| b.value)),
+                OperandKind::Vector(v) | OperandKind::List(v) => v.iter().for_each(|o| names(o, read)),
+                OperandKind::Pair(..) | OperandKind::Special(_) | OperandKind::Immediate(_) | OperandKind::Sink => {}
+            }
+        }
+        self.read
+            .get_or_init(|| {
+                let mut read = HashSet::default();
+                for inst in &self.insts {
+                    read.extend(inst.guard.as_ref().map(|g| g.predicate));
+                    inst.operands.iter().for_each(|o| names(o, &mut read));
+                }
+                read
+            })
+            .contains(name)
     }
 
     /// `shfl.sync` and `vote.sync` must involve the whole warp.
