@@ -306,7 +306,7 @@ impl Decoder {
             Form::Ffma(mods::Ffma { ftz, sat, rnd }) => Op::Arith({
                 ArithOp::FfmaRounded { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), c: t.val(&o[3], true), rnd, flags: flags(ftz, sat) }
             }),
-            Form::Mufu(mods::Mufu { op }) => Op::Arith(ArithOp::Mufu { op, d: t.dst(&o[0]), a: t.val(&o[1], true) }),
+            Form::Mufu(mods::Mufu { op, ftz }) => Op::Arith(ArithOp::Mufu { op, ftz: ftz == simt_isa::Ftz::Yes, d: t.dst(&o[0]), a: t.val(&o[1], true) }),
             Form::Frnd(mods::Frnd { rnd, ftz }) => Op::Arith(ArithOp::Frnd { d: t.dst(&o[0]), a: t.val(&o[1], true), rnd, flags: flags(ftz, Sat::No) }),
             Form::Dadd(_) => Op::Arith(d2(DOp::Add)),
             Form::Dmul(_) => Op::Arith(d2(DOp::Mul)),

@@ -588,10 +588,12 @@ pub fn combine(bop: BoolOp, cmp: u32, q: u32) -> u32 {
     }
 }
 
-/// `MUFU`: computed in f64, rounded once to f32.
+/// `MUFU`: computed in f64, rounded once to f32; with `ftz` a subnormal input and result are
+/// flushed to a zero of their sign.
 #[inline(always)]
-pub fn mufu(op: MufuOp, a: u32) -> u32 {
-    let x = f64::from(f32::from_bits(a));
+pub fn mufu(op: MufuOp, a: u32, ftz: bool) -> u32 {
+    let a = if ftz { flush(f32::from_bits(a)) } else { f32::from_bits(a) };
+    let x = f64::from(a);
     let r = match op {
         MufuOp::Rcp => 1.0 / x,
         MufuOp::Rsq => 1.0 / x.sqrt(),
@@ -602,7 +604,7 @@ pub fn mufu(op: MufuOp, a: u32) -> u32 {
         MufuOp::Lg2 => x.log2(),
         MufuOp::Tanh => x.tanh(),
     };
-    canon32(r as f32)
+    canon32(if ftz { flush(r as f32) } else { r as f32 })
 }
 
 /// f64 to f32 rounding to odd, so that a second rounding to a format with at
@@ -1009,13 +1011,25 @@ mod tests {
 
     #[test]
     fn mufu_is_f64_rounded_once() {
-        assert_eq!(mufu(MufuOp::Sqrt, f(2.0)), 0x3FB5_04F3);
-        assert_eq!(mufu(MufuOp::Rcp, f(3.0)), 0x3EAA_AAAB);
-        assert_eq!(mufu(MufuOp::Rcp, 0), f(f32::INFINITY));
-        assert_eq!(mufu(MufuOp::Sqrt, f(-1.0)), NAN32);
-        assert_eq!(mufu(MufuOp::Ex2, f(10.0)), f(1024.0));
-        assert_eq!(mufu(MufuOp::Lg2, f(0.125)), f(-3.0));
-        assert_eq!(mufu(MufuOp::Rsq, f(4.0)), f(0.5));
+        assert_eq!(mufu(MufuOp::Sqrt, f(2.0), false), 0x3FB5_04F3);
+        assert_eq!(mufu(MufuOp::Rcp, f(3.0), false), 0x3EAA_AAAB);
+        assert_eq!(mufu(MufuOp::Rcp, 0, false), f(f32::INFINITY));
+        assert_eq!(mufu(MufuOp::Sqrt, f(-1.0), false), NAN32);
+        assert_eq!(mufu(MufuOp::Ex2, f(10.0), false), f(1024.0));
+        assert_eq!(mufu(MufuOp::Lg2, f(0.125), false), f(-3.0));
+        assert_eq!(mufu(MufuOp::Rsq, f(4.0), false), f(0.5));
+    }
+
+    #[test]
+    fn mufu_ftz_flushes_a_subnormal_input_and_result() {
+        let tiny = 0x0000_0001; // the smallest positive subnormal
+        assert_eq!(mufu(MufuOp::Rcp, tiny, true), f(f32::INFINITY), "1 / +0");
+        assert_eq!(mufu(MufuOp::Rcp, tiny | 0x8000_0000, true), f(f32::NEG_INFINITY), "1 / -0");
+        assert_eq!(mufu(MufuOp::Sqrt, tiny, true), 0, "sqrt(+0)");
+        assert_ne!(mufu(MufuOp::Sqrt, tiny, false), 0, "sqrt(2^-149) is 2^-74.5");
+        assert_eq!(mufu(MufuOp::Ex2, f(-140.0), true), 0, "2^-140 is subnormal");
+        assert_eq!(mufu(MufuOp::Ex2, f(-140.0), false), 0x0000_0200, "2^-149 x 2^9");
+        assert_eq!(mufu(MufuOp::Ex2, f(10.0), true), f(1024.0), "a normal result is kept");
     }
 
     proptest::proptest! {

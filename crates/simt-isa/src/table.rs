@@ -997,8 +997,9 @@ instruction_table! {
     Fmin: "FMIN" [ftz: Ftz = No], DAB_F32, optional 0, Fp32, Fp32, [];
     /// `d = max(a, b)` in f32; the non-NaN operand wins.
     Fmax: "FMAX" [ftz: Ftz = No], DAB_F32, optional 0, Fp32, Fp32, [];
-    /// `d = f(a)`, computed in f64 and rounded once to f32.
-    Mufu: "MUFU" [op: MufuOp], &[op("d", D), op("a", S_F32)], optional 0, Sfu, Sfu, [];
+    /// `d = f(a)`, computed in f64 and rounded once to f32; `.FTZ` flushes a subnormal input
+    /// and result to a zero of its sign.
+    Mufu: "MUFU" [op: MufuOp, ftz: Ftz = No], &[op("d", D), op("a", S_F32)], optional 0, Sfu, Sfu, [];
     /// `d = a + b` in f64 on register pairs.
     Dadd: "DADD" [], DAB_F64, optional 0, Fp64, Fp64, [];
     /// `d = a * b` in f64 on register pairs.

@@ -386,3 +386,50 @@ fn stmatrix_stores_fragments_where_the_row_addresses_say() {
         }
     }
 }
+
+/// Triton's softmax and tinygrad's exp write `ex2.approx.ftz.f32` (and `rcp`, `rsqrt`, `lg2`
+/// alike): one `MUFU.FTZ`, as ptxas makes it one MUFU, which flushes a subnormal input and
+/// result itself.
+#[test]
+fn approximate_ftz_functions_are_one_mufu_that_flushes() {
+    let source = "\
+.version 7.5
+.target sm_80
+.address_size 64
+.visible .entry f(.param .u64 data0)
+{
+	.reg .u32 %t;
+	.reg .u64 %a, %o;
+	.reg .f32 %x, %e, %r;
+	ld.param.u64 %o, [data0+0];
+	mov.u32 %t, %tid.x;
+	cvt.u64.u32 %a, %t;
+	shl.b64 %a, %a, 3;
+	add.s64 %a, %o, %a;
+	ld.global.f32 %x, [%a+0];
+	ex2.approx.ftz.f32 %e, %x;
+	rcp.approx.ftz.f32 %r, %x;
+	st.global.f32 [%a+0], %e;
+	st.global.f32 [%a+4], %r;
+	ret;
+}
+";
+    let module = simt_ptx::translate("f.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("f.ptx", source, false)));
+    let code = &module.kernels[0].code;
+    let sfu: Vec<_> = code.iter().filter_map(|i| if let simt_isa::Form::Mufu(m) = i.form { Some(m) } else { None }).collect();
+    assert_eq!(sfu.len(), 2, "{sfu:?}");
+    assert!(sfu.iter().all(|m| m.ftz == simt_isa::Ftz::Yes), "{sfu:?}");
+    assert!(!code.iter().any(|i| i.opcode() == simt_isa::Opcode::Fmul), "no FMUL flushes around them");
+    // Lane 0: 2^-140 (a subnormal result) and the reciprocal of a subnormal input; lane 1: 3.
+    let run = |x0: f32| {
+        let mut input = vec![Literal::Float(0.0); 64];
+        input[0] = Literal::Float(x0.into());
+        input[2] = Literal::Float(3.0);
+        let (bytes, _) = run_one_warp(source, vec![Arg::new("data0", ArgInit::List(input))], "data0", SimtModel::Its);
+        bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect::<Vec<f32>>()
+    };
+    let out = run(-140.0);
+    assert_eq!(out[0].to_bits(), 0, "2^-140 flushed to +0");
+    assert_eq!((out[2], out[3]), (8.0, 1.0 / 3.0), "2^3 and rcp(3)");
+    assert_eq!(run(f32::from_bits(1))[1], f32::INFINITY, "rcp of a flushed subnormal: 1 / +0");
+}

@@ -152,6 +152,7 @@ pub(crate) enum ArithOp {
     },
     Mufu {
         op: MufuOp,
+        ftz: bool,
         d: Reg,
         a: Val,
     },
@@ -448,8 +449,8 @@ impl Executor<'_> {
                 let v = map1(&fetch(warp, a), |x| lanes::frnd(x, rnd, flags));
                 write(warp, d, &v, exec);
             }
-            ArithOp::Mufu { op, d, a } => {
-                let v = map1(&fetch(warp, a), |x| lanes::mufu(op, x));
+            ArithOp::Mufu { op, ftz, d, a } => {
+                let v = map1(&fetch(warp, a), |x| lanes::mufu(op, x, ftz));
                 write(warp, d, &v, exec);
             }
             ArithOp::D2 { op, d, a, b } => {

@@ -610,10 +610,9 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let [d, x] = self.operands(inst)?;
                 let d = self.word(d)?;
                 let x = self.src32(x)?;
-                // MUFU computes in f64 and rounds once; `.ftz` flushes the input and the result.
-                let x = self.flushed(x, f.ftz, 0)?;
-                self.emit(Form::Mufu(mods::Mufu { op: function }), &[dst(d), src(x)])?;
-                self.flush_in_place(d, f.ftz)
+                // MUFU computes in f64 and rounds once; `.FTZ` flushes the input and the result.
+                let ftz = if f.ftz { isa::Ftz::Yes } else { isa::Ftz::No };
+                self.emit(Form::Mufu(mods::Mufu { op: function, ftz }), &[dst(d), src(x)])
             }
             Op::Shf(f) => {
                 let [d, a, b, c] = self.operands(inst)?;

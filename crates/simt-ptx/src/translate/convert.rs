@@ -190,7 +190,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 HalfOp::Mul => Form::Fmul(mods::Fmul { ftz: ftz(false), sat: sat(false) }),
                 HalfOp::Min => Form::Fmin(mods::Fmin { ftz: ftz(false) }),
                 HalfOp::Max => Form::Fmax(mods::Fmax { ftz: ftz(false) }),
-                HalfOp::Ex2 => Form::Mufu(mods::Mufu { op: isa::MufuOp::Ex2 }),
+                HalfOp::Ex2 => Form::Mufu(mods::Mufu { op: isa::MufuOp::Ex2, ftz: isa::Ftz::No }),
                 HalfOp::Fma => Form::Dfma(mods::Dfma { rnd: isa::Round::Rn }),
             };
             let operands: Vec<isa::Operand> = std::iter::once(dst(t)).chain(widened.into_iter().map(src)).collect();
