@@ -171,41 +171,50 @@ fn section(frag: &[[u32; 32]], wide: bool) -> Vec<u8> {
     out
 }
 
+/// `case`'s kernel, its input (A, B and C fragments) and the D it must store.
+fn prepared(case: &Case) -> (String, Vec<u8>, Vec<u8>, Vec<i64>) {
+    let ((m, k), n) = (dims(case.shape, Operand::A), dims(case.shape, Operand::C).1);
+    let per_reg = case.input.bits(0).1;
+    let matrix = |rows: usize, cols: usize, value: &dyn Fn(usize, usize) -> i64| (0..rows * cols).map(|at| value(at / cols, at % cols)).collect::<Vec<i64>>();
+    let a = matrix(m, k, &|i, t| case.input.value(i, t));
+    let b = matrix(k, n, &|t, j| case.input.value(t + 1, 2 * j));
+    let c = matrix(m, n, &|i, j| case.c_base + (i * n + j) as i64 % 5);
+    let d: Vec<i64> = (0..m * n).map(|at| c[at] + (0..k).map(|t| a[at / n * k + t] * b[t * n + at % n]).sum::<i64>()).collect();
+    let bits = |v: &[i64], f: &dyn Fn(i64) -> u64| v.iter().map(|&x| f(x)).collect::<Vec<u64>>();
+    let acc_per_reg = if case.acc.wide() { 0 } else { 1 };
+    let (fa, fb) = (
+        fragment(case.shape, Operand::A, per_reg, &bits(&a, &|x| case.input.bits(x).0)),
+        fragment(case.shape, Operand::B, per_reg, &bits(&b, &|x| case.input.bits(x).0)),
+    );
+    let (fc, fd) = (
+        fragment(case.shape, Operand::C, acc_per_reg, &bits(&c, &|x| case.acc.bits(x))),
+        fragment(case.shape, Operand::C, acc_per_reg, &bits(&d, &|x| case.acc.bits(x))),
+    );
+    let wide_in = case.input == Input::F64;
+    let count = |frag: &[[u32; 32]], wide: bool| if wide { frag.len() / 2 } else { frag.len() };
+    let counts = [count(&fa, wide_in), count(&fb, wide_in), count(&fc, case.acc.wide()), count(&fd, case.acc.wide())];
+    let source = kernel(case, counts, [wide_in, wide_in, case.acc.wide(), case.acc.wide()]);
+    let input: Vec<u8> = [section(&fa, wide_in), section(&fb, wide_in), section(&fc, case.acc.wide())].concat();
+    (source, input, section(&fd, case.acc.wide()), d)
+}
+
+/// Runs `source` on `input` and returns what it stored.
+fn run(source: &str, input: &[u8], out_bytes: usize, simt: SimtModel, dir: &std::path::Path, name: &str) -> Vec<u8> {
+    let (in_file, out_file) = (dir.join(format!("{name}.in.bin")), dir.join(format!("{name}.out.bin")));
+    std::fs::write(&in_file, input).unwrap();
+    std::fs::write(&out_file, vec![0u8; out_bytes]).unwrap();
+    let args = vec![Arg::new("in", ArgInit::File(in_file.display().to_string())), Arg::new("out", ArgInit::File(out_file.display().to_string()))];
+    run_one_warp(source, args, "out", simt).0
+}
+
 #[test]
 fn every_mma_form_of_the_tensor_engine_runs_from_ptx() {
     let dir = std::env::temp_dir().join(format!("simt-ptx-mma-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for case in &CASES {
-        let ((m, k), n) = (dims(case.shape, Operand::A), dims(case.shape, Operand::C).1);
-        let per_reg = case.input.bits(0).1;
-        let matrix =
-            |rows: usize, cols: usize, value: &dyn Fn(usize, usize) -> i64| (0..rows * cols).map(|at| value(at / cols, at % cols)).collect::<Vec<i64>>();
-        let a = matrix(m, k, &|i, t| case.input.value(i, t));
-        let b = matrix(k, n, &|t, j| case.input.value(t + 1, 2 * j));
-        let c = matrix(m, n, &|i, j| case.c_base + (i * n + j) as i64 % 5);
-        let d: Vec<i64> = (0..m * n).map(|at| c[at] + (0..k).map(|t| a[at / n * k + t] * b[t * n + at % n]).sum::<i64>()).collect();
-        let bits = |v: &[i64], f: &dyn Fn(i64) -> u64| v.iter().map(|&x| f(x)).collect::<Vec<u64>>();
-        let acc_per_reg = if case.acc.wide() { 0 } else { 1 };
-        let (fa, fb) = (
-            fragment(case.shape, Operand::A, per_reg, &bits(&a, &|x| case.input.bits(x).0)),
-            fragment(case.shape, Operand::B, per_reg, &bits(&b, &|x| case.input.bits(x).0)),
-        );
-        let (fc, fd) = (
-            fragment(case.shape, Operand::C, acc_per_reg, &bits(&c, &|x| case.acc.bits(x))),
-            fragment(case.shape, Operand::C, acc_per_reg, &bits(&d, &|x| case.acc.bits(x))),
-        );
-        let wide_in = case.input == Input::F64;
-        let count = |frag: &[[u32; 32]], wide: bool| if wide { frag.len() / 2 } else { frag.len() };
-        let counts = [count(&fa, wide_in), count(&fb, wide_in), count(&fc, case.acc.wide()), count(&fd, case.acc.wide())];
-        let source = kernel(case, counts, [wide_in, wide_in, case.acc.wide(), case.acc.wide()]);
-        let input: Vec<u8> = [section(&fa, wide_in), section(&fb, wide_in), section(&fc, case.acc.wide())].concat();
-        let want = section(&fd, case.acc.wide());
-        let (in_file, out_file) = (dir.join(format!("{}.in.bin", case.modifiers)), dir.join(format!("{}.out.bin", case.modifiers)));
-        std::fs::write(&in_file, &input).unwrap();
-        std::fs::write(&out_file, vec![0u8; want.len()]).unwrap();
+        let (source, input, want, d) = prepared(case);
         for simt in [SimtModel::Its, SimtModel::Stack] {
-            let args = vec![Arg::new("in", ArgInit::File(in_file.display().to_string())), Arg::new("out", ArgInit::File(out_file.display().to_string()))];
-            let (got, _) = run_one_warp(&source, args, "out", simt);
+            let got = run(&source, &input, want.len(), simt, &dir, case.modifiers);
             assert!(got == want, "{} under {simt:?}: D differs\n{source}", case.modifiers);
         }
         // The saturating and wrapping forms see the same sums; some of them overflow.
@@ -213,5 +222,51 @@ fn every_mma_form_of_the_tensor_engine_runs_from_ptx() {
             assert!(d.iter().any(|&x| x > i64::from(i32::MAX)), "{}: no sum overflows", case.modifiers);
         }
     }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The register allocator lays fragments out in consecutive registers, so the MMA reads and
+/// writes them in place, as ptxas's HMMA does: no moves, and independent MMAs overlap. A
+/// fragment naming one register twice cannot lie so, and goes through scratch registers.
+#[test]
+fn fragments_lie_in_place_unless_a_register_repeats() {
+    let dir = std::env::temp_dir().join(format!("simt-ptx-mma-place-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let module = |source: &str| simt_ptx::translate("k.ptx", source, None).unwrap_or_else(|e| panic!("{}", e.render("k.ptx", source, false)));
+    // What the MMA has beside it: the fragments' last load before it and D's first store after
+    // it, where no moves come between.
+    let beside_mma = |source: &str| {
+        let code = module(source).kernels.swap_remove(0).code;
+        let at = code
+            .iter()
+            .position(|i| {
+                matches!(i.form, simt_isa::Form::MmaM16n8k16(_) | simt_isa::Form::MmaM16n8k8(_) | simt_isa::Form::MmaM16n8k32(_) | simt_isa::Form::MmaM8n8k4(_))
+            })
+            .expect("an MMA");
+        (code[at - 1].opcode(), code[at + 1].opcode())
+    };
+    let moves = |source: &str| module(source).kernels[0].code.iter().filter(|i| i.opcode() == simt_isa::Opcode::Mov).count();
+    let in_place = (simt_isa::Opcode::Ld, simt_isa::Opcode::St);
+    for case in &CASES {
+        let (source, input, want, _) = prepared(case);
+        assert_eq!(beside_mma(&source), in_place, "{}: D, A, B and C in place\n{source}", case.modifiers);
+        // Accumulating in place, D the same registers as C.
+        let (c, d) = if case.acc.wide() { ("%fc", "%fd") } else { ("%c", "%d") };
+        let mma = source.lines().find(|l| l.contains("mma.sync")).unwrap();
+        let accumulate = source.replace(mma, &mma.replacen(&format!("{{{d}0"), &format!("{{{c}0"), 1).replace(&format!(", {d}"), &format!(", {c}")));
+        let accumulate = accumulate.lines().map(|l| if l.contains("st.global") { l.replace(d, c) } else { l.to_string() }).collect::<Vec<_>>().join("\n");
+        assert_ne!(accumulate, source);
+        assert_eq!(beside_mma(&accumulate), in_place, "{}: accumulating in place\n{accumulate}", case.modifiers);
+        assert!(run(&accumulate, &input, want.len(), SimtModel::Its, &dir, case.modifiers) == want, "{}: accumulating in place", case.modifiers);
+    }
+    // A with one register four times, against the same A made by moves into four registers.
+    let (source, input, want, _) = prepared(&CASES[0]);
+    let mma = source.lines().find(|l| l.contains("mma.sync")).unwrap();
+    let copied = source.replace(mma, &format!("\tmov.b32 %a1, %a0;\n\tmov.b32 %a2, %a0;\n\tmov.b32 %a3, %a0;\n{mma}"));
+    let repeated = source.replace(mma, &mma.replace("{%a0, %a1, %a2, %a3}", "{%a0, %a0, %a0, %a0}"));
+    assert_ne!(repeated, source);
+    assert_eq!(moves(&repeated), moves(&source) + 4, "A through scratch");
+    let (a, b) = (run(&copied, &input, want.len(), SimtModel::Its, &dir, "copied"), run(&repeated, &input, want.len(), SimtModel::Its, &dir, "repeated"));
+    assert!(a == b && a != want, "the repeated register reads as four copies of it");
     std::fs::remove_dir_all(dir).unwrap();
 }

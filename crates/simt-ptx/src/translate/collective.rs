@@ -273,9 +273,27 @@ impl<'t, 'a> Entry<'t, 'a> {
             parts(b, mma.regs(isa::FragRole::B), wide_in)?,
             parts(c, mma.regs(isa::FragRole::C), wide_acc)?,
         );
+        // A fragment whose registers lie as the MMA reads them (register allocation tries
+        // to place them so) is read and written in place; any other goes through scratch
+        // registers, moved in before the MMA and, for D, out after it.
+        let in_place = |this: &Self, fragment: &[ast::Operand<'a>], wide: bool| -> Option<u8> {
+            let step = if wide { 2 } else { 1 };
+            let regs = fragment.iter().map(|part| if wide { this.pair(part) } else { this.word(part) }.ok()).collect::<Option<Vec<u8>>>()?;
+            regs.iter().enumerate().all(|(i, &r)| usize::from(r) == usize::from(regs[0]) + step * i).then_some(regs[0])
+        };
+        let same_registers = d.iter().zip(c).all(|(x, y)| x.kind == y.kind);
         let t = self.scratch;
         let (ta, tb, tc) = (t, t + 4, t + 8);
-        for (base, fragment, wide) in [(ta, a, wide_in), (tb, b, wide_in), (tc, c, wide_acc)] {
+        let (d_base, c_base) = match in_place(self, d, wide_acc) {
+            Some(base) if same_registers => (base, Some(base)),
+            Some(base) => (base, in_place(self, c, wide_acc)),
+            None => (tc, None),
+        };
+        let (a_base, b_base) = (in_place(self, a, wide_in), in_place(self, b, wide_in));
+        for (base, fragment, wide, found) in [(ta, a, wide_in, a_base), (tb, b, wide_in, b_base), (tc, c, wide_acc, c_base)] {
+            if found.is_some() {
+                continue;
+            }
             for (i, part) in fragment.iter().enumerate() {
                 if wide {
                     let p = self.pair(part)?;
@@ -287,8 +305,12 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
             }
         }
+        let reg = |found: Option<u8>, scratch: u8| Src::reg(found.unwrap_or(scratch));
         // Every shape takes at most 4 registers of A, 4 of B and 4 of C.
-        self.emit(form, &[dst(tc), src(Src::reg(ta)), src(Src::reg(tb)), src(Src::reg(tc))])?;
+        self.emit(form, &[dst(d_base), src(reg(a_base, ta)), src(reg(b_base, tb)), src(reg(c_base, tc))])?;
+        if d_base != tc {
+            return Ok(());
+        }
         for (i, part) in d.iter().enumerate() {
             if wide_acc {
                 let r = self.pair(part)?;

@@ -199,6 +199,10 @@ struct Graph<'g, 'a> {
     interferes: &'g [u64],
     words: usize,
     partners: &'g [Vec<usize>],
+    /// Each MMA fragment's registers with their offsets in it, in registers (see
+    /// [`Entry::colour`]); and each register's fragments with its offset.
+    fragments: &'g [Vec<(usize, usize)>],
+    fragment_of: &'g [Vec<(usize, usize)>],
     insts: &'g [Mentions],
     ids: &'g [usize],
 }

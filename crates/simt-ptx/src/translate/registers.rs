@@ -225,8 +225,45 @@ impl<'t, 'a> Entry<'t, 'a> {
             partners[d].push(u);
             partners[u].push(d);
         }
+        // Each MMA's fragments (its vector operands), so that colouring can lay them out as
+        // the MMA reads them, in consecutive registers, and it needs no moves.
+        let mut fragments: Vec<Vec<(usize, usize)>> = Vec::new();
+        for item in items {
+            let Item::Inst(inst) = item else { continue };
+            if !matches!(inst.op, Op::Mma(_)) {
+                continue;
+            }
+            for operand in &inst.operands {
+                scratch.clear();
+                operand.names(&mut scratch);
+                let width = |id: usize| if classes_of[id] == Class::Pair { 2 } else { 1 };
+                let members: Option<Vec<usize>> = scratch.iter().map(|name| index.get(name).copied()).collect();
+                let Some(members) = members.filter(|m| m.len() > 1 && m.iter().all(|&id| width(id) == width(m[0]))) else { continue };
+                // A register twice in one fragment ({%f0, %f0, ...}) cannot lie in it as the MMA reads it.
+                if members.iter().enumerate().any(|(k, id)| members[..k].contains(id)) {
+                    continue;
+                }
+                fragments.push(members.iter().enumerate().map(|(k, &id)| (k * width(id), id)).collect());
+            }
+        }
+        let mut fragment_of = vec![Vec::new(); n];
+        for (g, members) in fragments.iter().enumerate() {
+            for &(offset, id) in members {
+                fragment_of[id].push((g, offset));
+            }
+        }
         let (loc, highest) = loop {
-            let graph = Graph { names_of: &names_of, classes_of: &classes_of, interferes: &interferes, words, partners: &partners, insts: &insts, ids: &ids };
+            let graph = Graph {
+                names_of: &names_of,
+                classes_of: &classes_of,
+                interferes: &interferes,
+                words,
+                partners: &partners,
+                fragments: &fragments,
+                fragment_of: &fragment_of,
+                insts: &insts,
+                ids: &ids,
+            };
             match self.colour(&graph, &spilled, items)? {
                 Ok(done) => break done,
                 Err(uncoloured) => uncoloured.into_iter().for_each(|id| spilled[id] = true),
@@ -339,7 +376,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         spilled: &[bool],
         items: &[Item<'t, 'a>],
     ) -> Result<std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>>> {
-        let Graph { names_of, classes_of, interferes, words, partners, insts, ids } = *g;
+        let Graph { names_of, classes_of, interferes, words, partners, fragments, fragment_of, insts, ids } = *g;
         let n = names_of.len();
         let pred_colours = if spilled.iter().any(|&s| s) {
             usize::from(SCRATCH_PREDS[0])
@@ -378,6 +415,24 @@ impl<'t, 'a> Entry<'t, 'a> {
                 Item::Inst(i) => i.span,
                 Item::Label(_, span) => span,
             };
+            // In an MMA fragment, the register that keeps it consecutive: beside its members
+            // already placed, or for the first, where the whole fragment is free of what this
+            // register interferes with.
+            let width = if classes_of[id] == Class::Pair { 2 } else { 1 };
+            let free = |r: usize| r + width <= usable && (r..r + width).all(|x| !regs[x]);
+            let in_fragment = fragment_of[id].iter().find_map(|&(g, offset)| {
+                let members = &fragments[g];
+                let span = members.last().map_or(0, |&(o, _)| o + width);
+                let placed = members.iter().find_map(|&(o, m)| match loc[m] {
+                    Some(Loc::Reg(r) | Loc::Pair(r)) => Some(usize::from(r).checked_sub(o)),
+                    _ => None,
+                });
+                let base = match placed {
+                    Some(base) => base?,
+                    None => (0..usable).step_by(width).find(|&b| b + span <= usable && (b..b + span).all(|x| !regs[x]))?,
+                };
+                free(base + offset).then_some(base + offset)
+            });
             // The register of a copy partner, where it is free: the copy then vanishes.
             let partner = partners[id].iter().find_map(|&other| match loc[other] {
                 Some(Loc::Reg(r)) if !regs[usize::from(r)] => Some(Loc::Reg(r)),
@@ -398,6 +453,10 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                 },
                 Class::Word { .. } | Class::Pair if spilled[id] => Loc::Spilled { offset: 0, pair: classes_of[id] == Class::Pair },
+                Class::Word { .. } | Class::Pair if let Some(r) = in_fragment => {
+                    highest = highest.max((r + width - 1) as u32);
+                    if width == 2 { Loc::Pair(r as u8) } else { Loc::Reg(r as u8) }
+                }
                 Class::Word { .. } if matches!(partner, Some(Loc::Reg(_))) => partner.expect("matched"),
                 Class::Pair if matches!(partner, Some(Loc::Pair(_))) => partner.expect("matched"),
                 Class::Word { .. } => match (0..usable).find(|&r| !regs[r]) {
