@@ -433,3 +433,51 @@ fn approximate_ftz_functions_are_one_mufu_that_flushes() {
     assert_eq!((out[2], out[3]), (8.0, 1.0 / 3.0), "2^3 and rcp(3)");
     assert_eq!(run(f32::from_bits(1))[1], f32::INFINITY, "rcp of a flushed subnormal: 1 / +0");
 }
+
+/// tinygrad and Triton move float4s and float2s with `ld`/`st` `.v4`/`.v2`: the register
+/// allocator lays each vector out as the access moves it (from a multiple of its size), so it
+/// is one instruction, as on hardware, not one and a move per element.
+#[test]
+fn vector_loads_and_stores_take_their_registers_in_place() {
+    let source = "\
+.version 7.5
+.target sm_80
+.address_size 64
+.visible .entry v(.param .u64 data0)
+{
+	.reg .u32 %t;
+	.reg .u64 %a, %o;
+	.reg .f32 %x<4>, %y<2>;
+	ld.param.u64 %o, [data0+0];
+	mov.u32 %t, %tid.x;
+	cvt.u64.u32 %a, %t;
+	shl.b64 %a, %a, 4;
+	add.s64 %a, %o, %a;
+	ld.global.v4.f32 {%x0, %x1, %x2, %x3}, [%a+0];
+	add.f32 %y0, %x0, %x1;
+	add.f32 %y1, %x2, %x3;
+	st.global.v2.f32 [%a+0], {%y1, %y0};
+	st.global.v2.f32 [%a+8], {%x2, %x3};
+	ret;
+}
+";
+    let module = simt_ptx::translate("v.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("v.ptx", source, false)));
+    let code = &module.kernels[0].code;
+    let memory: Vec<_> = code.iter().filter(|i| matches!(i.opcode(), simt_isa::Opcode::Ld | simt_isa::Opcode::St)).collect();
+    assert_eq!(memory.len(), 4, "the parameter load, the v4 load and two v2 stores");
+    let vector_at = code.iter().position(|i| i.opcode() == simt_isa::Opcode::Ld && matches!(i.form, simt_isa::Form::Ld(m) if m.vec == simt_isa::VecWidth::V4));
+    let moves = code.iter().skip(vector_at.expect("a v4 load")).filter(|i| i.opcode() == simt_isa::Opcode::Mov).count();
+    assert_eq!(moves, 0, "no element passes through a scratch register");
+    let input: Vec<Literal> = (0..128).map(|i| Literal::Float(f64::from(i))).collect();
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let (bytes, _) = run_one_warp(source, vec![Arg::new("data0", ArgInit::List(input.clone()))], "data0", simt);
+        let got: Vec<f32> = bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        let want: Vec<f32> = (0..32)
+            .flat_map(|l| {
+                let x = [0, 1, 2, 3].map(|k| (4 * l + k) as f32);
+                [x[2] + x[3], x[0] + x[1], x[2], x[3]]
+            })
+            .collect();
+        assert_eq!(got, want, "{simt:?}");
+    }
+}

@@ -276,20 +276,16 @@ impl<'t, 'a> Entry<'t, 'a> {
         // A fragment whose registers lie as the MMA reads them (register allocation tries
         // to place them so) is read and written in place; any other goes through scratch
         // registers, moved in before the MMA and, for D, out after it.
-        let in_place = |this: &Self, fragment: &[ast::Operand<'a>], wide: bool| -> Option<u8> {
-            let step = if wide { 2 } else { 1 };
-            let regs = fragment.iter().map(|part| if wide { this.pair(part) } else { this.word(part) }.ok()).collect::<Option<Vec<u8>>>()?;
-            regs.iter().enumerate().all(|(i, &r)| usize::from(r) == usize::from(regs[0]) + step * i).then_some(regs[0])
-        };
         let same_registers = d.iter().zip(c).all(|(x, y)| x.kind == y.kind);
         let t = self.scratch;
         let (ta, tb, tc) = (t, t + 4, t + 8);
-        let (d_base, c_base) = match in_place(self, d, wide_acc) {
+        let (d_base, c_base) = match self.in_place(d, wide_acc, usize::from(mma.reg_align())) {
             Some(base) if same_registers => (base, Some(base)),
-            Some(base) => (base, in_place(self, c, wide_acc)),
+            Some(base) => (base, self.in_place(c, wide_acc, usize::from(mma.reg_align()))),
             None => (tc, None),
         };
-        let (a_base, b_base) = (in_place(self, a, wide_in), in_place(self, b, wide_in));
+        let align = usize::from(mma.reg_align());
+        let (a_base, b_base) = (self.in_place(a, wide_in, align), self.in_place(b, wide_in, align));
         for (base, fragment, wide, found) in [(ta, a, wide_in, a_base), (tb, b, wide_in, b_base), (tc, c, wide_acc, c_base)] {
             if found.is_some() {
                 continue;

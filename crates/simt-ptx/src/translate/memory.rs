@@ -128,6 +128,16 @@ impl<'t, 'a> Entry<'t, 'a> {
                 if parts.len() as u32 * per > SCRATCH {
                     return Err(unsupported(format!("`{name}` of {} elements", parts.len())));
                 }
+                // Elements the register allocator laid out as the access moves them are read or
+                // written in place; others go through scratch registers.
+                // (A vector of 2 or 4 registers starts at a multiple of 2 or 4.)
+                if let Some(base) = self.in_place(parts, wide, parts.len() * per as usize) {
+                    return if load {
+                        self.emit(at.ld(vec, mem_ty), &[dst(base), address])
+                    } else {
+                        self.emit(at.st(vec, mem_ty), &[address, src(Src::reg(base))])
+                    };
+                }
                 let t = self.scratch;
                 if load {
                     self.emit(at.ld(vec, mem_ty), &[dst(t), address])?;

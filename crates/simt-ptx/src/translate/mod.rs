@@ -199,9 +199,10 @@ struct Graph<'g, 'a> {
     interferes: &'g [u64],
     words: usize,
     partners: &'g [Vec<usize>],
-    /// Each MMA fragment's registers with their offsets in it, in registers (see
-    /// [`Entry::colour`]); and each register's fragments with its offset.
-    fragments: &'g [Vec<(usize, usize)>],
+    /// Each MMA fragment or vector operand: the alignment of its first register, and its
+    /// registers with their offsets in it, in registers (see [`Entry::colour`]); and each
+    /// register's fragments with its offset.
+    fragments: &'g [(usize, Vec<(usize, usize)>)],
     fragment_of: &'g [Vec<(usize, usize)>],
     insts: &'g [Mentions],
     ids: &'g [usize],
@@ -866,6 +867,22 @@ impl<'t, 'a> Entry<'t, 'a> {
             }),
             _ => Err(Diagnostic::new(o.span, "expected a register")),
         }
+    }
+
+    /// The first register of `parts` where they lie as one instruction reads or writes them,
+    /// consecutive words (`wide`: pairs) from a multiple of `align`, so that it takes them in
+    /// place.
+    fn in_place(&self, parts: &[ast::Operand<'a>], wide: bool, align: usize) -> Option<u8> {
+        let regs = parts
+            .iter()
+            .map(|part| match (self.loc(part).ok()?, wide) {
+                (Loc::Reg(r), false) | (Loc::Pair(r), true) => Some(r),
+                _ => None,
+            })
+            .collect::<Option<Vec<u8>>>()?;
+        let step = if wide { 2 } else { 1 };
+        let consecutive = regs.iter().enumerate().all(|(i, &r)| usize::from(r) == usize::from(regs[0]) + step * i);
+        (consecutive && usize::from(regs[0]).is_multiple_of(align)).then_some(regs[0])
     }
 
     fn word(&self, o: &ast::Operand<'a>) -> Result<u8> {

@@ -225,15 +225,16 @@ impl<'t, 'a> Entry<'t, 'a> {
             partners[d].push(u);
             partners[u].push(d);
         }
-        // Each MMA's fragments (its vector operands), so that colouring can lay them out as
-        // the MMA reads them, in consecutive registers, and it needs no moves.
-        let mut fragments: Vec<Vec<(usize, usize)>> = Vec::new();
+        // The vector operands of MMAs (fragments) and of vector loads and stores, so that
+        // colouring can lay them out as the instruction moves them, in consecutive registers,
+        // and it needs no moves.
+        let mut fragments: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
         for item in items {
             let Item::Inst(inst) = item else { continue };
-            if !matches!(inst.op, Op::Mma(_)) {
+            if !matches!(inst.op, Op::Mma(_) | Op::Ld(_) | Op::St(_)) {
                 continue;
             }
-            for operand in &inst.operands {
+            for operand in inst.operands.iter().filter(|o| matches!(o.kind, OperandKind::Vector(_))) {
                 scratch.clear();
                 operand.names(&mut scratch);
                 let width = |id: usize| if classes_of[id] == Class::Pair { 2 } else { 1 };
@@ -243,11 +244,14 @@ impl<'t, 'a> Entry<'t, 'a> {
                 if members.iter().enumerate().any(|(k, id)| members[..k].contains(id)) {
                     continue;
                 }
-                fragments.push(members.iter().enumerate().map(|(k, &id)| (k * width(id), id)).collect());
+                // MMA fragments may start anywhere (f64 ones at a pair); a vector of 2 or 4
+                // registers starts at a multiple of 2 or 4.
+                let align = if matches!(inst.op, Op::Mma(_)) { width(members[0]) } else { members.len() * width(members[0]) };
+                fragments.push((align, members.iter().enumerate().map(|(k, &id)| (k * width(id), id)).collect()));
             }
         }
         let mut fragment_of = vec![Vec::new(); n];
-        for (g, members) in fragments.iter().enumerate() {
+        for (g, (_, members)) in fragments.iter().enumerate() {
             for &(offset, id) in members {
                 fragment_of[id].push((g, offset));
             }
@@ -421,15 +425,15 @@ impl<'t, 'a> Entry<'t, 'a> {
             let width = if classes_of[id] == Class::Pair { 2 } else { 1 };
             let free = |r: usize| r + width <= usable && (r..r + width).all(|x| !regs[x]);
             let in_fragment = fragment_of[id].iter().find_map(|&(g, offset)| {
-                let members = &fragments[g];
+                let (align, members) = &fragments[g];
                 let span = members.last().map_or(0, |&(o, _)| o + width);
                 let placed = members.iter().find_map(|&(o, m)| match loc[m] {
-                    Some(Loc::Reg(r) | Loc::Pair(r)) => Some(usize::from(r).checked_sub(o)),
+                    Some(Loc::Reg(r) | Loc::Pair(r)) => Some(usize::from(r).checked_sub(o).filter(|b| b.is_multiple_of(*align))),
                     _ => None,
                 });
                 let base = match placed {
                     Some(base) => base?,
-                    None => (0..usable).step_by(width).find(|&b| b + span <= usable && (b..b + span).all(|x| !regs[x]))?,
+                    None => (0..usable).step_by(*align).find(|&b| b + span <= usable && (b..b + span).all(|x| !regs[x]))?,
                 };
                 free(base + offset).then_some(base + offset)
             });
