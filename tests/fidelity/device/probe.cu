@@ -72,57 +72,23 @@ SFU_KERNEL(sfu_rsqrt, "rsqrt.approx.ftz.f32")
 // Correctly rounded division and square root (ptxas makes them subroutines): one chain in each
 // warp of the block, as cuda-incore's DDIV and DSQRT tables run 1-32 warps.
 
-extern "C" __global__ void ddiv_chain(int steps, double *out, long long *cycles) {
-    double x = 1.0 + threadIdx.x * 1e-3;
-    __syncthreads();
-    long long start = clock64();
-    for (int s = 0; s < steps; s++) {
-        asm volatile("div.rn.f64 %0, 1.0000001, %0;" : "+d"(x));
+#define CHAIN_KERNEL(NAME, T, FIRST, PTX, CONSTRAINT) \
+    extern "C" __global__ void NAME(int steps, T *out, long long *cycles) { \
+        T x = FIRST + threadIdx.x * (T)1e-3; \
+        __syncthreads(); \
+        long long start = clock64(); \
+        for (int s = 0; s < steps; s++) asm volatile(PTX : "+" CONSTRAINT(x)); \
+        __syncthreads(); \
+        long long stop = clock64(); \
+        out[blockIdx.x * blockDim.x + threadIdx.x] = x; \
+        if (threadIdx.x == 0) cycles[0] = stop - start; \
     }
-    __syncthreads();
-    long long stop = clock64();
-    out[blockIdx.x * blockDim.x + threadIdx.x] = x;
-    if (threadIdx.x == 0) cycles[0] = stop - start;
-}
 
-extern "C" __global__ void dsqrt_chain(int steps, double *out, long long *cycles) {
-    double x = 2.0 + threadIdx.x * 1e-3;
-    __syncthreads();
-    long long start = clock64();
-    for (int s = 0; s < steps; s++) {
-        asm volatile("sqrt.rn.f64 %0, %0;\n\tadd.f64 %0, %0, 1.0;" : "+d"(x));
-    }
-    __syncthreads();
-    long long stop = clock64();
-    out[blockIdx.x * blockDim.x + threadIdx.x] = x;
-    if (threadIdx.x == 0) cycles[0] = stop - start;
-}
-
-extern "C" __global__ void fdiv_chain(int steps, float *out, long long *cycles) {
-    float x = 1.0f + threadIdx.x * 1e-3f;
-    __syncthreads();
-    long long start = clock64();
-    for (int s = 0; s < steps; s++) {
-        asm volatile("div.rn.f32 %0, 0f3F800001, %0;" : "+f"(x));
-    }
-    __syncthreads();
-    long long stop = clock64();
-    out[blockIdx.x * blockDim.x + threadIdx.x] = x;
-    if (threadIdx.x == 0) cycles[0] = stop - start;
-}
-
-extern "C" __global__ void fsqrt_chain(int steps, float *out, long long *cycles) {
-    float x = 2.0f + threadIdx.x * 1e-3f;
-    __syncthreads();
-    long long start = clock64();
-    for (int s = 0; s < steps; s++) {
-        asm volatile("sqrt.rn.f32 %0, %0;\n\tadd.f32 %0, %0, 0f3F800000;" : "+f"(x));
-    }
-    __syncthreads();
-    long long stop = clock64();
-    out[blockIdx.x * blockDim.x + threadIdx.x] = x;
-    if (threadIdx.x == 0) cycles[0] = stop - start;
-}
+// The square roots add 1 each step, so the chain does not settle at 1.
+CHAIN_KERNEL(ddiv_chain, double, 1.0, "div.rn.f64 %0, 1.0000001, %0;", "d")
+CHAIN_KERNEL(dsqrt_chain, double, 2.0, "sqrt.rn.f64 %0, %0;\n\tadd.f64 %0, %0, 1.0;", "d")
+CHAIN_KERNEL(fdiv_chain, float, 1.0f, "div.rn.f32 %0, 0f3F800001, %0;", "f")
+CHAIN_KERNEL(fsqrt_chain, float, 2.0f, "sqrt.rn.f32 %0, %0;\n\tadd.f32 %0, %0, 0f3F800000;", "f")
 
 // ---------------------------------------------------------------------------------------------
 // mma.sync per form: `ILP` accumulators in each warp of the block, each MMA depending on the
