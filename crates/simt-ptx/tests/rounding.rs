@@ -100,3 +100,27 @@ fn conversions_round_as_ptx_says() {
         }
     }
 }
+
+/// `sqrt.rn.f32` and `rcp.rn.f32` (`sqrtf`, `__frcp_rn`) are correctly rounded: `FSQRT` and
+/// `FDIV` of 1, which the timing backend times as the sequences ptxas makes of them, where
+/// `.approx` is one `MUFU`. Both give the correctly rounded result, checked against f64.
+#[test]
+fn correctly_rounded_sqrt_and_rcp_are_the_sequences() {
+    let inputs: Vec<f32> = (0..32).map(|i| 0.37 + 1.73 * i as f32).collect();
+    for (op, form, want) in [
+        ("sqrt.rn.f32 %f2, %f1;", simt_isa::Opcode::Fsqrt, (|x: f64| x.sqrt()) as fn(f64) -> f64),
+        ("rcp.rn.f32 %f2, %f1;", simt_isa::Opcode::Fdiv, |x: f64| 1.0 / x),
+        ("sqrt.approx.f32 %f2, %f1;", simt_isa::Opcode::Mufu, |x: f64| x.sqrt()),
+    ] {
+        let source = kernel(&format!("{op}\n\tmov.b32 %r3, %f2;"));
+        let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+        assert!(module.kernels[0].code.iter().any(|i| i.opcode() == form), "`{op}` becomes {form:?}");
+        let list = inputs.iter().map(|&v| Literal::Float(f64::from(v))).collect();
+        let args = vec![Arg::new("k_param_0", ArgInit::List(list)), Arg::new("k_param_1", ArgInit::Zeros(32))];
+        let (bytes, _) = run_one_warp(&source, args, "k_param_1", SimtModel::Its);
+        for (&x, got) in inputs.iter().zip(bytes.chunks_exact(4)) {
+            let got = f32::from_bits(u32::from_le_bytes(got.try_into().unwrap()));
+            assert_eq!(got, want(f64::from(x)) as f32, "`{op}` of {x}");
+        }
+    }
+}

@@ -523,13 +523,17 @@ impl<'t, 'a> Entry<'t, 'a> {
                     _ => Err(unsupported(format!("`selp{}`", t.ty))),
                 }
             }
-            // f64 reciprocal and square root, correctly rounded (`.approx` promises less).
+            // Reciprocal and square root rounded as asked: f32 `.rn` too, which MUFU would
+            // compute as exactly, but ptxas makes it a sequence of several instructions, as
+            // `FDIV` and `FSQRT` are timed (`sequence.fdiv`, `sequence.fsqrt`).
             Op::Rcp(f) | Op::Sqrt(f)
-                if matches!((f.ty, f.mode), (Type::F32 | Type::F64, px::FloatMode::Rounded(px::Rounding::Rz | px::Rounding::Rm | px::Rounding::Rp)))
-                    && (!f.ftz || f.ty == Type::F32) =>
+                if matches!(
+                    (f.ty, f.mode),
+                    (Type::F32, px::FloatMode::Rounded(_)) | (Type::F64, px::FloatMode::Rounded(px::Rounding::Rz | px::Rounding::Rm | px::Rounding::Rp))
+                ) && (!f.ftz || f.ty == Type::F32) =>
             {
                 let px::FloatMode::Rounded(r) = f.mode else { unreachable!("matched above") };
-                let rnd = directed(Some(r)).expect("matched above");
+                let rnd = directed(Some(r)).unwrap_or(isa::Round::Rn);
                 let [d, x] = self.operands(inst)?;
                 match (f.ty, op) {
                     (Type::F32, _) => {
