@@ -279,12 +279,12 @@ impl<'t, 'a> Entry<'t, 'a> {
         let same_registers = d.iter().zip(c).all(|(x, y)| x.kind == y.kind);
         let t = self.scratch;
         let (ta, tb, tc) = (t, t + 4, t + 8);
-        let (d_base, c_base) = match self.in_place(d, wide_acc, usize::from(mma.reg_align())) {
+        let align = usize::from(mma.reg_align());
+        let (d_base, c_base) = match self.in_place(d, wide_acc, align) {
             Some(base) if same_registers => (base, Some(base)),
-            Some(base) => (base, self.in_place(c, wide_acc, usize::from(mma.reg_align()))),
+            Some(base) => (base, self.in_place(c, wide_acc, align)),
             None => (tc, None),
         };
-        let align = usize::from(mma.reg_align());
         let (a_base, b_base) = (self.in_place(a, wide_in, align), self.in_place(b, wide_in, align));
         for (base, fragment, wide, found) in [(ta, a, wide_in, a_base), (tb, b, wide_in, b_base), (tc, c, wide_acc, c_base)] {
             if found.is_some() {

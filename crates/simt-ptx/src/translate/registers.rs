@@ -419,9 +419,9 @@ impl<'t, 'a> Entry<'t, 'a> {
                 Item::Inst(i) => i.span,
                 Item::Label(_, span) => span,
             };
-            // In an MMA fragment, the register that keeps it consecutive: beside its members
-            // already placed, or for the first, where the whole fragment is free of what this
-            // register interferes with.
+            // In an MMA fragment or a vector operand, the register that keeps it consecutive:
+            // beside its members already placed, or for the first, where the whole of it is
+            // free of what this register interferes with.
             let width = if classes_of[id] == Class::Pair { 2 } else { 1 };
             let free = |r: usize| r + width <= usable && (r..r + width).all(|x| !regs[x]);
             let in_fragment = fragment_of[id].iter().find_map(|&(g, offset)| {
