@@ -233,7 +233,7 @@ fn cp_async_copies_the_source_size_and_zero_fills() {
 	cp.async.ca.shared.global [%d], [%s], 16, %n;
 	setp.lt.u32 %p, %l, 16;
 	st.shared.u32 [%d+512], 7;
-	@%p cp.async.cg.shared::cta.global [%d+512], [%s], 4;
+	@%p cp.async.cg.shared::cta.global [%d+512], [%s], 4, 4;
 	cp.async.commit_group;
 	cp.async.wait_group 0;
 	bar.sync 0;
@@ -246,6 +246,10 @@ fn cp_async_copies_the_source_size_and_zero_fills() {
 	ret;
 }
 ";
+    // Each copy with a source size loads at once where it reads every byte, and branches past
+    // the word-by-word way the others take.
+    let module = simt_ptx::translate("copy.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("copy.ptx", source, false)));
+    assert_eq!(module.kernels[0].code.iter().filter(|i| i.opcode() == simt_isa::Opcode::Bra).count(), 2);
     let input: Vec<u8> = (0..512u32).map(|i| (i * 7 + 1) as u8).collect();
     for simt in [SimtModel::Its, SimtModel::Stack] {
         let list = input.chunks(4).map(|c| Literal::Int(u32::from_le_bytes(c.try_into().unwrap()).into())).collect();

@@ -404,7 +404,9 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// `cp.async [dst], [src], cp-size{, src-size}`: copied as it issues (a run of the kernel
     /// where every copy completes at once, which `cp.async.wait_group` allows). With a source
     /// size, only that many bytes are read and the rest are zeros: a word is loaded only where
-    /// some of its bytes are read (Triton's masked-off lanes pass 0 and any address).
+    /// some of its bytes are read (Triton's masked-off lanes pass 0 and any address). Lanes
+    /// that read the whole copy (Triton's unmasked ones) load it at once and branch past that
+    /// word-by-word work, so a warp of them costs what ptxas's one `LDGSTS` costs, nearly.
     pub(super) fn cp_async(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
         let (to, from, size, source_size) = match inst.operands.as_slice() {
             [to, from, size] => (to, from, size, None),
@@ -435,15 +437,29 @@ impl<'t, 'a> Entry<'t, 'a> {
         let n = self.src32(source_size)?;
         let guard = self.guard;
         let (p, mask) = (SCRATCH_PRED, t + 4);
+        // Where the instruction runs: its guard as an ISETP's combining predicate.
+        let runs = isa::Operand::PredSrc {
+            pred: if guard == isa::Guard::ALWAYS { isa::PT } else { guard.pred },
+            negated: guard != isa::Guard::ALWAYS && guard.negated,
+        };
+        let whole = self.b.label(&self.labels.fresh("cp_async_whole"));
+        self.guard = isa::Guard::ALWAYS;
+        let ge = Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ge, ty: isa::IntType::U32, bop: isa::BoolOp::And });
+        self.emit(ge, &[isa::Operand::Pred(p), src(n), src(Src::imm(bytes)), runs])?;
+        self.guard = isa::Guard { pred: p, negated: false };
+        self.emit(global.ld(vec, ty), &[dst(t), from])?;
+        let pc = self.b.len() as u32;
+        self.op(Opcode::Bra, &[isa::Operand::Label { target: 0, reconv: isa::NO_RECONV }])?;
+        self.b.branch_to(pc, 0, whole);
+        self.guard = guard;
         for w in 0..words as u8 {
             let w4 = 4 * u32::from(w);
             self.mov(t + w, Src::imm(0))?;
             // p: this word holds some of the first `n` bytes, and the instruction runs here.
             self.guard = isa::Guard::ALWAYS;
-            let q = if guard == isa::Guard::ALWAYS { isa::PT } else { guard.pred };
             self.emit(
                 Form::Isetp(mods::Isetp { cmp: isa::Cmp::Gt, ty: isa::IntType::U32, bop: isa::BoolOp::And }),
-                &[isa::Operand::Pred(p), src(n), src(Src::imm(w4)), isa::Operand::PredSrc { pred: q, negated: guard != isa::Guard::ALWAYS && guard.negated }],
+                &[isa::Operand::Pred(p), src(n), src(Src::imm(w4)), runs],
             )?;
             self.guard = isa::Guard { pred: p, negated: false };
             let at = isa::Operand::Addr { base, offset: offset.wrapping_add(w4 as i32) };
@@ -457,6 +473,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             self.op(Opcode::And, &[dst(t + w), src(Src::reg(t + w)), src(Src::reg(mask + 1))])?;
             self.guard = guard;
         }
+        self.b.place(whole).map_err(|e| Diagnostic::new(inst.span, format!("internal error: {e}")))?;
         self.emit(store, &[to, src(Src::reg(t))])
     }
 

@@ -148,6 +148,8 @@ impl LineIndex {
 #[derive(Debug, Default)]
 struct LabelNames {
     renamed: HashMap<String, String>,
+    /// Every name in use, the kernel's and the translation's own.
+    taken: std::collections::HashSet<String>,
 }
 
 impl LabelNames {
@@ -169,7 +171,15 @@ impl LabelNames {
             taken.insert(spelled.clone());
             names.renamed.insert(name.to_string(), spelled);
         }
+        names.taken = taken;
         names
+    }
+
+    /// A label name for the translation's own use, `base_N`, that no other label has.
+    fn fresh(&mut self, base: &str) -> String {
+        let name = (0..).map(|n| format!("{base}_{n}")).find(|n| !self.taken.contains(n)).expect("some number is free");
+        self.taken.insert(name.clone());
+        name
     }
 
     fn name<'s>(&'s self, label: &'s str) -> &'s str {
