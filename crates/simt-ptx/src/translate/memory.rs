@@ -505,39 +505,56 @@ impl<'t, 'a> Entry<'t, 'a> {
                 this.emit(Place::SHARED.ld(isa::VecWidth::Scalar, ty), &[dst(r), shared])
             }
         };
+        // What does not depend on the matrix is worked out once: the row this lane reads a
+        // matrix's address from (`.trans`: the first of its two), and its byte in that row.
         self.op(Opcode::S2r, &[dst(lane), isa::Operand::Special(isa::SpecialReg::LaneId)])?;
-        self.op(Opcode::Iadd, &[dst(row), src(Src::reg(base)), src(Src::imm(offset as u32))])?;
+        let row = if offset == 0 {
+            base
+        } else {
+            self.op(Opcode::Iadd, &[dst(row), src(Src::reg(base)), src(Src::imm(offset as u32))])?;
+            row
+        };
+        let rows = source + 7;
+        if l.trans {
+            self.op(Opcode::And, &[dst(rows), src(Src::reg(lane)), src(Src::imm(3))])?;
+            self.op(Opcode::Shl, &[dst(rows), src(Src::reg(rows)), src(Src::imm(1))])?;
+            self.emit(shr, &[dst(column), src(Src::reg(lane)), src(Src::imm(2))])?;
+            self.op(Opcode::Shl, &[dst(column), src(Src::reg(column)), src(Src::imm(1))])?;
+        } else {
+            self.emit(shr, &[dst(rows), src(Src::reg(lane)), src(Src::imm(2))])?;
+            self.op(Opcode::And, &[dst(column), src(Src::reg(lane)), src(Src::imm(3))])?;
+            self.op(Opcode::Shl, &[dst(column), src(Src::reg(column)), src(Src::imm(2))])?;
+        }
+        // The address of row `rows + k` of the matrices, plus this lane's byte, into `at`.
+        let address_of = |this: &mut Self, k: u32| -> Result<()> {
+            let lane_of_row = if k == 0 {
+                rows
+            } else {
+                this.op(Opcode::Iadd, &[dst(source), src(Src::reg(rows)), src(Src::imm(k))])?;
+                source
+            };
+            this.emit(shfl, &[dst(at), src(Src::reg(row)), src(Src::reg(lane_of_row)), isa::Operand::Imm(32)])?;
+            this.op(Opcode::Iadd, &[dst(at), src(Src::reg(at)), src(Src::reg(column))])
+        };
         for (j, part) in parts.iter().enumerate() {
             let first = 8 * j as u32;
             let r = self.word(part)?;
             if l.trans {
-                self.op(Opcode::And, &[dst(source), src(Src::reg(lane)), src(Src::imm(3))])?;
-                self.op(Opcode::Shl, &[dst(source), src(Src::reg(source)), src(Src::imm(1))])?;
-                self.op(Opcode::Iadd, &[dst(source), src(Src::reg(source)), src(Src::imm(first))])?;
-                self.emit(shr, &[dst(column), src(Src::reg(lane)), src(Src::imm(2))])?;
-                self.op(Opcode::Shl, &[dst(column), src(Src::reg(column)), src(Src::imm(1))])?;
                 // A 16-bit store writes the low half: the high one is shifted down first.
                 let halves = if store { [r, hi] } else { [lo, hi] };
                 if store {
                     self.emit(shr, &[dst(hi), src(Src::reg(r)), src(Src::imm(16))])?;
                 }
-                for half in halves {
-                    self.emit(shfl, &[dst(at), src(Src::reg(row)), src(Src::reg(source)), isa::Operand::Imm(32)])?;
-                    self.op(Opcode::Iadd, &[dst(at), src(Src::reg(at)), src(Src::reg(column))])?;
+                for (k, half) in halves.into_iter().enumerate() {
+                    address_of(self, first + k as u32)?;
                     access(self, isa::MemType::U16, half)?;
-                    self.op(Opcode::Iadd, &[dst(source), src(Src::reg(source)), src(Src::imm(1))])?;
                 }
                 if !store {
                     self.op(Opcode::Shl, &[dst(hi), src(Src::reg(hi)), src(Src::imm(16))])?;
                     self.op(Opcode::Or, &[dst(r), src(Src::reg(lo)), src(Src::reg(hi))])?;
                 }
             } else {
-                self.emit(shr, &[dst(source), src(Src::reg(lane)), src(Src::imm(2))])?;
-                self.op(Opcode::Iadd, &[dst(source), src(Src::reg(source)), src(Src::imm(first))])?;
-                self.emit(shfl, &[dst(at), src(Src::reg(row)), src(Src::reg(source)), isa::Operand::Imm(32)])?;
-                self.op(Opcode::And, &[dst(column), src(Src::reg(lane)), src(Src::imm(3))])?;
-                self.op(Opcode::Shl, &[dst(column), src(Src::reg(column)), src(Src::imm(2))])?;
-                self.op(Opcode::Iadd, &[dst(at), src(Src::reg(at)), src(Src::reg(column))])?;
+                address_of(self, first)?;
                 access(self, isa::MemType::U32, r)?;
             }
         }
