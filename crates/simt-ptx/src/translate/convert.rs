@@ -195,15 +195,16 @@ impl<'t, 'a> Entry<'t, 'a> {
             };
             let operands: Vec<isa::Operand> = std::iter::once(dst(t)).chain(widened.into_iter().map(src)).collect();
             self.emit(form, &operands)?;
-            self.emit(Form::Cvt(mods::Cvt { to: half, from: wide, rnd: isa::Round::Rn }), &[dst(result(h)), src(Src::reg(t))])?;
+            // A single half's result goes straight to its register: every source is read by now.
+            let to = if pair { result(h) } else { self.word(d)? };
+            self.emit(Form::Cvt(mods::Cvt { to: half, from: wide, rnd: isa::Round::Rn }), &[dst(to), src(Src::reg(t))])?;
         }
-        let d = self.word(d)?;
         if pair {
+            let d = self.word(d)?;
             self.op(Opcode::Shl, &[dst(t), src(Src::reg(result(1))), src(Src::imm(16))])?;
-            self.op(Opcode::Or, &[dst(d), src(Src::reg(result(0))), src(Src::reg(t))])
-        } else {
-            self.mov(d, Src::reg(result(0)))
+            self.op(Opcode::Or, &[dst(d), src(Src::reg(result(0))), src(Src::reg(t))])?;
         }
+        Ok(())
     }
 
     /// `cvt` between integer types: wrapping, or with `.sat` clamped to the destination's range.
