@@ -691,6 +691,11 @@ fn scalar_half_arithmetic_is_correctly_rounded() {
         })
         .collect();
     let is_nan_half = |bits: u64| bits as u16 & 0x7C00 == 0x7C00 && bits as u16 & 0x3FF != 0;
+    // Each widens its two halves, computes in f32 and rounds straight into its register.
+    let source = kernel(body);
+    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+    let mul = source.lines().position(|l| l.contains("mul.f16")).expect("the mul") as u32 + 1;
+    assert_eq!(module.kernels[0].lines.iter().filter(|&&l| l == mul).count(), 4, "CVT, CVT, FMUL, CVT");
     for simt in [SimtModel::Its, SimtModel::Stack] {
         for (lane, (out, &(x, y))) in outputs(body, &inputs, simt).iter().zip(&inputs).enumerate() {
             let (a, b) = (half::f16::from_bits(x as u16).to_f64(), half::f16::from_bits(y as u16).to_f64());
