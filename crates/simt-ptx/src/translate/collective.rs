@@ -102,10 +102,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let [target] = self.operands(inst)?;
                 let OperandKind::Name(label) = target.kind else { return Err(Diagnostic::new(target.span, "expected a label")) };
                 let label = self.b.label(self.labels.name(label));
-                let pc = self.b.len() as u32;
-                self.op(Opcode::Bra, &[isa::Operand::Label { target: 0, reconv: isa::NO_RECONV }])?;
-                self.b.branch_to(pc, 0, label);
-                Ok(())
+                self.branch(label)
             }
             _ => Err(unsupported(format!("`{op}`"))),
         }

@@ -448,9 +448,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.emit(ge, &[isa::Operand::Pred(p), src(n), src(Src::imm(bytes)), runs])?;
         self.guard = isa::Guard { pred: p, negated: false };
         self.emit(global.ld(vec, ty), &[dst(t), from])?;
-        let pc = self.b.len() as u32;
-        self.op(Opcode::Bra, &[isa::Operand::Label { target: 0, reconv: isa::NO_RECONV }])?;
-        self.b.branch_to(pc, 0, whole);
+        self.branch(whole)?;
         self.guard = guard;
         for w in 0..words as u8 {
             let w4 = 4 * u32::from(w);
@@ -494,7 +492,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         let (address, _) = self.address(a)?;
         let isa::Operand::Addr { base, offset } = address else { return Err(Diagnostic::new(a.span, "expected an address")) };
         let t = self.scratch;
-        let (lane, row, source, at, column, lo, hi) = (t, t + 1, t + 2, t + 3, t + 4, t + 5, t + 6);
+        let (lane, row, source, at, column, lo, hi, rows) = (t, t + 1, t + 2, t + 3, t + 4, t + 5, t + 6, t + 7);
         let shfl = Form::Shfl(mods::Shfl { mode: isa::ShflMode::Idx });
         let shr = Form::Shr(mods::Shr { ty: isa::IntType::U32 });
         let shared = isa::Operand::Addr { base: at, offset: 0 };
@@ -514,7 +512,6 @@ impl<'t, 'a> Entry<'t, 'a> {
             self.op(Opcode::Iadd, &[dst(row), src(Src::reg(base)), src(Src::imm(offset as u32))])?;
             row
         };
-        let rows = source + 7;
         if l.trans {
             self.op(Opcode::And, &[dst(rows), src(Src::reg(lane)), src(Src::imm(3))])?;
             self.op(Opcode::Shl, &[dst(rows), src(Src::reg(rows)), src(Src::imm(1))])?;

@@ -850,6 +850,14 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.emit(Form::new(opcode), operands)
     }
 
+    /// `BRA` to `label` under the current guard, resolved when the kernel is finished.
+    fn branch(&mut self, label: simt_kernel::Label) -> Result<()> {
+        let pc = self.b.len() as u32;
+        self.op(Opcode::Bra, &[isa::Operand::Label { target: 0, reconv: isa::NO_RECONV }])?;
+        self.b.branch_to(pc, 0, label);
+        Ok(())
+    }
+
     fn mov(&mut self, d: u8, a: Src) -> Result<()> {
         if a == Src::reg(d) {
             // A copy whose two registers the allocator coalesced.
@@ -1159,24 +1167,14 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// Whether the kernel may read register `name`: it is in a guard or an operand somewhere other
     /// than a `d|p` pair, whose halves are always destinations.
     fn may_read(&self, name: &str) -> bool {
-        fn names<'a>(o: &ast::Operand<'a>, read: &mut HashSet<&'a str>) {
-            match &o.kind {
-                OperandKind::Name(n) | OperandKind::Not(n) => {
-                    read.insert(n);
-                }
-                OperandKind::Address(a) => read.extend(a.base.map(|b| b.value)),
-                OperandKind::Vector(v) | OperandKind::List(v) => v.iter().for_each(|o| names(o, read)),
-                OperandKind::Pair(..) | OperandKind::Special(_) | OperandKind::Immediate(_) | OperandKind::Sink => {}
-            }
-        }
         self.read
             .get_or_init(|| {
-                let mut read = HashSet::default();
+                let mut names = Vec::new();
                 for inst in &self.insts {
-                    read.extend(inst.guard.as_ref().map(|g| g.predicate));
-                    inst.operands.iter().for_each(|o| names(o, &mut read));
+                    names.extend(inst.guard.as_ref().map(|g| g.predicate));
+                    inst.operands.iter().filter(|o| !matches!(o.kind, OperandKind::Pair(..))).for_each(|o| o.names(&mut names));
                 }
-                read
+                names.into_iter().collect()
             })
             .contains(name)
     }
