@@ -729,9 +729,7 @@ fn writers(launch: &PreparedLaunch, buffer: &str, index: u64, step: &Step) -> u3
     }
     let at = u64::from(b.base) + index * u64::from(elem.bits()) / 8;
     (0..32)
-        .filter(|l| {
-            step.issued.executed >> l & 1 != 0 && (u64::from(access.addresses[*l])..u64::from(access.addresses[*l]) + u64::from(access.size)).contains(&at)
-        })
+        .filter(|l| access.lanes >> l & 1 != 0 && (u64::from(access.addresses[*l])..u64::from(access.addresses[*l]) + u64::from(access.size)).contains(&at))
         .fold(0, |m, l| m | 1 << l)
 }
 

@@ -123,7 +123,10 @@ pub struct Access {
     pub kind: simt_isa::AccessKind,
     /// Bytes per lane.
     pub size: u32,
-    /// Address per lane (meaningful for the `executed` lanes). For LOCAL, the
+    /// The lanes whose addresses the memory sees: the executed ones, or for `LDSM` the
+    /// lanes that name its rows (16 bytes each; every lane receives a word per matrix).
+    pub lanes: u32,
+    /// Address per lane (meaningful for `lanes`). For LOCAL, the
     /// physical address in the block's local memory, interleaved as GPUs lay it
     /// out: word `k` of thread `t` is at `4 * (k * threads_per_block + t)`, so
     /// the same offset in consecutive threads is consecutive words.
@@ -360,14 +363,17 @@ impl<'a> BlockSim<'a> {
         let decoded = &program.code[pc as usize];
         let warp = &self.exec.warps[w];
         let access = program.effects[pc as usize].access.map(|a| {
-            let (space, mut addresses) = match &decoded.op {
-                Op::Memory(m) => self.exec.lane_addresses(w, pc, m, executed),
-                _ => (a.space, [0; 32]),
+            let (space, mut addresses, lanes, size) = match &decoded.op {
+                Op::Memory(m) => {
+                    let (space, addresses) = self.exec.lane_addresses(w, pc, m, executed);
+                    (space, addresses, m.touched(executed), m.shape().1)
+                }
+                _ => (a.space, [0; 32], executed, a.size),
             };
             if space == Space::Local {
                 addresses = self.exec.physical_local(w, &addresses);
             }
-            Access { space, kind: a.kind, size: a.size, addresses }
+            Access { space, kind: a.kind, size, lanes, addresses }
         });
         let branch = match decoded.op {
             Op::Control(ControlOp::Bra { target, reconv }) => Some(Branch {

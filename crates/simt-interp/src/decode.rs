@@ -376,6 +376,9 @@ impl Decoder {
                 b: t.val(&o[2], false),
                 c: t.val(&o[3], false),
             }),
+            Form::Ldsm(mods::Ldsm { count, trans }) => {
+                Op::Memory(MemOp::Ldsm { count, trans: trans == Trans::Yes, d: t.dst(&o[0]), addr: t.addr(&o[1], access?) })
+            }
             // Control (exec/control.rs).
             Form::Bra(_) => Op::Control(match inst.operands[0] {
                 Operand::Label { target, reconv } => ControlOp::Bra { target, reconv },

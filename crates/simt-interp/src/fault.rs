@@ -24,7 +24,8 @@ pub enum FaultKind {
     TimeLimit,
     /// A warp issued `--runaway-steps` instructions in a row without making progress.
     Runaway,
-    /// A tensor-core instruction was issued by an incomplete warp or with invalid metadata.
+    /// A tensor-core instruction (an MMA, or an `LDSM` that feeds one) was issued by an
+    /// incomplete warp or with invalid metadata.
     Tensor,
     /// A thread executed `TRAP` (PTX `trap`, CUDA `__trap()`, a failed device `assert`).
     Trap,

@@ -749,6 +749,27 @@ pub fn cvt_widen(format: MiniFloat, a: u32) -> u32 {
     format.decode(a).to_bits()
 }
 
+/// `LDSM`'s exchange: `rows[k][r]` is word `k` of the 16-byte row lane `r`'s address named,
+/// and register `j` of lane `l` gets word `l % 4` of matrix `j`'s row `l / 4`, or with
+/// `trans` the 16-bit elements of its column `l / 4` in rows `2 (l % 4)` (low half) and
+/// `2 (l % 4) + 1`. Matrices past `count` stay 0.
+pub(crate) fn matrices(rows: &[[u32; 32]; 4], count: u8, trans: bool) -> [[u32; 32]; 4] {
+    let element = |row: usize, column: usize| (rows[column / 2][row] >> (16 * (column % 2))) & 0xFFFF;
+    let mut out = [[0u32; 32]; 4];
+    for (j, matrix) in out.iter_mut().take(usize::from(count)).enumerate() {
+        for (l, word) in matrix.iter_mut().enumerate() {
+            let first = 8 * j;
+            *word = if trans {
+                let (row, column) = (first + 2 * (l % 4), l / 4);
+                element(row, column) | element(row + 1, column) << 16
+            } else {
+                rows[l % 4][first + l / 4]
+            };
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1283,6 +1283,41 @@ fn memory_cases() -> Vec<Case> {
         c("LD.PARAM.U32 R2, [16]", "", "R2=0x89abcdef"),
     ];
     v.push(c("LD.PARAM.U32 R2, [gin]", "", "R5=1").post("ISETP.EQ P0, R2, R250\nSEL R5, 1, 0, P0"));
+    v.extend(matrix_cases());
+    v
+}
+
+/// `LDSM` in every form: `sh`'s 16 rows of eight 16-bit elements each (element `e` of row
+/// `r` is `0x100 r + e`, stored by lanes `r` and `r + 16`), each lane naming row
+/// `(5 l + 3) % 16` (so rows repeat across lanes), and each register checked against the
+/// exchange written out element by element.
+fn matrix_cases() -> Vec<Case> {
+    let element = |row: u32, e: u32| 0x100 * row + e;
+    let word = |row: u32, k: u32| element(row, 2 * k) | element(row, 2 * k + 1) << 16;
+    let row_of = |lane: u32| (5 * lane + 3) % 16;
+    let setup = "S2R R9, SR_LANEID\nAND R9, R9, 15\nSHL R9, R9, 4\nST.SHARED.V4.B32 [R9+sh], R4";
+    let mut v = Vec::new();
+    for (count, matrices) in [("X1", 1u32), ("X2", 2), ("X4", 4)] {
+        for trans in [false, true] {
+            let text = format!("LDSM.{count}{} R12, [R0+sh]", if trans { ".T" } else { "" });
+            let mut case = Case::new(&text).setup(setup).inp(Loc::R(0), lanes(|l| 16 * row_of(l)));
+            for k in 0..4 {
+                case = case.inp(Loc::R(4 + k as u8), lanes(|l| word(l % 16, k)));
+            }
+            for j in 0..matrices {
+                let got = lanes(|l| {
+                    if trans {
+                        let (rows, column) = (8 * j + 2 * (l % 4), l / 4);
+                        element(row_of(rows), column) | element(row_of(rows + 1), column) << 16
+                    } else {
+                        word(row_of(8 * j + l / 4), l % 4)
+                    }
+                });
+                case = case.out(Loc::R(12 + j as u8), got);
+            }
+            v.push(case);
+        }
+    }
     v
 }
 
@@ -1950,6 +1985,10 @@ fn fault_cases() -> Vec<FaultCase> {
         f("", "ST.LOCAL.B64 [12], R2", Misaligned, 0),
         f("", "LD.LOCAL.V2.B32 R4, [16]", OutOfBounds, 0),
         f("SHL R3, R9, 2", "ST.LOCAL.U32 [R3], R9", OutOfBounds, 4),
+        // LDSM's rows are 16 bytes, aligned; the lanes naming them must execute it, the others need not.
+        f("MOV R3, 8", "LDSM.X1 R4, [R3]", Misaligned, 0),
+        f("ISETP.LT P0, R9, 8", "@P0 LDSM.X1 R4, [RZ]", OutOfBounds, 0),
+        f("ISETP.NE P0, R9, 5", "@P0 LDSM.X2 R4, [RZ]", Tensor, 5),
         f("ISETP.GE P0, R9, 3", "@P0 TRAP", Trap, 3),
         f("", "TRAP", Trap, 0),
     ]

@@ -12,6 +12,7 @@ fn width_note(width: Width) -> &'static str {
         Width::One => "",
         Width::Pair => "register pair",
         Width::Data => "1, 2 or 4 registers by type and vector width",
+        Width::Matrices => "a register a matrix",
         Width::Converted => "a pair for F64, S64 and U64, else one register",
         Width::Literal => "a pair for a `0d` literal, else one register",
         Width::Fragment(_) => "fragment, registers by MMA form",

@@ -205,6 +205,32 @@ impl MemAccess {
 }
 
 impl MemAccess {
+    /// `LDSM`'s: each lane receives a word per matrix, so `size` counts those; the rows it
+    /// reads are 16 bytes from each of the first `8 x count` lanes' addresses
+    /// ([`MatrixCount::row_lanes`]).
+    fn matrices(count: MatrixCount) -> MemAccess {
+        let regs = count.matrices();
+        MemAccess { space: Space::Shared, generic: false, wide: false, kind: AccessKind::Load, size: 4 * u32::from(regs), regs }
+    }
+}
+
+impl MatrixCount {
+    /// The number of matrices.
+    pub fn matrices(self) -> u8 {
+        match self {
+            MatrixCount::X1 => 1,
+            MatrixCount::X2 => 2,
+            MatrixCount::X4 => 4,
+        }
+    }
+
+    /// The lanes whose addresses name the matrices' rows, 8 a matrix.
+    pub fn row_lanes(self) -> u32 {
+        u32::MAX >> (32 - 8 * u32::from(self.matrices()))
+    }
+}
+
+impl MemAccess {
     /// An atomic of one word, or of a 64-bit pair when `wide`.
     fn atomic(space: AtomSpace, addr: AddrWidth, wide: bool) -> MemAccess {
         let regs = if wide { 2 } else { 1 };
@@ -220,6 +246,7 @@ impl Form {
             Form::St(mods::St { space, addr, vec, ty }) => Some(MemAccess::data(space, addr, AccessKind::Store, vec, ty)),
             Form::Atom(mods::Atom { space, addr, ty, .. }) => Some(MemAccess::atomic(space, addr, ty.is_wide())),
             Form::AtomCas(mods::AtomCas { space, addr, ty }) => Some(MemAccess::atomic(space, addr, ty == CasType::B64)),
+            Form::Ldsm(mods::Ldsm { count, .. }) => Some(MemAccess::matrices(count)),
             _ => None,
         }
     }
@@ -339,7 +366,7 @@ impl Instruction {
         match width {
             Width::One => 1,
             Width::Pair => 2,
-            Width::Data => self.form.access().map_or(1, |a| a.regs),
+            Width::Data | Width::Matrices => self.form.access().map_or(1, |a| a.regs),
             Width::Converted => {
                 let (to, from) = self.form.conversion().unwrap_or((CvtType::U32, CvtType::U32));
                 let ty = if index == 0 { to } else { from };
@@ -435,7 +462,7 @@ mod tests {
                 };
                 let answered = match width {
                     Width::One | Width::Pair | Width::Literal => true,
-                    Width::Data => form.access().is_some(),
+                    Width::Data | Width::Matrices => form.access().is_some(),
                     Width::Converted => form.conversion().is_some(),
                     Width::Fragment(_) => form.mma().is_some(),
                 };

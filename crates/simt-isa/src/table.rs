@@ -146,6 +146,14 @@ modifier_enum!(
     VecWidth { Scalar = "", V2 = "V2", V4 = "V4" }
 );
 modifier_enum!(
+    /// How many 8x8 matrices of 16-bit elements `LDSM` loads: one per destination register.
+    MatrixCount { X1 = "X1", X2 = "X2", X4 = "X4" }
+);
+modifier_enum!(
+    /// Whether `LDSM` transposes each matrix as it loads it.
+    Trans { No = "", Yes = "T" }
+);
+modifier_enum!(
     /// Element types of loads and stores.
     MemType {
         U8 = "U8", S8 = "S8", U16 = "U16", S16 = "S16", U32 = "U32", S32 = "S32",
@@ -550,6 +558,8 @@ pub enum Width {
     Pair,
     /// The data of a memory access: 1, 2 or 4 registers by type and vector width.
     Data,
+    /// `LDSM`'s destination: a register per matrix.
+    Matrices,
     /// A `CVT` operand: a pair for `F64`, else one register (destination: `to`; source: `from`).
     Converted,
     /// A `MOV` destination: a pair when the source is a `0d` literal.
@@ -1114,6 +1124,8 @@ instruction_table! {
     MmaM16n8k8: "MMA" ["M16N8K8", acc: MmaAcc, input: MmaIn], MMA_OPERANDS, optional 0, Tensor, Tensor, [COLLECTIVE], since Sm80;
     /// 16x8x32 matrix multiply-accumulate of 8-bit inputs in the fragment layout of PTX `mma.sync.aligned.m16n8k32` (4 registers of A, 2 of B, 4 of C): `.S32.S8`/`.S32.U8` exactly, wrapping or, with `.SAT`, clamped to the i32 range; `.F32.E4M3`/`.F32.E5M2` as a chain in increasing k.
     MmaM16n8k32: "MMA" ["M16N8K32", acc: MmaAcc, input: MmaIn, sat: Sat = No], MMA_OPERANDS, optional 0, Tensor, Tensor, [COLLECTIVE], since Sm80;
+    /// Loads 1, 2 or 4 8x8 matrices of 16-bit elements from SHARED memory into `d` (a register each), as PTX `ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16`: lanes 8j .. 8j + 7 give the 16-byte-aligned addresses of matrix j's rows, and every one of them must execute it. Lane `l`'s register j gets the 32-bit word `l % 4` of row `l / 4` of matrix j; with `T`, the elements of column `l / 4` in rows `2 (l % 4)` (low half) and `2 (l % 4) + 1`. Warp-collective.
+    Ldsm: "LDSM" [count: MatrixCount, trans: Trans = No], &[op("d", OperandKind::Dst(Width::Matrices)), op("addr", ADDR)], optional 0, LdSt, Memory, [LOAD | COLLECTIVE], since Sm75;
 }
 
 impl Opcode {

@@ -313,14 +313,18 @@ FILL:
 }
 "
     .replace("\t.reg .b16 %h;", "\t.reg .b16 %h;\n\t.reg .pred %p1;");
-    // The table row lane r points at, and the 16-bit element c of table row k.
-    // What a lane works out from its lane number is worked out once an instruction: the x4
-    // costs its S2R, three instructions of row and byte, and a SHFL, IADD and load a matrix
-    // with an IADD for the rows of matrices 1 to 3 (30 when each matrix worked it out again).
+    // Each is one LDSM, its registers in place (an x4 was 19 instructions of SHFLs and
+    // word loads before the ISA had LDSM).
     let module = simt_ptx::translate("m.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", &source, false)));
     let line_of = |text: &str| source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
-    let x4 = line_of("ldmatrix.sync.aligned.m8n8.x4.shared.b16");
-    assert_eq!(module.kernels[0].lines.iter().filter(|&&l| l == x4).count(), 19);
+    for text in ["m8n8.x4.shared", "m8n8.x4.trans", "m8n8.x1", "m8n8.x2"] {
+        let line = line_of(text);
+        let kernel = &module.kernels[0];
+        let code: Vec<String> = kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l == line).map(|(_, i)| i.opcode().to_string()).collect();
+        assert_eq!(code.len(), 1, "{text}: {code:?}");
+        assert!(code[0].starts_with("LDSM"), "{text}: {code:?}");
+    }
+    // The table row lane r points at, and the 16-bit element c of table row k.
     let row_of = |lane: u32| (lane * 5) % 32;
     let element = |k: u32, c: u32| k * 8 + c;
     let plain = |j: u32, t: u32| {

@@ -1333,7 +1333,7 @@ impl<'l> Sm<'l> {
                 let Some(access) = step.access.as_ref().filter(|_| step.issued.executed != 0) else {
                     return Completion::Known(t + u64::from(m.latency.alu + extra));
                 };
-                let lanes = step.issued.executed;
+                let lanes = access.lanes;
                 match space {
                     Space::Shared => {
                         let passes = shared_passes(&access.addresses, lanes, access.size, kind == AccessKind::Atomic);
@@ -1644,7 +1644,7 @@ impl<'l> Sm<'l> {
         };
         let pipe = self.pipe.iter().rposition(|r| r.issue == d.cycle && r.pc == pc && r.sm == self.id).map(|i| i as u32);
         let completion = match step.access.filter(|_| step.issued.executed != 0) {
-            Some(access) => self.global(ctx, s, d.cycle, &access, step.issued.executed, AccessKind::Atomic, info, pipe, d.seq),
+            Some(access) => self.global(ctx, s, d.cycle, &access, access.lanes, AccessKind::Atomic, info, pipe, d.seq),
             None => Completion::Known(d.cycle + u64::from(ctx.machine.latency.alu)),
         };
         if let Completion::Known(c) = completion {
@@ -1801,6 +1801,7 @@ mod tests {
                     space: Space::Global,
                     kind: simt_isa::AccessKind::Load,
                     size,
+                    lanes: u32::MAX,
                     addresses: std::array::from_fn(|l| base.wrapping_add(l as u32 * size)),
                 };
                 let (mut fast, mut slow) = ([(0u64, 0u8, 0u32); 32], [(0u64, 0u8, 0u32); 32]);

@@ -134,6 +134,22 @@ fn a_32_way_bank_conflict_takes_32_times_as_long() {
     within(ratio, 32.0, 0.05, "32-way conflict vs conflict-free");
 }
 
+/// `LDSM.X4` reads 32 rows of 16 bytes: four passes at the shared pipeline's 128 bytes each
+/// when the rows cover all banks, 32 when they all fall in the same four banks.
+#[test]
+fn an_ldsm_x4_takes_four_passes_unless_its_rows_share_banks() {
+    let run = |stride: i64| {
+        let req = request(None, None, vec![int("stride", stride), buf("out", ArgInit::Zeros(1))]);
+        timed(&load("bench/ldsm.s"), &h100(), &req, TimingOptions::default()).0.stats
+    };
+    let (free, shared_banks) = (run(16), run(128));
+    let ldsms = 16.0 * 64.0;
+    assert_eq!(free.shared_bank_conflicts, 0);
+    within(free.cycles as f64 / ldsms, 4.0, 0.05, "cycles an LDSM.X4 over consecutive rows");
+    assert_eq!(shared_banks.shared_bank_conflicts as f64, 28.0 * ldsms, "28 passes beyond the 4");
+    within(shared_banks.cycles as f64 / ldsms, 32.0, 0.05, "cycles an LDSM.X4 with every row in banks 0-3");
+}
+
 #[test]
 fn streaming_bandwidth_needs_many_warps() {
     let m = h100();

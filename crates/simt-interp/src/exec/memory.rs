@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use simt_isa::*;
 
 use super::{Executor, MemoryWatch};
-use super::{fetch, fetch64, for_lanes, lanes, mask_of, per_lane, write, write64};
+use super::{describe_lanes, fetch, fetch64, for_lanes, lanes, mask_of, per_lane, write, write64};
 use crate::decode::{Address, Addressing, Reg, Val, Val64};
 use crate::fault::{Fault, FaultKind, Remedy};
 use crate::lanes::{self, DOp, FFlags, FOp, IntOp};
@@ -64,6 +64,14 @@ pub(crate) enum MemOp {
         b: Val64,
         c: Val64,
     },
+    /// `LDSM`: SHARED rows of 16 bytes from the first `8 x count` lanes' addresses,
+    /// exchanged into a register per matrix.
+    Ldsm {
+        count: MatrixCount,
+        trans: bool,
+        d: Reg,
+        addr: Address,
+    },
 }
 
 /// A 64-bit access's lanes by space: each lane's offset in its space, and the lanes of
@@ -80,6 +88,16 @@ impl MemOp {
             MemOp::Ld { space, size, .. } | MemOp::St { space, size, .. } => (space, size, false),
             MemOp::Atom { space, .. } | MemOp::AtomCas { space, .. } => (space, 4, true),
             MemOp::Atom64 { space, .. } | MemOp::AtomCas64 { space, .. } => (space, 8, true),
+            MemOp::Ldsm { .. } => (Space::Shared, 16, false),
+        }
+    }
+
+    /// The lanes whose addresses the memory sees when `exec` lanes execute it: those, or
+    /// for `LDSM` the lanes that name its rows (the others only receive).
+    pub(crate) fn touched(&self, exec: u32) -> u32 {
+        match *self {
+            MemOp::Ldsm { count, .. } if exec != 0 => count.row_lanes(),
+            _ => exec,
         }
     }
 
@@ -91,7 +109,8 @@ impl MemOp {
             | MemOp::Atom { addr, .. }
             | MemOp::AtomCas { addr, .. }
             | MemOp::Atom64 { addr, .. }
-            | MemOp::AtomCas64 { addr, .. } => addr,
+            | MemOp::AtomCas64 { addr, .. }
+            | MemOp::Ldsm { addr, .. } => addr,
         }
     }
 }
@@ -172,7 +191,11 @@ impl AtomicWord for u64 {
 impl<'a> Executor<'a> {
     /// Runs a memory operation on the `exec` lanes of warp `w`, in `watch`'s sight.
     #[inline(always)]
-    pub(crate) fn memory(&mut self, w: usize, pc: u32, op: &MemOp, exec: u32, watch: &mut MemoryWatch<'_>) -> Result<(), crate::Fault> {
+    pub(crate) fn memory(&mut self, w: usize, pc: u32, op: &MemOp, mask: u32, exec: u32, watch: &mut MemoryWatch<'_>) -> Result<(), crate::Fault> {
+        let missing = op.touched(exec) & !exec;
+        if missing != 0 {
+            return Err(self.incomplete_warp(w, pc, mask, missing, &format!("{} of the warp (they name its rows)", describe_lanes(op.touched(exec)))));
+        }
         let addrs = self.low_words(w, op);
         if op.address().addressing != Addressing::Narrow && !self.low_words_suffice(w, op, exec, &addrs) {
             return self.memory_wide(w, pc, op, exec, watch);
@@ -317,6 +340,7 @@ impl<'a> Executor<'a> {
         watch: &mut MemoryWatch<'_>,
     ) -> Result<(), crate::Fault> {
         let addrs = *addrs;
+        let touched = op.touched(exec);
         if self.launch.options.memory_report && space != Space::Param {
             let physical;
             let seen = if space == Space::Local {
@@ -325,7 +349,7 @@ impl<'a> Executor<'a> {
             } else {
                 &addrs
             };
-            watch.efficiency.record(self.launch.program.code.len(), pc, op, space, exec, seen);
+            watch.efficiency.record(self.launch.program.code.len(), pc, op, space, touched, seen);
         }
         let addr = op.address();
         let warp = &self.warps[w];
@@ -369,25 +393,7 @@ impl<'a> Executor<'a> {
                     }
                     rows[0] = [self.launch.params[a / 4]; 32];
                 } else {
-                    self.check_region(w, pc, space, exec, &addrs, size, false)?;
-                    if let Some(s) = watch.sanitizer.as_deref_mut() {
-                        s.check_accesses(self, w, pc, space, exec, &addrs, size, AccessKind::Load);
-                    }
-                    let mem = self.words(space);
-                    let stride = self.region_stride(space);
-                    let at = |l: usize| (w * 32 + l) * stride + addrs[l] as usize;
-                    match size {
-                        16 => for_lanes(exec, |l| {
-                            let v: &[u32; 4] = mem[at(l) / 4..at(l) / 4 + 4].try_into().expect("4 words");
-                            (rows[0][l], rows[1][l], rows[2][l], rows[3][l]) = (v[0], v[1], v[2], v[3]);
-                        }),
-                        8 => for_lanes(exec, |l| (rows[0][l], rows[1][l]) = (mem[at(l) / 4], mem[at(l) / 4 + 1])),
-                        4 => for_lanes(exec, |l| rows[0][l] = mem[at(l) / 4]),
-                        _ => for_lanes(exec, |l| {
-                            let a = at(l);
-                            rows[0][l] = (mem[a / 4] >> (8 * (a % 4))) & (u32::MAX >> (32 - 8 * size));
-                        }),
-                    }
+                    rows = self.load_region(w, pc, space, exec, &addrs, size, watch)?;
                 }
                 match ty {
                     MemType::S8 => rows[0] = rows[0].map(|x| x as u8 as i8 as i32 as u32),
@@ -481,8 +487,54 @@ impl<'a> Executor<'a> {
                 let old = self.compare_and_swap(w, pc, space, exec, &addrs, watch, &b, &c)?;
                 write64(&mut self.warps[w], d, &old, exec);
             }
+            MemOp::Ldsm { count, trans, d, .. } => {
+                let rows = self.load_region(w, pc, space, touched, &addrs, 16, watch)?;
+                let matrices = lanes::matrices(&rows, count.matrices(), trans);
+                let warp = &mut self.warps[w];
+                for (k, row) in matrices[..usize::from(count.matrices())].iter().enumerate() {
+                    write(warp, d + k as Reg, row, exec);
+                }
+            }
         }
         Ok(())
+    }
+
+    /// Loads `size` bytes at each `exec` lane's SHARED, LOCAL or PARAM address, checked and
+    /// shown to the sanitizers: a register row per word (the low bytes of the first for a
+    /// sub-word size, zero-extended).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn load_region(
+        &mut self,
+        w: usize,
+        pc: u32,
+        space: Space,
+        exec: u32,
+        addrs: &[u32; 32],
+        size: u32,
+        watch: &mut MemoryWatch<'_>,
+    ) -> Result<[[u32; 32]; 4], crate::Fault> {
+        self.check_region(w, pc, space, exec, addrs, size, false)?;
+        if let Some(s) = watch.sanitizer.as_deref_mut() {
+            s.check_accesses(self, w, pc, space, exec, addrs, size, AccessKind::Load);
+        }
+        let mut rows = [[0u32; 32]; 4];
+        let mem = self.words(space);
+        let stride = self.region_stride(space);
+        let at = |l: usize| (w * 32 + l) * stride + addrs[l] as usize;
+        match size {
+            16 => for_lanes(exec, |l| {
+                let v: &[u32; 4] = mem[at(l) / 4..at(l) / 4 + 4].try_into().expect("4 words");
+                (rows[0][l], rows[1][l], rows[2][l], rows[3][l]) = (v[0], v[1], v[2], v[3]);
+            }),
+            8 => for_lanes(exec, |l| (rows[0][l], rows[1][l]) = (mem[at(l) / 4], mem[at(l) / 4 + 1])),
+            4 => for_lanes(exec, |l| rows[0][l] = mem[at(l) / 4]),
+            _ => for_lanes(exec, |l| {
+                let a = at(l);
+                rows[0][l] = (mem[a / 4] >> (8 * (a % 4))) & (u32::MAX >> (32 - 8 * size));
+            }),
+        }
+        Ok(rows)
     }
 
     /// Applies `apply(memory, lane)` atomically at each executing lane's address, in lane

@@ -261,7 +261,7 @@ impl<'a> Executor<'a> {
             Op::Arith(op) => self.arith(w, op, exec),
             Op::Memory(op) => {
                 let mut watch = MemoryWatch { efficiency: &mut counters.efficiency, sanitizer: sanitizer.as_deref_mut() };
-                self.memory(w, pc, op, exec, &mut watch)?;
+                self.memory(w, pc, op, mask, exec, &mut watch)?;
             }
             Op::Collective(op) => self.collective(w, *op, exec),
             Op::Tensor(op) => self.mma(w, pc, *op, mask, exec)?,

@@ -33,31 +33,38 @@ pub(crate) fn decode(t: &Decoder, inst: &Instruction) -> Option<MmaOp> {
 const MAX_FRAGMENT: usize = 8;
 
 impl Executor<'_> {
+    /// The fault for a warp-wide instruction that `needs` some lanes of which `missing` do
+    /// not execute it (guard-false under `mask`, exited, diverged or absent), saying why.
+    pub(crate) fn incomplete_warp(&self, w: usize, pc: u32, mask: u32, missing: u32, needs: &str) -> Fault {
+        let warp = &self.warps[w];
+        let one = missing.count_ones() == 1;
+        let why = if !warp.valid & missing != 0 {
+            if one { "does not exist (the block's last warp is partial)" } else { "do not exist (the block's last warp is partial)" }
+        } else if warp.exited & missing != 0 {
+            if one { "has exited" } else { "have exited" }
+        } else if mask & missing != 0 {
+            if one { "is guarded off" } else { "are guarded off" }
+        } else if one {
+            "is not active (the warp is diverged)"
+        } else {
+            "are not active (the warp is diverged)"
+        };
+        self.fault(
+            FaultKind::Tensor,
+            w,
+            Some(missing.trailing_zeros() as usize),
+            Some(pc),
+            format!("{} needs {needs}, but {} {why}", self.mnemonic(pc), describe_lanes(missing)),
+        )
+    }
+
     /// Runs an MMA; every lane of the warp must take part.
     pub(crate) fn mma(&mut self, w: usize, pc: u32, op: MmaOp, mask: u32, exec: u32) -> Result<(), Fault> {
-        let warp = &self.warps[w];
         let missing = !exec;
         if missing != 0 {
-            let one = missing.count_ones() == 1;
-            let why = if !warp.valid & missing != 0 {
-                if one { "does not exist (the block's last warp is partial)" } else { "do not exist (the block's last warp is partial)" }
-            } else if warp.exited & missing != 0 {
-                if one { "has exited" } else { "have exited" }
-            } else if mask & missing != 0 {
-                if one { "is guarded off" } else { "are guarded off" }
-            } else if one {
-                "is not active (the warp is diverged)"
-            } else {
-                "are not active (the warp is diverged)"
-            };
-            return Err(self.fault(
-                FaultKind::Tensor,
-                w,
-                Some(missing.trailing_zeros() as usize),
-                Some(pc),
-                format!("{} needs all 32 lanes of the warp, but {} {why}", self.mnemonic(pc), describe_lanes(missing)),
-            ));
+            return Err(self.incomplete_warp(w, pc, mask, missing, "all 32 lanes of the warp"));
         }
+        let warp = &self.warps[w];
         let frag = |first: Reg, role: FragRole| {
             let first = usize::from(first);
             &warp.regs[first..first + usize::from(op.form.regs(role))]

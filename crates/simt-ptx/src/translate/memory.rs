@@ -475,35 +475,61 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.emit(store, &[to, src(Src::reg(t))])
     }
 
-    /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]` and its inverse
-    /// `stmatrix... [a], s` (`store`): lanes 8j to 8j + 7 give the row addresses of matrix j.
-    /// Without `.trans`, lane l's register j is the 32-bit word l % 4 of row l / 4 of matrix
-    /// j; with it, the 16-bit elements of column l / 4 in rows 2 (l % 4) and 2 (l % 4) + 1,
-    /// the first in the low half. The row addresses travel by SHFL; the words or halves are
-    /// loaded from them or stored to them.
-    pub(super) fn matrices(&mut self, inst: &'t ast::Instruction<'a>, l: px::Matrices, store: bool) -> Result<()> {
-        let [first, second] = self.operands(inst)?;
-        let (regs, a) = if store { (second, first) } else { (first, second) };
-        let parts: Vec<&'t ast::Operand<'a>> = match &regs.kind {
-            OperandKind::Vector(v) if v.len() == usize::from(l.count) => v.iter().collect(),
-            OperandKind::Name(_) if l.count == 1 => vec![regs],
-            _ => return Err(Diagnostic::new(regs.span, format!("expected {} {} registers", l.count, if store { "source" } else { "destination" }))),
+    /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]`: one `LDSM`, into `d` in
+    /// place where the register allocator laid its registers out consecutively from a
+    /// multiple of N (always for N = 1), else into scratch registers and moved.
+    pub(super) fn ldmatrix(&mut self, inst: &'t ast::Instruction<'a>, l: px::Matrices) -> Result<()> {
+        let [regs, a] = self.operands(inst)?;
+        let parts = self.matrix_registers(regs, l, "destination")?;
+        let (address, _) = self.address(a)?;
+        let count = match l.count {
+            1 => isa::MatrixCount::X1,
+            2 => isa::MatrixCount::X2,
+            _ => isa::MatrixCount::X4,
         };
+        let form = Form::Ldsm(mods::Ldsm { count, trans: if l.trans { isa::Trans::Yes } else { isa::Trans::No } });
+        let place = match &regs.kind {
+            OperandKind::Vector(v) => self.in_place(v, false, v.len()),
+            _ => Some(self.word(regs)?),
+        };
+        if let Some(base) = place {
+            return self.emit(form, &[dst(base), address]);
+        }
+        let t = self.scratch;
+        self.emit(form, &[dst(t), address])?;
+        for (j, part) in parts.iter().enumerate() {
+            let r = self.word(part)?;
+            self.mov(r, Src::reg(t + j as u8))?;
+        }
+        Ok(())
+    }
+
+    /// `ldmatrix`'s and `stmatrix`'s registers: a vector of N, or one name for N = 1.
+    fn matrix_registers(&self, regs: &'t ast::Operand<'a>, l: px::Matrices, role: &str) -> Result<Vec<&'t ast::Operand<'a>>> {
+        match &regs.kind {
+            OperandKind::Vector(v) if v.len() == usize::from(l.count) => Ok(v.iter().collect()),
+            OperandKind::Name(_) if l.count == 1 => Ok(vec![regs]),
+            _ => Err(Diagnostic::new(regs.span, format!("expected {} {role} registers", l.count))),
+        }
+    }
+
+    /// `stmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 [a], s` (sm_90), `ldmatrix`'s
+    /// inverse: lanes 8j to 8j + 7 give the row addresses of matrix j. Without `.trans`, lane
+    /// l's register j is the 32-bit word l % 4 of row l / 4 of matrix j; with it, the 16-bit
+    /// elements of column l / 4 in rows 2 (l % 4) and 2 (l % 4) + 1, the first in the low
+    /// half. The row addresses travel by SHFL; the words or halves are stored to them.
+    pub(super) fn stmatrix(&mut self, inst: &'t ast::Instruction<'a>, l: px::Matrices) -> Result<()> {
+        let [a, regs] = self.operands(inst)?;
+        let parts = self.matrix_registers(regs, l, "source")?;
         let (address, _) = self.address(a)?;
         let isa::Operand::Addr { base, offset } = address else { return Err(Diagnostic::new(a.span, "expected an address")) };
         let t = self.scratch;
-        let (lane, row, source, at, column, lo, hi, rows) = (t, t + 1, t + 2, t + 3, t + 4, t + 5, t + 6, t + 7);
+        let (lane, row, source, at, column, hi, rows) = (t, t + 1, t + 2, t + 3, t + 4, t + 6, t + 7);
         let shfl = Form::Shfl(mods::Shfl { mode: isa::ShflMode::Idx });
         let shr = Form::Shr(mods::Shr { ty: isa::IntType::U32 });
         let shared = isa::Operand::Addr { base: at, offset: 0 };
-        let access = |this: &mut Self, ty, r: u8| {
-            if store {
-                this.emit(Place::SHARED.st(isa::VecWidth::Scalar, ty), &[shared, src(Src::reg(r))])
-            } else {
-                this.emit(Place::SHARED.ld(isa::VecWidth::Scalar, ty), &[dst(r), shared])
-            }
-        };
-        // What does not depend on the matrix is worked out once: the row this lane reads a
+        let store = |this: &mut Self, ty, r: u8| this.emit(Place::SHARED.st(isa::VecWidth::Scalar, ty), &[shared, src(Src::reg(r))]);
+        // What does not depend on the matrix is worked out once: the row this lane stores a
         // matrix's address from (`.trans`: the first of its two), and its byte in that row.
         self.op(Opcode::S2r, &[dst(lane), isa::Operand::Special(isa::SpecialReg::LaneId)])?;
         let row = if offset == 0 {
@@ -538,21 +564,14 @@ impl<'t, 'a> Entry<'t, 'a> {
             let r = self.word(part)?;
             if l.trans {
                 // A 16-bit store writes the low half: the high one is shifted down first.
-                let halves = if store { [r, hi] } else { [lo, hi] };
-                if store {
-                    self.emit(shr, &[dst(hi), src(Src::reg(r)), src(Src::imm(16))])?;
-                }
-                for (k, half) in halves.into_iter().enumerate() {
+                self.emit(shr, &[dst(hi), src(Src::reg(r)), src(Src::imm(16))])?;
+                for (k, half) in [r, hi].into_iter().enumerate() {
                     address_of(self, first + k as u32)?;
-                    access(self, isa::MemType::U16, half)?;
-                }
-                if !store {
-                    self.op(Opcode::Shl, &[dst(hi), src(Src::reg(hi)), src(Src::imm(16))])?;
-                    self.op(Opcode::Or, &[dst(r), src(Src::reg(lo)), src(Src::reg(hi))])?;
+                    store(self, isa::MemType::U16, half)?;
                 }
             } else {
                 address_of(self, first)?;
-                access(self, isa::MemType::U32, r)?;
+                store(self, isa::MemType::U32, r)?;
             }
         }
         Ok(())

@@ -478,7 +478,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             scratch: 0,
             // MMA fragments, the copies' words and the f64 halves of an f16 `fma` need more room.
             scratch_regs: if items.iter().any(
-                |i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::CpAsync(_) | Op::Ldmatrix(_) | Op::Stmatrix(_)) || matches!(i.op, Op::Fma(a) if is_half(a.ty))),
+                |i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::CpAsync(_) | Op::Stmatrix(_)) || matches!(i.op, Op::Fma(a) if is_half(a.ty))),
             ) {
                 MMA_SCRATCH
             } else {
@@ -1126,12 +1126,12 @@ impl<'t, 'a> Entry<'t, 'a> {
             Op::CpAsync(_) => self.cp_async(inst),
             // The copies complete as they issue: every group is complete when waited for.
             Op::CpAsyncCommit | Op::CpAsyncWait { .. } => Ok(()),
-            Op::Ldmatrix(l) => self.matrices(inst, l, false),
+            Op::Ldmatrix(l) => self.ldmatrix(inst, l),
             Op::Stmatrix(l) => {
                 // Its own target: it becomes instructions every target has.
                 let lacks = self.older.is_some() || self.target.is_some_and(|target| target < isa::Target::Sm90);
                 self.refuse_newer(isa::Target::Sm90, lacks)?;
-                self.matrices(inst, l, true)
+                self.stmatrix(inst, l)
             }
             // Calls were inlined (`inline.rs`), their `ret`s made branches: a `ret` here ends the kernel.
             Op::Ret(_) | Op::Exit => self.op(Opcode::Exit, &[]),

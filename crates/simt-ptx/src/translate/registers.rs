@@ -225,13 +225,13 @@ impl<'t, 'a> Entry<'t, 'a> {
             partners[d].push(u);
             partners[u].push(d);
         }
-        // The vector operands of MMAs (fragments) and of vector loads and stores, so that
-        // colouring can lay them out as the instruction moves them, in consecutive registers,
-        // and it needs no moves.
+        // The vector operands of MMAs (fragments), of vector loads and stores and of
+        // `ldmatrix`, so that colouring can lay them out as the instruction moves them, in
+        // consecutive registers, and it needs no moves.
         let mut fragments: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
         for item in items {
             let Item::Inst(inst) = item else { continue };
-            if !matches!(inst.op, Op::Mma(_) | Op::Ld(_) | Op::St(_)) {
+            if !matches!(inst.op, Op::Mma(_) | Op::Ld(_) | Op::St(_) | Op::Ldmatrix(_)) {
                 continue;
             }
             for operand in inst.operands.iter().filter(|o| matches!(o.kind, OperandKind::Vector(_))) {
@@ -245,7 +245,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     continue;
                 }
                 // MMA fragments may start anywhere (f64 ones at a pair); a vector of 2 or 4
-                // registers starts at a multiple of 2 or 4.
+                // registers (an `ldmatrix`'s too) starts at a multiple of 2 or 4.
                 let align = if matches!(inst.op, Op::Mma(_)) { width(members[0]) } else { members.len() * width(members[0]) };
                 fragments.push((align, members.iter().enumerate().map(|(k, &id)| (k * width(id), id)).collect()));
             }
