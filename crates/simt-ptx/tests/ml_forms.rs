@@ -496,3 +496,103 @@ fn vector_loads_and_stores_take_their_registers_in_place() {
         assert_eq!(got, want, "{simt:?}");
     }
 }
+
+/// Halves unpacked from a word (`mov.b32 {%lo, %hi}, %w`) and packed again: `%h`'s pair
+/// travels only through the unpack at the loop's end and the pack at its top, as Triton
+/// carries `ldmatrix` results, so it stays a whole word (copies, no shifts or masks);
+/// `%q`'s high half is also added to, so it is taken apart (`AND`, `SHR`) and put together
+/// (`BFI`). Both give the right words.
+#[test]
+fn halves_that_only_travel_together_stay_a_word() {
+    let source = "\
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry halves(.param .u64 out)
+{
+	.reg .pred %done;
+	.reg .b16 %h<2>, %q<3>;
+	.reg .b32 %w, %v, %x, %y, %i;
+	.reg .b64 %o, %a;
+	mov.u32 %w, %tid.x;
+	mul.lo.u32 %w, %w, 65539;
+	mov.b32 {%h0, %h1}, %w;
+	mov.b32 {%q0, %q1}, %w;
+	mov.u32 %i, 0;
+LOOP:
+	mov.b32 %x, {%h0, %h1};
+	mov.b32 %y, {%q0, %q1};
+	add.s32 %v, %x, 0x00010001;
+	mov.b32 {%h0, %h1}, %v;
+	add.u16 %q2, %q1, 1;
+	mov.b32 {%q0, %q1}, %y;
+	mov.b16 %q1, %q2;
+	add.s32 %i, %i, 1;
+	setp.lt.u32 %done, %i, 3;
+	@%done bra LOOP;
+	ld.param.u64 %o, [out];
+	mov.u32 %v, %tid.x;
+	mul.wide.u32 %a, %v, 8;
+	add.s64 %o, %o, %a;
+	st.global.v2.u32 [%o], {%x, %y};
+	ret;
+}
+";
+    let module = simt_ptx::translate("m.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", source, false)));
+    let kernel = &module.kernels[0];
+    let lines: Vec<&str> = source.lines().collect();
+    let translated = |pattern: &str| -> Vec<Vec<String>> {
+        (0..lines.len())
+            .filter(|&i| lines[i].contains(pattern))
+            .map(|i| kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l as usize == i + 1).map(|(_, inst)| inst.opcode().to_string()).collect())
+            .collect()
+    };
+    for code in translated("{%h0, %h1}") {
+        assert!(code.iter().all(|op| op == "MOV"), "the whole word travels: {code:?}");
+    }
+    assert_eq!(translated("mov.b32 %y, {%q0, %q1}"), [["BFI"]]);
+    assert_eq!(translated("mov.b32 {%q0, %q1}"), [vec!["AND", "SHR"], vec!["AND", "SHR"]]);
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let (bytes, _) = run_one_warp(source, vec![Arg::new("out", ArgInit::Zeros(64))], "out", simt);
+        let got: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        for t in 0..32u32 {
+            let w = t.wrapping_mul(65539);
+            // %x: the word after two turns of adding 1 to each half (no carry between them);
+            // %y: the high half after two increments.
+            let halves = |w: u32, n: u32| (w & 0xFFFF).wrapping_add(n) & 0xFFFF | ((w >> 16).wrapping_add(n) & 0xFFFF) << 16;
+            assert_eq!(got[2 * t as usize], halves(w, 2), "%x, thread {t}");
+            assert_eq!(got[2 * t as usize + 1], (w & 0xFFFF) | ((w >> 16).wrapping_add(2) & 0xFFFF) << 16, "%y, thread {t}");
+        }
+    }
+}
+
+/// Triton's f16 matmul, as the corpus holds it: each `ldmatrix` is one `LDSM`, each
+/// `mma.sync` one `MMA` with every fragment in place, and its halves travel as words (at
+/// most a copy per `mov.b32` of a pair).
+#[test]
+fn tritons_matmul_loads_and_multiplies_in_place() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/ml/triton/matmul_f16_s3.ptx");
+    let source = std::fs::read_to_string(path).unwrap();
+    let module = simt_ptx::translate("matmul_f16_s3.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", &source, false)));
+    let kernel = &module.kernels[0];
+    let mut seen = 0;
+    for (i, line) in source.lines().enumerate() {
+        let code: Vec<String> =
+            kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l as usize == i + 1).map(|(_, inst)| inst.opcode().to_string()).collect();
+        let want: Option<&[&str]> = if line.contains("ldmatrix") {
+            Some(&["LDSM"])
+        } else if line.contains("mma.sync") {
+            Some(&["MMA.M16N8K16"])
+        } else {
+            None
+        };
+        if let Some(want) = want {
+            assert_eq!(code, want, "line {}: {line}", i + 1);
+            seen += 1;
+        }
+        if line.contains("mov.b32") && line.contains('{') {
+            assert!(code.len() <= 1 && code.iter().all(|op| op == "MOV"), "line {}: {line}: {code:?}", i + 1);
+        }
+    }
+    assert_eq!(seen, 28, "12 ldmatrix and 16 mma.sync");
+}

@@ -35,6 +35,7 @@ use crate::ops::{self as px, Op, StateSpace, Type};
 mod arith;
 mod collective;
 mod convert;
+mod halves;
 mod memory;
 mod pointers;
 mod registers;
@@ -424,11 +425,12 @@ fn translate_entry(
     if plan.is_trivial() {
         let (mut items, mut decls) = (Vec::new(), Vec::new());
         flatten(body, &mut items, &mut decls);
-        return Entry::translate(module, f, items, decls, Inlined::default(), lines, (target, older));
+        let words = halves::whole_words(&items);
+        return Entry::translate(module, f, replace(items, &words), decls, Inlined::default(), lines, (target, older));
     }
     let mut expanded = plan.expand(|offset| lines.line(offset));
     let calls = std::mem::take(&mut expanded.calls);
-    let (items, item_frames) = expanded
+    let (items, item_frames): (Vec<_>, _) = expanded
         .items
         .iter()
         .map(|item| match item {
@@ -438,7 +440,13 @@ fn translate_entry(
         .unzip();
     let decls = expanded.decls.iter().collect();
     let inlined = Inlined { bindings: &expanded.bindings, item_frames, calls };
-    Entry::translate(module, f, items, decls, inlined, lines, (target, older))
+    let words = halves::whole_words(&items);
+    Entry::translate(module, f, replace(items, &words), decls, inlined, lines, (target, older))
+}
+
+/// `items` with the instructions `replacements` has for their positions in its place.
+fn replace<'t, 'a>(items: Vec<Item<'t, 'a>>, replacements: &'t HashMap<usize, ast::Instruction<'a>>) -> Vec<Item<'t, 'a>> {
+    items.into_iter().enumerate().map(|(at, item)| replacements.get(&at).map_or(item, Item::Inst)).collect()
 }
 
 /// What inlining a kernel's calls leaves its translation (nothing for a kernel without calls).
@@ -1246,26 +1254,27 @@ impl<'t, 'a> Entry<'t, 'a> {
                 self.emit(Form::Plop(mods::Plop { bop: isa::BoolOp::And }), &[isa::Operand::Pred(d), x, pt])
             }
             // Packing two halves into a word (`mov.b32 %r, {%h0, %h1}`: the first in the low
-            // half), and unpacking.
+            // half): the high half's low 16 bits inserted over the low one's upper bits, one
+            // instruction as ptxas's PRMT.
             (Some(Class::Word { bits: 32 }), OperandKind::Name(_), OperandKind::Vector(parts)) if parts.len() == 2 => {
                 let d = self.word(d)?;
                 let (lo, hi) = (self.src32(&parts[0])?, self.src32(&parts[1])?);
-                let t = self.scratch;
-                self.op(Opcode::And, &[dst(t), src(lo), src(Src::imm(0xFFFF))])?;
-                self.op(Opcode::Shl, &[dst(t + 1), src(hi), src(Src::imm(16))])?;
-                self.op(Opcode::Or, &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])
+                self.op(Opcode::Bfi, &[dst(d), src(hi), src(lo), src(Src::imm(16)), src(Src::imm(16))])
             }
+            // Unpacking, zero-extended: the half whose register is the word's own comes last,
+            // so the other reads the word first.
             (Some(Class::Word { bits: 32 }), OperandKind::Vector(parts), OperandKind::Name(_)) if parts.len() == 2 => {
                 let x = self.src32(x)?;
-                let t = self.scratch;
-                self.mov(t, x)?;
-                for (i, part) in parts.iter().enumerate() {
-                    if part.kind != OperandKind::Sink {
-                        let r = self.word(part)?;
-                        match i {
-                            0 => self.op(Opcode::And, &[dst(r), src(Src::reg(t)), src(Src::imm(0xFFFF))])?,
-                            _ => self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(r), src(Src::reg(t)), src(Src::imm(16))])?,
-                        }
+                let mut halves = Vec::with_capacity(2);
+                for (high, part) in parts.iter().enumerate().filter(|(_, p)| p.kind != OperandKind::Sink) {
+                    halves.push((self.word(part)?, high == 1));
+                }
+                halves.sort_by_key(|&(r, _)| matches!(x, Src::Reg { reg, .. } if reg == r));
+                for (r, high) in halves {
+                    if high {
+                        self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(r), src(x), src(Src::imm(16))])?;
+                    } else {
+                        self.op(Opcode::And, &[dst(r), src(x), src(Src::imm(0xFFFF))])?;
                     }
                 }
                 Ok(())

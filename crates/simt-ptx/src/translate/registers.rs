@@ -71,11 +71,17 @@ impl<'t, 'a> Entry<'t, 'a> {
             ids.extend_from_slice(&uses);
             // A plain copy (`mov`, `cvta`) of one register into another of its kind may
             // share its register when the source dies there: the move then disappears.
+            // (Words of any width: `halves.rs` makes copies between a word and a `.b16`
+            // register that holds a whole one.)
+            let kind = |id: usize| match classes_of[id] {
+                Class::Word { .. } => Class::Word { bits: 32 },
+                class => class,
+            };
             let copy = matches!(inst.op, Op::Mov(_) | Op::Cvta(_))
                 && defs_end - start == 1
                 && ids.len() - defs_end == 1
                 && inst.guard.is_none()
-                && classes_of[ids[start]] == classes_of[ids[defs_end]];
+                && kind(ids[start]) == kind(ids[defs_end]);
             insts.push(Mentions { item: at, defs: start..defs_end, uses: defs_end..ids.len(), guarded: inst.guard.is_some(), copy });
         }
         let n = names_of.len();
@@ -398,8 +404,8 @@ impl<'t, 'a> Entry<'t, 'a> {
         let mut uncoloured = Vec::new();
         let mut loc: Vec<Option<Loc>> = vec![None; n];
         let mut highest = 0u32;
-        for id in 0..n {
-            let name = names_of[id];
+        // The registers and predicates taken by what `id` interferes with, so far.
+        let taken = |id: usize, loc: &[Option<Loc>]| {
             let (mut regs, mut preds) = ([false; isa::NUM_REGS as usize], [false; 7]);
             for (w, &bits) in interferes[id * words..(id + 1) * words].iter().enumerate() {
                 let mut bits = bits;
@@ -414,14 +420,19 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                 }
             }
+            (regs, preds)
+        };
+        for id in 0..n {
+            let name = names_of[id];
+            let (regs, preds) = taken(id, &loc);
             // Where the register is first mentioned, for the message when none is free.
             let at = || match items[insts.iter().find(|m| ids[m.defs.start..m.uses.end].contains(&id)).map_or(0, |m| m.item)] {
                 Item::Inst(i) => i.span,
                 Item::Label(_, span) => span,
             };
             // In an MMA fragment or a vector operand, the register that keeps it consecutive:
-            // beside its members already placed, or for the first, where the whole of it is
-            // free of what this register interferes with.
+            // beside its members already placed, or for the first, where each member's
+            // register is free of what that member interferes with.
             let width = if classes_of[id] == Class::Pair { 2 } else { 1 };
             let free = |r: usize| r + width <= usable && (r..r + width).all(|x| !regs[x]);
             let in_fragment = fragment_of[id].iter().find_map(|&(g, offset)| {
@@ -433,7 +444,10 @@ impl<'t, 'a> Entry<'t, 'a> {
                 });
                 let base = match placed {
                     Some(base) => base?,
-                    None => (0..usable).step_by(*align).find(|&b| b + span <= usable && (b..b + span).all(|x| !regs[x]))?,
+                    None => {
+                        let members_taken: Vec<(usize, [bool; isa::NUM_REGS as usize])> = members.iter().map(|&(o, m)| (o, taken(m, &loc).0)).collect();
+                        (0..usable).step_by(*align).find(|&b| b + span <= usable && members_taken.iter().all(|(o, t)| (b + o..b + o + width).all(|x| !t[x])))?
+                    }
                 };
                 free(base + offset).then_some(base + offset)
             });
