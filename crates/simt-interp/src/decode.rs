@@ -376,6 +376,10 @@ impl Decoder {
                 b: t.val(&o[2], false),
                 c: t.val(&o[3], false),
             }),
+            Form::Ldgsts(_) => {
+                let a = access?;
+                Op::Memory(MemOp::CopyAsync { size: a.size, shared: t.val(&o[0], false), n: t.val(&o[2], false), addr: t.addr(&o[1], a) })
+            }
             Form::Ldsm(mods::Ldsm { count, trans }) => {
                 Op::Memory(MemOp::Ldsm { count, trans: trans == Trans::Yes, d: t.dst(&o[0]), addr: t.addr(&o[1], access?) })
             }
@@ -387,7 +391,8 @@ impl Decoder {
             Form::Exit(_) => Op::Control(ControlOp::Exit),
             Form::BarSync(_) => Op::Control(ControlOp::BarSync),
             Form::Membar(mods::Membar { scope }) => Op::Control(ControlOp::Membar { global: scope == MembarScope::Gl }),
-            Form::Nop(_) => Op::Control(ControlOp::Nop),
+            // The copies were made as they issued: nothing is left to wait for.
+            Form::Nop(_) | Form::Ldgdepbar(_) | Form::Depbar(_) => Op::Control(ControlOp::Nop),
             Form::Trap(_) => Op::Control(ControlOp::Trap),
             // Warp collectives (exec/collective.rs).
             Form::Shfl(mods::Shfl { mode }) => Op::Collective(CollectiveOp::Shfl {

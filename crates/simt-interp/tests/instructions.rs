@@ -1284,6 +1284,65 @@ fn memory_cases() -> Vec<Case> {
     ];
     v.push(c("LD.PARAM.U32 R2, [gin]", "", "R5=1").post("ISETP.EQ P0, R2, R250\nSEL R5, 1, 0, P0"));
     v.extend(matrix_cases());
+    v.extend(copy_cases());
+    v
+}
+
+/// `LDGSTS` from `gin` into `sh` (filled with 0xEEEEEEEE first, so zeroed bytes show), read
+/// back with `LD.SHARED.V4`: whole copies of each size, a 64-bit address, a source size per
+/// lane (0 to 16 bytes, lane `l` copying `l % 17`), and `n = 0` at an address no buffer has.
+/// `LDGDEPBAR` and `DEPBAR` change nothing.
+fn copy_cases() -> Vec<Case> {
+    let gin = gin_words();
+    let fill = "MOV R8, 0xEEEEEEEE\nMOV R9, R8\nMOV R10, R8\nMOV R11, R8\nST.SHARED.V4.B32 [sh], R8";
+    let copied = |n: u32| -> [u32; 4] {
+        std::array::from_fn(|k| {
+            let first = 4 * k as u32;
+            let keep = if n >= first + 4 {
+                u32::MAX
+            } else if n > first {
+                u32::MAX >> (32 - 8 * (n - first))
+            } else {
+                0
+            };
+            gin[k] & keep
+        })
+    };
+    let read_back = "LD.SHARED.V4.B32 R4, [sh]";
+    let whole = |text: &str, bytes: u32| {
+        let words = copied(bytes);
+        let mut case = Case::new(text).setup(&format!("{fill}\nMOV R2, R250\nMOV R3, 0")).post(read_back).inp(Loc::R(0), lanes(|_| 0));
+        for k in 0..4u8 {
+            let want = if u32::from(k) < bytes / 4 { words[usize::from(k)] } else { 0xEEEE_EEEE };
+            case = case.out(Loc::R(4 + k), lanes(|_| want));
+        }
+        case
+    };
+    let mut v = vec![
+        whole("LDGSTS R0, [R250], 4", 4),
+        whole("LDGSTS.V2 R0, [R250], 8", 8),
+        whole("LDGSTS.V4 R0, [R250], 16", 16),
+        whole("LDGSTS.E.V4 R0, [R2], 99", 16),
+        Case::new("LDGSTS.V4 R0, [R1], 0")
+            .setup(&format!("{fill}\nMOV R1, 0x40000000"))
+            .post(read_back)
+            .inp(Loc::R(0), lanes(|_| 0))
+            .out(Loc::R(4), lanes(|_| 0))
+            .out(Loc::R(7), lanes(|_| 0)),
+        c("LDGDEPBAR", "R0=7", "R0=7"),
+        c("DEPBAR 1", "R0=7", "R0=7"),
+    ];
+    // Each lane its own 16 bytes of shared memory (lanes 16 and up share the first 16 rows).
+    let mut per_lane = Case::new("LDGSTS.V4 R0, [R250], R1")
+        .setup("S2R R9, SR_LANEID\nAND R9, R9, 15\nSHL R9, R9, 4\nIADD R0, R9, sh\nMOV R8, 0xEEEEEEEE\nMOV R9, R8\nMOV R10, R8\nMOV R11, R8\nST.SHARED.V4.B32 [R0], R8")
+        .post("LD.SHARED.V4.B32 R4, [R0]")
+        .inp(Loc::R(1), lanes(|l| l % 17));
+    // Lanes l and l + 16 write the same row; the later lane wins, as for stores.
+    let owner = |l: u32| if l < 16 { l + 16 } else { l };
+    for k in 0..4u8 {
+        per_lane = per_lane.out(Loc::R(4 + k), lanes(|l| copied(owner(l) % 17)[usize::from(k)]));
+    }
+    v.push(per_lane);
     v
 }
 

@@ -247,6 +247,10 @@ impl Form {
             Form::Atom(mods::Atom { space, addr, ty, .. }) => Some(MemAccess::atomic(space, addr, ty.is_wide())),
             Form::AtomCas(mods::AtomCas { space, addr, ty }) => Some(MemAccess::atomic(space, addr, ty == CasType::B64)),
             Form::Ldsm(mods::Ldsm { count, .. }) => Some(MemAccess::matrices(count)),
+            // The GLOBAL side: what the memory system serves. The SHARED side is written as it issues.
+            Form::Ldgsts(mods::Ldgsts { addr, vec }) => {
+                Some(MemAccess { regs: 0, ..MemAccess::data(MemSpace::Global, addr, AccessKind::Load, vec, MemType::B32) })
+            }
             _ => None,
         }
     }

@@ -1126,6 +1126,13 @@ instruction_table! {
     MmaM16n8k32: "MMA" ["M16N8K32", acc: MmaAcc, input: MmaIn, sat: Sat = No], MMA_OPERANDS, optional 0, Tensor, Tensor, [COLLECTIVE], since Sm80;
     /// Loads 1, 2 or 4 8x8 matrices of 16-bit elements from SHARED memory into `d` (a register each), as PTX `ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16`: lanes 8j .. 8j + 7 give the 16-byte-aligned addresses of matrix j's rows, and every one of them must execute it. Lane `l`'s register j gets the 32-bit word `l % 4` of row `l / 4` of matrix j; with `T`, the elements of column `l / 4` in rows `2 (l % 4)` (low half) and `2 (l % 4) + 1`. Warp-collective.
     Ldsm: "LDSM" [count: MatrixCount, trans: Trans = No], &[op("d", OperandKind::Dst(Width::Matrices)), op("addr", ADDR)], optional 0, LdSt, Memory, [LOAD | COLLECTIVE], since Sm75;
+    // Asynchronous copies from GLOBAL to SHARED (PTX `cp.async`), kept together.
+    /// Copies the first `n` bytes of the 4, 8 or 16 (`V2`, `V4`) at GLOBAL `[addr]` to SHARED at the address in `s`, and zeroes the rest (PTX `cp.async.ca|cg.shared.global` with a source size; `n` of the size or more copies it all, `n = 0` reads nothing). The copy is made as it issues; the timing backend lets the warp go on, counting it in the warp's open group of copies (`LDGDEPBAR`, `DEPBAR`). `E` as for `LD`.
+    Ldgsts: "LDGSTS" [addr: AddrWidth = W32, vec: VecWidth = Scalar], &[op("s", S_INT), op("addr", ADDR), op("n", S_INT)], optional 0, LdSt, Memory, [LOAD | STORE], since Sm80;
+    /// Closes the warp's open group of `LDGSTS` copies (PTX `cp.async.commit_group`).
+    Ldgdepbar: "LDGDEPBAR" [], &[], optional 0, Control, Control, [], since Sm80;
+    /// Waits until no more than the `n` most recently closed groups of the warp's `LDGSTS` copies are incomplete (PTX `cp.async.wait_group n`). No effect on values: each copy was made as it issued.
+    Depbar: "DEPBAR" [], &[op("n", IMM)], optional 0, Control, Control, [], since Sm80;
 }
 
 impl Opcode {

@@ -246,10 +246,18 @@ fn cp_async_copies_the_source_size_and_zero_fills() {
 	ret;
 }
 ";
-    // Each copy with a source size loads at once where it reads every byte, and branches past
-    // the word-by-word way the others take.
+    // Each copy is one LDGSTS (the one at an offset adds it first), the commit one LDGDEPBAR,
+    // the wait one DEPBAR.
     let module = simt_ptx::translate("copy.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("copy.ptx", source, false)));
-    assert_eq!(module.kernels[0].code.iter().filter(|i| i.opcode() == simt_isa::Opcode::Bra).count(), 2);
+    let kernel = &module.kernels[0];
+    let on_line = |text: &str| -> Vec<String> {
+        let line = source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
+        kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l == line).map(|(_, i)| simt_isa::format_mnemonic(&i.form)).collect()
+    };
+    assert_eq!(on_line("cp.async.ca"), ["LDGSTS.E.V4"]);
+    assert_eq!(on_line("cp.async.cg"), ["IADD", "LDGSTS.E"]);
+    assert_eq!(on_line("commit_group"), ["LDGDEPBAR"]);
+    assert_eq!(on_line("wait_group"), ["DEPBAR"]);
     let input: Vec<u8> = (0..512u32).map(|i| (i * 7 + 1) as u8).collect();
     for simt in [SimtModel::Its, SimtModel::Stack] {
         let list = input.chunks(4).map(|c| Literal::Int(u32::from_le_bytes(c.try_into().unwrap()).into())).collect();

@@ -8,7 +8,7 @@
 //! per SM, and the vectors that carry requests and records keep their capacity.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -106,6 +106,20 @@ pub(crate) struct PcInfo {
     pub throttled: bool,
     /// A blocking sequence: the warp's next instruction waits out `latency`.
     pub blocking: bool,
+    /// Its part in the warp's groups of asynchronous copies.
+    pub copies: Copies,
+}
+
+/// What an instruction does to its warp's groups of `LDGSTS` copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Copies {
+    None,
+    /// `LDGSTS`: a copy in the open group; the warp goes on.
+    Copy,
+    /// `LDGDEPBAR`: closes the open group.
+    Close,
+    /// `DEPBAR n`: waits until at most the `n` newest closed groups are incomplete.
+    Wait(u32),
 }
 
 /// Which warp instructions `--pipeview` records.
@@ -221,6 +235,12 @@ impl<'a> Ctx<'a> {
                 _ => false,
             };
             let throttled = matches!(kind, Kind::Memory(Space::Global | Space::Local, AccessKind::Load | AccessKind::Atomic));
+            let copies = match (inst.form, inst.operands.first()) {
+                (Form::Ldgsts(_), _) => Copies::Copy,
+                (Form::Ldgdepbar(_), _) => Copies::Close,
+                (Form::Depbar(_), Some(&simt_isa::Operand::Imm(n))) => Copies::Wait(n),
+                _ => Copies::None,
+            };
             pcs.push(PcInfo {
                 unit: unit_index(unit),
                 kind,
@@ -237,6 +257,7 @@ impl<'a> Ctx<'a> {
                 defer,
                 throttled,
                 blocking,
+                copies,
             });
         }
         let reg_span = regs.iter().max().map_or(0, |&r| usize::from(r) + 1);
@@ -365,6 +386,36 @@ struct Slot {
     shown: Option<WarpState>,
     /// The pc the warp issued last: the registers it read are in the operand reuse cache.
     last_pc: u32,
+    /// The `LDGSTS` copies not yet closed into a group, and the closed groups not yet waited
+    /// for, oldest first; `closed_base` numbers the first of them (the open group is
+    /// `closed_base + closed.len()`).
+    open: CopyGroup,
+    closed: VecDeque<CopyGroup>,
+    closed_base: u64,
+}
+
+/// Copies issued together: how many have no known completion yet, and the last known one.
+#[derive(Clone, Copy, Debug, Default)]
+struct CopyGroup {
+    pending: u32,
+    done: u64,
+}
+
+impl Slot {
+    /// The group numbered `seq`, open or closed.
+    fn group(&mut self, seq: u64) -> &mut CopyGroup {
+        match usize::try_from(seq - self.closed_base).ok().and_then(|i| self.closed.get_mut(i)) {
+            Some(group) => group,
+            None => &mut self.open,
+        }
+    }
+
+    /// The cycle from which `DEPBAR n` may issue: when every closed group but the `n` newest
+    /// is complete ([`UNKNOWN`] while one waits for an answer).
+    fn copies_done(&self, n: u32) -> u64 {
+        let older = self.closed.len().saturating_sub(n as usize);
+        self.closed.iter().take(older).fold(0, |t, g| if g.pending > 0 || t == UNKNOWN { UNKNOWN } else { t.max(g.done) })
+    }
 }
 
 impl Slot {
@@ -384,6 +435,9 @@ impl Slot {
             mem_done: 0,
             writes_done: 0,
             shown: None,
+            open: CopyGroup::default(),
+            closed: VecDeque::new(),
+            closed_base: 0,
         }
     }
 }
@@ -451,6 +505,8 @@ struct Op {
     known: u64,
     unknown: u32,
     pipe: u32,
+    /// For an `LDGSTS`, the number of its warp's group of copies (else `u64::MAX`).
+    group: u64,
 }
 
 /// One recorded warp instruction for `--pipeview`.
@@ -1099,6 +1155,9 @@ impl<'l> Sm<'l> {
                 if info.fence {
                     sb = sb.max(if slot.mem_pending > 0 { UNKNOWN } else { slot.mem_done });
                 }
+                if let Copies::Wait(n) = info.copies {
+                    sb = sb.max(slot.copies_done(n));
+                }
                 if t < slot.next_issue {
                     Some((slot.next_issue_reason, slot.next_issue))
                 } else if sb > t {
@@ -1241,8 +1300,24 @@ impl<'l> Sm<'l> {
             }
         };
         let executed = step.issued.executed;
-        let completion = self.complete(ctx, s, t, step, info, extra, pipe_row, seq);
+        let mut completion = self.complete(ctx, s, t, step, info, extra, pipe_row, seq);
         let slot = &mut self.slots[s as usize];
+        match info.copies {
+            Copies::None => {}
+            // The warp goes on; the copy's group waits for it (its own answer, when pending).
+            Copies::Copy => {
+                if let Completion::Known(done) = completion {
+                    slot.open.done = slot.open.done.max(done);
+                }
+                completion = Completion::Known(t + 1);
+            }
+            Copies::Close => slot.closed.push_back(std::mem::take(&mut slot.open)),
+            Copies::Wait(n) => {
+                let complete = slot.closed.len().saturating_sub(n as usize);
+                slot.closed.drain(..complete);
+                slot.closed_base += complete as u64;
+            }
+        }
         slot.next_issue = t + 1;
         if info.kind == Kind::Branch {
             slot.next_issue = t + u64::from(m.latency.control);
@@ -1529,8 +1604,15 @@ impl<'l> Sm<'l> {
     /// Makes the instruction's operation (created on first use) wait for record `tag`.
     fn wait_on(&mut self, _ctx: &Ctx<'l>, tag: u32, op: u32, s: u32, info: &PcInfo, pipe: Option<u32>) -> u32 {
         let op = if op == NONE {
-            let new = Op { slot: s, writes: info.writes, pred_writes: info.pred_writes, known: 0, unknown: 0, pipe: pipe.unwrap_or(NONE) };
-            self.slots[s as usize].mem_pending += 1;
+            let slot = &mut self.slots[s as usize];
+            slot.mem_pending += 1;
+            let group = if info.copies == Copies::Copy {
+                slot.open.pending += 1;
+                slot.closed_base + slot.closed.len() as u64
+            } else {
+                u64::MAX
+            };
+            let new = Op { slot: s, writes: info.writes, pred_writes: info.pred_writes, known: 0, unknown: 0, pipe: pipe.unwrap_or(NONE), group };
             match self.free_ops.pop() {
                 Some(i) => {
                     self.ops[i as usize] = new;
@@ -1605,14 +1687,19 @@ impl<'l> Sm<'l> {
     }
 
     fn finish_op(&mut self, ctx: &Ctx<'l>, op: u32) {
-        let (s, writes, preds, known, pipe) = {
+        let (s, writes, preds, known, pipe, group) = {
             let o = &self.ops[op as usize];
-            (o.slot, o.writes, o.pred_writes, o.known, o.pipe)
+            (o.slot, o.writes, o.pred_writes, o.known, o.pipe, o.group)
         };
         self.mark_writes(ctx, s, writes, preds, known);
         let slot = &mut self.slots[s as usize];
         slot.mem_pending -= 1;
         slot.mem_done = slot.mem_done.max(known);
+        if group != u64::MAX {
+            let group = slot.group(group);
+            group.pending -= 1;
+            group.done = group.done.max(known);
+        }
         self.wake(s);
         if pipe != NONE
             && let Some(r) = self.pipe.get_mut(pipe as usize)

@@ -150,6 +150,20 @@ fn an_ldsm_x4_takes_four_passes_unless_its_rows_share_banks() {
     within(shared_banks.cycles as f64 / ldsms, 32.0, 0.05, "cycles an LDSM.X4 with every row in banks 0-3");
 }
 
+/// `LDGSTS` lets its warp go on: eight copies in flight (`DEPBAR 7`) share their trips to
+/// memory, where waiting for each (`DEPBAR 0`) pays every trip in full.
+#[test]
+fn copies_in_flight_overlap_their_trips_to_memory() {
+    let cycles = |kernel: &str| {
+        let module = load("bench/ldgsts.s");
+        let module = simt_isa::Module { kernels: module.kernels.into_iter().filter(|k| k.name == kernel).collect(), ..module };
+        timed(&module, &h100(), &request(None, None, vec![]), TimingOptions::default()).0.stats.cycles as f64
+    };
+    let (in_flight, one_by_one) = (cycles("copies_in_flight"), cycles("copies_one_by_one"));
+    assert!(one_by_one / 64.0 > h100().l2_hit_latency() as f64, "each copy waited for alone pays a trip to memory: {one_by_one} cycles");
+    assert!(one_by_one / in_flight > 5.0, "eight in flight: {in_flight} cycles against {one_by_one}");
+}
+
 #[test]
 fn streaming_bandwidth_needs_many_warps() {
     let m = h100();

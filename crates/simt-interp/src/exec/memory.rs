@@ -64,6 +64,14 @@ pub(crate) enum MemOp {
         b: Val64,
         c: Val64,
     },
+    /// `LDGSTS`: `size` bytes from GLOBAL `addr` to SHARED `shared`, the first `n` of them
+    /// copied and the rest zeroed.
+    CopyAsync {
+        size: u32,
+        shared: Val,
+        n: Val,
+        addr: Address,
+    },
     /// `LDSM`: SHARED rows of 16 bytes from the first `8 x count` lanes' addresses,
     /// exchanged into a register per matrix.
     Ldsm {
@@ -86,6 +94,7 @@ impl MemOp {
     pub(crate) fn shape(&self) -> (Space, u32, bool) {
         match *self {
             MemOp::Ld { space, size, .. } | MemOp::St { space, size, .. } => (space, size, false),
+            MemOp::CopyAsync { size, .. } => (Space::Global, size, false),
             MemOp::Atom { space, .. } | MemOp::AtomCas { space, .. } => (space, 4, true),
             MemOp::Atom64 { space, .. } | MemOp::AtomCas64 { space, .. } => (space, 8, true),
             MemOp::Ldsm { .. } => (Space::Shared, 16, false),
@@ -110,6 +119,7 @@ impl MemOp {
             | MemOp::AtomCas { addr, .. }
             | MemOp::Atom64 { addr, .. }
             | MemOp::AtomCas64 { addr, .. }
+            | MemOp::CopyAsync { addr, .. }
             | MemOp::Ldsm { addr, .. } => addr,
         }
     }
@@ -358,33 +368,7 @@ impl<'a> Executor<'a> {
                 let mut rows = [[0u32; 32]; 4];
                 let words = usize::from(regs);
                 if space == Space::Global {
-                    let memory = self.launch.memory;
-                    if let Some((mem, base)) = self.global_span(pc, exec, &addrs, size) {
-                        let at = |l: usize| ((addrs[l] - base) / 4) as usize;
-                        // SAFETY: `global_span` checked that every executing lane's access lies
-                        // inside `mem`; idle lanes are not read.
-                        let word = |i: usize| unsafe { mem.get_unchecked(i) }.load(Relaxed);
-                        if words == 1 {
-                            for_lanes(exec, |l| rows[0][l] = word(at(l)));
-                        } else {
-                            for_lanes(exec, |l| {
-                                for (k, row) in rows.iter_mut().take(words).enumerate() {
-                                    row[l] = word(at(l) + k);
-                                }
-                            });
-                        }
-                    } else {
-                        for l in lanes(exec) {
-                            let (i, off) = self.locate_global(w, l, pc, addrs[l], size, false)?;
-                            if size < 4 {
-                                rows[0][l] = memory.read(i, off, size);
-                            } else {
-                                for (k, row) in rows.iter_mut().take(words).enumerate() {
-                                    row[l] = memory.read(i, off + 4 * k as u32, 4);
-                                }
-                            }
-                        }
-                    }
+                    rows = self.load_global(w, pc, exec, &addrs, size, words)?;
                 } else if space == Space::Param && size == 4 && exec != 0 && addr.uniform {
                     // A parameter read by the whole warp: one check, one read.
                     let a = addrs[0] as usize;
@@ -440,32 +424,33 @@ impl<'a> Executor<'a> {
                         }
                     }
                 } else {
-                    self.check_region(w, pc, space, exec, &addrs, size, true)?;
-                    if let Some(s) = watch.sanitizer.as_deref_mut() {
-                        s.check_accesses(self, w, pc, space, exec, &addrs, size, AccessKind::Store);
-                    }
-                    let stride = self.region_stride(space);
-                    let mem = match space {
-                        Space::Shared => &mut self.shared,
-                        _ => {
-                            self.local_dirty = true;
-                            &mut self.local
-                        }
-                    };
-                    // Lane order: a later lane's store to the same address wins.
-                    for l in lanes(exec) {
-                        let a = (w * 32 + l) * stride + addrs[l] as usize;
-                        if size >= 4 {
-                            for (k, row) in rows.iter().take(words).enumerate() {
-                                mem[a / 4 + k] = row[l];
-                            }
-                        } else {
-                            let shift = 8 * (a % 4);
-                            let mask = (u32::MAX >> (32 - 8 * size)) << shift;
-                            mem[a / 4] = (mem[a / 4] & !mask) | ((rows[0][l] << shift) & mask);
-                        }
-                    }
+                    self.store_region(w, pc, space, exec, &addrs, size, &rows[..words], watch)?;
                 }
+            }
+            MemOp::CopyAsync { size, shared, n, .. } => {
+                if exec != 0 {
+                    self.warps[w].progress_at = self.warps[w].issued;
+                }
+                let warp = &self.warps[w];
+                let (to, n) = (fetch(warp, shared), fetch(warp, n));
+                let words = (size / 4) as usize;
+                // Lanes copying all their bytes load them at once; the others word by word, only
+                // the words holding some of their first `n` bytes (masked-off lanes of compiled
+                // code pass `n = 0` and any address).
+                let whole = exec & mask_of(|l| n[l] >= size);
+                let mut rows = self.load_global(w, pc, whole, &addrs, size, words)?;
+                let part = exec & !whole;
+                for (k, row) in rows.iter_mut().take(words).enumerate() {
+                    let first = 4 * k as u32;
+                    let reading = part & mask_of(|l| n[l] > first);
+                    if reading == 0 {
+                        break;
+                    }
+                    let at = per_lane(|l| addrs[l].wrapping_add(first));
+                    let word = self.load_global(w, pc, reading, &at, 4, 1)?[0];
+                    for_lanes(reading, |l| row[l] = word[l] & (u32::MAX >> (32 - 8 * (n[l] - first).min(4))));
+                }
+                self.store_region(w, pc, Space::Shared, exec, &to, size, &rows[..words], watch)?;
             }
             MemOp::Atom { op, ty, d, b, .. } => {
                 let b = fetch(&self.warps[w], b);
@@ -494,6 +479,84 @@ impl<'a> Executor<'a> {
                 for (k, row) in matrices[..usize::from(count.matrices())].iter().enumerate() {
                     write(warp, d + k as Reg, row, exec);
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Loads `size` bytes (`words` registers' worth) at each `exec` lane's GLOBAL address:
+    /// a register row per word (the low bytes of the first for a sub-word size).
+    #[inline(always)]
+    fn load_global(&mut self, w: usize, pc: u32, exec: u32, addrs: &[u32; 32], size: u32, words: usize) -> Result<[[u32; 32]; 4], crate::Fault> {
+        let mut rows = [[0u32; 32]; 4];
+        let memory = self.launch.memory;
+        if let Some((mem, base)) = self.global_span(pc, exec, addrs, size) {
+            let at = |l: usize| ((addrs[l] - base) / 4) as usize;
+            // SAFETY: `global_span` checked that every executing lane's access lies
+            // inside `mem`; idle lanes are not read.
+            let word = |i: usize| unsafe { mem.get_unchecked(i) }.load(Relaxed);
+            if words == 1 {
+                for_lanes(exec, |l| rows[0][l] = word(at(l)));
+            } else {
+                for_lanes(exec, |l| {
+                    for (k, row) in rows.iter_mut().take(words).enumerate() {
+                        row[l] = word(at(l) + k);
+                    }
+                });
+            }
+        } else {
+            for l in lanes(exec) {
+                let (i, off) = self.locate_global(w, l, pc, addrs[l], size, false)?;
+                if size < 4 {
+                    rows[0][l] = memory.read(i, off, size);
+                } else {
+                    for (k, row) in rows.iter_mut().take(words).enumerate() {
+                        row[l] = memory.read(i, off + 4 * k as u32, 4);
+                    }
+                }
+            }
+        }
+        Ok(rows)
+    }
+
+    /// Stores `rows` (a register row per word; the low bytes of the first for a sub-word
+    /// `size`) at each `exec` lane's SHARED or LOCAL address, checked and shown to the
+    /// sanitizers. Lane order: a later lane's store to the same address wins.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn store_region(
+        &mut self,
+        w: usize,
+        pc: u32,
+        space: Space,
+        exec: u32,
+        addrs: &[u32; 32],
+        size: u32,
+        rows: &[[u32; 32]],
+        watch: &mut MemoryWatch<'_>,
+    ) -> Result<(), crate::Fault> {
+        self.check_region(w, pc, space, exec, addrs, size, true)?;
+        if let Some(s) = watch.sanitizer.as_deref_mut() {
+            s.check_accesses(self, w, pc, space, exec, addrs, size, AccessKind::Store);
+        }
+        let stride = self.region_stride(space);
+        let mem = match space {
+            Space::Shared => &mut self.shared,
+            _ => {
+                self.local_dirty = true;
+                &mut self.local
+            }
+        };
+        for l in lanes(exec) {
+            let a = (w * 32 + l) * stride + addrs[l] as usize;
+            if size >= 4 {
+                for (k, row) in rows.iter().enumerate() {
+                    mem[a / 4 + k] = row[l];
+                }
+            } else {
+                let shift = 8 * (a % 4);
+                let mask = (u32::MAX >> (32 - 8 * size)) << shift;
+                mem[a / 4] = (mem[a / 4] & !mask) | ((rows[0][l] << shift) & mask);
             }
         }
         Ok(())

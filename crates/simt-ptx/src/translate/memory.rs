@@ -401,12 +401,11 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
-    /// `cp.async [dst], [src], cp-size{, src-size}`: copied as it issues (a run of the kernel
-    /// where every copy completes at once, which `cp.async.wait_group` allows). With a source
-    /// size, only that many bytes are read and the rest are zeros: a word is loaded only where
-    /// some of its bytes are read (Triton's masked-off lanes pass 0 and any address). Lanes
-    /// that read the whole copy (Triton's unmasked ones) load it at once and branch past that
-    /// word-by-word work, so a warp of them costs what ptxas's one `LDGSTS` costs, nearly.
+    /// `cp.async [dst], [src], cp-size{, src-size}`: one `LDGSTS`, which copies as it issues
+    /// (a run of the kernel where every copy completes at once, which `cp.async.wait_group`
+    /// allows) and which the timing backend lets the warp go on from until a `DEPBAR` waits
+    /// for its group. With a source size only that many bytes are read and the rest are zeros
+    /// (Triton's masked-off lanes pass 0 and any address).
     pub(super) fn cp_async(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
         let (to, from, size, source_size) = match inst.operands.as_slice() {
             [to, from, size] => (to, from, size, None),
@@ -417,62 +416,29 @@ impl<'t, 'a> Entry<'t, 'a> {
             Some(b @ (4 | 8 | 16)) => b as u32,
             _ => return Err(Diagnostic::new(size.span, "`cp.async` copies 4, 8 or 16 bytes: the size must be one of those literals")),
         };
-        let (_, width) = self.placed(from, Some(StateSpace::Global))?;
-        let global = Place { space: isa::MemSpace::Global, width };
+        let (_, addr) = self.placed(from, Some(StateSpace::Global))?;
         let ((to, _), (from, _)) = (self.address(to)?, self.address(from)?);
-        let isa::Operand::Addr { base, offset } = from else { return Err(Diagnostic::new(inst.span, "expected an address")) };
-        let words = bytes / 4;
-        let vec = match words {
-            1 => isa::VecWidth::Scalar,
-            2 => isa::VecWidth::V2,
+        let isa::Operand::Addr { base, offset } = to else { return Err(Diagnostic::new(inst.span, "expected an address")) };
+        // LDGSTS takes the shared address in a register (or as a literal).
+        let shared = match (base, offset) {
+            (RZ, offset) => Src::imm(offset as u32),
+            (base, 0) => Src::reg(base),
+            (base, offset) => {
+                let t = self.scratch;
+                self.op(Opcode::Iadd, &[dst(t), src(Src::reg(base)), src(Src::imm(offset as u32))])?;
+                Src::reg(t)
+            }
+        };
+        let n = match source_size {
+            Some(n) => self.src32(n)?,
+            None => Src::imm(bytes),
+        };
+        let vec = match bytes {
+            4 => isa::VecWidth::Scalar,
+            8 => isa::VecWidth::V2,
             _ => isa::VecWidth::V4,
         };
-        let t = self.scratch;
-        let ty = if words == 1 { isa::MemType::U32 } else { isa::MemType::B32 };
-        let store = Place::SHARED.st(vec, ty);
-        let Some(source_size) = source_size else {
-            self.emit(global.ld(vec, ty), &[dst(t), from])?;
-            return self.emit(store, &[to, src(Src::reg(t))]);
-        };
-        let n = self.src32(source_size)?;
-        let guard = self.guard;
-        let (p, mask) = (SCRATCH_PRED, t + 4);
-        // Where the instruction runs: its guard as an ISETP's combining predicate.
-        let runs = isa::Operand::PredSrc {
-            pred: if guard == isa::Guard::ALWAYS { isa::PT } else { guard.pred },
-            negated: guard != isa::Guard::ALWAYS && guard.negated,
-        };
-        let whole = self.b.label(&self.labels.fresh("cp_async_whole"));
-        self.guard = isa::Guard::ALWAYS;
-        let ge = Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ge, ty: isa::IntType::U32, bop: isa::BoolOp::And });
-        self.emit(ge, &[isa::Operand::Pred(p), src(n), src(Src::imm(bytes)), runs])?;
-        self.guard = isa::Guard { pred: p, negated: false };
-        self.emit(global.ld(vec, ty), &[dst(t), from])?;
-        self.branch(whole)?;
-        self.guard = guard;
-        for w in 0..words as u8 {
-            let w4 = 4 * u32::from(w);
-            self.mov(t + w, Src::imm(0))?;
-            // p: this word holds some of the first `n` bytes, and the instruction runs here.
-            self.guard = isa::Guard::ALWAYS;
-            self.emit(
-                Form::Isetp(mods::Isetp { cmp: isa::Cmp::Gt, ty: isa::IntType::U32, bop: isa::BoolOp::And }),
-                &[isa::Operand::Pred(p), src(n), src(Src::imm(w4)), runs],
-            )?;
-            self.guard = isa::Guard { pred: p, negated: false };
-            let at = isa::Operand::Addr { base, offset: offset.wrapping_add(w4 as i32) };
-            self.emit(global.ld(isa::VecWidth::Scalar, isa::MemType::U32), &[dst(t + w), at])?;
-            // Keep the word's first min(n - 4w, 4) bytes: AND with !(~0 << 8 min(n - 4w, 4)).
-            self.op(Opcode::Iadd, &[dst(mask), src(n), src(Src::imm(w4.wrapping_neg()))])?;
-            self.emit(Form::Imin(mods::Imin { ty: isa::IntType::U32 }), &[dst(mask), src(Src::reg(mask)), src(Src::imm(4))])?;
-            self.op(Opcode::Shl, &[dst(mask), src(Src::reg(mask)), src(Src::imm(3))])?;
-            self.op(Opcode::Shl, &[dst(mask + 1), src(Src::imm(u32::MAX)), src(Src::reg(mask))])?;
-            self.op(Opcode::Not, &[dst(mask + 1), src(Src::reg(mask + 1))])?;
-            self.op(Opcode::And, &[dst(t + w), src(Src::reg(t + w)), src(Src::reg(mask + 1))])?;
-            self.guard = guard;
-        }
-        self.b.place(whole).map_err(|e| Diagnostic::new(inst.span, format!("internal error: {e}")))?;
-        self.emit(store, &[to, src(Src::reg(t))])
+        self.emit(Form::Ldgsts(mods::Ldgsts { addr, vec }), &[src(shared), from, src(n)])
     }
 
     /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]`: one `LDSM`, into `d` in

@@ -149,8 +149,6 @@ impl LineIndex {
 #[derive(Debug, Default)]
 struct LabelNames {
     renamed: HashMap<String, String>,
-    /// Every name in use, the kernel's and the translation's own.
-    taken: std::collections::HashSet<String>,
 }
 
 impl LabelNames {
@@ -172,15 +170,7 @@ impl LabelNames {
             taken.insert(spelled.clone());
             names.renamed.insert(name.to_string(), spelled);
         }
-        names.taken = taken;
         names
-    }
-
-    /// A label name for the translation's own use, `base_N`, that no other label has.
-    fn fresh(&mut self, base: &str) -> String {
-        let name = (0..).map(|n| format!("{base}_{n}")).find(|n| !self.taken.contains(n)).expect("some number is free");
-        self.taken.insert(name.clone());
-        name
     }
 
     fn name<'s>(&'s self, label: &'s str) -> &'s str {
@@ -485,16 +475,15 @@ impl<'t, 'a> Entry<'t, 'a> {
             read: std::cell::OnceCell::new(),
             scratch: 0,
             // MMA fragments, the copies' words and the f64 halves of an f16 `fma` need more room.
-            scratch_regs: if items.iter().any(
-                |i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::CpAsync(_) | Op::Stmatrix(_)) || matches!(i.op, Op::Fma(a) if is_half(a.ty))),
-            ) {
+            scratch_regs: if items
+                .iter()
+                .any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::Stmatrix(_)) || matches!(i.op, Op::Fma(a) if is_half(a.ty))))
+            {
                 MMA_SCRATCH
             } else {
                 SCRATCH
             },
-            needs_scratch_pred: items
-                .iter()
-                .any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Set(_)) || matches!(i.op, Op::CpAsync(_)) && i.operands.len() == 4)),
+            needs_scratch_pred: items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Set(_)))),
             uses_carry: items.iter().any(|i| matches!(i, Item::Inst(i) if writes_or_reads_carry(i.op))),
             line: 0,
             guard: isa::Guard::ALWAYS,
@@ -1132,8 +1121,20 @@ impl<'t, 'a> Entry<'t, 'a> {
             | Op::Bra(_) => self.warp_and_control(inst),
             Op::Mma(m) => self.mma(inst, m),
             Op::CpAsync(_) => self.cp_async(inst),
-            // The copies complete as they issue: every group is complete when waited for.
-            Op::CpAsyncCommit | Op::CpAsyncWait { .. } => Ok(()),
+            // Functionally the copies complete as they issue; the timing backend waits for their groups.
+            Op::CpAsyncCommit => self.emit(Form::Ldgdepbar(mods::Ldgdepbar {}), &[]),
+            Op::CpAsyncWait { all: true } => {
+                self.emit(Form::Ldgdepbar(mods::Ldgdepbar {}), &[])?;
+                self.emit(Form::Depbar(mods::Depbar {}), &[isa::Operand::Imm(0)])
+            }
+            Op::CpAsyncWait { all: false } => {
+                let [n] = self.operands(inst)?;
+                let n = self
+                    .constant(n)
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or_else(|| Diagnostic::new(n.span, "`cp.async.wait_group` takes a literal count"))?;
+                self.emit(Form::Depbar(mods::Depbar {}), &[isa::Operand::Imm(n)])
+            }
             Op::Ldmatrix(l) => self.ldmatrix(inst, l),
             Op::Stmatrix(l) => {
                 // Its own target: it becomes instructions every target has.
