@@ -366,7 +366,7 @@ impl<'a> BlockSim<'a> {
             let (space, mut addresses, lanes, size) = match &decoded.op {
                 Op::Memory(m) => {
                     let (space, addresses) = self.exec.lane_addresses(w, pc, m, executed);
-                    (space, addresses, m.touched(executed), m.shape().1)
+                    (space, addresses, m.touched(executed, warp), m.shape().1)
                 }
                 _ => (a.space, [0; 32], executed, a.size),
             };

@@ -71,6 +71,27 @@ fn branches_barriers_shuffles_and_mma_report_their_events() {
     assert!(!block.release_barrier(), "warp 1 has not arrived");
 }
 
+/// The lanes a memory model sees: `LDSM.X2`'s 16 row lanes whatever executes it, and an
+/// `LDGSTS`'s lanes that read some bytes (those with a source size of 0 read nothing).
+#[test]
+fn matrix_loads_and_copies_show_the_lanes_that_touch_memory() {
+    let module = assemble_text(
+        ".target sm_80\n.kernel k\n.param .ptr.u32 src\n.shared .align 16 .u32 tile[256]\n.launch grid(1) block(32)\n.arg src = zeros(128)\n\
+         S2R R0, SR_LANEID\nSHL R1, R0, 4\nLD.PARAM.U32 R2, [src]\nIADD R2, R2, R1\nAND R3, R0, 1\nLDGSTS.V4 R1, [R2], R3\nLDSM.X2 R4, [R1]\nEXIT\n",
+    );
+    let p = prepare(&module.kernels[0], &LaunchRequest::default()).expect("defaults");
+    let options = RunOptions::default();
+    let launch = launch_of(&module, &p, &options);
+    let mut block = launch.block(0, 0);
+    let mut steps = Vec::new();
+    while let StepResult::Issued(step) = block.step(0).expect("no fault") {
+        steps.push(step);
+    }
+    let lanes = |opcode| steps.iter().find(|s| s.issued.opcode == opcode).and_then(|s| s.access).map(|a| (a.space, a.size, a.lanes));
+    assert_eq!(lanes(Opcode::Ldgsts), Some((Space::Global, 16, 0xAAAA_AAAA)));
+    assert_eq!(lanes(Opcode::Ldsm), Some((Space::Shared, 16, 0xFFFF)));
+}
+
 #[test]
 fn a_warp_waiting_at_a_barrier_blocks_until_it_is_released() {
     let module = assemble_text(".kernel k\n.launch grid(1) block(64)\nBAR.SYNC\nEXIT\n");

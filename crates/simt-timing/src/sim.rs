@@ -386,9 +386,14 @@ struct Slot {
     shown: Option<WarpState>,
     /// The pc the warp issued last: the registers it read are in the operand reuse cache.
     last_pc: u32,
-    /// The `LDGSTS` copies not yet closed into a group, and the closed groups not yet waited
-    /// for, oldest first; `closed_base` numbers the first of them (the open group is
-    /// `closed_base + closed.len()`).
+}
+
+/// A warp's `LDGSTS` copies: those not yet closed into a group, and the closed groups not yet
+/// waited for, oldest first; `closed_base` numbers the first of them (the open group is
+/// `closed_base + closed.len()`). Kept beside the slots, which the scheduler reads every
+/// cycle, since few kernels copy asynchronously.
+#[derive(Clone, Debug, Default)]
+struct WarpCopies {
     open: CopyGroup,
     closed: VecDeque<CopyGroup>,
     closed_base: u64,
@@ -401,7 +406,7 @@ struct CopyGroup {
     done: u64,
 }
 
-impl Slot {
+impl WarpCopies {
     /// The group numbered `seq`, open or closed.
     fn group(&mut self, seq: u64) -> &mut CopyGroup {
         match usize::try_from(seq - self.closed_base).ok().and_then(|i| self.closed.get_mut(i)) {
@@ -435,9 +440,6 @@ impl Slot {
             mem_done: 0,
             writes_done: 0,
             shown: None,
-            open: CopyGroup::default(),
-            closed: VecDeque::new(),
-            closed_base: 0,
         }
     }
 }
@@ -586,6 +588,8 @@ pub(crate) struct Sm<'l> {
     /// The next cycle to simulate.
     pub cycle: u64,
     slots: Vec<Slot>,
+    /// Each slot's asynchronous copies (`LDGSTS`), apart from the state the scheduler reads.
+    copies: Vec<WarpCopies>,
     reg_ready: Vec<u64>,
     parts: Vec<Partition>,
     blocks: Vec<Option<Resident<'l>>>,
@@ -651,6 +655,7 @@ impl<'l> Sm<'l> {
             id,
             cycle: 0,
             slots: vec![Slot::empty(); max_warps],
+            copies: vec![WarpCopies::default(); max_warps],
             reg_ready: vec![0; max_warps * ctx.reg_span],
             parts: (0..p)
                 .map(|i| Partition {
@@ -807,6 +812,7 @@ impl<'l> Sm<'l> {
     /// Slot `s` holds no warp.
     fn clear_slot(&mut self, s: u32) {
         self.slots[s as usize] = Slot::empty();
+        self.copies[s as usize] = WarpCopies::default();
     }
 
     /// The warps of partition `p` from `from` on learn their new places.
@@ -1156,7 +1162,7 @@ impl<'l> Sm<'l> {
                     sb = sb.max(if slot.mem_pending > 0 { UNKNOWN } else { slot.mem_done });
                 }
                 if let Copies::Wait(n) = info.copies {
-                    sb = sb.max(slot.copies_done(n));
+                    sb = sb.max(self.copies[s as usize].copies_done(n));
                 }
                 if t < slot.next_issue {
                     Some((slot.next_issue_reason, slot.next_issue))
@@ -1301,23 +1307,24 @@ impl<'l> Sm<'l> {
         };
         let executed = step.issued.executed;
         let mut completion = self.complete(ctx, s, t, step, info, extra, pipe_row, seq);
-        let slot = &mut self.slots[s as usize];
+        let copies = &mut self.copies[s as usize];
         match info.copies {
             Copies::None => {}
             // The warp goes on; the copy's group waits for it (its own answer, when pending).
             Copies::Copy => {
                 if let Completion::Known(done) = completion {
-                    slot.open.done = slot.open.done.max(done);
+                    copies.open.done = copies.open.done.max(done);
                 }
                 completion = Completion::Known(t + 1);
             }
-            Copies::Close => slot.closed.push_back(std::mem::take(&mut slot.open)),
+            Copies::Close => copies.closed.push_back(std::mem::take(&mut copies.open)),
             Copies::Wait(n) => {
-                let complete = slot.closed.len().saturating_sub(n as usize);
-                slot.closed.drain(..complete);
-                slot.closed_base += complete as u64;
+                let complete = copies.closed.len().saturating_sub(n as usize);
+                copies.closed.drain(..complete);
+                copies.closed_base += complete as u64;
             }
         }
+        let slot = &mut self.slots[s as usize];
         slot.next_issue = t + 1;
         if info.kind == Kind::Branch {
             slot.next_issue = t + u64::from(m.latency.control);
@@ -1604,11 +1611,11 @@ impl<'l> Sm<'l> {
     /// Makes the instruction's operation (created on first use) wait for record `tag`.
     fn wait_on(&mut self, _ctx: &Ctx<'l>, tag: u32, op: u32, s: u32, info: &PcInfo, pipe: Option<u32>) -> u32 {
         let op = if op == NONE {
-            let slot = &mut self.slots[s as usize];
-            slot.mem_pending += 1;
+            self.slots[s as usize].mem_pending += 1;
             let group = if info.copies == Copies::Copy {
-                slot.open.pending += 1;
-                slot.closed_base + slot.closed.len() as u64
+                let copies = &mut self.copies[s as usize];
+                copies.open.pending += 1;
+                copies.closed_base + copies.closed.len() as u64
             } else {
                 u64::MAX
             };
@@ -1696,7 +1703,7 @@ impl<'l> Sm<'l> {
         slot.mem_pending -= 1;
         slot.mem_done = slot.mem_done.max(known);
         if group != u64::MAX {
-            let group = slot.group(group);
+            let group = self.copies[s as usize].group(group);
             group.pending -= 1;
             group.done = group.done.max(known);
         }

@@ -13,6 +13,7 @@ use crate::decode::{Address, Addressing, Reg, Val, Val64};
 use crate::fault::{Fault, FaultKind, Remedy};
 use crate::lanes::{self, DOp, FFlags, FOp, IntOp};
 use crate::memory::{AccessError, GlobalMemory};
+use crate::warp::Warp;
 
 /// A memory operation with its registers.
 #[derive(Clone, Copy, Debug)]
@@ -101,11 +102,17 @@ impl MemOp {
         }
     }
 
-    /// The lanes whose addresses the memory sees when `exec` lanes execute it: those, or
-    /// for `LDSM` the lanes that name its rows (the others only receive).
-    pub(crate) fn touched(&self, exec: u32) -> u32 {
+    /// The lanes whose addresses the memory sees when `exec` lanes of `warp` execute it:
+    /// those, but for `LDSM` the lanes that name its rows (the others only receive) and for
+    /// `LDGSTS` those with a source size (the others read nothing).
+    #[inline(always)]
+    pub(crate) fn touched(&self, exec: u32, warp: &Warp) -> u32 {
         match *self {
             MemOp::Ldsm { count, .. } if exec != 0 => count.row_lanes(),
+            MemOp::CopyAsync { n, .. } => {
+                let n = fetch(warp, n);
+                exec & mask_of(|l| n[l] != 0)
+            }
             _ => exec,
         }
     }
@@ -202,9 +209,12 @@ impl<'a> Executor<'a> {
     /// Runs a memory operation on the `exec` lanes of warp `w`, in `watch`'s sight.
     #[inline(always)]
     pub(crate) fn memory(&mut self, w: usize, pc: u32, op: &MemOp, mask: u32, exec: u32, watch: &mut MemoryWatch<'_>) -> Result<(), crate::Fault> {
-        let missing = op.touched(exec) & !exec;
-        if missing != 0 {
-            return Err(self.incomplete_warp(w, pc, mask, missing, &format!("{} of the warp (they name its rows)", describe_lanes(op.touched(exec)))));
+        if let MemOp::Ldsm { count, .. } = *op
+            && exec != 0
+            && count.row_lanes() & !exec != 0
+        {
+            let needs = format!("{} of the warp (they name its rows)", describe_lanes(count.row_lanes()));
+            return Err(self.incomplete_warp(w, pc, mask, count.row_lanes() & !exec, &needs));
         }
         let addrs = self.low_words(w, op);
         if op.address().addressing != Addressing::Narrow && !self.low_words_suffice(w, op, exec, &addrs) {
@@ -350,7 +360,6 @@ impl<'a> Executor<'a> {
         watch: &mut MemoryWatch<'_>,
     ) -> Result<(), crate::Fault> {
         let addrs = *addrs;
-        let touched = op.touched(exec);
         if self.launch.options.memory_report && space != Space::Param {
             let physical;
             let seen = if space == Space::Local {
@@ -359,6 +368,7 @@ impl<'a> Executor<'a> {
             } else {
                 &addrs
             };
+            let touched = op.touched(exec, &self.warps[w]);
             watch.efficiency.record(self.launch.program.code.len(), pc, op, space, touched, seen);
         }
         let addr = op.address();
@@ -368,7 +378,7 @@ impl<'a> Executor<'a> {
                 let mut rows = [[0u32; 32]; 4];
                 let words = usize::from(regs);
                 if space == Space::Global {
-                    rows = self.load_global(w, pc, exec, &addrs, size, words)?;
+                    self.load_global(w, pc, exec, &addrs, size, words, &mut rows)?;
                 } else if space == Space::Param && size == 4 && exec != 0 && addr.uniform {
                     // A parameter read by the whole warp: one check, one read.
                     let a = addrs[0] as usize;
@@ -377,7 +387,7 @@ impl<'a> Executor<'a> {
                     }
                     rows[0] = [self.launch.params[a / 4]; 32];
                 } else {
-                    rows = self.load_region(w, pc, space, exec, &addrs, size, watch)?;
+                    self.load_region(w, pc, space, exec, &addrs, size, watch, &mut rows)?;
                 }
                 match ty {
                     MemType::S8 => rows[0] = rows[0].map(|x| x as u8 as i8 as i32 as u32),
@@ -424,34 +434,10 @@ impl<'a> Executor<'a> {
                         }
                     }
                 } else {
-                    self.store_region(w, pc, space, exec, &addrs, size, &rows[..words], watch)?;
+                    self.store_region(w, pc, space, exec, &addrs, size, (&rows, words), watch)?;
                 }
             }
-            MemOp::CopyAsync { size, shared, n, .. } => {
-                if exec != 0 {
-                    self.warps[w].progress_at = self.warps[w].issued;
-                }
-                let warp = &self.warps[w];
-                let (to, n) = (fetch(warp, shared), fetch(warp, n));
-                let words = (size / 4) as usize;
-                // Lanes copying all their bytes load them at once; the others word by word, only
-                // the words holding some of their first `n` bytes (masked-off lanes of compiled
-                // code pass `n = 0` and any address).
-                let whole = exec & mask_of(|l| n[l] >= size);
-                let mut rows = self.load_global(w, pc, whole, &addrs, size, words)?;
-                let part = exec & !whole;
-                for (k, row) in rows.iter_mut().take(words).enumerate() {
-                    let first = 4 * k as u32;
-                    let reading = part & mask_of(|l| n[l] > first);
-                    if reading == 0 {
-                        break;
-                    }
-                    let at = per_lane(|l| addrs[l].wrapping_add(first));
-                    let word = self.load_global(w, pc, reading, &at, 4, 1)?[0];
-                    for_lanes(reading, |l| row[l] = word[l] & (u32::MAX >> (32 - 8 * (n[l] - first).min(4))));
-                }
-                self.store_region(w, pc, Space::Shared, exec, &to, size, &rows[..words], watch)?;
-            }
+            MemOp::CopyAsync { size, shared, n, .. } => self.copy_async(w, pc, exec, &addrs, size, shared, n, watch)?,
             MemOp::Atom { op, ty, d, b, .. } => {
                 let b = fetch(&self.warps[w], b);
                 let old = self.atomics(w, pc, space, exec, &addrs, watch, |m, l| u32::apply(op, ty, m, b[l]), |_, _| true)?;
@@ -472,23 +458,83 @@ impl<'a> Executor<'a> {
                 let old = self.compare_and_swap(w, pc, space, exec, &addrs, watch, &b, &c)?;
                 write64(&mut self.warps[w], d, &old, exec);
             }
-            MemOp::Ldsm { count, trans, d, .. } => {
-                let rows = self.load_region(w, pc, space, touched, &addrs, 16, watch)?;
-                let matrices = lanes::matrices(&rows, count.matrices(), trans);
-                let warp = &mut self.warps[w];
-                for (k, row) in matrices[..usize::from(count.matrices())].iter().enumerate() {
-                    write(warp, d + k as Reg, row, exec);
-                }
-            }
+            MemOp::Ldsm { count, trans, d, .. } => self.load_matrices(w, pc, exec, &addrs, count, trans, d, watch)?,
         }
         Ok(())
+    }
+
+    /// `LDSM` for the `exec` lanes, its rows at the addresses of the lanes that name them.
+    /// Kept out of line, as `copy_async` is.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn load_matrices(
+        &mut self,
+        w: usize,
+        pc: u32,
+        exec: u32,
+        addrs: &[u32; 32],
+        count: MatrixCount,
+        trans: bool,
+        d: Reg,
+        watch: &mut MemoryWatch<'_>,
+    ) -> Result<(), crate::Fault> {
+        let mut rows = [[0u32; 32]; 4];
+        self.load_region(w, pc, Space::Shared, count.row_lanes(), addrs, 16, watch, &mut rows)?;
+        let matrices = lanes::matrices(&rows, count.matrices(), trans);
+        let warp = &mut self.warps[w];
+        for (k, row) in matrices[..usize::from(count.matrices())].iter().enumerate() {
+            write(warp, d + k as Reg, row, exec);
+        }
+        Ok(())
+    }
+
+    /// `LDGSTS` on the `exec` lanes, reading GLOBAL at `addrs`. Lanes copying all their bytes
+    /// load them at once; the others word by word, only the words holding some of their first
+    /// `n` bytes (masked-off lanes of compiled code pass `n = 0` and any address). Kept out of
+    /// line: the loads and stores around it are the hot path.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn copy_async(
+        &mut self,
+        w: usize,
+        pc: u32,
+        exec: u32,
+        addrs: &[u32; 32],
+        size: u32,
+        shared: Val,
+        n: Val,
+        watch: &mut MemoryWatch<'_>,
+    ) -> Result<(), crate::Fault> {
+        if exec != 0 {
+            self.warps[w].progress_at = self.warps[w].issued;
+        }
+        let warp = &self.warps[w];
+        let (to, n) = (fetch(warp, shared), fetch(warp, n));
+        let words = (size / 4) as usize;
+        let whole = exec & mask_of(|l| n[l] >= size);
+        let mut rows = [[0u32; 32]; 4];
+        self.load_global(w, pc, whole, addrs, size, words, &mut rows)?;
+        let part = exec & !whole;
+        for (k, row) in rows.iter_mut().take(words).enumerate() {
+            let first = 4 * k as u32;
+            let reading = part & mask_of(|l| n[l] > first);
+            if reading == 0 {
+                break;
+            }
+            let at = per_lane(|l| addrs[l].wrapping_add(first));
+            let mut word = [[0u32; 32]; 4];
+            self.load_global(w, pc, reading, &at, 4, 1, &mut word)?;
+            let word = word[0];
+            for_lanes(reading, |l| row[l] = word[l] & (u32::MAX >> (32 - 8 * (n[l] - first).min(4))));
+        }
+        self.store_region(w, pc, Space::Shared, exec, &to, size, (&rows, words), watch)
     }
 
     /// Loads `size` bytes (`words` registers' worth) at each `exec` lane's GLOBAL address:
     /// a register row per word (the low bytes of the first for a sub-word size).
     #[inline(always)]
-    fn load_global(&mut self, w: usize, pc: u32, exec: u32, addrs: &[u32; 32], size: u32, words: usize) -> Result<[[u32; 32]; 4], crate::Fault> {
-        let mut rows = [[0u32; 32]; 4];
+    #[allow(clippy::too_many_arguments)]
+    fn load_global(&mut self, w: usize, pc: u32, exec: u32, addrs: &[u32; 32], size: u32, words: usize, rows: &mut [[u32; 32]; 4]) -> Result<(), crate::Fault> {
         let memory = self.launch.memory;
         if let Some((mem, base)) = self.global_span(pc, exec, addrs, size) {
             let at = |l: usize| ((addrs[l] - base) / 4) as usize;
@@ -516,11 +562,11 @@ impl<'a> Executor<'a> {
                 }
             }
         }
-        Ok(rows)
+        Ok(())
     }
 
-    /// Stores `rows` (a register row per word; the low bytes of the first for a sub-word
-    /// `size`) at each `exec` lane's SHARED or LOCAL address, checked and shown to the
+    /// Stores `words` of `rows` (a register row per word; the low bytes of the first for a
+    /// sub-word `size`) at each `exec` lane's SHARED or LOCAL address, checked and shown to the
     /// sanitizers. Lane order: a later lane's store to the same address wins.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
@@ -532,7 +578,7 @@ impl<'a> Executor<'a> {
         exec: u32,
         addrs: &[u32; 32],
         size: u32,
-        rows: &[[u32; 32]],
+        (rows, words): (&[[u32; 32]; 4], usize),
         watch: &mut MemoryWatch<'_>,
     ) -> Result<(), crate::Fault> {
         self.check_region(w, pc, space, exec, addrs, size, true)?;
@@ -550,7 +596,7 @@ impl<'a> Executor<'a> {
         for l in lanes(exec) {
             let a = (w * 32 + l) * stride + addrs[l] as usize;
             if size >= 4 {
-                for (k, row) in rows.iter().enumerate() {
+                for (k, row) in rows.iter().take(words).enumerate() {
                     mem[a / 4 + k] = row[l];
                 }
             } else {
@@ -576,12 +622,12 @@ impl<'a> Executor<'a> {
         addrs: &[u32; 32],
         size: u32,
         watch: &mut MemoryWatch<'_>,
-    ) -> Result<[[u32; 32]; 4], crate::Fault> {
+        rows: &mut [[u32; 32]; 4],
+    ) -> Result<(), crate::Fault> {
         self.check_region(w, pc, space, exec, addrs, size, false)?;
         if let Some(s) = watch.sanitizer.as_deref_mut() {
             s.check_accesses(self, w, pc, space, exec, addrs, size, AccessKind::Load);
         }
-        let mut rows = [[0u32; 32]; 4];
         let mem = self.words(space);
         let stride = self.region_stride(space);
         let at = |l: usize| (w * 32 + l) * stride + addrs[l] as usize;
@@ -597,7 +643,7 @@ impl<'a> Executor<'a> {
                 rows[0][l] = (mem[a / 4] >> (8 * (a % 4))) & (u32::MAX >> (32 - 8 * size));
             }),
         }
-        Ok(rows)
+        Ok(())
     }
 
     /// Applies `apply(memory, lane)` atomically at each executing lane's address, in lane
