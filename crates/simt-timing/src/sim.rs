@@ -407,12 +407,11 @@ struct CopyGroup {
 }
 
 impl WarpCopies {
-    /// The group numbered `seq`, open or closed.
-    fn group(&mut self, seq: u64) -> &mut CopyGroup {
-        match usize::try_from(seq - self.closed_base).ok().and_then(|i| self.closed.get_mut(i)) {
-            Some(group) => group,
-            None => &mut self.open,
-        }
+    /// The group numbered `seq`, open or closed (`None` once waited for: no copy of it is
+    /// left to arrive then).
+    fn group(&mut self, seq: u64) -> Option<&mut CopyGroup> {
+        let i = usize::try_from(seq.checked_sub(self.closed_base)?).ok()?;
+        if i == self.closed.len() { Some(&mut self.open) } else { self.closed.get_mut(i) }
     }
 
     /// The cycle from which `DEPBAR n` may issue: when every closed group but the `n` newest
@@ -507,7 +506,8 @@ struct Op {
     known: u64,
     unknown: u32,
     pipe: u32,
-    /// For an `LDGSTS`, the number of its warp's group of copies (else `u64::MAX`).
+    /// For an `LDGSTS`, the number of its warp's group of copies (else `u64::MAX`, which
+    /// names none).
     group: u64,
 }
 
@@ -1702,8 +1702,7 @@ impl<'l> Sm<'l> {
         let slot = &mut self.slots[s as usize];
         slot.mem_pending -= 1;
         slot.mem_done = slot.mem_done.max(known);
-        if group != u64::MAX {
-            let group = self.copies[s as usize].group(group);
+        if let Some(group) = self.copies[s as usize].group(group) {
             group.pending -= 1;
             group.done = group.done.max(known);
         }
