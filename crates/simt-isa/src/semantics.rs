@@ -97,7 +97,8 @@ impl MmaForm {
                     | (MmaAcc::F16, MmaIn::F16)
                     | (MmaAcc::S32, MmaIn::S8 | MmaIn::U8 | MmaIn::S4 | MmaIn::U4)
             ),
-            MmaShape::M16N8K16 | MmaShape::SpM16N16K32 => self.acc == MmaAcc::F32 && matches!(self.input, MmaIn::F16 | MmaIn::BF16),
+            MmaShape::M16N8K16 => matches!((self.acc, self.input), (MmaAcc::F32, MmaIn::F16 | MmaIn::BF16) | (MmaAcc::F16, MmaIn::F16)),
+            MmaShape::SpM16N16K32 => self.acc == MmaAcc::F32 && matches!(self.input, MmaIn::F16 | MmaIn::BF16),
             MmaShape::M8N8K4 => self.acc == MmaAcc::F64 && self.input == MmaIn::F64,
             MmaShape::M16N8K8 => self.acc == MmaAcc::F32 && self.input == MmaIn::TF32,
             MmaShape::M16N8K32 => matches!((self.acc, self.input), (MmaAcc::S32, MmaIn::S8 | MmaIn::U8) | (MmaAcc::F32, MmaIn::E4M3 | MmaIn::E5M2)),

@@ -43,7 +43,11 @@ enum Input {
 #[derive(Clone, Copy, PartialEq)]
 enum Acc {
     F32,
-    S32 { sat: bool },
+    /// f16 elements, two to a register.
+    F16,
+    S32 {
+        sat: bool,
+    },
     F64,
 }
 
@@ -75,6 +79,7 @@ impl Acc {
     fn bits(self, v: i64) -> u64 {
         match self {
             Acc::F32 => u64::from((v as f32).to_bits()),
+            Acc::F16 => u64::from(f16::from_f32(v as f32).to_bits()),
             Acc::S32 { sat: true } => u64::from(v.clamp(i32::MIN.into(), i32::MAX.into()) as i32 as u32),
             Acc::S32 { sat: false } => u64::from(v as i32 as u32),
             Acc::F64 => (v as f64).to_bits(),
@@ -86,8 +91,9 @@ impl Acc {
     }
 }
 
-const CASES: [Case; 10] = [
+const CASES: [Case; 11] = [
     Case { modifiers: "m16n8k16.row.col.f32.f16.f16.f32", shape: Shape::M16N8K16, input: Input::F16, acc: Acc::F32, c_base: 0 },
+    Case { modifiers: "m16n8k16.row.col.f16.f16.f16.f16", shape: Shape::M16N8K16, input: Input::F16, acc: Acc::F16, c_base: 0 },
     Case { modifiers: "m16n8k16.row.col.f32.bf16.bf16.f32", shape: Shape::M16N8K16, input: Input::Bf16, acc: Acc::F32, c_base: 0 },
     Case { modifiers: "m16n8k8.row.col.f32.tf32.tf32.f32", shape: Shape::M16N8K8, input: Input::Tf32, acc: Acc::F32, c_base: 0 },
     Case { modifiers: "m16n8k32.row.col.s32.s8.s8.s32", shape: Shape::M16N8K32, input: Input::S8, acc: Acc::S32 { sat: false }, c_base: i32::MAX as i64 - 40 },
@@ -181,7 +187,11 @@ fn prepared(case: &Case) -> (String, Vec<u8>, Vec<u8>, Vec<i64>) {
     let c = matrix(m, n, &|i, j| case.c_base + (i * n + j) as i64 % 5);
     let d: Vec<i64> = (0..m * n).map(|at| c[at] + (0..k).map(|t| a[at / n * k + t] * b[t * n + at % n]).sum::<i64>()).collect();
     let bits = |v: &[i64], f: &dyn Fn(i64) -> u64| v.iter().map(|&x| f(x)).collect::<Vec<u64>>();
-    let acc_per_reg = if case.acc.wide() { 0 } else { 1 };
+    let acc_per_reg = match case.acc {
+        Acc::F64 => 0,
+        Acc::F16 => 2,
+        _ => 1,
+    };
     let (fa, fb) = (
         fragment(case.shape, Operand::A, per_reg, &bits(&a, &|x| case.input.bits(x).0)),
         fragment(case.shape, Operand::B, per_reg, &bits(&b, &|x| case.input.bits(x).0)),

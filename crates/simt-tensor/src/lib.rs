@@ -70,7 +70,7 @@ pub fn mma(
         (shape, acc, input),
         (Shape::M16N16K16 | Shape::M16N8K16 | Shape::SpM16N16K32, MmaAcc::F32, MmaIn::F16 | MmaIn::BF16)
             | (Shape::M16N16K16, MmaAcc::F32, MmaIn::TF32 | MmaIn::E4M3 | MmaIn::E5M2 | MmaIn::E2M1)
-            | (Shape::M16N16K16, MmaAcc::F16, MmaIn::F16)
+            | (Shape::M16N16K16 | Shape::M16N8K16, MmaAcc::F16, MmaIn::F16)
             | (Shape::M16N16K16, MmaAcc::S32, MmaIn::S8 | MmaIn::U8 | MmaIn::S4 | MmaIn::U4)
             | (Shape::M8N8K4, MmaAcc::F64, MmaIn::F64)
             | (Shape::M16N8K8, MmaAcc::F32, MmaIn::TF32)

@@ -227,6 +227,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         };
         let acc = match m.d {
             Type::F32 => Some(MmaAcc::F32),
+            Type::F16 => Some(MmaAcc::F16),
             Type::S32 => Some(MmaAcc::S32),
             Type::F64 => Some(MmaAcc::F64),
             _ => None,
@@ -247,7 +248,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         else {
             return Err(with_note(
                 Diagnostic::new(inst.op_span, format!("`{}` is not supported by the PTX front end yet", inst.op)),
-                "supported, each `.row.col` with A and B of one type and C of D's: m16n8k16 .f32.f16 and .f32.bf16, m16n8k8 .f32.tf32, \
+                "supported, each `.row.col` with A and B of one type and C of D's: m16n8k16 .f32.f16, .f32.bf16 and .f16.f16, m16n8k8 .f32.tf32, \
                  m16n8k32 .s32.s8 and .s32.u8 (also .satfinite), .f32.e4m3 and .f32.e5m2, m8n8k4 .f64.f64",
             ));
         };
