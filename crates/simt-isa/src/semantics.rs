@@ -203,15 +203,19 @@ impl MemAccess {
         };
         MemAccess { space: space.space().unwrap_or(Space::Global), generic: space == MemSpace::Generic, wide: addr == AddrWidth::E, kind, size, regs }
     }
-}
 
-impl MemAccess {
+    /// An atomic of one word, or of a 64-bit pair when `wide`.
+    fn atomic(space: AtomSpace, addr: AddrWidth, wide: bool) -> MemAccess {
+        let regs = if wide { 2 } else { 1 };
+        MemAccess { size: 4 * u32::from(regs), regs, ..MemAccess::data(space.into(), addr, AccessKind::Atomic, VecWidth::Scalar, MemType::B32) }
+    }
+
     /// `LDSM`'s: each lane receives a word per matrix, so `size` counts those; the rows it
     /// reads are 16 bytes from each of the first `8 x count` lanes' addresses
     /// ([`MatrixCount::row_lanes`]).
     fn matrices(count: MatrixCount) -> MemAccess {
         let regs = count.matrices();
-        MemAccess { space: Space::Shared, generic: false, wide: false, kind: AccessKind::Load, size: 4 * u32::from(regs), regs }
+        MemAccess { size: 4 * u32::from(regs), regs, ..MemAccess::data(MemSpace::Shared, AddrWidth::W32, AccessKind::Load, VecWidth::Scalar, MemType::B32) }
     }
 }
 
@@ -228,14 +232,6 @@ impl MatrixCount {
     /// The lanes whose addresses name the matrices' rows, 8 a matrix.
     pub fn row_lanes(self) -> u32 {
         u32::MAX >> (32 - 8 * u32::from(self.matrices()))
-    }
-}
-
-impl MemAccess {
-    /// An atomic of one word, or of a 64-bit pair when `wide`.
-    fn atomic(space: AtomSpace, addr: AddrWidth, wide: bool) -> MemAccess {
-        let regs = if wide { 2 } else { 1 };
-        MemAccess { size: 4 * u32::from(regs), regs, ..MemAccess::data(space.into(), addr, AccessKind::Atomic, VecWidth::Scalar, MemType::B32) }
     }
 }
 

@@ -213,8 +213,9 @@ impl<'a> Executor<'a> {
             && exec != 0
             && count.row_lanes() & !exec != 0
         {
-            let needs = format!("{} of the warp (they name its rows)", describe_lanes(count.row_lanes()));
-            return Err(self.incomplete_warp(w, pc, mask, count.row_lanes() & !exec, &needs));
+            let rows = count.row_lanes();
+            let needs = format!("{} of the warp (they name its rows)", describe_lanes(rows));
+            return Err(self.incomplete_warp(w, pc, mask, rows & !exec, &needs));
         }
         let addrs = self.low_words(w, op);
         if op.address().addressing != Addressing::Narrow && !self.low_words_suffice(w, op, exec, &addrs) {

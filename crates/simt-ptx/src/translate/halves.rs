@@ -26,15 +26,9 @@ fn halves<'a>(inst: &ast::Instruction<'a>, vector: usize) -> Option<(&'a str, &'
     if !matches!(inst.op, Op::Mov(t) if t.ty == Type::B32) || inst.operands.len() != 2 {
         return None;
     }
-    let OperandKind::Name(_) = inst.operands[1 - vector].kind else { return None };
-    match &inst.operands[vector].kind {
-        OperandKind::Vector(v) => match (&v[..], v.len()) {
-            ([lo, hi], 2) => match (&lo.kind, &hi.kind) {
-                (OperandKind::Name(lo), OperandKind::Name(hi)) if lo != hi => Some((lo, hi)),
-                _ => None,
-            },
-            _ => None,
-        },
+    let (OperandKind::Name(_), OperandKind::Vector(v)) = (&inst.operands[1 - vector].kind, &inst.operands[vector].kind) else { return None };
+    match v.as_slice() {
+        [ast::Operand { kind: OperandKind::Name(lo), .. }, ast::Operand { kind: OperandKind::Name(hi), .. }] if lo != hi => Some((lo, hi)),
         _ => None,
     }
 }
