@@ -11,7 +11,7 @@
 //! of the loop.
 
 use half::{bf16, f16};
-use simt_isa::{BoolOp, Cmp, CvtType, FCmp, Int64Type, IntType, MufuOp, PrmtMode, Round, ShfAmount, ShfDir};
+use simt_isa::{BoolOp, Cmp, CvtType, FCmp, Int64Type, IntType, MufuOp, PackType, PrmtMode, Round, ShfAmount, ShfDir};
 use simt_tensor::formats::{MiniFloat, tf32_round};
 
 use crate::directed;
@@ -160,7 +160,8 @@ macro_rules! lane_match {
 }
 
 lane_ops!(
-    /// Integer operations with two sources, wrapping; shift counts of 32 or more saturate the shift.
+    /// Operations with two sources on a register's bits: integers, wrapping (shift counts of 32
+    /// or more saturate the shift), and pairs of halves.
     IntOp, int_op, int_op_lanes, |a, b| {
         Add => a.wrapping_add(b),
         Sub => a.wrapping_sub(b),
@@ -194,6 +195,10 @@ lane_ops!(
             IntType::S32 => if b == 0 { a } else { (a as i32).wrapping_rem(b as i32) as u32 },
             IntType::U32 => a.checked_rem(b).unwrap_or(a),
         },
+        Hadd2(ty: PackType) => half_pair(HalfArith::Add, ty, a, b, 0),
+        Hmul2(ty: PackType) => half_pair(HalfArith::Mul, ty, a, b, 0),
+        Hmin2(ty: PackType) => half_pair(HalfArith::Min, ty, a, b, 0),
+        Hmax2(ty: PackType) => half_pair(HalfArith::Max, ty, a, b, 0),
     }
 );
 
@@ -209,7 +214,7 @@ lane_ops!(
 );
 
 lane_ops!(
-    /// Integer operations with three sources.
+    /// Operations with three sources on a register's bits: integers and pairs of halves.
     TriOp, tri_op, tri_op_lanes, |a, b, c| {
         Imad => a.wrapping_mul(b).wrapping_add(c),
         Lea => shl(a, c).wrapping_add(b),
@@ -219,8 +224,59 @@ lane_ops!(
             ShfAmount::Wrap => c & 31,
             ShfAmount::Clamp => c.min(32),
         }, dir == ShfDir::L),
+        Hfma2(ty: PackType) => half_pair(HalfArith::Fma, ty, a, b, c),
     }
 );
+
+/// What `HADD2`, `HMUL2`, `HFMA2`, `HMIN2` and `HMAX2` do to each half.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HalfArith {
+    Add,
+    Mul,
+    Fma,
+    Min,
+    Max,
+}
+
+/// An operation on pairs of halves: each half of the result from the same half of the sources,
+/// worked out in f64 and rounded once.
+#[inline(always)]
+fn half_pair(op: HalfArith, ty: PackType, a: u32, b: u32, c: u32) -> u32 {
+    let bf = ty == PackType::Bf16x2;
+    let value = |bits: u32| if bf { bf16::from_bits(bits as u16).to_f64() } else { f16::from_bits(bits as u16).to_f64() };
+    let half = |shift: u32| {
+        let (x, y) = (value(a >> shift), value(b >> shift));
+        let exact_or_odd = match op {
+            HalfArith::Add => sum_to_odd(x, y),
+            // Exact: two halves' product has at most 22 significant bits, well inside f64's range.
+            HalfArith::Mul => x * y,
+            HalfArith::Fma => sum_to_odd(x * y, value(c >> shift)),
+            HalfArith::Min => min_max(x, y, false),
+            HalfArith::Max => min_max(x, y, true),
+        };
+        to_f16_bits(exact_or_odd, bf)
+    };
+    half(0) | half(16) << 16
+}
+
+/// `x + y` rounded to odd in f64. Rounded again, to f32 and then to a half (each at least two
+/// bits narrower than the one before), it gives the sum rounded once (Boldo and Melquiond,
+/// "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd").
+fn sum_to_odd(x: f64, y: f64) -> f64 {
+    let s = x + y;
+    if !s.is_finite() {
+        return s;
+    }
+    // TwoSum: `s + e` is `x + y` exactly, and `s` is 0 only when the sum is.
+    let t = s - x;
+    let e = (x - (s - t)) + (y - t);
+    if e == 0.0 || s.to_bits() & 1 == 1 {
+        return s;
+    }
+    // Inexact and even: the odd neighbour on the exact sum's side.
+    let away_from_zero = (e > 0.0) == (s > 0.0);
+    f64::from_bits(if away_from_zero { s.to_bits() + 1 } else { s.to_bits() - 1 })
+}
 
 /// PTX `shf`: the 64-bit `high:low` shifted by `n` (at most 32), the high word of a left
 /// shift or the low word of a right one.
@@ -1069,6 +1125,21 @@ mod tests {
                 let next = if down == 0.0 { f32::from_bits(1) } else if down > 0.0 { f32::from_bits(down.to_bits() + 1) } else { f32::from_bits(down.to_bits() - 1) };
                 proptest::prop_assert_eq!(next, up);
                 proptest::prop_assert_eq!(zero.to_bits(), if down >= 0.0 { down.to_bits() } else { up.to_bits() });
+            }
+        }
+
+        /// `HFMA2` on f16 halves is the host's fused multiply-add in f64, rounded to f16. That
+        /// rounds twice, but for f16 inputs never wrongly: where the addend decides a tie, the
+        /// f64 sum is exact (a product of halves and a half span at most 63 bits only when one
+        /// is too small to reach a half's rounding point).
+        #[test]
+        fn hfma2_on_f16_rounds_once(a: u32, b: u32, c: u32) {
+            let got = tri_op(TriOp::Hfma2(PackType::F16x2), a, b, c);
+            for shift in [0, 16] {
+                let [x, y, z] = [a, b, c].map(|w| f16::from_bits((w >> shift) as u16).to_f64());
+                let want = x.mul_add(y, z);
+                let want = if want.is_nan() { NAN16 } else { u32::from(f16::from_f64(want).to_bits()) };
+                proptest::prop_assert_eq!((got >> shift) & 0xFFFF, want, "{} * {} + {}", x, y, z);
             }
         }
     }

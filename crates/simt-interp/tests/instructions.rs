@@ -499,6 +499,40 @@ fn pack_cases() -> Vec<Case> {
     ]
 }
 
+/// Pairs of halves (f16: 1.0 is 0x3c00; bf16: 0x3f80), each half on its own, rounded once.
+fn half_cases() -> Vec<Case> {
+    vec![
+        c("HADD2 R2, R0, R1", "R0=0x40003c00 R1=0x3c003c00", "R2=0x42004000"),
+        c("HADD2.F16X2 R2, R0, 0x3c003c00", "R0=0x40003c00", "R2=0x42004000"),
+        // Ties to even: 1 + 2^-11 gives 1; (1 + 2^-10) + 2^-11 gives 1 + 2^-9.
+        c("HADD2 R2, R0, R1", "R0=0x3c013c00 R1=0x10001000", "R2=0x3c023c00"),
+        // 65504 + 65504 overflows; 65504 + 16 is the tie with infinity, which is even.
+        c("HADD2 R2, R0, R1", "R0=0x7bff7bff R1=0x4c007bff", "R2=0x7c007c00"),
+        // NaN in, and infinity minus infinity: the canonical NaN.
+        c("HADD2 R2, R0, R1", "R0=0x7c007e00 R1=0xfc003c00", "R2=0x7fff7fff"),
+        // -0 + -0 is -0, +0 + -0 is +0; subnormals add exactly, and cancel to +0.
+        c("HADD2 R2, R0, R1", "R0=0x00008000 R1=0x80008000", "R2=0x00008000"),
+        c("HADD2 R2, R0, R1", "R0=0x80010001 R1=0x00010001", "R2=0x00000002"),
+        c("HADD2.BF16X2 R2, R0, R1", "R0=0x40003f80 R1=0x3f803f80", "R2=0x40404000"),
+        c("HMUL2 R2, R0, R1", "R0=0xb8004000 R1=0x00004200", "R2=0x80004600"),
+        // 2^-25 is the tie between 0 and the smallest subnormal; 2^-24 is that subnormal.
+        c("HMUL2 R2, R0, R1", "R0=0x04000400 R1=0x14001000", "R2=0x00010000"),
+        c("HMUL2.BF16X2 R2, R0, R1", "R0=0x7f003f80 R1=0x40004000", "R2=0x7f804000"),
+        // (1 + 2^-10)^2 - (1 + 2^-9) is 2^-20, a subnormal that rounding the product first loses;
+        // (1 + 2^-10)^2 - 1 is the tie 2^-9 (1 + 2^-11), which goes to even.
+        c("HFMA2 R3, R0, R0, R1", "R0=0x3c013c01 R1=0xbc00bc02", "R3=0x18000010"),
+        // 3 (1 + 2^-7) is the bf16 tie between 0x4041 and 0x4042: 2^-100 below it rounds down,
+        // 2^-100 above it up. An f64 sum would lose the 2^-100 and go to even both times.
+        c("HFMA2.BF16X2 R3, R0, R1, R2", "R0=0x40404040 R1=0x3f813f81 R2=0x0d808d80", "R3=0x40424041"),
+        c("HFMA2 R3, R0, R1, R2", "R0=0x00008000 R1=0x3c003c00 R2=0x80000000", "R3=0x00000000"),
+        // The non-NaN operand wins, -0 is below +0, two NaNs give the canonical NaN.
+        c("HMIN2 R2, R0, R1", "R0=0x00007e00 R1=0x80003c00", "R2=0x80003c00"),
+        c("HMAX2 R2, R0, R1", "R0=0x00007e00 R1=0x80003c00", "R2=0x00003c00"),
+        c("HMIN2 R2, R0, R1", "R0=0x7e007e00 R1=0xfe01fe01", "R2=0x7fff7fff"),
+        c("HMAX2.BF16X2 R2, R0, R1", "R0=0xbf804000 R1=0x3f803f80", "R2=0x3f804000"),
+    ]
+}
+
 fn integer_cases() -> Vec<Case> {
     vec![
         c("IADD R2, R0, R1", "R0=0xffffffff R1=1", "R2=0"),
@@ -1814,6 +1848,7 @@ fn all_groups() -> Vec<(&'static str, Vec<Case>)> {
         ("convert", convert_cases()),
         ("convert (section 9)", lowp_convert_cases()),
         ("pack", pack_cases()),
+        ("halves", half_cases()),
         ("integer", integer_cases()),
         ("logic", logic_cases()),
         ("isetp", isetp_cases()),
@@ -1846,6 +1881,11 @@ fn conversions() {
 #[test]
 fn pack() {
     check(pack_cases());
+}
+
+#[test]
+fn pairs_of_halves() {
+    check(half_cases());
 }
 
 #[test]

@@ -115,7 +115,7 @@ modifier_enum!(
     Round { Rn = "", Rz = "RZ", Rm = "RM", Rp = "RP" }
 );
 modifier_enum!(
-    /// Pair formats of `PACK`.
+    /// Formats of a pair of halves: `PACK`'s, and the half arithmetic's (`HADD2`, ...).
     PackType { F16x2 = "F16X2", Bf16x2 = "BF16X2" }
 );
 modifier_enum!(
@@ -1133,6 +1133,18 @@ instruction_table! {
     Ldgdepbar: "LDGDEPBAR" [], &[], optional 0, Control, Control, [], since Sm80;
     /// Waits until no more than the `n` most recently closed groups of the warp's `LDGSTS` copies are incomplete (PTX `cp.async.wait_group n`). No effect on values: each copy was made as it issued.
     Depbar: "DEPBAR" [], &[op("n", IMM)], optional 0, Control, Control, [], since Sm80;
+    // Arithmetic on pairs of halves (PTX's `f16`, `f16x2`, `bf16` and `bf16x2`), kept together. Each
+    // half of `d` comes from the same half of the sources; a literal gives the pair's 32 bits.
+    /// `d = a + b` on each half of the pair (`F16X2`, the default, or `BF16X2`), rounded once to nearest even; a NaN result is the canonical `0x7FFF`.
+    Hadd2: "HADD2" [ty: PackType = F16x2], DAB_INT, optional 0, Fp32, Fp32, [];
+    /// `d = a * b` on each half of the pair (`F16X2` or `BF16X2`), rounded once to nearest even; a NaN result is the canonical `0x7FFF`.
+    Hmul2: "HMUL2" [ty: PackType = F16x2], DAB_INT, optional 0, Fp32, Fp32, [];
+    /// `d = a * b + c` on each half of the pair (`F16X2` or `BF16X2`), rounded once to nearest even (an exact zero sum of opposite signs is +0); a NaN result is the canonical `0x7FFF`.
+    Hfma2: "HFMA2" [ty: PackType = F16x2], &[op("d", D), op("a", S_INT), op("b", S_INT), op("c", S_INT)], optional 0, Fp32, Fp32, [];
+    /// `d = min(a, b)` on each half of the pair (`F16X2` or `BF16X2`); the non-NaN operand wins, -0 is below +0, and two NaNs give `0x7FFF`.
+    Hmin2: "HMIN2" [ty: PackType = F16x2], DAB_INT, optional 0, Fp32, Fp32, [];
+    /// `d = max(a, b)` on each half of the pair (`F16X2` or `BF16X2`); the non-NaN operand wins, +0 is above -0, and two NaNs give `0x7FFF`.
+    Hmax2: "HMAX2" [ty: PackType = F16x2], DAB_INT, optional 0, Fp32, Fp32, [];
 }
 
 impl Opcode {
