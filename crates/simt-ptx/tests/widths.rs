@@ -672,8 +672,9 @@ fn narrow_integers_to_and_from_floats_and_their_shifts() {
     });
 }
 
-/// Scalar f16 and bf16 arithmetic, done in f32 and rounded once more: exactly the correctly
-/// rounded result (checked against the exact f64 result rounded once), NaN for NaN.
+/// Scalar f16 and bf16 arithmetic, one instruction on a pair whose high half is zero: the
+/// correctly rounded result (checked against the exact f64 result rounded once), NaN for NaN,
+/// and the register still zero-extended (`cvt.u64.u16` reads all of it).
 #[test]
 fn scalar_half_arithmetic_is_correctly_rounded() {
     let body = "\tadd.f16 %h0, %s, %t;\n\tcvt.u64.u16 %o0, %h0;\n\tsub.rn.f16 %h1, %s, %t;\n\tcvt.u64.u16 %o1, %h1;\n\
@@ -691,11 +692,14 @@ fn scalar_half_arithmetic_is_correctly_rounded() {
         })
         .collect();
     let is_nan_half = |bits: u64| bits as u16 & 0x7C00 == 0x7C00 && bits as u16 & 0x3FF != 0;
-    // Each widens its two halves, computes in f32 and rounds straight into its register.
     let source = kernel(body);
     let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
-    let mul = source.lines().position(|l| l.contains("mul.f16")).expect("the mul") as u32 + 1;
-    assert_eq!(module.kernels[0].lines.iter().filter(|&&l| l == mul).count(), 4, "CVT, CVT, FMUL, CVT");
+    for (op, mnemonic) in [("add.f16", "HADD2"), ("sub.rn.f16", "HFMA2"), ("mul.f16", "HMUL2"), ("min.f16", "HMIN2"), ("mul.rn.bf16", "HMUL2.BF16X2")] {
+        let line = source.lines().position(|l| l.contains(op)).expect("the instruction") as u32 + 1;
+        let kernel = &module.kernels[0];
+        let made: Vec<String> = kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l == line).map(|(_, i)| simt_isa::format_mnemonic(&i.form)).collect();
+        assert_eq!(made, [mnemonic], "`{op}`");
+    }
     for simt in [SimtModel::Its, SimtModel::Stack] {
         for (lane, (out, &(x, y))) in outputs(body, &inputs, simt).iter().zip(&inputs).enumerate() {
             let (a, b) = (half::f16::from_bits(x as u16).to_f64(), half::f16::from_bits(y as u16).to_f64());
@@ -814,6 +818,28 @@ fn pair_arithmetic_and_half_fma() {
             }
         }
     }
+}
+
+/// bf16 `fma`, rounded once: on pairs and on a single half. Random halves near 1 (their f64
+/// sum is exact, so rounding it once is the definition), and the tie 3 (1 + 2^-7) with 2^-100
+/// below and above it, where rounding an f64 sum first would go to even both times.
+#[test]
+fn bf16_fma_rounds_once() {
+    let body = "\tfma.rn.bf16x2 %r1, %a, %b, %c;\n\tcvt.u64.u32 %o0, %r1;\n\tcvt.u16.u32 %h1, %c;\n\tfma.rn.bf16 %h0, %s, %t, %h1;\n\tcvt.u64.u16 %o1, %h0;\n";
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
+    let mut half = || 0x3E00 | (next() & 0x3FF) | ((next() & 1) << 15);
+    let mut inputs: Vec<(u64, u64)> = (0..32).map(|_| (half() | half() << 16, half() | half() << 16 | (half() | half() << 16) << 32)).collect();
+    inputs[0] = (0x4040_4040, 0x0D80_8D80_3F81_3F81);
+    let bf = |bits: u64| half::bf16::from_bits(bits as u16).to_f64();
+    let fma = |a: u64, b: u64, c: u64| {
+        let exact = bf(a).mul_add(bf(b), bf(c));
+        u64::from(half::bf16::from_f64(exact).to_bits())
+    };
+    check(body, &inputs, |x, y| {
+        let (a, b, c) = (x & 0xFFFF_FFFF, y & 0xFFFF_FFFF, y >> 32);
+        let want = if x == 0x4040_4040 { 0x4042_4041 } else { fma(a, b, c) | fma(a >> 16, b >> 16, c >> 16) << 16 };
+        [want, want & 0xFFFF, 0, 0, 0, 0, 0, 0]
+    });
 }
 
 /// PTX's carry flag on 32-bit integers, kept in a register of its own: a 64-bit sum from

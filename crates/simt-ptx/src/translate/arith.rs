@@ -31,15 +31,9 @@ impl<'t, 'a> Entry<'t, 'a> {
         let unsupported = |what: String| unsupported(inst, what);
         let op = inst.op;
         match op {
-            // Halves and pairs of halves have no simt arithmetic: each half is widened, the
-            // operation done wide, and the result rounded back (`half_arith`, which says why
-            // that is exact). bf16 `fma` is not: its products can be any of 2^256 apart from `c`.
+            // Halves and pairs of halves: one instruction on the pair (`half_arith`).
             Op::Add(a) | Op::Sub(a) | Op::Min(a) | Op::Max(a) | Op::Fma(a)
-                if is_half(a.ty)
-                    && !a.ftz
-                    && !a.sat
-                    && matches!(a.rounding, None | Some(px::Rounding::Rn))
-                    && !(matches!(op, Op::Fma(_)) && matches!(a.ty, Type::Bf16 | Type::Bf16x2)) =>
+                if is_half(a.ty) && !a.ftz && !a.sat && matches!(a.rounding, None | Some(px::Rounding::Rn)) =>
             {
                 let kind = match op {
                     Op::Add(_) => HalfOp::Add,
@@ -51,7 +45,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 self.half_arith(inst, a.ty, kind)
             }
             Op::Mul(m) if is_half(m.ty) && !m.ftz && !m.sat && matches!(m.rounding, None | Some(px::Rounding::Rn)) => self.half_arith(inst, m.ty, HalfOp::Mul),
-            Op::Ex2(f) if is_half(f.ty) && f.mode == px::FloatMode::Approx && !f.ftz => self.half_arith(inst, f.ty, HalfOp::Ex2),
+            Op::Ex2(f) if is_half(f.ty) && f.mode == px::FloatMode::Approx && !f.ftz => self.half_ex2(inst, f.ty),
             // The carry flag of 32-bit integer additions lives in a register of its own.
             Op::Add(a) | Op::AddC(a) if (a.cc || matches!(op, Op::AddC(_))) && matches!(a.ty, Type::U32 | Type::S32) && !a.sat => {
                 let [d, x, y] = self.operands(inst)?;

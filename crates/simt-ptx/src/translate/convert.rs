@@ -148,61 +148,67 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     /// An f16 or bf16 operation, or one on each half of a pair (`.f16x2`, `.bf16x2`; the low
-    /// halves first): each half widened exactly, the operation done wide, the result rounded
-    /// to nearest even. In f32 that is the correctly rounded result of +, - and x (24 bits
-    /// are at least 2 x 11 + 2, so the double rounding is innocuous); min, max and
-    /// `ex2.approx` need no such argument. f16 `fma` is done in f64: the product is exact,
-    /// and the one rounding of the sum to 53 bits can only land on an f16 tie when the sum
-    /// was one (an addend small enough to vanish there is below every f16 value).
+    /// halves first): one `HADD2`, `HMUL2`, `HFMA2`, `HMIN2` or `HMAX2`, each rounding once as
+    /// PTX does. A single half is kept in its register's low bits with the high half zero, as
+    /// every 16-bit value is, and +0 in both sources' high halves gives +0, zero bits, in the
+    /// result's. A difference is `b * -1 + a`: exact in its one rounding, and `+0 * -1 + +0`
+    /// is +0 in the high half.
     pub(super) fn half_arith(&mut self, inst: &'t ast::Instruction<'a>, ty: Type, kind: HalfOp) -> Result<()> {
         let (d, sources) = inst.operands.split_first().ok_or_else(|| Diagnostic::new(inst.op_span, "expected operands"))?;
+        let pair = matches!(ty, Type::F16x2 | Type::Bf16x2);
+        let bf16 = matches!(ty, Type::Bf16 | Type::Bf16x2);
+        let ty = if bf16 { isa::PackType::Bf16x2 } else { isa::PackType::F16x2 };
+        // A single half's literal is its 16 bits, the high half zero as a register's.
+        let half = |s: Src| match s {
+            Src::Imm { bits, wide: false } if !pair => Src::imm(bits as u32 & 0xFFFF),
+            s => s,
+        };
+        let sources: Vec<Src> = sources.iter().map(|x| self.src32(x).map(half)).collect::<Result<_>>()?;
+        let minus_one = if bf16 { 0xBF80 } else { 0xBC00 } * if pair { 0x1_0001 } else { 1 };
+        let (form, sources) = match (kind, &sources[..]) {
+            (HalfOp::Add, &[a, b]) => (Form::Hadd2(mods::Hadd2 { ty }), vec![a, b]),
+            (HalfOp::Sub, &[a, b]) => (Form::Hfma2(mods::Hfma2 { ty }), vec![b, Src::imm(minus_one), a]),
+            (HalfOp::Mul, &[a, b]) => (Form::Hmul2(mods::Hmul2 { ty }), vec![a, b]),
+            (HalfOp::Min, &[a, b]) => (Form::Hmin2(mods::Hmin2 { ty }), vec![a, b]),
+            (HalfOp::Max, &[a, b]) => (Form::Hmax2(mods::Hmax2 { ty }), vec![a, b]),
+            (HalfOp::Fma, &[a, b, c]) => (Form::Hfma2(mods::Hfma2 { ty }), vec![a, b, c]),
+            _ => return Err(Diagnostic::new(inst.op_span, format!("`{}` takes {} sources", inst.op.name(), if kind == HalfOp::Fma { 3 } else { 2 }))),
+        };
+        let operands: Vec<isa::Operand> = std::iter::once(dst(self.word(d)?)).chain(sources.into_iter().map(src)).collect();
+        self.emit(form, &operands)
+    }
+
+    /// `ex2.approx` of a half or of each half of a pair (the low half first): widened exactly,
+    /// `MUFU.EX2` in f32, rounded back to nearest even.
+    pub(super) fn half_ex2(&mut self, inst: &'t ast::Instruction<'a>, ty: Type) -> Result<()> {
+        let [d, x] = self.operands(inst)?;
         let half = if matches!(ty, Type::Bf16 | Type::Bf16x2) { isa::CvtType::BF16 } else { isa::CvtType::F16 };
         let pair = matches!(ty, Type::F16x2 | Type::Bf16x2);
-        let wide = if kind == HalfOp::Fma { isa::CvtType::F64 } else { isa::CvtType::F32 };
-        let step = if kind == HalfOp::Fma { 2 } else { 1 };
-        let sources: Vec<Src> = sources.iter().map(|x| self.src32(x)).collect::<Result<_>>()?;
+        let x = self.src32(x)?;
         let t = self.scratch;
-        // Widened sources at t, t + step, ...; then each half's result. A half is picked out
-        // into its widened register (f32: converted in place) or, for f64, a staging register:
-        // at most 4 registers for f32, 9 for f64 (the kernel then has `MMA_SCRATCH`).
-        let result = |h: u8| t + step * sources.len() as u8 + h;
+        // The widened half at t; each half's result at t + 1 + h.
         for h in 0..if pair { 2 } else { 1 } {
-            let mut widened = Vec::with_capacity(sources.len());
-            for (i, &x) in sources.iter().enumerate() {
-                let w = t + step * i as u8;
-                let staging = if step == 2 { result(2) } else { w };
-                let x = match (pair, h) {
-                    (false, _) => x,
-                    (true, 0) => {
-                        self.op(Opcode::And, &[dst(staging), src(x), src(Src::imm(0xFFFF))])?;
-                        Src::reg(staging)
-                    }
-                    _ => {
-                        self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(staging), src(x), src(Src::imm(16))])?;
-                        Src::reg(staging)
-                    }
-                };
-                self.emit(Form::Cvt(mods::Cvt { to: wide, from: half, rnd: isa::Round::Rn }), &[dst(w), src(x)])?;
-                widened.push(if kind == HalfOp::Sub && i == 1 { negate_f32(Src::reg(w)) } else { Src::reg(w) });
-            }
-            let form = match kind {
-                HalfOp::Add | HalfOp::Sub => Form::Fadd(mods::Fadd { ftz: ftz(false), sat: sat(false) }),
-                HalfOp::Mul => Form::Fmul(mods::Fmul { ftz: ftz(false), sat: sat(false) }),
-                HalfOp::Min => Form::Fmin(mods::Fmin { ftz: ftz(false) }),
-                HalfOp::Max => Form::Fmax(mods::Fmax { ftz: ftz(false) }),
-                HalfOp::Ex2 => Form::Mufu(mods::Mufu { op: isa::MufuOp::Ex2, ftz: isa::Ftz::No }),
-                HalfOp::Fma => Form::Dfma(mods::Dfma { rnd: isa::Round::Rn }),
+            let x = match (pair, h) {
+                (false, _) => x,
+                (true, 0) => {
+                    self.op(Opcode::And, &[dst(t), src(x), src(Src::imm(0xFFFF))])?;
+                    Src::reg(t)
+                }
+                _ => {
+                    self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(t), src(x), src(Src::imm(16))])?;
+                    Src::reg(t)
+                }
             };
-            let operands: Vec<isa::Operand> = std::iter::once(dst(t)).chain(widened.into_iter().map(src)).collect();
-            self.emit(form, &operands)?;
-            // A single half's result goes straight to its register: every source is read by now.
-            let to = if pair { result(h) } else { self.word(d)? };
-            self.emit(Form::Cvt(mods::Cvt { to: half, from: wide, rnd: isa::Round::Rn }), &[dst(to), src(Src::reg(t))])?;
+            self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from: half, rnd: isa::Round::Rn }), &[dst(t), src(x)])?;
+            self.emit(Form::Mufu(mods::Mufu { op: isa::MufuOp::Ex2, ftz: isa::Ftz::No }), &[dst(t), src(Src::reg(t))])?;
+            // A single half's result goes straight to its register: its source is read by now.
+            let to = if pair { t + 1 + h } else { self.word(d)? };
+            self.emit(Form::Cvt(mods::Cvt { to: half, from: isa::CvtType::F32, rnd: isa::Round::Rn }), &[dst(to), src(Src::reg(t))])?;
         }
         if pair {
             let d = self.word(d)?;
-            self.op(Opcode::Shl, &[dst(t), src(Src::reg(result(1))), src(Src::imm(16))])?;
-            self.op(Opcode::Or, &[dst(d), src(Src::reg(result(0))), src(Src::reg(t))])?;
+            self.op(Opcode::Shl, &[dst(t), src(Src::reg(t + 2)), src(Src::imm(16))])?;
+            self.op(Opcode::Or, &[dst(d), src(Src::reg(t + 1)), src(Src::reg(t))])?;
         }
         Ok(())
     }

@@ -246,7 +246,6 @@ enum HalfOp {
     Mul,
     Min,
     Max,
-    Ex2,
     Fma,
 }
 
@@ -474,15 +473,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             constants: std::cell::OnceCell::new(),
             read: std::cell::OnceCell::new(),
             scratch: 0,
-            // MMA fragments, the copies' words and the f64 halves of an f16 `fma` need more room.
-            scratch_regs: if items
-                .iter()
-                .any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::Stmatrix(_)) || matches!(i.op, Op::Fma(a) if is_half(a.ty))))
-            {
-                MMA_SCRATCH
-            } else {
-                SCRATCH
-            },
+            // MMA fragments and the copies' words need more room.
+            scratch_regs: if items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::Stmatrix(_)))) { MMA_SCRATCH } else { SCRATCH },
             needs_scratch_pred: items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Set(_)))),
             uses_carry: items.iter().any(|i| matches!(i, Item::Inst(i) if writes_or_reads_carry(i.op))),
             line: 0,
