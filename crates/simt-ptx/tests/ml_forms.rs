@@ -206,6 +206,78 @@ fn more_live_values_than_registers_spill_to_local_memory() {
     }
 }
 
+/// A kernel that would spill because it loads every shared value before using any (as Triton's
+/// f32 matmul does) has its shared loads moved down to their first uses, but never past a
+/// store: values used after one are loaded before it, and read what was there.
+#[test]
+fn shared_loads_move_to_their_uses_but_not_past_a_store() {
+    const WORDS: usize = 300;
+    const BEFORE: usize = 150;
+    let mut body = format!(
+        ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry sink(.param .u64 out, .param .u64 in)\n{{\n\
+         \t.reg .pred %p;\n\t.reg .b32 %t, %s, %q, %k, %v, %acc, %w<{WORDS}>;\n\t.reg .b64 %o, %i, %a;\n\t.shared .align 4 .b8 tile[{}];\n\
+         \tld.param.u64 %o, [out];\n\tld.param.u64 %i, [in];\n\tmov.u32 %t, %tid.x;\n\tmul.wide.u32 %a, %t, 4;\n\tadd.s64 %i, %i, %a;\n\tadd.s64 %o, %o, %a;\n\
+         \tmov.u32 %s, tile;\n\tshl.b32 %k, %t, 2;\n\tadd.s32 %s, %s, %k;\n\tmov.u32 %k, 0;\n\
+         $Lfill:\n\tld.global.u32 %v, [%i];\n\tst.shared.u32 [%s], %v;\n\tadd.s64 %i, %i, 128;\n\tadd.s32 %s, %s, 128;\n\tadd.s32 %k, %k, 1;\n\
+         \tsetp.lt.u32 %p, %k, {WORDS};\n\t@%p bra $Lfill;\n\tsub.s32 %q, %s, 128;\n\tsub.s32 %s, %s, {};\n\tbar.sync 0;\n",
+        128 * WORDS,
+        128 * WORDS
+    );
+    for k in 0..WORDS {
+        body.push_str(&format!("\tld.shared.u32 %w{k}, [%s+{}];\n", 128 * k));
+    }
+    body.push_str("\tmov.u32 %acc, 0;\n");
+    for k in 0..WORDS {
+        if k == BEFORE {
+            // Its address in a register of its own, so that only the store itself holds the loads back.
+            body.push_str("\tst.shared.u32 [%q], 0;\n");
+        }
+        body.push_str(&format!("\txor.b32 %acc, %acc, %w{k};\n\tshf.l.wrap.b32 %acc, %acc, %acc, 1;\n"));
+    }
+    body.push_str("\tst.global.u32 [%o], %acc;\n\tret;\n}\n");
+    let module = simt_ptx::translate("sink.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("sink.ptx", &body, false)));
+    let kernel = &module.kernels[0];
+    let line_of = |text: &str| body.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
+    let pc_of = |line: u32| kernel.lines.iter().position(|&l| l == line).expect("translated");
+    let store = pc_of(line_of("[%q], 0;"));
+    for k in 0..WORDS {
+        let load = pc_of(line_of(&format!("%w{k}, [")));
+        if k < BEFORE {
+            assert_eq!(kernel.lines[load + 1], line_of(&format!("%acc, %w{k};")), "the load of %w{k} is just before its use");
+        } else {
+            assert!(load < store, "the load of %w{k} stays above the store");
+        }
+    }
+    assert!(!simt_isa::disassemble(&module).contains("LOCAL"), "nothing spills");
+    let input: Vec<u32> = (0..32 * WORDS as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let want: Vec<u32> = (0..32).map(|lane| (0..WORDS).fold(0u32, |acc, k| (acc ^ input[32 * k + lane]).rotate_left(1))).collect();
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let list = input.iter().map(|&v| Literal::Int(v.into())).collect();
+        let args = vec![Arg::new("out", ArgInit::Zeros(32)), Arg::new("in", ArgInit::List(list))];
+        let (bytes, _) = run_one_warp(&body, args, "out", simt);
+        let got: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(got, want, "{simt:?}");
+    }
+}
+
+/// Triton's f32 matmul loads its k-slice from shared memory before its 1024 FMAs; with the
+/// loads moved to their uses it needs no LOCAL memory (ptxas: 222 registers), and every FMA
+/// is one `FFMA`.
+#[test]
+fn tritons_f32_matmul_keeps_its_values_in_registers() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/ml/triton/matmul_f32_s3.ptx");
+    let source = std::fs::read_to_string(path).unwrap();
+    let module = simt_ptx::translate("matmul_f32_s3.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", &source, false)));
+    assert!(!simt_isa::disassemble(&module).contains("LOCAL"), "nothing spills");
+    let kernel = &module.kernels[0];
+    let fmas: Vec<u32> = source.lines().enumerate().filter(|(_, l)| l.contains("fma.rn.f32")).map(|(i, _)| i as u32 + 1).collect();
+    assert_eq!(fmas.len(), 1024);
+    for line in fmas {
+        let code: Vec<String> = kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l == line).map(|(_, i)| i.opcode().to_string()).collect();
+        assert_eq!(code, ["FFMA"], "line {line}");
+    }
+}
+
 /// Triton's pipelined loads: `cp.async` copies 16 bytes per lane, of which the first
 /// `src-size` come from global memory and the rest are zeros (here 0 to 16 bytes, so words
 /// are cut within), a guarded 4-byte copy skips its lane, and the groups complete when waited for.

@@ -39,6 +39,7 @@ mod halves;
 mod memory;
 mod pointers;
 mod registers;
+mod schedule;
 
 use pointers::{mentioned_names, pointer_types};
 
@@ -415,7 +416,7 @@ fn translate_entry(
         let (mut items, mut decls) = (Vec::new(), Vec::new());
         flatten(body, &mut items, &mut decls);
         let words = halves::whole_words(&items);
-        return Entry::translate(module, f, replace(items, &words), decls, Inlined::default(), lines, (target, older));
+        return translate_scheduled(module, f, replace(items, &words), decls, Inlined::default(), lines, (target, older));
     }
     let mut expanded = plan.expand(|offset| lines.line(offset));
     let calls = std::mem::take(&mut expanded.calls);
@@ -430,7 +431,29 @@ fn translate_entry(
     let decls = expanded.decls.iter().collect();
     let inlined = Inlined { bindings: &expanded.bindings, item_frames, calls };
     let words = halves::whole_words(&items);
-    Entry::translate(module, f, replace(items, &words), decls, inlined, lines, (target, older))
+    translate_scheduled(module, f, replace(items, &words), decls, inlined, lines, (target, older))
+}
+
+/// Translates `items`; where that spills registers, also with its shared-memory loads moved
+/// down to their first uses (`schedule.rs`), and keeps the shorter kernel.
+fn translate_scheduled<'t, 'a>(
+    module: &'t ast::Module<'a>,
+    f: &'t ast::Function<'a>,
+    items: Vec<Item<'t, 'a>>,
+    decls: Vec<&'t Statement<'a>>,
+    inlined: Inlined<'_, 'a>,
+    lines: &'t LineIndex,
+    arch: (Option<isa::Target>, Option<u32>),
+) -> std::result::Result<Kernel, Vec<Diagnostic>> {
+    let (kernel, spilled) = Entry::translate(module, f, &items, decls.clone(), &inlined, lines, arch)?;
+    let Some(order) = spilled.then(|| schedule::sink_shared_loads(&items)).flatten() else { return Ok(kernel) };
+    let items: Vec<_> = order.iter().map(|&at| items[at]).collect();
+    let item_frames = if inlined.item_frames.is_empty() { Vec::new() } else { order.iter().map(|&at| inlined.item_frames[at]).collect() };
+    let inlined = Inlined { item_frames, ..inlined };
+    match Entry::translate(module, f, &items, decls, &inlined, lines, arch) {
+        Ok((sunk, _)) if sunk.code.len() < kernel.code.len() => Ok(sunk),
+        _ => Ok(kernel),
+    }
 }
 
 /// `items` with the instructions `replacements` has for their positions in its place.
@@ -450,15 +473,16 @@ struct Inlined<'b, 'a> {
 }
 
 impl<'t, 'a> Entry<'t, 'a> {
+    /// The kernel, and whether its registers spilled to LOCAL memory.
     fn translate(
         module: &'t ast::Module<'a>,
         f: &'t ast::Function<'a>,
-        items: Vec<Item<'t, 'a>>,
+        items: &[Item<'t, 'a>],
         decls: Vec<&'t Statement<'a>>,
-        inlined: Inlined<'_, 'a>,
+        inlined: &Inlined<'_, 'a>,
         lines: &'t LineIndex,
         (target, older): (Option<isa::Target>, Option<u32>),
-    ) -> std::result::Result<Kernel, Vec<Diagnostic>> {
+    ) -> std::result::Result<(Kernel, bool), Vec<Diagnostic>> {
         let mut entry = Entry {
             b: KernelBuilder::new(f.name.value),
             lines,
@@ -495,15 +519,15 @@ impl<'t, 'a> Entry<'t, 'a> {
             entry.b.target(target);
         }
         let mut errors = Vec::new();
-        entry.declare(module, f, &decls, &items, inlined.bindings, &mut errors);
-        if let Err(e) = entry.allocate(&items) {
+        entry.declare(module, f, &decls, items, inlined.bindings, &mut errors);
+        if let Err(e) = entry.allocate(items) {
             errors.push(e);
         }
         entry.insts = items.iter().filter_map(|i| if let Item::Inst(i) = i { Some(*i) } else { None }).collect();
         if !errors.is_empty() {
             return Err(errors);
         }
-        entry.labels = LabelNames::new(&items);
+        entry.labels = LabelNames::new(items);
         if let Err(e) = entry.load_module_variables() {
             errors.push(e);
         }
@@ -526,10 +550,11 @@ impl<'t, 'a> Entry<'t, 'a> {
         // The builder validates every instruction; a broken one is the translation's fault,
         // shown at the PTX instruction it came from.
         if !inlined.calls.is_empty() {
-            entry.b.frames(isa::Frames { calls: inlined.calls, of_pc: std::mem::take(&mut entry.frames) });
+            entry.b.frames(isa::Frames { calls: inlined.calls.clone(), of_pc: std::mem::take(&mut entry.frames) });
         }
         let spans = std::mem::take(&mut entry.spans);
-        entry.b.finish().map_err(|found| {
+        let spilled = entry.reload.is_some();
+        let kernel = entry.b.finish().map_err(|found| {
             found
                 .into_iter()
                 .map(|e| match &e {
@@ -538,8 +563,9 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                     _ => Diagnostic::new(f.name.span, format!("kernel `{}`: {e}", f.name.value)),
                 })
-                .collect()
-        })
+                .collect::<Vec<_>>()
+        })?;
+        Ok((kernel, spilled))
     }
 
     /// Registers, variables and parameters.

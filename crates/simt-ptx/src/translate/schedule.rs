@@ -1,0 +1,145 @@
+//! Shared-memory loads moved down to their first use, for kernels that would otherwise
+//! spill. Triton's f32 matmul loads a whole k-slice of A and B from shared memory before
+//! its FMAs, several hundred values live at once; ptxas interleaves the loads with the FMAs
+//! and needs 222 registers, where the allocator, keeping PTX's order, spilled most of them
+//! and added a LOCAL load and store to most FMAs.
+//!
+//! A load moves within its basic block only, and only past instructions that neither
+//! mention a register it mentions (its destinations, address and guard) nor write or order
+//! memory: a store, atomic, barrier, fence or copy between the two places could change
+//! what it reads.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::Item;
+use crate::ast;
+use crate::ops::{Op, StateSpace};
+
+/// The order of `items` (positions in it) with each shared-memory load just before the first
+/// instruction after it that it may not move past; `None` when no load moves.
+pub(super) fn sink_shared_loads(items: &[Item<'_, '_>]) -> Option<Vec<usize>> {
+    // The loads that move to just before each position (the end is `items.len()`), latest first.
+    let mut sunk: Vec<Vec<usize>> = vec![Vec::new(); items.len() + 1];
+    let mut moved = vec![false; items.len()];
+    // Where each register is next mentioned, and where the next instruction no load passes is.
+    let mut next_mention: HashMap<&str, usize> = HashMap::default();
+    let mut wall = items.len();
+    let mut names = Vec::new();
+    for (at, item) in items.iter().enumerate().rev() {
+        let Item::Inst(inst) = item else {
+            wall = at;
+            continue;
+        };
+        names.clear();
+        mentions(inst, &mut names);
+        let mut place = at;
+        if matches!(inst.op, Op::Ld(m) if m.space == Some(StateSpace::Shared) && m.semantics.is_none()) {
+            let stop = names.iter().filter_map(|n| next_mention.get(n)).copied().fold(wall, usize::min);
+            if stop > at + 1 {
+                sunk[stop].push(at);
+                moved[at] = true;
+                place = stop;
+            }
+        }
+        for &name in &names {
+            next_mention.insert(name, place);
+        }
+        if !loads_may_pass(inst.op) {
+            wall = at;
+        }
+    }
+    if !moved.contains(&true) {
+        return None;
+    }
+    let mut order = Vec::with_capacity(items.len());
+    for (at, loads) in sunk.iter().enumerate() {
+        order.extend(loads.iter().rev());
+        if at < items.len() && !moved[at] {
+            order.push(at);
+        }
+    }
+    Some(order)
+}
+
+/// Every register `inst` reads or writes, its guard included.
+fn mentions<'a>(inst: &ast::Instruction<'a>, out: &mut Vec<&'a str>) {
+    inst.operands.iter().for_each(|o| o.names(out));
+    out.extend(inst.guard.map(|g| g.predicate));
+}
+
+/// Whether a shared-memory load may move down past `op`: an instruction that computes only
+/// registers, or a plain load (not `.volatile`, `.acquire`, ...). The match names every
+/// opcode, so a new one must be placed.
+fn loads_may_pass(op: Op) -> bool {
+    match op {
+        Op::Ld(m) => m.semantics.is_none(),
+        Op::Add(_)
+        | Op::Sub(_)
+        | Op::AddC(_)
+        | Op::SubC(_)
+        | Op::Mul(_)
+        | Op::Mad(_)
+        | Op::MadC(_)
+        | Op::Fma(_)
+        | Op::Div(_)
+        | Op::Rem(_)
+        | Op::Neg(_)
+        | Op::Abs(_)
+        | Op::Min(_)
+        | Op::Max(_)
+        | Op::And(_)
+        | Op::Or(_)
+        | Op::Xor(_)
+        | Op::Not(_)
+        | Op::Cnot(_)
+        | Op::Shl(_)
+        | Op::Shr(_)
+        | Op::Shf(_)
+        | Op::Popc(_)
+        | Op::Clz(_)
+        | Op::Brev(_)
+        | Op::Bfind(_)
+        | Op::Copysign(_)
+        | Op::Bfe(_)
+        | Op::Bfi(_)
+        | Op::Prmt(_)
+        | Op::Setp(_)
+        | Op::Set(_)
+        | Op::Selp(_)
+        | Op::Rcp(_)
+        | Op::Sqrt(_)
+        | Op::Rsqrt(_)
+        | Op::Ex2(_)
+        | Op::Lg2(_)
+        | Op::Sin(_)
+        | Op::Cos(_)
+        | Op::Tanh(_)
+        | Op::Cvt(_)
+        | Op::Cvta(_)
+        | Op::Isspacep(_)
+        | Op::Mov(_)
+        | Op::Shfl(_)
+        | Op::Vote(_)
+        | Op::Activemask
+        | Op::Redux(_)
+        | Op::Match(_)
+        | Op::Mma(_)
+        | Op::Ldmatrix(_) => true,
+        Op::St(_)
+        | Op::Atom(_)
+        | Op::Red(_)
+        | Op::Bar(_)
+        | Op::BarWarpSync
+        | Op::Membar(_)
+        | Op::Fence(_)
+        | Op::Bra(_)
+        | Op::Call(_)
+        | Op::Ret(_)
+        | Op::Exit
+        | Op::Trap
+        | Op::CpAsync(_)
+        | Op::CpAsyncCommit
+        | Op::CpAsyncWait { .. }
+        | Op::Stmatrix(_) => false,
+    }
+}
