@@ -179,6 +179,8 @@ fn vectors_of_bytes_and_halves() {
         "\tst.global.v4.u8 [%rd6], {%h3, %h2, %h1, %h0};\n\tld.global.u32 %r5, [%rd6];\n\tcvt.u64.u32 %o4, %r5;\n".to_string(),
         "\tst.global.v2.u16 [%rd6+4], {%t, %s};\n\tld.global.u32 %r5, [%rd6+4];\n\tcvt.u64.u32 %o5, %r5;\n".to_string(),
         "\tst.global.v2.u8 [%rd6+8], {%s, %t};\n\tld.global.u32 %r5, [%rd6+8];\n\tcvt.u64.u32 %o6, %r5;\n".to_string(),
+        // A word register's upper bits and a literal's stay out of the neighbouring element.
+        "\tst.global.v4.b16 [%rd6], {%a, %s, 0x1234, %b};\n\tld.global.v2.u32 {%r5, %r6}, [%rd6];\n\tmov.b64 %o7, {%r5, %r6};\n".to_string(),
     ]
     .concat();
     check(&body, &integer_pairs(), |x, y| {
@@ -196,7 +198,7 @@ fn vectors_of_bytes_and_halves() {
             u64::from(u32::from(t) | u32::from(s) << 16),
             // Two bytes stored: the upper half keeps y's.
             u64::from(u32::from(s as u8) | u32::from(t as u8) << 8 | (y as u32 & 0xFFFF_0000)),
-            0,
+            join([x as u16, s, 0x1234, y as u16]),
         ]
     });
 }

@@ -201,21 +201,29 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let d = self.word(part)?;
                 let ty = if ty.is_signed() { isa::IntType::S32 } else { isa::IntType::U32 };
                 self.emit(Form::Bfe(mods::Bfe { ty }), &[dst(d), src(Src::reg(word)), src(pos), src(len)])?;
-                if let Some(Class::Word { bits: reg_bits @ (8 | 16) }) = self.class_of_operand(part) {
+                // Unsigned, the field comes zero-extended; signed, its sign fills the upper bits.
+                if let Some(Class::Word { bits: reg_bits @ (8 | 16) }) = self.class_of_operand(part)
+                    && ty == isa::IntType::S32
+                {
                     self.narrow(d, reg_bits.max(16))?;
                 }
             }
             return Ok(());
         }
-        // Zeroed first, so that no bit is read unwritten.
-        self.mov(t, Src::imm(0))?;
-        if whole == isa::MemType::B64 {
-            self.mov(t + 1, Src::imm(0))?;
-        }
-        for (i, part) in parts.iter().enumerate().filter(|(_, p)| p.kind != OperandKind::Sink) {
-            let (word, pos, len) = place(i);
-            let x = self.src32(part)?;
-            self.op(Opcode::Bfi, &[dst(word), src(x), src(Src::reg(word)), src(pos), src(len)])?;
+        // Each word from its elements: the first as it is, the others inserted above it, whose
+        // fields cover every bit of the first one's register that the access stores.
+        for (w, elements) in parts.chunks((32 / bits) as usize).enumerate() {
+            let word = t + w as u8;
+            let mut value = Src::imm(0);
+            for (i, part) in elements.iter().enumerate() {
+                let x = if part.kind == OperandKind::Sink { Src::imm(0) } else { self.src32(part)? };
+                if i == 0 {
+                    value = x;
+                    continue;
+                }
+                self.op(Opcode::Bfi, &[dst(word), src(x), src(value), src(Src::imm(i as u32 * bits)), src(Src::imm(bits))])?;
+                value = Src::reg(word);
+            }
         }
         self.emit(at.st(vec, whole), &[address, src(Src::reg(t))])
     }
