@@ -155,6 +155,18 @@ fn tinygrad_int64_buffers_are_pointers() {
     }
 }
 
+/// Runs `body` (parameters `out` and `in`) on one warp under both SIMT models: lane `l`'s
+/// word of `out` must be `want[l]`.
+fn each_lanes_word_is(body: &str, input: &[u32], want: &[u32]) {
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let list = input.iter().map(|&v| Literal::Int(v.into())).collect();
+        let args = vec![Arg::new("out", ArgInit::Zeros(32)), Arg::new("in", ArgInit::List(list))];
+        let (bytes, _) = run_one_warp(body, args, "out", simt);
+        let got: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(got, want, "{simt:?}");
+    }
+}
+
 /// More live values than simt has registers (a Triton sm_70 matmul needs 255, tinygrad's
 /// `max_unpool2d` more): the ones that find no register live in LOCAL memory, as ptxas spills
 /// them, and the kernel computes what it would with registers enough.
@@ -197,13 +209,7 @@ fn more_live_values_than_registers_spill_to_local_memory() {
             acc.wrapping_add(sum as u32)
         })
         .collect();
-    for simt in [SimtModel::Its, SimtModel::Stack] {
-        let list = input.iter().map(|&v| Literal::Int(v.into())).collect();
-        let args = vec![Arg::new("out", ArgInit::Zeros(32)), Arg::new("in", ArgInit::List(list))];
-        let (bytes, _) = run_one_warp(&body, args, "out", simt);
-        let got: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-        assert_eq!(got, want, "{simt:?}");
-    }
+    each_lanes_word_is(&body, &input, &want);
 }
 
 /// A kernel that would spill because it loads every shared value before using any (as Triton's
@@ -251,13 +257,7 @@ fn shared_loads_move_to_their_uses_but_not_past_a_store() {
     assert!(!simt_isa::disassemble(&module).contains("LOCAL"), "nothing spills");
     let input: Vec<u32> = (0..32 * WORDS as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
     let want: Vec<u32> = (0..32).map(|lane| (0..WORDS).fold(0u32, |acc, k| (acc ^ input[32 * k + lane]).rotate_left(1))).collect();
-    for simt in [SimtModel::Its, SimtModel::Stack] {
-        let list = input.iter().map(|&v| Literal::Int(v.into())).collect();
-        let args = vec![Arg::new("out", ArgInit::Zeros(32)), Arg::new("in", ArgInit::List(list))];
-        let (bytes, _) = run_one_warp(&body, args, "out", simt);
-        let got: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-        assert_eq!(got, want, "{simt:?}");
-    }
+    each_lanes_word_is(&body, &input, &want);
 }
 
 /// Triton's f32 matmul loads its k-slice from shared memory before its 1024 FMAs; with the
