@@ -844,6 +844,38 @@ fn bf16_fma_rounds_once() {
     });
 }
 
+/// Comparisons of halves, each widened exactly (tinygrad's `setp.lt.f16`): ordered and unordered,
+/// one half or a pair into two predicates (`p|q`, the low halves into `p`), and combined with a
+/// predicate.
+#[test]
+fn half_comparisons() {
+    let body = "\tsetp.lt.f16 %p1, %s, %t;\n\tselp.u32 %r1, 1, 0, %p1;\n\tsetp.neu.bf16 %p2, %s, %t;\n\tselp.u32 %r2, 1, 0, %p2;\n\tmov.b64 %o0, {%r1, %r2};\n\
+                \tsetp.gtu.f16x2 %p1|%p2, %a, %b;\n\tselp.u32 %r1, 1, 0, %p1;\n\tselp.u32 %r2, 1, 0, %p2;\n\tmov.b64 %o1, {%r1, %r2};\n\
+                \tsetp.ne.u32 %p3, %c, 0;\n\tsetp.le.and.bf16x2 %p1|%p2, %a, %b, %p3;\n\tselp.u32 %r1, 1, 0, %p1;\n\tselp.u32 %r2, 1, 0, %p2;\n\tmov.b64 %o2, {%r1, %r2};\n";
+    // Zeros of both signs, NaNs, infinities, subnormals and ordinary values, in f16 and bf16 alike.
+    let halves = [0x0000u64, 0x8000, 0x7E00, 0x7FC0, 0x7C00, 0xFC00, 0x0001, 0x3C00, 0xBC00, 0x3C01, 0x4000, 0x7F80];
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
+    let mut pick = || halves[(next() % halves.len() as u64) as usize];
+    let inputs: Vec<(u64, u64)> = (0..32).map(|lane| (pick() | pick() << 16, pick() | pick() << 16 | (lane % 2) << 32)).collect();
+    let f = |bits: u64| half::f16::from_bits(bits as u16).to_f32();
+    let bf = |bits: u64| half::bf16::from_bits(bits as u16).to_f32();
+    check(body, &inputs, |x, y| {
+        let (a, b, c) = (x & 0xFFFF_FFFF, y & 0xFFFF_FFFF, y >> 32);
+        let gtu = |p: f32, q: f32| !(p <= q);
+        let pair = |lo: bool, hi: bool| u64::from(lo) | u64::from(hi) << 32;
+        [
+            pair(f(a) < f(b), bf(a) != bf(b)),
+            pair(gtu(f(a), f(b)), gtu(f(a >> 16), f(b >> 16))),
+            pair(bf(a) <= bf(b) && c != 0, bf(a >> 16) <= bf(b >> 16) && c != 0),
+            0,
+            0,
+            0,
+            0,
+            0,
+        ]
+    });
+}
+
 /// PTX's carry flag on 32-bit integers, kept in a register of its own: a 64-bit sum from
 /// `add.cc` + `addc`, a three-word sum through `addc.cc`, and `a * b + c` in 64 bits from
 /// `mad.lo.cc` + `madc.hi` (Triton's range reduction in `sin`/`cos`).

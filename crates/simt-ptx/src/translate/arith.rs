@@ -807,11 +807,52 @@ impl<'t, 'a> Entry<'t, 'a> {
             [d, x, y, q] => (d, x, y, Some(q)),
             _ => return Err(Diagnostic::new(inst.span, "`setp` takes 3 or 4 operands")),
         };
-        if matches!(d.kind, OperandKind::Pair(..)) {
-            return Err(unsupported("`setp` with two destinations (`p|q`)".into()));
+        let OperandKind::Pair(low, high) = d.kind else {
+            let p = self.pred(d)?;
+            return self.compare(inst, s, p, x, y, q);
+        };
+        // A pair of halves sets `p` from the low halves and `q` from the high ones.
+        let half = match (s.ty, s.ftz) {
+            (Type::F16x2, false) => Type::F16,
+            (Type::Bf16x2, false) => Type::Bf16,
+            (ty, true) => return Err(unsupported(format!("`setp.ftz{ty}`"))),
+            (ty, false) => return Err(unsupported(format!("`setp` with two destinations (`p|q`) on `{ty}`: they are for `.f16x2` and `.bf16x2`"))),
+        };
+        let combined = q.and_then(|q| match q.kind {
+            OperandKind::Name(n) | OperandKind::Not(n) => Some(n),
+            _ => None,
+        });
+        if combined.is_some_and(|c| c == low) || [low, high].iter().any(|&n| self.spilled(n).is_some()) {
+            return Err(unsupported(
+                "`setp` into two predicates that its combining predicate names, or that live in registers (more than five predicates live)".into(),
+            ));
         }
-        let p = self.pred(d)?;
-        self.compare(inst, s, p, x, y, q)
+        for (upper, name) in [(false, low), (true, high)] {
+            let p = self.pred(&ast::Operand { kind: OperandKind::Name(name), span: d.span })?;
+            let (a, b) = (self.src32(x)?, self.src32(y)?);
+            let (a, b) = self.widen_halves(a, b, half, upper)?;
+            self.float_compare(inst, px::Setp { ty: Type::F32, ..s }, p, a, b, q)?;
+        }
+        Ok(())
+    }
+
+    /// The halves of `x` and `y` (the low ones, or with `upper` the high ones) widened to f32,
+    /// exactly, in the first two scratch registers.
+    fn widen_halves(&mut self, x: Src, y: Src, ty: Type, upper: bool) -> Result<(Src, Src)> {
+        let from = if ty == Type::Bf16 { isa::CvtType::BF16 } else { isa::CvtType::F16 };
+        let t = self.scratch;
+        for (k, v) in [x, y].into_iter().enumerate() {
+            let w = t + k as u8;
+            // `CVT` reads a half from the low 16 bits.
+            let v = if upper {
+                self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(w), src(v), src(Src::imm(16))])?;
+                Src::reg(w)
+            } else {
+                v
+            };
+            self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from, rnd: isa::Round::Rn }), &[dst(w), src(v)])?;
+        }
+        Ok((Src::reg(t), Src::reg(t + 1)))
     }
 
     /// `set.cmp[.bool].dtype.stype d, a, b[, c]`: the comparison into the predicate kept back
@@ -852,16 +893,6 @@ impl<'t, 'a> Entry<'t, 'a> {
         y: &'t ast::Operand<'a>,
         q: Option<&'t ast::Operand<'a>>,
     ) -> Result<()> {
-        let unsupported = |what: String| unsupported(inst, what);
-        let q = match q {
-            Some(q) => self.pred_src(q)?,
-            None => isa::Operand::PredSrc { pred: isa::PT, negated: false },
-        };
-        let bop = match s.combine {
-            None | Some(px::BoolOp::And) => isa::BoolOp::And,
-            Some(px::BoolOp::Or) => isa::BoolOp::Or,
-            Some(px::BoolOp::Xor) => isa::BoolOp::Xor,
-        };
         use px::CmpOp as C;
         if s.ty.is_integer() {
             let (cmp, unsigned) = match s.cmp {
@@ -877,6 +908,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 C::Hs => (isa::Cmp::Ge, true),
                 other => return Err(Diagnostic::new(inst.op_span, format!("`{other}` compares floating-point values, not `{}`", s.ty))),
             };
+            let (bop, q) = self.combining(s, q)?;
             let signed = !unsigned && s.ty.is_signed();
             if s.ty.bits() == 64 {
                 let ty = if signed { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
@@ -894,34 +926,68 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             return self.emit(Form::Isetp(mods::Isetp { cmp, ty, bop }), &[isa::Operand::Pred(p), src(x), src(y), q]);
         }
-        let cmp = match s.cmp {
-            C::Eq => isa::FCmp::Eq,
-            C::Ne => isa::FCmp::Ne,
-            C::Lt => isa::FCmp::Lt,
-            C::Le => isa::FCmp::Le,
-            C::Gt => isa::FCmp::Gt,
-            C::Ge => isa::FCmp::Ge,
-            C::Equ => isa::FCmp::Equ,
-            C::Neu => isa::FCmp::Neu,
-            C::Ltu => isa::FCmp::Ltu,
-            C::Leu => isa::FCmp::Leu,
-            C::Gtu => isa::FCmp::Gtu,
-            C::Geu => isa::FCmp::Geu,
-            C::Num => isa::FCmp::Num,
-            C::Nan => isa::FCmp::Nan,
-            other => return Err(Diagnostic::new(inst.op_span, format!("`{other}` compares unsigned integers, not `{}`", s.ty))),
-        };
         match (s.ty, s.ftz) {
-            (Type::F32, ftz) => {
+            (Type::F32, _) => {
                 let (x, y) = (self.src32(x)?, self.src32(y)?);
-                let (x, y) = (self.flushed(x, ftz, 0)?, self.flushed(y, ftz, 1)?);
-                self.emit(Form::Fsetp(mods::Fsetp { cmp, bop }), &[isa::Operand::Pred(p), src(x), src(y), q])
+                self.float_compare(inst, s, p, x, y, q)
             }
             (Type::F64, _) => {
+                let cmp = float_cmp(inst, s)?;
+                let (bop, q) = self.combining(s, q)?;
                 let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
                 self.emit(Form::Dsetp(mods::Dsetp { cmp, bop }), &[isa::Operand::Pred(p), src(x), src(y), q])
             }
-            (ty, ftz) => Err(unsupported(format!("`setp{}{ty}`", if ftz { ".ftz" } else { "" }))),
+            // Widened exactly, halves compare as their f32 values do.
+            (Type::F16 | Type::Bf16, false) => {
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                let (x, y) = self.widen_halves(x, y, s.ty, false)?;
+                self.float_compare(inst, px::Setp { ty: Type::F32, ..s }, p, x, y, q)
+            }
+            (ty, ftz) => Err(unsupported(inst, format!("`setp{}{ty}`", if ftz { ".ftz" } else { "" }))),
         }
     }
+
+    /// `p = (x cmp y) bop q` on f32 values (flushed first with `.ftz`).
+    fn float_compare(&mut self, inst: &'t ast::Instruction<'a>, s: px::Setp, p: u8, x: Src, y: Src, q: Option<&'t ast::Operand<'a>>) -> Result<()> {
+        let cmp = float_cmp(inst, s)?;
+        let (bop, q) = self.combining(s, q)?;
+        let (x, y) = (self.flushed(x, s.ftz, 0)?, self.flushed(y, s.ftz, 1)?);
+        self.emit(Form::Fsetp(mods::Fsetp { cmp, bop }), &[isa::Operand::Pred(p), src(x), src(y), q])
+    }
+
+    /// How a comparison combines with its predicate operand (`PT` without one), and that operand.
+    fn combining(&self, s: px::Setp, q: Option<&'t ast::Operand<'a>>) -> Result<(isa::BoolOp, isa::Operand)> {
+        let q = match q {
+            Some(q) => self.pred_src(q)?,
+            None => isa::Operand::PredSrc { pred: isa::PT, negated: false },
+        };
+        let bop = match s.combine {
+            None | Some(px::BoolOp::And) => isa::BoolOp::And,
+            Some(px::BoolOp::Or) => isa::BoolOp::Or,
+            Some(px::BoolOp::Xor) => isa::BoolOp::Xor,
+        };
+        Ok((bop, q))
+    }
+}
+
+/// The float comparison `s` names.
+fn float_cmp(inst: &ast::Instruction<'_>, s: px::Setp) -> Result<isa::FCmp> {
+    use px::CmpOp as C;
+    Ok(match s.cmp {
+        C::Eq => isa::FCmp::Eq,
+        C::Ne => isa::FCmp::Ne,
+        C::Lt => isa::FCmp::Lt,
+        C::Le => isa::FCmp::Le,
+        C::Gt => isa::FCmp::Gt,
+        C::Ge => isa::FCmp::Ge,
+        C::Equ => isa::FCmp::Equ,
+        C::Neu => isa::FCmp::Neu,
+        C::Ltu => isa::FCmp::Ltu,
+        C::Leu => isa::FCmp::Leu,
+        C::Gtu => isa::FCmp::Gtu,
+        C::Geu => isa::FCmp::Geu,
+        C::Num => isa::FCmp::Num,
+        C::Nan => isa::FCmp::Nan,
+        other => return Err(Diagnostic::new(inst.op_span, format!("`{other}` compares unsigned integers, not `{}`", s.ty))),
+    })
 }
