@@ -876,6 +876,14 @@ fn half_comparisons() {
     });
 }
 
+/// An integer literal wider than its use keeps its low bits, as ptxas does (`mov.b32 %r,
+/// 4294967297` is 1): tinygrad writes `4294967296U` for a 32-bit counter's overflow.
+#[test]
+fn wide_literals_keep_their_low_bits() {
+    let body = "\tmov.b32 %r1, 4294967296U;\n\tadd.u32 %r2, %a, 4294967297;\n\tmov.b64 %o0, {%r1, %r2};\n\tmov.b16 %h0, 65537;\n\tcvt.u64.u16 %o1, %h0;\n";
+    check(body, &integer_pairs(), |x, _| [u64::from((x as u32).wrapping_add(1)) << 32, 1, 0, 0, 0, 0, 0, 0]);
+}
+
 /// PTX's carry flag on 32-bit integers, kept in a register of its own: a 64-bit sum from
 /// `add.cc` + `addc`, a three-word sum through `addc.cc`, and `a * b + c` in 64 bits from
 /// `mad.lo.cc` + `madc.hi` (Triton's range reduction in `sin`/`cos`).

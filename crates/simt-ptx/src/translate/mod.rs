@@ -963,18 +963,14 @@ impl<'t, 'a> Entry<'t, 'a> {
             .ok_or_else(|| Diagnostic::new(span, format!("`{name}` is not a register, shared or local variable, or parameter of this kernel")))
     }
 
-    /// A 32-bit source: a register (the low word of a pair), a literal, or a variable's address.
+    /// A 32-bit source: a register (the low word of a pair), a literal (its low 32 bits: PTX
+    /// converts an integer constant to the size of its use, and ptxas keeps the low bits of
+    /// tinygrad's `mov.b32 %r, 4294967296U`), or a variable's address.
     fn src32(&self, o: &ast::Operand<'a>) -> Result<Src> {
         match o.kind {
             OperandKind::Name(n) if self.locs.contains_key(n) => Ok(Src::reg(self.word(o)?)),
             OperandKind::Name(n) => Ok(self.symbol(n, o.span)?.value()),
-            OperandKind::Immediate(Immediate::Int(v)) => {
-                if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&v) {
-                    Ok(Src::imm(v as u32))
-                } else {
-                    Err(Diagnostic::new(o.span, format!("{v} does not fit 32 bits")))
-                }
-            }
+            OperandKind::Immediate(Immediate::Int(v)) => Ok(Src::imm(v as u32)),
             OperandKind::Immediate(Immediate::F32(bits)) => Ok(Src::imm(bits)),
             _ => Err(Diagnostic::new(o.span, "expected a 32-bit register or literal")),
         }
