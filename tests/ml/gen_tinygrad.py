@@ -167,6 +167,10 @@ def cases():
     case("f16_arith", {"a": h1, "b": h2, "c": h3}, lambda a, b, c: a * b + c - a.maximum(c),
          lambda a, b, c: (a.astype(np.float32) * b + c - np.maximum(a, c)).astype(np.float16),
          mc.close(1e-3, 1e-3, "f16 fma against the emulator's f64 arithmetic rounded to f16"), check=5e-3)
+    h_nan = h1.copy()
+    h_nan[::37] = np.nan
+    case("f16_compare", {"a": h_nan, "b": h2}, lambda a, b: (a < b).where(a, b) + (a != a).cast(dtypes.float16),
+         lambda a, b: np.where(a < b, a, b) + (a != a).astype(np.float16), exact)
     case("f16_exp2", {"a": (f32(1024, lo=-8, hi=8)).astype(np.float16)}, lambda a: a.exp2(),
          lambda a: np.exp2(a.astype(np.float32)).astype(np.float16), mc.close(1e-3, 1e-5, "ex2.approx.f16"), check=2e-3)
 
