@@ -71,6 +71,36 @@ fn saxpy() {
     }
 }
 
+// ---------------------------------------------------------------- hsaxpy
+
+/// `a` rounded to f16, then `a * x + y` in f16, each rounded once: the f64 product of halves
+/// is exact and so is its sum with a half (both within 40 bits), so one rounding to f16 is it.
+fn check_hsaxpy(l: &Launched) {
+    let n = l.u32("n") as usize;
+    let a = f64::from(half::f16::from_f32(l.f32("a")));
+    let x = f16s(l.input("x"));
+    let mut want = f16s(l.input("y"));
+    for i in 0..n {
+        want[i] = half::f16::from_f64(a * f64::from(x[i]) + f64::from(want[i])).to_f32();
+    }
+    assert_f32_bits("y", &f16s(l.output("y")), &want);
+}
+
+#[test]
+fn hsaxpy() {
+    let module = load("hsaxpy.s");
+    // More threads than pairs, and sums past f16's largest value, 65504, that overflow to infinity.
+    let second = request(
+        [3, 1, 1],
+        [128, 1, 1],
+        vec![int("n", 700), float("a", 1.5), buf("x", ArgInit::Iota(800)), buf("y", ArgInit::Fill(800, Literal::Float(65504.0)))],
+    );
+    for simt in MODELS {
+        check_hsaxpy(&launch(&module, &LaunchRequest::default(), simt));
+        check_hsaxpy(&launch(&module, &second, simt));
+    }
+}
+
 // ---------------------------------------------------------------- block_reduce
 
 fn check_block_reduce(l: &Launched) {
