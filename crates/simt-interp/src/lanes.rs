@@ -243,7 +243,7 @@ enum HalfArith {
 #[inline(always)]
 fn half_pair(op: HalfArith, ty: PackType, a: u32, b: u32, c: u32) -> u32 {
     let bf = ty == PackType::Bf16x2;
-    let value = |bits: u32| if bf { bf16::from_bits(bits as u16).to_f64() } else { f16::from_bits(bits as u16).to_f64() };
+    let value = |bits: u32| half_value(bits, ty);
     let half = |shift: u32| {
         let (x, y) = (value(a >> shift), value(b >> shift));
         let exact_or_odd = match op {
@@ -257,6 +257,15 @@ fn half_pair(op: HalfArith, ty: PackType, a: u32, b: u32, c: u32) -> u32 {
         to_f16_bits(exact_or_odd, bf)
     };
     half(0) | half(16) << 16
+}
+
+/// The value of the half in the low 16 bits of `bits`, an f16 or (`BF16X2`) a bf16, exactly.
+#[inline(always)]
+pub fn half_value(bits: u32, ty: PackType) -> f64 {
+    match ty {
+        PackType::F16x2 => f16::from_bits(bits as u16).to_f64(),
+        PackType::Bf16x2 => bf16::from_bits(bits as u16).to_f64(),
+    }
 }
 
 /// `x + y` rounded to odd in f64. Rounded again, to f32 and then to a half (each at least two

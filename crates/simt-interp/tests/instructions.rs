@@ -530,6 +530,20 @@ fn half_cases() -> Vec<Case> {
         c("HMAX2 R2, R0, R1", "R0=0x00007e00 R1=0x80003c00", "R2=0x00003c00"),
         c("HMIN2 R2, R0, R1", "R0=0x7e007e00 R1=0xfe01fe01", "R2=0x7fff7fff"),
         c("HMAX2.BF16X2 R2, R0, R1", "R0=0xbf804000 R1=0x3f803f80", "R2=0x3f804000"),
+        // HSETP2: the low halves into p, the high ones into q, as FSETP compares their values.
+        c("HSETP2.LT P0, P1, R0, R1", "R0=0x40003c00 R1=0x3c004000", "P0=1 P1=0"),
+        c("HSETP2.GE P0, P1, R0, R1", "R0=0x40003c00 R1=0x3c004000", "P0=0 P1=1"),
+        // -0 equals +0; a NaN is unordered; PT discards a result.
+        c("HSETP2.EQ P0, P1, R0, R1", "R0=0x7e008000 R1=0x3c000000", "P0=1 P1=0"),
+        c("HSETP2.NEU P0, PT, R0, R1", "R0=0x00007e00 R1=0x00007e00", "P0=1"),
+        c("HSETP2.NAN P0, P1, R0, R1", "R0=0x7e003c00 R1=0x3c003c00", "P0=0 P1=1"),
+        // A subnormal half is above zero (no flushing), and bf16 halves are read as bf16.
+        c("HSETP2.GT P0, P1, R0, RZ", "R0=0x80000001", "P0=1 P1=0"),
+        c("HSETP2.LT.BF16X2 P0, P1, R0, R1", "R0=0x3f804000 R1=0x40003f80", "P0=0 P1=1"),
+        // Combined with c, which is read before p and q are written.
+        c("HSETP2.LT.AND P0, P1, R0, R1, P0", "R0=0x3c004000 R1=0x40003c00 P0=1", "P0=0 P1=1"),
+        c("HSETP2.LT.OR P0, P1, R0, R1, !P0", "R0=0x40004000 R1=0x3c003c00 P0=0", "P0=1 P1=1"),
+        c("HSETP2.LT.XOR P0, P1, R0, R1, P2", "R0=0x3c003c00 R1=0x40000000 P2=1", "P0=1 P1=0"),
     ]
 }
 

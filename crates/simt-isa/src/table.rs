@@ -1145,6 +1145,8 @@ instruction_table! {
     Hmin2: "HMIN2" [ty: PackType = F16x2], DAB_INT, optional 0, Fp32, Fp32, [];
     /// `d = max(a, b)` on each half of the pair (`F16X2` or `BF16X2`); the non-NaN operand wins, +0 is above -0, and two NaNs give `0x7FFF`.
     Hmax2: "HMAX2" [ty: PackType = F16x2], DAB_INT, optional 0, Fp32, Fp32, [];
+    /// `p = (a fcmp b) bop c` on the low halves, `q` the same on the high halves (`F16X2` or `BF16X2`), each half compared as its exact f32 value is by `FSETP`; `PT` as `p` or `q` discards that result.
+    Hsetp2: "HSETP2" [cmp: FCmp, bop: BoolOp = And, ty: PackType = F16x2], &[op("p", P), op("q", P), op("a", S_INT), op("b", S_INT), op("c", Q)], optional 1, Fp32, Fp32, [];
 }
 
 impl Opcode {

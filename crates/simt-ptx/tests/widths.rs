@@ -844,14 +844,15 @@ fn bf16_fma_rounds_once() {
     });
 }
 
-/// Comparisons of halves, each widened exactly (tinygrad's `setp.lt.f16`): ordered and unordered,
+/// Comparisons of halves (tinygrad's `setp.lt.f16`), each one `HSETP2`: ordered and unordered,
 /// one half or a pair into two predicates (`p|q`, the low halves into `p`), and combined with a
-/// predicate.
+/// predicate, also one of its own destinations.
 #[test]
 fn half_comparisons() {
     let body = "\tsetp.lt.f16 %p1, %s, %t;\n\tselp.u32 %r1, 1, 0, %p1;\n\tsetp.neu.bf16 %p2, %s, %t;\n\tselp.u32 %r2, 1, 0, %p2;\n\tmov.b64 %o0, {%r1, %r2};\n\
                 \tsetp.gtu.f16x2 %p1|%p2, %a, %b;\n\tselp.u32 %r1, 1, 0, %p1;\n\tselp.u32 %r2, 1, 0, %p2;\n\tmov.b64 %o1, {%r1, %r2};\n\
-                \tsetp.ne.u32 %p3, %c, 0;\n\tsetp.le.and.bf16x2 %p1|%p2, %a, %b, %p3;\n\tselp.u32 %r1, 1, 0, %p1;\n\tselp.u32 %r2, 1, 0, %p2;\n\tmov.b64 %o2, {%r1, %r2};\n";
+                \tsetp.ne.u32 %p3, %c, 0;\n\tsetp.le.and.bf16x2 %p1|%p2, %a, %b, %p3;\n\tselp.u32 %r1, 1, 0, %p1;\n\tselp.u32 %r2, 1, 0, %p2;\n\tmov.b64 %o2, {%r1, %r2};\n\
+                \tsetp.gt.or.f16x2 %p3|%p1, %a, %b, %p3;\n\tselp.u32 %r1, 1, 0, %p3;\n\tselp.u32 %r2, 1, 0, %p1;\n\tmov.b64 %o3, {%r1, %r2};\n";
     // Zeros of both signs, NaNs, infinities, subnormals and ordinary values, in f16 and bf16 alike.
     let halves = [0x0000u64, 0x8000, 0x7E00, 0x7FC0, 0x7C00, 0xFC00, 0x0001, 0x3C00, 0xBC00, 0x3C01, 0x4000, 0x7F80];
     let mut next = xorshift(0x2545_F491_4F6C_DD1D);
@@ -867,13 +868,23 @@ fn half_comparisons() {
             pair(f(a) < f(b), bf(a) != bf(b)),
             pair(gtu(f(a), f(b)), gtu(f(a >> 16), f(b >> 16))),
             pair(bf(a) <= bf(b) && c != 0, bf(a >> 16) <= bf(b >> 16) && c != 0),
-            0,
+            // The combining predicate is read before either destination is written.
+            pair(f(a) > f(b) || c != 0, f(a >> 16) > f(b >> 16) || c != 0),
             0,
             0,
             0,
             0,
         ]
     });
+    // Each `setp` on halves is one HSETP2: a single half's high result is discarded (PT).
+    let source = kernel(body);
+    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+    let kernel = &module.kernels[0];
+    for (i, line) in source.lines().enumerate().filter(|(_, l)| l.contains("setp.") && l.contains("16")) {
+        let made: Vec<String> =
+            kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l as usize == i + 1).map(|(_, i)| simt_isa::format_mnemonic(&i.form)).collect();
+        assert!(made.len() == 1 && made[0].starts_with("HSETP2"), "{line}: {made:?}");
+    }
 }
 
 /// An integer literal wider than its use keeps its low bits, as ptxas does (`mov.b32 %r,

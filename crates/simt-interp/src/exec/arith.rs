@@ -107,6 +107,17 @@ pub(crate) enum ArithOp {
         bop: BoolOp,
         q: PredIn,
     },
+    /// `HSETP2`: `p` from the low halves, `q` from the high ones.
+    Hsetp2 {
+        p: u8,
+        q: u8,
+        a: Val,
+        b: Val,
+        cmp: FCmp,
+        bop: BoolOp,
+        c: PredIn,
+        ty: PackType,
+    },
     Dsetp {
         p: u8,
         a: Val64,
@@ -407,6 +418,14 @@ impl Executor<'_> {
                 let c = mask_of(|l| lanes::fcmp(cmp, f64::from(f32::from_bits(a[l])), f64::from(f32::from_bits(b[l]))));
                 let v = lanes::combine(bop, c, pred(warp, q));
                 set_pred(warp, p, v, exec);
+            }
+            ArithOp::Hsetp2 { p, q, a, b, cmp, bop, c, ty } => {
+                let (a, b) = (fetch(warp, a), fetch(warp, b));
+                let c = pred(warp, c);
+                let compare = |shift: u32| mask_of(|l| lanes::fcmp(cmp, lanes::half_value(a[l] >> shift, ty), lanes::half_value(b[l] >> shift, ty)));
+                let (low, high) = (compare(0), compare(16));
+                set_pred(warp, p, lanes::combine(bop, low, c), exec);
+                set_pred(warp, q, lanes::combine(bop, high, c), exec);
             }
             ArithOp::Dsetp { p, a, b, cmp, bop, q } => {
                 let (a, b) = (fetch64(warp, a), fetch64(warp, b));

@@ -811,48 +811,36 @@ impl<'t, 'a> Entry<'t, 'a> {
             let p = self.pred(d)?;
             return self.compare(inst, s, p, x, y, q);
         };
-        // A pair of halves sets `p` from the low halves and `q` from the high ones.
-        let half = match (s.ty, s.ftz) {
-            (Type::F16x2, false) => Type::F16,
-            (Type::Bf16x2, false) => Type::Bf16,
-            (ty, true) => return Err(unsupported(format!("`setp.ftz{ty}`"))),
-            (ty, false) => return Err(unsupported(format!("`setp` with two destinations (`p|q`) on `{ty}`: they are for `.f16x2` and `.bf16x2`"))),
-        };
-        let combined = q.and_then(|q| match q.kind {
-            OperandKind::Name(n) | OperandKind::Not(n) => Some(n),
-            _ => None,
-        });
-        if combined.is_some_and(|c| c == low) || [low, high].iter().any(|&n| self.spilled(n).is_some()) {
-            return Err(unsupported(
-                "`setp` into two predicates that its combining predicate names, or that live in registers (more than five predicates live)".into(),
-            ));
+        // A pair of halves sets `p` from the low halves and `q` from the high ones: one `HSETP2`.
+        if !matches!(s.ty, Type::F16x2 | Type::Bf16x2) || s.ftz {
+            return Err(unsupported(format!(
+                "`setp` with two destinations (`p|q`) on `{}{}`: they are for `.f16x2` and `.bf16x2`",
+                if s.ftz { ".ftz" } else { "" },
+                s.ty
+            )));
         }
-        for (upper, name) in [(false, low), (true, high)] {
-            let p = self.pred(&ast::Operand { kind: OperandKind::Name(name), span: d.span })?;
-            let (a, b) = (self.src32(x)?, self.src32(y)?);
-            let (a, b) = self.widen_halves(a, b, half, upper)?;
-            self.float_compare(inst, px::Setp { ty: Type::F32, ..s }, p, a, b, q)?;
+        if [low, high].iter().any(|&n| self.spilled(n).is_some()) {
+            return Err(unsupported("`setp` into two predicates that live in registers (more than five predicates live)".into()));
         }
-        Ok(())
+        let [p, q_dst] = [low, high].map(|name| self.pred(&ast::Operand { kind: OperandKind::Name(name), span: d.span }));
+        self.half_compare(inst, s, (p?, q_dst?), x, y, q)
     }
 
-    /// The halves of `x` and `y` (the low ones, or with `upper` the high ones) widened to f32,
-    /// exactly, in the first two scratch registers.
-    fn widen_halves(&mut self, x: Src, y: Src, ty: Type, upper: bool) -> Result<(Src, Src)> {
-        let from = if ty == Type::Bf16 { isa::CvtType::BF16 } else { isa::CvtType::F16 };
-        let t = self.scratch;
-        for (k, v) in [x, y].into_iter().enumerate() {
-            let w = t + k as u8;
-            // `CVT` reads a half from the low 16 bits.
-            let v = if upper {
-                self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(w), src(v), src(Src::imm(16))])?;
-                Src::reg(w)
-            } else {
-                v
-            };
-            self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from, rnd: isa::Round::Rn }), &[dst(w), src(v)])?;
-        }
-        Ok((Src::reg(t), Src::reg(t + 1)))
+    /// `p = (x cmp y) bop c` on the low halves and `q` on the high ones (`PT` for a single half).
+    fn half_compare(
+        &mut self,
+        inst: &'t ast::Instruction<'a>,
+        s: px::Setp,
+        (p, q): (u8, u8),
+        x: &'t ast::Operand<'a>,
+        y: &'t ast::Operand<'a>,
+        c: Option<&'t ast::Operand<'a>>,
+    ) -> Result<()> {
+        let cmp = float_cmp(inst, s)?;
+        let (bop, c) = self.combining(s, c)?;
+        let ty = if matches!(s.ty, Type::Bf16 | Type::Bf16x2) { isa::PackType::Bf16x2 } else { isa::PackType::F16x2 };
+        let (x, y) = (self.src32(x)?, self.src32(y)?);
+        self.emit(Form::Hsetp2(mods::Hsetp2 { cmp, bop, ty }), &[isa::Operand::Pred(p), isa::Operand::Pred(q), src(x), src(y), c])
     }
 
     /// `set.cmp[.bool].dtype.stype d, a, b[, c]`: the comparison into the predicate kept back
@@ -927,9 +915,12 @@ impl<'t, 'a> Entry<'t, 'a> {
             return self.emit(Form::Isetp(mods::Isetp { cmp, ty, bop }), &[isa::Operand::Pred(p), src(x), src(y), q]);
         }
         match (s.ty, s.ftz) {
-            (Type::F32, _) => {
+            (Type::F32, ftz) => {
+                let cmp = float_cmp(inst, s)?;
+                let (bop, q) = self.combining(s, q)?;
                 let (x, y) = (self.src32(x)?, self.src32(y)?);
-                self.float_compare(inst, s, p, x, y, q)
+                let (x, y) = (self.flushed(x, ftz, 0)?, self.flushed(y, ftz, 1)?);
+                self.emit(Form::Fsetp(mods::Fsetp { cmp, bop }), &[isa::Operand::Pred(p), src(x), src(y), q])
             }
             (Type::F64, _) => {
                 let cmp = float_cmp(inst, s)?;
@@ -937,22 +928,9 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
                 self.emit(Form::Dsetp(mods::Dsetp { cmp, bop }), &[isa::Operand::Pred(p), src(x), src(y), q])
             }
-            // Widened exactly, halves compare as their f32 values do.
-            (Type::F16 | Type::Bf16, false) => {
-                let (x, y) = (self.src32(x)?, self.src32(y)?);
-                let (x, y) = self.widen_halves(x, y, s.ty, false)?;
-                self.float_compare(inst, px::Setp { ty: Type::F32, ..s }, p, x, y, q)
-            }
+            (Type::F16 | Type::Bf16, false) => self.half_compare(inst, s, (p, isa::PT), x, y, q),
             (ty, ftz) => Err(unsupported(inst, format!("`setp{}{ty}`", if ftz { ".ftz" } else { "" }))),
         }
-    }
-
-    /// `p = (x cmp y) bop q` on f32 values (flushed first with `.ftz`).
-    fn float_compare(&mut self, inst: &'t ast::Instruction<'a>, s: px::Setp, p: u8, x: Src, y: Src, q: Option<&'t ast::Operand<'a>>) -> Result<()> {
-        let cmp = float_cmp(inst, s)?;
-        let (bop, q) = self.combining(s, q)?;
-        let (x, y) = (self.flushed(x, s.ftz, 0)?, self.flushed(y, s.ftz, 1)?);
-        self.emit(Form::Fsetp(mods::Fsetp { cmp, bop }), &[isa::Operand::Pred(p), src(x), src(y), q])
     }
 
     /// How a comparison combines with its predicate operand (`PT` without one), and that operand.
