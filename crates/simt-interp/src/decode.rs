@@ -341,6 +341,9 @@ impl Decoder {
                 ty,
             }),
             Form::ImulWide(mods::ImulWide { ty }) => Op::Arith(int64(Int64Op::MulWide(ty), word(1), word(2))),
+            Form::ImadWide(mods::ImadWide { ty }) => {
+                Op::Arith(ArithOp::ImadWide { d: t.dst(&o[0]), a: t.val(&o[1], false), b: t.val(&o[2], false), c: pair(3), ty })
+            }
             Form::Shl64(_) => Op::Arith(int64(Int64Op::Shl, pair(1), word(2))),
             Form::Shr64(mods::Shr64 { ty }) => Op::Arith(int64(Int64Op::Shr(ty), pair(1), word(2))),
             Form::Plop(mods::Plop { bop }) => {

@@ -1016,6 +1016,12 @@ fn ptx_support_cases() -> Vec<Case> {
         c("IMUL.WIDE R4, R0, R1", "R0=-3 R1=4", "R4=q:0xFFFFFFFFFFFFFFF4"),
         c("IMUL.WIDE.S32 R4, R0, 4", "R0=0x7fffffff", "R4=q:0x1FFFFFFFC"),
         c("IMUL.WIDE.U32 R4, R0, R1", "R0=0xffffffff R1=0xffffffff", "R4=q:0xFFFFFFFE00000001"),
+        // IMAD.WIDE: the whole product plus a pair, wrapping; a literal `c` is sign-extended.
+        c("IMAD.WIDE R4, R0, 4, R2", "R0=-3 R2=q:0x1000", "R4=q:0xFF4"),
+        c("IMAD.WIDE.U32 R4, R0, R1, R2", "R0=0xffffffff R1=0xffffffff R2=q:0x1FFFFFFFE", "R4=q:0xFFFFFFFFFFFFFFFF"),
+        c("IMAD.WIDE R4, R0, R1, R2", "R0=0x7fffffff R1=2 R2=q:0xFFFFFFFFFFFFFFFF", "R4=q:0xFFFFFFFD"),
+        c("IMAD.WIDE.U32 R4, R0, 8, -1", "R0=0x80000000", "R4=q:0x3FFFFFFFF"),
+        c("IMAD.WIDE R0, R0, R2, R0", "R0=q:0x0000000100000002 R2=3", "R0=q:0x100000008"),
         c("SHL64 R4, R0, 4", "R0=q:0x0F00000000000001", "R4=q:0xF000000000000010"),
         c("SHL64 R4, R0, R2", "R0=q:0x1 R2=63", "R4=q:0x8000000000000000"),
         c("SHL64 R4, R0, R2", "R0=q:0x1 R2=64", "R4=q:0x0"),

@@ -1147,6 +1147,8 @@ instruction_table! {
     Hmax2: "HMAX2" [ty: PackType = F16x2], DAB_INT, optional 0, Fp32, Fp32, [];
     /// `p = (a fcmp b) bop c` on the low halves, `q` the same on the high halves (`F16X2` or `BF16X2`), each half compared as its exact f32 value is by `FSETP`; `PT` as `p` or `q` discards that result.
     Hsetp2: "HSETP2" [cmp: FCmp, bop: BoolOp = And, ty: PackType = F16x2], &[op("p", P), op("q", P), op("a", S_INT), op("b", S_INT), op("c", Q)], optional 1, Fp32, Fp32, [];
+    /// `d = a * b + c`: the whole 64-bit product of two 32-bit values (signed unless `U32`) plus the 64-bit pair `c`, wrapping (PTX `mad.wide`); a literal `c` is a 32-bit value, sign-extended.
+    ImadWide: "IMAD" ["WIDE", ty: IntType = S32], &[op("d", D2), op("a", S_INT), op("b", S_INT), op("c", S_PAIR_INT)], optional 0, Int, Mul, [];
 }
 
 impl Opcode {

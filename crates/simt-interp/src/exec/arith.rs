@@ -180,6 +180,14 @@ pub(crate) enum ArithOp {
         a: Wide,
         b: Wide,
     },
+    /// `IMAD.WIDE`: the 64-bit product of two words plus a pair.
+    ImadWide {
+        d: Reg,
+        a: Val,
+        b: Val,
+        c: Wide,
+        ty: IntType,
+    },
     Plop {
         p: u8,
         a: PredIn,
@@ -509,6 +517,16 @@ impl Executor<'_> {
                     Shr(S64),
                     Shr(U64)
                 );
+                write64(warp, d, &v, exec);
+            }
+            ArithOp::ImadWide { d, a, b, c, ty } => {
+                let (a, b, c) = (fetch(warp, a), fetch(warp, b), c.lanes(warp));
+                let product = |ty| per_lane(|l| lanes::int64_op(Int64Op::MulWide(ty), u64::from(a[l]), u64::from(b[l])).wrapping_add(c[l]));
+                // One loop per signedness, as for the other 64-bit operations.
+                let v = match ty {
+                    IntType::S32 => product(IntType::S32),
+                    IntType::U32 => product(IntType::U32),
+                };
                 write64(warp, d, &v, exec);
             }
             ArithOp::Plop { p, a, b, bop } => {

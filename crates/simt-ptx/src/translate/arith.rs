@@ -771,13 +771,9 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let (x, y) = (self.src32(x)?, self.src32(y)?);
                 let z = z.map(|z| self.src64(z)).transpose()?;
                 let d = self.pair(d)?;
-                let wide = Form::ImulWide(mods::ImulWide { ty: signed });
                 match z {
-                    None => self.emit(wide, &[dst(d), src(x), src(y)]),
-                    Some(z) => {
-                        self.emit(wide, &[dst(t), src(x), src(y)])?;
-                        self.op(Opcode::Iadd64, &[dst(d), src(Src::reg(t)), src(z)])
-                    }
+                    None => self.emit(Form::ImulWide(mods::ImulWide { ty: signed }), &[dst(d), src(x), src(y)]),
+                    Some(z) => self.emit(Form::ImadWide(mods::ImadWide { ty: signed }), &[dst(d), src(x), src(y), src(z)]),
                 }
             }
             (Some(mode @ (px::MulMode::Lo | px::MulMode::Hi)), 64) => {
