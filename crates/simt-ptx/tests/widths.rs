@@ -895,6 +895,55 @@ fn wide_literals_keep_their_low_bits() {
     check(body, &integer_pairs(), |x, _| [u64::from((x as u32).wrapping_add(1)) << 32, 1, 0, 0, 0, 0, 0, 0]);
 }
 
+/// tinygrad's addresses, `cvt.s64.s32 %t, %i` then `mad.lo.s64 %t, %t, k, %base`, become one
+/// `IMAD.WIDE` (as ptxas makes them) where nothing else reads the converted value, nothing
+/// writes the index between, and `k` fits 32 bits; otherwise they stay as written. Both give
+/// PTX's values, negative and large indices included.
+#[test]
+fn index_products_fuse_into_one_imad_wide() {
+    let body = "\tcvt.s64.s32 %o0, %a;\n\tmad.lo.s64 %o0, %o0, 8, %y;\n\
+                \tcvt.s64.s32 %o5, %b;\n\tmad.lo.s64 %o1, %o5, -4, %x;\n\tadd.s64 %o1, %o1, %o5;\n\
+                \tcvt.s64.s32 %o3, %c;\n\tmad.lo.s64 %o3, %o3, 4294967296, %y;\n\
+                \tcvt.u64.u32 %o4, %b;\n\tmad.lo.u64 %o4, 16, %o4, %x;\n\
+                \tcvt.s64.s32 %o6, %a;\n\tcvt.s64.s32 %o7, %a;\n\tmad.lo.s64 %o6, %o6, 2, %x;\n\tmad.lo.s64 %o7, %o7, 4, %y;\n\
+                \tcvt.u64.u32 %o2, %e;\n\tadd.u32 %e, %e, 1;\n\tmad.lo.u64 %o2, %o2, 3, %x;\n";
+    check(body, &integer_pairs(), |x, y| {
+        let sext = |w: u64| i64::from(w as u32 as i32) as u64;
+        let (a, e, b, c) = (x & 0xFFFF_FFFF, x >> 32, y & 0xFFFF_FFFF, y >> 32);
+        [
+            sext(a).wrapping_mul(8).wrapping_add(y),
+            sext(b).wrapping_mul(-4i64 as u64).wrapping_add(x).wrapping_add(sext(b)),
+            e.wrapping_mul(3).wrapping_add(x),
+            (sext(c) << 32).wrapping_add(y),
+            b.wrapping_mul(16).wrapping_add(x),
+            sext(b),
+            sext(a).wrapping_mul(2).wrapping_add(x),
+            sext(a).wrapping_mul(4).wrapping_add(y),
+        ]
+    });
+    let source = kernel(body);
+    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+    let kernel = &module.kernels[0];
+    let made = |text: &str| -> Vec<String> {
+        let line = source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
+        kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l == line).map(|(_, i)| simt_isa::format_mnemonic(&i.form)).collect()
+    };
+    for (cvt, mad, fused) in [
+        ("cvt.s64.s32 %o0", "mad.lo.s64 %o0", true),
+        ("cvt.s64.s32 %o5", "mad.lo.s64 %o1", false),
+        ("cvt.s64.s32 %o3", "mad.lo.s64 %o3", false),
+        ("cvt.u64.u32 %o4", "mad.lo.u64 %o4", true),
+        ("cvt.s64.s32 %o6", "mad.lo.s64 %o6", true),
+        ("cvt.s64.s32 %o7", "mad.lo.s64 %o7", true),
+        ("cvt.u64.u32 %o2", "mad.lo.u64 %o2", false),
+    ] {
+        assert_eq!(made(cvt).is_empty(), fused, "{cvt}: {:?}", made(cvt));
+        if fused {
+            assert!(made(mad)[0].starts_with("IMAD.WIDE"), "{mad}: {:?}", made(mad));
+        }
+    }
+}
+
 /// PTX's carry flag on 32-bit integers, kept in a register of its own: a 64-bit sum from
 /// `add.cc` + `addc`, a three-word sum through `addc.cc`, and `a * b + c` in 64 bits from
 /// `mad.lo.cc` + `madc.hi` (Triton's range reduction in `sin`/`cos`).

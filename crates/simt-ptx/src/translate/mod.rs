@@ -40,6 +40,7 @@ mod memory;
 mod pointers;
 mod registers;
 mod schedule;
+mod wide;
 
 use pointers::{mentioned_names, pointer_types};
 
@@ -415,8 +416,9 @@ fn translate_entry(
     if plan.is_trivial() {
         let (mut items, mut decls) = (Vec::new(), Vec::new());
         flatten(body, &mut items, &mut decls);
-        let words = halves::whole_words(&items);
-        return translate_scheduled(module, f, replace(items, &words), decls, Inlined::default(), lines, (target, older));
+        let (words, products) = (halves::whole_words(&items), wide::fused_index_products(&items));
+        let (items, _) = edit(items, Vec::new(), &words, &products);
+        return translate_scheduled(module, f, items, decls, Inlined::default(), lines, (target, older));
     }
     let mut expanded = plan.expand(|offset| lines.line(offset));
     let calls = std::mem::take(&mut expanded.calls);
@@ -429,9 +431,10 @@ fn translate_entry(
         })
         .unzip();
     let decls = expanded.decls.iter().collect();
+    let (words, products) = (halves::whole_words(&items), wide::fused_index_products(&items));
+    let (items, item_frames) = edit(items, item_frames, &words, &products);
     let inlined = Inlined { bindings: &expanded.bindings, item_frames, calls };
-    let words = halves::whole_words(&items);
-    translate_scheduled(module, f, replace(items, &words), decls, inlined, lines, (target, older))
+    translate_scheduled(module, f, items, decls, inlined, lines, (target, older))
 }
 
 /// Translates `items`; where that spills registers, also with its shared-memory loads moved
@@ -456,9 +459,28 @@ fn translate_scheduled<'t, 'a>(
     }
 }
 
-/// `items` with the instructions `replacements` has for their positions in its place.
-fn replace<'t, 'a>(items: Vec<Item<'t, 'a>>, replacements: &'t HashMap<usize, ast::Instruction<'a>>) -> Vec<Item<'t, 'a>> {
-    items.into_iter().enumerate().map(|(at, item)| replacements.get(&at).map_or(item, Item::Inst)).collect()
+/// `items` with what the passes before translation made of them: the instructions `words`
+/// and `products` have for their positions in their place, those `products` drops left out,
+/// and each item's frame in `frames` (empty without inlined calls) kept beside it.
+fn edit<'t, 'a>(
+    items: Vec<Item<'t, 'a>>,
+    frames: Vec<u32>,
+    words: &'t HashMap<usize, ast::Instruction<'a>>,
+    products: &'t HashMap<usize, Option<ast::Instruction<'a>>>,
+) -> (Vec<Item<'t, 'a>>, Vec<u32>) {
+    let kept = |at: &usize| !matches!(products.get(at), Some(None));
+    let frames = frames.into_iter().enumerate().filter(|(at, _)| kept(at)).map(|(_, frame)| frame).collect();
+    let items = items
+        .into_iter()
+        .enumerate()
+        .filter(|(at, _)| kept(at))
+        .map(|(at, item)| match (words.get(&at), products.get(&at)) {
+            (Some(word), _) => Item::Inst(word),
+            (_, Some(Some(product))) => Item::Inst(product),
+            _ => item,
+        })
+        .collect();
+    (items, frames)
 }
 
 /// What inlining a kernel's calls leaves its translation (nothing for a kernel without calls).
