@@ -888,11 +888,14 @@ fn half_comparisons() {
 }
 
 /// An integer literal wider than its use keeps its low bits, as ptxas does (`mov.b32 %r,
-/// 4294967297` is 1): tinygrad writes `4294967296U` for a 32-bit counter's overflow.
+/// 4294967297` is 1): tinygrad writes `4294967296U` for a 32-bit counter's overflow. Into a
+/// 16-bit register it keeps 16, so the register stays zero-extended (`cvt.u32.u16` of it is a
+/// plain copy).
 #[test]
 fn wide_literals_keep_their_low_bits() {
-    let body = "\tmov.b32 %r1, 4294967296U;\n\tadd.u32 %r2, %a, 4294967297;\n\tmov.b64 %o0, {%r1, %r2};\n\tmov.b16 %h0, 65537;\n\tcvt.u64.u16 %o1, %h0;\n";
-    check(body, &integer_pairs(), |x, _| [u64::from((x as u32).wrapping_add(1)) << 32, 1, 0, 0, 0, 0, 0, 0]);
+    let body = "\tmov.b32 %r1, 4294967296U;\n\tadd.u32 %r2, %a, 4294967297;\n\tmov.b64 %o0, {%r1, %r2};\n\tmov.b16 %h0, 65537;\n\tcvt.u64.u16 %o1, %h0;\n\
+                \tsetp.eq.u32 %p1, %a, %a;\n\tselp.b16 %h1, 65538, 0, %p1;\n\tcvt.u32.u16 %r3, %h1;\n\tcvt.u64.u32 %o2, %r3;\n";
+    check(body, &integer_pairs(), |x, _| [u64::from((x as u32).wrapping_add(1)) << 32, 1, 2, 0, 0, 0, 0, 0]);
 }
 
 /// tinygrad's addresses, `cvt.s64.s32 %t, %i` then `mad.lo.s64 %t, %t, k, %base`, become one

@@ -502,9 +502,9 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let [d, x, y, p] = self.operands(inst)?;
                 let p = self.pred_src(p)?;
                 match class_of(t.ty) {
-                    Some(Class::Word { .. }) => {
+                    Some(Class::Word { bits }) => {
                         let d = self.word(d)?;
-                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        let (x, y) = (self.src_of_width(x, bits)?, self.src_of_width(y, bits)?);
                         self.op(Opcode::Sel, &[dst(d), src(x), src(y), p])
                     }
                     Some(Class::Pair) => {

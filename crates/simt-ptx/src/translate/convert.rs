@@ -247,10 +247,15 @@ impl<'t, 'a> Entry<'t, 'a> {
                 self.mov(d + 1, hi)
             } else {
                 let d = self.word(d)?;
-                self.mov(d, lo)?;
-                self.narrow(d, to.bits())
+                self.low_bits(d, lo, to.bits())
             };
         }
+        // An unsigned source in a register no wider than its type holds its value already
+        // (8- and 16-bit registers keep theirs zero-extended): it needs no masking.
+        let from = match self.class_of_operand(x) {
+            Some(Class::Word { bits }) if !from.is_signed() && bits <= from.bits() => Type::U32,
+            _ => from,
+        };
         let x = self.src32(x)?;
         if clamp_low || clamp_high {
             // Compare the source's value in 32 bits.
@@ -279,22 +284,22 @@ impl<'t, 'a> Entry<'t, 'a> {
             };
         }
         let d = self.word(d)?;
-        if from.bits() < to.bits() {
-            self.widen(d, x, from)?;
-        } else {
-            self.mov(d, x)?;
+        if from.bits() >= to.bits() {
+            return self.low_bits(d, x, to.bits());
         }
-        self.narrow(d, to.bits())
+        self.widen(d, x, from)?;
+        // Zero-extended, the value fits the wider type; sign-extended, it may fill 32 bits.
+        if from.is_signed() { self.narrow(d, to.bits()) } else { Ok(()) }
     }
 
     /// `d = x` read as type `from` (at most 32 bits) and extended to 32 bits by its signedness.
     pub(super) fn widen(&mut self, d: u8, x: Src, from: Type) -> Result<()> {
-        if from.is_signed() {
-            self.extend_sign(d, x, from.bits())
-        } else {
-            self.mov(d, x)?;
-            self.narrow(d, from.bits())
-        }
+        if from.is_signed() { self.extend_sign(d, x, from.bits()) } else { self.low_bits(d, x, from.bits()) }
+    }
+
+    /// `d = ` the low `bits` bits of `x`, zero-extended: one `AND`, or a `MOV` of all 32.
+    fn low_bits(&mut self, d: u8, x: Src, bits: u32) -> Result<()> {
+        if bits < 32 { self.op(Opcode::And, &[dst(d), src(x), src(Src::imm((1u32 << bits) - 1))]) } else { self.mov(d, x) }
     }
 
     /// `x`, or with `ftz` a copy in scratch register `slot` with a subnormal flushed to a zero

@@ -998,6 +998,15 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
+    /// A source of a `bits`-wide type: as [`src32`](Self::src32), a literal keeping only the
+    /// type's bits, since 8- and 16-bit values are kept zero-extended.
+    fn src_of_width(&self, o: &ast::Operand<'a>, bits: u32) -> Result<Src> {
+        Ok(match self.src32(o)? {
+            Src::Imm { bits: v, wide } if bits < 32 => Src::Imm { bits: v & ((1 << bits) - 1), wide },
+            x => x,
+        })
+    }
+
     /// A 64-bit source: a pair, a literal (sign-extended from 32 bits where it fits,
     /// otherwise moved into a scratch pair), or a variable's address.
     fn src64(&mut self, o: &ast::Operand<'a>) -> Result<Src> {
@@ -1345,9 +1354,9 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                 }
             }
-            (Some(Class::Word { .. }), _, _) => {
+            (Some(Class::Word { bits }), _, _) => {
                 let d = self.word(d)?;
-                let x = self.src32(x)?;
+                let x = self.src_of_width(x, bits)?;
                 self.mov(d, x)
             }
             (None, _, _) => Err(Diagnostic::new(inst.op_span, format!("`mov{}` is not supported by the PTX front end yet", t.ty))),
