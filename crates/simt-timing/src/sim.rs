@@ -506,9 +506,8 @@ struct Op {
     known: u64,
     unknown: u32,
     pipe: u32,
-    /// For an `LDGSTS`, the number of its warp's group of copies (else `u64::MAX`, which
-    /// names none).
-    group: u64,
+    /// For an `LDGSTS`, the number of its warp's group of copies.
+    group: Option<u64>,
 }
 
 /// One recorded warp instruction for `--pipeview`.
@@ -1612,13 +1611,11 @@ impl<'l> Sm<'l> {
     fn wait_on(&mut self, _ctx: &Ctx<'l>, tag: u32, op: u32, s: u32, info: &PcInfo, pipe: Option<u32>) -> u32 {
         let op = if op == NONE {
             self.slots[s as usize].mem_pending += 1;
-            let group = if info.copies == Copies::Copy {
+            let group = (info.copies == Copies::Copy).then(|| {
                 let copies = &mut self.copies[s as usize];
                 copies.open.pending += 1;
                 copies.closed_base + copies.closed.len() as u64
-            } else {
-                u64::MAX
-            };
+            });
             let new = Op { slot: s, writes: info.writes, pred_writes: info.pred_writes, known: 0, unknown: 0, pipe: pipe.unwrap_or(NONE), group };
             match self.free_ops.pop() {
                 Some(i) => {
@@ -1702,7 +1699,7 @@ impl<'l> Sm<'l> {
         let slot = &mut self.slots[s as usize];
         slot.mem_pending -= 1;
         slot.mem_done = slot.mem_done.max(known);
-        if let Some(group) = self.copies[s as usize].group(group) {
+        if let Some(group) = group.and_then(|seq| self.copies[s as usize].group(seq)) {
             group.pending -= 1;
             group.done = group.done.max(known);
         }

@@ -297,11 +297,6 @@ impl<'t, 'a> Entry<'t, 'a> {
         if from.is_signed() { self.extend_sign(d, x, from.bits()) } else { self.low_bits(d, x, from.bits()) }
     }
 
-    /// `d = ` the low `bits` bits of `x`, zero-extended: one `AND`, or a `MOV` of all 32.
-    fn low_bits(&mut self, d: u8, x: Src, bits: u32) -> Result<()> {
-        if bits < 32 { self.op(Opcode::And, &[dst(d), src(x), src(Src::imm((1u32 << bits) - 1))]) } else { self.mov(d, x) }
-    }
-
     /// `x`, or with `ftz` a copy in scratch register `slot` with a subnormal flushed to a zero
     /// of its sign (`FMUL.FTZ x, 1.0`, which changes nothing else).
     pub(super) fn flushed(&mut self, x: Src, ftz: bool, slot: u8) -> Result<Src> {

@@ -519,7 +519,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             constants: std::cell::OnceCell::new(),
             read: std::cell::OnceCell::new(),
             scratch: 0,
-            // MMA fragments and the copies' words need more room.
+            // MMA and `stmatrix` fragments need more room.
             scratch_regs: if items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::Stmatrix(_)))) { MMA_SCRATCH } else { SCRATCH },
             needs_scratch_pred: items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Set(_)))),
             uses_carry: items.iter().any(|i| matches!(i, Item::Inst(i) if writes_or_reads_carry(i.op))),
@@ -906,10 +906,12 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// Keeps a 16- or 8-bit register zero-extended after an operation that may carry
     /// into its upper bits.
     fn narrow(&mut self, d: u8, bits: u32) -> Result<()> {
-        if bits < 32 {
-            self.op(Opcode::And, &[dst(d), src(Src::reg(d)), src(Src::imm((1u32 << bits) - 1))])?;
-        }
-        Ok(())
+        if bits < 32 { self.low_bits(d, Src::reg(d), bits) } else { Ok(()) }
+    }
+
+    /// `d = ` the low `bits` bits of `x`, zero-extended: one `AND`, or a `MOV` of all 32.
+    fn low_bits(&mut self, d: u8, x: Src, bits: u32) -> Result<()> {
+        if bits < 32 { self.op(Opcode::And, &[dst(d), src(x), src(Src::imm(low_mask(bits)))]) } else { self.mov(d, x) }
     }
 
     // ---- operands -------------------------------------------------------------
@@ -1002,7 +1004,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// type's bits, since 8- and 16-bit values are kept zero-extended.
     fn src_of_width(&self, o: &ast::Operand<'a>, bits: u32) -> Result<Src> {
         Ok(match self.src32(o)? {
-            Src::Imm { bits: v, wide } if bits < 32 => Src::Imm { bits: v & ((1 << bits) - 1), wide },
+            Src::Imm { bits: v, wide } => Src::Imm { bits: v & u64::from(low_mask(bits)), wide },
             x => x,
         })
     }
@@ -1362,6 +1364,11 @@ impl<'t, 'a> Entry<'t, 'a> {
             (None, _, _) => Err(Diagnostic::new(inst.op_span, format!("`mov{}` is not supported by the PTX front end yet", t.ty))),
         }
     }
+}
+
+/// The mask of the low `bits` bits of a word (all of them from 32 on).
+fn low_mask(bits: u32) -> u32 {
+    if bits >= 32 { u32::MAX } else { (1 << bits) - 1 }
 }
 
 fn too_many(at: Span, name: &str) -> Diagnostic {
