@@ -3,7 +3,7 @@
 //! comments of the kernels in `asm/` (their `Try it:` lines).
 //!
 //! Commands run with bash, one document at a time and in order, in a scratch copy of
-//! `asm/` and `examples/`, with `simt` on the PATH, so a command may use what an earlier
+//! `asm/`, `examples/` and the ML corpus, with `simt` on the PATH, so a command may use what an earlier
 //! one of the same document wrote. Each must exit 0, unless its comment says `exit N`.
 //! An `output` block right after an `sh` block quotes what its last command prints: each
 //! of its lines must appear in that command's stdout or stderr (runs of blanks count as one
@@ -181,8 +181,8 @@ fn every_command_shown_to_users_runs_as_written() {
     let mut ran = 0;
     for doc in documents() {
         let work = TempDir::new().unwrap();
-        // The kernel library, the examples and the ML corpus's Triton kernels: what pages run.
-        for dir in ["asm", "examples", "tests/ml/triton"] {
+        // The kernel library, the examples and the ML corpus's kernels: what pages run.
+        for dir in ["asm", "examples", "tests/ml/triton", "tests/ml/tinygrad"] {
             copy_dir(&root().join(dir), &work.path().join(dir));
         }
         for shown in doc {

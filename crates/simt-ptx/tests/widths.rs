@@ -966,3 +966,46 @@ fn carry_chains() {
         [x.wrapping_add(y), wide as u64, (wide >> 64) as u64, mad, 0, 0, 0, 0]
     });
 }
+
+/// A register written once, by a literal `mov`, and otherwise only read (tinygrad's
+/// `%cast_s32_0`, Triton's hoisted constants) is read as the literal wherever the reading
+/// instruction takes one, and its `mov` goes once no read needs the register: `mad.lo.s32 %r,
+/// %a, %four, %one` is one `IMAD` with two literals, as ptxas makes it. A register written
+/// twice, or under a guard, stays a register. Both give PTX's values.
+#[test]
+fn literal_registers_fold_into_their_reads() {
+    let body = "\tmov.b32 %r1, 4;\n\tmov.b32 %r2, 1;\n\tmad.lo.s32 %r3, %a, %r1, %r2;\n\tshl.b32 %r4, %b, %r1;\n\tmov.b64 %o0, {%r3, %r4};\n\
+                \tmov.b32 %r5, 0f40000000;\n\tfma.rn.f32 %k0, %f, %r5, %g;\n\tmov.b32 %r6, %k0;\n\tcvt.u64.u32 %o1, %r6;\n\
+                \tmov.f64 %z0, 0d3FF8000000000000;\n\tadd.f64 %z1, %d, %z0;\n\tmov.b64 %o2, %z1;\n\
+                \tmov.b64 %rd0, -3;\n\tadd.s64 %o3, %x, %rd0;\n\tadd.s64 %o4, %rd0, %y;\n\
+                \tsetp.lt.u32 %p1, %a, %b;\n\tmov.b32 %r7, 7;\n\t@%p1 mov.b32 %r7, 9;\n\tcvt.u64.u32 %o5, %r7;\n";
+    check(body, &integer_pairs(), |x, y| {
+        let (a, b) = (x as u32, y as u32);
+        let fma = f32::from_bits(a).mul_add(2.0, f32::from_bits(b));
+        let sum = f64::from_bits(x) + 1.5;
+        [
+            u64::from(a.wrapping_mul(4).wrapping_add(1)) | u64::from(b << 4) << 32,
+            u64::from(if fma.is_nan() { 0x7FFF_FFFF } else { fma.to_bits() }),
+            if sum.is_nan() { 0x7FFF_FFFF_FFFF_FFFF } else { sum.to_bits() },
+            x.wrapping_sub(3),
+            y.wrapping_sub(3),
+            if a < b { 9 } else { 7 },
+            0,
+            0,
+        ]
+    });
+    let source = kernel(body);
+    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+    let kernel = &module.kernels[0];
+    let symbols = simt_isa::Symbols::of(kernel);
+    let made = |text: &str| -> Vec<String> {
+        let line = source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
+        kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l == line).map(|(_, i)| simt_isa::format_instruction(i, &symbols)).collect()
+    };
+    for gone in ["mov.b32 %r1, 4;", "mov.b32 %r2, 1;", "mov.b32 %r5, 0f40000000;", "mov.f64 %z0"] {
+        assert_eq!(made(gone), Vec::<String>::new(), "{gone}");
+    }
+    assert!(matches!(made("mad.lo.s32 %r3").as_slice(), [imad] if imad.starts_with("IMAD ") && imad.ends_with(", 4, 1")), "{:?}", made("mad.lo.s32 %r3"));
+    assert!(matches!(made("fma.rn.f32").as_slice(), [ffma] if ffma.contains(", 2.0, ")), "{:?}", made("fma.rn.f32"));
+    assert_eq!(made("mov.b32 %r7, 7;").len(), 1, "a register written twice keeps its mov");
+}

@@ -36,6 +36,7 @@ mod arith;
 mod collective;
 mod convert;
 mod halves;
+mod literals;
 mod memory;
 mod pointers;
 mod registers;
@@ -377,6 +378,12 @@ struct Entry<'t, 'a> {
     constants: std::cell::OnceCell<HashMap<&'a str, i64>>,
     /// Every name the kernel may read; inferred at the first `d|p` of a `shfl`.
     read: std::cell::OnceCell<HashSet<&'a str>>,
+    /// The literal registers (`literals.rs`) whose reads may take their literal.
+    literals: HashMap<&'a str, literals::Literal>,
+    /// The reads that took one: (item, operand span) and the literal.
+    taken: std::cell::RefCell<HashMap<(usize, Span), Immediate>>,
+    /// The item being translated.
+    item: usize,
     scratch: u8,
     /// How many scratch registers follow `scratch`.
     scratch_regs: u32,
@@ -418,7 +425,7 @@ fn translate_entry(
         flatten(body, &mut items, &mut decls);
         let (words, products) = (halves::whole_words(&items), wide::fused_index_products(&items));
         let (items, _) = edit(items, Vec::new(), &words, &products);
-        return translate_scheduled(module, f, items, decls, Inlined::default(), lines, (target, older));
+        return translate_scheduled(Source { module, f, lines, arch: (target, older) }, items, decls, Inlined::default());
     }
     let mut expanded = plan.expand(|offset| lines.line(offset));
     let calls = std::mem::take(&mut expanded.calls);
@@ -434,27 +441,64 @@ fn translate_entry(
     let (words, products) = (halves::whole_words(&items), wide::fused_index_products(&items));
     let (items, item_frames) = edit(items, item_frames, &words, &products);
     let inlined = Inlined { bindings: &expanded.bindings, item_frames, calls };
-    translate_scheduled(module, f, items, decls, inlined, lines, (target, older))
+    translate_scheduled(Source { module, f, lines, arch: (target, older) }, items, decls, inlined)
 }
 
-/// Translates `items`; where that spills registers, also with its shared-memory loads moved
-/// down to their first uses (`schedule.rs`), and keeps the shorter kernel.
-fn translate_scheduled<'t, 'a>(
+/// The kernel a translation is of, where it is written, and the target.
+#[derive(Clone, Copy)]
+struct Source<'t, 'a> {
     module: &'t ast::Module<'a>,
     f: &'t ast::Function<'a>,
+    lines: &'t LineIndex,
+    /// The `.target` (or `--arch`) as a simt target, and its number when older than every one.
+    arch: (Option<isa::Target>, Option<u32>),
+}
+
+/// A kernel as translated.
+struct Translation {
+    kernel: Kernel,
+    /// Whether its registers spilled to LOCAL memory.
+    spilled: bool,
+    /// The reads of literal registers that took their literal (`literals.rs`).
+    taken: HashMap<(usize, Span), Immediate>,
+}
+
+/// Translates `items`. Where they have literal registers (`literals.rs`), first with each
+/// read that can take its register's literal taking it, then again from the PTX with those
+/// reads made literals and the moves no longer read left out, keeping the second unless it
+/// came out longer. Where the kernel spills registers, also with its shared-memory loads
+/// moved down to their first uses (`schedule.rs`), keeping the shorter.
+fn translate_scheduled<'t, 'a>(
+    source: Source<'t, 'a>,
     items: Vec<Item<'t, 'a>>,
     decls: Vec<&'t Statement<'a>>,
     inlined: Inlined<'_, 'a>,
-    lines: &'t LineIndex,
-    arch: (Option<isa::Target>, Option<u32>),
 ) -> std::result::Result<Kernel, Vec<Diagnostic>> {
-    let (kernel, spilled) = Entry::translate(module, f, &items, decls.clone(), &inlined, lines, arch)?;
+    let (none, no_words) = (HashMap::default(), HashMap::default());
+    let literals = literals::literal_registers(&items);
+    let first = match Entry::translate(source, &items, decls.clone(), &inlined, &literals) {
+        Ok(first) => first,
+        // What the kernel says without literals read in is the diagnostic to show.
+        Err(_) if !literals.is_empty() => Entry::translate(source, &items, decls.clone(), &inlined, &none)?,
+        Err(e) => return Err(e),
+    };
+    let edits = literals::substituted(&items, &literals, &first.taken);
+    let (items, inlined, Translation { kernel, spilled, .. }) = if edits.is_empty() {
+        (items, inlined, first)
+    } else {
+        let (folded_items, item_frames) = edit(items.clone(), inlined.item_frames.clone(), &no_words, &edits);
+        let folded_inlined = Inlined { item_frames, bindings: inlined.bindings, calls: inlined.calls.clone() };
+        match Entry::translate(source, &folded_items, decls.clone(), &folded_inlined, &none) {
+            Ok(folded) if folded.kernel.code.len() <= first.kernel.code.len() => (folded_items, folded_inlined, folded),
+            _ => (items, inlined, first),
+        }
+    };
     let Some(order) = spilled.then(|| schedule::sink_shared_loads(&items)).flatten() else { return Ok(kernel) };
     let items: Vec<_> = order.iter().map(|&at| items[at]).collect();
     let item_frames = if inlined.item_frames.is_empty() { Vec::new() } else { order.iter().map(|&at| inlined.item_frames[at]).collect() };
     let inlined = Inlined { item_frames, ..inlined };
-    match Entry::translate(module, f, &items, decls, &inlined, lines, arch) {
-        Ok((sunk, _)) if sunk.code.len() < kernel.code.len() => Ok(sunk),
+    match Entry::translate(source, &items, decls, &inlined, &none) {
+        Ok(sunk) if sunk.kernel.code.len() < kernel.code.len() => Ok(sunk.kernel),
         _ => Ok(kernel),
     }
 }
@@ -495,16 +539,14 @@ struct Inlined<'b, 'a> {
 }
 
 impl<'t, 'a> Entry<'t, 'a> {
-    /// The kernel, and whether its registers spilled to LOCAL memory.
+    /// The kernel, with each read of a register of `literals` that can take its literal so.
     fn translate(
-        module: &'t ast::Module<'a>,
-        f: &'t ast::Function<'a>,
+        Source { module, f, lines, arch: (target, older) }: Source<'t, 'a>,
         items: &[Item<'t, 'a>],
         decls: Vec<&'t Statement<'a>>,
         inlined: &Inlined<'_, 'a>,
-        lines: &'t LineIndex,
-        (target, older): (Option<isa::Target>, Option<u32>),
-    ) -> std::result::Result<(Kernel, bool), Vec<Diagnostic>> {
+        literals: &HashMap<&'a str, literals::Literal>,
+    ) -> std::result::Result<Translation, Vec<Diagnostic>> {
         let mut entry = Entry {
             b: KernelBuilder::new(f.name.value),
             lines,
@@ -518,6 +560,9 @@ impl<'t, 'a> Entry<'t, 'a> {
             labels: LabelNames::default(),
             constants: std::cell::OnceCell::new(),
             read: std::cell::OnceCell::new(),
+            literals: literals.clone(),
+            taken: std::cell::RefCell::default(),
+            item: 0,
             scratch: 0,
             // MMA and `stmatrix` fragments need more room.
             scratch_regs: if items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::Stmatrix(_)))) { MMA_SCRATCH } else { SCRATCH },
@@ -554,6 +599,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             errors.push(e);
         }
         for (i, item) in items.iter().enumerate() {
+            entry.item = i;
             entry.frame = inlined.item_frames.get(i).copied().unwrap_or(0);
             let result = match *item {
                 Item::Label(name, span) => {
@@ -576,6 +622,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         let spans = std::mem::take(&mut entry.spans);
         let spilled = entry.reload.is_some();
+        let taken = entry.taken.take();
         let kernel = entry.b.finish().map_err(|found| {
             found
                 .into_iter()
@@ -587,7 +634,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 })
                 .collect::<Vec<_>>()
         })?;
-        Ok((kernel, spilled))
+        Ok(Translation { kernel, spilled, taken })
     }
 
     /// Registers, variables and parameters.
@@ -991,6 +1038,9 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// converts an integer constant to the size of its use, and ptxas keeps the low bits of
     /// tinygrad's `mov.b32 %r, 4294967296U`), or a variable's address.
     fn src32(&self, o: &ast::Operand<'a>) -> Result<Src> {
+        if let Some(imm) = self.literal(o, literals::Literal::word) {
+            return self.src32(&imm);
+        }
         match o.kind {
             OperandKind::Name(n) if self.locs.contains_key(n) => Ok(Src::reg(self.word(o)?)),
             OperandKind::Name(n) => Ok(self.symbol(n, o.span)?.value()),
@@ -1012,6 +1062,9 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// A 64-bit source: a pair, a literal (sign-extended from 32 bits where it fits,
     /// otherwise moved into a scratch pair), or a variable's address.
     fn src64(&mut self, o: &ast::Operand<'a>) -> Result<Src> {
+        if let Some(imm) = self.literal(o, literals::Literal::wide) {
+            return self.src64(&imm);
+        }
         match o.kind {
             OperandKind::Name(n) if self.locs.contains_key(n) => Ok(Src::reg(self.pair(o)?)),
             OperandKind::Name(n) => Ok(self.symbol(n, o.span)?.value()),
@@ -1025,6 +1078,10 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// A 64-bit source where the instruction needs a register pair (the first source of the
     /// 64-bit rows): a literal goes to the scratch pair first, sign-extended from 32 bits.
     fn pair_src(&mut self, o: &ast::Operand<'a>) -> Result<Src> {
+        if matches!(o.kind, OperandKind::Name(n) if self.literals.contains_key(n)) {
+            // The literal would need the scratch pair: the register costs nothing.
+            return Ok(Src::reg(self.pair(o)?));
+        }
         match self.src64(o)? {
             Src::Imm { bits, wide: false } => self.wide_literal(i64::from(bits as u32 as i32) as u64),
             value => Ok(value),
@@ -1046,10 +1103,22 @@ impl<'t, 'a> Entry<'t, 'a> {
 
     /// An f64 source: a pair or a `0d` literal (which DADD and friends take directly).
     fn src_f64(&self, o: &ast::Operand<'a>) -> Result<Src> {
+        if let Some(imm) = self.literal(o, literals::Literal::double) {
+            return self.src_f64(&imm);
+        }
         match o.kind {
             OperandKind::Immediate(Immediate::F64(bits)) => Ok(Src::Imm { bits, wide: true }),
             _ => Ok(Src::reg(self.pair(o)?)),
         }
+    }
+
+    /// Where `o` names a literal register whose literal `form` gives for this read: that
+    /// literal as an operand, the read recorded as taking it.
+    fn literal(&self, o: &ast::Operand<'a>, form: fn(literals::Literal) -> Option<Immediate>) -> Option<ast::Operand<'a>> {
+        let OperandKind::Name(n) = o.kind else { return None };
+        let imm = form(*self.literals.get(n)?)?;
+        self.taken.borrow_mut().insert((self.item, o.span), imm);
+        Some(ast::Operand { kind: OperandKind::Immediate(imm), span: o.span })
     }
 
     fn address(&self, o: &ast::Operand<'a>) -> Result<(isa::Operand, Option<StateSpace>)> {
@@ -1199,6 +1268,9 @@ impl<'t, 'a> Entry<'t, 'a> {
 
     /// The low and high words of a 64-bit source.
     fn halves(&self, o: &ast::Operand<'a>) -> Result<(Src, Src)> {
+        if let Some(imm) = self.literal(o, literals::Literal::double) {
+            return self.halves(&imm);
+        }
         match o.kind {
             OperandKind::Name(n) if self.locs.contains_key(n) => {
                 let r = self.pair(o)?;
