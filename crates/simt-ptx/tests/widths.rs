@@ -208,7 +208,8 @@ fn set_and_the_comparisons_of_narrow_and_flushed_values() {
     let body = "\tset.lt.u32.s32 %r1, %a, %b;\n\tset.hi.u32.u32 %r2, %a, %b;\n\tmov.b64 %o0, {%r1, %r2};\n\
                 \tset.gt.f32.f32 %k0, %f, %g;\n\tmov.b32 %r1, %k0;\n\tset.neu.s32.f64 %r2, %d, %q;\n\tmov.b64 %o1, {%r1, %r2};\n\
                 \tsetp.lt.s16 %p1, %s, %t;\n\tselp.u32 %r1, 1, 0, %p1;\n\tsetp.lt.ftz.f32 %p2, %f, %g;\n\tselp.u32 %r2, 1, 0, %p2;\n\tmov.b64 %o2, {%r1, %r2};\n\
-                \tset.eq.and.u32.u32 %r1, %a, %b, %p1;\n\tset.ne.or.u32.s32 %r2, %a, %b, !%p2;\n\tmov.b64 %o3, {%r1, %r2};\n";
+                \tset.eq.and.u32.u32 %r1, %a, %b, %p1;\n\tset.ne.or.u32.s32 %r2, %a, %b, !%p2;\n\tmov.b64 %o3, {%r1, %r2};\n\
+                \tsetp.ne.s16 %p3, %s, %t;\n\tselp.u32 %r1, 1, 0, %p3;\n\tsetp.gt.s16 %p3, %s, -2;\n\tselp.u32 %r2, 1, 0, %p3;\n\tmov.b64 %o4, {%r1, %r2};\n";
     let mut inputs = integer_pairs();
     // Equal words, subnormal and NaN floats, and negative 16-bit values in some lanes.
     let specials = [(5, 5), (0x0000_8001, 0x0000_0001), (1, 2), (0x8000_0001, 0x0000_0000), (0x7FC0_0000, 0), (0xFFFF, 0xFFFE)];
@@ -229,12 +230,21 @@ fn set_and_the_comparisons_of_narrow_and_flushed_values() {
             pair(if f > g { 1.0f32.to_bits() } else { 0 }, all(d != q || d.is_nan() || q.is_nan())),
             pair(u32::from(p1), u32::from(p2)),
             pair(all(a == b && p1), all(a != b || !p2)),
-            0,
+            pair(u32::from(a as u16 != b as u16), u32::from(a as u16 as i16 > -2)),
             0,
             0,
             0,
         ]
     });
+    // Equality needs no sign extension, and a literal is extended as it is translated.
+    let source = kernel(body);
+    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+    let kernel = &module.kernels[0];
+    let made = |text: &str| {
+        let line = source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
+        kernel.lines.iter().filter(|&&l| l == line).count()
+    };
+    assert_eq!((made("setp.ne.s16"), made("setp.gt.s16"), made("setp.lt.s16")), (1, 3, 5));
 }
 
 #[test]

@@ -255,9 +255,8 @@ impl<'t, 'a> Entry<'t, 'a> {
                         if neg {
                             self.op(Opcode::Isub, &[dst(d), src(Src::reg(RZ)), src(x)])?;
                         } else {
-                            let t = self.scratch;
-                            self.extend_sign(t, x, a.ty.bits())?;
-                            self.op(Opcode::Iabs, &[dst(d), src(Src::reg(t))])?;
+                            let x = self.sign_extended(x, a.ty.bits(), 0)?;
+                            self.op(Opcode::Iabs, &[dst(d), src(x)])?;
                         }
                         self.narrow(d, a.ty.bits())
                     }
@@ -747,9 +746,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 // sign-extended first, and the 32-bit product is then exact.
                 let (mut x, mut y) = (self.src32(x)?, self.src32(y)?);
                 if signed == isa::IntType::S32 {
-                    self.extend_sign(t, x, 16)?;
-                    self.extend_sign(t + 1, y, 16)?;
-                    (x, y) = (Src::reg(t), Src::reg(t + 1));
+                    (x, y) = (self.sign_extended(x, 16, 0)?, self.sign_extended(y, 16, 1)?);
                 }
                 let z = z.map(|z| self.src32(z)).transpose()?;
                 let d = self.word(d)?;
@@ -901,12 +898,10 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             let ty = if signed { isa::IntType::S32 } else { isa::IntType::U32 };
             let (mut x, mut y) = (self.src32(x)?, self.src32(y)?);
-            if s.ty.bits() < 32 && signed {
-                // Registers hold 8- and 16-bit values zero-extended: compare them sign-extended.
-                let t = self.scratch;
-                self.widen(t, x, s.ty)?;
-                self.widen(t + 1, y, s.ty)?;
-                (x, y) = (Src::reg(t), Src::reg(t + 1));
+            if s.ty.bits() < 32 && signed && !matches!(cmp, isa::Cmp::Eq | isa::Cmp::Ne) {
+                // Registers hold 8- and 16-bit values zero-extended: order them sign-extended
+                // (equal ones are equal either way).
+                (x, y) = (self.sign_extended(x, s.ty.bits(), 0)?, self.sign_extended(y, s.ty.bits(), 1)?);
             }
             return self.emit(Form::Isetp(mods::Isetp { cmp, ty, bop }), &[isa::Operand::Pred(p), src(x), src(y), q]);
         }

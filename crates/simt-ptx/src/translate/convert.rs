@@ -316,6 +316,20 @@ impl<'t, 'a> Entry<'t, 'a> {
         Ok(())
     }
 
+    /// `x` sign-extended from its low `bits` bits: itself at 32, a literal at once, a register
+    /// into scratch register `slot`.
+    pub(super) fn sign_extended(&mut self, x: Src, bits: u32, slot: u8) -> Result<Src> {
+        if bits >= 32 {
+            return Ok(x);
+        }
+        if let Src::Imm { bits: v, wide: false } = x {
+            return Ok(Src::imm((((v as u32) << (32 - bits)) as i32 >> (32 - bits)) as u32));
+        }
+        let t = self.scratch + slot;
+        self.extend_sign(t, x, bits)?;
+        Ok(Src::reg(t))
+    }
+
     /// `d = x` sign-extended from its low `bits` bits.
     pub(super) fn extend_sign(&mut self, d: u8, x: Src, bits: u32) -> Result<()> {
         if bits >= 32 {
