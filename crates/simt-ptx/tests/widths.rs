@@ -1019,3 +1019,26 @@ fn literal_registers_fold_into_their_reads() {
     assert!(matches!(made("fma.rn.f32").as_slice(), [ffma] if ffma.contains(", 2.0, ")), "{:?}", made("fma.rn.f32"));
     assert_eq!(made("mov.b32 %r7, 7;").len(), 1, "a register written twice keeps its mov");
 }
+
+/// tinygrad's accumulators, `add %acc2, %acc, %x; mov %acc, %acc2` in a loop, cost no move:
+/// an instruction that became one simt instruction reads its sources before it writes, so its
+/// destination may take the register of a source that dies there, and the copy back is then
+/// of a register to itself. Both give PTX's values.
+#[test]
+fn an_accumulator_is_added_to_in_place() {
+    let body = "\tmov.b32 %r1, 0;\n\tmov.b32 %r4, 0;\nACC:\n\tadd.s32 %r2, %r1, %a;\n\tmov.b32 %r1, %r2;\n\tadd.s32 %r4, %r4, 1;\n\
+                \tsetp.lt.u32 %p1, %r4, 3;\n\t@%p1 bra ACC;\n\tcvt.u64.u32 %o0, %r1;\n";
+    check(body, &integer_pairs(), |x, _| [u64::from((x as u32).wrapping_mul(3)), 0, 0, 0, 0, 0, 0, 0]);
+    let source = kernel(body);
+    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+    let kernel = &module.kernels[0];
+    let symbols = simt_isa::Symbols::of(kernel);
+    let made = |text: &str| -> Vec<String> {
+        let line = source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
+        kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l == line).map(|(_, i)| simt_isa::format_instruction(i, &symbols)).collect()
+    };
+    assert_eq!(made("mov.b32 %r1, %r2;"), Vec::<String>::new());
+    let add = made("add.s32 %r2, %r1, %a;");
+    let operands: Vec<&str> = add[0].trim_start_matches("IADD ").split(", ").collect();
+    assert!(add.len() == 1 && operands[0] == operands[1], "{add:?}");
+}

@@ -220,6 +220,9 @@ struct Mentions {
     guarded: bool,
     /// A plain copy of its one use into its one def.
     copy: bool,
+    /// Translated as one simt instruction, which reads its sources before it writes: its
+    /// destinations need not keep clear of its sources' registers.
+    reads_first: bool,
 }
 
 /// The declared registers: single names, and ranges (`%r<100>` declares `%r0` .. `%r99`)
@@ -380,6 +383,8 @@ struct Entry<'t, 'a> {
     read: std::cell::OnceCell<HashSet<&'a str>>,
     /// The literal registers (`literals.rs`) whose reads may take their literal.
     literals: HashMap<&'a str, literals::Literal>,
+    /// The items translated as one simt instruction before ([`Mentions::reads_first`]).
+    reads_first: HashSet<usize>,
     /// The reads that took one: (item, operand span) and the literal.
     taken: std::cell::RefCell<HashMap<(usize, Span), Immediate>>,
     /// The item being translated.
@@ -461,37 +466,60 @@ struct Translation {
     spilled: bool,
     /// The reads of literal registers that took their literal (`literals.rs`).
     taken: HashMap<(usize, Span), Immediate>,
+    /// The simt instructions each item became.
+    emitted: Vec<u32>,
 }
 
-/// Translates `items`. Where they have literal registers (`literals.rs`), first with each
-/// read that can take its register's literal taking it, then again from the PTX with those
-/// reads made literals and the moves no longer read left out, keeping the second unless it
-/// came out longer. Where the kernel spills registers, also with its shared-memory loads
-/// moved down to their first uses (`schedule.rs`), keeping the shorter.
+/// What an earlier translation of a kernel tells the next.
+#[derive(Default)]
+struct Hints<'a> {
+    /// Literal registers whose reads may take their literal (`literals.rs`).
+    literals: HashMap<&'a str, literals::Literal>,
+    /// The items that became one simt instruction.
+    reads_first: HashSet<usize>,
+}
+
+/// Translates `items` twice. First with each read of a literal register (`literals.rs`)
+/// that can take its literal taking it; then from the PTX with those reads made literals and
+/// the moves no longer read left out, and with each instruction that became one simt
+/// instruction free to write a register one of its sources dies in (`tinygrad`'s `add %acc2,
+/// %acc, %x; mov %acc, %acc2` then needs no move). The second is kept unless it came out
+/// longer or such an instruction became more than one (a copy may become none). Where the kernel spills registers, it
+/// is also translated with its shared-memory loads moved down to their first uses
+/// (`schedule.rs`), and the shorter kept.
 fn translate_scheduled<'t, 'a>(
     source: Source<'t, 'a>,
     items: Vec<Item<'t, 'a>>,
     decls: Vec<&'t Statement<'a>>,
     inlined: Inlined<'_, 'a>,
 ) -> std::result::Result<Kernel, Vec<Diagnostic>> {
-    let (none, no_words) = (HashMap::default(), HashMap::default());
-    let literals = literals::literal_registers(&items);
+    let none = Hints::default();
+    let literals = Hints { literals: literals::literal_registers(&items), ..Hints::default() };
     let first = match Entry::translate(source, &items, decls.clone(), &inlined, &literals) {
         Ok(first) => first,
         // What the kernel says without literals read in is the diagnostic to show.
-        Err(_) if !literals.is_empty() => Entry::translate(source, &items, decls.clone(), &inlined, &none)?,
+        Err(_) if !literals.literals.is_empty() => Entry::translate(source, &items, decls.clone(), &inlined, &none)?,
         Err(e) => return Err(e),
     };
-    let edits = literals::substituted(&items, &literals, &first.taken);
-    let (items, inlined, Translation { kernel, spilled, .. }) = if edits.is_empty() {
-        (items, inlined, first)
-    } else {
-        let (folded_items, item_frames) = edit(items.clone(), inlined.item_frames.clone(), &no_words, &edits);
-        let folded_inlined = Inlined { item_frames, bindings: inlined.bindings, calls: inlined.calls.clone() };
-        match Entry::translate(source, &folded_items, decls.clone(), &folded_inlined, &none) {
-            Ok(folded) if folded.kernel.code.len() <= first.kernel.code.len() => (folded_items, folded_inlined, folded),
-            _ => (items, inlined, first),
+    let edits = literals::substituted(&items, &literals.literals, &first.taken);
+    // Where each item of `items` stands once the edits are made.
+    let kept: Vec<Option<usize>> = (0..items.len())
+        .scan(0, |next, at| {
+            let dropped = matches!(edits.get(&at), Some(None));
+            *next += usize::from(!dropped);
+            Some((!dropped).then_some(*next - 1))
+        })
+        .collect();
+    let reads_first: HashSet<usize> = first.emitted.iter().enumerate().filter(|&(_, &n)| n == 1).filter_map(|(at, _)| kept[at]).collect();
+    let no_words = HashMap::default();
+    let (second_items, item_frames) = edit(items.clone(), inlined.item_frames.clone(), &no_words, &edits);
+    let second_inlined = Inlined { item_frames, bindings: inlined.bindings, calls: inlined.calls.clone() };
+    let hints = Hints { reads_first, ..Hints::default() };
+    let (items, inlined, Translation { kernel, spilled, .. }) = match Entry::translate(source, &second_items, decls.clone(), &second_inlined, &hints) {
+        Ok(second) if second.kernel.code.len() <= first.kernel.code.len() && hints.reads_first.iter().all(|&at| second.emitted[at] <= 1) => {
+            (second_items, second_inlined, second)
         }
+        _ => (items, inlined, first),
     };
     let Some(order) = spilled.then(|| schedule::sink_shared_loads(&items)).flatten() else { return Ok(kernel) };
     let items: Vec<_> = order.iter().map(|&at| items[at]).collect();
@@ -539,13 +567,14 @@ struct Inlined<'b, 'a> {
 }
 
 impl<'t, 'a> Entry<'t, 'a> {
-    /// The kernel, with each read of a register of `literals` that can take its literal so.
+    /// The kernel, with each read of a literal register of `hints` that can take its literal
+    /// so, and the items `hints` says became one instruction free to share registers.
     fn translate(
         Source { module, f, lines, arch: (target, older) }: Source<'t, 'a>,
         items: &[Item<'t, 'a>],
         decls: Vec<&'t Statement<'a>>,
         inlined: &Inlined<'_, 'a>,
-        literals: &HashMap<&'a str, literals::Literal>,
+        hints: &Hints<'a>,
     ) -> std::result::Result<Translation, Vec<Diagnostic>> {
         let mut entry = Entry {
             b: KernelBuilder::new(f.name.value),
@@ -560,7 +589,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             labels: LabelNames::default(),
             constants: std::cell::OnceCell::new(),
             read: std::cell::OnceCell::new(),
-            literals: literals.clone(),
+            literals: hints.literals.clone(),
+            reads_first: hints.reads_first.clone(),
             taken: std::cell::RefCell::default(),
             item: 0,
             scratch: 0,
@@ -598,9 +628,11 @@ impl<'t, 'a> Entry<'t, 'a> {
         if let Err(e) = entry.load_module_variables() {
             errors.push(e);
         }
+        let mut emitted = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
             entry.item = i;
             entry.frame = inlined.item_frames.get(i).copied().unwrap_or(0);
+            let before = entry.spans.len();
             let result = match *item {
                 Item::Label(name, span) => {
                     let label = entry.b.label(entry.labels.name(name));
@@ -611,6 +643,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             if let Err(e) = result {
                 errors.push(e);
             }
+            emitted.push((entry.spans.len() - before) as u32);
         }
         if !errors.is_empty() {
             return Err(errors);
@@ -634,7 +667,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 })
                 .collect::<Vec<_>>()
         })?;
-        Ok(Translation { kernel, spilled, taken })
+        Ok(Translation { kernel, spilled, taken, emitted })
     }
 
     /// Registers, variables and parameters.

@@ -82,7 +82,8 @@ impl<'t, 'a> Entry<'t, 'a> {
                 && ids.len() - defs_end == 1
                 && inst.guard.is_none()
                 && kind(ids[start]) == kind(ids[defs_end]);
-            insts.push(Mentions { item: at, defs: start..defs_end, uses: defs_end..ids.len(), guarded: inst.guard.is_some(), copy });
+            let reads_first = self.reads_first.contains(&at) && inst.guard.is_none();
+            insts.push(Mentions { item: at, defs: start..defs_end, uses: defs_end..ids.len(), guarded: inst.guard.is_some(), copy, reads_first });
         }
         let n = names_of.len();
         // Basic blocks over `insts`: a label starts one, a branch or an exit ends one.
@@ -213,7 +214,8 @@ impl<'t, 'a> Entry<'t, 'a> {
                         }
                     }
                     if !inst.copy {
-                        for &x in uses.iter().chain(defs) {
+                        let sources = if inst.reads_first { &[][..] } else { uses };
+                        for &x in sources.iter().chain(defs) {
                             connect(d, x, &mut interferes);
                         }
                     }
