@@ -278,6 +278,21 @@ fn tritons_f32_matmul_keeps_its_values_in_registers() {
     }
 }
 
+/// tinygrad's tensor-core matmul keeps 64 accumulators, made before its loop, and copies
+/// four into an MMA's fragment and back around each `mma.sync`. The accumulators are laid
+/// out as the fragments they are copied into, so its loop moves nothing (it moved 124 words a
+/// turn); its values are the corpus's (`tests/ml/run_corpus.py`).
+#[test]
+fn tinygrads_mma_accumulators_lie_in_their_fragments() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/ml/tinygrad/matmul_f16_tc.ptx");
+    let source = std::fs::read_to_string(path).unwrap();
+    let module = simt_ptx::translate("matmul_f16_tc.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", &source, false)));
+    let listing = simt_isa::disassemble(&module);
+    let turn = listing.split_once("LOOP_").and_then(|(_, rest)| rest.split_once("END_")).map(|(turn, _)| turn).expect("the loop");
+    assert_eq!(turn.matches("MMA.").count(), 16, "{turn}");
+    assert!(!turn.contains("MOV "), "{turn}");
+}
+
 /// Triton's pipelined loads: `cp.async` copies 16 bytes per lane, of which the first
 /// `src-size` come from global memory and the rest are zeros (here 0 to 16 bytes, so words
 /// are cut within), a guarded 4-byte copy skips its lane, and the groups complete when waited for.

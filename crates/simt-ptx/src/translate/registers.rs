@@ -258,10 +258,24 @@ impl<'t, 'a> Entry<'t, 'a> {
                 fragments.push((align, members.iter().enumerate().map(|(k, &id)| (k * width(id), id)).collect()));
             }
         }
+        // A copy's other register takes its member's place too (tinygrad moves each
+        // accumulator into an MMA's fragment and back): laid out alike, the copies vanish.
         let mut fragment_of = vec![Vec::new(); n];
         for (g, (_, members)) in fragments.iter().enumerate() {
             for &(offset, id) in members {
                 fragment_of[id].push((g, offset));
+            }
+        }
+        let members = fragment_of.iter().map(|groups| !groups.is_empty()).collect::<Vec<bool>>();
+        for m in insts.iter().filter(|m| m.copy) {
+            let (d, u) = (ids[m.defs.start], ids[m.uses.start]);
+            for (member, other) in [(d, u), (u, d)] {
+                if !members[member] || !fragment_of[other].is_empty() || classes_of[other] != classes_of[member] {
+                    continue;
+                }
+                let (g, offset) = fragment_of[member][0];
+                fragments[g].1.push((offset, other));
+                fragment_of[other].push((g, offset));
             }
         }
         let (loc, highest) = loop {
@@ -425,6 +439,10 @@ impl<'t, 'a> Entry<'t, 'a> {
             (regs, preds)
         };
         for id in 0..n {
+            if loc[id].is_some() {
+                // Placed with the first member of its fragment.
+                continue;
+            }
             let name = names_of[id];
             let (regs, preds) = taken(id, &loc);
             // Where the register is first mentioned, for the message when none is free.
@@ -437,9 +455,11 @@ impl<'t, 'a> Entry<'t, 'a> {
             // register is free of what that member interferes with.
             let width = if classes_of[id] == Class::Pair { 2 } else { 1 };
             let free = |r: usize| r + width <= usable && (r..r + width).all(|x| !regs[x]);
+            // The fragment and base where `id` is the first of its members placed.
+            let mut first_of = None;
             let in_fragment = fragment_of[id].iter().find_map(|&(g, offset)| {
                 let (align, members) = &fragments[g];
-                let span = members.last().map_or(0, |&(o, _)| o + width);
+                let span = members.iter().map(|&(o, _)| o + width).max().unwrap_or(0);
                 let placed = members.iter().find_map(|&(o, m)| match loc[m] {
                     Some(Loc::Reg(r) | Loc::Pair(r)) => Some(usize::from(r).checked_sub(o).filter(|b| b.is_multiple_of(*align))),
                     _ => None,
@@ -448,7 +468,11 @@ impl<'t, 'a> Entry<'t, 'a> {
                     Some(base) => base?,
                     None => {
                         let members_taken: Vec<(usize, [bool; isa::NUM_REGS as usize])> = members.iter().map(|&(o, m)| (o, taken(m, &loc).0)).collect();
-                        (0..usable).step_by(*align).find(|&b| b + span <= usable && members_taken.iter().all(|(o, t)| (b + o..b + o + width).all(|x| !t[x])))?
+                        let base = (0..usable)
+                            .step_by(*align)
+                            .find(|&b| b + span <= usable && members_taken.iter().all(|(o, t)| (b + o..b + o + width).all(|x| !t[x])))?;
+                        first_of = free(base + offset).then_some((g, base));
+                        base
                     }
                 };
                 free(base + offset).then_some(base + offset)
@@ -500,6 +524,22 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                 },
             });
+            // The first member placed places the others at once, each where its own
+            // interferences leave its slot free: placed one at a time, the values coloured
+            // between them would take the slots (tinygrad's 64 accumulators, made before the
+            // MMAs whose fragments they are copied into).
+            if let (Some((g, base)), Some(Loc::Reg(_) | Loc::Pair(_))) = (first_of, loc[id]) {
+                for &(o, m) in &fragments[g].1 {
+                    if loc[m].is_some() || spilled[m] || classes_of[m] != classes_of[id] {
+                        continue;
+                    }
+                    let (r, theirs) = (base + o, taken(m, &loc).0);
+                    if (r..r + width).all(|x| !theirs[x]) {
+                        highest = highest.max((r + width - 1) as u32);
+                        loc[m] = Some(if width == 2 { Loc::Pair(r as u8) } else { Loc::Reg(r as u8) });
+                    }
+                }
+            }
         }
         Ok(if uncoloured.is_empty() { Ok((loc, highest)) } else { Err(uncoloured) })
     }
