@@ -482,11 +482,11 @@ struct Hints<'a> {
 /// Translates `items` twice. First with each read of a literal register (`literals.rs`)
 /// that can take its literal taking it; then from the PTX with those reads made literals and
 /// the moves no longer read left out, and with each instruction that became one simt
-/// instruction free to write a register one of its sources dies in (`tinygrad`'s `add %acc2,
+/// instruction free to write a register one of its sources dies in (tinygrad's `add %acc2,
 /// %acc, %x; mov %acc, %acc2` then needs no move). The second is kept unless it came out
-/// longer or such an instruction became more than one (a copy may become none). Where the kernel spills registers, it
-/// is also translated with its shared-memory loads moved down to their first uses
-/// (`schedule.rs`), and the shorter kept.
+/// longer or such an instruction became more than one (a copy may become none). Where the
+/// kernel spills registers, it is also translated with its shared-memory loads moved down to
+/// their first uses (`schedule.rs`), and the shorter kept.
 fn translate_scheduled<'t, 'a>(
     source: Source<'t, 'a>,
     items: Vec<Item<'t, 'a>>,

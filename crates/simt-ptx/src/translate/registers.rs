@@ -258,14 +258,15 @@ impl<'t, 'a> Entry<'t, 'a> {
                 fragments.push((align, members.iter().enumerate().map(|(k, &id)| (k * width(id), id)).collect()));
             }
         }
-        // A copy's other register takes its member's place too (tinygrad moves each
-        // accumulator into an MMA's fragment and back): laid out alike, the copies vanish.
         let mut fragment_of = vec![Vec::new(); n];
         for (g, (_, members)) in fragments.iter().enumerate() {
             for &(offset, id) in members {
                 fragment_of[id].push((g, offset));
             }
         }
+        // A copy's other register takes its member's place too, where it has none of its own
+        // (tinygrad moves each accumulator into an MMA's fragment and back): laid out alike,
+        // the copies vanish.
         let members = fragment_of.iter().map(|groups| !groups.is_empty()).collect::<Vec<bool>>();
         for m in insts.iter().filter(|m| m.copy) {
             let (d, u) = (ids[m.defs.start], ids[m.uses.start]);
