@@ -1042,3 +1042,34 @@ fn an_accumulator_is_added_to_in_place() {
     let operands: Vec<&str> = add[0].trim_start_matches("IADD ").split(", ").collect();
     assert!(add.len() == 1 && operands[0] == operands[1], "{add:?}");
 }
+
+/// Shifts of 16-bit values, which registers keep zero-extended: a logical shift right stays
+/// within the 16 bits and is one `SHR`; a left shift is cut back to them; an arithmetic one
+/// takes the sign first. A shift past the width gives 0 (or the sign), as PTX clamps it.
+#[test]
+fn narrow_shifts() {
+    let body = "\tand.b32 %r1, %c, 31;\n\tshr.u16 %h0, %t, %r1;\n\tcvt.u64.u16 %o0, %h0;\n\tshl.b16 %h1, %t, %r1;\n\tcvt.u64.u16 %o1, %h1;\n\
+                \tshr.s16 %h2, %t, %r1;\n\tcvt.s64.s16 %o2, %h2;\n\tshr.b16 %h3, 65535, %r1;\n\tcvt.u64.u16 %o3, %h3;\n";
+    check(body, &integer_pairs(), |_, y| {
+        let (t, amount) = (y as u16, (y >> 32) as u32 & 31);
+        let right = |v: u32| if amount >= 16 { 0 } else { u64::from(v >> amount) };
+        [
+            right(u32::from(t)),
+            u64::from((u32::from(t) << amount) as u16),
+            i64::from((i32::from(t as i16) >> amount.min(15)) as i16) as u64,
+            right(0xFFFF),
+            0,
+            0,
+            0,
+            0,
+        ]
+    });
+    let source = kernel(body);
+    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+    let kernel = &module.kernels[0];
+    let made = |text: &str| {
+        let line = source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
+        kernel.lines.iter().filter(|&&l| l == line).count()
+    };
+    assert_eq!((made("shr.u16"), made("shl.b16"), made("shr.s16")), (1, 2, 4));
+}

@@ -390,19 +390,18 @@ impl<'t, 'a> Entry<'t, 'a> {
                 match class_of(t.ty) {
                     Some(Class::Word { bits }) => {
                         let d = self.word(d)?;
-                        let (mut x, y) = (self.src32(x)?, self.src32(y)?);
-                        // Narrow values are kept zero-extended: an arithmetic shift needs the sign first.
-                        if !shl && t.ty.is_signed() && bits < 32 {
-                            self.widen(self.scratch, x, t.ty)?;
-                            x = Src::reg(self.scratch);
-                        }
+                        let (x, y) = (self.src_of_width(x, bits)?, self.src32(y)?);
+                        // Narrow values are kept zero-extended: an arithmetic shift needs the sign
+                        // first, and then its result cut back; a logical one stays within the bits.
+                        let arithmetic = !shl && t.ty.is_signed();
+                        let x = if arithmetic { self.sign_extended(x, bits, 0)? } else { x };
                         let form = if shl {
                             Form::new(Opcode::Shl)
                         } else {
-                            Form::Shr(mods::Shr { ty: if t.ty.is_signed() { isa::IntType::S32 } else { isa::IntType::U32 } })
+                            Form::Shr(mods::Shr { ty: if arithmetic { isa::IntType::S32 } else { isa::IntType::U32 } })
                         };
                         self.emit(form, &[dst(d), src(x), src(y)])?;
-                        self.narrow(d, bits)
+                        if shl || arithmetic { self.narrow(d, bits) } else { Ok(()) }
                     }
                     Some(Class::Pair) => {
                         let d = self.pair(d)?;
