@@ -57,6 +57,19 @@ fn check(body: &str, inputs: &[(u64, u64)], want: impl Fn(u64, u64) -> [u64; 8])
     }
 }
 
+/// What `body`'s translation made of each line: given text of a line, the simt instructions
+/// (disassembled) that line became.
+fn translated(body: &str) -> impl Fn(&str) -> Vec<String> {
+    let source = kernel(body);
+    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+    move |text: &str| {
+        let kernel = &module.kernels[0];
+        let symbols = simt_isa::Symbols::of(kernel);
+        let line = source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
+        kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l == line).map(|(_, i)| simt_isa::format_instruction(i, &symbols)).collect()
+    }
+}
+
 /// A xorshift64 generator from `seed`: reproducible inputs without a crate.
 fn xorshift(mut state: u64) -> impl FnMut() -> u64 {
     move || {
@@ -237,14 +250,8 @@ fn set_and_the_comparisons_of_narrow_and_flushed_values() {
         ]
     });
     // Equality needs no sign extension, and a literal is extended as it is translated.
-    let source = kernel(body);
-    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
-    let kernel = &module.kernels[0];
-    let made = |text: &str| {
-        let line = source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
-        kernel.lines.iter().filter(|&&l| l == line).count()
-    };
-    assert_eq!((made("setp.ne.s16"), made("setp.gt.s16"), made("setp.lt.s16")), (1, 3, 5));
+    let made = translated(body);
+    assert_eq!((made("setp.ne.s16").len(), made("setp.gt.s16").len(), made("setp.lt.s16").len()), (1, 3, 5));
 }
 
 #[test]
@@ -934,13 +941,7 @@ fn index_products_fuse_into_one_imad_wide() {
             sext(a).wrapping_mul(4).wrapping_add(y),
         ]
     });
-    let source = kernel(body);
-    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
-    let kernel = &module.kernels[0];
-    let made = |text: &str| -> Vec<String> {
-        let line = source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
-        kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l == line).map(|(_, i)| simt_isa::format_mnemonic(&i.form)).collect()
-    };
+    let made = translated(body);
     for (cvt, mad, fused) in [
         ("cvt.s64.s32 %o0", "mad.lo.s64 %o0", true),
         ("cvt.s64.s32 %o5", "mad.lo.s64 %o1", false),
@@ -1004,14 +1005,7 @@ fn literal_registers_fold_into_their_reads() {
             0,
         ]
     });
-    let source = kernel(body);
-    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
-    let kernel = &module.kernels[0];
-    let symbols = simt_isa::Symbols::of(kernel);
-    let made = |text: &str| -> Vec<String> {
-        let line = source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
-        kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l == line).map(|(_, i)| simt_isa::format_instruction(i, &symbols)).collect()
-    };
+    let made = translated(body);
     for gone in ["mov.b32 %r1, 4;", "mov.b32 %r2, 1;", "mov.b32 %r5, 0f40000000;", "mov.f64 %z0"] {
         assert_eq!(made(gone), Vec::<String>::new(), "{gone}");
     }
@@ -1029,14 +1023,7 @@ fn an_accumulator_is_added_to_in_place() {
     let body = "\tmov.b32 %r1, 0;\n\tmov.b32 %r4, 0;\nACC:\n\tadd.s32 %r2, %r1, %a;\n\tmov.b32 %r1, %r2;\n\tadd.s32 %r4, %r4, 1;\n\
                 \tsetp.lt.u32 %p1, %r4, 3;\n\t@%p1 bra ACC;\n\tcvt.u64.u32 %o0, %r1;\n";
     check(body, &integer_pairs(), |x, _| [u64::from((x as u32).wrapping_mul(3)), 0, 0, 0, 0, 0, 0, 0]);
-    let source = kernel(body);
-    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
-    let kernel = &module.kernels[0];
-    let symbols = simt_isa::Symbols::of(kernel);
-    let made = |text: &str| -> Vec<String> {
-        let line = source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
-        kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l == line).map(|(_, i)| simt_isa::format_instruction(i, &symbols)).collect()
-    };
+    let made = translated(body);
     assert_eq!(made("mov.b32 %r1, %r2;"), Vec::<String>::new());
     let add = made("add.s32 %r2, %r1, %a;");
     let operands: Vec<&str> = add[0].trim_start_matches("IADD ").split(", ").collect();
@@ -1064,12 +1051,6 @@ fn narrow_shifts() {
             0,
         ]
     });
-    let source = kernel(body);
-    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
-    let kernel = &module.kernels[0];
-    let made = |text: &str| {
-        let line = source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
-        kernel.lines.iter().filter(|&&l| l == line).count()
-    };
-    assert_eq!((made("shr.u16"), made("shl.b16"), made("shr.s16")), (1, 2, 4));
+    let made = translated(body);
+    assert_eq!((made("shr.u16").len(), made("shl.b16").len(), made("shr.s16").len()), (1, 2, 4));
 }
