@@ -325,6 +325,14 @@ pub struct Instruction<'a> {
     pub span: Span,
 }
 
+impl<'a> Instruction<'a> {
+    /// Every name the instruction mentions, its guard's predicate included.
+    pub fn names(&self, out: &mut Vec<&'a str>) {
+        self.operands.iter().for_each(|o| o.names(out));
+        out.extend(self.guard.map(|g| g.predicate));
+    }
+}
+
 /// An operand and its span.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Operand<'a> {

@@ -131,10 +131,7 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
             let mut names = Vec::new();
             for s in &list {
                 match s {
-                    Statement::Instruction(i) => {
-                        i.operands.iter().for_each(|o| o.names(&mut names));
-                        names.extend(i.guard.map(|g| g.predicate));
-                    }
+                    Statement::Instruction(i) => i.names(&mut names),
                     Statement::Registers(r) => names.extend(r.names.iter().map(|n| n.name)),
                     Statement::Variable(v) => names.push(v.name.value),
                     Statement::Label(l) => names.push(l.value),

@@ -1394,6 +1394,12 @@ impl Op {
         }
     }
 
+    /// Whether the first operand is what the instruction writes: not for a store, a reduction
+    /// or a branch, which write no register, nor for a call, whose results its callee writes.
+    pub fn writes_first_operand(&self) -> bool {
+        !matches!(self, Op::St(_) | Op::Stmatrix(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_))
+    }
+
     /// How many operands the instruction takes (after `call`'s lists are filled in).
     pub fn operand_count(&self) -> std::ops::RangeInclusive<usize> {
         use Op::*;

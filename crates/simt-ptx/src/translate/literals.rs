@@ -54,7 +54,7 @@ pub(super) fn literal_registers<'a>(items: &[Item<'_, 'a>]) -> HashMap<&'a str, 
         if let Some(g) = inst.guard {
             not.insert(g.predicate);
         }
-        let writes = !matches!(inst.op, Op::St(_) | Op::Stmatrix(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_));
+        let writes = inst.op.writes_first_operand();
         for (k, operand) in inst.operands.iter().enumerate() {
             match operand.kind {
                 OperandKind::Name(n) if k == 0 && writes => {

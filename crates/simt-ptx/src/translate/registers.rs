@@ -38,9 +38,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             for (k, operand) in inst.operands.iter().enumerate() {
                 scratch.clear();
                 operand.names(&mut scratch);
-                let writes = k == 0
-                    && !matches!(inst.op, Op::St(_) | Op::Stmatrix(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_))
-                    && !matches!(operand.kind, OperandKind::Address(_));
+                let writes = k == 0 && inst.op.writes_first_operand() && !matches!(operand.kind, OperandKind::Address(_));
                 for &name in &scratch {
                     let id = match index.get(name) {
                         Some(&id) => id,
@@ -576,7 +574,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         if let Some(g) = inst.guard {
             read(self, g.predicate, &mut free)?;
         }
-        let writes_first = !matches!(inst.op, Op::St(_) | Op::Stmatrix(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_));
+        let writes_first = inst.op.writes_first_operand();
         let mut mentioned = Vec::new();
         for (k, operand) in inst.operands.iter().enumerate() {
             if k == 0 && writes_first {
@@ -635,7 +633,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// slots, and puts the spilled locations back.
     pub(super) fn store_spilled(&mut self, inst: &'t ast::Instruction<'a>, reloaded: Vec<(&'a str, Loc)>) -> Result<()> {
         let mut written = Vec::new();
-        let writes_first = !matches!(inst.op, Op::St(_) | Op::Stmatrix(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_));
+        let writes_first = inst.op.writes_first_operand();
         if writes_first && let Some(first) = inst.operands.first() {
             first.names(&mut written);
         }

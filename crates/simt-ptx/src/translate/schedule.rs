@@ -12,7 +12,6 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::Item;
-use crate::ast;
 use crate::ops::{Op, StateSpace};
 
 /// The order of `items` (positions in it) with each shared-memory load just before the first
@@ -31,7 +30,7 @@ pub(super) fn sink_shared_loads(items: &[Item<'_, '_>]) -> Option<Vec<usize>> {
             continue;
         };
         names.clear();
-        mentions(inst, &mut names);
+        inst.names(&mut names);
         let mut place = at;
         if matches!(inst.op, Op::Ld(m) if m.space == Some(StateSpace::Shared) && m.semantics.is_none()) {
             let stop = names.iter().filter_map(|n| next_mention.get(n)).copied().fold(wall, usize::min);
@@ -59,12 +58,6 @@ pub(super) fn sink_shared_loads(items: &[Item<'_, '_>]) -> Option<Vec<usize>> {
         }
     }
     Some(order)
-}
-
-/// Every register `inst` reads or writes, its guard included.
-fn mentions<'a>(inst: &ast::Instruction<'a>, out: &mut Vec<&'a str>) {
-    inst.operands.iter().for_each(|o| o.names(out));
-    out.extend(inst.guard.map(|g| g.predicate));
 }
 
 /// Whether a shared-memory load may move down past `op`: an instruction that computes only

@@ -23,8 +23,7 @@ pub(super) fn fused_index_products<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize,
     for item in items {
         let Item::Inst(inst) = item else { continue };
         names.clear();
-        inst.operands.iter().for_each(|o| o.names(&mut names));
-        names.extend(inst.guard.map(|g| g.predicate));
+        inst.names(&mut names);
         for &name in &names {
             *mentions.entry(name).or_default() += 1;
         }
@@ -43,8 +42,7 @@ pub(super) fn fused_index_products<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize,
                 break;
             }
             names.clear();
-            next.operands.iter().for_each(|o| o.names(&mut names));
-            names.extend(next.guard.map(|g| g.predicate));
+            next.names(&mut names);
             if names.contains(&t) || writes(next, index) || ends_block(next.op) {
                 break;
             }
@@ -97,17 +95,16 @@ fn fuse<'a>(inst: &ast::Instruction<'a>, t: &str, index: &'a str, signed: bool) 
     })
 }
 
-/// Whether `inst` writes `name`: its first operand is what an instruction writes, but for
-/// those that write no register (a store, a reduction, a branch) and calls, whose results
-/// are counted as written.
+/// Whether `inst` may write `name`: in its first operand ([`Op::writes_first_operand`]), or
+/// anywhere in a call, whose results are counted as written.
 fn writes(inst: &ast::Instruction<'_>, name: &str) -> bool {
-    if matches!(inst.op, Op::St(_) | Op::Stmatrix(_) | Op::Red(_) | Op::Bra(_)) {
-        return false;
-    }
     let mut names = Vec::new();
     match inst.op {
         Op::Call(_) => inst.operands.iter().for_each(|o| o.names(&mut names)),
-        _ => inst.operands.iter().take(1).filter(|o| !matches!(o.kind, OperandKind::Address(_))).for_each(|o| o.names(&mut names)),
+        op if op.writes_first_operand() => {
+            inst.operands.iter().take(1).filter(|o| !matches!(o.kind, OperandKind::Address(_))).for_each(|o| o.names(&mut names))
+        }
+        _ => {}
     }
     names.contains(&name)
 }
