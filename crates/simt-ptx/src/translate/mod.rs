@@ -381,10 +381,8 @@ struct Entry<'t, 'a> {
     constants: std::cell::OnceCell<HashMap<&'a str, i64>>,
     /// Every name the kernel may read; inferred at the first `d|p` of a `shfl`.
     read: std::cell::OnceCell<HashSet<&'a str>>,
-    /// The literal registers (`literals.rs`) whose reads may take their literal.
-    literals: HashMap<&'a str, literals::Literal>,
-    /// The items translated as one simt instruction before ([`Mentions::reads_first`]).
-    reads_first: HashSet<usize>,
+    /// What an earlier translation learned: literal registers, items that became one instruction.
+    hints: &'t Hints<'a>,
     /// The reads that took one: (item, operand span) and the literal.
     taken: std::cell::RefCell<HashMap<(usize, Span), Immediate>>,
     /// The item being translated.
@@ -425,12 +423,11 @@ fn translate_entry(
 ) -> std::result::Result<Kernel, Vec<Diagnostic>> {
     let Some(body) = &f.body else { return Err(vec![Diagnostic::new(f.name.span, "an `.entry` without a body cannot run")]) };
     let plan = crate::inline::plan(module, f).map_err(|e| vec![e])?;
+    let source = Source { module, f, lines, arch: (target, older) };
     if plan.is_trivial() {
         let (mut items, mut decls) = (Vec::new(), Vec::new());
         flatten(body, &mut items, &mut decls);
-        let (words, products) = (halves::whole_words(&items), wide::fused_index_products(&items));
-        let (items, _) = edit(items, Vec::new(), &words, &products);
-        return translate_scheduled(Source { module, f, lines, arch: (target, older) }, items, decls, Inlined::default());
+        return translate_items(source, items, decls, Inlined::default());
     }
     let mut expanded = plan.expand(|offset| lines.line(offset));
     let calls = std::mem::take(&mut expanded.calls);
@@ -443,10 +440,8 @@ fn translate_entry(
         })
         .unzip();
     let decls = expanded.decls.iter().collect();
-    let (words, products) = (halves::whole_words(&items), wide::fused_index_products(&items));
-    let (items, item_frames) = edit(items, item_frames, &words, &products);
     let inlined = Inlined { bindings: &expanded.bindings, item_frames, calls };
-    translate_scheduled(Source { module, f, lines, arch: (target, older) }, items, decls, inlined)
+    translate_items(source, items, decls, inlined)
 }
 
 /// The kernel a translation is of, where it is written, and the target.
@@ -479,7 +474,8 @@ struct Hints<'a> {
     reads_first: HashSet<usize>,
 }
 
-/// Translates `items` twice. First with each read of a literal register (`literals.rs`)
+/// Translates `items`, after the passes over the PTX (`halves.rs`'s whole words, `wide.rs`'s
+/// index products), twice. First with each read of a literal register (`literals.rs`)
 /// that can take its literal taking it; then from the PTX with those reads made literals and
 /// the moves no longer read left out, and with each instruction that became one simt
 /// instruction free to write a register one of its sources dies in (tinygrad's `add %acc2,
@@ -487,12 +483,22 @@ struct Hints<'a> {
 /// longer or such an instruction became more than one (a copy may become none). Where the
 /// kernel spills registers, it is also translated with its shared-memory loads moved down to
 /// their first uses (`schedule.rs`), and the shorter kept.
-fn translate_scheduled<'t, 'a>(
+fn translate_items<'t, 'a>(
     source: Source<'t, 'a>,
     items: Vec<Item<'t, 'a>>,
     decls: Vec<&'t Statement<'a>>,
     inlined: Inlined<'_, 'a>,
 ) -> std::result::Result<Kernel, Vec<Diagnostic>> {
+    // The passes over the PTX, by position: `wide.rs`'s index products (each fused conversion
+    // left out) and `halves.rs`'s whole words.
+    let mut passes = wide::fused_index_products(&items);
+    for (at, word) in halves::whole_words(&items) {
+        if !matches!(passes.get(&at), Some(None)) {
+            passes.insert(at, Some(word));
+        }
+    }
+    let (items, item_frames, _) = edit(items, inlined.item_frames, &passes);
+    let inlined = Inlined { item_frames, ..inlined };
     let none = Hints::default();
     let literals = Hints { literals: literals::literal_registers(&items), ..Hints::default() };
     let first = match Entry::translate(source, &items, decls.clone(), &inlined, &literals) {
@@ -502,17 +508,8 @@ fn translate_scheduled<'t, 'a>(
         Err(e) => return Err(e),
     };
     let edits = literals::substituted(&items, &literals.literals, &first.taken);
-    // Where each item of `items` stands once the edits are made.
-    let kept: Vec<Option<usize>> = (0..items.len())
-        .scan(0, |next, at| {
-            let dropped = matches!(edits.get(&at), Some(None));
-            *next += usize::from(!dropped);
-            Some((!dropped).then_some(*next - 1))
-        })
-        .collect();
-    let reads_first: HashSet<usize> = first.emitted.iter().enumerate().filter(|&(_, &n)| n == 1).filter_map(|(at, _)| kept[at]).collect();
-    let no_words = HashMap::default();
-    let (second_items, item_frames) = edit(items.clone(), inlined.item_frames.clone(), &no_words, &edits);
+    let (second_items, item_frames, places) = edit(items.clone(), inlined.item_frames.clone(), &edits);
+    let reads_first: HashSet<usize> = first.emitted.iter().enumerate().filter(|&(_, &n)| n == 1).filter_map(|(at, _)| places[at]).collect();
     let second_inlined = Inlined { item_frames, bindings: inlined.bindings, calls: inlined.calls.clone() };
     let hints = Hints { reads_first, ..Hints::default() };
     let (items, inlined, Translation { kernel, spilled, .. }) = match Entry::translate(source, &second_items, decls.clone(), &second_inlined, &hints) {
@@ -531,28 +528,33 @@ fn translate_scheduled<'t, 'a>(
     }
 }
 
-/// `items` with what the passes before translation made of them: the instructions `words`
-/// and `products` have for their positions in their place, those `products` drops left out,
-/// and each item's frame in `frames` (empty without inlined calls) kept beside it.
+/// `items` with `edits` made: the instruction an edit has for a position in its place, a
+/// position it has none for left out, and each item's frame in `frames` (empty without inlined
+/// calls) kept beside it; and where each item of `items` stands in the result.
 fn edit<'t, 'a>(
     items: Vec<Item<'t, 'a>>,
     frames: Vec<u32>,
-    words: &'t HashMap<usize, ast::Instruction<'a>>,
-    products: &'t HashMap<usize, Option<ast::Instruction<'a>>>,
-) -> (Vec<Item<'t, 'a>>, Vec<u32>) {
-    let kept = |at: &usize| !matches!(products.get(at), Some(None));
+    edits: &'t HashMap<usize, Option<ast::Instruction<'a>>>,
+) -> (Vec<Item<'t, 'a>>, Vec<u32>, Vec<Option<usize>>) {
+    let kept = |at: &usize| !matches!(edits.get(at), Some(None));
     let frames = frames.into_iter().enumerate().filter(|(at, _)| kept(at)).map(|(_, frame)| frame).collect();
+    let places = (0..items.len())
+        .scan(0, |next, at| {
+            let place = kept(&at).then_some(*next);
+            *next += usize::from(place.is_some());
+            Some(place)
+        })
+        .collect();
     let items = items
         .into_iter()
         .enumerate()
         .filter(|(at, _)| kept(at))
-        .map(|(at, item)| match (words.get(&at), products.get(&at)) {
-            (Some(word), _) => Item::Inst(word),
-            (_, Some(Some(product))) => Item::Inst(product),
+        .map(|(at, item)| match edits.get(&at) {
+            Some(Some(inst)) => Item::Inst(inst),
             _ => item,
         })
         .collect();
-    (items, frames)
+    (items, frames, places)
 }
 
 /// What inlining a kernel's calls leaves its translation (nothing for a kernel without calls).
@@ -574,7 +576,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         items: &[Item<'t, 'a>],
         decls: Vec<&'t Statement<'a>>,
         inlined: &Inlined<'_, 'a>,
-        hints: &Hints<'a>,
+        hints: &'t Hints<'a>,
     ) -> std::result::Result<Translation, Vec<Diagnostic>> {
         let mut entry = Entry {
             b: KernelBuilder::new(f.name.value),
@@ -589,8 +591,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             labels: LabelNames::default(),
             constants: std::cell::OnceCell::new(),
             read: std::cell::OnceCell::new(),
-            literals: hints.literals.clone(),
-            reads_first: hints.reads_first.clone(),
+            hints,
             taken: std::cell::RefCell::default(),
             item: 0,
             scratch: 0,
@@ -1111,7 +1112,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// A 64-bit source where the instruction needs a register pair (the first source of the
     /// 64-bit rows): a literal goes to the scratch pair first, sign-extended from 32 bits.
     fn pair_src(&mut self, o: &ast::Operand<'a>) -> Result<Src> {
-        if matches!(o.kind, OperandKind::Name(n) if self.literals.contains_key(n)) {
+        if matches!(o.kind, OperandKind::Name(n) if self.hints.literals.contains_key(n)) {
             // The literal would need the scratch pair: the register costs nothing.
             return Ok(Src::reg(self.pair(o)?));
         }
@@ -1149,7 +1150,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// literal as an operand, the read recorded as taking it.
     fn literal(&self, o: &ast::Operand<'a>, form: fn(literals::Literal) -> Option<Immediate>) -> Option<ast::Operand<'a>> {
         let OperandKind::Name(n) = o.kind else { return None };
-        let imm = form(*self.literals.get(n)?)?;
+        let imm = form(*self.hints.literals.get(n)?)?;
         self.taken.borrow_mut().insert((self.item, o.span), imm);
         Some(ast::Operand { kind: OperandKind::Immediate(imm), span: o.span })
     }

@@ -80,7 +80,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 && ids.len() - defs_end == 1
                 && inst.guard.is_none()
                 && kind(ids[start]) == kind(ids[defs_end]);
-            let reads_first = self.reads_first.contains(&at) && inst.guard.is_none();
+            let reads_first = self.hints.reads_first.contains(&at) && inst.guard.is_none();
             insts.push(Mentions { item: at, defs: start..defs_end, uses: defs_end..ids.len(), guarded: inst.guard.is_some(), copy, reads_first });
         }
         let n = names_of.len();
