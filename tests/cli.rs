@@ -328,6 +328,13 @@ fn dynamic_shared_memory_is_sized_by_the_launch() {
     assert_eq!(code, 2);
     assert!(stderr.contains("outside the block's shared memory (16 bytes)"), "the static variable, then the dynamic array at 16: {stderr}");
     assert!(stderr.contains("`smem` is dynamic shared memory, sized by the launch: give it with `--shared-bytes N`"), "{stderr}");
+    // `simt ptx` writes the array as `smem[]`, which the listing's launch sizes the same way.
+    let (code, _, stderr) = outcome(dir.path(), &["ptx", "rev.ptx", "-o", "rev.s"]);
+    assert_eq!(code, 0, "{stderr}");
+    let listing = std::fs::read_to_string(dir.path().join("rev.s")).unwrap();
+    assert!(listing.contains(".shared .align 16 .u8 smem[]\n"), "{listing}");
+    let (code, from_listing, stderr) = outcome(dir.path(), &[&["run", "rev.s"], &args[2..], &["--shared-bytes", "128"]].concat());
+    assert_eq!((code, from_listing), (0, stdout), "{stderr}");
 }
 
 /// `--dump NAME:TYPE` reads a buffer's bytes as another element type: a PTX pointer's

@@ -48,11 +48,15 @@ fn mismatch(got: &npy::Array, want: &npy::Array, tolerance: &Value) -> Option<St
     Some(format!("[{bad}] = {}, expected {} (rtol {rtol}, atol {atol})", got[bad], want[bad]))
 }
 
-/// Runs one kernel as its manifest says, with `extra` flags; the failure, if any.
-fn run(dir: &Path, kernel: &Value, extra: &[&str]) -> Option<String> {
+/// Runs one kernel as its manifest says, with `extra` flags, from its PTX or from `source`
+/// in its place; the failure, if any.
+fn run(dir: &Path, kernel: &Value, extra: &[&str], source: Option<&Path>) -> Option<String> {
     let scratch = tempfile::tempdir().unwrap();
     let command = kernel["simt_command"].as_str().unwrap();
     let mut args: Vec<String> = command.split_whitespace().skip(1).map(str::to_string).collect();
+    if let Some(source) = source {
+        args[1] = source.display().to_string();
+    }
     for i in 1..args.len() {
         if args[i - 1] == "--dump" {
             let (name, file) = args[i].split_once('=').unwrap();
@@ -122,6 +126,18 @@ fn run_ptx_run(lib: &ocelot::Ocelot, corpus: &str, dir: &Path, kernel: &Value) -
     None
 }
 
+/// Runs the `.s` file `simt ptx` writes of one kernel as its manifest runs the PTX: what a
+/// user who edits the listing starts from (Triton's `.extern .shared` arrays included).
+fn run_translated(dir: &Path, kernel: &Value) -> Option<String> {
+    let scratch = tempfile::tempdir().unwrap();
+    let listing = scratch.path().join("kernel.s");
+    let out = Command::new(env!("CARGO_BIN_EXE_simt")).args(["ptx", kernel["file"].as_str().unwrap(), "-o"]).arg(&listing).current_dir(dir).output().unwrap();
+    if !out.status.success() {
+        return Some(format!("simt ptx: {}", String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("")));
+    }
+    run(dir, kernel, &[], Some(&listing))
+}
+
 #[test]
 fn ml_corpora_run_and_match_their_references() {
     let lib = ocelot::Ocelot::open();
@@ -134,7 +150,7 @@ fn ml_corpora_run_and_match_their_references() {
             let id = format!("{name}/{}", kernel["name"].as_str().unwrap());
             let refused = NOT_YET.iter().any(|(k, _)| *k == id);
             for extra in [&["--simt", "its"][..], &["--simt", "stack"], &["--timing", "h100"]] {
-                match (run(&dir, kernel, extra), refused) {
+                match (run(&dir, kernel, extra, None), refused) {
                     (Some(why), false) => failures.push(format!("{id} {}: {why}", extra.join(" "))),
                     (None, true) => failures.push(format!("{id} {}: runs now; take it off NOT_YET", extra.join(" "))),
                     _ => {}
@@ -145,6 +161,9 @@ fn ml_corpora_run_and_match_their_references() {
             }
             if !refused && let Some(why) = run_ptx_run(&lib, name, &dir, kernel) {
                 failures.push(format!("{id} through ptx_run: {why}"));
+            }
+            if !refused && let Some(why) = run_translated(&dir, kernel) {
+                failures.push(format!("{id} as `simt ptx` writes it: {why}"));
             }
             ran += 1;
         }

@@ -162,6 +162,8 @@ struct Fixup<'a> {
 struct Symbols<'a> {
     params: HashMap<&'a str, (u32, Span)>,
     shared: HashMap<&'a str, (u32, Span)>,
+    /// The `name[]` array, which must be the last shared variable declared.
+    dynamic: Option<(&'a str, Span)>,
 }
 
 /// The kernel being assembled, filled line by line so that no syntax tree
@@ -502,14 +504,34 @@ impl<'a> Assembler<'a> {
                     None => natural,
                 };
                 let count = match len {
-                    Some(lit) => match self.uint(lit, "a shared array length", 1, u64::from(u32::MAX)) {
+                    ast::SharedLen::Count(lit) => match self.uint(lit, "a shared array length", 1, u64::from(u32::MAX)) {
                         Some(n) => n,
                         None => return,
                     },
-                    None => 1,
+                    ast::SharedLen::One => 1,
+                    ast::SharedLen::Dynamic => 0,
                 };
+                if let Some((dynamic, _)) = symbols.dynamic {
+                    let (message, remedy) = if count == 0 {
+                        (
+                            format!("a second dynamic shared array: `{dynamic}[]` already addresses the launch's dynamic shared memory"),
+                            format!("address this one through `{dynamic}` too (`[{dynamic}+OFFSET]`)"),
+                        )
+                    } else {
+                        (
+                            format!("`{}` comes after the dynamic shared array `{dynamic}[]`, which must be the kernel's last shared variable", name.text),
+                            format!("declare `{}` above `{dynamic}[]`: the dynamic array starts where the static ones end", name.text),
+                        )
+                    };
+                    let d = self.error("directive", span, message, "after the dynamic array");
+                    help(d, remedy);
+                    return;
+                }
                 if !self.check_name(name, "shared variable") || !self.new_symbol(name, symbols) {
                     return;
+                }
+                if count == 0 {
+                    symbols.dynamic = Some((name.text, name.span));
                 }
                 match k.builder.shared(name.text, elem, count, align) {
                     Ok(offset) => {

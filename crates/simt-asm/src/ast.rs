@@ -181,7 +181,7 @@ pub enum Stmt<'a> {
         /// The parameter name.
         name: Name<'a>,
     },
-    /// `.shared [.align N] .type name[len]` (boxed: parser stack slots are as large as the largest node).
+    /// `.shared [.align N] .type name[len]` or `name[]` (boxed: parser stack slots are as large as the largest node).
     Shared(Box<SharedDecl<'a>>),
     /// `.local N`
     Local(Lit<'a>),
@@ -206,8 +206,19 @@ pub struct SharedDecl<'a> {
     pub ty: Name<'a>,
     /// The variable name.
     pub name: Name<'a>,
-    /// The element count (1 when left out).
-    pub len: Option<Lit<'a>>,
+    /// How many elements.
+    pub len: SharedLen<'a>,
+}
+
+/// The extent of a shared array.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SharedLen<'a> {
+    /// `name`: one element.
+    One,
+    /// `name[len]`.
+    Count(Lit<'a>),
+    /// `name[]`: the dynamic shared memory a launch adds after the static arrays.
+    Dynamic,
 }
 
 /// The parts of an `.arg` directive.

@@ -35,7 +35,7 @@ impl Rng {
     }
 }
 
-const HEADER: &str = ".param .u32 n\n.param .f64 d\n.param .ptr.f32 x\n.shared .f32 tile[64]\n.shared .u32 buf[16]\n";
+const HEADER: &str = ".param .u32 n\n.param .f64 d\n.param .ptr.f32 x\n.shared .f32 tile[64]\n.shared .u32 buf[16]\n.shared .align 16 .u8 dyn[]\n";
 
 fn register(rng: &mut Rng, count: u8, mma: bool) -> String {
     if count == 1 && rng.chance(5) {

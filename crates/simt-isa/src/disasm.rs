@@ -186,7 +186,9 @@ fn write_header(out: &mut String, k: &Kernel) {
     for v in &k.shared {
         let natural = v.elem.size().max(4);
         let align = if v.align == natural { String::new() } else { format!(".align {} ", v.align) };
-        let _ = writeln!(out, ".shared {align}.{} {}[{}]", v.elem, v.name, v.len);
+        // No elements: the dynamic shared memory a launch adds (PTX's `.extern .shared`).
+        let len = if v.len == 0 { String::new() } else { v.len.to_string() };
+        let _ = writeln!(out, ".shared {align}.{} {}[{len}]", v.elem, v.name);
     }
     if k.local_size != 0 {
         let _ = writeln!(out, ".local {}", k.local_size);
