@@ -33,8 +33,10 @@ pub enum Token<'a> {
     /// `/*` without its `*/`.
     #[token("/*")]
     UnterminatedComment,
-    /// An identifier, mnemonic, register or special register, dots included.
-    #[regex(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")]
+    /// An identifier, mnemonic, register or special register, dots included. Names are spelled
+    /// as PTX spells identifiers (`$` and a leading `%` too), so a PTX kernel's, parameter's or
+    /// shared variable's name is one in `simt ptx`'s listing.
+    #[regex(r"([A-Za-z][A-Za-z0-9_$]*|[_$%][A-Za-z0-9_$]*)(\.[A-Za-z0-9_$]+)*")]
     Word(&'a str),
     /// A directive-like word such as `.u32` or `.ptr.f32`.
     #[regex(r"\.[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*")]
@@ -198,4 +200,22 @@ pub fn for_each_line<'a>(source: &'a str, tokens: &mut Vec<Spanned<'a>>, mut lin
         }
     }
     flush(tokens, &mut bad);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Token;
+    use logos::Logos;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A name is one word exactly when `simt_isa::is_identifier` says it is spelled as a
+        /// name: the translator and the disassembler rely on that to write names `.s` reads.
+        #[test]
+        fn a_word_is_what_is_identifier_accepts(text in "[A-Za-z0-9_$%@+-]{1,6}") {
+            let tokens: Vec<_> = Token::lexer(&text).collect();
+            let one_word = matches!(tokens[..], [Ok(Token::Word(w))] if w == text);
+            prop_assert_eq!(one_word, simt_isa::is_identifier(&text), "{:?}", tokens);
+        }
+    }
 }

@@ -521,6 +521,17 @@ impl Module {
     }
 }
 
+/// Whether `name` is spelled as `.s` spells kernel, parameter, shared-variable and label names:
+/// as PTX spells identifiers (a letter, then letters, digits, `_` and `$`; or `_`, `$` or `%`
+/// first), so a PTX name is a name in `simt ptx`'s listing. The `.s` lexer's words follow it.
+pub fn is_identifier(name: &str) -> bool {
+    let follows = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+    match name.as_bytes() {
+        [first, rest @ ..] => (first.is_ascii_alphabetic() || matches!(first, b'_' | b'$' | b'%')) && rest.iter().all(|&b| follows(b)),
+        [] => false,
+    }
+}
+
 /// Encountered when a kernel breaks an invariant that assembling guarantees.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("kernel `{kernel}`{}: {message}", pc.map(|pc| format!(", pc {pc}")).unwrap_or_default())]

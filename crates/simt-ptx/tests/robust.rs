@@ -69,7 +69,7 @@ fn a_register_with_two_origins_does_not_hang() {
     assert!(simt_ptx::translate("k.ptx", source, None).is_ok());
 }
 
-/// clang 15 and later name labels `$L__BB0_2`; `simt ptx` respells them so its output
+/// clang 15 and later name labels `$L__BB0_2`; `simt ptx` keeps the name, and its output
 /// assembles back to the same code.
 #[test]
 fn labels_with_dollars_reassemble() {
@@ -78,7 +78,25 @@ fn labels_with_dollars_reassemble() {
         .replace("LBB0_2", "$L__BB0_2");
     let module = simt_ptx::translate("new.ptx", &source, None).expect("translates");
     let shown = simt_isa::disassemble_with_source(&module);
-    assert!(shown.contains("_L__BB0_2:"), "{shown}");
+    assert!(shown.contains("\n$L__BB0_2:\n"), "{shown}");
     let back = simt_asm::assemble("new.s", &shown).unwrap_or_else(|d| panic!("{}", d.render(false)));
     assert_eq!(back.kernels[0].code, module.kernels[0].code);
+}
+
+/// Found by the `translate_ptx` fuzzer: PTX names may hold `$` and begin with `%`, and an
+/// `.extern .shared` array has no length. `simt ptx` writes them as they are (`.s` spells
+/// names as PTX does, and a dynamic array `NAME[]`), and its output assembles to the same code.
+#[test]
+fn ptx_names_and_dynamic_shared_arrays_reassemble() {
+    let source = ".version 8.0\n.target sm_80\n.address_size 64\n.extern .shared .align 16 .b8 $dyn[];\n\
+                  .visible .entry $k(.param .u32 %n)\n{\n\t.reg .b32 %r<3>;\n\t.shared .align 4 .b32 tile$0[4];\n\
+                  \tld.param.u32 %r1, [%n];\n\tst.shared.u32 [tile$0+4], %r1;\n\tmov.u32 %r2, $dyn;\n\tst.shared.u32 [%r2], %r1;\n\tret;\n}\n";
+    let module = simt_ptx::translate("names.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("names.ptx", source, false)));
+    let shown = simt_isa::disassemble_with_source(&module);
+    for line in [".kernel $k\n", ".param .u32 %n\n", ".shared .u8 tile$0[16]\n", ".shared .align 16 .u8 $dyn[]\n"] {
+        assert!(shown.contains(line), "{line:?} in\n{shown}");
+    }
+    let back = simt_asm::assemble("names.s", &shown).unwrap_or_else(|d| panic!("{}", d.render(false)));
+    assert_eq!(back.kernels[0].code, module.kernels[0].code);
+    assert_eq!(back.kernels[0].shared, module.kernels[0].shared);
 }

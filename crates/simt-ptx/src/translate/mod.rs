@@ -146,9 +146,9 @@ impl LineIndex {
     }
 }
 
-/// PTX label names in the spelling `.s` accepts (letters, digits, `_`), so `simt ptx`
-/// output assembles: `$` and `%` (clang 15 and later write `$L__BB0_2`) and the `.` of
-/// inlined copies' names become `_`, and a name that then meets another gets `_N`.
+/// PTX label names in the spelling `.s` accepts ([`isa::is_identifier`]), so `simt ptx`
+/// output assembles: the `.` of inlined copies' names becomes `_`, and a name that then
+/// meets another gets `_N`. Every other label keeps its PTX name (clang's `$L__BB0_2`).
 #[derive(Debug, Default)]
 struct LabelNames {
     renamed: HashMap<String, String>,
@@ -156,12 +156,11 @@ struct LabelNames {
 
 impl LabelNames {
     fn new(items: &[Item<'_, '_>]) -> LabelNames {
-        let valid = |n: &str| n.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
         let labels = || items.iter().filter_map(|i| if let Item::Label(n, _) = i { Some(*n) } else { None });
-        let mut taken: std::collections::HashSet<String> = labels().filter(|n| valid(n)).map(str::to_string).collect();
+        let mut taken: std::collections::HashSet<String> = labels().filter(|n| isa::is_identifier(n)).map(str::to_string).collect();
         let mut names = LabelNames::default();
-        for name in labels().filter(|n| !valid(n)) {
-            let base: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        for name in labels().filter(|n| !isa::is_identifier(n)) {
+            let base: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '$' { c } else { '_' }).collect();
             let base = if base.starts_with(|c: char| c.is_ascii_digit()) { format!("L{base}") } else { base };
             let mut spelled = base.clone();
             for n in 1.. {
@@ -859,7 +858,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             return Err(unsupported("variables this large"));
         }
         let name = var.name.value;
-        if !name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        if !isa::is_identifier(name) {
             return Err(unsupported("module variables whose names are not identifiers"));
         }
         let init = if values.iter().all(|v| *v == Immediate::Int(0)) {
