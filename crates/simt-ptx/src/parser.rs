@@ -314,7 +314,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 let index = self.u32_value("a file number")?;
                 let path = match self.peek() {
-                    Some(Token::Str(text)) => &text[1..text.len() - 1],
+                    Some(Token::Str(text)) => string_contents(text),
                     _ => return Err(self.expected("a file name in quotes")),
                 };
                 self.bump();
@@ -403,7 +403,7 @@ impl<'a> Parser<'a> {
     fn pragma(&mut self) -> PResult<Spanned<&'a str>> {
         let start = self.bump().1;
         let text = match self.peek() {
-            Some(Token::Str(text)) => &text[1..text.len() - 1],
+            Some(Token::Str(text)) => string_contents(text),
             _ => return Err(self.expected("a string after `.pragma`")),
         };
         self.bump();
@@ -1027,4 +1027,11 @@ fn starts_module_item(token: Token<'_>) -> bool {
             ".visible" | ".extern" | ".weak" | ".common" | ".entry" | ".func" | ".global" | ".const" | ".shared" | ".version" | ".target" | ".address_size"
         )
     )
+}
+
+/// The text between a string token's quotes. An unterminated string (lexed to the end of its
+/// line, with an error of its own) has no closing quote to drop.
+fn string_contents(token: &str) -> &str {
+    let inner = token.strip_prefix('"').unwrap_or(token);
+    inner.strip_suffix('"').unwrap_or(inner)
 }

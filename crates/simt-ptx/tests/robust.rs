@@ -100,3 +100,16 @@ fn ptx_names_and_dynamic_shared_arrays_reassemble() {
     assert_eq!(back.kernels[0].code, module.kernels[0].code);
     assert_eq!(back.kernels[0].shared, module.kernels[0].shared);
 }
+
+/// Found by the `translate_ptx` fuzzer: an unterminated string (after `.pragma` or `.file`)
+/// ending in a multi-byte character, or a lone `"`, was cut as if it had its closing quote.
+#[test]
+fn unterminated_strings_are_reported_not_cut() {
+    for tail in ["\"nounroll\u{e9}", "\"", "\"\u{20ac}"] {
+        for directive in [".pragma ", ".file 1 "] {
+            let source = format!(".version 8.0\n.target sm_80\n.address_size 64\n{directive}{tail}\n");
+            let errors = simt_ptx::translate("s.ptx", &source, None).expect_err("an unterminated string");
+            assert!(errors.render("s.ptx", &source, false).contains("string"), "{}", errors.render("s.ptx", &source, false));
+        }
+    }
+}
