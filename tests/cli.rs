@@ -337,6 +337,30 @@ fn dynamic_shared_memory_is_sized_by_the_launch() {
     assert_eq!((code, from_listing), (0, stdout), "{stderr}");
 }
 
+/// A PTX module variable's integer elements hold their initializers' bits at the element's
+/// width: a `.b32` may hold an f32's bits and -1, a `.b8` 255 or 617's low byte (which once
+/// made the translation an `.arg` that could not run or reassemble).
+#[test]
+fn module_variables_hold_their_initializers_bits() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("g.ptx"),
+        ".version 8.0\n.target sm_80\n.address_size 64\n.global .align 4 .b32 w[2] = {0f3F800000, -1};\n.global .align 1 .b8 c[2] = {255, 617};\n\
+         .visible .entry k(.param .u64 out)\n{\n\t.reg .b32 %r<5>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [out];\n\tld.global.u32 %r1, [w];\n\
+         \tld.global.u32 %r2, [w+4];\n\tld.global.u8 %r3, [c];\n\tld.global.u8 %r4, [c+1];\n\tst.global.u32 [%rd1], %r1;\n\tst.global.u32 [%rd1+4], %r2;\n\
+         \tst.global.u32 [%rd1+8], %r3;\n\tst.global.u32 [%rd1+12], %r4;\n\tret;\n}\n",
+    )
+    .unwrap();
+    let want = vec!["1065353216", "4294967295", "255", "105"];
+    let run = ["--grid", "1", "--block", "1", "--arg", "out=zeros(4)", "--dump", "out:u32"];
+    let (code, stdout, stderr) = outcome(dir.path(), &[&["run", "g.ptx"][..], &run].concat());
+    assert_eq!((code, stdout.split_whitespace().collect::<Vec<_>>()), (0, want.clone()), "{stderr}");
+    let (code, _, stderr) = outcome(dir.path(), &["ptx", "g.ptx", "-o", "g.s"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = outcome(dir.path(), &[&["run", "g.s"][..], &run].concat());
+    assert_eq!((code, stdout.split_whitespace().collect::<Vec<_>>()), (0, want), "{stderr}");
+}
+
 /// `--dump NAME:TYPE` reads a buffer's bytes as another element type: a PTX pointer's
 /// buffer holds whatever the kernel stored (Triton stores floats as `.b32`).
 #[test]

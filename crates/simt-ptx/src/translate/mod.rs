@@ -864,18 +864,24 @@ impl<'t, 'a> Entry<'t, 'a> {
         let init = if values.iter().all(|v| *v == Immediate::Int(0)) {
             isa::ArgInit::Zeros(count * words)
         } else {
-            let literal = |v: &Immediate| match *v {
-                Immediate::Int(i) => isa::Literal::Int(i),
-                Immediate::F32(bits) => isa::Literal::Float(f64::from(f32::from_bits(bits))),
-                Immediate::F64(bits) => isa::Literal::Float(f64::from_bits(bits)),
-            };
+            // Integer elements hold the value's bits at their width (PTX's `.b8` 255 and -1
+            // are one byte; a `.b32` may hold an f32's bits); float elements hold the value.
+            let float_into_bytes = || Diagnostic::new(var.span, format!("`{name}`: a float initializer for `.{}` elements is not supported", var.ty));
             let mut list: Vec<isa::Literal> = Vec::new();
             for v in values.iter().chain(std::iter::repeat(&Immediate::Int(0))).take(count as usize) {
-                match (words, *v) {
-                    (2, Immediate::Int(i)) => list.extend([isa::Literal::Int(i64::from(i as u32)), isa::Literal::Int(i64::from((i >> 32) as u32))]),
-                    (2, Immediate::F64(bits)) => list.extend([isa::Literal::Int(i64::from(bits as u32)), isa::Literal::Int(i64::from((bits >> 32) as u32))]),
-                    (2, Immediate::F32(bits)) => list.extend([isa::Literal::Int(i64::from(bits)), isa::Literal::Int(0)]),
-                    (_, v) => list.push(literal(&v)),
+                match (elem, words, *v) {
+                    (_, 2, Immediate::Int(i)) => list.extend([isa::Literal::Int(i64::from(i as u32)), isa::Literal::Int(i64::from((i >> 32) as u32))]),
+                    (_, 2, Immediate::F64(bits)) => list.extend([isa::Literal::Int(i64::from(bits as u32)), isa::Literal::Int(i64::from((bits >> 32) as u32))]),
+                    (_, 2, Immediate::F32(bits)) => list.extend([isa::Literal::Int(i64::from(bits)), isa::Literal::Int(0)]),
+                    (isa::ElemType::U8, _, Immediate::Int(i)) => list.push(isa::Literal::Int(i64::from(i as u8))),
+                    (isa::ElemType::U32, _, Immediate::Int(i)) => list.push(isa::Literal::Int(i64::from(i as u32))),
+                    (isa::ElemType::S32, _, Immediate::Int(i)) => list.push(isa::Literal::Int(i64::from(i as i32))),
+                    (isa::ElemType::U32, _, Immediate::F32(bits)) => list.push(isa::Literal::Int(i64::from(bits))),
+                    (isa::ElemType::S32, _, Immediate::F32(bits)) => list.push(isa::Literal::Int(i64::from(bits as i32))),
+                    (isa::ElemType::U8 | isa::ElemType::U32 | isa::ElemType::S32, _, _) => return Err(float_into_bytes()),
+                    (_, _, Immediate::Int(i)) => list.push(isa::Literal::Int(i)),
+                    (_, _, Immediate::F32(bits)) => list.push(isa::Literal::Float(f64::from(f32::from_bits(bits)))),
+                    (_, _, Immediate::F64(bits)) => list.push(isa::Literal::Float(f64::from_bits(bits))),
                 }
             }
             isa::ArgInit::List(list)
