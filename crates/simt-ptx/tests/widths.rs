@@ -1054,3 +1054,23 @@ fn narrow_shifts() {
     let made = translated(body);
     assert_eq!((made("shr.u16").len(), made("shl.b16").len(), made("shr.s16").len()), (1, 2, 4));
 }
+
+/// Literals that leave an instruction a copy of one source make it that copy (tinygrad's
+/// address of element 0, `mad.wide.s32 %addr, %idx, 4, %base` with `%idx` 0), and a copy
+/// shares its source's register though the source lives on: neither costs an instruction.
+/// A copy whose source is written again while the copy lives keeps a register of its own.
+#[test]
+fn copies_share_their_sources_register() {
+    let body = "\tmov.b32 %r1, 0;\n\tmov.b32 %r2, 1;\n\tmad.wide.s32 %rd0, %r1, 4, %x;\n\tadd.s64 %o0, %rd0, %x;\n\tmad.lo.s32 %r6, %r1, %b, %a;\n\
+                \tadd.s32 %r3, %r6, %r1;\n\tmul.lo.s32 %r4, %r3, %r2;\n\tshl.b32 %r5, %r4, %r1;\n\tadd.s32 %r7, %r5, %a;\n\tcvt.u64.u32 %o2, %r7;\n\
+                \tmov.b64 %rd0, %y;\n\tadd.s64 %y, %y, 1;\n\tadd.s64 %o3, %rd0, %y;\n";
+    check(body, &integer_pairs(), |x, y| [x.wrapping_add(x), 0, u64::from((x as u32).wrapping_add(x as u32)), y.wrapping_add(y.wrapping_add(1)), 0, 0, 0, 0]);
+    let made = translated(body);
+    for copy in ["mad.wide.s32 %rd0", "mad.lo.s32 %r6", "mul.lo.s32 %r4", "shl.b32 %r5"] {
+        assert_eq!(made(copy), Vec::<String>::new(), "{copy}");
+    }
+    // `%r6` took `%a`'s register, and `%r3`, a copy of a copy of `%a`, may not (the rule knows
+    // a copy's own source only): one move, which `%r4` and `%r5` then share.
+    assert_eq!(made("add.s32 %r3").len(), 1);
+    assert!(!made("mov.b64 %rd0, %y;").is_empty(), "its source is written while it lives");
+}

@@ -12,7 +12,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::Item;
 use crate::ast::{self, Immediate, OperandKind, Span};
-use crate::ops::{Op, Type};
+use crate::ops::{MulMode, Op, Type, Typed};
 
 /// The value a literal register holds.
 #[derive(Clone, Copy, Debug)]
@@ -126,7 +126,7 @@ pub(super) fn substituted<'a>(
             }
         }
         if let Some(inst) = changed {
-            edits.insert(at, Some(inst));
+            edits.insert(at, Some(as_copy(&inst).unwrap_or(inst)));
         }
     }
     for (n, at) in moves {
@@ -135,4 +135,47 @@ pub(super) fn substituted<'a>(
         }
     }
     edits
+}
+
+/// An integer instruction that its literals make a copy of one source, as that copy: an add,
+/// subtraction, or, xor or shift of 0, a product by 1, or a `mad.lo`/`mad.wide` by 0
+/// (tinygrad's address of element 0, `mad.lo.s64 %addr, %idx, 4, %base` with `%idx` 0). A
+/// copy may share its source's register, where the instruction needed one of its own.
+fn as_copy<'a>(inst: &ast::Instruction<'a>) -> Option<ast::Instruction<'a>> {
+    let is = |k: usize, value: i64| matches!(inst.operands.get(k), Some(ast::Operand { kind: OperandKind::Immediate(Immediate::Int(v)), .. }) if *v == value);
+    let (bits, source) = match inst.op {
+        Op::Add(a) if a.ty.is_integer() && !a.sat && !a.cc => (
+            a.ty.bits(),
+            if is(2, 0) {
+                1
+            } else if is(1, 0) {
+                2
+            } else {
+                return None;
+            },
+        ),
+        Op::Sub(a) if a.ty.is_integer() && !a.sat && !a.cc && is(2, 0) => (a.ty.bits(), 1),
+        Op::Or(t) | Op::Xor(t) if is(2, 0) => (t.ty.bits(), 1),
+        Op::Or(t) | Op::Xor(t) if is(1, 0) => (t.ty.bits(), 2),
+        Op::Shl(t) | Op::Shr(t) if is(2, 0) => (t.ty.bits(), 1),
+        Op::Mul(m) if m.ty.is_integer() && m.mode == Some(MulMode::Lo) && is(2, 1) => (m.ty.bits(), 1),
+        Op::Mul(m) if m.ty.is_integer() && m.mode == Some(MulMode::Lo) && is(1, 1) => (m.ty.bits(), 2),
+        Op::Mad(m) if m.ty.is_integer() && !m.sat && !m.cc && (is(1, 0) || is(2, 0)) => match m.mode {
+            Some(MulMode::Lo) => (m.ty.bits(), 3),
+            Some(MulMode::Wide) => (2 * m.ty.bits(), 3),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let ty = match bits {
+        16 => Type::B16,
+        32 => Type::B32,
+        64 => Type::B64,
+        _ => return None,
+    };
+    let (dest, from) = (inst.operands.first()?, inst.operands.get(source)?);
+    if !matches!(dest.kind, OperandKind::Name(_)) || !matches!(from.kind, OperandKind::Name(_)) {
+        return None;
+    }
+    Some(ast::Instruction { op: Op::Mov(Typed { ty }), operands: vec![dest.clone(), from.clone()], ..inst.clone() })
 }

@@ -508,7 +508,10 @@ fn translate_items<'t, 'a>(
     };
     let edits = literals::substituted(&items, &literals.literals, &first.taken);
     let (second_items, item_frames, places) = edit(items.clone(), inlined.item_frames.clone(), &edits);
-    let reads_first: HashSet<usize> = first.emitted.iter().enumerate().filter(|&(_, &n)| n == 1).filter_map(|(at, _)| places[at]).collect();
+    // A copy (an instruction the literals made one, too) has its own rule (`registers.rs`).
+    let copy = |at: usize| matches!(second_items[at], Item::Inst(inst) if matches!(inst.op, Op::Mov(_)));
+    let reads_first: HashSet<usize> =
+        first.emitted.iter().enumerate().filter(|&(_, &n)| n == 1).filter_map(|(at, _)| places[at]).filter(|&at| !copy(at)).collect();
     let second_inlined = Inlined { item_frames, bindings: inlined.bindings, calls: inlined.calls.clone() };
     let hints = Hints { reads_first, ..Hints::default() };
     let (items, inlined, Translation { kernel, spilled, .. }) = match Entry::translate(source, &second_items, decls.clone(), &second_inlined, &hints) {

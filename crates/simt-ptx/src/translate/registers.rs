@@ -68,7 +68,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             let defs_end = ids.len();
             ids.extend_from_slice(&uses);
             // A plain copy (`mov`, `cvta`) of one register into another of its kind may
-            // share its register when the source dies there: the move then disappears.
+            // share its register (below): the move then disappears.
             // (Words of any width: `halves.rs` makes copies between a word and a `.b16`
             // register that holds a whole one.)
             let kind = |id: usize| match classes_of[id] {
@@ -202,13 +202,19 @@ impl<'t, 'a> Entry<'t, 'a> {
             let mut live = live_out[b].clone();
             for inst in insts[first..end].iter().rev() {
                 let (defs, uses) = (&ids[inst.defs.clone()], &ids[inst.uses.clone()]);
+                // A copy's register holds its source's value: the two may share a register
+                // though the source lives on, until either is written again while the other
+                // lives, which that write's own interference records (Chaitin's rule).
+                let source = inst.copy.then(|| uses[0]);
                 for &d in defs {
                     for (w, &bits) in live.iter().enumerate() {
                         let mut bits = bits;
                         while bits != 0 {
                             let x = w * 64 + bits.trailing_zeros() as usize;
                             bits &= bits - 1;
-                            connect(d, x, &mut interferes);
+                            if Some(x) != source {
+                                connect(d, x, &mut interferes);
+                            }
                         }
                     }
                     if !inst.copy {
