@@ -384,6 +384,8 @@ struct Entry<'t, 'a> {
     hints: &'t Hints<'a>,
     /// The reads that took one: (item, operand span) and the literal.
     taken: std::cell::RefCell<HashMap<(usize, Span), Immediate>>,
+    /// The items computed on spilled predicates' registers (`spilled_logic`).
+    on_spilled_predicates: HashSet<usize>,
     /// The item being translated.
     item: usize,
     scratch: u8,
@@ -462,6 +464,9 @@ struct Translation {
     taken: HashMap<(usize, Span), Immediate>,
     /// The simt instructions each item became.
     emitted: Vec<u32>,
+    /// The items computed on spilled predicates' registers: one instruction only because
+    /// those predicates spilled, which another translation may not repeat.
+    on_spilled_predicates: HashSet<usize>,
 }
 
 /// What an earlier translation of a kernel tells the next.
@@ -510,8 +515,14 @@ fn translate_items<'t, 'a>(
     let (second_items, item_frames, places) = edit(items.clone(), inlined.item_frames.clone(), &edits);
     // A copy (an instruction the literals made one, too) has its own rule (`registers.rs`).
     let copy = |at: usize| matches!(second_items[at], Item::Inst(inst) if matches!(inst.op, Op::Mov(_)));
-    let reads_first: HashSet<usize> =
-        first.emitted.iter().enumerate().filter(|&(_, &n)| n == 1).filter_map(|(at, _)| places[at]).filter(|&at| !copy(at)).collect();
+    let reads_first: HashSet<usize> = first
+        .emitted
+        .iter()
+        .enumerate()
+        .filter(|&(at, &n)| n == 1 && !first.on_spilled_predicates.contains(&at))
+        .filter_map(|(at, _)| places[at])
+        .filter(|&at| !copy(at))
+        .collect();
     let second_inlined = Inlined { item_frames, bindings: inlined.bindings, calls: inlined.calls.clone() };
     let hints = Hints { reads_first, ..Hints::default() };
     let (items, inlined, Translation { kernel, spilled, .. }) = match Entry::translate(source, &second_items, decls.clone(), &second_inlined, &hints) {
@@ -595,6 +606,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             read: std::cell::OnceCell::new(),
             hints,
             taken: std::cell::RefCell::default(),
+            on_spilled_predicates: HashSet::default(),
             item: 0,
             scratch: 0,
             // MMA and `stmatrix` fragments need more room.
@@ -659,6 +671,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         let spans = std::mem::take(&mut entry.spans);
         let spilled = entry.reload.is_some();
         let taken = entry.taken.take();
+        let on_spilled_predicates = std::mem::take(&mut entry.on_spilled_predicates);
         let kernel = entry.b.finish().map_err(|found| {
             found
                 .into_iter()
@@ -670,7 +683,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 })
                 .collect::<Vec<_>>()
         })?;
-        Ok(Translation { kernel, spilled, taken, emitted })
+        Ok(Translation { kernel, spilled, taken, emitted, on_spilled_predicates })
     }
 
     /// Registers, variables and parameters.
@@ -1191,6 +1204,9 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.wide_literal_taken = false;
         self.line = self.lines.line(inst.span.start);
         self.guard = isa::Guard::ALWAYS;
+        if self.spilled_logic(inst)? {
+            return Ok(());
+        }
         let reloaded = if self.reload.is_some() { self.reload_spilled(inst)? } else { Vec::new() };
         let write_back = self.unspill(inst)?;
         self.guard = match inst.guard {

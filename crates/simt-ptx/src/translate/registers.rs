@@ -557,6 +557,49 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
+    /// An unguarded `and`, `or`, `xor` or `not` of predicates into a spilled one, computed on
+    /// the 0-or-1 registers that hold spilled predicates, or selected by the predicates that
+    /// found a colour: one instruction, where moving each spilled one through a scratch
+    /// predicate and the result back takes up to four (tinygrad's masks, `and.pred` of two
+    /// spilled predicates in unrolled loops, are most of its spill code). False, with nothing
+    /// emitted, for any other instruction or mix of operands.
+    pub(super) fn spilled_logic(&mut self, inst: &'t ast::Instruction<'a>) -> Result<bool> {
+        let (Op::And(t) | Op::Or(t) | Op::Xor(t) | Op::Not(t)) = inst.op else { return Ok(false) };
+        let Some(OperandKind::Name(d)) = inst.operands.first().map(|o| &o.kind) else { return Ok(false) };
+        let Some(rd) = self.spilled(d).filter(|_| t.ty == Type::Pred && inst.guard.is_none()) else { return Ok(false) };
+        /// A source: a spilled predicate's register, or a predicate that found a colour.
+        enum Bit {
+            Reg(isa::Operand),
+            Pred(isa::Operand),
+        }
+        self.aliases.clear();
+        let mut bits = Vec::with_capacity(2);
+        for o in &inst.operands[1..] {
+            bits.push(match o.kind {
+                OperandKind::Name(n) => match self.spilled(n) {
+                    Some(r) => Bit::Reg(src(Src::reg(r))),
+                    None => Bit::Pred(self.pred_src(o)?),
+                },
+                OperandKind::Not(n) if self.spilled(n).is_none() => Bit::Pred(self.pred_src(o)?),
+                _ => return Ok(false),
+            });
+        }
+        let (zero, one) = (src(Src::imm(0)), src(Src::imm(1)));
+        let rd = dst(rd);
+        match (inst.op, bits.as_slice()) {
+            (Op::And(_), [Bit::Reg(a), Bit::Reg(b)]) => self.op(Opcode::And, &[rd, *a, *b])?,
+            (Op::Or(_), [Bit::Reg(a), Bit::Reg(b)]) => self.op(Opcode::Or, &[rd, *a, *b])?,
+            (Op::Xor(_), [Bit::Reg(a), Bit::Reg(b)]) => self.op(Opcode::Xor, &[rd, *a, *b])?,
+            (Op::And(_), [Bit::Reg(a), Bit::Pred(p)] | [Bit::Pred(p), Bit::Reg(a)]) => self.op(Opcode::Sel, &[rd, *a, zero, *p])?,
+            (Op::Or(_), [Bit::Reg(a), Bit::Pred(p)] | [Bit::Pred(p), Bit::Reg(a)]) => self.op(Opcode::Sel, &[rd, one, *a, *p])?,
+            (Op::Not(_), [Bit::Reg(a)]) => self.op(Opcode::Xor, &[rd, *a, one])?,
+            (Op::Not(_), [Bit::Pred(p)]) => self.op(Opcode::Sel, &[rd, zero, one, *p])?,
+            _ => return Ok(false),
+        }
+        self.on_spilled_predicates.insert(self.item);
+        Ok(true)
+    }
+
     /// Moves the spilled predicates `inst` reads into scratch predicates and points its
     /// spilled destination at one; returns the destination's register, to write back.
     pub(super) fn unspill(&mut self, inst: &'t ast::Instruction<'a>) -> Result<Option<(u8, u8)>> {
