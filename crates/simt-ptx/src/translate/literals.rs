@@ -143,23 +143,22 @@ pub(super) fn substituted<'a>(
 /// copy may share its source's register, where the instruction needed one of its own.
 fn as_copy<'a>(inst: &ast::Instruction<'a>) -> Option<ast::Instruction<'a>> {
     let is = |k: usize, value: i64| matches!(inst.operands.get(k), Some(ast::Operand { kind: OperandKind::Immediate(Immediate::Int(v)), .. }) if *v == value);
+    // The source left when the other is `identity` (the first only if the operation commutes).
+    let beside = |identity: i64, commutes: bool| {
+        if is(2, identity) {
+            Some(1)
+        } else if commutes && is(1, identity) {
+            Some(2)
+        } else {
+            None
+        }
+    };
     let (bits, source) = match inst.op {
-        Op::Add(a) if a.ty.is_integer() && !a.sat && !a.cc => (
-            a.ty.bits(),
-            if is(2, 0) {
-                1
-            } else if is(1, 0) {
-                2
-            } else {
-                return None;
-            },
-        ),
-        Op::Sub(a) if a.ty.is_integer() && !a.sat && !a.cc && is(2, 0) => (a.ty.bits(), 1),
-        Op::Or(t) | Op::Xor(t) if is(2, 0) => (t.ty.bits(), 1),
-        Op::Or(t) | Op::Xor(t) if is(1, 0) => (t.ty.bits(), 2),
-        Op::Shl(t) | Op::Shr(t) if is(2, 0) => (t.ty.bits(), 1),
-        Op::Mul(m) if m.ty.is_integer() && m.mode == Some(MulMode::Lo) && is(2, 1) => (m.ty.bits(), 1),
-        Op::Mul(m) if m.ty.is_integer() && m.mode == Some(MulMode::Lo) && is(1, 1) => (m.ty.bits(), 2),
+        Op::Add(a) if a.ty.is_integer() && !a.sat && !a.cc => (a.ty.bits(), beside(0, true)?),
+        Op::Sub(a) if a.ty.is_integer() && !a.sat && !a.cc => (a.ty.bits(), beside(0, false)?),
+        Op::Or(t) | Op::Xor(t) => (t.ty.bits(), beside(0, true)?),
+        Op::Shl(t) | Op::Shr(t) => (t.ty.bits(), beside(0, false)?),
+        Op::Mul(m) if m.ty.is_integer() && m.mode == Some(MulMode::Lo) => (m.ty.bits(), beside(1, true)?),
         Op::Mad(m) if m.ty.is_integer() && !m.sat && !m.cc && (is(1, 0) || is(2, 0)) => match m.mode {
             Some(MulMode::Lo) => (m.ty.bits(), 3),
             Some(MulMode::Wide) => (2 * m.ty.bits(), 3),
