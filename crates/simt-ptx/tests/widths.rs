@@ -1076,31 +1076,62 @@ fn copies_share_their_sources_register() {
 }
 
 /// Predicates past the five a spilling kernel colours live in registers as 0 or 1; `and`,
-/// `or`, `xor` and `not` into one of them are computed there (`AND`, `OR`, `XOR`, or a `SEL`
-/// by a coloured predicate) in one instruction, where moving each through a scratch predicate
-/// and back took up to four. Sixteen predicates live at once, every mix of operands.
+/// `or`, `xor`, `not` and `mov` into one of them are computed there (`AND`, `OR`, `XOR`,
+/// `MOV`, or a `SEL` by a coloured predicate), under the instruction's guard, and a `mov` of
+/// one into a coloured predicate is one comparison: one instruction each, where moving each
+/// through a scratch predicate and back took up to four. Eighteen predicates live at once.
 #[test]
 fn logic_on_spilled_predicates_stays_in_their_registers() {
-    let mut body = String::from("\t.reg .pred %q<16>;\n\t.reg .b32 %m<16>;\n");
+    let mut body = String::from("\t.reg .pred %q<18>;\n\t.reg .b32 %m<18>;\n");
     for i in 0..10 {
         body += &format!("\tand.b32 %m{i}, %a, {};\n\tsetp.ne.b32 %q{i}, %m{i}, 0;\n", 1 << i);
     }
     // The first five colour (P0 .. P4), the rest spill.
-    body += "\tand.pred %q10, %q5, %q6;\n\tor.pred %q11, %q7, %q0;\n\txor.pred %q12, %q8, %q9;\n\tnot.pred %q13, %q9;\n\
-             \tand.pred %q14, %q5, !%q1;\n\tnot.pred %q15, %q0;\n\tmov.b32 %r1, 0;\n";
-    for i in 0..16 {
+    let logic = [
+        "and.pred %q10, %q5, %q6;",
+        "or.pred %q11, %q7, %q0;",
+        "xor.pred %q12, %q8, %q9;",
+        "not.pred %q13, %q9;",
+        "and.pred %q14, %q5, !%q1;",
+        "not.pred %q15, %q0;",
+        "mov.pred %q16, %q7;",
+        "@%q0 mov.pred %q17, %q2;",
+        "@!%q0 mov.pred %q17, %q8;",
+        "@%q0 mov.pred %q3, %q9;",
+    ];
+    body += &logic.map(|l| format!("\t{l}\n")).concat();
+    body += "\tmov.b32 %r1, 0;\n";
+    for i in 0..18 {
         body += &format!("\tselp.b32 %m{i}, {}, 0, %q{i};\n\tor.b32 %r1, %r1, %m{i};\n", 1 << i);
     }
     body += "\tcvt.u64.u32 %o0, %r1;\n";
     check(&body, &integer_pairs(), |x, _| {
         let b = |i: u32| (x >> i) & 1 == 1;
-        let q = [b(0), b(1), b(2), b(3), b(4), b(5), b(6), b(7), b(8), b(9), b(5) && b(6), b(7) || b(0), b(8) ^ b(9), !b(9), b(5) && !b(1), !b(0)];
+        let q = [
+            b(0),
+            b(1),
+            b(2),
+            if b(0) { b(9) } else { b(3) },
+            b(4),
+            b(5),
+            b(6),
+            b(7),
+            b(8),
+            b(9),
+            b(5) && b(6),
+            b(7) || b(0),
+            b(8) ^ b(9),
+            !b(9),
+            b(5) && !b(1),
+            !b(0),
+            b(7),
+            if b(0) { b(2) } else { b(8) },
+        ];
         [q.iter().enumerate().map(|(i, &v)| u64::from(v) << i).sum(), 0, 0, 0, 0, 0, 0, 0]
     });
     let made = translated(&body);
-    let logic = ["and.pred %q10", "or.pred %q11", "xor.pred %q12", "not.pred %q13", "and.pred %q14", "not.pred %q15"];
-    let first = |m: Vec<String>| m.join("; ").split(' ').next().unwrap_or_default().to_string();
-    let opcodes: Vec<String> = logic.iter().map(|l| first(made(l))).collect();
-    assert_eq!(opcodes, ["AND", "SEL", "XOR", "XOR", "SEL", "SEL"]);
-    assert!(logic.iter().all(|l| made(l).len() == 1), "{:?}", logic.map(&made));
+    let opcode = |l: &str| made(l).iter().map(|i| i.split(' ').find(|w| !w.starts_with('@')).unwrap_or_default().to_string()).collect::<Vec<_>>();
+    let opcodes: Vec<Vec<String>> = logic.iter().map(|l| opcode(l)).collect();
+    let want = ["AND", "SEL", "XOR", "XOR", "SEL", "SEL", "MOV", "SEL", "MOV", "ISETP.NE.U32"];
+    assert_eq!(opcodes, want.map(|o| vec![o.to_string()]));
 }

@@ -557,16 +557,26 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
-    /// An unguarded `and`, `or`, `xor` or `not` of predicates into a spilled one, computed on
-    /// the 0-or-1 registers that hold spilled predicates, or selected by the predicates that
-    /// found a colour: one instruction, where moving each spilled one through a scratch
+    /// An `and`, `or`, `xor`, `not` or `mov` of predicates into a spilled one,
+    /// computed on the 0-or-1 registers that hold spilled predicates, or selected by the
+    /// predicates that found a colour; and a `mov` of a spilled predicate into a coloured one,
+    /// one comparison: one instruction each, where moving each spilled one through a scratch
     /// predicate and the result back takes up to four (tinygrad's masks, `and.pred` of two
     /// spilled predicates in unrolled loops, are most of its spill code). False, with nothing
     /// emitted, for any other instruction or mix of operands.
     pub(super) fn spilled_logic(&mut self, inst: &'t ast::Instruction<'a>) -> Result<bool> {
-        let (Op::And(t) | Op::Or(t) | Op::Xor(t) | Op::Not(t)) = inst.op else { return Ok(false) };
-        let Some(OperandKind::Name(d)) = inst.operands.first().map(|o| &o.kind) else { return Ok(false) };
-        let Some(rd) = self.spilled(d).filter(|_| t.ty == Type::Pred && inst.guard.is_none()) else { return Ok(false) };
+        let (Op::And(t) | Op::Or(t) | Op::Xor(t) | Op::Not(t) | Op::Mov(t)) = inst.op else { return Ok(false) };
+        let Some(d) = inst.operands.first().filter(|_| t.ty == Type::Pred) else { return Ok(false) };
+        let OperandKind::Name(name) = d.kind else { return Ok(false) };
+        // Under a guard that found a colour (tinygrad's `@%p mov.pred %q, %r;`), as the one
+        // instruction is; a spilled guard would need a scratch predicate too.
+        let guard = match inst.guard {
+            None => isa::Guard::ALWAYS,
+            Some(g) if self.spilled(g.predicate).is_none() => {
+                isa::Guard { pred: self.pred(&ast::Operand { kind: OperandKind::Name(g.predicate), span: g.span })?, negated: g.negated }
+            }
+            Some(_) => return Ok(false),
+        };
         /// A source: a spilled predicate's register, or a predicate that found a colour.
         enum Bit {
             Reg(isa::Operand),
@@ -585,17 +595,26 @@ impl<'t, 'a> Entry<'t, 'a> {
             });
         }
         let (zero, one) = (src(Src::imm(0)), src(Src::imm(1)));
-        let rd = dst(rd);
-        match (inst.op, bits.as_slice()) {
-            (Op::And(_), [Bit::Reg(a), Bit::Reg(b)]) => self.op(Opcode::And, &[rd, *a, *b])?,
-            (Op::Or(_), [Bit::Reg(a), Bit::Reg(b)]) => self.op(Opcode::Or, &[rd, *a, *b])?,
-            (Op::Xor(_), [Bit::Reg(a), Bit::Reg(b)]) => self.op(Opcode::Xor, &[rd, *a, *b])?,
-            (Op::And(_), [Bit::Reg(a), Bit::Pred(p)] | [Bit::Pred(p), Bit::Reg(a)]) => self.op(Opcode::Sel, &[rd, *a, zero, *p])?,
-            (Op::Or(_), [Bit::Reg(a), Bit::Pred(p)] | [Bit::Pred(p), Bit::Reg(a)]) => self.op(Opcode::Sel, &[rd, one, *a, *p])?,
-            (Op::Not(_), [Bit::Reg(a)]) => self.op(Opcode::Xor, &[rd, *a, one])?,
-            (Op::Not(_), [Bit::Pred(p)]) => self.op(Opcode::Sel, &[rd, zero, one, *p])?,
+        let op = |opcode: Opcode, operands: &[isa::Operand]| (Form::new(opcode), operands.to_vec());
+        let (form, operands) = match (inst.op, self.spilled(name).map(dst), bits.as_slice()) {
+            (Op::And(_), Some(rd), [Bit::Reg(a), Bit::Reg(b)]) => op(Opcode::And, &[rd, *a, *b]),
+            (Op::Or(_), Some(rd), [Bit::Reg(a), Bit::Reg(b)]) => op(Opcode::Or, &[rd, *a, *b]),
+            (Op::Xor(_), Some(rd), [Bit::Reg(a), Bit::Reg(b)]) => op(Opcode::Xor, &[rd, *a, *b]),
+            (Op::And(_), Some(rd), [Bit::Reg(a), Bit::Pred(p)] | [Bit::Pred(p), Bit::Reg(a)]) => op(Opcode::Sel, &[rd, *a, zero, *p]),
+            (Op::Or(_), Some(rd), [Bit::Reg(a), Bit::Pred(p)] | [Bit::Pred(p), Bit::Reg(a)]) => op(Opcode::Sel, &[rd, one, *a, *p]),
+            (Op::Not(_), Some(rd), [Bit::Reg(a)]) => op(Opcode::Xor, &[rd, *a, one]),
+            (Op::Not(_), Some(rd), [Bit::Pred(p)]) => op(Opcode::Sel, &[rd, zero, one, *p]),
+            (Op::Mov(_), Some(rd), [Bit::Reg(a)]) => op(Opcode::Mov, &[rd, *a]),
+            (Op::Mov(_), Some(rd), [Bit::Pred(p)]) => op(Opcode::Sel, &[rd, one, zero, *p]),
+            // Into a predicate that found a colour, only a copy of a spilled one gains.
+            (Op::Mov(_), None, [Bit::Reg(a)]) => {
+                let ne = Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ne, ty: isa::IntType::U32, bop: isa::BoolOp::And });
+                (ne, vec![isa::Operand::Pred(self.pred(d)?), *a, src(Src::reg(RZ)), isa::Operand::PredSrc { pred: isa::PT, negated: false }])
+            }
             _ => return Ok(false),
-        }
+        };
+        self.guard = guard;
+        self.emit(form, &operands)?;
         self.on_spilled_predicates.insert(self.item);
         Ok(true)
     }
