@@ -1135,3 +1135,26 @@ fn logic_on_spilled_predicates_stays_in_their_registers() {
     let want = ["AND", "SEL", "XOR", "XOR", "SEL", "SEL", "MOV", "SEL", "MOV", "ISETP.NE.U32"];
     assert_eq!(opcodes, want.map(|o| vec![o.to_string()]));
 }
+
+/// tinygrad computes every comparison before the first is used; in PTX's order ten
+/// predicates would be live at once and half of them would pass through registers. A kernel
+/// that spills is translated again with each unguarded `setp` moved down to its first use
+/// (within its block, past nothing that names its registers), and the shorter kept: here
+/// every comparison is one `ISETP` again.
+#[test]
+fn comparisons_move_down_to_their_first_use() {
+    let mut body = String::from("\t.reg .pred %q<10>;\n\t.reg .b32 %m<10>;\n");
+    for i in 0..10 {
+        body += &format!("\tand.b32 %m{i}, %a, {};\n\tsetp.ne.b32 %q{i}, %m{i}, 0;\n", 1 << i);
+    }
+    body += "\tmov.b32 %r1, 0;\n";
+    for i in 0..10 {
+        body += &format!("\tselp.b32 %m{i}, {}, 0, %q{i};\n\tor.b32 %r1, %r1, %m{i};\n", 1 << i);
+    }
+    body += "\tcvt.u64.u32 %o0, %r1;\n";
+    check(&body, &integer_pairs(), |x, _| [x & 0x3FF, 0, 0, 0, 0, 0, 0, 0]);
+    let made = translated(&body);
+    for i in 0..10 {
+        assert_eq!(made(&format!("setp.ne.b32 %q{i},")).len(), 1, "{:?}", made(&format!("setp.ne.b32 %q{i},")));
+    }
+}

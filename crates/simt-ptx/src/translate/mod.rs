@@ -458,7 +458,7 @@ struct Source<'t, 'a> {
 /// A kernel as translated.
 struct Translation {
     kernel: Kernel,
-    /// Whether its registers spilled to LOCAL memory.
+    /// Whether its registers spilled to LOCAL memory, or its predicates to registers.
     spilled: bool,
     /// The reads of literal registers that took their literal (`literals.rs`).
     taken: HashMap<(usize, Span), Immediate>,
@@ -485,8 +485,8 @@ struct Hints<'a> {
 /// instruction free to write a register one of its sources dies in (tinygrad's `add %acc2,
 /// %acc, %x; mov %acc, %acc2` then needs no move). The second is kept unless it came out
 /// longer or such an instruction became more than one (a copy may become none). Where the
-/// kernel spills registers, it is also translated with its shared-memory loads moved down to
-/// their first uses (`schedule.rs`), and the shorter kept.
+/// kernel spills registers or predicates, it is also translated with its shared-memory loads
+/// and comparisons moved down to their first uses (`schedule.rs`), and the shorter kept.
 fn translate_items<'t, 'a>(
     source: Source<'t, 'a>,
     items: Vec<Item<'t, 'a>>,
@@ -525,18 +525,20 @@ fn translate_items<'t, 'a>(
         .collect();
     let second_inlined = Inlined { item_frames, bindings: inlined.bindings, calls: inlined.calls.clone() };
     let hints = Hints { reads_first, ..Hints::default() };
-    let (items, inlined, Translation { kernel, spilled, .. }) = match Entry::translate(source, &second_items, decls.clone(), &second_inlined, &hints) {
+    let (items, inlined, hints, Translation { kernel, spilled, .. }) = match Entry::translate(source, &second_items, decls.clone(), &second_inlined, &hints) {
         Ok(second) if second.kernel.code.len() <= first.kernel.code.len() && hints.reads_first.iter().all(|&at| second.emitted[at] <= 1) => {
-            (second_items, second_inlined, second)
+            (second_items, second_inlined, hints, second)
         }
-        _ => (items, inlined, first),
+        _ => (items, inlined, literals, first),
     };
-    let Some(order) = spilled.then(|| schedule::sink_shared_loads(&items)).flatten() else { return Ok(kernel) };
+    let Some(order) = spilled.then(|| schedule::sink_to_first_use(&items)).flatten() else { return Ok(kernel) };
     let items: Vec<_> = order.iter().map(|&at| items[at]).collect();
     let item_frames = if inlined.item_frames.is_empty() { Vec::new() } else { order.iter().map(|&at| inlined.item_frames[at]).collect() };
     let inlined = Inlined { item_frames, ..inlined };
-    match Entry::translate(source, &items, decls, &inlined, &none) {
-        Ok(sunk) if sunk.kernel.code.len() < kernel.code.len() => Ok(sunk.kernel),
+    let reads_first: HashSet<usize> = (0..order.len()).filter(|&at| hints.reads_first.contains(&order[at])).collect();
+    let hints = Hints { reads_first, ..hints };
+    match Entry::translate(source, &items, decls, &inlined, &hints) {
+        Ok(sunk) if sunk.kernel.code.len() < kernel.code.len() && hints.reads_first.iter().all(|&at| sunk.emitted[at] <= 1) => Ok(sunk.kernel),
         _ => Ok(kernel),
     }
 }
@@ -669,7 +671,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             entry.b.frames(isa::Frames { calls: inlined.calls.clone(), of_pc: std::mem::take(&mut entry.frames) });
         }
         let spans = std::mem::take(&mut entry.spans);
-        let spilled = entry.reload.is_some();
+        let spilled = entry.reload.is_some() || entry.locs.values().any(|loc| matches!(loc, Loc::SpilledPred(_)));
         let taken = entry.taken.take();
         let on_spilled_predicates = std::mem::take(&mut entry.on_spilled_predicates);
         let kernel = entry.b.finish().map_err(|found| {

@@ -1,38 +1,47 @@
-//! Shared-memory loads moved down to their first use, for kernels that would otherwise
-//! spill. Triton's f32 matmul loads a whole k-slice of A and B from shared memory before
-//! its FMAs, several hundred values live at once; ptxas interleaves the loads with the FMAs
-//! and needs 222 registers, where the allocator, keeping PTX's order, spilled most of them
-//! and added a LOCAL load and store to most FMAs.
+//! Shared-memory loads and comparisons moved down to their first use, for kernels that would
+//! otherwise spill. Triton's f32 matmul loads a whole k-slice of A and B from shared memory
+//! before its FMAs, several hundred values live at once; ptxas interleaves the loads with the
+//! FMAs and needs 222 registers, where the allocator, keeping PTX's order, spilled most of
+//! them and added a LOCAL load and store to most FMAs. tinygrad computes every comparison of
+//! a kernel before the first that is used, twenty predicates live at once where simt has
+//! seven, and the rest pass through registers.
 //!
-//! A load moves within its basic block only, and only past instructions that neither
-//! mention a register it mentions (its destinations, address and guard) nor write or order
-//! memory: a store, atomic, barrier, fence or copy between the two places could change
-//! what it reads.
+//! A load or an unguarded `setp` moves within its basic block only, and only past
+//! instructions that do not mention a register it mentions (its destinations, sources,
+//! address and guard); a load also not past one that writes or orders memory: a store,
+//! atomic, barrier, fence or copy between the two places could change what it reads.
 
 use rustc_hash::FxHashMap as HashMap;
 
 use super::Item;
 use crate::ops::{Op, StateSpace};
 
-/// The order of `items` (positions in it) with each shared-memory load just before the first
-/// instruction after it that it may not move past; `None` when no load moves.
-pub(super) fn sink_shared_loads(items: &[Item<'_, '_>]) -> Option<Vec<usize>> {
-    // The loads that move to just before each position (the end is `items.len()`), latest first.
+/// The order of `items` (positions in it) with each shared-memory load and unguarded `setp`
+/// just before the first instruction after it that it may not move past; `None` when none
+/// moves.
+pub(super) fn sink_to_first_use(items: &[Item<'_, '_>]) -> Option<Vec<usize>> {
+    // The instructions that move to just before each position (the end is `items.len()`), latest first.
     let mut sunk: Vec<Vec<usize>> = vec![Vec::new(); items.len() + 1];
     let mut moved = vec![false; items.len()];
-    // Where each register is next mentioned, and where the next instruction no load passes is.
+    // Where each register is next mentioned, and where the next instruction is that no load,
+    // and that no comparison, passes (the end of the block).
     let mut next_mention: HashMap<&str, usize> = HashMap::default();
-    let mut wall = items.len();
+    let (mut memory_wall, mut block_end) = (items.len(), items.len());
     let mut names = Vec::new();
     for (at, item) in items.iter().enumerate().rev() {
         let Item::Inst(inst) = item else {
-            wall = at;
+            (memory_wall, block_end) = (at, at);
             continue;
         };
         names.clear();
         inst.names(&mut names);
+        let wall = match inst.op {
+            Op::Ld(m) if m.space == Some(StateSpace::Shared) && m.semantics.is_none() => Some(memory_wall),
+            Op::Setp(_) if inst.guard.is_none() => Some(block_end),
+            _ => None,
+        };
         let mut place = at;
-        if matches!(inst.op, Op::Ld(m) if m.space == Some(StateSpace::Shared) && m.semantics.is_none()) {
+        if let Some(wall) = wall {
             let stop = names.iter().filter_map(|n| next_mention.get(n)).copied().fold(wall, usize::min);
             if stop > at + 1 {
                 sunk[stop].push(at);
@@ -44,7 +53,10 @@ pub(super) fn sink_shared_loads(items: &[Item<'_, '_>]) -> Option<Vec<usize>> {
             next_mention.insert(name, place);
         }
         if !loads_may_pass(inst.op) {
-            wall = at;
+            memory_wall = at;
+        }
+        if matches!(inst.op, Op::Bra(_) | Op::Call(_) | Op::Ret(_) | Op::Exit | Op::Trap) {
+            block_end = at;
         }
     }
     if !moved.contains(&true) {
