@@ -246,12 +246,17 @@ proptest! {
     }
 }
 
-/// The PTX corpus: clang's, nvcc's and the ML compilers' files.
+/// The PTX corpus: clang's and nvcc's fixtures, and the ML compilers' kernels (Triton's and
+/// tinygrad's, whose literal registers, copies and spilled predicates the translator treats
+/// apart).
 fn ptx_corpus() -> Vec<String> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ptx/fixtures");
-    let mut files: Vec<_> = std::fs::read_dir(&root).expect("the PTX fixtures").filter_map(|e| e.ok().map(|e| e.path())).collect();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests");
+    let mut files = Vec::new();
+    for folder in ["ptx/fixtures", "ml/triton", "ml/tinygrad"] {
+        files.extend(std::fs::read_dir(root.join(folder)).expect("a PTX corpus").filter_map(|e| e.ok().map(|e| e.path())));
+    }
     files.sort();
-    files.iter().filter(|p| p.extension().is_some_and(|e| e == "ptx")).map(|p| std::fs::read_to_string(p).expect("a PTX fixture")).collect()
+    files.iter().filter(|p| p.extension().is_some_and(|e| e == "ptx")).map(|p| std::fs::read_to_string(p).expect("a PTX file")).collect()
 }
 
 static PTX_CORPUS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(ptx_corpus);
