@@ -607,10 +607,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             (Op::Mov(_), Some(rd), [Bit::Reg(a)]) => op(Opcode::Mov, &[rd, *a]),
             (Op::Mov(_), Some(rd), [Bit::Pred(p)]) => op(Opcode::Sel, &[rd, one, zero, *p]),
             // Into a predicate that found a colour, only a copy of a spilled one gains.
-            (Op::Mov(_), None, [Bit::Reg(a)]) => {
-                let ne = Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ne, ty: isa::IntType::U32, bop: isa::BoolOp::And });
-                (ne, vec![isa::Operand::Pred(self.pred(d)?), *a, src(Src::reg(RZ)), isa::Operand::PredSrc { pred: isa::PT, negated: false }])
-            }
+            (Op::Mov(_), None, [Bit::Reg(a)]) => nonzero(self.pred(d)?, *a),
             _ => return Ok(false),
         };
         self.guard = guard;
@@ -631,10 +628,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             let p = free.next().ok_or_else(|| Diagnostic::new(inst.span, "this instruction reads more spilled predicates than simt can carry (two)"))?;
             let saved = std::mem::replace(&mut entry.guard, isa::Guard::ALWAYS);
-            entry.emit(
-                Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ne, ty: isa::IntType::U32, bop: isa::BoolOp::And }),
-                &[isa::Operand::Pred(p), src(Src::reg(r)), src(Src::reg(RZ)), isa::Operand::PredSrc { pred: isa::PT, negated: false }],
-            )?;
+            let (form, operands) = nonzero(p, src(Src::reg(r)));
+            entry.emit(form, &operands)?;
             entry.guard = saved;
             entry.aliases.push((name, p));
             Ok(())
@@ -721,4 +716,10 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         Ok(())
     }
+}
+
+/// `ISETP.NE.U32 p, r, RZ`: predicate `p` set to the one a spilled predicate's register `r` holds.
+fn nonzero(p: u8, r: isa::Operand) -> (Form, Vec<isa::Operand>) {
+    let ne = Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ne, ty: isa::IntType::U32, bop: isa::BoolOp::And });
+    (ne, vec![isa::Operand::Pred(p), r, src(Src::reg(RZ)), isa::Operand::PredSrc { pred: isa::PT, negated: false }])
 }
