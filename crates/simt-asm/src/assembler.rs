@@ -157,6 +157,14 @@ struct Fixup<'a> {
     span: Span,
 }
 
+/// What a new name names ([`Assembler::check_name`]).
+#[derive(Clone, Copy)]
+enum NameOf {
+    Kernel,
+    Parameter,
+    SharedVariable,
+}
+
 /// Parameters and shared variables of the kernel being assembled.
 #[derive(Default)]
 struct Symbols<'a> {
@@ -266,13 +274,27 @@ impl<'a> Assembler<'a> {
         }
     }
 
-    /// A new kernel, parameter or shared-variable name must be a plain identifier that is no register.
-    fn check_name(&mut self, name: &ast::Name<'_>, what: &str) -> bool {
+    /// A new kernel, parameter or shared-variable name must be a plain identifier that the
+    /// places the name stands in cannot read as something else: a kernel's stands in no
+    /// operand; a parameter's in addresses only, where a register's would be the base; a
+    /// shared variable's also as an immediate, where a predicate, special register or literal
+    /// word is read as that. (A PTX parameter called `pt` or `inf` keeps its name.)
+    fn check_name(&mut self, name: &ast::Name<'_>, what: NameOf) -> bool {
+        let what_name = match what {
+            NameOf::Kernel => "kernel",
+            NameOf::Parameter => "parameter",
+            NameOf::SharedVariable => "shared variable",
+        };
+        let clash = match what {
+            NameOf::Kernel => None,
+            NameOf::Parameter => register(name.text).map(|_| "a register name, which an address reads as its base register"),
+            NameOf::SharedVariable => is_reserved(name.text).then_some("a register, predicate or literal name"),
+        };
         if name.text.contains('.') {
-            self.error("name", name.span, format!("a {what} name cannot contain `.`: use letters, digits and `_`"), "invalid name");
+            self.error("name", name.span, format!("a {what_name} name cannot contain `.`: use letters, digits and `_`"), "invalid name");
             false
-        } else if is_reserved(name.text) {
-            self.error("name", name.span, format!("`{}` is a register, predicate or literal name: pick another {what} name", name.text), "reserved");
+        } else if let Some(clash) = clash {
+            self.error("name", name.span, format!("`{}` is {clash}: pick another {what_name} name", name.text), "reserved");
             false
         } else {
             true
@@ -318,7 +340,7 @@ impl<'a> Assembler<'a> {
     }
 
     fn start_kernel(&mut self, name: ast::Name<'a>) {
-        self.check_name(&name, "kernel");
+        self.check_name(&name, NameOf::Kernel);
         if let Some(first) = self.kernel_names.insert(name.text, name.span) {
             let d = self.error("kernel", name.span, format!("kernel `{}` is defined twice: rename one of them", name.text), "second definition");
             also(d, first, "first defined here");
@@ -468,7 +490,7 @@ impl<'a> Assembler<'a> {
                     help(d, format!("use .u32, .s32, .f32, .f64, .u64, .ptr.<{0}> or .raw.<{0}>", elems.join("|")));
                     return;
                 };
-                if !self.check_name(name, "parameter") || !self.new_symbol(name, symbols) {
+                if !self.check_name(name, NameOf::Parameter) || !self.new_symbol(name, symbols) {
                     return;
                 }
                 let offset = k.builder.param(name.text, pty);
@@ -527,7 +549,7 @@ impl<'a> Assembler<'a> {
                     help(d, remedy);
                     return;
                 }
-                if !self.check_name(name, "shared variable") || !self.new_symbol(name, symbols) {
+                if !self.check_name(name, NameOf::SharedVariable) || !self.new_symbol(name, symbols) {
                     return;
                 }
                 if count == 0 {

@@ -67,6 +67,10 @@ snap!(form_beyond_kernel_target, &k(".target sm_75\n    MMA.M16N16K16.F32.BF16 R
 snap!(form_beyond_file_target, ".target sm_80\n.kernel k\n    CVT.F32.E2M1 R1, R2\n    EXIT\n");
 snap!(target_given_twice, ".kernel k\n.target sm_80\n.target sm_90\n    EXIT\n");
 snap!(packed_shared_array, ".kernel k\n.shared .e2m1 w[64]\n    EXIT\n");
+snap!(
+    names_read_as_something_else,
+    ".kernel R1\n.param .u32 pt\n.param .u32 r5\n.shared .f32 inf[4]\n.shared .f32 P0[4]\n    LD.PARAM.U32 R2, [pt]\n    EXIT\n"
+);
 snap!(static_shared_after_dynamic, ".kernel k\n.shared .align 16 .u8 smem[]\n.shared .f32 tile[64]\n    EXIT\n");
 snap!(second_dynamic_shared_array, ".kernel k\n.shared .u8 smem[]\n.shared .f32 more[]\n    EXIT\n");
 

@@ -83,17 +83,17 @@ fn labels_with_dollars_reassemble() {
     assert_eq!(back.kernels[0].code, module.kernels[0].code);
 }
 
-/// Found by the `translate_ptx` fuzzer: PTX names may hold `$` and begin with `%`, and an
-/// `.extern .shared` array has no length. `simt ptx` writes them as they are (`.s` spells
+/// Found by the `translate_ptx` fuzzer: PTX names may hold `$` and begin with `%`, a parameter
+/// may be called what `.s` calls a predicate (`pt`), and an `.extern .shared` array has no length. `simt ptx` writes them as they are (`.s` spells
 /// names as PTX does, and a dynamic array `NAME[]`), and its output assembles to the same code.
 #[test]
 fn ptx_names_and_dynamic_shared_arrays_reassemble() {
     let source = ".version 8.0\n.target sm_80\n.address_size 64\n.extern .shared .align 16 .b8 $dyn[];\n\
-                  .visible .entry $k(.param .u32 %n)\n{\n\t.reg .b32 %r<3>;\n\t.shared .align 4 .b32 tile$0[4];\n\
-                  \tld.param.u32 %r1, [%n];\n\tst.shared.u32 [tile$0+4], %r1;\n\tmov.u32 %r2, $dyn;\n\tst.shared.u32 [%r2], %r1;\n\tret;\n}\n";
+                  .visible .entry $k(.param .u32 %n, .param .u32 pt)\n{\n\t.reg .b32 %r<3>;\n\t.shared .align 4 .b32 tile$0[4];\n\
+                  \tld.param.u32 %r1, [%n];\n\tld.param.u32 %r2, [pt];\n\tadd.s32 %r1, %r1, %r2;\n\tst.shared.u32 [tile$0+4], %r1;\n\tmov.u32 %r2, $dyn;\n\tst.shared.u32 [%r2], %r1;\n\tret;\n}\n";
     let module = simt_ptx::translate("names.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("names.ptx", source, false)));
     let shown = simt_isa::disassemble_with_source(&module);
-    for line in [".kernel $k\n", ".param .u32 %n\n", ".shared .u8 tile$0[16]\n", ".shared .align 16 .u8 $dyn[]\n"] {
+    for line in [".kernel $k\n", ".param .u32 %n\n", ".param .u32 pt\n", ".shared .u8 tile$0[16]\n", ".shared .align 16 .u8 $dyn[]\n"] {
         assert!(shown.contains(line), "{line:?} in\n{shown}");
     }
     let back = simt_asm::assemble("names.s", &shown).unwrap_or_else(|d| panic!("{}", d.render(false)));
