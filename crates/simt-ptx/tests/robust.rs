@@ -113,3 +113,17 @@ fn unterminated_strings_are_reported_not_cut() {
         }
     }
 }
+
+/// Found by the `translate_ptx` fuzzer: a kernel defined twice became two kernels of one
+/// name, whose listing does not assemble (and a function defined twice would have its calls
+/// reach the first body only). Each second definition is refused where it is, as ptxas does.
+#[test]
+fn a_second_definition_is_refused() {
+    let entry = ".visible .entry k()\n{\n\tret;\n}\n";
+    let func = ".func f()\n{\n\tret;\n}\n";
+    let source = format!(".version 8.0\n.target sm_80\n.address_size 64\n{func}{entry}{func}{entry}");
+    let errors = simt_ptx::translate("twice.ptx", &source, None).expect_err("two definitions");
+    let shown = errors.render("twice.ptx", &source, false);
+    assert!(shown.contains("`f` is defined a second time here") && shown.contains("first defined on line 4"), "{shown}");
+    assert!(shown.contains("`k` is defined a second time here") && shown.contains("first defined on line 8"), "{shown}");
+}

@@ -63,6 +63,18 @@ pub fn translate(file_name: &str, source: &str, target: Option<isa::Target>) -> 
     let named = module_target(module, &mut diagnostics);
     let older = named.and_then(|n| n.older);
     let target = target.or(named.map(|n| n.simt));
+    // A second definition of a kernel or function (ptxas refuses one) would give two kernels
+    // of one name, or calls that reach only the first body.
+    let mut defined: HashMap<&str, Span> = HashMap::default();
+    for f in module.functions().filter(|f| f.body.is_some()) {
+        if let Some(first) = defined.insert(f.name.value, f.name.span) {
+            diagnostics.push(Diagnostic {
+                span: f.name.span,
+                message: format!("`{}` is defined a second time here: a module defines each kernel and function once", f.name.value),
+                notes: vec![format!("first defined on line {}", lines.line(first.start))],
+            });
+        }
+    }
     let mut kernels = Vec::new();
     for entry in module.entries() {
         match translate_entry(module, entry, &lines, target, older) {
