@@ -171,7 +171,7 @@ struct Symbols<'a> {
     params: HashMap<&'a str, (u32, Span)>,
     shared: HashMap<&'a str, (u32, Span)>,
     /// The `name[]` array, which must be the last shared variable declared.
-    dynamic: Option<(&'a str, Span)>,
+    dynamic: Option<&'a str>,
 }
 
 /// The kernel being assembled, filled line by line so that no syntax tree
@@ -533,7 +533,7 @@ impl<'a> Assembler<'a> {
                     ast::SharedLen::One => 1,
                     ast::SharedLen::Dynamic => 0,
                 };
-                if let Some((dynamic, _)) = symbols.dynamic {
+                if let Some(dynamic) = symbols.dynamic {
                     let (message, remedy) = if count == 0 {
                         (
                             format!("a second dynamic shared array: `{dynamic}[]` already addresses the launch's dynamic shared memory"),
@@ -553,7 +553,7 @@ impl<'a> Assembler<'a> {
                     return;
                 }
                 if count == 0 {
-                    symbols.dynamic = Some((name.text, name.span));
+                    symbols.dynamic = Some(name.text);
                 }
                 match k.builder.shared(name.text, elem, count, align) {
                     Ok(offset) => {

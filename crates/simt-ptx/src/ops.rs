@@ -1400,6 +1400,12 @@ impl Op {
         !matches!(self, Op::St(_) | Op::Stmatrix(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_))
     }
 
+    /// Whether control may leave the instruction for somewhere other than the next one: a
+    /// branch, call, return, exit or trap ends a basic block.
+    pub fn ends_block(&self) -> bool {
+        matches!(self, Op::Bra(_) | Op::Call(_) | Op::Ret(_) | Op::Exit | Op::Trap)
+    }
+
     /// How many operands the instruction takes (after `call`'s lists are filled in).
     pub fn operand_count(&self) -> std::ops::RangeInclusive<usize> {
         use Op::*;

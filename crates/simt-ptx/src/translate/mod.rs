@@ -1086,6 +1086,12 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
+    /// The guard `inst` runs under.
+    fn guard_of(&self, inst: &ast::Instruction<'a>) -> Result<isa::Guard> {
+        let Some(g) = inst.guard else { return Ok(isa::Guard::ALWAYS) };
+        Ok(isa::Guard { pred: self.pred(&ast::Operand { kind: OperandKind::Name(g.predicate), span: g.span })?, negated: g.negated })
+    }
+
     fn pred_src(&self, o: &ast::Operand<'a>) -> Result<isa::Operand> {
         let (name, negated) = match o.kind {
             OperandKind::Name(n) => (n, false),
@@ -1223,17 +1229,11 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         let reloaded = if self.reload.is_some() { self.reload_spilled(inst)? } else { Vec::new() };
         let write_back = self.unspill(inst)?;
-        self.guard = match inst.guard {
-            None => isa::Guard::ALWAYS,
-            Some(g) => {
-                let p = self.pred(&ast::Operand { kind: OperandKind::Name(g.predicate), span: g.span })?;
-                isa::Guard { pred: p, negated: g.negated }
-            }
-        };
+        self.guard = self.guard_of(inst)?;
         self.operation(inst)?;
         if let Some((r, p)) = write_back {
-            let pred = isa::Operand::PredSrc { pred: p, negated: false };
-            self.op(Opcode::Sel, &[dst(r), src(Src::imm(1)), src(Src::imm(0)), pred])?;
+            let (form, operands) = registers::bit(dst(r), isa::Operand::PredSrc { pred: p, negated: false });
+            self.emit(form, &operands)?;
         }
         if !reloaded.is_empty() {
             self.guard = isa::Guard::ALWAYS;

@@ -98,7 +98,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
                 Item::Inst(inst) => {
                     next_inst += 1;
-                    if matches!(inst.op, Op::Bra(_) | Op::Ret(_) | Op::Exit | Op::Trap) {
+                    if inst.op.ends_block() {
                         starts.push(next_inst);
                     }
                 }
@@ -570,13 +570,10 @@ impl<'t, 'a> Entry<'t, 'a> {
         let OperandKind::Name(name) = d.kind else { return Ok(false) };
         // Under a guard that found a colour (tinygrad's `@%p mov.pred %q, %r;`), as the one
         // instruction is; a spilled guard would need a scratch predicate too.
-        let guard = match inst.guard {
-            None => isa::Guard::ALWAYS,
-            Some(g) if self.spilled(g.predicate).is_none() => {
-                isa::Guard { pred: self.pred(&ast::Operand { kind: OperandKind::Name(g.predicate), span: g.span })?, negated: g.negated }
-            }
-            Some(_) => return Ok(false),
-        };
+        if inst.guard.is_some_and(|g| self.spilled(g.predicate).is_some()) {
+            return Ok(false);
+        }
+        let guard = self.guard_of(inst)?;
         /// A source: a spilled predicate's register, or a predicate that found a colour.
         enum Bit {
             Reg(isa::Operand),
@@ -605,7 +602,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             (Op::Not(_), Some(rd), [Bit::Reg(a)]) => op(Opcode::Xor, &[rd, *a, one]),
             (Op::Not(_), Some(rd), [Bit::Pred(p)]) => op(Opcode::Sel, &[rd, zero, one, *p]),
             (Op::Mov(_), Some(rd), [Bit::Reg(a)]) => op(Opcode::Mov, &[rd, *a]),
-            (Op::Mov(_), Some(rd), [Bit::Pred(p)]) => op(Opcode::Sel, &[rd, one, zero, *p]),
+            (Op::Mov(_), Some(rd), [Bit::Pred(p)]) => bit(rd, *p),
             // Into a predicate that found a colour, only a copy of a spilled one gains.
             (Op::Mov(_), None, [Bit::Reg(a)]) => nonzero(self.pred(d)?, *a),
             _ => return Ok(false),
@@ -716,6 +713,11 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         Ok(())
     }
+}
+
+/// `SEL r, 1, 0, p`: a spilled predicate's register `r` set to what predicate `p` holds.
+pub(super) fn bit(r: isa::Operand, p: isa::Operand) -> (Form, Vec<isa::Operand>) {
+    (Form::new(Opcode::Sel), vec![r, src(Src::imm(1)), src(Src::imm(0)), p])
 }
 
 /// `ISETP.NE.U32 p, r, RZ`: predicate `p` set to the one a spilled predicate's register `r` holds.

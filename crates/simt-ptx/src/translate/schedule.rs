@@ -55,7 +55,7 @@ pub(super) fn sink_to_first_use(items: &[Item<'_, '_>]) -> Option<Vec<usize>> {
         if !loads_may_pass(inst.op) {
             memory_wall = at;
         }
-        if matches!(inst.op, Op::Bra(_) | Op::Call(_) | Op::Ret(_) | Op::Exit | Op::Trap) {
+        if inst.op.ends_block() {
             block_end = at;
         }
     }

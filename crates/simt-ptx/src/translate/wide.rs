@@ -43,7 +43,7 @@ pub(super) fn fused_index_products<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize,
             }
             names.clear();
             next.names(&mut names);
-            if names.contains(&t) || writes(next, index) || ends_block(next.op) {
+            if names.contains(&t) || writes(next, index) || next.op.ends_block() {
                 break;
             }
         }
@@ -107,9 +107,4 @@ fn writes(inst: &ast::Instruction<'_>, name: &str) -> bool {
         _ => {}
     }
     names.contains(&name)
-}
-
-/// Whether control may leave the block after `op`.
-fn ends_block(op: Op) -> bool {
-    matches!(op, Op::Bra(_) | Op::Call(_) | Op::Ret(_) | Op::Exit | Op::Trap)
 }
