@@ -170,6 +170,17 @@ fn negation_bit_counts_and_sixteen_bit_arithmetic() {
     });
 }
 
+/// Vectors of two 64-bit elements are one 16-byte access, four words (clang's `double2`,
+/// libdevice's `sin` coefficients in `ld.global.nc.v2.f64`), loaded and stored in place or
+/// through scratch, with literal and ignored (`_`) elements.
+#[test]
+fn vectors_of_64_bit_elements() {
+    let body = "\tld.global.v2.u64 {%o0, %o1}, [%rd6];\n\tld.global.nc.v2.f64 {%z0, %z1}, [%rd6];\n\tmov.b64 %o2, %z1;\n\
+                \tst.global.v2.b64 [%rd6], {%y, %x};\n\tld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd6];\n\tmov.b64 %o3, {%r1, %r2};\n\tmov.b64 %o4, {%r3, %r4};\n\
+                \tst.global.v2.u64 [%rd6], {-2, %z0};\n\tld.global.v2.u64 {%o5, %o6}, [%rd6];\n\tld.global.v2.s64 {_, %o7}, [%rd6];\n";
+    check(body, &integer_pairs(), |x, y| [x, y, y, y, x, -2i64 as u64, x, x]);
+}
+
 #[test]
 fn vectors_of_bytes_and_halves() {
     let join = |regs: [&str; 4], out: usize| {
@@ -975,6 +986,34 @@ fn carry_chains() {
         let wide = u128::from(x) + u128::from(y);
         let mad = u64::from(a) * u64::from(b) + u64::from(e);
         [x.wrapping_add(y), wide as u64, (wide >> 64) as u64, mad, 0, 0, 0, 0]
+    });
+}
+
+/// Borrows and 64-bit carries share the carry flag: `sub.cc` + `subc` give a 64-bit
+/// difference a word at a time (libdevice's double-precision `sin`/`cos` reduction), `subc` of
+/// zeros reads the borrow back as all ones, a 64-bit `add.cc`/`sub.cc` carries into the next
+/// instruction of either width (clang's `__int128`), literals included, and a `subc` after an
+/// `add.cc` takes the carry as its borrow, as PTX defines `d = a - (b + CC.CF)`.
+#[test]
+fn borrows_and_64_bit_carries() {
+    let body = "\tsub.cc.u32 %r1, %a, %b;\n\tsubc.cc.u32 %r2, %e, %c;\n\tsubc.u32 %r3, 0, 0;\n\tmov.b64 %o0, {%r1, %r2};\n\
+                \tadd.cc.u64 %o2, %x, -1;\n\taddc.u32 %r4, 0, 0;\n\tmov.b64 %o1, {%r3, %r4};\n\
+                \tadd.cc.u64 %o3, %x, %y;\n\taddc.u64 %o4, %x, 0;\n\tsub.cc.u64 %o5, 5, %y;\n\tsubc.u64 %o6, %y, %x;\n\
+                \tadd.cc.u32 %r5, %a, %b;\n\tsubc.u32 %r6, %e, %c;\n\tcvt.u64.u32 %o7, %r6;\n";
+    check(body, &integer_pairs(), |x, y| {
+        let (a, e, b, c) = (x as u32, (x >> 32) as u32, y as u32, (y >> 32) as u32);
+        let borrow = |n: bool| if n { 0xFFFF_FFFF } else { 0 };
+        let sum_carries = x.checked_add(y).is_none();
+        [
+            x.wrapping_sub(y),
+            borrow(x < y) | u64::from(x != 0) << 32,
+            x.wrapping_sub(1),
+            x.wrapping_add(y),
+            x + u64::from(sum_carries),
+            5u64.wrapping_sub(y),
+            y.wrapping_sub(x).wrapping_sub(u64::from(y > 5)),
+            u64::from(e.wrapping_sub(c).wrapping_sub(u32::from(a.checked_add(b).is_none()))),
+        ]
     });
 }
 

@@ -4,24 +4,42 @@
 use super::*;
 
 impl<'t, 'a> Entry<'t, 'a> {
-    /// `d = x + y`, plus the carry flag with `carry_in`, in 32 bits; with `carry_out` the
-    /// flag becomes the carry out. The sum is taken in 64 bits of zero-extended words, whose
-    /// high word is the carry. Sources are read before `d` is written.
-    fn add_with_carry(&mut self, d: u8, x: Src, y: Src, carry_in: bool, carry_out: bool) -> Result<()> {
+    /// `d = x + y` (`x - y` with `sub`), plus the carry flag with `carry_in` (minus it, as a
+    /// borrow, with `sub`), a 32-bit word at a time, low word first: `words` holds each word's
+    /// `(d, x, y)`. With `carry_out` the flag becomes the carry (borrow) out of the last word.
+    /// Each word is taken in 64 bits of zero-extended words, whose high word is the carry (a
+    /// sum's 0 or 1) or the borrow (a difference's 0 or all ones) the next word takes in. A
+    /// word's sources are read before its `d` is written; a pair's low word is even, so it is
+    /// never a later word's source.
+    fn carry_chain(&mut self, words: &[(u8, Src, Src)], sub: bool, carry_in: bool, carry_out: bool) -> Result<()> {
         let cc = self.carry.ok_or_else(|| Diagnostic::new(self.span, "internal error: no register was kept for the carry flag"))?;
         let t = self.scratch;
-        self.mov(t, x)?;
-        self.mov(t + 1, Src::imm(0))?;
-        self.mov(t + 2, y)?;
+        let op = if sub { Opcode::Isub64 } else { Opcode::Iadd64 };
+        // A borrow's all ones becomes 1.
+        let take_carry =
+            |this: &mut Self, d: u8| if sub { this.op(Opcode::And, &[dst(d), src(Src::reg(t + 1)), src(Src::imm(1))]) } else { this.mov(d, Src::reg(t + 1)) };
         self.mov(t + 3, Src::imm(0))?;
-        self.op(Opcode::Iadd64, &[dst(t), src(Src::reg(t)), src(Src::reg(t + 2))])?;
-        if carry_in {
-            self.mov(t + 2, Src::reg(cc))?;
-            self.op(Opcode::Iadd64, &[dst(t), src(Src::reg(t)), src(Src::reg(t + 2))])?;
+        for (i, &(d, x, y)) in words.iter().enumerate() {
+            if i == 0 {
+                self.mov(t, x)?;
+                self.mov(t + 1, Src::imm(0))?;
+            } else {
+                // The previous word's carry, as the pair (0 or 1, 0), taken from x.
+                take_carry(self, t)?;
+                self.mov(t + 1, Src::imm(0))?;
+                self.mov(t + 2, x)?;
+                self.op(op, &[dst(t), src(Src::reg(t + 2)), src(Src::reg(t))])?;
+            }
+            self.mov(t + 2, y)?;
+            self.op(op, &[dst(t), src(Src::reg(t)), src(Src::reg(t + 2))])?;
+            if i == 0 && carry_in {
+                self.mov(t + 2, Src::reg(cc))?;
+                self.op(op, &[dst(t), src(Src::reg(t)), src(Src::reg(t + 2))])?;
+            }
+            self.mov(d, Src::reg(t))?;
         }
-        self.mov(d, Src::reg(t))?;
         if carry_out {
-            self.mov(cc, Src::reg(t + 1))?;
+            take_carry(self, cc)?;
         }
         Ok(())
     }
@@ -46,11 +64,22 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             Op::Mul(m) if is_half(m.ty) && !m.ftz && !m.sat && matches!(m.rounding, None | Some(px::Rounding::Rn)) => self.half_arith(inst, m.ty, HalfOp::Mul),
             Op::Ex2(f) if is_half(f.ty) && f.mode == px::FloatMode::Approx && !f.ftz => self.half_ex2(inst, f.ty),
-            // The carry flag of 32-bit integer additions lives in a register of its own.
-            Op::Add(a) | Op::AddC(a) if (a.cc || matches!(op, Op::AddC(_))) && matches!(a.ty, Type::U32 | Type::S32) && !a.sat => {
+            // The carry flag lives in a register of its own.
+            Op::Add(a) | Op::Sub(a) | Op::AddC(a) | Op::SubC(a) if a.cc || matches!(op, Op::AddC(_) | Op::SubC(_)) => {
                 let [d, x, y] = self.operands(inst)?;
-                let (d, x, y) = (self.word(d)?, self.src32(x)?, self.src32(y)?);
-                self.add_with_carry(d, x, y, matches!(op, Op::AddC(_)), a.cc)
+                let sub = matches!(op, Op::Sub(_) | Op::SubC(_));
+                let carry_in = matches!(op, Op::AddC(_) | Op::SubC(_));
+                match a.ty {
+                    Type::U32 | Type::S32 if !a.sat => {
+                        let word = (self.word(d)?, self.src32(x)?, self.src32(y)?);
+                        self.carry_chain(&[word], sub, carry_in, a.cc)
+                    }
+                    Type::U64 | Type::S64 if !a.sat => {
+                        let (d, [x_lo, x_hi], [y_lo, y_hi]) = (self.pair(d)?, self.words64(x)?, self.words64(y)?);
+                        self.carry_chain(&[(d, x_lo, y_lo), (d + 1, x_hi, y_hi)], sub, carry_in, a.cc)
+                    }
+                    _ => Err(unsupported(format!("`{}{}` with a carry", op.name(), a.ty))),
+                }
             }
             Op::Mad(m) | Op::MadC(m)
                 if (m.cc || matches!(op, Op::MadC(_)))
@@ -67,14 +96,11 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                     _ => self.op(Opcode::Imul, &[dst(product), src(x), src(y)])?,
                 }
-                self.add_with_carry(d, Src::reg(product), z, matches!(op, Op::MadC(_)), m.cc)
+                self.carry_chain(&[(d, Src::reg(product), z)], false, matches!(op, Op::MadC(_)), m.cc)
             }
             Op::Add(a) | Op::Sub(a) => {
                 let [d, x, y] = self.operands(inst)?;
                 let sub = matches!(op, Op::Sub(_));
-                if a.cc {
-                    return Err(unsupported(format!("`{}` with a carry (`.cc`)", op.name())));
-                }
                 match class_of(a.ty) {
                     Some(Class::Word { bits }) if a.ty.is_integer() && !a.sat => {
                         let d = self.word(d)?;
@@ -128,7 +154,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     _ => Err(unsupported(format!("`{}{}{}`", op.name(), if a.sat { ".sat" } else { "" }, a.ty))),
                 }
             }
-            // Other carries (`sub.cc`'s borrow, 64-bit ones) would be dropped silently: refused.
+            // 64-bit products with a carry would need more scratch registers than there are.
             Op::Mad(m) | Op::MadC(m) if m.cc || matches!(op, Op::MadC(_)) => Err(unsupported(format!("`{}` with a carry (`.cc`)", op.name()))),
             Op::Mul(m) | Op::Mad(m) => self.multiply(inst, m, matches!(op, Op::Mad(_))),
             Op::Fma(a) => {

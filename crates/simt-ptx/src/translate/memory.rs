@@ -80,11 +80,11 @@ impl<'t, 'a> Entry<'t, 'a> {
             Some(v) => return Err(unsupported(format!("`{name}{v}{}`", m.ty))),
         };
         // Vector accesses move untyped words (simt's rule); the PTX element type only
-        // decides which registers receive them.
-        let mem_ty = match (vec, m.ty.bits()) {
-            (isa::VecWidth::Scalar, _) => mem_ty,
-            (_, 32) => isa::MemType::B32,
-            (_, 64) => isa::MemType::B64,
+        // decides which registers receive them: two 64-bit elements are four words.
+        let (vec, mem_ty) = match (vec, m.ty.bits()) {
+            (isa::VecWidth::Scalar, _) => (vec, mem_ty),
+            (_, 32) => (vec, isa::MemType::B32),
+            (_, 64) => (isa::VecWidth::V4, isa::MemType::B32),
             (_, 8 | 16) => return self.narrow_vector(load, at, address, data, m.ty),
             (_, _) => return Err(unsupported(format!("`{name}{}{}`", m.vector.map_or(String::new(), |v| v.to_string()), m.ty))),
         };
