@@ -1,6 +1,7 @@
 //! Double precision and 64-bit integers as nvcc's math library uses them: conversions from
 //! 64-bit integers, rounding to an integral f64 (floor, rint), division, square root,
-//! reciprocal, and `bfi.b64`, lane by lane against Rust.
+//! reciprocal (and their approximations, libdevice's `hypot`, `acos` and complex `sqrt`), and
+//! `bfi.b64`, lane by lane against Rust.
 
 mod common;
 
@@ -9,7 +10,7 @@ use simt_host::Arg;
 use simt_interp::SimtModel;
 use simt_isa::{ArgInit, Literal};
 
-const OPS: [&str; 8] = [
+const OPS: [&str; 11] = [
     "cvt.rn.f64.s64 %fd2, %rd7;",
     "cvt.rn.f64.u64 %fd2, %rd7;",
     "cvt.rmi.f64.f64 %fd2, %fd1;",
@@ -18,9 +19,17 @@ const OPS: [&str; 8] = [
     "sqrt.rn.f64 %fd2, %fd1;",
     "rcp.rn.f64 %fd2, %fd1;",
     "bfi.b64 %rd9, %rd7, 1229782938533634594, 8, 40;\n\tmov.b64 %fd2, %rd9;",
+    "rsqrt.approx.f64 %fd2, %fd1;",
+    "rsqrt.approx.ftz.f64 %fd2, %fd1;",
+    "rcp.approx.ftz.f64 %fd2, %fd1;",
 ];
 
 const NAN: u64 = 0x7FFF_FFFF_FFFF_FFFF;
+
+/// `.ftz`: a subnormal becomes a zero of its sign.
+fn flush(v: f64) -> f64 {
+    if v.is_subnormal() { 0.0f64.copysign(v) } else { v }
+}
 
 fn want(op: usize, x: i64, y: f64) -> u64 {
     let f = |v: f64| if v.is_nan() { NAN } else { v.to_bits() };
@@ -32,10 +41,14 @@ fn want(op: usize, x: i64, y: f64) -> u64 {
         4 => f(y / 3.0),
         5 => f(y.sqrt()),
         6 => f(1.0 / y),
-        _ => {
+        7 => {
             let field = ((1u64 << 40) - 1) << 8;
             (0x1111_1111_2222_2222 & !field) | ((x as u64) << 8 & field)
         }
+        // Square root, then reciprocal: each rounded once, within the approximation's bound.
+        8 => f(1.0 / y.sqrt()),
+        9 => f(flush(1.0 / flush(y).sqrt())),
+        _ => f(flush(1.0 / flush(y))),
     }
 }
 
@@ -112,8 +125,8 @@ fn doubles_and_64_bit_integers_follow_ptx() {
         -7.25,
         1e16,
         6.02e23,
-        9.99,
-        -9.99,
+        1e308,
+        -1e-310,
         1.0,
         1e-5,
         2f64.sqrt(),

@@ -49,7 +49,7 @@ fn partial_member_mask() {
 
 #[test]
 fn special_functions_not_built() {
-    insta::assert_snapshot!(refusal(&kernel("\trsqrt.approx.f64 %rd1, %rd2;\n")));
+    insta::assert_snapshot!(refusal(&kernel("\ttanh.approx.f16x2 %r1, %r2;\n")));
 }
 
 #[test]

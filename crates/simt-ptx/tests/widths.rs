@@ -1017,6 +1017,18 @@ fn borrows_and_64_bit_carries() {
     });
 }
 
+/// `match.{any,all}.sync.b64` compare whole 64-bit values: lanes that agree on one word but
+/// not the other are not matched (numba's `match_any_sync` of an `int64`).
+#[test]
+fn matches_of_64_bit_values() {
+    let body = "\tmatch.any.sync.b64 %r1, %x, -1;\n\tcvt.u64.u32 %o0, %r1;\n\tmatch.all.sync.b64 %r2, %y, -1;\n\tcvt.u64.u32 %o1, %r2;\n\
+                \tmatch.all.sync.b64 %r3, %x, -1;\n\tcvt.u64.u32 %o2, %r3;\n";
+    let words = [0x1_0000_0005, 0x2_0000_0005, 0x1_0000_0006, 0x1_0000_0005, 0x2_0000_0006];
+    let inputs: Vec<(u64, u64)> = (0..32).map(|lane| (words[lane * 7 % 5], 0x7_0000_0001)).collect();
+    let lanes_holding = |x: u64| inputs.iter().enumerate().filter(|&(_, &(v, _))| v == x).map(|(l, _)| 1u64 << l).sum::<u64>();
+    check(body, &inputs, |x, _| [lanes_holding(x), 0xFFFF_FFFF, 0, 0, 0, 0, 0, 0]);
+}
+
 /// A register written once, by a literal `mov`, and otherwise only read (tinygrad's
 /// `%cast_s32_0`, Triton's hoisted constants) is read as the literal wherever the reading
 /// instruction takes one, and its `mov` goes once no read needs the register: `mad.lo.s32 %r,

@@ -573,13 +573,24 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                 }
             }
-            Op::Rcp(f) | Op::Sqrt(f) if f.ty == Type::F64 && matches!(f.mode, px::FloatMode::Approx | px::FloatMode::Rounded(px::Rounding::Rn)) => {
+            // The approximations are computed as exactly as the rounded forms (`rsqrt` as a
+            // square root and a reciprocal, two roundings): within every bound PTX gives them.
+            Op::Rcp(f) | Op::Sqrt(f) | Op::Rsqrt(f)
+                if f.ty == Type::F64 && matches!(f.mode, px::FloatMode::Approx | px::FloatMode::Rounded(px::Rounding::Rn)) =>
+            {
                 let [d, x] = self.operands(inst)?;
                 let (d, x) = (self.pair(d)?, self.src_f64(x)?);
+                // `.ftz` (the approximations') flushes a subnormal input and result.
+                let x = if f.ftz { self.flushed_f64(x)? } else { x };
                 match op {
-                    Op::Rcp(_) => self.op(Opcode::Ddiv, &[dst(d), src(f64_imm(1.0)), src(x)]),
-                    _ => self.op(Opcode::Dsqrt, &[dst(d), src(x)]),
+                    Op::Rcp(_) => self.op(Opcode::Ddiv, &[dst(d), src(f64_imm(1.0)), src(x)])?,
+                    Op::Sqrt(_) => self.op(Opcode::Dsqrt, &[dst(d), src(x)])?,
+                    _ => {
+                        self.op(Opcode::Dsqrt, &[dst(d), src(x)])?;
+                        self.op(Opcode::Ddiv, &[dst(d), src(f64_imm(1.0)), src(Src::reg(d))])?;
+                    }
                 }
+                if f.ftz { self.flush_f64(d, Src::reg(d), Src::reg(d + 1)) } else { Ok(()) }
             }
             Op::Bfi(t) if t.ty == Type::B64 => {
                 // With a literal position and length (how nvcc joins two words into one), the

@@ -83,15 +83,24 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let (d, a) = (self.word(d)?, self.word(a)?);
                 self.emit(Form::Redux(mods::Redux { op, ty }), &[dst(d), src(Src::reg(a))])
             }
-            Op::Match(m) if m.ty.bits() == 32 => {
+            Op::Match(m) if matches!(m.ty.bits(), 32 | 64) => {
                 let [d, a, mask] = self.operands(inst)?;
                 if matches!(d.kind, OperandKind::Pair(..)) {
                     return Err(unsupported("`match.all` with a predicate output (`d|p`)".into()));
                 }
                 self.full_mask(mask)?;
-                let mode = if m.mode == px::MatchMode::All { isa::MatchMode::All } else { isa::MatchMode::Any };
-                let (d, a) = (self.word(d)?, self.word(a)?);
-                self.emit(Form::Match(mods::Match { mode }), &[dst(d), src(Src::reg(a))])
+                let form = Form::Match(mods::Match { mode: if m.mode == px::MatchMode::All { isa::MatchMode::All } else { isa::MatchMode::Any } });
+                let d = self.word(d)?;
+                if m.ty.bits() == 32 {
+                    let a = self.word(a)?;
+                    return self.emit(form, &[dst(d), src(Src::reg(a))]);
+                }
+                // Lanes agree on a 64-bit value where they agree on both words; all lanes
+                // agree on it where they agree on both (else one of the two masks is 0).
+                let (a, t) = (self.pair(a)?, self.scratch);
+                self.emit(form, &[dst(t), src(Src::reg(a))])?;
+                self.emit(form, &[dst(t + 1), src(Src::reg(a + 1))])?;
+                self.op(Opcode::And, &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])
             }
             Op::Activemask => {
                 let [d] = self.operands(inst)?;

@@ -316,6 +316,33 @@ impl<'t, 'a> Entry<'t, 'a> {
         Ok(())
     }
 
+    /// `x` (an f64) with a subnormal value flushed to a zero of its sign, in the scratch pair;
+    /// a literal at once.
+    pub(super) fn flushed_f64(&mut self, x: Src) -> Result<Src> {
+        let (lo, hi) = match x {
+            Src::Imm { bits, .. } => {
+                let subnormal = bits & 0x7FF0_0000_0000_0000 == 0;
+                return Ok(if subnormal { f64_imm(f64::from_bits(bits & 1 << 63)) } else { x });
+            }
+            Src::Reg { reg, .. } => (Src::reg(reg), Src::reg(reg + 1)),
+        };
+        let t = self.scratch;
+        self.flush_f64(t, lo, hi)?;
+        Ok(Src::reg(t))
+    }
+
+    /// `d = (lo, hi)`, an f64, with a subnormal value flushed to a zero of its sign: a zero
+    /// exponent field (in [`SCRATCH_PRED`]) selects the sign alone. Uses scratch register 2.
+    pub(super) fn flush_f64(&mut self, d: u8, lo: Src, hi: Src) -> Result<()> {
+        let (t, p) = (self.scratch + 2, isa::Operand::PredSrc { pred: SCRATCH_PRED, negated: false });
+        self.op(Opcode::And, &[dst(t), src(hi), src(Src::imm(0x7FF0_0000))])?;
+        let eq = Form::Isetp(mods::Isetp { cmp: isa::Cmp::Eq, ty: isa::IntType::U32, bop: isa::BoolOp::And });
+        self.emit(eq, &[isa::Operand::Pred(SCRATCH_PRED), src(Src::reg(t)), src(Src::imm(0)), isa::Operand::PredSrc { pred: isa::PT, negated: false }])?;
+        self.op(Opcode::And, &[dst(t), src(hi), src(Src::imm(0x8000_0000))])?;
+        self.op(Opcode::Sel, &[dst(d), src(Src::imm(0)), src(lo), p])?;
+        self.op(Opcode::Sel, &[dst(d + 1), src(Src::reg(t)), src(hi), p])
+    }
+
     /// `x` sign-extended from its low `bits` bits: itself at 32, a literal at once, a register
     /// into scratch register `slot`.
     pub(super) fn sign_extended(&mut self, x: Src, bits: u32, slot: u8) -> Result<Src> {

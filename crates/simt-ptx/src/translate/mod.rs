@@ -266,6 +266,16 @@ enum HalfOp {
     Fma,
 }
 
+/// Whether `op`'s translation compares into [`SCRATCH_PRED`]: `set`, and an f64 reciprocal or
+/// square root that flushes subnormals.
+fn needs_scratch_pred(op: Op) -> bool {
+    match op {
+        Op::Set(_) => true,
+        Op::Rcp(f) | Op::Sqrt(f) | Op::Rsqrt(f) => f.ty == Type::F64 && f.ftz,
+        _ => false,
+    }
+}
+
 /// Whether `op` reads or writes PTX's carry flag.
 fn writes_or_reads_carry(op: Op) -> bool {
     match op {
@@ -306,9 +316,9 @@ const RELOAD_REGS: u32 = 24;
 /// The predicates left for spilled ones to pass through.
 const SCRATCH_PREDS: [u8; 2] = [5, 6];
 
-/// The predicate `set` compares into and a `cp.async` with a source size guards its loads
-/// with, kept back from allocation in kernels that use them (an instruction reading a
-/// spilled predicate, as `set` may, passes it through P5).
+/// The predicate the translations [`needs_scratch_pred`] names compare into, kept back from
+/// allocation in kernels that have one (an instruction reading a spilled predicate, as `set`
+/// may, passes it through P5).
 const SCRATCH_PRED: u8 = SCRATCH_PREDS[1];
 
 /// A name that stands for an address: a variable or a kernel parameter.
@@ -403,8 +413,7 @@ struct Entry<'t, 'a> {
     scratch: u8,
     /// How many scratch registers follow `scratch`.
     scratch_regs: u32,
-    /// Whether the kernel needs [`SCRATCH_PRED`]: it has a `set`, or a `cp.async` with a
-    /// source size.
+    /// Whether the kernel needs [`SCRATCH_PRED`] (see [`needs_scratch_pred`]).
     needs_scratch_pred: bool,
     line: u32,
     guard: isa::Guard,
@@ -625,7 +634,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             scratch: 0,
             // MMA and `stmatrix` fragments need more room.
             scratch_regs: if items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::Stmatrix(_)))) { MMA_SCRATCH } else { SCRATCH },
-            needs_scratch_pred: items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Set(_)))),
+            needs_scratch_pred: items.iter().any(|i| matches!(i, Item::Inst(i) if needs_scratch_pred(i.op))),
             uses_carry: items.iter().any(|i| matches!(i, Item::Inst(i) if writes_or_reads_carry(i.op))),
             line: 0,
             guard: isa::Guard::ALWAYS,
