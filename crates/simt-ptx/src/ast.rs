@@ -384,6 +384,27 @@ impl<'a> Block<'a> {
         out
     }
 
+    /// Every statement, nested blocks flattened, in order, each with its scope: the body is
+    /// scope 0 and each nested `{ }` block a scope of its own, whose declarations hide the
+    /// same names outside it. `parents[s]` is the scope around scope `s` (scope 0's is 0).
+    pub fn scoped(&self) -> (Vec<(&Statement<'a>, usize)>, Vec<usize>) {
+        let (mut out, mut parents) = (Vec::with_capacity(self.statements.len()), vec![0]);
+        self.scope_into(0, &mut out, &mut parents);
+        (out, parents)
+    }
+
+    fn scope_into<'s>(&'s self, scope: usize, out: &mut Vec<(&'s Statement<'a>, usize)>, parents: &mut Vec<usize>) {
+        for s in &self.statements {
+            match s {
+                Statement::Block(b) => {
+                    parents.push(scope);
+                    b.scope_into(parents.len() - 1, out, parents);
+                }
+                other => out.push((other, scope)),
+            }
+        }
+    }
+
     fn flatten_into<'s>(&'s self, out: &mut Vec<&'s Statement<'a>>) {
         for s in &self.statements {
             match s {

@@ -10,10 +10,15 @@
 //! bound to the caller's variables of the same position. Recursion, calls through a pointer
 //! and functions without a body are refused.
 //!
+//! Registers and variables declared in a nested `{ }` block are that block's own, hiding the
+//! same names outside it (NVRTC wraps `__syncthreads_count` in `{ .reg .pred %p1; ... }` in a
+//! kernel that has a `%p1` of its own): each gets a name of its own too, in the kernel as in
+//! every copy.
+//!
 //! Done in two steps so that the new names can be borrowed like source text: [`plan`] walks
 //! the call tree and makes every name a copy needs, then [`Plan::expand`] builds the copies.
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::ast::{self, Address, OperandKind, Span, Spanned, Statement};
 use crate::diagnostic::Diagnostic;
@@ -32,8 +37,10 @@ pub(crate) const MAX_INLINED_STATEMENTS: usize = 1 << 22;
 /// One copy of a function body (copy 0 is the kernel itself).
 struct Copy<'t, 'a> {
     function: &'t ast::Function<'a>,
-    /// The call it replaces: the caller's copy and the call instruction.
-    call: Option<(usize, &'t ast::Instruction<'a>)>,
+    /// The call it replaces: the caller's copy, the call instruction and its scope there.
+    call: Option<(usize, &'t ast::Instruction<'a>, usize)>,
+    /// The scope around each scope of the body ([`ast::Block::scoped`]).
+    parents: Vec<usize>,
 }
 
 /// The call tree of one kernel and every name its copies need.
@@ -41,9 +48,9 @@ pub(crate) struct Plan<'t, 'a> {
     copies: Vec<Copy<'t, 'a>>,
     /// The copy that replaces a call: by (caller copy, the call's span start).
     calls: HashMap<(usize, u32), usize>,
-    /// New names, made once; `renamed` points into it.
+    /// New names, made once; `renamed` points into it, by (copy, scope declaring the name, name).
     names: Vec<String>,
-    renamed: HashMap<(usize, &'a str), usize>,
+    renamed: HashMap<(usize, usize, &'a str), usize>,
     /// The label ending each copy (an index into `names`), where its `ret`s branch.
     ends: HashMap<usize, usize>,
 }
@@ -66,52 +73,76 @@ pub(crate) enum Owned<'p> {
     Inst(ast::Instruction<'p>, u32),
 }
 
-/// The names a function declares: registers (ranges by prefix), variables, labels,
-/// parameters and results.
+/// The names one scope declares: registers (ranges by prefix), variables, and in the body's
+/// scope also labels, parameters and results. Sets, so that looking up every name a kernel
+/// mentions costs no more than the kernel's size.
+#[derive(Default)]
 struct Declared<'a> {
-    singles: Vec<&'a str>,
-    ranges: Vec<(&'a str, u32)>,
+    singles: HashSet<&'a str>,
+    ranges: HashMap<&'a str, u32>,
+    variables: HashSet<&'a str>,
 }
 
 impl<'a> Declared<'a> {
-    fn of(f: &ast::Function<'a>, body: &[&Statement<'a>]) -> Declared<'a> {
-        let mut d = Declared { singles: Vec::new(), ranges: Vec::new() };
-        d.singles.extend(f.params.iter().chain(&f.returns).map(|p| p.name.value));
-        for s in body {
+    /// What each scope of `f`'s body declares, by scope.
+    fn scopes(f: &ast::Function<'a>, body: &[(&Statement<'a>, usize)], scopes: usize) -> Vec<Declared<'a>> {
+        let mut d: Vec<Declared<'a>> = (0..scopes).map(|_| Declared::default()).collect();
+        d[0].singles.extend(f.params.iter().chain(&f.returns).map(|p| p.name.value));
+        for &(s, scope) in body {
             match s {
                 Statement::Registers(r) => {
                     for n in &r.names {
                         match n.range {
-                            Some(count) => d.ranges.push((n.name, count)),
-                            None => d.singles.push(n.name),
+                            Some(count) => {
+                                d[scope].ranges.insert(n.name, count);
+                            }
+                            None => {
+                                d[scope].singles.insert(n.name);
+                            }
                         }
                     }
                 }
-                Statement::Variable(v) => d.singles.push(v.name.value),
-                Statement::Label(l) => d.singles.push(l.value),
+                Statement::Variable(v) => {
+                    d[scope].variables.insert(v.name.value);
+                }
+                Statement::Label(l) => {
+                    d[0].singles.insert(l.value);
+                }
                 _ => {}
             }
         }
         d
     }
 
-    /// The new name of `name` in copy `k`, if the function declares it. PTX names have no
-    /// dots, so a `.cK` segment can never meet a name from the source.
-    fn rename(&self, name: &str, k: usize) -> Option<String> {
-        if self.singles.contains(&name) {
-            return Some(format!("{name}.c{k}"));
+    /// The range member `name` is, if this scope declares that range.
+    fn member(&self, name: &'a str) -> Option<(&'a str, u32)> {
+        let (prefix, index) = ast::range_member(name)?;
+        (index < *self.ranges.get(prefix)?).then_some((prefix, index))
+    }
+
+    fn declares(&self, name: &'a str) -> bool {
+        self.singles.contains(name) || self.variables.contains(name) || self.member(name).is_some() || self.ranges.contains_key(name)
+    }
+
+    /// The new name of `name`, tagged `tag`, if this scope declares it (a range's prefix
+    /// included). PTX names have no dots, so a `.tag` segment can never meet a name from
+    /// the source.
+    fn rename(&self, name: &'a str, tag: &str) -> Option<String> {
+        if self.singles.contains(name) || self.variables.contains(name) {
+            return Some(format!("{name}.{tag}"));
         }
         // A range register keeps its number last, so the copy's range still finds it.
-        let (prefix, index) = ast::range_member(name)?;
-        let count = self.ranges.iter().find(|(p, _)| *p == prefix)?.1;
-        (index < count).then(|| format!("{prefix}.c{k}.{index}"))
+        if let Some((prefix, index)) = self.member(name) {
+            return Some(format!("{prefix}.{tag}.{index}"));
+        }
+        self.ranges.contains_key(name).then(|| format!("{name}.{tag}."))
     }
 }
 
 /// Plans the copies the calls of kernel `f` need.
 pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>) -> Result<Plan<'t, 'a>, Diagnostic> {
     let mut plan = Plan {
-        copies: vec![Copy { function: f, call: None }],
+        copies: vec![Copy { function: f, call: None, parents: Vec::new() }],
         calls: HashMap::default(),
         names: Vec::new(),
         renamed: HashMap::default(),
@@ -125,35 +156,51 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
     while let Some((k, depth)) = stack.pop() {
         let function = plan.copies[k].function;
         let Some(body) = &function.body else { continue };
-        let list = body.flat();
-        if k > 0 {
-            let declared = Declared::of(function, &list);
-            let mut names = Vec::new();
-            for s in &list {
-                match s {
-                    Statement::Instruction(i) => i.names(&mut names),
-                    Statement::Registers(r) => names.extend(r.names.iter().map(|n| n.name)),
-                    Statement::Variable(v) => names.push(v.name.value),
-                    Statement::Label(l) => names.push(l.value),
-                    _ => {}
-                }
+        let (list, parents) = body.scoped();
+        let declared = Declared::scopes(function, &list, parents.len());
+        // A copy renames what its body declares; the kernel, what its nested blocks do.
+        let tag = |scope: usize| match (k, scope) {
+            (0, s) => format!("s{s}"),
+            (k, 0) => format!("c{k}"),
+            (k, s) => format!("c{k}.s{s}"),
+        };
+        let mut names = Vec::new();
+        for &(s, scope) in &list {
+            names.clear();
+            match s {
+                Statement::Instruction(i) => i.names(&mut names),
+                Statement::Registers(r) => names.extend(r.names.iter().map(|n| n.name)),
+                Statement::Variable(v) => names.push(v.name.value),
+                Statement::Label(l) => names.push(l.value),
+                _ => {}
             }
-            names.extend(function.params.iter().chain(&function.returns).map(|p| p.name.value));
-            for name in names {
-                if plan.renamed.contains_key(&(k, name)) {
+            if scope == 0 {
+                names.extend(function.params.iter().chain(&function.returns).map(|p| p.name.value));
+            }
+            for &name in &names {
+                // The innermost scope around the statement that declares the name.
+                let declaring = std::iter::successors(Some(scope), |&s| (s != 0).then(|| parents[s])).find(|&s| declared[s].declares(name));
+                let Some(declaring) = declaring else { continue };
+                // A nested block's variable that hides none is the function's, so the blocks
+                // around calls (`{ .param .b32 param0; ... call ... }`, one per call) share
+                // their argument variables' LOCAL memory as they did; registers cost nothing
+                // apart, and each block has its own.
+                let hides = || std::iter::successors(Some(declaring), |&s| (s != 0).then(|| parents[s])).skip(1).any(|s| declared[s].declares(name));
+                let at = if declaring != 0 && declared[declaring].variables.contains(&name) && !hides() { 0 } else { declaring };
+                if (k == 0 && at == 0) || plan.renamed.contains_key(&(k, at, name)) {
                     continue;
                 }
-                // A range's declaration renames its prefix, so the copy's registers stay a range.
-                let new = declared.rename(name, k).or_else(|| declared.ranges.iter().any(|(p, _)| *p == name).then(|| format!("{name}.c{k}.")));
-                if let Some(new) = new {
-                    plan.names.push(new);
-                    plan.renamed.insert((k, name), plan.names.len() - 1);
-                }
+                let Some(new) = declared[declaring].rename(name, &tag(at)) else { continue };
+                plan.names.push(new);
+                plan.renamed.insert((k, at, name), plan.names.len() - 1);
             }
+        }
+        if k > 0 {
             plan.names.push(format!("end.c{k}.ret"));
             plan.ends.insert(k, plan.names.len() - 1);
         }
-        for s in &list {
+        plan.copies[k].parents = parents;
+        for &(s, scope) in &list {
             let Statement::Instruction(call) = s else { continue };
             if !matches!(call.op, Op::Call(_)) {
                 continue;
@@ -173,7 +220,7 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
                 if std::ptr::eq(plan.copies[c].function, callee) {
                     return Err(Diagnostic::new(call.span, format!("`{callee_name}` calls itself (directly or not): recursion is not supported")));
                 }
-                chain = plan.copies[c].call.map(|(caller, _)| caller);
+                chain = plan.copies[c].call.map(|(caller, _, _)| caller);
             }
             if depth + 1 > MAX_DEPTH || plan.copies.len() >= MAX_COPIES {
                 return Err(Diagnostic::new(call.span, format!("calls nest deeper than {MAX_DEPTH} or make more than {MAX_COPIES} copies of function bodies")));
@@ -189,7 +236,7 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
                 ));
             }
             let copy = plan.copies.len();
-            plan.copies.push(Copy { function: callee, call: Some((k, call)) });
+            plan.copies.push(Copy { function: callee, call: Some((k, call, scope)), parents: Vec::new() });
             plan.calls.insert((k, call.span.start), copy);
             stack.push((copy, depth + 1));
         }
@@ -198,13 +245,26 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
 }
 
 impl<'t, 'a> Plan<'t, 'a> {
-    /// Whether the kernel calls nothing.
+    /// Whether the kernel calls nothing and its nested blocks declare nothing: its
+    /// statements are the translation's as they are.
     pub(crate) fn is_trivial(&self) -> bool {
-        self.copies.len() == 1
+        self.copies.len() == 1 && self.renamed.is_empty()
     }
 
-    fn name<'p>(&'p self, k: usize, name: &'a str) -> &'p str {
-        self.renamed.get(&(k, name)).map_or(name, |&i| self.names[i].as_str())
+    /// What `name`, read in scope `scope` of copy `k`, is called in the expanded body: the
+    /// new name of the innermost declaration around it, or itself.
+    fn name<'p>(&'p self, k: usize, scope: usize, name: &'a str) -> &'p str {
+        let parents = &self.copies[k].parents;
+        let mut at = scope;
+        loop {
+            if let Some(&i) = self.renamed.get(&(k, at, name)) {
+                return self.names[i].as_str();
+            }
+            if at == 0 {
+                return name;
+            }
+            at = parents[at];
+        }
     }
 
     /// The label ending copy `k`: its `ret`s branch there.
@@ -212,16 +272,17 @@ impl<'t, 'a> Plan<'t, 'a> {
         self.ends.get(&k).map_or("", |&i| self.names[i].as_str())
     }
 
-    fn operand<'p>(&'p self, k: usize, o: &ast::Operand<'a>) -> ast::Operand<'p> {
+    fn operand<'p>(&'p self, k: usize, scope: usize, o: &ast::Operand<'a>) -> ast::Operand<'p> {
+        let name = |n: &'a str| self.name(k, scope, n);
         let kind = match &o.kind {
-            OperandKind::Name(n) => OperandKind::Name(self.name(k, n)),
-            OperandKind::Not(n) => OperandKind::Not(self.name(k, n)),
-            OperandKind::Pair(a, b) => OperandKind::Pair(self.name(k, a), self.name(k, b)),
+            OperandKind::Name(n) => OperandKind::Name(name(n)),
+            OperandKind::Not(n) => OperandKind::Not(name(n)),
+            OperandKind::Pair(a, b) => OperandKind::Pair(name(a), name(b)),
             OperandKind::Address(Address { base, offset }) => {
-                OperandKind::Address(Address { base: base.map(|b| Spanned { value: self.name(k, b.value), span: b.span }), offset: *offset })
+                OperandKind::Address(Address { base: base.map(|b| Spanned { value: name(b.value), span: b.span }), offset: *offset })
             }
-            OperandKind::Vector(v) => OperandKind::Vector(v.iter().map(|o| self.operand(k, o)).collect()),
-            OperandKind::List(v) => OperandKind::List(v.iter().map(|o| self.operand(k, o)).collect()),
+            OperandKind::Vector(v) => OperandKind::Vector(v.iter().map(|o| self.operand(k, scope, o)).collect()),
+            OperandKind::List(v) => OperandKind::List(v.iter().map(|o| self.operand(k, scope, o)).collect()),
             OperandKind::Special(s) => OperandKind::Special(*s),
             OperandKind::Immediate(i) => OperandKind::Immediate(*i),
             OperandKind::Sink => OperandKind::Sink,
@@ -229,12 +290,12 @@ impl<'t, 'a> Plan<'t, 'a> {
         ast::Operand { kind, span: o.span }
     }
 
-    fn instruction<'p>(&'p self, k: usize, i: &ast::Instruction<'a>) -> ast::Instruction<'p> {
+    fn instruction<'p>(&'p self, k: usize, scope: usize, i: &ast::Instruction<'a>) -> ast::Instruction<'p> {
         ast::Instruction {
-            guard: i.guard.map(|g| ast::Guard { negated: g.negated, predicate: self.name(k, g.predicate), span: g.span }),
+            guard: i.guard.map(|g| ast::Guard { negated: g.negated, predicate: self.name(k, scope, g.predicate), span: g.span }),
             op: i.op,
             op_span: i.op_span,
-            operands: i.operands.iter().map(|o| self.operand(k, o)).collect(),
+            operands: i.operands.iter().map(|o| self.operand(k, scope, o)).collect(),
             span: i.span,
         }
     }
@@ -244,7 +305,7 @@ impl<'t, 'a> Plan<'t, 'a> {
     pub(crate) fn expand(&self, line: impl Fn(u32) -> u32) -> Expanded<'_> {
         let calls = self.copies[1..]
             .iter()
-            .filter_map(|c| c.call.map(|(caller, call)| (c.function, caller, call)))
+            .filter_map(|c| c.call.map(|(caller, call, _)| (c.function, caller, call)))
             .map(|(function, caller, call)| simt_isa::InlinedCall {
                 function: function.name.value.to_string(),
                 caller: caller as u32,
@@ -259,31 +320,31 @@ impl<'t, 'a> Plan<'t, 'a> {
     fn copy<'p>(&'p self, k: usize, out: &mut Expanded<'p>) {
         let function = self.copies[k].function;
         let Some(body) = &function.body else { return };
-        let list = body.flat();
-        if let Some((caller, call)) = self.copies[k].call {
+        let (list, _) = body.scoped();
+        if let Some((caller, call, scope)) = self.copies[k].call {
             // Formal parameters and results stand for the caller's variables in their places.
             let list_names = |i: usize| match call.operands.get(i).map(|o| &o.kind) {
                 Some(OperandKind::List(v)) => v.iter().filter_map(|o| if let OperandKind::Name(n) = o.kind { Some(n) } else { None }).collect(),
                 _ => Vec::new(),
             };
             for (formal, actual) in function.params.iter().zip(list_names(2)).chain(function.returns.iter().zip(list_names(0))) {
-                out.bindings.push((self.name(k, formal.name.value), self.name(caller, actual)));
+                out.bindings.push((self.name(k, 0, formal.name.value), self.name(caller, scope, actual)));
             }
         }
         // A `ret` that ends the body needs no branch to the end.
-        let last = list.iter().rposition(|s| matches!(s, Statement::Instruction(_)));
-        for (at, s) in list.into_iter().enumerate() {
+        let last = list.iter().rposition(|(s, _)| matches!(s, Statement::Instruction(_)));
+        for (at, (s, scope)) in list.into_iter().enumerate() {
             match s {
-                Statement::Label(l) => out.items.push(Owned::Label(self.name(k, l.value), l.span)),
+                Statement::Label(l) => out.items.push(Owned::Label(self.name(k, scope, l.value), l.span)),
                 Statement::Registers(r) => out.decls.push(Statement::Registers(ast::RegisterDecl {
                     vector: r.vector,
                     ty: r.ty,
-                    names: r.names.iter().map(|n| ast::RegisterName { name: self.name(k, n.name), range: n.range, span: n.span }).collect(),
+                    names: r.names.iter().map(|n| ast::RegisterName { name: self.name(k, scope, n.name), range: n.range, span: n.span }).collect(),
                     span: r.span,
                 })),
                 Statement::Variable(v) => {
                     let mut v = v.clone();
-                    v.name.value = self.name(k, v.name.value);
+                    v.name.value = self.name(k, scope, v.name.value);
                     out.decls.push(Statement::Variable(v));
                 }
                 Statement::Instruction(i) => match i.op {
@@ -295,12 +356,12 @@ impl<'t, 'a> Plan<'t, 'a> {
                     }
                     Op::Ret(_) if k > 0 && i.guard.is_none() && Some(at) == last => {}
                     Op::Ret(_) if k > 0 => {
-                        let mut bra = self.instruction(k, i);
+                        let mut bra = self.instruction(k, scope, i);
                         bra.op = Op::Bra(Control { uni: i.guard.is_none() });
                         bra.operands = vec![ast::Operand { kind: OperandKind::Name(self.end_label(k)), span: i.op_span }];
                         out.items.push(Owned::Inst(bra, k as u32));
                     }
-                    _ => out.items.push(Owned::Inst(self.instruction(k, i), k as u32)),
+                    _ => out.items.push(Owned::Inst(self.instruction(k, scope, i), k as u32)),
                 },
                 _ => {}
             }

@@ -1029,6 +1029,19 @@ fn matches_of_64_bit_values() {
     check(body, &inputs, |x, _| [lanes_holding(x), 0xFFFF_FFFF, 0, 0, 0, 0, 0, 0]);
 }
 
+/// A register declared in a nested `{ }` block is the block's own (NVRTC's
+/// `__syncthreads_count` declares `%p1` in a kernel with a `%p1`): it hides the outer one,
+/// which keeps its value across the block; sibling blocks may declare one name with
+/// different types; a range declared inside hides the outer range's members.
+#[test]
+fn nested_blocks_have_registers_of_their_own() {
+    let body = "\tmov.b64 %o0, %x;\n\t{\n\t.reg .b64 %o0;\n\tadd.s64 %o0, %x, %y;\n\tmov.b64 %o1, %o0;\n\t}\n\
+                \t{\n\t.reg .pred %p1;\n\tsetp.lt.u64 %p1, %x, %y;\n\tselp.b64 %o2, 1, 0, %p1;\n\t}\n\
+                \t{\n\t.reg .b32 %p1;\n\tmov.b32 %p1, %a;\n\tcvt.u64.u32 %o3, %p1;\n\t}\n\
+                \t{\n\t.reg .b32 %w<2>;\n\tmov.b32 %w0, %b;\n\t{\n\t.reg .b32 %w0;\n\tmov.b32 %w0, 7;\n\t}\n\tcvt.u64.u32 %o4, %w0;\n\t}\n";
+    check(body, &integer_pairs(), |x, y| [x, x.wrapping_add(y), u64::from(x < y), x & 0xFFFF_FFFF, y & 0xFFFF_FFFF, 0, 0, 0]);
+}
+
 /// A register written once, by a literal `mov`, and otherwise only read (tinygrad's
 /// `%cast_s32_0`, Triton's hoisted constants) is read as the literal wherever the reading
 /// instruction takes one, and its `mov` goes once no read needs the register: `mad.lo.s32 %r,
