@@ -159,6 +159,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("globals", globals),
     ("bit_mix", bit_mix),
     ("atomic_wide", atomic_wide),
+    ("block_votes", block_votes),
 ];
 
 /// The reference of kernel `entry`.
@@ -732,6 +733,21 @@ fn warp_match_redux(inp: &Inputs) -> Outputs {
             o[6] = if lane < 20 { 0x000F_FFFF } else { 0 };
             o[7] = 1;
         }
+    }
+    outputs(vec![("out", Buffer::S32(out))])
+}
+
+fn block_votes(inp: &Inputs) -> Outputs {
+    // The manifest's block: each block of 112 threads answers over its own threads.
+    const BLOCK: usize = 112;
+    let (n, x) = (inp.count("n"), inp.s32s("x"));
+    let mut out = inp.s32s("out").to_vec();
+    for first in (0..n).step_by(BLOCK) {
+        let v: Vec<i32> = (first..first + BLOCK).map(|i| if i < n { x[i] % 100 } else { 0 }).collect();
+        let positive = v.iter().filter(|&&v| v > 0).count() as i32;
+        let all_above = i32::from(v.iter().all(|&v| v > -99));
+        let any_large = i32::from(v.iter().any(|&v| v > 97));
+        out[first..(first + BLOCK).min(n)].fill(positive * 4 + all_above * 2 + any_large);
     }
     outputs(vec![("out", Buffer::S32(out))])
 }

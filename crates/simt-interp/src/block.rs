@@ -430,6 +430,7 @@ impl<'a> BlockSim<'a> {
         if !self.barrier_complete() {
             return false;
         }
+        self.exec.write_barrier_reductions();
         self.exec.warps.iter_mut().for_each(Warp::release_barrier);
         self.forget_previews();
         if let Some(s) = &mut self.sanitizer {

@@ -408,6 +408,7 @@ impl Decoder {
             }),
             Form::Exit(_) => Op::Control(ControlOp::Exit),
             Form::BarSync(_) => Op::Control(ControlOp::BarSync),
+            Form::BarRed(mods::BarRed { op }) => Op::Control(ControlOp::BarRed { op, d: t.dst(&o[0]), q: Decoder::pred_in(&o[1]) }),
             Form::Membar(mods::Membar { scope }) => Op::Control(ControlOp::Membar { global: scope == MembarScope::Gl }),
             // The copies were made as they issued: nothing is left to wait for.
             Form::Nop(_) | Form::Ldgdepbar(_) | Form::Depbar(_) => Op::Control(ControlOp::Nop),

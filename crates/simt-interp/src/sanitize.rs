@@ -367,10 +367,11 @@ impl Sanitizer {
         let first = exec.trailing_zeros().min(31) as usize;
         if self.checks.synccheck {
             match op {
-                Op::Control(ControlOp::BarSync) if mask != live || exec != mask => {
+                Op::Control(ControlOp::BarSync | ControlOp::BarRed { .. }) if mask != live || exec != mask => {
                     self.finding(ex, FaultKind::Divergence, pc, None, || {
                         let message = format!(
-                            "synccheck: BAR.SYNC is reached by {} of warp {w} while {} of the warp are elsewhere (a barrier in divergent code)",
+                            "synccheck: {} is reached by {} of warp {w} while {} of the warp are elsewhere (a barrier in divergent code)",
+                            ex.launch.kernel.code[pc as usize].form.opcode(),
                             describe_lanes(exec),
                             describe_lanes(live & !exec)
                         );

@@ -213,6 +213,18 @@ pub(crate) struct Warp {
     /// `issued` when the warp last made progress (stored, exited, reached a barrier).
     pub progress_at: u64,
     pub ctl: Control,
+    /// The `BAR.RED`s its threads wait at (under `its`, groups of them may wait at
+    /// different ones), whose results the barrier's opening writes.
+    pub(crate) reductions: Vec<Reduction>,
+}
+
+/// A `BAR.RED` some threads of a warp wait at: what it computes, into which register, for
+/// which lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Reduction {
+    pub op: simt_isa::BarRedOp,
+    pub d: Reg,
+    pub lanes: u32,
 }
 
 impl Warp {
@@ -221,7 +233,7 @@ impl Warp {
             None => Control::Stack(StackCtl { stack: Vec::new(), at_barrier: 0 }),
             Some(yield_after) => Control::Its(Box::new(ItsCtl::new(yield_after.max(1)))),
         };
-        let mut warp = Warp { regs: vec![[0; 32]; rows], preds: [0; PRED_ROWS], valid, exited: 0, issued: 0, progress_at: 0, ctl };
+        let mut warp = Warp { regs: vec![[0; 32]; rows], preds: [0; PRED_ROWS], valid, exited: 0, issued: 0, progress_at: 0, ctl, reductions: Vec::new() };
         warp.reset();
         warp
     }
@@ -234,6 +246,7 @@ impl Warp {
         self.exited = 0;
         self.issued = 0;
         self.progress_at = 0;
+        self.reductions.clear();
         let valid = self.valid;
         match &mut self.ctl {
             Control::Stack(s) => {
@@ -434,8 +447,11 @@ impl Warp {
                 for (depth, e) in s.stack.iter().enumerate().rev() {
                     let lanes_here = e.mask & !seen & self.live();
                     seen |= e.mask;
-                    let what =
-                        if depth + 1 == s.stack.len() { if s.at_barrier != 0 { "wait at BAR.SYNC" } else { "run" } } else { "wait on the reconvergence stack" };
+                    let what = if depth + 1 == s.stack.len() {
+                        if s.at_barrier != 0 { "wait at the block barrier" } else { "run" }
+                    } else {
+                        "wait on the reconvergence stack"
+                    };
                     for l in lanes(lanes_here) {
                         add(e.pc, l, what);
                     }
@@ -446,7 +462,7 @@ impl Warp {
                     let bit = 1 << l;
                     let pc = if s.group & bit != 0 { s.group_pc } else { s.pc[l] };
                     let what = if s.at_barrier & bit != 0 {
-                        "wait at BAR.SYNC"
+                        "wait at the block barrier"
                     } else if s.at_collective & bit != 0 {
                         "wait for the whole warp at a collective"
                     } else if s.waiting & bit != 0 {

@@ -135,7 +135,7 @@ fn a_divergent_barrier_completes_under_its_and_deadlocks_under_stack() {
     let fault = run(&module, SimtModel::Stack).expect_err("deadlock");
     assert_eq!(fault.kind, FaultKind::Deadlock);
     let text = fault.render(&module, false);
-    assert!(text.contains("wait at BAR.SYNC"), "{text}");
+    assert!(text.contains("wait at the block barrier"), "{text}");
     assert!(text.contains("wait on the reconvergence stack"), "{text}");
 }
 
@@ -182,7 +182,7 @@ fn a_barrier_some_threads_skip_deadlocks_and_names_everyone() {
     let module = assemble_text(".kernel k\n.launch grid(1) block(64)\nS2R R0, SR_TID.X\nISETP.GE P0, R0, 32\n@P0 BRA SPIN\nBAR.SYNC\nEXIT\nSPIN:\nBRA SPIN\n");
     let fault = run_plain(&module, SimtModel::Its).expect_err("warp 1 never arrives");
     assert_eq!(fault.kind, FaultKind::StepLimit);
-    assert!(fault.render(&module, false).contains("warp 0, lanes 0-31: wait at BAR.SYNC"));
+    assert!(fault.render(&module, false).contains("warp 0, lanes 0-31: wait at the block barrier"));
 }
 
 #[test]

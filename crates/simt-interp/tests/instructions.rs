@@ -1746,6 +1746,16 @@ fn warp_cases() -> Vec<Case> {
         c("MEMBAR.GL", "R2=5", "R2=5"),
         c("NOP", "R2=5", "R2=5"),
         c("BAR.SYNC", "R2=5", "R2=5"),
+        // A one-warp block: the barrier reduces over its 32 threads.
+        Case::new("BAR.RED.POPC R2, P0").inp(Loc::P(0), pat).out(Loc::R(2), [pat_mask.count_ones(); 32]),
+        Case::new("BAR.RED.POPC R2, !P0").inp(Loc::P(0), pat).out(Loc::R(2), [32 - pat_mask.count_ones(); 32]),
+        c("BAR.RED.AND R2, PT", "", "R2=1"),
+        Case::new("BAR.RED.AND R2, P0").inp(Loc::P(0), pat).out(Loc::R(2), [0; 32]),
+        Case::new("BAR.RED.OR R2, P0").inp(Loc::P(0), pat).out(Loc::R(2), [1; 32]),
+        c("BAR.RED.OR R2, !PT", "", "R2=0"),
+        // A warp whose guard is false throughout passes the barrier, keeping its destination
+        // (guard-false threads of a warp that arrives never do: as at `BAR.SYNC`).
+        c("@P2 BAR.RED.POPC R2, PT", "P2=0 R2=7", "R2=7"),
         c("@!PT EXIT", "R2=5", "R2=5"),
         // Branches: uniform and divergent, reconverging at the label.
         c("BRA {L}\nMOV R2, 1\n{L}:", "R2=5", "R2=5"),

@@ -132,6 +132,46 @@ fn block_reduce() {
     }
 }
 
+// ---------------------------------------------------------------- count_if
+
+fn check_count_if(l: &Launched) {
+    let (n, t) = (l.u32("n") as usize, l.u32("t"));
+    let bsize = threads_per_block(l) as usize;
+    let input = u32s(l.input("in"));
+    let (mut count, mut flags) = (u32s(l.input("count")), u32s(l.input("flags")));
+    for b in 0..blocks(l) as usize {
+        let elements = &input[(b * bsize).min(n)..((b + 1) * bsize).min(n)];
+        let above = elements.iter().filter(|&&x| x > t).count() as u32;
+        count[b] = above;
+        flags[b] = u32::from(above as usize == elements.len()) | u32::from(above > 0) << 1;
+    }
+    assert_u32s("count", &u32s(l.output("count")), &count);
+    assert_u32s("flags", &u32s(l.output("flags")), &flags);
+}
+
+#[test]
+fn count_if() {
+    let module = load("count_if.s");
+    // The example of the kernel's header, a partial last warp, and blocks past n.
+    let second = request(
+        [2, 1, 1],
+        [64, 1, 1],
+        vec![int("n", 100), int("t", 49), buf("in", ArgInit::Iota(100)), buf("count", ArgInit::Zeros(2)), buf("flags", ArgInit::Zeros(2))],
+    );
+    let third = request(
+        [4, 1, 1],
+        [40, 1, 1],
+        vec![int("n", 90), int("t", 1 << 31), buf("in", ArgInit::Rand(90, 2)), buf("count", ArgInit::Zeros(4)), buf("flags", ArgInit::Zeros(4))],
+    );
+    for simt in MODELS {
+        check_count_if(&launch(&module, &LaunchRequest::default(), simt));
+        let l = launch(&module, &second, simt);
+        check_count_if(&l);
+        assert_eq!((u32s(l.output("count")), u32s(l.output("flags"))), (vec![14, 36], vec![2, 3]));
+        check_count_if(&launch(&module, &third, simt));
+    }
+}
+
 // ---------------------------------------------------------------- warp_reduce
 
 /// The kernel's exact order of f32 additions.

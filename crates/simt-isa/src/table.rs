@@ -83,6 +83,10 @@ modifier_enum!(
     ReduxOp { Add = "ADD", Min = "MIN", Max = "MAX", And = "AND", Or = "OR", Xor = "XOR" }
 );
 modifier_enum!(
+    /// What `BAR.RED` computes of its predicate over the block.
+    BarRedOp { Popc = "POPC", And = "AND", Or = "OR" }
+);
+modifier_enum!(
     /// Which lanes `MATCH` reports.
     MatchMode { Any = "ANY", All = "ALL" }
 );
@@ -1149,6 +1153,8 @@ instruction_table! {
     Hsetp2: "HSETP2" [cmp: FCmp, bop: BoolOp = And, ty: PackType = F16x2], &[op("p", P), op("q", P), op("a", S_INT), op("b", S_INT), op("c", Q)], optional 1, Fp32, Fp32, [];
     /// `d = a * b + c`: the whole 64-bit product of two 32-bit values (signed unless `U32`) plus the 64-bit pair `c`, wrapping (PTX `mad.wide`); a literal `c` is a 32-bit value, sign-extended.
     ImadWide: "IMAD" ["WIDE", ty: IntType = S32], &[op("d", D2), op("a", S_INT), op("b", S_INT), op("c", S_PAIR_INT)], optional 0, Int, Mul, [];
+    /// Waits as `BAR.SYNC` does (the two are one barrier), then `d = ` `q` over the block's threads that arrived at a `BAR.RED` with their guard true: `POPC` how many had it true, `AND` 1 if all did, `OR` 1 if any did, else 0 (PTX `bar.red`, CUDA `__syncthreads_count`, `_and`, `_or`).
+    BarRed: "BAR" ["RED", op: BarRedOp], &[op("d", D), op("q", Q)], optional 0, Control, Control, [BARRIER];
 }
 
 impl Opcode {

@@ -16,6 +16,7 @@ const KERNELS: &[&str] = &[
     "transpose.s",
     "histogram.s",
     "block_reduce.s",
+    "count_if.s",
     "warp_reduce.s",
     "prefix_scan.s",
     "hgemm.s",

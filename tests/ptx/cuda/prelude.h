@@ -22,6 +22,9 @@ typedef unsigned int uint32;
 
 // Barriers and warp collectives.
 DEVICE void __syncwarp(unsigned mask = 0xffffffffu) { __nvvm_bar_warp_sync(mask); }
+DEVICE int __syncthreads_count(int pred) { return __nvvm_bar0_popc(pred); }
+DEVICE int __syncthreads_and(int pred) { return __nvvm_bar0_and(pred); }
+DEVICE int __syncthreads_or(int pred) { return __nvvm_bar0_or(pred); }
 DEVICE int __shfl_sync(unsigned mask, int v, int lane) { return __nvvm_shfl_sync_idx_i32(mask, v, lane, 0x1f); }
 DEVICE float __shfl_sync(unsigned mask, float v, int lane) { return __nvvm_shfl_sync_idx_f32(mask, v, lane, 0x1f); }
 DEVICE int __shfl_up_sync(unsigned mask, int v, unsigned delta) { return __nvvm_shfl_sync_up_i32(mask, v, delta, 0); }

@@ -3,10 +3,14 @@
 
 use std::sync::atomic::{Ordering, fence};
 
+use simt_isa::BarRedOp;
+
 use super::Executor;
-use super::describe_lanes;
+use super::{describe_lanes, pred};
+use crate::decode::{PredIn, Reg};
 use crate::fault::{Fault, FaultKind};
 use crate::stats::PcCounts;
+use crate::warp::Reduction;
 
 /// A control operation.
 #[derive(Clone, Copy, Debug)]
@@ -14,6 +18,7 @@ pub(crate) enum ControlOp {
     Bra { target: u32, reconv: u32 },
     Exit,
     BarSync,
+    BarRed { op: BarRedOp, d: Reg, q: PredIn },
     Membar { global: bool },
     Nop,
     Trap,
@@ -54,6 +59,24 @@ impl Executor<'_> {
                     warp.progress_at = warp.issued;
                     warp.arrive_at_barrier(mask, exec);
                 }
+                Moved::Yes
+            }
+            ControlOp::BarRed { op, d, q } => {
+                if exec == 0 {
+                    warp.advance(mask);
+                    return Ok(Moved::Yes);
+                }
+                let trues = pred(warp, q) & exec;
+                // Under `its` a warp's threads may reach the barrier in groups.
+                match warp.reductions.iter_mut().find(|r| (r.op, r.d) == (op, d)) {
+                    Some(r) => r.lanes |= exec,
+                    None => warp.reductions.push(Reduction { op, d, lanes: exec }),
+                }
+                self.votes.trues += trues.count_ones();
+                self.votes.falses += (exec & !trues).count_ones();
+                let warp = &mut self.warps[w];
+                warp.progress_at = warp.issued;
+                warp.arrive_at_barrier(mask, exec);
                 Moved::Yes
             }
             ControlOp::Membar { global } => {

@@ -17,7 +17,7 @@ pub(crate) mod efficiency;
 pub(crate) mod memory;
 pub(crate) mod tensor;
 
-use simt_isa::SpecialReg;
+use simt_isa::{BarRedOp, SpecialReg};
 
 use crate::decode::{Modifier, Op, PredIn, Reg, Val, Val64};
 use crate::fault::{Fault, FaultKind};
@@ -195,6 +195,16 @@ pub(crate) struct Executor<'a> {
     buffer_hints: Vec<usize>,
     /// The cycle a timing model says it is (`SR_CLOCK`); `None` in a functional run.
     pub(crate) clock: Option<u64>,
+    /// The predicates the threads waiting at a `BAR.RED` brought to the barrier.
+    pub(crate) votes: BarrierVotes,
+}
+
+/// How many threads arrived at the block barrier with a `BAR.RED` predicate true, and how
+/// many with it false.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct BarrierVotes {
+    pub trues: u32,
+    pub falses: u32,
 }
 
 impl<'a> Executor<'a> {
@@ -223,6 +233,7 @@ impl<'a> Executor<'a> {
             local_dirty: false,
             buffer_hints: vec![0; launch.program.code.len()],
             clock: None,
+            votes: BarrierVotes::default(),
         }
     }
 
@@ -238,6 +249,27 @@ impl<'a> Executor<'a> {
             self.local.fill(0);
         }
         self.clock = None;
+        self.votes = BarrierVotes::default();
+    }
+
+    /// As the block barrier opens: each `BAR.RED`'s result, written to the lanes that waited
+    /// at it, from the votes every warp brought.
+    pub(crate) fn write_barrier_reductions(&mut self) {
+        let votes = std::mem::take(&mut self.votes);
+        for warp in &mut self.warps {
+            let reductions = std::mem::take(&mut warp.reductions);
+            for r in &reductions {
+                let result = match r.op {
+                    BarRedOp::Popc => votes.trues,
+                    BarRedOp::And => u32::from(votes.falses == 0),
+                    BarRedOp::Or => u32::from(votes.trues > 0),
+                };
+                write(warp, r.d, &[result; 32], r.lanes);
+            }
+            // Keep the allocation for the next barrier.
+            warp.reductions = reductions;
+            warp.reductions.clear();
+        }
     }
 
     /// Issues the instruction at `pc` for the threads in `mask` of warp `w`, counting it
@@ -257,24 +289,33 @@ impl<'a> Executor<'a> {
             s.check_issue(self, w, pc, mask, exec);
         }
         self.warps[w].issued += 1;
-        match &inst.op {
-            Op::Arith(op) => self.arith(w, op, exec),
+        let moved = match &inst.op {
+            Op::Arith(op) => {
+                self.arith(w, op, exec);
+                control::Moved::No
+            }
             Op::Memory(op) => {
                 let mut watch = MemoryWatch { efficiency: &mut counters.efficiency, sanitizer: sanitizer.as_deref_mut() };
                 self.memory(w, pc, op, mask, exec, &mut watch)?;
+                control::Moved::No
             }
-            Op::Collective(op) => self.collective(w, *op, exec),
-            Op::Tensor(op) => self.mma(w, pc, *op, mask, exec)?,
-            Op::Control(op) => {
-                if self.control(w, pc, *op, mask, exec, counts)? == control::Moved::Yes {
-                    return Ok(());
-                }
+            Op::Collective(op) => {
+                self.collective(w, *op, exec);
+                control::Moved::No
             }
-        }
+            Op::Tensor(op) => {
+                self.mma(w, pc, *op, mask, exec)?;
+                control::Moved::No
+            }
+            Op::Control(op) => self.control(w, pc, *op, mask, exec, counts)?,
+        };
+        // A `BAR.RED` writes its destination as the barrier opens, for the lanes issuing it now.
         if let Some(s) = sanitizer {
             s.after_issue(self, w, pc, exec);
         }
-        self.warps[w].advance(mask);
+        if moved == control::Moved::No {
+            self.warps[w].advance(mask);
+        }
         Ok(())
     }
 

@@ -10,11 +10,33 @@ impl<'t, 'a> Entry<'t, 'a> {
         let op = inst.op;
         match op {
             Op::Bar(bar) => {
-                let barrier_zero = matches!(inst.operands.as_slice(), [ast::Operand { kind: OperandKind::Immediate(Immediate::Int(0)), .. }]);
-                if bar.action != px::BarAction::Sync || !barrier_zero {
-                    return Err(with_note(unsupported("this barrier".into()), "supported: `bar.sync 0` and `barrier.sync 0` (`__syncthreads()`)"));
+                let barrier_zero = |o: &[ast::Operand]| matches!(o, [ast::Operand { kind: OperandKind::Immediate(Immediate::Int(0)), .. }]);
+                match (bar.action, inst.operands.as_slice()) {
+                    (px::BarAction::Sync, o) if barrier_zero(o) => self.op(Opcode::BarSync, &[]),
+                    (px::BarAction::Red(reduction), [d, id, q]) if barrier_zero(std::slice::from_ref(id)) => {
+                        let q = self.pred_src(q)?;
+                        let op = match reduction {
+                            px::BarReduction::Popc => isa::BarRedOp::Popc,
+                            px::BarReduction::And => isa::BarRedOp::And,
+                            px::BarReduction::Or => isa::BarRedOp::Or,
+                        };
+                        let form = Form::BarRed(mods::BarRed { op });
+                        if op == isa::BarRedOp::Popc {
+                            let d = self.word(d)?;
+                            return self.emit(form, &[dst(d), q]);
+                        }
+                        // `.and` and `.or` give a predicate: the 0 or 1, compared.
+                        let t = self.scratch;
+                        self.emit(form, &[dst(t), q])?;
+                        let ne = Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ne, ty: isa::IntType::U32, bop: isa::BoolOp::And });
+                        let d = self.pred(d)?;
+                        self.emit(ne, &[isa::Operand::Pred(d), src(Src::reg(t)), src(Src::imm(0)), isa::Operand::PredSrc { pred: isa::PT, negated: false }])
+                    }
+                    _ => Err(with_note(
+                        unsupported("this barrier".into()),
+                        "supported: `bar.sync 0` and `barrier.sync 0` (`__syncthreads()`), `bar.red.{popc,and,or} d, 0, p` (`__syncthreads_count`, `_and`, `_or`)",
+                    )),
                 }
-                self.op(Opcode::BarSync, &[])
             }
             Op::BarWarpSync => {
                 let [mask] = self.operands(inst)?;
