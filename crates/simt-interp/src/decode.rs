@@ -325,6 +325,8 @@ impl Decoder {
             Form::Imul64(_) => Op::Arith(int64(Int64Op::Mul, pair(1), pair(2))),
             Form::ImulHi64(mods::ImulHi64 { ty }) => Op::Arith(int64(Int64Op::MulHi(ty), pair(1), pair(2))),
             Form::Prmt(mods::Prmt { mode }) => Op::Arith(tri(TriOp::Prmt(mode))),
+            Form::Idp4a(mods::Idp4a { a, b }) => Op::Arith(tri(TriOp::Dp4a(a, b))),
+            Form::Idp2a(mods::Idp2a { half, a, b }) => Op::Arith(tri(TriOp::Dp2a(half, a, b))),
             Form::Hadd2(mods::Hadd2 { ty }) => Op::Arith(int2(IntOp::Hadd2(ty))),
             Form::Hmul2(mods::Hmul2 { ty }) => Op::Arith(int2(IntOp::Hmul2(ty))),
             Form::Hfma2(mods::Hfma2 { ty }) => Op::Arith(tri(TriOp::Hfma2(ty))),

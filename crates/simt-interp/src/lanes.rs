@@ -11,7 +11,7 @@
 //! of the loop.
 
 use half::{bf16, f16};
-use simt_isa::{BoolOp, Cmp, CvtType, FCmp, Int64Type, IntType, MufuOp, PackType, PrmtMode, Round, ShfAmount, ShfDir};
+use simt_isa::{BoolOp, Cmp, CvtType, DpHalf, FCmp, Int64Type, IntType, MufuOp, PackType, PrmtMode, Round, ShfAmount, ShfDir, Sign8, Sign16};
 use simt_tensor::formats::{MiniFloat, tf32_round};
 
 use crate::directed;
@@ -225,8 +225,20 @@ lane_ops!(
             ShfAmount::Clamp => c.min(32),
         }, dir == ShfDir::L),
         Hfma2(ty: PackType) => half_pair(HalfArith::Fma, ty, a, b, c),
+        Dp4a(sa: Sign8, sb: Sign8) => (0..4).fold(c, |sum, i| sum.wrapping_add(part(a, 8 * i, 8, sa == Sign8::S8).wrapping_mul(part(b, 8 * i, 8, sb == Sign8::S8)))),
+        Dp2a(half: DpHalf, sa: Sign16, sb: Sign8) => {
+            let k = if half == DpHalf::Hi { 16 } else { 0 };
+            (0..2).fold(c, |sum, i| sum.wrapping_add(part(a, 16 * i, 16, sa == Sign16::S16).wrapping_mul(part(b, k + 8 * i, 8, sb == Sign8::S8))))
+        },
     }
 );
+
+/// The `bits`-wide field of `x` at bit `at`, sign- or zero-extended.
+#[inline(always)]
+fn part(x: u32, at: u32, bits: u32, signed: bool) -> u32 {
+    let field = x << (32 - at - bits);
+    if signed { ((field as i32) >> (32 - bits)) as u32 } else { field >> (32 - bits) }
+}
 
 /// What `HADD2`, `HMUL2`, `HFMA2`, `HMIN2` and `HMAX2` do to each half.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -583,6 +583,15 @@ fn integer_cases() -> Vec<Case> {
         c("IMAD R2, R0, R1, R3", "R0=3 R1=4 R3=5", "R2=17"),
         c("IMAD R2, R0, R1, R3", "R0=0xffffffff R1=0xffffffff R3=0xffffffff", "R2=0"),
         c("IMAD R2, R0, R1, R3", "R0=0x10000 R1=0x10000 R3=7", "R2=7"),
+        // 1*5 + 2*6 + 3*7 + 255*255 (or -1 * -1 signed) + 10.
+        c("IDP.4A.U8.U8 R2, R0, R1, R3", "R0=0xff030201 R1=0xff070605 R3=10", "R2=65073"),
+        c("IDP.4A.S8.S8 R2, R0, R1, R3", "R0=0xff030201 R1=0xff070605 R3=10", "R2=49"),
+        // -1 * 255 + 38 = -217 with a signed a and an unsigned b.
+        c("IDP.4A.S8.U8 R2, R0, R1, R3", "R0=0xff000000 R1=0xff000000 R3=38", "R2=0xffffff27"),
+        // Halves 2 and -1 (signed) times bytes 3 and 4 (LO) or 5 and 6 (HI), plus 1.
+        c("IDP.2A.LO.S16.U8 R2, R0, R1, R3", "R0=0xffff0002 R1=0x06050403 R3=1", "R2=3"),
+        c("IDP.2A.HI.S16.U8 R2, R0, R1, R3", "R0=0xffff0002 R1=0x06050403 R3=1", "R2=5"),
+        c("IDP.2A.HI.U16.S8 R2, R0, R1, R3", "R0=0x00010002 R1=0xfe050403 R3=0", "R2=8"),
         c("IMAD R2, R0, -2, 100", "R0=3", "R2=94"),
         c("IMIN.S32 R2, R0, R1", "R0=-1 R1=1", "R2=-1"),
         c("IMIN.U32 R2, R0, R1", "R0=-1 R1=1", "R2=1"),

@@ -83,6 +83,18 @@ modifier_enum!(
     ReduxOp { Add = "ADD", Min = "MIN", Max = "MAX", And = "AND", Or = "OR", Xor = "XOR" }
 );
 modifier_enum!(
+    /// How `IDP` extends a byte of its operands: signed or unsigned.
+    Sign8 { S8 = "S8", U8 = "U8" }
+);
+modifier_enum!(
+    /// How `IDP.2A` extends a half of its first operand: signed or unsigned.
+    Sign16 { S16 = "S16", U16 = "U16" }
+);
+modifier_enum!(
+    /// Which two bytes of `b` `IDP.2A` takes: bytes 0 and 1, or 2 and 3.
+    DpHalf { Lo = "LO", Hi = "HI" }
+);
+modifier_enum!(
     /// What `BAR.RED` computes of its predicate over the block.
     BarRedOp { Popc = "POPC", And = "AND", Or = "OR" }
 );
@@ -1155,6 +1167,10 @@ instruction_table! {
     ImadWide: "IMAD" ["WIDE", ty: IntType = S32], &[op("d", D2), op("a", S_INT), op("b", S_INT), op("c", S_PAIR_INT)], optional 0, Int, Mul, [];
     /// Waits as `BAR.SYNC` does (the two are one barrier), then `d = ` `q` over the block's threads that arrived at a `BAR.RED` with their guard true: `POPC` how many had it true, `AND` 1 if all did, `OR` 1 if any did, else 0 (PTX `bar.red`, CUDA `__syncthreads_count`, `_and`, `_or`).
     BarRed: "BAR" ["RED", op: BarRedOp], &[op("d", D), op("q", Q)], optional 0, Control, Control, [BARRIER];
+    /// `d = c + ` the sum of the products of the four bytes of `a` and `b`, byte `i` with byte `i`, each extended as its sign says (`S8` or `U8`), wrapping (PTX `dp4a`, CUDA `__dp4a`).
+    Idp4a: "IDP" ["4A", a: Sign8, b: Sign8], &[op("d", D), op("a", S_INT), op("b", S_INT), op("c", S_INT)], optional 0, Int, Mul, [];
+    /// `d = c + a.h0 * b.byte(k) + a.h1 * b.byte(k + 1)`: the two halves of `a` (`S16` or `U16`) times two bytes of `b` (`S8` or `U8`), `k = 0` (`LO`) or 2 (`HI`), wrapping (PTX `dp2a`, CUDA `__dp2a_lo`, `__dp2a_hi`).
+    Idp2a: "IDP" ["2A", half: DpHalf, a: Sign16, b: Sign8], &[op("d", D), op("a", S_INT), op("b", S_INT), op("c", S_INT)], optional 0, Int, Mul, [];
 }
 
 impl Opcode {

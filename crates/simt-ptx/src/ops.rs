@@ -481,6 +481,17 @@ pub struct Mul {
     pub cc: bool,
 }
 
+/// `dp4a.atype.btype` and `dp2a.{lo,hi}.atype.btype`: integer dot products.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Dot {
+    /// `dp2a`: whether `.hi` (bytes 2 and 3 of `b`) rather than `.lo`.
+    pub hi: bool,
+    /// How `a`'s parts extend (`.u32` or `.s32`).
+    pub a: Type,
+    /// How `b`'s bytes extend.
+    pub b: Type,
+}
+
 /// `div`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Div {
@@ -769,6 +780,11 @@ pub enum Op {
     Mad(Mul),
     /// `madc`: `mad` that also adds the carry flag.
     MadC(Mul),
+    Mul24(Mul),
+    Mad24(Mul),
+    Sad(Typed),
+    Dp4a(Dot),
+    Dp2a(Dot),
     Fma(Arith),
     Div(Div),
     Rem(Typed),
@@ -887,6 +903,8 @@ pub const OPCODES: &[&str] = &[
     "cvt",
     "cvta",
     "div",
+    "dp2a",
+    "dp4a",
     "ex2",
     "exit",
     "fence",
@@ -896,6 +914,7 @@ pub const OPCODES: &[&str] = &[
     "ldmatrix",
     "lg2",
     "mad",
+    "mad24",
     "madc",
     "match",
     "max",
@@ -904,6 +923,7 @@ pub const OPCODES: &[&str] = &[
     "mma",
     "mov",
     "mul",
+    "mul24",
     "neg",
     "not",
     "or",
@@ -915,6 +935,7 @@ pub const OPCODES: &[&str] = &[
     "rem",
     "ret",
     "rsqrt",
+    "sad",
     "selp",
     "set",
     "setp",
@@ -1167,6 +1188,22 @@ impl Op {
             "mul" => Mul(m.mul()?),
             "mad" => Mad(m.mul()?),
             "madc" => MadC(m.mul()?),
+            "mul24" => Mul24(m.mul()?),
+            "mad24" => Mad24(m.mul()?),
+            "sad" => Sad(m.typed()?),
+            "dp4a" => {
+                let [a, b] = m.ordered(Type::from_modifier, "types (a's, then b's)")?;
+                Dp4a(crate::ops::Dot { hi: false, a, b })
+            }
+            "dp2a" => {
+                let hi = match m.required(MulMode::from_modifier, "a half of b", ".lo")? {
+                    MulMode::Lo => false,
+                    MulMode::Hi => true,
+                    MulMode::Wide => return Err(m.error(m.opcode_span, "`dp2a` takes `.lo` or `.hi`".to_string())),
+                };
+                let [a, b] = m.ordered(Type::from_modifier, "types (a's, then b's)")?;
+                Dp2a(crate::ops::Dot { hi, a, b })
+            }
             "fma" => Fma(m.arith()?),
             "div" => Div(crate::ops::Div { mode: m.float_mode()?, ftz: m.flag(Modifier::Ftz)?, ty: m.ty()? }),
             "rem" => Rem(m.typed()?),
@@ -1328,6 +1365,11 @@ impl Op {
             Mul(_) => "mul",
             Mad(_) => "mad",
             MadC(_) => "madc",
+            Mul24(_) => "mul24",
+            Mad24(_) => "mad24",
+            Sad(_) => "sad",
+            Dp4a(_) => "dp4a",
+            Dp2a(_) => "dp2a",
             Fma(_) => "fma",
             Div(_) => "div",
             Rem(_) => "rem",
@@ -1410,8 +1452,9 @@ impl Op {
     pub fn operand_count(&self) -> std::ops::RangeInclusive<usize> {
         use Op::*;
         match self {
-            Add(_) | Sub(_) | AddC(_) | SubC(_) | Mul(_) | Div(_) | Rem(_) | Min(_) | Max(_) | And(_) | Or(_) | Xor(_) | Shl(_) | Shr(_) | Copysign(_) => 3..=3,
-            Mad(_) | MadC(_) | Fma(_) | Selp(_) | Bfe(_) | Prmt(_) | Shf(_) => 4..=4,
+            Add(_) | Sub(_) | AddC(_) | SubC(_) | Mul(_) | Mul24(_) | Div(_) | Rem(_) | Min(_) | Max(_) | And(_) | Or(_) | Xor(_) | Shl(_) | Shr(_)
+            | Copysign(_) => 3..=3,
+            Mad(_) | MadC(_) | Mad24(_) | Sad(_) | Dp4a(_) | Dp2a(_) | Fma(_) | Selp(_) | Bfe(_) | Prmt(_) | Shf(_) => 4..=4,
             Bfi(_) => 5..=5,
             // `cvt.rn.f16x2.f32 d, a, b` packs two.
             Cvt(c) if matches!(c.dst, Type::F16x2 | Type::Bf16x2) => 3..=3,
@@ -1496,7 +1539,9 @@ impl fmt::Display for Op {
                 flag(f, a.cc, Modifier::Cc)?;
                 write!(f, "{}", a.ty)
             }
-            Mul(m) | Mad(m) | MadC(m) => {
+            Dp4a(d) => write!(f, "{}{}", d.a, d.b),
+            Dp2a(d) => write!(f, "{}{}{}", if d.hi { ".hi" } else { ".lo" }, d.a, d.b),
+            Mul(m) | Mad(m) | MadC(m) | Mul24(m) | Mad24(m) => {
                 opt(f, m.mode)?;
                 opt(f, m.rounding)?;
                 flag(f, m.ftz, Modifier::Ftz)?;
@@ -1515,7 +1560,7 @@ impl fmt::Display for Op {
                 write!(f, "{}", x.ty)
             }
             Rem(t) | And(t) | Or(t) | Xor(t) | Not(t) | Cnot(t) | Shl(t) | Shr(t) | Popc(t) | Clz(t) | Brev(t) | Copysign(t) | Bfe(t) | Bfi(t) | Selp(t)
-            | Mov(t) => write!(f, "{}", t.ty),
+            | Sad(t) | Mov(t) => write!(f, "{}", t.ty),
             Bfind(b) => {
                 flag(f, b.shiftamt, Modifier::Shiftamt)?;
                 write!(f, "{}", b.ty)

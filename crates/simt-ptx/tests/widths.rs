@@ -1042,6 +1042,44 @@ fn nested_blocks_have_registers_of_their_own() {
     check(body, &integer_pairs(), |x, y| [x, x.wrapping_add(y), u64::from(x < y), x & 0xFFFF_FFFF, y & 0xFFFF_FFFF, 0, 0, 0]);
 }
 
+/// The integer forms CUDA's intrinsics write: `dp4a`/`dp2a` (`__dp4a`, `__dp2a_lo/hi`: one
+/// `IDP`), `sad` (`__sad`, `__usad`, and 64-bit), `mul24`/`mad24` (`__mul24`, `__umul24`).
+#[test]
+fn dot_products_sums_of_differences_and_24_bit_products() {
+    let body = "\tdp4a.u32.u32 %r1, %a, %b, %e;\n\tdp4a.s32.s32 %r2, %a, %b, %c;\n\tmov.b64 %o0, {%r1, %r2};\n\
+                \tdp4a.s32.u32 %r3, %a, %b, 7;\n\tdp2a.lo.u32.s32 %r4, %a, %b, %c;\n\tmov.b64 %o1, {%r3, %r4};\n\
+                \tdp2a.hi.s32.u32 %r5, %a, %b, %e;\n\tsad.u32 %r6, %a, %b, %c;\n\tmov.b64 %o2, {%r5, %r6};\n\
+                \tsad.s32 %r7, %a, %b, 5;\n\tmul24.lo.s32 %r1, %a, %b;\n\tmov.b64 %o3, {%r7, %r1};\n\
+                \tsad.u64 %o4, %x, %y, %x;\n\tsad.s64 %o5, %x, %y, -3;\n\
+                \tmul24.hi.u32 %r2, %a, %b;\n\tmad24.lo.u32 %r3, %a, %b, %c;\n\tmov.b64 %o6, {%r2, %r3};\n\
+                \tmad24.hi.s32 %r4, %a, %b, %e;\n\tmul24.hi.s32 %r5, %a, 0x7FFFFF;\n\tmov.b64 %o7, {%r4, %r5};\n";
+    check(body, &integer_pairs(), |x, y| {
+        let (a, e, b, c) = (x as u32, (x >> 32) as u32, y as u32, (y >> 32) as u32);
+        let part = |v: u32, at: u32, bits: u32, signed: bool| {
+            let field = (v >> at) & ((1u64 << bits) - 1) as u32;
+            if signed && field >> (bits - 1) != 0 { field.wrapping_sub(1 << bits) } else { field }
+        };
+        let dp4 = |sa, sb, acc: u32| (0..4).fold(acc, |s, i| s.wrapping_add(part(a, 8 * i, 8, sa).wrapping_mul(part(b, 8 * i, 8, sb))));
+        let dp2 = |k, sa, sb, acc: u32| (0..2).fold(acc, |s, i| s.wrapping_add(part(a, 16 * i, 16, sa).wrapping_mul(part(b, k + 8 * i, 8, sb))));
+        let sad32 = |signed: bool, acc: u32| acc.wrapping_add(if signed { (a as i32).abs_diff(b as i32) } else { a.abs_diff(b) });
+        let wide24 = |u: u32, v: u32, signed: bool| {
+            let (u, v) = (part(u, 0, 24, signed), part(v, 0, 24, signed));
+            if signed { (i64::from(u as i32) * i64::from(v as i32)) as u64 } else { u64::from(u) * u64::from(v) }
+        };
+        let join = |lo: u32, hi: u32| u64::from(lo) | u64::from(hi) << 32;
+        [
+            join(dp4(false, false, e), dp4(true, true, c)),
+            join(dp4(true, false, 7), dp2(0, false, true, c)),
+            join(dp2(16, true, false, e), sad32(false, c)),
+            join(sad32(true, 5), wide24(a, b, true) as u32),
+            x.wrapping_add(x.abs_diff(y)),
+            ((x as i64).abs_diff(y as i64)).wrapping_sub(3),
+            join((wide24(a, b, false) >> 16) as u32, (wide24(a, b, false) as u32).wrapping_add(c)),
+            join(((wide24(a, b, true) >> 16) as u32).wrapping_add(e), (wide24(a, 0x7F_FFFF, true) >> 16) as u32),
+        ]
+    });
+}
+
 /// A register written once, by a literal `mov`, and otherwise only read (tinygrad's
 /// `%cast_s32_0`, Triton's hoisted constants) is read as the literal wherever the reading
 /// instruction takes one, and its `mov` goes once no read needs the register: `mad.lo.s32 %r,

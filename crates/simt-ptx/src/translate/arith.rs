@@ -157,6 +157,68 @@ impl<'t, 'a> Entry<'t, 'a> {
             // 64-bit products with a carry would need more scratch registers than there are.
             Op::Mad(m) | Op::MadC(m) if m.cc || matches!(op, Op::MadC(_)) => Err(unsupported(format!("`{}` with a carry (`.cc`)", op.name()))),
             Op::Mul(m) | Op::Mad(m) => self.multiply(inst, m, matches!(op, Op::Mad(_))),
+            // The 24-bit products: each source's low 24 bits, extended as the type says, then
+            // the low word of their product (`.lo`) or its bits 16..47 (`.hi`).
+            Op::Mul24(m) | Op::Mad24(m) if matches!(m.ty, Type::U32 | Type::S32) && !m.sat && matches!(m.mode, Some(px::MulMode::Lo | px::MulMode::Hi)) => {
+                let (d, x, y, z) = match inst.operands.as_slice() {
+                    [d, x, y] if matches!(op, Op::Mul24(_)) => (d, x, y, None),
+                    [d, x, y, z] if matches!(op, Op::Mad24(_)) => (d, x, y, Some(z)),
+                    _ => return Err(Diagnostic::new(inst.span, format!("`{}` takes {} operands", op.name(), if matches!(op, Op::Mul24(_)) { 3 } else { 4 }))),
+                };
+                let ty = if m.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
+                let (d, x, y, z) = (self.word(d)?, self.src32(x)?, self.src32(y)?, z.map(|z| self.src32(z)).transpose()?);
+                let t = self.scratch;
+                for (r, v) in [(t, x), (t + 1, y)] {
+                    self.emit(Form::Bfe(mods::Bfe { ty }), &[dst(r), src(v), src(Src::imm(0)), src(Src::imm(24))])?;
+                }
+                let product = if z.is_some() { t } else { d };
+                if m.mode == Some(px::MulMode::Hi) {
+                    self.emit(Form::ImulWide(mods::ImulWide { ty }), &[dst(t + 2), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+                    let right = Form::Shf(mods::Shf { dir: isa::ShfDir::R, amount: isa::ShfAmount::Wrap });
+                    self.emit(right, &[dst(product), src(Src::reg(t + 2)), src(Src::reg(t + 3)), src(Src::imm(16))])?;
+                } else {
+                    self.op(Opcode::Imul, &[dst(product), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+                }
+                match z {
+                    Some(z) => self.op(Opcode::Iadd, &[dst(d), src(Src::reg(t)), src(z)]),
+                    None => Ok(()),
+                }
+            }
+            // `d = c + |a - b|`: the larger less the smaller, in the type's signedness.
+            Op::Sad(t) if matches!(t.ty, Type::U32 | Type::S32 | Type::U64 | Type::S64) => {
+                let [d, x, y, z] = self.operands(inst)?;
+                let s = self.scratch;
+                if t.ty.bits() == 32 {
+                    let ty = if t.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
+                    let (d, x, y, z) = (self.word(d)?, self.src32(x)?, self.src32(y)?, self.src32(z)?);
+                    self.emit(Form::Imax(mods::Imax { ty }), &[dst(s), src(x), src(y)])?;
+                    self.emit(Form::Imin(mods::Imin { ty }), &[dst(s + 1), src(x), src(y)])?;
+                    self.op(Opcode::Isub, &[dst(s), src(Src::reg(s)), src(Src::reg(s + 1))])?;
+                    return self.op(Opcode::Iadd, &[dst(d), src(Src::reg(s)), src(z)]);
+                }
+                let ty = if t.ty == Type::S64 { isa::Int64Type::S64 } else { isa::Int64Type::U64 };
+                let d = self.pair(d)?;
+                let (x, y) = (self.pair_src(x)?, self.src64(y)?);
+                self.emit(Form::Imax64(mods::Imax64 { ty }), &[dst(s), src(x), src(y)])?;
+                self.emit(Form::Imin64(mods::Imin64 { ty }), &[dst(s + 2), src(x), src(y)])?;
+                self.op(Opcode::Isub64, &[dst(s), src(Src::reg(s)), src(Src::reg(s + 2))])?;
+                let z = self.src64(z)?;
+                self.op(Opcode::Iadd64, &[dst(d), src(Src::reg(s)), src(z)])
+            }
+            Op::Dp4a(dot) | Op::Dp2a(dot) if [dot.a, dot.b].iter().all(|t| matches!(t, Type::U32 | Type::S32)) => {
+                let [d, x, y, z] = self.operands(inst)?;
+                let (d, x, y, z) = (self.word(d)?, self.src32(x)?, self.src32(y)?, self.src32(z)?);
+                let b = if dot.b == Type::S32 { isa::Sign8::S8 } else { isa::Sign8::U8 };
+                let form = match op {
+                    Op::Dp4a(_) => Form::Idp4a(mods::Idp4a { a: if dot.a == Type::S32 { isa::Sign8::S8 } else { isa::Sign8::U8 }, b }),
+                    _ => Form::Idp2a(mods::Idp2a {
+                        half: if dot.hi { isa::DpHalf::Hi } else { isa::DpHalf::Lo },
+                        a: if dot.a == Type::S32 { isa::Sign16::S16 } else { isa::Sign16::U16 },
+                        b,
+                    }),
+                };
+                self.emit(form, &[dst(d), src(x), src(y), src(z)])
+            }
             Op::Fma(a) => {
                 let [d, x, y, z] = self.operands(inst)?;
                 let rnd = float_rounding(a.rounding, op, inst)?;
