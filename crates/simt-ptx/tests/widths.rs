@@ -170,6 +170,15 @@ fn negation_bit_counts_and_sixteen_bit_arithmetic() {
     });
 }
 
+/// A 64-bit literal stored as it is (NVRTC passes `pow(x, 2.7)`'s exponent to a device
+/// function with `st.param.f64 [param1+0], 0d400599999999999A`), a double and an integer.
+#[test]
+fn literal_64_bit_stores() {
+    let body = "\tst.global.f64 [%rd6], 0d400599999999999A;\n\tld.global.u64 %o0, [%rd6];\n\
+                \tst.global.u64 [%rd6], -5;\n\tld.global.u64 %o1, [%rd6];\n\tst.global.b64 [%rd6], 0x123456789;\n\tld.global.u64 %o2, [%rd6];\n";
+    check(body, &integer_pairs(), |_, _| [2.7f64.to_bits(), -5i64 as u64, 0x1_2345_6789, 0, 0, 0, 0, 0]);
+}
+
 /// Vectors of two 64-bit elements are one 16-byte access, four words (clang's `double2`,
 /// libdevice's `sin` coefficients in `ld.global.nc.v2.f64`), loaded and stored in place or
 /// through scratch, with literal and ignored (`_`) elements.

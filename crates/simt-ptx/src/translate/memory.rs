@@ -93,7 +93,14 @@ impl<'t, 'a> Entry<'t, 'a> {
             (isa::VecWidth::Scalar, _) => {
                 let form = if load { at.ld(vec, mem_ty) } else { at.st(vec, mem_ty) };
                 let reg = match (wide, load) {
-                    (true, _) => self.pair(data)?,
+                    (true, true) => self.pair(data)?,
+                    // A literal (a `double` argument passed by value) goes to the scratch pair.
+                    (true, false) => match self.pair_src(data)? {
+                        Src::Reg { reg, .. } => reg,
+                        Src::Imm { .. } => {
+                            return Err(Diagnostic::new(data.span, "internal error: a 64-bit literal was not moved to a register; please report it"));
+                        }
+                    },
                     (false, true) => self.word(data)?,
                     (false, false) => match self.src32(data)? {
                         Src::Reg { reg, .. } => reg,
