@@ -160,6 +160,9 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("bit_mix", bit_mix),
     ("atomic_wide", atomic_wide),
     ("block_votes", block_votes),
+    ("cub_block", cub_block),
+    ("math_double", math_double),
+    ("int8_dot", int8_dot),
 ];
 
 /// The reference of kernel `entry`.
@@ -748,6 +751,69 @@ fn block_votes(inp: &Inputs) -> Outputs {
         let all_above = i32::from(v.iter().all(|&v| v > -99));
         let any_large = i32::from(v.iter().any(|&v| v > 97));
         out[first..(first + BLOCK).min(n)].fill(positive * 4 + all_above * 2 + any_large);
+    }
+    outputs(vec![("out", Buffer::S32(out))])
+}
+
+fn cub_block(inp: &Inputs) -> Outputs {
+    let (x, keys) = (inp.s32s("x"), inp.u32s("keys"));
+    let (mut sums, mut scan, mut sorted) = (Vec::new(), Vec::new(), Vec::new());
+    for block in x.chunks(128) {
+        sums.push(block.iter().fold(0i32, |s, &v| s.wrapping_add(v)));
+        scan.extend(block.iter().scan(0i32, |s, &v| {
+            *s = s.wrapping_add(v);
+            Some(*s)
+        }));
+    }
+    for block in keys.chunks(512) {
+        let mut block = block.to_vec();
+        block.sort_unstable();
+        sorted.extend(block);
+    }
+    outputs(vec![("sums", Buffer::S32(sums)), ("scan", Buffer::S32(scan)), ("sorted", Buffer::U32(sorted))])
+}
+
+fn math_double(inp: &Inputs) -> Outputs {
+    let (n, x) = (inp.count("n"), inp.f64s("x"));
+    let mut out = inp.f64s("out").to_vec();
+    for (i, &v) in x[..n].iter().enumerate() {
+        out[i * 8..i * 8 + 8].copy_from_slice(&[
+            v.sin() + v.cos(),
+            (v * 0.01).exp() + (v.abs() + 1.0).ln(),
+            v.abs().powf(2.7) * 1e-9,
+            v.cbrt() + v.hypot(1.3),
+            v.atan2(-0.4) + (v / (v.abs() + 1.0)).acos(),
+            (v * 1e-3).tanh() + v.asinh(),
+            (v * 1e-3).exp_m1() + v.abs().ln_1p(),
+            (v * 1e-300).sin() * 1e300 + (v * 1e15).cos(),
+        ]);
+    }
+    outputs(vec![("out", Buffer::F64(out))])
+}
+
+fn int8_dot(inp: &Inputs) -> Outputs {
+    let (n, a, b) = (inp.count("n"), inp.s32s("a"), inp.s32s("b"));
+    let mut out = inp.s32s("out").to_vec();
+    // Byte or half `k` of `v`, of `bits` bits, sign- or zero-extended.
+    let part = |v: i32, k: u32, bits: u32, signed: bool| {
+        let field = (v as u32 >> (k * bits)) & ((1u64 << bits) - 1) as u32;
+        if signed && field >> (bits - 1) != 0 { field.wrapping_sub(1 << bits) as i32 } else { field as i32 }
+    };
+    let dp4 = |x, y, signed, c: i32| (0..4).fold(c, |s, k| s.wrapping_add(part(x, k, 8, signed).wrapping_mul(part(y, k, 8, signed))));
+    let dp2 = |x, y, hi: u32, signed, c: i32| (0..2).fold(c, |s, k| s.wrapping_add(part(x, k, 16, signed).wrapping_mul(part(y, k + 2 * hi, 8, signed))));
+    let wide24 = |x: i32, y: i32, signed| (i64::from(part(x, 0, 24, signed)) * i64::from(part(y, 0, 24, signed))) as i32;
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        out[i * 8..i * 8 + 8].copy_from_slice(&[
+            dp4(x, y, true, 17),
+            dp4(x, y, false, 3),
+            dp2(x, y, 0, true, -5),
+            dp2(x, y, 1, false, 9),
+            x.abs_diff(y).wrapping_add(7) as i32,
+            (x as u32).abs_diff(y as u32).wrapping_add(1) as i32,
+            wide24(x, y, true),
+            wide24(x, y, false),
+        ]);
     }
     outputs(vec![("out", Buffer::S32(out))])
 }

@@ -2,13 +2,15 @@
 """Rebuilds tests/ptx/fixtures-nvrtc/ from tests/ptx/cuda/*.cu with NVRTC, the device
 compiler of nvcc as a library (its PTX is what `nvcc -ptx` writes), for each target that
 cuda/kernels.toml gives the kernel (default sm_70 and sm_80), with cuda/prelude-nvrtc.h.
+Kernels whose manifest entry says `compilers = ["nvrtc"]` live in cuda/nvrtc/: they need
+CUDA's own headers (CUB from the CCCL package, the math library), which clang here lacks.
 
-NVRTC needs no GPU: pip installs it (nvidia-cuda-nvrtc-cu12) into a temporary virtual
-environment unless NVRTC names a libnvrtc.so to use. Usage: tests/ptx/regen-nvrtc.py
+NVRTC needs no GPU: pip installs it (nvidia-cuda-nvrtc-cu12) and the CCCL headers
+(nvidia-cuda-cccl-cu12) into a temporary virtual environment unless NVRTC names a
+libnvrtc.so to use (and CCCL its include folder). Usage: tests/ptx/regen-nvrtc.py
 """
 
 import ctypes
-import glob
 import os
 import pathlib
 import subprocess
@@ -18,15 +20,18 @@ import tomllib
 
 HERE = pathlib.Path(__file__).resolve().parent
 PACKAGE = "nvidia-cuda-nvrtc-cu12==12.9.86"
+HEADERS = "nvidia-cuda-cccl-cu12==12.9.27"
 
 
-def libnvrtc(scratch):
-    if os.environ.get("NVRTC"):
-        return os.environ["NVRTC"]
+def toolkit(scratch):
+    """libnvrtc.so and the CCCL include folder."""
+    if os.environ.get("NVRTC") and os.environ.get("CCCL"):
+        return os.environ["NVRTC"], os.environ["CCCL"]
     venv = pathlib.Path(scratch) / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", PACKAGE], check=True)
-    return glob.glob(str(venv / "lib" / "python*" / "site-packages" / "nvidia" / "cuda_nvrtc" / "lib" / "libnvrtc.so.12"))[0]
+    subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", PACKAGE, HEADERS], check=True)
+    nvidia = venv / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages" / "nvidia"
+    return str(nvidia / "cuda_nvrtc" / "lib" / "libnvrtc.so.12"), str(nvidia / "cuda_cccl" / "include")
 
 
 def compile_ptx(lib, source, name, options):
@@ -50,7 +55,8 @@ def compile_ptx(lib, source, name, options):
 
 def main():
     with tempfile.TemporaryDirectory() as scratch:
-        lib = ctypes.CDLL(libnvrtc(scratch))
+        nvrtc, cccl = toolkit(scratch)
+        lib = ctypes.CDLL(nvrtc)
         major, minor = ctypes.c_int(), ctypes.c_int()
         lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor))
         manifest = tomllib.loads((HERE / "cuda" / "kernels.toml").read_text())
@@ -61,13 +67,15 @@ def main():
         prelude = str(HERE / "cuda" / "prelude-nvrtc.h")
         for kernel in manifest["kernel"]:
             entry = kernel["entry"]
-            source = (HERE / "cuda" / f"{entry}.cu").read_bytes()
+            nvrtc_only = kernel.get("compilers") == ["nvrtc"]
+            source = (HERE / "cuda" / ("nvrtc" if nvrtc_only else "") / f"{entry}.cu").read_bytes()
+            headers = [f"-I{cccl}", "-std=c++17"] if nvrtc_only else []
             for target in kernel.get("targets", ["sm_70", "sm_80"]):
                 arch = target.replace("sm_", "compute_")
-                print(f"+ nvrtc --gpu-architecture={arch} -include=cuda/prelude-nvrtc.h cuda/{entry}.cu")
-                ptx = compile_ptx(lib, source, f"{entry}.cu", [f"--gpu-architecture={arch}", f"-include={prelude}", "-w"])
+                print(f"+ nvrtc --gpu-architecture={arch} -include=cuda/prelude-nvrtc.h {' '.join(headers)} cuda/{'nvrtc/' if nvrtc_only else ''}{entry}.cu")
+                ptx = compile_ptx(lib, source, f"{entry}.cu", [f"--gpu-architecture={arch}", f"-include={prelude}", "-w", *headers])
                 (out / f"{entry}.{target}.ptx").write_text(ptx)
-        (HERE / "NVRTC_VERSION").write_text(f"NVRTC {major.value}.{minor.value} ({PACKAGE})\n")
+        (HERE / "NVRTC_VERSION").write_text(f"NVRTC {major.value}.{minor.value} ({PACKAGE}, {HEADERS})\n")
         print(f"regenerated {len(list(out.glob('*.ptx')))} fixtures with NVRTC {major.value}.{minor.value}")
 
 

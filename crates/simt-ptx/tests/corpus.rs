@@ -117,6 +117,9 @@ struct Kernel {
     tolerance: toml::Value,
     #[serde(default)]
     targets: Option<Vec<String>>,
+    /// `["nvrtc"]` for a kernel in `cuda/nvrtc/` that only NVRTC compiles.
+    #[serde(default)]
+    compilers: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -139,6 +142,35 @@ impl Kernel {
     fn targets(&self) -> Vec<String> {
         self.targets.clone().unwrap_or_else(|| vec!["sm_70".to_string(), "sm_80".to_string()])
     }
+
+    fn nvrtc_only(&self) -> bool {
+        self.compilers.as_deref() == Some(&["nvrtc".to_string()])
+    }
+
+    /// The fixtures made of it: clang's at -O0 and -O3 per target, or NVRTC's.
+    fn fixtures(&self) -> Vec<PathBuf> {
+        let name = &self.entry;
+        let per_target = |target: String| -> Vec<PathBuf> {
+            if self.nvrtc_only() {
+                vec![corpus_dir().join("fixtures-nvrtc").join(format!("{name}.{target}.ptx"))]
+            } else {
+                ["O0", "O3"].iter().map(|level| corpus_dir().join("fixtures").join(format!("{name}.{target}.{level}.ptx"))).collect()
+            }
+        };
+        self.targets().into_iter().flat_map(per_target).collect()
+    }
+}
+
+/// The stems of the `.cu` files in `tests/ptx/<folder>`.
+fn sources(folder: &str) -> Vec<String> {
+    let mut stems: Vec<String> = std::fs::read_dir(corpus_dir().join(folder))
+        .unwrap_or_else(|e| panic!("tests/ptx/{folder}: {e}"))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
+        .map(|p| p.file_stem().expect("stem").to_string_lossy().into_owned())
+        .collect();
+    stems.sort();
+    stems
 }
 
 /// The `.param` type clang gives a manifest parameter type.
@@ -155,17 +187,12 @@ fn ptx_param_type(ty: &str) -> &'static str {
 #[test]
 fn manifest_agrees_with_sources_fixtures_and_references() {
     let manifest = manifest();
-    let mut sources: Vec<String> = std::fs::read_dir(corpus_dir().join("cuda"))
-        .expect("tests/ptx/cuda")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cu"))
-        .map(|p| p.file_stem().expect("stem").to_string_lossy().into_owned())
-        .collect();
-    sources.sort();
-    let mut entries: Vec<String> = manifest.kernel.iter().map(|k| k.entry.clone()).collect();
-    entries.sort();
-    assert_eq!(sources, entries, "one manifest entry per .cu file, named after it");
-    assert!(sources.len() >= 25);
+    for (folder, nvrtc_only) in [("cuda", false), ("cuda/nvrtc", true)] {
+        let mut entries: Vec<String> = manifest.kernel.iter().filter(|k| k.nvrtc_only() == nvrtc_only).map(|k| k.entry.clone()).collect();
+        entries.sort();
+        assert_eq!(sources(folder), entries, "one manifest entry per .cu file in tests/ptx/{folder}, named after it");
+    }
+    assert!(manifest.kernel.len() >= 25);
     for kernel in &manifest.kernel {
         let name = &kernel.entry;
         assert!(reference::reference(name).is_some(), "{name}: no reference in tests/ptx/reference.rs");
@@ -192,16 +219,13 @@ fn manifest_agrees_with_sources_fixtures_and_references() {
             let param = kernel.params.iter().find(|p| &p.name == out).unwrap_or_else(|| panic!("{name}: output `{out}` is no parameter"));
             assert!(param.ty.starts_with("ptr."), "{name}: output `{out}` is not a buffer");
         }
-        for target in kernel.targets() {
-            for level in ["O0", "O3"] {
-                let path = corpus_dir().join("fixtures").join(format!("{name}.{target}.{level}.ptx"));
-                let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                let parsed = simt_ptx::parse(&text);
-                let function = parsed.module.function(name).unwrap_or_else(|| panic!("{}: no {name}", path.display()));
-                let declared: Vec<String> = function.params.iter().map(|p| p.ty.to_string()).collect();
-                let expected: Vec<&str> = kernel.params.iter().map(|p| ptx_param_type(&p.ty)).collect();
-                assert_eq!(declared, expected, "{}: parameters", path.display());
-            }
+        for path in kernel.fixtures() {
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let parsed = simt_ptx::parse(&text);
+            let function = parsed.module.function(name).unwrap_or_else(|| panic!("{}: no {name}", path.display()));
+            let declared: Vec<String> = function.params.iter().map(|p| p.ty.to_string()).collect();
+            let expected: Vec<&str> = kernel.params.iter().map(|p| ptx_param_type(&p.ty)).collect();
+            assert_eq!(declared, expected, "{}: parameters", path.display());
         }
     }
 }
