@@ -20,7 +20,7 @@ if [ ! -x "$venv/bin/pip" ] && ! python3 -m venv "$venv"; then
     exit 1
 fi
 "$venv/bin/pip" install --quiet --upgrade pip
-"$venv/bin/pip" install --quiet "$here[test]"
+"$venv/bin/pip" install --quiet "$here[test,numba]"
 cd "$here/../.."
 # The sweep tests run jobs with the simt binary built beside the package.
 target="${CARGO_TARGET_DIR:-target}"

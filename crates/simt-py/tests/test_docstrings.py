@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import simt
+import simt.numba
 import simt.sweep
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -28,10 +29,11 @@ def documented():
             for attr, member in vars(obj).items():
                 if not attr.startswith("_") and callable(member):
                     yield f"simt.{name}.{attr}", member
-    yield "simt.sweep", simt.sweep
-    for name, obj in vars(simt.sweep).items():
-        if inspect.isfunction(obj) and obj.__module__ == "simt.sweep" and not name.startswith("_"):
-            yield f"simt.sweep.{name}", obj
+    for module in (simt.sweep, simt.numba):
+        yield module.__name__, module
+        for name, obj in vars(module).items():
+            if inspect.isfunction(obj) and obj.__module__ == module.__name__ and not name.startswith("_"):
+                yield f"{module.__name__}.{name}", obj
 
 
 def examples(doc):
@@ -48,6 +50,8 @@ def test_each_public_callable_has_an_example_that_runs(name, obj, monkeypatch):
             simt.sweep.simt_binary()
         except FileNotFoundError as e:
             pytest.skip(str(e))
+    if name.startswith("simt.numba"):
+        pytest.importorskip("numba.cuda", reason="numba-cuda is not installed (pip install 'simt[numba]')")
     monkeypatch.chdir(ROOT)
     for block in blocks:
         exec(compile(block, f"<docstring of {name}>", "exec"), {"simt": simt, "np": __import__("numpy")})
