@@ -163,6 +163,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("cub_block", cub_block),
     ("math_double", math_double),
     ("int8_dot", int8_dot),
+    ("wmma_tiles", wmma_tiles),
 ];
 
 /// The reference of kernel `entry`.
@@ -816,4 +817,23 @@ fn int8_dot(inp: &Inputs) -> Outputs {
         ]);
     }
     outputs(vec![("out", Buffer::S32(out))])
+}
+
+fn wmma_tiles(inp: &Inputs) -> Outputs {
+    let (a, b, c) = (inp.f16s("a"), inp.f16s("b"), inp.f32s("c"));
+    let mut d = inp.f32s("d").to_vec();
+    let half = |bits: u16| f64::from(half::f16::from_bits(bits).to_f32());
+    for k in 0..16 {
+        let base = k * 32 * 32;
+        // Element (i, j) of a 32-wide matrix stored row-major, or column-major.
+        let at = |i: usize, j: usize, col: bool| base + if col { j * 32 + i } else { i * 32 + j };
+        let (a_col, b_row, cd_col) = (k & 1 != 0, k & 2 != 0, k & 4 != 0);
+        for i in 0..16 {
+            for j in 0..16 {
+                let ab: f64 = (0..16).map(|l| half(a[at(i, l, a_col)]) * half(b[at(l, j, !b_row)])).sum();
+                d[at(i, j, cd_col)] = (ab + 0.5 * f64::from(c[at(i, j, cd_col)])) as f32;
+            }
+        }
+    }
+    outputs(vec![("d", Buffer::F32(d))])
 }

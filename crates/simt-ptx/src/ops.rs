@@ -66,6 +66,7 @@ modifiers! {
     Row = ".row", Col = ".col",
     Async = ".async", CommitGroup = ".commit_group", WaitGroup = ".wait_group", WaitAll = ".wait_all",
     M8n8 = ".m8n8", X1 = ".x1", X2 = ".x2", X4 = ".x4", Trans = ".trans",
+    Load = ".load", Store = ".store", Mma = ".mma", A = ".a", B = ".b", C = ".c", D = ".d", M16n16k16 = ".m16n16k16",
 }
 
 impl fmt::Display for Modifier {
@@ -844,6 +845,8 @@ pub enum Op {
     Ret(Control),
     Exit,
     Trap,
+    /// `nanosleep.u32 t`: sleep up to `2 t` nanoseconds (`__nanosleep`).
+    Nanosleep(Typed),
     Mma(Mma),
     /// `cp.async.ca|cg.shared.global [dst], [src], cp-size{, src-size}`: copies global memory
     /// to shared memory (asynchronously on hardware).
@@ -858,6 +861,7 @@ pub enum Op {
     /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]`: each lane gives a row address
     /// of an 8x8 matrix of 16-bit elements; each lane gets two elements of each matrix.
     Ldmatrix(Matrices),
+    Wmma(Wmma),
     /// `stmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 [a], s` (sm_90): `ldmatrix`'s inverse,
     /// each lane's two elements of each matrix stored where `ldmatrix` would load them from.
     Stmatrix(Matrices),
@@ -868,6 +872,41 @@ pub enum Op {
 pub struct CpAsync {
     /// `.ca` (cache in L1 too) or `.cg` (L2 only).
     pub cache: CacheOp,
+}
+
+/// Which of `wmma`'s instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WmmaAction {
+    /// `wmma.load.a`: a fragment of A from memory.
+    LoadA,
+    /// `wmma.load.b`.
+    LoadB,
+    /// `wmma.load.c`: the accumulator.
+    LoadC,
+    /// `wmma.store.d`: the result to memory.
+    StoreD,
+    /// `wmma.mma`: `d = a * b + c` on fragments.
+    Mma,
+}
+
+/// `wmma.{load.a,load.b,load.c,store.d}.sync.aligned.layout.m16n16k16{.space}.type` and
+/// `wmma.mma.sync.aligned.alayout.blayout.m16n16k16{.atype.btype}.dtype.ctype`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Wmma {
+    /// Which instruction.
+    pub action: WmmaAction,
+    /// The layout in memory (loads, stores), or A's (`mma`).
+    pub layout: Layout,
+    /// `mma`: B's layout.
+    pub b_layout: Layout,
+    /// Loads and stores: the state space (`None`: generic).
+    pub space: Option<StateSpace>,
+    /// Loads and stores: the element type; `mma`: D's.
+    pub ty: Type,
+    /// `mma`: A's and B's element type (`.f16` when not written) and C's.
+    pub ab: Type,
+    /// `mma`: C's element type.
+    pub c: Type,
 }
 
 /// The 8x8 matrices of `ldmatrix`/`stmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16`.
@@ -924,6 +963,7 @@ pub const OPCODES: &[&str] = &[
     "mov",
     "mul",
     "mul24",
+    "nanosleep",
     "neg",
     "not",
     "or",
@@ -952,6 +992,7 @@ pub const OPCODES: &[&str] = &[
     "tanh",
     "trap",
     "vote",
+    "wmma",
     "xor",
 ];
 
@@ -1302,6 +1343,7 @@ impl Op {
             "ret" => Ret(Control { uni: m.flag(Modifier::Uni)? }),
             "exit" => Exit,
             "trap" => Trap,
+            "nanosleep" => Nanosleep(m.typed()?),
             "mma" => {
                 m.require_flag(Modifier::Sync)?;
                 m.require_flag(Modifier::Aligned)?;
@@ -1326,6 +1368,45 @@ impl Op {
                         return Err(m.error(m.opcode_span, format!("`cp.async` copies `.shared.global`, not `{to}{from}`")));
                     }
                     CpAsync(crate::ops::CpAsync { cache })
+                }
+            }
+            "wmma" => {
+                let action = if m.flag(Modifier::Load)? {
+                    match m.required(|x| [Modifier::A, Modifier::B, Modifier::C].contains(&x).then_some(x), "a matrix", ".a")? {
+                        Modifier::A => WmmaAction::LoadA,
+                        Modifier::B => WmmaAction::LoadB,
+                        _ => WmmaAction::LoadC,
+                    }
+                } else if m.flag(Modifier::Store)? {
+                    m.require_flag(Modifier::D)?;
+                    WmmaAction::StoreD
+                } else if m.flag(Modifier::Mma)? {
+                    WmmaAction::Mma
+                } else {
+                    return Err(m.error(m.opcode_span, "`wmma` takes `.load.a`, `.load.b`, `.load.c`, `.store.d` or `.mma`".to_string()));
+                };
+                m.require_flag(Modifier::Sync)?;
+                m.require_flag(Modifier::Aligned)?;
+                m.require_flag(Modifier::M16n16k16)?;
+                if action == WmmaAction::Mma {
+                    let [layout, b_layout] = m.ordered(Layout::from_modifier, "layouts (A's, then B's)")?;
+                    let types = m.list.iter().enumerate().filter(|&(i, &(x, _))| m.used & (1 << i) == 0 && Type::from_modifier(x).is_some()).count();
+                    let (ab, ty, c) = if types == 4 {
+                        let [d, a, b, c] = m.ordered(Type::from_modifier, "types (D, A, B, C)")?;
+                        if a != b {
+                            return Err(m.error(m.opcode_span, format!("`wmma.mma` with A of `{a}` and B of `{b}` is not supported: they must be one type")));
+                        }
+                        (a, d, c)
+                    } else {
+                        let [d, c] = m.ordered(Type::from_modifier, "types (D, then C)")?;
+                        (Type::F16, d, c)
+                    };
+                    Wmma(crate::ops::Wmma { action, layout, b_layout, space: None, ty, ab, c })
+                } else {
+                    let layout = m.required(Layout::from_modifier, "a layout", ".row")?;
+                    let space = m.one(StateSpace::from_modifier, "state space")?;
+                    let ty = m.ty()?;
+                    Wmma(crate::ops::Wmma { action, layout, b_layout: layout, space, ty, ab: ty, c: ty })
                 }
             }
             "ldmatrix" | "stmatrix" => {
@@ -1429,9 +1510,11 @@ impl Op {
             Ret(_) => "ret",
             Exit => "exit",
             Trap => "trap",
+            Nanosleep(_) => "nanosleep",
             Mma(_) => "mma",
             CpAsync(_) | CpAsyncCommit | CpAsyncWait { .. } => "cp",
             Ldmatrix(_) => "ldmatrix",
+            Wmma(_) => "wmma",
             Stmatrix(_) => "stmatrix",
         }
     }
@@ -1439,7 +1522,7 @@ impl Op {
     /// Whether the first operand is what the instruction writes: not for a store, a reduction
     /// or a branch, which write no register, nor for a call, whose results its callee writes.
     pub fn writes_first_operand(&self) -> bool {
-        !matches!(self, Op::St(_) | Op::Stmatrix(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_))
+        !matches!(self, Op::St(_) | Op::Stmatrix(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_) | Op::Wmma(Wmma { action: WmmaAction::StoreD, .. }))
     }
 
     /// Whether control may leave the instruction for somewhere other than the next one: a
@@ -1480,6 +1563,7 @@ impl Op {
             },
             BarWarpSync | Activemask | Bra(_) => 1..=1,
             Membar(_) | Fence(_) | Ret(_) | Exit | Trap => 0..=0,
+            Nanosleep(_) => 1..=1,
             Shfl(s) => {
                 if s.sync {
                     5..=5
@@ -1501,6 +1585,9 @@ impl Op {
             CpAsyncCommit | CpAsyncWait { all: true } => 0..=0,
             CpAsyncWait { all: false } => 1..=1,
             Ldmatrix(_) | Stmatrix(_) => 2..=2,
+            Wmma(w) if w.action == WmmaAction::Mma => 4..=4,
+            // The stride is optional.
+            Wmma(_) => 2..=3,
         }
     }
 }
@@ -1560,7 +1647,7 @@ impl fmt::Display for Op {
                 write!(f, "{}", x.ty)
             }
             Rem(t) | And(t) | Or(t) | Xor(t) | Not(t) | Cnot(t) | Shl(t) | Shr(t) | Popc(t) | Clz(t) | Brev(t) | Copysign(t) | Bfe(t) | Bfi(t) | Selp(t)
-            | Sad(t) | Mov(t) => write!(f, "{}", t.ty),
+            | Sad(t) | Nanosleep(t) | Mov(t) => write!(f, "{}", t.ty),
             Bfind(b) => {
                 flag(f, b.shiftamt, Modifier::Shiftamt)?;
                 write!(f, "{}", b.ty)
@@ -1641,6 +1728,27 @@ impl fmt::Display for Op {
             CpAsyncCommit => f.write_str(".async.commit_group"),
             CpAsyncWait { all } => f.write_str(if all { ".async.wait_all" } else { ".async.wait_group" }),
             Ldmatrix(l) | Stmatrix(l) => write!(f, ".sync.aligned.m8n8.x{}{}.shared.b16", l.count, if l.trans { ".trans" } else { "" }),
+            Wmma(w) => {
+                let action = match w.action {
+                    WmmaAction::LoadA => ".load.a",
+                    WmmaAction::LoadB => ".load.b",
+                    WmmaAction::LoadC => ".load.c",
+                    WmmaAction::StoreD => ".store.d",
+                    WmmaAction::Mma => ".mma",
+                };
+                write!(f, "{action}.sync.aligned{}", w.layout)?;
+                if w.action == WmmaAction::Mma {
+                    // D's type, A's and B's where they are not f16, then C's.
+                    write!(f, "{}.m16n16k16{}", w.b_layout, w.ty)?;
+                    if w.ab != Type::F16 {
+                        write!(f, "{}{}", w.ab, w.ab)?;
+                    }
+                    return write!(f, "{}", w.c);
+                }
+                f.write_str(".m16n16k16")?;
+                opt(f, w.space)?;
+                write!(f, "{}", w.ty)
+            }
             Mma(x) => {
                 write!(f, ".sync.aligned{}{}{}", x.shape, x.a_layout, x.b_layout)?;
                 flag(f, x.satfinite, Modifier::Satfinite)?;

@@ -71,6 +71,14 @@ fn a_64_bit_product_with_a_carry() {
     insta::assert_snapshot!(refusal(&kernel("\tmad.lo.cc.u64 %rd1, %rd2, %rd3, %rd4;\n\tst.global.u64 [%rd6], %rd1;\n")));
 }
 
+/// `wmma` runs m16n16k16 on `MMA.M16N16K16`: a form that instruction lacks is refused.
+#[test]
+fn wmma_forms_the_tensor_engine_lacks() {
+    insta::assert_snapshot!(refusal(&kernel(
+        "\twmma.mma.sync.aligned.row.col.m16n16k16.f32.s8.s8.f32 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, {%r0, %r1}, {%r2, %r3}, {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7};\n"
+    )));
+}
+
 #[test]
 fn mma_forms_the_tensor_engine_lacks() {
     // Mixed input types, and .satfinite on a float accumulator.

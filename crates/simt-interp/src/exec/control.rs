@@ -52,28 +52,22 @@ impl Executor<'_> {
                 warp.exit(mask, exec);
                 Moved::Yes
             }
-            ControlOp::BarSync => {
-                if exec == 0 {
-                    warp.advance(mask);
-                } else {
-                    warp.progress_at = warp.issued;
-                    warp.arrive_at_barrier(mask, exec);
-                }
-                Moved::Yes
-            }
-            ControlOp::BarRed { op, d, q } => {
+            // `BAR.RED` is the same barrier, with the waiting threads' votes.
+            ControlOp::BarSync | ControlOp::BarRed { .. } => {
                 if exec == 0 {
                     warp.advance(mask);
                     return Ok(Moved::Yes);
                 }
-                let trues = pred(warp, q) & exec;
-                // Under `its` a warp's threads may reach the barrier in groups.
-                match warp.reductions.iter_mut().find(|r| (r.op, r.d) == (op, d)) {
-                    Some(r) => r.lanes |= exec,
-                    None => warp.reductions.push(Reduction { op, d, lanes: exec }),
+                if let ControlOp::BarRed { op, d, q } = op {
+                    let trues = pred(warp, q) & exec;
+                    // Under `its` a warp's threads may reach the barrier in groups.
+                    match warp.reductions.iter_mut().find(|r| (r.op, r.d) == (op, d)) {
+                        Some(r) => r.lanes |= exec,
+                        None => warp.reductions.push(Reduction { op, d, lanes: exec }),
+                    }
+                    self.votes.trues += trues.count_ones();
+                    self.votes.falses += (exec & !trues).count_ones();
                 }
-                self.votes.trues += trues.count_ones();
-                self.votes.falses += (exec & !trues).count_ones();
                 let warp = &mut self.warps[w];
                 warp.progress_at = warp.issued;
                 warp.arrive_at_barrier(mask, exec);

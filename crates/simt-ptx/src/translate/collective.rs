@@ -274,7 +274,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         // `.satfinite` means something only where it is kept (the integer forms).
         let satfinite_kept = !m.satfinite || form.and_then(|f| f.mma()).is_some_and(|f| f.sat);
         let layouts = m.a_layout == px::Layout::Row && m.b_layout == px::Layout::Col;
-        let (Some(form), Some(mma), true, true, true) =
+        let (Some(form), Some(_), true, true, true) =
             (form, form.and_then(|f| f.mma()).filter(|f| f.is_defined()), layouts, m.a == m.b && m.c == m.d, satfinite_kept)
         else {
             return Err(with_note(
@@ -284,13 +284,29 @@ impl<'t, 'a> Entry<'t, 'a> {
             ));
         };
         let [d, a, b, c] = self.operands(inst)?;
+        self.mma_fragments(form, d, a, b, c)
+    }
+
+    /// `form` on the fragments `d = a * b + c` (vectors of registers, or one register for a
+    /// fragment of one), as many of each as the form takes: a vector longer than that gives
+    /// its first ones (`wmma`'s f16 fragments hold every element twice).
+    pub(super) fn mma_fragments(
+        &mut self,
+        form: Form,
+        d: &'t ast::Operand<'a>,
+        a: &'t ast::Operand<'a>,
+        b: &'t ast::Operand<'a>,
+        c: &'t ast::Operand<'a>,
+    ) -> Result<()> {
+        use isa::{MmaAcc, MmaIn};
+        let Some(mma) = form.mma() else { return Err(Diagnostic::new(self.span, "internal error: not an MMA form")) };
         // A 64-bit element (f64) is a register pair in the fragment.
         let wide_in = mma.input == MmaIn::F64;
         let wide_acc = mma.acc == MmaAcc::F64;
         let parts = |o: &'t ast::Operand<'a>, regs: u8, wide: bool| -> Result<&'t [ast::Operand<'a>]> {
             let n = usize::from(if wide { regs / 2 } else { regs });
             match &o.kind {
-                OperandKind::Vector(v) if v.len() == n => Ok(v),
+                OperandKind::Vector(v) if v.len() >= n => Ok(&v[..n]),
                 // The parser reads one-element braces (m8n8k4's `{%fd1}`) as the register.
                 OperandKind::Name(_) if n == 1 => Ok(std::slice::from_ref(o)),
                 _ => Err(Diagnostic::new(o.span, format!("expected a vector of {n} registers"))),
@@ -331,7 +347,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
         }
         let reg = |found: Option<u8>, scratch: u8| Src::reg(found.unwrap_or(scratch));
-        // Every shape takes at most 4 registers of A, 4 of B and 4 of C.
+        // Every shape takes at most 4 registers of A and 4 of B (C from t + 8: 8 with `wmma`).
         self.emit(form, &[dst(d_base), src(reg(a_base, ta)), src(reg(b_base, tb)), src(reg(c_base, tc))])?;
         if d_base != tc {
             return Ok(());

@@ -42,6 +42,7 @@ mod pointers;
 mod registers;
 mod schedule;
 mod wide;
+mod wmma;
 
 use pointers::{mentioned_names, pointer_types};
 
@@ -371,6 +372,9 @@ type Result<T> = std::result::Result<T, Diagnostic>;
 const SCRATCH: u32 = 4;
 /// With `mma` in the kernel: its A (4 registers), B (2, then 2 unused) and C/D (4) fragments.
 const MMA_SCRATCH: u32 = 12;
+/// With `wmma`: `MMA.M16N16K16`'s A (4), B (4) and C/D (8) fragments; its loads and stores
+/// use fewer.
+const WMMA_SCRATCH: u32 = 16;
 
 struct Entry<'t, 'a> {
     b: KernelBuilder,
@@ -633,7 +637,15 @@ impl<'t, 'a> Entry<'t, 'a> {
             item: 0,
             scratch: 0,
             // MMA and `stmatrix` fragments need more room.
-            scratch_regs: if items.iter().any(|i| matches!(i, Item::Inst(i) if matches!(i.op, Op::Mma(_) | Op::Stmatrix(_)))) { MMA_SCRATCH } else { SCRATCH },
+            scratch_regs: items
+                .iter()
+                .map(|i| match i {
+                    Item::Inst(ast::Instruction { op: Op::Wmma(_), .. }) => WMMA_SCRATCH,
+                    Item::Inst(ast::Instruction { op: Op::Mma(_) | Op::Stmatrix(_), .. }) => MMA_SCRATCH,
+                    _ => SCRATCH,
+                })
+                .max()
+                .unwrap_or(SCRATCH),
             needs_scratch_pred: items.iter().any(|i| matches!(i, Item::Inst(i) if needs_scratch_pred(i.op))),
             uses_carry: items.iter().any(|i| matches!(i, Item::Inst(i) if writes_or_reads_carry(i.op))),
             line: 0,
@@ -1355,6 +1367,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 self.emit(Form::Depbar(mods::Depbar {}), &[isa::Operand::Imm(n)])
             }
             Op::Ldmatrix(l) => self.ldmatrix(inst, l),
+            Op::Wmma(w) => self.wmma(inst, w),
             Op::Stmatrix(l) => {
                 // Its own target: it becomes instructions every target has.
                 let lacks = self.older.is_some() || self.target.is_some_and(|target| target < isa::Target::Sm90);
@@ -1364,6 +1377,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             // Calls were inlined (`inline.rs`), their `ret`s made branches: a `ret` here ends the kernel.
             Op::Ret(_) | Op::Exit => self.op(Opcode::Exit, &[]),
             Op::Trap => self.op(Opcode::Trap, &[]),
+            // PTX bounds the sleep by [0, 2t] nanoseconds: not sleeping is within it.
+            Op::Nanosleep(_) => self.op(Opcode::Nop, &[]),
             // Device functions are inlined before translation (`inline.rs`): a call left here is one that could not be.
             Op::Call(_) => Err(unsupported(inst, format!("`{op}`"))),
         }

@@ -243,7 +243,8 @@ impl<'t, 'a> Entry<'t, 'a> {
         let mut fragments: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
         for item in items {
             let Item::Inst(inst) = item else { continue };
-            if !matches!(inst.op, Op::Mma(_) | Op::Ld(_) | Op::St(_) | Op::Ldmatrix(_)) {
+            let mma = matches!(inst.op, Op::Mma(_) | Op::Wmma(px::Wmma { action: px::WmmaAction::Mma, .. }));
+            if !mma && !matches!(inst.op, Op::Ld(_) | Op::St(_) | Op::Ldmatrix(_)) {
                 continue;
             }
             for operand in inst.operands.iter().filter(|o| matches!(o.kind, OperandKind::Vector(_))) {
@@ -258,7 +259,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
                 // MMA fragments may start anywhere (f64 ones at a pair); a vector of 2 or 4
                 // registers (an `ldmatrix`'s too) starts at a multiple of 2 or 4.
-                let align = if matches!(inst.op, Op::Mma(_)) { width(members[0]) } else { members.len() * width(members[0]) };
+                let align = if mma { width(members[0]) } else { members.len() * width(members[0]) };
                 fragments.push((align, members.iter().enumerate().map(|(k, &id)| (k * width(id), id)).collect()));
             }
         }

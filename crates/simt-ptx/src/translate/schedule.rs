@@ -147,9 +147,11 @@ fn loads_may_pass(op: Op) -> bool {
         | Op::Ret(_)
         | Op::Exit
         | Op::Trap
+        | Op::Nanosleep(_)
         | Op::CpAsync(_)
         | Op::CpAsyncCommit
         | Op::CpAsyncWait { .. }
-        | Op::Stmatrix(_) => false,
+        | Op::Stmatrix(_)
+        | Op::Wmma(_) => false,
     }
 }
