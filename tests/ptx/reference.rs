@@ -164,6 +164,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("math_double", math_double),
     ("int8_dot", int8_dot),
     ("wmma_tiles", wmma_tiles),
+    ("wmma_s8", wmma_s8),
 ];
 
 /// The reference of kernel `entry`.
@@ -836,4 +837,20 @@ fn wmma_tiles(inp: &Inputs) -> Outputs {
         }
     }
     outputs(vec![("d", Buffer::F32(d))])
+}
+
+fn wmma_s8(inp: &Inputs) -> Outputs {
+    // The bytes are signed chars.
+    let (a, b) = (inp.u8s("a"), inp.u8s("b"));
+    let value = |x: u8| i32::from(x as i8);
+    let mut d = inp.s32s("d").to_vec();
+    for tile in 0..2 {
+        let base = tile * 256;
+        for i in 0..16 {
+            for j in 0..16 {
+                d[base + i * 16 + j] = 7 + (0..16).map(|k| value(a[base + i * 16 + k]) * value(b[base + k * 16 + j])).sum::<i32>();
+            }
+        }
+    }
+    outputs(vec![("d", Buffer::S32(d))])
 }
