@@ -222,6 +222,7 @@ impl Instruction {
                     AtomOp::Add => (matches!(ty, AtomType::U32 | AtomType::S32 | AtomType::F32 | AtomType::U64 | AtomType::F64), "U32, S32, F32, U64 or F64"),
                     AtomOp::Min | AtomOp::Max => (matches!(ty, AtomType::U32 | AtomType::S32 | AtomType::U64 | AtomType::S64), "U32, S32, U64 or S64"),
                     AtomOp::Exch | AtomOp::And | AtomOp::Or | AtomOp::Xor => (matches!(ty, AtomType::B32 | AtomType::B64), "B32 or B64"),
+                    AtomOp::Inc | AtomOp::Dec => (ty == AtomType::U32, "U32"),
                 };
                 combo(ok, &format!("ATOM.{op} takes type {allowed}, not {ty}"))
             }

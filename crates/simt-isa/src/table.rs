@@ -178,7 +178,7 @@ modifier_enum!(
 );
 modifier_enum!(
     /// Atomic read-modify-write operations (`CAS` has its own opcode).
-    AtomOp { Add = "ADD", Min = "MIN", Max = "MAX", Exch = "EXCH", And = "AND", Or = "OR", Xor = "XOR" }
+    AtomOp { Add = "ADD", Min = "MIN", Max = "MAX", Exch = "EXCH", And = "AND", Or = "OR", Xor = "XOR", Inc = "INC", Dec = "DEC" }
 );
 modifier_enum!(
     /// Atomic operand types.
@@ -1036,7 +1036,7 @@ instruction_table! {
     Ld: "LD" [space: MemSpace, addr: AddrWidth = W32, vec: VecWidth = Scalar, ty: MemType], MEM_DATA, optional 0, LdSt, Memory, [LOAD];
     /// Stores `a` (1, 2 or 4 registers) to memory. `E` and `GENERIC` as for `LD`.
     St: "ST" [space: MemSpace, addr: AddrWidth = W32, vec: VecWidth = Scalar, ty: MemType], &[op("addr", ADDR), op("a", src(LitKind::NoLiteral, SrcMods::Plain, Width::Data))], optional 0, LdSt, Memory, [STORE];
-    /// Atomically applies `op` with `b` to memory; `d` gets the old value. Lanes of a warp apply in lane order; `ADD.F32` flushes subnormal inputs and results to sign-preserving zero. The 64-bit types work on register pairs (`b` a register pair). `E` and `GENERIC` as for `LD`.
+    /// Atomically applies `op` with `b` to memory; `d` gets the old value. Lanes of a warp apply in lane order; `ADD.F32` flushes subnormal inputs and results to sign-preserving zero. `INC` and `DEC` (`U32`, CUDA's `atomicInc`/`atomicDec`) count and wrap: `INC` stores `old >= b ? 0 : old + 1`, `DEC` stores `old == 0 || old > b ? b : old - 1`. The 64-bit types work on register pairs (`b` a register pair). `E` and `GENERIC` as for `LD`.
     Atom: "ATOM" [space: AtomSpace, addr: AddrWidth = W32, op: AtomOp, ty: AtomType], &[op("d", OperandKind::Dst(Width::Data)), op("addr", ADDR), op("b", S_ATOM)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC];
     /// Atomic compare-and-swap: if `mem == b` then `mem = c`; `d` gets the old value (`B64`: on register pairs). `E` and `GENERIC` as for `LD`.
     AtomCas: "ATOM" [space: AtomSpace, addr: AddrWidth = W32, "CAS", ty: CasType], &[op("d", OperandKind::Dst(Width::Data)), op("addr", ADDR), op("b", S_ATOM), op("c", S_ATOM)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC];

@@ -939,6 +939,11 @@ impl<'a> Parser<'a> {
                 self.bump();
                 OperandKind::Sink
             }
+            // PTX's one predefined constant (`cuda_fp16.h`'s shuffles clamp with it).
+            Some(Token::Ident("WARP_SZ")) => {
+                self.bump();
+                OperandKind::Immediate(Immediate::Int(32))
+            }
             Some(Token::Ident(name)) => {
                 self.bump();
                 match SpecialReg::lookup(name) {

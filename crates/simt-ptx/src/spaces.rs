@@ -200,6 +200,26 @@ fn join(a: Option<Known>, b: Known) -> Known {
     }
 }
 
+/// `op` on two constants where it is 32-bit integer arithmetic the constant inference follows
+/// (`cuda_fp16.h` computes a shuffle's clamp as `((WARP_SZ << 8) - 8192) | 31`), as PTX
+/// computes it in 32 bits; `None` for any other instruction.
+fn fold(op: Op, x: i64, y: i64) -> Option<i64> {
+    let word = |ty: crate::ops::Type| ty.is_integer() && ty.bits() == 32;
+    let (x, y) = (x as u32, y as u32);
+    let value = match op {
+        Op::Add(a) if word(a.ty) && !a.cc && !a.sat => x.wrapping_add(y),
+        Op::Sub(a) if word(a.ty) && !a.cc && !a.sat => x.wrapping_sub(y),
+        Op::Mul(m) if word(m.ty) && m.mode == Some(crate::ops::MulMode::Lo) && !m.cc => x.wrapping_mul(y),
+        // PTX clamps a shift past the width: everything shifts out.
+        Op::Shl(t) if t.ty.bits() == 32 => x.checked_shl(y).unwrap_or(0),
+        Op::And(t) if t.ty.bits() == 32 => x & y,
+        Op::Or(t) if t.ty.bits() == 32 => x | y,
+        Op::Xor(t) if t.ty.bits() == 32 => x ^ y,
+        _ => return None,
+    };
+    Some(i64::from(value))
+}
+
 /// The registers that hold one constant wherever they are read: every definition moves
 /// that literal, directly or through a 32-bit stack slot (-O0 keeps `0xffffffff`, the
 /// member mask of `__shfl_sync`, in one). Flow-insensitive, so it only ever says
@@ -229,15 +249,17 @@ pub(crate) fn constants<'a>(insts: &[&ast::Instruction<'a>], spaces: &HashMap<&'
         _ => Known::Varies,
     };
     // Every other instruction that writes a register makes it vary, once and for all; the
-    // fixpoint passes over moves, loads and stores only.
+    // fixpoint passes over moves, loads, stores and the 32-bit arithmetic `fold` computes.
+    let followed = |op: Op| matches!(op, Op::Mov(_) | Op::Ld(_) | Op::St(_)) || fold(op, 0, 0).is_some();
     for inst in insts {
-        if !matches!(inst.op, Op::Mov(_) | Op::Ld(_) | Op::St(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_))
+        if !followed(inst.op)
+            && !matches!(inst.op, Op::Red(_) | Op::Bra(_) | Op::Call(_))
             && let Some(OperandKind::Name(d)) = inst.operands.first().map(|o| &o.kind)
         {
             regs.insert(d, Known::Varies);
         }
     }
-    let insts: Vec<&ast::Instruction<'a>> = insts.iter().filter(|i| matches!(i.op, Op::Mov(_) | Op::Ld(_) | Op::St(_))).copied().collect();
+    let insts: Vec<&ast::Instruction<'a>> = insts.iter().filter(|i| followed(i.op)).copied().collect();
     let mut changed = true;
     while changed {
         changed = false;
@@ -257,6 +279,12 @@ pub(crate) fn constants<'a>(insts: &[&ast::Instruction<'a>], spaces: &HashMap<&'
             let Some(OperandKind::Name(d)) = ops.first().map(|o| &o.kind) else { continue };
             let value = match inst.op {
                 Op::Mov(_) => value_of(&regs, ops.get(1)),
+                op @ (Op::Add(_) | Op::Sub(_) | Op::Mul(_) | Op::Shl(_) | Op::And(_) | Op::Or(_) | Op::Xor(_)) => {
+                    match (value_of(&regs, ops.get(1)), value_of(&regs, ops.get(2))) {
+                        (Known::Const(x), Known::Const(y)) => fold(op, x, y).map_or(Known::Varies, Known::Const),
+                        _ => Known::Varies,
+                    }
+                }
                 Op::Ld(m) if m.ty.bits() == 32 && !unknown_store => stack_slot(ops.get(1)).and_then(|s| slots.get(&s).copied()).unwrap_or(Known::Varies),
                 _ => Known::Varies,
             };

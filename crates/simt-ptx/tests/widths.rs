@@ -1089,6 +1089,56 @@ fn dot_products_sums_of_differences_and_24_bit_products() {
     });
 }
 
+/// `WARP_SZ` (PTX's predefined 32) in a shuffle's clamp computed as
+/// `((WARP_SZ << 8) - 8192) | 31`, as `cuda_fp16.h` writes it: the clamp must be known as
+/// a constant, which the constant inference folds through 32-bit arithmetic.
+#[test]
+fn a_clamp_computed_from_the_warp_size() {
+    let body = "\tmov.u32 %r1, WARP_SZ;\n\tshl.b32 %r2, %r1, 8;\n\tadd.s32 %r3, %r2, -8192;\n\tor.b32 %r4, %r3, 31;\n\
+                \tshfl.sync.bfly.b32 %r5, %a, 1, %r4, -1;\n\tcvt.u64.u32 %o0, %r5;\n";
+    let inputs = integer_pairs();
+    let words: Vec<u32> = inputs.iter().map(|&(x, _)| x as u32).collect();
+    check(body, &inputs, |x, y| {
+        let lane = inputs.iter().position(|&p| p == (x, y)).expect("an input");
+        [u64::from(words[lane ^ 1]), 0, 0, 0, 0, 0, 0, 0]
+    });
+}
+
+/// `set` into halves (1.0 per true half: `h2exp`'s corrections in `cuda_fp16.h`, `__hisnan`;
+/// all ones per true half into a `.u32`) and CUDA's `atomicInc`/`atomicDec`, counters that
+/// wrap at `b`.
+#[test]
+fn half_sets_and_wrapping_counters() {
+    let body = "\tset.eq.f16x2.f16x2 %r6, %a, %b;\n\tset.nan.f16.f16 %h0, %s, %t;\n\tset.lt.u32.f16x2 %r7, %a, %b;\n\
+                \tcvt.u64.u32 %o1, %r6;\n\tcvt.u32.u16 %r6, %h0;\n\tmov.b64 %o2, {%r6, %r7};\n\
+                \tatom.global.inc.u32 %r1, [%rd6], %c;\n\tatom.global.dec.u32 %r2, [%rd6+4], %c;\n\tld.global.v2.u32 {%r3, %r4}, [%rd6];\n\
+                \tmov.b64 %o3, {%r1, %r3};\n\tmov.b64 %o4, {%r2, %r4};\n";
+    let mut inputs = integer_pairs();
+    // Halves that compare equal, a NaN, and counters at and past their bounds.
+    inputs[3] = (0x0002_0005_3C00_7E00, 0x0000_0005_3C00_7E00);
+    inputs[4] = (0x0000_0000_4000_3C00, 0x0000_0003_3C00_4000);
+    inputs[5] = (0x0000_0009_0000_0009, 0x0000_0009_0000_0000);
+    check(body, &inputs, |x, y| {
+        let (a, e, b, c) = (x as u32, (x >> 32) as u32, y as u32, (y >> 32) as u32);
+        let half = |v: u32, k: u32| half::f16::from_bits((v >> (16 * k)) as u16);
+        let each = |one: u32, holds: &dyn Fn(half::f16, half::f16) -> bool| {
+            (0..2).map(|k| if holds(half(a, k), half(b, k)) { one << (16 * k) } else { 0 }).sum::<u32>()
+        };
+        let inc = if a >= c { 0 } else { a + 1 };
+        let dec = if e == 0 || e > c { c } else { e - 1 };
+        [
+            0,
+            u64::from(each(0x3C00, &|p, q| p == q)),
+            u64::from(if half(a, 0).is_nan() || half(b, 0).is_nan() { 0x3C00u32 } else { 0 }) | u64::from(each(0xFFFF, &|p, q| p < q)) << 32,
+            u64::from(a) | u64::from(inc) << 32,
+            u64::from(e) | u64::from(dec) << 32,
+            0,
+            0,
+            0,
+        ]
+    });
+}
+
 /// A register written once, by a literal `mov`, and otherwise only read (tinygrad's
 /// `%cast_s32_0`, Triton's hoisted constants) is read as the literal wherever the reading
 /// instruction takes one, and its `mov` goes once no read needs the register: `mad.lo.s32 %r,

@@ -2,7 +2,7 @@
 //! always on), the sanitizers' view of each access, and the lane-order rules
 //! of the contract (a later lane's store wins; atomics apply in lane order).
 
-use std::ops::{BitAnd, BitOr, BitXor};
+use std::ops::{BitAnd, BitOr, BitXor, Not};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 use simt_isa::*;
@@ -138,8 +138,9 @@ fn flush_subnormal(bits: u32) -> u32 {
 }
 
 /// What an atomic works on: a 32-bit word in one register, or 64 bits in a pair.
-trait AtomicWord: Copy + Default + Ord + BitAnd<Output = Self> + BitOr<Output = Self> + BitXor<Output = Self> {
+trait AtomicWord: Copy + Default + Ord + BitAnd<Output = Self> + BitOr<Output = Self> + BitXor<Output = Self> + Not<Output = Self> {
     const BYTES: u32;
+    const ONE: Self;
     fn wrapping_add(self, x: Self) -> Self;
     /// The sum as floats (`ADD.F32` flushing subnormals, `ADD.F64`).
     fn float_add(self, x: Self) -> Self;
@@ -163,12 +164,18 @@ trait AtomicWord: Copy + Default + Ord + BitAnd<Output = Self> + BitOr<Output = 
             AtomOp::And => m & x,
             AtomOp::Or => m | x,
             AtomOp::Xor => m ^ x,
+            // CUDA's atomicInc and atomicDec: a counter that wraps at `x`.
+            AtomOp::Inc if m >= x => Self::default(),
+            AtomOp::Inc => m.wrapping_add(Self::ONE),
+            AtomOp::Dec if m == Self::default() || m > x => x,
+            AtomOp::Dec => m.wrapping_add(!Self::default()),
         }
     }
 }
 
 impl AtomicWord for u32 {
     const BYTES: u32 = 4;
+    const ONE: u32 = 1;
     fn wrapping_add(self, x: u32) -> u32 {
         u32::wrapping_add(self, x)
     }
@@ -188,6 +195,7 @@ impl AtomicWord for u32 {
 
 impl AtomicWord for u64 {
     const BYTES: u32 = 8;
+    const ONE: u64 = 1;
     fn wrapping_add(self, x: u64) -> u64 {
         u64::wrapping_add(self, x)
     }

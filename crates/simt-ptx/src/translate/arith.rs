@@ -942,10 +942,19 @@ impl<'t, 'a> Entry<'t, 'a> {
             [d, x, y, q] => (d, x, y, Some(q)),
             _ => return Err(Diagnostic::new(inst.span, "`set` takes 3 or 4 operands")),
         };
+        // Halves compare as halves: 1.0 in the result's type, or all ones, for each true one.
+        let half_one = |ty: Type| match ty {
+            Type::F16 | Type::F16x2 => 0x3C00,
+            Type::Bf16 | Type::Bf16x2 => 0x3F80,
+            _ => 0xFFFF,
+        };
+        let halves = matches!(s.src, Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2);
         let truth = match s.dst {
-            Type::U32 | Type::S32 | Type::B32 => u32::MAX,
-            Type::F32 => 1.0f32.to_bits(),
-            ty => return Err(unsupported(inst, format!("`set` with a `{ty}` result"))),
+            Type::U32 | Type::S32 | Type::B32 if !halves => u32::MAX,
+            Type::F32 if !halves => 1.0f32.to_bits(),
+            Type::F16 | Type::Bf16 if matches!(s.src, Type::F16 | Type::Bf16) => half_one(s.dst),
+            Type::F16x2 | Type::Bf16x2 | Type::U32 | Type::S32 | Type::B32 if matches!(s.src, Type::F16x2 | Type::Bf16x2) => half_one(s.dst),
+            ty => return Err(unsupported(inst, format!("`set` with a `{ty}` result from `{}`", s.src))),
         };
         // A spilled guard and a spilled `c` would take both scratch predicates, P6 included.
         let spilled = |o: Option<&str>| o.and_then(|n| self.spilled(n)).is_some();
@@ -957,9 +966,27 @@ impl<'t, 'a> Entry<'t, 'a> {
             return Err(unsupported(inst, "`set` with a guard and a predicate operand that both live in registers (more than five predicates live)".into()));
         }
         let p = SCRATCH_PRED;
-        self.compare(inst, px::Setp { cmp: s.cmp, combine: s.combine, ftz: s.ftz, ty: s.src }, p, x, y, q)?;
+        let setp = px::Setp { cmp: s.cmp, combine: s.combine, ftz: s.ftz, ty: s.src };
+        let (sel, pt) = (|pred| isa::Operand::PredSrc { pred, negated: false }, isa::PT);
+        if !matches!(s.src, Type::F16x2 | Type::Bf16x2) {
+            // A scalar half compares as the low half of a pair.
+            if halves {
+                self.half_compare(inst, setp, (p, pt), x, y, q)?
+            } else {
+                self.compare(inst, setp, p, x, y, q)?
+            }
+            let d = self.word(d)?;
+            return self.op(Opcode::Sel, &[dst(d), src(Src::imm(truth)), src(Src::imm(0)), sel(p)]);
+        }
+        // One `HSETP2` a half (the other result to `PT`), each half's value selected into
+        // scratch before `d`, which may be a source, is written.
+        let t = self.scratch;
+        for (half, outputs) in [(0, (p, pt)), (1, (pt, p))] {
+            self.half_compare(inst, setp, outputs, x, y, q)?;
+            self.op(Opcode::Sel, &[dst(t + half as u8), src(Src::imm(truth << (16 * half))), src(Src::imm(0)), sel(p)])?;
+        }
         let d = self.word(d)?;
-        self.op(Opcode::Sel, &[dst(d), src(Src::imm(truth)), src(Src::imm(0)), isa::Operand::PredSrc { pred: p, negated: false }])
+        self.op(Opcode::Or, &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])
     }
 
     /// `p = (x cmp y) bop q` for `setp` and `set`.

@@ -341,6 +341,8 @@ impl<'t, 'a> Entry<'t, 'a> {
                     px::AtomOp::And => isa::AtomOp::And,
                     px::AtomOp::Or => isa::AtomOp::Or,
                     px::AtomOp::Xor => isa::AtomOp::Xor,
+                    px::AtomOp::Inc => isa::AtomOp::Inc,
+                    px::AtomOp::Dec => isa::AtomOp::Dec,
                     other => return Err(unsupported(format!("`{name}{other}`"))),
                 };
                 let ty = match (a.ty, op) {
