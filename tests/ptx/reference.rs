@@ -165,6 +165,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("int8_dot", int8_dot),
     ("wmma_tiles", wmma_tiles),
     ("wmma_s8", wmma_s8),
+    ("coop_tiles", coop_tiles),
 ];
 
 /// The reference of kernel `entry`.
@@ -853,4 +854,21 @@ fn wmma_s8(inp: &Inputs) -> Outputs {
         }
     }
     outputs(vec![("d", Buffer::S32(d))])
+}
+
+fn coop_tiles(inp: &Inputs) -> Outputs {
+    let v = inp.s32s("in");
+    let mut out = inp.s32s("out").to_vec();
+    for (i, o) in out.iter_mut().enumerate() {
+        let (warp, tile) = (&v[i & !31..(i & !31) + 32], &v[i & !7..(i & !7) + 8]);
+        let rank = i % 8;
+        let warp_sum = warp.iter().fold(0i32, |s, &x| s.wrapping_add(x));
+        let tile_max = *tile.iter().max().expect("eight lanes");
+        let large = i32::from(tile.iter().any(|&x| x > 900));
+        let positive = tile.iter().filter(|&&x| x > 0).count() as i32;
+        // shfl_down past the tile's last lane reads the lane's own value.
+        let next = if rank + 1 < 8 { tile[rank + 1] } else { v[i] };
+        *o = warp_sum + tile_max * 3 + large * 7 + positive * 11 + next * 13 + rank as i32 + ((i % 128) / 8) as i32 * 100;
+    }
+    outputs(vec![("out", Buffer::S32(out))])
 }

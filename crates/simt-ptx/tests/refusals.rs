@@ -43,8 +43,8 @@ fn generic_windows_simt_does_not_have() {
 }
 
 #[test]
-fn partial_member_mask() {
-    insta::assert_snapshot!(refusal(&kernel("\tld.param.u32 %r1, [k_param_1];\n\tshfl.sync.bfly.b32 %r2, %r3, 1, 31, %r1;\n")));
+fn a_reduction_over_a_partial_member_mask() {
+    insta::assert_snapshot!(refusal(&kernel("\tld.param.u32 %r1, [k_param_1];\n\tredux.sync.add.s32 %r2, %r3, %r1;\n")));
 }
 
 #[test]

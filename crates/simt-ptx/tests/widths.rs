@@ -1139,6 +1139,32 @@ fn half_sets_and_wrapping_counters() {
     });
 }
 
+/// Partial member masks, as cooperative groups' 8-lane tiles write them (each lane's mask
+/// is its tile's lanes, `0xff << (lane & 24)`): ballots, votes and `match.any` keep the
+/// mask's lanes, and a tile's butterfly shuffle, whose clamp 31 lies outside the segment
+/// mask (`0x181f`, PTX's `0x1807`), stays in the tile.
+#[test]
+fn collectives_over_partial_member_masks() {
+    let body = "\tand.b32 %r1, %r0, 24;\n\tshl.b32 %r2, 255, %r1;\n\tand.b32 %r3, %a, 1;\n\tsetp.ne.u32 %p1, %r3, 0;\n\
+                \tvote.sync.ballot.b32 %r4, %p1, %r2;\n\tcvt.u64.u32 %o0, %r4;\n\
+                \tvote.sync.all.pred %p2, %p1, %r2;\n\tselp.u32 %r5, 1, 0, %p2;\n\tvote.sync.any.pred %p2, %p1, %r2;\n\tselp.u32 %r6, 2, 0, %p2;\n\
+                \tvote.sync.uni.pred %p2, %p1, %r2;\n\tselp.u32 %r7, 4, 0, %p2;\n\tor.b32 %r5, %r5, %r6;\n\tor.b32 %r5, %r5, %r7;\n\tcvt.u64.u32 %o1, %r5;\n\
+                \tmatch.any.sync.b32 %r6, %r3, %r2;\n\tcvt.u64.u32 %o2, %r6;\n\
+                \tshfl.sync.bfly.b32 %r7, %a, 5, 0x181f, %r2;\n\tcvt.u64.u32 %o3, %r7;\n";
+    let inputs = integer_pairs();
+    let odd: Vec<bool> = inputs.iter().map(|&(x, _)| x & 1 == 1).collect();
+    check(body, &inputs, |x, y| {
+        let lane = inputs.iter().position(|&p| p == (x, y)).expect("an input");
+        let tile = (lane & 24..(lane & 24) + 8).collect::<Vec<_>>();
+        let bits = |keep: &dyn Fn(usize) -> bool| tile.iter().filter(|&&l| keep(l)).map(|&l| 1u64 << l).sum::<u64>();
+        let ballot = bits(&|l| odd[l]);
+        let all = u64::from(tile.iter().all(|&l| odd[l]));
+        let any = u64::from(tile.iter().any(|&l| odd[l]));
+        let uniform = u64::from(tile.iter().all(|&l| odd[l] == odd[tile[0]]));
+        [ballot, all | any << 1 | uniform << 2, bits(&|l| odd[l] == odd[lane]), inputs[lane ^ 5].0 & 0xFFFF_FFFF, 0, 0, 0, 0]
+    });
+}
+
 /// A register written once, by a literal `mov`, and otherwise only read (tinygrad's
 /// `%cast_s32_0`, Triton's hoisted constants) is read as the literal wherever the reading
 /// instruction takes one, and its `mov` goes once no read needs the register: `mad.lo.s32 %r,

@@ -38,9 +38,10 @@ impl<'t, 'a> Entry<'t, 'a> {
                     )),
                 }
             }
+            // Every lane of the warp syncs: a partial mask's lanes among them.
             Op::BarWarpSync => {
                 let [mask] = self.operands(inst)?;
-                self.full_mask(mask)?;
+                self.member_mask(mask)?;
                 self.op(Opcode::Warpsync, &[])
             }
             Op::Membar(m) => {
@@ -60,33 +61,49 @@ impl<'t, 'a> Entry<'t, 'a> {
                     ));
                 }
                 let [d, p, mask] = self.operands(inst)?;
-                self.full_mask(mask)?;
+                let mask = self.member_mask(mask)?;
                 let q = self.pred_src(p)?;
-                match v.mode {
-                    px::VoteMode::Ballot => {
+                let pt = isa::Operand::PredSrc { pred: isa::PT, negated: false };
+                match (v.mode, mask) {
+                    (px::VoteMode::Ballot, None) => {
                         let d = self.word(d)?;
                         self.op(Opcode::VoteBallot, &[dst(d), q])
                     }
-                    px::VoteMode::All | px::VoteMode::Any => {
+                    (px::VoteMode::Ballot, Some(mask)) => {
+                        let (d, t) = (self.word(d)?, self.scratch);
+                        self.op(Opcode::VoteBallot, &[dst(t), q])?;
+                        self.op(Opcode::And, &[dst(d), src(Src::reg(t)), src(mask)])
+                    }
+                    (px::VoteMode::All | px::VoteMode::Any, None) => {
                         let d = self.pred(d)?;
                         let mode = if v.mode == px::VoteMode::All { isa::VoteMode::All } else { isa::VoteMode::Any };
                         self.emit(Form::Vote(mods::Vote { mode }), &[isa::Operand::Pred(d), q])
                     }
-                    // Uniform: no lane's `p` holds, or every lane's does (ballots of `p` and of
-                    // the lanes voting, compared).
-                    px::VoteMode::Uni => {
+                    // The ballots of `p` (t) and of the lanes voting (t + 1), within the mask:
+                    // all holds where they are equal, any where the first is not 0, uniform
+                    // where either.
+                    (mode, mask) => {
                         let (d, t) = (self.pred(d)?, self.scratch);
                         self.op(Opcode::VoteBallot, &[dst(t), q])?;
-                        self.op(Opcode::VoteBallot, &[dst(t + 1), isa::Operand::PredSrc { pred: isa::PT, negated: false }])?;
-                        let equal = |bop| Form::Isetp(mods::Isetp { cmp: isa::Cmp::Eq, ty: isa::IntType::U32, bop });
-                        self.emit(
-                            equal(isa::BoolOp::And),
-                            &[isa::Operand::Pred(d), src(Src::reg(t)), src(Src::imm(0)), isa::Operand::PredSrc { pred: isa::PT, negated: false }],
-                        )?;
-                        self.emit(
-                            equal(isa::BoolOp::Or),
-                            &[isa::Operand::Pred(d), src(Src::reg(t)), src(Src::reg(t + 1)), isa::Operand::PredSrc { pred: d, negated: false }],
-                        )
+                        self.op(Opcode::VoteBallot, &[dst(t + 1), pt])?;
+                        if let Some(mask) = mask {
+                            for r in [t, t + 1] {
+                                self.op(Opcode::And, &[dst(r), src(Src::reg(r)), src(mask)])?;
+                            }
+                        }
+                        // d = (t cmp b) bop c
+                        let set = |this: &mut Self, cmp, bop, b: Src, c: u8| {
+                            let form = Form::Isetp(mods::Isetp { cmp, ty: isa::IntType::U32, bop });
+                            this.emit(form, &[isa::Operand::Pred(d), src(Src::reg(t)), src(b), isa::Operand::PredSrc { pred: c, negated: false }])
+                        };
+                        match mode {
+                            px::VoteMode::All => set(self, isa::Cmp::Eq, isa::BoolOp::And, Src::reg(t + 1), isa::PT),
+                            px::VoteMode::Any => set(self, isa::Cmp::Ne, isa::BoolOp::And, Src::imm(0), isa::PT),
+                            _ => {
+                                set(self, isa::Cmp::Eq, isa::BoolOp::And, Src::imm(0), isa::PT)?;
+                                set(self, isa::Cmp::Eq, isa::BoolOp::Or, Src::reg(t + 1), d)
+                            }
+                        }
                     }
                 }
             }
@@ -110,19 +127,41 @@ impl<'t, 'a> Entry<'t, 'a> {
                 if matches!(d.kind, OperandKind::Pair(..)) {
                     return Err(unsupported("`match.all` with a predicate output (`d|p`)".into()));
                 }
-                self.full_mask(mask)?;
+                // `match.any` keeps the lanes of a partial member mask; `match.all` needs the warp.
+                let mask = if m.mode == px::MatchMode::All {
+                    self.full_mask(mask)?;
+                    None
+                } else {
+                    self.member_mask(mask)?
+                };
                 let form = Form::Match(mods::Match { mode: if m.mode == px::MatchMode::All { isa::MatchMode::All } else { isa::MatchMode::Any } });
                 let d = self.word(d)?;
-                if m.ty.bits() == 32 {
-                    let a = self.word(a)?;
-                    return self.emit(form, &[dst(d), src(Src::reg(a))]);
+                let t = self.scratch;
+                let matched = match (m.ty.bits(), mask) {
+                    (32, None) => {
+                        let a = self.word(a)?;
+                        return self.emit(form, &[dst(d), src(Src::reg(a))]);
+                    }
+                    (32, Some(_)) => {
+                        let a = self.word(a)?;
+                        self.emit(form, &[dst(t), src(Src::reg(a))])?;
+                        t
+                    }
+                    // Lanes agree on a 64-bit value where they agree on both words; all lanes
+                    // agree on it where they agree on both (else one of the two masks is 0).
+                    _ => {
+                        let a = self.pair(a)?;
+                        self.emit(form, &[dst(t), src(Src::reg(a))])?;
+                        self.emit(form, &[dst(t + 1), src(Src::reg(a + 1))])?;
+                        let both = if mask.is_some() { t } else { d };
+                        self.op(Opcode::And, &[dst(both), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+                        both
+                    }
+                };
+                match mask {
+                    Some(mask) => self.op(Opcode::And, &[dst(d), src(Src::reg(matched)), src(mask)]),
+                    None => Ok(()),
                 }
-                // Lanes agree on a 64-bit value where they agree on both words; all lanes
-                // agree on it where they agree on both (else one of the two masks is 0).
-                let (a, t) = (self.pair(a)?, self.scratch);
-                self.emit(form, &[dst(t), src(Src::reg(a))])?;
-                self.emit(form, &[dst(t + 1), src(Src::reg(a + 1))])?;
-                self.op(Opcode::And, &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])
             }
             Op::Activemask => {
                 let [d] = self.operands(inst)?;
@@ -144,7 +183,8 @@ impl<'t, 'a> Entry<'t, 'a> {
         if !s.sync || s.ty.bits() != 32 {
             return Err(Diagnostic::new(inst.op_span, "only `shfl.sync` of 32-bit values is supported"));
         }
-        self.full_mask(mask)?;
+        // A lane reads the lane PTX names whatever the mask: PTX defines no other value.
+        self.member_mask(mask)?;
         let mode = match s.mode {
             px::ShflMode::Up => isa::ShflMode::Up,
             px::ShflMode::Down => isa::ShflMode::Down,
@@ -157,7 +197,9 @@ impl<'t, 'a> Entry<'t, 'a> {
             return Err(Diagnostic::new(c.span, "the clamp operand must be a literal, or a register always set to one"));
         };
         let width = 32 - (c_value >> 8);
-        let clamp = c_value & 0xFF;
+        // PTX reads the clamp as c[4:0] outside the segment mask c[12:8]: cooperative groups'
+        // tiles write 31 for every width (0x181f is 0x1807).
+        let clamp = c_value & 0x1F & !(c_value >> 8);
         let expected = if mode == isa::ShflMode::Up { 0 } else { width - 1 };
         if !(1..=32).contains(&width) || (width as u32).count_ones() != 1 || clamp != expected || c_value >> 13 != 0 {
             return Err(with_note(

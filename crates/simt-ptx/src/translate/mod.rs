@@ -1425,13 +1425,25 @@ impl<'t, 'a> Entry<'t, 'a> {
             .contains(name)
     }
 
-    /// `shfl.sync` and `vote.sync` must involve the whole warp.
-    fn full_mask(&self, mask: &ast::Operand<'a>) -> Result<()> {
+    /// A collective's member mask: `None` where it is the whole warp, else its value. simt's
+    /// collectives wait for every non-exited lane of the warp whatever the mask says (a lane
+    /// that never comes is a deadlock fault, never a wrong value), and a mask restricts the
+    /// lanes a result is made of (`docs/ptx.md`).
+    fn member_mask(&self, mask: &ast::Operand<'a>) -> Result<Option<Src>> {
         match self.constant(mask) {
-            Some(-1 | 0xFFFF_FFFF) => Ok(()),
-            _ => Err(with_note(
+            Some(-1 | 0xFFFF_FFFF) => Ok(None),
+            _ => self.src32(mask).map(Some),
+        }
+    }
+
+    /// Collectives whose result a partial member mask would change in ways simt does not
+    /// compute (`match.all`, `redux`) must involve the whole warp.
+    fn full_mask(&self, mask: &ast::Operand<'a>) -> Result<()> {
+        match self.member_mask(mask)? {
+            None => Ok(()),
+            Some(_) => Err(with_note(
                 Diagnostic::new(mask.span, "the member mask must be 0xffffffff (the whole warp), and this one may not be"),
-                "simt's warp collectives take every non-exited lane; partial masks are not supported",
+                "simt restricts `shfl`, `vote` and `match.any` results to a partial member mask, not this instruction's",
             )),
         }
     }
