@@ -361,6 +361,26 @@ fn module_variables_hold_their_initializers_bits() {
     assert_eq!((code, stdout.split_whitespace().collect::<Vec<_>>()), (0, want), "{stderr}");
 }
 
+/// A module variable of untyped bytes (`__constant__ float k[2]` is `.const .b8 k[8]`) takes
+/// a buffer of any dtype as its bytes, as cudaMemcpyToSymbol would fill it: here a float32
+/// `.npy` (a typed `u8` buffer would refuse its dtype).
+#[test]
+fn a_byte_array_module_variable_takes_any_dtype() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("c.ptx"),
+        ".version 8.0\n.target sm_80\n.address_size 64\n.const .align 4 .b8 k[8];\n\
+         .visible .entry scale(.param .u64 out)\n{\n\t.reg .f32 %f<3>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [out];\n\
+         \tld.const.f32 %f1, [k];\n\tld.const.f32 %f2, [k+4];\n\tmul.f32 %f1, %f1, %f2;\n\tst.global.f32 [%rd1], %f1;\n\tret;\n}\n",
+    )
+    .unwrap();
+    let bytes: Vec<u8> = [1.5f32, 2.5].iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(dir.path().join("k.npy"), simt_io::npy::write(simt_io::npy::Dtype::F32, &[2], &bytes)).unwrap();
+    let args = ["run", "c.ptx", "--grid", "1", "--block", "1", "--arg", "out=zeros(1)", "--arg", "k=@k.npy", "--dump", "out:f32"];
+    let (code, stdout, stderr) = outcome(dir.path(), &args);
+    assert_eq!((code, stdout.trim()), (0, "3.75"), "{stderr}");
+}
+
 /// `--dump NAME:TYPE` reads a buffer's bytes as another element type: a PTX pointer's
 /// buffer holds whatever the kernel stored (Triton stores floats as `.b32`).
 #[test]

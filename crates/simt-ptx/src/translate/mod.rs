@@ -430,7 +430,7 @@ struct Entry<'t, 'a> {
     wide_literal_taken: bool,
     /// The module-scope variables the kernel uses, each a buffer parameter: name, element
     /// type and initial contents.
-    module_vars: Vec<(&'a str, isa::ElemType, isa::ArgInit)>,
+    module_vars: Vec<(&'a str, isa::ParamType, isa::ArgInit)>,
     /// The PTX instruction each pushed instruction came from, by pc.
     spans: Vec<Span>,
     /// The inlined call ([`isa::Frames`]) the current instruction belongs to, and each pushed
@@ -854,12 +854,12 @@ impl<'t, 'a> Entry<'t, 'a> {
                 )),
             }
         }
-        for (name, elem, init) in self.module_vars.clone() {
+        for (name, ty, init) in self.module_vars.clone() {
             if f.params.iter().any(|p| p.name.value == name) {
                 errors.push(Diagnostic::new(f.name.span, format!("module variable `{name}` has the name of a parameter of this kernel")));
                 continue;
             }
-            let offset = self.b.param(name, isa::ParamType::Ptr(elem));
+            let offset = self.b.param(name, ty);
             self.b.arg(isa::ArgDefault { name: name.to_string(), init });
             if let Some(symbol) = self.symbols.get_mut(name) {
                 symbol.address = offset;
@@ -937,9 +937,12 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             isa::ArgInit::List(list)
         };
+        // Untyped bits (`.b8`: how compilers declare a `__constant__ float k[17]` or a struct)
+        // take a buffer of any dtype as its bytes, as a PTX pointer parameter does.
+        let ty = if matches!(var.ty, Type::B8 | Type::B32 | Type::B64) { isa::ParamType::Raw(elem) } else { isa::ParamType::Ptr(elem) };
         // The parameter itself comes after the kernel's own (`declare`), which keep their positions.
         self.symbols.insert(name, Symbol { space: StateSpace::Global, address: 0, base: None });
-        self.module_vars.push((name, elem, init));
+        self.module_vars.push((name, ty, init));
         Ok(())
     }
 
