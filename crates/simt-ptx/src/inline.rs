@@ -139,6 +139,11 @@ impl<'a> Declared<'a> {
     }
 }
 
+/// `scope` and the scopes around it, innermost first, to the body's (0).
+fn enclosing(parents: &[usize], scope: usize) -> impl Iterator<Item = usize> + '_ {
+    std::iter::successors(Some(scope), |&s| (s != 0).then(|| parents[s]))
+}
+
 /// Plans the copies the calls of kernel `f` need.
 pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>) -> Result<Plan<'t, 'a>, Diagnostic> {
     let mut plan = Plan {
@@ -164,36 +169,36 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
             (k, 0) => format!("c{k}"),
             (k, s) => format!("c{k}.s{s}"),
         };
-        let mut names = Vec::new();
+        // Every name the body mentions, with the scope it is mentioned in: the parameters and
+        // results in the body's, then each statement's.
+        let mut names: Vec<(&'a str, usize)> = function.params.iter().chain(&function.returns).map(|p| (p.name.value, 0)).collect();
+        let mut mentioned = Vec::new();
         for &(s, scope) in &list {
-            names.clear();
+            mentioned.clear();
             match s {
-                Statement::Instruction(i) => i.names(&mut names),
-                Statement::Registers(r) => names.extend(r.names.iter().map(|n| n.name)),
-                Statement::Variable(v) => names.push(v.name.value),
-                Statement::Label(l) => names.push(l.value),
+                Statement::Instruction(i) => i.names(&mut mentioned),
+                Statement::Registers(r) => mentioned.extend(r.names.iter().map(|n| n.name)),
+                Statement::Variable(v) => mentioned.push(v.name.value),
+                Statement::Label(l) => mentioned.push(l.value),
                 _ => {}
             }
-            if scope == 0 {
-                names.extend(function.params.iter().chain(&function.returns).map(|p| p.name.value));
+            names.extend(mentioned.iter().map(|&name| (name, scope)));
+        }
+        for (name, scope) in names {
+            // The innermost scope around the mention that declares the name.
+            let Some(declaring) = enclosing(&parents, scope).find(|&s| declared[s].declares(name)) else { continue };
+            // A nested block's variable that hides none is the function's, so the blocks
+            // around calls (`{ .param .b32 param0; ... call ... }`, one per call) share
+            // their argument variables' LOCAL memory as they did; registers cost nothing
+            // apart, and each block has its own.
+            let hides = || enclosing(&parents, declaring).skip(1).any(|s| declared[s].declares(name));
+            let at = if declaring != 0 && declared[declaring].variables.contains(&name) && !hides() { 0 } else { declaring };
+            if (k == 0 && at == 0) || plan.renamed.contains_key(&(k, at, name)) {
+                continue;
             }
-            for &name in &names {
-                // The innermost scope around the statement that declares the name.
-                let declaring = std::iter::successors(Some(scope), |&s| (s != 0).then(|| parents[s])).find(|&s| declared[s].declares(name));
-                let Some(declaring) = declaring else { continue };
-                // A nested block's variable that hides none is the function's, so the blocks
-                // around calls (`{ .param .b32 param0; ... call ... }`, one per call) share
-                // their argument variables' LOCAL memory as they did; registers cost nothing
-                // apart, and each block has its own.
-                let hides = || std::iter::successors(Some(declaring), |&s| (s != 0).then(|| parents[s])).skip(1).any(|s| declared[s].declares(name));
-                let at = if declaring != 0 && declared[declaring].variables.contains(&name) && !hides() { 0 } else { declaring };
-                if (k == 0 && at == 0) || plan.renamed.contains_key(&(k, at, name)) {
-                    continue;
-                }
-                let Some(new) = declared[declaring].rename(name, &tag(at)) else { continue };
-                plan.names.push(new);
-                plan.renamed.insert((k, at, name), plan.names.len() - 1);
-            }
+            let Some(new) = declared[declaring].rename(name, &tag(at)) else { continue };
+            plan.names.push(new);
+            plan.renamed.insert((k, at, name), plan.names.len() - 1);
         }
         if k > 0 {
             plan.names.push(format!("end.c{k}.ret"));
@@ -254,17 +259,7 @@ impl<'t, 'a> Plan<'t, 'a> {
     /// What `name`, read in scope `scope` of copy `k`, is called in the expanded body: the
     /// new name of the innermost declaration around it, or itself.
     fn name<'p>(&'p self, k: usize, scope: usize, name: &'a str) -> &'p str {
-        let parents = &self.copies[k].parents;
-        let mut at = scope;
-        loop {
-            if let Some(&i) = self.renamed.get(&(k, at, name)) {
-                return self.names[i].as_str();
-            }
-            if at == 0 {
-                return name;
-            }
-            at = parents[at];
-        }
+        enclosing(&self.copies[k].parents, scope).find_map(|at| self.renamed.get(&(k, at, name))).map_or(name, |&i| self.names[i].as_str())
     }
 
     /// The label ending copy `k`: its `ret`s branch there.

@@ -168,6 +168,7 @@ trait AtomicWord: Copy + Default + Ord + BitAnd<Output = Self> + BitOr<Output = 
             AtomOp::Inc if m >= x => Self::default(),
             AtomOp::Inc => m.wrapping_add(Self::ONE),
             AtomOp::Dec if m == Self::default() || m > x => x,
+            // All ones: minus one.
             AtomOp::Dec => m.wrapping_add(!Self::default()),
         }
     }

@@ -257,8 +257,9 @@ impl<'a> Executor<'a> {
     pub(crate) fn write_barrier_reductions(&mut self) {
         let votes = std::mem::take(&mut self.votes);
         for warp in &mut self.warps {
-            let reductions = std::mem::take(&mut warp.reductions);
-            for r in &reductions {
+            // Taken out to write the registers, and put back (empty) to keep its allocation.
+            let mut reductions = std::mem::take(&mut warp.reductions);
+            for r in reductions.drain(..) {
                 let result = match r.op {
                     BarRedOp::Popc => votes.trues,
                     BarRedOp::And => u32::from(votes.falses == 0),
@@ -266,9 +267,7 @@ impl<'a> Executor<'a> {
                 };
                 write(warp, r.d, &[result; 32], r.lanes);
             }
-            // Keep the allocation for the next barrier.
             warp.reductions = reductions;
-            warp.reductions.clear();
         }
     }
 
@@ -289,27 +288,19 @@ impl<'a> Executor<'a> {
             s.check_issue(self, w, pc, mask, exec);
         }
         self.warps[w].issued += 1;
-        let moved = match &inst.op {
-            Op::Arith(op) => {
-                self.arith(w, op, exec);
-                control::Moved::No
-            }
+        let mut moved = control::Moved::No;
+        match &inst.op {
+            Op::Arith(op) => self.arith(w, op, exec),
             Op::Memory(op) => {
                 let mut watch = MemoryWatch { efficiency: &mut counters.efficiency, sanitizer: sanitizer.as_deref_mut() };
                 self.memory(w, pc, op, mask, exec, &mut watch)?;
-                control::Moved::No
             }
-            Op::Collective(op) => {
-                self.collective(w, *op, exec);
-                control::Moved::No
-            }
-            Op::Tensor(op) => {
-                self.mma(w, pc, *op, mask, exec)?;
-                control::Moved::No
-            }
-            Op::Control(op) => self.control(w, pc, *op, mask, exec, counts)?,
-        };
-        // A `BAR.RED` writes its destination as the barrier opens, for the lanes issuing it now.
+            Op::Collective(op) => self.collective(w, *op, exec),
+            Op::Tensor(op) => self.mma(w, pc, *op, mask, exec)?,
+            Op::Control(op) => moved = self.control(w, pc, *op, mask, exec, counts)?,
+        }
+        // Also after an instruction that moved its threads: a `BAR.RED` writes its
+        // destination for them as the barrier opens.
         if let Some(s) = sanitizer {
             s.after_issue(self, w, pc, exec);
         }

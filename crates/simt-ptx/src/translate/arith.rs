@@ -75,7 +75,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                         self.carry_chain(&[word], sub, carry_in, a.cc)
                     }
                     Type::U64 | Type::S64 if !a.sat => {
-                        let (d, [x_lo, x_hi], [y_lo, y_hi]) = (self.pair(d)?, self.words64(x)?, self.words64(y)?);
+                        let (d, (x_lo, x_hi), (y_lo, y_hi)) = (self.pair(d)?, self.halves(x)?, self.halves(y)?);
                         self.carry_chain(&[(d, x_lo, y_lo), (d + 1, x_hi, y_hi)], sub, carry_in, a.cc)
                     }
                     _ => Err(unsupported(format!("`{}{}` with a carry", op.name(), a.ty))),

@@ -28,9 +28,8 @@ impl<'t, 'a> Entry<'t, 'a> {
                         // `.and` and `.or` give a predicate: the 0 or 1, compared.
                         let t = self.scratch;
                         self.emit(form, &[dst(t), q])?;
-                        let ne = Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ne, ty: isa::IntType::U32, bop: isa::BoolOp::And });
-                        let d = self.pred(d)?;
-                        self.emit(ne, &[isa::Operand::Pred(d), src(Src::reg(t)), src(Src::imm(0)), isa::Operand::PredSrc { pred: isa::PT, negated: false }])
+                        let (ne, operands) = registers::nonzero(self.pred(d)?, src(Src::reg(t)));
+                        self.emit(ne, &operands)
                     }
                     _ => Err(with_note(
                         unsupported("this barrier".into()),
@@ -135,29 +134,20 @@ impl<'t, 'a> Entry<'t, 'a> {
                     self.member_mask(mask)?
                 };
                 let form = Form::Match(mods::Match { mode: if m.mode == px::MatchMode::All { isa::MatchMode::All } else { isa::MatchMode::Any } });
-                let d = self.word(d)?;
-                let t = self.scratch;
-                let matched = match (m.ty.bits(), mask) {
-                    (32, None) => {
-                        let a = self.word(a)?;
-                        return self.emit(form, &[dst(d), src(Src::reg(a))]);
-                    }
-                    (32, Some(_)) => {
-                        let a = self.word(a)?;
-                        self.emit(form, &[dst(t), src(Src::reg(a))])?;
-                        t
-                    }
+                let (d, t) = (self.word(d)?, self.scratch);
+                // The lanes that match, straight into `d` unless a mask keeps some of them.
+                let matched = if mask.is_some() { t + 2 } else { d };
+                if m.ty.bits() == 32 {
+                    let a = self.word(a)?;
+                    self.emit(form, &[dst(matched), src(Src::reg(a))])?;
+                } else {
                     // Lanes agree on a 64-bit value where they agree on both words; all lanes
                     // agree on it where they agree on both (else one of the two masks is 0).
-                    _ => {
-                        let a = self.pair(a)?;
-                        self.emit(form, &[dst(t), src(Src::reg(a))])?;
-                        self.emit(form, &[dst(t + 1), src(Src::reg(a + 1))])?;
-                        let both = if mask.is_some() { t } else { d };
-                        self.op(Opcode::And, &[dst(both), src(Src::reg(t)), src(Src::reg(t + 1))])?;
-                        both
-                    }
-                };
+                    let a = self.pair(a)?;
+                    self.emit(form, &[dst(t), src(Src::reg(a))])?;
+                    self.emit(form, &[dst(t + 1), src(Src::reg(a + 1))])?;
+                    self.op(Opcode::And, &[dst(matched), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+                }
                 match mask {
                     Some(mask) => self.op(Opcode::And, &[dst(d), src(Src::reg(matched)), src(mask)]),
                     None => Ok(()),

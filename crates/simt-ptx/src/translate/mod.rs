@@ -1174,23 +1174,6 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
-    /// A 64-bit source as its two words, low first, for instructions done a word at a time
-    /// (carries): a pair's two registers, or a literal's or an address's two halves.
-    fn words64(&self, o: &ast::Operand<'a>) -> Result<[Src; 2]> {
-        if let Some(imm) = self.literal(o, literals::Literal::wide) {
-            return self.words64(&imm);
-        }
-        match o.kind {
-            OperandKind::Name(n) if self.locs.contains_key(n) => {
-                let r = self.pair(o)?;
-                Ok([Src::reg(r), Src::reg(r + 1)])
-            }
-            OperandKind::Name(n) => Ok([self.symbol(n, o.span)?.value(), Src::imm(0)]),
-            OperandKind::Immediate(Immediate::Int(v)) => Ok([Src::imm(v as u32), Src::imm((v >> 32) as u32)]),
-            _ => Err(Diagnostic::new(o.span, "expected a 64-bit register or literal")),
-        }
-    }
-
     /// A 64-bit source where the instruction needs a register pair (the first source of the
     /// 64-bit rows): a literal goes to the scratch pair first, sign-extended from 32 bits.
     fn pair_src(&mut self, o: &ast::Operand<'a>) -> Result<Src> {

@@ -722,7 +722,7 @@ pub(super) fn bit(r: isa::Operand, p: isa::Operand) -> (Form, Vec<isa::Operand>)
 }
 
 /// `ISETP.NE.U32 p, r, RZ`: predicate `p` set to the one a spilled predicate's register `r` holds.
-fn nonzero(p: u8, r: isa::Operand) -> (Form, Vec<isa::Operand>) {
+pub(super) fn nonzero(p: u8, r: isa::Operand) -> (Form, Vec<isa::Operand>) {
     let ne = Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ne, ty: isa::IntType::U32, bop: isa::BoolOp::And });
     (ne, vec![isa::Operand::Pred(p), r, src(Src::reg(RZ)), isa::Operand::PredSrc { pred: isa::PT, negated: false }])
 }

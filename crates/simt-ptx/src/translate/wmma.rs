@@ -90,9 +90,9 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.op(Opcode::Imad, &[dst(first), src(Src::reg(along)), src(stride), src(Src::reg(across))])?;
         let shift = bytes.trailing_zeros();
         self.op(Opcode::Shl, &[dst(first), src(Src::reg(first)), src(Src::imm(shift))])?;
-        // The address of the element `first` bytes in.
-        let element = |this: &mut Self| -> Result<isa::Operand> {
-            let into = match (width, base) {
+        // The register holding the address of the element `first` bytes in (less `offset`).
+        let element = |this: &mut Self| -> Result<u8> {
+            Ok(match (width, base) {
                 (isa::AddrWidth::E, _) => {
                     let wide = Form::ImadWide(mods::ImadWide { ty: isa::IntType::U32 });
                     this.emit(wide, &[dst(pair), src(Src::reg(first)), src(Src::imm(1)), src(Src::reg(base))])?;
@@ -103,34 +103,26 @@ impl<'t, 'a> Entry<'t, 'a> {
                     this.op(Opcode::Iadd, &[dst(pair), src(Src::reg(base)), src(Src::reg(first))])?;
                     pair
                 }
-            };
-            Ok(isa::Operand::Addr { base: into, offset })
+            })
         };
+        let at_bytes = |base: u8, extra: i32| isa::Operand::Addr { base, offset: offset + extra };
         let load = w.action != Action::StoreD;
         let fragment: Vec<u8> = regs[..words].iter().map(|r| self.word(r)).collect::<Result<_>>()?;
         if together {
             // 8, 16 or 32 bytes: one V2, one V4 or two V4 accesses.
             let vec = if words == 2 { isa::VecWidth::V2 } else { isa::VecWidth::V4 };
-            let address = element(self)?;
+            let lane_base = element(self)?;
             for chunk in 0..words.div_ceil(4) {
-                let part = &fragment[4 * chunk..(4 * chunk + 4).min(words)];
-                let isa::Operand::Addr { base: b, offset: o } = address else { unreachable!("an address") };
-                let address = isa::Operand::Addr { base: b, offset: o + 16 * chunk as i32 };
-                let in_place = part.windows(2).all(|p| p[1] == p[0] + 1) && usize::from(part[0]).is_multiple_of(part.len());
-                let block = if in_place { part[0] } else { values };
+                let (range, address) = (4 * chunk..(4 * chunk + 4).min(words), at_bytes(lane_base, 16 * chunk as i32));
+                let (part, in_place) = (&fragment[range.clone()], self.in_place(&regs[range.clone()], false, range.len()));
+                let block = in_place.unwrap_or(values);
                 if load {
                     self.emit(at.ld(vec, isa::MemType::B32), &[dst(block), address])?;
-                    if !in_place {
-                        for (k, &r) in part.iter().enumerate() {
-                            self.mov(r, Src::reg(values + k as u8))?;
-                        }
-                    }
-                } else {
-                    if !in_place {
-                        for (k, &r) in part.iter().enumerate() {
-                            self.mov(values + k as u8, Src::reg(r))?;
-                        }
-                    }
+                }
+                for (k, &r) in part.iter().enumerate().filter(|_| in_place.is_none()) {
+                    if load { self.mov(r, Src::reg(values + k as u8))? } else { self.mov(values + k as u8, Src::reg(r))? }
+                }
+                if !load {
                     self.emit(at.st(vec, isa::MemType::B32), &[address, src(Src::reg(block))])?;
                 }
             }
@@ -139,7 +131,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             let per_word = 4 / bytes;
             for e in 0..PER_LANE {
                 let (word, slot) = (fragment[(e / per_word) as usize], e % per_word);
-                let address = element(self)?;
+                let address = at_bytes(element(self)?, 0);
                 match (load, per_word) {
                     (true, 1) => self.emit(at.ld(isa::VecWidth::Scalar, ty), &[dst(word), address])?,
                     (true, _) => {
