@@ -1345,3 +1345,18 @@ fn comparisons_move_down_to_their_first_use() {
         assert_eq!(made(&format!("setp.ne.b32 %q{i},")).len(), 1, "{:?}", made(&format!("setp.ne.b32 %q{i},")));
     }
 }
+
+/// A shared or local `cvta` sets or clears the window in the high word, so its result may
+/// not share a register with a source that lives on: clang's -O3 stack frame does
+/// `cvta.local.u64 %SP, %SPL` and goes on storing through `%SPL` (its `printf` arguments),
+/// and the two once shared a pair, so those stores went through the window.
+#[test]
+fn window_conversions_keep_their_source() {
+    let body = "\tmov.b64 %rd0, %x;\n\tcvta.shared.u64 %o0, %rd0;\n\tadd.s64 %o1, %rd0, 1;\n\
+                \tcvta.to.shared.u64 %o2, %o0;\n\tcvta.local.u64 %o3, %y;\n\tadd.s64 %o4, %y, %o0;\n\tcvta.to.local.u64 %o5, %o3;\n";
+    let (shared, local) = (0x0001_0000_0000_0000u64, 0x0002_0000_0000_0000u64);
+    check(body, &integer_pairs(), |x, y| {
+        let low = |v: u64| v & 0xFFFF_FFFF;
+        [low(x) | shared, x.wrapping_add(1), low(x), low(y) | local, y.wrapping_add(low(x) | shared), low(y), 0, 0]
+    });
+}

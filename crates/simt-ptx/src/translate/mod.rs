@@ -232,6 +232,9 @@ struct Mentions {
     guarded: bool,
     /// A plain copy of its one use into its one def.
     copy: bool,
+    /// A move of its one use into its one def, the value changed or not (`mov`, any
+    /// `cvta`): the two best share a register, where they may, so that the move vanishes.
+    moves: bool,
     /// Translated as one simt instruction, which reads its sources before it writes: its
     /// destinations need not keep clear of its sources' registers.
     reads_first: bool,

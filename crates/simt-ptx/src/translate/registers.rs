@@ -67,21 +67,25 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             let defs_end = ids.len();
             ids.extend_from_slice(&uses);
-            // A plain copy (`mov`, `cvta`) of one register into another of its kind may
-            // share its register (below): the move then disappears.
+            // A move (`mov`, `cvta`) of one register into another of its kind may share its
+            // register (below): the move then disappears. A plain copy (`mov`, a global
+            // `cvta`) may share it even while its source lives on; a shared or local `cvta`
+            // only where its source dies, since it sets or clears the window in the high word
+            // (clang goes on using `%SPL` after `cvta.local.u64 %SP, %SPL`).
             // (Words of any width: `halves.rs` makes copies between a word and a `.b16`
             // register that holds a whole one.)
             let kind = |id: usize| match classes_of[id] {
                 Class::Word { .. } => Class::Word { bits: 32 },
                 class => class,
             };
-            let copy = matches!(inst.op, Op::Mov(_) | Op::Cvta(_))
+            let moves = matches!(inst.op, Op::Mov(_) | Op::Cvta(_))
                 && defs_end - start == 1
                 && ids.len() - defs_end == 1
                 && inst.guard.is_none()
                 && kind(ids[start]) == kind(ids[defs_end]);
+            let copy = moves && !matches!(inst.op, Op::Cvta(px::Cvta { space: StateSpace::Shared | StateSpace::Local, .. }));
             let reads_first = self.hints.reads_first.contains(&at) && inst.guard.is_none();
-            insts.push(Mentions { item: at, defs: start..defs_end, uses: defs_end..ids.len(), guarded: inst.guard.is_some(), copy, reads_first });
+            insts.push(Mentions { item: at, defs: start..defs_end, uses: defs_end..ids.len(), guarded: inst.guard.is_some(), copy, moves, reads_first });
         }
         let n = names_of.len();
         // Basic blocks over `insts`: a label starts one, a branch or an exit ends one.
@@ -218,7 +222,8 @@ impl<'t, 'a> Entry<'t, 'a> {
                         }
                     }
                     if !inst.copy {
-                        let sources = if inst.reads_first { &[][..] } else { uses };
+                        // A move reads its source before it writes.
+                        let sources = if inst.reads_first || inst.moves { &[][..] } else { uses };
                         for &x in sources.iter().chain(defs) {
                             connect(d, x, &mut interferes);
                         }
@@ -232,7 +237,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         // to carry them.
         let mut spilled = vec![false; n];
         let mut partners = vec![Vec::new(); n];
-        for m in insts.iter().filter(|m| m.copy) {
+        for m in insts.iter().filter(|m| m.moves) {
             let (d, u) = (ids[m.defs.start], ids[m.uses.start]);
             partners[d].push(u);
             partners[u].push(d);
