@@ -430,3 +430,37 @@ fn int64_and_bool_buffers_come_back_in_their_dtype() {
     assert!(stdout.lines().all(|l| l == "0" || l == "1") && stdout.lines().count() == 1024, "bools print as 0 and 1");
     assert_eq!(std::fs::read(out.path().join("b.npy")).unwrap(), std::fs::read(corpus.join("data/compare_bool_out.data0.expected.npy")).unwrap());
 }
+
+/// `PRINTF`'s records come by block, then barrier interval, then warp, each warp's in issue
+/// order, whatever the thread count or timing, before the dumps; a `VPRINTF` (PTX's
+/// `call vprintf`) prints the same way.
+#[test]
+fn printf_records_come_in_one_order() {
+    let dir = workspace();
+    let kernel = ".kernel k\n.param .ptr.u32 out\n.launch grid(2) block(40)\n    S2R R4, SR_CTAID.X\n    S2R R5, SR_TID.X\n\
+                  \x20   ISETP.EQ.U32 P0, R5, 33\n@P0 PRINTF \"first: %d.%d\\n\", R4\n    ISETP.LT.U32 P1, R5, 2\n\
+                  @P1 PRINTF \"%d.%d\\n\", R4\n    BAR.SYNC\n    ISETP.EQ.U32 P2, R5, 39\n@P2 PRINTF \"%d.%d %s\\n\", R4\n    EXIT\n";
+    // `%s` takes the pair R6:R7, which holds a null pointer: `(null)`.
+    let kernel = kernel.replace("    BAR.SYNC\n", "    BAR.SYNC\n    MOV R6, 0\n    MOV R7, 0\n");
+    std::fs::write(dir.path().join("p.s"), kernel).unwrap();
+    let want = "0.0\n0.1\nfirst: 0.33\n0.39 (null)\n1.0\n1.1\nfirst: 1.33\n1.39 (null)\n7\n";
+    for extra in [&["--threads", "1"][..], &["--threads", "2"], &["--simt", "stack"]] {
+        let args = [&["run", "p.s", "--arg", "out=[7]", "--dump", "out"][..], extra].concat();
+        let (code, stdout, stderr) = outcome(dir.path(), &args);
+        assert_eq!((code, stdout.as_str()), (0, want), "{extra:?}: {stderr}");
+    }
+    let (code, stdout, stderr) = outcome(dir.path(), &["run", "p.s", "--arg", "out=[7]", "--timing", "h100"]);
+    assert!(code == 0 && stdout.starts_with(&want[..want.len() - 2]), "{stderr}\n{stdout}");
+}
+
+/// Past `--printf-limit` bytes of records (each its text and 64 bytes) the launch faults,
+/// naming the limit and the flag; what the blocks up to the faulting one printed comes first.
+#[test]
+fn printf_output_has_a_limit() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("p.s"), ".kernel k\n.launch grid(3) block(2)\n    S2R R0, SR_CTAID.X\n    PRINTF \"block %d\\n\", R0\n    EXIT\n").unwrap();
+    let (code, stdout, stderr) = outcome(dir.path(), &["run", "p.s", "--printf-limit", "400", "--threads", "1"]);
+    assert_eq!((code, stdout.as_str()), (2, "block 0\nblock 0\nblock 1\nblock 1\nblock 2\n"), "{stderr}");
+    assert!(stderr.contains("the launch printed more than 400 bytes, its limit"), "{stderr}");
+    assert!(stderr.contains("raise --printf-limit"), "{stderr}");
+}

@@ -181,8 +181,9 @@ fn every_command_shown_to_users_runs_as_written() {
     let mut ran = 0;
     for doc in documents() {
         let work = TempDir::new().unwrap();
-        // The kernel library, the examples and the ML corpus's kernels: what pages run.
-        for dir in ["asm", "examples", "tests/ml/triton", "tests/ml/tinygrad"] {
+        // The kernel library, the examples, the PTX corpus's clang fixtures and the ML corpus's
+        // kernels: what pages run.
+        for dir in ["asm", "examples", "tests/ptx/fixtures", "tests/ml/triton", "tests/ml/tinygrad"] {
             copy_dir(&root().join(dir), &work.path().join(dir));
         }
         for shown in doc {

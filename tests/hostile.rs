@@ -83,8 +83,8 @@ fn saxpy_bytecode() -> Vec<u8> {
 /// A one-instruction kernel (`EXIT`), no parameters, no labels: its instruction word is
 /// the 16 bytes that end 24 bytes before the end of its bytecode.
 /// Where the tiny module's one instruction word starts, counted from the end of its bytecode:
-/// its line (4 bytes), label count (4) and inlined-call count (4) follow it.
-const WORD_FROM_END: usize = 16 + 4 + 4 + 4;
+/// its line (4 bytes), label count (4), inlined-call count (4) and format count (4) follow it.
+const WORD_FROM_END: usize = 16 + 4 + 4 + 4 + 4;
 
 fn tiny_module(edit: impl FnOnce(&mut Kernel)) -> Module {
     let mut k = Kernel {
@@ -101,6 +101,7 @@ fn tiny_module(edit: impl FnOnce(&mut Kernel)) -> Module {
         labels: vec![],
         target: simt_isa::Target::DEFAULT,
         frames: simt_isa::Frames::default(),
+        formats: vec![],
     };
     edit(&mut k);
     Module { source_name: "tiny.s".into(), source: None, kernels: vec![k] }

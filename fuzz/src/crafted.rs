@@ -804,6 +804,7 @@ fn options(c: &mut impl Choices, simt: SimtModel) -> RunOptions {
         runaway_steps: pick(c, &[0, 1, 7, 64, simt_interp::launch::DEFAULT_RUNAWAY_STEPS]),
         deadline: None,
         memory_report: c.one_in(4),
+        printf_limit: pick(c, &[0, 64, simt_isa::DEFAULT_PRINTF_LIMIT]),
     }
 }
 

@@ -68,6 +68,10 @@ pub struct Case {
 /// Registers the preamble sets up: R0 = buffer base, R1 = tid.x, R2 = this thread's word.
 const PREAMBLE_REGS: u8 = 3;
 
+/// The formats every generated kernel has for its `PRINTF`s: none, words, pairs (a `%s`
+/// of whatever a register pair holds), and widths from arguments.
+const FORMATS: [&str; 4] = ["tick\n", "%d %u %x %c\n", "%f %ld %s %p\n", "%*.*d|%-*e|%hhd\n"];
+
 /// Builds a random valid kernel of at most `max_len` instructions (plus a 4-instruction preamble).
 pub fn case(c: &mut impl Choices, max_len: u32) -> Case {
     let regs_used = 8 + c.below(48) as u8; // registers the body may name: R0 .. regs_used-1
@@ -82,6 +86,21 @@ pub fn case(c: &mut impl Choices, max_len: u32) -> Case {
     // Usually end with EXIT; sometimes fall off the end (the interpreter must cope with that as well).
     if !c.one_in(8) {
         *code.last_mut().expect("at least one") = Instruction::new(Opcode::Exit);
+    }
+    // The kernel keeps the formats its PRINTFs use, in the order they first do, as the
+    // assembler does, so that a disassembled and reassembled kernel has the same code.
+    let mut formats: Vec<String> = Vec::new();
+    for inst in &mut code {
+        if let Operand::Format { index, .. } = &mut inst.operands[0] {
+            let text = FORMATS[usize::from(*index)];
+            *index = match formats.iter().position(|f| f == text) {
+                Some(i) => i as u16,
+                None => {
+                    formats.push(text.to_string());
+                    (formats.len() - 1) as u16
+                }
+            };
+        }
     }
     let regs = code.iter().filter_map(Instruction::max_reg).max().map_or(1, |m| m + 1).max(u32::from(PREAMBLE_REGS));
     let regs = (regs + c.below(4)).min(NUM_REGS);
@@ -100,6 +119,7 @@ pub fn case(c: &mut impl Choices, max_len: u32) -> Case {
         labels: vec![],
         target: simt_isa::Target::DEFAULT,
         frames: simt_isa::Frames::default(),
+        formats,
     };
     let shapes: [[u32; 3]; 8] = [[1, 1, 1], [32, 1, 1], [33, 1, 1], [64, 1, 1], [8, 4, 1], [2, 2, 2], [96, 1, 1], [5, 3, 2]];
     let block = shapes[c.below(shapes.len() as u32) as usize];
@@ -193,6 +213,11 @@ fn attempt(c: &mut impl Choices, regs_used: u8, len: u32, pc: u32, shared_size: 
                 Operand::Label { target, reconv }
             }
             OperandKind::Imm => Operand::Imm(1 << pick(6)),
+            OperandKind::Format => {
+                let index = pick(FORMATS.len() as u32) as u16;
+                let format = simt_isa::printf::Format::parse(FORMATS[usize::from(index)]).expect("the fuzzer's formats are valid");
+                Operand::Format { index, words: format.words(), pairs: format.has_pairs() }
+            }
         };
     }
     // Literals must match the slot's kind: fix up the width the checker wants.

@@ -166,6 +166,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("wmma_tiles", wmma_tiles),
     ("wmma_s8", wmma_s8),
     ("coop_tiles", coop_tiles),
+    ("printf_demo", printf_demo),
 ];
 
 /// The reference of kernel `entry`.
@@ -756,6 +757,12 @@ fn block_votes(inp: &Inputs) -> Outputs {
         out[first..(first + BLOCK).min(n)].fill(positive * 4 + all_above * 2 + any_large);
     }
     outputs(vec![("out", Buffer::S32(out))])
+}
+
+/// What it prints is checked against `printf_demo.out`; thread 0 of each block keeps the
+/// last `printf`'s result, its number of arguments (the `*` width and the value).
+fn printf_demo(inp: &Inputs) -> Outputs {
+    outputs(vec![("count", Buffer::S32(vec![2; inp.s32s("count").len()]))])
 }
 
 fn cub_block(inp: &Inputs) -> Outputs {

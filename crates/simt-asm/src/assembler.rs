@@ -21,6 +21,7 @@ fn terminal_name(t: &str) -> String {
         "\"word\"" => "a name".into(),
         "\"dotword\"" => "a `.type`".into(),
         "\"number\"" => "a number".into(),
+        "\"string\"" => "a string".into(),
         other => format!("`{}`", other.trim_matches('"')),
     }
 }
@@ -33,7 +34,7 @@ pub(crate) fn parse_error_message(e: &ParseError<usize, Token<'_>, LexError>) ->
         match names.len() {
             0 => String::new(),
             1 => format!(": expected {}", names[0]),
-            _ if names.len() <= 6 => format!(": expected one of {}", names.join(", ")),
+            _ if names.len() <= 7 => format!(": expected one of {}", names.join(", ")),
             _ => String::new(),
         }
     };
@@ -378,7 +379,7 @@ impl<'a> Assembler<'a> {
     fn push_instruction(&mut self, k: &mut KernelState<'a>, line_no: u32, ins: &ast::Instr<'a>) {
         let mut fixups = Vec::new();
         // A rejected instruction keeps its slot so that later labels keep their pcs.
-        let inst = self.instruction(ins, &k.symbols, &mut fixups).unwrap_or_else(|| Instruction::new(Opcode::Nop));
+        let inst = self.instruction(ins, &k.symbols, &mut k.builder, &mut fixups).unwrap_or_else(|| Instruction::new(Opcode::Nop));
         if inst.form.since() > Target::OLDEST {
             k.gated.push((inst.form, ins.mnemonic.span));
         }
@@ -722,6 +723,31 @@ impl<'a> Assembler<'a> {
     }
 }
 
+/// The `format` operand of a `PRINTF` from its string literal `text` (quotes included); an
+/// error points at the escape or conversion at fault.
+fn format_operand(builder: &mut KernelBuilder, text: &str, span: Span) -> Result<Operand, OperandError> {
+    let body = &text[1..text.len() - 1];
+    let format = simt_isa::printf::unquote(body).map_err(|m| op_err(m, "in this string"))?;
+    builder.format(&format).map_err(|e| {
+        // The conversion's offset in the source, where escapes are longer than what they stand for.
+        let (mut source, mut unescaped) = (0, 0);
+        while unescaped < e.at && source < body.len() {
+            let step = match body.as_bytes()[source..] {
+                [b'\\', b'x', ..] => 4,
+                [b'\\', ..] => 2,
+                _ => body[source..].chars().next().map_or(1, char::len_utf8),
+            };
+            unescaped += if body.as_bytes()[source] == b'\\' { 1 } else { step };
+            source += step;
+        }
+        let source = source.min(body.len());
+        let spec_end =
+            body[source..].char_indices().skip(1).find(|&(_, c)| c.is_ascii_alphabetic() || c == '%').map_or(body.len(), |(i, c)| source + i + c.len_utf8());
+        let offset = |i: usize| span.start as usize + 1 + i;
+        at(op_err(e.message, "this conversion"), Span::new(offset(source), offset(spec_end)))
+    })
+}
+
 /// What went wrong with one operand: message, caret label, optional help.
 struct OperandError {
     message: String,
@@ -857,7 +883,7 @@ impl<'a> Assembler<'a> {
     }
 
     /// Checks and encodes one instruction; `None` after reporting its errors.
-    fn instruction(&mut self, ins: &ast::Instr<'a>, symbols: &Symbols<'_>, fixups: &mut Vec<Fixup<'a>>) -> Option<Instruction> {
+    fn instruction(&mut self, ins: &ast::Instr<'a>, symbols: &Symbols<'_>, builder: &mut KernelBuilder, fixups: &mut Vec<Fixup<'a>>) -> Option<Instruction> {
         let guard = match &ins.guard {
             Some(g) => self.guard(g),
             None => Some(Guard::ALWAYS),
@@ -888,7 +914,11 @@ impl<'a> Assembler<'a> {
                 inst.operands[i] = default_operand(spec.kind);
                 continue;
             };
-            match self.operand(&inst, i, spec.kind, operand, symbols) {
+            let resolved = match (&operand.form, spec.kind) {
+                (&OperandForm::Str(text), OperandKind::Format) => format_operand(builder, text, operand.span),
+                _ => self.operand(&inst, i, spec.kind, operand, symbols),
+            };
+            match resolved {
                 Ok(op) => {
                     // Branch targets are filled in when the whole kernel has been read.
                     if let (Operand::Label { .. }, OperandForm::Word { text, .. }) = (op, &operand.form) {
@@ -929,6 +959,10 @@ impl<'a> Assembler<'a> {
             (OperandForm::Addr(_), _) => Err(op_err(format!("operand `{name}` cannot be an address: only LD, ST and ATOM take `[..]`"), "unexpected address")),
             (_, OperandKind::Addr) => {
                 Err(with_help(op_err(format!("operand `{name}` must be an address"), "expected `[..]`"), "write [R4], [R4+16], [0x100] or [name]"))
+            }
+            (OperandForm::Str(_), _) => Err(op_err(format!("operand `{name}` cannot be a string: only PRINTF's format is one"), "unexpected string")),
+            (_, OperandKind::Format) => {
+                Err(with_help(op_err(format!("operand `{name}` must be a string literal"), "expected a string"), "write PRINTF \"x = %d\\n\", R4"))
             }
             (OperandForm::Num(num), OperandKind::Src { .. }) => {
                 fit_source(*num, inst.lit_kind(i), inst.opcode()).map(Operand::Src).map_err(|m| op_err(m, "this literal"))
@@ -1013,7 +1047,9 @@ impl<'a> Assembler<'a> {
                     },
                     OperandKind::Label if plain && !text.contains('.') => Ok(Operand::Label { target: 0, reconv: NO_RECONV }),
                     OperandKind::Label => Err(op_err("a branch target is a label name", "expected a label")),
-                    OperandKind::Imm | OperandKind::Addr => Err(op_err(format!("operand `{name}` must be an integer literal"), "expected an integer")),
+                    OperandKind::Imm | OperandKind::Addr | OperandKind::Format => {
+                        Err(op_err(format!("operand `{name}` must be an integer literal"), "expected an integer"))
+                    }
                 }
             }
         }

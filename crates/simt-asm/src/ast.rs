@@ -114,6 +114,8 @@ pub enum OperandForm<'a> {
     Num(Num<'a>),
     /// `[ ... ]`.
     Addr(Vec<AddrTerm<'a>>),
+    /// A string literal, quotes and escapes as written.
+    Str(&'a str),
 }
 
 /// An operand with its span.

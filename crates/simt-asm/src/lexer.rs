@@ -46,6 +46,13 @@ pub enum Token<'a> {
     #[regex(r"[0-9]+\.[0-9]+([eE][+-]?[0-9]+)?")]
     #[regex(r"[0-9]+[eE][+-][0-9]+")]
     Number(&'a str),
+    /// A string literal on one line, quotes included (`PRINTF`'s format); its escapes are
+    /// read by `simt_isa::printf::unquote`.
+    #[regex(r#""([^"\\\n]|\\[^\n])*""#)]
+    Str(&'a str),
+    /// A `"` that its line never closes.
+    #[regex(r#""([^"\\\n]|\\[^\n])*"#)]
+    UnterminatedString,
     /// `@` and what follows up to a space or delimiter: a guard (`@!P0`) or a file (`@x.npy`).
     #[regex(r"@[^ \t\r\f\n,;\[\]()]*")]
     At(&'a str),
@@ -119,7 +126,8 @@ impl std::fmt::Display for Token<'_> {
         let text = match self {
             Token::Newline => "end of line",
             Token::BlockComment(_) | Token::UnterminatedComment => "comment",
-            Token::Word(s) | Token::DotWord(s) | Token::Number(s) | Token::At(s) => s,
+            Token::Word(s) | Token::DotWord(s) | Token::Number(s) | Token::At(s) | Token::Str(s) => s,
+            Token::UnterminatedString => "string",
             Token::Kernel => ".kernel",
             Token::Param => ".param",
             Token::Shared => ".shared",
@@ -175,6 +183,12 @@ pub fn for_each_line<'a>(source: &'a str, tokens: &mut Vec<Spanned<'a>>, mut lin
                 // Everything after an unclosed comment is comment text.
                 flush(tokens, &mut bad);
                 return;
+            }
+            Ok(Token::UnterminatedString) => {
+                if !bad {
+                    error(LexError { span, message: "this string is never closed: end it with `\"` on the same line".into() });
+                }
+                bad = true;
             }
             Ok(token) if tokens.len() < MAX_LINE_TOKENS => tokens.push((span.start, token, span.end)),
             Ok(_) => {

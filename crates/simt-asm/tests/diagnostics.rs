@@ -125,3 +125,9 @@ fn colour_rendering_adds_escapes_only() {
     assert_eq!(d.to_string(), d.render(false));
     assert_eq!(d.len(), 1);
 }
+snap!(
+    printf_formats,
+    &k(
+        "    PRINTF \"tab\\t%d and %y\\n\", R4\n    PRINTF \"%d %f\\n\", R5\n    PRINTF \"x = %d\\n\"\n    PRINTF \"bad \\q\"\n    PRINTF \"open\n    IADD R1, \"x\", R2"
+    )
+);

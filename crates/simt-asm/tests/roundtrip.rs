@@ -125,7 +125,9 @@ fn instruction(rng: &mut Rng, labels: usize) -> String {
     loop {
         let row = rng.pick(TABLE);
         let (mut inst, mnemonic) = modifiers(rng, row);
-        let count = row.operands.len() - if rng.chance(50) { usize::from(row.optional) } else { 0 };
+        // PRINTF's `a` may be left out only where its format takes no arguments: always given.
+        let omittable = if row.opcode == Opcode::Printf { 0 } else { row.optional };
+        let count = row.operands.len() - if rng.chance(50) { usize::from(omittable) } else { 0 };
         let mut texts = vec![String::new(); count];
         // Sources first: a MOV of a 0d literal makes its destination a pair.
         let order: Vec<usize> = (0..count)
@@ -135,6 +137,9 @@ fn instruction(rng: &mut Rng, labels: usize) -> String {
         for i in order {
             let mma = row.unit == Unit::Tensor;
             texts[i] = match row.operands[i].kind {
+                // PRINTF's arguments: an even register, or RZ where the format takes none.
+                OperandKind::Src { width: Width::Printed, .. } if inst.reg_count(i) == 0 => "RZ".into(),
+                OperandKind::Src { width: Width::Printed, .. } => format!("R{}", 2 * rng.below(100)),
                 OperandKind::Dst(_) => register(rng, inst.reg_count(i), mma),
                 OperandKind::Src { mods, .. } => {
                     let lit = inst.lit_kind(i);
@@ -175,6 +180,12 @@ fn instruction(rng: &mut Rng, labels: usize) -> String {
                 }
                 OperandKind::Label => format!("L{}", rng.below(labels as u64)),
                 OperandKind::Imm => format!("{}", 1u32 << rng.below(6)),
+                OperandKind::Format => {
+                    let text = *rng.pick(&[r"hi\n", r"%d: %c\t%%\n", r#"%5.2f|%s|\"%lx\"\n"#, r"\\ %*d \x1b"]);
+                    let format = simt_isa::printf::Format::parse(&simt_isa::printf::unquote(text).expect("an escaped format")).expect("a valid format");
+                    inst.operands[i] = Operand::Format { index: 0, words: format.words(), pairs: format.has_pairs() };
+                    format!("\"{text}\"")
+                }
             };
         }
         let guard = match rng.below(6) {

@@ -197,6 +197,7 @@ pub unsafe extern "C" fn simt_launch(
         }
         // SAFETY: the caller promises the memory behind the arguments is theirs.
         let launched = unsafe { crate::launch(&module.module, index, &host_args, Shape { grid, block, shared_bytes }, &RunOptions::default()) };
+        crate::write_printed(launched.as_ref().map_or_else(LaunchFailure::printed, |stats| &stats.printed));
         Ok(launched)
     });
     match result {

@@ -64,7 +64,28 @@ pub enum LaunchFailure {
     Fault(Box<simt_interp::Fault>),
 }
 
+/// Writes what a launch printed (its `printf`s) to the process's stdout, as the CUDA runtime
+/// does for a C caller; a closed stdout loses it, as it would lose the runtime's.
+pub fn write_printed(printed: &[simt_interp::Printed]) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    for record in printed {
+        if out.write_all(record.text.as_bytes()).is_err() {
+            return;
+        }
+    }
+    let _ = out.flush();
+}
+
 impl LaunchFailure {
+    /// What the launch printed before it failed.
+    pub fn printed(&self) -> &[simt_interp::Printed] {
+        match self {
+            LaunchFailure::Refused(_) => &[],
+            LaunchFailure::Fault(fault) => &fault.printed,
+        }
+    }
+
     /// The failure as the command line prints it, a fault shown against `module`'s source.
     pub fn render(&self, module: &Module) -> String {
         match self {

@@ -7,7 +7,7 @@ use std::ffi::{CStr, c_char, c_int, c_void};
 use simt_interp::RunOptions;
 
 use crate::c_api::{guarded, set_last_error};
-use crate::{HostArg, Shape};
+use crate::{HostArg, LaunchFailure, Shape};
 
 /// Runs the first kernel of the NUL-terminated PTX `ptx` once: `args[i]` is the value of
 /// its i-th parameter (a host address for a pointer). Errors and faults are printed to
@@ -55,7 +55,9 @@ pub unsafe extern "C" fn ptx_run(
         let module = crate::load_cached("ptx_run.ptx", text).map_err(|e| e.to_string())?;
         let host_args: Vec<HostArg> = words.iter().map(|&w| HostArg::Word(w as u64)).collect();
         // SAFETY: the caller promises the addresses are their memory.
-        unsafe { crate::launch(&module, 0, &host_args, shape, &RunOptions::default()) }.map_err(|failure| failure.render(&module))
+        let launched = unsafe { crate::launch(&module, 0, &host_args, shape, &RunOptions::default()) };
+        crate::write_printed(launched.as_ref().map_or_else(LaunchFailure::printed, |stats| &stats.printed));
+        launched.map_err(|failure| failure.render(&module))
     });
     match result {
         Ok(_) => set_last_error(""),

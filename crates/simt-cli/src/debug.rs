@@ -237,6 +237,8 @@ struct Session<'l> {
     /// The current block and its linear index; `None` once the kernel has finished.
     block: Option<BlockSim<'l>>,
     linear: u64,
+    /// Records of the current block's `PRINTF`s already shown.
+    printed_shown: usize,
     counters: Counters,
     /// The selected warp and lanes.
     warp: usize,
@@ -267,6 +269,7 @@ impl<'l> Session<'l> {
             findings: 0,
             block: Some(launch.block(0, simt_interp::launch::sm_of_block(0, prepared.options.sms))),
             linear: 0,
+            printed_shown: 0,
             counters: Counters::new(kernel.code.len()),
             warp: kept.warp,
             lanes: kept.lanes,
@@ -784,13 +787,28 @@ impl<'l> Session<'l> {
         }
         let block = self.block.as_mut()?;
         match block.step(w) {
-            Ok(StepResult::Issued(step)) => Some(step),
+            Ok(StepResult::Issued(step)) => {
+                self.say_printed();
+                Some(step)
+            }
             Ok(_) => None,
             Err(fault) => {
                 self.fault(&fault);
                 None
             }
         }
+    }
+
+    /// Shows what the step just issued printed, as it happens (the run's output, at the end,
+    /// has it again in print order).
+    fn say_printed(&mut self) {
+        let Some(block) = &self.block else { return };
+        let new: Vec<String> = block.counters().printed()[self.printed_shown..]
+            .iter()
+            .map(|p| format!("printf from thread ({},{},{}): {}", p.thread[0], p.thread[1], p.thread[2], p.text.trim_end_matches('\n')))
+            .collect();
+        self.printed_shown += new.len();
+        new.iter().for_each(|line| self.say(line));
     }
 
     fn fault(&mut self, fault: &simt_interp::Fault) {
@@ -810,6 +828,7 @@ impl<'l> Session<'l> {
         self.counters.add(&block.into_counters());
         self.say(format!("block {} finished", self.linear));
         self.linear += 1;
+        self.printed_shown = 0;
         self.turn = 0;
         self.progressed = false;
         self.resume = None;

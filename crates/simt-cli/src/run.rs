@@ -123,6 +123,10 @@ pub struct LaunchArgs {
     /// before the launch faults as a runaway (0: no such check).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_RUNAWAY_STEPS)]
     runaway_steps: u64,
+    /// Bytes of records the kernel's PRINTFs (CUDA's printf) may make before the launch
+    /// faults: each record's text and 64 bytes for where it came from.
+    #[arg(long, value_name = "BYTES", default_value_t = simt_isa::DEFAULT_PRINTF_LIMIT)]
+    printf_limit: u64,
     /// SMs the blocks are spread over.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SMS, value_parser = at_least_one::<u32>)]
     sms: u32,
@@ -162,6 +166,7 @@ impl simt_interp::Remedies for CommandLine {
             Remedy::MoreTime => "raise --timeout if the kernel is just long".into(),
             Remedy::MoreRunawaySteps => "raise --runaway-steps if the loop does end, or give 0 to turn this check off".into(),
             Remedy::DynamicShared(name) => format!("`{name}` is dynamic shared memory, sized by the launch: give it with `--shared-bytes N`"),
+            Remedy::MorePrintf => "raise --printf-limit if that much output is expected, or print from fewer threads".into(),
         }
     }
 }
@@ -332,6 +337,7 @@ pub fn prepare(args: &LaunchArgs) -> Result<Prepared, Failure> {
         runaway_steps: args.runaway_steps,
         memory_report: false,
         deadline: None,
+        printf_limit: args.printf_limit,
     };
     Ok(Prepared { module, kernel: index, launch, dumps, inputs, options })
 }
@@ -525,6 +531,14 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
     Ok(())
 }
 
+/// The texts of a launch's `PRINTF` records, in their order, as CUDA writes them to stdout.
+fn write_printed(out: &mut impl Write, printed: &[simt_interp::Printed]) -> std::io::Result<()> {
+    for record in printed {
+        out.write_all(record.text.as_bytes())?;
+    }
+    out.flush()
+}
+
 /// The sanitizers' findings as compute-sanitizer shows them: each distinct one in full
 /// (at most `max`), then a summary that counts them all.
 pub fn render_findings(module: &Module, findings: &[Finding], max: usize) -> String {
@@ -621,6 +635,10 @@ fn pointer_param(kernel: &Kernel, name: &str, flag: &str) -> Outcome {
 fn with_progress<T>(module: &Module, launch: &PreparedLaunch, check_max: usize, work: impl FnOnce(&Progress) -> Result<T, Box<Fault>>) -> Result<T, Failure> {
     watching(launch, work).map_err(|fault| {
         let fault = fault.worded(&CommandLine);
+        // What the kernel printed before it stopped is often what explains the fault.
+        if let Err(e) = write_printed(&mut std::io::stdout().lock(), &fault.printed) {
+            return Failure::input(format!("cannot write to stdout: {e}"));
+        }
         match fault.kind {
             // Nothing ran: the launch itself was rejected, like a bad argument.
             FaultKind::InvalidLaunch => Failure::input(fault.message),
@@ -720,6 +738,7 @@ pub fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[
             write!(out, "}}")?;
             return writeln!(out);
         }
+        write_printed(&mut out, &stats.printed)?;
         let printed: Vec<&Dump> = dumps.iter().filter(|d| d.file.is_none()).collect();
         for dump in &printed {
             let (elem, memory) = dump.view(launch)?;

@@ -890,6 +890,7 @@ mod tests {
             labels: vec![],
             target: simt_isa::Target::DEFAULT,
             frames: simt_isa::Frames::default(),
+            formats: vec![],
         }
     }
 

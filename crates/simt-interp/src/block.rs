@@ -431,6 +431,7 @@ impl<'a> BlockSim<'a> {
             return false;
         }
         self.exec.write_barrier_reductions();
+        self.exec.barriers_opened += 1;
         self.exec.warps.iter_mut().for_each(Warp::release_barrier);
         self.forget_previews();
         if let Some(s) = &mut self.sanitizer {

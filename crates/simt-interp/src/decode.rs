@@ -20,7 +20,7 @@ use crate::exec::arith::{ArithOp, Wide, flags, narrow_format, pair_format, signe
 use crate::exec::collective::CollectiveOp;
 use crate::exec::control::ControlOp;
 use crate::exec::memory::MemOp;
-use crate::exec::{arith, collective, control, memory, tensor};
+use crate::exec::{arith, collective, control, memory, print, tensor};
 use crate::lanes::{DOp, FFlags, FOp, Int64Op, IntOp, TriOp, UnOp};
 
 /// Index of a register row in a warp's register file.
@@ -95,6 +95,7 @@ pub(crate) enum Op {
     Control(control::ControlOp),
     Collective(collective::CollectiveOp),
     Tensor(tensor::MmaOp),
+    Print(print::PrintOp),
 }
 
 /// One instruction ready to execute.
@@ -113,6 +114,8 @@ pub(crate) struct Program {
     pub effects: Vec<Effects>,
     /// Register rows per warp: the kernel's registers, then the zero row, then the scratch row.
     pub rows: usize,
+    /// The kernel's `PRINTF` formats, checked.
+    pub formats: Vec<simt_isa::printf::Format>,
 }
 
 /// Turns operands into register rows and broadcasts.
@@ -415,6 +418,11 @@ impl Decoder {
             // The copies were made as they issued: nothing is left to wait for.
             Form::Nop(_) | Form::Ldgdepbar(_) | Form::Depbar(_) => Op::Control(ControlOp::Nop),
             Form::Trap(_) => Op::Control(ControlOp::Trap),
+            Form::Printf(_) => match o[0] {
+                Operand::Format { index, .. } => Op::Print(print::PrintOp::Registers { format: index, a: t.first(&o[1]) }),
+                _ => return None,
+            },
+            Form::Vprintf(_) => Op::Print(print::PrintOp::Memory { d: t.dst(&o[0]), format: t.first(&o[1]), args: t.first(&o[2]) }),
             // Warp collectives (exec/collective.rs).
             Form::Shfl(mods::Shfl { mode }) => Op::Collective(CollectiveOp::Shfl {
                 mode,
@@ -469,5 +477,12 @@ pub(crate) fn decode(kernel: &Kernel) -> Result<Program, Undecodable> {
             })
         })
         .collect::<Result<_, _>>()?;
-    Ok(Program { code, effects: kernel.code.iter().map(Instruction::effects).collect(), rows: regs + 2 })
+    // A validated kernel's formats parse; one that does not is as undecodable as a bad operand.
+    let formats = kernel
+        .formats
+        .iter()
+        .map(|f| simt_isa::printf::Format::parse(f))
+        .collect::<Result<_, _>>()
+        .map_err(|_| Undecodable { opcode: Opcode::Printf, pc: kernel.code.iter().position(|i| i.opcode() == Opcode::Printf).unwrap_or(0) as u32 })?;
+    Ok(Program { code, effects: kernel.code.iter().map(Instruction::effects).collect(), rows: regs + 2, formats })
 }

@@ -29,6 +29,9 @@ pub enum FaultKind {
     Tensor,
     /// A thread executed `TRAP` (PTX `trap`, CUDA `__trap()`, a failed device `assert`).
     Trap,
+    /// The launch's `PRINTF`s printed more than its `printf_limit`, or one could not print
+    /// (a width past the limit, a `%s` string without its NUL).
+    Printf,
     /// The launch itself is impossible (extents, resources, parameter bytes); nothing ran.
     InvalidLaunch,
     /// racecheck: two threads touched shared memory with no barrier between, at least one writing.
@@ -77,6 +80,10 @@ pub struct Fault {
     /// The sanitizer findings made before the launch stopped here, in block order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub findings: Vec<crate::Finding>,
+    /// What the launch printed before it stopped here, in print order (`Stats::printed`):
+    /// the records of the blocks up to this one, which ran whatever the thread count.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub printed: Vec<crate::Printed>,
     /// A setting of the launch that would let it go on; each front end words it for its
     /// users ([`Fault::worded`]).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -96,6 +103,8 @@ pub enum Remedy {
     MoreRunawaySteps,
     /// Bytes of dynamic shared memory for the named array, given with the launch.
     DynamicShared(String),
+    /// A higher bound on the bytes a launch may print.
+    MorePrintf,
 }
 
 /// How a front end's users change a launch's settings.
@@ -121,6 +130,7 @@ impl Fault {
             notes: Vec::new(),
             related: Vec::new(),
             findings: Vec::new(),
+            printed: Vec::new(),
             remedy: None,
         }
     }

@@ -30,6 +30,8 @@ pub struct Launch<'a> {
     pub(crate) options: &'a RunOptions,
     /// Warp instructions issued by the whole launch so far.
     steps: AtomicU64,
+    /// Bytes the launch's `PRINTF`s have printed so far.
+    printed: AtomicU64,
     /// Where a watcher reads the launch's progress, if one does.
     progress: Option<&'a Progress>,
 }
@@ -63,6 +65,7 @@ impl<'a> Launch<'a> {
             block: config.block,
             options,
             steps: AtomicU64::new(0),
+            printed: AtomicU64::new(0),
             progress: None,
         })
     }
@@ -78,6 +81,11 @@ impl<'a> Launch<'a> {
         if let Some(p) = self.progress {
             p.steps.fetch_add(n, Ordering::Relaxed);
         }
+    }
+
+    /// Counts `bytes` more printed; whether the launch stays within its `printf_limit`.
+    pub(crate) fn print(&self, bytes: u64) -> bool {
+        self.printed.fetch_add(bytes, Ordering::Relaxed).saturating_add(bytes) <= self.options.printf_limit
     }
 
     /// Counts finished blocks in the watched [`Progress`].
@@ -200,6 +208,9 @@ pub struct RunOptions {
     /// Keep the memory-efficiency report (sectors, lines, bank passes, atomic
     /// serialisation per memory instruction) in the statistics.
     pub memory_report: bool,
+    /// The most bytes of records the launch's `PRINTF`s may make (each its text and
+    /// [`simt_isa::PRINTF_RECORD_BYTES`]): past it, the launch faults.
+    pub printf_limit: u64,
 }
 
 impl Default for RunOptions {
@@ -214,6 +225,7 @@ impl Default for RunOptions {
             runaway_steps: DEFAULT_RUNAWAY_STEPS,
             deadline: None,
             memory_report: false,
+            printf_limit: simt_isa::DEFAULT_PRINTF_LIMIT,
         }
     }
 }
@@ -435,6 +447,8 @@ pub fn run(kernel: &Kernel, config: &LaunchConfig, memory: &GlobalMemory, option
     faults.sort_by_key(|(b, _)| *b);
     if let Some((b, mut fault)) = faults.into_iter().next() {
         fault.findings = counters.findings.up_to_fault(b);
+        // Blocks below the one that faulted ran whatever the thread count; later ones may not have.
+        fault.printed = crate::stats::in_print_order(counters.printed.iter().filter(|p| p.block <= b));
         return Err(fault);
     }
     Ok(Stats::from_counters(kernel, &counters, blocks))

@@ -33,12 +33,52 @@ pub struct Counters {
     pub(crate) threads: u64,
     /// What the sanitizers found.
     pub(crate) findings: Findings,
+    /// What `PRINTF`s printed, each block's records in the order its threads made them.
+    pub(crate) printed: Vec<Printed>,
+}
+
+/// One record a `PRINTF` made: one thread's text, and where it was made.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Printed {
+    /// The block's index in the grid as one number, x fastest.
+    pub block: u64,
+    /// Block barriers the block had opened when the thread printed.
+    pub interval: u32,
+    /// The warp in the block.
+    pub warp: u32,
+    /// The thread's index in the block.
+    pub thread: [u32; 3],
+    /// The text; bytes that are not UTF-8 (from `%c` or `%s`) are U+FFFD.
+    pub text: String,
+}
+
+/// `records` in print order: by block, then barrier interval, then warp, each warp's
+/// records in the order it made them (lanes in order within one `PRINTF`) — what a GPU
+/// prints when, between block barriers, the block's warps run one after another. It
+/// depends on no thread count or issue order: a block's records are made on one thread,
+/// in its warps' own order, and the sort is stable.
+pub(crate) fn in_print_order<'r>(records: impl Iterator<Item = &'r Printed>) -> Vec<Printed> {
+    let mut sorted: Vec<Printed> = records.cloned().collect();
+    sorted.sort_by_key(|p| (p.block, p.interval, p.warp));
+    sorted
 }
 
 impl Counters {
     /// Zero counts for a kernel of `len` instructions.
     pub fn new(len: usize) -> Counters {
-        Counters { pcs: vec![PcCounts::default(); len], efficiency: Efficiency::default(), warps: 0, threads: 0, findings: Findings::default() }
+        Counters {
+            pcs: vec![PcCounts::default(); len],
+            efficiency: Efficiency::default(),
+            warps: 0,
+            threads: 0,
+            findings: Findings::default(),
+            printed: Vec::new(),
+        }
+    }
+
+    /// The records of the `PRINTF`s counted here, each block's in the order they were made.
+    pub fn printed(&self) -> &[Printed] {
+        &self.printed
     }
 
     /// Adds another block's (or SM's) counts.
@@ -53,6 +93,7 @@ impl Counters {
         self.warps += other.warps;
         self.threads += other.threads;
         self.findings.add(&other.findings);
+        self.printed.extend_from_slice(&other.printed);
     }
 }
 
@@ -164,11 +205,16 @@ pub struct Stats {
     /// (the command line prints them apart from the statistics).
     #[serde(skip)]
     pub findings: Vec<crate::Finding>,
+    /// What the launch's `PRINTF`s printed, in print order ([`in_print_order`]); the command
+    /// line writes their texts to stdout.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub printed: Vec<Printed>,
 }
 
 impl Stats {
     pub(crate) fn from_counters(kernel: &Kernel, c: &Counters, blocks: u64) -> Stats {
-        let mut stats = Stats { blocks, warps: c.warps, threads: c.threads, findings: c.findings.sorted(), ..Stats::default() };
+        let mut stats =
+            Stats { blocks, warps: c.warps, threads: c.threads, findings: c.findings.sorted(), printed: in_print_order(c.printed.iter()), ..Stats::default() };
         for (pc, inst) in kernel.code.iter().enumerate() {
             let counts = c.pcs[pc];
             let (issued, active, executed, diverged) = (counts.issued, counts.active, counts.executed, counts.diverged);

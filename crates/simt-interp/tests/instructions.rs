@@ -1765,6 +1765,11 @@ fn warp_cases() -> Vec<Case> {
         // A warp whose guard is false throughout passes the barrier, keeping its destination
         // (guard-false threads of a warp that arrives never do: as at `BAR.SYNC`).
         c("@P2 BAR.RED.POPC R2, PT", "P2=0 R2=7", "R2=7"),
+        // Printing writes no register (its text is checked in `tests/cli.rs` and the PTX
+        // corpus); `VPRINTF` of a null format prints nothing and returns -1, as CUDA's printf.
+        c("PRINTF \"x = %d\\n\", R2", "R2=5", "R2=5"),
+        c("VPRINTF R2, R4, R6", "R4=0 R5=0 R6=0 R7=0", "R2=4294967295"),
+        c("@!PT VPRINTF R2, R4, R6", "R2=3 R4=0 R5=0", "R2=3"),
         c("@!PT EXIT", "R2=5", "R2=5"),
         // Branches: uniform and divergent, reconverging at the label.
         c("BRA {L}\nMOV R2, 1\n{L}:", "R2=5", "R2=5"),

@@ -15,6 +15,7 @@ pub fn default_operand(kind: OperandKind) -> Operand {
     match kind {
         OperandKind::PredSrc => Operand::PredSrc { pred: PT, negated: false },
         OperandKind::Imm => Operand::Imm(32),
+        OperandKind::Src { width: Width::Printed, .. } => Operand::Src(Src::reg(RZ)),
         _ => Operand::None,
     }
 }
@@ -48,6 +49,7 @@ fn format_int(bits: u32) -> String {
 pub struct Symbols<'a> {
     labels: HashMap<u32, String>,
     params: HashMap<u32, &'a str>,
+    formats: &'a [String],
 }
 
 impl<'a> Symbols<'a> {
@@ -65,7 +67,7 @@ impl<'a> Symbols<'a> {
             }
         }
         let params = kernel.params.iter().map(|p| (p.offset, p.name.as_str())).collect();
-        Symbols { labels, params }
+        Symbols { labels, params, formats: &kernel.formats }
     }
 
     /// The label at `pc`, if any.
@@ -160,6 +162,12 @@ pub fn format_instruction(inst: &Instruction, symbols: &Symbols<'_>) -> String {
             Operand::Imm(v) => {
                 let _ = write!(s, "{v}");
             }
+            Operand::Format { index, .. } => match symbols.formats.get(usize::from(index)) {
+                Some(text) => s.push_str(&crate::printf::quote(text)),
+                None => {
+                    let _ = write!(s, "<format {index}>");
+                }
+            },
         }
     }
     s
@@ -308,6 +316,7 @@ mod tests {
             labels: vec![],
             target: crate::Target::DEFAULT,
             frames: crate::Frames::default(),
+            formats: vec![],
         };
         let module = Module { source_name: "k.s".into(), source: Some("    EXIT // the end\n".into()), kernels: vec![kernel] };
         let module = crate::read_module(&crate::write_module(&module)).expect("a line table of any numbers loads");

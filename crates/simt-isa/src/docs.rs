@@ -16,6 +16,7 @@ fn width_note(width: Width) -> &'static str {
         Width::Converted => "a pair for F64, S64 and U64, else one register",
         Width::Literal => "a pair for a `0d` literal, else one register",
         Width::Fragment(_) => "fragment, registers by MMA form",
+        Width::Printed => "the registers the format's arguments take",
     }
 }
 
@@ -52,6 +53,7 @@ fn operand_notes(row: &OpInfo) -> String {
             OperandKind::Addr => "address".to_string(),
             OperandKind::Label => "label".to_string(),
             OperandKind::Imm => "integer literal".to_string(),
+            OperandKind::Format => "string literal".to_string(),
         };
         notes.push(format!("`{}`: {note}", spec.name));
     }

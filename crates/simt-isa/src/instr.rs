@@ -17,7 +17,8 @@
 //! 3 bits; source predicate 4 bits (3 + negate); special register 5 bits;
 //! address 27 bits (8-bit base register, `RZ` for none, then a 19-bit pool
 //! index of the signed offset); label 48 bits (24-bit target pc, 24-bit
-//! reconvergence pc, all ones for none); integer literal 19-bit pool index.
+//! reconvergence pc, all ones for none); integer literal 19-bit pool index; format 24 bits
+//! (16-bit index into the kernel's formats, 7-bit argument-word count, 1 bit: a pair among them).
 //! Literals live in a per-kernel pool of 64-bit values so that an
 //! instruction can carry several of them in one fixed-width word.
 
@@ -123,6 +124,17 @@ pub enum Operand {
     },
     /// An integer literal.
     Imm(u32),
+    /// A format string: its index in the kernel's [`formats`](crate::Kernel::formats), the
+    /// argument words it takes and whether one of them is a pair (decided by the format,
+    /// kept here so that what an instruction reads is known without the kernel).
+    Format {
+        /// Index in the kernel's formats.
+        index: u16,
+        /// Argument words (registers from `a` on).
+        words: u8,
+        /// Whether an argument is a pair, so that `a` is an even register.
+        pairs: bool,
+    },
 }
 
 /// Maximum number of operands of any row.
@@ -239,6 +251,20 @@ impl Instruction {
         let at = ErrorAt::Operand(i);
         let count = self.reg_count(i);
         let check_reg = |reg: u8| -> Result<(), InstrError> {
+            if let Operand::Format { pairs, .. } = self.operands[0] {
+                return match (count, reg) {
+                    (0, RZ) => Ok(()),
+                    (0, _) => Err(err(at, "the format takes no arguments: leave `a` out")),
+                    (_, RZ) => Err(err(at, format!("the format takes {count} argument register{}: give the first as `a`", if count == 1 { "" } else { "s" }))),
+                    _ if u32::from(reg) + u32::from(count) > NUM_REGS => {
+                        Err(err(at, format!("the format's {count} argument registers from R{reg} run past R{}", NUM_REGS - 1)))
+                    }
+                    _ if pairs && !reg.is_multiple_of(2) => {
+                        Err(err(at, format!("the format takes a pair (a 64-bit or float argument), so its arguments start at an even register, not R{reg}")))
+                    }
+                    _ => Ok(()),
+                };
+            }
             if reg == RZ {
                 return if count == 1 { Ok(()) } else { Err(err(at, format!("RZ cannot stand for {count} registers"))) };
             }
@@ -302,6 +328,13 @@ impl Instruction {
                 }
             }
             (OperandKind::Label, Operand::Label { .. }) => Ok(()),
+            (OperandKind::Format, Operand::Format { words, .. }) => {
+                if usize::from(words) > 2 * crate::MAX_PRINTF_ARGS {
+                    Err(err(at, format!("a format takes at most {} argument words", 2 * crate::MAX_PRINTF_ARGS)))
+                } else {
+                    Ok(())
+                }
+            }
             (OperandKind::Imm, Operand::Imm(v)) => {
                 if self.opcode() == Opcode::Shfl && !(v.is_power_of_two() && v <= 32) {
                     Err(err(at, format!("segment width {v} must be a power of two from 1 to 32")))
@@ -450,6 +483,11 @@ pub fn encode(inst: &Instruction, pool: &mut PoolBuilder) -> u128 {
                 w.put(u64::from(reconv), 24);
             }
             (OperandKind::Imm, Operand::Imm(v)) => w.put(u64::from(pool.intern(u64::from(v))), ADDR_POOL_BITS),
+            (OperandKind::Format, Operand::Format { index, words, pairs }) => {
+                w.put(u64::from(index), 16);
+                w.put(u64::from(words), 7);
+                w.put(u64::from(pairs), 1);
+            }
             (kind, found) => panic!("encode: {} operand {i} should be {kind:?}, found {found:?}", inst.opcode()),
         }
     }
@@ -520,6 +558,7 @@ pub fn decode(word: u128, pool: &[u64]) -> Result<Instruction, DecodeError> {
                 let v = lookup(r.take(ADDR_POOL_BITS))?;
                 Operand::Imm(u32::try_from(v).map_err(|_| DecodeError::BadField(format!("{opcode}: literal {v:#x} is wider than 32 bits")))?)
             }
+            OperandKind::Format => Operand::Format { index: r.take(16) as u16, words: r.take(7) as u8, pairs: r.take(1) == 1 },
         };
     }
     if r.pos < 128 && (word >> r.pos) != 0 {
@@ -552,6 +591,7 @@ mod tests {
                     OperandKind::Addr => Operand::Addr { base: 4, offset: -8 },
                     OperandKind::Label => Operand::Label { target: 12, reconv: NO_RECONV },
                     OperandKind::Imm => Operand::Imm(16),
+                    OperandKind::Format => Operand::Format { index: 3, words: 6, pairs: true },
                 };
             }
             round_trip(inst);

@@ -12,6 +12,7 @@ pub mod docs;
 pub mod instr;
 pub mod limits;
 pub mod module;
+pub mod printf;
 pub mod semantics;
 pub mod table;
 pub mod target;

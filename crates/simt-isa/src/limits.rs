@@ -45,3 +45,16 @@ pub const LONG_LINE: usize = 1000;
 /// counters and a resident block) besides the buffers: a launch whose threads would need
 /// more runs on fewer threads.
 pub const THREAD_STATE_BUDGET: u64 = 512 << 20;
+/// The most arguments one `PRINTF` format takes (CUDA's `printf` takes 32 besides the format).
+pub const MAX_PRINTF_ARGS: usize = 32;
+/// The largest width or precision of a `PRINTF` conversion, written or from an argument.
+pub const MAX_PRINTF_FIELD: u32 = 1024;
+/// The most bytes of a `%s` string `PRINTF` reads before its NUL.
+pub const MAX_PRINTF_STRING: usize = 64 << 10;
+/// The default bound on the bytes of the records one launch prints (`--printf-limit`): CUDA
+/// keeps 1 MiB and drops the rest; simt keeps every record in order and stops the launch past this.
+pub const DEFAULT_PRINTF_LIMIT: u64 = 64 << 20;
+/// What one `PRINTF` record costs besides its text, counted against the limit: where it was
+/// made (block, interval, warp, thread) and its text's handle, so that the limit bounds the
+/// memory the records take however short their texts.
+pub const PRINTF_RECORD_BYTES: u64 = 64;

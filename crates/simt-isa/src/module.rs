@@ -19,13 +19,14 @@
 //!   u32 n, n x (string name, u32 pc)                              labels
 //!   u32 n, n x (string function, u32 caller, u32 line)            inlined calls (version 3)
 //!   [n x u32]                                                     frame per pc, when calls were inlined (version 3)
+//!   u32 n, n x string                                             `PRINTF` formats (version 5)
 //! ```
 //!
 //! `arg_init` is a tag byte (0 scalar, 1 zeros, 2 fill, 3 iota, 4 rand,
 //! 5 list, 6 file) followed by its fields; a literal is a tag byte (0 int
 //! i64, 1 float f64, 2 f32 bits, 3 f64 bits) and 8 bytes.
 //!
-//! Version 3 has no address-width group (`.E`) on `LD`, `ST`, `ATOM` and `ATOM.CAS`: their
+//! Version 4 has no `PRINTF` formats (its kernels load with none). Version 3 has no address-width group (`.E`) on `LD`, `ST`, `ATOM` and `ATOM.CAS`: their
 //! words load with the later groups moved up one place and 32-bit addresses
 //! ([`upgrade_v3_word`]). Version 2 has no inlined calls (its kernels load without frames, as `.s` kernels
 //! have none). Version 1 (before `.target`) has no target byte; its kernels load with
@@ -101,7 +102,7 @@ fn starts_with_version(text: &str) -> bool {
 }
 
 /// The format version this crate writes (it also reads [`OLDEST_VERSION`] onwards).
-pub const VERSION: u16 = 4;
+pub const VERSION: u16 = 5;
 /// The oldest format version this crate reads.
 pub const OLDEST_VERSION: u16 = 1;
 
@@ -465,6 +466,8 @@ pub struct Kernel {
     pub target: Target,
     /// Which instructions come from device-function calls a front end inlined.
     pub frames: Frames,
+    /// The format strings of the kernel's `PRINTF`s, which their `format` operands index.
+    pub formats: Vec<String>,
 }
 
 /// The device-function calls a front end inlined into a kernel (the PTX front end inlines
@@ -630,6 +633,15 @@ impl Kernel {
             return Err(fail(None, format!("inlined call {} is made from frame {}, not from an earlier one", i + 1, frames.calls[i].caller)));
         }
         let len = self.code.len() as u32;
+        if self.formats.len() > usize::from(u16::MAX) + 1 {
+            return Err(fail(None, format!("has {} formats; the most is {}", self.formats.len(), usize::from(u16::MAX) + 1)));
+        }
+        let formats = self
+            .formats
+            .iter()
+            .enumerate()
+            .map(|(i, text)| crate::printf::Format::parse(text).map_err(|e| fail(None, format!("format {i} {}: {e}", crate::printf::quote(text)))))
+            .collect::<Result<Vec<_>, _>>()?;
         if let Some((pc, form)) = self.first_beyond(self.target) {
             return Err(fail(Some(pc as usize), beyond_target(&form, self.target)));
         }
@@ -641,6 +653,14 @@ impl Kernel {
                 return Err(fail(Some(pc), format!("uses R{max} but the kernel has {} registers", self.regs)));
             }
             for op in inst.operands() {
+                if let Operand::Format { index, words, pairs } = *op {
+                    let Some(format) = formats.get(usize::from(index)) else {
+                        return Err(fail(Some(pc), format!("names format {index}, but the kernel has {}", formats.len())));
+                    };
+                    if (format.words(), format.has_pairs()) != (words, pairs) {
+                        return Err(fail(Some(pc), format!("says its format takes {words} argument words, but it takes {}", format.words())));
+                    }
+                }
                 if let Operand::Label { target, reconv } = *op {
                     if target >= len {
                         return Err(fail(Some(pc), format!("branch target {target} is outside the kernel (0 .. {})", len - 1)));
@@ -874,6 +894,8 @@ pub fn write_module(module: &Module) -> Vec<u8> {
             w.u32(call.line);
         }
         k.frames.of_pc.iter().for_each(|&f| w.u32(f));
+        w.len(k.formats.len());
+        k.formats.iter().for_each(|f| w.str(f));
     }
     w.0
 }
@@ -1057,7 +1079,14 @@ pub fn read_module(bytes: &[u8]) -> Result<Module, LoadError> {
                 frames.of_pc = (0..ncode).map(|_| r.u32("frame")).collect::<Result<_, _>>()?;
             }
         }
-        let kernel = Kernel { name, params, shared, shared_size, local_size, regs, launch, args, code, lines, labels, target, frames };
+        let mut formats = Vec::new();
+        if version >= 5 {
+            let nformats = r.count(4, "format count")?;
+            for _ in 0..nformats {
+                formats.push(r.str("format")?);
+            }
+        }
+        let kernel = Kernel { name, params, shared, shared_size, local_size, regs, launch, args, code, lines, labels, target, frames, formats };
         kernel.validate()?;
         kernels.push(kernel);
     }
@@ -1092,6 +1121,8 @@ mod tests {
         let mut mov = Instruction::new(Opcode::Mov);
         mov.operands[0] = Operand::Reg(2);
         mov.operands[1] = Operand::Src(Src::Imm { bits: 1.5f64.to_bits(), wide: true });
+        let mut printf = Instruction::new(Opcode::Printf);
+        printf.operands[..2].copy_from_slice(&[Operand::Format { index: 0, words: 4, pairs: true }, Operand::Src(Src::reg(0))]);
         Module {
             source_name: "k.s".into(),
             source: Some("...".into()),
@@ -1111,11 +1142,12 @@ mod tests {
                     ArgDefault { name: "n".into(), init: ArgInit::Scalar(Literal::Int(-3)) },
                     ArgDefault { name: "x".into(), init: ArgInit::List(vec![Literal::Float(0.5), Literal::F32Bits(7)]) },
                 ],
-                code: vec![mov, exit],
-                lines: vec![3, 4],
+                code: vec![mov, printf, exit],
+                lines: vec![3, 4, 5],
                 labels: vec![("top".into(), 0)],
                 target: Target::Sm75,
-                frames: Frames { calls: vec![InlinedCall { function: "f".into(), caller: 0, line: 3 }], of_pc: vec![0, 1] },
+                frames: Frames { calls: vec![InlinedCall { function: "f".into(), caller: 0, line: 3 }], of_pc: vec![0, 1, 1] },
+                formats: vec!["x = %d, y = %.2f\n".into()],
             }],
         }
     }
@@ -1154,11 +1186,20 @@ mod tests {
     #[test]
     fn older_versions_load_with_the_default_target_and_no_frames() {
         let mut m = sample();
-        m.kernels[0].frames = Frames::default();
-        let v3 = write_module(&m);
-        // Version 2 is version 3 (4: the sample has no memory instruction) without the
-        // inlined calls after the labels (a zero count here).
-        assert_eq!(v3[v3.len() - 4..], [0; 4]);
+        let k = &mut m.kernels[0];
+        (k.frames, k.formats) = (Frames::default(), Vec::new());
+        k.code.remove(1);
+        k.lines.remove(1);
+        let v5 = write_module(&m);
+        // Version 4 is version 5 without the formats after the inlined calls, and version 3 is
+        // version 4 (the sample has no memory instruction); both counts are zero here.
+        assert_eq!(v5[v5.len() - 8..], [0; 8]);
+        let mut v3 = v5[..v5.len() - 4].to_vec();
+        for version in [4u16, 3] {
+            v3[4..6].copy_from_slice(&version.to_le_bytes());
+            assert_eq!(read_module(&v3), Ok(m.clone()), "version {version}");
+        }
+        // Version 2 is version 3 without the inlined calls after the labels.
         let mut v2 = v3[..v3.len() - 4].to_vec();
         v2[4..6].copy_from_slice(&2u16.to_le_bytes());
         assert_eq!(read_module(&v2), Ok(m.clone()));
@@ -1171,11 +1212,11 @@ mod tests {
         let loaded = read_module(&v1).unwrap();
         assert_eq!(loaded.kernels[0].target, Target::DEFAULT);
         assert_eq!(loaded.kernels[0].code, m.kernels[0].code);
-        let mut future = v3.clone();
-        future[4..6].copy_from_slice(&5u16.to_le_bytes());
+        let mut future = v5.clone();
+        future[4..6].copy_from_slice(&6u16.to_le_bytes());
         assert_eq!(
             read_module(&future).unwrap_err().to_string(),
-            "bytecode version 5 is not supported (this simt reads versions 1 to 4); reassemble the source"
+            "bytecode version 6 is not supported (this simt reads versions 1 to 5); reassemble the source"
         );
         let mut bad_target = v2;
         bad_target[at] = 6;
@@ -1194,11 +1235,28 @@ mod tests {
         for (frames, message) in [
             (Frames { calls: vec![], of_pc: vec![0, 0] }, "frame table has 2 entries"),
             (Frames { calls: k.frames.calls.clone(), of_pc: vec![0] }, "frame table has 1 entries"),
-            (Frames { calls: k.frames.calls.clone(), of_pc: vec![0, 2] }, "is in frame 2"),
-            (Frames { calls: vec![InlinedCall { function: "f".into(), caller: 1, line: 3 }], of_pc: vec![0, 1] }, "not from an earlier one"),
+            (Frames { calls: k.frames.calls.clone(), of_pc: vec![0, 2, 1] }, "is in frame 2"),
+            (Frames { calls: vec![InlinedCall { function: "f".into(), caller: 1, line: 3 }], of_pc: vec![0, 1, 1] }, "not from an earlier one"),
         ] {
             let mut bad = k.clone();
             bad.frames = frames;
+            let error = bad.validate().unwrap_err().to_string();
+            assert!(error.contains(message), "{error}");
+        }
+    }
+
+    #[test]
+    fn printf_formats_must_match_their_instructions() {
+        let k = &sample().kernels[0];
+        let format = |index, words, pairs| Operand::Format { index, words, pairs };
+        for (operand, formats, message) in [
+            (format(1, 4, true), vec!["x = %d, y = %.2f\n"], "names format 1, but the kernel has 1"),
+            (format(0, 2, false), vec!["x = %d, y = %.2f\n"], "says its format takes 2 argument words, but it takes 4"),
+            (format(0, 4, true), vec!["%d %q"], "format 0 \"%d %q\": `%q` is not a conversion"),
+        ] {
+            let mut bad = k.clone();
+            bad.code[1].operands[0] = operand;
+            bad.formats = formats.into_iter().map(String::from).collect();
             let error = bad.validate().unwrap_err().to_string();
             assert!(error.contains(message), "{error}");
         }

@@ -378,6 +378,10 @@ impl Instruction {
                 _ => 1,
             },
             Width::Fragment(role) => self.form.mma().map_or(1, |m| m.regs(role)),
+            Width::Printed => match self.operands[0] {
+                Operand::Format { words, .. } => words,
+                _ => 0,
+            },
         }
     }
 
@@ -466,6 +470,7 @@ mod tests {
                     Width::Data | Width::Matrices => form.access().is_some(),
                     Width::Converted => form.conversion().is_some(),
                     Width::Fragment(_) => form.mma().is_some(),
+                    Width::Printed => row.operands.first().is_some_and(|o| o.kind == OperandKind::Format),
                 };
                 assert!(answered, "{}: operand `{}` names a width rule the form cannot answer", row.syntax(), spec.name);
             }

@@ -497,8 +497,10 @@ impl Flags {
     pub const BARRIER: Flags = Flags(1 << 6);
     /// Orders memory operations.
     pub const FENCE: Flags = Flags(1 << 7);
+    /// Adds to what the launch prints.
+    pub const OUTPUT: Flags = Flags(1 << 8);
 
-    const NAMED: [(Flags, &'static str); 8] = [
+    const NAMED: [(Flags, &'static str); 9] = [
         (Flags::LOAD, "load"),
         (Flags::STORE, "store"),
         (Flags::ATOMIC, "atomic"),
@@ -507,6 +509,7 @@ impl Flags {
         (Flags::TERMINATOR, "terminator"),
         (Flags::BARRIER, "barrier"),
         (Flags::FENCE, "fence"),
+        (Flags::OUTPUT, "output"),
     ];
 
     /// Both sets of flags.
@@ -582,6 +585,9 @@ pub enum Width {
     Literal,
     /// A tensor-core fragment, sized by the MMA form.
     Fragment(FragRole),
+    /// `PRINTF`'s arguments: the words its format takes (`Operand::Format`), from an even
+    /// register where one of them is a pair.
+    Printed,
 }
 
 /// The role of an MMA operand, which decides its fragment's register count.
@@ -649,6 +655,8 @@ pub enum OperandKind {
     Label,
     /// An integer literal only.
     Imm,
+    /// A format string (`"x = %d\n"`), kept in the kernel's [`formats`](crate::Kernel::formats).
+    Format,
 }
 
 /// One operand of a table row.
@@ -951,6 +959,8 @@ const FRAG_A: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Fragm
 const FRAG_B: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Fragment(FragRole::B));
 const FRAG_C: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Fragment(FragRole::C));
 const FRAG_D: OperandKind = OperandKind::Dst(Width::Fragment(FragRole::C));
+const FORMAT: OperandKind = OperandKind::Format;
+const PRINTED: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Printed);
 
 const DAB_INT: &[OperandSpec] = &[op("d", D), op("a", S_INT), op("b", S_INT)];
 const DAB_F32: &[OperandSpec] = &[op("d", D), op("a", S_F32), op("b", S_F32)];
@@ -1171,6 +1181,10 @@ instruction_table! {
     Idp4a: "IDP" ["4A", a: Sign8, b: Sign8], &[op("d", D), op("a", S_INT), op("b", S_INT), op("c", S_INT)], optional 0, Int, Mul, [];
     /// `d = c + a.h0 * b.byte(k) + a.h1 * b.byte(k + 1)`: the two halves of `a` (`S16` or `U16`) times two bytes of `b` (`S8` or `U8`), `k = 0` (`LO`) or 2 (`HI`), wrapping (PTX `dp2a`, CUDA `__dp2a_lo`, `__dp2a_hi`).
     Idp2a: "IDP" ["2A", half: DpHalf, a: Sign16, b: Sign8], &[op("d", D), op("a", S_INT), op("b", S_INT), op("c", S_INT)], optional 0, Int, Mul, [];
+    /// Each thread prints `format` (C's `printf` conversions) with its arguments from registers `a` on, laid out as CUDA's `vprintf` lays them out in memory: 4-byte ones (`%d %u %x %c`, `*`) a register each, 8-byte ones (`%ld`, the floats as f64, `%s` and `%p` addresses) the next even-aligned pair; `a` may be left out when there are none. The launch prints the records in block order, then by barrier interval, warp and issue (`docs/language.md`, "Printing").
+    Printf: "PRINTF" [], &[op("format", FORMAT), op("a", PRINTED)], optional 1, Control, Control, [OUTPUT];
+    /// CUDA's `vprintf` (PTX `call vprintf`): each thread prints the format at generic address `format` with its arguments from the buffer at generic address `args`, laid out as `PRINTF`'s registers are, and `d = ` the number of arguments the format takes, `*`s included (-1 for a null format). The format is read as the thread runs (at most 64 KiB) and checked as `PRINTF`'s are.
+    Vprintf: "VPRINTF" [], &[op("d", D), op("format", S_PAIR), op("args", S_PAIR)], optional 0, Control, Control, [OUTPUT];
 }
 
 impl Opcode {

@@ -74,6 +74,8 @@ pub struct KernelBuilder {
     labels: Vec<(String, Option<u32>)>,
     /// Each label's index in `labels`, by name.
     label_index: HashMap<String, u32>,
+    /// Each format's index in the kernel's formats, by text.
+    format_index: HashMap<String, u16>,
     /// Branch operands to patch: (pc, operand index, label).
     branches: Vec<(usize, usize, Label)>,
     regs: Option<u32>,
@@ -101,9 +103,11 @@ impl KernelBuilder {
                 labels: Vec::new(),
                 target: Target::DEFAULT,
                 frames: Frames::default(),
+                formats: Vec::new(),
             },
             labels: Vec::new(),
             label_index: HashMap::new(),
+            format_index: HashMap::new(),
             branches: Vec::new(),
             regs: None,
             abandoned: false,
@@ -154,6 +158,28 @@ impl KernelBuilder {
     /// pushed (checked by [`KernelBuilder::finish`]).
     pub fn frames(&mut self, frames: Frames) {
         self.kernel.frames = frames;
+    }
+
+    /// The `format` operand of a `PRINTF` of `text`, the text kept once however many
+    /// `PRINTF`s print it.
+    ///
+    /// # Errors
+    /// What `PRINTF` cannot print (`printf::Format::parse`), or more formats than an
+    /// operand can index.
+    pub fn format(&mut self, text: &str) -> Result<Operand, printf::FormatError> {
+        let format = printf::Format::parse(text)?;
+        let formats = &mut self.kernel.formats;
+        let index = match self.format_index.get(text) {
+            Some(&i) => i,
+            None => {
+                let i = u16::try_from(formats.len())
+                    .map_err(|_| printf::FormatError { at: 0, message: format!("a kernel has at most {} different formats", usize::from(u16::MAX) + 1) })?;
+                formats.push(text.to_string());
+                self.format_index.insert(text.to_string(), i);
+                i
+            }
+        };
+        Ok(Operand::Format { index, words: format.words(), pairs: format.has_pairs() })
     }
 
     /// Bytes of LOCAL memory per thread.

@@ -8,7 +8,8 @@
 //! the function `ld.param`s its formal parameters and `st.param`s its result. Here those
 //! caller variables live in LOCAL memory, and each copy's formal parameters and result are
 //! bound to the caller's variables of the same position. Recursion, calls through a pointer
-//! and functions without a body are refused.
+//! and functions without a body are refused, but for CUDA's `vprintf` ([`VPRINTF`]), which
+//! stays a call and becomes simt's `VPRINTF`.
 //!
 //! Registers and variables declared in a nested `{ }` block are that block's own, hiding the
 //! same names outside it (NVRTC wraps `__syncthreads_count` in `{ .reg .pred %p1; ... }` in a
@@ -23,6 +24,9 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::ast::{self, Address, OperandKind, Span, Spanned, Statement};
 use crate::diagnostic::Diagnostic;
 use crate::ops::{Control, Op};
+
+/// The one function a call may name without its body: the CUDA runtime's `printf`.
+pub(crate) const VPRINTF: &str = "vprintf";
 
 /// How deep calls may nest.
 const MAX_DEPTH: usize = 16;
@@ -217,6 +221,9 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
             if call.operands.len() > 3 {
                 return Err(Diagnostic::new(call.span, "calls through a function pointer (with a prototype) are not supported"));
             }
+            if callee_name == VPRINTF && module.function(callee_name).is_none() {
+                continue;
+            }
             let callee = module
                 .function(callee_name)
                 .ok_or_else(|| Diagnostic::new(call.span, format!("`{callee_name}` has no body in this file: only functions defined here can be called")))?;
@@ -344,9 +351,13 @@ impl<'t, 'a> Plan<'t, 'a> {
                 }
                 Statement::Instruction(i) => match i.op {
                     Op::Call(_) => {
-                        if let Some(&callee) = self.calls.get(&(k, i.span.start)) {
-                            self.copy(callee, out);
-                            out.items.push(Owned::Label(self.end_label(callee), i.span));
+                        match self.calls.get(&(k, i.span.start)) {
+                            Some(&callee) => {
+                                self.copy(callee, out);
+                                out.items.push(Owned::Label(self.end_label(callee), i.span));
+                            }
+                            // A call `plan` kept: `vprintf`'s.
+                            None => out.items.push(Owned::Inst(self.instruction(k, scope, i), k as u32)),
                         }
                     }
                     Op::Ret(_) if k > 0 && i.guard.is_none() && Some(at) == last => {}

@@ -159,17 +159,24 @@ fn check(kernel: &Kernel, module: &simt_isa::Module, scratch: &Path, engine: Eng
     }
     let request = LaunchRequest { grid: Some(kernel.grid), block: Some(kernel.block), args, module_dir: None };
     let prepared = prepare(translated, &request).map_err(|e| e.to_string())?;
-    match engine {
+    let stats = match engine {
         Engine::Functional(simt) => {
             let options = RunOptions { simt, threads: Some(2), ..RunOptions::default() };
-            run(translated, &prepared.config, &prepared.memory, &options, None).map_err(|f| f.render(module, false))?;
+            run(translated, &prepared.config, &prepared.memory, &options, None).map_err(|f| f.render(module, false))?
         }
         Engine::TimedH100 => {
             let machine = simt_timing::Machine::builtin("h100");
             let options = RunOptions { threads: Some(2), ..RunOptions::default() };
             simt_timing::run(translated, &prepared.config, &prepared.memory, &options, &machine, &simt_timing::TimingOptions::default())
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| e.to_string())?
+                .functional
         }
+    };
+    // A kernel that prints has, beside it, what glibc's printf makes of the same calls.
+    let printed: String = stats.printed.iter().map(|p| p.text.as_str()).collect();
+    let expected = std::fs::read_to_string(corpus_dir().join("cuda").join(format!("{}.out", kernel.entry))).unwrap_or_default();
+    if printed != expected {
+        return Err(format!("it printed {printed:?}, not {expected:?}"));
     }
     let want = reference::reference(&kernel.entry).ok_or("no reference")?(&inputs);
     for name in &kernel.outputs {

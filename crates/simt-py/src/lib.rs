@@ -784,6 +784,7 @@ impl simt_interp::Remedies for PythonSpelling {
             Remedy::MoreTime => "give the launch more time if the kernel is just long".into(),
             Remedy::MoreRunawaySteps => "a loop this long runs from the command line, with `simt run --runaway-steps N` (or 0)".into(),
             Remedy::DynamicShared(name) => format!("`{name}` is dynamic shared memory, sized by the launch: give it with `shared=N`"),
+            Remedy::MorePrintf => "print from fewer threads, or run from the command line with `simt run --printf-limit BYTES`".into(),
         }
     }
 }
@@ -824,6 +825,7 @@ fn result_of(
     raw: bool,
 ) -> PyResult<RunResult> {
     let report = timed.map(|(r, _)| r);
+    write_printed(py, &stats.printed)?;
     let buffers = PyDict::new(py);
     for (name, elem, buffer) in buffers_out {
         buffers.set_item(name, buffer_array(py, elem, buffer, raw)?)?;
@@ -857,9 +859,27 @@ fn result_of(
     })
 }
 
+/// The texts of a launch's `PRINTF` records, in print order.
+fn printed_text(printed: &[simt_interp::Printed]) -> String {
+    printed.iter().map(|p| p.text.as_str()).collect()
+}
+
+/// Writes what a launch printed to `sys.stdout`, where CUDA's `printf` output appears (and
+/// where a notebook shows it).
+fn write_printed(py: Python<'_>, printed: &[simt_interp::Printed]) -> PyResult<()> {
+    if !printed.is_empty() {
+        py.import("sys")?.getattr("stdout")?.call_method1("write", (printed_text(printed),))?;
+    }
+    Ok(())
+}
+
 /// The exception for a fault: its class by kind, its fields as attributes, the rendered fault as message.
+/// What the launch printed before it stopped goes to `sys.stdout` first.
 pub(crate) fn fault_error(py: Python<'_>, module: &Module, fault: simt_interp::Fault) -> PyErr {
     let fault = fault.worded(&PythonSpelling);
+    if let Err(e) = write_printed(py, &fault.printed) {
+        return e;
+    }
     let message = fault.render(module, false);
     let err = match fault.kind {
         FaultKind::InvalidLaunch => return LaunchError::new_err(fault.message),
@@ -881,6 +901,7 @@ pub(crate) fn fault_error(py: Python<'_>, module: &Module, fault: simt_interp::F
         value.setattr("notes", fault.notes.clone())?;
         value.setattr("reason", &fault.message)?;
         value.setattr("findings", json_to_py(py, &serde_json::to_string(&fault.findings).map_err(to_value_error)?)?)?;
+        value.setattr("printed", printed_text(&fault.printed))?;
         Ok(())
     };
     match attrs() {
@@ -957,6 +978,13 @@ impl RunResult {
     #[getter]
     fn stats(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         cached(py, &self.stats_py, || serde_json::to_string(&self.stats))
+    }
+
+    /// What the kernel's `printf`s (`PRINTF`, `VPRINTF`) printed, in print order (block,
+    /// barrier interval, warp, issue); `run` has also written it to `sys.stdout`.
+    #[getter]
+    fn printed(&self) -> String {
+        printed_text(&self.stats.printed)
     }
 
     /// The sanitizers' distinct findings, as `simt run --json` lists them (empty without `sanitize`).
@@ -1178,7 +1206,7 @@ fn ptx_run(py: Python<'_>, ptx: &str, args: Vec<Bound<'_, PyAny>>, grid: &Bound<
         unsafe { simt::launch(&module, 0, &host_args, shape, &RunOptions::default()) }
     });
     match result {
-        Ok(_) => Ok(()),
+        Ok(stats) => write_printed(py, &stats.printed),
         Err(simt::LaunchFailure::Refused(message)) => Err(LaunchError::new_err(message)),
         Err(simt::LaunchFailure::Fault(fault)) => Err(fault_error(py, &module, *fault)),
     }

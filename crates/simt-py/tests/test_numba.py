@@ -72,6 +72,13 @@ def trig(x, out):
         out[i] = math.sin(x[i]) + math.cos(x[i])
 
 
+@cuda.jit
+def greet(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        print("thread", i, "has", x[i])
+
+
 @pytest.fixture(scope="module", autouse=True)
 def compiler():
     """Numba's compiler needs NVIDIA's NVVM and NVRTC wheels besides numba-cuda."""
@@ -124,3 +131,12 @@ def test_arguments_numba_cannot_pass_are_refused():
         simt.numba.launch(saxpy, 1, 32, np.float32(1), np.zeros((4, 4), np.float32)[:, 0], np.zeros(4, np.float32), np.zeros(4, np.float32))
     with pytest.raises(TypeError, match="arrays and numbers"):
         simt.numba.launch(saxpy, 1, 32, "two", np.zeros(4, np.float32), np.zeros(4, np.float32), np.zeros(4, np.float32))
+
+
+def test_print_writes_to_stdout_in_print_order(capsys):
+    """Numba's print is CUDA's vprintf with a format Numba builds (`%s %lld %s %f\\n`)."""
+    x = np.array([0.5, -2.0, 3.25], np.float32)
+    result = simt.numba.launch(greet, 1, 32, x)
+    want = "".join(f"thread {i} has {v:f}\n" for i, v in enumerate(x))
+    assert result.printed == want
+    assert capsys.readouterr().out == want

@@ -586,3 +586,21 @@ def test_lints_warn_allow_and_deny_as_on_the_cli(asm):
         simt.load(collatz, deny=["warnings"], allow=["loop-divergence"])
     with pytest.raises(ValueError, match="is not a lint: use one of loop_divergence"):
         simt.assemble(".kernel k\nEXIT\n", allow=["loop_divergense"])
+
+
+PRINTS = """
+.kernel hello
+.launch grid(2) block(3)
+    S2R R4, SR_CTAID.X
+    S2R R5, SR_TID.X
+    PRINTF "block %d thread %d\\n", R4
+    EXIT
+"""
+
+
+def test_printf_output_goes_to_stdout_and_the_result(capsys):
+    result = simt.assemble(PRINTS)["hello"].run()
+    want = "".join(f"block {b} thread {t}\n" for b in range(2) for t in range(3))
+    assert result.printed == want
+    assert capsys.readouterr().out == want
+    assert [r["text"] for r in result.stats["printed"]][:2] == ["block 0 thread 0\n", "block 0 thread 1\n"]

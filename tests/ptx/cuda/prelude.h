@@ -109,3 +109,6 @@ DEVICE unsigned __funnelshift_rc(unsigned lo, unsigned hi, unsigned shift) {
 }
 DEVICE unsigned long long __umul64hi(unsigned long long a, unsigned long long b) { return __nvvm_mulhi_ull(a, b); }
 DEVICE long long __mul64hi(long long a, long long b) { return __nvvm_mulhi_ll(a, b); }
+
+// CUDA's device printf: clang lowers a call of it to the runtime's `vprintf`.
+extern "C" __device__ int printf(const char *format, ...);

@@ -291,12 +291,11 @@ impl<'a> Executor<'a> {
         let memory = self.launch.memory;
         for l in lanes(exec) {
             let a = full[l];
-            let place = match (addr.addressing, a & !0xFFFF_FFFF) {
-                (Addressing::Generic, SHARED_WINDOW) => Some((Space::Shared, a as u32)),
-                (Addressing::Generic, LOCAL_WINDOW) if !atomic => Some((Space::Local, a as u32)),
-                (Addressing::Generic, _) => memory.global_address(a).map(|g| (Space::Global, g)),
-                (_, _) if named == Space::Global => memory.global_address(a).map(|g| (Space::Global, g)),
-                (_, 0) => Some((named, a as u32)),
+            let place = match addr.addressing {
+                // Atomics work on global and shared memory only.
+                Addressing::Generic => generic_place(memory, a).filter(|&(space, _)| !(atomic && space == Space::Local)),
+                _ if named == Space::Global => memory.global_address(a).map(|g| (Space::Global, g)),
+                _ if a >> 32 == 0 => Some((named, a as u32)),
                 _ => None,
             };
             let Some((space, offset)) = place else {
@@ -768,7 +767,7 @@ impl<'a> Executor<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn resolve(&mut self, warp: usize, lane: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Result<Loc, Fault> {
+    pub(crate) fn resolve(&mut self, warp: usize, lane: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Result<Loc, Fault> {
         let verb = if write { "writes" } else { "reads" };
         if !addr.is_multiple_of(size.min(16)) {
             return Err(self.fault(
@@ -886,7 +885,7 @@ impl<'a> Executor<'a> {
     }
 
     /// The words of a byte-addressed space (LOCAL holds every thread's region).
-    fn words(&self, space: Space) -> &[u32] {
+    pub(crate) fn words(&self, space: Space) -> &[u32] {
         match space {
             Space::Shared => &self.shared,
             Space::Local => &self.local,
@@ -903,6 +902,16 @@ impl<'a> Executor<'a> {
             let (word, byte) = (addrs[l] as usize / 4, addrs[l] as usize % 4);
             (4 * (word * threads + w * 32 + l) + byte) as u32
         })
+    }
+}
+
+/// The space and offset generic address `a` names: the shared or local window by its high
+/// word, else GLOBAL memory (a buffer below 2^32, or host memory lent at its own address).
+pub(crate) fn generic_place(memory: &GlobalMemory, a: u64) -> Option<(Space, u32)> {
+    match a & !0xFFFF_FFFF {
+        SHARED_WINDOW => Some((Space::Shared, a as u32)),
+        LOCAL_WINDOW => Some((Space::Local, a as u32)),
+        _ => memory.global_address(a).map(|g| (Space::Global, g)),
     }
 }
 

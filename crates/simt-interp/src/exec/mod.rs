@@ -15,6 +15,7 @@ pub(crate) mod collective;
 pub(crate) mod control;
 pub(crate) mod efficiency;
 pub(crate) mod memory;
+pub(crate) mod print;
 pub(crate) mod tensor;
 
 use simt_isa::{BarRedOp, SpecialReg};
@@ -197,6 +198,8 @@ pub(crate) struct Executor<'a> {
     pub(crate) clock: Option<u64>,
     /// The predicates the threads waiting at a `BAR.RED` brought to the barrier.
     pub(crate) votes: BarrierVotes,
+    /// Block barriers opened since the block started: the interval a `PRINTF`'s record is in.
+    pub(crate) barriers_opened: u32,
 }
 
 /// How many threads arrived at the block barrier with a `BAR.RED` predicate true, and how
@@ -234,6 +237,7 @@ impl<'a> Executor<'a> {
             buffer_hints: vec![0; launch.program.code.len()],
             clock: None,
             votes: BarrierVotes::default(),
+            barriers_opened: 0,
         }
     }
 
@@ -250,6 +254,7 @@ impl<'a> Executor<'a> {
         }
         self.clock = None;
         self.votes = BarrierVotes::default();
+        self.barriers_opened = 0;
     }
 
     /// As the block barrier opens: each `BAR.RED`'s result, written to the lanes that waited
@@ -298,6 +303,7 @@ impl<'a> Executor<'a> {
             Op::Collective(op) => self.collective(w, *op, exec),
             Op::Tensor(op) => self.mma(w, pc, *op, mask, exec)?,
             Op::Control(op) => moved = self.control(w, pc, *op, mask, exec, counts)?,
+            Op::Print(op) => self.print(w, pc, *op, exec, &mut counters.printed)?,
         }
         // Also after an instruction that moved its threads: a `BAR.RED` writes its
         // destination for them as the barrier opens.

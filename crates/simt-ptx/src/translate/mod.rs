@@ -1368,9 +1368,47 @@ impl<'t, 'a> Entry<'t, 'a> {
             Op::Trap => self.op(Opcode::Trap, &[]),
             // PTX bounds the sleep by [0, 2t] nanoseconds: not sleeping is within it.
             Op::Nanosleep(_) => self.op(Opcode::Nop, &[]),
-            // Device functions are inlined before translation (`inline.rs`): a call left here is one that could not be.
-            Op::Call(_) => Err(unsupported(inst, format!("`{op}`"))),
+            // Device functions are inlined before translation (`inline.rs`): a call left here is `vprintf`'s.
+            Op::Call(_) => self.vprintf(inst),
         }
+    }
+
+    /// `call (r), vprintf, (format, args)`: its two pointers loaded from their `.param`
+    /// places into scratch pairs, `VPRINTF`, and the count stored in `r`'s place.
+    fn vprintf(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
+        let names = |i: usize| match inst.operands.get(i).map(|o| &o.kind) {
+            Some(OperandKind::List(v)) => v.iter().map(|o| if let OperandKind::Name(n) = o.kind { Ok((n, o.span)) } else { Err(o.span) }).collect(),
+            _ => Ok(Vec::new()),
+        };
+        let callee = match inst.operands.get(1).map(|o| &o.kind) {
+            Some(OperandKind::Name(n)) => *n,
+            _ => "",
+        };
+        let (Ok(results), Ok(args)) = (names(0), names(2)) else {
+            return Err(Diagnostic::new(inst.span, "a call's arguments and results are `.param` variables"));
+        };
+        if callee != crate::inline::VPRINTF || args.len() != 2 || results.len() > 1 {
+            return Err(unsupported(inst, format!("this call of `{callee}`")));
+        }
+        let place = |(name, span): (&str, Span)| -> Result<i32> {
+            match self.symbol(name, span)? {
+                Symbol { space: StateSpace::Local, address, base: None } => Ok(address as i32),
+                _ => Err(Diagnostic::new(span, format!("`{name}` is not a `.param` variable of the call's block"))),
+            }
+        };
+        let (format, buffer) = (place(args[0])?, place(args[1])?);
+        let result = results.first().map(|&r| place(r)).transpose()?;
+        let local = |offset| isa::Operand::Addr { base: RZ, offset };
+        let s = self.scratch;
+        let ld = Form::Ld(mods::Ld { space: isa::MemSpace::Local, addr: isa::AddrWidth::W32, vec: isa::VecWidth::V2, ty: isa::MemType::B32 });
+        self.emit(ld, &[dst(s), local(format)])?;
+        self.emit(ld, &[dst(s + 2), local(buffer)])?;
+        self.op(Opcode::Vprintf, &[dst(s), src(Src::reg(s)), src(Src::reg(s + 2))])?;
+        if let Some(result) = result {
+            let st = Form::St(mods::St { space: isa::MemSpace::Local, addr: isa::AddrWidth::W32, vec: isa::VecWidth::Scalar, ty: isa::MemType::B32 });
+            self.emit(st, &[local(result), src(Src::reg(s))])?;
+        }
+        Ok(())
     }
 
     /// The low and high words of a 64-bit source.

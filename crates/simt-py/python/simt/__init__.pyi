@@ -42,6 +42,7 @@ class Fault(SimtError):
     pc: Optional[int]
     line: Optional[int]
     notes: List[str]
+    printed: str
 
 class Deadlock(Fault):
     """Threads that wait for each other forever."""
@@ -60,6 +61,7 @@ class Result:
     timing: Optional[Dict[str, Any]]
     trace: Optional[List[Dict[str, Any]]]
     findings: List[Dict[str, Any]]
+    printed: str
     def __getitem__(self, name: str) -> npt.NDArray[Any]: ...
     def trace_table(self) -> Optional[Dict[str, Any]]: ...
     def report(self, path: Union[str, "PathLike[str]"]) -> None: ...
