@@ -464,3 +464,17 @@ fn printf_output_has_a_limit() {
     assert!(stderr.contains("the launch printed more than 400 bytes, its limit"), "{stderr}");
     assert!(stderr.contains("raise --printf-limit"), "{stderr}");
 }
+
+/// `PRINTF` reads the registers its arguments are in and not the ones that pad a pair to its
+/// alignment: initcheck reports an unwritten argument, never an unwritten pad.
+#[test]
+fn printf_reads_its_arguments_and_not_their_padding() {
+    let dir = workspace();
+    let kernel = |convert: &str| format!(".kernel k\n.launch grid(1) block(2)\n    S2R R4, SR_TID.X\n{convert}    PRINTF \"%d %.1f\\n\", R4\n    EXIT\n");
+    std::fs::write(dir.path().join("padded.s"), kernel("    CVT.F64.U32 R6, R4\n")).unwrap();
+    let (code, stdout, stderr) = outcome(dir.path(), &["run", "padded.s", "--check", "initcheck"]);
+    assert_eq!((code, stdout.as_str()), (0, "0 0.0\n1 1.0\n"), "{stderr}");
+    std::fs::write(dir.path().join("unwritten.s"), kernel("")).unwrap();
+    let (code, _, stderr) = outcome(dir.path(), &["run", "unwritten.s", "--check", "initcheck"]);
+    assert!(code == 2 && stderr.contains("R6 is read") && stderr.contains("R7 is read") && !stderr.contains("R5 is read"), "{stderr}");
+}

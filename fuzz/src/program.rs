@@ -216,7 +216,7 @@ fn attempt(c: &mut impl Choices, regs_used: u8, len: u32, pc: u32, shared_size: 
             OperandKind::Format => {
                 let index = pick(FORMATS.len() as u32) as u16;
                 let format = simt_isa::printf::Format::parse(FORMATS[usize::from(index)]).expect("the fuzzer's formats are valid");
-                Operand::Format { index, words: format.words(), pairs: format.has_pairs() }
+                format.operand(index)
             }
         };
     }

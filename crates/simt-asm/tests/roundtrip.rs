@@ -183,7 +183,7 @@ fn instruction(rng: &mut Rng, labels: usize) -> String {
                 OperandKind::Format => {
                     let text = *rng.pick(&[r"hi\n", r"%d: %c\t%%\n", r#"%5.2f|%s|\"%lx\"\n"#, r"\\ %*d \x1b"]);
                     let format = simt_isa::printf::Format::parse(&simt_isa::printf::unquote(text).expect("an escaped format")).expect("a valid format");
-                    inst.operands[i] = Operand::Format { index: 0, words: format.words(), pairs: format.has_pairs() };
+                    inst.operands[i] = format.operand(0);
                     format!("\"{text}\"")
                 }
             };

@@ -17,8 +17,9 @@
 //! 3 bits; source predicate 4 bits (3 + negate); special register 5 bits;
 //! address 27 bits (8-bit base register, `RZ` for none, then a 19-bit pool
 //! index of the signed offset); label 48 bits (24-bit target pc, 24-bit
-//! reconvergence pc, all ones for none); integer literal 19-bit pool index; format 24 bits
-//! (16-bit index into the kernel's formats, 7-bit argument-word count, 1 bit: a pair among them).
+//! reconvergence pc, all ones for none); integer literal 19-bit pool index; format 35 bits
+//! (16-bit index into the kernel's formats, an 18-bit pool index of the mask of argument words
+//! it reads, 1 bit: a pair among them).
 //! Literals live in a per-kernel pool of 64-bit values so that an
 //! instruction can carry several of them in one fixed-width word.
 
@@ -125,13 +126,14 @@ pub enum Operand {
     /// An integer literal.
     Imm(u32),
     /// A format string: its index in the kernel's [`formats`](crate::Kernel::formats), the
-    /// argument words it takes and whether one of them is a pair (decided by the format,
+    /// argument words it reads and whether one of them is a pair (decided by the format,
     /// kept here so that what an instruction reads is known without the kernel).
     Format {
         /// Index in the kernel's formats.
         index: u16,
-        /// Argument words (registers from `a` on).
-        words: u8,
+        /// Bit `i`: the format reads argument word `i` (register `a + i`); the words between
+        /// pad a pair to its alignment.
+        used: u64,
         /// Whether an argument is a pair, so that `a` is an even register.
         pairs: bool,
     },
@@ -328,13 +330,8 @@ impl Instruction {
                 }
             }
             (OperandKind::Label, Operand::Label { .. }) => Ok(()),
-            (OperandKind::Format, Operand::Format { words, .. }) => {
-                if usize::from(words) > 2 * crate::MAX_PRINTF_ARGS {
-                    Err(err(at, format!("a format takes at most {} argument words", 2 * crate::MAX_PRINTF_ARGS)))
-                } else {
-                    Ok(())
-                }
-            }
+            // Whether the words match the format's is the kernel's to check (`Kernel::validate`).
+            (OperandKind::Format, Operand::Format { .. }) => Ok(()),
             (OperandKind::Imm, Operand::Imm(v)) => {
                 if self.opcode() == Opcode::Shfl && !(v.is_power_of_two() && v <= 32) {
                     Err(err(at, format!("segment width {v} must be a power of two from 1 to 32")))
@@ -483,9 +480,9 @@ pub fn encode(inst: &Instruction, pool: &mut PoolBuilder) -> u128 {
                 w.put(u64::from(reconv), 24);
             }
             (OperandKind::Imm, Operand::Imm(v)) => w.put(u64::from(pool.intern(u64::from(v))), ADDR_POOL_BITS),
-            (OperandKind::Format, Operand::Format { index, words, pairs }) => {
+            (OperandKind::Format, Operand::Format { index, used, pairs }) => {
                 w.put(u64::from(index), 16);
-                w.put(u64::from(words), 7);
+                w.put(u64::from(pool.intern(used)), POOL_BITS);
                 w.put(u64::from(pairs), 1);
             }
             (kind, found) => panic!("encode: {} operand {i} should be {kind:?}, found {found:?}", inst.opcode()),
@@ -558,7 +555,7 @@ pub fn decode(word: u128, pool: &[u64]) -> Result<Instruction, DecodeError> {
                 let v = lookup(r.take(ADDR_POOL_BITS))?;
                 Operand::Imm(u32::try_from(v).map_err(|_| DecodeError::BadField(format!("{opcode}: literal {v:#x} is wider than 32 bits")))?)
             }
-            OperandKind::Format => Operand::Format { index: r.take(16) as u16, words: r.take(7) as u8, pairs: r.take(1) == 1 },
+            OperandKind::Format => Operand::Format { index: r.take(16) as u16, used: lookup(r.take(POOL_BITS))?, pairs: r.take(1) == 1 },
         };
     }
     if r.pos < 128 && (word >> r.pos) != 0 {
@@ -591,7 +588,7 @@ mod tests {
                     OperandKind::Addr => Operand::Addr { base: 4, offset: -8 },
                     OperandKind::Label => Operand::Label { target: 12, reconv: NO_RECONV },
                     OperandKind::Imm => Operand::Imm(16),
-                    OperandKind::Format => Operand::Format { index: 3, words: 6, pairs: true },
+                    OperandKind::Format => Operand::Format { index: 3, used: 0b11_1101, pairs: true },
                 };
             }
             round_trip(inst);

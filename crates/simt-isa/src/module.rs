@@ -653,12 +653,12 @@ impl Kernel {
                 return Err(fail(Some(pc), format!("uses R{max} but the kernel has {} registers", self.regs)));
             }
             for op in inst.operands() {
-                if let Operand::Format { index, words, pairs } = *op {
+                if let Operand::Format { index, .. } = *op {
                     let Some(format) = formats.get(usize::from(index)) else {
                         return Err(fail(Some(pc), format!("names format {index}, but the kernel has {}", formats.len())));
                     };
-                    if (format.words(), format.has_pairs()) != (words, pairs) {
-                        return Err(fail(Some(pc), format!("says its format takes {words} argument words, but it takes {}", format.words())));
+                    if format.operand(index) != *op {
+                        return Err(fail(Some(pc), format!("says its format reads other argument words than format {index} does")));
                     }
                 }
                 if let Operand::Label { target, reconv } = *op {
@@ -1122,7 +1122,7 @@ mod tests {
         mov.operands[0] = Operand::Reg(2);
         mov.operands[1] = Operand::Src(Src::Imm { bits: 1.5f64.to_bits(), wide: true });
         let mut printf = Instruction::new(Opcode::Printf);
-        printf.operands[..2].copy_from_slice(&[Operand::Format { index: 0, words: 4, pairs: true }, Operand::Src(Src::reg(0))]);
+        printf.operands[..2].copy_from_slice(&[Operand::Format { index: 0, used: 0b1101, pairs: true }, Operand::Src(Src::reg(0))]);
         Module {
             source_name: "k.s".into(),
             source: Some("...".into()),
@@ -1248,11 +1248,11 @@ mod tests {
     #[test]
     fn printf_formats_must_match_their_instructions() {
         let k = &sample().kernels[0];
-        let format = |index, words, pairs| Operand::Format { index, words, pairs };
+        let format = |index, used, pairs| Operand::Format { index, used, pairs };
         for (operand, formats, message) in [
-            (format(1, 4, true), vec!["x = %d, y = %.2f\n"], "names format 1, but the kernel has 1"),
-            (format(0, 2, false), vec!["x = %d, y = %.2f\n"], "says its format takes 2 argument words, but it takes 4"),
-            (format(0, 4, true), vec!["%d %q"], "format 0 \"%d %q\": `%q` is not a conversion"),
+            (format(1, 0b1101, true), vec!["x = %d, y = %.2f\n"], "names format 1, but the kernel has 1"),
+            (format(0, 0b1111, true), vec!["x = %d, y = %.2f\n"], "says its format reads other argument words than format 0 does"),
+            (format(0, 0b1101, true), vec!["%d %q"], "format 0 \"%d %q\": `%q` is not a conversion"),
         ] {
             let mut bad = k.clone();
             bad.code[1].operands[0] = operand;

@@ -21,6 +21,8 @@ use crate::limits::{MAX_PRINTF_ARGS, MAX_PRINTF_FIELD};
 pub struct Format {
     pieces: Vec<Piece>,
     words: u8,
+    /// Bit `i`: argument word `i` holds (part of) an argument; the others are padding.
+    used: u64,
     pairs: bool,
     arguments: u8,
 }
@@ -107,7 +109,8 @@ impl Format {
         if let Some(at) = text.find('\0') {
             return Err(FormatError { at, message: "a format cannot hold NUL: it would end there".into() });
         }
-        let mut format = Format { pieces: Vec::new(), words: 0, pairs: false, arguments: 0 };
+        let mut format = Format { pieces: Vec::new(), words: 0, used: 0, pairs: false, arguments: 0 };
+        let mut used = 0u64;
         let mut next_word = 0u32;
         let mut args = 0usize;
         let mut literal = String::new();
@@ -129,6 +132,7 @@ impl Format {
                 }
                 let word = if wide { next_word.next_multiple_of(2) } else { next_word };
                 next_word = word + if wide { 2 } else { 1 };
+                used |= (if wide { 3 } else { 1 }) << word;
                 Ok(word as u8)
             };
             let bytes = spec.as_bytes();
@@ -218,6 +222,7 @@ impl Format {
             format.pieces.push(Piece::Text(literal));
         }
         format.words = next_word as u8;
+        format.used = used;
         format.arguments = args as u8;
         Ok(format)
     }
@@ -230,6 +235,17 @@ impl Format {
     /// Whether an argument is an even-aligned pair, so that `a` must be an even register.
     pub fn has_pairs(&self) -> bool {
         self.pairs
+    }
+
+    /// The argument words that hold arguments (bit `i` for word `i`): the others pad a pair
+    /// to its alignment, and `PRINTF` does not read them.
+    pub fn used_words(&self) -> u64 {
+        self.used
+    }
+
+    /// The `format` operand of a `PRINTF` of this format, the kernel's format `index`.
+    pub fn operand(&self, index: u16) -> crate::Operand {
+        crate::Operand::Format { index, used: self.used, pairs: self.pairs }
     }
 
     /// The arguments the format takes (`*` widths and precisions too): what CUDA's
@@ -633,13 +649,13 @@ mod tests {
         let layout = |text: &str| {
             let f = Format::parse(text).unwrap();
             let words: Vec<u8> = f.pieces.iter().filter_map(|p| if let Piece::Conv(c) = p { Some(c.word) } else { None }).collect();
-            (words, f.words(), f.has_pairs(), f.arguments())
+            (words, f.words(), f.has_pairs(), f.arguments(), f.used_words())
         };
-        assert_eq!(layout("hello\n"), (vec![], 0, false, 0));
-        assert_eq!(layout("%d %u %c %x"), (vec![0, 1, 2, 3], 4, false, 4));
-        assert_eq!(layout("%d %f %d %s"), (vec![0, 2, 4, 6], 8, true, 4));
-        assert_eq!(layout("%ld %d %lld"), (vec![0, 2, 4], 6, true, 3));
-        assert_eq!(layout("%*.*f"), (vec![2], 4, true, 3));
+        assert_eq!(layout("hello\n"), (vec![], 0, false, 0, 0));
+        assert_eq!(layout("%d %u %c %x"), (vec![0, 1, 2, 3], 4, false, 4, 0b1111));
+        assert_eq!(layout("%d %f %d %s"), (vec![0, 2, 4, 6], 8, true, 4, 0b1101_1101));
+        assert_eq!(layout("%ld %d %lld"), (vec![0, 2, 4], 6, true, 3, 0b11_0111));
+        assert_eq!(layout("%*.*f"), (vec![2], 4, true, 3, 0b1111));
     }
 
     #[test]

@@ -379,7 +379,8 @@ impl Instruction {
             },
             Width::Fragment(role) => self.form.mma().map_or(1, |m| m.regs(role)),
             Width::Printed => match self.operands[0] {
-                Operand::Format { words, .. } => words,
+                // The span from `a` to the last word read, pads included.
+                Operand::Format { used, .. } => (64 - used.leading_zeros()) as u8,
                 _ => 0,
             },
         }
@@ -409,10 +410,17 @@ impl Instruction {
 
     /// Registers read, as (first, count) ranges; `RZ` is left out.
     pub fn read_regs(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
-        (0..self.info().operands.len()).filter_map(move |i| match self.operands[i] {
-            Operand::Src(Src::Reg { reg, .. }) if reg != RZ => Some((reg, self.reg_count(i))),
-            Operand::Addr { base, .. } if base != RZ => Some((base, if self.form.access().is_some_and(|a| a.wide) { 2 } else { 1 })),
-            _ => None,
+        (0..self.info().operands.len()).flat_map(move |i| {
+            // (first, count, words): `words` has bit `k` set for each range `first + k * count`
+            // read; `PRINTF`'s arguments are read word by word, the pads between them not at all.
+            let (first, count, words) = match (self.operands[i], self.operands[0]) {
+                (Operand::Src(Src::Reg { reg, .. }), Operand::Format { used, .. }) if reg != RZ => (reg, 1, used),
+                (Operand::Src(Src::Reg { reg, .. }), _) if reg != RZ => (reg, self.reg_count(i), 1),
+                (Operand::Addr { base, .. }, _) if base != RZ => (base, if self.form.access().is_some_and(|a| a.wide) { 2 } else { 1 }, 1),
+                _ => (0, 0, 0),
+            };
+            std::iter::successors((words != 0).then_some(words), |w| Some(w & (w - 1)).filter(|&w| w != 0))
+                .map(move |w| (first.saturating_add(w.trailing_zeros() as u8 * count), count))
         })
     }
 

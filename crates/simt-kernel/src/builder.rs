@@ -179,7 +179,7 @@ impl KernelBuilder {
                 i
             }
         };
-        Ok(Operand::Format { index, words: format.words(), pairs: format.has_pairs() })
+        Ok(format.operand(index))
     }
 
     /// Bytes of LOCAL memory per thread.
