@@ -478,3 +478,24 @@ fn printf_reads_its_arguments_and_not_their_padding() {
     let (code, _, stderr) = outcome(dir.path(), &["run", "unwritten.s", "--check", "initcheck"]);
     assert!(code == 2 && stderr.contains("R6 is read") && stderr.contains("R7 is read") && !stderr.contains("R5 is read"), "{stderr}");
 }
+
+/// A failed device `assert` (clang's and NVRTC's `call __assertfail`) stops the launch with
+/// CUDA's message, the fault naming the first thread whose assertion failed.
+#[test]
+fn a_failed_assert_names_the_assertion_and_the_thread() {
+    let dir = workspace();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/ptx");
+    let bytes: Vec<u8> = [1i32, 2, 3, -4, 5, -6, 7, 8].iter().flat_map(|v| v.to_le_bytes()).collect();
+    std::fs::write(dir.path().join("x.npy"), simt_io::npy::write(simt_io::npy::Dtype::I32, &[8], &bytes)).unwrap();
+    for (fixture, function) in [
+        ("fixtures/assert_checked.sm_80.O3.ptx", "assert_checked"),
+        ("fixtures-nvrtc/assert_checked.sm_80.ptx", "void assert_checked(int, const int *, int *)"),
+    ] {
+        std::fs::copy(fixtures.join(fixture), dir.path().join("k.ptx")).unwrap();
+        let (code, _, stderr) =
+            outcome(dir.path(), &["run", "k.ptx", "--grid", "1", "--block", "8", "--arg", "0=8", "--arg", "1=@x.npy", "--arg", "2=zeros(8)"]);
+        assert_eq!(code, 2, "{fixture}: {stderr}");
+        assert!(stderr.contains(&format!("assert_checked.cu:5: {function}: Assertion `x[i] >= 0` failed.")), "{fixture}: {stderr}");
+        assert!(stderr.contains("thread (3,0,0), warp 0, lane 3"), "{fixture}: {stderr}");
+    }
+}

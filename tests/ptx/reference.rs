@@ -167,6 +167,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("wmma_s8", wmma_s8),
     ("coop_tiles", coop_tiles),
     ("printf_demo", printf_demo),
+    ("assert_checked", assert_checked),
 ];
 
 /// The reference of kernel `entry`.
@@ -763,6 +764,15 @@ fn block_votes(inp: &Inputs) -> Outputs {
 /// last `printf`'s result, its number of arguments (the `*` width and the value).
 fn printf_demo(inp: &Inputs) -> Outputs {
     outputs(vec![("count", Buffer::S32(vec![2; inp.s32s("count").len()]))])
+}
+
+fn assert_checked(inp: &Inputs) -> Outputs {
+    let (n, x) = (inp.count("n"), inp.s32s("x"));
+    let mut y = inp.s32s("y").to_vec();
+    for i in 0..n {
+        y[i] = x[i].wrapping_mul(2);
+    }
+    outputs(vec![("y", Buffer::S32(y))])
 }
 
 fn cub_block(inp: &Inputs) -> Outputs {

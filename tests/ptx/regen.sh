@@ -26,7 +26,8 @@ for src in "$here"/cuda/*.cu; do
       out="$here/fixtures/$name.$target.$opt.ptx"
       echo "+ clang $FLAGS --cuda-gpu-arch=$target -$opt -include cuda/prelude.h -S cuda/$name.cu -o fixtures/$name.$target.$opt.ptx"
       # shellcheck disable=SC2086
-      clang $FLAGS --cuda-gpu-arch="$target" -"$opt" -include "$here/cuda/prelude.h" -S -o "$out.tmp" "$src"
+      # From the corpus folder, so that __FILE__ (a failed assert's message) is cuda/NAME.cu.
+      (cd "$here" && clang $FLAGS --cuda-gpu-arch="$target" -"$opt" -include cuda/prelude.h -S -o "$out.tmp" "cuda/$name.cu")
       mv "$out.tmp" "$out"
     done
   done

@@ -417,7 +417,10 @@ impl Decoder {
             Form::Membar(mods::Membar { scope }) => Op::Control(ControlOp::Membar { global: scope == MembarScope::Gl }),
             // The copies were made as they issued: nothing is left to wait for.
             Form::Nop(_) | Form::Ldgdepbar(_) | Form::Depbar(_) => Op::Control(ControlOp::Nop),
-            Form::Trap(_) => Op::Control(ControlOp::Trap),
+            Form::Trap(_) => Op::Control(ControlOp::Trap { assert: None }),
+            Form::TrapAssert(_) => Op::Control(ControlOp::Trap {
+                assert: Some(control::Assertion { message: t.first(&o[0]), file: t.first(&o[1]), line: t.val(&o[2], false), function: t.first(&o[3]) }),
+            }),
             Form::Printf(_) => match o[0] {
                 Operand::Format { index, .. } => Op::Print(print::PrintOp::Registers { format: index, a: t.first(&o[1]) }),
                 _ => return None,

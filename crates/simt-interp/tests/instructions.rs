@@ -1770,6 +1770,8 @@ fn warp_cases() -> Vec<Case> {
         c("PRINTF \"x = %d\\n\", R2", "R2=5", "R2=5"),
         c("VPRINTF R2, R4, R6", "R4=0 R5=0 R6=0 R7=0", "R2=4294967295"),
         c("@!PT VPRINTF R2, R4, R6", "R2=3 R4=0 R5=0", "R2=3"),
+        // A failed assert stops the launch (its message is checked in `tests/cli.rs`).
+        c("@!PT TRAP.ASSERT R4, R6, 7, R8", "R2=5", "R2=5"),
         c("@!PT EXIT", "R2=5", "R2=5"),
         // Branches: uniform and divergent, reconverging at the label.
         c("BRA {L}\nMOV R2, 1\n{L}:", "R2=5", "R2=5"),

@@ -1185,6 +1185,8 @@ instruction_table! {
     Printf: "PRINTF" [], &[op("format", FORMAT), op("a", PRINTED)], optional 1, Control, Control, [OUTPUT];
     /// CUDA's `vprintf` (PTX `call vprintf`): each thread prints the format at generic address `format` with its arguments from the buffer at generic address `args`, laid out as `PRINTF`'s registers are, and `d = ` the number of arguments the format takes, `*`s included (-1 for a null format). The format is read as the thread runs (at most 64 KiB) and checked as `PRINTF`'s are.
     Vprintf: "VPRINTF" [], &[op("d", D), op("format", S_PAIR), op("args", S_PAIR)], optional 0, Control, Control, [OUTPUT];
+    /// A failed device `assert` (CUDA's `__assertfail`, PTX `call __assertfail`): stops the launch as `TRAP` does, the fault saying `file:line: function: Assertion `message` failed.`, the three strings read as the first guard-true lane's loads would from the generic addresses in pairs `message`, `file` and `function`.
+    TrapAssert: "TRAP" ["ASSERT"], &[op("message", S_PAIR), op("file", S_PAIR), op("line", S_INT), op("function", S_PAIR)], optional 0, Control, Control, [TERMINATOR];
 }
 
 impl Opcode {

@@ -8,8 +8,8 @@
 //! the function `ld.param`s its formal parameters and `st.param`s its result. Here those
 //! caller variables live in LOCAL memory, and each copy's formal parameters and result are
 //! bound to the caller's variables of the same position. Recursion, calls through a pointer
-//! and functions without a body are refused, but for CUDA's `vprintf` ([`VPRINTF`]), which
-//! stays a call and becomes simt's `VPRINTF`.
+//! and functions without a body are refused, but for the CUDA runtime's `vprintf` and
+//! `__assertfail` ([`RUNTIME`]), which stay calls and become simt's `VPRINTF` and `TRAP.ASSERT`.
 //!
 //! Registers and variables declared in a nested `{ }` block are that block's own, hiding the
 //! same names outside it (NVRTC wraps `__syncthreads_count` in `{ .reg .pred %p1; ... }` in a
@@ -25,8 +25,13 @@ use crate::ast::{self, Address, OperandKind, Span, Spanned, Statement};
 use crate::diagnostic::Diagnostic;
 use crate::ops::{Control, Op};
 
-/// The one function a call may name without its body: the CUDA runtime's `printf`.
+/// The CUDA runtime's `printf`.
 pub(crate) const VPRINTF: &str = "vprintf";
+/// The CUDA runtime's failed device `assert`.
+pub(crate) const ASSERTFAIL: &str = "__assertfail";
+/// The functions a call may name without a body: the CUDA runtime's, which simt runs as
+/// instructions.
+pub(crate) const RUNTIME: [&str; 2] = [VPRINTF, ASSERTFAIL];
 
 /// How deep calls may nest.
 const MAX_DEPTH: usize = 16;
@@ -221,7 +226,7 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
             if call.operands.len() > 3 {
                 return Err(Diagnostic::new(call.span, "calls through a function pointer (with a prototype) are not supported"));
             }
-            if callee_name == VPRINTF && module.function(callee_name).is_none() {
+            if RUNTIME.contains(&callee_name) && module.function(callee_name).is_none() {
                 continue;
             }
             let callee = module
@@ -356,7 +361,7 @@ impl<'t, 'a> Plan<'t, 'a> {
                                 self.copy(callee, out);
                                 out.items.push(Owned::Label(self.end_label(callee), i.span));
                             }
-                            // A call `plan` kept: `vprintf`'s.
+                            // A call `plan` kept: the runtime's.
                             None => out.items.push(Owned::Inst(self.instruction(k, scope, i), k as u32)),
                         }
                     }

@@ -112,3 +112,7 @@ DEVICE long long __mul64hi(long long a, long long b) { return __nvvm_mulhi_ll(a,
 
 // CUDA's device printf: clang lowers a call of it to the runtime's `vprintf`.
 extern "C" __device__ int printf(const char *format, ...);
+
+// CUDA's device assert: a failed one calls the runtime's `__assertfail`.
+extern "C" __device__ void __assertfail(const char *message, const char *file, unsigned line, const char *function, unsigned long size);
+#define assert(e) ((e) ? (void)0 : __assertfail(#e, __FILE__, __LINE__, __func__, 1))

@@ -7,7 +7,7 @@ use simt_isa::BarRedOp;
 
 use super::Executor;
 use super::{describe_lanes, pred};
-use crate::decode::{PredIn, Reg};
+use crate::decode::{PredIn, Reg, Val};
 use crate::fault::{Fault, FaultKind};
 use crate::stats::PcCounts;
 use crate::warp::Reduction;
@@ -21,7 +21,17 @@ pub(crate) enum ControlOp {
     BarRed { op: BarRedOp, d: Reg, q: PredIn },
     Membar { global: bool },
     Nop,
-    Trap,
+    Trap { assert: Option<Assertion> },
+}
+
+/// Where a failed `assert`'s strings and line are (`TRAP.ASSERT`): register pairs holding
+/// generic addresses, and the line.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Assertion {
+    pub message: Reg,
+    pub file: Reg,
+    pub line: Val,
+    pub function: Reg,
 }
 
 /// Whether a control operation moved the issuing threads itself (else they go on to the next pc).
@@ -79,15 +89,28 @@ impl Executor<'_> {
                 }
                 Moved::No
             }
-            ControlOp::Trap if exec != 0 => {
+            ControlOp::Trap { assert } if exec != 0 => {
                 let lane = exec.trailing_zeros() as usize;
-                let mut fault = self.fault(FaultKind::Trap, w, Some(lane), Some(pc), "a thread executed `TRAP`".into());
+                let message = match assert {
+                    None => "a thread executed `TRAP`".into(),
+                    Some(a) => {
+                        // What CUDA prints for it, without the block and thread the fault names.
+                        let mut text = |r: Reg| -> Result<String, Fault> {
+                            let address = self.pair(w, r, lane);
+                            Ok(String::from_utf8_lossy(&self.read_string(w, lane, pc, address, usize::MAX)?).into_owned())
+                        };
+                        let (message, file, function) = (text(a.message)?, text(a.file)?, text(a.function)?);
+                        let line = super::fetch(&self.warps[w], a.line)[lane];
+                        format!("{file}:{line}: {function}: Assertion `{message}` failed.")
+                    }
+                };
+                let mut fault = self.fault(FaultKind::Trap, w, Some(lane), Some(pc), message);
                 if exec.count_ones() > 1 {
                     fault.notes.push(format!("{} of the warp executed it", describe_lanes(exec)));
                 }
                 return Err(fault);
             }
-            ControlOp::Nop | ControlOp::Trap => Moved::No,
+            ControlOp::Nop | ControlOp::Trap { .. } => Moved::No,
         })
     }
 }

@@ -88,7 +88,7 @@ impl Executor<'_> {
     }
 
     /// Lane `l`'s value of the register pair starting at `r`.
-    fn pair(&self, w: usize, r: Reg, l: usize) -> u64 {
+    pub(crate) fn pair(&self, w: usize, r: Reg, l: usize) -> u64 {
         let warp = &self.warps[w];
         u64::from(warp.row(r)[l]) | u64::from(warp.row(r + 1)[l]) << 32
     }
@@ -109,7 +109,7 @@ impl Executor<'_> {
 
     /// The bytes of the string at generic address `addr` before its NUL, at most `most` of
     /// them; one longer than [`MAX_PRINTF_STRING`] is a fault.
-    fn read_string(&mut self, w: usize, l: usize, pc: u32, addr: u64, most: usize) -> Result<Vec<u8>, Fault> {
+    pub(crate) fn read_string(&mut self, w: usize, l: usize, pc: u32, addr: u64, most: usize) -> Result<Vec<u8>, Fault> {
         let mut bytes = Vec::new();
         while bytes.len() < most {
             if bytes.len() == MAX_PRINTF_STRING {

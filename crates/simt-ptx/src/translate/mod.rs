@@ -378,6 +378,8 @@ const MMA_SCRATCH: u32 = 12;
 /// With `wmma`: `MMA.M16N16K16`'s A (4), B (4) and C/D (8) fragments; its loads and stores
 /// use fewer.
 const WMMA_SCRATCH: u32 = 16;
+/// With a call of `__assertfail` (`inline.rs`): its three pointers and its line.
+const ASSERT_SCRATCH: u32 = 8;
 
 struct Entry<'t, 'a> {
     b: KernelBuilder,
@@ -645,6 +647,11 @@ impl<'t, 'a> Entry<'t, 'a> {
                 .map(|i| match i {
                     Item::Inst(ast::Instruction { op: Op::Wmma(_), .. }) => WMMA_SCRATCH,
                     Item::Inst(ast::Instruction { op: Op::Mma(_) | Op::Stmatrix(_), .. }) => MMA_SCRATCH,
+                    Item::Inst(i @ ast::Instruction { op: Op::Call(_), .. })
+                        if matches!(i.operands.get(1).map(|o| &o.kind), Some(OperandKind::Name(crate::inline::ASSERTFAIL))) =>
+                    {
+                        ASSERT_SCRATCH
+                    }
                     _ => SCRATCH,
                 })
                 .max()
@@ -1368,14 +1375,16 @@ impl<'t, 'a> Entry<'t, 'a> {
             Op::Trap => self.op(Opcode::Trap, &[]),
             // PTX bounds the sleep by [0, 2t] nanoseconds: not sleeping is within it.
             Op::Nanosleep(_) => self.op(Opcode::Nop, &[]),
-            // Device functions are inlined before translation (`inline.rs`): a call left here is `vprintf`'s.
-            Op::Call(_) => self.vprintf(inst),
+            // Device functions are inlined before translation (`inline.rs`): a call left here is the runtime's.
+            Op::Call(_) => self.runtime_call(inst),
         }
     }
 
-    /// `call (r), vprintf, (format, args)`: its two pointers loaded from their `.param`
-    /// places into scratch pairs, `VPRINTF`, and the count stored in `r`'s place.
-    fn vprintf(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
+    /// A call of the CUDA runtime (`inline.rs` keeps them), its arguments loaded from their
+    /// `.param` places into scratch registers: `call (r), vprintf, (format, args)` is `VPRINTF`
+    /// with the count stored in `r`'s place; `call __assertfail, (message, file, line,
+    /// function, size)` is `TRAP.ASSERT`.
+    fn runtime_call(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
         let names = |i: usize| match inst.operands.get(i).map(|o| &o.kind) {
             Some(OperandKind::List(v)) => v.iter().map(|o| if let OperandKind::Name(n) = o.kind { Ok((n, o.span)) } else { Err(o.span) }).collect(),
             _ => Ok(Vec::new()),
@@ -1387,28 +1396,41 @@ impl<'t, 'a> Entry<'t, 'a> {
         let (Ok(results), Ok(args)) = (names(0), names(2)) else {
             return Err(Diagnostic::new(inst.span, "a call's arguments and results are `.param` variables"));
         };
-        if callee != crate::inline::VPRINTF || args.len() != 2 || results.len() > 1 {
-            return Err(unsupported(inst, format!("this call of `{callee}`")));
-        }
         let place = |(name, span): (&str, Span)| -> Result<i32> {
             match self.symbol(name, span)? {
                 Symbol { space: StateSpace::Local, address, base: None } => Ok(address as i32),
                 _ => Err(Diagnostic::new(span, format!("`{name}` is not a `.param` variable of the call's block"))),
             }
         };
-        let (format, buffer) = (place(args[0])?, place(args[1])?);
+        let places = args.iter().map(|&a| place(a)).collect::<Result<Vec<i32>>>()?;
         let result = results.first().map(|&r| place(r)).transpose()?;
-        let local = |offset| isa::Operand::Addr { base: RZ, offset };
         let s = self.scratch;
-        let ld = Form::Ld(mods::Ld { space: isa::MemSpace::Local, addr: isa::AddrWidth::W32, vec: isa::VecWidth::V2, ty: isa::MemType::B32 });
-        self.emit(ld, &[dst(s), local(format)])?;
-        self.emit(ld, &[dst(s + 2), local(buffer)])?;
-        self.op(Opcode::Vprintf, &[dst(s), src(Src::reg(s)), src(Src::reg(s + 2))])?;
-        if let Some(result) = result {
-            let st = Form::St(mods::St { space: isa::MemSpace::Local, addr: isa::AddrWidth::W32, vec: isa::VecWidth::Scalar, ty: isa::MemType::B32 });
-            self.emit(st, &[local(result), src(Src::reg(s))])?;
+        // Each argument into the scratch registers, a pair for a pointer.
+        let mut load = |at: u8, offset: i32, pair: bool| {
+            let (vec, ty) = if pair { (isa::VecWidth::V2, isa::MemType::B32) } else { (isa::VecWidth::Scalar, isa::MemType::U32) };
+            let ld = Form::Ld(mods::Ld { space: isa::MemSpace::Local, addr: isa::AddrWidth::W32, vec, ty });
+            self.emit(ld, &[dst(s + at), isa::Operand::Addr { base: RZ, offset }])
+        };
+        match (callee, places.as_slice(), result) {
+            (crate::inline::VPRINTF, &[format, buffer], result) => {
+                load(0, format, true)?;
+                load(2, buffer, true)?;
+                self.op(Opcode::Vprintf, &[dst(s), src(Src::reg(s)), src(Src::reg(s + 2))])?;
+                if let Some(result) = result {
+                    let st = Form::St(mods::St { space: isa::MemSpace::Local, addr: isa::AddrWidth::W32, vec: isa::VecWidth::Scalar, ty: isa::MemType::B32 });
+                    self.emit(st, &[isa::Operand::Addr { base: RZ, offset: result }, src(Src::reg(s))])?;
+                }
+                Ok(())
+            }
+            (crate::inline::ASSERTFAIL, &[message, file, line, function, _], None) => {
+                load(0, message, true)?;
+                load(2, file, true)?;
+                load(4, line, false)?;
+                load(6, function, true)?;
+                self.op(Opcode::TrapAssert, &[0, 2, 4, 6].map(|r| src(Src::reg(s + r))))
+            }
+            _ => Err(unsupported(inst, format!("this call of `{callee}`"))),
         }
-        Ok(())
     }
 
     /// The low and high words of a 64-bit source.
