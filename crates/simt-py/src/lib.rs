@@ -240,7 +240,8 @@ impl Kernel {
     /// (`"memcheck"` is always on). `trace`: record every issued warp instruction
     /// (`Result.trace`, `Result._repr_svg_()`, `Result.report(path)`), optionally only block `trace_block`
     /// and warp `trace_warp`; with `timing`, the trace is of a functional run of the same launch. `raw`: buffers as bytes. `memory_report`: the per-instruction
-    /// memory-efficiency report in `stats` (what `simt run --stats`/`--json` add).
+    /// memory-efficiency report in `stats` (what `simt run --stats`/`--json` add). `printf_limit`:
+    /// the bytes of records the kernel's `printf`s may make (`simt run --printf-limit`).
     ///
     /// ```python
     /// import numpy as np, simt
@@ -248,7 +249,7 @@ impl Kernel {
     /// r = k.run(grid=4, block=256, args={"n": 1000, "a": 2.0, "x": np.arange(1000, dtype=np.float32), "y": np.ones(1000, np.float32)})
     /// r["y"][:3]   # array([1., 3., 5.], dtype=float32)
     /// ```
-    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", timing=None, sanitize=None, max_steps=None, threads=None, trace=false, trace_block=None, trace_warp=None, raw=false, memory_report=false, shared=0, its_yield=DEFAULT_ITS_YIELD))]
+    #[pyo3(signature = (*, grid=None, block=None, args=None, model="its", timing=None, sanitize=None, max_steps=None, threads=None, trace=false, trace_block=None, trace_warp=None, raw=false, memory_report=false, shared=0, its_yield=DEFAULT_ITS_YIELD, printf_limit=simt_isa::DEFAULT_PRINTF_LIMIT))]
     #[allow(clippy::too_many_arguments)]
     fn run(
         &self,
@@ -268,6 +269,7 @@ impl Kernel {
         memory_report: bool,
         shared: u32,
         its_yield: u32,
+        printf_limit: u64,
     ) -> PyResult<RunResult> {
         if shared > 0 {
             let sized = self.with_dynamic_shared(shared);
@@ -288,12 +290,14 @@ impl Kernel {
                 memory_report,
                 0,
                 its_yield,
+                printf_limit,
             );
         }
         let kernel = self.kernel();
         let mut launch = self.prepare(grid, block, args, model, timing, sanitize, max_steps, threads, its_yield)?;
         // A trace's report shows per-line memory efficiency.
         launch.options.memory_report = memory_report || trace;
+        launch.options.printf_limit = printf_limit;
         let Launch { prepared, options, machine, copied } = launch;
         // A traced run keeps what its first issues wrote, for `Result.report`.
         let filter = Filter { block: trace_block, warp: trace_warp, max_issues: MAX_TRACE_ISSUES, values: simt_report::VALUE_ISSUES };
@@ -784,7 +788,7 @@ impl simt_interp::Remedies for PythonSpelling {
             Remedy::MoreTime => "give the launch more time if the kernel is just long".into(),
             Remedy::MoreRunawaySteps => "a loop this long runs from the command line, with `simt run --runaway-steps N` (or 0)".into(),
             Remedy::DynamicShared(name) => format!("`{name}` is dynamic shared memory, sized by the launch: give it with `shared=N`"),
-            Remedy::MorePrintf => "print from fewer threads, or run from the command line with `simt run --printf-limit BYTES`".into(),
+            Remedy::MorePrintf => "raise printf_limit= if that much output is expected, or print from fewer threads".into(),
         }
     }
 }

@@ -604,3 +604,10 @@ def test_printf_output_goes_to_stdout_and_the_result(capsys):
     assert result.printed == want
     assert capsys.readouterr().out == want
     assert [r["text"] for r in result.stats["printed"]][:2] == ["block 0 thread 0\n", "block 0 thread 1\n"]
+
+
+def test_printing_past_the_limit_is_a_fault_that_keeps_what_came_before(capsys):
+    with pytest.raises(simt.Fault, match="printed more than 200 bytes") as e:
+        simt.assemble(PRINTS)["hello"].run(printf_limit=200, threads=1)
+    assert "printf_limit=" in str(e.value)
+    assert e.value.printed == capsys.readouterr().out == "block 0 thread 0\nblock 0 thread 1\n"

@@ -103,6 +103,7 @@ class Kernel:
         memory_report: bool = False,
         shared: int = 0,
         its_yield: int = 16,
+        printf_limit: int = 67108864,
     ) -> Result: ...
     def launch(
         self,
