@@ -729,18 +729,7 @@ fn format_operand(builder: &mut KernelBuilder, text: &str, span: Span) -> Result
     let body = &text[1..text.len() - 1];
     let format = simt_isa::printf::unquote(body).map_err(|m| op_err(m, "in this string"))?;
     builder.format(&format).map_err(|e| {
-        // The conversion's offset in the source, where escapes are longer than what they stand for.
-        let (mut source, mut unescaped) = (0, 0);
-        while unescaped < e.at && source < body.len() {
-            let step = match body.as_bytes()[source..] {
-                [b'\\', b'x', ..] => 4,
-                [b'\\', ..] => 2,
-                _ => body[source..].chars().next().map_or(1, char::len_utf8),
-            };
-            unescaped += if body.as_bytes()[source] == b'\\' { 1 } else { step };
-            source += step;
-        }
-        let source = source.min(body.len());
+        let source = simt_isa::printf::source_offset(body, e.at);
         let spec_end =
             body[source..].char_indices().skip(1).find(|&(_, c)| c.is_ascii_alphabetic() || c == '%').map_or(body.len(), |(i, c)| source + i + c.len_utf8());
         let offset = |i: usize| span.start as usize + 1 + i;

@@ -67,14 +67,7 @@ pub enum LaunchFailure {
 /// Writes what a launch printed (its `printf`s) to the process's stdout, as the CUDA runtime
 /// does for a C caller; a closed stdout loses it, as it would lose the runtime's.
 pub fn write_printed(printed: &[simt_interp::Printed]) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    for record in printed {
-        if out.write_all(record.text.as_bytes()).is_err() {
-            return;
-        }
-    }
-    let _ = out.flush();
+    let _ = simt_interp::write_printed(&mut std::io::stdout().lock(), printed);
 }
 
 impl LaunchFailure {

@@ -531,14 +531,6 @@ fn launch(args: &RunArgs, results: &mut crate::record::RunResults) -> Outcome {
     Ok(())
 }
 
-/// The texts of a launch's `PRINTF` records, in their order, as CUDA writes them to stdout.
-fn write_printed(out: &mut impl Write, printed: &[simt_interp::Printed]) -> std::io::Result<()> {
-    for record in printed {
-        out.write_all(record.text.as_bytes())?;
-    }
-    out.flush()
-}
-
 /// The sanitizers' findings as compute-sanitizer shows them: each distinct one in full
 /// (at most `max`), then a summary that counts them all.
 pub fn render_findings(module: &Module, findings: &[Finding], max: usize) -> String {
@@ -636,7 +628,7 @@ fn with_progress<T>(module: &Module, launch: &PreparedLaunch, check_max: usize, 
     watching(launch, work).map_err(|fault| {
         let fault = fault.worded(&CommandLine);
         // What the kernel printed before it stopped is often what explains the fault.
-        if let Err(e) = write_printed(&mut std::io::stdout().lock(), &fault.printed) {
+        if let Err(e) = simt_interp::write_printed(&mut std::io::stdout().lock(), &fault.printed) {
             return Failure::input(format!("cannot write to stdout: {e}"));
         }
         match fault.kind {
@@ -738,7 +730,7 @@ pub fn report(kernel: &Kernel, launch: &PreparedLaunch, stats: &Stats, dumps: &[
             write!(out, "}}")?;
             return writeln!(out);
         }
-        write_printed(&mut out, &stats.printed)?;
+        simt_interp::write_printed(&mut out, &stats.printed)?;
         let printed: Vec<&Dump> = dumps.iter().filter(|d| d.file.is_none()).collect();
         for dump in &printed {
             let (elem, memory) = dump.view(launch)?;

@@ -35,5 +35,5 @@ pub use decode::Undecodable;
 pub use fault::{Fault, FaultKind, Remedies, Remedy};
 pub use launch::{Launch, LaunchConfig, LaunchError, Progress, RunOptions, SimtModel, check_launch, run};
 pub use memory::{Contents, GlobalMemory, Lent, WordBytes};
-pub use stats::{Counters, Printed, Stats};
+pub use stats::{Counters, Printed, Stats, write_printed};
 pub use warp::{BlockReason, ControlView, ConvergenceBarrier, StackEntry, ThreadGroup, ThreadState, WarpView, lanes};

@@ -52,6 +52,17 @@ pub struct Printed {
     pub text: String,
 }
 
+/// Writes the texts of `printed`, in order, as CUDA writes a launch's `printf` output.
+///
+/// # Errors
+/// What writing to `out` returns.
+pub fn write_printed(out: &mut impl std::io::Write, printed: &[Printed]) -> std::io::Result<()> {
+    for record in printed {
+        out.write_all(record.text.as_bytes())?;
+    }
+    out.flush()
+}
+
 /// `records` in print order: by block, then barrier interval, then warp, each warp's
 /// records in the order it made them (lanes in order within one `PRINTF`) — what a GPU
 /// prints when, between block barriers, the block's warps run one after another. It

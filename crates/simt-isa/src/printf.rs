@@ -20,7 +20,6 @@ use crate::limits::{MAX_PRINTF_ARGS, MAX_PRINTF_FIELD};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Format {
     pieces: Vec<Piece>,
-    words: u8,
     /// Bit `i`: argument word `i` holds (part of) an argument; the others are padding.
     used: u64,
     pairs: bool,
@@ -109,7 +108,7 @@ impl Format {
         if let Some(at) = text.find('\0') {
             return Err(FormatError { at, message: "a format cannot hold NUL: it would end there".into() });
         }
-        let mut format = Format { pieces: Vec::new(), words: 0, used: 0, pairs: false, arguments: 0 };
+        let mut format = Format { pieces: Vec::new(), used: 0, pairs: false, arguments: 0 };
         let mut used = 0u64;
         let mut next_word = 0u32;
         let mut args = 0usize;
@@ -203,33 +202,32 @@ impl Format {
                 other => return Err(fail(format!("`%{other}` is not a conversion: use d i u o x X c s p f F e E g G a A, or `%%`"))),
             };
             let integer = matches!(kind, Kind::Signed | Kind::Unsigned | Kind::Octal | Kind::Hex { .. });
-            let float = matches!(kind, Kind::Fixed { .. } | Kind::Exp { .. } | Kind::General { .. } | Kind::HexFloat { .. });
-            if !(spelled.is_empty() || integer || float && spelled == "l") {
+            if !(spelled.is_empty() || integer || kind.is_float() && spelled == "l") {
                 return Err(fail(format!("`%{spelled}{c}` has no device meaning: write `%{c}`")));
             }
-            let wide = float || matches!(kind, Kind::Str | Kind::Pointer) || length == Length::Long;
-            let word = take_word(wide)?;
-            format.pairs |= wide;
             let (left, plus, space, alt, zero) = flags;
+            let mut conv = Conv { left, plus, space, alt, zero, width, precision, kind, length, word: 0 };
+            conv.word = take_word(conv.is_wide())?;
+            format.pairs |= conv.is_wide();
             if !literal.is_empty() {
                 format.pieces.push(Piece::Text(std::mem::take(&mut literal)));
             }
-            format.pieces.push(Piece::Conv(Conv { left, plus, space, alt, zero, width, precision, kind, length, word }));
+            format.pieces.push(Piece::Conv(conv));
             rest = &spec[i + c.len_utf8()..];
         }
         literal.push_str(rest);
         if !literal.is_empty() {
             format.pieces.push(Piece::Text(literal));
         }
-        format.words = next_word as u8;
         format.used = used;
         format.arguments = args as u8;
         Ok(format)
     }
 
-    /// Argument words the format reads (registers from `PRINTF`'s `a` on).
+    /// Argument words from the first to the last the format reads, pads included (registers
+    /// from `PRINTF`'s `a` on).
     pub fn words(&self) -> u8 {
-        self.words
+        (64 - self.used.leading_zeros()) as u8
     }
 
     /// Whether an argument is an even-aligned pair, so that `a` must be an even register.
@@ -292,13 +290,7 @@ impl Format {
                     p => Some(checked_field(p as u32, p)?),
                 },
             };
-            let value = if matches!(conv.kind, Kind::Str | Kind::Pointer | Kind::Fixed { .. } | Kind::Exp { .. } | Kind::General { .. } | Kind::HexFloat { .. })
-                || conv.length == Length::Long
-            {
-                pair(conv.word)
-            } else {
-                u64::from(word(conv.word))
-            };
+            let value = if conv.is_wide() { pair(conv.word) } else { u64::from(word(conv.word)) };
             let zero_pads = conv.zero && !left;
             let body = match conv.kind {
                 Kind::Signed => {
@@ -381,6 +373,20 @@ impl Format {
             pad_number(out, "", &body, 0, width, left, false);
         }
         Ok(())
+    }
+}
+
+impl Kind {
+    fn is_float(self) -> bool {
+        matches!(self, Kind::Fixed { .. } | Kind::Exp { .. } | Kind::General { .. } | Kind::HexFloat { .. })
+    }
+}
+
+impl Conv {
+    /// Whether the argument is 8 bytes (an even-aligned pair of words): a double (C promotes
+    /// floats), an address, or a long integer.
+    fn is_wide(self) -> bool {
+        self.kind.is_float() || matches!(self.kind, Kind::Str | Kind::Pointer) || self.length == Length::Long
     }
 }
 
@@ -538,45 +544,68 @@ pub fn quote(text: &str) -> String {
 }
 
 /// Reads a `.s` string literal's body (between the quotes): the escapes [`quote`] writes,
-/// plus `\'`, `\a`, `\b`, `\f`, `\v` and `\0`-less octal. `Err` names the bad escape.
+/// plus `\'`, `\a`, `\b`, `\f` and `\v`. `Err` names the bad escape.
 ///
 /// # Errors
 /// An unknown escape, a `\x` without two hex digits, or an escaped NUL (a format ends at
 /// its first NUL, so one inside would hide the rest).
 pub fn unquote(body: &str) -> Result<String, String> {
     let mut out = String::with_capacity(body.len());
-    let mut chars = body.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        let e = chars.next().ok_or("a string cannot end with `\\`")?;
-        let value = match e {
-            'n' => '\n',
-            't' => '\t',
-            'r' => '\r',
-            'a' => '\x07',
-            'b' => '\x08',
-            'f' => '\x0c',
-            'v' => '\x0b',
-            '\\' | '"' | '\'' => e,
-            'x' => {
-                let hex: String = chars.by_ref().take(2).collect();
-                let byte = u8::from_str_radix(&hex, 16).ok().filter(|_| hex.len() == 2).ok_or("`\\x` takes two hex digits, as `\\x1b`")?;
-                if !byte.is_ascii() {
-                    return Err("`\\x` escapes ASCII (00 .. 7f): write other characters as they are".into());
-                }
-                char::from(byte)
-            }
-            other => return Err(format!("`\\{other}` is not an escape: use \\n \\t \\r \\\\ \\\" or \\xHH")),
-        };
-        if value == '\0' {
-            return Err("a string cannot hold NUL: it would end the format there".into());
-        }
-        out.push(value);
+    let mut rest = body;
+    while !rest.is_empty() {
+        let (c, written) = literal_char(rest)?;
+        out.push(c);
+        rest = &rest[written..];
     }
     Ok(out)
+}
+
+/// Where the character at byte `at` of [`unquote`]'s result is written in `body`: escapes
+/// are longer in the source than what they stand for.
+pub fn source_offset(body: &str, at: usize) -> usize {
+    let (mut source, mut unquoted) = (0, 0);
+    while unquoted < at
+        && let Ok((c, written)) = literal_char(&body[source..])
+    {
+        (source, unquoted) = (source + written, unquoted + c.len_utf8());
+    }
+    source
+}
+
+/// The first character of a non-empty literal body, and the bytes it is written in.
+fn literal_char(body: &str) -> Result<(char, usize), String> {
+    let mut chars = body.chars();
+    let c = chars.next().ok_or("a string literal ends here")?;
+    if c != '\\' {
+        return Ok((c, c.len_utf8()));
+    }
+    let e = chars.next().ok_or("a string cannot end with `\\`")?;
+    let (value, written) = match e {
+        'n' => ('\n', 2),
+        't' => ('\t', 2),
+        'r' => ('\r', 2),
+        'a' => ('\x07', 2),
+        'b' => ('\x08', 2),
+        'f' => ('\x0c', 2),
+        'v' => ('\x0b', 2),
+        '\\' | '"' | '\'' => (e, 2),
+        'x' => {
+            let hex = body.get(2..4).unwrap_or("");
+            let byte = u8::from_str_radix(hex, 16)
+                .ok()
+                .filter(|_| hex.len() == 2 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+                .ok_or("`\\x` takes two hex digits, as `\\x1b`")?;
+            if !byte.is_ascii() {
+                return Err("`\\x` escapes ASCII (00 .. 7f): write other characters as they are".into());
+            }
+            (char::from(byte), 4)
+        }
+        other => return Err(format!("`\\{other}` is not an escape: use \\n \\t \\r \\\\ \\\" or \\xHH")),
+    };
+    if value == '\0' {
+        return Err("a string cannot hold NUL: it would end the format there".into());
+    }
+    Ok((value, written))
 }
 
 #[cfg(test)]
@@ -695,6 +724,8 @@ mod tests {
         }
         assert!(unquote("a\\q").unwrap_err().contains("`\\q` is not an escape"));
         assert!(unquote("\\x0").unwrap_err().contains("two hex digits"));
+        assert!(unquote("\\x+1").unwrap_err().contains("two hex digits"), "a sign is no hex digit");
+        assert_eq!(source_offset("a\\tb\\x41%d", 4), 8, "the conversion after two escapes");
         assert!(unquote("\\x00").unwrap_err().contains("cannot hold NUL"));
     }
 }

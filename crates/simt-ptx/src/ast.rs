@@ -325,7 +325,30 @@ pub struct Instruction<'a> {
     pub span: Span,
 }
 
+/// Where [`Instruction::call_list`] finds a call's results.
+pub const CALL_RESULTS: usize = 0;
+/// Where [`Instruction::call_list`] finds a call's arguments.
+pub const CALL_ARGUMENTS: usize = 2;
+
 impl<'a> Instruction<'a> {
+    /// The function a `call` names: the parser gives every call the shape
+    /// `call (results), callee, (arguments)`.
+    pub fn callee(&self) -> Option<&'a str> {
+        match self.operands.get(1).map(|o| &o.kind) {
+            Some(OperandKind::Name(n)) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// A call's results (`CALL_RESULTS`) or arguments (`CALL_ARGUMENTS`): empty where the
+    /// list is, or where this is no call.
+    pub fn call_list(&self, list: usize) -> &[Operand<'a>] {
+        match self.operands.get(list).map(|o| &o.kind) {
+            Some(OperandKind::List(v)) => v,
+            _ => &[],
+        }
+    }
+
     /// Every name the instruction mentions, its guard's predicate included.
     pub fn names(&self, out: &mut Vec<&'a str>) {
         self.operands.iter().for_each(|o| o.names(out));

@@ -219,9 +219,8 @@ pub(crate) fn plan<'t, 'a>(module: &'t ast::Module<'a>, f: &'t ast::Function<'a>
             if !matches!(call.op, Op::Call(_)) {
                 continue;
             }
-            let callee_name = match call.operands.get(1).map(|o| &o.kind) {
-                Some(OperandKind::Name(n)) => *n,
-                _ => return Err(Diagnostic::new(call.span, "this call names no function")),
+            let Some(callee_name) = call.callee() else {
+                return Err(Diagnostic::new(call.span, "this call names no function"));
             };
             if call.operands.len() > 3 {
                 return Err(Diagnostic::new(call.span, "calls through a function pointer (with a prototype) are not supported"));
@@ -330,11 +329,10 @@ impl<'t, 'a> Plan<'t, 'a> {
         let (list, _) = body.scoped();
         if let Some((caller, call, scope)) = self.copies[k].call {
             // Formal parameters and results stand for the caller's variables in their places.
-            let list_names = |i: usize| match call.operands.get(i).map(|o| &o.kind) {
-                Some(OperandKind::List(v)) => v.iter().filter_map(|o| if let OperandKind::Name(n) = o.kind { Some(n) } else { None }).collect(),
-                _ => Vec::new(),
-            };
-            for (formal, actual) in function.params.iter().zip(list_names(2)).chain(function.returns.iter().zip(list_names(0))) {
+            let list_names = |list: usize| call.call_list(list).iter().filter_map(|o| if let OperandKind::Name(n) = o.kind { Some(n) } else { None });
+            for (formal, actual) in
+                function.params.iter().zip(list_names(ast::CALL_ARGUMENTS)).chain(function.returns.iter().zip(list_names(ast::CALL_RESULTS)))
+            {
                 out.bindings.push((self.name(k, 0, formal.name.value), self.name(caller, scope, actual)));
             }
         }

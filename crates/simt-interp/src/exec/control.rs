@@ -95,9 +95,9 @@ impl Executor<'_> {
                     None => "a thread executed `TRAP`".into(),
                     Some(a) => {
                         // What CUDA prints for it, without the block and thread the fault names.
-                        let mut text = |r: Reg| -> Result<String, Fault> {
+                        let mut text = |r: Reg| {
                             let address = self.pair(w, r, lane);
-                            Ok(String::from_utf8_lossy(&self.read_string(w, lane, pc, address, usize::MAX)?).into_owned())
+                            self.read_text(w, lane, pc, address)
                         };
                         let (message, file, function) = (text(a.message)?, text(a.file)?, text(a.function)?);
                         let line = super::fetch(&self.warps[w], a.line)[lane];

@@ -45,10 +45,9 @@ impl Executor<'_> {
                         arguments[l] = u32::MAX;
                         continue;
                     }
-                    let text = self.read_string(w, l, pc, address, usize::MAX)?;
-                    read = Format::parse(&String::from_utf8_lossy(&text)).map_err(|e| {
-                        let message =
-                            format!("{}'s format at {address:#x}, {}: {e}", self.mnemonic(pc), simt_isa::printf::quote(&String::from_utf8_lossy(&text)));
+                    let text = self.read_text(w, l, pc, address)?;
+                    read = Format::parse(&text).map_err(|e| {
+                        let message = format!("{}'s format at {address:#x}, {}: {e}", self.mnemonic(pc), simt_isa::printf::quote(&text));
                         self.fault(FaultKind::Printf, w, Some(l), Some(pc), message)
                     })?;
                     let buffer = self.pair(w, buffer, l);
@@ -107,9 +106,14 @@ impl Executor<'_> {
         })
     }
 
+    /// The string at generic address `addr`, up to its NUL (bytes that are not UTF-8 as U+FFFD).
+    pub(crate) fn read_text(&mut self, w: usize, l: usize, pc: u32, addr: u64) -> Result<String, Fault> {
+        Ok(String::from_utf8_lossy(&self.read_string(w, l, pc, addr, usize::MAX)?).into_owned())
+    }
+
     /// The bytes of the string at generic address `addr` before its NUL, at most `most` of
     /// them; one longer than [`MAX_PRINTF_STRING`] is a fault.
-    pub(crate) fn read_string(&mut self, w: usize, l: usize, pc: u32, addr: u64, most: usize) -> Result<Vec<u8>, Fault> {
+    fn read_string(&mut self, w: usize, l: usize, pc: u32, addr: u64, most: usize) -> Result<Vec<u8>, Fault> {
         let mut bytes = Vec::new();
         while bytes.len() < most {
             if bytes.len() == MAX_PRINTF_STRING {

@@ -647,11 +647,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 .map(|i| match i {
                     Item::Inst(ast::Instruction { op: Op::Wmma(_), .. }) => WMMA_SCRATCH,
                     Item::Inst(ast::Instruction { op: Op::Mma(_) | Op::Stmatrix(_), .. }) => MMA_SCRATCH,
-                    Item::Inst(i @ ast::Instruction { op: Op::Call(_), .. })
-                        if matches!(i.operands.get(1).map(|o| &o.kind), Some(OperandKind::Name(crate::inline::ASSERTFAIL))) =>
-                    {
-                        ASSERT_SCRATCH
-                    }
+                    Item::Inst(i @ ast::Instruction { op: Op::Call(_), .. }) if i.callee() == Some(crate::inline::ASSERTFAIL) => ASSERT_SCRATCH,
                     _ => SCRATCH,
                 })
                 .max()
@@ -1385,15 +1381,14 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// with the count stored in `r`'s place; `call __assertfail, (message, file, line,
     /// function, size)` is `TRAP.ASSERT`.
     fn runtime_call(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
-        let names = |i: usize| match inst.operands.get(i).map(|o| &o.kind) {
-            Some(OperandKind::List(v)) => v.iter().map(|o| if let OperandKind::Name(n) = o.kind { Ok((n, o.span)) } else { Err(o.span) }).collect(),
-            _ => Ok(Vec::new()),
+        let names = |list: usize| {
+            inst.call_list(list)
+                .iter()
+                .map(|o| if let OperandKind::Name(n) = o.kind { Ok((n, o.span)) } else { Err(o.span) })
+                .collect::<std::result::Result<Vec<_>, Span>>()
         };
-        let callee = match inst.operands.get(1).map(|o| &o.kind) {
-            Some(OperandKind::Name(n)) => *n,
-            _ => "",
-        };
-        let (Ok(results), Ok(args)) = (names(0), names(2)) else {
+        let callee = inst.callee().unwrap_or("");
+        let (Ok(results), Ok(args)) = (names(ast::CALL_RESULTS), names(ast::CALL_ARGUMENTS)) else {
             return Err(Diagnostic::new(inst.span, "a call's arguments and results are `.param` variables"));
         };
         let place = |(name, span): (&str, Span)| -> Result<i32> {
