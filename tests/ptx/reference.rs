@@ -153,6 +153,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("vec4_scale", vec4_scale),
     ("convert", convert),
     ("warp_match_redux", warp_match_redux),
+    ("warp_tiles_redux", warp_tiles_redux),
     ("pointer_calls", pointer_calls),
     ("wide_index", wide_index),
     ("math_lib", math_lib),
@@ -740,6 +741,27 @@ fn warp_match_redux(inp: &Inputs) -> Outputs {
             o[5] = lane as i32;
             o[6] = if lane < 20 { 0x000F_FFFF } else { 0 };
             o[7] = 1;
+        }
+    }
+    outputs(vec![("out", Buffer::S32(out))])
+}
+
+fn warp_tiles_redux(inp: &Inputs) -> Outputs {
+    let x = inp.s32s("in");
+    let mut out = inp.s32s("out").to_vec();
+    let lanes = |of: &[i32], keep: &dyn Fn(i32) -> bool| of.iter().enumerate().filter(|&(_, &u)| keep(u)).fold(0u32, |m, (l, _)| m | 1 << l);
+    for (w, warp) in x.chunks(32).enumerate() {
+        for (lane, &v) in warp.iter().enumerate() {
+            let first = lane & 24;
+            let tile = &warp[first..first + 8];
+            let o = &mut out[6 * (w * 32 + lane)..][..6];
+            o[0] = tile.iter().fold(0i32, |s, &u| s.wrapping_add(u));
+            o[1] = *tile.iter().min().expect("eight lanes");
+            o[2] = tile.iter().fold(0, |s, &u| s ^ u);
+            let agree = tile.iter().all(|&u| u >> 8 == v >> 8);
+            o[3] = if agree { (0xFFu32 << first) as i32 + 1 } else { 0 };
+            o[4] = (lanes(tile, &|u| u & 1 == v & 1) << first) as i32;
+            o[5] = if v & 1 != 0 { warp.iter().copied().filter(|u| u & 1 != 0).max().expect("this lane") } else { 0 };
         }
     }
     outputs(vec![("out", Buffer::S32(out))])

@@ -10,7 +10,7 @@ if ! command -v clang >/dev/null 2>&1; then
   echo "+ apt-get install clang"
   apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y clang
 fi
-SM80_ONLY="hgemm_mma warp_match_redux"
+SM80_ONLY="hgemm_mma warp_match_redux warp_tiles_redux"
 # PTX ISA 7.0 is the oldest with sm_80; sm_70 fixtures use it too so both targets share one dialect.
 FLAGS="-x cuda --cuda-device-only -nocudainc -nocudalib -Xclang -target-feature -Xclang +ptx70"
 clang --version | head -n 1 > "$here/CLANG_VERSION"

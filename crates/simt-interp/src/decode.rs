@@ -442,8 +442,12 @@ impl Decoder {
             }
             Form::VoteBallot(_) => Op::Collective(CollectiveOp::Ballot { d: t.dst(&o[0]), q: Decoder::pred_in(&o[1]) }),
             Form::Warpsync(_) => Op::Collective(CollectiveOp::Warpsync),
-            Form::Redux(mods::Redux { op, ty }) => Op::Collective(CollectiveOp::Redux { op, signed: ty == IntType::S32, d: t.dst(&o[0]), a: t.first(&o[1]) }),
-            Form::Match(mods::Match { mode }) => Op::Collective(CollectiveOp::Match { all: mode == MatchMode::All, d: t.dst(&o[0]), a: t.first(&o[1]) }),
+            Form::Redux(mods::Redux { op, ty }) => {
+                Op::Collective(CollectiveOp::Redux { op, signed: ty == IntType::S32, d: t.dst(&o[0]), a: t.first(&o[1]), m: t.val(&o[2], false) })
+            }
+            Form::Match(mods::Match { mode }) => {
+                Op::Collective(CollectiveOp::Match { all: mode == MatchMode::All, d: t.dst(&o[0]), a: t.first(&o[1]), m: t.val(&o[2], false) })
+            }
             // Tensor cores (exec/tensor.rs).
             Form::Mma(_) | Form::MmaM16n8k16(_) | Form::MmaSp(_) | Form::MmaM8n8k4(_) | Form::MmaM16n8k8(_) | Form::MmaM16n8k32(_) => {
                 Op::Tensor(tensor::decode(t, inst)?)

@@ -1720,6 +1720,27 @@ fn warp_cases() -> Vec<Case> {
             .inp(Loc::P(0), lanes(|l| u32::from(l % 4 == 2)))
             .out(Loc::R(2), lanes(|l| if l % 4 == 2 { 0x4444_4444 } else { 0 })),
     ]);
+    // A member mask `m`: each lane combines the guard-true lanes of its own (8-lane tiles
+    // here, as cooperative groups' masks; a literal is every lane's).
+    let tiles = lanes(|l| 0xFF << (l & 24));
+    let tile_of = |l: u32| l & 24;
+    v.extend([
+        Case::new("REDUX.ADD R2, R0, R1").inp(Loc::R(0), lanes(|l| l)).inp(Loc::R(1), tiles).out(Loc::R(2), lanes(|l| 8 * tile_of(l) + 28)),
+        Case::new("REDUX.MIN R2, R0, R1").inp(Loc::R(0), lanes(|l| 40 - l)).inp(Loc::R(1), tiles).out(Loc::R(2), lanes(|l| 33 - tile_of(l))),
+        Case::new("REDUX.ADD R2, R0, 0xF0").inp(Loc::R(0), lanes(|l| l)).out(Loc::R(2), [4 + 5 + 6 + 7; 32]),
+        Case::new("@P0 REDUX.MAX R2, R0, R1")
+            .inp(Loc::R(2), [0; 32])
+            .inp(Loc::R(0), lanes(|l| l))
+            .inp(Loc::R(1), tiles)
+            .inp(Loc::P(0), lanes(|l| u32::from(l % 8 < 3)))
+            .out(Loc::R(2), lanes(|l| if l % 8 < 3 { tile_of(l) + 2 } else { 0 })),
+        Case::new("MATCH.ANY R2, R0, R1").inp(Loc::R(0), quarters).inp(Loc::R(1), tiles).out(Loc::R(2), lanes(|l| 0x11 << (l % 4) << tile_of(l))),
+        // Tiles 0 and 2 agree; 1 and 3 do not.
+        Case::new("MATCH.ALL R2, R0, R1")
+            .inp(Loc::R(0), lanes(|l| if tile_of(l) % 16 == 0 { tile_of(l) } else { l }))
+            .inp(Loc::R(1), tiles)
+            .out(Loc::R(2), lanes(|l| if tile_of(l) % 16 == 0 { 0xFF << tile_of(l) } else { 0 })),
+    ]);
     // VOTE.
     let pat = lanes(|l| u32::from(l % 5 == 1));
     let pat_mask = (0..32).filter(|l| l % 5 == 1).fold(0u32, |m, l| m | 1 << l);

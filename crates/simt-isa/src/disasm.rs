@@ -10,12 +10,14 @@ use crate::instr::*;
 use crate::module::*;
 use crate::table::*;
 
-/// The value an omitted optional operand takes (`q` = `PT`, SHFL width 32).
+/// The value an omitted optional operand takes (`q` = `PT`, SHFL width 32, a member mask the
+/// whole warp).
 pub fn default_operand(kind: OperandKind) -> Operand {
     match kind {
         OperandKind::PredSrc => Operand::PredSrc { pred: PT, negated: false },
         OperandKind::Imm => Operand::Imm(32),
         OperandKind::Src { width: Width::Printed, .. } => Operand::Src(Src::reg(RZ)),
+        OperandKind::Src { width: Width::Members, .. } => Operand::Src(Src::imm(u32::MAX)),
         _ => Operand::None,
     }
 }

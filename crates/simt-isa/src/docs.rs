@@ -17,6 +17,7 @@ fn width_note(width: Width) -> &'static str {
         Width::Literal => "a pair for a `0d` literal, else one register",
         Width::Fragment(_) => "fragment, registers by MMA form",
         Width::Printed => "the registers the format's arguments take",
+        Width::Members => "each lane's member mask (left out: the whole warp)",
     }
 }
 

@@ -26,7 +26,8 @@
 //! 5 list, 6 file) followed by its fields; a literal is a tag byte (0 int
 //! i64, 1 float f64, 2 f32 bits, 3 f64 bits) and 8 bytes.
 //!
-//! Version 4 has no `PRINTF` formats (its kernels load with none). Version 3 has no address-width group (`.E`) on `LD`, `ST`, `ATOM` and `ATOM.CAS`: their
+//! Version 5 has no member mask on `REDUX` and `MATCH`: their words load with the whole warp's
+//! ([`upgrade_v5_instruction`]). Version 4 has no `PRINTF` formats (its kernels load with none). Version 3 has no address-width group (`.E`) on `LD`, `ST`, `ATOM` and `ATOM.CAS`: their
 //! words load with the later groups moved up one place and 32-bit addresses
 //! ([`upgrade_v3_word`]). Version 2 has no inlined calls (its kernels load without frames, as `.s` kernels
 //! have none). Version 1 (before `.target`) has no target byte; its kernels load with
@@ -102,7 +103,7 @@ fn starts_with_version(text: &str) -> bool {
 }
 
 /// The format version this crate writes (it also reads [`OLDEST_VERSION`] onwards).
-pub const VERSION: u16 = 5;
+pub const VERSION: u16 = 6;
 /// The oldest format version this crate reads.
 pub const OLDEST_VERSION: u16 = 1;
 
@@ -984,6 +985,14 @@ fn upgrade_v3_word(word: u128) -> u128 {
     (word & !(0xFFF << 12)) | (((word >> 12) & 0xFF) << 16)
 }
 
+/// `REDUX` and `MATCH` as version 6 reads them, from a version 5 word or older, which ended
+/// before the member mask: the zero bits there read as `R0`, and mean the whole warp.
+fn upgrade_v5_instruction(inst: &mut Instruction) {
+    if matches!(inst.opcode(), Opcode::Redux | Opcode::Match) {
+        inst.operands[2] = crate::disasm::default_operand(inst.info().operands[2].kind);
+    }
+}
+
 /// Wrong magic or version, truncation, out-of-range fields, or a kernel that
 /// breaks an invariant; never panics, whatever the bytes.
 pub fn read_module(bytes: &[u8]) -> Result<Module, LoadError> {
@@ -1057,7 +1066,11 @@ pub fn read_module(bytes: &[u8]) -> Result<Module, LoadError> {
         for pc in 0..ncode {
             let word = u128::from_le_bytes(r.take(16, "instruction")?.try_into().expect("16 bytes"));
             let word = if version < 4 { upgrade_v3_word(word) } else { word };
-            code.push(decode(word, &pool).map_err(|e| LoadError::Invalid(format!("kernel `{name}`, pc {pc}: {e}")))?);
+            let mut inst = decode(word, &pool).map_err(|e| LoadError::Invalid(format!("kernel `{name}`, pc {pc}: {e}")))?;
+            if version < 6 {
+                upgrade_v5_instruction(&mut inst);
+            }
+            code.push(inst);
         }
         let lines = (0..ncode).map(|_| r.u32("line number")).collect::<Result<_, _>>()?;
         let nlabels = r.count(8, "label count")?;
@@ -1184,17 +1197,36 @@ mod tests {
     }
 
     #[test]
+    fn version_5_collectives_load_with_the_whole_warp_as_members() {
+        for opcode in [Opcode::Redux, Opcode::Match] {
+            let mut inst = Instruction::new(opcode);
+            inst.operands[..3].copy_from_slice(&[Operand::Reg(1), Operand::Src(Src::reg(2)), Operand::Src(Src::reg(0))]);
+            // Version 5's word ended at `a`: its zero bits after that read as a mask of `R0`.
+            let mut pool = PoolBuilder::default();
+            let v5 = encode(&inst, &mut pool);
+            let mut loaded = decode(v5, &pool.into_values()).unwrap();
+            upgrade_v5_instruction(&mut loaded);
+            assert_eq!(loaded.operands[2], Operand::Src(Src::imm(u32::MAX)), "{opcode}");
+            assert_eq!(loaded.operands[..2], inst.operands[..2]);
+        }
+    }
+
+    #[test]
     fn older_versions_load_with_the_default_target_and_no_frames() {
         let mut m = sample();
         let k = &mut m.kernels[0];
         (k.frames, k.formats) = (Frames::default(), Vec::new());
         k.code.remove(1);
         k.lines.remove(1);
-        let v5 = write_module(&m);
-        // Version 4 is version 5 without the formats after the inlined calls, and version 3 is
-        // version 4 (the sample has no memory instruction); both counts are zero here.
-        assert_eq!(v5[v5.len() - 8..], [0; 8]);
-        let mut v3 = v5[..v5.len() - 4].to_vec();
+        let v6 = write_module(&m);
+        // Version 5 is version 6 (the sample has no `REDUX` or `MATCH`); version 4 is version 5
+        // without the formats after the inlined calls, and version 3 is version 4 (the sample
+        // has no memory instruction); both counts are zero here.
+        let mut v5 = v6.clone();
+        v5[4..6].copy_from_slice(&5u16.to_le_bytes());
+        assert_eq!(read_module(&v5), Ok(m.clone()));
+        assert_eq!(v6[v6.len() - 8..], [0; 8]);
+        let mut v3 = v6[..v6.len() - 4].to_vec();
         for version in [4u16, 3] {
             v3[4..6].copy_from_slice(&version.to_le_bytes());
             assert_eq!(read_module(&v3), Ok(m.clone()), "version {version}");
@@ -1212,11 +1244,11 @@ mod tests {
         let loaded = read_module(&v1).unwrap();
         assert_eq!(loaded.kernels[0].target, Target::DEFAULT);
         assert_eq!(loaded.kernels[0].code, m.kernels[0].code);
-        let mut future = v5.clone();
-        future[4..6].copy_from_slice(&6u16.to_le_bytes());
+        let mut future = v6.clone();
+        future[4..6].copy_from_slice(&7u16.to_le_bytes());
         assert_eq!(
             read_module(&future).unwrap_err().to_string(),
-            "bytecode version 6 is not supported (this simt reads versions 1 to 5); reassemble the source"
+            "bytecode version 7 is not supported (this simt reads versions 1 to 6); reassemble the source"
         );
         let mut bad_target = v2;
         bad_target[at] = 6;

@@ -365,7 +365,7 @@ impl Instruction {
             _ => return 1,
         };
         match width {
-            Width::One => 1,
+            Width::One | Width::Members => 1,
             Width::Pair => 2,
             Width::Data | Width::Matrices => self.form.access().map_or(1, |a| a.regs),
             Width::Converted => {
@@ -474,7 +474,7 @@ mod tests {
                     _ => continue,
                 };
                 let answered = match width {
-                    Width::One | Width::Pair | Width::Literal => true,
+                    Width::One | Width::Pair | Width::Literal | Width::Members => true,
                     Width::Data | Width::Matrices => form.access().is_some(),
                     Width::Converted => form.conversion().is_some(),
                     Width::Fragment(_) => form.mma().is_some(),

@@ -588,6 +588,9 @@ pub enum Width {
     /// `PRINTF`'s arguments: the words its format takes (`Operand::Format`), from an even
     /// register where one of them is a pair.
     Printed,
+    /// A warp collective's member mask: one register or literal, each lane's own; left out,
+    /// the whole warp (`0xFFFFFFFF`).
+    Members,
 }
 
 /// The role of an MMA operand, which decides its fragment's register count.
@@ -948,6 +951,7 @@ const S_PAIR_INT: OperandKind = src(LitKind::Int, SrcMods::Plain, Width::Pair);
 const S_ANY: OperandKind = src(LitKind::Any, SrcMods::Plain, Width::One);
 /// An atomic's operand: a 32-bit register or literal, or a register pair for the 64-bit types.
 const S_ATOM: OperandKind = src(LitKind::Any, SrcMods::Plain, Width::Data);
+const S_MEMBERS: OperandKind = src(LitKind::Int, SrcMods::Plain, Width::Members);
 const S_REG: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::One);
 const P: OperandKind = OperandKind::PredDst;
 const Q: OperandKind = OperandKind::PredSrc;
@@ -1105,10 +1109,10 @@ instruction_table! {
     Irem: "IREM" [ty: IntType = S32], DAB_INT, optional 0, Sfu, Sfu, [];
     /// `d = ` the `len`-bit field of `a` at bit `pos` (each taken mod 256), zero-extended (`U32`) or sign-extended from the field's top bit (`S32`); bits past bit 31 read as the extension.
     Bfe: "BFE" [ty: IntType = U32], &[op("d", D), op("a", S_INT), op("pos", S_INT), op("len", S_INT)], optional 0, Int, Alu, [];
-    /// `d = ` `a` combined over the guard-true lanes: `ADD` wrapping, `MIN`/`MAX` signed unless `U32`, `AND`/`OR`/`XOR` bitwise (PTX `redux.sync`). Warp-collective.
-    Redux: "REDUX" [op: ReduxOp, ty: IntType = S32], &[op("d", D), op("a", S_REG)], optional 0, Int, Shuffle, [COLLECTIVE], since Sm80;
-    /// `d = ` the mask of guard-true lanes whose `a` equals this lane's (`ANY`), or of every guard-true lane if all their `a` are equal and else 0 (`ALL`) (PTX `match.sync`). Warp-collective.
-    Match: "MATCH" [mode: MatchMode], &[op("d", D), op("a", S_REG)], optional 0, Int, Shuffle, [COLLECTIVE];
+    /// `d = ` `a` combined over the guard-true lanes in this lane's member mask `m`: `ADD` wrapping, `MIN`/`MAX` signed unless `U32`, `AND`/`OR`/`XOR` bitwise (PTX `redux.sync`). Warp-collective.
+    Redux: "REDUX" [op: ReduxOp, ty: IntType = S32], &[op("d", D), op("a", S_REG), op("m", S_MEMBERS)], optional 1, Int, Shuffle, [COLLECTIVE], since Sm80;
+    /// `d = ` the mask of the guard-true lanes in this lane's member mask `m` whose `a` equals this lane's (`ANY`), or of all of them if all their `a` are equal and else 0 (`ALL`) (PTX `match.sync`). Warp-collective.
+    Match: "MATCH" [mode: MatchMode], &[op("d", D), op("a", S_REG), op("m", S_MEMBERS)], optional 1, Int, Shuffle, [COLLECTIVE];
     // More 64-bit integer rows for compiled PTX (`size_t` loop bounds and indices).
     /// `d = a - b` on 64-bit pairs, wrapping; a literal `b` is a 32-bit value, sign-extended.
     Isub64: "ISUB64" [], &[op("d", D2), op("a", S_PAIR), op("b", S_PAIR_INT)], optional 0, Int, Alu, [];

@@ -43,11 +43,6 @@ fn generic_windows_simt_does_not_have() {
 }
 
 #[test]
-fn a_reduction_over_a_partial_member_mask() {
-    insta::assert_snapshot!(refusal(&kernel("\tld.param.u32 %r1, [k_param_1];\n\tredux.sync.add.s32 %r2, %r3, %r1;\n")));
-}
-
-#[test]
 fn special_functions_not_built() {
     insta::assert_snapshot!(refusal(&kernel("\ttanh.approx.f16x2 %r1, %r2;\n")));
 }

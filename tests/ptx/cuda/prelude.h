@@ -41,6 +41,8 @@ DEVICE int __reduce_add_sync(unsigned mask, int v) { return __nvvm_redux_sync_ad
 DEVICE int __reduce_min_sync(unsigned mask, int v) { return __nvvm_redux_sync_min(v, mask); }
 DEVICE int __reduce_max_sync(unsigned mask, int v) { return __nvvm_redux_sync_max(v, mask); }
 DEVICE unsigned __reduce_or_sync(unsigned mask, unsigned v) { return __nvvm_redux_sync_or(v, mask); }
+DEVICE unsigned __reduce_xor_sync(unsigned mask, unsigned v) { return __nvvm_redux_sync_xor(v, mask); }
+DEVICE unsigned __match_all_sync(unsigned mask, int v, int *pred) { return __nvvm_match_all_sync_i32p(mask, v, pred); }
 DEVICE unsigned __lane_id() { return __nvvm_read_ptx_sreg_laneid(); }
 DEVICE unsigned __activemask() {
   unsigned mask;

@@ -14,8 +14,8 @@ pub(crate) enum CollectiveOp {
     Shfl { mode: ShflMode, d: Reg, a: Reg, b: Val, width: u32 },
     Vote { all: bool, p: u8, q: PredIn },
     Ballot { d: Reg, q: PredIn },
-    Redux { op: ReduxOp, signed: bool, d: Reg, a: Reg },
-    Match { all: bool, d: Reg, a: Reg },
+    Redux { op: ReduxOp, signed: bool, d: Reg, a: Reg, m: Val },
+    Match { all: bool, d: Reg, a: Reg, m: Val },
     Warpsync,
 }
 
@@ -40,35 +40,60 @@ impl Executor<'_> {
                 let votes = pred(warp, q) & exec;
                 write(warp, d, &[votes; 32], exec);
             }
-            CollectiveOp::Redux { op, signed, d, a } => {
+            CollectiveOp::Redux { op, signed, d, a, m } => {
                 let values = *warp.row(a);
-                let taking = (0..32).filter(|&l| exec >> l & 1 != 0).map(|l| values[l]);
-                let combined = match (op, signed) {
-                    (ReduxOp::Add, _) => taking.fold(0u32, u32::wrapping_add),
-                    (ReduxOp::Min, true) => taking.map(|x| x as i32).min().unwrap_or(0) as u32,
-                    (ReduxOp::Min, false) => taking.min().unwrap_or(0),
-                    (ReduxOp::Max, true) => taking.map(|x| x as i32).max().unwrap_or(0) as u32,
-                    (ReduxOp::Max, false) => taking.max().unwrap_or(0),
-                    (ReduxOp::And, _) => taking.fold(u32::MAX, |x, y| x & y),
-                    (ReduxOp::Or, _) => taking.fold(0, |x, y| x | y),
-                    (ReduxOp::Xor, _) => taking.fold(0, |x, y| x ^ y),
-                };
-                write(warp, d, &[combined; 32], exec);
+                let v = per_group(exec, &fetch(warp, m), |group| {
+                    let taking = (0..32).filter(|&l| group >> l & 1 != 0).map(|l| values[l]);
+                    match (op, signed) {
+                        (ReduxOp::Add, _) => taking.fold(0u32, u32::wrapping_add),
+                        (ReduxOp::Min, true) => taking.map(|x| x as i32).min().unwrap_or(0) as u32,
+                        (ReduxOp::Min, false) => taking.min().unwrap_or(0),
+                        (ReduxOp::Max, true) => taking.map(|x| x as i32).max().unwrap_or(0) as u32,
+                        (ReduxOp::Max, false) => taking.max().unwrap_or(0),
+                        (ReduxOp::And, _) => taking.fold(u32::MAX, |x, y| x & y),
+                        (ReduxOp::Or, _) => taking.fold(0, |x, y| x | y),
+                        (ReduxOp::Xor, _) => taking.fold(0, |x, y| x ^ y),
+                    }
+                });
+                write(warp, d, &v, exec);
             }
-            CollectiveOp::Match { all, d, a } => {
+            CollectiveOp::Match { all, d, a, m } => {
                 let values = *warp.row(a);
-                let same = |l: usize| (0..32).filter(|&m| exec >> m & 1 != 0 && values[m] == values[l]).fold(0u32, |mask, m| mask | 1 << m);
+                let equal_to = |group: u32, value: u32| (0..32).filter(|&l| group >> l & 1 != 0 && values[l] == value).fold(0u32, |mask, l| mask | 1 << l);
+                let members = fetch(warp, m);
                 let v = if all {
-                    let first = (exec != 0).then(|| same(exec.trailing_zeros() as usize));
-                    [if first == Some(exec) { exec } else { 0 }; 32]
+                    per_group(exec, &members, |group| {
+                        let first = values[group.trailing_zeros() as usize % 32];
+                        if equal_to(group, first) == group { group } else { 0 }
+                    })
                 } else {
-                    per_lane(same)
+                    per_lane(|lane| equal_to(members[lane] & exec, values[lane]))
                 };
                 write(warp, d, &v, exec);
             }
             CollectiveOp::Warpsync => {}
         }
     }
+}
+
+/// Each guard-true lane's result of `combine` over its group: the guard-true lanes of its
+/// member mask. Lanes with the same mask (a tile's) share one combining.
+#[inline(always)]
+fn per_group(exec: u32, members: &[u32; 32], mut combine: impl FnMut(u32) -> u32) -> [u32; 32] {
+    let mut out = [0; 32];
+    let mut last: Option<(u32, u32)> = None;
+    for lane in (0..32).filter(|&l| exec >> l & 1 != 0) {
+        let group = members[lane] & exec;
+        out[lane] = match last {
+            Some((seen, result)) if seen == group => result,
+            _ => {
+                let result = combine(group);
+                last = Some((group, result));
+                result
+            }
+        };
+    }
+    out
 }
 
 /// The lane `lane` reads in a `SHFL`: PTX `shfl.sync`'s rule with segment width `width`.

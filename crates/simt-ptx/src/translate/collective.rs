@@ -108,7 +108,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             Op::Redux(r) => {
                 let [d, a, mask] = self.operands(inst)?;
-                self.full_mask(mask)?;
+                let members = self.members(mask)?;
                 let op = match r.op {
                     px::ReduxOp::Add => isa::ReduxOp::Add,
                     px::ReduxOp::Min => isa::ReduxOp::Min,
@@ -119,39 +119,36 @@ impl<'t, 'a> Entry<'t, 'a> {
                 };
                 let ty = if r.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
                 let (d, a) = (self.word(d)?, self.word(a)?);
-                self.emit(Form::Redux(mods::Redux { op, ty }), &[dst(d), src(Src::reg(a))])
+                self.emit(Form::Redux(mods::Redux { op, ty }), &[dst(d), src(Src::reg(a)), members])
             }
             Op::Match(m) if matches!(m.ty.bits(), 32 | 64) => {
                 let [d, a, mask] = self.operands(inst)?;
-                if matches!(d.kind, OperandKind::Pair(..)) {
-                    return Err(unsupported("`match.all` with a predicate output (`d|p`)".into()));
-                }
-                // `match.any` keeps the lanes of a partial member mask; `match.all` needs the warp.
-                let mask = if m.mode == px::MatchMode::All {
-                    self.full_mask(mask)?;
-                    None
-                } else {
-                    self.member_mask(mask)?
+                let members = self.members(mask)?;
+                // `match.all`'s `d|p`: p holds where the lanes agree, which is where d is not 0
+                // (the lanes then include this one).
+                let (d, agree) = match d.kind {
+                    OperandKind::Pair(value, p) if m.mode == px::MatchMode::All => {
+                        (ast::Operand { kind: OperandKind::Name(value), span: d.span }, Some(ast::Operand { kind: OperandKind::Name(p), span: d.span }))
+                    }
+                    OperandKind::Pair(..) => return Err(unsupported("`match.any` with a predicate output (`d|p`)".into())),
+                    _ => (d.clone(), None),
                 };
                 let form = Form::Match(mods::Match { mode: if m.mode == px::MatchMode::All { isa::MatchMode::All } else { isa::MatchMode::Any } });
-                let (d, t) = (self.word(d)?, self.scratch);
-                // The lanes that match, straight into `d` unless a mask keeps some of them.
-                let matched = if mask.is_some() { t + 2 } else { d };
+                let (d, t) = (self.word(&d)?, self.scratch);
                 if m.ty.bits() == 32 {
                     let a = self.word(a)?;
-                    self.emit(form, &[dst(matched), src(Src::reg(a))])?;
+                    self.emit(form, &[dst(d), src(Src::reg(a)), members])?;
                 } else {
                     // Lanes agree on a 64-bit value where they agree on both words; all lanes
                     // agree on it where they agree on both (else one of the two masks is 0).
                     let a = self.pair(a)?;
-                    self.emit(form, &[dst(t), src(Src::reg(a))])?;
-                    self.emit(form, &[dst(t + 1), src(Src::reg(a + 1))])?;
-                    self.op(Opcode::And, &[dst(matched), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+                    self.emit(form, &[dst(t), src(Src::reg(a)), members])?;
+                    self.emit(form, &[dst(t + 1), src(Src::reg(a + 1)), members])?;
+                    self.op(Opcode::And, &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])?;
                 }
-                match mask {
-                    Some(mask) => self.op(Opcode::And, &[dst(d), src(Src::reg(matched)), src(mask)]),
-                    None => Ok(()),
-                }
+                let Some(agree) = agree else { return Ok(()) };
+                let (ne, operands) = registers::nonzero(self.pred(&agree)?, src(Src::reg(d)));
+                self.emit(ne, &operands)
             }
             Op::Activemask => {
                 let [d] = self.operands(inst)?;

@@ -1480,16 +1480,9 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
-    /// Collectives whose result a partial member mask would change in ways simt does not
-    /// compute (`match.all`, `redux`) must involve the whole warp.
-    fn full_mask(&self, mask: &ast::Operand<'a>) -> Result<()> {
-        match self.member_mask(mask)? {
-            None => Ok(()),
-            Some(_) => Err(with_note(
-                Diagnostic::new(mask.span, "the member mask must be 0xffffffff (the whole warp), and this one may not be"),
-                "simt restricts `shfl`, `vote` and `match.any` results to a partial member mask, not this instruction's",
-            )),
-        }
+    /// The member mask as a `REDUX` or `MATCH` operand, left as the whole warp where it is one.
+    fn members(&self, mask: &ast::Operand<'a>) -> Result<isa::Operand> {
+        Ok(src(self.member_mask(mask)?.unwrap_or(Src::imm(u32::MAX))))
     }
 
     fn mov_instruction(&mut self, inst: &'t ast::Instruction<'a>, t: px::Typed) -> Result<()> {
