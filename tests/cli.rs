@@ -499,3 +499,27 @@ fn a_failed_assert_names_the_assertion_and_the_thread() {
         assert!(stderr.contains("thread (3,0,0), warp 0, lane 3"), "{fixture}: {stderr}");
     }
 }
+
+/// `asm/wgmma.s`: each element of D is the f32 multiply-add chain of A's row and B's column in
+/// increasing k (the `MMA` semantics, `docs/tensor.md`), under both SIMT models and timed, so
+/// its shared-memory tiles lie where its descriptors say.
+#[test]
+fn the_wgmma_example_multiplies_its_tiles() {
+    let dir = workspace();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm/wgmma.s");
+    let source = source.to_str().expect("a UTF-8 path");
+    for extra in [&[][..], &["--simt", "stack"], &["--timing", "h100"]] {
+        let args = [&["run", source, "--dump", "a=a.bin", "--dump", "b=b.bin", "--dump", "d=d.bin"][..], extra].concat();
+        let (code, _, stderr) = outcome(dir.path(), &args);
+        assert_eq!(code, 0, "{extra:?}: {stderr}");
+        let read = |name: &str| std::fs::read(dir.path().join(name)).expect("a dump");
+        let halves = |bytes: Vec<u8>| bytes.chunks(2).map(|h| half::f16::from_le_bytes([h[0], h[1]]).to_f32()).collect::<Vec<f32>>();
+        let (a, b) = (halves(read("a.bin")), halves(read("b.bin")));
+        let d: Vec<u32> = read("d.bin").chunks(4).map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect();
+        for (i, &got) in d.iter().enumerate() {
+            let (m, n) = (i / 32, i % 32);
+            let want = (0..16).fold(0f32, |acc, k| a[m * 16 + k].mul_add(b[k * 32 + n], acc));
+            assert_eq!(got, want.to_bits(), "{extra:?}: d[{m}][{n}]");
+        }
+    }
+}

@@ -450,6 +450,20 @@ fn cases() -> Vec<Case> {
     ));
     t.push(rt("runtime: sparse MMA with bad metadata", "", "    MOV R30, 0xFFFF\n    MMA.SP.M16N16K32.F32.F16 R0, R8, R12, R0, R30", &[], 2));
     t.push(rt(
+        "runtime: WGMMA with a descriptor that differs between lanes",
+        ".target sm_90\n.shared .u32 tiles[256]",
+        "    S2R R0, SR_LANEID\n    MOV R1, 0\n    MOV R2, 0\n    MOV R3, 0\n    WGMMA.SS.F32.F16 R16, R0, R2, 8, !PT",
+        &[],
+        2,
+    ));
+    t.push(rt(
+        "runtime: WGMMA reading past shared memory",
+        ".target sm_90\n.shared .u32 tiles[8]",
+        "    MOV R0, 0\n    MOV R1, 0x400\n    MOV R2, 0\n    MOV R3, 0\n    WGMMA.SS.F32.F16 R16, R0, R2, 8, !PT",
+        &[],
+        2,
+    ));
+    t.push(rt(
         "runtime: integer and float edge cases",
         ".arg out = zeros(9)",
         "    S2R R9, SR_TID.X\n    ISETP.NE P0, R9, 0\n@P0 EXIT\n    LD.PARAM.U32 R0, [out]\n\

@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mlcorpus as mc  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TARGET = GPUTarget("cuda", 80, 32)
+CAPABILITY = 80  # the target of every kernel but the *_sm90 ones (Spec.for_hopper)
 
 
 # ---------------------------------------------------------------- kernels
@@ -374,10 +374,18 @@ def c_div(a, b):
 # ---------------------------------------------------------------- the corpus
 
 class Spec:
-    def __init__(self, name, fn, args, grid, outputs, tolerance, num_warps=4, num_stages=3, note=""):
+    def __init__(self, name, fn, args, grid, outputs, tolerance, num_warps=4, num_stages=3, note="", capability=CAPABILITY):
         self.name, self.fn, self.args, self.grid = name, fn, args, tuple(grid) + (1,) * (3 - len(grid))
         self.outputs, self.tolerance, self.num_warps, self.num_stages, self.note = \
             outputs, tolerance, num_warps, num_stages, note
+        self.capability = capability
+
+    def for_hopper(self):
+        """The same kernel compiled for sm_90a, where Triton's dots are warpgroup MMAs (wgmma)."""
+        hopper = Spec(f"{self.name}_sm90", self.fn, self.args, self.grid, self.outputs, self.tolerance,
+                      self.num_warps, self.num_stages, self.note, capability=90)
+        hopper.note = "sm_90a: tl.dot is wgmma.mma_async on shared-memory descriptors" + (f"; {self.note}" if self.note else "")
+        return hopper
 
 
 def buf(array, name=None):
@@ -515,6 +523,18 @@ def specs():
                   [NC // 64, BH], {"o_ptr": o},
                   mc.close(1e-2, 5e-3, "P is rounded to f16 before P@V; exp2 is ex2.approx; online softmax order"),
                   num_warps=4, num_stages=2))
+
+    # Hopper: the tensor-core kernels again for sm_90a, where each tl.dot is wgmma.mma_async
+    # (A and B from swizzled shared memory, or A from registers in attention's P @ V)
+    S.extend(s.for_hopper() for s in list(S) if s.name in ("matmul_tf32_s3", "matmul_f16_s3", "attention_fwd"))
+    # int8 needs a 64-row tile (one warpgroup's) for wgmma: one program of 64 x 64
+    S.append(Spec("matmul_i8_sm90", matmul_i8_kernel,
+                  {"a_ptr": buf(a8), "b_ptr": buf(b8), "c_ptr": buf(np.zeros((M, N), np.int32)),
+                   "M": scalar("i32", M), "N": scalar("i32", N), "K": scalar("i32", K),
+                   "BLOCK_M": const(64), "BLOCK_N": const(64), "BLOCK_K": const(32)},
+                  [M // 64, N // 64], {"c_ptr": (a8.astype(np.int32) @ b8.astype(np.int32)).astype(np.int32)},
+                  mc.exact(), num_warps=4, num_stages=2, capability=90,
+                  note="sm_90a: tl.dot is wgmma.mma_async .s32.s8.s8 on shared-memory descriptors"))
 
     # reductions
     rows, cols = 64, 256
@@ -671,7 +691,8 @@ def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "triton")
     versions = {"triton": triton.__version__, "numpy": np.__version__}
     corpus = mc.Corpus(out, "gen_triton.py", versions, notes=[
-        "Compiled with triton.compile(ASTSource(fn, signature, constexprs, attrs), target=GPUTarget('cuda', 80, 32)); "
+        "Compiled with triton.compile(ASTSource(fn, signature, constexprs, attrs), target=GPUTarget('cuda', capability, 32)), "
+        "capability 80 but for the *_sm90 kernels (90: sm_90a, whose tl.dot is wgmma.mma_async); "
         "pointers carry tt.divisibility=16, as the JIT gives aligned tensors.",
         "Triton appends two pointer parameters to every kernel (global_scratch, profile_scratch); they are 'unused' here "
         "(the launcher passes null when the kernel's global_scratch_size and profile_scratch_size are 0).",
@@ -681,7 +702,8 @@ def main():
     for spec in specs():
         sig, consts, attrs = signature_of(spec)
         src = triton.compiler.ASTSource(fn=spec.fn, signature=sig, constexprs=consts, attrs=attrs)
-        compiled = triton.compile(src, target=TARGET, options={"num_warps": spec.num_warps, "num_stages": spec.num_stages})
+        target = GPUTarget("cuda", spec.capability, 32)
+        compiled = triton.compile(src, target=target, options={"num_warps": spec.num_warps, "num_stages": spec.num_stages})
         ptx = compiled.asm["ptx"]
         md = compiled.metadata
         assert md.global_scratch_size == 0 and md.profile_scratch_size == 0, (spec.name, md)
@@ -719,7 +741,7 @@ def main():
                 shared_name.replace(".c0.", ".expected.")
             outputs.append({"param": pname, "arg": argname, "expected": corpus.npy(ename, ref), "dtype": ref.dtype.name})
         kernel = {
-            "name": spec.name, "file": corpus.ptx(spec.name, ptx), "entry": entry,
+            "name": spec.name, "file": corpus.ptx(spec.name, ptx), "entry": entry, "capability": spec.capability,
             "grid": list(spec.grid), "block": [spec.num_warps * 32, 1, 1], "shared_bytes": int(md.shared),
             "num_warps": spec.num_warps, "num_stages": spec.num_stages,
             "constexprs": {k: v for k, v in consts.items()},

@@ -50,7 +50,7 @@ class Corpus:
                 if f.endswith((".ptx", ".npy")) or f == "kernels.json":
                     os.remove(os.path.join(d, f))
         self.kernels = []
-        self.header = {"generator": generator, "versions": versions, "target": "sm_80", "notes": notes}
+        self.header = {"generator": generator, "versions": versions, "target": "sm_80 (a kernel's capability says otherwise)", "notes": notes}
         self._npy_cache = {}
         self._by_content = {}
 
@@ -82,7 +82,7 @@ class Corpus:
     def add(self, kernel):
         names = {k["name"] for k in self.kernels}
         assert kernel["name"] not in names, kernel["name"]
-        regs = ptxas_registers(os.path.join(self.root, kernel["file"]))
+        regs = ptxas_registers(os.path.join(self.root, kernel["file"]), kernel.get("capability", 80))
         if regs is not None:
             kernel["ptxas_registers"] = regs
         kernel["simt_command"] = simt_command(kernel)
@@ -103,23 +103,26 @@ class Corpus:
         print(f"{self.root}: {len(self.kernels)} kernels, {total / 1e6:.2f} MB of files")
 
 
-def _ptxas():
+def _ptxas(capability=80):
     import importlib.util
     spec = importlib.util.find_spec("triton")  # found, not imported
     if spec is None or not spec.submodule_search_locations:
         return None
-    p = os.path.join(list(spec.submodule_search_locations)[0], "backends", "nvidia", "bin", "ptxas")
+    # Triton compiles sm_90 and newer with its newer ptxas (and a newer PTX version).
+    name = "ptxas" if capability < 90 else "ptxas-blackwell"
+    p = os.path.join(list(spec.submodule_search_locations)[0], "backends", "nvidia", "bin", name)
     return p if os.path.exists(p) else None
 
 
-def ptxas_registers(ptx_path):
+def ptxas_registers(ptx_path, capability=80):
     """Registers per thread that ptxas (the one the triton wheel bundles) gives the kernel for
-    sm_80; it also proves the PTX well-formed. None without ptxas."""
-    ptxas = _ptxas()
+    its target (sm_80, or sm_90a); it also proves the PTX well-formed. None without ptxas."""
+    ptxas = _ptxas(capability)
     if ptxas is None:
         return None
+    arch = "sm_80" if capability < 90 else f"sm_{capability}a"
     with tempfile.TemporaryDirectory() as d:
-        p = subprocess.run([ptxas, "-arch=sm_80", "-v", ptx_path, "-o", os.path.join(d, "k.cubin")],
+        p = subprocess.run([ptxas, f"-arch={arch}", "-v", ptx_path, "-o", os.path.join(d, "k.cubin")],
                            capture_output=True, text=True)
     assert p.returncode == 0, f"ptxas rejects {ptx_path}: {p.stderr}"
     m = re.search(r"Used (\d+) registers", p.stderr + p.stdout)

@@ -172,6 +172,24 @@ fn mnemonics_modifiers_and_operands() {
     assert_eq!(shfl.operands[3], Operand::Imm(32), "omitted width is 32");
     let s2r = one("S2R R1, sr_ctaid.y").unwrap();
     assert_eq!(s2r.operands[1], Operand::Special(SpecialReg::CtaidY));
+    let redux = one("REDUX.ADD R2, R0").unwrap();
+    assert_eq!(redux.operands[2], Operand::Src(Src::imm(u32::MAX)), "omitted member mask is the whole warp");
+    let wgmma = one("WGMMA.SS.F32.F16.NT R16, R0, R2, 64, !P1").unwrap();
+    assert_eq!((wgmma.reg_count(0), wgmma.reg_count(1), wgmma.reg_count(2)), (32, 2, 2));
+    assert_eq!(wgmma.form.wgmma(), Some((WgmmaSrc::Ss, WgmmaTrans::Nt)));
+    assert_eq!(one("WGMMA.RS.F16.F16 R16, R4, R2, 256").unwrap().operands[4], Operand::PredSrc { pred: PT, negated: false }, "omitted q accumulates");
+    assert_eq!(one("WGMMA.RS.F16.F16 R16, R4, R2, 256").unwrap().reg_count(0), 64);
+    for (line, error) in [
+        ("WGMMA.RS.F32.F16.TN R16, R4, R2, 8", "A in registers (.RS) is not transposed: write .NN or .NT, not .TN"),
+        ("WGMMA.SS.F32.TF32.NT R16, R0, R2, 8", "only F16 and BF16 multiplicands may be transposed (.NN for other types), not .NT"),
+        ("WGMMA.SS.F32.S8 R16, R0, R2, 8", "WGMMA takes types"),
+        ("WGMMA.SS.F32.F16 R16, R0, R2, 12", "n = 12: a warpgroup MMA is 8 to 256 columns wide, a multiple of 8"),
+        ("WGMMA.SS.F32.F16 R16, R1, R2, 8", "R1 cannot start a register pair"),
+        ("WGMMA.SS.F32.F16 R240, R0, R2, 64", "R240 .. R271 runs past R254"),
+    ] {
+        let e = one(line).unwrap_err();
+        assert!(e.contains(error), "{line}: {e}");
+    }
     let guarded = one("@!P3 NOP").unwrap();
     assert_eq!(guarded.guard, Guard { pred: 3, negated: true });
     assert_eq!(one("@PT NOP").unwrap().guard, Guard::ALWAYS);

@@ -154,10 +154,12 @@ pub enum Exchange {
         /// Source lane per lane.
         sources: [u8; 32],
     },
-    /// `MMA`: the whole warp's fragments go through the tensor core.
+    /// `MMA` or `WGMMA`: the whole warp's fragments go through the tensor core.
     Mma {
-        /// Shape and types (fragment sizes: [`MmaForm::regs`]).
+        /// Shape and types (fragment sizes: [`MmaForm::regs`]); a `WGMMA`'s are its slices'.
         form: MmaForm,
+        /// Multiply-accumulates of the equivalent dense product (`simt_tensor::macs`).
+        macs: u64,
     },
 }
 
@@ -389,7 +391,10 @@ impl<'a> BlockSim<'a> {
                 let b = crate::exec::fetch(warp, b);
                 Some(Exchange::Shuffle { sources: per_lane(|l| shfl_source(mode, l, b[l], width) as u8) })
             }
-            Op::Tensor(_) => self.exec.launch.kernel.code[pc as usize].form.mma().map(|form| Exchange::Mma { form }),
+            Op::Tensor(_) | Op::Warpgroup(_) => {
+                let inst = &self.exec.launch.kernel.code[pc as usize];
+                inst.form.mma().map(|form| Exchange::Mma { form, macs: simt_tensor::macs(inst).1 })
+            }
             _ => None,
         };
         let arrived = opcode.flags().contains(Flags::BARRIER).then_some(executed);

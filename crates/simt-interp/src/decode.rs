@@ -95,6 +95,7 @@ pub(crate) enum Op {
     Control(control::ControlOp),
     Collective(collective::CollectiveOp),
     Tensor(tensor::MmaOp),
+    Warpgroup(tensor::WgmmaOp),
     Print(print::PrintOp),
 }
 
@@ -452,6 +453,7 @@ impl Decoder {
             Form::Mma(_) | Form::MmaM16n8k16(_) | Form::MmaSp(_) | Form::MmaM8n8k4(_) | Form::MmaM16n8k8(_) | Form::MmaM16n8k32(_) => {
                 Op::Tensor(tensor::decode(t, inst)?)
             }
+            Form::Wgmma(_) => Op::Warpgroup(tensor::decode_wgmma(t, inst)?),
         })
     }
 }

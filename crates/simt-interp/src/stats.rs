@@ -271,7 +271,7 @@ impl Stats {
                 }
             }
             if inst.form.mma().is_some() {
-                let (macs, dense) = simt_tensor::macs(inst.opcode());
+                let (macs, dense) = simt_tensor::macs(inst);
                 stats.tensor.mma_instructions += issued;
                 stats.tensor.macs += macs * issued;
                 stats.tensor.dense_equivalent_macs += dense * issued;

@@ -18,6 +18,8 @@ fn width_note(width: Width) -> &'static str {
         Width::Fragment(_) => "fragment, registers by MMA form",
         Width::Printed => "the registers the format's arguments take",
         Width::Members => "each lane's member mask (left out: the whole warp)",
+        Width::Warpgroup(FragRole::C) => "`n / 2` registers (`n / 4` for F16)",
+        Width::Warpgroup(_) => "a descriptor pair (`SS`) or 4 fragment registers (`RS`)",
     }
 }
 
@@ -81,7 +83,7 @@ fn forms(row: &OpInfo) -> Vec<Form> {
 
 /// The forms that exist: every combination, less the MMA type pairs the contract does not define.
 fn defined_forms(row: &OpInfo) -> impl Iterator<Item = Form> {
-    forms(row).into_iter().filter(|f| f.mma().is_none_or(|m| m.is_defined()))
+    forms(row).into_iter().filter(Form::is_defined)
 }
 
 /// The "target" cell of a row: the first target that has any of its forms, then the

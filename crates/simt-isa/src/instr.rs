@@ -25,7 +25,7 @@
 
 use std::collections::HashMap;
 
-use crate::semantics::MmaForm;
+use crate::semantics::{MmaForm, MmaShape};
 use crate::table::*;
 
 /// `RZ`: reads as zero, ignores writes.
@@ -240,6 +240,16 @@ impl Instruction {
                 };
                 combo(ok, &format!("ATOM.{op} takes type {allowed}, not {ty}"))
             }
+            Form::Wgmma(mods::Wgmma { src, acc, input, trans }) => {
+                let types = [MmaShape::M16N8K16, MmaShape::M16N8K8, MmaShape::M16N8K32].map(MmaForm::defined_types).join(", ");
+                combo(self.form.mma().is_some_and(|m| m.is_defined()), &format!("WGMMA takes types {types}, not .{acc}.{input}"))?;
+                let message = if src == WgmmaSrc::Rs && input.bits() == 16 {
+                    "A in registers (.RS) is not transposed: write .NN or .NT"
+                } else {
+                    "only F16 and BF16 multiplicands may be transposed (.NN for other types)"
+                };
+                combo(self.form.is_defined(), &format!("{message}, not .{trans}"))
+            }
             form => match form.mma() {
                 Some(mma) if !mma.is_defined() => {
                     combo(false, &format!("{} takes types {}, not .{}.{}", self.opcode(), MmaForm::defined_types(mma.shape), mma.acc, mma.input))
@@ -274,8 +284,10 @@ impl Instruction {
             if last >= NUM_REGS {
                 return Err(err(at, format!("R{reg} .. R{last} runs past R{}", NUM_REGS - 1)));
             }
-            // Fragments are unaligned except where their elements are f64 pairs.
+            // Fragments are unaligned except where their elements are f64 pairs; a `WGMMA`'s
+            // descriptors are pairs.
             let align = match self.form.mma() {
+                Some(_) if self.form.wgmma().is_some() => 1 + u32::from(count == 2 && kind != OperandKind::Dst(Width::Warpgroup(FragRole::C))),
                 Some(mma) => u32::from(mma.reg_align()),
                 None if matches!(count, 2 | 4) => u32::from(count),
                 None => 1,
@@ -335,6 +347,8 @@ impl Instruction {
             (OperandKind::Imm, Operand::Imm(v)) => {
                 if self.opcode() == Opcode::Shfl && !(v.is_power_of_two() && v <= 32) {
                     Err(err(at, format!("segment width {v} must be a power of two from 1 to 32")))
+                } else if self.opcode() == Opcode::Wgmma && !(v.is_multiple_of(8) && (8..=256).contains(&v)) {
+                    Err(err(at, format!("n = {v}: a warpgroup MMA is 8 to 256 columns wide, a multiple of 8")))
                 } else {
                     Ok(())
                 }

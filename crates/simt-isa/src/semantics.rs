@@ -33,6 +33,16 @@ impl MmaShape {
         Form::new(opcode).mma().map(|form| form.shape)
     }
 
+    /// The `MMA` shape a `WGMMA` of `input` elements is made of, `n / 8` of them side by side:
+    /// K is 32 bytes of elements.
+    pub fn warpgroup_slice(input: MmaIn) -> MmaShape {
+        match input.bits() {
+            32 => MmaShape::M16N8K8,
+            8 => MmaShape::M16N8K32,
+            _ => MmaShape::M16N8K16,
+        }
+    }
+
     /// The multiply-accumulates one operation does (for `MMA.SP`, the useful ones: the
     /// pruned zeros of A are not counted).
     pub fn macs(self) -> u64 {
@@ -263,9 +273,32 @@ impl Form {
             Form::MmaSp(mods::MmaSp { acc, input }) => (MmaShape::SpM16N16K32, acc, input),
             Form::MmaM8n8k4(mods::MmaM8n8k4 { acc, input }) => (MmaShape::M8N8K4, acc, input),
             Form::MmaM16n8k8(mods::MmaM16n8k8 { acc, input }) => (MmaShape::M16N8K8, acc, input),
+            Form::Wgmma(mods::Wgmma { acc, input, .. }) => (MmaShape::warpgroup_slice(input), acc, input),
             _ => return None,
         };
         Some(MmaForm { shape, acc, input, sat: false })
+    }
+
+    /// Whether the contract defines this form: every form but an MMA of types its shape lacks,
+    /// or a `WGMMA` transposing what it cannot (a type other than F16 and BF16, A in registers).
+    pub fn is_defined(&self) -> bool {
+        let Some(mma) = self.mma() else { return true };
+        let transposable = match self.wgmma() {
+            Some((src, trans)) => {
+                (trans == WgmmaTrans::Nn || mma.input.bits() == 16) && (src == WgmmaSrc::Ss || matches!(trans, WgmmaTrans::Nn | WgmmaTrans::Nt))
+            }
+            None => true,
+        };
+        mma.is_defined() && transposable
+    }
+
+    /// Where a `WGMMA` reads A, and which of its shared-memory operands are transposed;
+    /// `None` for any other form.
+    pub fn wgmma(&self) -> Option<(WgmmaSrc, WgmmaTrans)> {
+        match *self {
+            Form::Wgmma(mods::Wgmma { src, trans, .. }) => Some((src, trans)),
+            _ => None,
+        }
     }
 
     /// The destination and source types of a `CVT`.
@@ -378,6 +411,14 @@ impl Instruction {
                 _ => 1,
             },
             Width::Fragment(role) => self.form.mma().map_or(1, |m| m.regs(role)),
+            Width::Warpgroup(FragRole::C) => match (self.operands[3], self.form.mma()) {
+                (Operand::Imm(n), Some(mma)) => (n.min(256) * mma.acc.bits() / 64) as u8,
+                _ => 1,
+            },
+            Width::Warpgroup(_) => match self.form.wgmma() {
+                Some((WgmmaSrc::Ss, _)) => 2,
+                _ => 4,
+            },
             Width::Printed => match self.operands[0] {
                 // The span from `a` to the last word read, pads included.
                 Operand::Format { used, .. } => (64 - used.leading_zeros()) as u8,
@@ -416,6 +457,14 @@ impl Instruction {
             let (first, count, words) = match (self.operands[i], self.operands[0]) {
                 (Operand::Src(Src::Reg { reg, .. }), Operand::Format { used, .. }) if reg != RZ => (reg, 1, used),
                 (Operand::Src(Src::Reg { reg, .. }), _) if reg != RZ => (reg, self.reg_count(i), 1),
+                // `WGMMA` accumulates into `d` unless its `q` is `!PT` (PTX's scale-d of 0).
+                (Operand::Reg(reg), _)
+                    if reg != RZ
+                        && self.info().operands[i].kind == OperandKind::Dst(Width::Warpgroup(FragRole::C))
+                        && self.operands[4] != (Operand::PredSrc { pred: PT, negated: true }) =>
+                {
+                    (reg, self.reg_count(i), 1)
+                }
                 (Operand::Addr { base, .. }, _) if base != RZ => (base, if self.form.access().is_some_and(|a| a.wide) { 2 } else { 1 }, 1),
                 _ => (0, 0, 0),
             };
@@ -427,6 +476,15 @@ impl Instruction {
     /// The highest register this instruction names, if any.
     pub fn max_reg(&self) -> Option<u32> {
         self.written_regs().chain(self.read_regs()).map(|(r, n)| u32::from(r) + u32::from(n) - 1).max()
+    }
+
+    /// How many of its form's MMAs (`Form::mma`) one execution is: `n / 8` side by side for a
+    /// `WGMMA`, else 1.
+    pub fn mma_slices(&self) -> u64 {
+        match (self.form.wgmma(), self.operands[3]) {
+            (Some(_), Operand::Imm(n)) => u64::from(n / 8),
+            _ => 1,
+        }
     }
 
     /// What this instruction reads, writes and accesses.
@@ -479,6 +537,7 @@ mod tests {
                     Width::Converted => form.conversion().is_some(),
                     Width::Fragment(_) => form.mma().is_some(),
                     Width::Printed => row.operands.first().is_some_and(|o| o.kind == OperandKind::Format),
+                    Width::Warpgroup(_) => form.wgmma().is_some(),
                 };
                 assert!(answered, "{}: operand `{}` names a width rule the form cannot answer", row.syntax(), spec.name);
             }

@@ -214,6 +214,16 @@ modifier_enum!(
     }
 );
 modifier_enum!(
+    /// Where `WGMMA` reads A: shared memory through a matrix descriptor (`SS`), or this warp's
+    /// registers (`RS`). B is always in shared memory.
+    WgmmaSrc { Ss = "SS", Rs = "RS" }
+);
+modifier_enum!(
+    /// Which of `WGMMA`'s shared-memory multiplicands are transposed (PTX's `imm-trans-a` and
+    /// `imm-trans-b`): A then B, `N` K-major (as stored by rows of K), `T` M- or N-major.
+    WgmmaTrans { Nn = "NN", Tn = "TN", Nt = "NT", Tt = "TT" }
+);
+modifier_enum!(
     /// How `PRMT` picks its four bytes: by the selector's nibbles (`IDX`), or by one of PTX's
     /// fixed patterns indexed by the selector's low two bits.
     PrmtMode { Idx = "IDX", F4e = "F4E", B4e = "B4E", Rc8 = "RC8", Ecl = "ECL", Ecr = "ECR", Rc16 = "RC16" }
@@ -591,6 +601,10 @@ pub enum Width {
     /// A warp collective's member mask: one register or literal, each lane's own; left out,
     /// the whole warp (`0xFFFFFFFF`).
     Members,
+    /// A `WGMMA` operand: `d`, the warp's share of the accumulator, `n / 2` registers (`n / 4`
+    /// for F16), `n` being the `n` operand; `a`, a descriptor pair (`SS`) or 4 registers of
+    /// fragment (`RS`).
+    Warpgroup(FragRole),
 }
 
 /// The role of an MMA operand, which decides its fragment's register count.
@@ -952,6 +966,8 @@ const S_ANY: OperandKind = src(LitKind::Any, SrcMods::Plain, Width::One);
 /// An atomic's operand: a 32-bit register or literal, or a register pair for the 64-bit types.
 const S_ATOM: OperandKind = src(LitKind::Any, SrcMods::Plain, Width::Data);
 const S_MEMBERS: OperandKind = src(LitKind::Int, SrcMods::Plain, Width::Members);
+const WG_D: OperandKind = OperandKind::Dst(Width::Warpgroup(FragRole::C));
+const WG_A: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Warpgroup(FragRole::A));
 const S_REG: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::One);
 const P: OperandKind = OperandKind::PredDst;
 const Q: OperandKind = OperandKind::PredSrc;
@@ -1191,6 +1207,8 @@ instruction_table! {
     Vprintf: "VPRINTF" [], &[op("d", D), op("format", S_PAIR), op("args", S_PAIR)], optional 0, Control, Control, [OUTPUT];
     /// A failed device `assert` (CUDA's `__assertfail`, PTX `call __assertfail`): stops the launch as `TRAP` does, the fault saying `file:line: function: Assertion `message` failed.`, the three strings read as the first guard-true lane's loads would from the generic addresses in pairs `message`, `file` and `function`.
     TrapAssert: "TRAP" ["ASSERT"], &[op("message", S_PAIR), op("file", S_PAIR), op("line", S_INT), op("function", S_PAIR)], optional 0, Control, Control, [TERMINATOR];
+    /// This warp's 16 rows of a warpgroup MMA (PTX `wgmma.mma_async`): `d[16w .. 16w + 16, 0 .. n] = a * b + (q ? d : 0)`, `w` the warp's place in its warpgroup (its index in the block, mod 4), as `n / 8` `MMA.M16N8K16` (K8 for TF32, K32 for 8-bit inputs) in column order. A is 64 x K and B K x n in SHARED memory at the matrix descriptors in pairs `a` and `b` (PTX's layout: start, leading and stride byte offsets, swizzle mode), or A is this warp's `MMA` fragment in `a` (`RS`). Reads SHARED as it executes; every lane takes part.
+    Wgmma: "WGMMA" [src: WgmmaSrc, acc: MmaAcc, input: MmaIn, trans: WgmmaTrans = Nn], &[op("d", WG_D), op("a", WG_A), op("b", S_PAIR), op("n", IMM), op("q", Q)], optional 1, Tensor, Tensor, [COLLECTIVE], since Sm90;
 }
 
 impl Opcode {

@@ -67,6 +67,9 @@ modifiers! {
     Async = ".async", CommitGroup = ".commit_group", WaitGroup = ".wait_group", WaitAll = ".wait_all",
     M8n8 = ".m8n8", X1 = ".x1", X2 = ".x2", X4 = ".x4", Trans = ".trans",
     Load = ".load", Store = ".store", Mma = ".mma", A = ".a", B = ".b", C = ".c", D = ".d", M16n16k16 = ".m16n16k16",
+    MmaAsync = ".mma_async", Fence = ".fence", Proxy = ".proxy",
+    // `wgmma`'s `.m64nNkK`, whose N and K the parser keeps beside the modifiers (`Modifiers::shape`).
+    M64nNkK = ".m64nNkK",
 }
 
 impl fmt::Display for Modifier {
@@ -865,6 +868,40 @@ pub enum Op {
     /// `stmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 [a], s` (sm_90): `ldmatrix`'s inverse,
     /// each lane's two elements of each matrix stored where `ldmatrix` would load them from.
     Stmatrix(Matrices),
+    /// `wgmma.mma_async.sync.aligned.m64nNkK.dtype.atype.btype d, a, b, scale-d{, imm-scale-a,
+    /// imm-scale-b{, imm-trans-a}{, imm-trans-b}}` (sm_90a): a warpgroup's MMA.
+    Wgmma(Wgmma),
+    /// `wgmma.fence.sync.aligned`, `wgmma.commit_group.sync.aligned` and `wgmma.wait_group.sync.aligned N`:
+    /// ordering around the asynchronous MMAs.
+    WgmmaOrder(WgmmaOrder),
+    /// `fence.proxy.async{.shared::cta}`: orders generic-proxy writes before async-proxy reads.
+    FenceProxyAsync,
+}
+
+/// `wgmma.mma_async`'s shape and types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Wgmma {
+    /// N, the columns of B and D: a multiple of 8 from 8 to 256.
+    pub n: u16,
+    /// K: 8, 16 or 32 (by the input type).
+    pub k: u8,
+    /// D's element type.
+    pub d: Type,
+    /// A's element type.
+    pub a: Type,
+    /// B's element type.
+    pub b: Type,
+}
+
+/// Which of `wgmma`'s ordering instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WgmmaOrder {
+    /// `wgmma.fence`: register accesses before it happen before the next `wgmma.mma_async`.
+    Fence,
+    /// `wgmma.commit_group`: closes a group of `wgmma.mma_async`s.
+    Commit,
+    /// `wgmma.wait_group N`: waits until at most N groups are pending.
+    Wait,
 }
 
 /// `cp.async.ca|cg.shared.global`.
@@ -992,6 +1029,7 @@ pub const OPCODES: &[&str] = &[
     "tanh",
     "trap",
     "vote",
+    "wgmma",
     "wmma",
     "xor",
 ];
@@ -1011,6 +1049,8 @@ pub(crate) struct Modifiers<'m> {
     opcode_span: Span,
     list: &'m [(Modifier, Span)],
     used: u64,
+    /// N and K of a `.m64nNkK` (`Modifier::M64nNkK`) among them.
+    shape: Option<(u16, u8)>,
 }
 
 /// The most modifiers one instruction may carry (real ones have at most 9).
@@ -1019,7 +1059,12 @@ pub const MAX_MODIFIERS: usize = 16;
 impl<'m> Modifiers<'m> {
     pub(crate) fn new(opcode: &'m str, opcode_span: Span, list: &'m [(Modifier, Span)]) -> Modifiers<'m> {
         debug_assert!(list.len() <= MAX_MODIFIERS);
-        Modifiers { opcode, opcode_span, list, used: 0 }
+        Modifiers { opcode, opcode_span, list, used: 0, shape: None }
+    }
+
+    /// The modifiers with the N and K of the `.m64nNkK` among them.
+    pub(crate) fn with_shape(self, shape: Option<(u16, u8)>) -> Modifiers<'m> {
+        Modifiers { shape, ..self }
     }
 
     fn error(&self, span: Span, message: String) -> ModifierError {
@@ -1318,6 +1363,12 @@ impl Op {
             "barrier" => m.bar(BarSpelling::Barrier)?,
             "membar" => Membar(crate::ops::Membar { level: m.required(MembarLevel::from_modifier, "a level", ".gl")? }),
             "fence" => {
+                if m.flag(Modifier::Proxy)? {
+                    m.require_flag(Modifier::Async)?;
+                    m.flag(Modifier::Shared)?;
+                    m.finish()?;
+                    return Ok(Some(FenceProxyAsync));
+                }
                 let semantics = m.one(Semantics::from_modifier, "ordering")?.unwrap_or(Semantics::AcqRel);
                 if !matches!(semantics, Semantics::AcqRel | Semantics::Sc) {
                     return Err(m.error(m.opcode_span, format!("`fence` takes `.sc` or `.acq_rel`, not `{semantics}`")));
@@ -1368,6 +1419,31 @@ impl Op {
                         return Err(m.error(m.opcode_span, format!("`cp.async` copies `.shared.global`, not `{to}{from}`")));
                     }
                     CpAsync(crate::ops::CpAsync { cache })
+                }
+            }
+            "wgmma" => {
+                let order = if m.flag(Modifier::Fence)? {
+                    Some(crate::ops::WgmmaOrder::Fence)
+                } else if m.flag(Modifier::CommitGroup)? {
+                    Some(crate::ops::WgmmaOrder::Commit)
+                } else if m.flag(Modifier::WaitGroup)? {
+                    Some(crate::ops::WgmmaOrder::Wait)
+                } else {
+                    None
+                };
+                if order.is_none() {
+                    m.require_flag(Modifier::MmaAsync)?;
+                }
+                m.require_flag(Modifier::Sync)?;
+                m.require_flag(Modifier::Aligned)?;
+                match order {
+                    Some(order) => WgmmaOrder(order),
+                    None => {
+                        m.require_flag(Modifier::M64nNkK)?;
+                        let (n, k) = m.shape.unwrap_or((0, 0));
+                        let [d, a, b] = m.ordered(Type::from_modifier, "types (D, A, B)")?;
+                        Wgmma(crate::ops::Wgmma { n, k, d, a, b })
+                    }
                 }
             }
             "wmma" => {
@@ -1516,7 +1592,15 @@ impl Op {
             Ldmatrix(_) => "ldmatrix",
             Wmma(_) => "wmma",
             Stmatrix(_) => "stmatrix",
+            Wgmma(_) | WgmmaOrder(_) => "wgmma",
+            FenceProxyAsync => "fence",
         }
+    }
+
+    /// Whether the first operand is read as well as written: `wgmma.mma_async` accumulates
+    /// into its `d`.
+    pub fn reads_first_operand(&self) -> bool {
+        matches!(self, Op::Wgmma(_))
     }
 
     /// Whether the first operand is what the instruction writes: not for a store, a reduction
@@ -1588,6 +1672,11 @@ impl Op {
             Wmma(w) if w.action == WmmaAction::Mma => 4..=4,
             // The stride is optional.
             Wmma(_) => 2..=3,
+            // `d, a, b, scale-d`, then the scales (not for integers) and the transposes (16-bit
+            // types only; A's only when it is in shared memory).
+            Wgmma(_) => 4..=8,
+            WgmmaOrder(o) => usize::from(*o == crate::ops::WgmmaOrder::Wait)..=usize::from(*o == crate::ops::WgmmaOrder::Wait),
+            FenceProxyAsync => 0..=0,
         }
     }
 }
@@ -1749,6 +1838,13 @@ impl fmt::Display for Op {
                 opt(f, w.space)?;
                 write!(f, "{}", w.ty)
             }
+            Wgmma(x) => write!(f, ".mma_async.sync.aligned.m64n{}k{}{}{}{}", x.n, x.k, x.d, x.a, x.b),
+            WgmmaOrder(o) => f.write_str(match o {
+                crate::ops::WgmmaOrder::Fence => ".fence.sync.aligned",
+                crate::ops::WgmmaOrder::Commit => ".commit_group.sync.aligned",
+                crate::ops::WgmmaOrder::Wait => ".wait_group.sync.aligned",
+            }),
+            FenceProxyAsync => f.write_str(".proxy.async"),
             Mma(x) => {
                 write!(f, ".sync.aligned{}{}{}", x.shape, x.a_layout, x.b_layout)?;
                 flag(f, x.satfinite, Modifier::Satfinite)?;

@@ -15,10 +15,10 @@ pub const MAX_REGISTER_RANGE: u32 = 1 << 24;
 /// braces overflows the stack; real PTX nests a few levels.
 pub const MAX_NESTING: usize = 64;
 
-/// The most elements a `{ }` vector operand may hold. PTX's largest (an `mma` fragment) hold
-/// a few dozen; the allocator connects every register of an instruction with every other,
-/// so a vector of 100,000 registers would cost 10^10 steps.
-pub const MAX_VECTOR_ELEMENTS: usize = 64;
+/// The most elements a `{ }` vector operand may hold. PTX's largest (a `wgmma.mma_async`
+/// accumulator of n = 256 columns in f32) hold 128; the allocator connects every register of
+/// an instruction with every other, so a vector of 100,000 registers would cost 10^10 steps.
+pub const MAX_VECTOR_ELEMENTS: usize = 128;
 
 /// A diagnostic has been recorded; the caller recovers.
 struct Failed;
@@ -818,9 +818,13 @@ impl<'a> Parser<'a> {
         }
         let mut modifiers = [(Modifier::B32, Span::default()); MAX_MODIFIERS];
         let mut count = 0;
+        let mut shape = None;
         while let Some(Token::Dot(word)) = self.peek() {
             let span = self.bump().1;
-            let Some(modifier) = Modifier::from_text(word) else {
+            let Some(modifier) = Modifier::from_text(word).or_else(|| {
+                shape = warpgroup_shape(word).or(shape);
+                shape.is_some().then_some(Modifier::M64nNkK)
+            }) else {
                 return Err(self.error(span, format!("unknown modifier `{word}` on `{opcode}`")));
             };
             if count == MAX_MODIFIERS {
@@ -844,7 +848,7 @@ impl<'a> Parser<'a> {
             }
         }
         let op_span = opcode_span.to(self.previous_span());
-        let op = match Op::build(Modifiers::new(opcode, opcode_span, &modifiers[..count])) {
+        let op = match Op::build(Modifiers::new(opcode, opcode_span, &modifiers[..count]).with_shape(shape)) {
             Ok(Some(op)) => op,
             Ok(None) => unreachable!("every name in OPCODES has a builder"),
             Err(e) => return Err(self.error(e.span, e.message)),
@@ -1039,4 +1043,11 @@ fn starts_module_item(token: Token<'_>) -> bool {
 fn string_contents(token: &str) -> &str {
     let inner = token.strip_prefix('"').unwrap_or(token);
     inner.strip_suffix('"').unwrap_or(inner)
+}
+
+/// N and K of a warpgroup MMA's shape, `.m64nNkK`: N a multiple of 8 from 8 to 256, K 8, 16 or 32.
+fn warpgroup_shape(word: &str) -> Option<(u16, u8)> {
+    let (n, k) = word.strip_prefix(".m64n")?.split_once('k')?;
+    let (n, k) = (n.parse::<u16>().ok()?, k.parse::<u8>().ok()?);
+    (n.is_multiple_of(8) && (8..=256).contains(&n) && matches!(k, 8 | 16 | 32) && !word.contains('+')).then_some((n, k))
 }

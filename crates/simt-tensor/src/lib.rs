@@ -282,12 +282,13 @@ fn acc_bits(acc: MmaAcc) -> usize {
 }
 
 /// (multiply-accumulates performed, multiply-accumulates of the equivalent
-/// dense product) by one instruction; (0, 0) for an opcode that is not an MMA.
-pub fn macs(opcode: Opcode) -> (u64, u64) {
-    match Shape::of(opcode) {
+/// dense product) by one warp's execution of `inst`; (0, 0) for an instruction that is not an MMA.
+pub fn macs(inst: &simt_isa::Instruction) -> (u64, u64) {
+    let slices = inst.mma_slices();
+    match inst.form.mma().map(|form| form.shape) {
         // 2:4 sparsity multiplies only the kept half of A.
         Some(shape @ Shape::SpM16N16K32) => (shape.macs() / 2, shape.macs()),
-        Some(shape) => (shape.macs(), shape.macs()),
+        Some(shape) => (shape.macs() * slices, shape.macs() * slices),
         None => (0, 0),
     }
 }

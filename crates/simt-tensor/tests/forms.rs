@@ -264,8 +264,15 @@ fn wrong_operands_are_errors() {
 
 #[test]
 fn macs_count_useful_and_dense_work() {
-    assert_eq!(simt_tensor::macs(Opcode::Mma), (4096, 4096));
-    assert_eq!(simt_tensor::macs(Opcode::MmaM16n8k16), (2048, 2048));
-    assert_eq!(simt_tensor::macs(Opcode::MmaSp), (4096, 8192));
-    assert_eq!(simt_tensor::macs(Opcode::Fadd), (0, 0));
+    use simt_isa::{Instruction, WgmmaSrc, WgmmaTrans, mods};
+    let macs = |opcode| simt_tensor::macs(&Instruction::new(opcode));
+    assert_eq!(macs(Opcode::Mma), (4096, 4096));
+    assert_eq!(macs(Opcode::MmaM16n8k16), (2048, 2048));
+    assert_eq!(macs(Opcode::MmaSp), (4096, 8192));
+    assert_eq!(macs(Opcode::Fadd), (0, 0));
+    // A warp's share of an m64n64k8 TF32 warpgroup MMA: eight m16n8k8 slices.
+    let mut wgmma = Instruction::new(Opcode::Wgmma);
+    wgmma.form = simt_isa::Form::Wgmma(mods::Wgmma { src: WgmmaSrc::Ss, acc: MmaAcc::F32, input: MmaIn::TF32, trans: WgmmaTrans::Nn });
+    wgmma.operands[3] = simt_isa::Operand::Imm(64);
+    assert_eq!(simt_tensor::macs(&wgmma), (16 * 64 * 8, 16 * 64 * 8));
 }

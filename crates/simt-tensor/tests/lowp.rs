@@ -276,5 +276,5 @@ fn wrong_operands_of_new_forms_are_errors() {
 
 #[test]
 fn macs_of_m8n8k4() {
-    assert_eq!(simt_tensor::macs(Opcode::MmaM8n8k4), (256, 256));
+    assert_eq!(simt_tensor::macs(&simt_isa::Instruction::new(Opcode::MmaM8n8k4)), (256, 256));
 }

@@ -6,8 +6,13 @@
 use simt_isa::{Form, TABLE, Unit};
 
 /// The configuration key of an MMA form; `None` for a form that is not a tensor-core operation.
+/// A `WGMMA`'s is `wgmma.` and its types (`wgmma.f32.f16`): where A comes from and what is
+/// transposed do not change its rate.
 pub fn form_key(form: &Form) -> Option<String> {
-    form.mma()?;
+    let mma = form.mma()?;
+    if form.wgmma().is_some() {
+        return Some(format!("wgmma.{}.{}", mma.acc, mma.input).to_ascii_lowercase());
+    }
     let info = form.info();
     let indices = form.indices();
     let mut parts = Vec::new();
@@ -39,7 +44,8 @@ pub fn known() -> Vec<(String, Form)> {
                 n /= c;
             }
             if let Some(form) = Form::from_indices(row.opcode, indices)
-                && form.mma().is_some_and(|m| m.is_defined())
+                && form.mma().is_some()
+                && form.is_defined()
                 && let Some(key) = form_key(&form)
                 && !out.iter().any(|(k, _)| *k == key)
             {

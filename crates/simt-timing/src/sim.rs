@@ -214,6 +214,13 @@ impl<'a> Ctx<'a> {
                 };
                 latency = t.latency;
                 interval = t.interval;
+                // A `WGMMA`'s line times its first 8 columns; each further 8 hold the tensor
+                // core `interval` cycles more.
+                if let (Some(_), simt_isa::Operand::Imm(n)) = (inst.form.wgmma(), inst.operands[3]) {
+                    let more = n / 8 - 1;
+                    latency += t.interval * more;
+                    interval += t.interval * more;
+                }
             }
             let mut blocking = false;
             if let Some(sequence) = machine.sequence.iter().find_map(|(name, t)| name.eq_ignore_ascii_case(info.mnemonic).then_some(t)) {
@@ -1345,8 +1352,8 @@ impl<'l> Sm<'l> {
         {
             r.complete = c;
         }
-        if let Some(simt_interp::Exchange::Mma { form }) = step.exchange {
-            self.raw.mma_macs += form.shape.macs();
+        if let Some(simt_interp::Exchange::Mma { macs, .. }) = step.exchange {
+            self.raw.mma_macs += macs;
         }
         self.refresh(s);
         if step.issued.opcode.flags().intersects(Flags::BARRIER.union(Flags::TERMINATOR)) || self.blocks[bi].as_ref().is_some_and(|b| b.issuable == 0) {

@@ -302,6 +302,7 @@ impl<'a> Executor<'a> {
             }
             Op::Collective(op) => self.collective(w, *op, exec),
             Op::Tensor(op) => self.mma(w, pc, *op, mask, exec)?,
+            Op::Warpgroup(op) => self.wgmma(w, pc, *op, mask, exec)?,
             Op::Control(op) => moved = self.control(w, pc, *op, mask, exec, counts)?,
             Op::Print(op) => self.print(w, pc, *op, exec, &mut counters.printed)?,
         }

@@ -5,8 +5,8 @@
 use simt_isa::*;
 
 use super::Executor;
-use super::{describe_lanes, write};
-use crate::decode::{Decoder, Reg};
+use super::{describe_lanes, pred, write};
+use crate::decode::{Decoder, PredIn, Reg};
 use crate::fault::{Fault, FaultKind};
 
 /// An MMA with the first register of each operand.
@@ -81,5 +81,240 @@ impl Executor<'_> {
             write(warp, op.d + k as Reg, row, exec);
         }
         Ok(())
+    }
+}
+
+/// A `WGMMA`: this warp's 16 rows of a warpgroup MMA.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WgmmaOp {
+    /// The `MMA` it is made of, `n / 8` side by side.
+    slice: MmaForm,
+    src: WgmmaSrc,
+    trans: WgmmaTrans,
+    d: Reg,
+    a: Reg,
+    b: Reg,
+    n: u32,
+    q: PredIn,
+}
+
+/// The `WGMMA` of `inst`, if it is one.
+pub(crate) fn decode_wgmma(t: &Decoder, inst: &Instruction) -> Option<WgmmaOp> {
+    let (slice, (src, trans)) = (inst.form.mma()?, inst.form.wgmma()?);
+    let o = &inst.operands;
+    let Operand::Imm(n) = o[3] else { return None };
+    Some(WgmmaOp { slice, src, trans, d: t.first(&o[0]), a: t.first(&o[1]), b: t.first(&o[2]), n, q: Decoder::pred_in(&o[4]) })
+}
+
+/// A shared-memory matrix descriptor (PTX's "Matrix Descriptor Format"), its fields in bytes.
+#[derive(Clone, Copy, Debug)]
+struct Descriptor {
+    start: u32,
+    leading: u32,
+    stride: u32,
+    /// The matrix base offset (bits 49..52); only 0 is modelled.
+    base: u32,
+    /// Bytes of a swizzle atom's row: 16 unswizzled, else 32, 64 or 128.
+    width: u32,
+}
+
+impl Descriptor {
+    fn new(value: u64) -> Descriptor {
+        let field = |at: u32| (((value >> at) & 0x3FFF) << 4) as u32;
+        let width = match value >> 62 {
+            0 => 16,
+            1 => 128,
+            2 => 64,
+            _ => 32,
+        };
+        Descriptor { start: field(0), leading: field(16), stride: field(32), base: ((value >> 49) & 7) as u32, width }
+    }
+
+    /// The SHARED address of element (`mn`, `k`) of `bytes` bytes: `mn` a row of A (M) or a
+    /// column of B (N), in PTX's canonical layouts ("Shared Memory Matrix Layout"). K-major:
+    /// rows of 8 elements' `mn` one atom row (`width` bytes) apart, groups of 8 `stride` apart,
+    /// K contiguous within a row (unswizzled: 16 bytes, then `leading`). MN-major: `mn`
+    /// contiguous within an atom row, atoms `leading` apart (unswizzled: 16 bytes, then
+    /// `stride`), K rows one atom row apart, groups of 8 `stride` (unswizzled: `leading`)
+    /// apart. Then the swizzle: bits 4.. of the address XORed with bits 7.., as many as the
+    /// atom row has 16-byte chunks past the first (`Swizzle<B, 4, 3>`).
+    fn address(&self, mn: u32, k: u32, bytes: u32, k_major: bool) -> u32 {
+        let w = self.width;
+        let offset = match (k_major, w) {
+            (true, 16) => (mn % 8) * 16 + (mn / 8) * self.stride + (k * bytes) % 16 + (k * bytes / 16) * self.leading,
+            (true, _) => (mn % 8) * w + (mn / 8) * self.stride + k * bytes,
+            (false, 16) => (mn * bytes) % 16 + (mn * bytes / 16) * self.stride + (k % 8) * 16 + (k / 8) * self.leading,
+            (false, _) => (mn * bytes) % w + (mn * bytes / w) * self.leading + (k % 8) * w + (k / 8) * self.stride,
+        };
+        let address = self.start.wrapping_add(offset);
+        let chunks = w / 16 - 1;
+        address ^ (((address >> 7) & chunks) << 4)
+    }
+}
+
+impl Executor<'_> {
+    /// Runs this warp's share of a `WGMMA`; every lane of the warp must take part, and the
+    /// descriptors and `q` must be the same in every lane (PTX requires them the same across
+    /// the warpgroup).
+    pub(crate) fn wgmma(&mut self, w: usize, pc: u32, op: WgmmaOp, mask: u32, exec: u32) -> Result<(), Fault> {
+        if exec != u32::MAX {
+            return Err(self.incomplete_warp(w, pc, mask, !exec, "all 32 lanes of the warp"));
+        }
+        let warp = &self.warps[w];
+        let uniform = |first: Reg, what: &str| -> Result<u64, Fault> {
+            let (low, high) = (warp.row(first), warp.row(first + 1));
+            match (1..32).find(|&l| (low[l], high[l]) != (low[0], high[0])) {
+                Some(lane) => Err(self.fault(
+                    FaultKind::Tensor,
+                    w,
+                    Some(lane),
+                    Some(pc),
+                    format!("WGMMA's {what} differs between lanes 0 and {lane}: a warpgroup reads one matrix"),
+                )),
+                None => Ok(u64::from(low[0]) | u64::from(high[0]) << 32),
+            }
+        };
+        let q = pred(warp, op.q);
+        if q != 0 && q != u32::MAX {
+            let lane = (q ^ q.rotate_right(1)).trailing_zeros() as usize;
+            return Err(self.fault(FaultKind::Tensor, w, Some(lane), Some(pc), "WGMMA's `q` (whether to accumulate) differs between lanes".into()));
+        }
+        let slice = op.slice;
+        let (bits, k) = (
+            slice.input.bits(),
+            match slice.shape {
+                MmaShape::M16N8K8 => 8,
+                MmaShape::M16N8K32 => 32,
+                _ => 16,
+            },
+        );
+        let (bytes, per_reg) = (bits / 8, (32 / bits) as usize);
+        let (trans_a, trans_b) = (matches!(op.trans, WgmmaTrans::Tn | WgmmaTrans::Tt), matches!(op.trans, WgmmaTrans::Nt | WgmmaTrans::Tt));
+        // The warp's place in its warpgroup: its 16 rows of A and D.
+        let first_row = 16 * (w as u32 % 4);
+        let b = Descriptor::new(uniform(op.b, "B descriptor")?);
+        let a = match op.src {
+            WgmmaSrc::Ss => Some(Descriptor::new(uniform(op.a, "A descriptor")?)),
+            WgmmaSrc::Rs => None,
+        };
+        let mut matrix = Vec::with_capacity(16 * k as usize);
+        let a_fragment = match a {
+            Some(a) => {
+                for row in 0..16 {
+                    for kk in 0..k {
+                        matrix.push(self.read_operand(w, pc, &a, first_row + row, kk, bytes, !trans_a, "A")?);
+                    }
+                }
+                simt_tensor::layout::pack(slice.shape, simt_tensor::layout::Operand::A, per_reg, &matrix)
+            }
+            None => self.warps[w].regs[usize::from(op.a)..usize::from(op.a) + 4].to_vec(),
+        };
+        let opcode = match slice.shape {
+            MmaShape::M16N8K8 => Opcode::MmaM16n8k8,
+            MmaShape::M16N8K32 => Opcode::MmaM16n8k32,
+            _ => Opcode::MmaM16n8k16,
+        };
+        let c_regs = usize::from(slice.regs(FragRole::C));
+        let zero = [[0u32; 32]; 4];
+        for j in 0..op.n / 8 {
+            matrix.clear();
+            for kk in 0..k {
+                for column in 0..8 {
+                    matrix.push(self.read_operand(w, pc, &b, 8 * j + column, kk, bytes, !trans_b, "B")?);
+                }
+            }
+            let b_fragment = simt_tensor::layout::pack(slice.shape, simt_tensor::layout::Operand::B, per_reg, &matrix);
+            let first = usize::from(op.d) + j as usize * c_regs;
+            let warp = &self.warps[w];
+            let c = if q != 0 { &warp.regs[first..first + c_regs] } else { &zero[..c_regs] };
+            let mut d = [[0u32; 32]; 4];
+            if let Err(err) = simt_tensor::mma(opcode, slice.acc, slice.input, false, &a_fragment, &b_fragment, c, None, &mut d[..c_regs]) {
+                return Err(self.fault(FaultKind::Tensor, w, Some(err.lane as usize), Some(pc), err.message));
+            }
+            let warp = &mut self.warps[w];
+            for (r, row) in d[..c_regs].iter().enumerate() {
+                write(warp, (first + r) as Reg, row, exec);
+            }
+        }
+        Ok(())
+    }
+
+    /// The raw bits of element (`mn`, `k`) of a `WGMMA` operand in SHARED memory.
+    #[allow(clippy::too_many_arguments)] // the element, its matrix and what to say if it is not there
+    fn read_operand(&self, w: usize, pc: u32, matrix: &Descriptor, mn: u32, k: u32, bytes: u32, k_major: bool, name: &str) -> Result<u32, Fault> {
+        if matrix.base != 0 {
+            return Err(self.fault(
+                FaultKind::Tensor,
+                w,
+                None,
+                Some(pc),
+                format!(
+                    "WGMMA's {name} descriptor has matrix base offset {}: only 0 is modelled (a swizzle pattern starting on its own boundary)",
+                    matrix.base
+                ),
+            ));
+        }
+        let address = matrix.address(mn, k, bytes, k_major);
+        let Some(&word) = self.shared.get(address as usize / 4) else {
+            return Err(self.fault(
+                FaultKind::Tensor,
+                w,
+                None,
+                Some(pc),
+                format!(
+                    "WGMMA reads {name}'s element ({mn}, {k}) at SHARED address {address:#x}, past the block's {} bytes of shared memory",
+                    self.shared.len() * 4
+                ),
+            ));
+        };
+        Ok(if bytes == 4 { word } else { (word >> (8 * (address % 4))) & ((1 << (8 * bytes)) - 1) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Descriptor;
+
+    /// The byte-address swizzle of `Swizzle<b, 4, 3>`: bits 4.. XORed with bits 7...
+    fn swizzle(address: u32, b: u32) -> u32 {
+        address ^ (((address >> 7) & ((1 << b) - 1)) << 4)
+    }
+
+    /// The PTX ISA's worked examples of canonical layouts ("Canonical Layouts", CuTe notation
+    /// in elements), each checked element by element against `Descriptor::address`.
+    #[test]
+    fn descriptors_lay_matrices_out_as_the_ptx_examples() {
+        // (descriptor fields, element bytes, K-major, swizzle bits, offset in elements of (mn, k))
+        type Layout = fn(u32, u32) -> u32;
+        let examples: [(u32, u32, u32, u32, bool, u32, Layout); 5] = [
+            // K-major, unswizzled, tf32: ((8,2),(4,4)):((4,32),(1,64)); LBO 64, SBO 32 elements.
+            (16, 256, 128, 4, true, 0, |mn, k| 4 * (mn % 8) + 32 * (mn / 8) + k % 4 + 64 * (k / 4)),
+            // K-major, 32-byte swizzle, tf32: ((8,2),(4,4)):((8,64),(1,4)); SBO 64 elements.
+            (32, 16, 256, 4, true, 1, |mn, k| 8 * (mn % 8) + 64 * (mn / 8) + k),
+            // MN-major, unswizzled, bf16: ((8,1,2),(8,2)):((1,8,64),(8,128)); LBO 128, SBO 64.
+            (16, 256, 128, 2, false, 0, |mn, k| mn % 8 + 64 * (mn / 8) + 8 * (k % 8) + 128 * (k / 8)),
+            // MN-major, 32-byte swizzle, bf16: ((8,2,2),(8,2)):((1,8,128),(16,256)); LBO 128, SBO 256.
+            (32, 256, 512, 2, false, 1, |mn, k| mn % 16 + 128 * (mn / 16) + 16 * (k % 8) + 256 * (k / 8)),
+            // MN-major, 64-byte swizzle, bf16: ((8,4,2),(8,2)):((1,8,256),(32,512)); LBO 256, SBO 512.
+            (64, 512, 1024, 2, false, 2, |mn, k| mn % 32 + 256 * (mn / 32) + 32 * (k % 8) + 512 * (k / 8)),
+        ];
+        for (width, leading, stride, bytes, k_major, bits, layout) in examples {
+            let d = Descriptor { start: 0, leading, stride, base: 0, width };
+            for mn in 0..16 {
+                for k in 0..16 {
+                    let want = swizzle(layout(mn, k) * bytes, bits);
+                    assert_eq!(d.address(mn, k, bytes, k_major), want, "width {width}, k-major {k_major}: ({mn}, {k})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn descriptor_fields_are_16_byte_units() {
+        // Triton's A descriptor of a 64-byte-swizzled K-major tile at 0x2000, 512 bytes a group of 8 rows.
+        let d = Descriptor::new(0x8000_0020_0000_0200);
+        assert_eq!((d.start, d.leading, d.stride, d.base, d.width), (0x2000, 0, 512, 0, 64));
+        // Row 9, bytes 32..: group 1, row 1 of the atom, chunk 2 XOR 0 (bits 7.. of 0x2260 are 0b100: 4 & 3 = 0).
+        assert_eq!(d.address(9, 16, 2, true), 0x2000 + 512 + 64 + 32);
     }
 }

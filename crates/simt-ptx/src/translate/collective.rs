@@ -316,6 +316,96 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.mma_fragments(form, d, a, b, c)
     }
 
+    /// `wgmma.mma_async.sync.aligned.m64nNkK.D.A.B d, a, b, scale-d, ...` as one `WGMMA`, this
+    /// warp's 16 rows: the accumulator `d` in the registers it was given (register allocation
+    /// lays it out consecutively), A's and B's descriptors as they are, or A's fragment, and
+    /// `scale-d` as `q`. The ordering instructions around it emit nothing: a `WGMMA` completes
+    /// as it executes, reading shared memory then (`docs/ptx.md`).
+    pub(super) fn wgmma(&mut self, inst: &'t ast::Instruction<'a>, w: px::Wgmma) -> Result<()> {
+        use isa::{MmaAcc, MmaIn};
+        let refuse = |what: String| Err(with_note(Diagnostic::new(inst.op_span, what), WGMMA_FORMS));
+        let input = match w.a {
+            Type::F16 => MmaIn::F16,
+            Type::Bf16 => MmaIn::BF16,
+            Type::Tf32 => MmaIn::TF32,
+            Type::E4m3 => MmaIn::E4M3,
+            Type::E5m2 => MmaIn::E5M2,
+            Type::S8 => MmaIn::S8,
+            Type::U8 => MmaIn::U8,
+            _ => return refuse(format!("`{}` is not supported by the PTX front end yet", inst.op)),
+        };
+        let acc = match w.d {
+            Type::F32 => MmaAcc::F32,
+            Type::F16 => MmaAcc::F16,
+            Type::S32 => MmaAcc::S32,
+            _ => return refuse(format!("`{}` is not supported by the PTX front end yet", inst.op)),
+        };
+        if w.a != w.b || u32::from(w.k) * input.bits() != 256 {
+            return refuse(format!("`{}` is not supported by the PTX front end yet", inst.op));
+        }
+        let ops = &inst.operands;
+        let a_in_registers = matches!(ops.get(1).map(|o| &o.kind), Some(OperandKind::Vector(_)));
+        // The literals after scale-d: A's and B's scales (not for integers), then the
+        // transposes (16-bit types only; A's only from shared memory).
+        let scales = usize::from(acc != MmaAcc::S32);
+        let transposes = if input.bits() == 16 { 2 - usize::from(a_in_registers) } else { 0 };
+        if ops.len() != 4 + 2 * scales + transposes {
+            return Err(Diagnostic::new(inst.span, format!("`{}` takes {} operands here, found {}", inst.op, 4 + 2 * scales + transposes, ops.len())));
+        }
+        let mut literals = Vec::new();
+        for o in &ops[4..] {
+            match self.constant(o) {
+                Some(v) => literals.push(v),
+                None => return Err(Diagnostic::new(o.span, "expected a literal (imm-scale and imm-trans are immediates)")),
+            }
+        }
+        let (scale, transpose) = literals.split_at(2 * scales);
+        if let Some((o, _)) = ops[4..4 + 2 * scales].iter().zip(scale).find(|&(_, &v)| v != 1) {
+            return Err(with_note(Diagnostic::new(o.span, "negating A or B (an imm-scale of -1) is not supported"), WGMMA_FORMS));
+        }
+        let transposed = |i: usize| transpose.get(i).is_some_and(|&v| v != 0);
+        let (trans_a, trans_b) = if a_in_registers { (false, transposed(0)) } else { (transposed(0), transposed(1)) };
+        let trans = match (trans_a, trans_b) {
+            (false, false) => isa::WgmmaTrans::Nn,
+            (true, false) => isa::WgmmaTrans::Tn,
+            (false, true) => isa::WgmmaTrans::Nt,
+            (true, true) => isa::WgmmaTrans::Tt,
+        };
+        let src_kind = if a_in_registers { isa::WgmmaSrc::Rs } else { isa::WgmmaSrc::Ss };
+        let form = Form::Wgmma(mods::Wgmma { src: src_kind, acc, input, trans });
+        if !form.mma().is_some_and(|m| m.is_defined()) {
+            return refuse(format!("`{}` is not supported by the PTX front end yet", inst.op));
+        }
+        let [d, a, b, scale_d] = [&ops[0], &ops[1], &ops[2], &ops[3]];
+        let registers = usize::from(w.n) * acc.bits() as usize / 64;
+        let d_base = match &d.kind {
+            OperandKind::Vector(parts) if parts.len() == registers => self.in_place(parts, false, 1).ok_or_else(|| {
+                Diagnostic::new(d.span, format!("the accumulator's {registers} registers could not be placed consecutively, as `WGMMA` reads them"))
+            })?,
+            _ => return Err(Diagnostic::new(d.span, format!("expected a vector of {registers} registers (n = {})", w.n))),
+        };
+        let a = match &a.kind {
+            OperandKind::Vector(parts) if parts.len() == 4 => match self.in_place(parts, false, 1) {
+                Some(base) => base,
+                None => {
+                    for (i, part) in parts.iter().enumerate() {
+                        let x = self.src32(part)?;
+                        self.mov(self.scratch + i as u8, x)?;
+                    }
+                    self.scratch
+                }
+            },
+            OperandKind::Vector(_) => return Err(Diagnostic::new(a.span, "expected a vector of 4 registers (A's fragment)")),
+            _ => self.pair(a)?,
+        };
+        let b = self.pair(b)?;
+        let q = match self.constant(scale_d) {
+            Some(v) => isa::Operand::PredSrc { pred: isa::PT, negated: v == 0 },
+            None => self.pred_src(scale_d)?,
+        };
+        self.emit(form, &[dst(d_base), src(Src::reg(a)), src(Src::reg(b)), isa::Operand::Imm(u32::from(w.n)), q])
+    }
+
     /// `form` on the fragments `d = a * b + c` (vectors of registers, or one register for a
     /// fragment of one), as many of each as the form takes: a vector longer than that gives
     /// its first ones (`wmma`'s f16 fragments hold every element twice).
@@ -394,3 +484,8 @@ impl<'t, 'a> Entry<'t, 'a> {
         Ok(())
     }
 }
+
+/// What `wgmma.mma_async` the PTX front end translates, for its refusals.
+const WGMMA_FORMS: &str = "supported: wgmma.mma_async.sync.aligned.m64nNkK with D, A and B of .f32.f16.f16, .f32.bf16.bf16 and .f16.f16.f16 (k16), \
+                           .f32.tf32.tf32 (k8), .f32.e4m3.e4m3, .f32.e5m2.e5m2, .s32.s8.s8 and .s32.u8.u8 (k32); A from shared memory or registers, \
+                           imm-scale-a and imm-scale-b 1";

@@ -1343,6 +1343,10 @@ impl<'t, 'a> Entry<'t, 'a> {
             | Op::Activemask
             | Op::Bra(_) => self.warp_and_control(inst),
             Op::Mma(m) => self.mma(inst, m),
+            Op::Wgmma(w) => self.wgmma(inst, w),
+            // A `WGMMA` completes as it executes, and its shared-memory reads come after the
+            // block's barrier like any load's: these order nothing more.
+            Op::WgmmaOrder(_) | Op::FenceProxyAsync => Ok(()),
             Op::CpAsync(_) => self.cp_async(inst),
             // Functionally the copies complete as they issue; the timing backend waits for their groups.
             Op::CpAsyncCommit => self.emit(Form::Ldgdepbar(mods::Ldgdepbar {}), &[]),

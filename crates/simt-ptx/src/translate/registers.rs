@@ -50,7 +50,12 @@ impl<'t, 'a> Entry<'t, 'a> {
                             names_of.len() - 1
                         }
                     };
-                    if writes { ids.push(id) } else { uses.push(id) }
+                    if writes {
+                        ids.push(id);
+                    }
+                    if !writes || inst.op.reads_first_operand() {
+                        uses.push(id);
+                    }
                 }
             }
             if let Some(g) = inst.guard {
@@ -248,7 +253,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         let mut fragments: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
         for item in items {
             let Item::Inst(inst) = item else { continue };
-            let mma = matches!(inst.op, Op::Mma(_) | Op::Wmma(px::Wmma { action: px::WmmaAction::Mma, .. }));
+            let mma = matches!(inst.op, Op::Mma(_) | Op::Wgmma(_) | Op::Wmma(px::Wmma { action: px::WmmaAction::Mma, .. }));
             if !mma && !matches!(inst.op, Op::Ld(_) | Op::St(_) | Op::Ldmatrix(_)) {
                 continue;
             }
@@ -643,7 +648,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         let writes_first = inst.op.writes_first_operand();
         let mut mentioned = Vec::new();
         for (k, operand) in inst.operands.iter().enumerate() {
-            if k == 0 && writes_first {
+            if k == 0 && writes_first && !inst.op.reads_first_operand() {
                 continue;
             }
             mentioned.clear();

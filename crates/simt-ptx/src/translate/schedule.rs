@@ -134,8 +134,11 @@ fn loads_may_pass(op: Op) -> bool {
         | Op::Redux(_)
         | Op::Match(_)
         | Op::Mma(_)
+        | Op::Wgmma(_)
         | Op::Ldmatrix(_) => true,
         Op::St(_)
+        | Op::WgmmaOrder(_)
+        | Op::FenceProxyAsync
         | Op::Atom(_)
         | Op::Red(_)
         | Op::Bar(_)
