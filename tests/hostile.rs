@@ -457,6 +457,13 @@ fn cases() -> Vec<Case> {
         2,
     ));
     t.push(rt(
+        "runtime: WGMMA accumulating in some lanes only",
+        ".target sm_90\n.shared .u32 tiles[256]",
+        "    S2R R20, SR_LANEID\n    ISETP.LT.U32 P1, R20, 5\n    MOV R0, 0\n    MOV R1, 0\n    MOV R2, 0\n    MOV R3, 0\n    MOV R16, 0\n    MOV R17, 0\n    MOV R18, 0\n    MOV R19, 0\n    WGMMA.SS.F32.F16 R16, R0, R2, 8, P1",
+        &[],
+        2,
+    ));
+    t.push(rt(
         "runtime: WGMMA reading past shared memory",
         ".target sm_90\n.shared .u32 tiles[8]",
         "    MOV R0, 0\n    MOV R1, 0x400\n    MOV R2, 0\n    MOV R3, 0\n    WGMMA.SS.F32.F16 R16, R0, R2, 8, !PT",

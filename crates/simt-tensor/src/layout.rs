@@ -66,6 +66,7 @@ pub const fn elements_per_lane(shape: Shape, operand: Operand) -> usize {
 /// with 8-bit types, four elements a register: `a_e` is row `groupID + 8 ((e >> 2) & 1)`,
 /// column `threadID_in_group * 4 + (e & 3) + 16 (e >> 3)`; `b_e` row
 /// `threadID_in_group * 4 + (e & 3) + 16 (e >> 2)`, column `groupID`; C as `M16N8K16`'s.
+#[inline]
 pub const fn coord(shape: Shape, operand: Operand, lane: usize, e: usize) -> (usize, usize) {
     let (r, h) = (lane >> 1, lane & 1);
     let (group, thread) = (lane >> 2, lane & 3);

@@ -8,6 +8,7 @@ use super::Executor;
 use super::{describe_lanes, pred, write};
 use crate::decode::{Decoder, PredIn, Reg};
 use crate::fault::{Fault, FaultKind};
+use simt_tensor::layout::Operand as Role;
 
 /// An MMA with the first register of each operand.
 #[derive(Clone, Copy, Debug)]
@@ -138,17 +139,19 @@ impl Descriptor {
     /// `stride`), K rows one atom row apart, groups of 8 `stride` (unswizzled: `leading`)
     /// apart. Then the swizzle: bits 4.. of the address XORed with bits 7.., as many as the
     /// atom row has 16-byte chunks past the first (`Swizzle<B, 4, 3>`).
+    #[inline(always)]
     fn address(&self, mn: u32, k: u32, bytes: u32, k_major: bool) -> u32 {
         let w = self.width;
+        // The width is a power of two: shifts and masks, not divisions.
+        let (shift, within) = (w.trailing_zeros(), w - 1);
         let offset = match (k_major, w) {
             (true, 16) => (mn % 8) * 16 + (mn / 8) * self.stride + (k * bytes) % 16 + (k * bytes / 16) * self.leading,
-            (true, _) => (mn % 8) * w + (mn / 8) * self.stride + k * bytes,
+            (true, _) => ((mn % 8) << shift) + (mn / 8) * self.stride + k * bytes,
             (false, 16) => (mn * bytes) % 16 + (mn * bytes / 16) * self.stride + (k % 8) * 16 + (k / 8) * self.leading,
-            (false, _) => (mn * bytes) % w + (mn * bytes / w) * self.leading + (k % 8) * w + (k / 8) * self.stride,
+            (false, _) => ((mn * bytes) & within) + ((mn * bytes) >> shift) * self.leading + ((k % 8) << shift) + (k / 8) * self.stride,
         };
         let address = self.start.wrapping_add(offset);
-        let chunks = w / 16 - 1;
-        address ^ (((address >> 7) & chunks) << 4)
+        address ^ (((address >> 7) & (w / 16 - 1)) << 4)
     }
 }
 
@@ -176,39 +179,30 @@ impl Executor<'_> {
         };
         let q = pred(warp, op.q);
         if q != 0 && q != u32::MAX {
-            let lane = (q ^ q.rotate_right(1)).trailing_zeros() as usize;
-            return Err(self.fault(FaultKind::Tensor, w, Some(lane), Some(pc), "WGMMA's `q` (whether to accumulate) differs between lanes".into()));
+            let lane = (q ^ (q & 1).wrapping_neg()).trailing_zeros() as usize;
+            return Err(self.fault(
+                FaultKind::Tensor,
+                w,
+                Some(lane),
+                Some(pc),
+                format!("WGMMA's `q` (whether to accumulate) differs between lanes 0 and {lane}"),
+            ));
         }
         let slice = op.slice;
-        let (bits, k) = (
-            slice.input.bits(),
-            match slice.shape {
-                MmaShape::M16N8K8 => 8,
-                MmaShape::M16N8K32 => 32,
-                _ => 16,
-            },
-        );
-        let (bytes, per_reg) = (bits / 8, (32 / bits) as usize);
+        let bits = slice.input.bits();
         let (trans_a, trans_b) = (matches!(op.trans, WgmmaTrans::Tn | WgmmaTrans::Tt), matches!(op.trans, WgmmaTrans::Nt | WgmmaTrans::Tt));
-        // The warp's place in its warpgroup: its 16 rows of A and D.
-        let first_row = 16 * (w as u32 % 4);
-        let b = Descriptor::new(uniform(op.b, "B descriptor")?);
+        let b = Multiplicand::new(uniform(op.b, "B descriptor")?, bits, !trans_b, "B");
         let a = match op.src {
-            WgmmaSrc::Ss => Some(Descriptor::new(uniform(op.a, "A descriptor")?)),
+            WgmmaSrc::Ss => Some(Multiplicand::new(uniform(op.a, "A descriptor")?, bits, !trans_a, "A")),
             WgmmaSrc::Rs => None,
         };
-        let mut matrix = Vec::with_capacity(16 * k as usize);
-        let a_fragment = match a {
-            Some(a) => {
-                for row in 0..16 {
-                    for kk in 0..k {
-                        matrix.push(self.read_operand(w, pc, &a, first_row + row, kk, bytes, !trans_a, "A")?);
-                    }
-                }
-                simt_tensor::layout::pack(slice.shape, simt_tensor::layout::Operand::A, per_reg, &matrix)
-            }
-            None => self.warps[w].regs[usize::from(op.a)..usize::from(op.a) + 4].to_vec(),
-        };
+        // The warp's place in its warpgroup: its 16 rows of A and D.
+        let first_row = 16 * (w as u32 % 4);
+        let mut a_fragment = [[0u32; 32]; 4];
+        match a {
+            Some(a) => self.gather(w, pc, &a, slice.shape, Role::A, &mut a_fragment, |row, k| (first_row + row, k))?,
+            None => a_fragment.copy_from_slice(&self.warps[w].regs[usize::from(op.a)..usize::from(op.a) + 4]),
+        }
         let opcode = match slice.shape {
             MmaShape::M16N8K8 => Opcode::MmaM16n8k8,
             MmaShape::M16N8K32 => Opcode::MmaM16n8k32,
@@ -217,13 +211,8 @@ impl Executor<'_> {
         let c_regs = usize::from(slice.regs(FragRole::C));
         let zero = [[0u32; 32]; 4];
         for j in 0..op.n / 8 {
-            matrix.clear();
-            for kk in 0..k {
-                for column in 0..8 {
-                    matrix.push(self.read_operand(w, pc, &b, 8 * j + column, kk, bytes, !trans_b, "B")?);
-                }
-            }
-            let b_fragment = simt_tensor::layout::pack(slice.shape, simt_tensor::layout::Operand::B, per_reg, &matrix);
+            let mut b_fragment = [[0u32; 32]; 2];
+            self.gather(w, pc, &b, slice.shape, Role::B, &mut b_fragment, |k, column| (8 * j + column, k))?;
             let first = usize::from(op.d) + j as usize * c_regs;
             let warp = &self.warps[w];
             let c = if q != 0 { &warp.regs[first..first + c_regs] } else { &zero[..c_regs] };
@@ -239,35 +228,64 @@ impl Executor<'_> {
         Ok(())
     }
 
-    /// The raw bits of element (`mn`, `k`) of a `WGMMA` operand in SHARED memory.
-    #[allow(clippy::too_many_arguments)] // the element, its matrix and what to say if it is not there
-    fn read_operand(&self, w: usize, pc: u32, matrix: &Descriptor, mn: u32, k: u32, bytes: u32, k_major: bool, name: &str) -> Result<u32, Fault> {
-        if matrix.base != 0 {
-            return Err(self.fault(
-                FaultKind::Tensor,
-                w,
-                None,
-                Some(pc),
-                format!(
-                    "WGMMA's {name} descriptor has matrix base offset {}: only 0 is modelled (a swizzle pattern starting on its own boundary)",
-                    matrix.base
-                ),
-            ));
+    /// Fills `fragment` with the elements the `MMA` fragment layout of `role` puts in each lane
+    /// and register, read from SHARED memory: (row, column) of the slice's A or B is (`mn`,
+    /// `k`) = `place(row, column)` of `matrix`.
+    #[allow(clippy::too_many_arguments)] // the fragment, where it comes from, and what to say if it is not there
+    fn gather(
+        &self,
+        w: usize,
+        pc: u32,
+        matrix: &Multiplicand,
+        shape: MmaShape,
+        role: Role,
+        fragment: &mut [[u32; 32]],
+        place: impl Fn(u32, u32) -> (u32, u32),
+    ) -> Result<(), Fault> {
+        if matrix.descriptor.base != 0 {
+            let base = matrix.descriptor.base;
+            let message = format!(
+                "WGMMA's {} descriptor has matrix base offset {base}: only 0 is modelled (a swizzle pattern starting on its own boundary)",
+                matrix.name
+            );
+            return Err(self.fault(FaultKind::Tensor, w, None, Some(pc), message));
         }
-        let address = matrix.address(mn, k, bytes, k_major);
-        let Some(&word) = self.shared.get(address as usize / 4) else {
-            return Err(self.fault(
-                FaultKind::Tensor,
-                w,
-                None,
-                Some(pc),
-                format!(
-                    "WGMMA reads {name}'s element ({mn}, {k}) at SHARED address {address:#x}, past the block's {} bytes of shared memory",
-                    self.shared.len() * 4
-                ),
-            ));
-        };
-        Ok(if bytes == 4 { word } else { (word >> (8 * (address % 4))) & ((1 << (8 * bytes)) - 1) })
+        let per_reg = 32 / matrix.bytes as usize / 8;
+        let mask = u32::MAX >> (32 - 8 * matrix.bytes);
+        for (g, register) in fragment.iter_mut().enumerate() {
+            for (lane, word) in register.iter_mut().enumerate() {
+                for slot in 0..per_reg {
+                    let (row, column) = simt_tensor::layout::coord(shape, role, lane, g * per_reg + slot);
+                    let (mn, k) = place(row as u32, column as u32);
+                    let address = matrix.descriptor.address(mn, k, matrix.bytes, matrix.k_major);
+                    let Some(&value) = self.shared.get(address as usize / 4) else {
+                        let message = format!(
+                            "WGMMA reads {}'s element ({mn}, {k}) at SHARED address {address:#x}, past the block's {} bytes of shared memory",
+                            matrix.name,
+                            self.shared.len() * 4
+                        );
+                        return Err(self.fault(FaultKind::Tensor, w, None, Some(pc), message));
+                    };
+                    *word |= ((value >> (8 * (address % 4))) & mask) << (8 * matrix.bytes as usize * slot);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A `WGMMA` multiplicand in SHARED memory: its descriptor, element size and major-ness.
+struct Multiplicand {
+    descriptor: Descriptor,
+    bytes: u32,
+    k_major: bool,
+    /// `A` or `B`, for messages.
+    name: &'static str,
+}
+
+impl Multiplicand {
+    fn new(descriptor: u64, bits: u32, k_major: bool, name: &'static str) -> Multiplicand {
+        Multiplicand { descriptor: Descriptor::new(descriptor), bytes: bits / 8, k_major, name }
     }
 }
 
