@@ -322,9 +322,30 @@ fn the_generator_covers_the_table() {
 }
 
 // ---------------------------------------------------------------------------
-// Regression tests. The fuzzers (1M+ inputs per target) found no panic; these pin
-// the unbounded work and allocation that review of the same inputs found.
+// Regression tests: what the fuzzers found (one panic, named below), and the unbounded work
+// and allocation that review of the same inputs found.
 // ---------------------------------------------------------------------------
+
+/// The `interp` fuzzer's crash-64d67ac06eec: a `WGMMA` of `n` = 1 named no accumulator
+/// registers, and validation subtracted past 0 (a panic with overflow checks) before it came to
+/// `n`'s own error.
+#[test]
+fn a_wgmma_of_too_few_columns_is_refused_for_its_n() {
+    use simt_isa::{Instruction, Opcode, Operand, PT, Src};
+    for n in 0..8 {
+        let mut inst = Instruction::new(Opcode::Wgmma);
+        inst.operands[..5].copy_from_slice(&[
+            Operand::Reg(16),
+            Operand::Src(Src::reg(0)),
+            Operand::Src(Src::reg(2)),
+            Operand::Imm(n),
+            Operand::PredSrc { pred: PT, negated: false },
+        ]);
+        assert!(inst.reg_count(0) >= 1, "n = {n}");
+        let e = inst.validate().unwrap_err().to_string();
+        assert!(e.contains(&format!("n = {n}: a warpgroup MMA is 8 to 256 columns wide")), "{e}");
+    }
+}
 
 /// `simt run /dev/zero` or `--arg x=@/dev/zero` used to read forever (metadata says 0 bytes).
 #[test]

@@ -411,8 +411,10 @@ impl Instruction {
                 _ => 1,
             },
             Width::Fragment(role) => self.form.mma().map_or(1, |m| m.regs(role)),
+            // At least one register, so that a `WGMMA` of too few columns is refused for its
+            // `n` (the `interp` fuzzer's crash-64d67ac: `n = 1` named none).
             Width::Warpgroup(FragRole::C) => match (self.operands[3], self.form.mma()) {
-                (Operand::Imm(n), Some(mma)) => (n.min(256) * mma.acc.bits() / 64) as u8,
+                (Operand::Imm(n), Some(mma)) => (n.min(256) * mma.acc.bits() / 64).max(1) as u8,
                 _ => 1,
             },
             Width::Warpgroup(_) => match self.form.wgmma() {
