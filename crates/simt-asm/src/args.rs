@@ -289,7 +289,7 @@ pub struct ArgMismatch {
 /// # Errors
 /// The parameter, and what is wrong with the value.
 pub fn check_arg(param: &Param, init: &ArgInit) -> Result<(), ArgMismatch> {
-    let result = match (param.ty.buffer_for(init), init) {
+    let result = match (param.ty.literal_elem(init), init) {
         (Some(elem), _) => check_buffer(elem, init),
         (None, ArgInit::Scalar(lit)) => check_scalar(param.ty, *lit),
         (None, _) => Err(ArgProblem::NeedsLiteral(param.ty)),
@@ -335,6 +335,12 @@ mod tests {
         assert!(ok(ParamType::Ptr(ElemType::F32), "3").is_err());
         assert!(ok(ParamType::Ptr(ElemType::F32), "[1, 2.5]").is_ok());
         assert!(ok(ParamType::Ptr(ElemType::U32), "[1, 2.5]").is_err());
+        // A raw (PTX) buffer's words are bits: a C `int` loaded with `ld.u32` may be negative.
+        assert!(ok(ParamType::Ptr(ElemType::U32), "[-1]").is_err());
+        assert!(ok(ParamType::Raw(ElemType::U32), "[-2147483648, 4294967295]").is_ok());
+        assert!(ok(ParamType::Raw(ElemType::U32), "fill(4, -7)").is_ok());
+        assert!(ok(ParamType::Raw(ElemType::U32), "[-2147483649]").is_err());
+        assert!(ok(ParamType::Raw(ElemType::F32), "[-1.5]").is_ok());
         assert!(ok(ParamType::Ptr(ElemType::U8), "fill(2, 256)").is_err());
         assert!(ok(ParamType::Ptr(ElemType::S8), "[-128, 127]").is_ok());
         assert!(ok(ParamType::Ptr(ElemType::U8), "iota(257)").is_err());

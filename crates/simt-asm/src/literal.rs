@@ -234,7 +234,9 @@ pub(crate) fn check_elem(lit: Literal, elem: ElemType) -> Result<(), LiteralErro
         ElemType::S8 => Some((i64::from(i8::MIN), i64::from(i8::MAX))),
         ElemType::U16 => Some((0, i64::from(u16::MAX))),
         ElemType::S16 => Some((i64::from(i16::MIN), i64::from(i16::MAX))),
-        ElemType::U32 | ElemType::B32 => Some((0, i64::from(u32::MAX))),
+        ElemType::U32 => Some((0, i64::from(u32::MAX))),
+        // b32 is untyped: a negative integer means its two's complement bits.
+        ElemType::B32 => Some((i64::from(i32::MIN), i64::from(u32::MAX))),
         ElemType::S32 => Some((i64::from(i32::MIN), i64::from(i32::MAX))),
         // A literal is an i64, so a u64 element takes the values an i64 can spell.
         ElemType::S64 => Some((i64::MIN, i64::MAX)),

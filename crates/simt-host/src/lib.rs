@@ -299,7 +299,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
                             })
                             .map_err(ValueError::from)
                     }
-                    (_, init) => buffer_bytes(elem, init, base),
+                    (_, init) => buffer_bytes(param.ty.literal_elem(init).unwrap_or(elem), init, base),
                 }
                 .map_err(bad)?;
                 buffers.push((param.name.clone(), elem));

@@ -277,6 +277,17 @@ impl ParamType {
         }
     }
 
+    /// The element type `init`'s values are written as: [`Self::buffer_for`]'s, but a raw
+    /// buffer's `u32` words take bits (`B32`), so that a negative literal is its two's
+    /// complement: PTX loads a C `int` with `ld.u32` as readily as with `ld.s32`, so the words'
+    /// signedness is the kernel's, not the buffer's. Its dumps stay `u32`.
+    pub fn literal_elem(self, init: &ArgInit) -> Option<ElemType> {
+        match (self, self.buffer_for(init)) {
+            (ParamType::Raw(_), Some(ElemType::U32)) => Some(ElemType::B32),
+            (_, elem) => elem,
+        }
+    }
+
     /// Whether a buffer file of any dtype binds to this parameter, as its bytes.
     pub fn takes_any_dtype(self) -> bool {
         matches!(self, ParamType::Raw(_) | ParamType::U64)
