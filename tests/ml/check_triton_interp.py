@@ -29,7 +29,7 @@ class _Dtype:
         self.name = name
 
     def __str__(self):
-        return "torch." + {"uint16": "bfloat16"}.get(self.name, self.name)
+        return "torch." + {"float8_e4m3": "float8_e4m3fn"}.get(self.name, self.name)
 
     __repr__ = __str__
 
@@ -111,7 +111,7 @@ def main():
                 arr = big[: src.size].reshape(src.shape)
                 arr[...] = src
                 bufs[name] = arr
-                args.append(_tensor(arr, src.dtype.name))
+                args.append(_tensor(arr, a[3] or src.dtype.name))  # an element numpy lacks, as its bits
             elif a[0] == "scalar":
                 args.append(a[2])
             else:

@@ -323,10 +323,36 @@ def add_f16_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, x * y - y, mask=mask)
 
 
+@triton.jit
+def matmul_fp8_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Row-major A[M, K], B[K, N] of fp8 e4m3, C[M, N] of f32, one tile per program.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
+        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
 # ---------------------------------------------------------------- references
 
 TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int8": "i8", "bfloat16": "bf16",
-                "int64": "i64", "uint32": "u32"}
+                "int64": "i64", "uint32": "u32", "float8_e4m3": "fp8e4nv"}
+
+
+def e4m3_values(codes):
+    """The float64 values of fp8 e4m3 codes (no NaN code among them): sign, 4 exponent bits biased
+    by 7, 3 mantissa bits, subnormal below exponent 1."""
+    c = codes.astype(np.int64)
+    sign = np.where(c & 0x80, -1.0, 1.0)
+    e, m = (c >> 3) & 0xF, c & 7
+    return sign * np.where(e == 0, m / 8.0 * 2.0 ** -6, (1 + m / 8.0) * 2.0 ** (e - 7))
 
 
 def philox_rand(seed, offsets):
@@ -388,8 +414,10 @@ class Spec:
         return hopper
 
 
-def buf(array, name=None):
-    return ("buffer", np.ascontiguousarray(array), name)
+def buf(array, name=None, element=None):
+    """A buffer argument; `element` names the Triton element type where numpy has none (the
+    array then holds its bits)."""
+    return ("buffer", np.ascontiguousarray(array), name, element)
 
 
 def scalar(ty, value):
@@ -505,6 +533,22 @@ def specs():
                    "BLOCK_M": const(32), "BLOCK_N": const(32), "BLOCK_K": const(32)},
                   [M // 32, N // 32], {"c_ptr": (a8.astype(np.int32) @ b8.astype(np.int32)).astype(np.int32)},
                   mc.exact(), num_warps=4, num_stages=2))
+
+    # fp8 (e4m3) matmul: mma.sync m16n8k32 .e4m3 on sm_89, wgmma .e4m3 on sm_90a
+    codes = np.random.default_rng(89).integers(0, 256, 2 * 64 * 64).astype(np.uint8)  # its own draws: the others' stay
+    codes[(codes & 0x7F) == 0x7F] = 0x38  # no NaN: 1.0 instead
+    a_fp8, b_fp8 = codes[:64 * 64].reshape(64, 64), codes[64 * 64:].reshape(64, 64)
+    c_fp8 = f32(e4m3_values(a_fp8) @ e4m3_values(b_fp8))
+    for capability in (89, 90):
+        S.append(Spec(f"matmul_fp8_sm{capability}", matmul_fp8_kernel,
+                      {"a_ptr": buf(a_fp8, "matmul_fp8.a", "float8_e4m3"), "b_ptr": buf(b_fp8, "matmul_fp8.b", "float8_e4m3"),
+                       "c_ptr": buf(np.zeros((64, 64), np.float32), "matmul_fp8.c0.float32"),
+                       "M": scalar("i32", 64), "N": scalar("i32", 64), "K": scalar("i32", 64),
+                       "BLOCK_M": const(64), "BLOCK_N": const(64), "BLOCK_K": const(32)},
+                      [1, 1], {"c_ptr": c_fp8},
+                      mc.close(2e-5, 1e-2, "products of e4m3 values are exact in f32; the f32 sums of 64 round in mma order"),
+                      num_warps=4, num_stages=2, capability=capability,
+                      note="a_ptr and b_ptr hold e4m3 codes (numpy has no fp8)"))
 
     # fused attention forward (tutorial 06, non-causal, no backward): 2 heads of 128 x 64, f16
     BH, NC, D = 2, 128, 64
@@ -640,7 +684,7 @@ def specs():
                   [n // 256], {"out_ptr": rr}, mc.exact()))
     xcst = (rng.standard_normal(n) * 1000).astype(np.float32)
     S.append(Spec("casts", cast_kernel,
-                  {"x_ptr": buf(xcst), "h_ptr": buf(np.zeros(n, np.float16)), "bf_ptr": buf(np.zeros(n, np.uint16), "casts.bf_ptr.in"),
+                  {"x_ptr": buf(xcst), "h_ptr": buf(np.zeros(n, np.float16)), "bf_ptr": buf(np.zeros(n, np.uint16), "casts.bf_ptr.in", "bfloat16"),
                    "i_ptr": buf(np.zeros(n, np.int32)), "n": scalar("i32", n), "BLOCK": const(256)},
                   [n // 256], {"h_ptr": xcst.astype(np.float16), "bf_ptr": to_bf16_bits(xcst),
                                "i_ptr": np.trunc(xcst).astype(np.int32)},
@@ -652,10 +696,7 @@ def signature_of(spec):
     sig, consts, attrs = {}, {}, {}
     for i, (name, a) in enumerate(spec.args.items()):
         if a[0] == "buffer":
-            dt = a[1].dtype.name
-            if spec.name == "casts" and name == "bf_ptr":
-                dt = "bfloat16"
-            sig[name] = "*" + TRITON_DTYPE[dt]
+            sig[name] = "*" + TRITON_DTYPE[a[3] or a[1].dtype.name]
             attrs[(i,)] = [["tt.divisibility", 16]]
         elif a[0] == "scalar":
             sig[name] = a[1]
@@ -722,8 +763,8 @@ def main():
                     if not arr.any() and argname in spec.outputs:
                         fname, arr = f"zeros.{arr.dtype.name}.{arr.size}", arr.reshape(-1)
                     d.update(role="buffer", input=corpus.npy(fname, arr), dtype=arr.dtype.name, count=int(arr.size))
-                    if spec.name == "casts" and argname == "bf_ptr":
-                        d["element"] = "bfloat16 (bits as uint16)"
+                    if a[3]:
+                        d["element"] = f"{a[3]} (bits as {arr.dtype.name})"
                 else:
                     value = float(np.float32(a[2])) if a[1] == "fp32" else a[2]
                     d.update(role="scalar", value=value, type=a[1])

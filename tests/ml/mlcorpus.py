@@ -116,11 +116,11 @@ def _ptxas(capability=80):
 
 def ptxas_registers(ptx_path, capability=80):
     """Registers per thread that ptxas (the one the triton wheel bundles) gives the kernel for
-    its target (sm_80, or sm_90a); it also proves the PTX well-formed. None without ptxas."""
+    its target (sm_80, sm_89, or sm_90a); it also proves the PTX well-formed. None without ptxas."""
     ptxas = _ptxas(capability)
     if ptxas is None:
         return None
-    arch = "sm_80" if capability < 90 else f"sm_{capability}a"
+    arch = f"sm_{capability}" if capability < 90 else f"sm_{capability}a"
     with tempfile.TemporaryDirectory() as d:
         p = subprocess.run([ptxas, f"-arch={arch}", "-v", ptx_path, "-o", os.path.join(d, "k.cubin")],
                            capture_output=True, text=True)
