@@ -739,7 +739,7 @@ def main():
         "(the launcher passes null when the kernel's global_scratch_size and profile_scratch_size are 0).",
         "shared_bytes is compiled.metadata.shared: the dynamic shared memory (extern .shared global_smem[]) the launch must give.",
         "block is num_warps * 32 threads in x; grid is the number of programs in x, y, z.",
-    ])
+    ], target="sm_80 (a kernel's capability says otherwise)")
     for spec in specs():
         sig, consts, attrs = signature_of(spec)
         src = triton.compiler.ASTSource(fn=spec.fn, signature=sig, constexprs=consts, attrs=attrs)

@@ -41,7 +41,7 @@ def ptx_entries(ptx):
 class Corpus:
     """Collects the kernels of one corpus and writes their files and kernels.json."""
 
-    def __init__(self, root, generator, versions, notes):
+    def __init__(self, root, generator, versions, notes, target="sm_80"):
         self.root = root
         self.data = os.path.join(root, "data")
         os.makedirs(self.data, exist_ok=True)
@@ -50,7 +50,7 @@ class Corpus:
                 if f.endswith((".ptx", ".npy")) or f == "kernels.json":
                     os.remove(os.path.join(d, f))
         self.kernels = []
-        self.header = {"generator": generator, "versions": versions, "target": "sm_80 (a kernel's capability says otherwise)", "notes": notes}
+        self.header = {"generator": generator, "versions": versions, "target": target, "notes": notes}
         self._npy_cache = {}
         self._by_content = {}
 
