@@ -136,3 +136,30 @@ fn simt_report_refuses_what_it_cannot_draw() {
     insta::assert_snapshot!(message);
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// What a kernel printed travels with its trace and its page, in print order, each record at
+/// the line that printed it; the page keeps the first `PRINTED_RECORDS` and counts them all.
+#[test]
+fn printed_records_are_in_the_trace_and_the_page() {
+    let dir = scratch("printed");
+    let (json, page) = (dir.join("t.json"), dir.join("p.html"));
+    let stdout = ok(&["run", "asm/divergence/printed.s", "--trace", "--format", "json", "-o", json.to_str().unwrap(), "--report", page.to_str().unwrap()]);
+    let trace: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("the trace")).expect("JSON");
+    let records = trace["printed"].as_array().expect("printed records");
+    let texts: String = records.iter().map(|r| r["text"].as_str().expect("a text")).collect();
+    assert_eq!(texts, stdout, "the records are what the run printed, in its order");
+    assert_eq!(trace["printed_total"], records.len());
+    let source = std::fs::read_to_string(root().join("asm/divergence/printed.s")).expect("the source");
+    for r in records {
+        let line = source.lines().nth(r["line"].as_u64().expect("a line") as usize - 1).expect("a source line");
+        assert!(line.trim_start().starts_with("PRINTF"), "{r}: line {line:?}");
+    }
+    assert_eq!(embedded(&std::fs::read_to_string(&page).expect("the page"))["printed"], trace["printed"]);
+    // 8192 records: the page keeps the first 4096 and counts them all.
+    let many = dir.join("many.s");
+    std::fs::write(&many, ".kernel k\n.launch grid(64) block(128)\n    S2R R0, SR_TID.X\n    PRINTF \"%d\\n\", R0\n    EXIT\n").expect("write");
+    ok(&["run", many.to_str().unwrap(), "--report", page.to_str().unwrap()]);
+    let data = embedded(&std::fs::read_to_string(&page).expect("the page"));
+    assert_eq!((data["printed"].as_array().expect("records").len(), data["printed_total"].as_u64()), (simt_report::PRINTED_RECORDS, Some(8192)));
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -148,3 +148,14 @@ test("a million issues load and pan quickly", async () => {
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("what the kernel printed is a table in print order", async () => {
+  const html = join(out, "printed.html");
+  run("run", "asm/divergence/printed.s", "--report", html);
+  const { page, errors } = await open(html);
+  const text = await page.textContent("#printed");
+  assert.match(text, /Printed \(printf\), in print order/);
+  assert.match(text, /block 0 thread {2}1: odd.*block 0 thread {2}0: even/s);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -48,6 +48,8 @@ pub struct Printed {
     pub warp: u32,
     /// The thread's index in the block.
     pub thread: [u32; 3],
+    /// The source line of the instruction that printed it (0 when unknown).
+    pub line: u32,
     /// The text; bytes that are not UTF-8 (from `%c` or `%s`) are U+FFFD.
     pub text: String,
 }

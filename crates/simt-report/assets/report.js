@@ -386,6 +386,11 @@
     table(document.getElementById("findings"), "Sanitizer findings", ["line", "count", "finding"],
       data.findings.map((f) => [f.line, f.count === null ? "?" : f.count, f.kind + ": " + f.message]));
   }
+  if (data.printed && data.printed.length) {
+    const shown = data.printed.length < data.printed_total ? " (the first " + data.printed.length + " of " + data.printed_total + ")" : "";
+    table(document.getElementById("printed"), "Printed (printf), in print order" + shown, ["line", "block", "thread", "text"],
+      data.printed.map((p) => [p.line, p.block, "(" + p.thread.join(",") + ")", p.text.replace(/\n$/, "")]));
+  }
 
   // ---- A timed run: warps' states and issue slots over cycles, occupancy.
   const REASON_COLORS = {

@@ -24,6 +24,10 @@ use simt_isa::{Kernel, Module, Symbols};
 pub use html::render;
 pub use timing::TimingView;
 
+/// The most `printf` records a report shows (the first ones, in print order): the page stays
+/// small however much a kernel printed; the summary counts them all.
+pub const PRINTED_RECORDS: usize = 4096;
+
 /// The most recorded issues whose written register values a report keeps: about 4 KiB
 /// each at most, so the page stays small. Hovering a later cell shows the registers
 /// without values.
@@ -70,6 +74,26 @@ pub struct RunMeta {
     /// How many of the first issues have their written values in `written_values`.
     #[serde(default)]
     pub values_kept: usize,
+    /// What the launch printed (`PRINTF`, CUDA's `printf`), in print order: the first
+    /// [`PRINTED_RECORDS`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub printed: Vec<PrintedView>,
+    /// How many records the launch printed in all.
+    #[serde(default)]
+    pub printed_total: usize,
+}
+
+/// One thread's `printf` record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PrintedView {
+    /// The source line that printed it (0 when unknown).
+    pub line: u32,
+    /// The block's index in the grid as one number, x fastest.
+    pub block: u64,
+    /// The thread's index in the block.
+    pub thread: [u32; 3],
+    /// The text.
+    pub text: String,
 }
 
 /// One instruction.
@@ -177,6 +201,14 @@ impl RunView {
             branches: trace.branches,
             truncated: trace.truncated,
             values_kept,
+            printed: trace
+                .stats
+                .printed
+                .iter()
+                .take(PRINTED_RECORDS)
+                .map(|p| PrintedView { line: p.line, block: p.block, thread: p.thread, text: p.text.clone() })
+                .collect(),
+            printed_total: trace.stats.printed.len(),
         };
         RunView { meta, issues: trace.issues, written_values: trace.written_values }
     }

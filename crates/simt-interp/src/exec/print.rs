@@ -77,6 +77,7 @@ impl Executor<'_> {
                 interval: self.barriers_opened,
                 warp: w as u32,
                 thread: self.thread_of(w, l),
+                line: launch.kernel.line(pc).unwrap_or(0),
                 text: String::from_utf8(text).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
             });
         }
