@@ -22,6 +22,9 @@ import gen_triton as g  # noqa: E402
 # Known differences of the interpreter itself, not of our references: it converts f32 to
 # bfloat16 by truncation, where the PTX (cvt.rn.bf16x2.f32) rounds to nearest even.
 INTERPRETER_DIFFERS = {("casts", "bf_ptr"): 1}
+# Kernels the interpreter cannot check: its tl.dot on bf16 operands multiplies their bits as
+# integers (a load of bf16 converts correctly: checked with a copy kernel).
+INTERPRETER_CANNOT = {"matmul_bf16_s3": "tl.dot on bf16 multiplies the bits", "matmul_bf16_s3_sm90": "tl.dot on bf16 multiplies the bits"}
 
 
 class _Dtype:
@@ -101,6 +104,9 @@ def main():
     bad = 0
     for spec in g.specs():
         if only and spec.name not in only:
+            continue
+        if spec.name in INTERPRETER_CANNOT:
+            print(f"{spec.name:16s} skipped: the interpreter's {INTERPRETER_CANNOT[spec.name]}")
             continue
         args, bufs, keep = [], {}, []
         for name, a in spec.args.items():

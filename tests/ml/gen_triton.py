@@ -523,6 +523,23 @@ def specs():
                           [(M // 64) * (N // 64)], {"c_ptr": ref}, tol, num_warps=4, num_stages=stages,
                           note=f"expected shared with the other matmul_{dt} kernels"))
 
+    # bf16 inputs (their bits as uint16: numpy has no bfloat16), f32 out: mma.sync .bf16 on
+    # sm_80, wgmma .bf16 on sm_90a
+    a_bf, b_bf = to_bf16_bits(a32), to_bf16_bits(b32)
+    bf16_values = lambda bits: (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)  # noqa: E731
+    bf16 = Spec("matmul_bf16_s3", matmul_kernel,
+                {"a_ptr": buf(a_bf, "matmul.a.bfloat16", "bfloat16"), "b_ptr": buf(b_bf, "matmul.b.bfloat16", "bfloat16"),
+                 "c_ptr": buf(np.zeros((M, N), np.float32), "matmul_bf16.c0.float32"),
+                 "M": scalar("i32", M), "N": scalar("i32", N), "K": scalar("i32", K),
+                 "stride_am": scalar("i32", K), "stride_ak": const(1), "stride_bk": scalar("i32", N),
+                 "stride_bn": const(1), "stride_cm": scalar("i32", N), "stride_cn": const(1),
+                 "BLOCK_M": const(64), "BLOCK_N": const(64), "BLOCK_K": const(32), "GROUP_M": const(8),
+                 "PRECISION": const("ieee")},
+                [(M // 64) * (N // 64)], {"c_ptr": f32(bf16_values(a_bf) @ bf16_values(b_bf))},
+                mc.close(1e-5, 1e-5, "products of bf16 values are exact in f32; the f32 sums round in mma order"),
+                num_warps=4, num_stages=3, note="a_ptr and b_ptr hold bfloat16 bits")
+    S.extend([bf16, bf16.for_hopper()])
+
     # int8 matmul on tensor cores (mma m16n8k32 s8)
     M = N = K = 64
     a8 = rng.integers(-128, 128, (M, K), dtype=np.int8)
