@@ -135,19 +135,19 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk,
 
 
 @triton.jit
-def matmul_i8_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
-                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    # Row-major A[M, K], B[K, N], C[M, N] (int8 x int8 -> int32), one tile per program.
+def matmul_tile_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Row-major A[M, K], B[K, N] (int8 or fp8), C[M, N] accumulated in its own type, a tile a program.
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     rk = tl.arange(0, BLOCK_K)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.int32)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=c_ptr.dtype.element_ty)
     for k in range(0, K, BLOCK_K):
         a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
         b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
-        acc += tl.dot(a, b, out_dtype=tl.int32)
+        acc += tl.dot(a, b, out_dtype=c_ptr.dtype.element_ty)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
 
 
@@ -321,23 +321,6 @@ def add_f16_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     x = tl.load(x_ptr + offs, mask=mask)
     y = tl.load(y_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, x * y - y, mask=mask)
-
-
-@triton.jit
-def matmul_fp8_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
-                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    # Row-major A[M, K], B[K, N] of fp8 e4m3, C[M, N] of f32, one tile per program.
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    rm = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    rn = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    rk = tl.arange(0, BLOCK_K)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, K, BLOCK_K):
-        a = tl.load(a_ptr + rm[:, None] * K + (k + rk)[None, :])
-        b = tl.load(b_ptr + (k + rk)[:, None] * N + rn[None, :])
-        acc += tl.dot(a, b)
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
 
 
 # ---------------------------------------------------------------- references
@@ -544,7 +527,7 @@ def specs():
     M = N = K = 64
     a8 = rng.integers(-128, 128, (M, K), dtype=np.int8)
     b8 = rng.integers(-128, 128, (K, N), dtype=np.int8)
-    S.append(Spec("matmul_i8", matmul_i8_kernel,
+    S.append(Spec("matmul_i8", matmul_tile_kernel,
                   {"a_ptr": buf(a8), "b_ptr": buf(b8), "c_ptr": buf(np.zeros((M, N), np.int32)),
                    "M": scalar("i32", M), "N": scalar("i32", N), "K": scalar("i32", K),
                    "BLOCK_M": const(32), "BLOCK_N": const(32), "BLOCK_K": const(32)},
@@ -557,7 +540,7 @@ def specs():
     a_fp8, b_fp8 = codes[:64 * 64].reshape(64, 64), codes[64 * 64:].reshape(64, 64)
     c_fp8 = f32(e4m3_values(a_fp8) @ e4m3_values(b_fp8))
     for capability in (89, 90):
-        S.append(Spec(f"matmul_fp8_sm{capability}", matmul_fp8_kernel,
+        S.append(Spec(f"matmul_fp8_sm{capability}", matmul_tile_kernel,
                       {"a_ptr": buf(a_fp8, "matmul_fp8.a", "float8_e4m3"), "b_ptr": buf(b_fp8, "matmul_fp8.b", "float8_e4m3"),
                        "c_ptr": buf(np.zeros((64, 64), np.float32), "matmul_fp8.c0.float32"),
                        "M": scalar("i32", 64), "N": scalar("i32", 64), "K": scalar("i32", 64),
@@ -589,7 +572,7 @@ def specs():
     # (A and B from swizzled shared memory, or A from registers in attention's P @ V)
     S.extend(s.for_hopper() for s in list(S) if s.name in ("matmul_tf32_s3", "matmul_f16_s3", "attention_fwd"))
     # int8 needs a 64-row tile (one warpgroup's) for wgmma: one program of 64 x 64
-    S.append(Spec("matmul_i8_sm90", matmul_i8_kernel,
+    S.append(Spec("matmul_i8_sm90", matmul_tile_kernel,
                   {"a_ptr": buf(a8), "b_ptr": buf(b8), "c_ptr": buf(np.zeros((M, N), np.int32)),
                    "M": scalar("i32", M), "N": scalar("i32", N), "K": scalar("i32", K),
                    "BLOCK_M": const(64), "BLOCK_N": const(64), "BLOCK_K": const(32)},

@@ -33,6 +33,18 @@ impl MmaShape {
         Form::new(opcode).mma().map(|form| form.shape)
     }
 
+    /// The opcode of the `MMA` row of this shape ([`MmaShape::of`]'s inverse).
+    pub fn opcode(self) -> Opcode {
+        match self {
+            MmaShape::M16N16K16 => Opcode::Mma,
+            MmaShape::M16N8K16 => Opcode::MmaM16n8k16,
+            MmaShape::SpM16N16K32 => Opcode::MmaSp,
+            MmaShape::M8N8K4 => Opcode::MmaM8n8k4,
+            MmaShape::M16N8K8 => Opcode::MmaM16n8k8,
+            MmaShape::M16N8K32 => Opcode::MmaM16n8k32,
+        }
+    }
+
     /// The `MMA` shape a `WGMMA` of `input` elements is made of, `n / 8` of them side by side:
     /// K is 32 bytes of elements.
     pub fn warpgroup_slice(input: MmaIn) -> MmaShape {
@@ -513,6 +525,15 @@ impl Instruction {
 mod tests {
     use super::*;
     use crate::instr::Guard;
+
+    #[test]
+    fn every_mma_shape_names_its_opcode() {
+        for row in TABLE {
+            if let Some(shape) = MmaShape::of(row.opcode).filter(|_| Form::new(row.opcode).wgmma().is_none()) {
+                assert_eq!(shape.opcode(), row.opcode);
+            }
+        }
+    }
 
     /// Every row that names a rule must be able to answer it, so a new row cannot
     /// silently fall back to one register or no memory access.

@@ -1431,14 +1431,12 @@ impl Op {
                 } else {
                     None
                 };
-                if order.is_none() {
-                    m.require_flag(Modifier::MmaAsync)?;
-                }
                 m.require_flag(Modifier::Sync)?;
                 m.require_flag(Modifier::Aligned)?;
                 match order {
                     Some(order) => WgmmaOrder(order),
                     None => {
+                        m.require_flag(Modifier::MmaAsync)?;
                         m.require_flag(Modifier::M64nNkK)?;
                         let (n, k) = m.shape.unwrap_or((0, 0));
                         let [d, a, b] = m.ordered(Type::from_modifier, "types (D, A, B)")?;

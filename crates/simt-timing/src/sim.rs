@@ -212,15 +212,11 @@ impl<'a> Ctx<'a> {
                         forms: machine.tensor.keys().cloned().collect(),
                     });
                 };
-                latency = t.latency;
-                interval = t.interval;
-                // A `WGMMA`'s line times its first 8 columns; each further 8 hold the tensor
-                // core `interval` cycles more.
-                if let (Some(_), simt_isa::Operand::Imm(n)) = (inst.form.wgmma(), inst.operands[3]) {
-                    let more = n / 8 - 1;
-                    latency += t.interval * more;
-                    interval += t.interval * more;
-                }
+                // A line times one of the form's MMAs; each further slice of a `WGMMA` (8 more
+                // columns) holds the tensor core `interval` cycles more.
+                let more = (inst.mma_slices() - 1) as u32 * t.interval;
+                latency = t.latency + more;
+                interval = t.interval + more;
             }
             let mut blocking = false;
             if let Some(sequence) = machine.sequence.iter().find_map(|(name, t)| name.eq_ignore_ascii_case(info.mnemonic).then_some(t)) {

@@ -66,11 +66,7 @@ fn bench_source(forms: &[&str]) -> String {
         }
         s.push_str("    S2R     R244, SR_CLOCK\n");
         for k in 0..MMAS {
-            let acc = ACCUMULATORS[k % ACCUMULATORS.len()];
-            let _ = match form.starts_with("WGMMA") {
-                true => writeln!(s, "    {form} R{acc}, R0, R2, 8"),
-                false => writeln!(s, "    {form} R{acc}, R0, R8, R{acc}"),
-            };
+            let _ = writeln!(s, "    {form} {}", operands(form, ACCUMULATORS[k % ACCUMULATORS.len()]));
         }
         s.push_str("    S2R     R245, SR_CLOCK\n    ISUB    R246, R245, R244\n");
         let _ = writeln!(s, "@P0 ST.GLOBAL.U32 [R242+{}], R246", 4 * i);
@@ -92,10 +88,15 @@ fn try_run(module: &Module, machine: &Machine) -> Result<Vec<u32>, TimingError> 
     Ok(words(&launch, "cycles"))
 }
 
+/// The operands of one MMA of `mnemonic` accumulating in `acc`: fragments A in R0.. and B in
+/// R8.., or a `WGMMA`'s descriptors in R0 and R2 and 8 columns.
+fn operands(mnemonic: &str, acc: u32) -> String {
+    if mnemonic.starts_with("WGMMA") { format!("R{acc}, R0, R2, 8") } else { format!("R{acc}, R0, R8, R{acc}") }
+}
+
 /// The form named by `mnemonic` and its configuration key.
 fn parse_form(mnemonic: &str) -> (Form, String) {
-    let operands = if mnemonic.starts_with("WGMMA") { "R16, R0, R2, 8" } else { "R16, R0, R8, R16" };
-    let module = assemble("form.s", &format!(".kernel k\n    {mnemonic} {operands}\n    EXIT\n"));
+    let module = assemble("form.s", &format!(".kernel k\n    {mnemonic} {}\n    EXIT\n", operands(mnemonic, 16)));
     let form = module.kernels[0].code[0].form;
     (form, simt_timing::forms::form_key(&form).expect("an MMA form"))
 }

@@ -26,6 +26,7 @@ impl Executor<'_> {
     /// Makes one record for each `exec` lane of warp `w`, in lane order.
     pub(crate) fn print(&mut self, w: usize, pc: u32, op: PrintOp, exec: u32, printed: &mut Vec<Printed>) -> Result<(), Fault> {
         let launch = self.launch;
+        let line = launch.kernel.line(pc).unwrap_or(0);
         let mut arguments = [0u32; 32];
         for l in lanes(exec) {
             let mut args = [0u32; 2 * MAX_PRINTF_ARGS];
@@ -77,7 +78,7 @@ impl Executor<'_> {
                 interval: self.barriers_opened,
                 warp: w as u32,
                 thread: self.thread_of(w, l),
-                line: launch.kernel.line(pc).unwrap_or(0),
+                line,
                 text: String::from_utf8(text).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
             });
         }

@@ -88,10 +88,14 @@ impl Executor<'_> {
 /// A `WGMMA`: this warp's 16 rows of a warpgroup MMA.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct WgmmaOp {
-    /// The `MMA` it is made of, `n / 8` side by side.
+    /// The `MMA` it is made of, `n / 8` side by side, and that `MMA`'s opcode.
     slice: MmaForm,
-    src: WgmmaSrc,
-    trans: WgmmaTrans,
+    opcode: Opcode,
+    /// Whether A comes from shared memory (`SS`) rather than registers (`RS`).
+    a_shared: bool,
+    /// Whether A and B are K-major (not transposed).
+    a_k_major: bool,
+    b_k_major: bool,
     d: Reg,
     a: Reg,
     b: Reg,
@@ -104,7 +108,18 @@ pub(crate) fn decode_wgmma(t: &Decoder, inst: &Instruction) -> Option<WgmmaOp> {
     let (slice, (src, trans)) = (inst.form.mma()?, inst.form.wgmma()?);
     let o = &inst.operands;
     let Operand::Imm(n) = o[3] else { return None };
-    Some(WgmmaOp { slice, src, trans, d: t.first(&o[0]), a: t.first(&o[1]), b: t.first(&o[2]), n, q: Decoder::pred_in(&o[4]) })
+    Some(WgmmaOp {
+        slice,
+        opcode: slice.shape.opcode(),
+        a_shared: src == WgmmaSrc::Ss,
+        a_k_major: matches!(trans, WgmmaTrans::Nn | WgmmaTrans::Nt),
+        b_k_major: matches!(trans, WgmmaTrans::Nn | WgmmaTrans::Tn),
+        d: t.first(&o[0]),
+        a: t.first(&o[1]),
+        b: t.first(&o[2]),
+        n,
+        q: Decoder::pred_in(&o[4]),
+    })
 }
 
 /// A shared-memory matrix descriptor (PTX's "Matrix Descriptor Format"), its fields in bytes.
@@ -164,7 +179,8 @@ impl Executor<'_> {
             return Err(self.incomplete_warp(w, pc, mask, !exec, "all 32 lanes of the warp"));
         }
         let warp = &self.warps[w];
-        let uniform = |first: Reg, what: &str| -> Result<u64, Fault> {
+        // A descriptor pair, the same in every lane.
+        let uniform = |first: Reg, name: &str| -> Result<u64, Fault> {
             let (low, high) = (warp.row(first), warp.row(first + 1));
             match (1..32).find(|&l| (low[l], high[l]) != (low[0], high[0])) {
                 Some(lane) => Err(self.fault(
@@ -172,7 +188,7 @@ impl Executor<'_> {
                     w,
                     Some(lane),
                     Some(pc),
-                    format!("WGMMA's {what} differs between lanes 0 and {lane}: a warpgroup reads one matrix"),
+                    format!("WGMMA's {name} descriptor differs between lanes 0 and {lane}: a warpgroup reads one matrix"),
                 )),
                 None => Ok(u64::from(low[0]) | u64::from(high[0]) << 32),
             }
@@ -189,13 +205,20 @@ impl Executor<'_> {
             ));
         }
         let slice = op.slice;
-        let bits = slice.input.bits();
-        let (trans_a, trans_b) = (matches!(op.trans, WgmmaTrans::Tn | WgmmaTrans::Tt), matches!(op.trans, WgmmaTrans::Nt | WgmmaTrans::Tt));
-        let b = Multiplicand::new(uniform(op.b, "B descriptor")?, bits, !trans_b, "B");
-        let a = match op.src {
-            WgmmaSrc::Ss => Some(Multiplicand::new(uniform(op.a, "A descriptor")?, bits, !trans_a, "A")),
-            WgmmaSrc::Rs => None,
+        let bytes = slice.input.bits() / 8;
+        let multiplicand = |first: Reg, k_major: bool, name: &'static str| -> Result<Multiplicand, Fault> {
+            let descriptor = Descriptor::new(uniform(first, name)?);
+            if descriptor.base != 0 {
+                let message = format!(
+                    "WGMMA's {name} descriptor has matrix base offset {}: only 0 is modelled (a swizzle pattern starting on its own boundary)",
+                    descriptor.base
+                );
+                return Err(self.fault(FaultKind::Tensor, w, None, Some(pc), message));
+            }
+            Ok(Multiplicand { descriptor, bytes, k_major, name })
         };
+        let b = multiplicand(op.b, op.b_k_major, "B")?;
+        let a = if op.a_shared { Some(multiplicand(op.a, op.a_k_major, "A")?) } else { None };
         // The warp's place in its warpgroup: its 16 rows of A and D.
         let first_row = 16 * (w as u32 % 4);
         let mut a_fragment = [[0u32; 32]; 4];
@@ -203,11 +226,6 @@ impl Executor<'_> {
             Some(a) => self.gather(w, pc, &a, slice.shape, Role::A, &mut a_fragment, |row, k| (first_row + row, k))?,
             None => a_fragment.copy_from_slice(&self.warps[w].regs[usize::from(op.a)..usize::from(op.a) + 4]),
         }
-        let opcode = match slice.shape {
-            MmaShape::M16N8K8 => Opcode::MmaM16n8k8,
-            MmaShape::M16N8K32 => Opcode::MmaM16n8k32,
-            _ => Opcode::MmaM16n8k16,
-        };
         let c_regs = usize::from(slice.regs(FragRole::C));
         let zero = [[0u32; 32]; 4];
         for j in 0..op.n / 8 {
@@ -217,7 +235,7 @@ impl Executor<'_> {
             let warp = &self.warps[w];
             let c = if q != 0 { &warp.regs[first..first + c_regs] } else { &zero[..c_regs] };
             let mut d = [[0u32; 32]; 4];
-            if let Err(err) = simt_tensor::mma(opcode, slice.acc, slice.input, false, &a_fragment, &b_fragment, c, None, &mut d[..c_regs]) {
+            if let Err(err) = simt_tensor::mma(op.opcode, slice.acc, slice.input, false, &a_fragment, &b_fragment, c, None, &mut d[..c_regs]) {
                 return Err(self.fault(FaultKind::Tensor, w, Some(err.lane as usize), Some(pc), err.message));
             }
             let warp = &mut self.warps[w];
@@ -242,15 +260,7 @@ impl Executor<'_> {
         fragment: &mut [[u32; 32]],
         place: impl Fn(u32, u32) -> (u32, u32),
     ) -> Result<(), Fault> {
-        if matrix.descriptor.base != 0 {
-            let base = matrix.descriptor.base;
-            let message = format!(
-                "WGMMA's {} descriptor has matrix base offset {base}: only 0 is modelled (a swizzle pattern starting on its own boundary)",
-                matrix.name
-            );
-            return Err(self.fault(FaultKind::Tensor, w, None, Some(pc), message));
-        }
-        let per_reg = 32 / matrix.bytes as usize / 8;
+        let per_reg = 4 / matrix.bytes as usize;
         let mask = u32::MAX >> (32 - 8 * matrix.bytes);
         for (g, register) in fragment.iter_mut().enumerate() {
             for (lane, word) in register.iter_mut().enumerate() {
@@ -281,12 +291,6 @@ struct Multiplicand {
     k_major: bool,
     /// `A` or `B`, for messages.
     name: &'static str,
-}
-
-impl Multiplicand {
-    fn new(descriptor: u64, bits: u32, k_major: bool, name: &'static str) -> Multiplicand {
-        Multiplicand { descriptor: Descriptor::new(descriptor), bytes: bits / 8, k_major, name }
-    }
 }
 
 #[cfg(test)]

@@ -273,25 +273,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// `MMA.M16N8K8`, `MMA.M16N8K32` and `MMA.M8N8K4` lay fragments out as PTX does, so the
     /// fragments only move into and out of consecutive scratch registers (f64 elements as pairs).
     pub(super) fn mma(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mma) -> Result<()> {
-        use isa::{MmaAcc, MmaIn};
-        let input = match m.a {
-            Type::F16 => Some(MmaIn::F16),
-            Type::Bf16 => Some(MmaIn::BF16),
-            Type::Tf32 => Some(MmaIn::TF32),
-            Type::S8 => Some(MmaIn::S8),
-            Type::U8 => Some(MmaIn::U8),
-            Type::E4m3 => Some(MmaIn::E4M3),
-            Type::E5m2 => Some(MmaIn::E5M2),
-            Type::F64 => Some(MmaIn::F64),
-            _ => None,
-        };
-        let acc = match m.d {
-            Type::F32 => Some(MmaAcc::F32),
-            Type::F16 => Some(MmaAcc::F16),
-            Type::S32 => Some(MmaAcc::S32),
-            Type::F64 => Some(MmaAcc::F64),
-            _ => None,
-        };
+        let (input, acc) = (mma_input(m.a), mma_acc(m.d));
         let sat = if m.satfinite { isa::Sat::Yes } else { isa::Sat::No };
         let form = match (m.shape, acc, input) {
             (px::MmaShape::M16n8k16, Some(acc), Some(input)) => Some(Form::MmaM16n8k16(mods::MmaM16n8k16 { acc, input })),
@@ -322,32 +304,16 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// `scale-d` as `q`. The ordering instructions around it emit nothing: a `WGMMA` completes
     /// as it executes, reading shared memory then (`docs/ptx.md`).
     pub(super) fn wgmma(&mut self, inst: &'t ast::Instruction<'a>, w: px::Wgmma) -> Result<()> {
-        use isa::{MmaAcc, MmaIn};
-        let refuse = |what: String| Err(with_note(Diagnostic::new(inst.op_span, what), WGMMA_FORMS));
-        let input = match w.a {
-            Type::F16 => MmaIn::F16,
-            Type::Bf16 => MmaIn::BF16,
-            Type::Tf32 => MmaIn::TF32,
-            Type::E4m3 => MmaIn::E4M3,
-            Type::E5m2 => MmaIn::E5M2,
-            Type::S8 => MmaIn::S8,
-            Type::U8 => MmaIn::U8,
-            _ => return refuse(format!("`{}` is not supported by the PTX front end yet", inst.op)),
-        };
-        let acc = match w.d {
-            Type::F32 => MmaAcc::F32,
-            Type::F16 => MmaAcc::F16,
-            Type::S32 => MmaAcc::S32,
-            _ => return refuse(format!("`{}` is not supported by the PTX front end yet", inst.op)),
-        };
+        let refuse = || Err(with_note(Diagnostic::new(inst.op_span, format!("`{}` is not supported by the PTX front end yet", inst.op)), WGMMA_FORMS));
+        let (Some(input), Some(acc)) = (mma_input(w.a), mma_acc(w.d)) else { return refuse() };
         if w.a != w.b || u32::from(w.k) * input.bits() != 256 {
-            return refuse(format!("`{}` is not supported by the PTX front end yet", inst.op));
+            return refuse();
         }
         let ops = &inst.operands;
         let a_in_registers = matches!(ops.get(1).map(|o| &o.kind), Some(OperandKind::Vector(_)));
         // The literals after scale-d: A's and B's scales (not for integers), then the
         // transposes (16-bit types only; A's only from shared memory).
-        let scales = usize::from(acc != MmaAcc::S32);
+        let scales = usize::from(acc != isa::MmaAcc::S32);
         let transposes = if input.bits() == 16 { 2 - usize::from(a_in_registers) } else { 0 };
         if ops.len() != 4 + 2 * scales + transposes {
             return Err(Diagnostic::new(inst.span, format!("`{}` takes {} operands here, found {}", inst.op, 4 + 2 * scales + transposes, ops.len())));
@@ -373,8 +339,8 @@ impl<'t, 'a> Entry<'t, 'a> {
         };
         let src_kind = if a_in_registers { isa::WgmmaSrc::Rs } else { isa::WgmmaSrc::Ss };
         let form = Form::Wgmma(mods::Wgmma { src: src_kind, acc, input, trans });
-        if !form.mma().is_some_and(|m| m.is_defined()) {
-            return refuse(format!("`{}` is not supported by the PTX front end yet", inst.op));
+        if !form.is_defined() {
+            return refuse();
         }
         let [d, a, b, scale_d] = [&ops[0], &ops[1], &ops[2], &ops[3]];
         let registers = usize::from(w.n) * acc.bits() as usize / 64;
@@ -483,6 +449,34 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         Ok(())
     }
+}
+
+/// The tensor-core input type of a PTX element type, if the tensor engine has it.
+fn mma_input(ty: Type) -> Option<isa::MmaIn> {
+    use isa::MmaIn;
+    Some(match ty {
+        Type::F16 => MmaIn::F16,
+        Type::Bf16 => MmaIn::BF16,
+        Type::Tf32 => MmaIn::TF32,
+        Type::S8 => MmaIn::S8,
+        Type::U8 => MmaIn::U8,
+        Type::E4m3 => MmaIn::E4M3,
+        Type::E5m2 => MmaIn::E5M2,
+        Type::F64 => MmaIn::F64,
+        _ => return None,
+    })
+}
+
+/// The tensor-core accumulator type of a PTX element type, if the tensor engine has it.
+fn mma_acc(ty: Type) -> Option<isa::MmaAcc> {
+    use isa::MmaAcc;
+    Some(match ty {
+        Type::F32 => MmaAcc::F32,
+        Type::F16 => MmaAcc::F16,
+        Type::S32 => MmaAcc::S32,
+        Type::F64 => MmaAcc::F64,
+        _ => return None,
+    })
 }
 
 /// What `wgmma.mma_async` the PTX front end translates, for its refusals.
