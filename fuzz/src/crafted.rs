@@ -743,6 +743,7 @@ fn planned(elem: ElemType, init: &ArgInit) -> u64 {
     let count = match init {
         ArgInit::Zeros(n) | ArgInit::Fill(n, _) | ArgInit::Iota(n) | ArgInit::Rand(n, _) => *n,
         ArgInit::List(v) => v.len() as u64,
+        ArgInit::TensorMap(map) => return planned(map.elem.unwrap_or(elem), &map.tensor).saturating_add(128),
         ArgInit::Scalar(_) | ArgInit::File(_) => 0,
     };
     count.saturating_mul(bits).div_ceil(8)

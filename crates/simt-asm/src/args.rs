@@ -1,8 +1,8 @@
 //! Argument values: `.arg` directives and `--arg NAME=VALUE` on the command line.
 
-use simt_isa::{ArgInit, ElemType, Literal, Param, ParamType};
+use simt_isa::{ArgInit, ElemType, Literal, Param, ParamType, TensorMapInit};
 
-use crate::ast::{ArgValue, Lit, Span};
+use crate::ast::{ArgValue, CallArg, Lit, Span};
 use crate::diagnostics::suggest;
 use crate::grammar::ArgValueParser;
 use crate::lexer::{self, LexError};
@@ -78,7 +78,16 @@ pub enum ArgFormError {
     /// A count or seed that is not a non-negative integer.
     #[error("{0} must be a non-negative integer")]
     NotACount(&'static str),
+    /// A buffer form's argument that is not a number.
+    #[error("{} takes numbers: write {}", .0.name(), .0.template())]
+    NotANumber(BufferForm),
+    /// A `tensormap(...)` that does not say what a tensor map needs.
+    #[error("{0}; write {TENSORMAP_FORM}")]
+    TensorMap(String),
 }
+
+const TENSORMAP_FORM: &str =
+    "tensormap(TENSOR, box=[B0, B1, ...]) with optional swizzle=0|32|64|128, shape=[D0, D1, ...], element_strides=[S0, S1, ...] and type=T";
 
 /// Text that is not an argument value.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -148,23 +157,98 @@ pub(crate) fn arg_init(value: &ArgValue<'_>) -> Result<ArgInit, (Span, ArgFormEr
             }
             ArgInit::File(path.into())
         }
+        ArgValue::Word(word) => return Err((word.span, ArgFormError::TensorMap(format!("`{}` is a word, not a value", word.text)))),
+        ArgValue::Call { name, args, span } if name.text.eq_ignore_ascii_case("tensormap") => tensor_map(args, *span)?,
         ArgValue::Call { name, args, span } => {
             let Some(form) = BufferForm::ALL.into_iter().find(|f| f.name().eq_ignore_ascii_case(name.text)) else {
-                let suggestion = suggest(name.text, BufferForm::ALL.map(BufferForm::name)).map(str::to_string);
+                let names = BufferForm::ALL.map(BufferForm::name);
+                let suggestion = suggest(name.text, names.iter().copied().chain(["tensormap"])).map(str::to_string);
                 return Err((name.span, ArgFormError::UnknownForm { name: name.text.into(), suggestion }));
             };
             if args.len() != form.arity() {
                 return Err((*span, ArgFormError::Arity(form)));
             }
-            let n = count(&args[0], "the element count")?;
+            let numbers: Vec<&Lit<'_>> = args
+                .iter()
+                .map(|a| match a {
+                    CallArg::Value(ArgValue::Scalar(lit)) => Ok(lit),
+                    _ => Err((*span, ArgFormError::NotANumber(form))),
+                })
+                .collect::<Result<_, _>>()?;
+            let n = count(numbers[0], "the element count")?;
             match form {
                 BufferForm::Zeros => ArgInit::Zeros(n),
                 BufferForm::Iota => ArgInit::Iota(n),
-                BufferForm::Fill => ArgInit::Fill(n, to_literal(args[1].num)),
-                BufferForm::Rand => ArgInit::Rand(n, count(&args[1], "the seed")?),
+                BufferForm::Fill => ArgInit::Fill(n, to_literal(numbers[1].num)),
+                BufferForm::Rand => ArgInit::Rand(n, count(numbers[1], "the seed")?),
             }
         }
     })
+}
+
+/// `tensormap(TENSOR, box=[...], swizzle=N, shape=[...], type=T)`.
+fn tensor_map(args: &[CallArg<'_>], span: Span) -> Result<ArgInit, (Span, ArgFormError)> {
+    let wrong = |span: Span, why: String| (span, ArgFormError::TensorMap(why));
+    let mut positional = args.iter().filter_map(|a| match a {
+        CallArg::Value(v) => Some(v),
+        CallArg::Keyword { .. } => None,
+    });
+    let tensor = match positional.next() {
+        Some(ArgValue::Scalar(lit)) => return Err(wrong(lit.span, "the tensor is a buffer (@FILE, rand(N, SEED), ...), not a number".into())),
+        Some(ArgValue::Call { name, span, .. }) if name.text.eq_ignore_ascii_case("tensormap") => {
+            return Err(wrong(*span, "a tensor map's tensor is a buffer, not another tensor map".into()));
+        }
+        Some(value) => arg_init(value)?,
+        None => return Err(wrong(span, "the first argument is the tensor".into())),
+    };
+    if positional.next().is_some() {
+        return Err(wrong(span, "only the tensor is given without a keyword".into()));
+    }
+    let numbers = |value: &ArgValue<'_>, what: &str| -> Result<Vec<u64>, (Span, ArgFormError)> {
+        match value {
+            ArgValue::List(items) => items.iter().map(|lit| count(lit, "an extent").map_err(|_| wrong(lit.span, format!("{what} holds counts")))).collect(),
+            _ => Err(wrong(span, format!("{what} is a list, `[64, 64]`"))),
+        }
+    };
+    let mut map = TensorMapInit { tensor, elem: None, shape: None, boxes: Vec::new(), swizzle: 0, element_strides: None };
+    let mut has_box = false;
+    for arg in args {
+        let CallArg::Keyword { name, value } = arg else { continue };
+        match name.text {
+            "box" => {
+                has_box = true;
+                map.boxes = numbers(value, "box")?.into_iter().map(|b| u32::try_from(b).unwrap_or(u32::MAX)).collect();
+            }
+            "shape" => map.shape = Some(numbers(value, "shape")?),
+            "element_strides" => {
+                map.element_strides = Some(numbers(value, "element_strides")?.into_iter().map(|s| u32::try_from(s).unwrap_or(u32::MAX)).collect());
+            }
+            "swizzle" => {
+                map.swizzle = match value {
+                    ArgValue::Scalar(lit) => match to_literal(lit.num) {
+                        Literal::Int(b @ (0 | 32 | 64 | 128)) => b as u32,
+                        _ => return Err(wrong(lit.span, "swizzle is 0, 32, 64 or 128 (bytes)".into())),
+                    },
+                    _ => return Err(wrong(span, "swizzle is 0, 32, 64 or 128 (bytes)".into())),
+                }
+            }
+            "type" => {
+                map.elem = match value {
+                    ArgValue::Word(w) => Some(ElemType::from_name(w.text).ok_or_else(|| wrong(w.span, format!("`{}` is not an element type", w.text)))?),
+                    _ => return Err(wrong(span, "type is an element type's name, `f16`".into())),
+                }
+            }
+            other => {
+                let suggestion =
+                    suggest(other, ["box", "shape", "swizzle", "type", "element_strides"]).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
+                return Err(wrong(name.span, format!("`{other}` is not a tensor map keyword{suggestion}")));
+            }
+        }
+    }
+    if !has_box {
+        return Err(wrong(span, "the box is missing".into()));
+    }
+    Ok(ArgInit::TensorMap(Box::new(map)))
 }
 
 /// What makes a value unfit for its parameter.
@@ -203,6 +287,9 @@ pub enum ArgProblem {
         /// The element type.
         elem: ElemType,
     },
+    /// A tensor map for a parameter that cannot take one.
+    #[error("a tensor map goes to a parameter passed by value as bytes (PTX `.param .b8 p[128]`, a .raw parameter), not a .{} one", .0.name())]
+    TensorMapParam(ParamType),
     /// An integer no pointer parameter can hold.
     #[error("{0} is no address a pointer parameter can hold: it holds a GLOBAL address, below 2^32 (a buffer's, or 0); give a buffer")]
     NotAnAddress(Literal),
@@ -268,6 +355,8 @@ fn check_buffer(elem: ElemType, init: &ArgInit) -> Result<(), ArgProblem> {
             check_elem(Literal::Int(last), elem).map_err(|_| ArgProblem::IotaPastLargest { count: *n, elem })
         }
         ArgInit::Zeros(_) | ArgInit::Iota(_) | ArgInit::Rand(..) | ArgInit::File(_) => Ok(()),
+        // The tensor's own type, where it is given; a file's comes with the file.
+        ArgInit::TensorMap(map) => map.elem.map_or(Ok(()), |elem| check_buffer(elem, &map.tensor)),
     }
 }
 
@@ -290,6 +379,7 @@ pub struct ArgMismatch {
 /// The parameter, and what is wrong with the value.
 pub fn check_arg(param: &Param, init: &ArgInit) -> Result<(), ArgMismatch> {
     let result = match (param.ty.literal_elem(init), init) {
+        (_, ArgInit::TensorMap(_)) if !matches!(param.ty, ParamType::Raw(_) | ParamType::U64) => Err(ArgProblem::TensorMapParam(param.ty)),
         (Some(elem), _) => check_buffer(elem, init),
         (None, ArgInit::Scalar(lit)) => check_scalar(param.ty, *lit),
         (None, _) => Err(ArgProblem::NeedsLiteral(param.ty)),
@@ -317,6 +407,34 @@ mod tests {
         assert!(parse_arg_init("1 2").is_err());
         assert!(parse_arg_init("").is_err());
         assert!(parse_arg_init("zeros(-1)").is_err());
+    }
+
+    #[test]
+    fn tensor_maps_parse_and_print_back() {
+        let text = "tensormap(@dir/a.npy, box=[64, 32], swizzle=128, shape=[256, 128], element_strides=[1, 1], type=bf16)";
+        let ArgInit::TensorMap(map) = parse_arg_init(text).unwrap() else { panic!("a tensor map") };
+        assert_eq!(map.tensor, ArgInit::File("dir/a.npy".into()));
+        assert_eq!((map.boxes.as_slice(), map.swizzle, map.elem), (&[64, 32][..], 128, Some(ElemType::BF16)));
+        assert_eq!(map.shape.as_deref(), Some(&[256, 128][..]));
+        assert_eq!(ArgInit::TensorMap(map.clone()).to_string(), text);
+        assert_eq!(parse_arg_init(&ArgInit::TensorMap(map.clone()).to_string()), Ok(ArgInit::TensorMap(map)));
+        // The tensor may be any buffer form; a generated one names its type.
+        assert!(matches!(parse_arg_init("tensormap(rand(4096, 1), box=[32, 32], shape=[64, 64], type=f32)"), Ok(ArgInit::TensorMap(_))));
+        let error = |text: &str| parse_arg_init(text).unwrap_err().to_string();
+        assert!(error("tensormap(@a.npy)").contains("the box is missing"));
+        assert!(error("tensormap(@a.npy, box=[8], swizle=32)").contains("did you mean `swizzle`"));
+        assert!(error("tensormap(@a.npy, box=[8], swizzle=48)").contains("0, 32, 64 or 128"));
+        assert!(error("tensormap(@a.npy, box=[8], type=f17)").contains("`f17` is not an element type"));
+        assert!(error("tensormap(3, box=[8])").contains("not a number"));
+        assert!(error("tensormap(tensormap(@a.npy, box=[8]), box=[8])").contains("not another tensor map"));
+        assert!(error("tensormap(@a.npy, @b.npy, box=[8])").contains("only the tensor"));
+        assert!(error("zeros(n=4)").contains("zeros takes numbers"));
+        assert!(error("tensormp(@a.npy, box=[8])").contains("did you mean `tensormap`"));
+        // Only a parameter passed by value as bytes takes one.
+        let p = |ty| Param { name: "m".into(), ty, offset: 0 };
+        let map = parse_arg_init("tensormap(zeros(16), box=[8], type=u16)").unwrap();
+        assert!(check_arg(&p(ParamType::Raw(ElemType::U32)), &map).is_ok());
+        assert!(check_arg(&p(ParamType::Ptr(ElemType::U32)), &map).unwrap_err().to_string().contains("passed by value as bytes"));
     }
 
     #[test]

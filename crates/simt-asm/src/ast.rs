@@ -145,12 +145,12 @@ pub struct Instr<'a> {
 pub enum ArgValue<'a> {
     /// A literal.
     Scalar(Lit<'a>),
-    /// `zeros(N)`, `fill(N, V)`, `iota(N)`, `rand(N, SEED)`.
+    /// `zeros(N)`, `fill(N, V)`, `iota(N)`, `rand(N, SEED)`, `tensormap(...)`.
     Call {
         /// The function name.
         name: Name<'a>,
         /// Its arguments.
-        args: Vec<Lit<'a>>,
+        args: Vec<CallArg<'a>>,
         /// The whole call.
         span: Span,
     },
@@ -158,6 +158,22 @@ pub enum ArgValue<'a> {
     List(Vec<Lit<'a>>),
     /// `@FILE`.
     File(Name<'a>),
+    /// A word as a keyword's value (`type=f16`).
+    Word(Name<'a>),
+}
+
+/// One argument of a call: a value, or `name=value`.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallArg<'a> {
+    /// A positional value.
+    Value(ArgValue<'a>),
+    /// `name=value`.
+    Keyword {
+        /// The keyword.
+        name: Name<'a>,
+        /// Its value.
+        value: ArgValue<'a>,
+    },
 }
 
 /// One `grid(...)` or `block(...)` of `.launch`.

@@ -27,7 +27,10 @@ use std::path::{Path, PathBuf};
 
 use half::{bf16, f16};
 use rayon::prelude::*;
-use simt_isa::{ArgInit, ElemType, Kernel, Literal, MAX_BLOCK_THREADS, MAX_BUFFER_FILE_BYTES, MAX_TOTAL_BUFFER_BYTES as MAX_TOTAL_BYTES, Param, ParamType};
+use simt_isa::tensormap::{Swizzle, TENSOR_MAP_BYTES, TensorElem, TensorMap};
+use simt_isa::{
+    ArgInit, ElemType, Kernel, Literal, MAX_BLOCK_THREADS, MAX_BUFFER_FILE_BYTES, MAX_TOTAL_BUFFER_BYTES as MAX_TOTAL_BYTES, Param, ParamType, TensorMapInit,
+};
 
 use simt_interp::launch::{LaunchError, check_shape};
 use simt_interp::memory::{Buffer, GUARD_BYTES, GlobalMemory, MemoryError};
@@ -279,37 +282,58 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
     let mut buffers = Vec::new();
     for ((param, arg), preread) in kernel.params.iter().zip(chosen).zip(preread).filter_map(|((p, a), r)| Some(((p, a?), r))) {
         let bad = |problem: ValueError| HostError::bad_arg(param, arg, problem);
-        let bytes = match param.ty.buffer_for(&arg.init) {
-            Some(mut elem) => {
+        let bytes = match (&arg.init, param.ty.buffer_for(&arg.init)) {
+            (ArgInit::TensorMap(map), _) => {
+                if !matches!(param.ty, ParamType::Raw(_) | ParamType::U64) {
+                    return Err(bad(ValueError::TensorMapParam));
+                }
                 let base = match &arg.origin {
                     ArgOrigin::CommandLine => Path::new(""),
                     ArgOrigin::Directive { dir } => dir.as_path(),
                 };
-                let data = match (preread, &arg.init) {
-                    (preread, ArgInit::File(name)) => {
-                        let path = base.join(name);
-                        let any_dtype = param.ty.takes_any_dtype();
-                        preread
-                            .map_or_else(|| read_bounded(&path, MAX_BUFFER_FILE_BYTES), Ok)
-                            .map_err(FileError::from)
-                            .and_then(|bytes| {
-                                let (file_elem, data) = file_elements(elem, any_dtype, &path, bytes)?;
-                                elem = file_elem;
-                                Ok(WordBytes::from_bytes(&data))
-                            })
-                            .map_err(ValueError::from)
-                    }
-                    (_, init) => buffer_bytes(param.ty.literal_elem(init).unwrap_or(elem), init, base),
-                }
-                .map_err(bad)?;
+                let (elem, shape, data) = tensor_contents(map, base).map_err(bad)?;
+                let tensor_type = tensor_elem(elem).map_err(bad)?;
+                let swizzle =
+                    Swizzle::of_bytes(map.swizzle).ok_or_else(|| bad(ValueError::TensorMap(format!("swizzle={} is not 0, 32, 64 or 128", map.swizzle))))?;
                 buffers.push((param.name.clone(), elem));
-                let address = memory.alloc(&param.name, data)?;
-                // A `.u64` holds the whole 64-bit address, a buffer parameter its 32-bit one.
+                let tensor = memory.alloc(&param.name, data)?;
+                let described = TensorMap::dense(u64::from(tensor), tensor_type, &shape, &map.boxes, map.element_strides.as_deref(), swizzle)
+                    .map_err(|e| bad(ValueError::TensorMap(e.to_string())))?;
+                let address = memory.alloc(&format!("{}.map", param.name), WordBytes::from_bytes(&described.encode()))?;
                 if param.ty == ParamType::U64 { u64::from(address).to_le_bytes().to_vec() } else { address.to_le_bytes().to_vec() }
             }
-            None => match &arg.init {
-                ArgInit::Scalar(lit) => scalar_bytes(param.ty, *lit).map_err(bad)?,
-                other => return Err(bad(ValueError::NeedsLiteral { example: example_value(param.ty), given: other.clone() })),
+            (_, buffer) => match buffer {
+                Some(mut elem) => {
+                    let base = match &arg.origin {
+                        ArgOrigin::CommandLine => Path::new(""),
+                        ArgOrigin::Directive { dir } => dir.as_path(),
+                    };
+                    let data = match (preread, &arg.init) {
+                        (preread, ArgInit::File(name)) => {
+                            let path = base.join(name);
+                            let any_dtype = param.ty.takes_any_dtype();
+                            preread
+                                .map_or_else(|| read_bounded(&path, MAX_BUFFER_FILE_BYTES), Ok)
+                                .map_err(FileError::from)
+                                .and_then(|bytes| {
+                                    let (file_elem, data) = file_elements(elem, any_dtype, &path, bytes)?;
+                                    elem = file_elem;
+                                    Ok(WordBytes::from_bytes(&data))
+                                })
+                                .map_err(ValueError::from)
+                        }
+                        (_, init) => buffer_bytes(param.ty.literal_elem(init).unwrap_or(elem), init, base),
+                    }
+                    .map_err(bad)?;
+                    buffers.push((param.name.clone(), elem));
+                    let address = memory.alloc(&param.name, data)?;
+                    // A `.u64` holds the whole 64-bit address, a buffer parameter its 32-bit one.
+                    if param.ty == ParamType::U64 { u64::from(address).to_le_bytes().to_vec() } else { address.to_le_bytes().to_vec() }
+                }
+                None => match &arg.init {
+                    ArgInit::Scalar(lit) => scalar_bytes(param.ty, *lit).map_err(bad)?,
+                    other => return Err(bad(ValueError::NeedsLiteral { example: example_value(param.ty), given: other.clone() })),
+                },
             },
         };
         params[param.offset as usize..][..bytes.len()].copy_from_slice(&bytes);
@@ -478,6 +502,12 @@ pub enum ValueError {
     /// A buffer file that cannot become the buffer.
     #[error(transparent)]
     File(#[from] FileError),
+    /// A tensor map (`tensormap(...)`) that cannot be made: why, in words.
+    #[error("tensormap: {0}")]
+    TensorMap(String),
+    /// A tensor map for a parameter that cannot take one.
+    #[error("a tensor map goes to a parameter passed by value as bytes (PTX `.param .b8 p[128]`, a .raw parameter)")]
+    TensorMapParam,
 }
 
 impl ValueError {
@@ -614,6 +644,7 @@ pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordB
     };
     Ok(match init {
         ArgInit::Scalar(lit) => return Err(ValueError::NeedsBuffer(*lit)),
+        ArgInit::TensorMap(_) => return Err(ValueError::TensorMapParam),
         ArgInit::Zeros(n) => WordBytes::zeroed(count(*n)?),
         ArgInit::Fill(n, lit) => {
             let bytes = count(*n)?;
@@ -688,6 +719,7 @@ fn lowp_buffer(elem: ElemType, ty: LowpType, init: &ArgInit, base: &Path) -> Res
     };
     Ok(match init {
         ArgInit::Scalar(lit) => return Err(ValueError::NeedsBuffer(*lit)),
+        ArgInit::TensorMap(_) => return Err(ValueError::TensorMapParam),
         ArgInit::Zeros(n) => WordBytes::zeroed(bytes(*n)?),
         ArgInit::Fill(n, lit) => {
             let code = lowp::code(ty, *lit)?;
@@ -727,7 +759,63 @@ fn planned_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> u64 {
         ArgInit::Zeros(n) | ArgInit::Fill(n, _) | ArgInit::Iota(n) | ArgInit::Rand(n, _) => bytes(*n),
         ArgInit::List(values) => bytes(values.len() as u64),
         ArgInit::File(name) => std::fs::metadata(base.join(name)).map_or(0, |m| if m.is_file() { m.len() } else { 0 }),
+        ArgInit::TensorMap(map) => planned_bytes(map.elem.unwrap_or(elem), &map.tensor, base) + TENSOR_MAP_BYTES as u64,
     }
+}
+
+/// The tensor of `tensormap(...)`: its element type, shape (outermost first) and bytes.
+fn tensor_contents(map: &TensorMapInit, base: &Path) -> Result<(ElemType, Vec<u64>, WordBytes), ValueError> {
+    let wrong = |why: String| ValueError::TensorMap(why);
+    let (elem, shape, data) = match &map.tensor {
+        ArgInit::File(name) if is_npy_path(Path::new(name)) => {
+            let array = simt_io::read_npy_file(&base.join(name))?;
+            let found = array.dtype.elem();
+            let elem = match map.elem {
+                // A type of the same width names what the bits are (numpy has no bf16).
+                Some(elem) if elem.bits() != found.bits() => {
+                    return Err(wrong(format!("type={elem} is {} bits, but `{name}` holds {found} ({} bits)", elem.bits(), found.bits())));
+                }
+                Some(elem) => elem,
+                None => found,
+            };
+            let shape = array.shape.iter().map(|&d| d as u64).collect();
+            (elem, map.shape.clone().unwrap_or(shape), WordBytes::from_bytes(&array.data))
+        }
+        tensor => {
+            let Some(elem) = map.elem else { return Err(wrong(format!("say what the elements of `{tensor}` are with type=T (a .npy file says it itself)"))) };
+            let data = match tensor {
+                ArgInit::File(name) => WordBytes::from_bytes(&read_buffer_file(elem, &base.join(name))?),
+                other => buffer_bytes(elem, other, base)?,
+            };
+            let count = data.len() as u64 * 8 / u64::from(elem.bits());
+            (elem, map.shape.clone().unwrap_or(vec![count]), data)
+        }
+    };
+    let count = shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+    if count.and_then(|c| elem.bytes_for(c)) != Some(data.len() as u64) {
+        return Err(wrong(format!("shape {shape:?} does not hold the tensor's {} bytes of {elem}", data.len())));
+    }
+    Ok((elem, shape, data))
+}
+
+/// The tensor map's element type for a buffer's: what a copy moves is bytes, so a type of the
+/// same width stands for one CUDA lacks (s8 as u8, fp8 as u8, tf32 as u32).
+fn tensor_elem(elem: ElemType) -> Result<TensorElem, ValueError> {
+    Ok(match elem {
+        ElemType::U8 | ElemType::S8 | ElemType::Bool | ElemType::E4M3 | ElemType::E5M2 => TensorElem::U8,
+        ElemType::U16 | ElemType::S16 => TensorElem::U16,
+        ElemType::F16 => TensorElem::F16,
+        ElemType::BF16 => TensorElem::BF16,
+        ElemType::U32 | ElemType::B32 | ElemType::TF32 => TensorElem::U32,
+        ElemType::S32 => TensorElem::S32,
+        ElemType::F32 => TensorElem::F32,
+        ElemType::U64 => TensorElem::U64,
+        ElemType::S64 => TensorElem::S64,
+        ElemType::F64 => TensorElem::F64,
+        ElemType::E2M1 | ElemType::S4 | ElemType::U4 => {
+            return Err(ValueError::TensorMap(format!("{elem} packs two elements a byte, which a tensor map of simt's cannot describe")));
+        }
+    })
 }
 
 /// Draw `i` (from 0) of SplitMix64 (Steele, Lea and Flood 2014) started at `seed`: tiny,

@@ -26,6 +26,7 @@ use crate::exec::Executor;
 use crate::exec::collective::{CollectiveOp, shfl_source};
 use crate::exec::control::ControlOp;
 use crate::exec::memory::local_stride;
+use crate::exec::tma::AsyncOp;
 use crate::exec::{describe_lanes, per_lane, pred};
 use crate::fault::{Fault, FaultKind, Remedy};
 use crate::launch::Launch;
@@ -154,6 +155,15 @@ pub enum Exchange {
         /// Source lane per lane.
         sources: [u8; 32],
     },
+    /// `TMA`: a box moved between GLOBAL and SHARED memory; [`BlockSim::copied`] has the
+    /// GLOBAL spans.
+    TensorCopy {
+        /// Whether it wrote GLOBAL memory rather than read it.
+        store: bool,
+        /// The SHARED address of the mbarrier a load completes its bytes on (the first
+        /// executing lane's).
+        barrier: u32,
+    },
     /// `MMA` or `WGMMA`: the whole warp's fragments go through the tensor core.
     Mma {
         /// Shape and types (fragment sizes: [`MmaForm::regs`]); a `WGMMA`'s are its slices'.
@@ -241,6 +251,11 @@ impl<'a> BlockSim<'a> {
                 self.force_progress()?;
             }
         }
+    }
+
+    /// The GLOBAL spans, (address, bytes), the last `TMA` step moved (under [`Self::set_clock`]).
+    pub fn copied(&self) -> &[(u32, u32)] {
+        &self.exec.copied
     }
 
     /// Warps in the block.
@@ -370,6 +385,10 @@ impl<'a> BlockSim<'a> {
                     let (space, addresses) = self.exec.lane_addresses(w, pc, m, executed);
                     (space, addresses, m.touched(executed, warp), m.shape().1)
                 }
+                Op::Async(op) if let Some(addr) = op.mbarrier_address() => {
+                    let base = warp.row(addr.base);
+                    (a.space, per_lane(|l| base[l].wrapping_add(addr.offset)), executed, a.size)
+                }
                 _ => (a.space, [0; 32], executed, a.size),
             };
             if space == Space::Local {
@@ -391,6 +410,11 @@ impl<'a> BlockSim<'a> {
                 let b = crate::exec::fetch(warp, b);
                 Some(Exchange::Shuffle { sources: per_lane(|l| shfl_source(mode, l, b[l], width) as u8) })
             }
+            Op::Async(AsyncOp::TmaLoad { barrier, .. }) => {
+                let first = executed.trailing_zeros() as usize;
+                Some(Exchange::TensorCopy { store: false, barrier: crate::exec::fetch(warp, barrier).get(first).copied().unwrap_or(0) })
+            }
+            Op::Async(AsyncOp::TmaStore { .. }) => Some(Exchange::TensorCopy { store: true, barrier: 0 }),
             Op::Tensor(_) | Op::Warpgroup(_) => {
                 let inst = &self.exec.launch.kernel.code[pc as usize];
                 inst.form.mma().map(|form| Exchange::Mma { form, macs: simt_tensor::macs(inst).1 })

@@ -20,7 +20,7 @@ use crate::exec::arith::{ArithOp, Wide, flags, narrow_format, pair_format, signe
 use crate::exec::collective::CollectiveOp;
 use crate::exec::control::ControlOp;
 use crate::exec::memory::MemOp;
-use crate::exec::{arith, collective, control, memory, print, tensor};
+use crate::exec::{arith, collective, control, memory, print, tensor, tma};
 use crate::lanes::{DOp, FFlags, FOp, Int64Op, IntOp, TriOp, UnOp};
 
 /// Index of a register row in a warp's register file.
@@ -96,6 +96,7 @@ pub(crate) enum Op {
     Collective(collective::CollectiveOp),
     Tensor(tensor::MmaOp),
     Warpgroup(tensor::WgmmaOp),
+    Async(tma::AsyncOp),
     Print(print::PrintOp),
 }
 
@@ -454,6 +455,10 @@ impl Decoder {
                 Op::Tensor(tensor::decode(t, inst)?)
             }
             Form::Wgmma(_) => Op::Warpgroup(tensor::decode_wgmma(t, inst)?),
+            // Mbarriers and tensor copies (exec/tma.rs).
+            Form::MbarInit(_) | Form::MbarArrive(_) | Form::MbarTx(_) | Form::MbarTest(_) | Form::TmaLoad(_) | Form::TmaStore(_) => {
+                Op::Async(tma::decode(t, inst)?)
+            }
         })
     }
 }

@@ -27,6 +27,9 @@ pub enum FaultKind {
     /// A tensor-core instruction (an MMA, or an `LDSM` that feeds one) was issued by an
     /// incomplete warp or with invalid metadata.
     Tensor,
+    /// An mbarrier or tensor copy used as PTX forbids: more arrivals than a phase waits for,
+    /// a transaction count out of range, a tensor map that is not one or does not fit the copy.
+    Async,
     /// A thread executed `TRAP` (PTX `trap`, CUDA `__trap()`, a failed device `assert`).
     Trap,
     /// The launch's `PRINTF`s printed more than its `printf_limit`, or one could not print

@@ -427,6 +427,14 @@ impl Sanitizer {
         }
     }
 
+    /// A tensor copy wrote `size` bytes of shared memory at `at`: initcheck counts them written.
+    /// racecheck does not see them, nor the mbarrier waits that order them (docs/simt-models.md).
+    pub(crate) fn copied_in(&mut self, at: usize, size: usize) {
+        if self.checks.initcheck {
+            self.mark_written(Space::Shared, at, size);
+        }
+    }
+
     /// racecheck and initcheck of the executing lanes' SHARED or LOCAL accesses.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn check_accesses(&mut self, ex: &Executor<'_>, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, kind: AccessKind) {

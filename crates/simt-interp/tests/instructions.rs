@@ -1348,7 +1348,70 @@ fn memory_cases() -> Vec<Case> {
     v.push(c("LD.PARAM.U32 R2, [gin]", "", "R5=1").post("ISETP.EQ P0, R2, R250\nSEL R5, 1, 0, P0"));
     v.extend(matrix_cases());
     v.extend(copy_cases());
+    v.extend(mbarrier_cases());
     v
+}
+
+/// `MBAR` on `sh`'s first 8 bytes, every lane acting in lane order on the one mbarrier, read
+/// back as its two words: pending arrivals (bits 0..20), expected arrivals (20..40), pending
+/// transaction bytes (40..61, signed) and the phase's parity (63). `TMA` guarded off does
+/// nothing (`tests/tma.rs` copies boxes).
+fn mbarrier_cases() -> Vec<Case> {
+    let words = "LD.SHARED.V2.B32 R4, [sh]";
+    let lane0 = |case: Case| case.inp(Loc::P(0), lanes(|l| u32::from(l == 0)));
+    vec![
+        Case::new("MBAR.INIT [sh], 5").post(words).out(Loc::R(4), lanes(|_| 5 | 5 << 20)).out(Loc::R(5), lanes(|_| 0)),
+        // 32 arrivals complete phase 0: the next phase waits for 32 again, with parity 1.
+        Case::new("MBAR.ARRIVE R2, [sh], 1, 0")
+            .setup("MBAR.INIT [sh], 32")
+            .post(&format!(
+                "MBAR.TEST P1, [sh], 0\nSEL R3, 1, 0, P1\nMBAR.TEST P2, [sh], R2\nSEL R6, 1, 0, P2\nMBAR.TEST P2, [sh], 1\nSEL R7, 1, 0, P2\n{words}"
+            ))
+            .out(Loc::R(2), lanes(|_| 0))
+            .out(Loc::R(3), lanes(|_| 1))
+            .out(Loc::R(6), lanes(|_| 1))
+            .out(Loc::R(7), lanes(|_| 0))
+            .out(Loc::R(4), lanes(|_| 32 | 32 << 20))
+            .out(Loc::R(5), lanes(|_| 0x8000_0000)),
+        // Half the arrivals a phase expects: it stays open.
+        Case::new("MBAR.ARRIVE RZ, [sh], 1, 0")
+            .setup("MBAR.INIT [sh], 64")
+            .post(&format!("MBAR.TEST P1, [sh], 0\nSEL R3, 1, 0, P1\n{words}"))
+            .out(Loc::R(3), lanes(|_| 0))
+            .out(Loc::R(4), lanes(|_| 32 | 64 << 20))
+            .out(Loc::R(5), lanes(|_| 0)),
+        // An arrival expecting 256 bytes leaves the phase open until they complete.
+        lane0(Case::new("@P0 MBAR.ARRIVE R2, [sh], 1, 256"))
+            .setup("MBAR.INIT [sh], 1")
+            .post("MBAR.TEST P1, [sh], 0\nSEL R3, 1, 0, P1\n@P0 MBAR.TX.COMPLETE [sh], 256\nMBAR.TEST P1, [sh], 0\nSEL R6, 1, 0, P1")
+            .inp(Loc::R(2), lanes(|_| 7))
+            .out(Loc::R(2), lanes(|l| if l == 0 { 0 } else { 7 }))
+            .out(Loc::R(3), lanes(|_| 0))
+            .out(Loc::R(6), lanes(|_| 1)),
+        // Bytes expected on their own sit in bits 40.. until they complete.
+        lane0(Case::new("@P0 MBAR.TX.EXPECT [sh], 16"))
+            .setup("MBAR.INIT [sh], 1")
+            .post(&format!("{words}\n@P0 MBAR.ARRIVE RZ, [sh], 1, 0\nMBAR.TEST P1, [sh], 0\nSEL R3, 1, 0, P1"))
+            .out(Loc::R(4), lanes(|_| 1 | 1 << 20))
+            .out(Loc::R(5), lanes(|_| 16 << 8))
+            .out(Loc::R(3), lanes(|_| 0)),
+        // Completing bytes before they are expected makes the count negative.
+        lane0(Case::new("@P0 MBAR.TX.COMPLETE [sh], 16"))
+            .setup("MBAR.INIT [sh], 1")
+            .post(words)
+            .out(Loc::R(4), lanes(|_| 1 | 1 << 20))
+            .out(Loc::R(5), lanes(|_| (((1 << 21) - 16) << 8) & 0x1FFF_FF00)),
+        // A dropping arrival lowers what later phases expect.
+        lane0(Case::new("@P0 MBAR.ARRIVE.DROP RZ, [sh], 1, 0")).setup("MBAR.INIT [sh], 2").post(words).out(Loc::R(4), lanes(|_| 1 | 1 << 20)),
+        // A fresh mbarrier is in phase 0: the phase of parity 1 before it counts as complete.
+        Case::new("MBAR.TEST P1, [sh], R0")
+            .setup("MBAR.INIT [sh], 1")
+            .post("SEL R3, 1, 0, P1")
+            .inp(Loc::R(0), lanes(|l| l % 2))
+            .out(Loc::R(3), lanes(|l| l % 2)),
+        c("@!PT TMA.LOAD.2D R0, R2, R4, R6", "R0=1", "R0=1"),
+        c("@!PT TMA.STORE.1D R2, R4, R0", "R0=1", "R0=1"),
+    ]
 }
 
 /// `LDGSTS` from `gin` into `sh` (filled with 0xEEEEEEEE first, so zeroed bytes show), read

@@ -20,6 +20,7 @@ fn width_note(width: Width) -> &'static str {
         Width::Members => "each lane's member mask (left out: the whole warp)",
         Width::Warpgroup(FragRole::C) => "`n / 2` registers (`n / 4` for F16)",
         Width::Warpgroup(_) => "a descriptor pair (`SS`) or 4 fragment registers (`RS`)",
+        Width::Coordinates => "a register per dimension of the rank",
     }
 }
 

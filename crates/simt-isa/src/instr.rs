@@ -289,6 +289,8 @@ impl Instruction {
             let align = match self.form.mma() {
                 Some(_) if self.form.wgmma().is_some() => 1 + u32::from(count == 2 && kind != OperandKind::Dst(Width::Warpgroup(FragRole::C))),
                 Some(mma) => u32::from(mma.reg_align()),
+                // A tensor copy's coordinates are words, consecutive from anywhere.
+                None if matches!(kind, OperandKind::Src { width: Width::Coordinates, .. }) => 1,
                 None if matches!(count, 2 | 4) => u32::from(count),
                 None => 1,
             };

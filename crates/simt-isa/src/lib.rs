@@ -16,6 +16,7 @@ pub mod printf;
 pub mod semantics;
 pub mod table;
 pub mod target;
+pub mod tensormap;
 mod unknown;
 
 pub use disasm::{Symbols, disassemble, disassemble_with_source, format_instruction, format_mnemonic, listing};

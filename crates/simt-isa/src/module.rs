@@ -415,6 +415,49 @@ pub enum ArgInit {
     List(Vec<Literal>),
     /// `@FILE` (`.npy` or raw `.bin`).
     File(String),
+    /// `tensormap(TENSOR, box=[...], ...)`: a tensor and the tensor map that describes it.
+    TensorMap(Box<TensorMapInit>),
+}
+
+/// `tensormap(TENSOR, box=[b0, b1], swizzle=128, shape=[d0, d1], type=f16)`: the tensor's
+/// contents (any buffer form but a scalar), and what `cuTensorMapEncodeTiled` would be given,
+/// outermost dimension first as numpy writes a shape. The parameter gets the map's address;
+/// the tensor is the buffer `--dump` names by the parameter (docs/tensor.md, "Tensor maps").
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorMapInit {
+    /// The tensor's elements.
+    pub tensor: ArgInit,
+    /// Its element type; left out, a `.npy` file's.
+    pub elem: Option<ElemType>,
+    /// Its extents, outermost first; left out, a `.npy` file's shape, else one dimension.
+    pub shape: Option<Vec<u64>>,
+    /// The box a copy moves, outermost first.
+    pub boxes: Vec<u32>,
+    /// The box's step in each dimension, outermost first (CUDA's `elementStrides`); left out,
+    /// every element.
+    pub element_strides: Option<Vec<u32>>,
+    /// The swizzle's span in bytes: 0 (none), 32, 64 or 128.
+    pub swizzle: u32,
+}
+
+impl fmt::Display for TensorMapInit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list = |values: &mut dyn Iterator<Item = u64>| values.map(|v| v.to_string()).collect::<Vec<_>>().join(", ");
+        write!(f, "tensormap({}, box=[{}]", self.tensor, list(&mut self.boxes.iter().map(|&b| u64::from(b))))?;
+        if self.swizzle != 0 {
+            write!(f, ", swizzle={}", self.swizzle)?;
+        }
+        if let Some(shape) = &self.shape {
+            write!(f, ", shape=[{}]", list(&mut shape.iter().copied()))?;
+        }
+        if let Some(steps) = &self.element_strides {
+            write!(f, ", element_strides=[{}]", list(&mut steps.iter().map(|&s| u64::from(s))))?;
+        }
+        if let Some(elem) = self.elem {
+            write!(f, ", type={elem}")?;
+        }
+        f.write_str(")")
+    }
 }
 
 impl fmt::Display for ArgInit {
@@ -436,6 +479,7 @@ impl fmt::Display for ArgInit {
                 f.write_str("]")
             }
             ArgInit::File(path) => write!(f, "@{path}"),
+            ArgInit::TensorMap(map) => write!(f, "{map}"),
         }
     }
 }
@@ -833,6 +877,30 @@ impl Writer {
                 self.u8(6);
                 self.str(path);
             }
+            ArgInit::TensorMap(map) => {
+                self.u8(7);
+                self.arg(&map.tensor);
+                self.u8(map.elem.map_or(0xFF, |e| e as u8));
+                match &map.shape {
+                    Some(shape) => {
+                        self.u8(1);
+                        self.len(shape.len());
+                        shape.iter().for_each(|&d| self.u64(d));
+                    }
+                    None => self.u8(0),
+                }
+                self.len(map.boxes.len());
+                map.boxes.iter().for_each(|&b| self.u32(b));
+                self.u32(map.swizzle);
+                match &map.element_strides {
+                    Some(steps) => {
+                        self.u8(1);
+                        self.len(steps.len());
+                        steps.iter().for_each(|&s| self.u32(s));
+                    }
+                    None => self.u8(0),
+                }
+            }
         }
     }
 }
@@ -964,6 +1032,10 @@ impl<'a> Reader<'a> {
         })
     }
     fn arg(&mut self) -> Result<ArgInit, LoadError> {
+        self.arg_within(false)
+    }
+    /// An argument; `nested` inside a tensor map's, which holds no tensor map in turn.
+    fn arg_within(&mut self, nested: bool) -> Result<ArgInit, LoadError> {
         Ok(match self.u8("argument tag")? {
             0 => ArgInit::Scalar(self.literal()?),
             1 => ArgInit::Zeros(self.u64("element count")?),
@@ -975,6 +1047,31 @@ impl<'a> Reader<'a> {
                 ArgInit::List((0..n).map(|_| self.literal()).collect::<Result<_, _>>()?)
             }
             6 => ArgInit::File(self.str("file name")?),
+            7 if !nested => {
+                let tensor = self.arg_within(true)?;
+                let elem = match self.u8("tensor map element type")? {
+                    0xFF => None,
+                    e => Some(ElemType::from_index(e).ok_or_else(|| LoadError::Invalid(format!("unknown tensor map element type {e}")))?),
+                };
+                let shape = match self.u8("tensor map shape tag")? {
+                    0 => None,
+                    _ => {
+                        let n = self.count(8, "tensor map rank")?;
+                        Some((0..n).map(|_| self.u64("tensor map extent")).collect::<Result<_, _>>()?)
+                    }
+                };
+                let n = self.count(4, "tensor map box rank")?;
+                let boxes = (0..n).map(|_| self.u32("tensor map box")).collect::<Result<_, _>>()?;
+                let swizzle = self.u32("tensor map swizzle")?;
+                let element_strides = match self.u8("tensor map element strides tag")? {
+                    0 => None,
+                    _ => {
+                        let n = self.count(4, "tensor map element strides")?;
+                        Some((0..n).map(|_| self.u32("tensor map element stride")).collect::<Result<_, _>>()?)
+                    }
+                };
+                ArgInit::TensorMap(Box::new(TensorMapInit { tensor, elem, shape, boxes, swizzle, element_strides }))
+            }
             t => return Err(LoadError::Invalid(format!("unknown argument tag {t}"))),
         })
     }
@@ -1165,6 +1262,28 @@ mod tests {
                 args: vec![
                     ArgDefault { name: "n".into(), init: ArgInit::Scalar(Literal::Int(-3)) },
                     ArgDefault { name: "x".into(), init: ArgInit::List(vec![Literal::Float(0.5), Literal::F32Bits(7)]) },
+                    ArgDefault {
+                        name: "m".into(),
+                        init: ArgInit::TensorMap(Box::new(TensorMapInit {
+                            tensor: ArgInit::Rand(64, 3),
+                            elem: Some(ElemType::BF16),
+                            shape: Some(vec![8, 8]),
+                            boxes: vec![8, 8],
+                            swizzle: 32,
+                            element_strides: Some(vec![2, 1]),
+                        })),
+                    },
+                    ArgDefault {
+                        name: "q".into(),
+                        init: ArgInit::TensorMap(Box::new(TensorMapInit {
+                            tensor: ArgInit::File("q.npy".into()),
+                            elem: None,
+                            shape: None,
+                            boxes: vec![16],
+                            swizzle: 0,
+                            element_strides: None,
+                        })),
+                    },
                 ],
                 code: vec![mov, printf, exit],
                 lines: vec![3, 4, 5],

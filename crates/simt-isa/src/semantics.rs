@@ -211,6 +211,11 @@ pub struct MemAccess {
 }
 
 impl MemAccess {
+    /// An mbarrier's 8 bytes of SHARED memory, read, written or both at once.
+    fn mbarrier(kind: AccessKind) -> MemAccess {
+        MemAccess { space: Space::Shared, generic: false, wide: false, kind, size: 8, regs: 0 }
+    }
+
     fn data(space: MemSpace, addr: AddrWidth, kind: AccessKind, vec: VecWidth, ty: MemType) -> MemAccess {
         let regs = match (vec, ty) {
             (VecWidth::V2, _) => 2,
@@ -266,6 +271,9 @@ impl Form {
             Form::Atom(mods::Atom { space, addr, ty, .. }) => Some(MemAccess::atomic(space, addr, ty.is_wide())),
             Form::AtomCas(mods::AtomCas { space, addr, ty }) => Some(MemAccess::atomic(space, addr, ty == CasType::B64)),
             Form::Ldsm(mods::Ldsm { count, .. }) => Some(MemAccess::matrices(count)),
+            Form::MbarInit(_) => Some(MemAccess::mbarrier(AccessKind::Store)),
+            Form::MbarArrive(_) | Form::MbarTx(_) => Some(MemAccess::mbarrier(AccessKind::Atomic)),
+            Form::MbarTest(_) => Some(MemAccess::mbarrier(AccessKind::Load)),
             // The GLOBAL side: what the memory system serves. The SHARED side is written as it issues.
             Form::Ldgsts(mods::Ldgsts { addr, vec }) => {
                 Some(MemAccess { regs: 0, ..MemAccess::data(MemSpace::Global, addr, AccessKind::Load, vec, MemType::B32) })
@@ -309,6 +317,14 @@ impl Form {
     pub fn wgmma(&self) -> Option<(WgmmaSrc, WgmmaTrans)> {
         match *self {
             Form::Wgmma(mods::Wgmma { src, trans, .. }) => Some((src, trans)),
+            _ => None,
+        }
+    }
+
+    /// How many coordinates name a `TMA` copy's box; `None` for any other form.
+    pub fn tensor_rank(&self) -> Option<u8> {
+        match *self {
+            Form::TmaLoad(mods::TmaLoad { rank }) | Form::TmaStore(mods::TmaStore { rank }) => Some(rank.index() + 1),
             _ => None,
         }
     }
@@ -433,6 +449,7 @@ impl Instruction {
                 Some((WgmmaSrc::Ss, _)) => 2,
                 _ => 4,
             },
+            Width::Coordinates => self.form.tensor_rank().unwrap_or(1),
             Width::Printed => match self.operands[0] {
                 // The span from `a` to the last word read, pads included.
                 Operand::Format { used, .. } => (64 - used.leading_zeros()) as u8,
@@ -561,6 +578,7 @@ mod tests {
                     Width::Fragment(_) => form.mma().is_some(),
                     Width::Printed => row.operands.first().is_some_and(|o| o.kind == OperandKind::Format),
                     Width::Warpgroup(_) => form.wgmma().is_some(),
+                    Width::Coordinates => form.tensor_rank().is_some(),
                 };
                 assert!(answered, "{}: operand `{}` names a width rule the form cannot answer", row.syntax(), spec.name);
             }

@@ -224,6 +224,19 @@ modifier_enum!(
     WgmmaTrans { Nn = "NN", Tn = "TN", Nt = "NT", Tt = "TT" }
 );
 modifier_enum!(
+    /// Which count of an mbarrier's phase `MBAR.TX` changes: it expects more transaction bytes,
+    /// or that many of them completed.
+    MbarTxOp { Expect = "EXPECT", Complete = "COMPLETE" }
+);
+modifier_enum!(
+    /// Whether `MBAR.ARRIVE` also leaves the mbarrier's later phases (PTX `mbarrier.arrive_drop`).
+    MbarDrop { No = "", Yes = "DROP" }
+);
+modifier_enum!(
+    /// The rank of the tensor a `TMA` copy reads or writes: how many coordinates name its box.
+    TensorRank { D1 = "1D", D2 = "2D", D3 = "3D", D4 = "4D", D5 = "5D" }
+);
+modifier_enum!(
     /// How `PRMT` picks its four bytes: by the selector's nibbles (`IDX`), or by one of PTX's
     /// fixed patterns indexed by the selector's low two bits.
     PrmtMode { Idx = "IDX", F4e = "F4E", B4e = "B4E", Rc8 = "RC8", Ecl = "ECL", Ecr = "ECR", Rc16 = "RC16" }
@@ -605,6 +618,8 @@ pub enum Width {
     /// for F16), `n` being the `n` operand; `a`, a descriptor pair (`SS`) or 4 registers of
     /// fragment (`RS`).
     Warpgroup(FragRole),
+    /// A `TMA` copy's coordinates: as many registers as its rank.
+    Coordinates,
 }
 
 /// The role of an MMA operand, which decides its fragment's register count.
@@ -968,6 +983,8 @@ const S_ATOM: OperandKind = src(LitKind::Any, SrcMods::Plain, Width::Data);
 const S_MEMBERS: OperandKind = src(LitKind::Int, SrcMods::Plain, Width::Members);
 const WG_D: OperandKind = OperandKind::Dst(Width::Warpgroup(FragRole::C));
 const WG_A: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Warpgroup(FragRole::A));
+/// A `TMA` copy's coordinates: a register per dimension of its rank.
+const COORDS: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Coordinates);
 const S_REG: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::One);
 const P: OperandKind = OperandKind::PredDst;
 const Q: OperandKind = OperandKind::PredSrc;
@@ -1209,6 +1226,25 @@ instruction_table! {
     TrapAssert: "TRAP" ["ASSERT"], &[op("message", S_PAIR), op("file", S_PAIR), op("line", S_INT), op("function", S_PAIR)], optional 0, Control, Control, [TERMINATOR];
     /// This warp's 16 rows of a warpgroup MMA (PTX `wgmma.mma_async`): `d[16w .. 16w + 16, 0 .. n] = a * b + (q ? d : 0)`, `w` the warp's place in its warpgroup (its index in the block, mod 4), as `n / 8` `MMA.M16N8K16` (K8 for TF32, K32 for 8-bit inputs) in column order. A is 64 x K and B K x n in SHARED memory at the matrix descriptors in pairs `a` and `b` (PTX's layout: start, leading and stride byte offsets, swizzle mode), or A is this warp's `MMA` fragment in `a` (`RS`). Reads SHARED as it executes; every lane takes part.
     Wgmma: "WGMMA" [src: WgmmaSrc, acc: MmaAcc, input: MmaIn, trans: WgmmaTrans = Nn], &[op("d", WG_D), op("a", WG_A), op("b", S_PAIR), op("n", IMM), op("q", Q)], optional 1, Tensor, Tensor, [COLLECTIVE], since Sm90;
+    // The mbarrier (PTX `mbarrier`), kept together: 64 bits of SHARED memory, 8-byte aligned,
+    // counting a phase's pending arrivals and transaction bytes (docs/language.md, "Barriers in
+    // memory", gives its layout). Each guard-true lane acts on its own address, in lane order.
+    /// Makes the 8 bytes at SHARED `[addr]` an mbarrier expecting `count` arrivals (1 .. 2^20 - 1) each phase, with no transaction bytes pending, in phase 0 (PTX `mbarrier.init`).
+    MbarInit: "MBAR" ["INIT"], &[op("addr", ADDR), op("count", S_INT)], optional 0, LdSt, Memory, [STORE], since Sm80;
+    /// Arrives at the mbarrier at SHARED `[addr]`: adds `tx` bytes to its phase's pending transaction count, then counts `count` arrivals; a phase with no arrival and no byte left pending completes, and the next begins. `DROP` also lowers the arrivals later phases expect by `count`. `d = ` the parity of the phase it arrived in, PTX's `state` (PTX `mbarrier.arrive{.expect_tx}`, `mbarrier.arrive_drop`).
+    MbarArrive: "MBAR" ["ARRIVE", drop: MbarDrop = No], &[op("d", D), op("addr", ADDR), op("count", S_INT), op("tx", S_INT)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC], since Sm80;
+    /// Adds `tx` bytes to the pending transaction count of the mbarrier at SHARED `[addr]`'s phase (`EXPECT`), or takes them off (`COMPLETE`), which completes the phase when no arrival and no byte is left pending (PTX `mbarrier.expect_tx`, `mbarrier.complete_tx`).
+    MbarTx: "MBAR" ["TX", op: MbarTxOp], &[op("addr", ADDR), op("tx", S_INT)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC], since Sm90;
+    /// `p = ` whether the phase of parity `parity & 1` of the mbarrier at SHARED `[addr]` has completed, that is, whether its current phase has the other parity (PTX `mbarrier.test_wait` and `try_wait`, `.parity` or with `MBAR.ARRIVE`'s `d`). Never waits: a loop does.
+    MbarTest: "MBAR" ["TEST"], &[op("p", P), op("addr", ADDR), op("parity", S_INT)], optional 0, LdSt, Memory, [LOAD], since Sm80;
+    // Tensor copies between GLOBAL and SHARED memory through a tensor map (PTX
+    // `cp.async.bulk.tensor`, Hopper's tensor memory accelerator), kept together; docs/tensor.md,
+    // "Tensor maps", gives the map's 128 bytes. Each guard-true lane makes its own copy, whole,
+    // as it issues.
+    /// Copies the box at coordinates `c` (the rank's count of consecutive registers, innermost first, signed) of the tensor that the tensor map at generic address `m` describes from GLOBAL to SHARED at `s`, laid out densely (innermost first) and swizzled as the map says, elements outside the tensor reading as zero; then completes the box's bytes on the mbarrier at SHARED `b` (PTX `cp.async.bulk.tensor.Nd.shared::cta.global.tile.mbarrier::complete_tx::bytes`).
+    TmaLoad: "TMA" ["LOAD", rank: TensorRank], &[op("s", S_INT), op("m", S_PAIR), op("c", COORDS), op("b", S_INT)], optional 0, LdSt, Control, [], since Sm90;
+    /// Copies the box laid out densely (and swizzled as the map says) at SHARED `s` into the tensor that the tensor map at generic address `m` describes, at coordinates `c`; elements outside the tensor are not written (PTX `cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group`).
+    TmaStore: "TMA" ["STORE", rank: TensorRank], &[op("m", S_PAIR), op("c", COORDS), op("s", S_INT)], optional 0, LdSt, Control, [], since Sm90;
 }
 
 impl Opcode {

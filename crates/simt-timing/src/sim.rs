@@ -75,6 +75,9 @@ pub(crate) enum Kind {
     Branch,
     /// Everything else on the control unit (exit, barrier, fence, nop, warpsync).
     Control,
+    /// A `TMA` copy: its box's lines go to L2 (and a load's answers complete its mbarrier's
+    /// bytes); the warp goes on.
+    TensorCopy,
 }
 
 /// What the timing model knows about one pc, derived once per launch.
@@ -108,6 +111,9 @@ pub(crate) struct PcInfo {
     pub blocking: bool,
     /// Its part in the warp's groups of asynchronous copies.
     pub copies: Copies,
+    /// For `MBAR.TEST`: its address operand (base register, offset), whose mbarrier's tensor
+    /// copies it waits for.
+    pub mbarrier_wait: Option<(u8, i32)>,
 }
 
 /// What an instruction does to its warp's groups of `LDGSTS` copies.
@@ -192,6 +198,8 @@ impl<'a> Ctx<'a> {
             let mut kind = Kind::Fixed;
             if let Some(a) = effects.access {
                 kind = Kind::Memory(a.space, a.kind);
+            } else if inst.form.tensor_rank().is_some() {
+                kind = Kind::TensorCopy;
             } else if info.flags.contains(Flags::BRANCH) {
                 kind = Kind::Branch;
             } else if unit == Unit::Control {
@@ -244,6 +252,10 @@ impl<'a> Ctx<'a> {
                 (Form::Depbar(_), Some(&simt_isa::Operand::Imm(n))) => Copies::Wait(n),
                 _ => Copies::None,
             };
+            let mbarrier_wait = match (inst.form, inst.operands[1]) {
+                (Form::MbarTest(_), simt_isa::Operand::Addr { base, offset }) => Some((base, offset)),
+                _ => None,
+            };
             pcs.push(PcInfo {
                 unit: unit_index(unit),
                 kind,
@@ -261,6 +273,7 @@ impl<'a> Ctx<'a> {
                 throttled,
                 blocking,
                 copies,
+                mbarrier_wait,
             });
         }
         let reg_span = regs.iter().max().map_or(0, |&r| usize::from(r) + 1);
@@ -511,6 +524,15 @@ struct Op {
     pipe: u32,
     /// For an `LDGSTS`, the number of its warp's group of copies.
     group: Option<u64>,
+    /// For a `TMA` load, the mbarrier its bytes complete on: (block, SHARED address).
+    mbarrier: Option<(u64, u32)>,
+}
+
+/// The tensor copies issued to one mbarrier that have not all answered, and the last answer.
+#[derive(Clone, Copy, Debug, Default)]
+struct MbarrierCopies {
+    pending: u32,
+    done: u64,
 }
 
 /// One recorded warp instruction for `--pipeview`.
@@ -611,6 +633,8 @@ pub(crate) struct Sm<'l> {
     inflight: Vec<Inflight>,
     free_inflight: Vec<u32>,
     by_line: LineMap<u32>,
+    /// Per mbarrier, (block, SHARED address), the `TMA` loads whose bytes complete on it.
+    mbarriers: HashMap<(u64, u32), MbarrierCopies>,
     ops: Vec<Op>,
     free_ops: Vec<u32>,
     mshr_release: BinaryHeap<Reverse<u64>>,
@@ -685,6 +709,7 @@ impl<'l> Sm<'l> {
             inflight: Vec::new(),
             free_inflight: Vec::new(),
             by_line: LineMap::default(),
+            mbarriers: HashMap::default(),
             ops: Vec::new(),
             free_ops: Vec::new(),
             mshr_release: BinaryHeap::new(),
@@ -1166,6 +1191,9 @@ impl<'l> Sm<'l> {
                 if let Copies::Wait(n) = info.copies {
                     sb = sb.max(self.copies[s as usize].copies_done(n));
                 }
+                if let Some((base, offset)) = info.mbarrier_wait {
+                    sb = sb.max(self.mbarrier_ready(s, base, offset));
+                }
                 if t < slot.next_issue {
                     Some((slot.next_issue_reason, slot.next_issue))
                 } else if sb > t {
@@ -1240,6 +1268,9 @@ impl<'l> Sm<'l> {
         }
         let Some(block) = self.blocks[bi].take() else { return };
         self.resident_blocks -= 1;
+        if !self.mbarriers.is_empty() {
+            self.mbarriers.retain(|&(linear, _), _| linear != block.linear);
+        }
         for &s in &block.slots {
             self.wake(s);
             self.free_slots |= 1 << s;
@@ -1413,6 +1444,12 @@ impl<'l> Sm<'l> {
         match info.kind {
             Kind::Fixed => Completion::Known(t + u64::from(info.latency + extra)),
             Kind::Branch | Kind::Control => Completion::Known(t + 1),
+            Kind::TensorCopy => match step.exchange {
+                Some(simt_interp::Exchange::TensorCopy { store, barrier }) if step.issued.executed != 0 => {
+                    self.tensor_copy(ctx, s, t, info, pipe, seq, store, barrier)
+                }
+                _ => Completion::Known(t + 1),
+            },
             Kind::Memory(space, kind) => {
                 let Some(access) = step.access.as_ref().filter(|_| step.issued.executed != 0) else {
                     return Completion::Known(t + u64::from(m.latency.alu + extra));
@@ -1582,7 +1619,10 @@ impl<'l> Sm<'l> {
 
     /// Queues a request for L2; returns its in-flight record.
     fn send(&mut self, cycle: u64, line: u64, sectors: u8, kind: ReqKind, seq: u64, mshr: bool) -> u32 {
-        let rec = Inflight { sectors, response: UNKNOWN, waiters: SmallVec::new(), mshr, in_map: kind == ReqKind::Load };
+        // An L1 miss (a load that takes a miss slot) is what later misses to its line merge with;
+        // a tensor copy's load fills shared memory, not L1.
+        let merge = kind == ReqKind::Load && mshr;
+        let rec = Inflight { sectors, response: UNKNOWN, waiters: SmallVec::new(), mshr, in_map: merge };
         let tag = match self.free_inflight.pop() {
             Some(tag) => {
                 self.inflight[tag as usize] = rec;
@@ -1596,9 +1636,7 @@ impl<'l> Sm<'l> {
         if mshr {
             self.outstanding += 1;
         }
-        if kind == ReqKind::Load
-            && let Some(old) = self.by_line.insert(line, tag)
-        {
+        if merge && let Some(old) = self.by_line.insert(line, tag) {
             // The older miss to this line leaves the map: released once answered.
             if self.inflight[old as usize].response == UNKNOWN {
                 self.inflight[old as usize].in_map = false;
@@ -1610,6 +1648,58 @@ impl<'l> Sm<'l> {
         tag
     }
 
+    /// When warp `s`'s `MBAR.TEST` (address `[base + offset]`, its first live lane's) may issue:
+    /// once every tensor copy issued to that mbarrier has answered ([`UNKNOWN`] while one has
+    /// not). Functionally each copy completed as it issued, so waiting here is what makes the
+    /// test's answer come when the data would.
+    fn mbarrier_ready(&self, s: u32, base: u8, offset: i32) -> u64 {
+        if self.mbarriers.is_empty() {
+            return 0;
+        }
+        let slot = &self.slots[s as usize];
+        let Some(block) = self.blocks[slot.block as usize].as_ref() else { return 0 };
+        let w = slot.warp as usize;
+        let lane = block.sim.live_lanes(w).trailing_zeros() as usize % 32;
+        let address = block.sim.registers(w).0.get(usize::from(base)).map_or(0, |row| row[lane]).wrapping_add(offset as u32);
+        match self.mbarriers.get(&(block.linear, address)) {
+            Some(m) if m.pending > 0 => UNKNOWN,
+            Some(m) => m.done,
+            None => 0,
+        }
+    }
+
+    /// Sends a `TMA` copy's lines to L2 at one a cycle, as the tensor memory accelerator walks
+    /// the box: a load's answers complete its mbarrier's bytes, a store's the warp's memory
+    /// operations. Neither goes through L1 (or takes an L1 miss slot); the warp goes on.
+    #[allow(clippy::too_many_arguments)]
+    fn tensor_copy(&mut self, ctx: &Ctx<'l>, s: u32, t: u64, info: &PcInfo, pipe: Option<u32>, seq: u64, store: bool, barrier: u32) -> Completion {
+        let bi = self.slots[s as usize].block as usize;
+        let Some(block) = self.blocks[bi].as_ref() else { return Completion::Known(t + 1) };
+        let linear = block.linear;
+        let mut lines = Vec::new();
+        for &(address, bytes) in block.sim.copied() {
+            let (mut at, end) = (u64::from(address), u64::from(address) + u64::from(bytes));
+            while at < end {
+                let line = at / u64::from(LINE_BYTES);
+                let stop = end.min((line + 1) * u64::from(LINE_BYTES));
+                let (first, last) = ((at % u64::from(LINE_BYTES)) as u32 / SECTOR_BYTES, ((stop - 1) % u64::from(LINE_BYTES)) as u32 / SECTOR_BYTES);
+                lines.push((line, sector_mask(first, last)));
+                at = stop;
+            }
+        }
+        let kind = if store { ReqKind::Store } else { ReqKind::Load };
+        let mut op = NONE;
+        for (i, &(line, sectors)) in lines.iter().enumerate() {
+            let tag = self.send(t + i as u64, line, sectors, kind, seq * 64 + i as u64, false);
+            op = self.wait_on(ctx, tag, op, s, info, pipe);
+        }
+        if op != NONE && !store {
+            self.ops[op as usize].mbarrier = Some((linear, barrier));
+            self.mbarriers.entry((linear, barrier)).or_default().pending += 1;
+        }
+        Completion::Known(t + 1)
+    }
+
     /// Makes the instruction's operation (created on first use) wait for record `tag`.
     fn wait_on(&mut self, _ctx: &Ctx<'l>, tag: u32, op: u32, s: u32, info: &PcInfo, pipe: Option<u32>) -> u32 {
         let op = if op == NONE {
@@ -1619,7 +1709,8 @@ impl<'l> Sm<'l> {
                 copies.open.pending += 1;
                 copies.closed_base + copies.closed.len() as u64
             });
-            let new = Op { slot: s, writes: info.writes, pred_writes: info.pred_writes, known: 0, unknown: 0, pipe: pipe.unwrap_or(NONE), group };
+            let new =
+                Op { slot: s, writes: info.writes, pred_writes: info.pred_writes, known: 0, unknown: 0, pipe: pipe.unwrap_or(NONE), group, mbarrier: None };
             match self.free_ops.pop() {
                 Some(i) => {
                     self.ops[i as usize] = new;
@@ -1694,10 +1785,19 @@ impl<'l> Sm<'l> {
     }
 
     fn finish_op(&mut self, ctx: &Ctx<'l>, op: u32) {
-        let (s, writes, preds, known, pipe, group) = {
+        let (s, writes, preds, known, pipe, group, mbarrier) = {
             let o = &self.ops[op as usize];
-            (o.slot, o.writes, o.pred_writes, o.known, o.pipe, o.group)
+            (o.slot, o.writes, o.pred_writes, o.known, o.pipe, o.group, o.mbarrier)
         };
+        if let Some(key) = mbarrier
+            && let Some(m) = self.mbarriers.get_mut(&key)
+        {
+            m.pending -= 1;
+            m.done = m.done.max(known);
+            // Any warp of the block may be waiting on it.
+            let slots = self.blocks[self.slots[s as usize].block as usize].as_ref().map(|b| b.slots.clone()).unwrap_or_default();
+            slots.into_iter().for_each(|w| self.wake(w));
+        }
         self.mark_writes(ctx, s, writes, preds, known);
         let slot = &mut self.slots[s as usize];
         slot.mem_pending -= 1;

@@ -164,6 +164,23 @@ fn copies_in_flight_overlap_their_trips_to_memory() {
     assert!(one_by_one / in_flight > 5.0, "eight in flight: {in_flight} cycles against {one_by_one}");
 }
 
+/// A `TMA.LOAD`'s mbarrier completes when its lines have come back: waiting for each box
+/// (`MBAR.TEST` after every copy) pays a trip to memory per box, eight boxes in flight share
+/// theirs. The waits issue once each, not as spins: the test waits for the data.
+#[test]
+fn tensor_copies_complete_their_mbarrier_when_their_lines_arrive() {
+    let run = |kernel: &str| {
+        let module = load("bench/tma.s");
+        let module = simt_isa::Module { kernels: module.kernels.into_iter().filter(|k| k.name == kernel).collect(), ..module };
+        let (report, _) = timed(&module, &h100(), &request(None, None, vec![]), TimingOptions::default());
+        (report.stats.cycles as f64, report.functional.warp_instructions)
+    };
+    let ((in_flight, _), (one_by_one, instructions)) = (run("boxes_in_flight"), run("boxes_one_by_one"));
+    assert!(one_by_one / 64.0 > h100().l2_hit_latency() as f64, "each box waited for alone pays a trip to memory: {one_by_one} cycles");
+    assert!(one_by_one / in_flight > 3.0, "eight in flight: {in_flight} cycles against {one_by_one}");
+    assert_eq!(instructions, 6 + 64 * 12 + 1, "every MBAR.TEST issued once: 6 instructions before the loop, 12 in it");
+}
+
 #[test]
 fn streaming_bandwidth_needs_many_warps() {
     let m = h100();

@@ -17,6 +17,7 @@ pub(crate) mod efficiency;
 pub(crate) mod memory;
 pub(crate) mod print;
 pub(crate) mod tensor;
+pub(crate) mod tma;
 
 use simt_isa::{BarRedOp, SpecialReg};
 
@@ -200,6 +201,9 @@ pub(crate) struct Executor<'a> {
     pub(crate) votes: BarrierVotes,
     /// Block barriers opened since the block started: the interval a `PRINTF`'s record is in.
     pub(crate) barriers_opened: u32,
+    /// The GLOBAL spans (address, bytes) the last `TMA` moved, kept under a timing model (a
+    /// `clock`), which sends their lines to L2.
+    pub(crate) copied: Vec<(u32, u32)>,
 }
 
 /// How many threads arrived at the block barrier with a `BAR.RED` predicate true, and how
@@ -236,6 +240,7 @@ impl<'a> Executor<'a> {
             local_dirty: false,
             buffer_hints: vec![0; launch.program.code.len()],
             clock: None,
+            copied: Vec::new(),
             votes: BarrierVotes::default(),
             barriers_opened: 0,
         }
@@ -303,6 +308,7 @@ impl<'a> Executor<'a> {
             Op::Collective(op) => self.collective(w, *op, exec),
             Op::Tensor(op) => self.mma(w, pc, *op, mask, exec)?,
             Op::Warpgroup(op) => self.wgmma(w, pc, *op, mask, exec)?,
+            Op::Async(op) => self.asynchronous(w, pc, op, exec, sanitizer.as_deref_mut())?,
             Op::Control(op) => moved = self.control(w, pc, *op, mask, exec, counts)?,
             Op::Print(op) => self.print(w, pc, *op, exec, &mut counters.printed)?,
         }
