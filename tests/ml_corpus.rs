@@ -53,7 +53,9 @@ fn mismatch(got: &npy::Array, want: &npy::Array, tolerance: &Value) -> Option<St
 fn run(dir: &Path, kernel: &Value, extra: &[&str], source: Option<&Path>) -> Option<String> {
     let scratch = tempfile::tempdir().unwrap();
     let command = kernel["simt_command"].as_str().unwrap();
-    let mut args: Vec<String> = command.split_whitespace().skip(1).map(str::to_string).collect();
+    // shlex's quoting: a word with brackets (`tensormap(...)`) comes in single quotes, and no
+    // word of the corpora holds a space or a quote of its own.
+    let mut args: Vec<String> = command.split_whitespace().skip(1).map(|w| w.trim_matches('\'').to_string()).collect();
     if let Some(source) = source {
         args[1] = source.display().to_string();
     }
@@ -159,7 +161,13 @@ fn ml_corpora_run_and_match_their_references() {
                     break;
                 }
             }
-            if !refused && let Some(why) = run_ptx_run(&lib, name, &dir, kernel) {
+            // `ptx_run` lends the memory its pointer arguments name, not what a tensor map
+            // points to; its callers (tinygrad's CI) pass no tensor maps.
+            let tensor_maps = kernel["params"].as_array().unwrap().iter().any(|p| p["role"] == "tensormap");
+            if !refused
+                && !tensor_maps
+                && let Some(why) = run_ptx_run(&lib, name, &dir, kernel)
+            {
                 failures.push(format!("{id} through ptx_run: {why}"));
             }
             if !refused && let Some(why) = run_translated(&dir, kernel) {

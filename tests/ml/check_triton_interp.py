@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 
 import gen_triton as g  # noqa: E402
+from triton.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
 
 # Known differences of the interpreter itself, not of our references: it converts f32 to
 # bfloat16 by truncation, where the PTX (cvt.rn.bf16x2.f32) rounds to nearest even.
@@ -30,6 +31,7 @@ INTERPRETER_CANNOT = {"matmul_bf16_s3": "tl.dot on bf16 multiplies the bits", "m
 class _Dtype:
     def __init__(self, name):
         self.name = name
+        self.itemsize = {"float8_e4m3": 1, "bfloat16": 2}.get(name) or np.dtype(name).itemsize
 
     def __str__(self):
         return "torch." + {"float8_e4m3": "float8_e4m3fn"}.get(self.name, self.name)
@@ -110,14 +112,17 @@ def main():
             continue
         args, bufs, keep = [], {}, []
         for name, a in spec.args.items():
-            if a[0] == "buffer":
+            if a[0] in ("buffer", "tensordesc"):
                 src = a[1]
                 big = np.zeros(src.size * 2 + 8192, src.dtype)
                 keep.append(big)
                 arr = big[: src.size].reshape(src.shape)
                 arr[...] = src
                 bufs[name] = arr
-                args.append(_tensor(arr, a[3] or src.dtype.name))  # an element numpy lacks, as its bits
+                tensor = _tensor(arr, a[3] or src.dtype.name)  # an element numpy lacks, as its bits
+                if a[0] == "tensordesc":
+                    tensor = TensorDescriptor(tensor, list(arr.shape), list(tensor.stride()), a[4])
+                args.append(tensor)
             elif a[0] == "scalar":
                 args.append(a[2])
             else:

@@ -323,6 +323,31 @@ def add_f16_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, x * y - y, mask=mask)
 
 
+@triton.jit
+def tma_add_one_kernel(in_desc, out_desc, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # A tile through host-made tensor descriptors: on sm_90a the loads and the store are TMA
+    # copies (cp.async.bulk.tensor) that complete on an mbarrier; tiles hang over the edges.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    x = in_desc.load([pid_m * BLOCK_M, pid_n * BLOCK_N])
+    out_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], x + 1.0)
+
+
+@triton.jit
+def matmul_tma_kernel(a_desc, b_desc, c_desc, K,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # Triton's Hopper matmul through tensor descriptors (tutorial 09's shape, one tile a program):
+    # the K loop's TMA loads are pipelined over num_stages buffers and mbarriers, tl.dot is wgmma.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        a = a_desc.load([pid_m * BLOCK_M, k])
+        b = b_desc.load([k, pid_n * BLOCK_N])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
+
+
 # ---------------------------------------------------------------- references
 
 TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int8": "i8", "bfloat16": "bf16",
@@ -401,6 +426,12 @@ def buf(array, name=None, element=None):
     """A buffer argument; `element` names the Triton element type where numpy has none (the
     array then holds its bits)."""
     return ("buffer", np.ascontiguousarray(array), name, element)
+
+
+def tdesc(array, block, name=None, element=None):
+    """A host-made tensor descriptor over `array` (Triton's TensorDescriptor): its kernel parameter
+    is a 128-byte CUtensorMap, followed by the tensor's shape (i32 each) and strides (i64 each)."""
+    return ("tensordesc", np.ascontiguousarray(array), name, element, list(block))
 
 
 def scalar(ty, value):
@@ -689,6 +720,28 @@ def specs():
                   [n // 256], {"h_ptr": xcst.astype(np.float16), "bf_ptr": to_bf16_bits(xcst),
                                "i_ptr": np.trunc(xcst).astype(np.int32)},
                   mc.exact(), note="bf_ptr holds bfloat16 bits, stored as uint16 (numpy has no bfloat16)"))
+
+    # Hopper's tensor memory accelerator: host-made tensor descriptors (their own generator, so
+    # the kernels above keep their inputs)
+    tma = np.random.default_rng(90)
+    xt = tma.uniform(-1.0, 1.0, (80, 96)).astype(np.float32)
+    S.append(Spec("tma_add_one_sm90", tma_add_one_kernel,
+                  {"in_desc": tdesc(xt, [32, 32]), "out_desc": tdesc(np.zeros((80, 96), np.float32), [32, 32]),
+                   "BLOCK_M": const(32), "BLOCK_N": const(32)},
+                  [3, 3], {"out_desc": xt + np.float32(1.0)}, mc.exact(), capability=90,
+                  note="sm_90a: the tiles are TMA copies through tensor maps; the last row of tiles hangs past the 80 rows "
+                       "(loads read zeros there, the store leaves them out)"))
+    M, N, K = 160, 128, 256
+    at = tma.uniform(-1.0, 1.0, (M, K)).astype(np.float16)
+    bt = tma.uniform(-1.0, 1.0, (K, N)).astype(np.float16)
+    S.append(Spec("matmul_tma_f16_sm90", matmul_tma_kernel,
+                  {"a_desc": tdesc(at, [64, 64]), "b_desc": tdesc(bt, [64, 64]), "c_desc": tdesc(np.zeros((M, N), np.float16), [64, 64]),
+                   "K": scalar("i32", K), "BLOCK_M": const(64), "BLOCK_N": const(64), "BLOCK_K": const(64)},
+                  [3, 2], {"c_desc": (at.astype(np.float64) @ bt.astype(np.float64)).astype(np.float16)},
+                  mc.close(2e-3, 2e-3, "f16 inputs, f32 accumulation in mma order, result rounded to f16"),
+                  num_warps=4, num_stages=3, capability=90,
+                  note="sm_90a: A and B tiles come by TMA through tensor maps into 128-byte-swizzled buffers, three stages "
+                       "of mbarriers deep; tl.dot is wgmma; M = 160 hangs a tile past the end (zeros in, left out of C)"))
     return S
 
 
@@ -698,6 +751,8 @@ def signature_of(spec):
         if a[0] == "buffer":
             sig[name] = "*" + TRITON_DTYPE[a[3] or a[1].dtype.name]
             attrs[(i,)] = [["tt.divisibility", 16]]
+        elif a[0] == "tensordesc":
+            sig[name] = f"tensordesc<{TRITON_DTYPE[a[3] or a[1].dtype.name]}[{', '.join(map(str, a[4]))}]>"
         elif a[0] == "scalar":
             sig[name] = a[1]
             if a[1] in ("i32", "i64") and a[2] % 16 == 0:
@@ -749,13 +804,22 @@ def main():
         md = compiled.metadata
         assert md.global_scratch_size == 0 and md.profile_scratch_size == 0, (spec.name, md)
         [(entry, pparams)] = mc.ptx_entries(ptx)
-        runtime_args = [(n, a) for n, a in spec.args.items() if a[0] != "constexpr"]
-        assert len(pparams) == len(runtime_args) + 2, (spec.name, pparams, runtime_args)
+        # Each runtime argument's PTX parameters: one, or a tensor descriptor's map, shape and
+        # strides; then Triton's two scratch pointers.
+        expanded = []
+        for n, a in spec.args.items():
+            if a[0] == "tensordesc":
+                rank = a[1].ndim
+                expanded += [(n, a, "map")] + [(n, a, ("shape", k)) for k in range(rank)] + [(n, a, ("stride", k)) for k in range(rank)]
+            elif a[0] != "constexpr":
+                expanded.append((n, a, None))
+        assert len(pparams) == len(expanded) + 2, (spec.name, pparams, expanded)
+        tensordescs = iter(getattr(md, "tensordesc_meta", None) or [])
         params = []
         for i, p in enumerate(pparams):
             d = {"name": p["name"], "ptx_type": p["ptx_type"]}
-            if i < len(runtime_args):
-                argname, a = runtime_args[i]
+            if i < len(expanded):
+                argname, a, part = expanded[i]
                 d["arg"] = argname
                 if a[0] == "buffer":
                     arr = a[1]
@@ -765,11 +829,28 @@ def main():
                     d.update(role="buffer", input=corpus.npy(fname, arr), dtype=arr.dtype.name, count=int(arr.size))
                     if a[3]:
                         d["element"] = f"{a[3]} (bits as {arr.dtype.name})"
+                elif part == "map":
+                    # The tensor keeps its shape: the map's extents come from it.
+                    arr = a[1]
+                    fname = a[2] or f"{spec.name}.{argname}.in"
+                    if not arr.any() and argname in spec.outputs:
+                        fname = f"zeros.{arr.dtype.name}.{'x'.join(map(str, arr.shape))}"
+                    meta = next(tensordescs)
+                    d.update(role="tensormap", input=corpus.npy(fname, arr), dtype=arr.dtype.name, shape=list(arr.shape),
+                             box=list(a[4]), swizzle=[0, 32, 64, 128][meta["swizzle"]],
+                             note="a CUtensorMap passed by value: simt run takes tensormap(TENSOR, box=..., swizzle=...)")
+                    if a[3]:
+                        d["element"] = a[3]
+                elif part is not None:
+                    what, k = part
+                    value = a[1].shape[k] if what == "shape" else a[1].strides[k] // a[1].itemsize
+                    d.update(role="scalar", value=int(value), type="i32" if what == "shape" else "i64",
+                             note=f"the descriptor's {what} in dimension {k} (Triton passes them beside the map)")
                 else:
                     value = float(np.float32(a[2])) if a[1] == "fp32" else a[2]
                     d.update(role="scalar", value=value, type=a[1])
             else:
-                d.update(role="unused", arg=["global_scratch", "profile_scratch"][i - len(runtime_args)],
+                d.update(role="unused", arg=["global_scratch", "profile_scratch"][i - len(expanded)],
                          note="Triton's scratch pointer; null at launch (scratch size 0)")
             params.append(d)
         outputs = []

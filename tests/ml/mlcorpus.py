@@ -28,11 +28,15 @@ def ptx_entries(ptx):
             p = " ".join(p.split())
             if not p:
                 continue
-            # Forms: ".param .u64 .ptr .global .align 1 NAME" and ".param .u32 NAME".
+            # Forms: ".param .u64 .ptr .global .align 1 NAME", ".param .u32 NAME" and, for bytes
+            # passed by value (a CUtensorMap), ".param .align 64 .b8 NAME[128]".
             toks = p.split()
             assert toks[0] == ".param", p
-            ty = toks[1]
+            ty = next(t for t in toks[1:] if t not in (".align", ".ptr") and not t[0].isdigit())
             name = toks[-1]
+            if name.endswith("]"):
+                name, _, size = name[:-1].partition("[")
+                ty = f"{ty}[{size}]"
             params.append({"name": name, "ptx_type": ty, "ptr_hint": ".ptr" in toks})
         out.append((m.group(1), params))
     return out
@@ -172,6 +176,10 @@ def simt_command(k):
             cmd += ["--arg", f"{p['name']}=@{p['input']}"]
         elif p["role"] == "scalar":
             cmd += ["--arg", f"{p['name']}={scalar_literal(p)}"]
+        elif p["role"] == "tensormap":
+            element = f",type={p['element']}" if p.get("element") else ""
+            box = ",".join(map(str, p["box"]))
+            cmd += ["--arg", f"{p['name']}=tensormap(@{p['input']},box=[{box}],swizzle={p['swizzle']}{element})"]
         elif p["role"] == "unused":
             cmd += ["--arg", f"{p['name']}=0"]
     for o in k["outputs"]:

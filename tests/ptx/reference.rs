@@ -167,6 +167,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("wmma_tiles", wmma_tiles),
     ("wmma_s8", wmma_s8),
     ("coop_tiles", coop_tiles),
+    ("barrier_phases", barrier_phases),
     ("printf_demo", printf_demo),
     ("assert_checked", assert_checked),
 ];
@@ -893,6 +894,17 @@ fn wmma_s8(inp: &Inputs) -> Outputs {
         }
     }
     outputs(vec![("d", Buffer::S32(d))])
+}
+
+fn barrier_phases(inp: &Inputs) -> Outputs {
+    let (v, rounds) = (inp.s32s("in"), inp.count("rounds") as i32);
+    let mut out = inp.s32s("out").to_vec();
+    for (i, o) in out.iter_mut().enumerate() {
+        // Round r reads the next thread's value (in the block of 128, wrapping) times r + 1.
+        let next = v[(i & !127) + (i + 1) % 128];
+        *o = (1..=rounds).fold(0i32, |acc, r| acc.wrapping_add(next.wrapping_mul(r)));
+    }
+    outputs(vec![("out", Buffer::S32(out))])
 }
 
 fn coop_tiles(inp: &Inputs) -> Outputs {

@@ -380,6 +380,8 @@ pub enum OperandKind<'a> {
     Immediate(Immediate),
     /// `[base]`, `[base+offset]`, `[base-offset]` or `[offset]`.
     Address(Address<'a>),
+    /// `[map, {c0, c1}]`: a tensor map's address and the coordinates of a box in its tensor.
+    TensorAddress(Spanned<&'a str>, Vec<Operand<'a>>),
     /// `{a, b, c, d}`: the elements of a vector operand.
     Vector(Vec<Operand<'a>>),
     /// `(a, b)`: the return or argument list of a `call`.
@@ -446,6 +448,10 @@ impl<'a> Operand<'a> {
             OperandKind::Pair(a, b) => out.extend([*a, *b]),
             OperandKind::Address(Address { base: Some(b), .. }) => out.push(b.value),
             OperandKind::Vector(v) | OperandKind::List(v) => v.iter().for_each(|o| o.names(out)),
+            OperandKind::TensorAddress(map, coords) => {
+                out.push(map.value);
+                coords.iter().for_each(|o| o.names(out));
+            }
             OperandKind::Address(_) | OperandKind::Special(_) | OperandKind::Immediate(_) | OperandKind::Sink => {}
         }
     }

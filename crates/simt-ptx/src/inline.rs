@@ -288,6 +288,9 @@ impl<'t, 'a> Plan<'t, 'a> {
                 OperandKind::Address(Address { base: base.map(|b| Spanned { value: name(b.value), span: b.span }), offset: *offset })
             }
             OperandKind::Vector(v) => OperandKind::Vector(v.iter().map(|o| self.operand(k, scope, o)).collect()),
+            OperandKind::TensorAddress(map, coords) => {
+                OperandKind::TensorAddress(Spanned { value: name(map.value), span: map.span }, coords.iter().map(|o| self.operand(k, scope, o)).collect())
+            }
             OperandKind::List(v) => OperandKind::List(v.iter().map(|o| self.operand(k, scope, o)).collect()),
             OperandKind::Special(s) => OperandKind::Special(*s),
             OperandKind::Immediate(i) => OperandKind::Immediate(*i),

@@ -27,7 +27,7 @@ pub enum Token<'s> {
     #[token("/*", block_comment)]
     Comment,
     /// `.reg`, `.global`, `.f32`, `.x`: a directive, a modifier or a component.
-    #[regex(r"\.[A-Za-z_][A-Za-z0-9_]*", |lex| lex.slice())]
+    #[regex(r"\.[A-Za-z0-9_][A-Za-z0-9_]*", |lex| lex.slice())]
     Dot(&'s str),
     /// Opcodes, registers (`%r1`), labels (`$L__BB0_2`), variables and functions.
     #[regex(r"[A-Za-z_$%][A-Za-z0-9_$]*", |lex| lex.slice())]

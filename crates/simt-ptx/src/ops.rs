@@ -68,6 +68,11 @@ modifiers! {
     M8n8 = ".m8n8", X1 = ".x1", X2 = ".x2", X4 = ".x4", Trans = ".trans",
     Load = ".load", Store = ".store", Mma = ".mma", A = ".a", B = ".b", C = ".c", D = ".d", M16n16k16 = ".m16n16k16",
     MmaAsync = ".mma_async", Fence = ".fence", Proxy = ".proxy",
+    Init = ".init", Inval = ".inval", ExpectTx = ".expect_tx", CompleteTx = ".complete_tx", ArriveDrop = ".arrive_drop",
+    TestWait = ".test_wait", TryWait = ".try_wait", Parity = ".parity", PendingCount = ".pending_count",
+    Bulk = ".bulk", Tensor = ".tensor", Tile = ".tile", BulkGroup = ".bulk_group", Read = ".read",
+    D1 = ".1d", D2 = ".2d", D3 = ".3d", D4 = ".4d", D5 = ".5d",
+    MbarrierCompleteTx = ".mbarrier::complete_tx::bytes",
     // `wgmma`'s `.m64nNkK`, whose N and K the parser keeps beside the modifiers (`Modifiers::shape`).
     M64nNkK = ".m64nNkK",
 }
@@ -876,6 +881,52 @@ pub enum Op {
     WgmmaOrder(WgmmaOrder),
     /// `fence.proxy.async{.shared::cta}`: orders generic-proxy writes before async-proxy reads.
     FenceProxyAsync,
+    /// `mbarrier.<action>{.sem}{.scope}.shared{::cta}.b64 ...` (sm_80; the transaction counts sm_90).
+    Mbarrier(MbarrierAction),
+    /// `elect.sync d|p, membermask` (sm_90): one leader among the member lanes that execute it.
+    Elect,
+    /// `cp.async.bulk.tensor.Nd` (sm_90): a box of a tensor between global and shared memory
+    /// through a tensor map, `.shared::cluster.global.tile.mbarrier::complete_tx::bytes [dst],
+    /// [map, {coords}], [mbar]` (`load`) or `.global.shared::cta.tile.bulk_group [map, {coords}], [src]`.
+    CpAsyncBulkTensor {
+        /// How many coordinates name the box.
+        rank: u8,
+        /// From global memory into shared memory, rather than out of it.
+        load: bool,
+    },
+    /// `cp.async.bulk.commit_group` and `cp.async.bulk.wait_group{.read} N`: groups of bulk copies.
+    CpAsyncBulkOrder {
+        /// `wait_group` rather than `commit_group`.
+        wait: bool,
+    },
+}
+
+/// What an `mbarrier` instruction does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MbarrierAction {
+    /// `init [a], count`.
+    Init,
+    /// `inval [a]`.
+    Inval,
+    /// `expect_tx [a], tx` (`complete`: `complete_tx`).
+    Tx {
+        /// `complete_tx` rather than `expect_tx`.
+        complete: bool,
+    },
+    /// `arrive{.expect_tx} state, [a]{, count | tx}` and `arrive_drop`.
+    Arrive {
+        /// `arrive_drop`.
+        drop: bool,
+        /// `.expect_tx`: the third operand is transaction bytes, not a count.
+        expect_tx: bool,
+    },
+    /// `test_wait{.parity}` and `try_wait{.parity}` `done, [a], state | parity{, hint}`.
+    Wait {
+        /// `try_wait` rather than `test_wait`.
+        try_wait: bool,
+        /// `.parity`: the third operand is a phase's parity, not `arrive`'s state.
+        parity: bool,
+    },
 }
 
 /// `wgmma.mma_async`'s shape and types.
@@ -979,6 +1030,7 @@ pub const OPCODES: &[&str] = &[
     "cvt",
     "cvta",
     "div",
+    "elect",
     "dp2a",
     "dp4a",
     "ex2",
@@ -992,6 +1044,7 @@ pub const OPCODES: &[&str] = &[
     "mad",
     "mad24",
     "madc",
+    "mbarrier",
     "match",
     "max",
     "membar",
@@ -1256,6 +1309,81 @@ impl<'m> Modifiers<'m> {
         Ok(Op::Bar(Bar { spelling, action, aligned, ty }))
     }
 
+    /// `cp.async.bulk`'s tensor copies and groups.
+    fn bulk(&mut self) -> Result<Op, ModifierError> {
+        if self.flag(Modifier::CommitGroup)? {
+            return Ok(Op::CpAsyncBulkOrder { wait: false });
+        }
+        if self.flag(Modifier::WaitGroup)? {
+            // `.read` waits only until the sources may be reused; every copy is whole as it issues.
+            self.flag(Modifier::Read)?;
+            return Ok(Op::CpAsyncBulkOrder { wait: true });
+        }
+        if !self.flag(Modifier::Tensor)? {
+            let message = "`cp.async.bulk` is supported for tensors (`cp.async.bulk.tensor`) and its groups; a plain bulk copy is not";
+            return Err(self.error(self.opcode_span, message.to_string()));
+        }
+        let rank = self.required(
+            |m| match m {
+                Modifier::D1 => Some(1),
+                Modifier::D2 => Some(2),
+                Modifier::D3 => Some(3),
+                Modifier::D4 => Some(4),
+                Modifier::D5 => Some(5),
+                _ => None,
+            },
+            "a rank",
+            ".2d",
+        )?;
+        let [to, from] = self.ordered(StateSpace::from_modifier, "state spaces (destination, then source)")?;
+        self.flag(Modifier::Tile)?;
+        match (to, from) {
+            (StateSpace::Shared, StateSpace::Global) => {
+                self.require_flag(Modifier::MbarrierCompleteTx)?;
+                Ok(Op::CpAsyncBulkTensor { rank, load: true })
+            }
+            (StateSpace::Global, StateSpace::Shared) => {
+                self.require_flag(Modifier::BulkGroup)?;
+                Ok(Op::CpAsyncBulkTensor { rank, load: false })
+            }
+            _ => Err(self.error(self.opcode_span, format!("`cp.async.bulk.tensor` copies `.shared.global` or `.global.shared`, not `{to}{from}`"))),
+        }
+    }
+
+    fn mbarrier(&mut self) -> Result<Op, ModifierError> {
+        use MbarrierAction::*;
+        let (arrive, drop) = (self.flag(Modifier::Arrive)?, self.flag(Modifier::ArriveDrop)?);
+        let action = if arrive || drop {
+            Arrive { drop, expect_tx: self.flag(Modifier::ExpectTx)? }
+        } else if self.flag(Modifier::Init)? {
+            Init
+        } else if self.flag(Modifier::Inval)? {
+            Inval
+        } else if self.flag(Modifier::ExpectTx)? {
+            Tx { complete: false }
+        } else if self.flag(Modifier::CompleteTx)? {
+            Tx { complete: true }
+        } else if self.flag(Modifier::TestWait)? {
+            Wait { try_wait: false, parity: self.flag(Modifier::Parity)? }
+        } else if self.flag(Modifier::TryWait)? {
+            Wait { try_wait: true, parity: self.flag(Modifier::Parity)? }
+        } else if self.flag(Modifier::PendingCount)? {
+            let message = "`mbarrier.pending_count` is not supported: the state `mbarrier.arrive` gives holds its phase's parity only";
+            return Err(self.error(self.opcode_span, message.to_string()));
+        } else {
+            return Err(self.error(self.opcode_span, "`mbarrier` needs an action such as `.init`, `.arrive` or `.try_wait`".to_string()));
+        };
+        // The ordering and scope: a block's warps see each other's accesses in issue order.
+        self.one(Semantics::from_modifier, "memory ordering")?;
+        self.one(Scope::from_modifier, "scope")?;
+        if !self.flag(Modifier::Shared)? {
+            let message = "`mbarrier` is supported on `.shared` addresses (`mbarrier.init.shared::cta.b64`); a generic address is not";
+            return Err(self.error(self.opcode_span, message.to_string()));
+        }
+        self.require_flag(Modifier::B64)?;
+        Ok(Op::Mbarrier(action))
+    }
+
     fn require_flag(&mut self, flag: Modifier) -> Result<(), ModifierError> {
         if self.flag(flag)? { Ok(()) } else { Err(self.error(self.opcode_span, format!("`{}` needs `{flag}`", self.opcode))) }
     }
@@ -1406,7 +1534,9 @@ impl Op {
             }
             "cp" => {
                 m.require_flag(Modifier::Async)?;
-                if m.flag(Modifier::CommitGroup)? {
+                if m.flag(Modifier::Bulk)? {
+                    m.bulk()?
+                } else if m.flag(Modifier::CommitGroup)? {
                     CpAsyncCommit
                 } else if m.flag(Modifier::WaitGroup)? {
                     CpAsyncWait { all: false }
@@ -1420,6 +1550,11 @@ impl Op {
                     }
                     CpAsync(crate::ops::CpAsync { cache })
                 }
+            }
+            "mbarrier" => m.mbarrier()?,
+            "elect" => {
+                m.require_flag(Modifier::Sync)?;
+                Elect
             }
             "wgmma" => {
                 let order = if m.flag(Modifier::Fence)? {
@@ -1592,6 +1727,9 @@ impl Op {
             Stmatrix(_) => "stmatrix",
             Wgmma(_) | WgmmaOrder(_) => "wgmma",
             FenceProxyAsync => "fence",
+            Mbarrier(_) => "mbarrier",
+            Elect => "elect",
+            CpAsyncBulkTensor { .. } | CpAsyncBulkOrder { .. } => "cp",
         }
     }
 
@@ -1604,7 +1742,16 @@ impl Op {
     /// Whether the first operand is what the instruction writes: not for a store, a reduction
     /// or a branch, which write no register, nor for a call, whose results its callee writes.
     pub fn writes_first_operand(&self) -> bool {
-        !matches!(self, Op::St(_) | Op::Stmatrix(_) | Op::Red(_) | Op::Bra(_) | Op::Call(_) | Op::Wmma(Wmma { action: WmmaAction::StoreD, .. }))
+        !matches!(
+            self,
+            Op::St(_)
+                | Op::Stmatrix(_)
+                | Op::Red(_)
+                | Op::Bra(_)
+                | Op::Call(_)
+                | Op::Wmma(Wmma { action: WmmaAction::StoreD, .. })
+                | Op::CpAsyncBulkTensor { load: false, .. }
+        )
     }
 
     /// Whether control may leave the instruction for somewhere other than the next one: a
@@ -1675,6 +1822,20 @@ impl Op {
             Wgmma(_) => 4..=8,
             WgmmaOrder(o) => usize::from(*o == crate::ops::WgmmaOrder::Wait)..=usize::from(*o == crate::ops::WgmmaOrder::Wait),
             FenceProxyAsync => 0..=0,
+            Mbarrier(MbarrierAction::Inval) => 1..=1,
+            Mbarrier(MbarrierAction::Init | MbarrierAction::Tx { .. }) => 2..=2,
+            Mbarrier(MbarrierAction::Arrive { expect_tx: true, .. }) => 3..=3,
+            Mbarrier(MbarrierAction::Arrive { expect_tx: false, .. }) => 2..=3,
+            Mbarrier(MbarrierAction::Wait { try_wait, .. }) => 3..=3 + usize::from(*try_wait),
+            Elect => 2..=2,
+            CpAsyncBulkTensor { load, .. } => {
+                if *load {
+                    3..=3
+                } else {
+                    2..=2
+                }
+            }
+            CpAsyncBulkOrder { wait } => usize::from(*wait)..=usize::from(*wait),
         }
     }
 }
@@ -1843,6 +2004,27 @@ impl fmt::Display for Op {
                 crate::ops::WgmmaOrder::Wait => ".wait_group.sync.aligned",
             }),
             FenceProxyAsync => f.write_str(".proxy.async"),
+            Mbarrier(a) => {
+                let action = match a {
+                    MbarrierAction::Init => ".init",
+                    MbarrierAction::Inval => ".inval",
+                    MbarrierAction::Tx { complete: false } => ".expect_tx",
+                    MbarrierAction::Tx { complete: true } => ".complete_tx",
+                    MbarrierAction::Arrive { drop: false, expect_tx: false } => ".arrive",
+                    MbarrierAction::Arrive { drop: false, expect_tx: true } => ".arrive.expect_tx",
+                    MbarrierAction::Arrive { drop: true, expect_tx: false } => ".arrive_drop",
+                    MbarrierAction::Arrive { drop: true, expect_tx: true } => ".arrive_drop.expect_tx",
+                    MbarrierAction::Wait { try_wait: false, parity: false } => ".test_wait",
+                    MbarrierAction::Wait { try_wait: false, parity: true } => ".test_wait.parity",
+                    MbarrierAction::Wait { try_wait: true, parity: false } => ".try_wait",
+                    MbarrierAction::Wait { try_wait: true, parity: true } => ".try_wait.parity",
+                };
+                write!(f, "{action}.shared.b64")
+            }
+            Elect => f.write_str(".sync"),
+            CpAsyncBulkTensor { rank, load: true } => write!(f, ".async.bulk.tensor.{rank}d.shared.global.tile.mbarrier::complete_tx::bytes"),
+            CpAsyncBulkTensor { rank, load: false } => write!(f, ".async.bulk.tensor.{rank}d.global.shared.tile.bulk_group"),
+            CpAsyncBulkOrder { wait } => f.write_str(if wait { ".async.bulk.wait_group" } else { ".async.bulk.commit_group" }),
             Mma(x) => {
                 write!(f, ".sync.aligned{}{}{}", x.shape, x.a_layout, x.b_layout)?;
                 flag(f, x.satfinite, Modifier::Satfinite)?;

@@ -820,32 +820,31 @@ impl<'a> Parser<'a> {
         let mut count = 0;
         let mut shape = None;
         while let Some(Token::Dot(word)) = self.peek() {
-            let span = self.bump().1;
-            let Some(modifier) = Modifier::from_text(word).or_else(|| {
-                shape = warpgroup_shape(word).or(shape);
+            let mut span = self.bump().1;
+            // A qualified word, `.mbarrier::complete_tx::bytes`, is one modifier.
+            let mut qualified = String::new();
+            while self.peek() == Some(Token::Colon) && self.peek_at(1) == Some(Token::Colon) {
+                let Some(Token::Ident(part)) = self.peek_at(2) else { break };
+                qualified = format!("{}::{part}", if qualified.is_empty() { word } else { &qualified });
+                self.bump();
+                self.bump();
+                span = span.to(self.bump().1);
+            }
+            let text = if qualified.is_empty() { word } else { qualified.as_str() };
+            // `.shared::cta` is `.shared`, the block's own; so is `.shared::cluster`, since every
+            // block is a cluster of one (simt launches no clusters).
+            let text = if matches!(text, ".shared::cta" | ".shared::cluster") { ".shared" } else { text };
+            let Some(modifier) = Modifier::from_text(text).or_else(|| {
+                shape = warpgroup_shape(text).or(shape);
                 shape.is_some().then_some(Modifier::M64nNkK)
             }) else {
-                return Err(self.error(span, format!("unknown modifier `{word}` on `{opcode}`")));
+                return Err(self.error(span, format!("unknown modifier `{text}` on `{opcode}`")));
             };
             if count == MAX_MODIFIERS {
                 return Err(self.error(span, format!("`{opcode}` has more than {MAX_MODIFIERS} modifiers")));
             }
             modifiers[count] = (modifier, span);
             count += 1;
-            // `.shared::cta` is `.shared`, the block's own; `::cluster` reaches other blocks'.
-            if word == ".shared" && self.peek() == Some(Token::Colon) && self.peek_at(1) == Some(Token::Colon) {
-                self.bump();
-                self.bump();
-                match self.peek() {
-                    Some(Token::Ident("cta")) => {
-                        self.bump();
-                    }
-                    _ => {
-                        return Err(self
-                            .error(span, format!("`{opcode}`: only `.shared::cta` of the `.shared::` forms is supported (distributed shared memory is not)")));
-                    }
-                }
-            }
         }
         let op_span = opcode_span.to(self.previous_span());
         let op = match Op::build(Modifiers::new(opcode, opcode_span, &modifiers[..count]).with_shape(shape)) {
@@ -925,6 +924,18 @@ impl<'a> Parser<'a> {
                 self.too_deep(depth, "operand lists")?;
                 self.bump();
                 OperandKind::List(self.operand_list(Token::RParen, "`,` or `)` in the list", depth + 1)?)
+            }
+            // `[map, {c0, c1}]`: a tensor map's address and a box's coordinates (`cp.async.bulk.tensor`).
+            Some(Token::LBracket) if matches!(self.peek_at(1), Some(Token::Ident(_))) && self.peek_at(2) == Some(Token::Comma) => {
+                self.bump();
+                let map = self.name("a tensor map's address")?;
+                self.bump();
+                let coords = match self.operand(depth + 1)? {
+                    Operand { kind: OperandKind::Vector(items), .. } => items,
+                    one => vec![one],
+                };
+                self.expect(Token::RBracket, "`]` closing the tensor map and coordinates")?;
+                OperandKind::TensorAddress(map, coords)
             }
             Some(Token::LBracket) => {
                 self.bump();

@@ -94,3 +94,14 @@ fn stmatrix_below_sm_90() {
     let source = kernel("\tmov.u32 %r1, 0;\n\tstmatrix.sync.aligned.m8n8.x1.shared.b16 [%r1], %r2;\n");
     insta::assert_snapshot!(refusal(&source));
 }
+
+#[test]
+fn hopper_async_forms_not_built() {
+    // What the parser refuses: plain bulk copies, a state's pending count, a generic mbarrier.
+    let parsed = kernel(
+        "\tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd6], 16, [%r2];\n\tmbarrier.pending_count.b64 %r1, %rd1;\n\tmbarrier.arrive.b64 %rd1, [%rd6];\n",
+    );
+    // What the translation refuses: the address of a scalar parameter.
+    let translated = kernel("\tmov.u32 %r1, k_param_1;\n");
+    insta::assert_snapshot!(format!("{}\n{}", refusal(&parsed), refusal(&translated)));
+}

@@ -375,7 +375,9 @@ impl<'t, 'a> Entry<'t, 'a> {
     pub(super) fn cvta(&mut self, inst: &'t ast::Instruction<'a>, c: px::Cvta) -> Result<()> {
         let [d, x] = self.operands(inst)?;
         let window = match c.space {
-            StateSpace::Global | StateSpace::Const => None,
+            // The only parameters whose address a kernel may take are those passed by value as
+            // bytes, which live in GLOBAL buffers (`src32` refuses a scalar's).
+            StateSpace::Global | StateSpace::Const | StateSpace::Param => None,
             StateSpace::Shared => Some(isa::SHARED_WINDOW),
             StateSpace::Local => Some(isa::LOCAL_WINDOW),
             _ => return Err(with_note(unsupported(inst, format!("`{}`", inst.op)), GENERIC_SPACES)),
@@ -434,18 +436,9 @@ impl<'t, 'a> Entry<'t, 'a> {
             _ => return Err(Diagnostic::new(size.span, "`cp.async` copies 4, 8 or 16 bytes: the size must be one of those literals")),
         };
         let (_, addr) = self.placed(from, Some(StateSpace::Global))?;
-        let ((to, _), (from, _)) = (self.address(to)?, self.address(from)?);
-        let isa::Operand::Addr { base, offset } = to else { return Err(Diagnostic::new(inst.span, "expected an address")) };
+        let (from, _) = self.address(from)?;
         // LDGSTS takes the shared address in a register (or as a literal).
-        let shared = match (base, offset) {
-            (RZ, offset) => Src::imm(offset as u32),
-            (base, 0) => Src::reg(base),
-            (base, offset) => {
-                let t = self.scratch;
-                self.op(Opcode::Iadd, &[dst(t), src(Src::reg(base)), src(Src::imm(offset as u32))])?;
-                Src::reg(t)
-            }
-        };
+        let shared = self.address_value(to, self.scratch)?;
         let n = match source_size {
             Some(n) => self.src32(n)?,
             None => Src::imm(bytes),

@@ -41,6 +41,7 @@ mod memory;
 mod pointers;
 mod registers;
 mod schedule;
+mod tma;
 mod wide;
 mod wmma;
 
@@ -433,9 +434,9 @@ struct Entry<'t, 'a> {
     older: Option<u32>,
     /// Whether the current instruction's 64-bit literal already fills the scratch pair.
     wide_literal_taken: bool,
-    /// The module-scope variables the kernel uses, each a buffer parameter: name, element
-    /// type and initial contents.
-    module_vars: Vec<(&'a str, isa::ParamType, isa::ArgInit)>,
+    /// Module variables and by-value parameters, whose buffer addresses a register holds:
+    /// each with its parameter's type and, for a module variable, its `.arg` default.
+    module_vars: Vec<(&'a str, isa::ParamType, Option<isa::ArgInit>)>,
     /// The PTX instruction each pushed instruction came from, by pc.
     spans: Vec<Span>,
     /// The inlined call ([`isa::Frames`]) the current instruction belongs to, and each pushed
@@ -646,7 +647,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 .iter()
                 .map(|i| match i {
                     Item::Inst(ast::Instruction { op: Op::Wmma(_), .. }) => WMMA_SCRATCH,
-                    Item::Inst(ast::Instruction { op: Op::Mma(_) | Op::Stmatrix(_), .. }) => MMA_SCRATCH,
+                    Item::Inst(ast::Instruction { op: Op::Mma(_) | Op::Stmatrix(_) | Op::CpAsyncBulkTensor { .. }, .. }) => MMA_SCRATCH,
                     Item::Inst(i @ ast::Instruction { op: Op::Call(_), .. }) if i.callee() == Some(crate::inline::ASSERTFAIL) => ASSERT_SCRATCH,
                     _ => SCRATCH,
                 })
@@ -832,8 +833,18 @@ impl<'t, 'a> Entry<'t, 'a> {
         let symbols = &self.symbols;
         let pointers = pointer_types(f, items, |n| symbols.get(n).map(|s| (s.space, s.address)));
         for p in &f.params {
+            // A parameter passed by value as bytes (a struct, a `__grid_constant__` CUtensorMap)
+            // lives in a GLOBAL buffer the launch fills: a buffer parameter here, read as a module
+            // variable is, through its address in a register (`load_module_variables`).
+            if let (Type::B8 | Type::U8 | Type::S8 | Type::B32 | Type::B64, Some(_)) = (p.ty, p.array) {
+                let ty = isa::ParamType::Raw(pointers.get(p.name.value).copied().unwrap_or(isa::ElemType::U32));
+                let offset = self.b.param(p.name.value, ty);
+                self.symbols.insert(p.name.value, Symbol { space: StateSpace::Global, address: offset, base: None });
+                self.module_vars.push((p.name.value, ty, None));
+                continue;
+            }
             let ty = match (p.ty, p.array) {
-                (_, Some(_)) => Err("array parameters (structs passed by value)"),
+                (_, Some(_)) => Err("array parameters of this type"),
                 (Type::U32 | Type::B32, None) => Ok(isa::ParamType::U32),
                 (Type::S32, None) => Ok(isa::ParamType::S32),
                 (Type::F32, None) => Ok(isa::ParamType::F32),
@@ -861,6 +872,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
         }
         for (name, ty, init) in self.module_vars.clone() {
+            // A by-value parameter was declared in its place above.
+            let Some(init) = init else { continue };
             if f.params.iter().any(|p| p.name.value == name) {
                 errors.push(Diagnostic::new(f.name.span, format!("module variable `{name}` has the name of a parameter of this kernel")));
                 continue;
@@ -948,7 +961,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         let ty = if matches!(var.ty, Type::B8 | Type::B32 | Type::B64) { isa::ParamType::Raw(elem) } else { isa::ParamType::Ptr(elem) };
         // The parameter itself comes after the kernel's own (`declare`), which keep their positions.
         self.symbols.insert(name, Symbol { space: StateSpace::Global, address: 0, base: None });
-        self.module_vars.push((name, ty, init));
+        self.module_vars.push((name, ty, Some(init)));
         Ok(())
     }
 
@@ -1148,7 +1161,13 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         match o.kind {
             OperandKind::Name(n) if self.locs.contains_key(n) => Ok(Src::reg(self.word(o)?)),
-            OperandKind::Name(n) => Ok(self.symbol(n, o.span)?.value()),
+            OperandKind::Name(n) => match self.symbol(n, o.span)? {
+                Symbol { space: StateSpace::Param, .. } => Err(Diagnostic::new(
+                    o.span,
+                    format!("taking the address of scalar parameter `{n}` is not supported: only a parameter passed by value as bytes (`.b8 {n}[N]`) has one"),
+                )),
+                symbol => Ok(symbol.value()),
+            },
             OperandKind::Immediate(Immediate::Int(v)) => Ok(Src::imm(v as u32)),
             OperandKind::Immediate(Immediate::F32(bits)) => Ok(Src::imm(bits)),
             _ => Err(Diagnostic::new(o.span, "expected a 32-bit register or literal")),
@@ -1348,6 +1367,11 @@ impl<'t, 'a> Entry<'t, 'a> {
             // block's barrier like any load's: these order nothing more.
             Op::WgmmaOrder(_) | Op::FenceProxyAsync => Ok(()),
             Op::CpAsync(_) => self.cp_async(inst),
+            Op::Mbarrier(action) => self.mbarrier(inst, action),
+            Op::Elect => self.elect(inst),
+            Op::CpAsyncBulkTensor { rank, load } => self.bulk_tensor(inst, rank, load),
+            // Each tensor copy is whole as it issues: nothing is left to wait for.
+            Op::CpAsyncBulkOrder { .. } => Ok(()),
             // Functionally the copies complete as they issue; the timing backend waits for their groups.
             Op::CpAsyncCommit => self.emit(Form::Ldgdepbar(mods::Ldgdepbar {}), &[]),
             Op::CpAsyncWait { all: true } => {
@@ -1495,8 +1519,9 @@ impl<'t, 'a> Entry<'t, 'a> {
             use px::SpecialReg as P;
             let lanes = |lane_bit: u32| -> Src { Src::imm(lane_bit) };
             match sr {
-                // simt's clock is 32 bits: %clock64 is it, zero-extended (docs/ptx.md).
-                P::Clock64 => {
+                // simt's clock is 32 bits: %clock64 is it, zero-extended, and so is %globaltimer,
+                // a nanosecond a cycle (docs/ptx.md).
+                P::Clock64 | P::Globaltimer => {
                     let d = self.pair(d)?;
                     self.op(Opcode::S2r, &[dst(d), isa::Operand::Special(isa::SpecialReg::Clock)])?;
                     return self.mov(d + 1, Src::imm(0));
@@ -1527,7 +1552,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             let sr = special(sr).ok_or_else(|| {
                 with_note(
                     Diagnostic::new(x.span, format!("the special register `{sr:?}` is not supported")),
-                    "supported: %tid, %ntid, %ctaid, %nctaid, %laneid, %warpid, %smid, %clock, %clock64, %lanemask_*",
+                    "supported: %tid, %ntid, %ctaid, %nctaid, %laneid, %warpid, %smid, %clock, %clock64, %globaltimer, %lanemask_*",
                 )
             })?;
             return self.op(Opcode::S2r, &[dst(d), isa::Operand::Special(sr)]);

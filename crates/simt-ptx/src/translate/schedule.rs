@@ -135,6 +135,7 @@ fn loads_may_pass(op: Op) -> bool {
         | Op::Match(_)
         | Op::Mma(_)
         | Op::Wgmma(_)
+        | Op::Elect
         | Op::Ldmatrix(_) => true,
         Op::St(_)
         | Op::WgmmaOrder(_)
@@ -155,6 +156,9 @@ fn loads_may_pass(op: Op) -> bool {
         | Op::CpAsyncCommit
         | Op::CpAsyncWait { .. }
         | Op::Stmatrix(_)
+        | Op::Mbarrier(_)
+        | Op::CpAsyncBulkTensor { .. }
+        | Op::CpAsyncBulkOrder { .. }
         | Op::Wmma(_) => false,
     }
 }
