@@ -165,8 +165,7 @@ impl Descriptor {
             (false, 16) => (mn * bytes) % 16 + (mn * bytes / 16) * self.stride + (k % 8) * 16 + (k / 8) * self.leading,
             (false, _) => ((mn * bytes) & within) + ((mn * bytes) >> shift) * self.leading + ((k % 8) << shift) + (k / 8) * self.stride,
         };
-        let address = self.start.wrapping_add(offset);
-        address ^ (((address >> 7) & (w / 16 - 1)) << 4)
+        simt_isa::tensormap::swizzle(self.start.wrapping_add(offset), w)
     }
 }
 
@@ -297,7 +296,8 @@ struct Multiplicand {
 mod tests {
     use super::Descriptor;
 
-    /// The byte-address swizzle of `Swizzle<b, 4, 3>`: bits 4.. XORed with bits 7...
+    /// The byte-address swizzle of `Swizzle<b, 4, 3>`: bits 4.. XORed with bits 7.., written
+    /// out here rather than taken from `tensormap::swizzle`, which the code under test uses.
     fn swizzle(address: u32, b: u32) -> u32 {
         address ^ (((address >> 7) & ((1 << b) - 1)) << 4)
     }

@@ -389,8 +389,21 @@ impl Executor<'_> {
     fn read_global(&mut self, w: usize, pc: u32, l: usize, address: u64, out: &mut [u8]) -> Result<(), Fault> {
         let (index, off) = self.global_span_at(w, pc, l, address, out.len(), false)?;
         let memory = self.launch.memory;
-        for (k, byte) in out.iter_mut().enumerate() {
+        // Bytes up to a word boundary, whole words, then the bytes left.
+        let head = ((4 - off % 4) % 4).min(out.len() as u32) as usize;
+        let (first, rest) = out.split_at_mut(head);
+        for (k, byte) in first.iter_mut().enumerate() {
             *byte = memory.read(index, off + k as u32, 1) as u8;
+        }
+        let at = off + head as u32;
+        let whole = rest.len() / 4 * 4;
+        let (words, tail) = rest.split_at_mut(whole);
+        for (k, word) in words.chunks_exact_mut(4).enumerate() {
+            word.copy_from_slice(&memory.read(index, at + 4 * k as u32, 4).to_le_bytes());
+        }
+        let at = at + whole as u32;
+        for (k, byte) in tail.iter_mut().enumerate() {
+            *byte = memory.read(index, at + k as u32, 1) as u8;
         }
         Ok(())
     }
@@ -399,8 +412,20 @@ impl Executor<'_> {
     fn write_global(&mut self, w: usize, pc: u32, l: usize, address: u64, bytes: &[u8]) -> Result<(), Fault> {
         let (index, off) = self.global_span_at(w, pc, l, address, bytes.len(), true)?;
         let memory = self.launch.memory;
-        for (k, &byte) in bytes.iter().enumerate() {
+        let head = ((4 - off % 4) % 4).min(bytes.len() as u32) as usize;
+        let (first, rest) = bytes.split_at(head);
+        for (k, &byte) in first.iter().enumerate() {
             memory.write(index, off + k as u32, 1, u32::from(byte));
+        }
+        let at = off + head as u32;
+        let words = rest.chunks_exact(4);
+        let tail = words.remainder();
+        for (k, word) in words.enumerate() {
+            memory.write(index, at + 4 * k as u32, 4, u32::from_le_bytes([word[0], word[1], word[2], word[3]]));
+        }
+        let at = at + (rest.len() - tail.len()) as u32;
+        for (k, &byte) in tail.iter().enumerate() {
+            memory.write(index, at + k as u32, 1, u32::from(byte));
         }
         Ok(())
     }
