@@ -93,6 +93,7 @@ fn run_ptx_run(lib: &ocelot::Ocelot, corpus: &str, dir: &Path, kernel: &Value) -
     }
     // Each buffer in 8-byte words, as `malloc` would align it; the inputs' dtypes and shapes.
     let mut buffers: Vec<(&str, Vec<u64>, npy::Array)> = Vec::new();
+    let mut scratch: Vec<Vec<u64>> = Vec::new();
     let mut args = Vec::new();
     for param in kernel["params"].as_array().unwrap() {
         let name = param["name"].as_str().unwrap();
@@ -103,6 +104,13 @@ fn run_ptx_run(lib: &ocelot::Ocelot, corpus: &str, dir: &Path, kernel: &Value) -
                 bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..array.data.len()].copy_from_slice(&array.data);
                 let address = words.as_ptr() as u64;
                 buffers.push((name, words, array));
+                address
+            }
+            // Triton's global scratch, where a kernel writes the tensor maps it makes.
+            "scratch" => {
+                let words = vec![0u64; (param["words"].as_u64().unwrap() as usize).div_ceil(2)];
+                let address = words.as_ptr() as u64;
+                scratch.push(words);
                 address
             }
             "scalar" if param["type"] == "fp32" => u64::from((param["value"].as_f64().unwrap() as f32).to_bits()),

@@ -348,6 +348,19 @@ def matmul_tma_kernel(a_desc, b_desc, c_desc, K,
     c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
 
 
+@triton.jit
+def tma_device_desc_kernel(x_ptr, y_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    # Tensor descriptors made on the device (tl.make_tensor_descriptor): each program builds its
+    # tensor maps in shared memory with tensormap.replace, copies them to its slice of Triton's
+    # global scratch (tensormap.cp_fenceproxy), and copies tiles through them.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    x_desc = tl.make_tensor_descriptor(x_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
+    y_desc = tl.make_tensor_descriptor(y_ptr, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
+    x = x_desc.load([pid_m * BLOCK_M, pid_n * BLOCK_N])
+    y_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], x * 2.0 - 1.0)
+
+
 # ---------------------------------------------------------------- references
 
 TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int8": "i8", "bfloat16": "bf16",
@@ -742,6 +755,13 @@ def specs():
                   num_warps=4, num_stages=3, capability=90,
                   note="sm_90a: A and B tiles come by TMA through tensor maps into 128-byte-swizzled buffers, three stages "
                        "of mbarriers deep; tl.dot is wgmma; M = 160 hangs a tile past the end (zeros in, left out of C)"))
+    xd = tma.uniform(-1.0, 1.0, (80, 96)).astype(np.float32)
+    S.append(Spec("tma_device_desc_sm90", tma_device_desc_kernel,
+                  {"x_ptr": buf(xd), "y_ptr": buf(np.zeros((80, 96), np.float32)), "M": scalar("i32", 80), "N": scalar("i32", 96),
+                   "BLOCK_M": const(32), "BLOCK_N": const(32)},
+                  [3, 3], {"y_ptr": xd * np.float32(2.0) - np.float32(1.0)}, mc.exact(), capability=90,
+                  note="sm_90a: tensor maps made on the device (tensormap.replace into shared memory, tensormap.cp_fenceproxy "
+                       "into the global scratch, a slice per program); the last row of tiles hangs past the 80 rows"))
     return S
 
 
@@ -791,7 +811,8 @@ def main():
         "capability 80 but for the *_sm90 kernels (90: sm_90a, whose tl.dot is wgmma.mma_async); "
         "pointers carry tt.divisibility=16, as the JIT gives aligned tensors.",
         "Triton appends two pointer parameters to every kernel (global_scratch, profile_scratch); they are 'unused' here "
-        "(the launcher passes null when the kernel's global_scratch_size and profile_scratch_size are 0).",
+        "(the launcher passes null when the kernel's global_scratch_size and profile_scratch_size are 0), but for a kernel "
+        "that makes tensor maps on the device, whose global scratch is 'scratch': zeros, global_scratch_size bytes a program.",
         "shared_bytes is compiled.metadata.shared: the dynamic shared memory (extern .shared global_smem[]) the launch must give.",
         "block is num_warps * 32 threads in x; grid is the number of programs in x, y, z.",
     ], target="sm_80 (a kernel's capability says otherwise)")
@@ -802,7 +823,7 @@ def main():
         compiled = triton.compile(src, target=target, options={"num_warps": spec.num_warps, "num_stages": spec.num_stages})
         ptx = compiled.asm["ptx"]
         md = compiled.metadata
-        assert md.global_scratch_size == 0 and md.profile_scratch_size == 0, (spec.name, md)
+        assert md.profile_scratch_size == 0, (spec.name, md)
         [(entry, pparams)] = mc.ptx_entries(ptx)
         # Each runtime argument's PTX parameters: one, or a tensor descriptor's map, shape and
         # strides; then Triton's two scratch pointers.
@@ -849,6 +870,11 @@ def main():
                 else:
                     value = float(np.float32(a[2])) if a[1] == "fp32" else a[2]
                     d.update(role="scalar", value=value, type=a[1])
+            elif i == len(expanded) and md.global_scratch_size > 0:
+                # Triton's allocator gives each program global_scratch_size bytes, in program order.
+                words = md.global_scratch_size * int(np.prod(spec.grid)) // 4
+                d.update(role="scratch", arg="global_scratch", words=words,
+                         note=f"Triton's global scratch: {md.global_scratch_size} bytes a program (its tensor maps), zeros at launch")
             else:
                 d.update(role="unused", arg=["global_scratch", "profile_scratch"][i - len(expanded)],
                          note="Triton's scratch pointer; null at launch (scratch size 0)")

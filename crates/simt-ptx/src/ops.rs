@@ -73,6 +73,11 @@ modifiers! {
     Bulk = ".bulk", Tensor = ".tensor", Tile = ".tile", BulkGroup = ".bulk_group", Read = ".read",
     D1 = ".1d", D2 = ".2d", D3 = ".3d", D4 = ".4d", D5 = ".5d",
     MbarrierCompleteTx = ".mbarrier::complete_tx::bytes",
+    TensormapGeneric = ".tensormap::generic", Replace = ".replace", CpFenceproxy = ".cp_fenceproxy", B1024 = ".b1024",
+    GlobalAddress = ".global_address", Rank = ".rank", BoxDim = ".box_dim", GlobalDim = ".global_dim",
+    GlobalStride = ".global_stride", ElementStride = ".element_stride", Elemtype = ".elemtype",
+    InterleaveLayout = ".interleave_layout", SwizzleMode = ".swizzle_mode", SwizzleAtomicity = ".swizzle_atomicity",
+    FillMode = ".fill_mode",
     // `wgmma`'s `.m64nNkK`, whose N and K the parser keeps beside the modifiers (`Modifiers::shape`).
     M64nNkK = ".m64nNkK",
 }
@@ -879,8 +884,24 @@ pub enum Op {
     /// `wgmma.fence.sync.aligned`, `wgmma.commit_group.sync.aligned` and `wgmma.wait_group.sync.aligned N`:
     /// ordering around the asynchronous MMAs.
     WgmmaOrder(WgmmaOrder),
-    /// `fence.proxy.async{.shared::cta}`: orders generic-proxy writes before async-proxy reads.
-    FenceProxyAsync,
+    /// `fence.proxy.async{.shared::cta}`: orders generic-proxy writes before async-proxy reads;
+    /// `fence.proxy.tensormap::generic.{release,acquire}.scope{ [a], 128}` (`tensormap`): a
+    /// tensor map's writes before the copies that read it.
+    FenceProxy {
+        /// `.tensormap::generic` rather than `.async`.
+        tensormap: bool,
+    },
+    /// `tensormap.replace.tile.field.space.b1024.type [a], {ord,} new_val` (sm_90a): one field
+    /// of the tensor map at `a`.
+    TensormapReplace {
+        /// Which field.
+        field: TensormapField,
+        /// In GLOBAL memory rather than SHARED.
+        global: bool,
+    },
+    /// `tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned
+    /// [dst], [src], 128` (sm_90a): a warp copies a tensor map from shared to global memory.
+    TensormapCopy,
     /// `mbarrier.<action>{.sem}{.scope}.shared{::cta}.b64 ...` (sm_80; the transaction counts sm_90).
     Mbarrier(MbarrierAction),
     /// `elect.sync d|p, membermask` (sm_90): one leader among the member lanes that execute it.
@@ -899,6 +920,63 @@ pub enum Op {
         /// `wait_group` rather than `commit_group`.
         wait: bool,
     },
+}
+
+/// A field of a tensor map that `tensormap.replace` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TensormapField {
+    /// `.global_address`: the tensor's.
+    GlobalAddress,
+    /// `.rank`: its dimensions less one.
+    Rank,
+    /// `.box_dim`: the box's extent in a dimension.
+    BoxDim,
+    /// `.global_dim`: the tensor's extent in a dimension.
+    GlobalDim,
+    /// `.global_stride`: bytes between indices of dimension `ord + 1`.
+    GlobalStride,
+    /// `.element_stride`: the box's step in a dimension.
+    ElementStride,
+    /// `.elemtype`: PTX's number of the element type.
+    Elemtype,
+    /// `.interleave_layout`.
+    InterleaveLayout,
+    /// `.swizzle_mode`.
+    SwizzleMode,
+    /// `.swizzle_atomicity` (sm_100).
+    SwizzleAtomicity,
+    /// `.fill_mode`: zeros or NaNs outside the tensor.
+    FillMode,
+}
+
+impl TensormapField {
+    const ALL: [(Modifier, TensormapField); 11] = [
+        (Modifier::GlobalAddress, TensormapField::GlobalAddress),
+        (Modifier::Rank, TensormapField::Rank),
+        (Modifier::BoxDim, TensormapField::BoxDim),
+        (Modifier::GlobalDim, TensormapField::GlobalDim),
+        (Modifier::GlobalStride, TensormapField::GlobalStride),
+        (Modifier::ElementStride, TensormapField::ElementStride),
+        (Modifier::Elemtype, TensormapField::Elemtype),
+        (Modifier::InterleaveLayout, TensormapField::InterleaveLayout),
+        (Modifier::SwizzleMode, TensormapField::SwizzleMode),
+        (Modifier::SwizzleAtomicity, TensormapField::SwizzleAtomicity),
+        (Modifier::FillMode, TensormapField::FillMode),
+    ];
+
+    fn from_modifier(m: Modifier) -> Option<TensormapField> {
+        TensormapField::ALL.iter().find(|(x, _)| *x == m).map(|&(_, f)| f)
+    }
+
+    /// Whether the field is one of a dimension's, named by an ordinal operand.
+    pub fn per_dimension(self) -> bool {
+        matches!(self, TensormapField::BoxDim | TensormapField::GlobalDim | TensormapField::GlobalStride | TensormapField::ElementStride)
+    }
+
+    /// Its PTX spelling.
+    pub fn modifier(self) -> Modifier {
+        TensormapField::ALL.iter().find(|(_, f)| *f == self).map_or(Modifier::Rank, |&(m, _)| m)
+    }
 }
 
 /// What an `mbarrier` instruction does.
@@ -1080,6 +1158,7 @@ pub const OPCODES: &[&str] = &[
     "sub",
     "subc",
     "tanh",
+    "tensormap",
     "trap",
     "vote",
     "wgmma",
@@ -1350,6 +1429,33 @@ impl<'m> Modifiers<'m> {
         }
     }
 
+    /// `tensormap.replace` and `tensormap.cp_fenceproxy`.
+    fn tensormap(&mut self) -> Result<Op, ModifierError> {
+        if self.flag(Modifier::CpFenceproxy)? {
+            let [to, from] = self.ordered(StateSpace::from_modifier, "state spaces (destination, then source)")?;
+            if (to, from) != (StateSpace::Global, StateSpace::Shared) {
+                return Err(self.error(self.opcode_span, format!("`tensormap.cp_fenceproxy` copies `.global.shared::cta`, not `{to}{from}`")));
+            }
+            self.require_flag(Modifier::TensormapGeneric)?;
+            self.one(Semantics::from_modifier, "ordering")?;
+            self.one(Scope::from_modifier, "scope")?;
+            self.require_flag(Modifier::Sync)?;
+            self.require_flag(Modifier::Aligned)?;
+            return Ok(Op::TensormapCopy);
+        }
+        self.require_flag(Modifier::Replace)?;
+        self.require_flag(Modifier::Tile)?;
+        let field = self.required(TensormapField::from_modifier, "a field", ".global_dim")?;
+        let global = match self.one(StateSpace::from_modifier, "state space")? {
+            Some(StateSpace::Global) => true,
+            Some(StateSpace::Shared) => false,
+            _ => return Err(self.error(self.opcode_span, "`tensormap.replace` needs `.global` or `.shared::cta`".to_string())),
+        };
+        self.require_flag(Modifier::B1024)?;
+        self.one(|m| matches!(m, Modifier::B32 | Modifier::B64).then_some(()), "type")?;
+        Ok(Op::TensormapReplace { field, global })
+    }
+
     fn mbarrier(&mut self) -> Result<Op, ModifierError> {
         use MbarrierAction::*;
         let (arrive, drop) = (self.flag(Modifier::Arrive)?, self.flag(Modifier::ArriveDrop)?);
@@ -1492,10 +1598,16 @@ impl Op {
             "membar" => Membar(crate::ops::Membar { level: m.required(MembarLevel::from_modifier, "a level", ".gl")? }),
             "fence" => {
                 if m.flag(Modifier::Proxy)? {
-                    m.require_flag(Modifier::Async)?;
-                    m.flag(Modifier::Shared)?;
+                    let tensormap = m.flag(Modifier::TensormapGeneric)?;
+                    if tensormap {
+                        m.one(Semantics::from_modifier, "ordering")?;
+                        m.one(Scope::from_modifier, "scope")?;
+                    } else {
+                        m.require_flag(Modifier::Async)?;
+                        m.flag(Modifier::Shared)?;
+                    }
                     m.finish()?;
-                    return Ok(Some(FenceProxyAsync));
+                    return Ok(Some(FenceProxy { tensormap }));
                 }
                 let semantics = m.one(Semantics::from_modifier, "ordering")?.unwrap_or(Semantics::AcqRel);
                 if !matches!(semantics, Semantics::AcqRel | Semantics::Sc) {
@@ -1552,6 +1664,7 @@ impl Op {
                 }
             }
             "mbarrier" => m.mbarrier()?,
+            "tensormap" => m.tensormap()?,
             "elect" => {
                 m.require_flag(Modifier::Sync)?;
                 Elect
@@ -1726,7 +1839,8 @@ impl Op {
             Wmma(_) => "wmma",
             Stmatrix(_) => "stmatrix",
             Wgmma(_) | WgmmaOrder(_) => "wgmma",
-            FenceProxyAsync => "fence",
+            FenceProxy { .. } => "fence",
+            TensormapReplace { .. } | TensormapCopy => "tensormap",
             Mbarrier(_) => "mbarrier",
             Elect => "elect",
             CpAsyncBulkTensor { .. } | CpAsyncBulkOrder { .. } => "cp",
@@ -1821,7 +1935,9 @@ impl Op {
             // types only; A's only when it is in shared memory).
             Wgmma(_) => 4..=8,
             WgmmaOrder(o) => usize::from(*o == crate::ops::WgmmaOrder::Wait)..=usize::from(*o == crate::ops::WgmmaOrder::Wait),
-            FenceProxyAsync => 0..=0,
+            FenceProxy { tensormap } => 0..=2 * usize::from(*tensormap),
+            TensormapReplace { field, .. } => 2 + usize::from(field.per_dimension())..=2 + usize::from(field.per_dimension()),
+            TensormapCopy => 3..=3,
             Mbarrier(MbarrierAction::Inval) => 1..=1,
             Mbarrier(MbarrierAction::Init | MbarrierAction::Tx { .. }) => 2..=2,
             Mbarrier(MbarrierAction::Arrive { expect_tx: true, .. }) => 3..=3,
@@ -2003,7 +2119,10 @@ impl fmt::Display for Op {
                 crate::ops::WgmmaOrder::Commit => ".commit_group.sync.aligned",
                 crate::ops::WgmmaOrder::Wait => ".wait_group.sync.aligned",
             }),
-            FenceProxyAsync => f.write_str(".proxy.async"),
+            FenceProxy { tensormap: false } => f.write_str(".proxy.async"),
+            FenceProxy { tensormap: true } => f.write_str(".proxy.tensormap::generic"),
+            TensormapReplace { field, global } => write!(f, ".replace.tile{}{}.b1024", field.modifier(), if global { ".global" } else { ".shared::cta" }),
+            TensormapCopy => f.write_str(".cp_fenceproxy.global.shared::cta.tensormap::generic.sync.aligned"),
             Mbarrier(a) => {
                 let action = match a {
                     MbarrierAction::Init => ".init",

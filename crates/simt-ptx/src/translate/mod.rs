@@ -647,7 +647,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 .iter()
                 .map(|i| match i {
                     Item::Inst(ast::Instruction { op: Op::Wmma(_), .. }) => WMMA_SCRATCH,
-                    Item::Inst(ast::Instruction { op: Op::Mma(_) | Op::Stmatrix(_) | Op::CpAsyncBulkTensor { .. }, .. }) => MMA_SCRATCH,
+                    Item::Inst(ast::Instruction { op: Op::Mma(_) | Op::Stmatrix(_) | Op::CpAsyncBulkTensor { .. } | Op::TensormapCopy, .. }) => MMA_SCRATCH,
                     Item::Inst(i @ ast::Instruction { op: Op::Call(_), .. }) if i.callee() == Some(crate::inline::ASSERTFAIL) => ASSERT_SCRATCH,
                     _ => SCRATCH,
                 })
@@ -1365,13 +1365,15 @@ impl<'t, 'a> Entry<'t, 'a> {
             Op::Wgmma(w) => self.wgmma(inst, w),
             // A `WGMMA` completes as it executes, and its shared-memory reads come after the
             // block's barrier like any load's: these order nothing more.
-            Op::WgmmaOrder(_) | Op::FenceProxyAsync => Ok(()),
+            Op::WgmmaOrder(_) | Op::FenceProxy { .. } => Ok(()),
             Op::CpAsync(_) => self.cp_async(inst),
             Op::Mbarrier(action) => self.mbarrier(inst, action),
             Op::Elect => self.elect(inst),
             Op::CpAsyncBulkTensor { rank, load } => self.bulk_tensor(inst, rank, load),
             // Each tensor copy is whole as it issues: nothing is left to wait for.
             Op::CpAsyncBulkOrder { .. } => Ok(()),
+            Op::TensormapReplace { field, global } => self.tensormap_replace(inst, field, global),
+            Op::TensormapCopy => self.tensormap_copy(inst),
             // Functionally the copies complete as they issue; the timing backend waits for their groups.
             Op::CpAsyncCommit => self.emit(Form::Ldgdepbar(mods::Ldgdepbar {}), &[]),
             Op::CpAsyncWait { all: true } => {

@@ -139,7 +139,9 @@ fn loads_may_pass(op: Op) -> bool {
         | Op::Ldmatrix(_) => true,
         Op::St(_)
         | Op::WgmmaOrder(_)
-        | Op::FenceProxyAsync
+        | Op::FenceProxy { .. }
+        | Op::TensormapReplace { .. }
+        | Op::TensormapCopy
         | Op::Atom(_)
         | Op::Red(_)
         | Op::Bar(_)

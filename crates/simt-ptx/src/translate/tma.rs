@@ -129,3 +129,138 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 }
+
+impl<'t, 'a> Entry<'t, 'a> {
+    /// `tensormap.replace.tile.field.space.b1024.type [a], {ord,} new_val`: the field's bytes of
+    /// simt's tensor map layout (`docs/tensor.md`, "Tensor maps") stored at `a`, and the layout's
+    /// tag with them, so that a map built from zeros, as Triton builds one, is a map. The rank,
+    /// element type and swizzle are literals, as PTX has them; PTX numbers element types its own
+    /// way, which becomes CUDA's (`.f64` 9 is 8, `.bf16` 10 is 9).
+    pub(super) fn tensormap_replace(&mut self, inst: &'t ast::Instruction<'a>, field: px::TensormapField, global: bool) -> Result<()> {
+        use px::TensormapField as F;
+        let ops = &inst.operands;
+        let (addr, ord, value) = if field.per_dimension() { (&ops[0], Some(&ops[1]), &ops[2]) } else { (&ops[0], None, &ops[1]) };
+        let space = if global { StateSpace::Global } else { StateSpace::Shared };
+        let (_, width) = self.placed(addr, Some(space))?;
+        let place = memory::Place { space: if global { isa::MemSpace::Global } else { isa::MemSpace::Shared }, width };
+        let (isa::Operand::Addr { base, offset }, _) = self.address(addr)? else { return Err(Diagnostic::new(addr.span, "expected an address")) };
+        let literal = |this: &Self, o: &ast::Operand<'a>, what: &str| {
+            this.constant(o).ok_or_else(|| Diagnostic::new(o.span, format!("`tensormap.replace` takes the {what} as a literal")))
+        };
+        let ord = match ord {
+            Some(o) => match literal(self, o, "ordinal")? {
+                d @ 0..=4 => d as i32,
+                d => return Err(Diagnostic::new(o.span, format!("ordinal {d} names no dimension: a tensor map has 0 ..= 4"))),
+            },
+            None => 0,
+        };
+        let refuse = |why: String| Err(Diagnostic::new(value.span, why));
+        let t = self.scratch;
+        let store = |this: &mut Self, at: i32, ty: isa::MemType, from: Src| -> Result<()> {
+            let r = match from {
+                Src::Reg { reg, .. } => reg,
+                other => {
+                    this.mov(t, other)?;
+                    t
+                }
+            };
+            this.emit(place.st(isa::VecWidth::Scalar, ty), &[isa::Operand::Addr { base, offset: offset + at }, src(Src::reg(r))])
+        };
+        // A byte of the layout's header from a literal.
+        let byte = |this: &mut Self, at: i32, v: u32| store(this, at, isa::MemType::U8, Src::imm(v));
+        let (tag, version) = (u32::from_le_bytes(*b"TMAP"), 1);
+        store(self, 0, isa::MemType::B32, Src::imm(tag))?;
+        byte(self, 4, version)?;
+        match field {
+            F::GlobalAddress => {
+                let v = self.pair(value)?;
+                self.emit(place.st(isa::VecWidth::Scalar, isa::MemType::B64), &[isa::Operand::Addr { base, offset: offset + 16 }, src(Src::reg(v))])
+            }
+            F::GlobalStride => {
+                let v = self.pair(value)?;
+                self.emit(place.st(isa::VecWidth::Scalar, isa::MemType::B64), &[isa::Operand::Addr { base, offset: offset + 48 + 8 * ord }, src(Src::reg(v))])
+            }
+            F::BoxDim | F::GlobalDim | F::ElementStride => {
+                let at = match field {
+                    F::BoxDim => 80,
+                    F::GlobalDim => 24,
+                    _ => 100,
+                };
+                let v = self.src32(value)?;
+                store(self, at + 4 * ord, isa::MemType::B32, v)
+            }
+            // PTX's rank is the dimensions less one.
+            F::Rank => match literal(self, value, "rank")? {
+                r @ 0..=4 => byte(self, 5, r as u32 + 1),
+                r => refuse(format!("rank {r} (dimensions less one) is not 0 ..= 4")),
+            },
+            F::Elemtype => match literal(self, value, "element type")? {
+                e @ 0..=7 => byte(self, 6, e as u32),
+                9 => byte(self, 6, 8),
+                10 => byte(self, 6, 9),
+                e => refuse(format!("element type {e} ({}) is not one simt copies", ptx_elemtype_name(e))),
+            },
+            F::SwizzleMode => match literal(self, value, "swizzle mode")? {
+                s @ 0..=3 => byte(self, 7, s as u32),
+                s => refuse(format!("swizzle mode {s} is not one of 0 (none) ..= 3 (128 bytes)")),
+            },
+            // The layout has no interleave and fills with zeros: those are all it can say.
+            F::InterleaveLayout => match literal(self, value, "interleave layout")? {
+                0 => Ok(()),
+                v => refuse(format!("interleave layout {v} is not supported: simt's tensor maps are not interleaved")),
+            },
+            F::FillMode => match literal(self, value, "fill mode")? {
+                0 => Ok(()),
+                v => refuse(format!("fill mode {v} (NaN outside the tensor) is not supported: simt's copies read zeros there")),
+            },
+            F::SwizzleAtomicity => refuse("`.swizzle_atomicity` (sm_100) is not supported".to_string()),
+        }
+    }
+
+    /// `tensormap.cp_fenceproxy.global.shared::cta... [dst], [src], 128`: lane `l` of the warp
+    /// copies word `l` of the tensor map (the proxy fence orders nothing more: a copy reads the
+    /// map as it issues).
+    pub(super) fn tensormap_copy(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
+        let [to, from, size] = self.operands(inst)?;
+        if self.constant(size) != Some(128) {
+            return Err(Diagnostic::new(size.span, "`tensormap.cp_fenceproxy` copies a tensor map's 128 bytes: the size must be the literal 128"));
+        }
+        let (isa::Operand::Addr { base: from_base, offset: from_offset }, _) = self.address(from)? else {
+            return Err(Diagnostic::new(from.span, "expected an address"));
+        };
+        let (_, to_width) = self.placed(to, Some(StateSpace::Global))?;
+        let (isa::Operand::Addr { base: to_base, offset: to_offset }, _) = self.address(to)? else {
+            return Err(Diagnostic::new(to.span, "expected an address"));
+        };
+        // t: 4 * lane (a pair with t + 1 = 0); t + 2, t + 3: the destination; t + 4: the word.
+        let t = self.scratch;
+        self.op(Opcode::S2r, &[dst(t), isa::Operand::Special(isa::SpecialReg::LaneId)])?;
+        self.op(Opcode::Shl, &[dst(t), src(Src::reg(t)), src(Src::imm(2))])?;
+        self.mov(t + 1, Src::imm(0))?;
+        // A shared address is its low word (cvta'd or a 64-bit copy of a 32-bit offset).
+        self.op(Opcode::Iadd, &[dst(t + 4), src(Src::reg(from_base)), src(Src::reg(t))])?;
+        self.emit(memory::Place::SHARED.ld(isa::VecWidth::Scalar, isa::MemType::B32), &[dst(t + 4), isa::Operand::Addr { base: t + 4, offset: from_offset }])?;
+        let to_place = memory::Place { space: isa::MemSpace::Global, width: to_width };
+        let to_base = if to_width == isa::AddrWidth::E {
+            self.op(Opcode::Iadd64, &[dst(t + 2), src(Src::reg(to_base)), src(Src::reg(t))])?;
+            t + 2
+        } else {
+            self.op(Opcode::Iadd, &[dst(t + 2), src(Src::reg(to_base)), src(Src::reg(t))])?;
+            t + 2
+        };
+        self.emit(to_place.st(isa::VecWidth::Scalar, isa::MemType::B32), &[isa::Operand::Addr { base: to_base, offset: to_offset }, src(Src::reg(t + 4))])
+    }
+}
+
+/// PTX's name of element type `e` of `tensormap.replace`, for messages.
+fn ptx_elemtype_name(e: i64) -> &'static str {
+    match e {
+        8 => ".f32.ftz",
+        11 => ".tf32",
+        12 => ".tf32.ftz",
+        13 => ".b4x16",
+        14 => ".b4x16_p64",
+        15 => ".b6x16_p32",
+        _ => "unknown",
+    }
+}
