@@ -361,6 +361,24 @@ def tma_device_desc_kernel(x_ptr, y_ptr, M, N, BLOCK_M: tl.constexpr, BLOCK_N: t
     y_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], x * 2.0 - 1.0)
 
 
+@triton.jit
+def matmul_tma_persistent_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                 BLOCK_K: tl.constexpr, NUM_SMS: tl.constexpr):
+    # Tutorial 09's persistent TMA matmul: NUM_SMS programs stride over the tiles, the tile and K
+    # loops flattened into one pipelined loop (its TMA loads run ahead across tiles).
+    num_m = tl.cdiv(M, BLOCK_M)
+    num_n = tl.cdiv(N, BLOCK_N)
+    for tile in tl.range(tl.program_id(0), num_m * num_n, NUM_SMS, flatten=True):
+        pid_m = tile // num_n
+        pid_n = tile % num_n
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for k in range(0, K, BLOCK_K):
+            a = a_desc.load([pid_m * BLOCK_M, k])
+            b = b_desc.load([k, pid_n * BLOCK_N])
+            acc = tl.dot(a, b, acc)
+        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
+
+
 # ---------------------------------------------------------------- references
 
 TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int8": "i8", "bfloat16": "bf16",
@@ -762,6 +780,18 @@ def specs():
                   [3, 3], {"y_ptr": xd * np.float32(2.0) - np.float32(1.0)}, mc.exact(), capability=90,
                   note="sm_90a: tensor maps made on the device (tensormap.replace into shared memory, tensormap.cp_fenceproxy "
                        "into the global scratch, a slice per program); the last row of tiles hangs past the 80 rows"))
+    M, N, K = 192, 128, 192
+    ap = tma.uniform(-1.0, 1.0, (M, K)).astype(np.float16)
+    bp = tma.uniform(-1.0, 1.0, (K, N)).astype(np.float16)
+    S.append(Spec("matmul_tma_persistent_sm90", matmul_tma_persistent_kernel,
+                  {"a_desc": tdesc(ap, [64, 64]), "b_desc": tdesc(bp, [64, 64]), "c_desc": tdesc(np.zeros((M, N), np.float16), [64, 64]),
+                   "M": scalar("i32", M), "N": scalar("i32", N), "K": scalar("i32", K),
+                   "BLOCK_M": const(64), "BLOCK_N": const(64), "BLOCK_K": const(64), "NUM_SMS": const(4)},
+                  [4], {"c_desc": (ap.astype(np.float64) @ bp.astype(np.float64)).astype(np.float16)},
+                  mc.close(2e-3, 2e-3, "f16 inputs, f32 accumulation in mma order, result rounded to f16"),
+                  num_warps=4, num_stages=3, capability=90,
+                  note="sm_90a: 4 persistent programs over 6 tiles, the tile and K loops flattened into one pipelined loop "
+                       "of TMA loads on mbarriers feeding wgmma"))
     return S
 
 

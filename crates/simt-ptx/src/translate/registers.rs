@@ -659,6 +659,8 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         let written = match inst.operands.first().map(|o| &o.kind) {
             Some(OperandKind::Name(name)) if writes_first => self.spilled(name).map(|r| (*name, r)),
+            // The predicate of `d|p` (`elect.sync`, `shfl.sync`, `match.all.sync`).
+            Some(OperandKind::Pair(_, name)) if writes_first => self.spilled(name).map(|r| (*name, r)),
             _ => None,
         };
         Ok(written.map(|(name, r)| {
