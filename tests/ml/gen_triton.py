@@ -762,15 +762,19 @@ def specs():
                   [3, 3], {"out_desc": xt + np.float32(1.0)}, mc.exact(), capability=90,
                   note="sm_90a: the tiles are TMA copies through tensor maps; the last row of tiles hangs past the 80 rows "
                        "(loads read zeros there, the store leaves them out)"))
-    M, N, K = 160, 128, 256
-    at = tma.uniform(-1.0, 1.0, (M, K)).astype(np.float16)
-    bt = tma.uniform(-1.0, 1.0, (K, N)).astype(np.float16)
+
+    def tma_matmul(M, N, K):
+        """A f16 matmul's three tensor descriptors (64 x 64 boxes) and its numpy product."""
+        a = tma.uniform(-1.0, 1.0, (M, K)).astype(np.float16)
+        b = tma.uniform(-1.0, 1.0, (K, N)).astype(np.float16)
+        descs = {"a_desc": tdesc(a, [64, 64]), "b_desc": tdesc(b, [64, 64]), "c_desc": tdesc(np.zeros((M, N), np.float16), [64, 64])}
+        return descs, {"c_desc": (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)}
+
+    f16_dot = mc.close(2e-3, 2e-3, "f16 inputs, f32 accumulation in mma order, result rounded to f16")
+    descs, product = tma_matmul(160, 128, 256)
     S.append(Spec("matmul_tma_f16_sm90", matmul_tma_kernel,
-                  {"a_desc": tdesc(at, [64, 64]), "b_desc": tdesc(bt, [64, 64]), "c_desc": tdesc(np.zeros((M, N), np.float16), [64, 64]),
-                   "K": scalar("i32", K), "BLOCK_M": const(64), "BLOCK_N": const(64), "BLOCK_K": const(64)},
-                  [3, 2], {"c_desc": (at.astype(np.float64) @ bt.astype(np.float64)).astype(np.float16)},
-                  mc.close(2e-3, 2e-3, "f16 inputs, f32 accumulation in mma order, result rounded to f16"),
-                  num_warps=4, num_stages=3, capability=90,
+                  {**descs, "K": scalar("i32", 256), "BLOCK_M": const(64), "BLOCK_N": const(64), "BLOCK_K": const(64)},
+                  [3, 2], product, f16_dot, num_warps=4, num_stages=3, capability=90,
                   note="sm_90a: A and B tiles come by TMA through tensor maps into 128-byte-swizzled buffers, three stages "
                        "of mbarriers deep; tl.dot is wgmma; M = 160 hangs a tile past the end (zeros in, left out of C)"))
     xd = tma.uniform(-1.0, 1.0, (80, 96)).astype(np.float32)
@@ -780,16 +784,11 @@ def specs():
                   [3, 3], {"y_ptr": xd * np.float32(2.0) - np.float32(1.0)}, mc.exact(), capability=90,
                   note="sm_90a: tensor maps made on the device (tensormap.replace into shared memory, tensormap.cp_fenceproxy "
                        "into the global scratch, a slice per program); the last row of tiles hangs past the 80 rows"))
-    M, N, K = 192, 128, 192
-    ap = tma.uniform(-1.0, 1.0, (M, K)).astype(np.float16)
-    bp = tma.uniform(-1.0, 1.0, (K, N)).astype(np.float16)
+    descs, product = tma_matmul(192, 128, 192)
     S.append(Spec("matmul_tma_persistent_sm90", matmul_tma_persistent_kernel,
-                  {"a_desc": tdesc(ap, [64, 64]), "b_desc": tdesc(bp, [64, 64]), "c_desc": tdesc(np.zeros((M, N), np.float16), [64, 64]),
-                   "M": scalar("i32", M), "N": scalar("i32", N), "K": scalar("i32", K),
+                  {**descs, "M": scalar("i32", 192), "N": scalar("i32", 128), "K": scalar("i32", 192),
                    "BLOCK_M": const(64), "BLOCK_N": const(64), "BLOCK_K": const(64), "NUM_SMS": const(4)},
-                  [4], {"c_desc": (ap.astype(np.float64) @ bp.astype(np.float64)).astype(np.float16)},
-                  mc.close(2e-3, 2e-3, "f16 inputs, f32 accumulation in mma order, result rounded to f16"),
-                  num_warps=4, num_stages=3, capability=90,
+                  [4], product, f16_dot, num_warps=4, num_stages=3, capability=90,
                   note="sm_90a: 4 persistent programs over 6 tiles, the tile and K loops flattened into one pipelined loop "
                        "of TMA loads on mbarriers feeding wgmma"))
     return S

@@ -210,6 +210,19 @@ fn asm_tma_transposes_through_tensor_maps() {
     }
 }
 
+/// A phase that waits for more bytes than come never completes: the waiting warps spin until the
+/// runaway check stops them (testing an mbarrier is not progress), at the test.
+#[test]
+fn a_wait_for_bytes_that_never_come_is_a_runaway_loop() {
+    let text = std::fs::read_to_string(asm_dir().join("tma.s")).unwrap().replace("MBAR.ARRIVE RZ, [bar], 1, 4096", "MBAR.ARRIVE RZ, [bar], 1, 8192");
+    let module = assemble_text(&text);
+    let prepared = prepared(&module, &LaunchRequest::default());
+    let options = RunOptions { simt: SimtModel::Its, runaway_steps: 100_000, ..RunOptions::default() };
+    let f = run(&module.kernels[0], &prepared.config, &prepared.memory, &options, None).expect_err("a runaway");
+    assert_eq!(f.kind, FaultKind::Runaway, "{}", f.message);
+    assert!(f.render(&module, false).contains("MBAR.TEST P1, [bar], 0"), "{}", f.render(&module, false));
+}
+
 /// The fault a one-warp kernel raises, rendered, given its body and the `src` argument.
 fn fault(body: &str, src: &str) -> (FaultKind, String) {
     let text = format!(

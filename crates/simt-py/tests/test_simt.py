@@ -87,6 +87,18 @@ def test_generator_text_and_defaults_match_the_cli_generators(asm):
     np.testing.assert_array_equal(r["y"], np.arange(1000, dtype=np.float32))
 
 
+def test_tensor_maps_take_their_text_and_give_back_their_tensors(asm, tmp_path):
+    k = simt.load(asm / "tma.s")["tma"]
+    r = k.run()
+    np.testing.assert_array_equal(r["dst"].reshape(64, 64), r["src"].reshape(64, 64).T)
+    x = np.arange(4096, dtype=np.float32).reshape(64, 64)
+    np.save(tmp_path / "x.npy", x)
+    r = k.run(args={"src": f"tensormap(@{tmp_path / 'x.npy'}, box=[32, 32], swizzle=128)"})
+    np.testing.assert_array_equal(r["dst"].reshape(64, 64), x.T)
+    with pytest.raises(ValueError, match="the box is missing"):
+        k.run(args={"src": f"tensormap(@{tmp_path / 'x.npy'})"})
+
+
 def test_both_models_give_the_same_if_else_result(asm):
     k = simt.load(asm / "divergence" / "if_else.s")["if_else"]
     tid = np.arange(64, dtype=np.uint32)

@@ -140,7 +140,11 @@ impl Executor<'_> {
         if exec == 0 {
             return Ok(());
         }
-        self.warps[w].progress_at = self.warps[w].issued;
+        // Writing memory is progress; testing an mbarrier is not, so a wait that never ends is a
+        // runaway warp rather than the step limit.
+        if !matches!(op, AsyncOp::MbarTest { .. }) {
+            self.warps[w].progress_at = self.warps[w].issued;
+        }
         if let Some(addr) = op.mbarrier_address() {
             let base = self.warps[w].row(addr.base);
             let addrs: [u32; 32] = std::array::from_fn(|l| base[l].wrapping_add(addr.offset));
