@@ -245,6 +245,13 @@ fn misuse_faults_and_says_why() {
         ("MBAR.INIT [bar], 1\nTMA.LOAD.1D tile, R2, R4, bar", map, FaultKind::Async, "rank 1, but the tensor map"),
         ("MBAR.INIT [bar], 1\nTMA.LOAD.2D 64, R2, R4, bar", map, FaultKind::Misaligned, "not 128-byte aligned"),
         ("MBAR.INIT [bar], 1\nTMA.LOAD.2D 0x400, R2, R4, bar", map, FaultKind::OutOfBounds, "past the block's"),
+        // 2^32 bytes: counted in 64 bits, not wrapped to an empty box.
+        (
+            "MBAR.INIT [bar], 1\nTMA.LOAD.5D tile, R2, R4, bar",
+            "tensormap(zeros(16), box=[16, 256, 256, 256, 16], shape=[1, 1, 1, 1, 16], type=u8)",
+            FaultKind::OutOfBounds,
+            "a box of 4294967296 bytes",
+        ),
         ("MBAR.ARRIVE RZ, [bar], 1, 0", map, FaultKind::Async, "is it initialised"),
         ("MBAR.INIT [bar], 1\nMBAR.ARRIVE RZ, [bar], 2, 0", map, FaultKind::Async, "arrives 2 times where its phase waits for 1"),
         ("MBAR.INIT [bar], 0", map, FaultKind::Async, "a count of 0"),

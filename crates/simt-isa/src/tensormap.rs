@@ -202,9 +202,10 @@ impl TensorMap {
         self.boxes[d].div_ceil(self.element_strides[d].max(1))
     }
 
-    /// The bytes a copy moves: the whole box, elements outside the tensor included.
-    pub fn box_bytes(&self) -> u32 {
-        (0..MAX_RANK).map(|d| self.box_elements(d)).product::<u32>() * self.elem.bytes()
+    /// The bytes a copy moves: the whole box, elements outside the tensor included (up to
+    /// 256^5 elements of 8 bytes: 2^43, so counted in 64 bits).
+    pub fn box_bytes(&self) -> u64 {
+        (0..MAX_RANK).map(|d| u64::from(self.box_elements(d))).product::<u64>() * u64::from(self.elem.bytes())
     }
 
     /// Checks the rules `cuTensorMapEncodeTiled` checks (CUDA driver API, "Tensor Map Object

@@ -158,12 +158,12 @@ impl Executor<'_> {
                 let mut sanitizer = sanitizer;
                 for l in lanes(exec) {
                     let (map, at) = self.tensor_copy_operands(w, pc, l, map, coords, rank)?;
-                    self.check_box(w, pc, l, &map, to[l])?;
+                    // Inside shared memory, so a box's bytes fit 32 bits from here on.
+                    let bytes = self.check_box(w, pc, l, &map, to[l])?;
                     self.copy_box(w, pc, l, &map, at, to[l], false)?;
                     if let Some(s) = sanitizer.as_deref_mut() {
-                        s.copied_in(to[l] as usize, map.box_bytes() as usize);
+                        s.copied_in(to[l] as usize, bytes as usize);
                     }
-                    let bytes = map.box_bytes();
                     self.update_mbarrier(w, pc, l, bar[l], |m| {
                         m.transact(-i64::from(bytes))?;
                         m.settle();
@@ -302,13 +302,13 @@ impl Executor<'_> {
         Ok((map, at))
     }
 
-    /// Checks that the box at SHARED `shared` is 128-byte aligned (PTX's rule) and lies inside
-    /// the block's shared memory.
-    fn check_box(&mut self, w: usize, pc: u32, l: usize, map: &TensorMap, shared: u32) -> Result<(), Fault> {
+    /// The box's bytes, once it is checked to be 128-byte aligned at SHARED `shared` (PTX's
+    /// rule) and to lie inside the block's shared memory.
+    fn check_box(&mut self, w: usize, pc: u32, l: usize, map: &TensorMap, shared: u32) -> Result<u32, Fault> {
         let len = self.region_len(Space::Shared) as u64;
-        let end = u64::from(shared) + u64::from(map.box_bytes());
+        let end = u64::from(shared) + map.box_bytes();
         if shared.is_multiple_of(128) && end <= len {
-            return Ok(());
+            return Ok(map.box_bytes() as u32);
         }
         let why = if shared.is_multiple_of(128) {
             format!("runs to {end:#x}, past the block's {len} bytes of shared memory")
@@ -329,6 +329,7 @@ impl Executor<'_> {
         let elem = u64::from(map.elem.bytes());
         let counts: [u32; MAX_RANK] = std::array::from_fn(|d| map.box_elements(d));
         let row_bytes = counts[0] as usize * elem as usize;
+        // Inside shared memory (`check_box`): fewer rows than 2^32.
         let rows: u32 = counts[1..].iter().product();
         let mut row = vec![0u8; row_bytes];
         for r in 0..rows {
