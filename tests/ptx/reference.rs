@@ -168,6 +168,7 @@ pub const REFERENCES: &[(&str, Reference)] = &[
     ("wmma_s8", wmma_s8),
     ("coop_tiles", coop_tiles),
     ("barrier_phases", barrier_phases),
+    ("struct_param", struct_param),
     ("printf_demo", printf_demo),
     ("assert_checked", assert_checked),
 ];
@@ -894,6 +895,18 @@ fn wmma_s8(inp: &Inputs) -> Outputs {
         }
     }
     outputs(vec![("d", Buffer::S32(d))])
+}
+
+fn struct_param(inp: &Inputs) -> Outputs {
+    // Affine { float scale; float shift; int n; }, passed as its three words.
+    let f = inp.u32s("f");
+    let (scale, shift, n) = (f32::from_bits(f[0]), f32::from_bits(f[1]), f[2] as usize);
+    let x = inp.f32s("x");
+    let mut y = inp.f32s("y").to_vec();
+    for i in 0..n {
+        y[i] = fma(x[i], scale, shift);
+    }
+    outputs(vec![("y", Buffer::F32(y))])
 }
 
 fn barrier_phases(inp: &Inputs) -> Outputs {

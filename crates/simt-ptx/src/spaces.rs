@@ -119,7 +119,7 @@ pub(crate) fn infer<'a>(insts: &[&ast::Instruction<'a>], symbol: impl Fn(&str) -
                 Op::Add(_) | Op::Sub(_) | Op::Or(_) | Op::And(_) => get(&regs, ops.get(1)).union(get(&regs, ops.get(2))),
                 Op::Selp(_) => get(&regs, ops.get(1)).union(get(&regs, ops.get(2))),
                 Op::Ld(m) if m.ty.bits() == 64 => {
-                    let space = local_params(m.space, ops.get(1), &symbol_space).or_else(|| access_space(&regs, ops.get(1), &symbol_space));
+                    let space = param_space(m.space, ops.get(1), &symbol_space).or_else(|| access_space(&regs, ops.get(1), &symbol_space));
                     match (space, slot(ops.get(1), &symbol)) {
                         (Some(StateSpace::Local), Some(s)) => slots.get(&s).copied().unwrap_or_default().union(anywhere_local),
                         (Some(StateSpace::Local), None) => slots.values().fold(anywhere_local, |a, &b| a.union(b)),
@@ -130,7 +130,7 @@ pub(crate) fn infer<'a>(insts: &[&ast::Instruction<'a>], symbol: impl Fn(&str) -
                 }
                 Op::St(m) if m.ty.bits() == 64 => {
                     let stored = get(&regs, ops.get(1));
-                    let space = local_params(m.space, ops.first(), &symbol_space).or_else(|| access_space(&regs, ops.first(), &symbol_space));
+                    let space = param_space(m.space, ops.first(), &symbol_space).or_else(|| access_space(&regs, ops.first(), &symbol_space));
                     if space == Some(StateSpace::Local) && stored != Spaces::default() {
                         let target = match slot(ops.first(), &symbol) {
                             Some(s) => slots.entry(s).or_default(),
@@ -169,16 +169,18 @@ pub(crate) fn access_space(
     }
 }
 
-/// An access's state space, where a call's `.param` variables (LOCAL memory) count as local.
-pub(crate) fn local_params(
+/// An access's state space, where a `.param` variable's is where it lives: a call's (LOCAL
+/// memory) and bytes passed to the kernel by value (a GLOBAL buffer).
+pub(crate) fn param_space(
     space: Option<StateSpace>,
     address: Option<&ast::Operand<'_>>,
     symbol_space: &impl Fn(&str) -> Option<StateSpace>,
 ) -> Option<StateSpace> {
     match (space, address.map(|o| &o.kind)) {
-        (Some(StateSpace::Param), Some(OperandKind::Address(Address { base: Some(b), .. }))) if symbol_space(b.value) == Some(StateSpace::Local) => {
-            Some(StateSpace::Local)
-        }
+        (Some(StateSpace::Param), Some(OperandKind::Address(Address { base: Some(b), .. }))) => match symbol_space(b.value) {
+            Some(lives @ (StateSpace::Local | StateSpace::Global)) => Some(lives),
+            _ => space,
+        },
         _ => space,
     }
 }

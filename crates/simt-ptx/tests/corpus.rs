@@ -180,6 +180,7 @@ fn ptx_param_type(ty: &str) -> &'static str {
         "f32" => ".f32",
         "f64" => ".f64",
         t if t.starts_with("ptr.") => ".u64",
+        t if t.starts_with("bytes.") => ".b8",
         other => panic!("unknown manifest type `{other}`"),
     }
 }
@@ -265,7 +266,7 @@ fn generate(kernel: &Kernel) -> Inputs {
     let mut inputs = Inputs::new();
     for param in &kernel.params {
         let text = kernel.inputs[&param.name].trim();
-        let value = match param.ty.strip_prefix("ptr.") {
+        let value = match param.ty.strip_prefix("ptr.").or_else(|| param.ty.strip_prefix("bytes.")) {
             None => match param.ty.as_str() {
                 "s32" => Value::S32(text.parse().expect("s32 literal")),
                 "u32" => Value::U32(text.parse().expect("u32 literal")),

@@ -82,8 +82,9 @@ fn manifest() -> Vec<Kernel> {
         .collect()
 }
 
+/// The element type of a buffer (`ptr.T`) or of bytes passed by value (`bytes.T`).
 fn elem_type(ty: &str) -> ElemType {
-    match ty {
+    match ty.strip_prefix("bytes.").map_or(ty.to_string(), |e| format!("ptr.{e}")).as_str() {
         "ptr.u8" => ElemType::U8,
         "ptr.s32" => ElemType::S32,
         "ptr.u32" => ElemType::U32,
@@ -143,7 +144,7 @@ fn check(kernel: &Kernel, module: &simt_isa::Module, scratch: &Path, engine: Eng
     for (i, p) in kernel.params.iter().enumerate() {
         let text = &kernel.inputs[&p.name];
         let ptx_name = format!("{}_param_{i}", kernel.entry);
-        if p.ty.starts_with("ptr.") {
+        if p.ty.starts_with("ptr.") || p.ty.starts_with("bytes.") {
             // The bytes the manifest's type gives, passed raw: the translation infers the
             // pointer's element type from the code, which may read the buffer otherwise.
             let init = simt_asm::parse_arg_init(text).map_err(|e| format!("{}: {e}", p.name))?;

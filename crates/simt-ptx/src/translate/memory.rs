@@ -36,7 +36,26 @@ impl<'t, 'a> Entry<'t, 'a> {
         let (data, addr) = if load { (first, second) } else { (second, first) };
         let (address, symbol_space) = self.address(addr)?;
         let symbols = &self.symbols;
-        let named = crate::spaces::local_params(m.space, Some(addr), &|n| symbols.get(n).map(|s| s.space)).or(symbol_space);
+        let mut named = crate::spaces::param_space(m.space, Some(addr), &|n| symbols.get(n).map(|s| s.space)).or(symbol_space);
+        // A `.param` access through a register reaches bytes passed by value (whose address a
+        // `mov` of the parameter gave) or a call's argument: where the register points.
+        if named == Some(StateSpace::Param)
+            && let OperandKind::Address(Address { base: Some(b), .. }) = addr.kind
+            && self.locs.contains_key(b.value)
+        {
+            named = match crate::spaces::access_space(self.spaces(), Some(addr), &|n| symbols.get(n).map(|s| s.space)) {
+                Some(lives @ (StateSpace::Global | StateSpace::Local)) => Some(lives),
+                _ => {
+                    return Err(Diagnostic::new(
+                        addr.span,
+                        format!(
+                            "`{name}.param` through `{}`, which the translation cannot follow to a parameter passed by value or a call's argument",
+                            b.value
+                        ),
+                    ));
+                }
+            };
+        }
         let (space, width) = self.placed(addr, named)?;
         let space = match space {
             // `.const` data is only ever module variables, which live in global buffers.

@@ -1152,6 +1152,21 @@ impl<'t, 'a> Entry<'t, 'a> {
             .ok_or_else(|| Diagnostic::new(span, format!("`{name}` is not a register, shared or local variable, or parameter of this kernel")))
     }
 
+    /// A variable's address as a source. A scalar kernel parameter has none simt can give (it
+    /// is a word of PARAM space, which has no generic window); bytes passed by value have their
+    /// GLOBAL buffer's.
+    fn symbol_value(&self, name: &str, span: Span) -> Result<Src> {
+        match self.symbol(name, span)? {
+            Symbol { space: StateSpace::Param, .. } => Err(Diagnostic::new(
+                span,
+                format!(
+                    "taking the address of scalar parameter `{name}` is not supported: only a parameter passed by value as bytes (`.b8 {name}[N]`) has one"
+                ),
+            )),
+            symbol => Ok(symbol.value()),
+        }
+    }
+
     /// A 32-bit source: a register (the low word of a pair), a literal (its low 32 bits: PTX
     /// converts an integer constant to the size of its use, and ptxas keeps the low bits of
     /// tinygrad's `mov.b32 %r, 4294967296U`), or a variable's address.
@@ -1161,13 +1176,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         match o.kind {
             OperandKind::Name(n) if self.locs.contains_key(n) => Ok(Src::reg(self.word(o)?)),
-            OperandKind::Name(n) => match self.symbol(n, o.span)? {
-                Symbol { space: StateSpace::Param, .. } => Err(Diagnostic::new(
-                    o.span,
-                    format!("taking the address of scalar parameter `{n}` is not supported: only a parameter passed by value as bytes (`.b8 {n}[N]`) has one"),
-                )),
-                symbol => Ok(symbol.value()),
-            },
+            OperandKind::Name(n) => self.symbol_value(n, o.span),
             OperandKind::Immediate(Immediate::Int(v)) => Ok(Src::imm(v as u32)),
             OperandKind::Immediate(Immediate::F32(bits)) => Ok(Src::imm(bits)),
             _ => Err(Diagnostic::new(o.span, "expected a 32-bit register or literal")),
@@ -1191,7 +1200,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         match o.kind {
             OperandKind::Name(n) if self.locs.contains_key(n) => Ok(Src::reg(self.pair(o)?)),
-            OperandKind::Name(n) => Ok(self.symbol(n, o.span)?.value()),
+            OperandKind::Name(n) => self.symbol_value(n, o.span),
             OperandKind::Immediate(Immediate::Int(v)) if i32::try_from(v).is_ok() => Ok(Src::imm(v as i32 as u32)),
             OperandKind::Immediate(Immediate::Int(v)) => self.wide_literal(v as u64),
             OperandKind::Immediate(Immediate::F64(bits)) => self.wide_literal(bits),
@@ -1468,7 +1477,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let r = self.pair(o)?;
                 Ok((Src::reg(r), Src::reg(r + 1)))
             }
-            OperandKind::Name(n) => Ok((self.symbol(n, o.span)?.value(), Src::imm(0))),
+            OperandKind::Name(n) => Ok((self.symbol_value(n, o.span)?, Src::imm(0))),
             OperandKind::Immediate(Immediate::Int(v)) => Ok((Src::imm(v as u32), Src::imm((v as u64 >> 32) as u32))),
             OperandKind::Immediate(Immediate::F64(v)) => Ok((Src::imm(v as u32), Src::imm((v >> 32) as u32))),
             _ => Err(Diagnostic::new(o.span, "expected a 64-bit register or literal")),
