@@ -749,6 +749,15 @@ fn planned(elem: ElemType, init: &ArgInit) -> u64 {
     count.saturating_mul(bits).div_ceil(8)
 }
 
+/// Whether an argument reads a file (`/dev/zero` among them: the host reads it up to its limit).
+fn reads_a_file(init: &ArgInit) -> bool {
+    match init {
+        ArgInit::File(_) => true,
+        ArgInit::TensorMap(map) => reads_a_file(&map.tensor),
+        _ => false,
+    }
+}
+
 /// The launch request: `.launch` and `.arg` as the module says, except that buffers are
 /// small when the defaults are missing, files or too large for the harness, and the
 /// shape is given when `.launch` is missing.
@@ -763,7 +772,7 @@ fn request(c: &mut impl Choices, k: &Kernel) -> LaunchRequest {
         .params
         .iter()
         .filter_map(|p| match (p.ty, default_of(p)) {
-            (ParamType::Ptr(elem), Some(init)) => Some(planned(elem, init)),
+            (ParamType::Ptr(elem) | ParamType::Raw(elem), Some(init)) => Some(planned(elem, init)),
             _ => None,
         })
         .fold(0, u64::saturating_add);
@@ -771,8 +780,10 @@ fn request(c: &mut impl Choices, k: &Kernel) -> LaunchRequest {
     let refused = total > MAX_TOTAL_BUFFER_BYTES;
     for p in &k.params {
         let small = match (p.ty, default_of(p)) {
-            (ParamType::Ptr(_), Some(ArgInit::File(_)) | None) => true,
-            (ParamType::Ptr(elem), Some(init)) => !refused && total > MAX_FUZZ_BUFFER_BYTES && planned(elem, init) > 4096,
+            (ParamType::Ptr(_) | ParamType::Raw(_), Some(init)) if reads_a_file(init) => true,
+            (ParamType::Ptr(_), None) => true,
+            // A raw (PTX) parameter's buffer, or the tensor of a tensor map (asm/tma.s).
+            (ParamType::Ptr(elem) | ParamType::Raw(elem), Some(init)) => !refused && total > MAX_FUZZ_BUFFER_BYTES && planned(elem, init) > 4096,
             (_, None) => true,
             _ => c.one_in(8),
         };
@@ -780,7 +791,7 @@ fn request(c: &mut impl Choices, k: &Kernel) -> LaunchRequest {
             continue;
         }
         let init = match p.ty {
-            ParamType::Ptr(_) => match c.below(3) {
+            ParamType::Ptr(_) | ParamType::Raw(_) => match c.below(3) {
                 0 => ArgInit::Zeros(u64::from(c.below(1024))),
                 1 => ArgInit::Iota(u64::from(c.below(1024))),
                 _ => ArgInit::Rand(u64::from(c.below(1024)), 7),

@@ -136,6 +136,7 @@ impl Mbarrier {
 }
 
 impl Executor<'_> {
+    /// Runs an `MBAR` or `TMA` for the lanes in `exec`, each in lane order.
     pub(crate) fn asynchronous(&mut self, w: usize, pc: u32, op: &AsyncOp, exec: u32, sanitizer: Option<&mut Sanitizer>) -> Result<(), Fault> {
         if exec == 0 {
             return Ok(());
@@ -184,6 +185,7 @@ impl Executor<'_> {
         Ok(())
     }
 
+    /// An `MBAR` at each executing lane's SHARED address in `addrs`.
     fn mbarrier(&mut self, w: usize, pc: u32, op: &AsyncOp, exec: u32, addrs: &[u32; 32]) -> Result<(), Fault> {
         let warp = &self.warps[w];
         match *op {
@@ -252,7 +254,8 @@ impl Executor<'_> {
     fn mbarrier_at(&mut self, w: usize, pc: u32, l: usize, addr: u32, write: bool) -> Result<usize, Fault> {
         match self.resolve(w, l, pc, Space::Shared, addr, 8, write)? {
             Loc::Bytes(at) => Ok(at),
-            Loc::Global(index, off) => Ok(index + off as usize), // a SHARED address resolves to bytes
+            // `resolve` gives SHARED addresses as bytes; a buffer would be a bug there, not here.
+            Loc::Global(..) => Err(self.fault(FaultKind::Unmapped, w, Some(l), Some(pc), format!("{} found no shared memory at {addr:#x}", self.mnemonic(pc)))),
         }
     }
 
