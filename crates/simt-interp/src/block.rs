@@ -26,7 +26,6 @@ use crate::exec::Executor;
 use crate::exec::collective::{CollectiveOp, shfl_source};
 use crate::exec::control::ControlOp;
 use crate::exec::memory::local_stride;
-use crate::exec::tma::AsyncOp;
 use crate::exec::{describe_lanes, per_lane, pred};
 use crate::fault::{Fault, FaultKind, Remedy};
 use crate::launch::Launch;
@@ -385,9 +384,9 @@ impl<'a> BlockSim<'a> {
                     let (space, addresses) = self.exec.lane_addresses(w, pc, m, executed);
                     (space, addresses, m.touched(executed, warp), m.shape().1)
                 }
-                Op::Async(op) if let Some(addr) = op.mbarrier_address() => {
-                    let base = warp.row(addr.base);
-                    (a.space, per_lane(|l| base[l].wrapping_add(addr.offset)), executed, a.size)
+                Op::Mbarrier(op) => {
+                    let base = warp.row(op.addr.base);
+                    (a.space, per_lane(|l| base[l].wrapping_add(op.addr.offset)), executed, a.size)
                 }
                 _ => (a.space, [0; 32], executed, a.size),
             };
@@ -410,11 +409,13 @@ impl<'a> BlockSim<'a> {
                 let b = crate::exec::fetch(warp, b);
                 Some(Exchange::Shuffle { sources: per_lane(|l| shfl_source(mode, l, b[l], width) as u8) })
             }
-            Op::Async(AsyncOp::TmaLoad { barrier, .. }) => {
-                let first = executed.trailing_zeros() as usize;
-                Some(Exchange::TensorCopy { store: false, barrier: crate::exec::fetch(warp, barrier).get(first).copied().unwrap_or(0) })
-            }
-            Op::Async(AsyncOp::TmaStore { .. }) => Some(Exchange::TensorCopy { store: true, barrier: 0 }),
+            Op::TensorCopy(op) => Some(match op.barrier {
+                Some(barrier) => {
+                    let first = executed.trailing_zeros() as usize;
+                    Exchange::TensorCopy { store: false, barrier: crate::exec::fetch(warp, barrier).get(first).copied().unwrap_or(0) }
+                }
+                None => Exchange::TensorCopy { store: true, barrier: 0 },
+            }),
             Op::Tensor(_) | Op::Warpgroup(_) => {
                 let inst = &self.exec.launch.kernel.code[pc as usize];
                 inst.form.mma().map(|form| Exchange::Mma { form, macs: simt_tensor::macs(inst).1 })

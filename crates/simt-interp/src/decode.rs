@@ -96,7 +96,8 @@ pub(crate) enum Op {
     Collective(collective::CollectiveOp),
     Tensor(tensor::MmaOp),
     Warpgroup(tensor::WgmmaOp),
-    Async(tma::AsyncOp),
+    Mbarrier(tma::MbarOp),
+    TensorCopy(tma::CopyOp),
     Print(print::PrintOp),
 }
 
@@ -456,9 +457,8 @@ impl Decoder {
             }
             Form::Wgmma(_) => Op::Warpgroup(tensor::decode_wgmma(t, inst)?),
             // Mbarriers and tensor copies (exec/tma.rs).
-            Form::MbarInit(_) | Form::MbarArrive(_) | Form::MbarTx(_) | Form::MbarTest(_) | Form::TmaLoad(_) | Form::TmaStore(_) => {
-                Op::Async(tma::decode(t, inst)?)
-            }
+            Form::MbarInit(_) | Form::MbarArrive(_) | Form::MbarTx(_) | Form::MbarTest(_) => Op::Mbarrier(tma::decode_mbarrier(t, inst)?),
+            Form::TmaLoad(_) | Form::TmaStore(_) => Op::TensorCopy(tma::decode_copy(t, inst)?),
         })
     }
 }

@@ -28,8 +28,34 @@ pub const MAX_RANK: usize = 5;
 /// The most elements a box has in one dimension.
 pub const MAX_BOX: u32 = 256;
 
-const MAGIC: &[u8; 4] = b"TMAP";
-const LAYOUT_VERSION: u8 = 1;
+/// The first bytes of every map: its tag and layout version.
+pub const TAG: &[u8; 4] = b"TMAP";
+/// The layout's version, byte 4.
+pub const LAYOUT_VERSION: u8 = 1;
+
+/// Where each field lies in the 128 bytes (the table above), for code that writes a map itself
+/// (PTX's `tensormap.replace`): one place for the layout, which [`TensorMap::encode`] and
+/// [`TensorMap::decode`] read too.
+pub mod at {
+    /// [`super::LAYOUT_VERSION`].
+    pub const VERSION: usize = 4;
+    /// The rank, a byte.
+    pub const RANK: usize = 5;
+    /// The element type, a byte.
+    pub const ELEM: usize = 6;
+    /// The swizzle, a byte.
+    pub const SWIZZLE: usize = 7;
+    /// The tensor's address, 8 bytes.
+    pub const ADDRESS: usize = 16;
+    /// Dimension `d`'s extent, 4 bytes at `DIMS + 4 d`.
+    pub const DIMS: usize = 24;
+    /// Dimension `d`'s stride (d >= 1), 8 bytes at `STRIDES + 8 (d - 1)`.
+    pub const STRIDES: usize = 48;
+    /// The box in dimension `d`, 4 bytes at `BOXES + 4 d`.
+    pub const BOXES: usize = 80;
+    /// The element stride in dimension `d`, 4 bytes at `ELEMENT_STRIDES + 4 d`.
+    pub const ELEMENT_STRIDES: usize = 100;
+}
 
 /// An element type of a tensor map, numbered as CUDA's `CUtensorMapDataType`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -250,32 +276,32 @@ impl TensorMap {
     /// The map's 128 bytes.
     pub fn encode(&self) -> [u8; TENSOR_MAP_BYTES] {
         let mut out = [0u8; TENSOR_MAP_BYTES];
-        out[..4].copy_from_slice(MAGIC);
-        out[4] = LAYOUT_VERSION;
-        out[5] = self.rank;
-        out[6] = self.elem.code();
-        out[7] = self.swizzle as u8;
-        out[16..24].copy_from_slice(&self.address.to_le_bytes());
+        out[..4].copy_from_slice(TAG);
+        out[at::VERSION] = LAYOUT_VERSION;
+        out[at::RANK] = self.rank;
+        out[at::ELEM] = self.elem.code();
+        out[at::SWIZZLE] = self.swizzle as u8;
+        out[at::ADDRESS..][..8].copy_from_slice(&self.address.to_le_bytes());
         for d in 0..MAX_RANK {
-            out[24 + 4 * d..][..4].copy_from_slice(&self.dims[d].to_le_bytes());
+            out[at::DIMS + 4 * d..][..4].copy_from_slice(&self.dims[d].to_le_bytes());
             if d > 0 {
-                out[48 + 8 * (d - 1)..][..8].copy_from_slice(&self.strides[d].to_le_bytes());
+                out[at::STRIDES + 8 * (d - 1)..][..8].copy_from_slice(&self.strides[d].to_le_bytes());
             }
-            out[80 + 4 * d..][..4].copy_from_slice(&self.boxes[d].to_le_bytes());
-            out[100 + 4 * d..][..4].copy_from_slice(&self.element_strides[d].to_le_bytes());
+            out[at::BOXES + 4 * d..][..4].copy_from_slice(&self.boxes[d].to_le_bytes());
+            out[at::ELEMENT_STRIDES + 4 * d..][..4].copy_from_slice(&self.element_strides[d].to_le_bytes());
         }
         out
     }
 
     /// The map in `bytes`, checked.
     pub fn decode(bytes: &[u8; TENSOR_MAP_BYTES]) -> Result<TensorMap, TensorMapError> {
-        if &bytes[..4] != MAGIC || bytes[4] != LAYOUT_VERSION {
+        if &bytes[..4] != TAG || bytes[at::VERSION] != LAYOUT_VERSION {
             return Err(TensorMapError::NotAMap);
         }
         let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or_default());
         let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
-        let elem = TensorElem::from_code(bytes[6]).ok_or(TensorMapError::Elem(bytes[6]))?;
-        let swizzle = match bytes[7] {
+        let elem = TensorElem::from_code(bytes[at::ELEM]).ok_or(TensorMapError::Elem(bytes[at::ELEM]))?;
+        let swizzle = match bytes[at::SWIZZLE] {
             0 => Swizzle::None,
             1 => Swizzle::B32,
             2 => Swizzle::B64,
@@ -283,9 +309,9 @@ impl TensorMap {
             s => return Err(TensorMapError::Rule(format!("swizzle {s} is not one of CUDA's 0 (none) ..= 3 (128 bytes)"))),
         };
         let mut map = TensorMap {
-            address: u64_at(16),
+            address: u64_at(at::ADDRESS),
             elem,
-            rank: bytes[5],
+            rank: bytes[at::RANK],
             dims: [1; MAX_RANK],
             strides: [0; MAX_RANK],
             boxes: [1; MAX_RANK],
@@ -293,10 +319,10 @@ impl TensorMap {
             swizzle,
         };
         for d in 0..MAX_RANK {
-            map.dims[d] = u32_at(24 + 4 * d);
-            map.strides[d] = if d == 0 { u64::from(elem.bytes()) } else { u64_at(48 + 8 * (d - 1)) };
-            map.boxes[d] = u32_at(80 + 4 * d);
-            map.element_strides[d] = u32_at(100 + 4 * d);
+            map.dims[d] = u32_at(at::DIMS + 4 * d);
+            map.strides[d] = if d == 0 { u64::from(elem.bytes()) } else { u64_at(at::STRIDES + 8 * (d - 1)) };
+            map.boxes[d] = u32_at(at::BOXES + 4 * d);
+            map.element_strides[d] = u32_at(at::ELEMENT_STRIDES + 4 * d);
         }
         map.check()?;
         // What lies past the rank means nothing: a copy's loops see one element there.

@@ -1676,17 +1676,13 @@ impl<'l> Sm<'l> {
         let bi = self.slots[s as usize].block as usize;
         let Some(block) = self.blocks[bi].as_ref() else { return Completion::Known(t + 1) };
         let linear = block.linear;
-        let mut lines = Vec::new();
-        for &(address, bytes) in block.sim.copied() {
-            let (mut at, end) = (u64::from(address), u64::from(address) + u64::from(bytes));
-            while at < end {
-                let line = at / u64::from(LINE_BYTES);
-                let stop = end.min((line + 1) * u64::from(LINE_BYTES));
-                let (first, last) = ((at % u64::from(LINE_BYTES)) as u32 / SECTOR_BYTES, ((stop - 1) % u64::from(LINE_BYTES)) as u32 / SECTOR_BYTES);
-                lines.push((line, sector_mask(first, last)));
-                at = stop;
-            }
-        }
+        let lines: Vec<(u64, u8)> = block
+            .sim
+            .copied()
+            .iter()
+            .flat_map(|&(address, bytes)| span_lines(u64::from(address), u64::from(address) + u64::from(bytes)))
+            .map(|(line, sectors, _)| (line, sectors))
+            .collect();
         let kind = if store { ReqKind::Store } else { ReqKind::Load };
         let mut op = NONE;
         for (i, &(line, sectors)) in lines.iter().enumerate() {
@@ -1861,21 +1857,32 @@ fn coalesce(access: &simt_interp::Access, lanes: u32, tag: u64, lines: &mut [(u6
     if unit_stride(&access.addresses, lanes, size) {
         // The usual access: every byte from the first lane's to the last lane's end, each lane
         // inside one line (it is aligned to its size), so a line's lanes cover one run of bytes.
-        let (line_bytes, size) = (u64::from(LINE_BYTES), u64::from(size));
-        let mut at = u64::from(access.addresses[0]);
-        let end = at + 32 * size;
+        let size = u64::from(size);
+        let at = u64::from(access.addresses[0]);
         let mut n = 0;
-        while at < end {
-            let line = at / line_bytes;
-            let stop = end.min((line + 1) * line_bytes);
-            let (first, last) = ((at % line_bytes) as u32 / SECTOR_BYTES, ((stop - 1) % line_bytes) as u32 / SECTOR_BYTES);
-            lines[n] = (tag | line, sector_mask(first, last), ((stop - at) / size) as u32);
+        for (line, sectors, bytes) in span_lines(at, at + 32 * size) {
+            lines[n] = (tag | line, sectors, (bytes / size) as u32);
             n += 1;
-            at = stop;
         }
         return n;
     }
     coalesce_lanes(access, lanes, tag, lines)
+}
+
+/// The lines the bytes `at .. end` lie in, in order: each line, the sectors of it they touch,
+/// and how many of them it holds.
+fn span_lines(mut at: u64, end: u64) -> impl Iterator<Item = (u64, u8, u64)> {
+    let line_bytes = u64::from(LINE_BYTES);
+    std::iter::from_fn(move || {
+        (at < end).then(|| {
+            let line = at / line_bytes;
+            let stop = end.min((line + 1) * line_bytes);
+            let (first, last) = ((at % line_bytes) as u32 / SECTOR_BYTES, ((stop - 1) % line_bytes) as u32 / SECTOR_BYTES);
+            let bytes = stop - at;
+            at = stop;
+            (line, sector_mask(first, last), bytes)
+        })
+    })
 }
 
 /// [`coalesce`] lane by lane.

@@ -877,7 +877,7 @@ impl<'a> Executor<'a> {
 
     #[cold]
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn access_fault(&mut self, w: usize, l: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Fault {
+    fn access_fault(&mut self, w: usize, l: usize, pc: u32, space: Space, addr: u32, size: u32, write: bool) -> Fault {
         match self.resolve(w, l, pc, space, addr, size, write) {
             Err(fault) => fault,
             Ok(_) => self.fault(FaultKind::Unmapped, w, Some(l), Some(pc), format!("{} could not access {addr:#x}", self.mnemonic(pc))),

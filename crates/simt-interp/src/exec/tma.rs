@@ -13,81 +13,55 @@ use crate::decode::{Address, Decoder, Reg, Val};
 use crate::fault::{Fault, FaultKind};
 use crate::sanitize::Sanitizer;
 
-/// An `MBAR` or `TMA` instruction, decoded.
+/// An `MBAR`: what it does at each executing lane's SHARED address `addr`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) enum AsyncOp {
-    MbarInit {
-        addr: Address,
-        count: Val,
-    },
-    MbarArrive {
-        drop: bool,
-        d: Reg,
-        addr: Address,
-        count: Val,
-        tx: Val,
-    },
-    MbarTx {
-        complete: bool,
-        addr: Address,
-        tx: Val,
-    },
-    MbarTest {
-        p: u8,
-        addr: Address,
-        parity: Val,
-    },
-    /// `map` and `coords` are first registers (a pair; `rank` registers).
-    TmaLoad {
-        rank: u8,
-        shared: Val,
-        map: Reg,
-        coords: Reg,
-        barrier: Val,
-    },
-    TmaStore {
-        rank: u8,
-        map: Reg,
-        coords: Reg,
-        shared: Val,
-    },
+pub(crate) struct MbarOp {
+    pub addr: Address,
+    action: MbarAction,
 }
 
-/// The asynchronous operation of `inst`, if it is one.
-pub(crate) fn decode(t: &Decoder, inst: &Instruction) -> Option<AsyncOp> {
+#[derive(Clone, Copy, Debug)]
+enum MbarAction {
+    Init { count: Val },
+    Arrive { drop: bool, d: Reg, count: Val, tx: Val },
+    Tx { complete: bool, tx: Val },
+    Test { p: u8, parity: Val },
+}
+
+/// A `TMA`: `map` and `coords` are first registers (a pair; `rank` registers); a load completes
+/// its bytes on the mbarrier at `barrier`, a store has none.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CopyOp {
+    rank: u8,
+    map: Reg,
+    coords: Reg,
+    shared: Val,
+    pub barrier: Option<Val>,
+}
+
+/// The mbarrier operation of `inst`, if it is one.
+pub(crate) fn decode_mbarrier(t: &Decoder, inst: &Instruction) -> Option<MbarOp> {
     let o = &inst.operands;
-    let access = inst.form.access();
-    Some(match inst.form {
-        Form::MbarInit(_) => AsyncOp::MbarInit { addr: t.addr(&o[0], access?), count: t.val(&o[1], false) },
-        Form::MbarArrive(mods::MbarArrive { drop }) => AsyncOp::MbarArrive {
-            drop: drop == MbarDrop::Yes,
-            d: t.dst(&o[0]),
-            addr: t.addr(&o[1], access?),
-            count: t.val(&o[2], false),
-            tx: t.val(&o[3], false),
-        },
-        Form::MbarTx(mods::MbarTx { op }) => AsyncOp::MbarTx { complete: op == MbarTxOp::Complete, addr: t.addr(&o[0], access?), tx: t.val(&o[1], false) },
-        Form::MbarTest(_) => AsyncOp::MbarTest { p: Decoder::pred_out(&o[0]), addr: t.addr(&o[1], access?), parity: t.val(&o[2], false) },
-        Form::TmaLoad(_) => AsyncOp::TmaLoad {
-            rank: inst.form.tensor_rank()?,
-            shared: t.val(&o[0], false),
-            map: t.first(&o[1]),
-            coords: t.first(&o[2]),
-            barrier: t.val(&o[3], false),
-        },
-        Form::TmaStore(_) => AsyncOp::TmaStore { rank: inst.form.tensor_rank()?, map: t.first(&o[0]), coords: t.first(&o[1]), shared: t.val(&o[2], false) },
+    let (addr, action) = match inst.form {
+        Form::MbarInit(_) => (&o[0], MbarAction::Init { count: t.val(&o[1], false) }),
+        Form::MbarArrive(mods::MbarArrive { drop }) => {
+            (&o[1], MbarAction::Arrive { drop: drop == MbarDrop::Yes, d: t.dst(&o[0]), count: t.val(&o[2], false), tx: t.val(&o[3], false) })
+        }
+        Form::MbarTx(mods::MbarTx { op }) => (&o[0], MbarAction::Tx { complete: op == MbarTxOp::Complete, tx: t.val(&o[1], false) }),
+        Form::MbarTest(_) => (&o[1], MbarAction::Test { p: Decoder::pred_out(&o[0]), parity: t.val(&o[2], false) }),
         _ => return None,
-    })
+    };
+    Some(MbarOp { addr: t.addr(addr, inst.form.access()?), action })
 }
 
-impl AsyncOp {
-    /// The SHARED addresses of an `MBAR`'s executing lanes.
-    pub(crate) fn mbarrier_address(&self) -> Option<Address> {
-        match *self {
-            AsyncOp::MbarInit { addr, .. } | AsyncOp::MbarArrive { addr, .. } | AsyncOp::MbarTx { addr, .. } | AsyncOp::MbarTest { addr, .. } => Some(addr),
-            AsyncOp::TmaLoad { .. } | AsyncOp::TmaStore { .. } => None,
-        }
-    }
+/// The tensor copy of `inst`, if it is one.
+pub(crate) fn decode_copy(t: &Decoder, inst: &Instruction) -> Option<CopyOp> {
+    let o = &inst.operands;
+    let rank = inst.form.tensor_rank()?;
+    Some(match inst.form {
+        Form::TmaLoad(_) => CopyOp { rank, shared: t.val(&o[0], false), map: t.first(&o[1]), coords: t.first(&o[2]), barrier: Some(t.val(&o[3], false)) },
+        _ => CopyOp { rank, map: t.first(&o[0]), coords: t.first(&o[1]), shared: t.val(&o[2], false), barrier: None },
+    })
 }
 
 /// The most arrivals a phase expects, and the largest pending transaction count either way.
@@ -136,61 +110,50 @@ impl Mbarrier {
 }
 
 impl Executor<'_> {
-    /// Runs an `MBAR` or `TMA` for the lanes in `exec`, each in lane order.
-    pub(crate) fn asynchronous(&mut self, w: usize, pc: u32, op: &AsyncOp, exec: u32, sanitizer: Option<&mut Sanitizer>) -> Result<(), Fault> {
+    /// Runs a `TMA` for the lanes in `exec`, each in lane order: a load completes its bytes on
+    /// its mbarrier once its box is in shared memory.
+    pub(crate) fn tensor_copy(&mut self, w: usize, pc: u32, op: &CopyOp, exec: u32, mut sanitizer: Option<&mut Sanitizer>) -> Result<(), Fault> {
+        if exec == 0 {
+            return Ok(());
+        }
+        self.warps[w].progress_at = self.warps[w].issued;
+        self.copied.clear();
+        let warp = &self.warps[w];
+        let shared = fetch(warp, op.shared);
+        let barrier = op.barrier.map(|b| fetch(warp, b));
+        for l in lanes(exec) {
+            let (map, at) = self.tensor_copy_operands(w, pc, l, op.map, op.coords, op.rank)?;
+            // Inside shared memory, so a box's bytes fit 32 bits from here on.
+            let bytes = self.check_box(w, pc, l, &map, shared[l])?;
+            self.copy_box(w, pc, l, &map, at, shared[l], barrier.is_none())?;
+            let Some(barrier) = barrier else { continue };
+            if let Some(s) = sanitizer.as_deref_mut() {
+                s.copied_in(shared[l] as usize, bytes as usize);
+            }
+            self.update_mbarrier(w, pc, l, barrier[l], |m| {
+                m.transact(-i64::from(bytes))?;
+                m.settle();
+                Ok(())
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Runs an `MBAR` for the lanes in `exec`, each in lane order on its own address.
+    pub(crate) fn mbarrier(&mut self, w: usize, pc: u32, op: &MbarOp, exec: u32) -> Result<(), Fault> {
         if exec == 0 {
             return Ok(());
         }
         // Writing memory is progress; testing an mbarrier is not, so a wait that never ends is a
         // runaway warp rather than the step limit.
-        if !matches!(op, AsyncOp::MbarTest { .. }) {
+        if !matches!(op.action, MbarAction::Test { .. }) {
             self.warps[w].progress_at = self.warps[w].issued;
         }
-        if let Some(addr) = op.mbarrier_address() {
-            let base = self.warps[w].row(addr.base);
-            let addrs: [u32; 32] = std::array::from_fn(|l| base[l].wrapping_add(addr.offset));
-            return self.mbarrier(w, pc, op, exec, &addrs);
-        }
-        self.copied.clear();
-        let warp = &self.warps[w];
-        match *op {
-            AsyncOp::TmaLoad { rank, shared, map, coords, barrier } => {
-                let (to, bar) = (fetch(warp, shared), fetch(warp, barrier));
-                let mut sanitizer = sanitizer;
-                for l in lanes(exec) {
-                    let (map, at) = self.tensor_copy_operands(w, pc, l, map, coords, rank)?;
-                    // Inside shared memory, so a box's bytes fit 32 bits from here on.
-                    let bytes = self.check_box(w, pc, l, &map, to[l])?;
-                    self.copy_box(w, pc, l, &map, at, to[l], false)?;
-                    if let Some(s) = sanitizer.as_deref_mut() {
-                        s.copied_in(to[l] as usize, bytes as usize);
-                    }
-                    self.update_mbarrier(w, pc, l, bar[l], |m| {
-                        m.transact(-i64::from(bytes))?;
-                        m.settle();
-                        Ok(())
-                    })?;
-                }
-            }
-            AsyncOp::TmaStore { rank, map, coords, shared } => {
-                let from = fetch(warp, shared);
-                for l in lanes(exec) {
-                    let (map, at) = self.tensor_copy_operands(w, pc, l, map, coords, rank)?;
-                    self.check_box(w, pc, l, &map, from[l])?;
-                    self.copy_box(w, pc, l, &map, at, from[l], true)?;
-                }
-            }
-            _ => {}
-        }
-        Ok(())
-    }
-
-    /// An `MBAR` at each executing lane's SHARED address in `addrs`.
-    fn mbarrier(&mut self, w: usize, pc: u32, op: &AsyncOp, exec: u32, addrs: &[u32; 32]) -> Result<(), Fault> {
-        let warp = &self.warps[w];
-        match *op {
-            AsyncOp::MbarInit { count, .. } => {
-                let count = fetch(warp, count);
+        let base = self.warps[w].row(op.addr.base);
+        let addrs: [u32; 32] = std::array::from_fn(|l| base[l].wrapping_add(op.addr.offset));
+        match op.action {
+            MbarAction::Init { count } => {
+                let count = fetch(&self.warps[w], count);
                 for l in lanes(exec) {
                     if !(1..=MAX_COUNT).contains(&count[l]) {
                         let message = format!("{} gives the mbarrier a count of {}, not 1 ..= 2^20 - 1", self.mnemonic(pc), count[l] as i32);
@@ -201,8 +164,8 @@ impl Executor<'_> {
                     self.store_shared64(at, fresh.pack());
                 }
             }
-            AsyncOp::MbarArrive { drop, d, count, tx, .. } => {
-                let (count, tx) = (fetch(warp, count), fetch(warp, tx));
+            MbarAction::Arrive { drop, d, count, tx } => {
+                let (count, tx) = (fetch(&self.warps[w], count), fetch(&self.warps[w], tx));
                 let mut phases = [0u32; 32];
                 for l in lanes(exec) {
                     let (count, tx) = (count[l], tx[l]);
@@ -223,8 +186,8 @@ impl Executor<'_> {
                 }
                 write(&mut self.warps[w], d, &phases, exec);
             }
-            AsyncOp::MbarTx { complete, tx, .. } => {
-                let tx = fetch(warp, tx);
+            MbarAction::Tx { complete, tx } => {
+                let tx = fetch(&self.warps[w], tx);
                 for l in lanes(exec) {
                     let bytes = i64::from(tx[l] as i32);
                     self.update_mbarrier(w, pc, l, addrs[l], |m| {
@@ -234,8 +197,8 @@ impl Executor<'_> {
                     })?;
                 }
             }
-            AsyncOp::MbarTest { p, parity, .. } => {
-                let parity = fetch(warp, parity);
+            MbarAction::Test { p, parity } => {
+                let parity = fetch(&self.warps[w], parity);
                 let mut done = 0u32;
                 for l in lanes(exec) {
                     let at = self.mbarrier_at(w, pc, l, addrs[l], false)?;
@@ -244,7 +207,6 @@ impl Executor<'_> {
                 }
                 set_pred(&mut self.warps[w], p, done, exec);
             }
-            AsyncOp::TmaLoad { .. } | AsyncOp::TmaStore { .. } => {}
         }
         Ok(())
     }

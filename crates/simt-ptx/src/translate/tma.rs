@@ -2,6 +2,8 @@
 //! copies `cp.async.bulk.tensor` (`TMA`) with their groups. A copy completes as it issues,
 //! so its groups' commits and waits translate to nothing (`docs/ptx.md`, "Tensor copies").
 
+use simt_isa::tensormap;
+
 use super::*;
 
 impl<'t, 'a> Entry<'t, 'a> {
@@ -156,7 +158,8 @@ impl<'t, 'a> Entry<'t, 'a> {
         };
         let refuse = |why: String| Err(Diagnostic::new(value.span, why));
         let t = self.scratch;
-        let store = |this: &mut Self, at: i32, ty: isa::MemType, from: Src| -> Result<()> {
+        // A field of `ty` at byte `at` of the map, from a register (a pair for 64 bits) or a literal.
+        let store = |this: &mut Self, at: usize, ty: isa::MemType, from: Src| -> Result<()> {
             let r = match from {
                 Src::Reg { reg, .. } => reg,
                 other => {
@@ -164,44 +167,41 @@ impl<'t, 'a> Entry<'t, 'a> {
                     t
                 }
             };
-            this.emit(place.st(isa::VecWidth::Scalar, ty), &[isa::Operand::Addr { base, offset: offset + at }, src(Src::reg(r))])
+            this.emit(place.st(isa::VecWidth::Scalar, ty), &[isa::Operand::Addr { base, offset: offset + at as i32 }, src(Src::reg(r))])
         };
-        // A byte of the layout's header from a literal.
-        let byte = |this: &mut Self, at: i32, v: u32| store(this, at, isa::MemType::U8, Src::imm(v));
-        let (tag, version) = (u32::from_le_bytes(*b"TMAP"), 1);
-        store(self, 0, isa::MemType::B32, Src::imm(tag))?;
-        byte(self, 4, version)?;
+        let byte = |this: &mut Self, at: usize, v: u8| store(this, at, isa::MemType::U8, Src::imm(u32::from(v)));
+        store(self, 0, isa::MemType::B32, Src::imm(u32::from_le_bytes(*tensormap::TAG)))?;
+        byte(self, tensormap::at::VERSION, tensormap::LAYOUT_VERSION)?;
+        let ord = ord as usize;
         match field {
-            F::GlobalAddress => {
+            F::GlobalAddress | F::GlobalStride => {
+                let at = if field == F::GlobalAddress { tensormap::at::ADDRESS } else { tensormap::at::STRIDES + 8 * ord };
                 let v = self.pair(value)?;
-                self.emit(place.st(isa::VecWidth::Scalar, isa::MemType::B64), &[isa::Operand::Addr { base, offset: offset + 16 }, src(Src::reg(v))])
-            }
-            F::GlobalStride => {
-                let v = self.pair(value)?;
-                self.emit(place.st(isa::VecWidth::Scalar, isa::MemType::B64), &[isa::Operand::Addr { base, offset: offset + 48 + 8 * ord }, src(Src::reg(v))])
+                store(self, at, isa::MemType::B64, Src::reg(v))
             }
             F::BoxDim | F::GlobalDim | F::ElementStride => {
                 let at = match field {
-                    F::BoxDim => 80,
-                    F::GlobalDim => 24,
-                    _ => 100,
+                    F::BoxDim => tensormap::at::BOXES,
+                    F::GlobalDim => tensormap::at::DIMS,
+                    _ => tensormap::at::ELEMENT_STRIDES,
                 };
                 let v = self.src32(value)?;
                 store(self, at + 4 * ord, isa::MemType::B32, v)
             }
             // PTX's rank is the dimensions less one.
             F::Rank => match literal(self, value, "rank")? {
-                r @ 0..=4 => byte(self, 5, r as u32 + 1),
+                r @ 0..=4 => byte(self, tensormap::at::RANK, r as u8 + 1),
                 r => refuse(format!("rank {r} (dimensions less one) is not 0 ..= 4")),
             },
+            // PTX numbers element types its own way: `.f32.ftz` comes before `.f64` and `.bf16`.
             F::Elemtype => match literal(self, value, "element type")? {
-                e @ 0..=7 => byte(self, 6, e as u32),
-                9 => byte(self, 6, 8),
-                10 => byte(self, 6, 9),
+                e @ 0..=7 => byte(self, tensormap::at::ELEM, e as u8),
+                9 => byte(self, tensormap::at::ELEM, tensormap::TensorElem::F64.code()),
+                10 => byte(self, tensormap::at::ELEM, tensormap::TensorElem::BF16.code()),
                 e => refuse(format!("element type {e} ({}) is not one simt copies", ptx_elemtype_name(e))),
             },
             F::SwizzleMode => match literal(self, value, "swizzle mode")? {
-                s @ 0..=3 => byte(self, 7, s as u32),
+                s @ 0..=3 => byte(self, tensormap::at::SWIZZLE, s as u8),
                 s => refuse(format!("swizzle mode {s} is not one of 0 (none) ..= 3 (128 bytes)")),
             },
             // The layout has no interleave and fills with zeros: those are all it can say.
