@@ -82,8 +82,8 @@ pub(crate) enum Owned<'p> {
     Inst(ast::Instruction<'p>, u32),
 }
 
-/// The names one scope declares: registers (ranges by prefix), variables, and in the body's
-/// scope also labels, parameters and results. Sets, so that looking up every name a kernel
+/// The names one scope declares: registers (ranges by prefix), variables, labels, and in the
+/// body's scope also parameters and results. Sets, so that looking up every name a kernel
 /// mentions costs no more than the kernel's size.
 #[derive(Default)]
 struct Declared<'a> {
@@ -114,8 +114,10 @@ impl<'a> Declared<'a> {
                 Statement::Variable(v) => {
                     d[scope].variables.insert(v.name.value);
                 }
+                // A nested block's labels are its own, as its registers are: Triton's inline
+                // `mbarrier` waits each put a `waitLoop:` in a `{ }` of their own.
                 Statement::Label(l) => {
-                    d[0].singles.insert(l.value);
+                    d[scope].singles.insert(l.value);
                 }
                 _ => {}
             }

@@ -1051,6 +1051,19 @@ fn nested_blocks_have_registers_of_their_own() {
     check(body, &integer_pairs(), |x, y| [x, x.wrapping_add(y), u64::from(x < y), x & 0xFFFF_FFFF, y & 0xFFFF_FFFF, 0, 0, 0]);
 }
 
+/// A label declared in a nested `{ }` block is the block's own, so sibling blocks may each
+/// declare one (Triton's inline `mbarrier` waits each loop on a `waitLoop:` in its own block),
+/// and an inner block's label hides the outer one for branches inside it.
+#[test]
+fn nested_blocks_have_labels_of_their_own() {
+    let body = "\tmov.b64 %o0, 0;\n\tmov.b64 %o1, 0;\n\tmov.b64 %o2, 0;\n\
+                \t{\n\t.reg .pred %q;\n\tloop:\n\tadd.s64 %o0, %o0, 1;\n\tsetp.lt.u64 %q, %o0, 3;\n\t@%q bra.uni loop;\n\t}\n\
+                \t{\n\t.reg .pred %q;\n\tloop:\n\tadd.s64 %o1, %o1, 2;\n\tsetp.lt.u64 %q, %o1, 10;\n\t@%q bra.uni loop;\n\t}\n\
+                \tbra.uni loop;\n\tadd.s64 %o2, %o2, 100;\n\
+                loop:\n\tadd.s64 %o2, %o2, 1;\n";
+    check(body, &integer_pairs(), |_, _| [3, 10, 1, 0, 0, 0, 0, 0]);
+}
+
 /// The integer forms CUDA's intrinsics write: `dp4a`/`dp2a` (`__dp4a`, `__dp2a_lo/hi`: one
 /// `IDP`), `sad` (`__sad`, `__usad`, and 64-bit), `mul24`/`mad24` (`__mul24`, `__umul24`).
 #[test]
