@@ -160,6 +160,8 @@ fn mnemonics_modifiers_and_operands() {
         ("MMA.SP.M16N16K32.F32.BF16 R0, R8, R12, R0, R20", Opcode::MmaSp, &[0, 0, 0, 1]),
         ("BAR.SYNC", Opcode::BarSync, &[0]),
         ("bar.sync;", Opcode::BarSync, &[0]),
+        ("BAR.SYNC R3, 128", Opcode::BarSync, &[0]),
+        ("BAR.ARRIVE 1, R4", Opcode::BarArrive, &[0]),
     ];
     for (line, opcode, mods) in cases {
         let inst = one(line).unwrap_or_else(|e| panic!("{line}: {e}"));
@@ -186,10 +188,16 @@ fn mnemonics_modifiers_and_operands() {
         ("WGMMA.SS.F32.F16 R16, R0, R2, 12", "n = 12: a warpgroup MMA is 8 to 256 columns wide, a multiple of 8"),
         ("WGMMA.SS.F32.F16 R16, R1, R2, 8", "R1 cannot start a register pair"),
         ("WGMMA.SS.F32.F16 R240, R0, R2, 64", "R240 .. R271 runs past R254"),
+        ("BAR.SYNC 16", "barrier 16 does not exist: a block has barriers 0 .. 15"),
+        ("BAR.SYNC 1, 48", "a barrier's thread count counts whole warps: a multiple of 32 from 32 to 1024, not 48"),
+        ("BAR.ARRIVE 2, 2048", "a multiple of 32 from 32 to 1024, not 2048"),
+        ("BAR.ARRIVE 2", "BAR.ARRIVE takes 2 operands, found 1"),
     ] {
         let e = one(line).unwrap_err();
         assert!(e.contains(error), "{line}: {e}");
     }
+    assert_eq!(one("BAR.SYNC").unwrap().operands[..2], [Operand::None, Operand::None], "barrier 0, every thread");
+    assert_eq!(one("BAR.SYNC 3").unwrap().operands[..2], [Operand::Src(Src::imm(3)), Operand::None], "barrier 3, every thread");
     let guarded = one("@!P3 NOP").unwrap();
     assert_eq!(guarded.guard, Guard { pred: 3, negated: true });
     assert_eq!(one("@PT NOP").unwrap().guard, Guard::ALWAYS);

@@ -145,6 +145,10 @@ fn instruction(rng: &mut Rng, labels: usize) -> String {
                     let lit = inst.lit_kind(i);
                     if lit != LitKind::NoLiteral && rng.chance(40) {
                         match lit {
+                            // A barrier's number and its count of whole warps.
+                            _ if matches!(row.opcode, Opcode::BarSync | Opcode::BarArrive) => {
+                                if i == 0 { rng.below(16) } else { 32 * (1 + rng.below(32)) }.to_string()
+                            }
                             LitKind::Int => int_literal(rng),
                             LitKind::F32 => f32_literal(rng),
                             LitKind::F64 => f64_literal(rng),

@@ -19,7 +19,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use simt_isa::{Flags, LatencyClass, MmaForm, Opcode, Space, Unit};
+use simt_isa::{LatencyClass, MmaForm, Opcode, Space, Unit};
 
 use crate::decode::*;
 use crate::exec::Executor;
@@ -100,8 +100,11 @@ pub struct Step {
     pub access: Option<Access>,
     /// For `BRA`: where the threads went.
     pub branch: Option<Branch>,
-    /// For `BAR.SYNC`: the threads that arrived (and now wait).
+    /// For `BAR.SYNC` and `BAR.RED`: the threads that arrived (and now wait).
     pub arrived: Option<u32>,
+    /// Whether it completed a counted barrier (`BAR.SYNC a, b`, `BAR.ARRIVE a, b`), so other
+    /// warps' threads that waited there can issue again.
+    pub opened: bool,
     /// For `SHFL` and `MMA`: the values exchanged between lanes.
     pub exchange: Option<Exchange>,
 }
@@ -188,12 +191,22 @@ pub struct BlockSim<'a> {
     /// Per warp, what [`peek`](Self::peek) last found it would issue, until the warp changes:
     /// a stepping driver peeks each warp after it issues and again when it steps it.
     previews: Vec<Option<Preview>>,
+    /// The executor's count of opened counted barriers when this last looked.
+    opened_seen: u32,
 }
 
 impl<'a> BlockSim<'a> {
     pub(crate) fn new(launch: &'a Launch<'a>, linear: u64, sm: u32, counters: Counters) -> BlockSim<'a> {
-        let mut block =
-            BlockSim { exec: Executor::new(launch, sm), counters, sanitizer: None, step_batch: 1, unflushed: 0, unflushed_blocks: 0, previews: Vec::new() };
+        let mut block = BlockSim {
+            exec: Executor::new(launch, sm),
+            counters,
+            sanitizer: None,
+            step_batch: 1,
+            unflushed: 0,
+            unflushed_blocks: 0,
+            previews: Vec::new(),
+            opened_seen: 0,
+        };
         block.restart(linear);
         block
     }
@@ -203,6 +216,7 @@ impl<'a> BlockSim<'a> {
     /// driver [`retire`](Self::retire)s each first).
     pub fn restart(&mut self, linear: u64) {
         self.exec.start(linear);
+        self.opened_seen = 0;
         self.forget_previews();
         let launch = self.exec.launch;
         let threads = launch.threads_per_block();
@@ -422,11 +436,12 @@ impl<'a> BlockSim<'a> {
             }
             _ => None,
         };
-        let arrived = opcode.flags().contains(Flags::BARRIER).then_some(executed);
+        let arrived = (opcode == Opcode::BarSync || opcode == Opcode::BarRed).then_some(executed);
         self.previews[w] = None;
         self.execute_stepped(w, pc, active)?;
+        let opened = self.counted_opened();
         self.count_issued(1);
-        Ok(StepResult::Issued(Step { issued: preview, access, branch, arrived, exchange }))
+        Ok(StepResult::Issued(Step { issued: preview, access, branch, arrived, opened, exchange }))
     }
 
     /// [`BlockSim::execute`] for one stepped instruction, compiled for [`fast_lanes`] where the CPU
@@ -449,15 +464,30 @@ impl<'a> BlockSim<'a> {
         self.execute(w, pc, mask)
     }
 
-    /// Whether every non-exited thread of the block waits at `BAR.SYNC`, so the barrier can open.
+    /// Whether a block barrier can open: every non-exited thread of the block waits at one
+    /// barrier that waits for them all, or a counted barrier has its threads (a counted barrier
+    /// opens as its last warp arrives; this finds one completed by threads exiting).
     pub fn barrier_complete(&self) -> bool {
-        self.exec.warps.iter().any(|w| w.at_barrier() != 0) && self.exec.warps.iter().all(|w| w.at_barrier() == w.live())
+        self.all_wait_at_one() || (0..simt_isa::BARRIERS as u8).any(|id| self.exec.counted_complete(id))
     }
 
-    /// Opens the block barrier if it is complete ([`BlockSim::barrier_complete`]): the
-    /// waiting threads move past it. Returns whether it opened; otherwise nothing changes.
+    fn all_wait_at_one(&self) -> bool {
+        let warps = &self.exec.warps;
+        let Some(first) = warps.iter().find(|w| w.at_barrier() != 0) else { return false };
+        first.barrier.count == 0 && warps.iter().all(|w| w.at_barrier() == w.live() && (w.at_barrier() == 0 || w.barrier == first.barrier))
+    }
+
+    /// Opens a block barrier if one is complete ([`BlockSim::barrier_complete`]): the
+    /// waiting threads move past it. Returns whether one opened; otherwise nothing changes.
     pub fn release_barrier(&mut self) -> bool {
-        if !self.barrier_complete() {
+        if (0..simt_isa::BARRIERS as u8).any(|id| self.exec.open_counted(id)) {
+            if let Some(s) = &mut self.sanitizer {
+                s.barrier();
+            }
+            self.counted_opened();
+            return true;
+        }
+        if !self.all_wait_at_one() {
             return false;
         }
         self.exec.write_barrier_reductions();
@@ -467,6 +497,17 @@ impl<'a> BlockSim<'a> {
         if let Some(s) = &mut self.sanitizer {
             s.barrier();
         }
+        true
+    }
+
+    /// Whether a counted barrier opened since the last call: the warps that waited there
+    /// moved, so what [`peek`](Self::peek) found for them is stale.
+    fn counted_opened(&mut self) -> bool {
+        if self.exec.opened == self.opened_seen {
+            return false;
+        }
+        self.opened_seen = self.exec.opened;
+        self.forget_previews();
         true
     }
 
@@ -605,6 +646,7 @@ impl<'a> BlockSim<'a> {
             self.execute(w, pc, mask)?;
             issued += 1;
         }
+        self.counted_opened();
         self.count_issued(issued);
         Ok(issued)
     }

@@ -415,7 +415,12 @@ impl Decoder {
                 _ => return None,
             }),
             Form::Exit(_) => Op::Control(ControlOp::Exit),
-            Form::BarSync(_) => Op::Control(ControlOp::BarSync),
+            Form::BarSync(_) => Op::Control(ControlOp::BarSync {
+                barrier: control::BarrierOperands { id: t.val(&o[0], false), count: (o[1] != Operand::None).then(|| t.val(&o[1], false)) },
+            }),
+            Form::BarArrive(_) => {
+                Op::Control(ControlOp::BarArrive { barrier: control::BarrierOperands { id: t.val(&o[0], false), count: Some(t.val(&o[1], false)) } })
+            }
             Form::BarRed(mods::BarRed { op }) => Op::Control(ControlOp::BarRed { op, d: t.dst(&o[0]), q: Decoder::pred_in(&o[1]) }),
             Form::Membar(mods::Membar { scope }) => Op::Control(ControlOp::Membar { global: scope == MembarScope::Gl }),
             // The copies were made as they issued: nothing is left to wait for.

@@ -30,6 +30,10 @@ pub enum FaultKind {
     /// An mbarrier or tensor copy used as PTX forbids: more arrivals than a phase waits for,
     /// a transaction count out of range, a tensor map that is not one or does not fit the copy.
     Async,
+    /// A block barrier used as PTX forbids: a number past 15, a thread count that is not whole
+    /// warps or more than the block has, or differs between a phase's warps, or differs
+    /// between a warp's lanes.
+    Barrier,
     /// A thread executed `TRAP` (PTX `trap`, CUDA `__trap()`, a failed device `assert`).
     Trap,
     /// The launch's `PRINTF`s printed more than its `printf_limit`, or one could not print

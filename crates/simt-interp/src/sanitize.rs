@@ -367,7 +367,10 @@ impl Sanitizer {
         let first = exec.trailing_zeros().min(31) as usize;
         if self.checks.synccheck {
             match op {
-                Op::Control(ControlOp::BarSync | ControlOp::BarRed { .. }) if mask != live || exec != mask => {
+                // A warp whose guard is false throughout passes the barrier whole: only a split arrival is one.
+                Op::Control(ControlOp::BarSync { .. } | ControlOp::BarRed { .. } | ControlOp::BarArrive { .. })
+                    if exec != 0 && (mask != live || exec != mask) =>
+                {
                     self.finding(ex, FaultKind::Divergence, pc, None, || {
                         let message = format!(
                             "synccheck: {} is reached by {} of warp {w} while {} of the warp are elsewhere (a barrier in divergent code)",

@@ -213,6 +213,8 @@ pub(crate) struct Warp {
     /// `issued` when the warp last made progress (stored, exited, reached a barrier).
     pub progress_at: u64,
     pub ctl: Control,
+    /// The block barrier its threads at `BAR.SYNC` wait at (meaningful while any do).
+    pub(crate) barrier: crate::exec::control::BarrierKey,
     /// The `BAR.RED`s its threads wait at (under `its`, groups of them may wait at
     /// different ones), whose results the barrier's opening writes.
     pub(crate) reductions: Vec<Reduction>,
@@ -233,7 +235,17 @@ impl Warp {
             None => Control::Stack(StackCtl { stack: Vec::new(), at_barrier: 0 }),
             Some(yield_after) => Control::Its(Box::new(ItsCtl::new(yield_after.max(1)))),
         };
-        let mut warp = Warp { regs: vec![[0; 32]; rows], preds: [0; PRED_ROWS], valid, exited: 0, issued: 0, progress_at: 0, ctl, reductions: Vec::new() };
+        let mut warp = Warp {
+            regs: vec![[0; 32]; rows],
+            preds: [0; PRED_ROWS],
+            valid,
+            exited: 0,
+            issued: 0,
+            progress_at: 0,
+            ctl,
+            barrier: Default::default(),
+            reductions: Vec::new(),
+        };
         warp.reset();
         warp
     }
@@ -246,6 +258,7 @@ impl Warp {
         self.exited = 0;
         self.issued = 0;
         self.progress_at = 0;
+        self.barrier = Default::default();
         self.reductions.clear();
         let valid = self.valid;
         match &mut self.ctl {
@@ -362,6 +375,12 @@ impl Warp {
         }
     }
 
+    /// Whether every non-exited thread waits at counted barrier `id` (so the warp has arrived there).
+    pub(crate) fn waits_whole_at_counted(&self, id: u8) -> bool {
+        let waiting = self.at_barrier();
+        waiting != 0 && waiting == self.live() && self.barrier.id == id && self.barrier.count != 0
+    }
+
     /// The block barrier completed: waiting threads move past it.
     pub(crate) fn release_barrier(&mut self) {
         match &mut self.ctl {
@@ -435,11 +454,12 @@ impl Warp {
     }
 
     /// Where each thread is, for fault messages: (pc, threads, what they do there).
-    pub(crate) fn whereabouts(&self) -> Vec<(u32, u32, &'static str)> {
-        let mut out: Vec<(u32, u32, &'static str)> = Vec::new();
-        let mut add = |pc: u32, lane: usize, what: &'static str| match out.iter_mut().find(|(p, _, w)| *p == pc && *w == what) {
+    pub(crate) fn whereabouts(&self) -> Vec<(u32, u32, String)> {
+        let at_barrier = format!("wait at {}", self.barrier);
+        let mut out: Vec<(u32, u32, String)> = Vec::new();
+        let mut add = |pc: u32, lane: usize, what: &str| match out.iter_mut().find(|(p, _, w)| *p == pc && w == what) {
             Some(e) => e.1 |= 1 << lane,
-            None => out.push((pc, 1 << lane, what)),
+            None => out.push((pc, 1 << lane, what.to_string())),
         };
         match &self.ctl {
             Control::Stack(s) => {
@@ -448,7 +468,7 @@ impl Warp {
                     let lanes_here = e.mask & !seen & self.live();
                     seen |= e.mask;
                     let what = if depth + 1 == s.stack.len() {
-                        if s.at_barrier != 0 { "wait at the block barrier" } else { "run" }
+                        if s.at_barrier != 0 { at_barrier.as_str() } else { "run" }
                     } else {
                         "wait on the reconvergence stack"
                     };
@@ -462,7 +482,7 @@ impl Warp {
                     let bit = 1 << l;
                     let pc = if s.group & bit != 0 { s.group_pc } else { s.pc[l] };
                     let what = if s.at_barrier & bit != 0 {
-                        "wait at the block barrier"
+                        at_barrier.as_str()
                     } else if s.at_collective & bit != 0 {
                         "wait for the whole warp at a collective"
                     } else if s.waiting & bit != 0 {

@@ -1839,6 +1839,12 @@ fn warp_cases() -> Vec<Case> {
         c("MEMBAR.GL", "R2=5", "R2=5"),
         c("NOP", "R2=5", "R2=5"),
         c("BAR.SYNC", "R2=5", "R2=5"),
+        // A one-warp block: its own arrival completes a barrier of 32 threads, whether it waits
+        // there or not, at a number given by literal or register (more in tests/barriers.rs).
+        c("BAR.SYNC 15", "R2=5", "R2=5"),
+        c("BAR.SYNC R3, R4", "R2=5 R3=2 R4=32", "R2=5"),
+        c("BAR.ARRIVE 1, 32\nBAR.ARRIVE 1, 32", "R2=5", "R2=5"),
+        c("@P0 BAR.ARRIVE 1, 64", "R2=5 P0=0", "R2=5"),
         // A one-warp block: the barrier reduces over its 32 threads.
         Case::new("BAR.RED.POPC R2, P0").inp(Loc::P(0), pat).out(Loc::R(2), [pat_mask.count_ones(); 32]),
         Case::new("BAR.RED.POPC R2, !P0").inp(Loc::P(0), pat).out(Loc::R(2), [32 - pat_mask.count_ones(); 32]),

@@ -409,6 +409,29 @@ fn sgemm() {
     }
 }
 
+// ---------------------------------------------------------------- producer_consumer
+
+/// Column sums added in row order: what the consumers' FADD chain computes, whatever order the
+/// producer and the consumers' warps ran in.
+fn check_producer_consumer(l: &Launched) {
+    let rows = l.u32("rows") as usize;
+    let x = f32s(l.input("x"));
+    let want: Vec<f32> = (0..64).map(|c| (0..rows).fold(0.0f32, |sum, r| sum + x[r * 64 + c])).collect();
+    assert_f32_bits("sums", &f32s(l.output("sums")), &want);
+}
+
+#[test]
+fn producer_consumer() {
+    let module = load("producer_consumer.s");
+    // One row (a stage never refilled) and an odd count (the last row in stage 0).
+    let short = |rows: i64| request([1, 1, 1], [96, 1, 1], vec![int("rows", rows), buf("x", ArgInit::Rand(64 * 9, 5)), buf("sums", ArgInit::Zeros(64))]);
+    for simt in MODELS {
+        check_producer_consumer(&launch(&module, &LaunchRequest::default(), simt));
+        check_producer_consumer(&launch(&module, &short(1), simt));
+        check_producer_consumer(&launch(&module, &short(9), simt));
+    }
+}
+
 // ---------------------------------------------------------------- every file assembles
 
 #[test]

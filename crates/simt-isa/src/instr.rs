@@ -209,7 +209,13 @@ impl Instruction {
         if self.guard.pred > PT {
             return Err(err(ErrorAt::Guard, "there are only predicates P0 .. P6 and PT"));
         }
-        for (i, spec) in self.info().operands.iter().enumerate() {
+        let info = self.info();
+        let required = info.operands.len() - usize::from(info.optional);
+        for (i, spec) in info.operands.iter().enumerate() {
+            // An optional operand whose default is no value at all (`BAR.SYNC`'s) may be absent.
+            if i >= required && self.operands[i] == Operand::None {
+                continue;
+            }
             self.validate_operand(i, spec.kind)?;
         }
         if self.form.mma().is_some() {
@@ -311,7 +317,10 @@ impl Instruction {
                         _ => Ok(()),
                     }
                 }
-                Src::Imm { wide, .. } => {
+                Src::Imm { wide, bits } => {
+                    if matches!(self.opcode(), Opcode::BarSync | Opcode::BarArrive) {
+                        return named_barrier_literal(i, bits).map_err(|message| err(at, message));
+                    }
                     let lit = self.lit_kind(i);
                     match lit {
                         LitKind::NoLiteral => Err(err(at, "this operand must be a register")),
@@ -454,6 +463,8 @@ impl BitReader {
 }
 
 const POOL_BITS: u32 = 18;
+/// The reserved bits of a register source field that mark an optional source left out.
+const ABSENT_SOURCE: u64 = 1;
 const ADDR_POOL_BITS: u32 = 19;
 
 /// Encodes `inst` into one 128-bit word, interning literals into `pool`.
@@ -480,6 +491,11 @@ pub fn encode(inst: &Instruction, pool: &mut PoolBuilder) -> u128 {
                 w.put(1, 1);
                 w.put(u64::from(wide), 1);
                 w.put(u64::from(pool.intern(bits)), POOL_BITS);
+            }
+            // An optional source left out (`BAR.SYNC`'s): a register field marked absent.
+            (OperandKind::Src { .. }, Operand::None) => {
+                w.put(0, 11);
+                w.put(ABSENT_SOURCE, 9);
             }
             (OperandKind::PredDst, Operand::Pred(p)) => w.put(u64::from(p), 3),
             (OperandKind::PredSrc, Operand::PredSrc { pred, negated }) => {
@@ -526,6 +542,7 @@ pub fn decode(word: u128, pool: &[u64]) -> Result<Instruction, DecodeError> {
     if r.take(4) != 0 {
         return Err(DecodeError::BadField(format!("{opcode}: reserved bits are set")));
     }
+    let required = info.operands.len() - usize::from(info.optional);
     let lookup = |index: u64| -> Result<u64, DecodeError> {
         pool.get(index as usize)
             .copied()
@@ -546,10 +563,11 @@ pub fn decode(word: u128, pool: &[u64]) -> Result<Instruction, DecodeError> {
                     let reg = r.take(8) as u8;
                     let neg = r.take(1) == 1;
                     let abs = r.take(1) == 1;
-                    if r.take(9) != 0 {
-                        return Err(DecodeError::BadField(format!("{opcode}: reserved source bits are set")));
+                    match r.take(9) {
+                        0 => Operand::Src(Src::Reg { reg, neg, abs }),
+                        ABSENT_SOURCE if i >= required && (reg, neg, abs) == (0, false, false) => Operand::None,
+                        _ => return Err(DecodeError::BadField(format!("{opcode}: reserved source bits are set"))),
                     }
-                    Operand::Src(Src::Reg { reg, neg, abs })
                 }
             }
             OperandKind::PredDst => Operand::Pred(r.take(3) as u8),
@@ -578,6 +596,17 @@ pub fn decode(word: u128, pool: &[u64]) -> Result<Instruction, DecodeError> {
         return Err(DecodeError::BadField(format!("{opcode}: bits past the last operand are set")));
     }
     Ok(inst)
+}
+
+/// Checks a block barrier's literal operand `i`: its number `a` (0 .. 15) or its thread count `b`.
+fn named_barrier_literal(i: usize, value: u64) -> Result<(), String> {
+    match i {
+        0 if value >= u64::from(crate::BARRIERS) => Err(format!("barrier {value} does not exist: a block has barriers 0 .. {}", crate::BARRIERS - 1)),
+        1 if value == 0 || !value.is_multiple_of(32) || value > crate::MAX_BLOCK_THREADS => {
+            Err(format!("a barrier's thread count counts whole warps: a multiple of 32 from 32 to {}, not {value}", crate::MAX_BLOCK_THREADS))
+        }
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

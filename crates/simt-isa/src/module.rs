@@ -103,7 +103,7 @@ fn starts_with_version(text: &str) -> bool {
 }
 
 /// The format version this crate writes (it also reads [`OLDEST_VERSION`] onwards).
-pub const VERSION: u16 = 6;
+pub const VERSION: u16 = 7;
 /// The oldest format version this crate reads.
 pub const OLDEST_VERSION: u16 = 1;
 
@@ -1101,6 +1101,14 @@ fn upgrade_v5_instruction(inst: &mut Instruction) {
     }
 }
 
+/// `BAR.SYNC` as version 7 reads it, from a version 6 word or older, which had no operands:
+/// the zero bits there read as `R0, R0`, and mean barrier 0 and every thread.
+fn upgrade_v6_instruction(inst: &mut Instruction) {
+    if inst.opcode() == Opcode::BarSync {
+        inst.operands[..2].fill(Operand::None);
+    }
+}
+
 /// Wrong magic or version, truncation, out-of-range fields, or a kernel that
 /// breaks an invariant; never panics, whatever the bytes.
 pub fn read_module(bytes: &[u8]) -> Result<Module, LoadError> {
@@ -1177,6 +1185,9 @@ pub fn read_module(bytes: &[u8]) -> Result<Module, LoadError> {
             let mut inst = decode(word, &pool).map_err(|e| LoadError::Invalid(format!("kernel `{name}`, pc {pc}: {e}")))?;
             if version < 6 {
                 upgrade_v5_instruction(&mut inst);
+            }
+            if version < 7 {
+                upgrade_v6_instruction(&mut inst);
             }
             code.push(inst);
         }
@@ -1342,16 +1353,37 @@ mod tests {
     }
 
     #[test]
+    fn version_6_barriers_load_as_barrier_0_for_every_thread() {
+        let inst = Instruction::new(Opcode::BarSync);
+        // Version 6's word ended after the guard: its zero bits read as `R0, R0`.
+        let mut pool = PoolBuilder::default();
+        let mut v6 = encode(&inst, &mut pool) & ((1 << 28) - 1);
+        let mut loaded = decode(v6, &pool.into_values()).unwrap();
+        assert_eq!(loaded.operands[..2], [Operand::Src(Src::reg(0)); 2]);
+        upgrade_v6_instruction(&mut loaded);
+        assert_eq!(loaded, inst);
+        // Version 7 marks them absent, and a named barrier's registers load as registers.
+        v6 = encode(&inst, &mut PoolBuilder::default());
+        assert_eq!(decode(v6, &[]).unwrap(), inst);
+        let mut named = inst;
+        named.operands[..2].copy_from_slice(&[Operand::Src(Src::reg(0)), Operand::Src(Src::reg(1))]);
+        assert_eq!(decode(encode(&named, &mut PoolBuilder::default()), &[]).unwrap(), named);
+    }
+
+    #[test]
     fn older_versions_load_with_the_default_target_and_no_frames() {
         let mut m = sample();
         let k = &mut m.kernels[0];
         (k.frames, k.formats) = (Frames::default(), Vec::new());
         k.code.remove(1);
         k.lines.remove(1);
-        let v6 = write_module(&m);
-        // Version 5 is version 6 (the sample has no `REDUX` or `MATCH`); version 4 is version 5
+        let mut v6 = write_module(&m);
+        // Version 6 is version 7 (the sample has no `BAR.SYNC`), version 5 is version 6 (no
+        // `REDUX` or `MATCH`); version 4 is version 5
         // without the formats after the inlined calls, and version 3 is version 4 (the sample
         // has no memory instruction); both counts are zero here.
+        v6[4..6].copy_from_slice(&6u16.to_le_bytes());
+        assert_eq!(read_module(&v6), Ok(m.clone()));
         let mut v5 = v6.clone();
         v5[4..6].copy_from_slice(&5u16.to_le_bytes());
         assert_eq!(read_module(&v5), Ok(m.clone()));
@@ -1375,10 +1407,10 @@ mod tests {
         assert_eq!(loaded.kernels[0].target, Target::DEFAULT);
         assert_eq!(loaded.kernels[0].code, m.kernels[0].code);
         let mut future = v6.clone();
-        future[4..6].copy_from_slice(&7u16.to_le_bytes());
+        future[4..6].copy_from_slice(&8u16.to_le_bytes());
         assert_eq!(
             read_module(&future).unwrap_err().to_string(),
-            "bytecode version 7 is not supported (this simt reads versions 1 to 6); reassemble the source"
+            "bytecode version 8 is not supported (this simt reads versions 1 to 7); reassemble the source"
         );
         let mut bad_target = v2;
         bad_target[at] = 6;

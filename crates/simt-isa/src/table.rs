@@ -1107,8 +1107,8 @@ instruction_table! {
     Bra: "BRA" [], &[op("label", LABEL)], optional 0, Control, Control, [BRANCH];
     /// Ends the thread.
     Exit: "EXIT" [], &[], optional 0, Control, Control, [TERMINATOR];
-    /// Waits until every non-exited thread of the block arrives at a `BAR.SYNC`.
-    BarSync: "BAR" ["SYNC"], &[], optional 0, Control, Control, [BARRIER];
+    /// Waits at block barrier `a` (0 when left out; 16 of them, 0 .. 15) until every non-exited thread of the block waits there, or, given `b` (a multiple of 32), until `b` threads have arrived, counted a whole warp (32) at a time, by `BAR.SYNC a, b` or `BAR.ARRIVE a, b` (PTX `bar.sync a{, b}`).
+    BarSync: "BAR" ["SYNC"], &[op("a", S_INT), op("b", S_INT)], optional 2, Control, Control, [BARRIER];
     /// Does nothing.
     Nop: "NOP" [], &[], optional 0, Control, Control, [];
     // The tensor-core generations (contract section 9), kept together.
@@ -1245,7 +1245,12 @@ instruction_table! {
     TmaLoad: "TMA" ["LOAD", rank: TensorRank], &[op("s", S_INT), op("m", S_PAIR), op("c", COORDS), op("b", S_INT)], optional 0, LdSt, Control, [], since Sm90;
     /// Copies the box laid out densely (and swizzled as the map says) at SHARED `s` into the tensor that the tensor map at generic address `m` describes, at coordinates `c`; elements outside the tensor are not written (PTX `cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group`).
     TmaStore: "TMA" ["STORE", rank: TensorRank], &[op("m", S_PAIR), op("c", COORDS), op("s", S_INT)], optional 0, LdSt, Control, [], since Sm90;
+    /// The warp arrives at block barrier `a` (0 .. 15), which `b` threads (a multiple of 32) complete, counting 32, and goes on without waiting: a producer's signal to the warps waiting at `BAR.SYNC a, b` (PTX `bar.arrive a, b`). Every non-exited thread of the warp arrives together.
+    BarArrive: "BAR" ["ARRIVE"], &[op("a", S_INT), op("b", S_INT)], optional 0, Control, Control, [BARRIER | COLLECTIVE];
 }
+
+/// Block barriers a block has (`BAR.SYNC a`, `BAR.ARRIVE a`: PTX's sixteen, 0 .. 15).
+pub const BARRIERS: u32 = 16;
 
 impl Opcode {
     /// This opcode's table row.

@@ -5,8 +5,9 @@
 //! - `loop_divergence`: a branch that splits a warp inside a loop, with both
 //!   sides staying in the loop, whose reconvergence point lies after the loop:
 //!   each side then runs the rest of the loop on its own (the Collatz pattern).
-//! - `divergent_barrier`: a `BAR.SYNC` reachable between a divergent branch
-//!   and its reconvergence point.
+//! - `divergent_barrier`: a `BAR.SYNC` that waits for every thread, reachable
+//!   between a divergent branch and its reconvergence point (a counted one,
+//!   `BAR.SYNC a, b`, is for warps in different roles: it does not count).
 //! - `unreachable_code`: instructions no path from the entry reaches.
 //! - `uninit_read`: a register or predicate read on some path before anything
 //!   wrote it (the contract zero-fills them, which hides such bugs).
@@ -25,7 +26,7 @@
 //! per register per instruction); the barrier regions are walked within a
 //! budget proportional to the kernel, so no source makes this quadratic.
 
-use simt_isa::{Effects, Flags, Instruction, NO_RECONV, Operand, PT, RegSet, Space, SpecialReg};
+use simt_isa::{Effects, Flags, Instruction, NO_RECONV, Opcode, Operand, PT, RegSet, Space, SpecialReg};
 
 use crate::cfg::Cfg;
 
@@ -298,7 +299,11 @@ fn loop_divergence(code: &[Instruction], cfg: &Cfg, ipdom: &[u32], divergent: &[
 }
 
 fn divergent_barriers(code: &[Instruction], cfg: &Cfg, ipdom: &[u32], divergent: &[u32], lints: &mut Vec<Lint>) {
-    let barriers: Vec<u32> = (0..code.len() as u32).filter(|&pc| code[pc as usize].info().flags.contains(Flags::BARRIER)).collect();
+    // A counted barrier (`BAR.SYNC a, b`, `BAR.ARRIVE`) is for warps in different roles, which
+    // block uniformity cannot tell from split warps: only barriers every thread waits at count.
+    let waits_for_all =
+        |inst: &Instruction| inst.info().flags.contains(Flags::BARRIER) && inst.opcode() != Opcode::BarArrive && inst.operands()[1] == Operand::None;
+    let barriers: Vec<u32> = (0..code.len() as u32).filter(|&pc| waits_for_all(&code[pc as usize])).collect();
     if barriers.is_empty() || divergent.is_empty() {
         return;
     }
@@ -321,7 +326,7 @@ fn divergent_barriers(code: &[Instruction], cfg: &Cfg, ipdom: &[u32], divergent:
             }
             budget -= 1;
             mark[v as usize] = i as u32;
-            if (v as usize) < code.len() && code[v as usize].info().flags.contains(Flags::BARRIER) && cause[v as usize].is_none() {
+            if (v as usize) < code.len() && waits_for_all(&code[v as usize]) && cause[v as usize].is_none() {
                 cause[v as usize] = Some(b);
             }
             stack.extend(cfg.successors(v).iter().copied().filter(|&s| s != r && mark[s as usize] != i as u32));

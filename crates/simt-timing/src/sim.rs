@@ -878,9 +878,10 @@ impl<'l> Sm<'l> {
     /// forward-progress rule; both take effect the next cycle.
     fn unstick(&mut self, bi: usize, t: u64) {
         let Some(block) = self.blocks[bi].as_mut() else { return };
-        // A warp that can issue has live threads short of the barrier, so it is incomplete
-        // too: asking the block (every warp's control state) is for when none can.
-        if block.issuable > 0 {
+        // A warp that can issue has live threads short of a barrier every thread waits at, so
+        // that is incomplete too: asking the block (every warp's control state) is for when
+        // none can, or when threads exited, which may complete a counted barrier.
+        if block.issuable > 0 && !block.sim.barrier_complete() {
             return;
         }
         if block.sim.barrier_complete() {
@@ -1383,7 +1384,10 @@ impl<'l> Sm<'l> {
             self.raw.mma_macs += macs;
         }
         self.refresh(s);
-        if step.issued.opcode.flags().intersects(Flags::BARRIER.union(Flags::TERMINATOR)) || self.blocks[bi].as_ref().is_some_and(|b| b.issuable == 0) {
+        if step.opened {
+            // A counted barrier's last warp arrived: the warps that waited there go on.
+            self.refresh_block(bi, t);
+        } else if step.issued.opcode.flags().intersects(Flags::BARRIER.union(Flags::TERMINATOR)) || self.blocks[bi].as_ref().is_some_and(|b| b.issuable == 0) {
             self.unstick(bi, t);
         }
         true

@@ -25,6 +25,7 @@ const KERNELS: &[&str] = &[
     "divergence/spinlock.s",
     "divergence/nested.s",
     "divergence/early_exit.s",
+    "producer_consumer.s",
 ];
 
 #[test]

@@ -199,8 +199,15 @@ pub(crate) struct Executor<'a> {
     pub(crate) clock: Option<u64>,
     /// The predicates the threads waiting at a `BAR.RED` brought to the barrier.
     pub(crate) votes: BarrierVotes,
-    /// Block barriers opened since the block started: the interval a `PRINTF`'s record is in.
+    /// Block barriers every thread waited at opened since the block started: the interval a
+    /// `PRINTF`'s record is in (counted barriers open while other warps run, at moments a
+    /// timing model may move, so they do not count).
     pub(crate) barriers_opened: u32,
+    /// Each block barrier's counted phase in progress (`BAR.SYNC a, b`, `BAR.ARRIVE a, b`).
+    pub(crate) counted: [control::CountedBarrier; simt_isa::BARRIERS as usize],
+    /// Counted barrier phases opened since the block started (wrapping): when it changes,
+    /// other warps' threads moved.
+    pub(crate) opened: u32,
     /// The GLOBAL spans (address, bytes) the last `TMA` moved, kept under a timing model (a
     /// `clock`), which sends their lines to L2.
     pub(crate) copied: Vec<(u32, u32)>,
@@ -243,6 +250,8 @@ impl<'a> Executor<'a> {
             copied: Vec::new(),
             votes: BarrierVotes::default(),
             barriers_opened: 0,
+            counted: Default::default(),
+            opened: 0,
         }
     }
 
@@ -260,6 +269,28 @@ impl<'a> Executor<'a> {
         self.clock = None;
         self.votes = BarrierVotes::default();
         self.barriers_opened = 0;
+        self.counted = Default::default();
+        self.opened = 0;
+    }
+
+    /// Whether counted barrier `id`'s phase has all its threads: the warps that arrived with
+    /// `BAR.ARRIVE` and those whose every non-exited thread waits there, 32 threads a warp.
+    pub(crate) fn counted_complete(&self, id: u8) -> bool {
+        let phase = self.counted[usize::from(id)];
+        phase.count != 0 && 32 * (phase.arrivals + self.warps.iter().filter(|w| w.waits_whole_at_counted(id)).count() as u32) >= phase.count
+    }
+
+    /// Opens counted barrier `id` if its phase is complete: the warps waiting there go on.
+    pub(crate) fn open_counted(&mut self, id: u8) -> bool {
+        if !self.counted_complete(id) {
+            return false;
+        }
+        for warp in self.warps.iter_mut().filter(|w| w.waits_whole_at_counted(id)) {
+            warp.release_barrier();
+        }
+        self.counted[usize::from(id)] = control::CountedBarrier::default();
+        self.opened = self.opened.wrapping_add(1);
+        true
     }
 
     /// As the block barrier opens: each `BAR.RED`'s result, written to the lanes that waited
@@ -310,7 +341,18 @@ impl<'a> Executor<'a> {
             Op::Warpgroup(op) => self.wgmma(w, pc, *op, mask, exec)?,
             Op::Mbarrier(op) => self.mbarrier(w, pc, op, exec)?,
             Op::TensorCopy(op) => self.tensor_copy(w, pc, op, exec, sanitizer.as_deref_mut())?,
-            Op::Control(op) => moved = self.control(w, pc, *op, mask, exec, counts)?,
+            Op::Control(op) => {
+                let opened = self.opened;
+                moved = self.control(w, pc, *op, mask, exec, counts)?;
+                // A counted barrier opened: what came before it is ordered for racecheck (every
+                // thread's, a stronger order than its own participants get: it may miss a race,
+                // never invent one).
+                if self.opened != opened
+                    && let Some(s) = sanitizer.as_deref_mut()
+                {
+                    s.barrier();
+                }
+            }
             Op::Print(op) => self.print(w, pc, *op, exec, &mut counters.printed)?,
         }
         // Also after an instruction that moved its threads: a `BAR.RED` writes its
