@@ -25,7 +25,8 @@ from triton.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
 INTERPRETER_DIFFERS = {("casts", "bf_ptr"): 1}
 # Kernels the interpreter cannot check: its tl.dot on bf16 operands multiplies their bits as
 # integers (a load of bf16 converts correctly: checked with a copy kernel).
-INTERPRETER_CANNOT = {"matmul_bf16_s3": "tl.dot on bf16 multiplies the bits", "matmul_bf16_s3_sm90": "tl.dot on bf16 multiplies the bits"}
+INTERPRETER_CANNOT = {"matmul_bf16_s3": "tl.dot on bf16 multiplies the bits", "matmul_bf16_s3_sm90": "tl.dot on bf16 multiplies the bits",
+                      "pdl_scale_sm90": "tl.extra.cuda.gdc_wait has no interpreter form"}
 
 
 class _Dtype:

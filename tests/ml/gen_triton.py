@@ -379,6 +379,78 @@ def matmul_tma_persistent_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.co
         c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))
 
 
+@triton.jit
+def layernorm_bwd_dx_kernel(dx_ptr, dy_ptr, dw_ptr, db_ptr, x_ptr, w_ptr, mean_ptr, rstd_ptr, lock_ptr, stride, N,
+                            GROUP_SIZE_M: tl.constexpr, BLOCK: tl.constexpr):
+    # Tutorial 05's backward pass: each row's dx, and its share of dw and db added into one of
+    # GROUP_SIZE_M partial rows under a spin lock (atomic_cas) that programs take in turn.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x_ptr += row * stride
+    dy_ptr += row * stride
+    dx_ptr += row * stride
+    lock_id = row % GROUP_SIZE_M
+    lock_ptr += lock_id
+    count_ptr = lock_ptr + GROUP_SIZE_M
+    dw_ptr = dw_ptr + lock_id * N + cols
+    db_ptr = db_ptr + lock_id * N + cols
+    x = tl.load(x_ptr + cols, mask=mask, other=0).to(tl.float32)
+    dy = tl.load(dy_ptr + cols, mask=mask, other=0).to(tl.float32)
+    w = tl.load(w_ptr + cols, mask=mask).to(tl.float32)
+    mean = tl.load(mean_ptr + row)
+    rstd = tl.load(rstd_ptr + row)
+    xhat = tl.where(mask, (x - mean) * rstd, 0.)
+    wdy = tl.where(mask, w * dy, 0.)
+    c1 = tl.sum(xhat * wdy, axis=0) / N
+    c2 = tl.sum(wdy, axis=0) / N
+    tl.store(dx_ptr + cols, (wdy - (xhat * c1 + c2)) * rstd, mask=mask)
+    partial_dw = (dy * xhat).to(w.dtype)
+    partial_db = dy.to(w.dtype)
+    while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+        pass
+    count = tl.load(count_ptr)
+    if count == 0:
+        tl.atomic_xchg(count_ptr, 1)
+    else:
+        partial_dw += tl.load(dw_ptr, mask=mask)
+        partial_db += tl.load(db_ptr, mask=mask)
+    tl.store(dw_ptr, partial_dw, mask=mask)
+    tl.store(db_ptr, partial_db, mask=mask)
+    tl.debug_barrier()
+    tl.atomic_xchg(lock_ptr, 0)
+
+
+@triton.jit
+def matmul_ws_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # A warp-specialized loop (tl.range(warp_specialize=True)): Triton gives the TMA loads to a
+    # producer warp and the wgmma to the consumer warpgroup, hands the stages over on mbarriers
+    # and named barriers, and moves registers between them with setmaxnreg.
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_M, BLOCK_K])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BLOCK_K, BLOCK_N])
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in tl.range(0, K, BLOCK_K, warp_specialize=True):
+        a = a_desc.load([pid_m * BLOCK_M, k])
+        b = b_desc.load([k, pid_n * BLOCK_N])
+        acc = tl.dot(a, b, acc)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16))
+
+
+@triton.jit
+def pdl_scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    # Programmatic dependent launch (tutorial 11): wait for the grid before, let the next start.
+    tl.extra.cuda.gdc_wait()
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.extra.cuda.gdc_launch_dependents()
+    tl.store(y_ptr + offs, x * 3.0, mask=mask)
+
+
 # ---------------------------------------------------------------- references
 
 TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int8": "i8", "bfloat16": "bf16",
@@ -791,6 +863,53 @@ def specs():
                   [4], product, f16_dot, num_warps=4, num_stages=3, capability=90,
                   note="sm_90a: 4 persistent programs over 6 tiles, the tile and K loops flattened into one pipelined loop "
                        "of TMA loads on mbarriers feeding wgmma"))
+
+    # Named barriers, warp specialization and a spin lock across programs: their own draws, so
+    # the kernels above keep their inputs.
+    ws = np.random.default_rng(2026)
+    a = ws.uniform(-1.0, 1.0, (256, 192)).astype(np.float16)
+    b = ws.uniform(-1.0, 1.0, (192, 256)).astype(np.float16)
+    S.append(Spec("matmul_ws_f16_sm90", matmul_ws_kernel,
+                  {"a_ptr": buf(a), "b_ptr": buf(b), "c_ptr": buf(np.zeros((256, 256), np.float16)),
+                   "M": scalar("i32", 256), "N": scalar("i32", 256), "K": scalar("i32", 192),
+                   "BLOCK_M": const(128), "BLOCK_N": const(128), "BLOCK_K": const(64)},
+                  [2, 2], {"c_ptr": (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float16)}, f16_dot,
+                  num_warps=4, num_stages=3, capability=90,
+                  note="sm_90a: warp_specialize=True: 12 warps, a producer warp issuing TMA loads on mbarriers and a "
+                       "consumer warpgroup running wgmma, synchronised by named barriers (bar.sync 1, 128) and setmaxnreg"))
+    x = ws.uniform(-1.0, 1.0, 1000).astype(np.float32)
+    S.append(Spec("pdl_scale_sm90", pdl_scale_kernel,
+                  {"x_ptr": buf(x), "y_ptr": buf(np.zeros(1000, np.float32)), "n": scalar("i32", 1000), "BLOCK": const(256)},
+                  [4], {"y_ptr": x * np.float32(3.0)}, mc.exact(), capability=90,
+                  note="sm_90a: griddepcontrol.wait and .launch_dependents (programmatic dependent launch)"))
+    M, N, G = 48, 200, 4
+    x = ws.uniform(-2.0, 2.0, (M, N)).astype(np.float32)
+    dy = ws.uniform(-1.0, 1.0, (M, N)).astype(np.float32)
+    w = ws.uniform(0.5, 1.5, N).astype(np.float32)
+    mean = x.astype(np.float64).mean(axis=1)
+    rstd = 1.0 / np.sqrt(x.astype(np.float64).var(axis=1) + 1e-5)
+    mean32, rstd32 = mean.astype(np.float32), rstd.astype(np.float32)
+    xhat = (x.astype(np.float64) - mean32[:, None]) * rstd32[:, None]
+    wdy = w.astype(np.float64) * dy
+    c1 = (xhat * wdy).sum(axis=1, keepdims=True) / N
+    c2 = wdy.sum(axis=1, keepdims=True) / N
+    dx = (wdy - (xhat * c1 + c2)) * rstd32[:, None]
+    rows_of = [np.arange(g, M, G) for g in range(G)]
+    dw = np.stack([(dy.astype(np.float64) * xhat)[r].sum(axis=0) for r in rows_of])
+    db = np.stack([dy.astype(np.float64)[r].sum(axis=0) for r in rows_of])
+    lock = np.zeros(2 * G, np.int32)
+    S.append(Spec("layernorm_bwd_dx", layernorm_bwd_dx_kernel,
+                  {"dx_ptr": buf(np.zeros((M, N), np.float32)), "dy_ptr": buf(dy), "dw_ptr": buf(np.zeros((G, N), np.float32)),
+                   "db_ptr": buf(np.zeros((G, N), np.float32)), "x_ptr": buf(x), "w_ptr": buf(w),
+                   "mean_ptr": buf(mean32), "rstd_ptr": buf(rstd32), "lock_ptr": buf(lock),
+                   "stride": scalar("i32", N), "N": scalar("i32", N), "GROUP_SIZE_M": const(G), "BLOCK": const(256)},
+                  [M], {"dx_ptr": dx, "dw_ptr": dw, "db_ptr": db,
+                        "lock_ptr": np.concatenate([np.zeros(G, np.int32), np.ones(G, np.int32)])},
+                  mc.close(1e-4, 1e-4, "f32 sums in Triton's reduction order; dw and db add each group's rows in the order "
+                                       "programs take the lock"),
+                  num_warps=4,
+                  note="tutorial 05: programs of a group take a spin lock (atomic_cas, atomic_xchg) in turn to add into its "
+                       "partial dw and db; the lock words end 0, the counts 1"))
     return S
 
 
@@ -919,7 +1038,8 @@ def main():
             outputs.append({"param": pname, "arg": argname, "expected": corpus.npy(ename, ref), "dtype": ref.dtype.name})
         kernel = {
             "name": spec.name, "file": corpus.ptx(spec.name, ptx), "entry": entry, "capability": spec.capability,
-            "grid": list(spec.grid), "block": [spec.num_warps * 32, 1, 1], "shared_bytes": int(md.shared),
+            # A warp-specialized kernel has more warps than it was compiled with (md.num_warps).
+            "grid": list(spec.grid), "block": [md.num_warps * 32, 1, 1], "shared_bytes": int(md.shared),
             "num_warps": spec.num_warps, "num_stages": spec.num_stages,
             "constexprs": {k: v for k, v in consts.items()},
             "params": params, "outputs": outputs, "tolerance": spec.tolerance,
@@ -927,7 +1047,7 @@ def main():
         if spec.note:
             kernel["note"] = spec.note
         corpus.add(kernel)
-        print(f"  {spec.name:18s} {entry:24s} grid={spec.grid} block={spec.num_warps * 32} shared={md.shared}")
+        print(f"  {spec.name:18s} {entry:24s} grid={spec.grid} block={md.num_warps * 32} shared={md.shared}")
     corpus.write()
 
 

@@ -78,6 +78,7 @@ modifiers! {
     GlobalStride = ".global_stride", ElementStride = ".element_stride", Elemtype = ".elemtype",
     InterleaveLayout = ".interleave_layout", SwizzleMode = ".swizzle_mode", SwizzleAtomicity = ".swizzle_atomicity",
     FillMode = ".fill_mode",
+    LaunchDependents = ".launch_dependents", Wait = ".wait",
     // `wgmma`'s `.m64nNkK`, whose N and K the parser keeps beside the modifiers (`Modifiers::shape`).
     M64nNkK = ".m64nNkK",
 }
@@ -906,6 +907,18 @@ pub enum Op {
     Mbarrier(MbarrierAction),
     /// `elect.sync d|p, membermask` (sm_90): one leader among the member lanes that execute it.
     Elect,
+    /// `setmaxnreg.{inc,dec}.sync.aligned.u32 N` (sm_90a): a warpgroup asks for more or fewer
+    /// registers per thread (warp-specialized kernels give their producer warps fewer).
+    Setmaxnreg {
+        /// `.inc` rather than `.dec`.
+        increase: bool,
+    },
+    /// `griddepcontrol.{wait,launch_dependents}` (sm_90): programmatic dependent launch, a
+    /// kernel waiting for the grid before it, or letting the next one start.
+    Griddepcontrol {
+        /// `.wait` rather than `.launch_dependents`.
+        wait: bool,
+    },
     /// `cp.async.bulk.tensor.Nd` (sm_90): a box of a tensor between global and shared memory
     /// through a tensor map, `.shared::cluster.global.tile.mbarrier::complete_tx::bytes [dst],
     /// [map, {coords}], [mbar]` (`load`) or `.global.shared::cta.tile.bulk_group [map, {coords}], [src]`.
@@ -1109,6 +1122,8 @@ pub const OPCODES: &[&str] = &[
     "cvta",
     "div",
     "elect",
+    "griddepcontrol",
+    "setmaxnreg",
     "dp2a",
     "dp4a",
     "ex2",
@@ -1669,6 +1684,17 @@ impl Op {
                 m.require_flag(Modifier::Sync)?;
                 Elect
             }
+            "setmaxnreg" => {
+                let direction = m.required(|x| [Modifier::Inc, Modifier::Dec].contains(&x).then_some(x), "a direction", ".inc")?;
+                m.require_flag(Modifier::Sync)?;
+                m.require_flag(Modifier::Aligned)?;
+                m.require_flag(Modifier::U32)?;
+                Setmaxnreg { increase: direction == Modifier::Inc }
+            }
+            "griddepcontrol" => {
+                let action = m.required(|x| [Modifier::Wait, Modifier::LaunchDependents].contains(&x).then_some(x), "an action", ".wait")?;
+                Griddepcontrol { wait: action == Modifier::Wait }
+            }
             "wgmma" => {
                 let order = if m.flag(Modifier::Fence)? {
                     Some(crate::ops::WgmmaOrder::Fence)
@@ -1843,6 +1869,8 @@ impl Op {
             TensormapReplace { .. } | TensormapCopy => "tensormap",
             Mbarrier(_) => "mbarrier",
             Elect => "elect",
+            Setmaxnreg { .. } => "setmaxnreg",
+            Griddepcontrol { .. } => "griddepcontrol",
             CpAsyncBulkTensor { .. } | CpAsyncBulkOrder { .. } => "cp",
         }
     }
@@ -1944,6 +1972,8 @@ impl Op {
             Mbarrier(MbarrierAction::Arrive { expect_tx: false, .. }) => 2..=3,
             Mbarrier(MbarrierAction::Wait { try_wait, .. }) => 3..=3 + usize::from(*try_wait),
             Elect => 2..=2,
+            Setmaxnreg { .. } => 1..=1,
+            Griddepcontrol { .. } => 0..=0,
             CpAsyncBulkTensor { load, .. } => {
                 if *load {
                     3..=3
@@ -2141,6 +2171,8 @@ impl fmt::Display for Op {
                 write!(f, "{action}.shared.b64")
             }
             Elect => f.write_str(".sync"),
+            Setmaxnreg { increase } => write!(f, "{}.sync.aligned.u32", if increase { ".inc" } else { ".dec" }),
+            Griddepcontrol { wait } => f.write_str(if wait { ".wait" } else { ".launch_dependents" }),
             CpAsyncBulkTensor { rank, load: true } => write!(f, ".async.bulk.tensor.{rank}d.shared.global.tile.mbarrier::complete_tx::bytes"),
             CpAsyncBulkTensor { rank, load: false } => write!(f, ".async.bulk.tensor.{rank}d.global.shared.tile.bulk_group"),
             CpAsyncBulkOrder { wait } => f.write_str(if wait { ".async.bulk.wait_group" } else { ".async.bulk.commit_group" }),

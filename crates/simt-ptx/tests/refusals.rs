@@ -108,3 +108,10 @@ fn hopper_async_forms_not_built() {
     );
     insta::assert_snapshot!(format!("{}\n{}", refusal(&parsed), refusal(&translated)));
 }
+
+#[test]
+fn barriers_and_register_counts_not_built() {
+    // A reduction at a named barrier, and a register count `setmaxnreg` does not take.
+    let source = kernel("\tbar.red.popc.u32 %r1, 1, %p1;\n\tsetmaxnreg.inc.sync.aligned.u32 20;\n").replace(".target sm_80", ".target sm_90a");
+    insta::assert_snapshot!(refusal(&source));
+}

@@ -13,6 +13,15 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let barrier_zero = |o: &[ast::Operand]| matches!(o, [ast::Operand { kind: OperandKind::Immediate(Immediate::Int(0)), .. }]);
                 match (bar.action, inst.operands.as_slice()) {
                     (px::BarAction::Sync, o) if barrier_zero(o) => self.op(Opcode::BarSync, &[]),
+                    (px::BarAction::Sync, [a]) => {
+                        let a = self.src32(a)?;
+                        self.op(Opcode::BarSync, &[src(a)])
+                    }
+                    (px::BarAction::Sync | px::BarAction::Arrive, [a, b]) => {
+                        let opcode = if bar.action == px::BarAction::Sync { Opcode::BarSync } else { Opcode::BarArrive };
+                        let (a, b) = (self.src32(a)?, self.src32(b)?);
+                        self.op(opcode, &[src(a), src(b)])
+                    }
                     (px::BarAction::Red(reduction), [d, id, q]) if barrier_zero(std::slice::from_ref(id)) => {
                         let q = self.pred_src(q)?;
                         let op = match reduction {
@@ -33,7 +42,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                     _ => Err(with_note(
                         unsupported("this barrier".into()),
-                        "supported: `bar.sync 0` and `barrier.sync 0` (`__syncthreads()`), `bar.red.{popc,and,or} d, 0, p` (`__syncthreads_count`, `_and`, `_or`)",
+                        "supported: `bar.sync a{, b}`, `barrier.sync a{, b}` and `bar.arrive a, b` (`__syncthreads()` is `bar.sync 0`), `bar.red.{popc,and,or} d, 0, p` (`__syncthreads_count`, `_and`, `_or`)",
                     )),
                 }
             }

@@ -1378,6 +1378,17 @@ impl<'t, 'a> Entry<'t, 'a> {
             Op::CpAsync(_) => self.cp_async(inst),
             Op::Mbarrier(action) => self.mbarrier(inst, action),
             Op::Elect => self.elect(inst),
+            // Every warp has the kernel's registers whatever it asks for: nothing to do but
+            // check the count PTX allows.
+            Op::Setmaxnreg { .. } => {
+                let [count] = self.operands(inst)?;
+                match self.constant(count) {
+                    Some(n) if (24..=256).contains(&n) && n % 8 == 0 => Ok(()),
+                    _ => Err(Diagnostic::new(count.span, "`setmaxnreg` takes a register count from 24 to 256, a multiple of 8")),
+                }
+            }
+            // Launches run one after another: the grid before has finished, and the next has not started.
+            Op::Griddepcontrol { .. } => Ok(()),
             Op::CpAsyncBulkTensor { rank, load } => self.bulk_tensor(inst, rank, load),
             // Each tensor copy is whole as it issues: nothing is left to wait for.
             Op::CpAsyncBulkOrder { .. } => Ok(()),

@@ -146,6 +146,8 @@ fn loads_may_pass(op: Op) -> bool {
         | Op::Red(_)
         | Op::Bar(_)
         | Op::BarWarpSync
+        | Op::Setmaxnreg { .. }
+        | Op::Griddepcontrol { .. }
         | Op::Membar(_)
         | Op::Fence(_)
         | Op::Bra(_)
