@@ -31,7 +31,7 @@ use crate::fault::{Fault, FaultKind, Remedy};
 use crate::launch::Launch;
 use crate::sanitize::Sanitizer;
 use crate::stats::Counters;
-use crate::warp::{BlockReason, Next, Warp, WarpView};
+use crate::warp::{BlockReason, FailedTest, Next, Warp, WarpView};
 
 /// Instructions one warp may issue before the SM turns to its next warp.
 const SLICE: u64 = 256;
@@ -42,7 +42,19 @@ enum Stop {
     Time(&'static str, Option<Remedy>),
     /// The warp issued this many instructions without progress.
     Runaway(u64),
+    /// Every warp of the block tests mbarriers in a loop, and none makes progress.
+    MbarrierWait,
 }
+
+/// Instructions every warp of a block may issue without progress while it tests an mbarrier in
+/// a loop before the block counts as deadlocked: nothing but progress (a store, an arrival, an
+/// exit) changes an mbarrier, so such a wait never ends. Far below the runaway bound, so a wait
+/// for an arrival that never comes is reported in a fraction of a second, not minutes.
+const MBARRIER_WAIT_STEPS: u64 = 1 << 20;
+
+/// How recently a warp must have failed an `MBAR.TEST` to count as looping on it: a wait loop's
+/// body (libcu++'s back-off included) is a few instructions.
+const MBARRIER_WAIT_LOOP: u64 = 256;
 
 /// Instructions an OS thread of [`crate::run`] issues between adding them to the
 /// launch's shared count: with several threads, the launch can pass `--max-steps`
@@ -558,15 +570,43 @@ impl<'a> BlockSim<'a> {
             Some(Stop::Time(why, remedy))
         } else if options.runaway_steps != 0 && idle >= options.runaway_steps {
             Some(Stop::Runaway(idle))
+        } else if options.runaway_steps != 0
+            && idle >= MBARRIER_WAIT_STEPS
+            && w.issued - w.failed_test.at <= MBARRIER_WAIT_LOOP
+            && self.every_warp_waits_on_mbarriers()
+        {
+            Some(Stop::MbarrierWait)
         } else {
             None
         }
+    }
+
+    /// Whether every unfinished warp of the block either waits at a block barrier or tests an
+    /// mbarrier in a loop, none having made progress in [`MBARRIER_WAIT_STEPS`] instructions.
+    #[cold]
+    #[inline(never)]
+    fn every_warp_waits_on_mbarriers(&self) -> bool {
+        let mut testing = false;
+        for w in self.exec.warps.iter().filter(|w| w.live() != 0) {
+            if w.at_barrier() != 0 {
+                continue;
+            }
+            let idle = w.issued - w.progress_at;
+            // A phase another warp completed since (and then exited) ends the wait at the next test.
+            let looping = w.failed_test.at > w.progress_at && w.issued - w.failed_test.at <= MBARRIER_WAIT_LOOP && self.exec.still_waits(&w.failed_test);
+            if idle < MBARRIER_WAIT_STEPS || !looping {
+                return false;
+            }
+            testing = true;
+        }
+        testing
     }
 
     #[cold]
     #[inline(never)]
     fn stop_fault(&self, warp: usize, stop: Stop) -> Fault {
         let max = self.exec.launch.options.max_steps;
+        let at_mbarriers = matches!(stop, Stop::MbarrierWait);
         let (kind, message, remedy) = match stop {
             Stop::Steps => (FaultKind::StepLimit, format!("the launch issued {max} warp instructions, the limit"), Some(Remedy::MoreSteps)),
             Stop::Time(why, remedy) => (FaultKind::TimeLimit, why.to_string(), remedy),
@@ -575,10 +615,20 @@ impl<'a> BlockSim<'a> {
                 format!("warp {warp} issued {idle} instructions in a row without storing, exiting or reaching a barrier: an endless loop?"),
                 Some(Remedy::MoreRunawaySteps),
             ),
+            Stop::MbarrierWait => (
+                FaultKind::Deadlock,
+                format!(
+                    "deadlock: every unfinished warp of the block waits for an mbarrier phase that cannot complete: none has stored, arrived or exited in its last {MBARRIER_WAIT_STEPS} instructions"
+                ),
+                None,
+            ),
         };
         let mut fault = self.exec.fault(kind, warp, None, None, message);
         fault.remedy = remedy;
         self.locate_everyone(&mut fault);
+        if at_mbarriers {
+            self.describe_mbarrier_waits(&mut fault);
+        }
         fault
     }
 
@@ -619,6 +669,33 @@ impl<'a> BlockSim<'a> {
                 }
                 let line = self.exec.launch.kernel.line(pc).map_or(String::new(), |l| format!(" (line {l})"));
                 fault.notes.push(format!("warp {wi}, {}: {what} at pc {pc}{line}", describe_lanes(mask)));
+            }
+        }
+    }
+
+    /// Notes for a deadlock at mbarriers: which warps test which mbarrier, and what it waits for.
+    fn describe_mbarrier_waits(&self, fault: &mut Fault) {
+        let mut tests: Vec<(FailedTest, Vec<usize>)> = Vec::new();
+        for (wi, w) in self.exec.warps.iter().enumerate().filter(|(_, w)| w.live() != 0 && w.at_barrier() == 0) {
+            let t = w.failed_test;
+            match tests.iter_mut().find(|(u, _)| (u.pc, u.addr, u.parity) == (t.pc, t.addr, t.parity)) {
+                Some((_, warps)) => warps.push(wi),
+                None => tests.push((t, vec![wi])),
+            }
+        }
+        for (t, warps) in tests {
+            let line = self.exec.launch.kernel.line(t.pc).map_or(String::new(), |l| format!(" (line {l})"));
+            let who = match warps.as_slice() {
+                [one] => format!("warp {one} tests"),
+                many => format!("warps {} test", many.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
+            };
+            fault.notes.push(format!("{who} the mbarrier at shared address {:#x} for its phase of parity {} at pc {}{line}", t.addr, t.parity, t.pc));
+        }
+        let mut seen: Vec<u32> = Vec::new();
+        for w in self.exec.warps.iter().filter(|w| w.live() != 0 && w.at_barrier() == 0) {
+            if !seen.contains(&w.failed_test.addr) {
+                seen.push(w.failed_test.addr);
+                fault.notes.extend(self.exec.describe_mbarrier(w.failed_test.addr));
             }
         }
     }

@@ -213,11 +213,25 @@ pub(crate) struct Warp {
     /// `issued` when the warp last made progress (stored, exited, reached a barrier).
     pub progress_at: u64,
     pub ctl: Control,
+    /// The last `MBAR.TEST` that found a lane's phase incomplete, for telling a wait no thread
+    /// will end from a long loop ([`crate::BlockSim`]'s mbarrier deadlock).
+    pub(crate) failed_test: FailedTest,
     /// The block barrier its threads at `BAR.SYNC` wait at (meaningful while any do).
     pub(crate) barrier: crate::exec::control::BarrierKey,
     /// The `BAR.RED`s its threads wait at (under `its`, groups of them may wait at
     /// different ones), whose results the barrier's opening writes.
     pub(crate) reductions: Vec<Reduction>,
+}
+
+/// An `MBAR.TEST` that found the phase it tests incomplete (for its first such lane).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FailedTest {
+    /// The warp's issued-instruction count then.
+    pub at: u64,
+    pub pc: u32,
+    /// The mbarrier's SHARED address, and the parity of the phase waited for.
+    pub addr: u32,
+    pub parity: u32,
 }
 
 /// A `BAR.RED` some threads of a warp wait at: what it computes, into which register, for
@@ -244,6 +258,7 @@ impl Warp {
             progress_at: 0,
             ctl,
             barrier: Default::default(),
+            failed_test: FailedTest::default(),
             reductions: Vec::new(),
         };
         warp.reset();
@@ -259,6 +274,7 @@ impl Warp {
         self.issued = 0;
         self.progress_at = 0;
         self.barrier = Default::default();
+        self.failed_test = FailedTest::default();
         self.reductions.clear();
         let valid = self.valid;
         match &mut self.ctl {

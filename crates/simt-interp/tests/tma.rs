@@ -210,17 +210,61 @@ fn asm_tma_transposes_through_tensor_maps() {
     }
 }
 
-/// A phase that waits for more bytes than come never completes: the waiting warps spin until the
-/// runaway check stops them (testing an mbarrier is not progress), at the test.
+/// A phase that waits for more bytes than come never completes: once every warp has tested it
+/// in a loop for 2^20 instructions without progress (testing an mbarrier changes nothing), the
+/// launch stops with a deadlock at the test that says what the mbarrier still waits for.
 #[test]
-fn a_wait_for_bytes_that_never_come_is_a_runaway_loop() {
+fn a_wait_for_bytes_that_never_come_is_a_deadlock() {
     let text = std::fs::read_to_string(asm_dir().join("tma.s")).unwrap().replace("MBAR.ARRIVE RZ, [bar], 1, 4096", "MBAR.ARRIVE RZ, [bar], 1, 8192");
     let module = assemble_text(&text);
     let prepared = prepared(&module, &LaunchRequest::default());
-    let options = RunOptions { simt: SimtModel::Its, runaway_steps: 100_000, ..RunOptions::default() };
-    let f = run(&module.kernels[0], &prepared.config, &prepared.memory, &options, None).expect_err("a runaway");
-    assert_eq!(f.kind, FaultKind::Runaway, "{}", f.message);
-    assert!(f.render(&module, false).contains("MBAR.TEST P1, [bar], 0"), "{}", f.render(&module, false));
+    for simt in MODELS {
+        let options = RunOptions { simt, ..RunOptions::default() };
+        let f = run(&module.kernels[0], &prepared.config, &prepared.memory, &options, None).expect_err("a deadlock");
+        assert_eq!(f.kind, FaultKind::Deadlock, "{}", f.message);
+        assert!(f.message.contains("waits for an mbarrier phase that cannot complete"), "{}", f.message);
+        let notes = f.notes.join("\n");
+        assert!(notes.contains("warps 0, 1, 2, 3 test the mbarrier at shared address 0x2000 for its phase of parity 0"), "{notes}");
+        assert!(notes.contains("waiting for 0 of its 1 arrivals and 4096 transaction bytes"), "{notes}");
+        assert!(f.render(&module, false).contains("MBAR.TEST P1, [bar], 0"), "{}", f.render(&module, false));
+    }
+}
+
+/// A warp that tests an mbarrier in a loop while another works for longer than the deadlock
+/// bound without progress (a register loop) and then arrives is no deadlock: the wait ends.
+#[test]
+fn a_long_wait_that_another_warp_ends_is_no_deadlock() {
+    let text = "
+.target sm_90
+.kernel k
+.param .ptr.u32 out
+.shared .align 8 .u32 bar[2]
+.launch grid(1) block(64)
+.arg out = zeros(1)
+    S2R R0, SR_TID.X
+    ISETP.EQ.U32 P0, R0, 0
+@P0 MBAR.INIT [bar], 1
+    BAR.SYNC
+    ISETP.GE.U32 P1, R0, 32
+@P1 BRA WORK
+WAIT:
+    MBAR.TEST P2, [bar], 0
+@!P2 BRA WAIT
+    EXIT
+WORK:
+    MOV R1, 0
+SPIN:
+    IADD R1, R1, 1
+    ISETP.LT.U32 P3, R1, 0x80000    // 2^19 turns, three instructions each
+@P3 BRA SPIN
+    ISETP.EQ.U32 P4, R0, 32
+@P4 MBAR.ARRIVE RZ, [bar], 1, 0
+@P4 LD.PARAM.U32 R2, [out]
+@P4 ST.GLOBAL.U32 [R2], R1
+    EXIT
+";
+    let l = launch(&assemble_text(text), &LaunchRequest::default(), SimtModel::Its);
+    assert_eq!(u32s(l.output("out")), [0x8_0000]);
 }
 
 /// The fault a one-warp kernel raises, rendered, given its body and the `src` argument.

@@ -12,6 +12,7 @@ use super::{Executor, fetch, lanes, set_pred, write};
 use crate::decode::{Address, Decoder, Reg, Val};
 use crate::fault::{Fault, FaultKind};
 use crate::sanitize::Sanitizer;
+use crate::warp::FailedTest;
 
 /// An `MBAR`: what it does at each executing lane's SHARED address `addr`.
 #[derive(Clone, Copy, Debug)]
@@ -205,6 +206,10 @@ impl Executor<'_> {
                     let m = Mbarrier::unpack(self.load_shared64(at));
                     done |= u32::from(m.phase != parity[l] & 1) << l;
                 }
+                if let Some(l) = lanes(exec & !done).next() {
+                    let warp = &mut self.warps[w];
+                    warp.failed_test = FailedTest { at: warp.issued, pc, addr: addrs[l], parity: parity[l] & 1 };
+                }
                 set_pred(&mut self.warps[w], p, done, exec);
             }
         }
@@ -235,6 +240,27 @@ impl Executor<'_> {
                 Err(self.fault(FaultKind::Async, w, Some(l), Some(pc), message))
             }
         }
+    }
+
+    /// The mbarrier at SHARED `addr`, if the address can hold one.
+    fn mbarrier_state(&self, addr: u32) -> Option<Mbarrier> {
+        let at = addr as usize;
+        (at.is_multiple_of(8) && at + 8 <= 4 * self.shared.len()).then(|| Mbarrier::unpack(self.load_shared64(at)))
+    }
+
+    /// Whether the phase `test` waited for is still incomplete (else its next test ends the wait).
+    pub(crate) fn still_waits(&self, test: &FailedTest) -> bool {
+        self.mbarrier_state(test.addr).is_some_and(|m| m.phase == test.parity)
+    }
+
+    /// What the mbarrier at SHARED `addr` still waits for, in words (for a deadlock's notes), if
+    /// that address holds one.
+    pub(crate) fn describe_mbarrier(&self, addr: u32) -> Option<String> {
+        let m = self.mbarrier_state(addr)?;
+        Some(format!(
+            "the mbarrier at shared address {addr:#x} is in a phase of parity {}, waiting for {} of its {} arrivals and {} transaction bytes",
+            m.phase, m.pending, m.expected, m.tx
+        ))
     }
 
     fn load_shared64(&self, at: usize) -> u64 {
