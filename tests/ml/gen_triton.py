@@ -451,6 +451,52 @@ def pdl_scale_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     tl.store(y_ptr + offs, x * 3.0, mask=mask)
 
 
+@triton.jit
+def _attn_bwd_dkdv(dk, dv, q_ptr, k, v, do_ptr, m_ptr, d_ptr, stride_tok, stride_d, offs_n, start_m, num_steps,
+                   BLOCK_M: tl.constexpr, HEAD_DIM: tl.constexpr):
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    offs_k = tl.arange(0, HEAD_DIM)
+    qT_ptrs = q_ptr + offs_m[None, :] * stride_tok + offs_k[:, None] * stride_d
+    do_ptrs = do_ptr + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d
+    curr_m = start_m
+    for _ in range(num_steps):
+        qT = tl.load(qT_ptrs)
+        offs_m = curr_m + tl.arange(0, BLOCK_M)
+        m = tl.load(m_ptr + offs_m)
+        pT = tl.math.exp2(tl.dot(k, qT) - m[None, :])
+        pT = tl.where(offs_m[None, :] >= offs_n[:, None], pT, 0.0)
+        do = tl.load(do_ptrs)
+        dv += tl.dot(pT.to(tl.float16), do)
+        di = tl.load(d_ptr + offs_m)
+        dpT = tl.dot(v, tl.trans(do)).to(tl.float32)
+        dsT = (pT * (dpT - di[None, :])).to(tl.float16)
+        dk += tl.dot(dsT, tl.trans(qT))
+        curr_m += BLOCK_M
+        qT_ptrs += BLOCK_M * stride_tok
+        do_ptrs += BLOCK_M * stride_tok
+    return dk, dv
+
+
+@triton.jit
+def attention_bwd_dkdv_kernel(q_ptr, k_ptr, v_ptr, sm_scale, do_ptr, dk_ptr, dv_ptr, m_ptr, d_ptr, stride_tok, stride_d,
+                              N_CTX, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, HEAD_DIM: tl.constexpr):
+    # Tutorial 06's backward pass for dk and dv over the causal diagonal and below: q is already
+    # scaled (by sm_scale / ln 2), m holds each row's log2-sum-exp and d its sum of o * do. Two
+    # 64 x 64 f32 accumulators and four operand tiles live at once: with the tutorial's pointer
+    # increments, more than 255 registers (ptxas spills too).
+    start_n = tl.program_id(0) * BLOCK_N
+    offs_n = start_n + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, HEAD_DIM)
+    dv = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
+    dk = tl.zeros([BLOCK_N, HEAD_DIM], dtype=tl.float32)
+    k = tl.load(k_ptr + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d)
+    v = tl.load(v_ptr + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d)
+    dk, dv = _attn_bwd_dkdv(dk, dv, q_ptr, k, v, do_ptr, m_ptr, d_ptr, stride_tok, stride_d, offs_n, start_n,
+                            (N_CTX - start_n) // BLOCK_M, BLOCK_M, HEAD_DIM)
+    tl.store(dv_ptr + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d, dv.to(tl.float16))
+    tl.store(dk_ptr + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d, (dk * sm_scale).to(tl.float16))
+
+
 # ---------------------------------------------------------------- references
 
 TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int8": "i8", "bfloat16": "bf16",
@@ -910,6 +956,33 @@ def specs():
                   num_warps=4,
                   note="tutorial 05: programs of a group take a spin lock (atomic_cas, atomic_xchg) in turn to add into its "
                        "partial dw and db; the lock words end 0, the counts 1"))
+    n_ctx, hd, scale = 128, 64, 0.125
+    q = ws.uniform(-1.0, 1.0, (n_ctx, hd)).astype(np.float16)
+    k = ws.uniform(-1.0, 1.0, (n_ctx, hd)).astype(np.float16)
+    v = ws.uniform(-1.0, 1.0, (n_ctx, hd)).astype(np.float16)
+    do = ws.uniform(-1.0, 1.0, (n_ctx, hd)).astype(np.float16)
+    qk = k.astype(np.float64) @ q.astype(np.float64).T  # [n, m]
+    causal = np.arange(n_ctx)[None, :] >= np.arange(n_ctx)[:, None]
+    lse = np.log2(np.where(causal, np.exp2(qk), 0.0).sum(axis=0))  # per query row m
+    m_rows = lse.astype(np.float32)
+    d_rows = ws.uniform(-0.5, 0.5, n_ctx).astype(np.float32)
+    p_t = np.where(causal, np.exp2(qk - m_rows[None, :]), 0.0)
+    dv_ref = p_t.astype(np.float16).astype(np.float64) @ do.astype(np.float64)
+    dp_t = v.astype(np.float64) @ do.astype(np.float64).T
+    ds_t = (p_t * (dp_t - d_rows[None, :])).astype(np.float16).astype(np.float64)
+    dk_ref = ds_t @ q.astype(np.float64) * scale
+    S.append(Spec("attention_bwd_dkdv", attention_bwd_dkdv_kernel,
+                  {"q_ptr": buf(q), "k_ptr": buf(k), "v_ptr": buf(v), "sm_scale": scalar("fp32", scale), "do_ptr": buf(do),
+                   "dk_ptr": buf(np.zeros((n_ctx, hd), np.float16)), "dv_ptr": buf(np.zeros((n_ctx, hd), np.float16)),
+                   "m_ptr": buf(m_rows), "d_ptr": buf(d_rows), "stride_tok": scalar("i32", hd), "stride_d": scalar("i32", 1),
+                   "N_CTX": scalar("i32", n_ctx),
+                   "BLOCK_M": const(32), "BLOCK_N": const(64), "HEAD_DIM": const(hd)},
+                  [n_ctx // 64], {"dk_ptr": dk_ref, "dv_ptr": dv_ref},
+                  mc.close(2e-2, 2e-2, "f16 operands and f32 accumulation in mma order, p and ds rounded to f16 (an f16 "
+                                       "rounding of either may go the other way), results rounded to f16"),
+                  num_warps=4, num_stages=2,
+                  note="tutorial 06's dk/dv pass: more than 255 registers live (ptxas spills 200 bytes); simt spills "
+                       "registers, and predicates that find no register, to local memory"))
     return S
 
 

@@ -221,8 +221,6 @@ struct Graph<'g, 'a> {
     /// register's fragments with its offset.
     fragments: &'g [(usize, Vec<(usize, usize)>)],
     fragment_of: &'g [Vec<(usize, usize)>],
-    insts: &'g [Mentions],
-    ids: &'g [usize],
 }
 
 /// The registers one instruction writes and reads, as ranges of a shared list of ids.
@@ -305,12 +303,15 @@ enum Loc {
     /// A predicate that found no P register: it lives in this register as 0 or 1 and is
     /// moved into a scratch predicate (P5, P6) around each instruction that uses it.
     SpilledPred(u8),
-    /// A register or pair that found no room, as ptxas spills: it lives in LOCAL memory at
-    /// this byte offset and is loaded into a reload register before each instruction that
-    /// mentions it, and stored back after each that writes it.
+    /// A register or pair that found no room, as ptxas spills, or a spilled predicate that
+    /// found no register (`pred`, its 0 or 1): it lives in LOCAL memory at this byte offset
+    /// and is loaded into a reload register before each instruction that mentions it (a
+    /// predicate's standing as a spilled predicate's register), and stored back after each
+    /// that writes it.
     Spilled {
         offset: u32,
         pair: bool,
+        pred: bool,
     },
 }
 
@@ -1282,16 +1283,17 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.wide_literal_taken = false;
         self.line = self.lines.line(inst.span.start);
         self.guard = isa::Guard::ALWAYS;
-        if self.spilled_logic(inst)? {
-            return Ok(());
-        }
+        // Reloaded first, so that a predicate spilled to LOCAL memory is a spilled predicate's
+        // register for the rest.
         let reloaded = if self.reload.is_some() { self.reload_spilled(inst)? } else { Vec::new() };
-        let write_back = self.unspill(inst)?;
-        self.guard = self.guard_of(inst)?;
-        self.operation(inst)?;
-        if let Some((r, p)) = write_back {
-            let (form, operands) = registers::bit(dst(r), isa::Operand::PredSrc { pred: p, negated: false });
-            self.emit(form, &operands)?;
+        if !self.spilled_logic(inst)? {
+            let write_back = self.unspill(inst)?;
+            self.guard = self.guard_of(inst)?;
+            self.operation(inst)?;
+            if let Some((r, p)) = write_back {
+                let (form, operands) = registers::bit(dst(r), isa::Operand::PredSrc { pred: p, negated: false });
+                self.emit(form, &operands)?;
+            }
         }
         if !reloaded.is_empty() {
             self.guard = isa::Guard::ALWAYS;
@@ -1664,7 +1666,7 @@ fn low_mask(bits: u32) -> u32 {
 fn too_many(at: Span, name: &str) -> Diagnostic {
     with_note(
         Diagnostic::new(at, format!("more registers are live here than simt has (`{name}` finds none free)")),
-        "simt has R0-R254; spilling to local memory is not built yet",
+        "simt has R0-R254, less the registers the translation keeps for itself (scratch, reloads, module variables' addresses)",
     )
 }
 

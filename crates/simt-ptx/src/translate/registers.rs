@@ -239,8 +239,9 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         // Greedy colouring in order of first mention. Predicates that find no colour
         // are spilled to registers, and the colouring is redone with P5 and P6 kept back
-        // to carry them.
-        let mut spilled = vec![false; n];
+        // to carry them; registers that find none, and predicates spilled once that find
+        // no register either, are spilled to LOCAL memory (`Spill`).
+        let mut spilled = vec![Spill::None; n];
         let mut partners = vec![Vec::new(); n];
         for m in insts.iter().filter(|m| m.moves) {
             let (d, u) = (ids[m.defs.start], ids[m.uses.start]);
@@ -303,18 +304,16 @@ impl<'t, 'a> Entry<'t, 'a> {
                 partners: &partners,
                 fragments: &fragments,
                 fragment_of: &fragment_of,
-                insts: &insts,
-                ids: &ids,
             };
-            match self.colour(&graph, &spilled, items)? {
+            match self.colour(&graph, &spilled) {
                 Ok(done) => break done,
-                Err(uncoloured) => uncoloured.into_iter().for_each(|id| spilled[id] = true),
+                Err(uncoloured) => uncoloured.into_iter().for_each(|id| spilled[id] = spilled[id].further()),
             }
         };
         self.locs.reserve(names_of.len());
         for (id, name) in names_of.iter().enumerate() {
             let l = match loc[id] {
-                Some(Loc::Spilled { pair, .. }) => {
+                Some(Loc::Spilled { pair, pred, .. }) => {
                     let offset = self.local_size.next_multiple_of(8);
                     self.local_size = offset + if pair { 8 } else { 4 };
                     if self.local_size > isa::MAX_LOCAL_BYTES {
@@ -323,7 +322,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                             format!("spilled registers would take local memory to {} bytes; a thread may have {}", self.local_size, isa::MAX_LOCAL_BYTES),
                         ));
                     }
-                    Some(Loc::Spilled { offset, pair })
+                    Some(Loc::Spilled { offset, pair, pred })
                 }
                 l => l,
             };
@@ -412,22 +411,17 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// One colouring attempt: every register's location and the highest register used, or
     /// the registers and predicates that found no colour (spilled on the next attempt).
     #[allow(clippy::type_complexity)]
-    pub(super) fn colour(
-        &self,
-        g: &Graph<'_, 'a>,
-        spilled: &[bool],
-        items: &[Item<'t, 'a>],
-    ) -> Result<std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>>> {
-        let Graph { names_of, classes_of, interferes, words, partners, fragments, fragment_of, insts, ids } = *g;
+    pub(super) fn colour(&self, g: &Graph<'_, 'a>, spilled: &[Spill]) -> std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>> {
+        let Graph { names_of, classes_of, interferes, words, partners, fragments, fragment_of } = *g;
         let n = names_of.len();
-        let pred_colours = if spilled.iter().any(|&s| s) {
+        let pred_colours = if spilled.iter().any(|&s| s != Spill::None) {
             usize::from(SCRATCH_PREDS[0])
         } else if self.needs_scratch_pred {
             usize::from(SCRATCH_PRED)
         } else {
             7
         };
-        let spills = (0..n).any(|i| spilled[i] && classes_of[i] != Class::Pred);
+        let spills = (0..n).any(|i| spilled[i] == Spill::Local || (spilled[i] == Spill::Register && classes_of[i] != Class::Pred));
         // What follows the allocated registers: the reload registers where the kernel spills
         // (from an even register), the scratch block (from a multiple of SCRATCH), and one
         // register per module-scope variable's address.
@@ -459,13 +453,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 // Placed with the first member of its fragment.
                 continue;
             }
-            let name = names_of[id];
             let (regs, preds) = taken(id, &loc);
-            // Where the register is first mentioned, for the message when none is free.
-            let at = || match items[insts.iter().find(|m| ids[m.defs.start..m.uses.end].contains(&id)).map_or(0, |m| m.item)] {
-                Item::Inst(i) => i.span,
-                Item::Label(_, span) => span,
-            };
             // In an MMA fragment or a vector operand, the register that keeps it consecutive:
             // beside its members already placed, or for the first, where each member's
             // register is free of what that member interferes with.
@@ -500,11 +488,17 @@ impl<'t, 'a> Entry<'t, 'a> {
                 _ => None,
             });
             loc[id] = Some(match classes_of[id] {
-                Class::Pred if spilled[id] => {
-                    let r = (0..usable).find(|&r| !regs[r]).ok_or_else(|| too_many(at(), name))?;
-                    highest = highest.max(r as u32);
-                    Loc::SpilledPred(r as u8)
-                }
+                Class::Pred if spilled[id] == Spill::Local => Loc::Spilled { offset: 0, pair: false, pred: true },
+                Class::Pred if spilled[id] == Spill::Register => match (0..usable).find(|&r| !regs[r]) {
+                    Some(r) => {
+                        highest = highest.max(r as u32);
+                        Loc::SpilledPred(r as u8)
+                    }
+                    None => {
+                        uncoloured.push(id);
+                        continue;
+                    }
+                },
                 Class::Pred => match preds[..pred_colours].iter().position(|used| !used) {
                     Some(p) => Loc::Pred(p as u8),
                     None => {
@@ -512,7 +506,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                         continue;
                     }
                 },
-                Class::Word { .. } | Class::Pair if spilled[id] => Loc::Spilled { offset: 0, pair: classes_of[id] == Class::Pair },
+                Class::Word { .. } | Class::Pair if spilled[id] != Spill::None => Loc::Spilled { offset: 0, pair: classes_of[id] == Class::Pair, pred: false },
                 Class::Word { .. } | Class::Pair if let Some(r) = in_fragment => {
                     highest = highest.max((r + width - 1) as u32);
                     if width == 2 { Loc::Pair(r as u8) } else { Loc::Reg(r as u8) }
@@ -546,7 +540,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             // MMAs whose fragments they are copied into).
             if let (Some((g, base)), Some(Loc::Reg(_) | Loc::Pair(_))) = (first_of, loc[id]) {
                 for &(o, m) in &fragments[g].1 {
-                    if loc[m].is_some() || spilled[m] || classes_of[m] != classes_of[id] {
+                    if loc[m].is_some() || spilled[m] != Spill::None || classes_of[m] != classes_of[id] {
                         continue;
                     }
                     let (r, theirs) = (base + o, taken(m, &loc).0);
@@ -557,7 +551,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
             }
         }
-        Ok(if uncoloured.is_empty() { Ok((loc, highest)) } else { Err(uncoloured) })
+        if uncoloured.is_empty() { Ok((loc, highest)) } else { Err(uncoloured) }
     }
 
     /// The spilled predicate `name`'s register, if it is one.
@@ -677,14 +671,17 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// loads are unguarded and include destinations, so lanes the instruction leaves alone
     /// store back the value they had.
     pub(super) fn reload_spilled(&mut self, inst: &'t ast::Instruction<'a>) -> Result<Vec<(&'a str, Loc)>> {
-        let mut names = Vec::new();
+        let mut names: Vec<&'a str> = inst.guard.map(|g| g.predicate).into_iter().collect();
         for operand in &inst.operands {
             operand.names(&mut names);
         }
         let (mut next, end) = (u32::from(self.reload.unwrap_or(0)), u32::from(self.reload.unwrap_or(0)) + RELOAD_REGS);
         let mut reloaded = Vec::new();
         for name in names {
-            let Some(&spill @ Loc::Spilled { offset, pair }) = self.locs.get(name) else { continue };
+            let Some(&spill @ Loc::Spilled { offset, pair, pred }) = self.locs.get(name) else { continue };
+            if reloaded.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
             next = if pair { next.next_multiple_of(2) } else { next };
             let width = if pair { 2 } else { 1 };
             if next + width > end {
@@ -696,7 +693,17 @@ impl<'t, 'a> Entry<'t, 'a> {
             let (r, ty) = (next as u8, if pair { isa::MemType::B64 } else { isa::MemType::U32 });
             next += width;
             self.emit(memory::Place::LOCAL.ld(isa::VecWidth::Scalar, ty), &[dst(r), isa::Operand::Addr { base: RZ, offset: offset as i32 }])?;
-            self.locs.insert(name, if pair { Loc::Pair(r) } else { Loc::Reg(r) });
+            // A predicate's 0 or 1 is a spilled predicate's register for the instruction.
+            self.locs.insert(
+                name,
+                if pair {
+                    Loc::Pair(r)
+                } else if pred {
+                    Loc::SpilledPred(r)
+                } else {
+                    Loc::Reg(r)
+                },
+            );
             reloaded.push((name, spill));
         }
         Ok(reloaded)
@@ -713,10 +720,10 @@ impl<'t, 'a> Entry<'t, 'a> {
         // Instructions that write a second destination (`ld`'s vector braces are the first
         // operand; `shfl`, `mma` and friends write only their first too).
         for (name, spill) in reloaded {
-            let Loc::Spilled { offset, pair } = spill else { continue };
+            let Loc::Spilled { offset, pair, .. } = spill else { continue };
             if written.contains(&name) {
                 let r = match self.locs.get(name) {
-                    Some(Loc::Reg(r) | Loc::Pair(r)) => *r,
+                    Some(Loc::Reg(r) | Loc::Pair(r) | Loc::SpilledPred(r)) => *r,
                     _ => continue,
                 };
                 let ty = if pair { isa::MemType::B64 } else { isa::MemType::U32 };
@@ -737,4 +744,23 @@ pub(super) fn bit(r: isa::Operand, p: isa::Operand) -> (Form, Vec<isa::Operand>)
 pub(super) fn nonzero(p: u8, r: isa::Operand) -> (Form, Vec<isa::Operand>) {
     let ne = Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ne, ty: isa::IntType::U32, bop: isa::BoolOp::And });
     (ne, vec![isa::Operand::Pred(p), r, src(Src::reg(RZ)), isa::Operand::PredSrc { pred: isa::PT, negated: false }])
+}
+
+/// How far a value that found no colour is spilled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Spill {
+    None,
+    /// A predicate into a register (0 or 1); a register into LOCAL memory.
+    Register,
+    /// A predicate that found no register either: its 0 or 1 into LOCAL memory.
+    Local,
+}
+
+impl Spill {
+    fn further(self) -> Spill {
+        match self {
+            Spill::None => Spill::Register,
+            Spill::Register | Spill::Local => Spill::Local,
+        }
+    }
 }
