@@ -497,6 +497,16 @@ def attention_bwd_dkdv_kernel(q_ptr, k_ptr, v_ptr, sm_scale, do_ptr, dk_ptr, dv_
     tl.store(dk_ptr + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d, (dk * sm_scale).to(tl.float16))
 
 
+@triton.jit
+def fp8_casts_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    # f32 to fp8 (e5m2 and e4m3, saturating to their largest finite values) and back.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = x.to(tl.float8e5).to(tl.float32) + x.to(tl.float8e4nv).to(tl.float32)
+    tl.store(y_ptr + offs, y, mask=mask)
+
+
 # ---------------------------------------------------------------- references
 
 TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int8": "i8", "bfloat16": "bf16",
@@ -546,6 +556,16 @@ def to_bf16_bits(x):
     b = np.asarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
     rounded = (b + np.uint64(0x7FFF) + ((b >> np.uint64(16)) & np.uint64(1))) >> np.uint64(16)
     return rounded.astype(np.uint16)
+
+
+def fp8_round(x, man_bits, min_exp, largest):
+    """f32 values rounded to an fp8 format with `man_bits` mantissa bits, normal exponents from
+    `min_exp`, to nearest even, saturating to +-`largest` (PTX's .satfinite)."""
+    x = np.asarray(x, dtype=np.float64)
+    exp = np.floor(np.log2(np.maximum(np.abs(x), 2.0 ** min_exp)))
+    quantum = 2.0 ** (exp - man_bits)
+    r = np.round(x / quantum) * quantum  # numpy rounds halves to even
+    return np.clip(r, -largest, largest)
 
 
 def c_div(a, b):
@@ -983,6 +1003,26 @@ def specs():
                   num_warps=4, num_stages=2,
                   note="tutorial 06's dk/dv pass: more than 255 registers live (ptxas spills 200 bytes); simt spills "
                        "registers, and predicates that find no register, to local memory"))
+    x = np.concatenate([ws.uniform(-4.0, 4.0, 1000), [0.0, -0.0, 500.0, -500.0, 1e5, 2.0 ** -12, 0.3125, 0.28125]]).astype(np.float32)
+    fp8_sum = fp8_round(x, 2, -14, 57344.0) + fp8_round(x, 3, -6, 448.0)
+    S.append(Spec("fp8_casts_sm90", fp8_casts_kernel,
+                  {"x_ptr": buf(x), "y_ptr": buf(np.zeros(x.size, np.float32)), "n": scalar("i32", x.size), "BLOCK": const(256)},
+                  [4], {"y_ptr": f32(fp8_sum)}, mc.exact(), capability=90,
+                  note="sm_90a: cvt.rn.satfinite.{e5m2x2,e4m3x2}.f32 and cvt.rn.f16x2.{e5m2x2,e4m3x2}: to nearest even, "
+                       "saturating (500 is 448 in e4m3, 1e5 is 57344 in e5m2), halves exact"))
+    M = N = K = 128
+    S.append(Spec("matmul_tf32x3_s2", matmul_kernel,
+                  {"a_ptr": buf(a32, "matmul.a.float32"), "b_ptr": buf(b32, "matmul.b.float32"),
+                   "c_ptr": buf(np.zeros((M, N), np.float32), "matmul.c0.float32"),
+                   "M": scalar("i32", M), "N": scalar("i32", N), "K": scalar("i32", K),
+                   "stride_am": scalar("i32", K), "stride_ak": const(1), "stride_bk": scalar("i32", N),
+                   "stride_bn": const(1), "stride_cm": scalar("i32", N), "stride_cn": const(1),
+                   "BLOCK_M": const(64), "BLOCK_N": const(64), "BLOCK_K": const(32), "GROUP_M": const(8),
+                   "PRECISION": const("tf32x3")},
+                  [(M // 64) * (N // 64)], {"c_ptr": c32},
+                  mc.close(1e-5, 1e-5, "three tf32 products a term (cvt.rna.tf32.f32 splits each input into a high and a "
+                                       "low part) accumulated in f32: as close as an f32 matmul"),
+                  num_warps=4, num_stages=2, note="tl.dot(input_precision='tf32x3'); expected shared with the matmul_f32 kernels"))
     return S
 
 

@@ -40,7 +40,7 @@ modifiers! {
     U8 = ".u8", U16 = ".u16", U32 = ".u32", U64 = ".u64",
     S8 = ".s8", S16 = ".s16", S32 = ".s32", S64 = ".s64",
     F16 = ".f16", F16x2 = ".f16x2", Bf16 = ".bf16", Bf16x2 = ".bf16x2", Tf32 = ".tf32",
-    F32 = ".f32", F64 = ".f64", Pred = ".pred", E4m3 = ".e4m3", E5m2 = ".e5m2",
+    F32 = ".f32", F64 = ".f64", Pred = ".pred", E4m3 = ".e4m3", E5m2 = ".e5m2", E4m3x2 = ".e4m3x2", E5m2x2 = ".e5m2x2",
     Rn = ".rn", Rz = ".rz", Rm = ".rm", Rp = ".rp", Rna = ".rna",
     Rni = ".rni", Rzi = ".rzi", Rmi = ".rmi", Rpi = ".rpi",
     Global = ".global", Shared = ".shared", Local = ".local", Param = ".param", Const = ".const", Reg = ".reg",
@@ -149,7 +149,9 @@ class! {
         F64, /// A predicate.
         Pred, /// FP8 with 4 exponent bits (`mma` inputs only).
         E4m3, /// FP8 with 5 exponent bits (`mma` inputs only).
-        E5m2,
+        E5m2, /// Two FP8 with 4 exponent bits in 16 bits (`cvt` only).
+        E4m3x2, /// Two FP8 with 5 exponent bits in 16 bits (`cvt` only).
+        E5m2x2,
     }
 }
 
@@ -160,7 +162,7 @@ impl Type {
         match self {
             Pred => 1,
             B8 | U8 | S8 | E4m3 | E5m2 => 8,
-            B16 | U16 | S16 | F16 | Bf16 => 16,
+            B16 | U16 | S16 | F16 | Bf16 | E4m3x2 | E5m2x2 => 16,
             B32 | U32 | S32 | F16x2 | Bf16x2 | Tf32 | F32 => 32,
             B64 | U64 | S64 | F64 => 64,
             B128 => 128,
@@ -615,6 +617,8 @@ pub struct Cvt {
     pub sat: bool,
     /// Clamp negative results to zero.
     pub relu: bool,
+    /// `.satfinite`: clamp to the largest finite value (FP8 results must say so).
+    pub satfinite: bool,
 }
 
 /// `cvta[.to].space.size`: between a space's addresses and generic ones.
@@ -1596,8 +1600,9 @@ impl Op {
                 let ftz = m.flag(Modifier::Ftz)?;
                 let sat = m.flag(Modifier::Sat)?;
                 let relu = m.flag(Modifier::Relu)?;
+                let satfinite = m.flag(Modifier::Satfinite)?;
                 let [dst, src] = m.ordered(Type::from_modifier, "types (result, then source)")?;
-                Cvt(crate::ops::Cvt { dst, src, rounding, ftz, sat, relu })
+                Cvt(crate::ops::Cvt { dst, src, rounding, ftz, sat, relu, satfinite })
             }
             "isspacep" => Isspacep(m.required(StateSpace::from_modifier, "a state space", ".global")?),
             "cvta" => {
@@ -1911,7 +1916,9 @@ impl Op {
             Mad(_) | MadC(_) | Mad24(_) | Sad(_) | Dp4a(_) | Dp2a(_) | Fma(_) | Selp(_) | Bfe(_) | Prmt(_) | Shf(_) => 4..=4,
             Bfi(_) => 5..=5,
             // `cvt.rn.f16x2.f32 d, a, b` packs two.
-            Cvt(c) if matches!(c.dst, Type::F16x2 | Type::Bf16x2) => 3..=3,
+            Cvt(c) if matches!(c.dst, Type::F16x2 | Type::Bf16x2) && c.src == Type::F32 => 3..=3,
+            // `cvt.rn.satfinite.e4m3x2.f32 d, a, b` packs two as well.
+            Cvt(c) if matches!(c.dst, Type::E4m3x2 | Type::E5m2x2) && c.src == Type::F32 => 3..=3,
             Neg(_) | Abs(_) | Not(_) | Cnot(_) | Popc(_) | Clz(_) | Brev(_) | Bfind(_) | Mov(_) | Cvt(_) | Cvta(_) | Isspacep(_) | Rcp(_) | Sqrt(_)
             | Rsqrt(_) | Ex2(_) | Lg2(_) | Sin(_) | Cos(_) | Tanh(_) | Ld(_) | St(_) | Red(_) => 2..=2,
             Setp(crate::ops::Setp { combine, .. }) | Set(crate::ops::Set { combine, .. }) => {
@@ -2068,6 +2075,7 @@ impl fmt::Display for Op {
                 flag(f, c.ftz, Modifier::Ftz)?;
                 flag(f, c.sat, Modifier::Sat)?;
                 flag(f, c.relu, Modifier::Relu)?;
+                flag(f, c.satfinite, Modifier::Satfinite)?;
                 write!(f, "{}{}", c.dst, c.src)
             }
             Cvta(c) => {
