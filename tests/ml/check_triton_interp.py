@@ -27,7 +27,8 @@ INTERPRETER_DIFFERS = {("casts", "bf_ptr"): 1}
 # integers (a load of bf16 converts correctly: checked with a copy kernel).
 INTERPRETER_CANNOT = {"matmul_bf16_s3": "tl.dot on bf16 multiplies the bits", "matmul_bf16_s3_sm90": "tl.dot on bf16 multiplies the bits",
                       "pdl_scale_sm90": "tl.extra.cuda.gdc_wait has no interpreter form",
-                      "fp8_casts_sm90": "f32 to e5m2 cast does not saturate as the PTX's cvt.rn.satfinite does (1e5 becomes 98304, not 57344)"}
+                      "fp8_casts_sm90": "f32 to e5m2 cast does not saturate as the PTX's cvt.rn.satfinite does (1e5 becomes 98304, not 57344)",
+                      "fp8_casts_f16_sm90": "f16 to e5m2 cast does not saturate as the PTX's cvt.rn.satfinite does"}
 
 
 class _Dtype:

@@ -1010,6 +1010,11 @@ def specs():
                   [4], {"y_ptr": f32(fp8_sum)}, mc.exact(), capability=90,
                   note="sm_90a: cvt.rn.satfinite.{e5m2x2,e4m3x2}.f32 and cvt.rn.f16x2.{e5m2x2,e4m3x2}: to nearest even, "
                        "saturating (500 is 448 in e4m3, 1e5 is 57344 in e5m2), halves exact"))
+    xh = np.concatenate([ws.uniform(-4.0, 4.0, 1000), [0.0, 500.0, -500.0, 60000.0, 2.0 ** -12, 0.3125]]).astype(np.float16)
+    S.append(Spec("fp8_casts_f16_sm90", fp8_casts_kernel,
+                  {"x_ptr": buf(xh), "y_ptr": buf(np.zeros(xh.size, np.float32)), "n": scalar("i32", xh.size), "BLOCK": const(256)},
+                  [4], {"y_ptr": f32(fp8_round(xh, 2, -14, 57344.0) + fp8_round(xh, 3, -6, 448.0))}, mc.exact(), capability=90,
+                  note="sm_90a: from halves, cvt.rn.satfinite.{e5m2x2,e4m3x2}.f16x2"))
     M = N = K = 128
     S.append(Spec("matmul_tf32x3_s2", matmul_kernel,
                   {"a_ptr": buf(a32, "matmul.a.float32"), "b_ptr": buf(b32, "matmul.b.float32"),
