@@ -78,7 +78,7 @@ modifiers! {
     GlobalStride = ".global_stride", ElementStride = ".element_stride", Elemtype = ".elemtype",
     InterleaveLayout = ".interleave_layout", SwizzleMode = ".swizzle_mode", SwizzleAtomicity = ".swizzle_atomicity",
     FillMode = ".fill_mode",
-    LaunchDependents = ".launch_dependents", Wait = ".wait",
+    LaunchDependents = ".launch_dependents", Wait = ".wait", Xorsign = ".xorsign", Abs = ".abs",
     // `wgmma`'s `.m64nNkK`, whose N and K the parser keeps beside the modifiers (`Modifiers::shape`).
     M64nNkK = ".m64nNkK",
 }
@@ -479,6 +479,8 @@ pub struct Arith {
     pub sat: bool,
     /// Write (`add.cc`) the carry flag; `addc` also reads it.
     pub cc: bool,
+    /// `min`/`max` `.xorsign.abs`: of the magnitudes, with the XOR of the signs.
+    pub xorsign_abs: bool,
 }
 
 /// `mul` and `mad`.
@@ -1308,8 +1310,18 @@ impl<'m> Modifiers<'m> {
             ftz: self.flag(Modifier::Ftz)?,
             sat: self.flag(Modifier::Sat)?,
             cc: self.flag(Modifier::Cc)?,
+            xorsign_abs: false,
             ty: self.ty()?,
         })
+    }
+
+    /// `min` and `max`: [`arith`](Self::arith) with `.xorsign.abs`.
+    fn min_max(&mut self) -> Result<Arith, ModifierError> {
+        let xorsign = self.flag(Modifier::Xorsign)?;
+        if self.flag(Modifier::Abs)? != xorsign {
+            return Err(self.error(self.opcode_span, format!("`{}` takes `.xorsign` and `.abs` together", self.opcode)));
+        }
+        Ok(Arith { xorsign_abs: xorsign, ..self.arith()? })
     }
 
     fn mul(&mut self) -> Result<Mul, ModifierError> {
@@ -1548,8 +1560,8 @@ impl Op {
             "rem" => Rem(m.typed()?),
             "neg" => Neg(m.arith()?),
             "abs" => Abs(m.arith()?),
-            "min" => Min(m.arith()?),
-            "max" => Max(m.arith()?),
+            "min" => Min(m.min_max()?),
+            "max" => Max(m.min_max()?),
             "and" => And(m.typed()?),
             "or" => Or(m.typed()?),
             "xor" => Xor(m.typed()?),
@@ -2023,6 +2035,9 @@ impl fmt::Display for Op {
             Add(a) | Sub(a) | AddC(a) | SubC(a) | Fma(a) | Neg(a) | Abs(a) | Min(a) | Max(a) => {
                 opt(f, a.rounding)?;
                 flag(f, a.ftz, Modifier::Ftz)?;
+                if a.xorsign_abs {
+                    f.write_str(".xorsign.abs")?;
+                }
                 flag(f, a.sat, Modifier::Sat)?;
                 flag(f, a.cc, Modifier::Cc)?;
                 write!(f, "{}", a.ty)

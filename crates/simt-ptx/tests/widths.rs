@@ -1373,3 +1373,55 @@ fn window_conversions_keep_their_source() {
         [low(x) | shared, x.wrapping_add(1), low(x), low(y) | local, y.wrapping_add(low(x) | shared), low(y), 0, 0]
     });
 }
+
+/// `min.xorsign.abs` and `max.xorsign.abs` (Triton's `tl.clamp(x, -c, c)` on sm_90): the lesser
+/// (greater) magnitude, a NaN only when both are, its sign the XOR of the two signs unless
+/// it is NaN (then canonical); `.ftz` flushes subnormal inputs first.
+#[test]
+fn xorsign_abs_min_and_max() {
+    let body = "\tmin.xorsign.abs.f32 %k0, %f, %g;\n\tmov.b32 %r1, %k0;\n\tmax.xorsign.abs.f32 %k1, %f, %g;\n\tmov.b32 %r2, %k1;\n\
+                \tmov.b64 %o0, {%r1, %r2};\n\tmin.xorsign.abs.f32 %k2, %f, 0fBF800000;\n\tmov.b32 %r3, %k2;\n\tcvt.u64.u32 %o1, %r3;\n\
+                \tmin.xorsign.abs.ftz.f32 %k3, %f, %g;\n\tmov.b32 %r4, %k3;\n\tcvt.u64.u32 %o2, %r4;\n";
+    let xorsign = |a: u32, b: u32, max: bool, ftz: bool| -> u32 {
+        let flush = |v: u32| if ftz && f32::from_bits(v).is_subnormal() { v & 0x8000_0000 } else { v };
+        let (a, b) = (flush(a), flush(b));
+        let (x, y) = (f32::from_bits(a & 0x7FFF_FFFF), f32::from_bits(b & 0x7FFF_FFFF));
+        let m = match (x.is_nan(), y.is_nan()) {
+            (true, true) => return 0x7FFF_FFFF,
+            (true, false) => y,
+            (false, true) => x,
+            _ if max => x.max(y),
+            _ => x.min(y),
+        };
+        m.to_bits() | ((a ^ b) & 0x8000_0000)
+    };
+    let edges: [(f32, f32); 12] = [
+        (1.5, -0.25),
+        (-2.0, -3.0),
+        (f32::NAN, -1.0),
+        (-7.0, f32::NAN),
+        (f32::NAN, f32::NAN),
+        (0.0, -0.0),
+        (f32::NEG_INFINITY, 5.0),
+        (1e-40, 1.0),
+        (-1e-40, -2e-40),
+        (0.5, -0.5),
+        (-3e38, 2.0),
+        (f32::INFINITY, f32::NEG_INFINITY),
+    ];
+    let mut pairs: Vec<(u64, u64)> = edges.iter().map(|&(x, y)| (u64::from(x.to_bits()), u64::from(y.to_bits()))).collect();
+    pairs.extend(integer_pairs().into_iter().take(32 - pairs.len()));
+    check(body, &pairs, |x, y| {
+        let (a, b) = (x as u32, y as u32);
+        [
+            u64::from(xorsign(a, b, false, false)) | u64::from(xorsign(a, b, true, false)) << 32,
+            u64::from(xorsign(a, 0xBF80_0000, false, false)),
+            u64::from(xorsign(a, b, false, true)),
+            0,
+            0,
+            0,
+            0,
+            0,
+        ]
+    });
+}

@@ -44,11 +44,38 @@ impl<'t, 'a> Entry<'t, 'a> {
         Ok(())
     }
 
+    /// `min.xorsign.abs.f32 d, a, b` (`max` alike): the lesser magnitude, its sign the XOR of
+    /// `a`'s and `b`'s, a NaN result canonical (Triton's `tl.clamp(x, -c, c)` on sm_86 and
+    /// later). `FMIN` of the magnitudes, the sign bit ORed in, then `FMIN` of the result with
+    /// itself, which keeps a number and makes a NaN canonical again.
+    fn min_max_xorsign(&mut self, inst: &'t ast::Instruction<'a>, max: bool, flush: bool) -> Result<()> {
+        let [d, x, y] = self.operands(inst)?;
+        let d = self.word(d)?;
+        let (x, y) = (self.src32(x)?, self.src32(y)?);
+        let magnitude = |s: Src| match s {
+            Src::Reg { reg, .. } => Src::Reg { reg, neg: false, abs: true },
+            Src::Imm { bits, wide } => Src::Imm { bits: bits & 0x7FFF_FFFF, wide },
+        };
+        let (t, sign) = (self.scratch, self.scratch + 1);
+        let pick = |ftz| if max { Form::Fmax(mods::Fmax { ftz }) } else { Form::Fmin(mods::Fmin { ftz }) };
+        self.emit(pick(ftz(flush)), &[dst(t), src(magnitude(x)), src(magnitude(y))])?;
+        self.op(Opcode::Xor, &[dst(sign), src(x), src(y)])?;
+        self.op(Opcode::And, &[dst(sign), src(Src::reg(sign)), src(Src::imm(0x8000_0000))])?;
+        self.op(Opcode::Or, &[dst(sign), src(Src::reg(t)), src(Src::reg(sign))])?;
+        self.emit(pick(ftz(false)), &[dst(d), src(Src::reg(sign)), src(Src::reg(sign))])
+    }
+
     /// Integer, bit and float arithmetic, comparisons and selects.
     pub(super) fn arithmetic(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
         let unsupported = |what: String| unsupported(inst, what);
         let op = inst.op;
         match op {
+            Op::Min(a) | Op::Max(a) if a.xorsign_abs => {
+                if a.ty != Type::F32 {
+                    return Err(unsupported(format!("`{}` on `{}`", inst.op, a.ty)));
+                }
+                self.min_max_xorsign(inst, matches!(op, Op::Max(_)), a.ftz)
+            }
             // Halves and pairs of halves: one instruction on the pair (`half_arith`).
             Op::Add(a) | Op::Sub(a) | Op::Min(a) | Op::Max(a) | Op::Fma(a)
                 if is_half(a.ty) && !a.ftz && !a.sat && matches!(a.rounding, None | Some(px::Rounding::Rn)) =>
