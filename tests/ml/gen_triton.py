@@ -507,6 +507,16 @@ def fp8_casts_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     tl.store(y_ptr + offs, y, mask=mask)
 
 
+@triton.jit
+def scatter_add_kernel(x_ptr, y_ptr, n, BINS: tl.constexpr, BLOCK: tl.constexpr):
+    # tl.atomic_add on a half-precision tensor: each element into bin i % BINS (a gradient's
+    # scatter-add in f16 or bf16, atom.add.noftz.f16 / .bf16).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.atomic_add(y_ptr + offs % BINS, x, mask=mask)
+
+
 # ---------------------------------------------------------------- references
 
 TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int8": "i8", "bfloat16": "bf16",
@@ -1028,6 +1038,20 @@ def specs():
                   mc.close(1e-5, 1e-5, "three tf32 products a term (cvt.rna.tf32.f32 splits each input into a high and a "
                                        "low part) accumulated in f32: as close as an f32 matmul"),
                   num_warps=4, num_stages=2, note="tl.dot(input_precision='tf32x3'); expected shared with the matmul_f32 kernels"))
+    # Small integers: every partial sum is exact in f16 and bf16, so the order the atomics land
+    # in cannot change the result.
+    xi = ws.integers(-8, 9, 1000).astype(np.float32)
+    sums = np.bincount(np.arange(1000) % 8, weights=xi, minlength=8)
+    S.append(Spec("scatter_add_f16", scatter_add_kernel,
+                  {"x_ptr": buf(xi.astype(np.float16)), "y_ptr": buf(np.zeros(8, np.float16)), "n": scalar("i32", 1000),
+                   "BINS": const(8), "BLOCK": const(256)},
+                  [4], {"y_ptr": sums}, mc.exact(), note="atom.global.add.noftz.f16, 125 elements a bin"))
+    S.append(Spec("scatter_add_bf16_sm90", scatter_add_kernel,
+                  {"x_ptr": buf(to_bf16_bits(xi), "scatter_add.x.bfloat16", "bfloat16"),
+                   "y_ptr": buf(np.zeros(8, np.uint16), "scatter_add.y0.bfloat16", "bfloat16"), "n": scalar("i32", 1000),
+                   "BINS": const(8), "BLOCK": const(256)},
+                  [4], {"y_ptr": to_bf16_bits(sums)}, mc.exact(), capability=90,
+                  note="sm_90a: atom.global.add.noftz.bf16; y_ptr holds bfloat16 bits"))
     return S
 
 

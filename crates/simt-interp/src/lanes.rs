@@ -195,7 +195,7 @@ lane_ops!(
             IntType::S32 => if b == 0 { a } else { (a as i32).wrapping_rem(b as i32) as u32 },
             IntType::U32 => a.checked_rem(b).unwrap_or(a),
         },
-        Hadd2(ty: PackType) => half_pair(HalfArith::Add, ty, a, b, 0),
+        Hadd2(ty: PackType) => half_add_pair(ty, a, b),
         Hmul2(ty: PackType) => half_pair(HalfArith::Mul, ty, a, b, 0),
         Hmin2(ty: PackType) => half_pair(HalfArith::Min, ty, a, b, 0),
         Hmax2(ty: PackType) => half_pair(HalfArith::Max, ty, a, b, 0),
@@ -269,6 +269,12 @@ fn half_pair(op: HalfArith, ty: PackType, a: u32, b: u32, c: u32) -> u32 {
         to_f16_bits(exact_or_odd, bf)
     };
     half(0) | half(16) << 16
+}
+
+/// Both halves of `a` plus those of `b`, each rounded once to nearest even, subnormals kept
+/// (`HADD2`, and the half-precision atomic adds).
+pub fn half_add_pair(ty: PackType, a: u32, b: u32) -> u32 {
+    half_pair(HalfArith::Add, ty, a, b, 0)
 }
 
 /// The value of the half in the low 16 bits of `bits`, an f16 or (`BF16X2`) a bf16, exactly.

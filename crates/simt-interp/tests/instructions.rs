@@ -1696,6 +1696,33 @@ fn atomic_cases() -> Vec<Case> {
                 .out(Loc::R(2), lanes(|l| if l % 2 == 1 { if l == 1 { 0 } else { l - 1 } } else { 0x77 }))
                 .out(Loc::R(5), [32; 32]),
         );
+        // Halves (PTX `atom.add.noftz.f16` and friends): one half of a word, the other kept;
+        // each add rounds to nearest even (2048 + 1 ties back to 2048 in f16).
+        let (f16b, bf16b) = (|x: f32| u32::from(half::f16::from_f32(x).to_bits()), |x: f32| f32b(x) >> 16);
+        v.push(
+            Case::new(&format!("ATOM.{space}.ADD.F16 R2, {}, R0", same.replace("+64]", "+66]")))
+                .setup(&format!("MOV R3, 0x68001234\nST.{space}.B32 {same}, R3"))
+                .post(&format!("LD.{space}.B32 R5, {same}"))
+                .inp(Loc::R(0), [f16b(1.0); 32])
+                .out(Loc::R(2), [0x6800; 32])
+                .out(Loc::R(5), [0x6800_1234; 32]),
+        );
+        v.push(
+            Case::new(&format!("ATOM.{space}.ADD.BF16 R2, {same}, R0"))
+                .setup(&format!("MOV R3, 0xABCD3F80\nST.{space}.B32 {same}, R3"))
+                .post(&format!("LD.{space}.B32 R5, {same}"))
+                .inp(Loc::R(0), [bf16b(1.0); 32])
+                .out(Loc::R(2), lanes(|l| bf16b(l as f32 + 1.0)))
+                .out(Loc::R(5), [0xABCD_0000 | bf16b(33.0); 32]),
+        );
+        v.push(
+            Case::new(&format!("ATOM.{space}.ADD.F16X2 R2, {same}, R0"))
+                .setup(&format!("MOV R3, 0x40003C00\nST.{space}.B32 {same}, R3"))
+                .post(&format!("LD.{space}.B32 R5, {same}"))
+                .inp(Loc::R(0), [0x3C00_3C00; 32])
+                .out(Loc::R(2), lanes(|l| f16b(l as f32 + 1.0) | f16b(l as f32 + 2.0) << 16))
+                .out(Loc::R(5), [f16b(33.0) | f16b(34.0) << 16; 32]),
+        );
     }
     v
 }
@@ -2203,6 +2230,7 @@ fn fault_cases() -> Vec<FaultCase> {
         f("", "LD.GLOBAL.V2.B32 R4, [R1+4]", Misaligned, 0),
         f("", "LD.GLOBAL.V4.B32 R4, [R1+8]", Misaligned, 0),
         f("", "ATOM.GLOBAL.ADD.U32 R2, [R1+2], 1", Misaligned, 0),
+        f("", "ATOM.GLOBAL.ADD.F16 R2, [R1+1], R9", Misaligned, 0),
         f("", "LD.GLOBAL.B64 R2, [R1+8]", OutOfBounds, 0),
         f("", "LD.GLOBAL.U32 R2, [R1+12]", OutOfBounds, 0),
         f("", "ST.GLOBAL.U8 [R1+12], R9", OutOfBounds, 0),

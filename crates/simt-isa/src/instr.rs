@@ -238,13 +238,13 @@ impl Instruction {
         match self.form {
             Form::St(mods::St { space: MemSpace::Param, .. }) => combo(false, "parameters are read-only: ST cannot write the PARAM space"),
             Form::Atom(mods::Atom { op, ty, .. }) => {
-                let (ok, allowed) = match op {
-                    AtomOp::Add => (matches!(ty, AtomType::U32 | AtomType::S32 | AtomType::F32 | AtomType::U64 | AtomType::F64), "U32, S32, F32, U64 or F64"),
-                    AtomOp::Min | AtomOp::Max => (matches!(ty, AtomType::U32 | AtomType::S32 | AtomType::U64 | AtomType::S64), "U32, S32, U64 or S64"),
-                    AtomOp::Exch | AtomOp::And | AtomOp::Or | AtomOp::Xor => (matches!(ty, AtomType::B32 | AtomType::B64), "B32 or B64"),
-                    AtomOp::Inc | AtomOp::Dec => (ty == AtomType::U32, "U32"),
+                let types: Vec<String> = op.types().iter().map(ToString::to_string).collect();
+                let allowed = match types.split_last() {
+                    Some((last, [])) => last.clone(),
+                    Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                    None => String::new(),
                 };
-                combo(ok, &format!("ATOM.{op} takes type {allowed}, not {ty}"))
+                combo(op.types().contains(&ty), &format!("ATOM.{op} takes type {allowed}, not {ty}"))
             }
             Form::Wgmma(mods::Wgmma { src, acc, input, trans }) => {
                 let types = [MmaShape::M16N8K16, MmaShape::M16N8K8, MmaShape::M16N8K32].map(MmaForm::defined_types).join(", ");

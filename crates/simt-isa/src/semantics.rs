@@ -231,10 +231,10 @@ impl MemAccess {
         MemAccess { space: space.space().unwrap_or(Space::Global), generic: space == MemSpace::Generic, wide: addr == AddrWidth::E, kind, size, regs }
     }
 
-    /// An atomic of one word, or of a 64-bit pair when `wide`.
-    fn atomic(space: AtomSpace, addr: AddrWidth, wide: bool) -> MemAccess {
-        let regs = if wide { 2 } else { 1 };
-        MemAccess { size: 4 * u32::from(regs), regs, ..MemAccess::data(space.into(), addr, AccessKind::Atomic, VecWidth::Scalar, MemType::B32) }
+    /// An atomic of `bytes` bytes: a half, a word, or a 64-bit pair.
+    fn atomic(space: AtomSpace, addr: AddrWidth, bytes: u32) -> MemAccess {
+        let regs = bytes.div_ceil(4) as u8;
+        MemAccess { size: bytes, regs, ..MemAccess::data(space.into(), addr, AccessKind::Atomic, VecWidth::Scalar, MemType::B32) }
     }
 
     /// `LDSM`'s: each lane receives a word per matrix, so `size` counts those; the rows it
@@ -268,8 +268,8 @@ impl Form {
         match *self {
             Form::Ld(mods::Ld { space, addr, vec, ty }) => Some(MemAccess::data(space, addr, AccessKind::Load, vec, ty)),
             Form::St(mods::St { space, addr, vec, ty }) => Some(MemAccess::data(space, addr, AccessKind::Store, vec, ty)),
-            Form::Atom(mods::Atom { space, addr, ty, .. }) => Some(MemAccess::atomic(space, addr, ty.is_wide())),
-            Form::AtomCas(mods::AtomCas { space, addr, ty }) => Some(MemAccess::atomic(space, addr, ty == CasType::B64)),
+            Form::Atom(mods::Atom { space, addr, ty, .. }) => Some(MemAccess::atomic(space, addr, ty.bytes())),
+            Form::AtomCas(mods::AtomCas { space, addr, ty }) => Some(MemAccess::atomic(space, addr, if ty == CasType::B64 { 8 } else { 4 })),
             Form::Ldsm(mods::Ldsm { count, .. }) => Some(MemAccess::matrices(count)),
             Form::MbarInit(_) => Some(MemAccess::mbarrier(AccessKind::Store)),
             Form::MbarArrive(_) | Form::MbarTx(_) => Some(MemAccess::mbarrier(AccessKind::Atomic)),
@@ -299,9 +299,13 @@ impl Form {
         Some(MmaForm { shape, acc, input, sat: false })
     }
 
-    /// Whether the contract defines this form: every form but an MMA of types its shape lacks,
-    /// or a `WGMMA` transposing what it cannot (a type other than F16 and BF16, A in registers).
+    /// Whether the contract defines this form: every form but an `ATOM` of a type its operation
+    /// does not take, an MMA of types its shape lacks, or a `WGMMA` transposing what it cannot
+    /// (a type other than F16 and BF16, A in registers).
     pub fn is_defined(&self) -> bool {
+        if let Form::Atom(mods::Atom { op, ty, .. }) = *self {
+            return op.types().contains(&ty);
+        }
         let Some(mma) = self.mma() else { return true };
         let transposable = match self.wgmma() {
             Some((src, trans)) => {

@@ -182,7 +182,10 @@ modifier_enum!(
 );
 modifier_enum!(
     /// Atomic operand types.
-    AtomType { U32 = "U32", S32 = "S32", F32 = "F32", B32 = "B32", U64 = "U64", S64 = "S64", F64 = "F64", B64 = "B64" }
+    AtomType {
+        U32 = "U32", S32 = "S32", F32 = "F32", B32 = "B32", U64 = "U64", S64 = "S64", F64 = "F64", B64 = "B64",
+        F16 = "F16", BF16 = "BF16" @ Sm90, F16x2 = "F16X2", BF16x2 = "BF16X2" @ Sm90
+    }
 );
 modifier_enum!(
     /// The one operand type of `ATOM.CAS`.
@@ -258,10 +261,42 @@ modifier_enum!(
     NarrowFloat { E4M3 = "E4M3" @ Sm89, E5M2 = "E5M2" @ Sm89, E2M1 = "E2M1" @ Sm100 }
 );
 
+impl AtomOp {
+    /// The types `ATOM.<op>` takes.
+    pub fn types(self) -> &'static [AtomType] {
+        use AtomType::*;
+        match self {
+            AtomOp::Add => &[U32, S32, F32, U64, F64, F16, BF16, F16x2, BF16x2],
+            AtomOp::Min | AtomOp::Max => &[U32, S32, U64, S64],
+            AtomOp::Exch | AtomOp::And | AtomOp::Or | AtomOp::Xor => &[B32, B64],
+            AtomOp::Inc | AtomOp::Dec => &[U32],
+        }
+    }
+}
+
 impl AtomType {
     /// Whether this type is 64 bits wide (a register pair).
     pub fn is_wide(self) -> bool {
         matches!(self, AtomType::U64 | AtomType::S64 | AtomType::F64 | AtomType::B64)
+    }
+
+    /// Bytes a lane's atomic changes: 2 for one half, 8 for a pair, else 4.
+    pub fn bytes(self) -> u32 {
+        match self {
+            AtomType::F16 | AtomType::BF16 => 2,
+            t if t.is_wide() => 8,
+            _ => 4,
+        }
+    }
+
+    /// The halves this type adds, one (`F16`, `BF16`) or two packed in a word (`F16X2`,
+    /// `BF16X2`), as `PackType` names their format.
+    pub fn halves(self) -> Option<PackType> {
+        match self {
+            AtomType::F16 | AtomType::F16x2 => Some(PackType::F16x2),
+            AtomType::BF16 | AtomType::BF16x2 => Some(PackType::Bf16x2),
+            _ => None,
+        }
     }
 }
 
@@ -1083,7 +1118,7 @@ instruction_table! {
     Ld: "LD" [space: MemSpace, addr: AddrWidth = W32, vec: VecWidth = Scalar, ty: MemType], MEM_DATA, optional 0, LdSt, Memory, [LOAD];
     /// Stores `a` (1, 2 or 4 registers) to memory. `E` and `GENERIC` as for `LD`.
     St: "ST" [space: MemSpace, addr: AddrWidth = W32, vec: VecWidth = Scalar, ty: MemType], &[op("addr", ADDR), op("a", src(LitKind::NoLiteral, SrcMods::Plain, Width::Data))], optional 0, LdSt, Memory, [STORE];
-    /// Atomically applies `op` with `b` to memory; `d` gets the old value. Lanes of a warp apply in lane order; `ADD.F32` flushes subnormal inputs and results to sign-preserving zero. `INC` and `DEC` (`U32`, CUDA's `atomicInc`/`atomicDec`) count and wrap: `INC` stores `old >= b ? 0 : old + 1`, `DEC` stores `old == 0 || old > b ? b : old - 1`. The 64-bit types work on register pairs (`b` a register pair). `E` and `GENERIC` as for `LD`.
+    /// Atomically applies `op` with `b` to memory; `d` gets the old value. Lanes of a warp apply in lane order; `ADD.F32` flushes subnormal inputs and results to sign-preserving zero. `INC` and `DEC` (`U32`, CUDA's `atomicInc`/`atomicDec`) count and wrap: `INC` stores `old >= b ? 0 : old + 1`, `DEC` stores `old == 0 || old > b ? b : old - 1`. The 64-bit types work on register pairs (`b` a register pair). `ADD` also takes halves, rounding each sum to nearest even and keeping subnormals (PTX's `.noftz`): `F16` and `BF16` add the low 16 bits of `b` into the half at a 2-byte-aligned address (`d` gets the old half, zero-extended; the word's other half is untouched), `F16X2` and `BF16X2` both halves of a word. `E` and `GENERIC` as for `LD`.
     Atom: "ATOM" [space: AtomSpace, addr: AddrWidth = W32, op: AtomOp, ty: AtomType], &[op("d", OperandKind::Dst(Width::Data)), op("addr", ADDR), op("b", S_ATOM)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC];
     /// Atomic compare-and-swap: if `mem == b` then `mem = c`; `d` gets the old value (`B64`: on register pairs). `E` and `GENERIC` as for `LD`.
     AtomCas: "ATOM" [space: AtomSpace, addr: AddrWidth = W32, "CAS", ty: CasType], &[op("d", OperandKind::Dst(Width::Data)), op("addr", ADDR), op("b", S_ATOM), op("c", S_ATOM)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC];

@@ -300,7 +300,9 @@ impl<'a> Ctx<'a> {
 
 /// Whether an atomic's final value is the same in any order (so it may run where it issues).
 fn commutes(op: AtomOp, ty: AtomType) -> bool {
-    !matches!(ty, AtomType::F32 | AtomType::F64) && matches!(op, AtomOp::Add | AtomOp::Min | AtomOp::Max | AtomOp::And | AtomOp::Or | AtomOp::Xor)
+    !matches!(ty, AtomType::F32 | AtomType::F64)
+        && ty.halves().is_none()
+        && matches!(op, AtomOp::Add | AtomOp::Min | AtomOp::Max | AtomOp::And | AtomOp::Or | AtomOp::Xor)
 }
 
 /// A warp slot's state, as the interpreter's peek last said, plus the timing model's hold.

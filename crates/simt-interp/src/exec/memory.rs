@@ -96,7 +96,8 @@ impl MemOp {
         match *self {
             MemOp::Ld { space, size, .. } | MemOp::St { space, size, .. } => (space, size, false),
             MemOp::CopyAsync { size, .. } => (Space::Global, size, false),
-            MemOp::Atom { space, .. } | MemOp::AtomCas { space, .. } => (space, 4, true),
+            MemOp::Atom { space, ty, .. } => (space, ty.bytes(), true),
+            MemOp::AtomCas { space, .. } => (space, 4, true),
             MemOp::Atom64 { space, .. } | MemOp::AtomCas64 { space, .. } => (space, 8, true),
             MemOp::Ldsm { .. } => (Space::Shared, 16, false),
         }
@@ -449,7 +450,13 @@ impl<'a> Executor<'a> {
             MemOp::CopyAsync { size, shared, n, .. } => self.copy_async(w, pc, exec, &addrs, size, shared, n, watch)?,
             MemOp::Atom { op, ty, d, b, .. } => {
                 let b = fetch(&self.warps[w], b);
-                let old = self.atomics(w, pc, space, exec, &addrs, watch, |m, l| u32::apply(op, ty, m, b[l]), |_, _| true)?;
+                let old = match ty.halves() {
+                    None => self.atomics(w, pc, space, exec, &addrs, watch, |m, l| u32::apply(op, ty, m, b[l]), |_, _| true)?,
+                    Some(format) if ty.bytes() == 4 => {
+                        self.atomics(w, pc, space, exec, &addrs, watch, |m, l| lanes::half_add_pair(format, m, b[l]), |_, _| true)?
+                    }
+                    Some(format) => self.half_atomics(w, pc, space, exec, &addrs, watch, format, &b)?,
+                };
                 write(&mut self.warps[w], d, &old, exec);
             }
             MemOp::Atom64 { op, ty, d, b, .. } => {
@@ -681,6 +688,39 @@ impl<'a> Executor<'a> {
                 self.warps[w].progress_at = self.warps[w].issued;
             }
         }
+        Ok(old)
+    }
+
+    /// `ATOM.ADD.F16` or `.BF16` (`format` says which) at each executing lane's 2-byte-aligned
+    /// address, in lane order: the half is added into, rounded to nearest even with subnormals
+    /// kept (PTX's `.noftz`), as its word's atomic update. Returns the old halves, zero-extended.
+    #[allow(clippy::too_many_arguments)]
+    fn half_atomics(
+        &mut self,
+        w: usize,
+        pc: u32,
+        space: Space,
+        exec: u32,
+        addrs: &[u32; 32],
+        watch: &mut MemoryWatch<'_>,
+        format: PackType,
+        b: &[u32; 32],
+    ) -> Result<[u32; 32], crate::Fault> {
+        if let Some(s) = watch.sanitizer.as_deref_mut() {
+            s.check_accesses(self, w, pc, space, exec, addrs, 2, AccessKind::Atomic);
+        }
+        let mut old = [0u32; 32];
+        for l in lanes(exec) {
+            let loc = self.resolve(w, l, pc, space, addrs[l], 2, true)?;
+            // Buffers and shared memory start word-aligned: the address says which half.
+            let shift = (addrs[l] & 2) * 8;
+            let word = self.atomic(loc, |m| {
+                let sum = lanes::half_add_pair(format, m >> shift, b[l]) & 0xFFFF;
+                (m & !(0xFFFF << shift)) | sum << shift
+            });
+            old[l] = (word >> shift) & 0xFFFF;
+        }
+        self.warps[w].progress_at = self.warps[w].issued;
         Ok(old)
     }
 

@@ -332,7 +332,10 @@ impl<'t, 'a> Entry<'t, 'a> {
         };
         let ops = inst.operands.as_slice();
         let (d, rest) = if red { (None, ops) } else { (ops.first(), ops.get(1..).unwrap_or(&[])) };
-        if a.vector.is_some() || !matches!(a.ty.bits(), 32 | 64) {
+        // Halves add only (`atom.add.noftz.f16`, `.bf16`, `.f16x2`, `.bf16x2`), in the low 16
+        // bits of a register for one.
+        let halves = matches!(a.ty, Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2);
+        if a.vector.is_some() || !(matches!(a.ty.bits(), 32 | 64) || halves) || (halves && (a.op != px::AtomOp::Add || !a.noftz)) {
             return Err(unsupported(format!("`{name}{}`", a.ty)));
         }
         // 64-bit atomics work on register pairs; `red` drops the old value into scratch.
@@ -369,6 +372,10 @@ impl<'t, 'a> Entry<'t, 'a> {
                     (Type::S32, _) => isa::AtomType::S32,
                     (Type::F32, _) => isa::AtomType::F32,
                     (Type::F64, _) => isa::AtomType::F64,
+                    (Type::F16, _) => isa::AtomType::F16,
+                    (Type::Bf16, _) => isa::AtomType::BF16,
+                    (Type::F16x2, _) => isa::AtomType::F16x2,
+                    (Type::Bf16x2, _) => isa::AtomType::BF16x2,
                     // A 64-bit sum wraps the same signed or unsigned.
                     (Type::U64, _) | (Type::S64, isa::AtomOp::Add) => isa::AtomType::U64,
                     (Type::S64, _) => isa::AtomType::S64,
