@@ -517,6 +517,17 @@ def scatter_add_kernel(x_ptr, y_ptr, n, BINS: tl.constexpr, BLOCK: tl.constexpr)
     tl.atomic_add(y_ptr + offs % BINS, x, mask=mask)
 
 
+@triton.jit
+def cache_hints_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # The cache hints Triton's users (and TorchInductor's kernels) give loads and stores:
+    # eviction policies (createpolicy and .L2::cache_hint) and cache operators. Values unchanged.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, eviction_policy="evict_last")
+    y = tl.load(y_ptr + offs, mask=mask, eviction_policy="evict_first")
+    tl.store(out_ptr + offs, x * 2.0 + y, mask=mask, cache_modifier=".cs")
+
+
 # ---------------------------------------------------------------- references
 
 TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int8": "i8", "bfloat16": "bf16",
@@ -1052,6 +1063,13 @@ def specs():
                    "BINS": const(8), "BLOCK": const(256)},
                   [4], {"y_ptr": to_bf16_bits(sums)}, mc.exact(), capability=90,
                   note="sm_90a: atom.global.add.noftz.bf16; y_ptr holds bfloat16 bits"))
+    xc, yc = ws.uniform(-1.0, 1.0, 1000).astype(np.float32), ws.uniform(-1.0, 1.0, 1000).astype(np.float32)
+    S.append(Spec("cache_hints", cache_hints_kernel,
+                  {"x_ptr": buf(xc), "y_ptr": buf(yc), "out_ptr": buf(np.zeros(1000, np.float32)), "n": scalar("i32", 1000),
+                   "BLOCK": const(256)},
+                  [4], {"out_ptr": f32(xc.astype(np.float64) * 2.0 + yc)}, mc.exact(),
+                  note="ld.global.L1::evict_last.L2::cache_hint with createpolicy.fractional, st.global.cs: hints only; "
+                       "2x + y rounds once, fused or not"))
     return S
 
 

@@ -79,6 +79,11 @@ modifiers! {
     InterleaveLayout = ".interleave_layout", SwizzleMode = ".swizzle_mode", SwizzleAtomicity = ".swizzle_atomicity",
     FillMode = ".fill_mode",
     LaunchDependents = ".launch_dependents", Wait = ".wait", Xorsign = ".xorsign", Abs = ".abs",
+    L1EvictNormal = ".L1::evict_normal", L1EvictUnchanged = ".L1::evict_unchanged", L1EvictFirst = ".L1::evict_first",
+    L1EvictLast = ".L1::evict_last", L1NoAllocate = ".L1::no_allocate",
+    L2EvictNormal = ".L2::evict_normal", L2EvictUnchanged = ".L2::evict_unchanged", L2EvictFirst = ".L2::evict_first",
+    L2EvictLast = ".L2::evict_last", L2CacheHint = ".L2::cache_hint",
+    L2Prefetch64 = ".L2::64B", L2Prefetch128 = ".L2::128B", L2Prefetch256 = ".L2::256B", Fractional = ".fractional",
     // `wgmma`'s `.m64nNkK`, whose N and K the parser keeps beside the modifiers (`Modifiers::shape`).
     M64nNkK = ".m64nNkK",
 }
@@ -282,6 +287,40 @@ class! {
         Sc, /// `.weak` (the default of plain loads and stores).
         Weak, /// `.mmio`.
         Mmio,
+    }
+}
+
+class! {
+    /// An eviction priority for L1 (`ld.L1::evict_last`) or, in `createpolicy`, for L2: hints
+    /// about what to keep cached, which change no value.
+    Eviction {
+        /// As usual.
+        L1EvictNormal, /// Keep the line's priority.
+        L1EvictUnchanged, /// Evict first.
+        L1EvictFirst, /// Evict last.
+        L1EvictLast, /// Do not allocate in L1.
+        L1NoAllocate,
+    }
+}
+
+class! {
+    /// `createpolicy`'s L2 eviction priorities.
+    L2Eviction {
+        /// As usual.
+        L2EvictNormal, /// Keep the line's priority.
+        L2EvictUnchanged, /// Evict first.
+        L2EvictFirst, /// Evict last.
+        L2EvictLast,
+    }
+}
+
+class! {
+    /// How much an `ld` may prefetch into L2 around what it reads (a hint).
+    L2Prefetch {
+        /// 64 bytes.
+        L2Prefetch64, /// 128 bytes.
+        L2Prefetch128, /// 256 bytes.
+        L2Prefetch256,
     }
 }
 
@@ -647,6 +686,12 @@ pub struct Memory {
     pub nc: bool,
     /// A cache operator.
     pub cache: Option<CacheOp>,
+    /// `.L1::evict_*`, `.L1::no_allocate`: a hint.
+    pub eviction: Option<Eviction>,
+    /// `.L2::64B` and the like: a hint.
+    pub prefetch: Option<L2Prefetch>,
+    /// `.L2::cache_hint`: a last operand gives a cache policy (`createpolicy`'s), a hint.
+    pub cache_hint: bool,
     /// `.v2`/`.v4`: several consecutive elements.
     pub vector: Option<Vector>,
     /// The element type.
@@ -919,6 +964,9 @@ pub enum Op {
         /// `.inc` rather than `.dec`.
         increase: bool,
     },
+    /// `createpolicy.fractional.L2::evict_*{.L2::evict_*}.b64 d, fraction` (sm_80): a cache
+    /// policy for `.L2::cache_hint` accesses (Triton's `eviction_policy`).
+    Createpolicy,
     /// `griddepcontrol.{wait,launch_dependents}` (sm_90): programmatic dependent launch, a
     /// kernel waiting for the grid before it, or letting the next one start.
     Griddepcontrol {
@@ -1129,6 +1177,7 @@ pub const OPCODES: &[&str] = &[
     "div",
     "elect",
     "griddepcontrol",
+    "createpolicy",
     "setmaxnreg",
     "dp2a",
     "dp4a",
@@ -1371,6 +1420,9 @@ impl<'m> Modifiers<'m> {
             scope: self.one(Scope::from_modifier, "scope")?,
             nc: load && self.flag(Modifier::Nc)?,
             cache: self.one(CacheOp::from_modifier, "cache operator")?,
+            eviction: self.one(Eviction::from_modifier, "L1 eviction priority")?,
+            prefetch: self.one(L2Prefetch::from_modifier, "L2 prefetch size")?,
+            cache_hint: self.flag(Modifier::L2CacheHint)?,
             vector: self.one(Vector::from_modifier, "vector width")?,
             ty: self.ty()?,
         })
@@ -1708,6 +1760,13 @@ impl Op {
                 m.require_flag(Modifier::U32)?;
                 Setmaxnreg { increase: direction == Modifier::Inc }
             }
+            "createpolicy" => {
+                m.require_flag(Modifier::Fractional)?;
+                m.required(L2Eviction::from_modifier, "an L2 eviction priority", ".L2::evict_last")?;
+                m.one(L2Eviction::from_modifier, "second L2 eviction priority")?;
+                m.require_flag(Modifier::B64)?;
+                Createpolicy
+            }
             "griddepcontrol" => {
                 let action = m.required(|x| [Modifier::Wait, Modifier::LaunchDependents].contains(&x).then_some(x), "an action", ".wait")?;
                 Griddepcontrol { wait: action == Modifier::Wait }
@@ -1888,6 +1947,7 @@ impl Op {
             Elect => "elect",
             Setmaxnreg { .. } => "setmaxnreg",
             Griddepcontrol { .. } => "griddepcontrol",
+            Createpolicy => "createpolicy",
             CpAsyncBulkTensor { .. } | CpAsyncBulkOrder { .. } => "cp",
         }
     }
@@ -1932,7 +1992,9 @@ impl Op {
             // `cvt.rn.satfinite.e4m3x2.f32 d, a, b` packs two as well.
             Cvt(c) if matches!(c.dst, Type::E4m3x2 | Type::E5m2x2) && c.src == Type::F32 => 3..=3,
             Neg(_) | Abs(_) | Not(_) | Cnot(_) | Popc(_) | Clz(_) | Brev(_) | Bfind(_) | Mov(_) | Cvt(_) | Cvta(_) | Isspacep(_) | Rcp(_) | Sqrt(_)
-            | Rsqrt(_) | Ex2(_) | Lg2(_) | Sin(_) | Cos(_) | Tanh(_) | Ld(_) | St(_) | Red(_) => 2..=2,
+            | Rsqrt(_) | Ex2(_) | Lg2(_) | Sin(_) | Cos(_) | Tanh(_) | Red(_) => 2..=2,
+            // A cache policy after the address (`.L2::cache_hint`).
+            Ld(m) | St(m) => 2..=2 + usize::from(m.cache_hint),
             Setp(crate::ops::Setp { combine, .. }) | Set(crate::ops::Set { combine, .. }) => {
                 if combine.is_some() {
                     4..=4
@@ -1993,6 +2055,7 @@ impl Op {
             Elect => 2..=2,
             Setmaxnreg { .. } => 1..=1,
             Griddepcontrol { .. } => 0..=0,
+            Createpolicy => 2..=2,
             CpAsyncBulkTensor { load, .. } => {
                 if *load {
                     3..=3
@@ -2104,6 +2167,9 @@ impl fmt::Display for Op {
                 opt(f, m.space)?;
                 flag(f, m.nc, Modifier::Nc)?;
                 opt(f, m.cache)?;
+                opt(f, m.eviction)?;
+                opt(f, m.prefetch)?;
+                flag(f, m.cache_hint, Modifier::L2CacheHint)?;
                 opt(f, m.vector)?;
                 write!(f, "{}", m.ty)
             }
@@ -2196,6 +2262,7 @@ impl fmt::Display for Op {
             Elect => f.write_str(".sync"),
             Setmaxnreg { increase } => write!(f, "{}.sync.aligned.u32", if increase { ".inc" } else { ".dec" }),
             Griddepcontrol { wait } => f.write_str(if wait { ".wait" } else { ".launch_dependents" }),
+            Createpolicy => f.write_str(".fractional.b64"),
             CpAsyncBulkTensor { rank, load: true } => write!(f, ".async.bulk.tensor.{rank}d.shared.global.tile.mbarrier::complete_tx::bytes"),
             CpAsyncBulkTensor { rank, load: false } => write!(f, ".async.bulk.tensor.{rank}d.global.shared.tile.bulk_group"),
             CpAsyncBulkOrder { wait } => f.write_str(if wait { ".async.bulk.wait_group" } else { ".async.bulk.commit_group" }),

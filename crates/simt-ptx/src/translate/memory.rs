@@ -32,7 +32,11 @@ impl<'t, 'a> Entry<'t, 'a> {
     pub(super) fn memory(&mut self, inst: &'t ast::Instruction<'a>, m: px::Memory, load: bool) -> Result<()> {
         let name = if load { "ld" } else { "st" };
         let unsupported = |what: String| unsupported(inst, what);
-        let [first, second] = self.operands(inst)?;
+        // A cache policy after them (`.L2::cache_hint`) is a hint the caches here do not take.
+        let (first, second) = match inst.operands.as_slice() {
+            [first, second] | [first, second, _] => (first, second),
+            _ => return Err(Diagnostic::new(inst.span, format!("`{name}` takes a value and an address"))),
+        };
         let (data, addr) = if load { (first, second) } else { (second, first) };
         let (address, symbol_space) = self.address(addr)?;
         let symbols = &self.symbols;

@@ -1391,6 +1391,13 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             // Launches run one after another: the grid before has finished, and the next has not started.
             Op::Griddepcontrol { .. } => Ok(()),
+            // simt's caches hold no priorities: a policy is a word the hinted accesses ignore.
+            Op::Createpolicy => {
+                let [d, _] = self.operands(inst)?;
+                let d = self.pair(d)?;
+                self.op(Opcode::Mov, &[dst(d), src(Src::imm(0))])?;
+                self.op(Opcode::Mov, &[dst(d + 1), src(Src::imm(0))])
+            }
             Op::CpAsyncBulkTensor { rank, load } => self.bulk_tensor(inst, rank, load),
             // Each tensor copy is whole as it issues: nothing is left to wait for.
             Op::CpAsyncBulkOrder { .. } => Ok(()),

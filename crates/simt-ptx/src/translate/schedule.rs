@@ -136,6 +136,7 @@ fn loads_may_pass(op: Op) -> bool {
         | Op::Mma(_)
         | Op::Wgmma(_)
         | Op::Elect
+        | Op::Createpolicy
         | Op::Ldmatrix(_) => true,
         Op::St(_)
         | Op::WgmmaOrder(_)
