@@ -17,7 +17,7 @@
 //
 // Try it:
 //   simt run asm/producer_consumer.s --dump sums
-//   simt run asm/producer_consumer.s --timing h100      # barrier: the stall the stages hide
+//   simt run asm/producer_consumer.s --timing h100      # consumers wait at barriers while rows come from DRAM
 .kernel producer_consumer
 .param .u32 rows
 .param .ptr.f32 x

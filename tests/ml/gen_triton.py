@@ -1122,7 +1122,8 @@ def main():
         "(the launcher passes null when the kernel's global_scratch_size and profile_scratch_size are 0), but for a kernel "
         "that makes tensor maps on the device, whose global scratch is 'scratch': zeros, global_scratch_size bytes a program.",
         "shared_bytes is compiled.metadata.shared: the dynamic shared memory (extern .shared global_smem[]) the launch must give.",
-        "block is num_warps * 32 threads in x; grid is the number of programs in x, y, z.",
+        "block is the compiled kernel's warps (metadata num_warps: more than asked for where Triton specializes warps) "
+        "times 32 threads in x; grid is the number of programs in x, y, z.",
     ], target="sm_80 (a kernel's capability says otherwise)")
     for spec in specs():
         sig, consts, attrs = signature_of(spec)
