@@ -593,7 +593,7 @@ impl<'a> BlockSim<'a> {
             }
             let idle = w.issued - w.progress_at;
             // A phase another warp completed since (and then exited) ends the wait at the next test.
-            let looping = w.failed_test.at > w.progress_at && w.issued - w.failed_test.at <= MBARRIER_WAIT_LOOP && self.exec.still_waits(&w.failed_test);
+            let looping = w.issued - w.failed_test.at <= MBARRIER_WAIT_LOOP && self.exec.still_waits(&w.failed_test);
             if idle < MBARRIER_WAIT_STEPS || !looping {
                 return false;
             }
@@ -683,7 +683,7 @@ impl<'a> BlockSim<'a> {
                 None => tests.push((t, vec![wi])),
             }
         }
-        for (t, warps) in tests {
+        for (t, warps) in &tests {
             let line = self.exec.launch.kernel.line(t.pc).map_or(String::new(), |l| format!(" (line {l})"));
             let who = match warps.as_slice() {
                 [one] => format!("warp {one} tests"),
@@ -692,10 +692,10 @@ impl<'a> BlockSim<'a> {
             fault.notes.push(format!("{who} the mbarrier at shared address {:#x} for its phase of parity {} at pc {}{line}", t.addr, t.parity, t.pc));
         }
         let mut seen: Vec<u32> = Vec::new();
-        for w in self.exec.warps.iter().filter(|w| w.live() != 0 && w.at_barrier() == 0) {
-            if !seen.contains(&w.failed_test.addr) {
-                seen.push(w.failed_test.addr);
-                fault.notes.extend(self.exec.describe_mbarrier(w.failed_test.addr));
+        for (t, _) in &tests {
+            if !seen.contains(&t.addr) {
+                seen.push(t.addr);
+                fault.notes.extend(self.exec.describe_mbarrier(t.addr));
             }
         }
     }

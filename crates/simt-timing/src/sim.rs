@@ -876,22 +876,17 @@ impl<'l> Sm<'l> {
         }
     }
 
-    /// When no warp of block `bi` can issue: opens a complete barrier, or applies the
-    /// forward-progress rule; both take effect the next cycle.
+    /// After a barrier or an exit, or when no warp of block `bi` can issue: opens a complete
+    /// barrier, or, when no warp can issue, applies the forward-progress rule; both take effect
+    /// the next cycle.
     fn unstick(&mut self, bi: usize, t: u64) {
         let Some(block) = self.blocks[bi].as_mut() else { return };
-        // A warp that can issue has live threads short of a barrier every thread waits at, so
-        // that is incomplete too: asking the block (every warp's control state) is for when
-        // none can, or when threads exited, which may complete a counted barrier.
-        if block.issuable > 0 && !block.sim.barrier_complete() {
-            return;
-        }
-        if block.sim.barrier_complete() {
-            block.sim.release_barrier();
+        // Threads exiting may complete a counted barrier while other warps can still issue.
+        if block.sim.release_barrier() {
             self.refresh_block(bi, t);
             return;
         }
-        if block.sim.is_done() {
+        if block.issuable > 0 || block.sim.is_done() {
             return;
         }
         match block.sim.force_progress() {

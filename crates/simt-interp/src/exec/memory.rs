@@ -677,18 +677,10 @@ impl<'a> Executor<'a> {
         apply: impl Fn(W, usize) -> W,
         progressed: impl Fn(W, usize) -> bool,
     ) -> Result<[W; 32], crate::Fault> {
-        if let Some(s) = watch.sanitizer.as_deref_mut() {
-            s.check_accesses(self, w, pc, space, exec, addrs, W::BYTES, AccessKind::Atomic);
-        }
-        let mut old = [W::default(); 32];
-        for l in lanes(exec) {
-            let loc = self.resolve(w, l, pc, space, addrs[l], W::BYTES, true)?;
-            old[l] = W::update(self, loc, |m| apply(m, l));
-            if progressed(old[l], l) {
-                self.warps[w].progress_at = self.warps[w].issued;
-            }
-        }
-        Ok(old)
+        self.atomic_lanes(w, pc, space, exec, addrs, watch, W::BYTES, |ex, loc, l| {
+            let old = W::update(ex, loc, |m| apply(m, l));
+            (old, progressed(old, l))
+        })
     }
 
     /// `ATOM.ADD.F16` or `.BF16` (`format` says which) at each executing lane's 2-byte-aligned
@@ -706,21 +698,43 @@ impl<'a> Executor<'a> {
         format: PackType,
         b: &[u32; 32],
     ) -> Result<[u32; 32], crate::Fault> {
-        if let Some(s) = watch.sanitizer.as_deref_mut() {
-            s.check_accesses(self, w, pc, space, exec, addrs, 2, AccessKind::Atomic);
-        }
-        let mut old = [0u32; 32];
-        for l in lanes(exec) {
-            let loc = self.resolve(w, l, pc, space, addrs[l], 2, true)?;
+        self.atomic_lanes(w, pc, space, exec, addrs, watch, 2, |ex, loc, l| {
             // Buffers and shared memory start word-aligned: the address says which half.
             let shift = (addrs[l] & 2) * 8;
-            let word = self.atomic(loc, |m| {
+            let word = ex.atomic(loc, |m| {
                 let sum = lanes::half_add_pair(format, m >> shift, b[l]) & 0xFFFF;
                 (m & !(0xFFFF << shift)) | sum << shift
             });
-            old[l] = (word >> shift) & 0xFFFF;
+            ((word >> shift) & 0xFFFF, true)
+        })
+    }
+
+    /// Resolves each executing lane's `bytes`-byte atomic access, in lane order, and runs
+    /// `one(location, lane)` on it, which gives the old value and whether it was progress.
+    #[allow(clippy::too_many_arguments)]
+    fn atomic_lanes<T: Copy + Default>(
+        &mut self,
+        w: usize,
+        pc: u32,
+        space: Space,
+        exec: u32,
+        addrs: &[u32; 32],
+        watch: &mut MemoryWatch<'_>,
+        bytes: u32,
+        mut one: impl FnMut(&mut Self, Loc, usize) -> (T, bool),
+    ) -> Result<[T; 32], crate::Fault> {
+        if let Some(s) = watch.sanitizer.as_deref_mut() {
+            s.check_accesses(self, w, pc, space, exec, addrs, bytes, AccessKind::Atomic);
         }
-        self.warps[w].progress_at = self.warps[w].issued;
+        let mut old = [T::default(); 32];
+        for l in lanes(exec) {
+            let loc = self.resolve(w, l, pc, space, addrs[l], bytes, true)?;
+            let progressed;
+            (old[l], progressed) = one(self, loc, l);
+            if progressed {
+                self.warps[w].progress_at = self.warps[w].issued;
+            }
+        }
         Ok(old)
     }
 

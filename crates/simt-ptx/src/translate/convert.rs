@@ -21,8 +21,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             let (a, b) = (self.src32(a)?, self.src32(b)?);
             return self.emit(Form::Pack(mods::Pack { ty }), &[dst(d), src(b), src(a)]);
         }
-        if let Some(done) = self.cvt_narrow_floats(inst, c) {
-            return done;
+        if self.cvt_narrow_floats(inst, c)? {
+            return Ok(());
         }
         let [d, x] = self.operands(inst)?;
         let (to, from) = (c.dst, c.src);
@@ -301,46 +301,56 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// away); `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b` is `CVT.<E4M3X2|E5M2X2>.F32 d, b, a`
     /// (`a` in the upper byte), from `.f16x2` through f32 (exact) the same; and
     /// `cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a` widens each byte to f32 (exact), then packs them as
-    /// halves (exact again).
-    fn cvt_narrow_floats(&mut self, inst: &'t ast::Instruction<'a>, c: px::Cvt) -> Option<Result<()>> {
+    /// halves (exact again). False, with nothing emitted, for any other conversion.
+    fn cvt_narrow_floats(&mut self, inst: &'t ast::Instruction<'a>, c: px::Cvt) -> Result<bool> {
         let pair = |t: Type| match t {
             Type::E4m3x2 => Some((isa::CvtPair::E4M3x2, isa::NarrowFloat::E4M3)),
             Type::E5m2x2 => Some((isa::CvtPair::E5M2x2, isa::NarrowFloat::E5M2)),
             _ => None,
         };
         let plain = !c.ftz && !c.sat && !c.relu;
-        let rn = c.rounding == Some(px::Rounding::Rn);
+        let rn = plain && c.rounding == Some(px::Rounding::Rn);
         let t = self.scratch;
-        Some(match (c.dst, c.src, inst.operands.as_slice()) {
-            (Type::Tf32, Type::F32, [d, a]) if plain && !c.satfinite && c.rounding == Some(px::Rounding::Rna) => (|| {
+        match (c.dst, c.src, inst.operands.as_slice()) {
+            (Type::Tf32, Type::F32, [d, a]) if plain && !c.satfinite && c.rounding == Some(px::Rounding::Rna) => {
                 let (d, a) = (self.word(d)?, self.src32(a)?);
-                self.emit(Form::CvtTf32(mods::CvtTf32 {}), &[dst(d), src(a)])
-            })(),
-            (to, Type::F32, [d, a, b]) if plain && rn && c.satfinite && pair(to).is_some() => (|| {
-                let (to, _) = pair(to).expect("matched");
+                self.emit(Form::CvtTf32(mods::CvtTf32 {}), &[dst(d), src(a)])?;
+            }
+            (to, Type::F32, [d, a, b])
+                if rn
+                    && c.satfinite
+                    && let Some((to, _)) = pair(to) =>
+            {
                 let (d, a, b) = (self.word(d)?, self.src32(a)?, self.src32(b)?);
-                self.emit(Form::CvtX2(mods::CvtX2 { to }), &[dst(d), src(b), src(a)])
-            })(),
-            (to, Type::F16x2, [d, a]) if plain && rn && c.satfinite && pair(to).is_some() => (|| {
-                let (to, _) = pair(to).expect("matched");
+                self.emit(Form::CvtX2(mods::CvtX2 { to }), &[dst(d), src(b), src(a)])?;
+            }
+            (to, Type::F16x2, [d, a])
+                if rn
+                    && c.satfinite
+                    && let Some((to, _)) = pair(to) =>
+            {
                 let (d, a) = (self.word(d)?, self.src32(a)?);
                 let half = Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from: isa::CvtType::F16, rnd: isa::Round::Rn });
                 self.emit(half, &[dst(t), src(a)])?;
                 self.emit(Form::new(Opcode::Shr), &[dst(t + 1), src(a), src(Src::imm(16))])?;
                 self.emit(half, &[dst(t + 1), src(Src::reg(t + 1))])?;
-                self.emit(Form::CvtX2(mods::CvtX2 { to }), &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])
-            })(),
-            (Type::F16x2, from, [d, a]) if plain && rn && !c.satfinite && pair(from).is_some() => (|| {
-                let (_, from) = pair(from).expect("matched");
+                self.emit(Form::CvtX2(mods::CvtX2 { to }), &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+            }
+            (Type::F16x2, from, [d, a])
+                if rn
+                    && !c.satfinite
+                    && let Some((_, from)) = pair(from) =>
+            {
                 let (d, a) = (self.word(d)?, self.src32(a)?);
                 let widen = Form::CvtWiden(mods::CvtWiden { from });
                 self.emit(widen, &[dst(t), src(a)])?;
                 self.emit(Form::new(Opcode::Shr), &[dst(t + 1), src(a), src(Src::imm(8))])?;
                 self.emit(widen, &[dst(t + 1), src(Src::reg(t + 1))])?;
-                self.emit(Form::Pack(mods::Pack { ty: isa::PackType::F16x2 }), &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])
-            })(),
-            _ => return None,
-        })
+                self.emit(Form::Pack(mods::Pack { ty: isa::PackType::F16x2 }), &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
     }
 
     pub(super) fn widen(&mut self, d: u8, x: Src, from: Type) -> Result<()> {

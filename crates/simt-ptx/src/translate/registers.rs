@@ -678,10 +678,8 @@ impl<'t, 'a> Entry<'t, 'a> {
         let (mut next, end) = (u32::from(self.reload.unwrap_or(0)), u32::from(self.reload.unwrap_or(0)) + RELOAD_REGS);
         let mut reloaded = Vec::new();
         for name in names {
+            // A name met again is a reload register already, no longer `Spilled`.
             let Some(&spill @ Loc::Spilled { offset, pair, pred }) = self.locs.get(name) else { continue };
-            if reloaded.iter().any(|(n, _)| *n == name) {
-                continue;
-            }
             next = if pair { next.next_multiple_of(2) } else { next };
             let width = if pair { 2 } else { 1 };
             if next + width > end {
