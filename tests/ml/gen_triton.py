@@ -1070,6 +1070,10 @@ def specs():
                   [4], {"out_ptr": f32(xc.astype(np.float64) * 2.0 + yc)}, mc.exact(),
                   note="ld.global.L1::evict_last.L2::cache_hint with createpolicy.fractional, st.global.cs: hints only; "
                        "2x + y rounds once, fused or not"))
+    hopper_bwd = next(s for s in S if s.name == "attention_bwd_dkdv").for_hopper()
+    hopper_bwd.note = ("sm_90a: tutorial 06's dk/dv pass with wgmma; simt keeps the 32-register accumulators in "
+                       "registers and spills other values to local memory")
+    S.append(hopper_bwd)
     return S
 
 

@@ -212,6 +212,46 @@ fn more_live_values_than_registers_spill_to_local_memory() {
     each_lanes_word_is(&body, &input, &want);
 }
 
+/// A `wgmma` accumulator (32 registers, more than the reload registers hold) that is first
+/// mentioned after 300 live values: colouring in order of mention spilled its members, and
+/// the kernel was refused (Triton's attention backward for sm_90a). Fragments are coloured
+/// first instead, and the other values spill.
+#[test]
+fn a_wgmma_accumulator_stays_in_registers_where_other_values_spill() {
+    const WORDS: usize = 300;
+    let mut body = format!(
+        ".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry frag(.param .u64 out, .param .u64 in)\n{{\n\
+         \t.reg .pred %p;\n\t.reg .b32 %t, %acc;\n\t.reg .b32 %w<{WORDS}>;\n\t.reg .f32 %f<32>;\n\t.reg .b64 %o, %i, %a, %da, %db;\n\
+         \tld.param.u64 %o, [out];\n\tld.param.u64 %i, [in];\n\tmov.u32 %t, %tid.x;\n\tmul.wide.u32 %a, %t, 4;\n\tadd.s64 %i, %i, %a;\n\
+         \tadd.s64 %o, %o, %a;\n\tsetp.ne.u32 %p, %t, 1000;\n\tmov.u64 %da, 0;\n\tmov.u64 %db, 0;\n"
+    );
+    for k in 0..WORDS {
+        body.push_str(&format!("\tld.global.u32 %w{k}, [%i+{}];\n", 128 * k));
+    }
+    for k in 0..32 {
+        body.push_str(&format!("\tmov.f32 %f{k}, 0f00000000;\n"));
+    }
+    let accumulator: Vec<String> = (0..32).map(|k| format!("%f{k}")).collect();
+    body.push_str(&format!(
+        "\twgmma.fence.sync.aligned;\n\twgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{}}}, %da, %db, %p, 1, 1, 0, 0;\n\
+         \twgmma.commit_group.sync.aligned;\n\twgmma.wait_group.sync.aligned 0;\n\tmov.u32 %acc, 0;\n",
+        accumulator.join(",")
+    ));
+    for k in 0..WORDS {
+        body.push_str(&format!("\txor.b32 %acc, %acc, %w{k};\n"));
+    }
+    // Not copies: a copy would join the fragment and be placed with it, first.
+    for k in 0..32 {
+        body.push_str(&format!("\tcvt.rzi.u32.f32 %t, %f{k};\n\tadd.u32 %acc, %acc, %t;\n"));
+    }
+    body.push_str("\tst.global.u32 [%o], %acc;\n\tret;\n}\n");
+    let listing = simt_isa::disassemble(&simt_ptx::translate("frag.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("frag.ptx", &body, false))));
+    assert!(listing.contains("ST.LOCAL") && listing.contains("LD.LOCAL"), "the kernel spills");
+    let lines: Vec<&str> = listing.lines().collect();
+    let at = lines.iter().position(|l| l.trim_start().starts_with("WGMMA")).expect("a WGMMA");
+    assert!(lines[at - 1].trim_start().starts_with("MOV"), "nothing is reloaded for the WGMMA:\n{}", lines[at - 3..=at].join("\n"));
+}
+
 /// A kernel that would spill because it loads every shared value before using any (as Triton's
 /// f32 matmul does) has its shared loads moved down to their first uses, but never past a
 /// store: values used after one are loaded before it, and read what was there.

@@ -295,6 +295,11 @@ impl<'t, 'a> Entry<'t, 'a> {
                 fragment_of[other].push((g, offset));
             }
         }
+        // Colouring goes in order of first mention until a fragment's member finds no colour:
+        // then fragments are coloured first, since spilling a member costs a reload of the
+        // whole operand at each MMA (a `wgmma` accumulator's 32 registers are more than the
+        // reload registers hold), where spilling anything else costs one register's.
+        let mut fragments_first = false;
         let (loc, highest) = loop {
             let graph = Graph {
                 names_of: &names_of,
@@ -305,9 +310,14 @@ impl<'t, 'a> Entry<'t, 'a> {
                 fragments: &fragments,
                 fragment_of: &fragment_of,
             };
-            match self.colour(&graph, &spilled) {
+            match self.colour(&graph, &spilled, fragments_first) {
                 Ok(done) => break done,
-                Err(uncoloured) => uncoloured.into_iter().for_each(|id| spilled[id] = spilled[id].further()),
+                Err(uncoloured) => {
+                    let members_failed = uncoloured.iter().any(|&id| !fragment_of[id].is_empty());
+                    let reorder = members_failed && !fragments_first;
+                    fragments_first |= members_failed;
+                    uncoloured.into_iter().filter(|&id| !reorder || fragment_of[id].is_empty()).for_each(|id| spilled[id] = spilled[id].further());
+                }
             }
         };
         self.locs.reserve(names_of.len());
@@ -411,7 +421,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// One colouring attempt: every register's location and the highest register used, or
     /// the registers and predicates that found no colour (spilled on the next attempt).
     #[allow(clippy::type_complexity)]
-    pub(super) fn colour(&self, g: &Graph<'_, 'a>, spilled: &[Spill]) -> std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>> {
+    pub(super) fn colour(&self, g: &Graph<'_, 'a>, spilled: &[Spill], fragments_first: bool) -> std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>> {
         let Graph { names_of, classes_of, interferes, words, partners, fragments, fragment_of } = *g;
         let n = names_of.len();
         let pred_colours = if spilled.iter().any(|&s| s != Spill::None) {
@@ -448,7 +458,9 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             (regs, preds)
         };
-        for id in 0..n {
+        let members = (0..n).filter(|&id| fragments_first && !fragment_of[id].is_empty());
+        let others = (0..n).filter(|&id| !fragments_first || fragment_of[id].is_empty());
+        for id in members.chain(others) {
             if loc[id].is_some() {
                 // Placed with the first member of its fragment.
                 continue;
