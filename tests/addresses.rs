@@ -182,11 +182,45 @@ const FAULTS_S: &str = "\
     EXIT
 ";
 
+/// Block b scales the first n floats of buffer b by b + 1, reaching it through a table of
+/// pointers (`float **`) as Triton's grouped GEMM reaches its matrices.
+const TABLE_PTX: &str = "\
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry scale_each(.param .u64 table, .param .u32 n)
+{
+	.reg .pred %p<2>;
+	.reg .b32 %r<5>;
+	.reg .f32 %f<4>;
+	.reg .b64 %rd<8>;
+	ld.param.u64 %rd1, [table];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r1, %ctaid.x;
+	mul.wide.u32 %rd3, %r1, 8;
+	add.s64 %rd4, %rd2, %rd3;
+	ld.global.u64 %rd5, [%rd4];
+	mov.u32 %r2, %tid.x;
+	ld.param.u32 %r3, [n];
+	setp.ge.u32 %p1, %r2, %r3;
+	@%p1 bra DONE;
+	mul.wide.u32 %rd6, %r2, 4;
+	add.s64 %rd7, %rd5, %rd6;
+	ld.global.f32 %f1, [%rd7];
+	add.u32 %r4, %r1, 1;
+	cvt.rn.f32.u32 %f2, %r4;
+	mul.f32 %f3, %f1, %f2;
+	st.global.f32 [%rd7], %f3;
+DONE:
+	ret;
+}
+";
+
 const MODES: [&[&str]; 3] = [&["--simt", "its"], &["--simt", "stack"], &["--timing", "h100"]];
 
 fn workspace() -> TempDir {
     let dir = TempDir::new().expect("a temporary folder");
-    for (name, text) in [("windows.s", WINDOWS_S), ("windows.ptx", WINDOWS_PTX), ("bind.ptx", BINDING_PTX), ("faults.s", FAULTS_S)] {
+    for (name, text) in [("windows.s", WINDOWS_S), ("windows.ptx", WINDOWS_PTX), ("bind.ptx", BINDING_PTX), ("faults.s", FAULTS_S), ("table.ptx", TABLE_PTX)] {
         std::fs::write(dir.path().join(name), text).expect("write a fixture");
     }
     dir
@@ -299,6 +333,33 @@ fn a_ptx_u64_takes_a_buffer_an_integer_or_nothing() {
         simt(dir.path(), &["run", "bind.ptx", "--grid", "1", "--block", "4", "--arg", "src=0x100000000", "--arg", "dst=zeros(4)", "--arg", "scale=1"]);
     assert_eq!(code, 1);
     insta::assert_snapshot!("pointer_given_a_wide_integer", stderr);
+}
+
+#[test]
+fn pointers_give_a_kernel_a_table_of_buffer_addresses() {
+    let dir = workspace();
+    let run = ["run", "table.ptx", "--grid", "3", "--block", "32", "--arg", "n=4", "--arg", "table=pointers(iota(4), fill(4, 1), [1, 2, 3, 4], type=f32)"];
+    let dumps = ["--dump", "table.0", "--dump", "0.1", "--dump", "table.2", "--dump", "table"];
+    let out = dumps_everywhere(dir.path(), &[&run[..], &dumps[..]].concat());
+    let values = |name: &str| -> Vec<String> { out.lines().skip_while(|l| *l != format!("{name}:")).skip(1).take(4).map(str::to_string).collect() };
+    assert_eq!(values("table.0"), ["0", "1", "2", "3"]);
+    assert_eq!(values("table.1"), ["2", "2", "2", "2"]);
+    assert_eq!(values("table.2"), ["3", "6", "9", "12"]);
+    // The table holds each buffer's 64-bit address, in order.
+    let addresses = dump_values(&out, "table");
+    assert!(addresses.len() == 3 && addresses.windows(2).all(|w| w[0] < w[1]), "{out}");
+    // A buffer the table does not have, and pointers for a scalar.
+    let (code, _, stderr) = simt(dir.path(), &[&run[..], &["--dump", "table.3"]].concat());
+    assert_eq!(code, 1);
+    insta::assert_snapshot!("pointers_past_the_table", stderr);
+    let (code, _, stderr) =
+        simt(dir.path(), &["run", "table.ptx", "--grid", "1", "--block", "32", "--arg", "n=pointers(zeros(4))", "--arg", "table=pointers(zeros(4))"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!("pointers_for_a_scalar", stderr);
+    let (code, _, stderr) =
+        simt(dir.path(), &["run", "table.ptx", "--grid", "1", "--block", "32", "--arg", "n=4", "--arg", "table=pointers(zeros(4), [1.5], type=s32)"]);
+    assert_eq!(code, 1);
+    insta::assert_snapshot!("pointers_with_a_bad_buffer", stderr);
 }
 
 #[test]

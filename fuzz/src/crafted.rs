@@ -744,6 +744,10 @@ fn planned(elem: ElemType, init: &ArgInit) -> u64 {
         ArgInit::Zeros(n) | ArgInit::Fill(n, _) | ArgInit::Iota(n) | ArgInit::Rand(n, _) => *n,
         ArgInit::List(v) => v.len() as u64,
         ArgInit::TensorMap(map) => return planned(map.elem.unwrap_or(elem), &map.tensor).saturating_add(128),
+        // Each buffer and an 8-byte address for it.
+        ArgInit::Pointers(pointers) => {
+            return pointers.buffers.iter().fold(0u64, |sum, b| sum.saturating_add(planned(pointers.elem.unwrap_or(ElemType::U32), b)).saturating_add(8));
+        }
         ArgInit::Scalar(_) | ArgInit::File(_) => 0,
     };
     count.saturating_mul(bits).div_ceil(8)
@@ -751,11 +755,7 @@ fn planned(elem: ElemType, init: &ArgInit) -> u64 {
 
 /// Whether an argument reads a file (`/dev/zero` among them: the host reads it up to its limit).
 fn reads_a_file(init: &ArgInit) -> bool {
-    match init {
-        ArgInit::File(_) => true,
-        ArgInit::TensorMap(map) => reads_a_file(&map.tensor),
-        _ => false,
-    }
+    !init.files().is_empty()
 }
 
 /// The launch request: `.launch` and `.arg` as the module says, except that buffers are

@@ -1,6 +1,6 @@
 //! Argument values: `.arg` directives and `--arg NAME=VALUE` on the command line.
 
-use simt_isa::{ArgInit, ElemType, Literal, Param, ParamType, TensorMapInit};
+use simt_isa::{ArgInit, ElemType, Literal, Param, ParamType, PointersInit, TensorMapInit};
 
 use crate::ast::{ArgValue, CallArg, Lit, Span};
 use crate::diagnostics::suggest;
@@ -84,7 +84,12 @@ pub enum ArgFormError {
     /// A `tensormap(...)` that does not say what a tensor map needs.
     #[error("{0}; write {TENSORMAP_FORM}")]
     TensorMap(String),
+    /// A `pointers(...)` that is not buffers and a type.
+    #[error("{0}; write {POINTERS_FORM}")]
+    Pointers(String),
 }
+
+const POINTERS_FORM: &str = "pointers(B0, B1, ...) with buffers such as zeros(N) or @FILE.npy, and optional type=T";
 
 const TENSORMAP_FORM: &str =
     "tensormap(TENSOR, box=[B0, B1, ...]) with optional swizzle=0|32|64|128, shape=[D0, D1, ...], element_strides=[S0, S1, ...] and type=T";
@@ -159,10 +164,11 @@ pub(crate) fn arg_init(value: &ArgValue<'_>) -> Result<ArgInit, (Span, ArgFormEr
         }
         ArgValue::Word(word) => return Err((word.span, ArgFormError::TensorMap(format!("`{}` is a word, not a value", word.text)))),
         ArgValue::Call { name, args, span } if name.text.eq_ignore_ascii_case("tensormap") => tensor_map(args, *span)?,
+        ArgValue::Call { name, args, span } if name.text.eq_ignore_ascii_case("pointers") => pointers(args, *span)?,
         ArgValue::Call { name, args, span } => {
             let Some(form) = BufferForm::ALL.into_iter().find(|f| f.name().eq_ignore_ascii_case(name.text)) else {
                 let names = BufferForm::ALL.map(BufferForm::name);
-                let suggestion = suggest(name.text, names.iter().copied().chain(["tensormap"])).map(str::to_string);
+                let suggestion = suggest(name.text, names.iter().copied().chain(["tensormap", "pointers"])).map(str::to_string);
                 return Err((name.span, ArgFormError::UnknownForm { name: name.text.into(), suggestion }));
             };
             if args.len() != form.arity() {
@@ -251,6 +257,37 @@ fn tensor_map(args: &[CallArg<'_>], span: Span) -> Result<ArgInit, (Span, ArgFor
     Ok(ArgInit::TensorMap(Box::new(map)))
 }
 
+/// `pointers(B0, B1, ..., type=T)`.
+fn pointers(args: &[CallArg<'_>], span: Span) -> Result<ArgInit, (Span, ArgFormError)> {
+    let wrong = |span: Span, why: String| (span, ArgFormError::Pointers(why));
+    let mut init = PointersInit { buffers: Vec::new(), elem: None };
+    for arg in args {
+        match arg {
+            CallArg::Value(ArgValue::Scalar(lit)) => {
+                return Err(wrong(lit.span, "each pointer's target is a buffer (@FILE, zeros(N), ...), not a number".into()));
+            }
+            CallArg::Value(ArgValue::Call { name, span, .. }) if ["tensormap", "pointers"].iter().any(|f| name.text.eq_ignore_ascii_case(f)) => {
+                return Err(wrong(*span, format!("a pointer's target is a buffer, not {}(...)", name.text)));
+            }
+            CallArg::Value(value) => init.buffers.push(arg_init(value)?),
+            CallArg::Keyword { name, value } if name.text == "type" => {
+                init.elem = match value {
+                    ArgValue::Word(w) => Some(ElemType::from_name(w.text).ok_or_else(|| wrong(w.span, format!("`{}` is not an element type", w.text)))?),
+                    _ => return Err(wrong(span, "type is an element type's name, `f16`".into())),
+                }
+            }
+            CallArg::Keyword { name, .. } => {
+                let suggestion = suggest(name.text, ["type"]).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
+                return Err(wrong(name.span, format!("`{}` is not a pointers keyword{suggestion}", name.text)));
+            }
+        }
+    }
+    if init.buffers.is_empty() {
+        return Err(wrong(span, "no buffers are given".into()));
+    }
+    Ok(ArgInit::Pointers(Box::new(init)))
+}
+
 /// What makes a value unfit for its parameter.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ArgProblem {
@@ -287,6 +324,17 @@ pub enum ArgProblem {
         /// The element type.
         elem: ElemType,
     },
+    /// A buffer of `pointers(...)` that does not suit its element type.
+    #[error("buffer {index} of pointers(...): {problem}")]
+    Pointee {
+        /// Its index in the table.
+        index: usize,
+        /// Why it does not suit.
+        problem: Box<ArgProblem>,
+    },
+    /// `pointers(...)` for a parameter that cannot take one.
+    #[error("pointers(...) goes to a pointer parameter (a .raw one, as PTX pointers are, or .u64), not a .{} one", .0.name())]
+    PointersParam(ParamType),
     /// A tensor map for a parameter that cannot take one.
     #[error("a tensor map goes to a parameter passed by value as bytes (PTX `.param .b8 p[128]`, a .raw parameter), not a .{} one", .0.name())]
     TensorMapParam(ParamType),
@@ -357,6 +405,10 @@ fn check_buffer(elem: ElemType, init: &ArgInit) -> Result<(), ArgProblem> {
         ArgInit::Zeros(_) | ArgInit::Iota(_) | ArgInit::Rand(..) | ArgInit::File(_) => Ok(()),
         // The tensor's own type, where it is given; a file's comes with the file.
         ArgInit::TensorMap(map) => map.elem.map_or(Ok(()), |elem| check_buffer(elem, &map.tensor)),
+        // Untyped, generated values are words of bits, as a raw buffer's are.
+        ArgInit::Pointers(pointers) => pointers.buffers.iter().enumerate().try_for_each(|(index, buffer)| {
+            check_buffer(pointers.elem.unwrap_or(ElemType::B32), buffer).map_err(|problem| ArgProblem::Pointee { index, problem: Box::new(problem) })
+        }),
     }
 }
 
@@ -380,6 +432,7 @@ pub struct ArgMismatch {
 pub fn check_arg(param: &Param, init: &ArgInit) -> Result<(), ArgMismatch> {
     let result = match (param.ty.literal_elem(init), init) {
         (_, ArgInit::TensorMap(_)) if !matches!(param.ty, ParamType::Raw(_) | ParamType::U64) => Err(ArgProblem::TensorMapParam(param.ty)),
+        (_, ArgInit::Pointers(_)) if !matches!(param.ty, ParamType::Raw(_) | ParamType::U64) => Err(ArgProblem::PointersParam(param.ty)),
         (Some(elem), _) => check_buffer(elem, init),
         (None, ArgInit::Scalar(lit)) => check_scalar(param.ty, *lit),
         (None, _) => Err(ArgProblem::NeedsLiteral(param.ty)),
@@ -435,6 +488,29 @@ mod tests {
         let map = parse_arg_init("tensormap(zeros(16), box=[8], type=u16)").unwrap();
         assert!(check_arg(&p(ParamType::Raw(ElemType::U32)), &map).is_ok());
         assert!(check_arg(&p(ParamType::Ptr(ElemType::U32)), &map).unwrap_err().to_string().contains("passed by value as bytes"));
+    }
+
+    #[test]
+    fn pointers_parse_and_print_back() {
+        let text = "pointers(@dir/a.npy, zeros(4), [1, 2], type=f16)";
+        let ArgInit::Pointers(pointers) = parse_arg_init(text).unwrap() else { panic!("pointers") };
+        assert_eq!(pointers.buffers, [ArgInit::File("dir/a.npy".into()), ArgInit::Zeros(4), ArgInit::List(vec![Literal::Int(1), Literal::Int(2)])]);
+        assert_eq!(pointers.elem, Some(ElemType::F16));
+        assert_eq!(ArgInit::Pointers(pointers.clone()).to_string(), text);
+        assert_eq!(parse_arg_init("pointers(iota(3))").unwrap().to_string(), "pointers(iota(3))");
+        let error = |text: &str| parse_arg_init(text).unwrap_err().to_string();
+        assert!(error("pointers()").contains("no buffers are given"));
+        assert!(error("pointers(3)").contains("not a number"));
+        assert!(error("pointers(pointers(zeros(1)))").contains("not pointers(...)"));
+        assert!(error("pointers(zeros(1), tpye=f32)").contains("did you mean `type`"));
+        assert!(error("pointrs(zeros(1))").contains("did you mean `pointers`"));
+        // A pointer or a `.u64` takes them; each buffer's values must fit its type.
+        let p = |ty| Param { name: "t".into(), ty, offset: 0 };
+        let check = |ty, text: &str| check_arg(&p(ty), &parse_arg_init(text).unwrap()).map_err(|e| e.to_string());
+        assert!(check(ParamType::Raw(ElemType::U16), "pointers(zeros(2), [-1])").is_ok());
+        assert!(check(ParamType::U64, "pointers([1.5], type=f32)").is_ok());
+        assert!(check(ParamType::U32, "pointers(zeros(2))").unwrap_err().contains("not a .u32 one"));
+        assert!(check(ParamType::U64, "pointers(zeros(2), [1.5])").unwrap_err().contains("buffer 1 of pointers(...): element 0"));
     }
 
     #[test]

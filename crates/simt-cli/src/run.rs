@@ -11,7 +11,7 @@ use simt_host::{self as host, Arg, HostError, LaunchRequest, PreparedLaunch};
 use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS, DEFAULT_SMS};
 use simt_interp::trace::Filter;
 use simt_interp::{Checks, Fault, FaultKind, Finding, Progress, RunOptions, SimtModel, Stats};
-use simt_isa::{ArgInit, ElemType, Kernel, Module};
+use simt_isa::{ElemType, Kernel, Module};
 
 use crate::{Failure, Outcome, check_output, color, load_module};
 
@@ -295,25 +295,15 @@ pub fn prepare(args: &LaunchArgs) -> Result<Prepared, Failure> {
     let dumps: Vec<Dump> = args.dumps.iter().map(|d| parse_dump(kernel, d)).collect::<Result<_, _>>()?;
     let module_dir = args.file.parent().unwrap_or(Path::new(""));
     let mut inputs: Vec<PathBuf> = vec![args.file.clone()];
-    inputs.extend(request.args.iter().filter_map(|a| match &a.init {
-        ArgInit::File(f) => Some(PathBuf::from(f)),
-        _ => None,
-    }));
-    inputs.extend(kernel.args.iter().filter_map(|a| match &a.init {
-        ArgInit::File(f) => Some(module_dir.join(f)),
-        _ => None,
-    }));
+    inputs.extend(request.args.iter().flat_map(|a| a.init.files()).map(PathBuf::from));
+    inputs.extend(kernel.args.iter().flat_map(|a| a.init.files()).map(|f| module_dir.join(f)));
     let input_paths: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     for path in dumps.iter().filter_map(|d| d.file.as_ref()) {
         check_output(path, &input_paths)?;
     }
     let launch = host::prepare(kernel, &request).map_err(|e| Failure::input(e.explain(&CommandLine)))?;
-    // A `.u64` has a buffer only when it was given one.
     if let Some(d) = dumps.iter().find(|d| launch.buffer_of(&d.name).is_none()) {
-        return Err(Failure::input(format!(
-            "--dump {0}: `{0}` (.u64) was given a number, not a buffer; give it one to dump, e.g. --arg '{0}=zeros(1024)'",
-            d.name
-        )));
+        return Err(no_buffer(&d.name, "--dump"));
     }
     // Every warp issues at least one instruction: a launch with more warps than the step
     // limit can never finish, so it is rejected before it starts.
@@ -385,12 +375,10 @@ fn parse_expects(kernel: &Kernel, launch: &PreparedLaunch, args: &RunArgs) -> Re
         .iter()
         .map(|e| {
             let (name, reference) = e.split_once('=').ok_or_else(|| Failure::input(format!("--expect `{e}`: give NAME=FILE.npy, for example y=ref/y.npy")))?;
-            let name = name.trim().to_string();
-            pointer_param(kernel, &name, "--expect")?;
+            let name = buffer_name(kernel, name, "--expect")?;
             let reference = reference.trim().to_string();
             let want = simt_io::read_npy_file(Path::new(&reference)).map_err(|e| Failure::input(format!("--expect {name}: {e}")))?;
-            let (elem, _) =
-                launch.buffer_of(&name).ok_or_else(|| Failure::input(format!("--expect {name}: `{name}` (.u64) was given a number, not a buffer")))?;
+            let (elem, _) = launch.buffer_of(&name).ok_or_else(|| no_buffer(&name, "--expect"))?;
             let dtype = simt_io::npy::Dtype::of_elem(elem);
             if want.dtype != dtype {
                 let hint = simt_io::npy::conversion_hint(want.dtype.kind(), want.dtype.size(), elem);
@@ -607,17 +595,43 @@ fn parse_dump(kernel: &Kernel, text: &str) -> Result<Dump, Failure> {
         }
         None => (spec, None),
     };
-    let name = param_name(kernel, name.trim());
-    pointer_param(kernel, &name, "--dump")?;
-    Ok(Dump { name, elem, file })
+    Ok(Dump { name: buffer_name(kernel, name, "--dump")?, elem, file })
+}
+
+/// The buffer `text` names for `flag`: a pointer parameter's (by name or position), or
+/// `NAME.K`, buffer `K` of a parameter given `pointers(...)`.
+fn buffer_name(kernel: &Kernel, text: &str, flag: &str) -> Result<String, Failure> {
+    let text = text.trim();
+    if let Some((param, k)) = text.rsplit_once('.')
+        && let Ok(k) = k.parse::<usize>()
+        && kernel.param(&param_name(kernel, param)).is_some()
+    {
+        let param = param_name(kernel, param);
+        pointer_param(kernel, &param, text, flag)?;
+        return Ok(format!("{param}.{k}"));
+    }
+    let name = param_name(kernel, text);
+    pointer_param(kernel, &name, &name, flag)?;
+    Ok(name)
+}
+
+/// Why the buffer `name` (checked by [`buffer_name`]) is not there once the launch is made.
+fn no_buffer(name: &str, flag: &str) -> Failure {
+    Failure::input(match name.rsplit_once('.') {
+        Some((param, k)) => format!(
+            "{flag} {name}: `{param}` has no buffer {k}: give it pointers(...) of more than {k} buffers, e.g. --arg '{param}=pointers(zeros(1024), zeros(1024))'"
+        ),
+        // A `.u64` has a buffer only when it was given one.
+        None => format!("{flag} {name}: `{name}` (.u64) was given a number, not a buffer; give it one to dump, e.g. --arg '{name}=zeros(1024)'"),
+    })
 }
 
 /// Checks that `name` is a pointer parameter or a `.u64` (which may be given a buffer), the
-/// only kinds with a buffer `flag` can read.
-fn pointer_param(kernel: &Kernel, name: &str, flag: &str) -> Outcome {
+/// only kinds with a buffer `flag` can read (given as `{flag} {given}`).
+fn pointer_param(kernel: &Kernel, name: &str, given: &str, flag: &str) -> Outcome {
     match kernel.param(name).map(|p| p.ty) {
         Some(ty) if ty.buffer_elem().is_some() || ty == simt_isa::ParamType::U64 => Ok(()),
-        Some(ty) => Err(Failure::input(format!("{flag} {name}: `{name}` is a scalar .{} parameter; only pointer parameters have buffers", ty.name()))),
+        Some(ty) => Err(Failure::input(format!("{flag} {given}: `{name}` is a scalar .{} parameter; only pointer parameters have buffers", ty.name()))),
         None => Err(Failure::input(HostError::unknown_param(kernel, name))),
     }
 }

@@ -302,29 +302,36 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
                 let address = memory.alloc(&format!("{}.map", param.name), WordBytes::from_bytes(&described.encode()))?;
                 if param.ty == ParamType::U64 { u64::from(address).to_le_bytes().to_vec() } else { address.to_le_bytes().to_vec() }
             }
+            (ArgInit::Pointers(pointers), _) => {
+                if !matches!(param.ty, ParamType::Raw(_) | ParamType::U64) {
+                    return Err(bad(ValueError::PointersParam));
+                }
+                let base = match &arg.origin {
+                    ArgOrigin::CommandLine => Path::new(""),
+                    ArgOrigin::Directive { dir } => dir.as_path(),
+                };
+                // Untyped, a buffer is words, as a `.u64` given one is; files bring their own dtype.
+                let (elem, literal_elem) = pointers.elem.map_or((ElemType::U32, ElemType::B32), |e| (e, e));
+                let mut table = Vec::with_capacity(8 * pointers.buffers.len());
+                for (index, pointee) in pointers.buffers.iter().enumerate() {
+                    let (elem, data) = buffer_contents(elem, literal_elem, pointers.elem.is_none(), pointee, base, None)
+                        .map_err(|problem| bad(ValueError::Pointee { index, problem: Box::new(problem) }))?;
+                    let name = format!("{}.{index}", param.name);
+                    table.extend_from_slice(&u64::from(memory.alloc(&name, data)?).to_le_bytes());
+                    buffers.push((name, elem));
+                }
+                buffers.push((param.name.clone(), ElemType::U64));
+                let address = memory.alloc(&param.name, WordBytes::from_bytes(&table))?;
+                if param.ty == ParamType::U64 { u64::from(address).to_le_bytes().to_vec() } else { address.to_le_bytes().to_vec() }
+            }
             (_, buffer) => match buffer {
-                Some(mut elem) => {
+                Some(elem) => {
                     let base = match &arg.origin {
                         ArgOrigin::CommandLine => Path::new(""),
                         ArgOrigin::Directive { dir } => dir.as_path(),
                     };
-                    let data = match (preread, &arg.init) {
-                        (preread, ArgInit::File(name)) => {
-                            let path = base.join(name);
-                            let any_dtype = param.ty.takes_any_dtype();
-                            preread
-                                .map_or_else(|| read_bounded(&path, MAX_BUFFER_FILE_BYTES), Ok)
-                                .map_err(FileError::from)
-                                .and_then(|bytes| {
-                                    let (file_elem, data) = file_elements(elem, any_dtype, &path, bytes)?;
-                                    elem = file_elem;
-                                    Ok(WordBytes::from_bytes(&data))
-                                })
-                                .map_err(ValueError::from)
-                        }
-                        (_, init) => buffer_bytes(param.ty.literal_elem(init).unwrap_or(elem), init, base),
-                    }
-                    .map_err(bad)?;
+                    let literal_elem = param.ty.literal_elem(&arg.init).unwrap_or(elem);
+                    let (elem, data) = buffer_contents(elem, literal_elem, param.ty.takes_any_dtype(), &arg.init, base, preread).map_err(bad)?;
                     buffers.push((param.name.clone(), elem));
                     let address = memory.alloc(&param.name, data)?;
                     // A `.u64` holds the whole 64-bit address, a buffer parameter its 32-bit one.
@@ -508,6 +515,17 @@ pub enum ValueError {
     /// A tensor map for a parameter that cannot take one.
     #[error("a tensor map goes to a parameter passed by value as bytes (PTX `.param .b8 p[128]`, a .raw parameter)")]
     TensorMapParam,
+    /// `pointers(...)` for a parameter that cannot take one, or inside another value.
+    #[error("pointers(...) goes to a pointer parameter (.raw, as PTX pointers are, or .u64) and holds buffers, not tensor maps or more pointers")]
+    PointersParam,
+    /// A buffer of `pointers(...)` that cannot be made.
+    #[error("buffer {index} of pointers(...): {problem}")]
+    Pointee {
+        /// Its index in the table.
+        index: usize,
+        /// Why it cannot be made.
+        problem: Box<ValueError>,
+    },
 }
 
 impl ValueError {
@@ -645,6 +663,7 @@ pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordB
     Ok(match init {
         ArgInit::Scalar(lit) => return Err(ValueError::NeedsBuffer(*lit)),
         ArgInit::TensorMap(_) => return Err(ValueError::TensorMapParam),
+        ArgInit::Pointers(_) => return Err(ValueError::PointersParam),
         ArgInit::Zeros(n) => WordBytes::zeroed(count(*n)?),
         ArgInit::Fill(n, lit) => {
             let bytes = count(*n)?;
@@ -706,6 +725,24 @@ pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordB
     })
 }
 
+/// A buffer's element type and contents: a file's (read now unless `preread`), whose dtype is
+/// the buffer's where `any_dtype` (else it must be `elem`'s), or generated values written as
+/// `literal_elem`s.
+fn buffer_contents(
+    elem: ElemType,
+    literal_elem: ElemType,
+    any_dtype: bool,
+    init: &ArgInit,
+    base: &Path,
+    preread: Option<Vec<u8>>,
+) -> Result<(ElemType, WordBytes), ValueError> {
+    let ArgInit::File(name) = init else { return Ok((elem, buffer_bytes(literal_elem, init, base)?)) };
+    let path = base.join(name);
+    let bytes = preread.map_or_else(|| read_bounded(&path, MAX_BUFFER_FILE_BYTES), Ok).map_err(FileError::from)?;
+    let (file_elem, data) = file_elements(elem, any_dtype, &path, bytes)?;
+    Ok((file_elem, WordBytes::from_bytes(&data)))
+}
+
 /// A buffer of one of the section 9 types (see [`lowp`]), packed two a byte for 4-bit types.
 fn lowp_buffer(elem: ElemType, ty: LowpType, init: &ArgInit, base: &Path) -> Result<WordBytes, ValueError> {
     let bytes = |count: u64| {
@@ -720,6 +757,7 @@ fn lowp_buffer(elem: ElemType, ty: LowpType, init: &ArgInit, base: &Path) -> Res
     Ok(match init {
         ArgInit::Scalar(lit) => return Err(ValueError::NeedsBuffer(*lit)),
         ArgInit::TensorMap(_) => return Err(ValueError::TensorMapParam),
+        ArgInit::Pointers(_) => return Err(ValueError::PointersParam),
         ArgInit::Zeros(n) => WordBytes::zeroed(bytes(*n)?),
         ArgInit::Fill(n, lit) => {
             let code = lowp::code(ty, *lit)?;
@@ -760,6 +798,11 @@ fn planned_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> u64 {
         ArgInit::List(values) => bytes(values.len() as u64),
         ArgInit::File(name) => std::fs::metadata(base.join(name)).map_or(0, |m| if m.is_file() { m.len() } else { 0 }),
         ArgInit::TensorMap(map) => planned_bytes(map.elem.unwrap_or(elem), &map.tensor, base) + TENSOR_MAP_BYTES as u64,
+        // Each buffer is allocated as a parameter's is; the table is what the caller counts.
+        ArgInit::Pointers(pointers) => pointers.buffers.iter().fold(8 * pointers.buffers.len() as u64, |sum, b| {
+            let bytes = planned_bytes(pointers.elem.unwrap_or(ElemType::U32), b, base);
+            sum.saturating_add(bytes.next_multiple_of(256)).saturating_add(u64::from(GUARD_BYTES))
+        }),
     }
 }
 

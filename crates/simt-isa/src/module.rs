@@ -417,6 +417,49 @@ pub enum ArgInit {
     File(String),
     /// `tensormap(TENSOR, box=[...], ...)`: a tensor and the tensor map that describes it.
     TensorMap(Box<TensorMapInit>),
+    /// `pointers(B0, B1, ..., type=T)`: buffers and a table of their addresses.
+    Pointers(Box<PointersInit>),
+}
+
+impl ArgInit {
+    /// The files the value reads: its `@FILE`, a tensor map's tensor's, pointers' buffers'.
+    pub fn files(&self) -> Vec<&str> {
+        match self {
+            ArgInit::File(name) => vec![name],
+            ArgInit::TensorMap(map) => map.tensor.files(),
+            ArgInit::Pointers(pointers) => pointers.buffers.iter().flat_map(ArgInit::files).collect(),
+            ArgInit::Scalar(_) | ArgInit::Zeros(_) | ArgInit::Fill(..) | ArgInit::Iota(_) | ArgInit::Rand(..) | ArgInit::List(_) => Vec::new(),
+        }
+    }
+}
+
+/// `pointers(B0, B1, ..., type=T)`: buffers (any buffer form but a scalar, a tensor map or
+/// more pointers) and a table of their 64-bit addresses, which the parameter points to, as
+/// a kernel given an array of device pointers (`float **`, Triton's grouped GEMM) reads
+/// them. Buffer `k` is the one `--dump NAME.k` names; `--dump NAME` names the table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointersInit {
+    /// The buffers, in table order.
+    pub buffers: Vec<ArgInit>,
+    /// Their element type; left out, a file's own dtype, else `u32` words (as a `.u64`
+    /// given a buffer).
+    pub elem: Option<ElemType>,
+}
+
+impl fmt::Display for PointersInit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("pointers(")?;
+        for (i, buffer) in self.buffers.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{buffer}")?;
+        }
+        if let Some(elem) = self.elem {
+            write!(f, "{}type={elem}", if self.buffers.is_empty() { "" } else { ", " })?;
+        }
+        f.write_str(")")
+    }
 }
 
 /// `tensormap(TENSOR, box=[b0, b1], swizzle=128, shape=[d0, d1], type=f16)`: the tensor's
@@ -480,6 +523,7 @@ impl fmt::Display for ArgInit {
             }
             ArgInit::File(path) => write!(f, "@{path}"),
             ArgInit::TensorMap(map) => write!(f, "{map}"),
+            ArgInit::Pointers(pointers) => write!(f, "{pointers}"),
         }
     }
 }
@@ -901,6 +945,12 @@ impl Writer {
                     None => self.u8(0),
                 }
             }
+            ArgInit::Pointers(pointers) => {
+                self.u8(8);
+                self.len(pointers.buffers.len());
+                pointers.buffers.iter().for_each(|b| self.arg(b));
+                self.u8(pointers.elem.map_or(0xFF, |e| e as u8));
+            }
         }
     }
 }
@@ -1034,7 +1084,8 @@ impl<'a> Reader<'a> {
     fn arg(&mut self) -> Result<ArgInit, LoadError> {
         self.arg_within(false)
     }
-    /// An argument; `nested` inside a tensor map's, which holds no tensor map in turn.
+    /// An argument; `nested` inside a tensor map's or pointers', which hold no tensor map or
+    /// pointers in turn.
     fn arg_within(&mut self, nested: bool) -> Result<ArgInit, LoadError> {
         Ok(match self.u8("argument tag")? {
             0 => ArgInit::Scalar(self.literal()?),
@@ -1071,6 +1122,16 @@ impl<'a> Reader<'a> {
                     }
                 };
                 ArgInit::TensorMap(Box::new(TensorMapInit { tensor, elem, shape, boxes, swizzle, element_strides }))
+            }
+            8 if !nested => {
+                // The smallest buffer is a tag and an empty file name.
+                let n = self.count(5, "pointers' buffer count")?;
+                let buffers = (0..n).map(|_| self.arg_within(true)).collect::<Result<_, _>>()?;
+                let elem = match self.u8("pointers' element type")? {
+                    0xFF => None,
+                    e => Some(ElemType::from_index(e).ok_or_else(|| LoadError::Invalid(format!("unknown pointers element type {e}")))?),
+                };
+                ArgInit::Pointers(Box::new(PointersInit { buffers, elem }))
             }
             t => return Err(LoadError::Invalid(format!("unknown argument tag {t}"))),
         })
@@ -1282,6 +1343,13 @@ mod tests {
                             boxes: vec![8, 8],
                             swizzle: 32,
                             element_strides: Some(vec![2, 1]),
+                        })),
+                    },
+                    ArgDefault {
+                        name: "p".into(),
+                        init: ArgInit::Pointers(Box::new(PointersInit {
+                            buffers: vec![ArgInit::Zeros(4), ArgInit::File("a.npy".into()), ArgInit::List(vec![Literal::Int(1)])],
+                            elem: Some(ElemType::F16),
                         })),
                     },
                     ArgDefault {

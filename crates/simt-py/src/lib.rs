@@ -18,7 +18,7 @@ use numpy::{PyArray1, PyArrayDescr, PyArrayDescrMethods, PyUntypedArray, PyUntyp
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyUserWarning, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use simt_host::{Arg, HostError, LaunchRequest, PreparedLaunch};
 use simt_interp::launch::{DEFAULT_ITS_YIELD, DEFAULT_MAX_STEPS, DEFAULT_RUNAWAY_STEPS};
 use simt_interp::memory::GlobalMemory;
@@ -420,7 +420,26 @@ impl Kernel {
             // `buffer_for`'s rule, as for the command line's `zeros(N)`; a 0-d array is a
             // number wherever a number is taken.
             let array = value.cast::<PyUntypedArray>().ok().filter(|a| a.ndim() > 0 || !takes_a_number(param.ty));
+            let listed = value.is_instance_of::<PyList>() || value.is_instance_of::<PyTuple>();
             let init = match (array, param.ty.buffer_for(&ArgInit::Zeros(0))) {
+                // A list of arrays is `pointers(...)`: each array a buffer, lent or copied as one
+                // is, and the parameter the address of their table.
+                (None, Some(_)) if listed && param.ty.takes_any_dtype() => {
+                    let mut buffers = Vec::new();
+                    for (k, item) in value.try_iter()?.enumerate() {
+                        let item = item?;
+                        let array = item.cast::<PyUntypedArray>().map_err(|_| {
+                            PyTypeError::new_err(format!(
+                                "argument `{name}`: a list for a pointer is a table of pointers to arrays, and item {k} is {}, not an array",
+                                type_name(&item)
+                            ))
+                        })?;
+                        let (own, zeros) = raw_array(param, ElemType::U32, array)?;
+                        arrays.push((format!("{name}.{k}"), own, array.clone()));
+                        buffers.push(ArgInit::Zeros(zeros));
+                    }
+                    ArgInit::Pointers(Box::new(simt_isa::PointersInit { buffers, elem: None }))
+                }
                 // A PTX pointer or a `.u64` takes any array as its bytes, and gives it back in its dtype.
                 (Some(array), Some(elem)) if param.ty.takes_any_dtype() => {
                     let (own, zeros) = raw_array(param, elem, array)?;

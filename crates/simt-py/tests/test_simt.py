@@ -465,12 +465,26 @@ def test_a_ptx_u64_takes_an_array_an_int_or_nothing():
         ({"scale": 2.5}, TypeError, "2.5 is a float but the parameter is .u64: write an integer"),
         ({"dst": np.zeros(3, dtype=np.uint8)}, ValueError, r"`dst` \(.param .u64 dst\) makes a buffer of u32 elements, so give it a whole number of 4-byte"),
         ({"dst": np.zeros(4, dtype=np.complex64)}, TypeError, r"`dst` \(.param .u64 dst\) takes an array of any of the dtypes"),
-        ({"dst": [1, 2]}, TypeError, r"takes a numpy array \(its buffer's address\) or a Python int, not list"),
+        ({"dst": [1, 2]}, TypeError, r"a list for a pointer is a table of pointers to arrays, and item 0 is int, not an array"),
     ]
     for given, error, message in bad:
         args = {"src": src, "dst": np.zeros(4, dtype=np.uint32), "scale": 1} | given
         with pytest.raises(error, match=message):
             kernel.run(grid=1, block=4, args=args)
+
+
+def test_a_list_of_arrays_is_a_table_of_pointers(asm):
+    kernel = simt.load(asm / "pointer_table.s")["pointer_table"]
+    a, b = np.arange(5, dtype=np.float32), np.full(2, 0.25, dtype=np.float32)
+    sums = np.zeros(2, dtype=np.float32)
+    r = kernel.run(args={"groups": 2, "arrays": [a, b], "lens": np.array([5, 2], dtype=np.uint32), "sums": sums})
+    assert sums.tolist() == [10.0, 0.5]
+    # Each array is lent as a pointer's is, under NAME.K; NAME is the table of addresses.
+    assert r["arrays.0"] is a and r["arrays.1"] is b
+    assert r["arrays"].dtype == np.uint64 and r["arrays"].size == 2 and r["arrays"][0] != r["arrays"][1]
+    # The command line's text works too.
+    r = kernel.run(args={"groups": 2, "arrays": "pointers([1, 2], [3], type=f32)", "lens": "[2, 1]", "sums": "zeros(2)"})
+    assert r["sums"].tolist() == [3.0, 3.0] and r["arrays.1"].tolist() == [3.0]
 
 
 def test_a_dtype_mismatch_of_one_size_offers_the_bits_or_the_values(asm):
