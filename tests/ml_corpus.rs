@@ -169,11 +169,11 @@ fn ml_corpora_run_and_match_their_references() {
                     break;
                 }
             }
-            // `ptx_run` lends the memory its pointer arguments name, not what a tensor map
-            // points to; its callers (tinygrad's CI) pass no tensor maps.
-            let tensor_maps = kernel["params"].as_array().unwrap().iter().any(|p| p["role"] == "tensormap");
+            // `ptx_run` lends the memory its pointer arguments name, not what a tensor map or a
+            // table of pointers points to; its callers (tinygrad's CI) pass neither.
+            let indirect = kernel["params"].as_array().unwrap().iter().any(|p| p["role"] == "tensormap" || p["role"] == "pointers");
             if !refused
-                && !tensor_maps
+                && !indirect
                 && let Some(why) = run_ptx_run(&lib, name, &dir, kernel)
             {
                 failures.push(format!("{id} through ptx_run: {why}"));

@@ -126,6 +126,15 @@ def main():
                 if a[0] == "tensordesc":
                     tensor = TensorDescriptor(tensor, list(arr.shape), list(tensor.stride()), a[4])
                 args.append(tensor)
+            elif a[0] == "pointers":
+                # A table of the members' host addresses, which the interpreter follows as is.
+                for k, src in enumerate(a[1]):
+                    arr = src.copy()
+                    keep.append(arr)
+                    bufs[f"{name}.{k}"] = arr
+                table = np.array([bufs[f"{name}.{k}"].ctypes.data for k in range(len(a[1]))], np.int64)
+                keep.append(table)
+                args.append(_tensor(table, "int64"))
             elif a[0] == "scalar":
                 args.append(a[2])
             else:

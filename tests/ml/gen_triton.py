@@ -528,6 +528,40 @@ def cache_hints_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, x * 2.0 + y, mask=mask, cache_modifier=".cs")
 
 
+@triton.jit
+def grouped_matmul_kernel(a_ptrs, b_ptrs, c_ptrs, sizes_ptr, lds_ptr, groups, PROGRAMS: tl.constexpr,
+                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    # After tutorial 08: several f16 GEMMs of their own shapes in one launch, each group's
+    # matrices reached through tables of device pointers (int64 addresses cast to pointers).
+    # The groups' tiles are numbered one after another; program p takes tiles p, p + PROGRAMS, ...
+    tile = tl.program_id(0)
+    first = 0
+    for g in range(groups):
+        m = tl.load(sizes_ptr + g * 3)
+        n = tl.load(sizes_ptr + g * 3 + 1)
+        k = tl.load(sizes_ptr + g * 3 + 2)
+        tiles_n = tl.cdiv(n, BLOCK_N)
+        tiles = tl.cdiv(m, BLOCK_M) * tiles_n
+        while tile >= first and tile < first + tiles:
+            lda = tl.load(lds_ptr + g * 3)
+            ldb = tl.load(lds_ptr + g * 3 + 1)
+            ldc = tl.load(lds_ptr + g * 3 + 2)
+            a = tl.load(a_ptrs + g).to(tl.pointer_type(tl.float16))
+            b = tl.load(b_ptrs + g).to(tl.pointer_type(tl.float16))
+            c = tl.load(c_ptrs + g).to(tl.pointer_type(tl.float16))
+            rows = (tile - first) // tiles_n * BLOCK_M + tl.arange(0, BLOCK_M)
+            cols = (tile - first) % tiles_n * BLOCK_N + tl.arange(0, BLOCK_N)
+            ks = tl.arange(0, BLOCK_K)
+            acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+            for kk in range(0, tl.cdiv(k, BLOCK_K)):
+                x = tl.load(a + rows[:, None] * lda + (kk * BLOCK_K + ks)[None, :])
+                y = tl.load(b + (kk * BLOCK_K + ks)[:, None] * ldb + cols[None, :])
+                acc += tl.dot(x, y)
+            tl.store(c + rows[:, None] * ldc + cols[None, :], acc.to(tl.float16))
+            tile += PROGRAMS
+        first += tiles
+
+
 # ---------------------------------------------------------------- references
 
 TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int8": "i8", "bfloat16": "bf16",
@@ -622,6 +656,12 @@ def tdesc(array, block, name=None, element=None):
     """A host-made tensor descriptor over `array` (Triton's TensorDescriptor): its kernel parameter
     is a 128-byte CUtensorMap, followed by the tensor's shape (i32 each) and strides (i64 each)."""
     return ("tensordesc", np.ascontiguousarray(array), name, element, list(block))
+
+
+def ptrs(arrays, name=None):
+    """A table of device pointers to `arrays` (an int64 tensor of addresses, as tutorial 08 passes
+    them): simt run gives it as pointers(@a0.npy, @a1.npy, ...); output NAME.K is array K."""
+    return ("pointers", [np.ascontiguousarray(a) for a in arrays], name, None)
 
 
 def scalar(ty, value):
@@ -1070,6 +1110,20 @@ def specs():
                   [4], {"out_ptr": f32(xc.astype(np.float64) * 2.0 + yc)}, mc.exact(),
                   note="ld.global.L1::evict_last.L2::cache_hint with createpolicy.fractional, st.global.cs: hints only; "
                        "2x + y rounds once, fused or not"))
+    shapes = [(64, 64, 64), (128, 64, 32), (64, 128, 96)]
+    ga = [ws.uniform(-1.0, 1.0, (m, k)).astype(np.float16) for m, n, k in shapes]
+    gb = [ws.uniform(-1.0, 1.0, (k, n)).astype(np.float16) for m, n, k in shapes]
+    S.append(Spec("grouped_matmul", grouped_matmul_kernel,
+                  {"a_ptrs": ptrs(ga), "b_ptrs": ptrs(gb), "c_ptrs": ptrs([np.zeros((m, n), np.float16) for m, n, k in shapes]),
+                   "sizes_ptr": buf(np.array(shapes, np.int32).reshape(-1)),
+                   "lds_ptr": buf(np.array([(k, n, n) for m, n, k in shapes], np.int32).reshape(-1)),
+                   "groups": scalar("i32", len(shapes)), "PROGRAMS": const(4),
+                   "BLOCK_M": const(64), "BLOCK_N": const(64), "BLOCK_K": const(32)},
+                  [4], {f"c_ptrs.{g}": a.astype(np.float64) @ b.astype(np.float64) for g, (a, b) in enumerate(zip(ga, gb))},
+                  mc.close(2e-2, 2e-2, "f16 operands and f32 accumulation in mma order, rounded to f16"),
+                  num_warps=4, num_stages=2,
+                  note="tutorial 08: three GEMMs of their own shapes (5 tiles over 4 programs), each group's A, B and C "
+                       "reached through a table of device pointers (simt run's pointers(...))"))
     hopper_bwd = next(s for s in S if s.name == "attention_bwd_dkdv").for_hopper()
     hopper_bwd.note = ("sm_90a: tutorial 06's dk/dv pass with wgmma; simt keeps the 32-register accumulators in "
                        "registers and spills other values to local memory")
@@ -1082,6 +1136,9 @@ def signature_of(spec):
     for i, (name, a) in enumerate(spec.args.items()):
         if a[0] == "buffer":
             sig[name] = "*" + TRITON_DTYPE[a[3] or a[1].dtype.name]
+            attrs[(i,)] = [["tt.divisibility", 16]]
+        elif a[0] == "pointers":
+            sig[name] = "*i64"
             attrs[(i,)] = [["tt.divisibility", 16]]
         elif a[0] == "tensordesc":
             sig[name] = f"tensordesc<{TRITON_DTYPE[a[3] or a[1].dtype.name]}[{', '.join(map(str, a[4]))}]>"
@@ -1163,6 +1220,15 @@ def main():
                     d.update(role="buffer", input=corpus.npy(fname, arr), dtype=arr.dtype.name, count=int(arr.size))
                     if a[3]:
                         d["element"] = f"{a[3]} (bits as {arr.dtype.name})"
+                elif a[0] == "pointers":
+                    files = []
+                    for g, arr in enumerate(a[1]):
+                        fname = f"{spec.name}.{argname}.{g}.in"
+                        if not arr.any() and f"{argname}.{g}" in spec.outputs:
+                            fname, arr = f"zeros.{arr.dtype.name}.{arr.size}", arr.reshape(-1)
+                        files.append(corpus.npy(fname, arr))
+                    d.update(role="pointers", inputs=files, dtypes=[arr.dtype.name for arr in a[1]],
+                             note="a table of device pointers: simt run takes pointers(B0, B1, ...); NAME.K is buffer K")
                 elif part == "map":
                     # The tensor keeps its shape: the map's extents come from it.
                     arr = a[1]
@@ -1194,10 +1260,12 @@ def main():
             params.append(d)
         outputs = []
         for argname, ref in spec.outputs.items():
-            pname = next(p["name"] for p in params if p.get("arg") == argname)
-            inp = spec.args[argname][1]
+            # `NAME.K`: buffer K of a table of pointers.
+            base, _, member = argname.partition(".")
+            pname = next(p["name"] for p in params if p.get("arg") == base) + (f".{member}" if member else "")
+            inp = spec.args[base][1][int(member)] if member else spec.args[argname][1]
             ref = np.ascontiguousarray(ref).astype(inp.dtype).reshape(inp.shape)
-            shared_name = spec.args[argname][2]
+            shared_name = spec.args[base][2]
             ename = f"{spec.name}.{argname}.expected" if shared_name is None else \
                 shared_name.replace(".c0.", ".expected.")
             outputs.append({"param": pname, "arg": argname, "expected": corpus.npy(ename, ref), "dtype": ref.dtype.name})

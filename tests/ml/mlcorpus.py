@@ -180,6 +180,8 @@ def simt_command(k):
             element = f",type={p['element']}" if p.get("element") else ""
             box = ",".join(map(str, p["box"]))
             cmd += ["--arg", f"{p['name']}=tensormap(@{p['input']},box=[{box}],swizzle={p['swizzle']}{element})"]
+        elif p["role"] == "pointers":
+            cmd += ["--arg", f"{p['name']}=pointers({','.join('@' + f for f in p['inputs'])})"]
         elif p["role"] == "scratch":
             cmd += ["--arg", f"{p['name']}=zeros({p['words']})"]
         elif p["role"] == "unused":
