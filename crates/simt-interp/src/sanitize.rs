@@ -13,14 +13,14 @@
 //! The executor hands it each instruction and access along with a view of itself
 //! (`&Executor`) to read registers from and to locate a finding's thread and line.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use simt_isa::{AccessKind, Space};
 
 use crate::decode::Op;
 use crate::exec::collective::{CollectiveOp, shfl_source};
 use crate::exec::control::ControlOp;
-use crate::exec::{Executor, describe_lanes, fetch, lanes, mask_of};
+use crate::exec::{Executor, Sync, describe_lanes, fetch, lanes, mask_of};
 use crate::fault::{Fault, FaultKind};
 use crate::launch::SimtModel;
 
@@ -151,8 +151,9 @@ pub(crate) struct Access {
     pub thread: u32,
     pub warp: u32,
     pub pc: u32,
-    /// Block barriers completed before the access.
-    pub epoch: u32,
+    /// The warp's own entry of its vector clock at the access: how many releases (barrier and
+    /// mbarrier arrivals) it had made, plus 1.
+    pub clock: u32,
     /// Warp synchronisations of the thread's warp before the access.
     pub warp_epoch: u32,
     /// The warp's issue count: lanes of one issue act at the same time.
@@ -219,6 +220,25 @@ impl<T: Copy + Default> ShadowMem<T> {
     }
 }
 
+/// The most warps a block holds: the width of a vector clock.
+const BLOCK_WARPS: usize = (simt_isa::MAX_BLOCK_THREADS / 32) as usize;
+
+/// A warp's vector clock (racecheck): entry `v` is how far into warp `v`'s releases this
+/// warp is ordered after (its own entry: its releases so far, plus 1). An access of warp `v`
+/// at clock `c` happens before now for warp `w` when `c <= clocks[w][v]` (Lamport's
+/// happens-before, as FastTrack keeps it).
+type Clock = [u32; BLOCK_WARPS];
+
+fn join(into: &mut Clock, from: &Clock) {
+    into.iter_mut().zip(from).for_each(|(a, b)| *a = (*a).max(*b));
+}
+
+/// Whether `a` is ordered before `now` by the block's synchronisations: an access of another
+/// warp that `now`'s warp has acquired, or one of `now`'s warp before its latest release.
+fn happens_before(clocks: &[Clock], a: &Access, now: &Access) -> bool {
+    if a.warp == now.warp { a.clock < now.clock } else { a.clock <= clocks[now.warp as usize][a.warp as usize] }
+}
+
 /// The checks of the blocks running on one SM: their shadow state (reset, not rebuilt,
 /// for the next block) and what they found.
 pub(crate) struct Sanitizer {
@@ -231,10 +251,23 @@ pub(crate) struct Sanitizer {
     local_init: ShadowMem<bool>,
     /// Per warp, per register row: lanes that wrote it (initcheck).
     regs_written: Vec<Vec<u32>>,
-    epoch: u32,
+    /// Each warp's vector clock (racecheck).
+    clocks: Vec<Clock>,
+    /// What each counted barrier's phase in progress releases: its arrivals' clocks, joined.
+    released: [Clock; simt_isa::BARRIERS as usize],
+    /// The same for each mbarrier the block arrived on, by shared byte offset (every phase's:
+    /// a wait acquires arrivals of later phases too, which may miss a race, never invent one).
+    mbarriers: HashMap<usize, Clock>,
     warp_epochs: Vec<u32>,
     /// The findings of the blocks run since the last [`Sanitizer::take_findings`].
     findings: Findings,
+}
+
+/// A warp's clock as a block starts: nothing of any warp acquired, its own history at 1.
+fn fresh_clock(w: usize) -> Clock {
+    let mut clock = [0; BLOCK_WARPS];
+    clock[w] = 1;
+    clock
 }
 
 impl Sanitizer {
@@ -246,7 +279,9 @@ impl Sanitizer {
             shared_init: ShadowMem::new(shared),
             local_init: ShadowMem::new(local),
             regs_written: if checks.initcheck { vec![vec![0; rows]; warps] } else { Vec::new() },
-            epoch: 0,
+            clocks: (0..warps).map(fresh_clock).collect(),
+            released: [[0; BLOCK_WARPS]; simt_isa::BARRIERS as usize],
+            mbarriers: HashMap::new(),
             warp_epochs: vec![0; warps],
             findings: Findings::default(),
         }
@@ -258,13 +293,48 @@ impl Sanitizer {
         self.shared_init.reset();
         self.local_init.reset();
         self.regs_written.iter_mut().for_each(|w| w.fill(0));
-        self.epoch = 0;
+        self.clocks.iter_mut().enumerate().for_each(|(w, c)| *c = fresh_clock(w));
+        self.released = [[0; BLOCK_WARPS]; simt_isa::BARRIERS as usize];
+        self.mbarriers.clear();
         self.warp_epochs.fill(0);
     }
 
-    /// A block barrier completed: every earlier access is ordered before every later one.
+    /// A block barrier every thread waits at completed: every earlier access is ordered
+    /// before every later one.
     pub(crate) fn barrier(&mut self) {
-        self.epoch += 1;
+        let mut all = [0; BLOCK_WARPS];
+        self.clocks.iter().for_each(|c| join(&mut all, c));
+        for (w, clock) in self.clocks.iter_mut().enumerate() {
+            *clock = all;
+            clock[w] += 1;
+        }
+    }
+
+    /// Orders accesses by the counted-barrier and mbarrier synchronisations an instruction
+    /// made: an arrival releases what its warp did before it, and the wait it ends acquires it.
+    pub(crate) fn synchronise(&mut self, syncs: &[Sync]) {
+        for &sync in syncs {
+            match sync {
+                Sync::Arrive { warp, barrier } => self.release(usize::from(warp), |s| &mut s.released[usize::from(barrier)]),
+                Sync::Open { barrier, waiters } => {
+                    let released = std::mem::replace(&mut self.released[usize::from(barrier)], [0; BLOCK_WARPS]);
+                    lanes(waiters).for_each(|w| join(&mut self.clocks[w], &released));
+                }
+                Sync::MbarArrive { warp, at } => self.release(usize::from(warp), |s| s.mbarriers.entry(at).or_insert([0; BLOCK_WARPS])),
+                Sync::MbarComplete { warp, at } => {
+                    if let Some(released) = self.mbarriers.get(&at) {
+                        join(&mut self.clocks[usize::from(warp)], released);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Warp `w` releases what it did so far into `into`'s clock, and starts a new stretch.
+    fn release(&mut self, w: usize, into: impl FnOnce(&mut Sanitizer) -> &mut Clock) {
+        let mine = self.clocks[w];
+        join(into(self), &mine);
+        self.clocks[w][w] += 1;
     }
 
     /// The threads of warp `w` synchronised (WARPSYNC, a collective or a barrier).
@@ -273,12 +343,12 @@ impl Sanitizer {
     }
 
     fn access(&self, thread: u32, warp: usize, pc: u32, issue: u64, atomic: bool) -> Access {
-        Access { thread, warp: warp as u32, pc, epoch: self.epoch, warp_epoch: self.warp_epochs[warp], issue, atomic }
+        Access { thread, warp: warp as u32, pc, clock: self.clocks[warp][warp], warp_epoch: self.warp_epochs[warp], issue, atomic }
     }
 
-    /// Whether nothing orders `a` and `b`.
+    /// Whether nothing orders `a` and `b` (`b` now).
     fn concurrent(&self, a: &Access, b: &Access) -> bool {
-        if a.thread == b.thread || a.epoch != b.epoch || (a.atomic && b.atomic) {
+        if a.thread == b.thread || (a.atomic && b.atomic) || happens_before(&self.clocks, a, b) {
             return false;
         }
         if a.warp != b.warp {
@@ -304,14 +374,16 @@ impl Sanitizer {
             }
             s.reads.iter().flatten().find(|r| write && self.concurrent(r, &now)).map(|r| Hazard { earlier: *r, kind: "write after read" })
         });
+        let clocks = &self.clocks;
         for byte in at..at + size {
             let s = self.shared.get_mut(byte);
             if write || now.atomic {
                 // An atomic is both: later plain reads and writes must be ordered after it.
                 *s = Shadow { write: Some(now), reads: [None, None] };
             } else {
-                // The latest reader and one reader of another thread: any later writer differs from one of them.
-                let other = |r: Option<Access>| r.filter(|r| r.epoch == now.epoch && r.thread != now.thread);
+                // The latest reader and one reader of another thread not ordered before it: any
+                // later writer differs from one of them.
+                let other = |r: Option<Access>| r.filter(|r| r.thread != now.thread && !happens_before(clocks, r, &now));
                 s.reads = [Some(now), other(s.reads[0]).or(other(s.reads[1]))];
             }
         }
@@ -431,7 +503,7 @@ impl Sanitizer {
     }
 
     /// A tensor copy wrote `size` bytes of shared memory at `at`: initcheck counts them written.
-    /// racecheck does not see them, nor the mbarrier waits that order them (docs/simt-models.md).
+    /// racecheck does not see them (docs/simt-models.md).
     pub(crate) fn copied_in(&mut self, at: usize, size: usize) {
         if self.checks.initcheck {
             self.mark_written(Space::Shared, at, size);
@@ -487,8 +559,9 @@ fn race_fault(ex: &Executor<'_>, w: usize, l: usize, pc: u32, addr: u32, kind: A
     let (bw, bl) = (before.thread as usize / 32, before.thread as usize % 32);
     let [x, y, z] = ex.thread_of(bw, bl);
     let sync = match ex.launch.options.simt {
-        crate::SimtModel::Its if bw == w => "no BAR.SYNC or WARPSYNC",
-        _ => "no BAR.SYNC",
+        crate::SimtModel::Its if bw == w => "no BAR.SYNC or WARPSYNC in between",
+        _ if bw == w => "no BAR.SYNC in between",
+        _ => "no barrier or mbarrier wait ordering them",
     };
     let earlier_verb = if before.atomic {
         "updated"
@@ -498,7 +571,7 @@ fn race_fault(ex: &Executor<'_>, w: usize, l: usize, pc: u32, addr: u32, kind: A
         "read"
     };
     let message = format!(
-        "racecheck: {} hazard on shared address {addr:#x}: this thread {} it, and thread ({x},{y},{z}) {earlier_verb} it at pc {} with {sync} in between",
+        "racecheck: {} hazard on shared address {addr:#x}: this thread {} it, and thread ({x},{y},{z}) {earlier_verb} it at pc {} with {sync}",
         hazard.kind,
         verb(kind),
         before.pc

@@ -117,6 +117,43 @@ fn threads_of_one_warp_race_under_its_unless_they_warpsync() {
     clean(&synced, SimtModel::Its, ALL);
 }
 
+/// Warp 0 writes a row and arrives at counted barrier 1; warp 1 waits there and reads it;
+/// warp 2 reads it too, taking no part in the barrier.
+const BYSTANDER: &str = ".kernel k\n.param .ptr.u32 out\n.shared .u32 row[32]\n.launch grid(1) block(96)\n.arg out = zeros(96)\n\
+    S2R R0, SR_TID.X\nSHR.U32 R1, R0, 5\nAND R2, R0, 31\nLEA R3, R2, row, 2\nISETP.NE.U32 P0, R1, 0\n@P0 BRA READ\n\
+    ST.SHARED.U32 [R3], R0\nBAR.ARRIVE 1, 64\nEXIT\nREAD:\nISETP.EQ.U32 P1, R1, 1\n@P1 BAR.SYNC 1, 64\nLD.SHARED.U32 R4, [R3]\n\
+    LD.PARAM.U32 R5, [out]\nLEA R5, R0, R5, 2\nST.GLOBAL.U32 [R5], R4\nEXIT\n";
+
+#[test]
+fn a_counted_barrier_orders_only_the_warps_that_take_part() {
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let f = fault(&text(BYSTANDER), simt, ALL);
+        assert_eq!((f.kind, f.line, f.related.first().map(|r| r.0)), (FaultKind::Race, Some(18), Some(12)), "{simt:?}");
+        assert_eq!(f.thread, Some([64, 0, 0]), "warp 2 reads what warp 0 wrote: {simt:?}");
+        // Warp 2 waiting at the barrier too (it counts 96 threads then) orders its read.
+        clean(&text(&BYSTANDER.replace("64", "96").replace("@P1 BAR.SYNC", "BAR.SYNC")), simt, ALL);
+    }
+}
+
+/// Warp 0 writes a row and thread 0 arrives on an mbarrier; warp 1 waits for its phase and
+/// reads the row.
+const HANDOFF: &str = ".kernel k\n.param .ptr.u32 out\n.shared .align 8 .u64 bar\n.shared .u32 row[32]\n.launch grid(1) block(64)\n\
+    .arg out = zeros(32)\nS2R R0, SR_TID.X\nISETP.EQ.U32 P0, R0, 0\n@P0 MBAR.INIT [bar], 1\nBAR.SYNC\nSHR.U32 R1, R0, 5\n\
+    AND R2, R0, 31\nLEA R3, R2, row, 2\nISETP.NE.U32 P1, R1, 0\n@P1 BRA CONSUME\nIADD R4, R2, 100\nST.SHARED.U32 [R3], R4\n\
+    WARPSYNC\n@P0 MBAR.ARRIVE RZ, [bar], 1, 0\nEXIT\nCONSUME:\nMBAR.TEST P2, [bar], 0\n@!P2 BRA CONSUME\nLD.SHARED.U32 R5, [R3]\n\
+    LD.PARAM.U32 R6, [out]\nLEA R6, R2, R6, 2\nST.GLOBAL.U32 [R6], R5\nEXIT\n";
+
+#[test]
+fn an_mbarrier_wait_orders_what_its_arrivals_did_before() {
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        clean(&text(HANDOFF), simt, ALL);
+        // Without the wait, the read races with the write.
+        let unordered = text(&HANDOFF.replace("MBAR.TEST P2, [bar], 0\n@!P2 BRA CONSUME\n", ""));
+        let f = fault(&unordered, simt, ALL);
+        assert_eq!((f.kind, f.thread), (FaultKind::Race, Some([32, 0, 0])), "{simt:?}: {}", f.render(&unordered, false));
+    }
+}
+
 #[test]
 fn atomics_do_not_race_with_each_other() {
     let module = text(

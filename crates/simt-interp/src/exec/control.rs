@@ -231,6 +231,7 @@ impl Executor<'_> {
         }
         phase.count = key.count;
         phase.arrivals += arrivals;
+        self.note_sync(super::Sync::Arrive { warp: w as u8, barrier: key.id });
         self.open_counted(key.id);
         Ok(())
     }

@@ -211,6 +211,23 @@ pub(crate) struct Executor<'a> {
     /// The GLOBAL spans (address, bytes) the last `TMA` moved, kept under a timing model (a
     /// `clock`), which sends their lines to L2.
     pub(crate) copied: Vec<(u32, u32)>,
+    /// The synchronisations since racecheck last looked, noted only while it runs: what
+    /// orders one warp's accesses before another's (`sanitize.rs`).
+    pub(crate) syncs: Vec<Sync>,
+}
+
+/// A synchronisation between warps of a block, as racecheck orders accesses by it: a
+/// release (an arrival) and the acquires it enables (the waits it ends).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Sync {
+    /// Warp `warp` arrived at counted barrier `barrier` (`BAR.SYNC a, b` or `BAR.ARRIVE a, b`).
+    Arrive { warp: u8, barrier: u8 },
+    /// Counted barrier `barrier` opened: the warps in `waiters` (a bit each) go on.
+    Open { barrier: u8, waiters: u32 },
+    /// Warp `warp` arrived on the mbarrier at shared byte `at`.
+    MbarArrive { warp: u8, at: usize },
+    /// Warp `warp` found a phase of the mbarrier at shared byte `at` complete.
+    MbarComplete { warp: u8, at: usize },
 }
 
 /// How many threads arrived at the block barrier with a `BAR.RED` predicate true, and how
@@ -248,6 +265,7 @@ impl<'a> Executor<'a> {
             buffer_hints: vec![0; launch.program.code.len()],
             clock: None,
             copied: Vec::new(),
+            syncs: Vec::new(),
             votes: BarrierVotes::default(),
             barriers_opened: 0,
             counted: Default::default(),
@@ -271,6 +289,14 @@ impl<'a> Executor<'a> {
         self.barriers_opened = 0;
         self.counted = Default::default();
         self.opened = 0;
+        self.syncs.clear();
+    }
+
+    /// Notes a synchronisation for racecheck, when it runs.
+    pub(crate) fn note_sync(&mut self, sync: Sync) {
+        if self.launch.options.checks.racecheck {
+            self.syncs.push(sync);
+        }
     }
 
     /// Whether counted barrier `id`'s phase has all its threads: the warps that arrived with
@@ -285,9 +311,12 @@ impl<'a> Executor<'a> {
         if !self.counted_complete(id) {
             return false;
         }
-        for warp in self.warps.iter_mut().filter(|w| w.waits_whole_at_counted(id)) {
+        let mut waiters = 0u32;
+        for (w, warp) in self.warps.iter_mut().enumerate().filter(|(_, w)| w.waits_whole_at_counted(id)) {
             warp.release_barrier();
+            waiters |= 1 << w;
         }
+        self.note_sync(Sync::Open { barrier: id, waiters });
         self.counted[usize::from(id)] = control::CountedBarrier::default();
         self.opened = self.opened.wrapping_add(1);
         true
@@ -341,24 +370,15 @@ impl<'a> Executor<'a> {
             Op::Warpgroup(op) => self.wgmma(w, pc, *op, mask, exec)?,
             Op::Mbarrier(op) => self.mbarrier(w, pc, op, exec)?,
             Op::TensorCopy(op) => self.tensor_copy(w, pc, op, exec, sanitizer.as_deref_mut())?,
-            Op::Control(op) => {
-                let opened = self.opened;
-                moved = self.control(w, pc, *op, mask, exec, counts)?;
-                // A counted barrier opened: what came before it is ordered for racecheck (every
-                // thread's, a stronger order than its own participants get: it may miss a race,
-                // never invent one).
-                if self.opened != opened
-                    && let Some(s) = sanitizer.as_deref_mut()
-                {
-                    s.barrier();
-                }
-            }
+            Op::Control(op) => moved = self.control(w, pc, *op, mask, exec, counts)?,
             Op::Print(op) => self.print(w, pc, *op, exec, &mut counters.printed)?,
         }
         // Also after an instruction that moved its threads: a `BAR.RED` writes its
         // destination for them as the barrier opens.
         if let Some(s) = sanitizer {
             s.after_issue(self, w, pc, exec);
+            s.synchronise(&self.syncs);
+            self.syncs.clear();
         }
         if moved == control::Moved::No {
             self.warps[w].advance(mask);

@@ -184,6 +184,10 @@ impl Executor<'_> {
                         m.settle();
                         Ok(phase)
                     })?;
+                    if self.launch.options.checks.racecheck {
+                        let at = self.mbarrier_at(w, pc, l, addrs[l], false)?;
+                        self.note_sync(super::Sync::MbarArrive { warp: w as u8, at });
+                    }
                 }
                 write(&mut self.warps[w], d, &phases, exec);
             }
@@ -204,7 +208,10 @@ impl Executor<'_> {
                 for l in lanes(exec) {
                     let at = self.mbarrier_at(w, pc, l, addrs[l], false)?;
                     let m = Mbarrier::unpack(self.load_shared64(at));
-                    done |= u32::from(m.phase != parity[l] & 1) << l;
+                    if m.phase != parity[l] & 1 {
+                        done |= 1 << l;
+                        self.note_sync(super::Sync::MbarComplete { warp: w as u8, at });
+                    }
                 }
                 if let Some(l) = lanes(exec & !done).next() {
                     let warp = &mut self.warps[w];
