@@ -194,8 +194,9 @@ impl<T: Copy + Default> ShadowMem<T> {
         ShadowMem { data: Vec::new(), len, dirty: Vec::new(), page_dirty: Vec::new() }
     }
 
-    fn get(&self, i: usize) -> T {
-        self.data.get(i).copied().unwrap_or_default()
+    /// Entry `i`, or `None` while nothing was written (every entry is the default then).
+    fn get(&self, i: usize) -> Option<&T> {
+        self.data.get(i)
     }
 
     fn get_mut(&mut self, i: usize) -> &mut T {
@@ -233,10 +234,29 @@ fn join(into: &mut Clock, from: &Clock) {
     into.iter_mut().zip(from).for_each(|(a, b)| *a = (*a).max(*b));
 }
 
-/// Whether `a` is ordered before `now` by the block's synchronisations: an access of another
-/// warp that `now`'s warp has acquired, or one of `now`'s warp before its latest release.
-fn happens_before(clocks: &[Clock], a: &Access, now: &Access) -> bool {
-    if a.warp == now.warp { a.clock < now.clock } else { a.clock <= clocks[now.warp as usize][a.warp as usize] }
+/// Whether `a` is ordered before `now` by the block's synchronisations, `seen` being the
+/// clock of `now`'s warp: an access of another warp that `now`'s warp has acquired, or one of
+/// `now`'s warp before its latest release.
+#[inline(always)]
+fn happens_before(seen: &Clock, a: &Access, now: &Access) -> bool {
+    if a.warp == now.warp { a.clock < now.clock } else { seen.get(a.warp as usize).is_some_and(|&c| a.clock <= c) }
+}
+
+/// Whether nothing orders `a` and `now` (`seen`: the clock of `now`'s warp) under `model`.
+#[inline(always)]
+fn concurrent(model: SimtModel, seen: &Clock, a: &Access, now: &Access) -> bool {
+    if a.thread == now.thread || (a.atomic && now.atomic) || happens_before(seen, a, now) {
+        return false;
+    }
+    if a.warp != now.warp {
+        return true;
+    }
+    match model {
+        // Independent thread scheduling promises nothing between threads of a warp without a sync.
+        SimtModel::Its => a.warp_epoch == now.warp_epoch,
+        // Lock-step warps order their instructions; only one issue's lanes act together.
+        SimtModel::Stack => a.issue == now.issue,
+    }
 }
 
 /// The checks of the blocks running on one SM: their shadow state (reset, not rebuilt,
@@ -346,35 +366,22 @@ impl Sanitizer {
         Access { thread, warp: warp as u32, pc, clock: self.clocks[warp][warp], warp_epoch: self.warp_epochs[warp], issue, atomic }
     }
 
-    /// Whether nothing orders `a` and `b` (`b` now).
-    fn concurrent(&self, a: &Access, b: &Access) -> bool {
-        if a.thread == b.thread || (a.atomic && b.atomic) || happens_before(&self.clocks, a, b) {
-            return false;
-        }
-        if a.warp != b.warp {
-            return true;
-        }
-        match self.model {
-            // Independent thread scheduling promises nothing between threads of a warp without a sync.
-            SimtModel::Its => a.warp_epoch == b.warp_epoch,
-            // Lock-step warps order their instructions; only one issue's lanes act together.
-            SimtModel::Stack => a.issue == b.issue,
-        }
-    }
-
     /// racecheck on bytes `at .. at + size` of shared memory: records the access and
     /// returns the first hazard it makes with an earlier one.
-    fn shared_access(&mut self, now: Access, at: usize, size: usize, write: bool) -> Option<Hazard> {
+    /// A write that `benign` says stores what the earlier write did is no hazard with it.
+    fn shared_access(&mut self, now: Access, at: usize, size: usize, write: bool, benign: impl Fn(&Access) -> bool) -> Option<Hazard> {
+        let (model, seen) = (self.model, &self.clocks[now.warp as usize]);
         let hazard = (at..at + size).find_map(|byte| {
-            let s = self.shared.get(byte);
+            // Borrowed, not copied: an entry is three accesses.
+            let s = self.shared.get(byte)?;
             if let Some(w) = s.write
-                && self.concurrent(&w, &now)
+                && concurrent(model, seen, &w, &now)
+                && !(write && benign(&w))
             {
                 return Some(Hazard { earlier: w, kind: if write { "write after write" } else { "read after write" } });
             }
-            s.reads.iter().flatten().find(|r| write && self.concurrent(r, &now)).map(|r| Hazard { earlier: *r, kind: "write after read" })
+            s.reads.iter().flatten().find(|r| write && concurrent(model, seen, r, &now)).map(|r| Hazard { earlier: *r, kind: "write after read" })
         });
-        let clocks = &self.clocks;
         for byte in at..at + size {
             let s = self.shared.get_mut(byte);
             if write || now.atomic {
@@ -383,7 +390,7 @@ impl Sanitizer {
             } else {
                 // The latest reader and one reader of another thread not ordered before it: any
                 // later writer differs from one of them.
-                let other = |r: Option<Access>| r.filter(|r| r.thread != now.thread && !happens_before(clocks, r, &now));
+                let other = |r: Option<Access>| r.filter(|r| r.thread != now.thread && !happens_before(seen, r, &now));
                 s.reads = [Some(now), other(s.reads[0]).or(other(s.reads[1]))];
             }
         }
@@ -397,7 +404,7 @@ impl Sanitizer {
     /// initcheck on a read of bytes `at .. at + size`: whether all were written.
     fn initialised(&mut self, space: Space, at: usize, size: usize) -> bool {
         let bytes = self.init_bytes(space);
-        (at..at + size).all(|i| bytes.get(i))
+        (at..at + size).all(|i| bytes.get(i).is_some_and(|&written| written))
     }
 
     /// initcheck: bytes `at .. at + size` now hold written values.
@@ -510,9 +517,21 @@ impl Sanitizer {
         }
     }
 
-    /// racecheck and initcheck of the executing lanes' SHARED or LOCAL accesses.
+    /// racecheck and initcheck of the executing lanes' SHARED or LOCAL accesses; a store's
+    /// `stored` words are a register row each (the low bytes of the first for a sub-word size).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn check_accesses(&mut self, ex: &Executor<'_>, w: usize, pc: u32, space: Space, exec: u32, addrs: &[u32; 32], size: u32, kind: AccessKind) {
+    pub(crate) fn check_accesses(
+        &mut self,
+        ex: &Executor<'_>,
+        w: usize,
+        pc: u32,
+        space: Space,
+        exec: u32,
+        addrs: &[u32; 32],
+        size: u32,
+        kind: AccessKind,
+        stored: &[[u32; 32]],
+    ) {
         if !matches!(space, Space::Shared | Space::Local) {
             return;
         }
@@ -526,7 +545,8 @@ impl Sanitizer {
             let thread = (w * 32 + l) as u32;
             if self.checks.racecheck && space == Space::Shared {
                 let now = self.access(thread, w, pc, issue, kind == AccessKind::Atomic);
-                if let Some(hazard) = self.shared_access(now, at, size as usize, kind != AccessKind::Load) {
+                let same_value = |earlier: &Access| same_value_written(ex, earlier, &now, at, addrs, size, stored);
+                if let Some(hazard) = self.shared_access(now, at, size as usize, kind != AccessKind::Load, same_value) {
                     self.finding(ex, FaultKind::Race, pc, Some(hazard.earlier.pc), || race_fault(ex, w, l, pc, addrs[l], kind, hazard));
                 }
             }
@@ -546,6 +566,26 @@ impl Sanitizer {
             }
         }
     }
+}
+
+/// Whether the store `now` (its lanes' `stored` words) writes at shared byte `at` what the
+/// `earlier` write stored: whichever lands last, memory holds the same value, so their order
+/// cannot matter (Triton's kernels have every thread store a reduction's result, or the same
+/// constants). The earlier write is another lane of this store (its bytes are this store's),
+/// or an earlier instruction's (its bytes are what memory holds: it was the latest write).
+#[allow(clippy::too_many_arguments)]
+fn same_value_written(ex: &Executor<'_>, earlier: &Access, now: &Access, at: usize, addrs: &[u32; 32], size: u32, stored: &[[u32; 32]]) -> bool {
+    if stored.is_empty() || earlier.atomic {
+        return false;
+    }
+    let lane = (now.thread % 32) as usize;
+    let bits = if size >= 4 { u32::MAX } else { u32::MAX >> (32 - 8 * size) };
+    if (earlier.warp, earlier.issue, earlier.pc) == (now.warp, now.issue, now.pc) {
+        let other = (earlier.thread % 32) as usize;
+        return addrs[other] == addrs[lane] && stored.iter().all(|row| (row[other] ^ row[lane]) & bits == 0);
+    }
+    let shift = 8 * (at % 4) as u32;
+    stored.iter().enumerate().all(|(k, row)| ex.shared.get(at / 4 + k).is_some_and(|&word| ((word >> shift) ^ row[lane]) & bits == 0))
 }
 
 /// The report of a racecheck hazard: lane `l` of warp `w` accessed `addr` at `pc`.

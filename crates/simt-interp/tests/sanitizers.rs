@@ -154,6 +154,24 @@ fn an_mbarrier_wait_orders_what_its_arrivals_did_before() {
     }
 }
 
+/// Every thread of two warps stores a value to one shared word, and thread 0 reads it back
+/// after a barrier.
+const ONE_WORD: &str = ".kernel k\n.param .ptr.u32 out\n.shared .u32 c\n.launch grid(1) block(64)\n.arg out = zeros(1)\n\
+    S2R R0, SR_TID.X\nMOV R1, VALUE\nST.SHARED.U32 [c], R1\nBAR.SYNC\nISETP.NE.U32 P0, R0, 0\n@P0 EXIT\nLD.SHARED.U32 R2, [c]\n\
+    LD.PARAM.U32 R3, [out]\nST.GLOBAL.U32 [R3], R2\nEXIT\n";
+
+#[test]
+fn stores_of_one_value_to_one_address_do_not_race() {
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        // Whichever lane's or warp's store lands last, the word holds 7.
+        clean(&text(&ONE_WORD.replace("VALUE", "7")), simt, ALL);
+        // Each thread's own index: the word holds whichever came last.
+        let f = fault(&text(&ONE_WORD.replace("VALUE", "R0")), simt, ALL);
+        assert_eq!((f.kind, f.line), (FaultKind::Race, Some(8)), "{simt:?}");
+        assert!(f.message.contains("write after write"), "{}", f.message);
+    }
+}
+
 #[test]
 fn atomics_do_not_race_with_each_other() {
     let module = text(

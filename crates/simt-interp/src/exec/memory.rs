@@ -599,7 +599,7 @@ impl<'a> Executor<'a> {
     ) -> Result<(), crate::Fault> {
         self.check_region(w, pc, space, exec, addrs, size, true)?;
         if let Some(s) = watch.sanitizer.as_deref_mut() {
-            s.check_accesses(self, w, pc, space, exec, addrs, size, AccessKind::Store);
+            s.check_accesses(self, w, pc, space, exec, addrs, size, AccessKind::Store, &rows[..words]);
         }
         let stride = self.region_stride(space);
         let mem = match space {
@@ -642,7 +642,7 @@ impl<'a> Executor<'a> {
     ) -> Result<(), crate::Fault> {
         self.check_region(w, pc, space, exec, addrs, size, false)?;
         if let Some(s) = watch.sanitizer.as_deref_mut() {
-            s.check_accesses(self, w, pc, space, exec, addrs, size, AccessKind::Load);
+            s.check_accesses(self, w, pc, space, exec, addrs, size, AccessKind::Load, &[]);
         }
         let mem = self.words(space);
         let stride = self.region_stride(space);
@@ -724,7 +724,7 @@ impl<'a> Executor<'a> {
         mut one: impl FnMut(&mut Self, Loc, usize) -> (T, bool),
     ) -> Result<[T; 32], crate::Fault> {
         if let Some(s) = watch.sanitizer.as_deref_mut() {
-            s.check_accesses(self, w, pc, space, exec, addrs, bytes, AccessKind::Atomic);
+            s.check_accesses(self, w, pc, space, exec, addrs, bytes, AccessKind::Atomic, &[]);
         }
         let mut old = [T::default(); 32];
         for l in lanes(exec) {
