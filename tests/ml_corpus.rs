@@ -159,7 +159,9 @@ fn ml_corpora_run_and_match_their_references() {
         for kernel in manifest["kernels"].as_array().unwrap() {
             let id = format!("{name}/{}", kernel["name"].as_str().unwrap());
             let refused = NOT_YET.iter().any(|(k, _)| *k == id);
-            for extra in [&["--simt", "its"][..], &["--simt", "stack"], &["--timing", "h100"]] {
+            // Under every sanitizer too: a finding exits 2. What compilers emit is race-free and
+            // reads only what it wrote, spilled registers included.
+            for extra in [&["--simt", "its"][..], &["--simt", "stack"], &["--timing", "h100"], &["--check", "racecheck,initcheck,synccheck"]] {
                 match (run(&dir, kernel, extra, None), refused) {
                     (Some(why), false) => failures.push(format!("{id} {}: {why}", extra.join(" "))),
                     (None, true) => failures.push(format!("{id} {}: runs now; take it off NOT_YET", extra.join(" "))),

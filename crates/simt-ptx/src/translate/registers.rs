@@ -680,12 +680,27 @@ impl<'t, 'a> Entry<'t, 'a> {
 
     /// Loads every spilled register `inst` mentions into a reload register, which stands
     /// for it until [`store_spilled`](Self::store_spilled); returns what it replaced. The
-    /// loads are unguarded and include destinations, so lanes the instruction leaves alone
-    /// store back the value they had.
+    /// loads are unguarded and include the destinations of a guarded instruction, so lanes its
+    /// guard leaves alone store back the value they had; an unguarded one writes every lane
+    /// of a destination it does not read (a translation never keeps part of one, as liveness
+    /// takes its old value to be dead), so that register is not loaded.
     pub(super) fn reload_spilled(&mut self, inst: &'t ast::Instruction<'a>) -> Result<Vec<(&'a str, Loc)>> {
         let mut names: Vec<&'a str> = inst.guard.map(|g| g.predicate).into_iter().collect();
         for operand in &inst.operands {
             operand.names(&mut names);
+        }
+        // The names only written: the first operand's, where it is written and not read, and
+        // named nowhere else.
+        let mut written = Vec::new();
+        if inst.guard.is_none()
+            && inst.op.writes_first_operand()
+            && !inst.op.reads_first_operand()
+            && let Some(first) = inst.operands.first().filter(|o| !matches!(o.kind, OperandKind::Address(_)))
+        {
+            first.names(&mut written);
+            let mut read = Vec::new();
+            inst.operands[1..].iter().for_each(|o| o.names(&mut read));
+            written.retain(|name| !read.contains(name));
         }
         let (mut next, end) = (u32::from(self.reload.unwrap_or(0)), u32::from(self.reload.unwrap_or(0)) + RELOAD_REGS);
         let mut reloaded = Vec::new();
@@ -702,7 +717,9 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             let (r, ty) = (next as u8, if pair { isa::MemType::B64 } else { isa::MemType::U32 });
             next += width;
-            self.emit(memory::Place::LOCAL.ld(isa::VecWidth::Scalar, ty), &[dst(r), isa::Operand::Addr { base: RZ, offset: offset as i32 }])?;
+            if !written.contains(&name) {
+                self.emit(memory::Place::LOCAL.ld(isa::VecWidth::Scalar, ty), &[dst(r), isa::Operand::Addr { base: RZ, offset: offset as i32 }])?;
+            }
             // A predicate's 0 or 1 is a spilled predicate's register for the instruction.
             self.locs.insert(
                 name,
