@@ -638,12 +638,16 @@ class Spec:
             outputs, tolerance, num_warps, num_stages, note
         self.capability = capability
 
+    def for_capability(self, capability, note, name=None):
+        """The same kernel compiled for another target (NAME_smXX unless named)."""
+        other = Spec(name or f"{self.name}_sm{capability}", self.fn, self.args, self.grid, self.outputs, self.tolerance,
+                     self.num_warps, self.num_stages, capability=capability)
+        other.note = note + (f"; {self.note}" if self.note else "")
+        return other
+
     def for_hopper(self):
         """The same kernel compiled for sm_90a, where Triton's dots are warpgroup MMAs (wgmma)."""
-        hopper = Spec(f"{self.name}_sm90", self.fn, self.args, self.grid, self.outputs, self.tolerance,
-                      self.num_warps, self.num_stages, self.note, capability=90)
-        hopper.note = "sm_90a: tl.dot is wgmma.mma_async on shared-memory descriptors" + (f"; {self.note}" if self.note else "")
-        return hopper
+        return self.for_capability(90, "sm_90a: tl.dot is wgmma.mma_async on shared-memory descriptors")
 
 
 def buf(array, name=None, element=None):
@@ -1128,6 +1132,10 @@ def specs():
     hopper_bwd.note = ("sm_90a: tutorial 06's dk/dv pass with wgmma; simt keeps the 32-register accumulators in "
                        "registers and spills other values to local memory")
     S.append(hopper_bwd)
+    # Consumer Blackwell (sm_120a: RTX 50 series) keeps Ampere's warp MMAs, fp8 ones included.
+    consumer = "sm_120a (consumer Blackwell): tl.dot is mma.sync, as on sm_80/sm_89"
+    S.append(next(s for s in S if s.name == "matmul_f16_s3").for_capability(120, consumer))
+    S.append(next(s for s in S if s.name == "matmul_fp8_sm89").for_capability(120, consumer, name="matmul_fp8_sm120"))
     return S
 
 
@@ -1177,7 +1185,8 @@ def main():
     versions = {"triton": triton.__version__, "numpy": np.__version__}
     corpus = mc.Corpus(out, "gen_triton.py", versions, notes=[
         "Compiled with triton.compile(ASTSource(fn, signature, constexprs, attrs), target=GPUTarget('cuda', capability, 32)), "
-        "capability 80 but for the *_sm90 kernels (90: sm_90a, whose tl.dot is wgmma.mma_async); "
+        "capability 80 but for the *_smXX kernels (89; 90: sm_90a, whose tl.dot is wgmma.mma_async; 120: sm_120a, "
+        "consumer Blackwell, whose tl.dot is mma.sync); "
         "pointers carry tt.divisibility=16, as the JIT gives aligned tensors.",
         "Triton appends two pointer parameters to every kernel (global_scratch, profile_scratch); they are 'unused' here "
         "(the launcher passes null when the kernel's global_scratch_size and profile_scratch_size are 0), but for a kernel "
