@@ -53,6 +53,16 @@ pub enum ArgOrigin {
     CommandLine,
 }
 
+impl ArgOrigin {
+    /// The folder a relative `@FILE` is relative to.
+    fn base(&self) -> &Path {
+        match self {
+            ArgOrigin::CommandLine => Path::new(""),
+            ArgOrigin::Directive { dir } => dir.as_path(),
+        }
+    }
+}
+
 /// One argument of a launch request.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Arg {
@@ -256,10 +266,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
     let mut preread: Vec<Option<Vec<u8>>> = vec![None; kernel.params.len()];
     for (i, (param, arg)) in kernel.params.iter().zip(&chosen).enumerate() {
         let Some((elem, arg)) = arg.and_then(|a| Some((param.ty.buffer_for(&a.init)?, a))) else { continue };
-        let base = match &arg.origin {
-            ArgOrigin::CommandLine => Path::new(""),
-            ArgOrigin::Directive { dir } => dir.as_path(),
-        };
+        let base = arg.origin.base();
         let bytes = match &arg.init {
             ArgInit::File(name) if !std::fs::metadata(base.join(name)).is_ok_and(|m| m.is_file()) => {
                 // The room a buffer file has beyond GLOBAL memory is its `.npy` header's.
@@ -287,10 +294,7 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
                 if !matches!(param.ty, ParamType::Raw(_) | ParamType::U64) {
                     return Err(bad(ValueError::TensorMapParam));
                 }
-                let base = match &arg.origin {
-                    ArgOrigin::CommandLine => Path::new(""),
-                    ArgOrigin::Directive { dir } => dir.as_path(),
-                };
+                let base = arg.origin.base();
                 let (elem, shape, data) = tensor_contents(map, base).map_err(bad)?;
                 let tensor_type = tensor_elem(elem).map_err(bad)?;
                 let swizzle =
@@ -300,16 +304,13 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
                 let described = TensorMap::dense(u64::from(tensor), tensor_type, &shape, &map.boxes, map.element_strides.as_deref(), swizzle)
                     .map_err(|e| bad(ValueError::TensorMap(e.to_string())))?;
                 let address = memory.alloc(&format!("{}.map", param.name), WordBytes::from_bytes(&described.encode()))?;
-                if param.ty == ParamType::U64 { u64::from(address).to_le_bytes().to_vec() } else { address.to_le_bytes().to_vec() }
+                address_bytes(param.ty, address)
             }
             (ArgInit::Pointers(pointers), _) => {
                 if !matches!(param.ty, ParamType::Raw(_) | ParamType::U64) {
                     return Err(bad(ValueError::PointersParam));
                 }
-                let base = match &arg.origin {
-                    ArgOrigin::CommandLine => Path::new(""),
-                    ArgOrigin::Directive { dir } => dir.as_path(),
-                };
+                let base = arg.origin.base();
                 // Untyped, a buffer is words, as a `.u64` given one is; files bring their own dtype.
                 let (elem, literal_elem) = pointers.elem.map_or((ElemType::U32, ElemType::B32), |e| (e, e));
                 let mut table = Vec::with_capacity(8 * pointers.buffers.len());
@@ -322,20 +323,16 @@ pub fn prepare(kernel: &Kernel, request: &LaunchRequest) -> Result<PreparedLaunc
                 }
                 buffers.push((param.name.clone(), ElemType::U64));
                 let address = memory.alloc(&param.name, WordBytes::from_bytes(&table))?;
-                if param.ty == ParamType::U64 { u64::from(address).to_le_bytes().to_vec() } else { address.to_le_bytes().to_vec() }
+                address_bytes(param.ty, address)
             }
             (_, buffer) => match buffer {
                 Some(elem) => {
-                    let base = match &arg.origin {
-                        ArgOrigin::CommandLine => Path::new(""),
-                        ArgOrigin::Directive { dir } => dir.as_path(),
-                    };
+                    let base = arg.origin.base();
                     let literal_elem = param.ty.literal_elem(&arg.init).unwrap_or(elem);
                     let (elem, data) = buffer_contents(elem, literal_elem, param.ty.takes_any_dtype(), &arg.init, base, preread).map_err(bad)?;
                     buffers.push((param.name.clone(), elem));
                     let address = memory.alloc(&param.name, data)?;
-                    // A `.u64` holds the whole 64-bit address, a buffer parameter its 32-bit one.
-                    if param.ty == ParamType::U64 { u64::from(address).to_le_bytes().to_vec() } else { address.to_le_bytes().to_vec() }
+                    address_bytes(param.ty, address)
                 }
                 None => match &arg.init {
                     ArgInit::Scalar(lit) => scalar_bytes(param.ty, *lit).map_err(bad)?,
@@ -723,6 +720,12 @@ pub fn buffer_bytes(elem: ElemType, init: &ArgInit, base: &Path) -> Result<WordB
         }
         ArgInit::File(name) => WordBytes::from_bytes(&read_buffer_file(elem, &base.join(name))?),
     })
+}
+
+/// The bytes of a parameter that holds a buffer's `address`: all 64 bits for a `.u64`, the
+/// 32-bit GLOBAL address for a pointer.
+fn address_bytes(ty: ParamType, address: u32) -> Vec<u8> {
+    if ty == ParamType::U64 { u64::from(address).to_le_bytes().to_vec() } else { address.to_le_bytes().to_vec() }
 }
 
 /// A buffer's element type and contents: a file's (read now unless `preread`), whose dtype is
