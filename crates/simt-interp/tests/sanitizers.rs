@@ -45,6 +45,7 @@ fn clean(module: &Module, simt: SimtModel, checks: Checks) {
 fn each_planted_bug_is_caught_at_its_line() {
     let cases = [
         ("race.s", FaultKind::Race, 19, Some(14)),
+        ("early_arrive.s", FaultKind::Race, 30, Some(44)),
         ("uninit.s", FaultKind::Uninitialized, 19, None),
         ("divergent_barrier.s", FaultKind::Divergence, 23, None),
         ("oob.s", FaultKind::OutOfBounds, 16, None),
@@ -59,7 +60,7 @@ fn each_planted_bug_is_caught_at_its_line() {
 
 #[test]
 fn without_the_checks_the_planted_bugs_go_unnoticed() {
-    for name in ["race.s", "uninit.s", "divergent_barrier.s"] {
+    for name in ["race.s", "early_arrive.s", "uninit.s", "divergent_barrier.s"] {
         let module = assemble_file(&asm_dir().join("bugs").join(name));
         clean(&module, SimtModel::Its, Checks::default());
     }
@@ -123,6 +124,16 @@ const BYSTANDER: &str = ".kernel k\n.param .ptr.u32 out\n.shared .u32 row[32]\n.
     S2R R0, SR_TID.X\nSHR.U32 R1, R0, 5\nAND R2, R0, 31\nLEA R3, R2, row, 2\nISETP.NE.U32 P0, R1, 0\n@P0 BRA READ\n\
     ST.SHARED.U32 [R3], R0\nBAR.ARRIVE 1, 64\nEXIT\nREAD:\nISETP.EQ.U32 P1, R1, 1\n@P1 BAR.SYNC 1, 64\nLD.SHARED.U32 R4, [R3]\n\
     LD.PARAM.U32 R5, [out]\nLEA R5, R0, R5, 2\nST.GLOBAL.U32 [R5], R4\nEXIT\n";
+
+#[test]
+fn arriving_after_the_read_mends_the_early_arrival() {
+    let planted = std::fs::read_to_string(asm_dir().join("bugs/early_arrive.s")).unwrap();
+    let (arrive, read) = ("@P2 BAR.ARRIVE 2, 64", "LD.SHARED.U32 R6, [R3+slot]");
+    let mended = planted.replacen(arrive, "NOP", 1).replacen(read, &format!("{read}\n{arrive}"), 1);
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        clean(&text(&mended), simt, ALL);
+    }
+}
 
 #[test]
 fn a_counted_barrier_orders_only_the_warps_that_take_part() {
