@@ -509,10 +509,20 @@ impl Sanitizer {
         }
     }
 
-    /// A tensor copy wrote `size` bytes of shared memory at `at`: initcheck counts them written.
-    /// racecheck does not see them (docs/simt-models.md).
-    pub(crate) fn copied_in(&mut self, at: usize, size: usize) {
-        if self.checks.initcheck {
+    /// Lane `l` of warp `w` had a tensor copy write (`load`: into shared memory) or read (a
+    /// store out of it) the `size` bytes of shared memory at `at`: racecheck takes them as that
+    /// thread's accesses (a load's bytes are released to its mbarrier's waiters with the
+    /// thread's own, `Sync::MbarArrive`), and initcheck counts a load's bytes written.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn tensor_copy(&mut self, ex: &Executor<'_>, w: usize, l: usize, pc: u32, at: usize, size: usize, load: bool) {
+        if self.checks.racecheck {
+            let now = self.access((w * 32 + l) as u32, w, pc, ex.warps[w].issued, false);
+            if let Some(hazard) = self.shared_access(now, at, size, load, |_| false) {
+                let kind = if load { AccessKind::Store } else { AccessKind::Load };
+                self.finding(ex, FaultKind::Race, pc, Some(hazard.earlier.pc), || race_fault(ex, w, l, pc, at as u32, kind, hazard));
+            }
+        }
+        if self.checks.initcheck && load {
             self.mark_written(Space::Shared, at, size);
         }
     }

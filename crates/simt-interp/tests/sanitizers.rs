@@ -136,6 +136,21 @@ fn arriving_after_the_read_mends_the_early_arrival() {
 }
 
 #[test]
+fn tensor_copies_race_with_the_threads_they_are_not_ordered_with() {
+    let tma = std::fs::read_to_string(asm_dir().join("tma.s")).unwrap();
+    // Reading the tile without waiting for the copy's phase: warps 1 to 3 race with the
+    // TMA.LOAD thread 0 issued (warp 0 is one unit with its issuing lane).
+    let unwaited = tma.replacen("MBAR.TEST P1, [bar], 0", "NOP", 1).replacen("@!P1 BRA    WAIT", "NOP", 1);
+    let f = fault(&text(&unwaited), SimtModel::Its, ALL);
+    assert_eq!((f.kind, f.thread, f.related.first().map(|r| r.0)), (FaultKind::Race, Some([32, 0, 0]), Some(42)), "{}", f.message);
+    assert!(f.message.contains("read after write"), "{}", f.message);
+    // Storing the tile before every thread has written its share: the TMA.STORE's read races.
+    let unbarriered = tma.replacen("BAR.SYNC                        // `moved` is whole", "NOP", 1);
+    let f = fault(&text(&unbarriered), SimtModel::Its, ALL);
+    assert_eq!((f.kind, f.line), (FaultKind::Race, Some(72)), "{}", f.message);
+}
+
+#[test]
 fn a_counted_barrier_orders_only_the_warps_that_take_part() {
     for simt in [SimtModel::Its, SimtModel::Stack] {
         let f = fault(&text(BYSTANDER), simt, ALL);

@@ -127,15 +127,16 @@ impl Executor<'_> {
             // Inside shared memory, so a box's bytes fit 32 bits from here on.
             let bytes = self.check_box(w, pc, l, &map, shared[l])?;
             self.copy_box(w, pc, l, &map, at, shared[l], barrier.is_none())?;
-            let Some(barrier) = barrier else { continue };
             if let Some(s) = sanitizer.as_deref_mut() {
-                s.copied_in(shared[l] as usize, bytes as usize);
+                s.tensor_copy(self, w, l, pc, shared[l] as usize, bytes as usize, barrier.is_some());
             }
+            let Some(barrier) = barrier else { continue };
             self.update_mbarrier(w, pc, l, barrier[l], |m| {
                 m.transact(-i64::from(bytes))?;
                 m.settle();
                 Ok(())
             })?;
+            self.note_mbarrier_arrival(w, pc, l, barrier[l])?;
         }
         Ok(())
     }
@@ -184,10 +185,7 @@ impl Executor<'_> {
                         m.settle();
                         Ok(phase)
                     })?;
-                    if self.launch.options.checks.racecheck {
-                        let at = self.mbarrier_at(w, pc, l, addrs[l], false)?;
-                        self.note_sync(super::Sync::MbarArrive { warp: w as u8, at });
-                    }
+                    self.note_mbarrier_arrival(w, pc, l, addrs[l])?;
                 }
                 write(&mut self.warps[w], d, &phases, exec);
             }
@@ -219,6 +217,15 @@ impl Executor<'_> {
                 }
                 set_pred(&mut self.warps[w], p, done, exec);
             }
+        }
+        Ok(())
+    }
+
+    /// Notes for racecheck that lane `l` of warp `w` arrived on the mbarrier at SHARED `addr`.
+    fn note_mbarrier_arrival(&mut self, w: usize, pc: u32, l: usize, addr: u32) -> Result<(), Fault> {
+        if self.launch.options.checks.racecheck {
+            let at = self.mbarrier_at(w, pc, l, addr, false)?;
+            self.note_sync(super::Sync::MbarArrive { warp: w as u8, at });
         }
         Ok(())
     }
