@@ -527,6 +527,27 @@ impl Sanitizer {
         }
     }
 
+    /// racecheck and initcheck of the `size`-byte elements of shared memory a `WGMMA` of warp
+    /// `w` read through its descriptors, each by the lane whose fragment holds it.
+    pub(crate) fn tensor_reads(&mut self, ex: &Executor<'_>, w: usize, pc: u32, reads: &[(u8, u32)], size: u32) {
+        let issue = ex.warps[w].issued;
+        for &(lane, addr) in reads {
+            let (l, at) = (usize::from(lane), addr as usize);
+            if self.checks.racecheck {
+                let now = self.access((w * 32 + l) as u32, w, pc, issue, false);
+                if let Some(hazard) = self.shared_access(now, at, size as usize, false, |_| false) {
+                    self.finding(ex, FaultKind::Race, pc, Some(hazard.earlier.pc), || race_fault(ex, w, l, pc, addr, AccessKind::Load, hazard));
+                }
+            }
+            if self.checks.initcheck && !self.initialised(Space::Shared, at, size as usize) {
+                self.finding(ex, FaultKind::Uninitialized, pc, None, || {
+                    let message = format!("initcheck: {} reads {size} bytes at shared address {addr:#x} that no thread wrote", ex.mnemonic(pc));
+                    ex.fault(FaultKind::Uninitialized, w, Some(l), Some(pc), message)
+                });
+            }
+        }
+    }
+
     /// racecheck and initcheck of the executing lanes' SHARED or LOCAL accesses; a store's
     /// `stored` words are a register row each (the low bytes of the first for a sub-word size).
     #[allow(clippy::too_many_arguments)]

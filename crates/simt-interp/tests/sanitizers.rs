@@ -151,6 +151,16 @@ fn tensor_copies_race_with_the_threads_they_are_not_ordered_with() {
 }
 
 #[test]
+fn a_wgmma_reading_tiles_no_barrier_orders_races_with_their_stores() {
+    let wgmma = std::fs::read_to_string(asm_dir().join("wgmma.s")).unwrap();
+    let unbarriered = wgmma.replacen("BAR.SYNC                        // the tiles are whole", "NOP //", 1);
+    assert_ne!(unbarriered, wgmma);
+    let f = fault(&text(&unbarriered), SimtModel::Its, ALL);
+    assert_eq!((f.kind, f.line), (FaultKind::Race, Some(84)), "{}", f.message);
+    assert!(f.message.contains("read after write"), "{}", f.message);
+}
+
+#[test]
 fn a_counted_barrier_orders_only_the_warps_that_take_part() {
     for simt in [SimtModel::Its, SimtModel::Stack] {
         let f = fault(&text(BYSTANDER), simt, ALL);

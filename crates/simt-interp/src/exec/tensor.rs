@@ -8,6 +8,7 @@ use super::Executor;
 use super::{describe_lanes, pred, write};
 use crate::decode::{Decoder, PredIn, Reg};
 use crate::fault::{Fault, FaultKind};
+use crate::sanitize::Sanitizer;
 use simt_tensor::layout::Operand as Role;
 
 /// An MMA with the first register of each operand.
@@ -173,7 +174,7 @@ impl Executor<'_> {
     /// Runs this warp's share of a `WGMMA`; every lane of the warp must take part, and the
     /// descriptors and `q` must be the same in every lane (PTX requires them the same across
     /// the warpgroup).
-    pub(crate) fn wgmma(&mut self, w: usize, pc: u32, op: WgmmaOp, mask: u32, exec: u32) -> Result<(), Fault> {
+    pub(crate) fn wgmma(&mut self, w: usize, pc: u32, op: WgmmaOp, mask: u32, exec: u32, sanitizer: Option<&mut Sanitizer>) -> Result<(), Fault> {
         if exec != u32::MAX {
             return Err(self.incomplete_warp(w, pc, mask, !exec, "all 32 lanes of the warp"));
         }
@@ -218,18 +219,20 @@ impl Executor<'_> {
         };
         let b = multiplicand(op.b, op.b_k_major, "B")?;
         let a = if op.a_shared { Some(multiplicand(op.a, op.a_k_major, "A")?) } else { None };
+        // The elements each lane reads, for the sanitizers (none without them: nothing is kept).
+        let mut reads = sanitizer.as_ref().map(|_| Vec::new());
         // The warp's place in its warpgroup: its 16 rows of A and D.
         let first_row = 16 * (w as u32 % 4);
         let mut a_fragment = [[0u32; 32]; 4];
         match a {
-            Some(a) => self.gather(w, pc, &a, slice.shape, Role::A, &mut a_fragment, |row, k| (first_row + row, k))?,
+            Some(a) => self.gather(w, pc, &a, slice.shape, Role::A, &mut a_fragment, |row, k| (first_row + row, k), reads.as_mut())?,
             None => a_fragment.copy_from_slice(&self.warps[w].regs[usize::from(op.a)..usize::from(op.a) + 4]),
         }
         let c_regs = usize::from(slice.regs(FragRole::C));
         let zero = [[0u32; 32]; 4];
         for j in 0..op.n / 8 {
             let mut b_fragment = [[0u32; 32]; 2];
-            self.gather(w, pc, &b, slice.shape, Role::B, &mut b_fragment, |k, column| (8 * j + column, k))?;
+            self.gather(w, pc, &b, slice.shape, Role::B, &mut b_fragment, |k, column| (8 * j + column, k), reads.as_mut())?;
             let first = usize::from(op.d) + j as usize * c_regs;
             let warp = &self.warps[w];
             let c = if q != 0 { &warp.regs[first..first + c_regs] } else { &zero[..c_regs] };
@@ -242,12 +245,16 @@ impl Executor<'_> {
                 write(warp, (first + r) as Reg, row, exec);
             }
         }
+        if let (Some(s), Some(reads)) = (sanitizer, reads) {
+            s.tensor_reads(self, w, pc, &reads, bytes);
+        }
         Ok(())
     }
 
     /// Fills `fragment` with the elements the `MMA` fragment layout of `role` puts in each lane
     /// and register, read from SHARED memory: (row, column) of the slice's A or B is (`mn`,
     /// `k`) = `place(row, column)` of `matrix`.
+    /// Each element's lane and address go to `reads`, where there is one.
     #[allow(clippy::too_many_arguments)] // the fragment, where it comes from, and what to say if it is not there
     fn gather(
         &self,
@@ -258,6 +265,7 @@ impl Executor<'_> {
         role: Role,
         fragment: &mut [[u32; 32]],
         place: impl Fn(u32, u32) -> (u32, u32),
+        mut reads: Option<&mut Vec<(u8, u32)>>,
     ) -> Result<(), Fault> {
         let per_reg = 4 / matrix.bytes as usize;
         let mask = u32::MAX >> (32 - 8 * matrix.bytes);
@@ -276,6 +284,9 @@ impl Executor<'_> {
                         return Err(self.fault(FaultKind::Tensor, w, None, Some(pc), message));
                     };
                     *word |= ((value >> (8 * (address % 4))) & mask) << (8 * matrix.bytes as usize * slot);
+                    if let Some(reads) = reads.as_deref_mut() {
+                        reads.push((lane as u8, address));
+                    }
                 }
             }
         }
