@@ -1,6 +1,6 @@
-//! The timing backend on the command line: every `sh` command of `docs/timing.md` and
-//! the latency lab runs as written; errors exit 1 with a location; JSON and the
-//! timeline file are well formed.
+//! The timing backend on the command line: errors exit 1 with a location; JSON and the
+//! timeline file are well formed. (`docs_commands.rs` runs the commands of `docs/timing.md`
+//! and the latency lab, as every document's.)
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -11,37 +11,6 @@ fn root() -> PathBuf {
 
 fn simt(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_simt")).args(args).current_dir(root()).output().expect("simt runs")
-}
-
-/// The lines of the ```sh blocks of a markdown file.
-fn sh_commands(doc: &str) -> Vec<String> {
-    let text = std::fs::read_to_string(root().join(doc)).expect("doc");
-    let mut out = Vec::new();
-    let mut inside = false;
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            inside = line.trim() == "```sh";
-            continue;
-        }
-        if inside && !line.trim().is_empty() {
-            out.push(line.to_string());
-        }
-    }
-    out
-}
-
-#[test]
-fn every_sh_command_in_the_timing_docs_runs() {
-    let bin = Path::new(env!("CARGO_BIN_EXE_simt")).parent().expect("bin dir").to_path_buf();
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    for doc in ["docs/timing.md", "docs/course/04-latency-and-occupancy.md"] {
-        let commands = sh_commands(doc);
-        assert!(!commands.is_empty(), "{doc} has sh blocks");
-        for command in commands {
-            let out = Command::new("sh").arg("-c").arg(&command).env("PATH", &path).current_dir(root()).output().expect("sh");
-            assert!(out.status.success(), "{doc}: `{command}` failed:\n{}", String::from_utf8_lossy(&out.stderr));
-        }
-    }
 }
 
 #[test]
