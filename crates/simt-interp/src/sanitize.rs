@@ -173,6 +173,8 @@ struct Shadow {
 pub(crate) struct Hazard {
     pub earlier: Access,
     pub kind: &'static str,
+    /// The shared byte where the two meet.
+    pub byte: usize,
 }
 
 /// Shadow entries that cost nothing until touched, kept from block to block on one
@@ -378,9 +380,9 @@ impl Sanitizer {
                 && concurrent(model, seen, &w, &now)
                 && !(write && benign(&w))
             {
-                return Some(Hazard { earlier: w, kind: if write { "write after write" } else { "read after write" } });
+                return Some(Hazard { earlier: w, kind: if write { "write after write" } else { "read after write" }, byte });
             }
-            s.reads.iter().flatten().find(|r| write && concurrent(model, seen, r, &now)).map(|r| Hazard { earlier: *r, kind: "write after read" })
+            s.reads.iter().flatten().find(|r| write && concurrent(model, seen, r, &now)).map(|r| Hazard { earlier: *r, kind: "write after read", byte })
         });
         for byte in at..at + size {
             let s = self.shared.get_mut(byte);
@@ -512,18 +514,27 @@ impl Sanitizer {
     /// Lane `l` of warp `w` had a tensor copy write (`load`: into shared memory) or read (a
     /// store out of it) the `size` bytes of shared memory at `at`: racecheck takes them as that
     /// thread's accesses (a load's bytes are released to its mbarrier's waiters with the
-    /// thread's own, `Sync::MbarArrive`), and initcheck counts a load's bytes written.
+    /// thread's own, `Sync::MbarArrive`); initcheck counts a load's bytes written and checks
+    /// that a store's were.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn tensor_copy(&mut self, ex: &Executor<'_>, w: usize, l: usize, pc: u32, at: usize, size: usize, load: bool) {
         if self.checks.racecheck {
             let now = self.access((w * 32 + l) as u32, w, pc, ex.warps[w].issued, false);
             if let Some(hazard) = self.shared_access(now, at, size, load, |_| false) {
                 let kind = if load { AccessKind::Store } else { AccessKind::Load };
-                self.finding(ex, FaultKind::Race, pc, Some(hazard.earlier.pc), || race_fault(ex, w, l, pc, at as u32, kind, hazard));
+                // A box is large: the report names the byte where the two meet.
+                self.finding(ex, FaultKind::Race, pc, Some(hazard.earlier.pc), || race_fault(ex, w, l, pc, hazard.byte as u32, kind, hazard));
             }
         }
-        if self.checks.initcheck && load {
-            self.mark_written(Space::Shared, at, size);
+        if self.checks.initcheck {
+            if load {
+                self.mark_written(Space::Shared, at, size);
+            } else if let Some(byte) = (at..at + size).find(|&b| !self.initialised(Space::Shared, b, 1)) {
+                self.finding(ex, FaultKind::Uninitialized, pc, None, || {
+                    let message = format!("initcheck: {} reads the box's byte at shared address {byte:#x}, which no thread wrote", ex.mnemonic(pc));
+                    ex.fault(FaultKind::Uninitialized, w, Some(l), Some(pc), message)
+                });
+            }
         }
     }
 

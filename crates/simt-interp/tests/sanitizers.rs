@@ -148,6 +148,11 @@ fn tensor_copies_race_with_the_threads_they_are_not_ordered_with() {
     let unbarriered = tma.replacen("BAR.SYNC                        // `moved` is whole", "NOP", 1);
     let f = fault(&text(&unbarriered), SimtModel::Its, ALL);
     assert_eq!((f.kind, f.line), (FaultKind::Race, Some(72)), "{}", f.message);
+    // Storing a tile nobody wrote: initcheck names the first byte.
+    let unwritten = tma.replacen("ST.SHARED.U32 [R17+moved], R16", "NOP", 1);
+    let f = fault(&text(&unwritten), SimtModel::Its, ALL);
+    assert_eq!((f.kind, f.line), (FaultKind::Uninitialized, Some(72)), "{}", f.message);
+    assert!(f.message.contains("TMA.STORE.2D reads the box's byte at shared address 0x1000"), "{}", f.message);
 }
 
 #[test]
