@@ -9,7 +9,8 @@ import numpy.typing as npt
 __version__: str
 
 Dims = Union[int, Tuple[int], Tuple[int, int], Tuple[int, int, int], Sequence[int]]
-ArgValue = Union[npt.NDArray[Any], int, float, str]
+# A list of arrays is a table of pointers to them (the command line's pointers(...)).
+ArgValue = Union[npt.NDArray[Any], Sequence[npt.NDArray[Any]], int, float, str]
 
 class SimtError(Exception):
     """Base class of every error simt raises."""
