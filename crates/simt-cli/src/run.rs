@@ -604,9 +604,9 @@ fn buffer_name(kernel: &Kernel, text: &str, flag: &str) -> Result<String, Failur
     let text = text.trim();
     if let Some((param, k)) = text.rsplit_once('.')
         && let Ok(k) = k.parse::<usize>()
-        && kernel.param(&param_name(kernel, param)).is_some()
+        && let param = param_name(kernel, param)
+        && kernel.param(&param).is_some()
     {
-        let param = param_name(kernel, param);
         pointer_param(kernel, &param, text, flag)?;
         return Ok(format!("{param}.{k}"));
     }

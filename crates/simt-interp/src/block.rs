@@ -494,8 +494,7 @@ impl<'a> BlockSim<'a> {
     pub fn release_barrier(&mut self) -> bool {
         if (0..simt_isa::BARRIERS as u8).any(|id| self.exec.open_counted(id)) {
             if let Some(s) = &mut self.sanitizer {
-                s.synchronise(&self.exec.syncs);
-                self.exec.syncs.clear();
+                s.synchronise(&mut self.exec.syncs);
             }
             self.counted_opened();
             return true;

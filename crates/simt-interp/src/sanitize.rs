@@ -332,10 +332,11 @@ impl Sanitizer {
         }
     }
 
-    /// Orders accesses by the counted-barrier and mbarrier synchronisations an instruction
-    /// made: an arrival releases what its warp did before it, and the wait it ends acquires it.
-    pub(crate) fn synchronise(&mut self, syncs: &[Sync]) {
-        for &sync in syncs {
+    /// Orders accesses by the counted-barrier and mbarrier synchronisations noted since the
+    /// last call, taking them: an arrival releases what its warp did before it, and the wait
+    /// it ends acquires it.
+    pub(crate) fn synchronise(&mut self, syncs: &mut Vec<Sync>) {
+        for sync in syncs.drain(..) {
             match sync {
                 Sync::Arrive { warp, barrier } => self.release(usize::from(warp), |s| &mut s.released[usize::from(barrier)]),
                 Sync::Open { barrier, waiters } => {
@@ -370,15 +371,16 @@ impl Sanitizer {
 
     /// racecheck on bytes `at .. at + size` of shared memory: records the access and
     /// returns the first hazard it makes with an earlier one.
-    /// A write that `benign` says stores what the earlier write did is no hazard with it.
-    fn shared_access(&mut self, now: Access, at: usize, size: usize, write: bool, benign: impl Fn(&Access) -> bool) -> Option<Hazard> {
+    /// A write that `benign(earlier, now)` says stores what the earlier write did is no
+    /// hazard with it.
+    fn shared_access(&mut self, now: Access, at: usize, size: usize, write: bool, benign: impl Fn(&Access, &Access) -> bool) -> Option<Hazard> {
         let (model, seen) = (self.model, &self.clocks[now.warp as usize]);
         let hazard = (at..at + size).find_map(|byte| {
             // Borrowed, not copied: an entry is three accesses.
             let s = self.shared.get(byte)?;
             if let Some(w) = s.write
                 && concurrent(model, seen, &w, &now)
-                && !(write && benign(&w))
+                && !(write && benign(&w, &now))
             {
                 return Some(Hazard { earlier: w, kind: if write { "write after write" } else { "read after write" }, byte });
             }
@@ -519,12 +521,9 @@ impl Sanitizer {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn tensor_copy(&mut self, ex: &Executor<'_>, w: usize, l: usize, pc: u32, at: usize, size: usize, load: bool) {
         if self.checks.racecheck {
-            let now = self.access((w * 32 + l) as u32, w, pc, ex.warps[w].issued, false);
-            if let Some(hazard) = self.shared_access(now, at, size, load, |_| false) {
-                let kind = if load { AccessKind::Store } else { AccessKind::Load };
-                // A box is large: the report names the byte where the two meet.
-                self.finding(ex, FaultKind::Race, pc, Some(hazard.earlier.pc), || race_fault(ex, w, l, pc, hazard.byte as u32, kind, hazard));
-            }
+            // A box is large: the report names the byte where the two meet.
+            let kind = if load { AccessKind::Store } else { AccessKind::Load };
+            self.race_check(ex, w, l, pc, at, size, kind, None, |_, _| false);
         }
         if self.checks.initcheck {
             if load {
@@ -541,22 +540,52 @@ impl Sanitizer {
     /// racecheck and initcheck of the `size`-byte elements of shared memory a `WGMMA` of warp
     /// `w` read through its descriptors, each by the lane whose fragment holds it.
     pub(crate) fn tensor_reads(&mut self, ex: &Executor<'_>, w: usize, pc: u32, reads: &[(u8, u32)], size: u32) {
-        let issue = ex.warps[w].issued;
         for &(lane, addr) in reads {
             let (l, at) = (usize::from(lane), addr as usize);
             if self.checks.racecheck {
-                let now = self.access((w * 32 + l) as u32, w, pc, issue, false);
-                if let Some(hazard) = self.shared_access(now, at, size as usize, false, |_| false) {
-                    self.finding(ex, FaultKind::Race, pc, Some(hazard.earlier.pc), || race_fault(ex, w, l, pc, addr, AccessKind::Load, hazard));
-                }
+                self.race_check(ex, w, l, pc, at, size as usize, AccessKind::Load, Some(addr), |_, _| false);
             }
-            if self.checks.initcheck && !self.initialised(Space::Shared, at, size as usize) {
-                self.finding(ex, FaultKind::Uninitialized, pc, None, || {
-                    let message = format!("initcheck: {} reads {size} bytes at shared address {addr:#x} that no thread wrote", ex.mnemonic(pc));
-                    ex.fault(FaultKind::Uninitialized, w, Some(l), Some(pc), message)
-                });
+            if self.checks.initcheck {
+                self.unwritten_read(ex, w, l, pc, Space::Shared, at, addr, size);
             }
         }
+    }
+
+    /// racecheck of lane `l` of warp `w`'s access at `pc` to shared bytes `at .. at + size`:
+    /// records it and notes the hazard it makes, reported at `addr` (else at the byte where
+    /// the two accesses meet). `benign` as for `shared_access`.
+    #[allow(clippy::too_many_arguments)]
+    fn race_check(
+        &mut self,
+        ex: &Executor<'_>,
+        w: usize,
+        l: usize,
+        pc: u32,
+        at: usize,
+        size: usize,
+        kind: AccessKind,
+        addr: Option<u32>,
+        benign: impl Fn(&Access, &Access) -> bool,
+    ) {
+        let now = self.access((w * 32 + l) as u32, w, pc, ex.warps[w].issued, kind == AccessKind::Atomic);
+        if let Some(hazard) = self.shared_access(now, at, size, kind != AccessKind::Load, benign) {
+            let addr = addr.unwrap_or(hazard.byte as u32);
+            self.finding(ex, FaultKind::Race, pc, Some(hazard.earlier.pc), || race_fault(ex, w, l, pc, addr, kind, hazard));
+        }
+    }
+
+    /// initcheck of lane `l` of warp `w`'s read at `pc` of `size` bytes of `space` at `at`
+    /// (address `addr`): a finding unless every byte was written.
+    #[allow(clippy::too_many_arguments)]
+    fn unwritten_read(&mut self, ex: &Executor<'_>, w: usize, l: usize, pc: u32, space: Space, at: usize, addr: u32, size: u32) {
+        if self.initialised(space, at, size as usize) {
+            return;
+        }
+        self.finding(ex, FaultKind::Uninitialized, pc, None, || {
+            let message =
+                format!("initcheck: {} reads {size} bytes at {} address {addr:#x} that no thread wrote", ex.mnemonic(pc), space.name().to_lowercase());
+            ex.fault(FaultKind::Uninitialized, w, Some(l), Some(pc), message)
+        });
     }
 
     /// racecheck and initcheck of the executing lanes' SHARED or LOCAL accesses; a store's
@@ -577,32 +606,19 @@ impl Sanitizer {
         if !matches!(space, Space::Shared | Space::Local) {
             return;
         }
-        let issue = ex.warps[w].issued;
         let len = ex.region_len(space);
         for l in lanes(exec) {
             if addrs[l] as usize + size as usize > len {
                 continue; // memcheck reports it
             }
             let at = ex.region_base(space, w, l) + addrs[l] as usize;
-            let thread = (w * 32 + l) as u32;
             if self.checks.racecheck && space == Space::Shared {
-                let now = self.access(thread, w, pc, issue, kind == AccessKind::Atomic);
-                let same_value = |earlier: &Access| same_value_written(ex, earlier, &now, at, addrs, size, stored);
-                if let Some(hazard) = self.shared_access(now, at, size as usize, kind != AccessKind::Load, same_value) {
-                    self.finding(ex, FaultKind::Race, pc, Some(hazard.earlier.pc), || race_fault(ex, w, l, pc, addrs[l], kind, hazard));
-                }
+                let same_value = |earlier: &Access, now: &Access| same_value_written(ex, earlier, now, at, addrs, size, stored);
+                self.race_check(ex, w, l, pc, at, size as usize, kind, Some(addrs[l]), same_value);
             }
             if self.checks.initcheck {
-                if kind != AccessKind::Store && !self.initialised(space, at, size as usize) {
-                    self.finding(ex, FaultKind::Uninitialized, pc, None, || {
-                        let message = format!(
-                            "initcheck: {} reads {size} bytes at {} address {:#x} that no thread wrote",
-                            ex.mnemonic(pc),
-                            space.name().to_lowercase(),
-                            addrs[l]
-                        );
-                        ex.fault(FaultKind::Uninitialized, w, Some(l), Some(pc), message)
-                    });
+                if kind != AccessKind::Store {
+                    self.unwritten_read(ex, w, l, pc, space, at, addrs[l], size);
                 }
                 self.mark_written(space, at, size as usize);
             }

@@ -377,8 +377,7 @@ impl<'a> Executor<'a> {
         // destination for them as the barrier opens.
         if let Some(s) = sanitizer {
             s.after_issue(self, w, pc, exec);
-            s.synchronise(&self.syncs);
-            self.syncs.clear();
+            s.synchronise(&mut self.syncs);
         }
         if moved == control::Moved::No {
             self.warps[w].advance(mask);
