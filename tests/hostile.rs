@@ -470,6 +470,26 @@ fn cases() -> Vec<Case> {
         &[],
         2,
     ));
+    let tmem = |name, body| rt(name, ".target sm_100\n.shared .u32 slot[1]", body, &[], 2);
+    t.push(tmem("runtime: TMEM.ALLOC of 48 columns", "    TMEM.ALLOC [slot], 48"));
+    t.push(tmem("runtime: TMEM.ALLOC past the block's 512 columns", "    TMEM.ALLOC [slot], 256\n    TMEM.ALLOC [slot], 512"));
+    t.push(tmem("runtime: TMEM.ALLOC after TMEM.RELINQUISH", "    TMEM.RELINQUISH\n    TMEM.ALLOC [slot], 32"));
+    t.push(tmem("runtime: TMEM.DEALLOC of columns no TMEM.ALLOC gave", "    TMEM.ALLOC [slot], 64\n    TMEM.DEALLOC RZ, 32"));
+    t.push(tmem("runtime: TMEM.LD of another warp's lanes", "    TMEM.ALLOC [slot], 32\n    MOV R1, 0x200000\n    TMEM.LD.32X32B.X1 R2, [R1]"));
+    t.push(tmem("runtime: TMEM.LD of columns not allocated", "    TMEM.ALLOC [slot], 32\n    TMEM.LD.16X32BX2.X16 R2, [RZ], 24"));
+    t.push(tmem("runtime: TMEM.ST whose address differs between lanes", "    TMEM.ALLOC [slot], 32\n    S2R R1, SR_LANEID\n    TMEM.ST.32X32B.X1 [R1], R1"));
+    t.push(tmem(
+        "runtime: TCMMA with a sparse instruction descriptor",
+        "    TMEM.ALLOC [slot], 64\n    MOV R0, 0\n    MOV R1, 0x4000\n    TCMMA.F16 RZ, R0, R0, 0x04110014, !PT",
+    ));
+    t.push(tmem(
+        "runtime: TCMMA with a Hopper descriptor",
+        "    TMEM.ALLOC [slot], 64\n    MOV R0, 0\n    MOV R1, 0x40000000\n    TCMMA.F16 RZ, R0, R0, 0x04110010, !PT",
+    ));
+    t.push(tmem(
+        "runtime: TCMMA into columns not allocated",
+        "    TMEM.ALLOC [slot], 32\n    MOV R0, 0\n    MOV R1, 0x4000\n    TCMMA.F16 RZ, R0, R0, 0x04110010, !PT",
+    ));
     t.push(rt(
         "runtime: integer and float edge cases",
         ".arg out = zeros(9)",

@@ -1136,6 +1136,11 @@ def specs():
     consumer = "sm_120a (consumer Blackwell): tl.dot is mma.sync, as on sm_80/sm_89"
     S.append(next(s for s in S if s.name == "matmul_f16_s3").for_capability(120, consumer))
     S.append(next(s for s in S if s.name == "matmul_fp8_sm89").for_capability(120, consumer, name="matmul_fp8_sm120"))
+    # Datacenter Blackwell (sm_100a): tl.dot is tcgen05.mma, one thread's MMA into tensor memory.
+    datacenter = ("sm_100a (datacenter Blackwell): tl.dot is tcgen05.mma, issued by one thread and accumulating in "
+                  "tensor memory, which tcgen05.ld brings to registers")
+    for name, new in (("matmul_f16_s3", None), ("matmul_fp8_sm89", "matmul_fp8_sm100"), ("matmul_tf32_s3", None), ("attention_fwd", None)):
+        S.append(next(s for s in S if s.name == name).for_capability(100, datacenter, name=new))
     return S
 
 
@@ -1185,8 +1190,8 @@ def main():
     versions = {"triton": triton.__version__, "numpy": np.__version__}
     corpus = mc.Corpus(out, "gen_triton.py", versions, notes=[
         "Compiled with triton.compile(ASTSource(fn, signature, constexprs, attrs), target=GPUTarget('cuda', capability, 32)), "
-        "capability 80 but for the *_smXX kernels (89; 90: sm_90a, whose tl.dot is wgmma.mma_async; 120: sm_120a, "
-        "consumer Blackwell, whose tl.dot is mma.sync); "
+        "capability 80 but for the *_smXX kernels (89; 90: sm_90a, whose tl.dot is wgmma.mma_async; 100: sm_100a, "
+        "datacenter Blackwell, whose tl.dot is tcgen05.mma; 120: sm_120a, consumer Blackwell, whose tl.dot is mma.sync); "
         "pointers carry tt.divisibility=16, as the JIT gives aligned tensors.",
         "Triton appends two pointer parameters to every kernel (global_scratch, profile_scratch); they are 'unused' here "
         "(the launcher passes null when the kernel's global_scratch_size and profile_scratch_size are 0), but for a kernel "

@@ -178,6 +178,14 @@ pub enum Exchange {
         /// executing lane's).
         barrier: u32,
     },
+    /// `TCMMA`: the executing lanes' MMAs into tensor memory, which the SM's tensor cores
+    /// run one after another while the warp goes on.
+    Tcmma {
+        /// Multiply-accumulates of all of them (M x N x K each, from their instruction descriptors).
+        macs: u64,
+        /// The SHARED bytes they read: B's, and A's where it is there.
+        shared_bytes: u64,
+    },
     /// `MMA` or `WGMMA`: the whole warp's fragments go through the tensor core.
     Mma {
         /// Shape and types (fragment sizes: [`MmaForm::regs`]); a `WGMMA`'s are its slices'.
@@ -430,7 +438,7 @@ impl<'a> BlockSim<'a> {
             }),
             _ => None,
         };
-        let exchange = match decoded.op {
+        let mut exchange = match decoded.op {
             Op::Collective(CollectiveOp::Shfl { mode, b, width, .. }) => {
                 let b = crate::exec::fetch(warp, b);
                 Some(Exchange::Shuffle { sources: per_lane(|l| shfl_source(mode, l, b[l], width) as u8) })
@@ -451,6 +459,10 @@ impl<'a> BlockSim<'a> {
         let arrived = (opcode == Opcode::BarSync || opcode == Opcode::BarRed).then_some(executed);
         self.previews[w] = None;
         self.execute_stepped(w, pc, active)?;
+        if matches!(opcode, Opcode::Tcmma | Opcode::TcmmaTs) {
+            let (macs, shared_bytes) = self.exec.tcmma_work;
+            exchange = Some(Exchange::Tcmma { macs, shared_bytes });
+        }
         let opened = self.counted_opened();
         self.count_issued(1);
         Ok(StepResult::Issued(Step { issued: preview, access, branch, arrived, opened, exchange }))

@@ -20,7 +20,7 @@ use crate::exec::arith::{ArithOp, Wide, flags, narrow_format, pair_format, signe
 use crate::exec::collective::CollectiveOp;
 use crate::exec::control::ControlOp;
 use crate::exec::memory::MemOp;
-use crate::exec::{arith, collective, control, memory, print, tensor, tma};
+use crate::exec::{arith, collective, control, memory, print, tensor, tma, tmem};
 use crate::lanes::{DOp, FFlags, FOp, Int64Op, IntOp, TriOp, UnOp};
 
 /// Index of a register row in a warp's register file.
@@ -98,6 +98,7 @@ pub(crate) enum Op {
     Warpgroup(tensor::WgmmaOp),
     Mbarrier(tma::MbarOp),
     TensorCopy(tma::CopyOp),
+    Tmem(tmem::TmemOp),
     Print(print::PrintOp),
 }
 
@@ -185,6 +186,16 @@ impl Decoder {
         match *p {
             Operand::PredSrc { pred, negated } => PredIn { index: pred.min(PRED_TRUE), negated },
             _ => PredIn { index: PRED_TRUE, negated: false },
+        }
+    }
+
+    /// A 32-bit `[base + offset]` that names no memory space: a TMEM address.
+    pub(crate) fn narrow_addr(&self, op: &Operand) -> Address {
+        match *op {
+            Operand::Addr { base, offset } => {
+                Address { base: self.reg(base), high: self.zero, offset: offset as u32, uniform: base == RZ, addressing: Addressing::Narrow }
+            }
+            _ => Address { base: self.zero, high: self.zero, offset: 0, uniform: true, addressing: Addressing::Narrow },
         }
     }
 
@@ -462,8 +473,14 @@ impl Decoder {
             }
             Form::Wgmma(_) => Op::Warpgroup(tensor::decode_wgmma(t, inst)?),
             // Mbarriers and tensor copies (exec/tma.rs).
-            Form::MbarInit(_) | Form::MbarArrive(_) | Form::MbarTx(_) | Form::MbarTest(_) => Op::Mbarrier(tma::decode_mbarrier(t, inst)?),
+            Form::MbarInit(_) | Form::MbarArrive(_) | Form::MbarTx(_) | Form::MbarTest(_) | Form::TcmmaCommit(_) => {
+                Op::Mbarrier(tma::decode_mbarrier(t, inst)?)
+            }
             Form::TmaLoad(_) | Form::TmaStore(_) => Op::TensorCopy(tma::decode_copy(t, inst)?),
+            // Tensor memory (exec/tmem.rs).
+            Form::TmemAlloc(_) | Form::TmemDealloc(_) | Form::TmemRelinquish(_) | Form::TmemLd(_) | Form::TmemSt(_) | Form::Tcmma(_) | Form::TcmmaTs(_) => {
+                Op::Tmem(tmem::decode(t, inst)?)
+            }
         })
     }
 }

@@ -1414,6 +1414,60 @@ fn mbarrier_cases() -> Vec<Case> {
     ]
 }
 
+/// Tensor memory: allocations (first fit at a multiple of the count, their address stored at
+/// `sh`), each load shape's map from the cells `TMEM.ST.32X32B` wrote (column `c` of lane `l`
+/// holds `l + 100 c`), packed halves, a commit's arrival; every case frees what it allocated,
+/// and `TMEM.RELINQUISH` comes last (the block cannot allocate after it).
+fn tmem_cases() -> Vec<Case> {
+    // R8: the allocation's address; columns 0 and 1 of lane l: l and l + 100.
+    let filled = "TMEM.ALLOC [sh], 32\nLD.SHARED.U32 R8, [sh]\nS2R R10, SR_LANEID\nIADD R11, R10, 100\nTMEM.ST.32X32B.X2 [R8], R10";
+    let free = "TMEM.DEALLOC R8, 32";
+    let lane0 = |case: Case| case.inp(Loc::P(0), lanes(|l| u32::from(l == 0)));
+    vec![
+        Case::new("TMEM.ALLOC [sh], 64").post("LD.SHARED.U32 R2, [sh]\nTMEM.DEALLOC R2, 64").out(Loc::R(2), lanes(|_| 0)),
+        // Columns 0-31 taken: 64 columns start at 64, and 32 more fill the gap at 32.
+        Case::new("TMEM.ALLOC [sh+4], 64")
+            .setup("TMEM.ALLOC [sh], 32")
+            .post("TMEM.ALLOC [sh+8], 32\nLD.SHARED.V2.B32 R2, [sh]\nLD.SHARED.U32 R4, [sh+8]\nTMEM.DEALLOC R2, 32\nTMEM.DEALLOC R3, 64\nTMEM.DEALLOC R4, 32")
+            .out(Loc::R(2), lanes(|_| 0))
+            .out(Loc::R(3), lanes(|_| 64))
+            .out(Loc::R(4), lanes(|_| 32)),
+        // An allocation reads 0, whatever the columns held before.
+        Case::new("TMEM.ALLOC [sh], 32")
+            .setup(&format!("{filled}\n{free}"))
+            .post(&format!("LD.SHARED.U32 R8, [sh]\nTMEM.LD.32X32B.X2 R4, [R8]\n{free}"))
+            .out(Loc::R(4), lanes(|_| 0))
+            .out(Loc::R(5), lanes(|_| 0)),
+        // Freed columns are allocated again.
+        Case::new("TMEM.DEALLOC R2, 32")
+            .setup("TMEM.ALLOC [sh], 32\nLD.SHARED.U32 R2, [sh]")
+            .post("TMEM.ALLOC [sh], 32\nLD.SHARED.U32 R3, [sh]\nTMEM.DEALLOC R3, 32")
+            .out(Loc::R(3), lanes(|_| 0)),
+        Case::new("TMEM.ST.32X32B.X2 [R8], R10")
+            .setup(&filled.replace("\nTMEM.ST.32X32B.X2 [R8], R10", ""))
+            .post(&format!("TMEM.LD.32X32B.X2 R4, [R8]\n{free}"))
+            .out(Loc::R(4), lanes(|l| l))
+            .out(Loc::R(5), lanes(|l| l + 100)),
+        Case::new("TMEM.LD.16X64B.X1 R4, [R8]").setup(filled).post(free).out(Loc::R(4), lanes(|t| t / 4 + 8 * (t % 2) + 100 * ((t / 2) % 2))),
+        Case::new("TMEM.LD.16X128B.X1 R4, [R8]")
+            .setup(filled)
+            .post(free)
+            .out(Loc::R(4), lanes(|t| if t % 4 < 2 { t / 4 + 100 * (t % 4) } else { 0 }))
+            .out(Loc::R(5), lanes(|t| if t % 4 < 2 { t / 4 + 8 + 100 * (t % 4) } else { 0 })),
+        Case::new("TMEM.LD.16X32BX2.X1 R4, [R8], 1").setup(filled).post(free).out(Loc::R(4), lanes(|t| if t < 16 { t } else { t - 16 + 100 })),
+        // Two 16-bit halves: column 0's low half, then column 1's.
+        Case::new("TMEM.LD.32X32B.X1.PACK16 R4, [R8]").setup(filled).post(free).out(Loc::R(4), lanes(|l| l | (l + 100) << 16)),
+        Case::new("TMEM.ST.32X32B.X1.PACK16 [R8], R10")
+            .setup(&format!("{filled}\nMOV R10, 0xBEEF0007"))
+            .post(&format!("TMEM.LD.32X32B.X2 R4, [R8]\n{free}"))
+            .out(Loc::R(4), lanes(|_| 7))
+            .out(Loc::R(5), lanes(|_| 0xBEEF)),
+        // A commit arrives once, for the lane that makes it.
+        lane0(Case::new("@P0 TCMMA.COMMIT [sh]")).setup("MBAR.INIT [sh], 1").post("MBAR.TEST P1, [sh], 0").out(Loc::P(1), lanes(|_| 1)),
+        Case::new("TMEM.RELINQUISH"),
+    ]
+}
+
 /// `LDGSTS` from `gin` into `sh` (filled with 0xEEEEEEEE first, so zeroed bytes show), read
 /// back with `LD.SHARED.V4`: whole copies of each size, a 64-bit address, a source size per
 /// lane (0 to 16 bytes, lane `l` copying `l % 17`), and `n = 0` at an address no buffer has.
@@ -2024,12 +2078,18 @@ fn all_groups() -> Vec<(&'static str, Vec<Case>)> {
         ("atomic", atomic_cases()),
         ("atomic (64-bit)", atomic64_cases()),
         ("warp/control", warp_cases()),
+        ("tensor memory", tmem_cases()),
     ]
 }
 
 // ---------------------------------------------------------------------------
 // Tests
 // ---------------------------------------------------------------------------
+
+#[test]
+fn tensor_memory() {
+    check(tmem_cases());
+}
 
 #[test]
 fn move_and_guards() {

@@ -256,6 +256,10 @@ impl Instruction {
                 };
                 combo(self.form.is_defined(), &format!("{message}, not .{trans}"))
             }
+            Form::TmemLd(mods::TmemLd { shape, num, .. }) | Form::TmemSt(mods::TmemSt { shape, num, .. }) => combo(
+                self.form.is_defined(),
+                &format!("{shape}.{num} moves {} registers a thread; at most {} (fewer repetitions)", shape.registers(num), TmemShape::MAX_REGISTERS),
+            ),
             form => match form.mma() {
                 Some(mma) if !mma.is_defined() => {
                     combo(false, &format!("{} takes types {}, not .{}.{}", self.opcode(), MmaForm::defined_types(mma.shape), mma.acc, mma.input))
@@ -295,8 +299,8 @@ impl Instruction {
             let align = match self.form.mma() {
                 Some(_) if self.form.wgmma().is_some() => 1 + u32::from(count == 2 && kind != OperandKind::Dst(Width::Warpgroup(FragRole::C))),
                 Some(mma) => u32::from(mma.reg_align()),
-                // A tensor copy's coordinates are words, consecutive from anywhere.
-                None if matches!(kind, OperandKind::Src { width: Width::Coordinates, .. }) => 1,
+                // A tensor copy's coordinates and tensor memory's cells are words, consecutive from anywhere.
+                None if matches!(kind, OperandKind::Src { width: Width::Coordinates | Width::Tmem, .. } | OperandKind::Dst(Width::Tmem)) => 1,
                 None if matches!(count, 2 | 4) => u32::from(count),
                 None => 1,
             };
@@ -637,6 +641,29 @@ mod tests {
                 };
             }
             round_trip(inst);
+        }
+    }
+
+    /// Each row's operand fields, at their widths above, fit the 96 bits after the header.
+    #[test]
+    fn every_row_fits_the_word() {
+        for row in TABLE {
+            let bits: u32 = row
+                .operands
+                .iter()
+                .map(|spec| match spec.kind {
+                    OperandKind::Dst(_) => 8,
+                    OperandKind::Src { .. } => 20,
+                    OperandKind::PredDst => 3,
+                    OperandKind::PredSrc => 4,
+                    OperandKind::Special => 5,
+                    OperandKind::Addr => 8 + ADDR_POOL_BITS,
+                    OperandKind::Label => 48,
+                    OperandKind::Imm => ADDR_POOL_BITS,
+                    OperandKind::Format => 16 + POOL_BITS + 1,
+                })
+                .sum();
+            assert!(32 + bits <= 128, "{}: {} bits", row.syntax(), 32 + bits);
         }
     }
 

@@ -246,6 +246,52 @@ impl MemAccess {
     }
 }
 
+impl TmemShape {
+    /// The most registers a `TMEM.LD` or `TMEM.ST` moves (PTX's `.32x32b.x128`).
+    pub const MAX_REGISTERS: u32 = 128;
+
+    /// The registers of one repetition: a cell per register of each of the warp's 32 threads.
+    pub fn registers_per_repetition(self) -> u32 {
+        match self {
+            TmemShape::L16x128b => 2,
+            TmemShape::L16x256b => 4,
+            TmemShape::L32x32b | TmemShape::L16x64b | TmemShape::L16x32bx2 => 1,
+        }
+    }
+
+    /// The registers of `num` repetitions.
+    pub fn registers(self, num: TmemNum) -> u32 {
+        self.registers_per_repetition() * num.count()
+    }
+}
+
+impl TmemNum {
+    /// The number of repetitions.
+    pub fn count(self) -> u32 {
+        1 << self.index()
+    }
+}
+
+impl TcKind {
+    /// K, the columns of A one `TCMMA` of this kind multiplies: 32 bytes of its elements.
+    pub fn k(self) -> u32 {
+        match self {
+            TcKind::F16 => 16,
+            TcKind::Tf32 => 8,
+            TcKind::F8f6f4 | TcKind::I8 => 32,
+        }
+    }
+
+    /// The MMA shape a `TCMMA` of this kind is computed as, 16 rows by 8 columns at a time.
+    pub fn slice(self) -> MmaShape {
+        match self {
+            TcKind::F16 => MmaShape::M16N8K16,
+            TcKind::Tf32 => MmaShape::M16N8K8,
+            TcKind::F8f6f4 | TcKind::I8 => MmaShape::M16N8K32,
+        }
+    }
+}
+
 impl MatrixCount {
     /// The number of matrices.
     pub fn matrices(self) -> u8 {
@@ -274,6 +320,9 @@ impl Form {
             Form::MbarInit(_) => Some(MemAccess::mbarrier(AccessKind::Store)),
             Form::MbarArrive(_) | Form::MbarTx(_) => Some(MemAccess::mbarrier(AccessKind::Atomic)),
             Form::MbarTest(_) => Some(MemAccess::mbarrier(AccessKind::Load)),
+            Form::TcmmaCommit(_) => Some(MemAccess::mbarrier(AccessKind::Atomic)),
+            // The allocation's address, a word the instruction makes rather than a register's.
+            Form::TmemAlloc(_) => Some(MemAccess { size: 4, regs: 0, ..MemAccess::mbarrier(AccessKind::Store) }),
             // The GLOBAL side: what the memory system serves. The SHARED side is written as it issues.
             Form::Ldgsts(mods::Ldgsts { addr, vec }) => {
                 Some(MemAccess { regs: 0, ..MemAccess::data(MemSpace::Global, addr, AccessKind::Load, vec, MemType::B32) })
@@ -300,11 +349,14 @@ impl Form {
     }
 
     /// Whether the contract defines this form: every form but an `ATOM` of a type its operation
-    /// does not take, an MMA of types its shape lacks, or a `WGMMA` transposing what it cannot
+    /// does not take, a `TMEM.LD` or `TMEM.ST` of more than 128 registers, an MMA of types its shape lacks, or a `WGMMA` transposing what it cannot
     /// (a type other than F16 and BF16, A in registers).
     pub fn is_defined(&self) -> bool {
         if let Form::Atom(mods::Atom { op, ty, .. }) = *self {
             return op.types().contains(&ty);
+        }
+        if let Some((shape, num, _)) = self.tmem_access() {
+            return shape.registers(num) <= TmemShape::MAX_REGISTERS;
         }
         let Some(mma) = self.mma() else { return true };
         let transposable = match self.wgmma() {
@@ -321,6 +373,22 @@ impl Form {
     pub fn wgmma(&self) -> Option<(WgmmaSrc, WgmmaTrans)> {
         match *self {
             Form::Wgmma(mods::Wgmma { src, trans, .. }) => Some((src, trans)),
+            _ => None,
+        }
+    }
+
+    /// The shape, repetitions and packing of a `TMEM.LD` or `TMEM.ST`; `None` for any other form.
+    pub fn tmem_access(&self) -> Option<(TmemShape, TmemNum, TmemPack)> {
+        match *self {
+            Form::TmemLd(mods::TmemLd { shape, num, pack }) | Form::TmemSt(mods::TmemSt { shape, num, pack }) => Some((shape, num, pack)),
+            _ => None,
+        }
+    }
+
+    /// The kind of a `TCMMA` (either source of A); `None` for any other form.
+    pub fn tcmma(&self) -> Option<TcKind> {
+        match *self {
+            Form::Tcmma(mods::Tcmma { kind }) | Form::TcmmaTs(mods::TcmmaTs { kind }) => Some(kind),
             _ => None,
         }
     }
@@ -454,6 +522,7 @@ impl Instruction {
                 _ => 4,
             },
             Width::Coordinates => self.form.tensor_rank().unwrap_or(1),
+            Width::Tmem => self.form.tmem_access().map_or(1, |(shape, num, _)| shape.registers(num).min(TmemShape::MAX_REGISTERS) as u8),
             Width::Printed => match self.operands[0] {
                 // The span from `a` to the last word read, pads included.
                 Operand::Format { used, .. } => (64 - used.leading_zeros()) as u8,
@@ -565,7 +634,7 @@ mod tests {
             let memory = row.flags.intersects(Flags::LOAD.union(Flags::STORE).union(Flags::ATOMIC));
             assert_eq!(form.access().is_some(), memory, "{}: memory flags and access rule disagree", row.syntax());
             assert_eq!(row.latency == LatencyClass::Memory, memory, "{}: memory latency class", row.syntax());
-            assert_eq!(form.mma().is_some(), row.unit == Unit::Tensor, "{}: tensor unit and MMA rule disagree", row.syntax());
+            assert_eq!(form.mma().is_some() || form.tcmma().is_some(), row.unit == Unit::Tensor, "{}: tensor unit and MMA rule disagree", row.syntax());
             assert_eq!(row.latency == LatencyClass::Tensor, row.unit == Unit::Tensor, "{}: tensor latency class", row.syntax());
             if row.flags.contains(Flags::ATOMIC) {
                 assert!(row.flags.contains(Flags::LOAD.union(Flags::STORE)), "{}: an atomic loads and stores", row.syntax());
@@ -583,6 +652,7 @@ mod tests {
                     Width::Printed => row.operands.first().is_some_and(|o| o.kind == OperandKind::Format),
                     Width::Warpgroup(_) => form.wgmma().is_some(),
                     Width::Coordinates => form.tensor_rank().is_some(),
+                    Width::Tmem => form.tmem_access().is_some(),
                 };
                 assert!(answered, "{}: operand `{}` names a width rule the form cannot answer", row.syntax(), spec.name);
             }

@@ -240,6 +240,26 @@ modifier_enum!(
     TensorRank { D1 = "1D", D2 = "2D", D3 = "3D", D4 = "4D", D5 = "5D" }
 );
 modifier_enum!(
+    /// The shape of one repetition of a `TMEM.LD` or `TMEM.ST` (PTX `tcgen05.ld/st`'s
+    /// `.shape`): TMEM lanes by bits a lane; `16X32BX2` is two `16x32b` accesses, the second
+    /// `s` columns on.
+    TmemShape { L32x32b = "32X32B", L16x64b = "16X64B", L16x128b = "16X128B", L16x256b = "16X256B", L16x32bx2 = "16X32BX2" }
+);
+modifier_enum!(
+    /// How many times a `TMEM.LD` or `TMEM.ST` repeats its shape along the columns (PTX `.num`).
+    TmemNum { X1 = "X1", X2 = "X2", X4 = "X4", X8 = "X8", X16 = "X16", X32 = "X32", X64 = "X64", X128 = "X128" }
+);
+modifier_enum!(
+    /// Whether a `TMEM.LD` packs the low halves of two adjacent cells into a register, and a
+    /// `TMEM.ST` unpacks a register into two cells (PTX `.pack::16b`, `.unpack::16b`).
+    TmemPack { No = "", Yes = "PACK16" }
+);
+modifier_enum!(
+    /// The kind of a `TCMMA` (PTX `tcgen05.mma`'s `.kind`): which element types its instruction
+    /// descriptor may name, and K (16 for `F16`, 8 for `TF32`, 32 for the 8-bit kinds).
+    TcKind { F16 = "F16", Tf32 = "TF32", F8f6f4 = "F8F6F4", I8 = "I8" }
+);
+modifier_enum!(
     /// How `PRMT` picks its four bytes: by the selector's nibbles (`IDX`), or by one of PTX's
     /// fixed patterns indexed by the selector's low two bits.
     PrmtMode { Idx = "IDX", F4e = "F4E", B4e = "B4E", Rc8 = "RC8", Ecl = "ECL", Ecr = "ECR", Rc16 = "RC16" }
@@ -655,6 +675,9 @@ pub enum Width {
     Warpgroup(FragRole),
     /// A `TMA` copy's coordinates: as many registers as its rank.
     Coordinates,
+    /// A `TMEM.LD` destination or `TMEM.ST` source: the shape's registers (1, or 2 for
+    /// `16X128B`, 4 for `16X256B`) times the repetitions.
+    Tmem,
 }
 
 /// The role of an MMA operand, which decides its fragment's register count.
@@ -1019,6 +1042,7 @@ const S_MEMBERS: OperandKind = src(LitKind::Int, SrcMods::Plain, Width::Members)
 const WG_D: OperandKind = OperandKind::Dst(Width::Warpgroup(FragRole::C));
 const WG_A: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Warpgroup(FragRole::A));
 /// A `TMA` copy's coordinates: a register per dimension of its rank.
+const TMEM_SRC: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Tmem);
 const COORDS: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::Coordinates);
 const S_REG: OperandKind = src(LitKind::NoLiteral, SrcMods::Plain, Width::One);
 const P: OperandKind = OperandKind::PredDst;
@@ -1282,6 +1306,25 @@ instruction_table! {
     TmaStore: "TMA" ["STORE", rank: TensorRank], &[op("m", S_PAIR), op("c", COORDS), op("s", S_INT)], optional 0, LdSt, Control, [], since Sm90;
     /// The warp arrives at block barrier `a` (0 .. 15), which `b` threads (a multiple of 32) complete, counting 32, and goes on without waiting: a producer's signal to the warps waiting at `BAR.SYNC a, b` (PTX `bar.arrive a, b`). Every non-exited thread of the warp arrives together.
     BarArrive: "BAR" ["ARRIVE"], &[op("a", S_INT), op("b", S_INT)], optional 0, Control, Control, [BARRIER | COLLECTIVE];
+    // Tensor memory and the MMAs that accumulate in it (PTX `tcgen05`, datacenter Blackwell),
+    // kept together: each block has 128 lanes by 512 columns of 32-bit cells, allocated by
+    // columns; a TMEM address is `lane << 16 | column` (docs/tensor.md, "Tensor memory").
+    /// Allocates `n` columns of the block's tensor memory (32, 64, 128, 256 or 512, at a multiple of `n`) and stores their address (lane 0, first column) as a word at SHARED `[addr]` (PTX `tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32`). Warp-collective: every lane, the same `addr` and `n`; faults where `n` columns are not free (hardware waits for them) or after `TMEM.RELINQUISH`.
+    TmemAlloc: "TMEM" ["ALLOC"], &[op("addr", ADDR), op("n", S_INT)], optional 0, LdSt, Memory, [STORE | COLLECTIVE], since Sm100;
+    /// Frees the `n` columns `TMEM.ALLOC` gave at TMEM address `a` (PTX `tcgen05.dealloc`); a block must free all it allocated before its threads exit. Warp-collective.
+    TmemDealloc: "TMEM" ["DEALLOC"], &[op("a", S_INT), op("n", S_INT)], optional 0, Control, Control, [COLLECTIVE], since Sm100;
+    /// Gives up the block's right to allocate tensor memory: a later `TMEM.ALLOC` faults (PTX `tcgen05.relinquish_alloc_permit`). Warp-collective.
+    TmemRelinquish: "TMEM" ["RELINQUISH"], &[], optional 0, Control, Control, [COLLECTIVE], since Sm100;
+    /// Loads this warp's share of tensor memory from TMEM address `[t]`, the same in every lane, into `d` (PTX `tcgen05.ld.sync.aligned`): `X1` .. `X128` repetitions of the shape along the columns, a cell a register (`PACK16`: the low halves of two adjacent cells), lane and column of each register as docs/tensor.md gives them; `16X32BX2`'s lanes 16-31 read `s` columns on. A warp reaches lanes `32 (w % 4)` .. `+ 31` only. Every lane takes part; the load is complete as it executes.
+    TmemLd: "TMEM" ["LD", shape: TmemShape, num: TmemNum, pack: TmemPack = No], &[op("d", OperandKind::Dst(Width::Tmem)), op("t", ADDR), op("s", IMM)], optional 1, LdSt, Shuffle, [COLLECTIVE], since Sm100;
+    /// Stores `a` to this warp's share of tensor memory at TMEM address `[t]` as `TMEM.LD` loads it (PTX `tcgen05.st.sync.aligned`; `PACK16` writes each half of a register to the low half of its own cell, the high half zero).
+    TmemSt: "TMEM" ["ST", shape: TmemShape, num: TmemNum, pack: TmemPack = No], &[op("t", ADDR), op("a", TMEM_SRC), op("s", IMM)], optional 1, LdSt, Shuffle, [COLLECTIVE], since Sm100;
+    /// One whole MMA into tensor memory by each guard-true lane (PTX `tcgen05.mma.cta_group::1`): `D = A * B + (q ? D : 0)`, D an M x N matrix of f32 (or f16, s32) cells at TMEM address `d`, A M x K and B K x N in SHARED memory at the matrix descriptors in pairs `a` and `b`, M, N, the types, transposes and negations from instruction descriptor `i` (docs/tensor.md gives its bits), computed as `MMA.M16N8K16` slices are (K8 for `TF32`, K32 for the 8-bit kinds). Reads SHARED as it executes.
+    Tcmma: "TCMMA" [kind: TcKind], &[op("d", S_INT), op("a", S_PAIR), op("b", S_PAIR), op("i", S_INT), op("q", Q)], optional 1, Tensor, Tensor, [], since Sm100;
+    /// `TCMMA` with A in tensor memory at TMEM address `a`, an M x K matrix a row a lane, K packed into 32-bit columns (PTX `tcgen05.mma` with `[a-tmem]`).
+    TcmmaTs: "TCMMA" ["TS", kind: TcKind], &[op("d", S_INT), op("a", S_INT), op("b", S_PAIR), op("i", S_INT), op("q", Q)], optional 1, Tensor, Tensor, [], since Sm100;
+    /// Arrives once, with a count of 1, on the mbarrier at SHARED `[addr]` when this lane's `TCMMA`s so far are complete (PTX `tcgen05.commit.cta_group::1.mbarrier::arrive::one`); each `TCMMA` completes as it executes, so the arrival is made at once.
+    TcmmaCommit: "TCMMA" ["COMMIT"], &[op("addr", ADDR)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC], since Sm100;
 }
 
 /// Block barriers a block has (`BAR.SYNC a`, `BAR.ARRIVE a`: PTX's sixteen, 0 .. 15).

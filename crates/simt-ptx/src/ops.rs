@@ -40,7 +40,7 @@ modifiers! {
     U8 = ".u8", U16 = ".u16", U32 = ".u32", U64 = ".u64",
     S8 = ".s8", S16 = ".s16", S32 = ".s32", S64 = ".s64",
     F16 = ".f16", F16x2 = ".f16x2", Bf16 = ".bf16", Bf16x2 = ".bf16x2", Tf32 = ".tf32",
-    F32 = ".f32", F64 = ".f64", Pred = ".pred", E4m3 = ".e4m3", E5m2 = ".e5m2", E4m3x2 = ".e4m3x2", E5m2x2 = ".e5m2x2",
+    F32 = ".f32", F64 = ".f64", Pred = ".pred", E4m3 = ".e4m3", E5m2 = ".e5m2", E4m3x2 = ".e4m3x2", E5m2x2 = ".e5m2x2", F32x2 = ".f32x2",
     Rn = ".rn", Rz = ".rz", Rm = ".rm", Rp = ".rp", Rna = ".rna",
     Rni = ".rni", Rzi = ".rzi", Rmi = ".rmi", Rpi = ".rpi",
     Global = ".global", Shared = ".shared", Local = ".local", Param = ".param", Const = ".const", Reg = ".reg",
@@ -84,6 +84,14 @@ modifiers! {
     L2EvictNormal = ".L2::evict_normal", L2EvictUnchanged = ".L2::evict_unchanged", L2EvictFirst = ".L2::evict_first",
     L2EvictLast = ".L2::evict_last", L2CacheHint = ".L2::cache_hint",
     L2Prefetch64 = ".L2::64B", L2Prefetch128 = ".L2::128B", L2Prefetch256 = ".L2::256B", Fractional = ".fractional",
+    // `tcgen05` (sm_100a).
+    Alloc = ".alloc", Dealloc = ".dealloc", RelinquishAllocPermit = ".relinquish_alloc_permit", Ld = ".ld", St = ".st", Commit = ".commit",
+    WaitLd = ".wait::ld", WaitSt = ".wait::st", FenceBeforeThreadSync = ".fence::before_thread_sync", FenceAfterThreadSync = ".fence::after_thread_sync",
+    CtaGroup1 = ".cta_group::1", CtaGroup2 = ".cta_group::2",
+    KindF16 = ".kind::f16", KindTf32 = ".kind::tf32", KindF8f6f4 = ".kind::f8f6f4", KindI8 = ".kind::i8",
+    Shape32x32b = ".32x32b", Shape16x64b = ".16x64b", Shape16x128b = ".16x128b", Shape16x256b = ".16x256b", Shape16x32bx2 = ".16x32bx2",
+    X8 = ".x8", X16 = ".x16", X32 = ".x32", X64 = ".x64", X128 = ".x128",
+    Pack16b = ".pack::16b", Unpack16b = ".unpack::16b", MbarrierArriveOne = ".mbarrier::arrive::one", MulticastCluster = ".multicast::cluster",
     // `wgmma`'s `.m64nNkK`, whose N and K the parser keeps beside the modifiers (`Modifiers::shape`).
     M64nNkK = ".m64nNkK",
 }
@@ -156,7 +164,8 @@ class! {
         E4m3, /// FP8 with 5 exponent bits (`mma` inputs only).
         E5m2, /// Two FP8 with 4 exponent bits in 16 bits (`cvt` only).
         E4m3x2, /// Two FP8 with 5 exponent bits in 16 bits (`cvt` only).
-        E5m2x2,
+        E5m2x2, /// Two IEEE singles in 64 bits (sm_100's `add.f32x2`).
+        F32x2,
     }
 }
 
@@ -169,7 +178,7 @@ impl Type {
             B8 | U8 | S8 | E4m3 | E5m2 => 8,
             B16 | U16 | S16 | F16 | Bf16 | E4m3x2 | E5m2x2 => 16,
             B32 | U32 | S32 | F16x2 | Bf16x2 | Tf32 | F32 => 32,
-            B64 | U64 | S64 | F64 => 64,
+            B64 | U64 | S64 | F64 | F32x2 => 64,
             B128 => 128,
         }
     }
@@ -188,7 +197,7 @@ impl Type {
     /// A floating-point type (including the packed pairs).
     pub fn is_float(self) -> bool {
         use Type::*;
-        matches!(self, F16 | F16x2 | Bf16 | Bf16x2 | Tf32 | F32 | F64)
+        matches!(self, F16 | F16x2 | Bf16 | Bf16x2 | Tf32 | F32 | F64 | F32x2)
     }
 }
 
@@ -956,6 +965,8 @@ pub enum Op {
     TensormapCopy,
     /// `mbarrier.<action>{.sem}{.scope}.shared{::cta}.b64 ...` (sm_80; the transaction counts sm_90).
     Mbarrier(MbarrierAction),
+    /// `tcgen05.*` (sm_100a): tensor memory and the MMAs that accumulate in it.
+    Tcgen05(Tcgen05),
     /// `elect.sync d|p, membermask` (sm_90): one leader among the member lanes that execute it.
     Elect,
     /// `setmaxnreg.{inc,dec}.sync.aligned.u32 N` (sm_90a): a warpgroup asks for more or fewer
@@ -1087,6 +1098,85 @@ pub struct Wgmma {
     pub a: Type,
     /// B's element type.
     pub b: Type,
+}
+
+class! {
+    /// The shape of a `tcgen05.ld` or `tcgen05.st`.
+    TmemShape {
+        /// 32 lanes, 32 bits each.
+        Shape32x32b,
+        /// 16 lanes, 64 bits each.
+        Shape16x64b,
+        /// 16 lanes, 128 bits each.
+        Shape16x128b,
+        /// 16 lanes, 256 bits each.
+        Shape16x256b,
+        /// Two accesses of 16 lanes, 32 bits each.
+        Shape16x32bx2,
+    }
+}
+
+class! {
+    /// How many times a `tcgen05.ld` or `tcgen05.st` repeats its shape (`.num`).
+    TmemNum {
+        /// Once.
+        X1, /// Twice.
+        X2, /// 4 times.
+        X4, /// 8 times.
+        X8, /// 16 times.
+        X16, /// 32 times.
+        X32, /// 64 times.
+        X64, /// 128 times.
+        X128,
+    }
+}
+
+class! {
+    /// The kind of a `tcgen05.mma`: which element types its instruction descriptor may name.
+    TcgenKind {
+        /// f16 or bf16 inputs.
+        KindF16, /// tf32 inputs.
+        KindTf32, /// 8-, 6- and 4-bit floats.
+        KindF8f6f4, /// 8-bit integers.
+        KindI8,
+    }
+}
+
+/// A `tcgen05` instruction (sm_100a): tensor memory, and the MMAs that accumulate in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tcgen05 {
+    /// `tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [dst], ncols`.
+    Alloc,
+    /// `tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, ncols`.
+    Dealloc,
+    /// `tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned`.
+    Relinquish,
+    /// `tcgen05.ld.sync.aligned.shape.num{.pack::16b}.b32 r, [taddr]{, imm}` (`load`), or
+    /// `tcgen05.st.sync.aligned.shape.num{.unpack::16b}.b32 [taddr]{, imm}, r`.
+    Move {
+        /// `ld` rather than `st`.
+        load: bool,
+        /// The shape.
+        shape: TmemShape,
+        /// The repetitions.
+        num: TmemNum,
+        /// `.pack::16b` (`ld`) or `.unpack::16b` (`st`).
+        pack: bool,
+    },
+    /// `tcgen05.mma.cta_group::1.kind [d-tmem], a-desc|[a-tmem], b-desc, idesc, enable-input-d`.
+    Mma(TcgenKind),
+    /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]`.
+    Commit,
+    /// `tcgen05.wait::ld.sync.aligned` (`ld`) or `tcgen05.wait::st.sync.aligned`.
+    Wait {
+        /// `::ld` rather than `::st`.
+        ld: bool,
+    },
+    /// `tcgen05.fence::before_thread_sync` or `::after_thread_sync` (`after`).
+    Fence {
+        /// `::after_thread_sync`.
+        after: bool,
+    },
 }
 
 /// Which of `wgmma`'s ordering instructions.
@@ -1228,6 +1318,7 @@ pub const OPCODES: &[&str] = &[
     "sub",
     "subc",
     "tanh",
+    "tcgen05",
     "tensormap",
     "trap",
     "vote",
@@ -1573,6 +1664,86 @@ impl<'m> Modifiers<'m> {
         Ok(Op::Mbarrier(action))
     }
 
+    /// `tcgen05.*`: one action and its modifiers.
+    fn tcgen05(&mut self) -> Result<Op, ModifierError> {
+        use Modifier as M;
+        let actions = [
+            M::Alloc,
+            M::Dealloc,
+            M::RelinquishAllocPermit,
+            M::Ld,
+            M::St,
+            M::Mma,
+            M::Commit,
+            M::WaitLd,
+            M::WaitSt,
+            M::FenceBeforeThreadSync,
+            M::FenceAfterThreadSync,
+        ];
+        let action = self.required(|x| actions.contains(&x).then_some(x), "an action", ".mma")?;
+        let one_block = |m: &mut Self| -> Result<(), ModifierError> {
+            if m.flag(M::CtaGroup2)? {
+                let message = "`tcgen05` on a pair of blocks (`.cta_group::2`) is not supported: simt launches no clusters";
+                return Err(m.error(m.opcode_span, message.to_string()));
+            }
+            m.require_flag(M::CtaGroup1)
+        };
+        let sync_aligned = |m: &mut Self| -> Result<(), ModifierError> {
+            m.require_flag(M::Sync)?;
+            m.require_flag(M::Aligned)
+        };
+        let op = match action {
+            M::Alloc => {
+                one_block(self)?;
+                sync_aligned(self)?;
+                self.require_flag(M::Shared)?;
+                self.require_flag(M::B32)?;
+                Tcgen05::Alloc
+            }
+            M::Dealloc => {
+                one_block(self)?;
+                sync_aligned(self)?;
+                self.require_flag(M::B32)?;
+                Tcgen05::Dealloc
+            }
+            M::RelinquishAllocPermit => {
+                one_block(self)?;
+                sync_aligned(self)?;
+                Tcgen05::Relinquish
+            }
+            M::Ld | M::St => {
+                let load = action == M::Ld;
+                sync_aligned(self)?;
+                let shape = self.required(TmemShape::from_modifier, "a shape", ".32x32b")?;
+                let num = self.required(TmemNum::from_modifier, "a repetition count", ".x1")?;
+                let pack = self.flag(if load { M::Pack16b } else { M::Unpack16b })?;
+                self.require_flag(M::B32)?;
+                Tcgen05::Move { load, shape, num, pack }
+            }
+            M::Mma => {
+                one_block(self)?;
+                Tcgen05::Mma(self.required(TcgenKind::from_modifier, "a kind", ".kind::f16")?)
+            }
+            M::Commit => {
+                one_block(self)?;
+                if self.flag(M::MulticastCluster)? {
+                    let message = "`tcgen05.commit.multicast::cluster` is not supported: simt launches no clusters";
+                    return Err(self.error(self.opcode_span, message.to_string()));
+                }
+                self.require_flag(M::MbarrierArriveOne)?;
+                self.flag(M::Shared)?;
+                self.require_flag(M::B64)?;
+                Tcgen05::Commit
+            }
+            M::WaitLd | M::WaitSt => {
+                sync_aligned(self)?;
+                Tcgen05::Wait { ld: action == M::WaitLd }
+            }
+            _ => Tcgen05::Fence { after: action == M::FenceAfterThreadSync },
+        };
+        Ok(Op::Tcgen05(op))
+    }
+
     fn require_flag(&mut self, flag: Modifier) -> Result<(), ModifierError> {
         if self.flag(flag)? { Ok(()) } else { Err(self.error(self.opcode_span, format!("`{}` needs `{flag}`", self.opcode))) }
     }
@@ -1748,6 +1919,7 @@ impl Op {
                 }
             }
             "mbarrier" => m.mbarrier()?,
+            "tcgen05" => m.tcgen05()?,
             "tensormap" => m.tensormap()?,
             "elect" => {
                 m.require_flag(Modifier::Sync)?;
@@ -1944,6 +2116,7 @@ impl Op {
             FenceProxy { .. } => "fence",
             TensormapReplace { .. } | TensormapCopy => "tensormap",
             Mbarrier(_) => "mbarrier",
+            Tcgen05(_) => "tcgen05",
             Elect => "elect",
             Setmaxnreg { .. } => "setmaxnreg",
             Griddepcontrol { .. } => "griddepcontrol",
@@ -1970,6 +2143,16 @@ impl Op {
                 | Op::Call(_)
                 | Op::Wmma(Wmma { action: WmmaAction::StoreD, .. })
                 | Op::CpAsyncBulkTensor { load: false, .. }
+                | Op::Tcgen05(
+                    Tcgen05::Alloc
+                        | Tcgen05::Dealloc
+                        | Tcgen05::Move { load: false, .. }
+                        | Tcgen05::Mma(_)
+                        | Tcgen05::Commit
+                        | Tcgen05::Relinquish
+                        | Tcgen05::Wait { .. }
+                        | Tcgen05::Fence { .. }
+                )
         )
     }
 
@@ -1983,8 +2166,9 @@ impl Op {
     pub fn operand_count(&self) -> std::ops::RangeInclusive<usize> {
         use Op::*;
         match self {
-            Add(_) | Sub(_) | AddC(_) | SubC(_) | Mul(_) | Mul24(_) | Div(_) | Rem(_) | Min(_) | Max(_) | And(_) | Or(_) | Xor(_) | Shl(_) | Shr(_)
-            | Copysign(_) => 3..=3,
+            Add(_) | Sub(_) | AddC(_) | SubC(_) | Mul(_) | Mul24(_) | Div(_) | Rem(_) | And(_) | Or(_) | Xor(_) | Shl(_) | Shr(_) | Copysign(_) => 3..=3,
+            // PTX 8.8's three-input `min` and `max` (sm_100).
+            Min(_) | Max(_) => 3..=4,
             Mad(_) | MadC(_) | Mad24(_) | Sad(_) | Dp4a(_) | Dp2a(_) | Fma(_) | Selp(_) | Bfe(_) | Prmt(_) | Shf(_) => 4..=4,
             Bfi(_) => 5..=5,
             // `cvt.rn.f16x2.f32 d, a, b` packs two.
@@ -2053,6 +2237,15 @@ impl Op {
             Mbarrier(MbarrierAction::Arrive { expect_tx: false, .. }) => 2..=3,
             Mbarrier(MbarrierAction::Wait { try_wait, .. }) => 3..=3 + usize::from(*try_wait),
             Elect => 2..=2,
+            Tcgen05(t) => match t {
+                crate::ops::Tcgen05::Alloc | crate::ops::Tcgen05::Dealloc => 2..=2,
+                // The second half's offset of `.16x32bx2`.
+                crate::ops::Tcgen05::Move { .. } => 2..=3,
+                // `disable-output-lane` and `scale-input-d` are optional.
+                crate::ops::Tcgen05::Mma(_) => 5..=7,
+                crate::ops::Tcgen05::Commit => 1..=2,
+                _ => 0..=0,
+            },
             Setmaxnreg { .. } => 1..=1,
             Griddepcontrol { .. } => 0..=0,
             Createpolicy => 2..=2,
@@ -2260,6 +2453,20 @@ impl fmt::Display for Op {
                 write!(f, "{action}.shared.b64")
             }
             Elect => f.write_str(".sync"),
+            Tcgen05(t) => match t {
+                crate::ops::Tcgen05::Alloc => f.write_str(".alloc.cta_group::1.sync.aligned.shared::cta.b32"),
+                crate::ops::Tcgen05::Dealloc => f.write_str(".dealloc.cta_group::1.sync.aligned.b32"),
+                crate::ops::Tcgen05::Relinquish => f.write_str(".relinquish_alloc_permit.cta_group::1.sync.aligned"),
+                crate::ops::Tcgen05::Move { load, shape, num, pack } => {
+                    write!(f, "{}.sync.aligned{shape}{num}", if load { ".ld" } else { ".st" })?;
+                    flag(f, pack, if load { Modifier::Pack16b } else { Modifier::Unpack16b })?;
+                    f.write_str(".b32")
+                }
+                crate::ops::Tcgen05::Mma(kind) => write!(f, ".mma.cta_group::1{kind}"),
+                crate::ops::Tcgen05::Commit => f.write_str(".commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"),
+                crate::ops::Tcgen05::Wait { ld } => f.write_str(if ld { ".wait::ld.sync.aligned" } else { ".wait::st.sync.aligned" }),
+                crate::ops::Tcgen05::Fence { after } => f.write_str(if after { ".fence::after_thread_sync" } else { ".fence::before_thread_sync" }),
+            },
             Setmaxnreg { increase } => write!(f, "{}.sync.aligned.u32", if increase { ".inc" } else { ".dec" }),
             Griddepcontrol { wait } => f.write_str(if wait { ".wait" } else { ".launch_dependents" }),
             Createpolicy => f.write_str(".fractional.b64"),

@@ -824,11 +824,22 @@ impl<'a> Parser<'a> {
             // A qualified word, `.mbarrier::complete_tx::bytes`, is one modifier.
             let mut qualified = String::new();
             while self.peek() == Some(Token::Colon) && self.peek_at(1) == Some(Token::Colon) {
-                let Some(Token::Ident(part)) = self.peek_at(2) else { break };
+                // A part is a word, a number (`.cta_group::1`), or a number with a word touching
+                // it (`.pack::16b`, two tokens).
+                let part = match self.peek_at(2) {
+                    Some(Token::Ident(part) | Token::Int(part)) => part,
+                    _ => break,
+                };
                 qualified = format!("{}::{part}", if qualified.is_empty() { word } else { &qualified });
                 self.bump();
                 self.bump();
                 span = span.to(self.bump().1);
+                if let (Some(Token::Ident(rest)), true) = (self.peek(), matches!(self.tokens.get(self.pos - 1), Some((Token::Int(_), _))))
+                    && self.span().start == span.end
+                {
+                    qualified.push_str(rest);
+                    span = span.to(self.bump().1);
+                }
             }
             let text = if qualified.is_empty() { word } else { qualified.as_str() };
             // `.shared::cta` is `.shared`, the block's own; so is `.shared::cluster`, since every

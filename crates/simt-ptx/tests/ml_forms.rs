@@ -731,3 +731,95 @@ fn tritons_matmul_loads_and_multiplies_in_place() {
     }
     assert_eq!(seen, 28, "12 ldmatrix and 16 mma.sync");
 }
+
+/// `tcgen05.st` of a vector naming one register twice (stored a repetition at a time), then of
+/// one register over its first column, read back with another shape: lane `t`'s registers of
+/// `.16x64b.x2` are TMEM lane `t / 4 + 8 (t % 2)`, columns `(t / 2) % 2` and `2 + (t / 2) % 2`
+/// (PTX's fragment figure), where the stores left each lane's id in column 0 and its id + 64
+/// in column 1; columns 2 and 3 read the 0 of a fresh allocation.
+#[test]
+fn tensor_memory_stores_and_loads_follow_the_fragment_maps() {
+    let body = "\
+.version 8.7
+.target sm_100a
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+	.reg .b32 %t, %base, %hi, %lo, %up, %sum;
+	.reg .b64 %o, %a;
+	.shared .align 4 .b32 slot[1];
+	ld.param.u64 %o, [out];
+	mov.u32 %t, %tid.x;
+	mov.u32 %a, slot;
+	tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;
+	tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+	bar.sync 0;
+	ld.shared.b32 %base, [slot];
+	add.s32 %hi, %t, 64;
+	tcgen05.st.sync.aligned.32x32b.x2.b32 [%base], {%hi, %hi};
+	tcgen05.st.sync.aligned.32x32b.x1.b32 [%base], {%t};
+	tcgen05.wait::st.sync.aligned;
+	tcgen05.ld.sync.aligned.16x64b.x2.b32 {%lo, %up}, [%base];
+	tcgen05.wait::ld.sync.aligned;
+	mul.lo.s32 %up, %up, 1000;
+	add.s32 %sum, %lo, %up;
+	tcgen05.dealloc.cta_group::1.sync.aligned.b32 %base, 32;
+	mul.wide.u32 %a, %t, 4;
+	add.s64 %o, %o, %a;
+	st.global.u32 [%o], %sum;
+	ret;
+}
+";
+    let want: Vec<u32> = (0..32)
+        .map(|t: u32| {
+            let lane = t / 4 + 8 * (t % 2);
+            let odd = (t / 2) % 2;
+            lane + 64 * odd
+        })
+        .collect();
+    each_lanes_word_is(body, &[0; 32], &want);
+}
+
+/// Blackwell's PTX: three-input `max` and `min`, and `add.f32x2` / `sub.f32x2` on pairs of singles.
+#[test]
+fn three_input_min_max_and_pairs_of_singles() {
+    let body = "\
+.version 8.7
+.target sm_100a
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+	.reg .b32 %t, %x, %y, %z, %m, %n, %r;
+	.reg .b64 %o, %i, %a, %p, %q, %s;
+	ld.param.u64 %o, [out];
+	ld.param.u64 %i, [in];
+	mov.u32 %t, %tid.x;
+	mul.wide.u32 %a, %t, 4;
+	add.s64 %i, %i, %a;
+	add.s64 %o, %o, %a;
+	ld.global.f32 %x, [%i];
+	cvt.rn.f32.u32 %y, %t;
+	neg.f32 %z, %y;
+	max.f32 %m, %x, %y, %z;
+	min.f32 %n, %x, %y, %z;
+	mov.b64 %p, {%m, %n};
+	mov.b64 %q, {%x, %y};
+	add.f32x2 %s, %p, %q;
+	sub.f32x2 %s, %s, %q;
+	mov.b64 {%m, %n}, %s;
+	sub.f32 %r, %m, %n;
+	st.global.f32 [%o], %r;
+	ret;
+}
+";
+    // `in` is an f32 buffer: each integer is its value.
+    let input: Vec<u32> = (0..32).map(|l| (l * 7) % 13).collect();
+    let want: Vec<u32> = (0..32)
+        .map(|l| {
+            let (x, y) = (((l * 7) % 13) as f32, l as f32);
+            let (m, n) = (x.max(y).max(-y), x.min(y).min(-y));
+            (((m + x) - x) - ((n + y) - y)).to_bits()
+        })
+        .collect();
+    each_lanes_word_is(body, &input, &want);
+}

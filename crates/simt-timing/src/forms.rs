@@ -7,8 +7,12 @@ use simt_isa::{Form, TABLE, Unit};
 
 /// The configuration key of an MMA form; `None` for a form that is not a tensor-core operation.
 /// A `WGMMA`'s is `wgmma.` and its types (`wgmma.f32.f16`): where A comes from and what is
-/// transposed do not change its rate.
+/// transposed do not change its rate. A `TCMMA`'s is `tcgen05.` and its kind (`tcgen05.f16`):
+/// its shape and types are in its instruction descriptor, a register.
 pub fn form_key(form: &Form) -> Option<String> {
+    if let Some(kind) = form.tcmma() {
+        return Some(format!("tcgen05.{kind}").to_ascii_lowercase());
+    }
     let mma = form.mma()?;
     if form.wgmma().is_some() {
         return Some(format!("wgmma.{}.{}", mma.acc, mma.input).to_ascii_lowercase());
@@ -44,7 +48,7 @@ pub fn known() -> Vec<(String, Form)> {
                 n /= c;
             }
             if let Some(form) = Form::from_indices(row.opcode, indices)
-                && form.mma().is_some()
+                && (form.mma().is_some() || form.tcmma().is_some())
                 && form.is_defined()
                 && let Some(key) = form_key(&form)
                 && !out.iter().any(|(k, _)| *k == key)

@@ -114,6 +114,21 @@ pub(crate) struct PcInfo {
     /// For `MBAR.TEST`: its address operand (base register, offset), whose mbarrier's tensor
     /// copies it waits for.
     pub mbarrier_wait: Option<(u8, i32)>,
+    /// For `TCMMA`: how the SM's tensor cores time its MMAs.
+    pub tcmma: Option<Tcmma>,
+    /// `TCMMA.COMMIT`: its arrival waits for the warp's `TCMMA`s.
+    pub commit: bool,
+}
+
+/// A `TCMMA`'s timing: the SM's tensor cores take `interval` cycles per 64 x 8 block of D
+/// (`block_macs` multiply-accumulates at the kind's K), or as long as shared memory takes to
+/// deliver its operands, one MMA after another; its result is in tensor memory `latency`
+/// cycles after that.
+#[derive(Clone, Copy, Debug)]
+pub struct Tcmma {
+    latency: u32,
+    interval: u32,
+    block_macs: u64,
 }
 
 /// What an instruction does to its warp's groups of `LDGSTS` copies.
@@ -205,6 +220,23 @@ impl<'a> Ctx<'a> {
             } else if unit == Unit::Control {
                 kind = Kind::Control;
             }
+            let mut tcmma = None;
+            if let Some(kind) = inst.form.tcmma() {
+                let key = crate::forms::form_key(&inst.form).unwrap_or_default();
+                let Some(t) = machine.tensor.get(&key) else {
+                    return Err(Unsupported::NoTensorTiming {
+                        kernel: kernel.name.clone(),
+                        machine: machine.name.clone(),
+                        form: key,
+                        pc: pc as u32,
+                        line: kernel.line(pc as u32),
+                        forms: machine.tensor.keys().cloned().collect(),
+                    });
+                };
+                tcmma = Some(Tcmma { latency: t.latency, interval: t.interval, block_macs: 64 * 8 * u64::from(kind.k()) });
+                // The warp goes on as the MMA is queued; the SM's tensor cores time it.
+                latency = 1;
+            }
             if let Some(mma) = inst.form.mma()
                 && mma.is_defined()
             {
@@ -274,6 +306,8 @@ impl<'a> Ctx<'a> {
                 blocking,
                 copies,
                 mbarrier_wait,
+                tcmma,
+                commit: matches!(inst.form, Form::TcmmaCommit(_)),
             });
         }
         let reg_span = regs.iter().max().map_or(0, |&r| usize::from(r) + 1);
@@ -642,6 +676,10 @@ pub(crate) struct Sm<'l> {
     mshr_release: BinaryHeap<Reverse<u64>>,
     outstanding: u32,
     shared_free: u64,
+    /// The cycle the SM's tensor cores finish the `TCMMA`s queued so far.
+    tcmma_free: u64,
+    /// Each warp's cycle its last `TCMMA`'s result is in tensor memory, for its `TCMMA.COMMIT`.
+    tcmma_done: Vec<u64>,
     l1_free: u64,
     seq: u64,
     pub outbox: Vec<Request>,
@@ -717,6 +755,8 @@ impl<'l> Sm<'l> {
             mshr_release: BinaryHeap::new(),
             outstanding: 0,
             shared_free: 0,
+            tcmma_free: 0,
+            tcmma_done: vec![0; max_warps],
             l1_free: 0,
             seq: 0,
             outbox: Vec::new(),
@@ -842,6 +882,7 @@ impl<'l> Sm<'l> {
     fn clear_slot(&mut self, s: u32) {
         self.slots[s as usize] = Slot::empty();
         self.copies[s as usize] = WarpCopies::default();
+        self.tcmma_done[s as usize] = 0;
     }
 
     /// The warps of partition `p` from `from` on learn their new places.
@@ -1377,8 +1418,21 @@ impl<'l> Sm<'l> {
         {
             r.complete = c;
         }
-        if let Some(simt_interp::Exchange::Mma { macs, .. }) = step.exchange {
-            self.raw.mma_macs += macs;
+        match step.exchange {
+            Some(simt_interp::Exchange::Mma { macs, .. }) => self.raw.mma_macs += macs,
+            Some(simt_interp::Exchange::Tcmma { macs, shared_bytes }) => self.queue_tcmma(s, t, info, macs, shared_bytes),
+            _ => {}
+        }
+        if info.commit
+            && let Some(access) = &step.access
+            && access.lanes != 0
+        {
+            // Arrives once the warp's MMAs are done: a wait on the mbarrier waits for them.
+            let address = access.addresses[access.lanes.trailing_zeros() as usize];
+            let linear = self.blocks[bi].as_ref().map_or(0, |b| b.linear);
+            let done = self.tcmma_done[s as usize];
+            let m = self.mbarriers.entry((linear, address)).or_default();
+            m.done = m.done.max(done);
         }
         self.refresh(s);
         if step.opened {
@@ -1388,6 +1442,20 @@ impl<'l> Sm<'l> {
             self.unstick(bi, t);
         }
         true
+    }
+
+    /// Queues warp `s`'s `TCMMA` of `macs` multiply-accumulates on `shared_bytes` of SHARED
+    /// operands, issued at `t`, on the SM's tensor cores. Shared memory delivers 128 bytes a
+    /// cycle (its 32 banks), which bounds MMAs of narrow tiles: N < 128 with A in shared memory,
+    /// as microbenchmarks of B200 find (SemiAnalysis, "Dissecting Nvidia Blackwell", 2026).
+    fn queue_tcmma(&mut self, s: u32, t: u64, info: &PcInfo, macs: u64, shared_bytes: u64) {
+        let Some(tc) = info.tcmma else { return };
+        let busy = (macs.div_ceil(tc.block_macs) * u64::from(tc.interval)).max(shared_bytes.div_ceil(128));
+        let start = t.max(self.tcmma_free);
+        self.tcmma_free = start + busy;
+        self.tcmma_done[s as usize] = self.tcmma_free + u64::from(tc.latency);
+        self.raw.mma_macs += macs;
+        self.raw.unit_busy[info.unit] += busy;
     }
 
     fn mark_writes(&mut self, ctx: &Ctx<'l>, s: u32, writes: (u32, u32), preds: u8, ready: u64) {

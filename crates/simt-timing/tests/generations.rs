@@ -294,12 +294,13 @@ fn generation_tables() -> String {
     }
     s.push_str("\n| form | a | b | c / d | first target | timed on |\n| --- | --- | --- | --- | --- | --- |\n");
     for (key, form) in simt_timing::forms::known() {
-        let mma = form.mma().unwrap();
         let on: Vec<String> = machines.iter().filter(|m| m.tensor.contains_key(&key)).map(|m| format!("`{}`", m.name)).collect();
-        // A `WGMMA` reads shared memory through descriptors, its accumulator sized by its `n`.
-        let regs = match form.wgmma() {
-            Some(_) => ["descriptor, or 4".to_string(), "descriptor".into(), format!("n / {}", 64 / mma.acc.bits())],
-            None => [FragRole::A, FragRole::B, FragRole::C].map(|role| mma.regs(role).to_string()),
+        // A `WGMMA` reads shared memory through descriptors, its accumulator sized by its `n`; a
+        // `TCMMA` accumulates in tensor memory, A there or in shared memory.
+        let regs = match (form.mma(), form.wgmma()) {
+            (Some(mma), Some(_)) => ["descriptor, or 4".to_string(), "descriptor".into(), format!("n / {}", 64 / mma.acc.bits())],
+            (Some(mma), None) => [FragRole::A, FragRole::B, FragRole::C].map(|role| mma.regs(role).to_string()),
+            (None, _) => ["descriptor, or TMEM".to_string(), "descriptor".into(), "TMEM".into()],
         };
         let _ = writeln!(
             s,

@@ -18,6 +18,7 @@ pub(crate) mod memory;
 pub(crate) mod print;
 pub(crate) mod tensor;
 pub(crate) mod tma;
+pub(crate) mod tmem;
 
 use simt_isa::{BarRedOp, SpecialReg};
 
@@ -214,6 +215,11 @@ pub(crate) struct Executor<'a> {
     /// The synchronisations since racecheck last looked, noted only while it runs: what
     /// orders one warp's accesses before another's (`sanitize.rs`).
     pub(crate) syncs: Vec<Sync>,
+    /// Tensor memory (`TMEM`), its cells made only for a kernel that allocates some.
+    pub(crate) tmem: tmem::Tmem,
+    /// The multiply-accumulates of the last `TCMMA`'s MMAs and the SHARED bytes they read, for a
+    /// timing model.
+    pub(crate) tcmma_work: (u64, u64),
 }
 
 /// A synchronisation between warps of a block, as racecheck orders accesses by it: a
@@ -266,6 +272,8 @@ impl<'a> Executor<'a> {
             clock: None,
             copied: Vec::new(),
             syncs: Vec::new(),
+            tmem: tmem::Tmem::default(),
+            tcmma_work: (0, 0),
             votes: BarrierVotes::default(),
             barriers_opened: 0,
             counted: Default::default(),
@@ -290,6 +298,7 @@ impl<'a> Executor<'a> {
         self.counted = Default::default();
         self.opened = 0;
         self.syncs.clear();
+        self.tmem.reset();
     }
 
     /// Notes a synchronisation for racecheck, when it runs.
@@ -370,6 +379,7 @@ impl<'a> Executor<'a> {
             Op::Warpgroup(op) => self.wgmma(w, pc, *op, mask, exec, sanitizer.as_deref_mut())?,
             Op::Mbarrier(op) => self.mbarrier(w, pc, op, exec)?,
             Op::TensorCopy(op) => self.tensor_copy(w, pc, op, exec, sanitizer.as_deref_mut())?,
+            Op::Tmem(op) => self.tmem(w, pc, *op, mask, exec, sanitizer.as_deref_mut())?,
             Op::Control(op) => moved = self.control(w, pc, *op, mask, exec, counts)?,
             Op::Print(op) => self.print(w, pc, *op, exec, &mut counters.printed)?,
         }

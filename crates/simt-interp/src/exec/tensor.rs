@@ -125,7 +125,7 @@ pub(crate) fn decode_wgmma(t: &Decoder, inst: &Instruction) -> Option<WgmmaOp> {
 
 /// A shared-memory matrix descriptor (PTX's "Matrix Descriptor Format"), its fields in bytes.
 #[derive(Clone, Copy, Debug)]
-struct Descriptor {
+pub(super) struct Descriptor {
     start: u32,
     leading: u32,
     stride: u32,
@@ -147,6 +147,34 @@ impl Descriptor {
         Descriptor { start: field(0), leading: field(16), stride: field(32), base: ((value >> 49) & 7) as u32, width }
     }
 
+    /// A `TCMMA`'s descriptor (PTX's "Shared memory descriptor" for `tcgen05`): Hopper's
+    /// fields, bits 46-48 the constant 0b001, and the swizzle in bits 61-63 (0 none, 2 128
+    /// bytes, 4 64, 6 32); what simt cannot read, if it is that.
+    pub(super) fn tcgen05(value: u64) -> Result<Descriptor, String> {
+        if (value >> 46) & 7 != 1 {
+            return Err(format!("its bits 46-48 are {:#05b}, not the constant 0b001 of a Blackwell descriptor", (value >> 46) & 7));
+        }
+        if (value >> 52) & 1 != 0 {
+            return Err("its bit 52 asks for an absolute leading-dimension address (sm_103a), which simt does not model".to_string());
+        }
+        let width = match value >> 61 {
+            0 => 16,
+            2 => 128,
+            4 => 64,
+            6 => 32,
+            1 => return Err("its swizzle (bits 61-63) is 1, 128 bytes with 32-byte atoms, which simt does not model".to_string()),
+            other => return Err(format!("its swizzle (bits 61-63) is {other}, which PTX does not define")),
+        };
+        let descriptor = Descriptor { width, ..Descriptor::new(value & !(7 << 61)) };
+        if descriptor.base != 0 {
+            return Err(format!(
+                "its matrix base offset (bits 49-51) is {}: only 0 is modelled (a swizzle pattern starting on its own boundary)",
+                descriptor.base
+            ));
+        }
+        Ok(descriptor)
+    }
+
     /// The SHARED address of element (`mn`, `k`) of `bytes` bytes: `mn` a row of A (M) or a
     /// column of B (N), in PTX's canonical layouts ("Shared Memory Matrix Layout"). K-major:
     /// rows of 8 elements' `mn` one atom row (`width` bytes) apart, groups of 8 `stride` apart,
@@ -156,7 +184,7 @@ impl Descriptor {
     /// apart. Then the swizzle: bits 4.. of the address XORed with bits 7.., as many as the
     /// atom row has 16-byte chunks past the first (`Swizzle<B, 4, 3>`).
     #[inline(always)]
-    fn address(&self, mn: u32, k: u32, bytes: u32, k_major: bool) -> u32 {
+    pub(super) fn address(&self, mn: u32, k: u32, bytes: u32, k_major: bool) -> u32 {
         let w = self.width;
         // The width is a power of two: shifts and masks, not divisions.
         let (shift, within) = (w.trailing_zeros(), w - 1);
@@ -256,7 +284,7 @@ impl Executor<'_> {
     /// `k`) = `place(row, column)` of `matrix`.
     /// Each element's lane and address go to `reads`, where there is one.
     #[allow(clippy::too_many_arguments)] // the fragment, where it comes from, and what to say if it is not there
-    fn gather(
+    pub(super) fn gather(
         &self,
         w: usize,
         pc: u32,
@@ -277,7 +305,8 @@ impl Executor<'_> {
                     let address = matrix.descriptor.address(mn, k, matrix.bytes, matrix.k_major);
                     let Some(&value) = self.shared.get(address as usize / 4) else {
                         let message = format!(
-                            "WGMMA reads {}'s element ({mn}, {k}) at SHARED address {address:#x}, past the block's {} bytes of shared memory",
+                            "{} reads {}'s element ({mn}, {k}) at SHARED address {address:#x}, past the block's {} bytes of shared memory",
+                            self.mnemonic(pc),
                             matrix.name,
                             self.shared.len() * 4
                         );
@@ -294,13 +323,13 @@ impl Executor<'_> {
     }
 }
 
-/// A `WGMMA` multiplicand in SHARED memory: its descriptor, element size and major-ness.
-struct Multiplicand {
-    descriptor: Descriptor,
-    bytes: u32,
-    k_major: bool,
+/// A `WGMMA` or `TCMMA` multiplicand in SHARED memory: its descriptor, element size and major-ness.
+pub(super) struct Multiplicand {
+    pub descriptor: Descriptor,
+    pub bytes: u32,
+    pub k_major: bool,
     /// `A` or `B`, for messages.
-    name: &'static str,
+    pub name: &'static str,
 }
 
 #[cfg(test)]

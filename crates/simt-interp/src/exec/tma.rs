@@ -50,6 +50,8 @@ pub(crate) fn decode_mbarrier(t: &Decoder, inst: &Instruction) -> Option<MbarOp>
         }
         Form::MbarTx(mods::MbarTx { op }) => (&o[0], MbarAction::Tx { complete: op == MbarTxOp::Complete, tx: t.val(&o[1], false) }),
         Form::MbarTest(_) => (&o[1], MbarAction::Test { p: Decoder::pred_out(&o[0]), parity: t.val(&o[2], false) }),
+        // A `TCMMA` completes as it executes: committing them is arriving at once, counting 1.
+        Form::TcmmaCommit(_) => (&o[0], MbarAction::Arrive { drop: false, d: t.dst(&Operand::Reg(RZ)), count: Val::Imm(1), tx: Val::Imm(0) }),
         _ => return None,
     };
     Some(MbarOp { addr: t.addr(addr, inst.form.access()?), action })

@@ -65,6 +65,23 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.emit(pick(ftz(false)), &[dst(d), src(Src::reg(sign)), src(Src::reg(sign))])
     }
 
+    /// `add.f32 d, x, y` or `sub.f32` (`inst`'s opcode says which) with `a`'s rounding,
+    /// flushing and saturation.
+    fn f32_add(&mut self, inst: &'t ast::Instruction<'a>, a: px::Arith, d: u8, x: Src, y: Src) -> Result<()> {
+        let rounded = directed(a.rounding);
+        if rounded.is_none() {
+            rn_only(a.rounding, inst.op, inst)?;
+        }
+        let y = if matches!(inst.op, Op::Sub(_)) { negate_f32(y) } else { y };
+        match rounded {
+            // x * 1 + y rounds the sum once, and keeps every sign of zero an add gives.
+            Some(rnd) => {
+                self.emit(Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat), rnd }), &[dst(d), src(x), src(Src::imm(1.0f32.to_bits())), src(y)])
+            }
+            None => self.emit(Form::Fadd(mods::Fadd { ftz: ftz(a.ftz), sat: sat(a.sat) }), &[dst(d), src(x), src(y)]),
+        }
+    }
+
     /// Integer, bit and float arithmetic, comparisons and selects.
     pub(super) fn arithmetic(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
         let unsupported = |what: String| unsupported(inst, what);
@@ -75,6 +92,16 @@ impl<'t, 'a> Entry<'t, 'a> {
                     return Err(unsupported(format!("`{}` on `{}`", inst.op, a.ty)));
                 }
                 self.min_max_xorsign(inst, matches!(op, Op::Max(_)), a.ftz)
+            }
+            // A pair of singles (sm_100): the single's translation on each word.
+            Op::Add(a) | Op::Sub(a) if a.ty == Type::F32x2 => {
+                let [d, x, y] = self.operands(inst)?;
+                let (d, x, y) = (self.pair(d)?, self.pair(x)?, self.pair(y)?);
+                let single = px::Arith { ty: Type::F32, ..a };
+                for k in 0..2 {
+                    self.f32_add(inst, single, d + k, Src::reg(x + k), Src::reg(y + k))?;
+                }
+                Ok(())
             }
             // Halves and pairs of halves: one instruction on the pair (`half_arith`).
             Op::Add(a) | Op::Sub(a) | Op::Min(a) | Op::Max(a) | Op::Fma(a)
@@ -141,23 +168,9 @@ impl<'t, 'a> Entry<'t, 'a> {
                         self.op(if sub { Opcode::Isub64 } else { Opcode::Iadd64 }, &[dst(d), src(x), src(y)])
                     }
                     _ if a.ty == Type::F32 => {
-                        let rounded = directed(a.rounding);
-                        if rounded.is_none() {
-                            rn_only(a.rounding, op, inst)?;
-                        }
                         let d = self.word(d)?;
-                        let (x, mut y) = (self.src32(x)?, self.src32(y)?);
-                        if sub {
-                            y = negate_f32(y);
-                        }
-                        match rounded {
-                            // x * 1 + y rounds the sum once, and keeps every sign of zero an add gives.
-                            Some(rnd) => self.emit(
-                                Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat), rnd }),
-                                &[dst(d), src(x), src(Src::imm(1.0f32.to_bits())), src(y)],
-                            ),
-                            None => self.emit(Form::Fadd(mods::Fadd { ftz: ftz(a.ftz), sat: sat(a.sat) }), &[dst(d), src(x), src(y)]),
-                        }
+                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        self.f32_add(inst, a, d, x, y)
                     }
                     _ if a.ty == Type::F64 => {
                         let rnd = directed(a.rounding);
@@ -429,22 +442,31 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
                 self.op(if matches!(op, Op::Max(_)) { Opcode::Dmax } else { Opcode::Dmin }, &[dst(d), src(x), src(y)])
             }
+            // Three inputs (PTX 8.8, sm_100) are two instructions: the first two, then the third.
             Op::Min(a) | Op::Max(a) => {
-                let [d, x, y] = self.operands(inst)?;
                 let max = matches!(op, Op::Max(_));
-                let dd = self.word(d)?;
-                let (x, y) = (self.src32(x)?, self.src32(y)?);
-                let ops = [dst(dd), src(x), src(y)];
-                match a.ty {
+                let form = match a.ty {
                     Type::S32 | Type::U32 => {
                         let ty = if a.ty == Type::S32 { isa::IntType::S32 } else { isa::IntType::U32 };
-                        self.emit(if max { Form::Imax(mods::Imax { ty }) } else { Form::Imin(mods::Imin { ty }) }, &ops)
+                        if max { Form::Imax(mods::Imax { ty }) } else { Form::Imin(mods::Imin { ty }) }
                     }
                     Type::F32 => {
                         let f = ftz(a.ftz);
-                        self.emit(if max { Form::Fmax(mods::Fmax { ftz: f }) } else { Form::Fmin(mods::Fmin { ftz: f }) }, &ops)
+                        if max { Form::Fmax(mods::Fmax { ftz: f }) } else { Form::Fmin(mods::Fmin { ftz: f }) }
                     }
-                    ty => Err(unsupported(format!("`{}{ty}`", op.name()))),
+                    ty => return Err(unsupported(format!("`{}{ty}`", op.name()))),
+                };
+                let (d, sources) = inst.operands.split_first().ok_or_else(|| Diagnostic::new(inst.span, "expected operands"))?;
+                let d = self.word(d)?;
+                let sources = sources.iter().map(|o| self.src32(o)).collect::<Result<Vec<Src>>>()?;
+                match sources[..] {
+                    [x, y] => self.emit(form, &[dst(d), src(x), src(y)]),
+                    [x, y, z] => {
+                        let t = self.scratch;
+                        self.emit(form, &[dst(t), src(x), src(y)])?;
+                        self.emit(form, &[dst(d), src(Src::reg(t)), src(z)])
+                    }
+                    _ => Err(Diagnostic::new(inst.span, format!("`{}` takes 3 or 4 operands", inst.op))),
                 }
             }
             Op::And(t) | Op::Or(t) | Op::Xor(t) => {

@@ -41,6 +41,7 @@ mod memory;
 mod pointers;
 mod registers;
 mod schedule;
+mod tcgen05;
 mod tma;
 mod wide;
 mod wmma;
@@ -1379,6 +1380,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             Op::WgmmaOrder(_) | Op::FenceProxy { .. } => Ok(()),
             Op::CpAsync(_) => self.cp_async(inst),
             Op::Mbarrier(action) => self.mbarrier(inst, action),
+            Op::Tcgen05(t) => self.tcgen05(inst, t),
             Op::Elect => self.elect(inst),
             // Every warp has the kernel's registers whatever it asks for: nothing to do but
             // check the count PTX allows.

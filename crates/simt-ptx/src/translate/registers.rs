@@ -254,7 +254,9 @@ impl<'t, 'a> Entry<'t, 'a> {
         let mut fragments: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
         for item in items {
             let Item::Inst(inst) = item else { continue };
-            let mma = matches!(inst.op, Op::Mma(_) | Op::Wgmma(_) | Op::Wmma(px::Wmma { action: px::WmmaAction::Mma, .. }));
+            // Tensor memory's registers are consecutive words from anywhere, as fragments are.
+            let mma =
+                matches!(inst.op, Op::Mma(_) | Op::Wgmma(_) | Op::Wmma(px::Wmma { action: px::WmmaAction::Mma, .. }) | Op::Tcgen05(px::Tcgen05::Move { .. }));
             if !mma && !matches!(inst.op, Op::Ld(_) | Op::St(_) | Op::Ldmatrix(_)) {
                 continue;
             }

@@ -14,7 +14,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::Item;
-use crate::ops::{Op, StateSpace};
+use crate::ops::{Op, StateSpace, Tcgen05};
 
 /// The order of `items` (positions in it) with each shared-memory load and unguarded `setp`
 /// just before the first instruction after it that it may not move past; `None` when none
@@ -137,6 +137,7 @@ fn loads_may_pass(op: Op) -> bool {
         | Op::Wgmma(_)
         | Op::Elect
         | Op::Createpolicy
+        | Op::Tcgen05(Tcgen05::Move { .. } | Tcgen05::Mma(_) | Tcgen05::Wait { .. })
         | Op::Ldmatrix(_) => true,
         Op::St(_)
         | Op::WgmmaOrder(_)
@@ -164,6 +165,7 @@ fn loads_may_pass(op: Op) -> bool {
         | Op::Mbarrier(_)
         | Op::CpAsyncBulkTensor { .. }
         | Op::CpAsyncBulkOrder { .. }
+        | Op::Tcgen05(_)
         | Op::Wmma(_) => false,
     }
 }
