@@ -12,8 +12,9 @@
 // (bit 16), N = 32 (bits 17-22: N / 8 = 4), M = 64 (bits 24-28: M / 16 = 4).
 // Thread 0 issues it and commits it to an mbarrier, on which every thread waits. With M = 64,
 // D's rows 16w .. 16w + 15 lie in TMEM lanes 32w .. 32w + 15, the quarter of the lanes warp w
-// may reach: TMEM.LD.32X32B.X32 gives lane l of warp w lane 32w + l's 32 columns, row 16w + l
-// of D for l < 16, which those lanes store. Warp 0 frees the columns before the block ends.
+// may reach: TMEM.LD.16X32BX2.X16 gives lane l of warp w 16 columns of TMEM lane 32w + l % 16,
+// row 16w + l % 16 of D: columns 0-15 to lanes 0-15, and, 16 columns on (its last operand),
+// columns 16-31 to lanes 16-31, which they store. Warp 0 frees the columns before the block ends.
 //
 // Try it:
 //   simt run asm/tcgen05.s --dump d
@@ -93,21 +94,19 @@ WAIT:
 @!P2 BRA    WAIT
     SHR     R1, R0, 5               // w
     LEA     R15, R1, R14, 21        // lane 32w of D's address: w << 21 is (32 w) << 16
-    TMEM.LD.32X32B.X32 R16, [R15]   // lane l: TMEM lane 32w + l, columns 0-31
+    TMEM.LD.16X32BX2.X16 R16, [R15], 16   // lane l: TMEM lane 32w + l % 16, columns 16 (l / 16) ..
     S2R     R2, SR_LANEID
-    ISETP.LT.U32 P3, R2, 16         // lanes 0-15 hold rows 16w .. 16w + 15
-    LEA     R3, R1, R2, 4           // row
-    LD.PARAM.U32 R6, [d]
+    AND     R3, R2, 15
+    LEA     R3, R1, R3, 4           // row 16w + l % 16
+    SHR     R5, R2, 4               // which 16 columns
     SHL     R3, R3, 7               // row * 128 bytes
-    IADD    R6, R6, R3              // &d[row][0]
-@P3 ST.GLOBAL.V4.B32 [R6], R16
-@P3 ST.GLOBAL.V4.B32 [R6+16], R20
-@P3 ST.GLOBAL.V4.B32 [R6+32], R24
-@P3 ST.GLOBAL.V4.B32 [R6+48], R28
-@P3 ST.GLOBAL.V4.B32 [R6+64], R32
-@P3 ST.GLOBAL.V4.B32 [R6+80], R36
-@P3 ST.GLOBAL.V4.B32 [R6+96], R40
-@P3 ST.GLOBAL.V4.B32 [R6+112], R44
+    LEA     R3, R5, R3, 6           // + 64 bytes for columns 16-31
+    LD.PARAM.U32 R6, [d]
+    IADD    R6, R6, R3              // &d[row][16 (l / 16)]
+    ST.GLOBAL.V4.B32 [R6], R16
+    ST.GLOBAL.V4.B32 [R6+16], R20
+    ST.GLOBAL.V4.B32 [R6+32], R24
+    ST.GLOBAL.V4.B32 [R6+48], R28
     BAR.SYNC                        // every warp has loaded its rows
 @P1 TMEM.DEALLOC R14, 32
     EXIT

@@ -500,18 +500,26 @@ fn a_failed_assert_names_the_assertion_and_the_thread() {
     }
 }
 
-/// `asm/wgmma.s`: each element of D is the f32 multiply-add chain of A's row and B's column in
-/// increasing k (the `MMA` semantics, `docs/tensor.md`), under both SIMT models and timed, so
-/// its shared-memory tiles lie where its descriptors say.
+/// `asm/wgmma.s` and `asm/tcgen05.s` (the same product by Hopper's warpgroup MMA and by
+/// Blackwell's `TCMMA` into tensor memory): each element of D is the f32 multiply-add chain of
+/// A's row and B's column in increasing k (the `MMA` semantics, `docs/tensor.md`), under both
+/// SIMT models and timed, so their shared-memory tiles lie where their descriptors say, and D
+/// where tensor memory's layout puts it.
 #[test]
-fn the_wgmma_example_multiplies_its_tiles() {
+fn the_warpgroup_and_tensor_memory_examples_multiply_their_tiles() {
+    for (file, machine) in [("wgmma.s", "h100"), ("tcgen05.s", "b200")] {
+        multiplies_its_tiles(file, machine);
+    }
+}
+
+fn multiplies_its_tiles(file: &str, machine: &str) {
     let dir = workspace();
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm/wgmma.s");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm").join(file);
     let source = source.to_str().expect("a UTF-8 path");
-    for extra in [&[][..], &["--simt", "stack"], &["--timing", "h100"]] {
+    for extra in [&[][..], &["--simt", "stack"], &["--timing", machine]] {
         let args = [&["run", source, "--dump", "a=a.bin", "--dump", "b=b.bin", "--dump", "d=d.bin"][..], extra].concat();
         let (code, _, stderr) = outcome(dir.path(), &args);
-        assert_eq!(code, 0, "{extra:?}: {stderr}");
+        assert_eq!(code, 0, "{file} {extra:?}: {stderr}");
         let read = |name: &str| std::fs::read(dir.path().join(name)).expect("a dump");
         let halves = |bytes: Vec<u8>| bytes.chunks(2).map(|h| half::f16::from_le_bytes([h[0], h[1]]).to_f32()).collect::<Vec<f32>>();
         let (a, b) = (halves(read("a.bin")), halves(read("b.bin")));
@@ -519,7 +527,7 @@ fn the_wgmma_example_multiplies_its_tiles() {
         for (i, &got) in d.iter().enumerate() {
             let (m, n) = (i / 32, i % 32);
             let want = (0..16).fold(0f32, |acc, k| a[m * 16 + k].mul_add(b[k * 32 + n], acc));
-            assert_eq!(got, want.to_bits(), "{extra:?}: d[{m}][{n}]");
+            assert_eq!(got, want.to_bits(), "{file} {extra:?}: d[{m}][{n}]");
         }
     }
 }

@@ -65,6 +65,22 @@ fn a_loop_shows_lanes_waiting_to_reconverge() {
 
 const REDUCE: &[&str] = &["asm/block_reduce.s", "--grid", "2", "--block", "64", "--arg", "n=128", "--arg", "in=iota(128)", "--arg", "out=zeros(2)"];
 
+/// Blackwell's tensor memory as the MMA left it: warp 0's quarter holds rows 0-15 of D in lanes
+/// 0-15, warp 1's rows 16-31 in lanes 32-47; lanes 16-31 were never written; past the 32
+/// allocated columns there is none.
+#[test]
+fn tensor_memory_of_the_tcgen05_example() {
+    let script = "\
+break 97            # TMEM.LD, after the MMA's commit
+continue
+tmem 0 0 4
+tmem 32 30 4        # row 16's last columns, then past the allocation
+tmem 16 0 2
+tmem 200
+";
+    insta::assert_snapshot!(session(&["asm/tcgen05.s"], script));
+}
+
 #[test]
 fn shared_memory_and_buffers_of_a_block_reduction() {
     let script = "\

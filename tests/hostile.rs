@@ -474,6 +474,7 @@ fn cases() -> Vec<Case> {
     t.push(tmem("runtime: TMEM.ALLOC of 48 columns", "    TMEM.ALLOC [slot], 48"));
     t.push(tmem("runtime: TMEM.ALLOC past the block's 512 columns", "    TMEM.ALLOC [slot], 256\n    TMEM.ALLOC [slot], 512"));
     t.push(tmem("runtime: TMEM.ALLOC after TMEM.RELINQUISH", "    TMEM.RELINQUISH\n    TMEM.ALLOC [slot], 32"));
+    t.push(tmem("runtime: a block ends with tensor memory allocated", "    TMEM.ALLOC [slot], 64"));
     t.push(tmem("runtime: TMEM.DEALLOC of columns no TMEM.ALLOC gave", "    TMEM.ALLOC [slot], 64\n    TMEM.DEALLOC RZ, 32"));
     t.push(tmem("runtime: TMEM.LD of another warp's lanes", "    TMEM.ALLOC [slot], 32\n    MOV R1, 0x200000\n    TMEM.LD.32X32B.X1 R2, [R1]"));
     t.push(tmem("runtime: TMEM.LD of columns not allocated", "    TMEM.ALLOC [slot], 32\n    TMEM.LD.16X32BX2.X16 R2, [RZ], 24"));

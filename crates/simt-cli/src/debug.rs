@@ -77,6 +77,7 @@ const COMMANDS: &[(&str, &str, &str)] = &[
     ("stack", "stack", "the reconvergence stack (--simt stack) or the thread groups and their waits (--simt its)"),
     ("shared", "shared ADDR [N]", "N words (8 by default) of the current block's shared memory from byte address ADDR"),
     ("mem", "mem BUFFER [I..J]", "elements I .. J-1 of a pointer parameter's buffer (the first 16 by default)"),
+    ("tmem", "tmem LANE [COLUMN [N]]", "N cells (8 by default) of lane LANE of the current block's tensor memory from COLUMN (Blackwell's TMEM)"),
     ("list", "list [LINE]", "the source around the selected warp's line (=> marks it, b a breakpoint), or around LINE"),
     ("where", "where", "every warp of the current block: its pc, source line and state"),
     ("backtrace", "backtrace", "the selected warp's place and the device-function calls it is in, innermost first"),
@@ -91,6 +92,9 @@ const SHARED_WORDS: u32 = 8;
 const MEM_ELEMENTS: u64 = 16;
 /// Most words or elements one `shared` or `mem` command prints.
 const MAX_SHOWN: u64 = 4096;
+/// Tensor memory's lanes and columns (PTX `tcgen05`).
+const TMEM_LANES: u32 = 128;
+const TMEM_COLUMNS: u32 = 512;
 /// Source lines `list` shows.
 const LIST_LINES: u32 = 11;
 /// Value groups `print` lists one a line; more are shown eight lanes a line.
@@ -387,6 +391,7 @@ impl<'l> Session<'l> {
             "stack" => no_args(&rest).and_then(|()| self.cmd_stack()),
             "shared" => self.cmd_shared(&rest),
             "mem" => self.cmd_mem(&rest),
+            "tmem" => self.cmd_tmem(&rest),
             "list" => self.cmd_list(&rest),
             "where" => no_args(&rest).and_then(|()| self.cmd_where()),
             "backtrace" => no_args(&rest).and_then(|()| self.cmd_backtrace()),
@@ -1214,6 +1219,40 @@ impl<'l> Session<'l> {
         if first + count as usize > words.len() {
             self.say(format!("  (shared memory ends at {size:#x})"));
         }
+        Ok(())
+    }
+
+    fn cmd_tmem(&mut self, args: &[&str]) -> Result<(), String> {
+        let numbers =
+            args.iter().map(|a| parse_number(a).ok_or_else(|| format!("`{a}` is not a number (decimal or 0x hex)"))).collect::<Result<Vec<u32>, String>>()?;
+        let (lane, first, count) = match numbers[..] {
+            [lane] => (lane, 0, SHARED_WORDS),
+            [lane, column] => (lane, column, SHARED_WORDS),
+            [lane, column, n] if (1..=TMEM_COLUMNS).contains(&n) => (lane, column, n),
+            [_, _, n] => return Err(format!("`{n}` is not a number of cells from 1 to {TMEM_COLUMNS}")),
+            _ => return Err("write `tmem LANE`, `tmem LANE COLUMN` or `tmem LANE COLUMN N`".into()),
+        };
+        if lane >= TMEM_LANES || first >= TMEM_COLUMNS {
+            return Err(format!("tensor memory has lanes 0-{} and columns 0-{}", TMEM_LANES - 1, TMEM_COLUMNS - 1));
+        }
+        let linear = self.linear;
+        let (allocations, cells) = self.block()?.tensor_memory();
+        if allocations.is_empty() {
+            return Err(format!("block {linear} has no tensor memory allocated (TMEM.ALLOC gives it)"));
+        }
+        let mut lines = vec![format!(
+            "block {linear}: tensor memory lane {lane}; allocated: {}",
+            allocations.iter().map(|&(c, n)| format!("columns {c}-{}", c + n - 1)).collect::<Vec<_>>().join(", ")
+        )];
+        for column in first..(first + count).min(TMEM_COLUMNS) {
+            let cell = if allocations.iter().any(|&(c, n)| (c..c + n).contains(&column)) {
+                word(cells[(lane * TMEM_COLUMNS + column) as usize])
+            } else {
+                "(not allocated)".to_string()
+            };
+            lines.push(format!("  column {column:3}  {cell}").trim_end().to_string());
+        }
+        lines.into_iter().for_each(|line| self.say(line));
         Ok(())
     }
 

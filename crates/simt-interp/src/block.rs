@@ -323,6 +323,12 @@ impl<'a> BlockSim<'a> {
         &self.exec.shared
     }
 
+    /// The block's tensor memory (`TMEM`): its allocations, (first column, columns) each, and
+    /// its cells, 512 a lane (none before the launch's first allocation).
+    pub fn tensor_memory(&self) -> (&[(u32, u32)], &[u32]) {
+        self.exec.tmem.view()
+    }
+
     /// The block's index in the grid.
     pub fn index(&self) -> [u32; 3] {
         self.exec.index

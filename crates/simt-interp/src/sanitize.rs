@@ -214,6 +214,13 @@ impl<T: Copy + Default> ShadowMem<T> {
         &mut self.data[i]
     }
 
+    /// Entry `i` back to the default, where anything was written.
+    fn clear(&mut self, i: usize) {
+        if let Some(entry) = self.data.get_mut(i) {
+            *entry = T::default();
+        }
+    }
+
     fn reset(&mut self) {
         for page in self.dirty.drain(..) {
             self.page_dirty[page] = false;
@@ -222,6 +229,11 @@ impl<T: Copy + Default> ShadowMem<T> {
         }
     }
 }
+
+/// Tensor memory's lanes and columns (`exec/tmem.rs`), and its cells.
+const TMEM_LANES: u32 = 128;
+const TMEM_COLUMNS: u32 = 512;
+const TMEM_CELLS: usize = (TMEM_LANES * TMEM_COLUMNS) as usize;
 
 /// The most warps a block holds: the width of a vector clock.
 const BLOCK_WARPS: usize = (simt_isa::MAX_BLOCK_THREADS / 32) as usize;
@@ -268,6 +280,10 @@ pub(crate) struct Sanitizer {
     model: SimtModel,
     /// Per byte of shared memory (racecheck).
     shared: ShadowMem<Shadow>,
+    /// Per cell of tensor memory, lane by lane (racecheck), and written since it was
+    /// allocated (initcheck); made only for a kernel that touches it.
+    tmem: ShadowMem<Shadow>,
+    tmem_init: ShadowMem<bool>,
     /// Per byte of shared / local memory: written yet (initcheck).
     shared_init: ShadowMem<bool>,
     local_init: ShadowMem<bool>,
@@ -299,6 +315,8 @@ impl Sanitizer {
             model,
             shared: ShadowMem::new(shared),
             shared_init: ShadowMem::new(shared),
+            tmem: ShadowMem::new(TMEM_CELLS),
+            tmem_init: ShadowMem::new(TMEM_CELLS),
             local_init: ShadowMem::new(local),
             regs_written: if checks.initcheck { vec![vec![0; rows]; warps] } else { Vec::new() },
             clocks: (0..warps).map(fresh_clock).collect(),
@@ -313,6 +331,8 @@ impl Sanitizer {
     pub(crate) fn reset(&mut self) {
         self.shared.reset();
         self.shared_init.reset();
+        self.tmem.reset();
+        self.tmem_init.reset();
         self.local_init.reset();
         self.regs_written.iter_mut().for_each(|w| w.fill(0));
         self.clocks.iter_mut().enumerate().for_each(|(w, c)| *c = fresh_clock(w));
@@ -367,38 +387,6 @@ impl Sanitizer {
 
     fn access(&self, thread: u32, warp: usize, pc: u32, issue: u64, atomic: bool) -> Access {
         Access { thread, warp: warp as u32, pc, clock: self.clocks[warp][warp], warp_epoch: self.warp_epochs[warp], issue, atomic }
-    }
-
-    /// racecheck on bytes `at .. at + size` of shared memory: records the access and
-    /// returns the first hazard it makes with an earlier one.
-    /// A write that `benign(earlier, now)` says stores what the earlier write did is no
-    /// hazard with it.
-    fn shared_access(&mut self, now: Access, at: usize, size: usize, write: bool, benign: impl Fn(&Access, &Access) -> bool) -> Option<Hazard> {
-        let (model, seen) = (self.model, &self.clocks[now.warp as usize]);
-        let hazard = (at..at + size).find_map(|byte| {
-            // Borrowed, not copied: an entry is three accesses.
-            let s = self.shared.get(byte)?;
-            if let Some(w) = s.write
-                && concurrent(model, seen, &w, &now)
-                && !(write && benign(&w, &now))
-            {
-                return Some(Hazard { earlier: w, kind: if write { "write after write" } else { "read after write" }, byte });
-            }
-            s.reads.iter().flatten().find(|r| write && concurrent(model, seen, r, &now)).map(|r| Hazard { earlier: *r, kind: "write after read", byte })
-        });
-        for byte in at..at + size {
-            let s = self.shared.get_mut(byte);
-            if write || now.atomic {
-                // An atomic is both: later plain reads and writes must be ordered after it.
-                *s = Shadow { write: Some(now), reads: [None, None] };
-            } else {
-                // The latest reader and one reader of another thread not ordered before it: any
-                // later writer differs from one of them.
-                let other = |r: Option<Access>| r.filter(|r| r.thread != now.thread && !happens_before(seen, r, &now));
-                s.reads = [Some(now), other(s.reads[0]).or(other(s.reads[1]))];
-            }
-        }
-        hazard
     }
 
     fn init_bytes(&mut self, space: Space) -> &mut ShadowMem<bool> {
@@ -551,9 +539,50 @@ impl Sanitizer {
         }
     }
 
+    /// A `TMEM.ALLOC` gave `columns` columns from `first`: fresh cells, which no access has
+    /// touched and nothing has written.
+    pub(crate) fn tmem_allocated(&mut self, first: u32, columns: u32) {
+        for lane in 0..TMEM_LANES {
+            for cell in lane * TMEM_COLUMNS + first..lane * TMEM_COLUMNS + first + columns {
+                self.tmem.clear(cell as usize);
+                self.tmem_init.clear(cell as usize);
+            }
+        }
+    }
+
+    /// racecheck and initcheck of warp `w`'s accesses at `pc` to tensor memory: `(lane, cell)`
+    /// each, the cell `lane << 9 | column` (`TMEM_COLUMNS` a lane); reads unless `write`.
+    pub(crate) fn tmem_accesses(&mut self, ex: &Executor<'_>, w: usize, pc: u32, cells: &[(u8, u32)], write: bool) {
+        let kind = if write { AccessKind::Store } else { AccessKind::Load };
+        for &(lane, cell) in cells {
+            let (l, at) = (usize::from(lane), cell as usize);
+            let place = || format!("TMEM lane {} column {}", cell / TMEM_COLUMNS, cell % TMEM_COLUMNS);
+            if self.checks.racecheck {
+                let now = self.access((w * 32 + l) as u32, w, pc, ex.warps[w].issued, false);
+                if let Some(hazard) = record(&mut self.tmem, self.model, &self.clocks[w], now, at, 1, write, |_, _| false) {
+                    self.finding(ex, FaultKind::Race, pc, Some(hazard.earlier.pc), || race_fault(ex, w, l, pc, &place(), kind, hazard));
+                }
+            }
+            if self.checks.initcheck {
+                if write {
+                    *self.tmem_init.get_mut(at) = true;
+                } else if !self.tmem_init.get(at).is_some_and(|&written| written) {
+                    self.finding(ex, FaultKind::Uninitialized, pc, None, || {
+                        let message = format!(
+                            "initcheck: {} reads {}, which no thread wrote since TMEM.ALLOC gave it (fresh tensor memory is undefined on hardware; simt's reads 0)",
+                            ex.mnemonic(pc),
+                            place()
+                        );
+                        ex.fault(FaultKind::Uninitialized, w, Some(l), Some(pc), message)
+                    });
+                }
+            }
+        }
+    }
+
     /// racecheck of lane `l` of warp `w`'s access at `pc` to shared bytes `at .. at + size`:
     /// records it and notes the hazard it makes, reported at `addr` (else at the byte where
-    /// the two accesses meet). `benign` as for `shared_access`.
+    /// the two accesses meet). `benign` as for [`record`].
     #[allow(clippy::too_many_arguments)]
     fn race_check(
         &mut self,
@@ -568,9 +597,9 @@ impl Sanitizer {
         benign: impl Fn(&Access, &Access) -> bool,
     ) {
         let now = self.access((w * 32 + l) as u32, w, pc, ex.warps[w].issued, kind == AccessKind::Atomic);
-        if let Some(hazard) = self.shared_access(now, at, size, kind != AccessKind::Load, benign) {
+        if let Some(hazard) = record(&mut self.shared, self.model, &self.clocks[w], now, at, size, kind != AccessKind::Load, benign) {
             let addr = addr.unwrap_or(hazard.byte as u32);
-            self.finding(ex, FaultKind::Race, pc, Some(hazard.earlier.pc), || race_fault(ex, w, l, pc, addr, kind, hazard));
+            self.finding(ex, FaultKind::Race, pc, Some(hazard.earlier.pc), || race_fault(ex, w, l, pc, &format!("shared address {addr:#x}"), kind, hazard));
         }
     }
 
@@ -646,8 +675,48 @@ fn same_value_written(ex: &Executor<'_>, earlier: &Access, now: &Access, at: usi
     stored.iter().enumerate().all(|(k, row)| ex.shared.get(at / 4 + k).is_some_and(|&word| ((word >> shift) ^ row[lane]) & bits == 0))
 }
 
-/// The report of a racecheck hazard: lane `l` of warp `w` accessed `addr` at `pc`.
-fn race_fault(ex: &Executor<'_>, w: usize, l: usize, pc: u32, addr: u32, kind: AccessKind, hazard: Hazard) -> Fault {
+/// racecheck on entries `at .. at + size` of `shadow`: records the access `now` (its warp's
+/// clock `seen`) and returns the first hazard it makes with an earlier one; a write that
+/// `benign(earlier, now)` says stores what the earlier write did is no hazard with it.
+#[allow(clippy::too_many_arguments)] // the shadow, the ordering, and the access
+fn record(
+    shadow: &mut ShadowMem<Shadow>,
+    model: SimtModel,
+    seen: &Clock,
+    now: Access,
+    at: usize,
+    size: usize,
+    write: bool,
+    benign: impl Fn(&Access, &Access) -> bool,
+) -> Option<Hazard> {
+    let hazard = (at..at + size).find_map(|byte| {
+        // Borrowed, not copied: an entry is three accesses.
+        let s = shadow.get(byte)?;
+        if let Some(w) = s.write
+            && concurrent(model, seen, &w, &now)
+            && !(write && benign(&w, &now))
+        {
+            return Some(Hazard { earlier: w, kind: if write { "write after write" } else { "read after write" }, byte });
+        }
+        s.reads.iter().flatten().find(|r| write && concurrent(model, seen, r, &now)).map(|r| Hazard { earlier: *r, kind: "write after read", byte })
+    });
+    for byte in at..at + size {
+        let s = shadow.get_mut(byte);
+        if write || now.atomic {
+            // An atomic is both: later plain reads and writes must be ordered after it.
+            *s = Shadow { write: Some(now), reads: [None, None] };
+        } else {
+            // The latest reader and one reader of another thread not ordered before it: any
+            // later writer differs from one of them.
+            let other = |r: Option<Access>| r.filter(|r| r.thread != now.thread && !happens_before(seen, r, &now));
+            s.reads = [Some(now), other(s.reads[0]).or(other(s.reads[1]))];
+        }
+    }
+    hazard
+}
+
+/// The report of a racecheck hazard: lane `l` of warp `w` accessed `place` at `pc`.
+fn race_fault(ex: &Executor<'_>, w: usize, l: usize, pc: u32, place: &str, kind: AccessKind, hazard: Hazard) -> Fault {
     let verb = |k: AccessKind| match k {
         AccessKind::Load => "reads",
         AccessKind::Store => "writes",
@@ -669,7 +738,7 @@ fn race_fault(ex: &Executor<'_>, w: usize, l: usize, pc: u32, addr: u32, kind: A
         "read"
     };
     let message = format!(
-        "racecheck: {} hazard on shared address {addr:#x}: this thread {} it, and thread ({x},{y},{z}) {earlier_verb} it at pc {} with {sync}",
+        "racecheck: {} hazard on {place}: this thread {} it, and thread ({x},{y},{z}) {earlier_verb} it at pc {} with {sync}",
         hazard.kind,
         verb(kind),
         before.pc

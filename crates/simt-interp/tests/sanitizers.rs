@@ -165,6 +165,27 @@ fn a_wgmma_reading_tiles_no_barrier_orders_races_with_their_stores() {
     assert!(f.message.contains("read after write"), "{}", f.message);
 }
 
+/// `asm/tcgen05.s` is clean; loading D from tensor memory without waiting for the commit's
+/// mbarrier races with the `TCMMA` thread 0 issued (warps 1 to 3 read its rows), and loading
+/// all 32 lanes of a warp's quarter reads the 16 an M = 64 MMA leaves unwritten.
+#[test]
+fn tensor_memory_accesses_race_unless_the_commit_orders_them() {
+    let tcgen05 = std::fs::read_to_string(asm_dir().join("tcgen05.s")).unwrap();
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        clean(&text(&tcgen05), simt, ALL);
+    }
+    let unwaited = tcgen05.replacen("MBAR.TEST P2, [bar], 0", "NOP", 1).replacen("@!P2 BRA    WAIT", "NOP", 1);
+    assert_ne!(unwaited, tcgen05);
+    let f = fault(&text(&unwaited), SimtModel::Its, ALL);
+    assert_eq!((f.kind, f.thread, f.related.first().map(|r| r.0)), (FaultKind::Race, Some([32, 0, 0]), Some(90)), "{}", f.message);
+    assert!(f.message.contains("read after write hazard on TMEM lane 32 column 0"), "{}", f.message);
+    let whole_quarter = tcgen05.replacen("TMEM.LD.16X32BX2.X16 R16, [R15], 16", "TMEM.LD.32X32B.X16 R16, [R15]", 1);
+    assert_ne!(whole_quarter, tcgen05);
+    let f = fault(&text(&whole_quarter), SimtModel::Its, ALL);
+    assert_eq!(f.kind, FaultKind::Uninitialized, "{}", f.message);
+    assert!(f.message.contains("reads TMEM lane 16 column 0, which no thread wrote since TMEM.ALLOC gave it"), "{}", f.message);
+}
+
 #[test]
 fn a_counted_barrier_orders_only_the_warps_that_take_part() {
     for simt in [SimtModel::Its, SimtModel::Stack] {

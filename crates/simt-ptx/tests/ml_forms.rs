@@ -780,7 +780,7 @@ fn tensor_memory_stores_and_loads_follow_the_fragment_maps() {
     each_lanes_word_is(body, &[0; 32], &want);
 }
 
-/// Blackwell's PTX: three-input `max` and `min`, and `add.f32x2` / `sub.f32x2` on pairs of singles.
+/// Blackwell's PTX: three-input `max` and `min`, and `add`, `sub` and `mul.f32x2` on pairs of singles.
 #[test]
 fn three_input_min_max_and_pairs_of_singles() {
     let body = "\
@@ -806,6 +806,7 @@ fn three_input_min_max_and_pairs_of_singles() {
 	mov.b64 %q, {%x, %y};
 	add.f32x2 %s, %p, %q;
 	sub.f32x2 %s, %s, %q;
+	mul.f32x2 %s, %s, %q;
 	mov.b64 {%m, %n}, %s;
 	sub.f32 %r, %m, %n;
 	st.global.f32 [%o], %r;
@@ -818,7 +819,7 @@ fn three_input_min_max_and_pairs_of_singles() {
         .map(|l| {
             let (x, y) = (((l * 7) % 13) as f32, l as f32);
             let (m, n) = (x.max(y).max(-y), x.min(y).min(-y));
-            (((m + x) - x) - ((n + y) - y)).to_bits()
+            (((m + x) - x) * x - ((n + y) - y) * y).to_bits()
         })
         .collect();
     each_lanes_word_is(body, &input, &want);

@@ -94,6 +94,9 @@ impl Executor<'_> {
                     warp.progress_at = warp.issued;
                 }
                 warp.exit(mask, exec);
+                if exec != 0 && !self.tmem.is_free() && self.warps.iter().all(|w| w.live() == 0) {
+                    return Err(self.tmem_leak(w, pc));
+                }
                 Moved::Yes
             }
             // `BAR.RED` is barrier 0, with the waiting threads' votes.

@@ -39,6 +39,16 @@ impl Tmem {
         self.relinquished = false;
     }
 
+    /// The allocations and the cells, for a debugger.
+    pub(crate) fn view(&self) -> (&[(u32, u32)], &[u32]) {
+        (&self.allocations, &self.cells)
+    }
+
+    /// Whether nothing is allocated.
+    pub(crate) fn is_free(&self) -> bool {
+        self.allocations.is_empty()
+    }
+
     /// Whether every column of `first .. first + count` is allocated.
     fn allocated(&self, first: u32, count: u32) -> bool {
         let end = first + count;
@@ -282,9 +292,19 @@ impl Executor<'_> {
                 self.tmem.relinquished = true;
                 Ok(())
             }
-            TmemOp::Move(op) => self.tmem_move(w, pc, op),
+            TmemOp::Move(op) => self.tmem_move(w, pc, op, sanitizer),
             TmemOp::Mma(_) => unreachable!("handled above"),
         }
+    }
+
+    /// The fault of the block's last thread exiting with tensor memory allocated, which PTX
+    /// forbids: a kernel frees all it allocates.
+    pub(crate) fn tmem_leak(&self, w: usize, pc: u32) -> Fault {
+        let message = format!(
+            "the block's last thread exits with {} of tensor memory still allocated: free them with TMEM.DEALLOC (PTX `tcgen05.dealloc`) before the block ends",
+            self.tmem.describe()
+        );
+        self.fault(FaultKind::Tensor, w, None, Some(pc), message)
     }
 
     /// Each lane's `[base + offset]`.
@@ -342,6 +362,7 @@ impl Executor<'_> {
         self.shared[at as usize / 4] = first;
         if let Some(s) = sanitizer {
             s.tensor_copy(self, w, 0, pc, at as usize, 4, true);
+            s.tmem_allocated(first, n);
         }
         Ok(())
     }
@@ -384,11 +405,13 @@ impl Executor<'_> {
     }
 
     /// `TMEM.LD` or `TMEM.ST` of the registers from `r`.
-    fn tmem_move(&mut self, w: usize, pc: u32, op: MoveOp) -> Result<(), Fault> {
+    fn tmem_move(&mut self, w: usize, pc: u32, op: MoveOp, sanitizer: Option<&mut Sanitizer>) -> Result<(), Fault> {
         let bases = self.tmem_bases(w, pc, op)?;
         let MoveOp { load, shape, num, pack, r, .. } = op;
         let registers = shape.registers(num);
         let spread = 1 + u32::from(pack);
+        // Each lane's cells, for the sanitizers (none without them: nothing is kept).
+        let mut cells = sanitizer.as_ref().map(|_| Vec::new());
         for j in 0..registers {
             let reg = r + j as Reg;
             let mut row = if load { [0u32; 32] } else { *self.warps[w].row(reg) };
@@ -396,6 +419,9 @@ impl Executor<'_> {
                 let (base_lane, base_column) = bases[usize::from(shape == TmemShape::L16x32bx2 && t >= 16)];
                 let (lane, column) = cell_of(shape, t as u32, j);
                 let (lane, column) = (base_lane + lane, base_column + spread * column);
+                if let Some(cells) = cells.as_mut() {
+                    cells.extend((column..column + spread).map(|c| (t as u8, lane * COLUMNS + c)));
+                }
                 match (load, pack) {
                     (true, false) => *word = *self.tmem.cell(lane, column),
                     (true, true) => *word = (*self.tmem.cell(lane, column) & 0xFFFF) | *self.tmem.cell(lane, column + 1) << 16,
@@ -409,6 +435,9 @@ impl Executor<'_> {
             if load {
                 write(&mut self.warps[w], reg, &row, u32::MAX);
             }
+        }
+        if let (Some(s), Some(cells)) = (sanitizer, cells) {
+            s.tmem_accesses(self, w, pc, &cells, !load);
         }
         Ok(())
     }
@@ -460,6 +489,8 @@ impl Executor<'_> {
         // Every 16-row block of A, gathered before D is written (A may be in tensor memory too).
         let blocks = (shape.m / 16) as usize;
         let mut a_fragments = [[[0u32; 32]; 4]; 8];
+        // A's first lane and column and its columns, where it is in tensor memory.
+        let mut a_tmem = None;
         match (a, op.a) {
             (Some(a), _) => {
                 for (r, fragment) in a_fragments[..blocks].iter_mut().enumerate() {
@@ -471,6 +502,7 @@ impl Executor<'_> {
                 let address = fetch(&self.warps[w], address)[l];
                 let columns = (k * form.input.bits()).div_ceil(32);
                 let (a_lane, a_column) = check_matrix(self, address, columns, "A")?;
+                a_tmem = Some((a_lane, a_column, columns));
                 let per_reg = 32 / form.input.bits() as usize;
                 let mask = u32::MAX >> (32 - form.input.bits());
                 for (r, fragment) in a_fragments[..blocks].iter_mut().enumerate() {
@@ -541,9 +573,18 @@ impl Executor<'_> {
             }
         }
         if let (Some(s), Some(mut reads)) = (sanitizer, reads) {
-            // One thread read them all.
+            // One thread read and wrote them all.
             reads.iter_mut().for_each(|(lane, _)| *lane = l as u8);
             s.tensor_reads(self, w, pc, &reads, bytes);
+            let matrix = |lane: u32, column: u32, columns: u32| {
+                (0..shape.m).flat_map(move |m| (0..columns).map(move |c| (l as u8, (lane + lane_of_row(m, shape.m)) * COLUMNS + column + c)))
+            };
+            let mut read: Vec<(u8, u32)> = a_tmem.map(|(lane, column, columns)| matrix(lane, column, columns).collect()).unwrap_or_default();
+            if accumulate {
+                read.extend(matrix(d_lane, d_column, shape.n));
+            }
+            s.tmem_accesses(self, w, pc, &read, false);
+            s.tmem_accesses(self, w, pc, &matrix(d_lane, d_column, shape.n).collect::<Vec<_>>(), true);
         }
         Ok(())
     }

@@ -803,6 +803,21 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.emit(form, &[dst(d), src(x), src(y)])
     }
 
+    /// `mul.f32 d, x, y` with `m`'s rounding, flushing and saturation: `FMUL`, or where it
+    /// rounds other than to nearest `FFMA` of `x * y + 0`, which rounds the product once.
+    fn f32_product(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mul, d: u8, x: Src, y: Src) -> Result<()> {
+        match directed(m.rounding) {
+            Some(rnd) => {
+                let zero = (neutral_zero(rnd) >> 32) as u32;
+                self.emit(Form::Ffma(mods::Ffma { ftz: ftz(m.ftz), sat: sat(m.sat), rnd }), &[dst(d), src(x), src(y), src(Src::imm(zero))])
+            }
+            None => {
+                rn_only(m.rounding, inst.op, inst)?;
+                self.emit(Form::Fmul(mods::Fmul { ftz: ftz(m.ftz), sat: sat(m.sat) }), &[dst(d), src(x), src(y)])
+            }
+        }
+    }
+
     pub(super) fn multiply(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mul, mad: bool) -> Result<()> {
         let unsupported = |what: String| unsupported(inst, what);
         let name = if mad { "mad" } else { "mul" };
@@ -813,15 +828,25 @@ impl<'t, 'a> Entry<'t, 'a> {
             _ => return Err(Diagnostic::new(inst.span, format!("`{name}` takes {} operands", if mad { 4 } else { 3 }))),
         };
         if m.ty.is_float() {
-            if let (Some(rnd), Type::F32) = (directed(m.rounding), m.ty) {
-                // FFMA rounds `x * y + 0` once, so the product rounds as asked.
-                let zero = (neutral_zero(rnd) >> 32) as u32;
+            match (m.ty, z) {
+                (Type::F32, None) => {
+                    let d = self.word(d)?;
+                    let (x, y) = (self.src32(x)?, self.src32(y)?);
+                    return self.f32_product(inst, m, d, x, y);
+                }
+                // A pair of singles (sm_100): the single's product on each word.
+                (Type::F32x2, None) => {
+                    let (d, x, y) = (self.pair(d)?, self.pair(x)?, self.pair(y)?);
+                    for k in 0..2 {
+                        self.f32_product(inst, m, d + k, Src::reg(x + k), Src::reg(y + k))?;
+                    }
+                    return Ok(());
+                }
+                _ => {}
+            }
+            if let (Some(rnd), Type::F32, Some(z)) = (directed(m.rounding), m.ty, z) {
                 let d = self.word(d)?;
-                let (x, y) = (self.src32(x)?, self.src32(y)?);
-                let z = match z {
-                    Some(z) => self.src32(z)?,
-                    None => Src::imm(zero),
-                };
+                let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
                 return self.emit(Form::Ffma(mods::Ffma { ftz: ftz(m.ftz), sat: sat(m.sat), rnd }), &[dst(d), src(x), src(y), src(z)]);
             }
             if let (Some(rnd), Type::F64) = (directed(m.rounding), m.ty) {
@@ -835,11 +860,6 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             rn_only(m.rounding, inst.op, inst)?;
             return match (m.ty, z) {
-                (Type::F32, None) => {
-                    let d = self.word(d)?;
-                    let (x, y) = (self.src32(x)?, self.src32(y)?);
-                    self.emit(Form::Fmul(mods::Fmul { ftz: ftz(m.ftz), sat: sat(m.sat) }), &[dst(d), src(x), src(y)])
-                }
                 // `mad.rn.f32` is a fused multiply-add (PTX ISA, since sm_20).
                 (Type::F32, Some(z)) => {
                     let d = self.word(d)?;
