@@ -824,3 +824,38 @@ fn three_input_min_max_and_pairs_of_singles() {
         .collect();
     each_lanes_word_is(body, &input, &want);
 }
+
+/// Unpacking a word's high half (`mov.b32 {_, %hi}, %w`) is no copy of it: `%hi` may not take
+/// `%w`'s register while `%w` is read again (Triton's sm_100a epilogues take the low half with
+/// `cvt.u16.u32` after the high one; sharing the register lost the low half).
+#[test]
+fn an_unpacked_half_does_not_take_its_words_register() {
+    let body = "\
+.version 8.7
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+	.reg .b16 %hi, %lo;
+	.reg .b32 %t, %w, %a, %b, %r;
+	.reg .b64 %o, %i, %x;
+	ld.param.u64 %o, [out];
+	ld.param.u64 %i, [in];
+	mov.u32 %t, %tid.x;
+	mul.wide.u32 %x, %t, 4;
+	add.s64 %i, %i, %x;
+	add.s64 %o, %o, %x;
+	ld.global.u32 %w, [%i];
+	mov.b32 {_, %hi}, %w;
+	cvt.u16.u32 %lo, %w;
+	cvt.u32.u16 %a, %hi;
+	cvt.u32.u16 %b, %lo;
+	shl.b32 %a, %a, 16;
+	or.b32 %r, %a, %b;
+	st.global.u32 [%o], %r;
+	ret;
+}
+";
+    let input: Vec<u32> = (0..32).map(|l| 0x1234_0000 + l * 0x0101_0101).collect();
+    each_lanes_word_is(body, &input, &input);
+}

@@ -83,7 +83,10 @@ impl<'t, 'a> Entry<'t, 'a> {
                 Class::Word { .. } => Class::Word { bits: 32 },
                 class => class,
             };
+            // Packing and unpacking (`mov.b32 {_, %hi}, %w`) move part of a register: no copy.
+            let whole = inst.operands.iter().all(|o| !matches!(o.kind, OperandKind::Vector(_)));
             let moves = matches!(inst.op, Op::Mov(_) | Op::Cvta(_))
+                && whole
                 && defs_end - start == 1
                 && ids.len() - defs_end == 1
                 && inst.guard.is_none()
