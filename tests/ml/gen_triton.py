@@ -1142,11 +1142,12 @@ def specs():
     for name, new in (("matmul_f16_s3", None), ("matmul_fp8_sm89", "matmul_fp8_sm100"), ("matmul_tf32_s3", None), ("attention_fwd", None)):
         S.append(next(s for s in S if s.name == name).for_capability(100, datacenter, name=new))
     # More of them for sm_100a: bf16 operands, A and B by TMA, the persistent matmul, tables of
-    # pointers, the split-TF32 matmul, and the attention backward pass (pairs of singles:
-    # add/sub/mul.f32x2).
+    # pointers, the split-TF32 matmul, the attention backward pass (pairs of singles:
+    # add/sub/mul.f32x2), and the warp-specialized matmul (its roles chosen by brx.idx).
     for name, new in (("matmul_bf16_s3", None), ("matmul_tma_f16_sm90", "matmul_tma_f16_sm100"),
                       ("matmul_tma_persistent_sm90", "matmul_tma_persistent_sm100"), ("grouped_matmul", None),
-                      ("matmul_tf32x3_s2", None), ("attention_bwd_dkdv", None)):
+                      ("matmul_tf32x3_s2", None), ("attention_bwd_dkdv", None),
+                      ("matmul_ws_f16_sm90", "matmul_ws_f16_sm100")):
         S.append(next(s for s in S if s.name == name).for_capability(100, datacenter, name=new))
     return S
 

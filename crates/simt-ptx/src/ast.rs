@@ -285,6 +285,13 @@ pub enum Statement<'a> {
         /// The directive.
         span: Span,
     },
+    /// `name: .branchtargets L0, L1, ...;`: the labels a `brx.idx` picks from by index.
+    BranchTargets {
+        /// The label naming the list.
+        name: Spanned<&'a str>,
+        /// Its labels, index 0 first.
+        targets: Vec<Spanned<&'a str>>,
+    },
     /// `name: .callprototype (.param .b32 _) _ (.param .b32 _);`: the signature of an indirect call.
     Prototype {
         /// The label naming it.

@@ -357,6 +357,10 @@ impl<'t, 'a> Plan<'t, 'a> {
                     v.name.value = self.name(k, scope, v.name.value);
                     out.decls.push(Statement::Variable(v));
                 }
+                Statement::BranchTargets { name, targets } => {
+                    let rename = |l: &ast::Spanned<&'a str>| ast::Spanned { value: self.name(k, scope, l.value), span: l.span };
+                    out.decls.push(Statement::BranchTargets { name: rename(name), targets: targets.iter().map(rename).collect() });
+                }
                 Statement::Instruction(i) => match i.op {
                     Op::Call(_) => {
                         match self.calls.get(&(k, i.span.start)) {

@@ -915,6 +915,8 @@ pub enum Op {
     Redux(Redux),
     Match(Match),
     Bra(Control),
+    /// `brx.idx{.uni} index, list`: a branch to label `index` of a `.branchtargets` list.
+    Brx(Control),
     Call(Control),
     Ret(Control),
     Exit,
@@ -1255,6 +1257,7 @@ pub const OPCODES: &[&str] = &[
     "bfi",
     "bfind",
     "bra",
+    "brx",
     "brev",
     "call",
     "clz",
@@ -1885,6 +1888,10 @@ impl Op {
                 Match(crate::ops::Match { mode: m.required(MatchMode::from_modifier, "a mode", ".any")?, ty: m.ty()? })
             }
             "bra" => Bra(Control { uni: m.flag(Modifier::Uni)? }),
+            "brx" => {
+                m.require_flag(Modifier::Idx)?;
+                Brx(Control { uni: m.flag(Modifier::Uni)? })
+            }
             "call" => Call(Control { uni: m.flag(Modifier::Uni)? }),
             "ret" => Ret(Control { uni: m.flag(Modifier::Uni)? }),
             "exit" => Exit,
@@ -2102,6 +2109,7 @@ impl Op {
             Redux(_) => "redux",
             Match(_) => "match",
             Bra(_) => "bra",
+            Brx(_) => "brx",
             Call(_) => "call",
             Ret(_) => "ret",
             Exit => "exit",
@@ -2140,6 +2148,7 @@ impl Op {
                 | Op::Stmatrix(_)
                 | Op::Red(_)
                 | Op::Bra(_)
+                | Op::Brx(_)
                 | Op::Call(_)
                 | Op::Wmma(Wmma { action: WmmaAction::StoreD, .. })
                 | Op::CpAsyncBulkTensor { load: false, .. }
@@ -2159,7 +2168,7 @@ impl Op {
     /// Whether control may leave the instruction for somewhere other than the next one: a
     /// branch, call, return, exit or trap ends a basic block.
     pub fn ends_block(&self) -> bool {
-        matches!(self, Op::Bra(_) | Op::Call(_) | Op::Ret(_) | Op::Exit | Op::Trap)
+        matches!(self, Op::Bra(_) | Op::Brx(_) | Op::Call(_) | Op::Ret(_) | Op::Exit | Op::Trap)
     }
 
     /// How many operands the instruction takes (after `call`'s lists are filled in).
@@ -2198,6 +2207,7 @@ impl Op {
                 _ => 1..=2,
             },
             BarWarpSync | Activemask | Bra(_) => 1..=1,
+            Brx(_) => 2..=2,
             Membar(_) | Fence(_) | Ret(_) | Exit | Trap => 0..=0,
             Nanosleep(_) => 1..=1,
             Shfl(s) => {
@@ -2399,6 +2409,10 @@ impl fmt::Display for Op {
             Redux(r) => write!(f, ".sync{}{}", r.op, r.ty),
             Match(x) => write!(f, "{}.sync{}", x.mode, x.ty),
             Bra(c) | Call(c) | Ret(c) => flag(f, c.uni, Modifier::Uni),
+            Brx(c) => {
+                f.write_str(".idx")?;
+                flag(f, c.uni, Modifier::Uni)
+            }
             Exit | Trap => Ok(()),
             CpAsync(c) => write!(f, ".async{}.shared.global", c.cache),
             CpAsyncCommit => f.write_str(".async.commit_group"),

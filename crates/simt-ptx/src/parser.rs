@@ -777,6 +777,15 @@ impl<'a> Parser<'a> {
                 if self.at_dot(".callprototype") {
                     return self.prototype(label);
                 }
+                if self.at_dot(".branchtargets") {
+                    self.bump();
+                    let mut targets = vec![self.name("a label")?];
+                    while self.eat(Token::Comma) {
+                        targets.push(self.name("a label")?);
+                    }
+                    self.expect_semi()?;
+                    return Ok(Statement::BranchTargets { name: label, targets });
+                }
                 Ok(Statement::Label(label))
             }
             Token::At | Token::Ident(_) => Ok(Statement::Instruction(self.instruction()?)),

@@ -859,3 +859,41 @@ fn an_unpacked_half_does_not_take_its_words_register() {
     let input: Vec<u32> = (0..32).map(|l| 0x1234_0000 + l * 0x0101_0101).collect();
     each_lanes_word_is(body, &input, &input);
 }
+
+/// `brx.idx` (Triton's warp-specialized kernels pick each warp's role with one): lane `l`
+/// branches to label `l % 3` of the `.branchtargets` list, the warp diverging three ways and
+/// reconverging after.
+#[test]
+fn an_indexed_branch_goes_to_the_label_its_index_names() {
+    let body = "\
+.version 8.7
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+	.reg .b32 %t, %i, %v;
+	.reg .b64 %o, %x;
+	ld.param.u64 %o, [out];
+	mov.u32 %t, %tid.x;
+	rem.u32 %i, %t, 3;
+JT:
+	.branchtargets ZERO, ONE, TWO;
+	brx.idx %i, JT;
+ZERO:
+	mov.u32 %v, 10;
+	bra.uni DONE;
+ONE:
+	mov.u32 %v, 11;
+	bra.uni DONE;
+TWO:
+	mov.u32 %v, 12;
+DONE:
+	mul.wide.u32 %x, %t, 4;
+	add.s64 %o, %o, %x;
+	st.global.u32 [%o], %v;
+	ret;
+}
+";
+    let want: Vec<u32> = (0..32).map(|l| 10 + l % 3).collect();
+    each_lanes_word_is(body, &[0; 32], &want);
+}

@@ -170,6 +170,36 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let label = self.b.label(self.labels.name(label));
                 self.branch(label)
             }
+            // An indexed branch is a branch to each label but the last where the index is its
+            // position, then to the last (PTX leaves an index past the list undefined).
+            Op::Brx(_) => {
+                let [index, list] = self.operands(inst)?;
+                if inst.guard.is_some() {
+                    return Err(unsupported("a guarded `brx.idx`".to_string()));
+                }
+                let targets = match list.kind {
+                    OperandKind::Name(name) => self.jump_tables.get(name).cloned(),
+                    _ => None,
+                };
+                let Some((last, rest)) = targets.as_deref().and_then(|t| t.split_last()) else {
+                    return Err(Diagnostic::new(list.span, "expected the name of a `.branchtargets` list of this function"));
+                };
+                let x = self.src32(index)?;
+                for (k, target) in rest.iter().enumerate() {
+                    let eq = Form::Isetp(mods::Isetp { cmp: isa::Cmp::Eq, ty: isa::IntType::U32, bop: isa::BoolOp::And });
+                    self.emit(
+                        eq,
+                        &[isa::Operand::Pred(SCRATCH_PRED), src(x), src(Src::imm(k as u32)), isa::Operand::PredSrc { pred: isa::PT, negated: false }],
+                    )?;
+                    let label = self.b.label(self.labels.name(target));
+                    self.guard = isa::Guard { pred: SCRATCH_PRED, negated: false };
+                    let branched = self.branch(label);
+                    self.guard = isa::Guard::ALWAYS;
+                    branched?;
+                }
+                let label = self.b.label(self.labels.name(last));
+                self.branch(label)
+            }
             _ => Err(unsupported(format!("`{op}`"))),
         }
     }

@@ -274,7 +274,7 @@ enum HalfOp {
 /// square root that flushes subnormals.
 fn needs_scratch_pred(op: Op) -> bool {
     match op {
-        Op::Set(_) => true,
+        Op::Set(_) | Op::Brx(_) => true,
         Op::Rcp(f) | Op::Sqrt(f) | Op::Rsqrt(f) => f.ty == Type::F64 && f.ftz,
         _ => false,
     }
@@ -360,7 +360,7 @@ fn flatten<'t, 'a>(block: &'t ast::Block<'a>, items: &mut Vec<Item<'t, 'a>>, dec
         match statement {
             Statement::Label(l) => items.push(Item::Label(l.value, l.span)),
             Statement::Instruction(i) => items.push(Item::Inst(i)),
-            Statement::Registers(_) | Statement::Variable(_) => decls.push(statement),
+            Statement::Registers(_) | Statement::Variable(_) | Statement::BranchTargets { .. } => decls.push(statement),
             Statement::Block(_) | Statement::Pragma(_) | Statement::Loc { .. } | Statement::Prototype { .. } => {}
         }
     }
@@ -407,6 +407,8 @@ struct Entry<'t, 'a> {
     spaces: std::cell::OnceCell<HashMap<&'a str, crate::spaces::Spaces>>,
     /// Label names as `.s` spells them.
     labels: LabelNames,
+    /// Each `.branchtargets` list's labels, by the list's name.
+    jump_tables: HashMap<&'a str, Vec<&'a str>>,
     /// Spilled predicates standing in scratch predicates for the current instruction.
     aliases: Vec<(&'a str, u8)>,
     /// Registers that hold one constant everywhere; inferred at the first member mask in a
@@ -637,6 +639,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             spaces: std::cell::OnceCell::new(),
             aliases: Vec::new(),
             labels: LabelNames::default(),
+            jump_tables: HashMap::default(),
             constants: std::cell::OnceCell::new(),
             read: std::cell::OnceCell::new(),
             hints,
@@ -803,6 +806,11 @@ impl<'t, 'a> Entry<'t, 'a> {
         for &(formal, actual) in bindings {
             if let Some(&symbol) = self.symbols.get(actual) {
                 self.symbols.insert(formal, symbol);
+            }
+        }
+        for statement in decls {
+            if let Statement::BranchTargets { name, targets } = statement {
+                self.jump_tables.insert(name.value, targets.iter().map(|t| t.value).collect());
             }
         }
         for statement in decls {
@@ -1372,7 +1380,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             | Op::Redux(_)
             | Op::Match(_)
             | Op::Activemask
-            | Op::Bra(_) => self.warp_and_control(inst),
+            | Op::Bra(_)
+            | Op::Brx(_) => self.warp_and_control(inst),
             Op::Mma(m) => self.mma(inst, m),
             Op::Wgmma(w) => self.wgmma(inst, w),
             // A `WGMMA` completes as it executes, and its shared-memory reads come after the

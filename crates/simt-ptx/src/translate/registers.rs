@@ -131,6 +131,13 @@ impl<'t, 'a> Entry<'t, 'a> {
             let Item::Inst(inst) = items[insts[last].item] else { continue };
             let unconditional = inst.guard.is_none();
             match inst.op {
+                Op::Brx(_) => {
+                    if let Some(OperandKind::Name(list)) = inst.operands.get(1).map(|o| &o.kind) {
+                        for target in self.jump_tables.get(list).into_iter().flatten() {
+                            succs[b].extend(block_of_label(target));
+                        }
+                    }
+                }
                 Op::Bra(_) => {
                     if let Some(OperandKind::Name(label)) = inst.operands.first().map(|o| &o.kind) {
                         succs[b].extend(block_of_label(label));

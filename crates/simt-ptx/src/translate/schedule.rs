@@ -153,6 +153,7 @@ fn loads_may_pass(op: Op) -> bool {
         | Op::Membar(_)
         | Op::Fence(_)
         | Op::Bra(_)
+        | Op::Brx(_)
         | Op::Call(_)
         | Op::Ret(_)
         | Op::Exit
