@@ -1149,6 +1149,19 @@ def specs():
                       ("matmul_tf32x3_s2", None), ("attention_bwd_dkdv", None),
                       ("matmul_ws_f16_sm90", "matmul_ws_f16_sm100")):
         S.append(next(s for s in S if s.name == name).for_capability(100, datacenter, name=new))
+    # 128 x 128 tiles: an M = 128 tcgen05.mma, D a row a lane of tensor memory (PTX's layout D).
+    M = N = K = 128
+    S.append(Spec("matmul_f16_m128_sm100", matmul_kernel,
+                  {"a_ptr": buf(a16, "matmul.a.float16"), "b_ptr": buf(b16, "matmul.b.float16"),
+                   "c_ptr": buf(np.zeros((M, N), np.float16), "matmul.c0.float16"),
+                   "M": scalar("i32", M), "N": scalar("i32", N), "K": scalar("i32", K),
+                   "stride_am": scalar("i32", K), "stride_ak": const(1), "stride_bk": scalar("i32", N),
+                   "stride_bn": const(1), "stride_cm": scalar("i32", N), "stride_cn": const(1),
+                   "BLOCK_M": const(128), "BLOCK_N": const(128), "BLOCK_K": const(32), "GROUP_M": const(8),
+                   "PRECISION": const("ieee")},
+                  [1], {"c_ptr": c16}, mc.close(2e-3, 2e-3, "f16 inputs, f32 accumulation in mma order, result rounded to f16"),
+                  num_warps=4, num_stages=3, capability=100,
+                  note=datacenter + "; one 128 x 128 tile: an M = 128 MMA, D a row a lane of tensor memory"))
     return S
 
 
