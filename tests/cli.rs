@@ -516,6 +516,9 @@ fn multiplies_its_tiles(file: &str, machine: &str) {
     let dir = workspace();
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../asm").join(file);
     let source = source.to_str().expect("a UTF-8 path");
+    // 64 x 32 x 16 multiply-accumulates, whether four warps' slices or one thread's MMA.
+    let (code, _, stats) = outcome(dir.path(), &["run", source, "--stats"]);
+    assert!(code == 0 && stats.contains("tensor: 4 MMA instructions, 32768 multiply-accumulates"), "{file}: {stats}");
     for extra in [&[][..], &["--simt", "stack"], &["--timing", machine]] {
         let args = [&["run", source, "--dump", "a=a.bin", "--dump", "b=b.bin", "--dump", "d=d.bin"][..], extra].concat();
         let (code, _, stderr) = outcome(dir.path(), &args);

@@ -35,6 +35,8 @@ pub struct Counters {
     pub(crate) findings: Findings,
     /// What `PRINTF`s printed, each block's records in the order its threads made them.
     pub(crate) printed: Vec<Printed>,
+    /// Multiply-accumulates of the `TCMMA`s run, whose shapes are in registers.
+    pub(crate) tcmma_macs: u64,
 }
 
 /// One record a `PRINTF` made: one thread's text, and where it was made.
@@ -86,6 +88,7 @@ impl Counters {
             threads: 0,
             findings: Findings::default(),
             printed: Vec::new(),
+            tcmma_macs: 0,
         }
     }
 
@@ -107,6 +110,7 @@ impl Counters {
         self.threads += other.threads;
         self.findings.add(&other.findings);
         self.printed.extend_from_slice(&other.printed);
+        self.tcmma_macs += other.tcmma_macs;
     }
 }
 
@@ -228,6 +232,8 @@ impl Stats {
     pub(crate) fn from_counters(kernel: &Kernel, c: &Counters, blocks: u64) -> Stats {
         let mut stats =
             Stats { blocks, warps: c.warps, threads: c.threads, findings: c.findings.sorted(), printed: in_print_order(c.printed.iter()), ..Stats::default() };
+        stats.tensor.macs = c.tcmma_macs;
+        stats.tensor.dense_equivalent_macs = c.tcmma_macs;
         for (pc, inst) in kernel.code.iter().enumerate() {
             let counts = c.pcs[pc];
             let (issued, active, executed, diverged) = (counts.issued, counts.active, counts.executed, counts.diverged);
@@ -277,6 +283,8 @@ impl Stats {
                 stats.tensor.mma_instructions += issued;
                 stats.tensor.macs += macs * issued;
                 stats.tensor.dense_equivalent_macs += dense * issued;
+            } else if inst.form.tcmma().is_some() {
+                stats.tensor.mma_instructions += issued;
             }
         }
         for (pc, m) in c.efficiency.per_pc().iter().enumerate().filter(|(_, m)| m.requests > 0) {

@@ -379,7 +379,12 @@ impl<'a> Executor<'a> {
             Op::Warpgroup(op) => self.wgmma(w, pc, *op, mask, exec, sanitizer.as_deref_mut())?,
             Op::Mbarrier(op) => self.mbarrier(w, pc, op, exec)?,
             Op::TensorCopy(op) => self.tensor_copy(w, pc, op, exec, sanitizer.as_deref_mut())?,
-            Op::Tmem(op) => self.tmem(w, pc, *op, mask, exec, sanitizer.as_deref_mut())?,
+            Op::Tmem(op) => {
+                self.tmem(w, pc, *op, mask, exec, sanitizer.as_deref_mut())?;
+                if let tmem::TmemOp::Mma(_) = op {
+                    counters.tcmma_macs += self.tcmma_work.0;
+                }
+            }
             Op::Control(op) => moved = self.control(w, pc, *op, mask, exec, counts)?,
             Op::Print(op) => self.print(w, pc, *op, exec, &mut counters.printed)?,
         }
