@@ -89,6 +89,8 @@ modifiers! {
     WaitLd = ".wait::ld", WaitSt = ".wait::st", FenceBeforeThreadSync = ".fence::before_thread_sync", FenceAfterThreadSync = ".fence::after_thread_sync",
     CtaGroup1 = ".cta_group::1", CtaGroup2 = ".cta_group::2",
     KindF16 = ".kind::f16", KindTf32 = ".kind::tf32", KindF8f6f4 = ".kind::f8f6f4", KindI8 = ".kind::i8",
+    KindMxf8f6f4 = ".kind::mxf8f6f4", KindMxf4 = ".kind::mxf4", KindMxf4nvf4 = ".kind::mxf4nvf4", BlockScale = ".block_scale",
+    Block16 = ".block16", Block32 = ".block32", Ws = ".ws",
     Shape32x32b = ".32x32b", Shape16x64b = ".16x64b", Shape16x128b = ".16x128b", Shape16x256b = ".16x256b", Shape16x32bx2 = ".16x32bx2",
     X8 = ".x8", X16 = ".x16", X32 = ".x32", X64 = ".x64", X128 = ".x128",
     Pack16b = ".pack::16b", Unpack16b = ".unpack::16b", MbarrierArriveOne = ".mbarrier::arrive::one", MulticastCluster = ".multicast::cluster",
@@ -1725,6 +1727,15 @@ impl<'m> Modifiers<'m> {
             }
             M::Mma => {
                 one_block(self)?;
+                if let Some(kind) = self.one(|x| [M::KindMxf8f6f4, M::KindMxf4, M::KindMxf4nvf4].contains(&x).then_some(x), "a kind")? {
+                    let message = format!(
+                        "block-scaled `tcgen05.mma` (`{kind}`, what Triton's `tl.dot_scaled` emits) is not supported yet: its scale factors' layout in tensor memory is not modelled"
+                    );
+                    return Err(self.error(self.opcode_span, message));
+                }
+                if self.flag(M::Ws)? {
+                    return Err(self.error(self.opcode_span, "`tcgen05.mma.ws` (weight-stationary MMAs) is not supported yet".to_string()));
+                }
                 Tcgen05::Mma(self.required(TcgenKind::from_modifier, "a kind", ".kind::f16")?)
             }
             M::Commit => {
