@@ -565,7 +565,7 @@ def grouped_matmul_kernel(a_ptrs, b_ptrs, c_ptrs, sizes_ptr, lds_ptr, groups, PR
 # ---------------------------------------------------------------- references
 
 TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int8": "i8", "bfloat16": "bf16",
-                "int64": "i64", "uint32": "u32", "float8_e4m3": "fp8e4nv"}
+                "int64": "i64", "uint32": "u32", "uint8": "u8", "float8_e4m3": "fp8e4nv"}
 
 
 def e4m3_values(codes):
@@ -627,6 +627,18 @@ def c_div(a, b):
     a64, b64 = a.astype(np.int64), b.astype(np.int64)
     q = np.abs(a64) // np.abs(b64) * np.sign(a64) * np.sign(b64)
     return q, a64 - q * b64
+
+
+@triton.jit
+def dot_scaled_kernel(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """One tile of a block-scaled (MX) fp8 product: each 32 elements of a row of A and of a column
+    of B share an e8m0 scale, 2^(s - 127)."""
+    rm, rn, rk, rs = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K), tl.arange(0, K // 32)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    sa = tl.load(sa_ptr + rm[:, None] * (K // 32) + rs[None, :])
+    sb = tl.load(sb_ptr + rn[:, None] * (K // 32) + rs[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot_scaled(a, sa, "e4m3", b, sb, "e4m3"))
 
 
 # ---------------------------------------------------------------- the corpus
@@ -1162,6 +1174,24 @@ def specs():
                   [1], {"c_ptr": c16}, mc.close(2e-3, 2e-3, "f16 inputs, f32 accumulation in mma order, result rounded to f16"),
                   num_warps=4, num_stages=3, capability=100,
                   note=datacenter + "; one 128 x 128 tile: an M = 128 MMA, D a row a lane of tensor memory"))
+    # Block-scaled fp8 (tl.dot_scaled, MX e4m3 with e8m0 scales a 32 elements): sm_100a's
+    # tcgen05.mma .kind::mxf8f6f4.block_scale, the scales in tensor memory.
+    mx = np.random.default_rng(100).integers(0, 256, 2 * 128 * 128).astype(np.uint8)
+    mx[(mx & 0x7F) == 0x7F] = 0x38
+    a_mx, b_mx = mx[:128 * 128].reshape(128, 128), mx[128 * 128:].reshape(128, 128)
+    scales = np.random.default_rng(101).integers(117, 128, 2 * 128 * 4).astype(np.uint8)
+    sa_mx, sb_mx = scales[:512].reshape(128, 4), scales[512:].reshape(128, 4)
+    scale_of = lambda s: np.repeat(2.0 ** (s.astype(np.float64) - 127), 32, axis=1)  # noqa: E731
+    c_mx = f32((e4m3_values(a_mx) * scale_of(sa_mx)) @ (e4m3_values(b_mx) * scale_of(sb_mx).T))
+    S.append(Spec("dot_scaled_mxfp8_sm100", dot_scaled_kernel,
+                  {"a_ptr": buf(a_mx, "dot_scaled.a", "float8_e4m3"), "b_ptr": buf(b_mx, "dot_scaled.b", "float8_e4m3"),
+                   "sa_ptr": buf(sa_mx, "dot_scaled.sa"), "sb_ptr": buf(sb_mx, "dot_scaled.sb"),
+                   "c_ptr": buf(np.zeros((128, 128), np.float32), "dot_scaled.c0.float32"),
+                   "M": const(128), "N": const(128), "K": const(128)},
+                  [1], {"c_ptr": c_mx},
+                  mc.close(2e-5, 1e-2, "scaled products of e4m3 values are exact in f32; the f32 sums round in mma order"),
+                  num_warps=4, num_stages=1, capability=100,
+                  note=datacenter + "; tl.dot_scaled: e4m3 with e8m0 scales, tcgen05.mma .kind::mxf8f6f4.block_scale.block32"))
     return S
 
 

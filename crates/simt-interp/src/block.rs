@@ -465,7 +465,7 @@ impl<'a> BlockSim<'a> {
         let arrived = (opcode == Opcode::BarSync || opcode == Opcode::BarRed).then_some(executed);
         self.previews[w] = None;
         self.execute_stepped(w, pc, active)?;
-        if matches!(opcode, Opcode::Tcmma | Opcode::TcmmaTs) {
+        if matches!(opcode, Opcode::Tcmma | Opcode::TcmmaTs | Opcode::TcmmaMx) {
             let (macs, shared_bytes) = self.exec.tcmma_work;
             exchange = Some(Exchange::Tcmma { macs, shared_bytes });
         }

@@ -478,9 +478,14 @@ impl Decoder {
             }
             Form::TmaLoad(_) | Form::TmaStore(_) => Op::TensorCopy(tma::decode_copy(t, inst)?),
             // Tensor memory (exec/tmem.rs).
-            Form::TmemAlloc(_) | Form::TmemDealloc(_) | Form::TmemRelinquish(_) | Form::TmemLd(_) | Form::TmemSt(_) | Form::Tcmma(_) | Form::TcmmaTs(_) => {
-                Op::Tmem(tmem::decode(t, inst)?)
-            }
+            Form::TmemAlloc(_)
+            | Form::TmemDealloc(_)
+            | Form::TmemRelinquish(_)
+            | Form::TmemLd(_)
+            | Form::TmemSt(_)
+            | Form::Tcmma(_)
+            | Form::TcmmaTs(_)
+            | Form::TcmmaMx(_) => Op::Tmem(tmem::decode(t, inst)?),
         })
     }
 }

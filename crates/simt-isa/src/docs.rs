@@ -21,6 +21,7 @@ fn width_note(width: Width) -> &'static str {
         Width::Warpgroup(FragRole::C) => "`n / 2` registers (`n / 4` for F16)",
         Width::Warpgroup(_) => "a descriptor pair (`SS`) or 4 fragment registers (`RS`)",
         Width::Coordinates => "a register per dimension of the rank",
+        Width::Quad => "four registers",
         Width::Tmem => "the shape's registers (1, 2 for `16X128B`, 4 for `16X256B`) times the repetitions",
     }
 }

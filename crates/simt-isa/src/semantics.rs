@@ -389,6 +389,7 @@ impl Form {
     pub fn tcmma(&self) -> Option<TcKind> {
         match *self {
             Form::Tcmma(mods::Tcmma { kind }) | Form::TcmmaTs(mods::TcmmaTs { kind }) => Some(kind),
+            Form::TcmmaMx(_) => Some(TcKind::F8f6f4),
             _ => None,
         }
     }
@@ -522,6 +523,7 @@ impl Instruction {
                 _ => 4,
             },
             Width::Coordinates => self.form.tensor_rank().unwrap_or(1),
+            Width::Quad => 4,
             Width::Tmem => self.form.tmem_access().map_or(1, |(shape, num, _)| shape.registers(num).min(TmemShape::MAX_REGISTERS) as u8),
             Width::Printed => match self.operands[0] {
                 // The span from `a` to the last word read, pads included.
@@ -653,6 +655,7 @@ mod tests {
                     Width::Warpgroup(_) => form.wgmma().is_some(),
                     Width::Coordinates => form.tensor_rank().is_some(),
                     Width::Tmem => form.tmem_access().is_some(),
+                    Width::Quad => true,
                 };
                 assert!(answered, "{}: operand `{}` names a width rule the form cannot answer", row.syntax(), spec.name);
             }

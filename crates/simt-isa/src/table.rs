@@ -678,6 +678,8 @@ pub enum Width {
     /// A `TMEM.LD` destination or `TMEM.ST` source: the shape's registers (1, or 2 for
     /// `16X128B`, 4 for `16X256B`) times the repetitions.
     Tmem,
+    /// Four registers: two descriptor pairs.
+    Quad,
 }
 
 /// The role of an MMA operand, which decides its fragment's register count.
@@ -1323,6 +1325,8 @@ instruction_table! {
     Tcmma: "TCMMA" [kind: TcKind], &[op("d", S_INT), op("a", S_PAIR), op("b", S_PAIR), op("i", S_INT), op("q", Q)], optional 1, Tensor, Tensor, [], since Sm100;
     /// `TCMMA` with A in tensor memory at TMEM address `a`, an M x K matrix a row a lane, K packed into 32-bit columns (PTX `tcgen05.mma` with `[a-tmem]`).
     TcmmaTs: "TCMMA" ["TS", kind: TcKind], &[op("d", S_INT), op("a", S_INT), op("b", S_PAIR), op("i", S_INT), op("q", Q)], optional 1, Tensor, Tensor, [], since Sm100;
+    /// `TCMMA` of block-scaled 8-bit floats (PTX `tcgen05.mma.kind::mxf8f6f4.block_scale.block32`, Triton's `tl.dot_scaled`): A's and B's descriptors in the four registers from `ab`, and each 32 elements of a row of A and of a column of B times 2^(s - 127), `s` the e8m0 scale at TMEM addresses `s` (A's) and `s + 1` (B's), the byte the instruction descriptor's scale-factor ids pick (docs/tensor.md gives the layout).
+    TcmmaMx: "TCMMA" ["MXF8F6F4"], &[op("d", S_INT), op("ab", src(LitKind::NoLiteral, SrcMods::Plain, Width::Quad)), op("i", S_INT), op("s", S_PAIR), op("q", Q)], optional 1, Tensor, Tensor, [], since Sm100;
     /// Arrives once, with a count of 1, on the mbarrier at SHARED `[addr]` when this lane's `TCMMA`s so far are complete (PTX `tcgen05.commit.cta_group::1.mbarrier::arrive::one`); each `TCMMA` completes as it executes, so the arrival is made at once.
     TcmmaCommit: "TCMMA" ["COMMIT"], &[op("addr", ADDR)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC], since Sm100;
 }

@@ -1169,6 +1169,9 @@ pub enum Tcgen05 {
     },
     /// `tcgen05.mma.cta_group::1.kind [d-tmem], a-desc|[a-tmem], b-desc, idesc, enable-input-d`.
     Mma(TcgenKind),
+    /// `tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale{.block32} [d-tmem], a-desc, b-desc,
+    /// idesc, [scale-a-tmem], [scale-b-tmem], enable-input-d`.
+    MmaScaled,
     /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]`.
     Commit,
     /// `tcgen05.wait::ld.sync.aligned` (`ld`) or `tcgen05.wait::st.sync.aligned`.
@@ -1728,10 +1731,14 @@ impl<'m> Modifiers<'m> {
             M::Mma => {
                 one_block(self)?;
                 if let Some(kind) = self.one(|x| [M::KindMxf8f6f4, M::KindMxf4, M::KindMxf4nvf4].contains(&x).then_some(x), "a kind")? {
-                    let message = format!(
-                        "block-scaled `tcgen05.mma` (`{kind}`, what Triton's `tl.dot_scaled` emits) is not supported yet: its scale factors' layout in tensor memory is not modelled"
-                    );
-                    return Err(self.error(self.opcode_span, message));
+                    if kind != M::KindMxf8f6f4 {
+                        let message = format!("block-scaled `tcgen05.mma` of 4-bit floats (`{kind}`) is not supported yet; `.kind::mxf8f6f4` is");
+                        return Err(self.error(self.opcode_span, message));
+                    }
+                    self.require_flag(M::BlockScale)?;
+                    // 32 elements a scale is the only choice for .kind::mxf8f6f4.
+                    self.flag(M::Block32)?;
+                    return Ok(Op::Tcgen05(Tcgen05::MmaScaled));
                 }
                 if self.flag(M::Ws)? {
                     return Err(self.error(self.opcode_span, "`tcgen05.mma.ws` (weight-stationary MMAs) is not supported yet".to_string()));
@@ -2168,6 +2175,7 @@ impl Op {
                         | Tcgen05::Dealloc
                         | Tcgen05::Move { load: false, .. }
                         | Tcgen05::Mma(_)
+                        | Tcgen05::MmaScaled
                         | Tcgen05::Commit
                         | Tcgen05::Relinquish
                         | Tcgen05::Wait { .. }
@@ -2264,6 +2272,7 @@ impl Op {
                 crate::ops::Tcgen05::Move { .. } => 2..=3,
                 // `disable-output-lane` and `scale-input-d` are optional.
                 crate::ops::Tcgen05::Mma(_) => 5..=7,
+                crate::ops::Tcgen05::MmaScaled => 7..=7,
                 crate::ops::Tcgen05::Commit => 1..=2,
                 _ => 0..=0,
             },
@@ -2488,6 +2497,7 @@ impl fmt::Display for Op {
                     f.write_str(".b32")
                 }
                 crate::ops::Tcgen05::Mma(kind) => write!(f, ".mma.cta_group::1{kind}"),
+                crate::ops::Tcgen05::MmaScaled => f.write_str(".mma.cta_group::1.kind::mxf8f6f4.block_scale.block32"),
                 crate::ops::Tcgen05::Commit => f.write_str(".commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"),
                 crate::ops::Tcgen05::Wait { ld } => f.write_str(if ld { ".wait::ld.sync.aligned" } else { ".wait::st.sync.aligned" }),
                 crate::ops::Tcgen05::Fence { after } => f.write_str(if after { ".fence::after_thread_sync" } else { ".fence::before_thread_sync" }),

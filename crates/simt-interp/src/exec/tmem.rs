@@ -93,7 +93,8 @@ pub(crate) struct MoveOp {
     split: u32,
 }
 
-/// A `TCMMA`: `d` is a TMEM address, `a` a descriptor pair or a TMEM address.
+/// A `TCMMA`: `d` is a TMEM address, `a` a descriptor pair or a TMEM address; a block-scaled
+/// one has its scales' TMEM addresses in the pair `scales`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MmaOp {
     kind: TcKind,
@@ -102,6 +103,7 @@ pub(crate) struct MmaOp {
     b: Reg,
     i: Val,
     q: PredIn,
+    scales: Option<Reg>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -129,7 +131,19 @@ pub(crate) fn decode(t: &Decoder, inst: &Instruction) -> Option<TmemOp> {
         }
         Form::Tcmma(mods::Tcmma { kind }) | Form::TcmmaTs(mods::TcmmaTs { kind }) => {
             let a = if matches!(inst.form, Form::TcmmaTs(_)) { Source::Tmem(t.val(&o[1], false)) } else { Source::Shared(t.first(&o[1])) };
-            TmemOp::Mma(MmaOp { kind, d: t.val(&o[0], false), a, b: t.first(&o[2]), i: t.val(&o[3], false), q: Decoder::pred_in(&o[4]) })
+            TmemOp::Mma(MmaOp { kind, d: t.val(&o[0], false), a, b: t.first(&o[2]), i: t.val(&o[3], false), q: Decoder::pred_in(&o[4]), scales: None })
+        }
+        Form::TcmmaMx(_) => {
+            let ab = t.first(&o[1]);
+            TmemOp::Mma(MmaOp {
+                kind: TcKind::F8f6f4,
+                d: t.val(&o[0], false),
+                a: Source::Shared(ab),
+                b: ab + 2,
+                i: t.val(&o[2], false),
+                q: Decoder::pred_in(&o[4]),
+                scales: Some(t.first(&o[3])),
+            })
         }
         _ => return None,
     })
@@ -239,6 +253,32 @@ fn instruction_descriptor(kind: TcKind, i: u32) -> Result<Shape, String> {
     }
     let form = MmaForm { shape: kind.slice(), acc, input, sat: bits(3, 1) != 0 };
     Ok(Shape { m, n, form, negate_a, negate_b, a_k_major, b_k_major })
+}
+
+/// Decodes the instruction descriptor `i` of a block-scaled `TCMMA` (PTX's "Instruction
+/// descriptor" for `.kind::mxf8f6f4`): its shape, and which byte of each scale cell A's and B's
+/// scales are (bits 29-30 and 4-5).
+fn scaled_instruction_descriptor(i: u32) -> Result<(Shape, [u32; 2]), String> {
+    let bits = |at: u32, width: u32| (i >> at) & ((1 << width) - 1);
+    if bits(2, 1) != 0 {
+        return Err("its bit 2 asks for a sparse MMA, which simt does not run".to_string());
+    }
+    if bits(23, 1) != 1 {
+        return Err("its bit 23 (the scale type) is 0, UE4M3, which .kind::mxf8f6f4 does not take: its scales are UE8M0 (1)".to_string());
+    }
+    if bits(27, 2) != 1 {
+        return Err(format!("its M (bits 27-28, M / 128) is {}: a one-block block-scaled MMA has M = 128", bits(27, 2)));
+    }
+    // The rest as an unscaled descriptor with F32 D and M = 128 says it.
+    let plain = (i & 0x007F_FF80) | 1 << 4 | 8 << 24;
+    let shape = instruction_descriptor(TcKind::F8f6f4, plain)?;
+    Ok((shape, [bits(29, 2), bits(4, 2)]))
+}
+
+/// The TMEM cell holding the scale of row `index` (of A, or column of B) from a scale matrix at
+/// `(lane, column)`: 32 lanes, each cell's four bytes four K blocks, rows 32 apart a column on.
+fn scale_cell(lane: u32, column: u32, index: u32) -> (u32, u32) {
+    (lane + index % 32, column + index / 32)
 }
 
 /// The bits of one fragment register whose elements' signs a negation flips.
@@ -452,7 +492,14 @@ impl Executor<'_> {
         let accumulate = pred(warp, op.q) >> l & 1 != 0;
         let d = fetch(warp, op.d)[l];
         let fault = |ex: &Self, message: String| ex.fault(FaultKind::Tensor, w, Some(l), Some(pc), message);
-        let shape = instruction_descriptor(op.kind, i).map_err(|why| fault(self, format!("TCMMA's instruction descriptor {i:#010x}: {why}")))?;
+        let (shape, scale_ids) = match op.scales {
+            None => (instruction_descriptor(op.kind, i), None),
+            Some(_) => match scaled_instruction_descriptor(i) {
+                Ok((shape, ids)) => (Ok(shape), Some(ids)),
+                Err(why) => (Err(why), None),
+            },
+        };
+        let shape = shape.map_err(|why| fault(self, format!("TCMMA's instruction descriptor {i:#010x}: {why}")))?;
         let form = shape.form;
         let bytes = form.input.bits() / 8;
         let multiplicand = |value: u64, k_major: bool, name: &'static str| -> Result<Multiplicand, Fault> {
@@ -479,6 +526,35 @@ impl Executor<'_> {
             Ok((lane, column))
         };
         let (d_lane, d_column) = check_matrix(self, d, shape.n, "D")?;
+        // A block-scaled MMA's scale exponents (`None`: the NaN scale, 0xFF), A's by row and B's
+        // by column.
+        let mut exponents: [Vec<Option<i32>>; 2] = [Vec::new(), Vec::new()];
+        // The scales' cells, for the sanitizers.
+        let mut scale_cells: Vec<(u8, u32)> = Vec::new();
+        if let (Some(s), Some(ids)) = (op.scales, scale_ids) {
+            for (k, (count, id)) in [(shape.m, ids[0]), (shape.n, ids[1])].into_iter().enumerate() {
+                let address = self.warps[w].row(s + k as Reg)[l];
+                let (lane, column) = (address >> 16, address & 0xFFFF);
+                let columns = count.div_ceil(32);
+                if lane != 0 || !self.tmem.allocated(column, columns) {
+                    let name = ["A", "B"][k];
+                    return Err(fault(
+                        self,
+                        format!("TCMMA's scales of {name} at TMEM address {address:#x} are not lanes 0-31 of {columns} allocated columns"),
+                    ));
+                }
+                exponents[k] = (0..count)
+                    .map(|index| {
+                        let (lane, column) = scale_cell(lane, column, index);
+                        if sanitizer.is_some() {
+                            scale_cells.push((l as u8, lane * COLUMNS + column));
+                        }
+                        let byte = (self.tmem.cells[(lane * COLUMNS + column) as usize] >> (8 * id)) & 0xFF;
+                        (byte != 0xFF).then(|| byte as i32 - 127)
+                    })
+                    .collect();
+            }
+        }
         let slice = form.shape;
         let k = op.kind.k();
         let rows_read = shape.n + if a.is_some() { shape.m } else { 0 };
@@ -539,12 +615,32 @@ impl Executor<'_> {
                     let (row, column) = layout::coord(slice, Role::C, lane, e);
                     ((d_lane + lane_of_row(16 * r as u32 + row as u32, shape.m)) * COLUMNS + d_column + 8 * j + column as u32) as usize
                 };
+                // A scaled MMA's products are 2^e times the unscaled ones, e its row's and column's
+                // exponents: the chain from C / 2^e, times 2^e, rounds as the scaled chain does
+                // (exactly, but past f32's range).
+                let exponent = |lane: usize, e: usize| -> Option<Option<i32>> {
+                    if exponents[0].is_empty() {
+                        return None;
+                    }
+                    let (row, column) = layout::coord(slice, Role::C, lane, e);
+                    let (m, n) = (16 * r + row, 8 * j as usize + column);
+                    Some(exponents[0][m].zip(exponents[1][n]).map(|(a, b)| a + b))
+                };
+                let scaled = |bits: u32, e: Option<i32>| match e {
+                    Some(e) => ((f64::from(f32::from_bits(bits)) * 2f64.powi(e)) as f32).to_bits(),
+                    None => f32::NAN.to_bits(),
+                };
                 let mut c = [[0u32; 32]; 4];
                 if accumulate {
                     for (g, register) in c[..c_regs].iter_mut().enumerate() {
                         for (lane, value) in register.iter_mut().enumerate() {
                             for slot in 0..c_per_reg {
-                                *value |= (self.tmem.cells[cell(lane, g * c_per_reg + slot)] & c_mask) << (slot as u32 * form.acc.bits());
+                                let e = g * c_per_reg + slot;
+                                let mut bits = self.tmem.cells[cell(lane, e)] & c_mask;
+                                if let Some(x) = exponent(lane, e) {
+                                    bits = scaled(bits, x.map(|x| -x));
+                                }
+                                *value |= bits << (slot as u32 * form.acc.bits());
                             }
                         }
                     }
@@ -566,7 +662,12 @@ impl Executor<'_> {
                 for (g, register) in result[..c_regs].iter().enumerate() {
                     for (lane, value) in register.iter().enumerate() {
                         for slot in 0..c_per_reg {
-                            self.tmem.cells[cell(lane, g * c_per_reg + slot)] = (value >> (slot as u32 * form.acc.bits())) & c_mask;
+                            let e = g * c_per_reg + slot;
+                            let mut bits = (value >> (slot as u32 * form.acc.bits())) & c_mask;
+                            if let Some(x) = exponent(lane, e) {
+                                bits = scaled(bits, x);
+                            }
+                            self.tmem.cells[cell(lane, e)] = bits;
                         }
                     }
                 }
@@ -580,6 +681,7 @@ impl Executor<'_> {
                 (0..shape.m).flat_map(move |m| (0..columns).map(move |c| (l as u8, (lane + lane_of_row(m, shape.m)) * COLUMNS + column + c)))
             };
             let mut read: Vec<(u8, u32)> = a_tmem.map(|(lane, column, columns)| matrix(lane, column, columns).collect()).unwrap_or_default();
+            read.extend(scale_cells);
             if accumulate {
                 read.extend(matrix(d_lane, d_column, shape.n));
             }
@@ -623,6 +725,20 @@ mod tests {
         assert!(shape.a_k_major && !shape.b_k_major && !shape.negate_a && !shape.negate_b);
         let fp8 = instruction_descriptor(TcKind::F8f6f4, 0x0411_0010).unwrap();
         assert_eq!((fp8.form.shape, fp8.form.input), (MmaShape::M16N8K32, MmaIn::E4M3));
+    }
+
+    /// The four descriptors of Triton's `tl.dot_scaled` for sm_100a (128 x 128, K = 128 in four
+    /// MMAs): e4m3 inputs, UE8M0 scales, B N-major, and the scales' byte k for the k-th.
+    #[test]
+    fn tritons_block_scaled_descriptors_pick_a_scale_byte_each() {
+        for (k, i) in [144_769_024u32, 681_639_952, 1_218_510_880, 1_755_381_808].into_iter().enumerate() {
+            let (shape, ids) = scaled_instruction_descriptor(i).unwrap();
+            assert_eq!((shape.m, shape.n, shape.form.input, shape.form.acc, shape.b_k_major), (128, 128, MmaIn::E4M3, MmaAcc::F32, false));
+            assert_eq!(ids, [k as u32; 2]);
+        }
+        assert!(scaled_instruction_descriptor(144_769_024 & !(1 << 23)).unwrap_err().contains("UE8M0"));
+        // Scales of rows 32 apart lie a column apart in the same lane.
+        assert_eq!([scale_cell(0, 128, 5), scale_cell(0, 128, 37), scale_cell(0, 128, 127)], [(5, 128), (5, 129), (31, 131)]);
     }
 
     #[test]

@@ -71,6 +71,27 @@ impl<'t, 'a> Entry<'t, 'a> {
                     self.emit(Form::Tcmma(mods::Tcmma { kind }), &[src(d), src(Src::reg(a)), src(Src::reg(b)), src(i), q])
                 }
             }
+            // The descriptors go to scratch registers `t .. t + 4`, the scales' addresses to
+            // `t + 4` and `t + 5`, D's (if it has an offset) to `t + 6`.
+            MmaScaled => {
+                let t = self.scratch;
+                let (a, b) = (self.pair(&ops[1])?, self.pair(&ops[2])?);
+                for (k, source) in [a, a + 1, b, b + 1].into_iter().enumerate() {
+                    self.mov(t + k as u8, Src::reg(source))?;
+                }
+                for (k, scales) in [&ops[4], &ops[5]].into_iter().enumerate() {
+                    let place = t + 4 + k as u8;
+                    let address = self.address_value(scales, place)?;
+                    self.mov(place, address)?;
+                }
+                let d = self.address_value(&ops[0], t + 6)?;
+                let i = self.src32(&ops[3])?;
+                let q = match self.constant(&ops[6]) {
+                    Some(v) => isa::Operand::PredSrc { pred: isa::PT, negated: v == 0 },
+                    None => self.pred_src(&ops[6])?,
+                };
+                self.emit(Form::TcmmaMx(mods::TcmmaMx {}), &[src(d), src(Src::reg(t)), src(i), src(Src::reg(t + 4)), q])
+            }
             Commit => {
                 if ops.len() != 1 {
                     return Err(Diagnostic::new(inst.span, "`tcgen05.commit` with a block mask is not supported: simt launches no clusters"));
