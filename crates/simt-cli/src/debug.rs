@@ -14,6 +14,7 @@
 mod expr;
 mod input;
 
+use simt_interp::{TMEM_COLUMNS, TMEM_LANES};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
@@ -92,9 +93,6 @@ const SHARED_WORDS: u32 = 8;
 const MEM_ELEMENTS: u64 = 16;
 /// Most words or elements one `shared` or `mem` command prints.
 const MAX_SHOWN: u64 = 4096;
-/// Tensor memory's lanes and columns (PTX `tcgen05`).
-const TMEM_LANES: u32 = 128;
-const TMEM_COLUMNS: u32 = 512;
 /// Source lines `list` shows.
 const LIST_LINES: u32 = 11;
 /// Value groups `print` lists one a line; more are shown eight lanes a line.

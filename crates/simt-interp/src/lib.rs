@@ -19,6 +19,8 @@ mod block;
 mod directed;
 mod lanes;
 pub use block::{Access, BlockSim, Branch, Exchange, Peek, Preview, Step, StepResult};
+/// Tensor memory's lanes and 32-bit columns (a block's, PTX `tcgen05`).
+pub use exec::tmem::{COLUMNS as TMEM_COLUMNS, LANES as TMEM_LANES};
 mod exec;
 pub mod fault;
 pub mod launch;

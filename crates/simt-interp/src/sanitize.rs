@@ -13,6 +13,7 @@
 //! The executor hands it each instruction and access along with a view of itself
 //! (`&Executor`) to read registers from and to locate a finding's thread and line.
 
+use crate::{TMEM_COLUMNS, TMEM_LANES};
 use std::collections::{BTreeMap, HashMap};
 
 use simt_isa::{AccessKind, Space};
@@ -230,9 +231,7 @@ impl<T: Copy + Default> ShadowMem<T> {
     }
 }
 
-/// Tensor memory's lanes and columns (`exec/tmem.rs`), and its cells.
-const TMEM_LANES: u32 = 128;
-const TMEM_COLUMNS: u32 = 512;
+/// Tensor memory's cells.
 const TMEM_CELLS: usize = (TMEM_LANES * TMEM_COLUMNS) as usize;
 
 /// The most warps a block holds: the width of a vector clock.
@@ -502,7 +501,8 @@ impl Sanitizer {
     }
 
     /// Lane `l` of warp `w` had a tensor copy write (`load`: into shared memory) or read (a
-    /// store out of it) the `size` bytes of shared memory at `at`: racecheck takes them as that
+    /// store out of it) the `size` bytes of shared memory at `at` (a `TMEM.ALLOC` storing its
+    /// address counts as a load's write): racecheck takes them as that
     /// thread's accesses (a load's bytes are released to its mbarrier's waiters with the
     /// thread's own, `Sync::MbarArrive`); initcheck counts a load's bytes written and checks
     /// that a store's were.

@@ -259,6 +259,17 @@ impl TmemShape {
         }
     }
 
+    /// The 32-bit columns one repetition spans (unpacked): a register's cell each, but for
+    /// `16X64B`'s two columns a register, `16X128B`'s four a register pair, `16X256B`'s eight.
+    pub fn columns_per_repetition(self) -> u32 {
+        match self {
+            TmemShape::L16x64b => 2,
+            TmemShape::L16x128b => 4,
+            TmemShape::L16x256b => 8,
+            TmemShape::L32x32b | TmemShape::L16x32bx2 => 1,
+        }
+    }
+
     /// The registers of `num` repetitions.
     pub fn registers(self, num: TmemNum) -> u32 {
         self.registers_per_repetition() * num.count()

@@ -1429,7 +1429,6 @@ impl<'l> Sm<'l> {
         {
             // Arrives once the warp's MMAs are done: a wait on the mbarrier waits for them.
             let address = access.addresses[access.lanes.trailing_zeros() as usize];
-            let linear = self.blocks[bi].as_ref().map_or(0, |b| b.linear);
             let done = self.tcmma_done[s as usize];
             let m = self.mbarriers.entry((linear, address)).or_default();
             m.done = m.done.max(done);

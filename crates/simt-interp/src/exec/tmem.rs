@@ -14,9 +14,9 @@ use crate::fault::{Fault, FaultKind};
 use crate::sanitize::Sanitizer;
 
 /// Rows of tensor memory (PTX's lanes).
-const LANES: u32 = 128;
+pub const LANES: u32 = 128;
 /// 32-bit columns of tensor memory.
-const COLUMNS: u32 = 512;
+pub const COLUMNS: u32 = 512;
 /// Columns are allocated in units of 32.
 const UNIT: u32 = 32;
 
@@ -165,14 +165,8 @@ fn cell_of(shape: TmemShape, t: u32, j: u32) -> (u32, u32) {
 /// The lanes one access of `shape` reaches from its base, and the columns `num` repetitions do
 /// (unpacked).
 fn extent(shape: TmemShape, num: TmemNum) -> (u32, u32) {
-    let n = num.count();
-    match shape {
-        TmemShape::L32x32b => (32, n),
-        TmemShape::L16x64b => (16, 2 * n),
-        TmemShape::L16x128b => (16, 4 * n),
-        TmemShape::L16x256b => (16, 8 * n),
-        TmemShape::L16x32bx2 => (16, n),
-    }
+    let lanes = if shape == TmemShape::L32x32b { 32 } else { 16 };
+    (lanes, shape.columns_per_repetition() * num.count())
 }
 
 /// The lane of row `m` of an M-row matrix in tensor memory, from its base lane: M = 128 a row
@@ -492,14 +486,11 @@ impl Executor<'_> {
         let accumulate = pred(warp, op.q) >> l & 1 != 0;
         let d = fetch(warp, op.d)[l];
         let fault = |ex: &Self, message: String| ex.fault(FaultKind::Tensor, w, Some(l), Some(pc), message);
-        let (shape, scale_ids) = match op.scales {
-            None => (instruction_descriptor(op.kind, i), None),
-            Some(_) => match scaled_instruction_descriptor(i) {
-                Ok((shape, ids)) => (Ok(shape), Some(ids)),
-                Err(why) => (Err(why), None),
-            },
+        let decoded = match op.scales {
+            None => instruction_descriptor(op.kind, i).map(|shape| (shape, None)),
+            Some(_) => scaled_instruction_descriptor(i).map(|(shape, ids)| (shape, Some(ids))),
         };
-        let shape = shape.map_err(|why| fault(self, format!("TCMMA's instruction descriptor {i:#010x}: {why}")))?;
+        let (shape, scale_ids) = decoded.map_err(|why| fault(self, format!("TCMMA's instruction descriptor {i:#010x}: {why}")))?;
         let form = shape.form;
         let bytes = form.input.bits() / 8;
         let multiplicand = |value: u64, k_major: bool, name: &'static str| -> Result<Multiplicand, Fault> {
@@ -610,21 +601,16 @@ impl Executor<'_> {
                 b_fragment.iter_mut().flatten().for_each(|x| *x ^= sign_bits(form.input));
             }
             for (r, a_fragment) in a_fragments[..blocks].iter().enumerate() {
-                // The cell of element e of `lane`'s C fragment.
-                let cell = |lane: usize, e: usize| {
-                    let (row, column) = layout::coord(slice, Role::C, lane, e);
-                    ((d_lane + lane_of_row(16 * r as u32 + row as u32, shape.m)) * COLUMNS + d_column + 8 * j + column as u32) as usize
-                };
-                // A scaled MMA's products are 2^e times the unscaled ones, e its row's and column's
-                // exponents: the chain from C / 2^e, times 2^e, rounds as the scaled chain does
-                // (exactly, but past f32's range).
-                let exponent = |lane: usize, e: usize| -> Option<Option<i32>> {
-                    if exponents[0].is_empty() {
-                        return None;
-                    }
+                // The cell of element e of `lane`'s C fragment, and for a scaled MMA its row's and
+                // column's exponents summed: its products are 2^x times the unscaled ones, so the
+                // chain from C / 2^x, times 2^x, rounds as the scaled chain does (exactly, but past
+                // f32's range).
+                let element = |lane: usize, e: usize| -> (usize, Option<Option<i32>>) {
                     let (row, column) = layout::coord(slice, Role::C, lane, e);
                     let (m, n) = (16 * r + row, 8 * j as usize + column);
-                    Some(exponents[0][m].zip(exponents[1][n]).map(|(a, b)| a + b))
+                    let cell = ((d_lane + lane_of_row(m as u32, shape.m)) * COLUMNS + d_column + n as u32) as usize;
+                    let exponent = (!exponents[0].is_empty()).then(|| exponents[0][m].zip(exponents[1][n]).map(|(a, b)| a + b));
+                    (cell, exponent)
                 };
                 let scaled = |bits: u32, e: Option<i32>| match e {
                     Some(e) => ((f64::from(f32::from_bits(bits)) * 2f64.powi(e)) as f32).to_bits(),
@@ -635,9 +621,9 @@ impl Executor<'_> {
                     for (g, register) in c[..c_regs].iter_mut().enumerate() {
                         for (lane, value) in register.iter_mut().enumerate() {
                             for slot in 0..c_per_reg {
-                                let e = g * c_per_reg + slot;
-                                let mut bits = self.tmem.cells[cell(lane, e)] & c_mask;
-                                if let Some(x) = exponent(lane, e) {
+                                let (cell, exponent) = element(lane, g * c_per_reg + slot);
+                                let mut bits = self.tmem.cells[cell] & c_mask;
+                                if let Some(x) = exponent {
                                     bits = scaled(bits, x.map(|x| -x));
                                 }
                                 *value |= bits << (slot as u32 * form.acc.bits());
@@ -662,12 +648,12 @@ impl Executor<'_> {
                 for (g, register) in result[..c_regs].iter().enumerate() {
                     for (lane, value) in register.iter().enumerate() {
                         for slot in 0..c_per_reg {
-                            let e = g * c_per_reg + slot;
+                            let (cell, exponent) = element(lane, g * c_per_reg + slot);
                             let mut bits = (value >> (slot as u32 * form.acc.bits())) & c_mask;
-                            if let Some(x) = exponent(lane, e) {
+                            if let Some(x) = exponent {
                                 bits = scaled(bits, x);
                             }
-                            self.tmem.cells[cell(lane, e)] = bits;
+                            self.tmem.cells[cell] = bits;
                         }
                     }
                 }

@@ -404,10 +404,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             _ => self.pair(a)?,
         };
         let b = self.pair(b)?;
-        let q = match self.constant(scale_d) {
-            Some(v) => isa::Operand::PredSrc { pred: isa::PT, negated: v == 0 },
-            None => self.pred_src(scale_d)?,
-        };
+        let q = self.enable_predicate(scale_d)?;
         self.emit(form, &[dst(d_base), src(Src::reg(a)), src(Src::reg(b)), isa::Operand::Imm(u32::from(w.n)), q])
     }
 

@@ -1148,6 +1148,15 @@ impl<'t, 'a> Entry<'t, 'a> {
         Ok(isa::Guard { pred: self.pred(&ast::Operand { kind: OperandKind::Name(g.predicate), span: g.span })?, negated: g.negated })
     }
 
+    /// An MMA's "accumulate" operand (`wgmma`'s `scale-d`, `tcgen05.mma`'s `enable-input-d`):
+    /// a predicate, or a literal standing for `PT` (nonzero) or `!PT` (0).
+    fn enable_predicate(&self, o: &ast::Operand<'a>) -> Result<isa::Operand> {
+        match self.constant(o) {
+            Some(v) => Ok(isa::Operand::PredSrc { pred: isa::PT, negated: v == 0 }),
+            None => self.pred_src(o),
+        }
+    }
+
     fn pred_src(&self, o: &ast::Operand<'a>) -> Result<isa::Operand> {
         let (name, negated) = match o.kind {
             OperandKind::Name(n) => (n, false),

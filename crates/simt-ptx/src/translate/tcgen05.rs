@@ -16,16 +16,6 @@ fn shape(shape: px::TmemShape) -> isa::TmemShape {
     }
 }
 
-/// The columns one repetition of `shape` spans (unpacked).
-fn columns_per_repetition(shape: isa::TmemShape) -> i32 {
-    match shape {
-        isa::TmemShape::L16x64b => 2,
-        isa::TmemShape::L16x128b => 4,
-        isa::TmemShape::L16x256b => 8,
-        isa::TmemShape::L32x32b | isa::TmemShape::L16x32bx2 => 1,
-    }
-}
-
 impl<'t, 'a> Entry<'t, 'a> {
     pub(super) fn tcgen05(&mut self, inst: &'t ast::Instruction<'a>, t: px::Tcgen05) -> Result<()> {
         use px::Tcgen05::*;
@@ -59,10 +49,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let d = self.address_value(&ops[0], self.scratch)?;
                 let b = self.pair(&ops[2])?;
                 let i = self.src32(&ops[3])?;
-                let q = match self.constant(&ops[4]) {
-                    Some(v) => isa::Operand::PredSrc { pred: isa::PT, negated: v == 0 },
-                    None => self.pred_src(&ops[4])?,
-                };
+                let q = self.enable_predicate(&ops[4])?;
                 if matches!(ops[1].kind, OperandKind::Address(_)) {
                     let a = self.address_value(&ops[1], self.scratch + 1)?;
                     self.emit(Form::TcmmaTs(mods::TcmmaTs { kind }), &[src(d), src(a), src(Src::reg(b)), src(i), q])
@@ -86,10 +73,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
                 let d = self.address_value(&ops[0], t + 6)?;
                 let i = self.src32(&ops[3])?;
-                let q = match self.constant(&ops[6]) {
-                    Some(v) => isa::Operand::PredSrc { pred: isa::PT, negated: v == 0 },
-                    None => self.pred_src(&ops[6])?,
-                };
+                let q = self.enable_predicate(&ops[6])?;
                 self.emit(Form::TcmmaMx(mods::TcmmaMx {}), &[src(d), src(Src::reg(t)), src(i), src(Src::reg(t + 4)), q])
             }
             Commit => {
@@ -147,7 +131,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             return emit(self, num, first, offset);
         }
         let per = shape.registers_per_repetition() as usize;
-        let step = columns_per_repetition(shape) << u32::from(pack);
+        let step = (shape.columns_per_repetition() << u32::from(pack)) as i32;
         for (k, repetition) in parts.chunks(per).enumerate() {
             let at = offset + step * k as i32;
             if let Some(first) = self.in_place(repetition, false, 1) {
