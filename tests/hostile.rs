@@ -488,6 +488,10 @@ fn cases() -> Vec<Case> {
         "    TMEM.ALLOC [slot], 64\n    MOV R0, 0\n    MOV R1, 0x40000000\n    TCMMA.F16 RZ, R0, R0, 0x04110010, !PT",
     ));
     t.push(tmem(
+        "runtime: TCMMA.SCALED with its scales past lane 0",
+        "    TMEM.ALLOC [slot], 256\n    MOV R0, 0\n    MOV R1, 0x4000\n    MOV R2, 0\n    MOV R3, 0x4000\n    MOV R4, 0x100080\n    MOV R5, 0x84\n    TCMMA.SCALED.MXF4 RZ, R0, 0x08A00480, R4, !PT",
+    ));
+    t.push(tmem(
         "runtime: TCMMA into columns not allocated",
         "    TMEM.ALLOC [slot], 32\n    MOV R0, 0\n    MOV R1, 0x4000\n    TCMMA.F16 RZ, R0, R0, 0x04110010, !PT",
     ));

@@ -641,6 +641,30 @@ def dot_scaled_kernel(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, M: tl.constexpr, N: t
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot_scaled(a, sa, "e4m3", b, sb, "e4m3"))
 
 
+@triton.jit
+def dot_scaled_fp4_kernel(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                          BLOCK: tl.constexpr):
+    """One tile of a block-scaled fp4 product: e2m1 pairs packed along K (the even element in the
+    low nibble), each BLOCK elements of a row of A and of a column of B sharing a scale (e8m0 for
+    mxfp4, e4m3 for nvfp4, as the scales' type says)."""
+    rm, rn, rs = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K // BLOCK)
+    a = tl.load(a_ptr + rm[:, None] * (K // 2) + tl.arange(0, K // 2)[None, :])
+    b = tl.load(b_ptr + tl.arange(0, K // 2)[:, None] * N + rn[None, :])
+    sa = tl.load(sa_ptr + rm[:, None] * (K // BLOCK) + rs[None, :])
+    sb = tl.load(sb_ptr + rn[:, None] * (K // BLOCK) + rs[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot_scaled(a, sa, "e2m1", b, sb, "e2m1"))
+
+
+def e2m1_values(packed, axis):
+    """The float64 values of fp4 e2m1 pairs packed along `axis`, the even element in the low
+    nibble: sign, 2 exponent bits biased by 1, 1 mantissa bit, subnormal below exponent 1."""
+    c = np.stack([packed & 0xF, packed >> 4], axis=axis + 1).astype(np.int64)
+    c = c.reshape(*packed.shape[:axis], 2 * packed.shape[axis], *packed.shape[axis + 1:])
+    sign = np.where(c & 8, -1.0, 1.0)
+    e, m = (c >> 1) & 3, c & 1
+    return sign * np.where(e == 0, m / 2.0, (1 + m / 2.0) * 2.0 ** (e - 1))
+
+
 # ---------------------------------------------------------------- the corpus
 
 class Spec:
@@ -1192,6 +1216,30 @@ def specs():
                   mc.close(2e-5, 1e-2, "scaled products of e4m3 values are exact in f32; the f32 sums round in mma order"),
                   num_warps=4, num_stages=1, capability=100,
                   note=datacenter + "; tl.dot_scaled: e4m3 with e8m0 scales, tcgen05.mma .kind::mxf8f6f4.block_scale.block32"))
+    # Block-scaled fp4 (tl.dot_scaled of e2m1 pairs): mxfp4, e8m0 scales a 32 elements
+    # (.kind::mxf4), and nvfp4, e4m3 scales a 16 (.kind::mxf4nvf4.block16): K = 64 an MMA, the
+    # operands packed in shared memory as they are in global.
+    fp4 = np.random.default_rng(102).integers(0, 256, 2 * 128 * 64).astype(np.uint8)
+    a_fp4, b_fp4 = fp4[:128 * 64].reshape(128, 64), fp4[128 * 64:].reshape(64, 128)
+    a_fp4_values, b_fp4_values = e2m1_values(a_fp4, 1), e2m1_values(b_fp4, 0)
+    e4m3_scales = np.random.default_rng(104).integers(0x20, 0x48, 2 * 128 * 8).astype(np.uint8)
+    for name, block, (sa_fp4, sb_fp4), element, value_of, kind in [
+        ("mxfp4", 32, (scales[:512].reshape(128, 4), scales[512:].reshape(128, 4)), None,
+         lambda s: 2.0 ** (s.astype(np.float64) - 127), "e8m0 scales a 32 elements, .kind::mxf4.block_scale.block32"),
+        ("nvfp4", 16, (e4m3_scales[:1024].reshape(128, 8), e4m3_scales[1024:].reshape(128, 8)), "float8_e4m3",
+         e4m3_values, "e4m3 scales a 16 elements, .kind::mxf4nvf4.block_scale.block16"),
+    ]:
+        scale_fp4 = lambda s: np.repeat(value_of(s), block, axis=1)  # noqa: E731
+        c_fp4 = f32((a_fp4_values * scale_fp4(sa_fp4)) @ (b_fp4_values * scale_fp4(sb_fp4).T))
+        S.append(Spec(f"dot_scaled_{name}_sm100", dot_scaled_fp4_kernel,
+                      {"a_ptr": buf(a_fp4, f"dot_scaled_{name}.a"), "b_ptr": buf(b_fp4, f"dot_scaled_{name}.b"),
+                       "sa_ptr": buf(sa_fp4, f"dot_scaled_{name}.sa", element), "sb_ptr": buf(sb_fp4, f"dot_scaled_{name}.sb", element),
+                       "c_ptr": buf(np.zeros((128, 128), np.float32), f"dot_scaled_{name}.c0.float32"),
+                       "M": const(128), "N": const(128), "K": const(128), "BLOCK": const(block)},
+                      [1], {"c_ptr": c_fp4},
+                      mc.close(2e-5, 1e-2, "scaled products of e2m1 values are exact in f32; the f32 sums round in mma order"),
+                      num_warps=4, num_stages=1, capability=100,
+                      note=datacenter + f"; tl.dot_scaled: e2m1 pairs with {kind}"))
     return S
 
 

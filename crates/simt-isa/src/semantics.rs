@@ -303,6 +303,52 @@ impl TcKind {
     }
 }
 
+impl TcScaledKind {
+    /// K, the columns of A one `TCMMA` of this kind multiplies: 32 bytes of its elements.
+    pub fn k(self) -> u32 {
+        match self {
+            TcScaledKind::Mxf8f6f4 => 32,
+            TcScaledKind::Mxf4 | TcScaledKind::Mxf4nvf4 => 64,
+        }
+    }
+
+    /// The elements along K that share a scale.
+    pub fn block(self) -> u32 {
+        match self {
+            TcScaledKind::Mxf8f6f4 | TcScaledKind::Mxf4 => 32,
+            TcScaledKind::Mxf4nvf4 => 16,
+        }
+    }
+}
+
+/// What a `TCMMA` multiplies: a plain kind, or a block-scaled one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcmmaKind {
+    /// `TCMMA.<kind>` and `TCMMA.TS.<kind>`.
+    Plain(TcKind),
+    /// `TCMMA.<kind>` of a [`TcScaledKind`].
+    Scaled(TcScaledKind),
+}
+
+impl TcmmaKind {
+    /// K, the columns of A one `TCMMA` multiplies.
+    pub fn k(self) -> u32 {
+        match self {
+            TcmmaKind::Plain(kind) => kind.k(),
+            TcmmaKind::Scaled(kind) => kind.k(),
+        }
+    }
+}
+
+impl std::fmt::Display for TcmmaKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TcmmaKind::Plain(kind) => kind.fmt(f),
+            TcmmaKind::Scaled(kind) => kind.fmt(f),
+        }
+    }
+}
+
 impl MatrixCount {
     /// The number of matrices.
     pub fn matrices(self) -> u8 {
@@ -396,11 +442,11 @@ impl Form {
         }
     }
 
-    /// The kind of a `TCMMA` (either source of A); `None` for any other form.
-    pub fn tcmma(&self) -> Option<TcKind> {
+    /// The kind of a `TCMMA` (either source of A, scaled or not); `None` for any other form.
+    pub fn tcmma(&self) -> Option<TcmmaKind> {
         match *self {
-            Form::Tcmma(mods::Tcmma { kind }) | Form::TcmmaTs(mods::TcmmaTs { kind }) => Some(kind),
-            Form::TcmmaMx(_) => Some(TcKind::F8f6f4),
+            Form::Tcmma(mods::Tcmma { kind }) | Form::TcmmaTs(mods::TcmmaTs { kind }) => Some(TcmmaKind::Plain(kind)),
+            Form::TcmmaMx(mods::TcmmaMx { kind }) => Some(TcmmaKind::Scaled(kind)),
             _ => None,
         }
     }

@@ -260,6 +260,12 @@ modifier_enum!(
     TcKind { F16 = "F16", Tf32 = "TF32", F8f6f4 = "F8F6F4", I8 = "I8" }
 );
 modifier_enum!(
+    /// The kind of a block-scaled `TCMMA` (PTX `tcgen05.mma`'s `.kind` with `.block_scale`):
+    /// 8-bit floats with an E8M0 scale a 32 elements (K 32), E2M1 pairs with an E8M0 scale a 32
+    /// (K 64), or E2M1 pairs with a scale a 16, E4M3 or E8M0 (K 64).
+    TcScaledKind { Mxf8f6f4 = "MXF8F6F4", Mxf4 = "MXF4", Mxf4nvf4 = "MXF4NVF4" }
+);
+modifier_enum!(
     /// How `PRMT` picks its four bytes: by the selector's nibbles (`IDX`), or by one of PTX's
     /// fixed patterns indexed by the selector's low two bits.
     PrmtMode { Idx = "IDX", F4e = "F4E", B4e = "B4E", Rc8 = "RC8", Ecl = "ECL", Ecr = "ECR", Rc16 = "RC16" }
@@ -1325,8 +1331,8 @@ instruction_table! {
     Tcmma: "TCMMA" [kind: TcKind], &[op("d", S_INT), op("a", S_PAIR), op("b", S_PAIR), op("i", S_INT), op("q", Q)], optional 1, Tensor, Tensor, [], since Sm100;
     /// `TCMMA` with A in tensor memory at TMEM address `a`, an M x K matrix a row a lane, K packed into 32-bit columns (PTX `tcgen05.mma` with `[a-tmem]`).
     TcmmaTs: "TCMMA" ["TS", kind: TcKind], &[op("d", S_INT), op("a", S_INT), op("b", S_PAIR), op("i", S_INT), op("q", Q)], optional 1, Tensor, Tensor, [], since Sm100;
-    /// `TCMMA` of block-scaled 8-bit floats (PTX `tcgen05.mma.kind::mxf8f6f4.block_scale.block32`, Triton's `tl.dot_scaled`): A's and B's descriptors in the four registers from `ab`, and each 32 elements of a row of A and of a column of B times 2^(s - 127), `s` the e8m0 scale at TMEM addresses `s` (A's) and `s + 1` (B's), the byte the instruction descriptor's scale-factor ids pick (docs/tensor.md gives the layout).
-    TcmmaMx: "TCMMA" ["MXF8F6F4"], &[op("d", S_INT), op("ab", src(LitKind::NoLiteral, SrcMods::Plain, Width::Quad)), op("i", S_INT), op("s", S_PAIR), op("q", Q)], optional 1, Tensor, Tensor, [], since Sm100;
+    /// `TCMMA` of block-scaled narrow floats (PTX `tcgen05.mma.kind::mxf8f6f4`, `::mxf4` and `::mxf4nvf4` with `.block_scale`, Triton's `tl.dot_scaled`): A's and B's descriptors in the four registers from `ab`, and each block of 32 (`MXF4NVF4`: 16) elements of a row of A and of a column of B times its scale, an E8M0 `2^(s - 127)` (or, as the instruction descriptor says for `MXF4NVF4`, an unsigned E4M3) at TMEM addresses `s` (A's) and `s + 1` (B's), from the byte the instruction descriptor's scale-factor ids pick (docs/tensor.md gives the layout). `MXF8F6F4` multiplies E4M3 or E5M2 bytes, K = 32; `MXF4` and `MXF4NVF4` E2M1 pairs, K = 64. Computed as one chain of exact scaled products a result element, rounded to f32 at each step.
+    TcmmaMx: "TCMMA" ["SCALED", kind: TcScaledKind], &[op("d", S_INT), op("ab", src(LitKind::NoLiteral, SrcMods::Plain, Width::Quad)), op("i", S_INT), op("s", S_PAIR), op("q", Q)], optional 1, Tensor, Tensor, [], since Sm100;
     /// Arrives once, with a count of 1, on the mbarrier at SHARED `[addr]` when this lane's `TCMMA`s so far are complete (PTX `tcgen05.commit.cta_group::1.mbarrier::arrive::one`); each `TCMMA` completes as it executes, so the arrival is made at once.
     TcmmaCommit: "TCMMA" ["COMMIT"], &[op("addr", ADDR)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC], since Sm100;
 }

@@ -9,6 +9,8 @@
 
 use std::fmt;
 
+use simt_isa::TcScaledKind;
+
 use crate::ast::Span;
 
 macro_rules! modifiers {
@@ -1169,9 +1171,9 @@ pub enum Tcgen05 {
     },
     /// `tcgen05.mma.cta_group::1.kind [d-tmem], a-desc|[a-tmem], b-desc, idesc, enable-input-d`.
     Mma(TcgenKind),
-    /// `tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale{.block32} [d-tmem], a-desc, b-desc,
-    /// idesc, [scale-a-tmem], [scale-b-tmem], enable-input-d`.
-    MmaScaled,
+    /// `tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale{.block16,.block32}
+    /// [d-tmem], a-desc, b-desc, idesc, [scale-a-tmem], [scale-b-tmem], enable-input-d`.
+    MmaScaled(TcScaledKind),
     /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}.b64 [mbar]`.
     Commit,
     /// `tcgen05.wait::ld.sync.aligned` (`ld`) or `tcgen05.wait::st.sync.aligned`.
@@ -1731,14 +1733,23 @@ impl<'m> Modifiers<'m> {
             M::Mma => {
                 one_block(self)?;
                 if let Some(kind) = self.one(|x| [M::KindMxf8f6f4, M::KindMxf4, M::KindMxf4nvf4].contains(&x).then_some(x), "a kind")? {
-                    if kind != M::KindMxf8f6f4 {
-                        let message = format!("block-scaled `tcgen05.mma` of 4-bit floats (`{kind}`) is not supported yet; `.kind::mxf8f6f4` is");
-                        return Err(self.error(self.opcode_span, message));
-                    }
                     self.require_flag(M::BlockScale)?;
-                    // 32 elements a scale is the only choice for .kind::mxf8f6f4.
-                    self.flag(M::Block32)?;
-                    return Ok(Op::Tcgen05(Tcgen05::MmaScaled));
+                    let (block16, block32) = (self.flag(M::Block16)?, self.flag(M::Block32)?);
+                    let scaled = match (kind, block16, block32) {
+                        (_, true, true) => {
+                            return Err(self.error(self.opcode_span, "`.block16` and `.block32` are two sizes of one scale block: give one".to_string()));
+                        }
+                        (M::KindMxf8f6f4, false, _) => TcScaledKind::Mxf8f6f4,
+                        (M::KindMxf4, false, _) => TcScaledKind::Mxf4,
+                        (M::KindMxf4nvf4, true, _) => TcScaledKind::Mxf4nvf4,
+                        // E2M1 pairs with an E8M0 scale a 32 elements are what `.kind::mxf4` is.
+                        (M::KindMxf4nvf4, false, true) => TcScaledKind::Mxf4,
+                        (M::KindMxf4nvf4, false, false) => {
+                            return Err(self.error(self.opcode_span, "`.kind::mxf4nvf4` takes its scale block's size: `.block16` or `.block32`".to_string()));
+                        }
+                        _ => return Err(self.error(self.opcode_span, format!("`{kind}` scales 32 elements a scale (`.block32`), not 16"))),
+                    };
+                    return Ok(Op::Tcgen05(Tcgen05::MmaScaled(scaled)));
                 }
                 if self.flag(M::Ws)? {
                     return Err(self.error(self.opcode_span, "`tcgen05.mma.ws` (weight-stationary MMAs) is not supported yet".to_string()));
@@ -2175,7 +2186,7 @@ impl Op {
                         | Tcgen05::Dealloc
                         | Tcgen05::Move { load: false, .. }
                         | Tcgen05::Mma(_)
-                        | Tcgen05::MmaScaled
+                        | Tcgen05::MmaScaled(_)
                         | Tcgen05::Commit
                         | Tcgen05::Relinquish
                         | Tcgen05::Wait { .. }
@@ -2272,7 +2283,7 @@ impl Op {
                 crate::ops::Tcgen05::Move { .. } => 2..=3,
                 // `disable-output-lane` and `scale-input-d` are optional.
                 crate::ops::Tcgen05::Mma(_) => 5..=7,
-                crate::ops::Tcgen05::MmaScaled => 7..=7,
+                crate::ops::Tcgen05::MmaScaled(_) => 7..=7,
                 crate::ops::Tcgen05::Commit => 1..=2,
                 _ => 0..=0,
             },
@@ -2497,7 +2508,14 @@ impl fmt::Display for Op {
                     f.write_str(".b32")
                 }
                 crate::ops::Tcgen05::Mma(kind) => write!(f, ".mma.cta_group::1{kind}"),
-                crate::ops::Tcgen05::MmaScaled => f.write_str(".mma.cta_group::1.kind::mxf8f6f4.block_scale.block32"),
+                crate::ops::Tcgen05::MmaScaled(kind) => {
+                    let (name, block) = match kind {
+                        TcScaledKind::Mxf8f6f4 => ("mxf8f6f4", 32),
+                        TcScaledKind::Mxf4 => ("mxf4", 32),
+                        TcScaledKind::Mxf4nvf4 => ("mxf4nvf4", 16),
+                    };
+                    write!(f, ".mma.cta_group::1.kind::{name}.block_scale.block{block}")
+                }
                 crate::ops::Tcgen05::Commit => f.write_str(".commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"),
                 crate::ops::Tcgen05::Wait { ld } => f.write_str(if ld { ".wait::ld.sync.aligned" } else { ".wait::st.sync.aligned" }),
                 crate::ops::Tcgen05::Fence { after } => f.write_str(if after { ".fence::after_thread_sync" } else { ".fence::before_thread_sync" }),

@@ -97,14 +97,16 @@ fn stmatrix_below_sm_90() {
 
 #[test]
 fn blackwell_tensor_memory_forms_not_built() {
-    // A pair of blocks, a block-scaled MMA of 4-bit floats, a weight-stationary one, and a
-    // guarded indexed branch.
+    // A pair of blocks, block-scaled MMAs with A in tensor memory and without their block size,
+    // a weight-stationary one, and a guarded indexed branch.
     let cta_pair = kernel("\ttcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 [%r1], 32;\n").replace(".target sm_80", ".target sm_100a");
-    let scaled = kernel("\ttcgen05.mma.cta_group::1.kind::mxf4.block_scale.block32 [%r1], %rd1, %rd2, %r2, [%r3], [%r4], %p1;\n")
+    let scaled_tmem = kernel("\ttcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block32 [%r1], [%r5], %rd2, %r2, [%r3], [%r4], %p1;\n")
+        .replace(".target sm_80", ".target sm_100a");
+    let scaled_unsized = kernel("\ttcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale [%r1], %rd1, %rd2, %r2, [%r3], [%r4], %p1;\n")
         .replace(".target sm_80", ".target sm_100a");
     let ws = kernel("\ttcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r2, %p1;\n").replace(".target sm_80", ".target sm_100a");
     let guarded = kernel("JT:\n\t.branchtargets L0, L1;\n\t@%p1 brx.idx %r1, JT;\nL0:\nL1:\n");
-    insta::assert_snapshot!([cta_pair, scaled, ws, guarded].map(|source| refusal(&source)).join("\n"));
+    insta::assert_snapshot!([cta_pair, scaled_tmem, scaled_unsized, ws, guarded].map(|source| refusal(&source)).join("\n"));
 }
 
 #[test]

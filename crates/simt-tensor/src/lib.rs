@@ -520,6 +520,17 @@ fn f16_bits_to_f32(x: u32) -> f32 {
     f32::from_bits(sign | if magnitude >= 0x7C00 { special } else { finite })
 }
 
+/// One element of a block-scaled MMA (`TCMMA.MXF8F6F4`, `.MXF4`, `.MXF4NVF4`): `acc + a[k] b[k]`
+/// for k = 0, 1, ... in order, each step rounded to f32 once, as an FMA rounds, and NaN the
+/// canonical one. `a` and `b` are elements times their scales, so a product of two has at most
+/// 16 significant bits and an exponent far inside f64's range: exact. Where the exact sum of
+/// an f32 and such a product needs more than f64's 53 bits, the smaller term lies far below
+/// half an f32 ulp of the larger, so f64's rounding cannot move the sum across an f32 rounding
+/// boundary: `(acc + p) as f32` is the single rounding.
+pub fn scaled_dot(acc: f32, a: &[f64], b: &[f64]) -> u32 {
+    f32_to_bits(a.iter().zip(b).fold(acc, |acc, (&x, &y)| (f64::from(acc) + x * y) as f32))
+}
+
 /// f32 results follow the contract's canonical NaN.
 fn f32_to_bits(v: f32) -> u32 {
     if v.is_nan() { 0x7FFF_FFFF } else { v.to_bits() }
@@ -533,6 +544,28 @@ fn f32_to_f16_bits(v: f32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Unscaled, a block-scaled element rounds as the FMA chain of `MMA.M16N8K32` does: every
+    /// pair of E4M3 codes, against a running sum that keeps changing scale.
+    #[test]
+    fn scaled_dot_of_unit_scales_is_the_fma_chain() {
+        let values: Vec<f64> = (0..=255u32).filter(|&c| c & 0x7F != 0x7F).map(|c| f64::from(formats::MiniFloat::E4M3.decode(c))).collect();
+        let b: Vec<f64> = values.iter().rev().copied().collect();
+        for start in [0.0f32, 1.0e-3, -3.5, 1.0e6] {
+            let chain = values.iter().zip(&b).fold(start, |acc, (&x, &y)| (x as f32).mul_add(y as f32, acc));
+            assert_eq!(scaled_dot(start, &values, &b), chain.to_bits(), "from {start}");
+        }
+    }
+
+    /// Scaled products past f32's range are exact: 6 x 2^127 times 2^-127 is 6, and a NaN scale
+    /// gives the canonical NaN.
+    #[test]
+    fn scaled_products_may_leave_f32s_range_on_the_way() {
+        let big = 6.0 * 2f64.powi(127);
+        assert_eq!(f32::from_bits(scaled_dot(1.0, &[big], &[2f64.powi(-127)])), 7.0);
+        assert_eq!(scaled_dot(0.0, &[big], &[big]), f32::INFINITY.to_bits());
+        assert_eq!(scaled_dot(0.0, &[1.0, f64::NAN], &[1.0, 1.0]), 0x7FFF_FFFF);
+    }
 
     #[test]
     fn f16_widening_is_exact_for_every_value() {

@@ -10,7 +10,7 @@ use std::path::Path;
 use common::*;
 use simt_host::prepare;
 use simt_interp::RunOptions;
-use simt_isa::{Form, FragRole, Module, TABLE, Target, Unit, format_mnemonic};
+use simt_isa::{Form, FragRole, Module, TABLE, Target, TcmmaKind, Unit, format_mnemonic};
 use simt_timing::{Machine, TimingError, TimingOptions, Unsupported};
 
 /// MMAs per form in the benchmark: enough that the first issue's offset is lost in the rate.
@@ -296,11 +296,13 @@ fn generation_tables() -> String {
     for (key, form) in simt_timing::forms::known() {
         let on: Vec<String> = machines.iter().filter(|m| m.tensor.contains_key(&key)).map(|m| format!("`{}`", m.name)).collect();
         // A `WGMMA` reads shared memory through descriptors, its accumulator sized by its `n`; a
-        // `TCMMA` accumulates in tensor memory, A there or in shared memory.
-        let regs = match (form.mma(), form.wgmma()) {
-            (Some(mma), Some(_)) => ["descriptor, or 4".to_string(), "descriptor".into(), format!("n / {}", 64 / mma.acc.bits())],
-            (Some(mma), None) => [FragRole::A, FragRole::B, FragRole::C].map(|role| mma.regs(role).to_string()),
-            (None, _) => ["descriptor, or TMEM".to_string(), "descriptor".into(), "TMEM".into()],
+        // `TCMMA` accumulates in tensor memory, A there or in shared memory (a block-scaled one's
+        // A in shared memory only).
+        let regs = match (form.mma(), form.wgmma(), form.tcmma()) {
+            (Some(mma), Some(_), _) => ["descriptor, or 4".to_string(), "descriptor".into(), format!("n / {}", 64 / mma.acc.bits())],
+            (Some(mma), None, _) => [FragRole::A, FragRole::B, FragRole::C].map(|role| mma.regs(role).to_string()),
+            (None, _, Some(TcmmaKind::Scaled(_))) => ["descriptor".to_string(), "descriptor".into(), "TMEM".into()],
+            (None, _, _) => ["descriptor, or TMEM".to_string(), "descriptor".into(), "TMEM".into()],
         };
         let _ = writeln!(
             s,

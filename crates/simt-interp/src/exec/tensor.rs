@@ -233,7 +233,7 @@ impl Executor<'_> {
             ));
         }
         let slice = op.slice;
-        let bytes = slice.input.bits() / 8;
+        let bits = slice.input.bits();
         let multiplicand = |first: Reg, k_major: bool, name: &'static str| -> Result<Multiplicand, Fault> {
             let descriptor = Descriptor::new(uniform(first, name)?);
             if descriptor.base != 0 {
@@ -243,7 +243,7 @@ impl Executor<'_> {
                 );
                 return Err(self.fault(FaultKind::Tensor, w, None, Some(pc), message));
             }
-            Ok(Multiplicand { descriptor, bytes, k_major, name })
+            Ok(Multiplicand { descriptor, bits, k_major, name })
         };
         let b = multiplicand(op.b, op.b_k_major, "B")?;
         let a = if op.a_shared { Some(multiplicand(op.a, op.a_k_major, "A")?) } else { None };
@@ -274,7 +274,7 @@ impl Executor<'_> {
             }
         }
         if let (Some(s), Some(reads)) = (sanitizer, reads) {
-            s.tensor_reads(self, w, pc, &reads, bytes);
+            s.tensor_reads(self, w, pc, &reads, bits / 8);
         }
         Ok(())
     }
@@ -295,24 +295,14 @@ impl Executor<'_> {
         place: impl Fn(u32, u32) -> (u32, u32),
         mut reads: Option<&mut Vec<(u8, u32)>>,
     ) -> Result<(), Fault> {
-        let per_reg = 4 / matrix.bytes as usize;
-        let mask = u32::MAX >> (32 - 8 * matrix.bytes);
+        let per_reg = (32 / matrix.bits) as usize;
         for (g, register) in fragment.iter_mut().enumerate() {
             for (lane, word) in register.iter_mut().enumerate() {
                 for slot in 0..per_reg {
                     let (row, column) = simt_tensor::layout::coord(shape, role, lane, g * per_reg + slot);
                     let (mn, k) = place(row as u32, column as u32);
-                    let address = matrix.descriptor.address(mn, k, matrix.bytes, matrix.k_major);
-                    let Some(&value) = self.shared.get(address as usize / 4) else {
-                        let message = format!(
-                            "{} reads {}'s element ({mn}, {k}) at SHARED address {address:#x}, past the block's {} bytes of shared memory",
-                            self.mnemonic(pc),
-                            matrix.name,
-                            self.shared.len() * 4
-                        );
-                        return Err(self.fault(FaultKind::Tensor, w, None, Some(pc), message));
-                    };
-                    *word |= ((value >> (8 * (address % 4))) & mask) << (8 * matrix.bytes as usize * slot);
+                    let (code, address) = self.element(w, pc, matrix, mn, k)?;
+                    *word |= code << (matrix.bits as usize * slot);
                     if let Some(reads) = reads.as_deref_mut() {
                         reads.push((lane as u8, address));
                     }
@@ -321,12 +311,32 @@ impl Executor<'_> {
         }
         Ok(())
     }
+
+    /// Element (`mn`, `k`) of `matrix` and the SHARED address of its byte(s). 4-bit elements lie
+    /// two a byte along K (K-major only), the first in the low nibble.
+    #[inline(always)]
+    pub(super) fn element(&self, w: usize, pc: u32, matrix: &Multiplicand, mn: u32, k: u32) -> Result<(u32, u32), Fault> {
+        let (k_bytes, bytes) = if matrix.bits == 4 { (k / 2, 1) } else { (k, matrix.bits / 8) };
+        let address = matrix.descriptor.address(mn, k_bytes, bytes, matrix.k_major);
+        let Some(&value) = self.shared.get(address as usize / 4) else {
+            let message = format!(
+                "{} reads {}'s element ({mn}, {k}) at SHARED address {address:#x}, past the block's {} bytes of shared memory",
+                self.mnemonic(pc),
+                matrix.name,
+                self.shared.len() * 4
+            );
+            return Err(self.fault(FaultKind::Tensor, w, None, Some(pc), message));
+        };
+        let nibble = if matrix.bits == 4 { 4 * (k % 2) } else { 0 };
+        Ok(((value >> (8 * (address % 4) + nibble)) & (u32::MAX >> (32 - matrix.bits)), address))
+    }
 }
 
 /// A `WGMMA` or `TCMMA` multiplicand in SHARED memory: its descriptor, element size and major-ness.
 pub(super) struct Multiplicand {
     pub descriptor: Descriptor,
-    pub bytes: u32,
+    /// Bits of an element: 4 (two a byte), 8, 16 or 32.
+    pub bits: u32,
     pub k_major: bool,
     /// `A` or `B`, for messages.
     pub name: &'static str,

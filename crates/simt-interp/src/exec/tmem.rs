@@ -5,6 +5,7 @@
 //! nothing left to wait for (docs/tensor.md, "Tensor memory").
 
 use simt_isa::*;
+use simt_tensor::formats::MiniFloat;
 use simt_tensor::layout::{self, Operand as Role};
 
 use super::tensor::{Descriptor, Multiplicand};
@@ -93,17 +94,22 @@ pub(crate) struct MoveOp {
     split: u32,
 }
 
-/// A `TCMMA`: `d` is a TMEM address, `a` a descriptor pair or a TMEM address; a block-scaled
-/// one has its scales' TMEM addresses in the pair `scales`.
+/// A `TCMMA`: `d` is a TMEM address, `a` a descriptor pair or a TMEM address.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MmaOp {
-    kind: TcKind,
+    kind: MmaKind,
     d: Val,
     a: Source,
     b: Reg,
     i: Val,
     q: PredIn,
-    scales: Option<Reg>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum MmaKind {
+    Plain(TcKind),
+    /// A block-scaled kind, its scales' TMEM addresses in the pair from the register.
+    Scaled(TcScaledKind, Reg),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -131,18 +137,18 @@ pub(crate) fn decode(t: &Decoder, inst: &Instruction) -> Option<TmemOp> {
         }
         Form::Tcmma(mods::Tcmma { kind }) | Form::TcmmaTs(mods::TcmmaTs { kind }) => {
             let a = if matches!(inst.form, Form::TcmmaTs(_)) { Source::Tmem(t.val(&o[1], false)) } else { Source::Shared(t.first(&o[1])) };
-            TmemOp::Mma(MmaOp { kind, d: t.val(&o[0], false), a, b: t.first(&o[2]), i: t.val(&o[3], false), q: Decoder::pred_in(&o[4]), scales: None })
+            let kind = MmaKind::Plain(kind);
+            TmemOp::Mma(MmaOp { kind, d: t.val(&o[0], false), a, b: t.first(&o[2]), i: t.val(&o[3], false), q: Decoder::pred_in(&o[4]) })
         }
-        Form::TcmmaMx(_) => {
+        Form::TcmmaMx(mods::TcmmaMx { kind }) => {
             let ab = t.first(&o[1]);
             TmemOp::Mma(MmaOp {
-                kind: TcKind::F8f6f4,
+                kind: MmaKind::Scaled(kind, t.first(&o[3])),
                 d: t.val(&o[0], false),
                 a: Source::Shared(ab),
                 b: ab + 2,
                 i: t.val(&o[2], false),
                 q: Decoder::pred_in(&o[4]),
-                scales: Some(t.first(&o[3])),
             })
         }
         _ => return None,
@@ -249,30 +255,94 @@ fn instruction_descriptor(kind: TcKind, i: u32) -> Result<Shape, String> {
     Ok(Shape { m, n, form, negate_a, negate_b, a_k_major, b_k_major })
 }
 
-/// Decodes the instruction descriptor `i` of a block-scaled `TCMMA` (PTX's "Instruction
-/// descriptor" for `.kind::mxf8f6f4`): its shape, and which byte of each scale cell A's and B's
-/// scales are (bits 29-30 and 4-5).
-fn scaled_instruction_descriptor(i: u32) -> Result<(Shape, [u32; 2]), String> {
+/// What a block-scaled `TCMMA`'s instruction descriptor says; M is 128.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ScaledShape {
+    n: u32,
+    /// A's and B's element formats.
+    types: [MiniFloat; 2],
+    negate: [bool; 2],
+    k_major: [bool; 2],
+    /// The scales are (unsigned) E4M3, not E8M0.
+    e4m3_scales: bool,
+    /// The byte of each scale cell A's and B's first K block takes.
+    ids: [u32; 2],
+}
+
+/// Decodes instruction descriptor `i` of a block-scaled `TCMMA` of `kind` (PTX's "Instruction
+/// descriptor" for `.kind::mxf8f6f4`, `::mxf4` and `::mxf4nvf4`; CUTLASS's
+/// `InstrDescriptorBlockScaled`): what is wrong, if it is.
+fn scaled_instruction_descriptor(kind: TcScaledKind, i: u32) -> Result<ScaledShape, String> {
     let bits = |at: u32, width: u32| (i >> at) & ((1 << width) - 1);
+    let fp4 = kind != TcScaledKind::Mxf8f6f4;
     if bits(2, 1) != 0 {
         return Err("its bit 2 asks for a sparse MMA, which simt does not run".to_string());
     }
-    if bits(23, 1) != 1 {
-        return Err("its bit 23 (the scale type) is 0, UE4M3, which .kind::mxf8f6f4 does not take: its scales are UE8M0 (1)".to_string());
+    if fp4 && bits(31, 1) != 0 {
+        return Err("its bit 31 asks for K = 96, which simt does not run".to_string());
+    }
+    if let Some(bit) = [3, 6, 24, 25, 26, 31].into_iter().find(|&b| bits(b, 1) != 0) {
+        return Err(format!("its bit {bit} is set, which PTX reserves"));
     }
     if bits(27, 2) != 1 {
         return Err(format!("its M (bits 27-28, M / 128) is {}: a one-block block-scaled MMA has M = 128", bits(27, 2)));
     }
-    // The rest as an unscaled descriptor with F32 D and M = 128 says it.
-    let plain = (i & 0x007F_FF80) | 1 << 4 | 8 << 24;
-    let shape = instruction_descriptor(TcKind::F8f6f4, plain)?;
-    Ok((shape, [bits(29, 2), bits(4, 2)]))
+    let format = |field: u32, name: &str| match (fp4, bits(field, 3)) {
+        (false, 0) => Ok(MiniFloat::E4M3),
+        (false, 1) => Ok(MiniFloat::E5M2),
+        (false, code @ 3..=5) => Err(format!(
+            "its {name} type (bits {field}-{}) is {code}, a 6- or 4-bit format (E2M3, E3M2, E2M1) in 8-bit containers, which simt does not run: E4M3 (0) and E5M2 (1) it does",
+            field + 2
+        )),
+        (true, 1) => Ok(MiniFloat::E2M1),
+        (_, code) => Err(format!("its {name} type (bits {field}-{}) is {code}, which .{kind} does not take", field + 2)),
+    };
+    let types = [format(7, "A")?, format(10, "B")?];
+    let e4m3_scales = bits(23, 1) == 0;
+    if e4m3_scales && kind != TcScaledKind::Mxf4nvf4 {
+        return Err(format!("its bit 23 (the scale type) is 0, UE4M3, which .{kind} does not take: its scales are UE8M0 (1)"));
+    }
+    let k_major = [bits(15, 1) == 0, bits(16, 1) == 0];
+    if fp4 && k_major != [true, true] {
+        return Err(format!("its bits 15-16 transpose an operand, which .{kind} cannot: its E2M1 pairs lie along K"));
+    }
+    let n = bits(17, 6) << 3;
+    if !(8..=256).contains(&n) {
+        return Err(format!("its N (bits 17-22, N / 8) is {n}: an MMA has N = 8 to 256"));
+    }
+    let ids = [bits(29, 2), bits(4, 2)];
+    let per_cell = kind.k() / kind.block();
+    if let Some((name, id)) = ["A", "B"].into_iter().zip(ids).find(|&(_, id)| id % per_cell != 0) {
+        let field = if name == "A" { "29-30" } else { "4-5" };
+        let firsts: Vec<String> = (0..4).step_by(per_cell as usize).map(|b| b.to_string()).collect();
+        return Err(format!(
+            "its {name} scale-factor id (bits {field}) is {id}: a .{kind} MMA takes {per_cell} scale bytes of a cell, from byte {}",
+            firsts.join(" or ")
+        ));
+    }
+    Ok(ScaledShape { n, types, negate: [bits(13, 1) != 0, bits(14, 1) != 0], k_major, e4m3_scales, ids })
 }
 
-/// The TMEM cell holding the scale of row `index` (of A, or column of B) from a scale matrix at
-/// `(lane, column)`: 32 lanes, each cell's four bytes four K blocks, rows 32 apart a column on.
+/// The TMEM cell holding the scales of row `index` (of A, or column of B) from a scale matrix
+/// at `(lane, column)`: 32 lanes, each cell's four bytes four K blocks, rows 32 apart a column on.
 fn scale_cell(lane: u32, column: u32, index: u32) -> (u32, u32) {
     (lane + index % 32, column + index / 32)
+}
+
+/// The value of a scale byte: E8M0 `2^(s - 127)` (0xFF NaN), or E4M3 (PTX's UE4M3 has no
+/// sign; simt reads the byte as E4M3, sign included).
+fn scale_value(byte: u32, e4m3: bool) -> f64 {
+    match (e4m3, byte) {
+        (true, _) => f64::from(MiniFloat::E4M3.decode(byte)),
+        (false, 0xFF) => f64::NAN,
+        (false, _) => 2f64.powi(byte as i32 - 127),
+    }
+}
+
+/// The cells of a `rows` x `columns` matrix of lane `l`'s `TCMMA` at TMEM `(lane, column)`, for the
+/// sanitizers.
+fn matrix_cells(l: usize, (lane, column): (u32, u32), rows: u32, columns: u32) -> impl Iterator<Item = (u8, u32)> + Clone {
+    (0..rows).flat_map(move |m| (0..columns).map(move |c| (l as u8, (lane + lane_of_row(m, rows)) * COLUMNS + column + c)))
 }
 
 /// The bits of one fragment register whose elements' signs a negation flips.
@@ -290,7 +360,10 @@ impl Executor<'_> {
         if let TmemOp::Mma(op) = op {
             self.tcmma_work = (0, 0);
             for l in lanes(exec) {
-                self.tcmma(w, pc, l, op, sanitizer.as_deref_mut())?;
+                match op.kind {
+                    MmaKind::Plain(kind) => self.tcmma(w, pc, l, op, kind, sanitizer.as_deref_mut())?,
+                    MmaKind::Scaled(kind, scales) => self.tcmma_scaled(w, pc, l, op, kind, scales, sanitizer.as_deref_mut())?,
+                }
             }
             return Ok(());
         }
@@ -476,8 +549,25 @@ impl Executor<'_> {
         Ok(())
     }
 
-    /// Lane `l`'s `TCMMA`: one whole MMA.
-    fn tcmma(&mut self, w: usize, pc: u32, l: usize, op: MmaOp, sanitizer: Option<&mut Sanitizer>) -> Result<(), Fault> {
+    /// The TMEM (lane, column) of an M-row matrix of `columns` columns at `address`, checked:
+    /// it starts at lane 0 (M = 64: or 16, its rows' blocks of 16 taking lanes 32 apart) and
+    /// its columns are allocated.
+    #[allow(clippy::too_many_arguments)] // where the matrix is, and whose instruction names it
+    fn tmem_matrix(&self, w: usize, pc: u32, l: usize, address: u32, rows: u32, columns: u32, name: &str) -> Result<(u32, u32), Fault> {
+        let (lane, column) = (address >> 16, address & 0xFFFF);
+        if !(lane == 0 || rows == 64 && lane == 16) {
+            let allowed = if rows == 128 { "0" } else { "0 or 16" };
+            let message = format!("TCMMA's {name} is at TMEM lane {lane}: an M = {rows} matrix starts at lane {allowed}");
+            return Err(self.fault(FaultKind::Tensor, w, Some(l), Some(pc), message));
+        }
+        if !self.tmem.allocated(column, columns) {
+            return Err(self.unallocated(w, pc, Some(l), column, columns));
+        }
+        Ok((lane, column))
+    }
+
+    /// Lane `l`'s `TCMMA` of `kind`: one whole MMA.
+    fn tcmma(&mut self, w: usize, pc: u32, l: usize, op: MmaOp, kind: TcKind, sanitizer: Option<&mut Sanitizer>) -> Result<(), Fault> {
         self.warps[w].progress_at = self.warps[w].issued;
         let warp = &self.warps[w];
         let word = |r: Reg| warp.row(r)[l];
@@ -486,71 +576,24 @@ impl Executor<'_> {
         let accumulate = pred(warp, op.q) >> l & 1 != 0;
         let d = fetch(warp, op.d)[l];
         let fault = |ex: &Self, message: String| ex.fault(FaultKind::Tensor, w, Some(l), Some(pc), message);
-        let decoded = match op.scales {
-            None => instruction_descriptor(op.kind, i).map(|shape| (shape, None)),
-            Some(_) => scaled_instruction_descriptor(i).map(|(shape, ids)| (shape, Some(ids))),
-        };
-        let (shape, scale_ids) = decoded.map_err(|why| fault(self, format!("TCMMA's instruction descriptor {i:#010x}: {why}")))?;
+        let shape = instruction_descriptor(kind, i).map_err(|why| fault(self, format!("TCMMA's instruction descriptor {i:#010x}: {why}")))?;
         let form = shape.form;
-        let bytes = form.input.bits() / 8;
+        let bits = form.input.bits();
         let multiplicand = |value: u64, k_major: bool, name: &'static str| -> Result<Multiplicand, Fault> {
             let descriptor = Descriptor::tcgen05(value).map_err(|why| fault(self, format!("TCMMA's {name} descriptor {value:#018x}: {why}")))?;
-            Ok(Multiplicand { descriptor, bytes, k_major, name })
+            Ok(Multiplicand { descriptor, bits, k_major, name })
         };
         let b = multiplicand(pair(op.b), shape.b_k_major, "B")?;
         let a = match op.a {
             Source::Shared(r) => Some(multiplicand(pair(r), shape.a_k_major, "A")?),
             Source::Tmem(_) => None,
         };
-        // D's base: lane 0 for M = 128, lane 0 or 16 for M = 64 (its rows' blocks of 16 take
-        // lanes 32 apart); its columns allocated.
-        let check_matrix = |ex: &Self, address: u32, columns: u32, name: &str| -> Result<(u32, u32), Fault> {
-            let (lane, column) = (address >> 16, address & 0xFFFF);
-            let lanes_ok = if shape.m == 128 { lane == 0 } else { lane == 0 || lane == 16 };
-            if !lanes_ok {
-                let allowed = if shape.m == 128 { "0" } else { "0 or 16" };
-                return Err(fault(ex, format!("TCMMA's {name} is at TMEM lane {lane}: an M = {} matrix starts at lane {allowed}", shape.m)));
-            }
-            if !ex.tmem.allocated(column, columns) {
-                return Err(ex.unallocated(w, pc, Some(l), column, columns));
-            }
-            Ok((lane, column))
-        };
-        let (d_lane, d_column) = check_matrix(self, d, shape.n, "D")?;
-        // A block-scaled MMA's scale exponents (`None`: the NaN scale, 0xFF), A's by row and B's
-        // by column.
-        let mut exponents: [Vec<Option<i32>>; 2] = [Vec::new(), Vec::new()];
-        // The scales' cells, for the sanitizers.
-        let mut scale_cells: Vec<(u8, u32)> = Vec::new();
-        if let (Some(s), Some(ids)) = (op.scales, scale_ids) {
-            for (k, (count, id)) in [(shape.m, ids[0]), (shape.n, ids[1])].into_iter().enumerate() {
-                let address = self.warps[w].row(s + k as Reg)[l];
-                let (lane, column) = (address >> 16, address & 0xFFFF);
-                let columns = count.div_ceil(32);
-                if lane != 0 || !self.tmem.allocated(column, columns) {
-                    let name = ["A", "B"][k];
-                    return Err(fault(
-                        self,
-                        format!("TCMMA's scales of {name} at TMEM address {address:#x} are not lanes 0-31 of {columns} allocated columns"),
-                    ));
-                }
-                exponents[k] = (0..count)
-                    .map(|index| {
-                        let (lane, column) = scale_cell(lane, column, index);
-                        if sanitizer.is_some() {
-                            scale_cells.push((l as u8, lane * COLUMNS + column));
-                        }
-                        let byte = (self.tmem.cells[(lane * COLUMNS + column) as usize] >> (8 * id)) & 0xFF;
-                        (byte != 0xFF).then(|| byte as i32 - 127)
-                    })
-                    .collect();
-            }
-        }
+        let (d_lane, d_column) = self.tmem_matrix(w, pc, l, d, shape.m, shape.n, "D")?;
         let slice = form.shape;
-        let k = op.kind.k();
+        let k = kind.k();
         let rows_read = shape.n + if a.is_some() { shape.m } else { 0 };
         self.tcmma_work.0 += u64::from(shape.m * shape.n * k);
-        self.tcmma_work.1 += u64::from(rows_read * k * bytes);
+        self.tcmma_work.1 += u64::from(rows_read * k * bits / 8);
         let (a_regs, b_regs, c_regs) = (usize::from(form.regs(FragRole::A)), usize::from(form.regs(FragRole::B)), usize::from(form.regs(FragRole::C)));
         let mut reads = sanitizer.as_ref().map(|_| Vec::new());
         // Every 16-row block of A, gathered before D is written (A may be in tensor memory too).
@@ -567,20 +610,20 @@ impl Executor<'_> {
             }
             (None, Source::Tmem(address)) => {
                 let address = fetch(&self.warps[w], address)[l];
-                let columns = (k * form.input.bits()).div_ceil(32);
-                let (a_lane, a_column) = check_matrix(self, address, columns, "A")?;
+                let columns = (k * bits).div_ceil(32);
+                let (a_lane, a_column) = self.tmem_matrix(w, pc, l, address, shape.m, columns, "A")?;
                 a_tmem = Some((a_lane, a_column, columns));
-                let per_reg = 32 / form.input.bits() as usize;
-                let mask = u32::MAX >> (32 - form.input.bits());
+                let per_reg = (32 / bits) as usize;
+                let mask = u32::MAX >> (32 - bits);
                 for (r, fragment) in a_fragments[..blocks].iter_mut().enumerate() {
                     for (g, register) in fragment[..a_regs].iter_mut().enumerate() {
                         for (lane, value) in register.iter_mut().enumerate() {
                             for slot in 0..per_reg {
                                 let (row, k) = layout::coord(slice, Role::A, lane, g * per_reg + slot);
-                                let bit = k as u32 * form.input.bits();
+                                let bit = k as u32 * bits;
                                 let cell =
                                     self.tmem.cells[((a_lane + lane_of_row(16 * r as u32 + row as u32, shape.m)) * COLUMNS + a_column + bit / 32) as usize];
-                                *value |= ((cell >> (bit % 32)) & mask) << (slot as u32 * form.input.bits());
+                                *value |= ((cell >> (bit % 32)) & mask) << (slot as u32 * bits);
                             }
                         }
                     }
@@ -601,32 +644,18 @@ impl Executor<'_> {
                 b_fragment.iter_mut().flatten().for_each(|x| *x ^= sign_bits(form.input));
             }
             for (r, a_fragment) in a_fragments[..blocks].iter().enumerate() {
-                // The cell of element e of `lane`'s C fragment, and for a scaled MMA its row's and
-                // column's exponents summed: its products are 2^x times the unscaled ones, so the
-                // chain from C / 2^x, times 2^x, rounds as the scaled chain does (exactly, but past
-                // f32's range).
-                let element = |lane: usize, e: usize| -> (usize, Option<Option<i32>>) {
+                // The cell of element e of `lane`'s C fragment.
+                let cell = |lane: usize, e: usize| -> usize {
                     let (row, column) = layout::coord(slice, Role::C, lane, e);
-                    let (m, n) = (16 * r + row, 8 * j as usize + column);
-                    let cell = ((d_lane + lane_of_row(m as u32, shape.m)) * COLUMNS + d_column + n as u32) as usize;
-                    let exponent = (!exponents[0].is_empty()).then(|| exponents[0][m].zip(exponents[1][n]).map(|(a, b)| a + b));
-                    (cell, exponent)
-                };
-                let scaled = |bits: u32, e: Option<i32>| match e {
-                    Some(e) => ((f64::from(f32::from_bits(bits)) * 2f64.powi(e)) as f32).to_bits(),
-                    None => f32::NAN.to_bits(),
+                    let (m, n) = ((16 * r + row) as u32, 8 * j + column as u32);
+                    ((d_lane + lane_of_row(m, shape.m)) * COLUMNS + d_column + n) as usize
                 };
                 let mut c = [[0u32; 32]; 4];
                 if accumulate {
                     for (g, register) in c[..c_regs].iter_mut().enumerate() {
                         for (lane, value) in register.iter_mut().enumerate() {
                             for slot in 0..c_per_reg {
-                                let (cell, exponent) = element(lane, g * c_per_reg + slot);
-                                let mut bits = self.tmem.cells[cell] & c_mask;
-                                if let Some(x) = exponent {
-                                    bits = scaled(bits, x.map(|x| -x));
-                                }
-                                *value |= bits << (slot as u32 * form.acc.bits());
+                                *value |= (self.tmem.cells[cell(lane, g * c_per_reg + slot)] & c_mask) << (slot as u32 * form.acc.bits());
                             }
                         }
                     }
@@ -648,12 +677,7 @@ impl Executor<'_> {
                 for (g, register) in result[..c_regs].iter().enumerate() {
                     for (lane, value) in register.iter().enumerate() {
                         for slot in 0..c_per_reg {
-                            let (cell, exponent) = element(lane, g * c_per_reg + slot);
-                            let mut bits = (value >> (slot as u32 * form.acc.bits())) & c_mask;
-                            if let Some(x) = exponent {
-                                bits = scaled(bits, x);
-                            }
-                            self.tmem.cells[cell] = bits;
+                            self.tmem.cells[cell(lane, g * c_per_reg + slot)] = (value >> (slot as u32 * form.acc.bits())) & c_mask;
                         }
                     }
                 }
@@ -662,17 +686,100 @@ impl Executor<'_> {
         if let (Some(s), Some(mut reads)) = (sanitizer, reads) {
             // One thread read and wrote them all.
             reads.iter_mut().for_each(|(lane, _)| *lane = l as u8);
-            s.tensor_reads(self, w, pc, &reads, bytes);
-            let matrix = |lane: u32, column: u32, columns: u32| {
-                (0..shape.m).flat_map(move |m| (0..columns).map(move |c| (l as u8, (lane + lane_of_row(m, shape.m)) * COLUMNS + column + c)))
-            };
-            let mut read: Vec<(u8, u32)> = a_tmem.map(|(lane, column, columns)| matrix(lane, column, columns).collect()).unwrap_or_default();
-            read.extend(scale_cells);
+            s.tensor_reads(self, w, pc, &reads, bits / 8);
+            let mut read: Vec<(u8, u32)> =
+                a_tmem.map(|(lane, column, columns)| matrix_cells(l, (lane, column), shape.m, columns).collect()).unwrap_or_default();
+            let d_cells = matrix_cells(l, (d_lane, d_column), shape.m, shape.n);
             if accumulate {
-                read.extend(matrix(d_lane, d_column, shape.n));
+                read.extend(d_cells.clone());
             }
             s.tmem_accesses(self, w, pc, &read, false);
-            s.tmem_accesses(self, w, pc, &matrix(d_lane, d_column, shape.n).collect::<Vec<_>>(), true);
+            s.tmem_accesses(self, w, pc, &d_cells.collect::<Vec<_>>(), true);
+        }
+        Ok(())
+    }
+
+    /// Lane `l`'s block-scaled `TCMMA` of `kind`, its scales' TMEM addresses in the pair from
+    /// `scales`: each element of D one chain of A's and B's scaled elements' exact products
+    /// (`simt_tensor::scaled_dot`).
+    #[allow(clippy::too_many_arguments)] // the instruction, its lane, and what it is
+    fn tcmma_scaled(
+        &mut self,
+        w: usize,
+        pc: u32,
+        l: usize,
+        op: MmaOp,
+        kind: TcScaledKind,
+        scales: Reg,
+        sanitizer: Option<&mut Sanitizer>,
+    ) -> Result<(), Fault> {
+        self.warps[w].progress_at = self.warps[w].issued;
+        let warp = &self.warps[w];
+        let word = |r: Reg| warp.row(r)[l];
+        let pair = |r: Reg| u64::from(word(r)) | u64::from(word(r + 1)) << 32;
+        let i = fetch(warp, op.i)[l];
+        let accumulate = pred(warp, op.q) >> l & 1 != 0;
+        let d = fetch(warp, op.d)[l];
+        let Source::Shared(a) = op.a else { unreachable!("a block-scaled TCMMA's A is in SHARED memory") };
+        let descriptors = [pair(a), pair(op.b)];
+        let scale_addresses = [word(scales), word(scales + 1)];
+        let fault = |ex: &Self, message: String| ex.fault(FaultKind::Tensor, w, Some(l), Some(pc), message);
+        let shape = scaled_instruction_descriptor(kind, i).map_err(|why| fault(self, format!("TCMMA's instruction descriptor {i:#010x}: {why}")))?;
+        let (m, n, k, block) = (128, shape.n, kind.k(), kind.block());
+        let (d_lane, d_column) = self.tmem_matrix(w, pc, l, d, m, n, "D")?;
+        let mut reads = sanitizer.as_ref().map(|_| Vec::new());
+        let mut scale_cells = Vec::new();
+        // A's rows and B's columns, K elements each, times their scales.
+        let mut values: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+        for (x, (name, count)) in [("A", m), ("B", n)].into_iter().enumerate() {
+            let descriptor =
+                Descriptor::tcgen05(descriptors[x]).map_err(|why| fault(self, format!("TCMMA's {name} descriptor {:#018x}: {why}", descriptors[x])))?;
+            let matrix = Multiplicand { descriptor, bits: shape.types[x].bits(), k_major: shape.k_major[x], name };
+            let address = scale_addresses[x];
+            let (lane, column) = (address >> 16, address & 0xFFFF);
+            let columns = count.div_ceil(32);
+            if lane != 0 || !self.tmem.allocated(column, columns) {
+                return Err(fault(self, format!("TCMMA's scales of {name} at TMEM address {address:#x} are not lanes 0-31 of {columns} allocated columns")));
+            }
+            let mut scaled = Vec::with_capacity((count * k) as usize);
+            for index in 0..count {
+                let (scale_lane, scale_column) = scale_cell(lane, column, index);
+                let cell = scale_lane * COLUMNS + scale_column;
+                scale_cells.push((l as u8, cell));
+                let scale_bytes = self.tmem.cells[cell as usize];
+                for kk in 0..k {
+                    let scale = scale_value((scale_bytes >> (8 * (shape.ids[x] + kk / block))) & 0xFF, shape.e4m3_scales);
+                    let (code, address) = self.element(w, pc, &matrix, index, kk)?;
+                    if let Some(reads) = reads.as_mut()
+                        && (matrix.bits == 8 || kk % 2 == 0)
+                    {
+                        reads.push((l as u8, address));
+                    }
+                    let value = f64::from(shape.types[x].decode(code));
+                    scaled.push(if shape.negate[x] { -value } else { value } * scale);
+                }
+            }
+            values[x] = scaled;
+        }
+        self.tcmma_work.0 += u64::from(m * n * k);
+        self.tcmma_work.1 += u64::from((m * shape.types[0].bits() + n * shape.types[1].bits()) * k / 8);
+        let [a_values, b_values] = &values;
+        for (row, a_row) in a_values.chunks_exact(k as usize).enumerate() {
+            let lane = d_lane + lane_of_row(row as u32, m);
+            for (column, b_column) in b_values.chunks_exact(k as usize).enumerate() {
+                let cell = &mut self.tmem.cells[(lane * COLUMNS + d_column + column as u32) as usize];
+                let acc = if accumulate { f32::from_bits(*cell) } else { 0.0 };
+                *cell = simt_tensor::scaled_dot(acc, a_row, b_column);
+            }
+        }
+        if let (Some(s), Some(reads)) = (sanitizer, reads) {
+            s.tensor_reads(self, w, pc, &reads, 1);
+            let d_cells = matrix_cells(l, (d_lane, d_column), m, n);
+            if accumulate {
+                scale_cells.extend(d_cells.clone());
+            }
+            s.tmem_accesses(self, w, pc, &scale_cells, false);
+            s.tmem_accesses(self, w, pc, &d_cells.collect::<Vec<_>>(), true);
         }
         Ok(())
     }
@@ -713,18 +820,45 @@ mod tests {
         assert_eq!((fp8.form.shape, fp8.form.input), (MmaShape::M16N8K32, MmaIn::E4M3));
     }
 
-    /// The four descriptors of Triton's `tl.dot_scaled` for sm_100a (128 x 128, K = 128 in four
-    /// MMAs): e4m3 inputs, UE8M0 scales, B N-major, and the scales' byte k for the k-th.
+    /// The descriptors of Triton's `tl.dot_scaled` for sm_100a (128 x 128, K = 128): e4m3 in
+    /// four MMAs, B N-major, the scales' byte k for the k-th; E2M1 pairs (mxfp4) in two, bytes
+    /// 0-1 and 2-3; nvfp4 in two of one descriptor, UE4M3 scales a whole cell each.
     #[test]
-    fn tritons_block_scaled_descriptors_pick_a_scale_byte_each() {
+    fn tritons_block_scaled_descriptors_pick_their_scale_bytes() {
         for (k, i) in [144_769_024u32, 681_639_952, 1_218_510_880, 1_755_381_808].into_iter().enumerate() {
-            let (shape, ids) = scaled_instruction_descriptor(i).unwrap();
-            assert_eq!((shape.m, shape.n, shape.form.input, shape.form.acc, shape.b_k_major), (128, 128, MmaIn::E4M3, MmaAcc::F32, false));
-            assert_eq!(ids, [k as u32; 2]);
+            let shape = scaled_instruction_descriptor(TcScaledKind::Mxf8f6f4, i).unwrap();
+            assert_eq!((shape.n, shape.types, shape.k_major, shape.e4m3_scales), (128, [MiniFloat::E4M3; 2], [true, false], false));
+            assert_eq!(shape.ids, [k as u32; 2]);
         }
-        assert!(scaled_instruction_descriptor(144_769_024 & !(1 << 23)).unwrap_err().contains("UE8M0"));
+        for (k, i) in [0x08A0_0480u32, 0x48A0_04A0].into_iter().enumerate() {
+            let shape = scaled_instruction_descriptor(TcScaledKind::Mxf4, i).unwrap();
+            assert_eq!((shape.n, shape.types, shape.k_major, shape.e4m3_scales), (128, [MiniFloat::E2M1; 2], [true, true], false));
+            assert_eq!(shape.ids, [2 * k as u32; 2]);
+        }
+        let nvfp4 = scaled_instruction_descriptor(TcScaledKind::Mxf4nvf4, 0x0820_0480).unwrap();
+        assert_eq!((nvfp4.n, nvfp4.types, nvfp4.e4m3_scales, nvfp4.ids), (128, [MiniFloat::E2M1; 2], true, [0, 0]));
+        assert!(scaled_instruction_descriptor(TcScaledKind::Mxf8f6f4, 144_769_024 & !(1 << 23)).unwrap_err().contains("UE8M0"));
+        assert!(scaled_instruction_descriptor(TcScaledKind::Mxf4, 0x0820_0480).unwrap_err().contains("UE8M0"));
         // Scales of rows 32 apart lie a column apart in the same lane.
         assert_eq!([scale_cell(0, 128, 5), scale_cell(0, 128, 37), scale_cell(0, 128, 127)], [(5, 128), (5, 129), (31, 131)]);
+    }
+
+    #[test]
+    fn block_scaled_descriptors_simt_does_not_run_say_why() {
+        for (kind, i, why) in [
+            (TcScaledKind::Mxf4, 0x88A0_0480, "K = 96"),
+            (TcScaledKind::Mxf4, 0x08A0_0484, "sparse"),
+            (TcScaledKind::Mxf4, 0x08A1_0480, "transpose"),
+            (TcScaledKind::Mxf4, 0x08A0_0080, "B type (bits 10-12) is 0"),
+            (TcScaledKind::Mxf8f6f4, 0x08A0_0A80, "6- or 4-bit"),
+            (TcScaledKind::Mxf4, 0x28A0_0480, "A scale-factor id (bits 29-30) is 1: a .MXF4 MMA takes 2 scale bytes of a cell, from byte 0 or 2"),
+            (TcScaledKind::Mxf4nvf4, 0x0820_04A0, "B scale-factor id (bits 4-5) is 2"),
+            (TcScaledKind::Mxf4, 0x10A0_0480, "M = 128"),
+            (TcScaledKind::Mxf4, 0x0880_0480, "N (bits 17-22, N / 8) is 0"),
+        ] {
+            let err = scaled_instruction_descriptor(kind, i).unwrap_err();
+            assert!(err.contains(why), "{kind} {i:#x}: {err}");
+        }
     }
 
     #[test]

@@ -653,7 +653,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 .map(|i| match i {
                     Item::Inst(ast::Instruction { op: Op::Wmma(_), .. }) => WMMA_SCRATCH,
                     Item::Inst(ast::Instruction {
-                        op: Op::Mma(_) | Op::Stmatrix(_) | Op::CpAsyncBulkTensor { .. } | Op::TensormapCopy | Op::Tcgen05(px::Tcgen05::MmaScaled),
+                        op: Op::Mma(_) | Op::Stmatrix(_) | Op::CpAsyncBulkTensor { .. } | Op::TensormapCopy | Op::Tcgen05(px::Tcgen05::MmaScaled(_)),
                         ..
                     }) => MMA_SCRATCH,
                     Item::Inst(i @ ast::Instruction { op: Op::Call(_), .. }) if i.callee() == Some(crate::inline::ASSERTFAIL) => ASSERT_SCRATCH,

@@ -137,7 +137,7 @@ fn loads_may_pass(op: Op) -> bool {
         | Op::Wgmma(_)
         | Op::Elect
         | Op::Createpolicy
-        | Op::Tcgen05(Tcgen05::Move { .. } | Tcgen05::Mma(_) | Tcgen05::MmaScaled | Tcgen05::Wait { .. })
+        | Op::Tcgen05(Tcgen05::Move { .. } | Tcgen05::Mma(_) | Tcgen05::MmaScaled(_) | Tcgen05::Wait { .. })
         | Op::Ldmatrix(_) => true,
         Op::St(_)
         | Op::WgmmaOrder(_)

@@ -60,7 +60,11 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             // The descriptors go to scratch registers `t .. t + 4`, the scales' addresses to
             // `t + 4` and `t + 5`, D's (if it has an offset) to `t + 6`.
-            MmaScaled => {
+            MmaScaled(kind) => {
+                if matches!(ops[1].kind, OperandKind::Address(_)) {
+                    let message = "a block-scaled `tcgen05.mma` with A in tensor memory (`[a-tmem]`, what Triton makes of mixed mxfp8 x mxfp4 `tl.dot_scaled`) is not supported yet: A in shared memory is";
+                    return Err(Diagnostic::new(ops[1].span, message));
+                }
                 let t = self.scratch;
                 let (a, b) = (self.pair(&ops[1])?, self.pair(&ops[2])?);
                 for (k, source) in [a, a + 1, b, b + 1].into_iter().enumerate() {
@@ -74,7 +78,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let d = self.address_value(&ops[0], t + 6)?;
                 let i = self.src32(&ops[3])?;
                 let q = self.enable_predicate(&ops[6])?;
-                self.emit(Form::TcmmaMx(mods::TcmmaMx {}), &[src(d), src(Src::reg(t)), src(i), src(Src::reg(t + 4)), q])
+                self.emit(Form::TcmmaMx(mods::TcmmaMx { kind }), &[src(d), src(Src::reg(t)), src(i), src(Src::reg(t + 4)), q])
             }
             Commit => {
                 if ops.len() != 1 {
