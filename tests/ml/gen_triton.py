@@ -655,6 +655,17 @@ def dot_scaled_fp4_kernel(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, M: tl.constexpr, 
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot_scaled(a, sa, "e2m1", b, sb, "e2m1"))
 
 
+@triton.jit
+def dot_scaled_bf16_fp4_kernel(a_ptr, b_ptr, sb_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """One tile of bf16 activations times mxfp4 weights (e2m1 pairs packed along K, an e8m0 scale a
+    32 elements of a column), the weights' format of gpt-oss: tl.dot_scaled with no scale for A."""
+    rm, rn, rs = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K // 32)
+    a = tl.load(a_ptr + rm[:, None] * K + tl.arange(0, K)[None, :])
+    b = tl.load(b_ptr + tl.arange(0, K // 2)[:, None] * N + rn[None, :])
+    sb = tl.load(sb_ptr + rn[:, None] * (K // 32) + rs[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot_scaled(a, None, "bf16", b, sb, "e2m1"))
+
+
 def e2m1_values(packed, axis):
     """The float64 values of fp4 e2m1 pairs packed along `axis`, the even element in the low
     nibble: sign, 2 exponent bits biased by 1, 1 mantissa bit, subnormal below exponent 1."""
@@ -1240,6 +1251,21 @@ def specs():
                       mc.close(2e-5, 1e-2, "scaled products of e2m1 values are exact in f32; the f32 sums round in mma order"),
                       num_warps=4, num_stages=1, capability=100,
                       note=datacenter + f"; tl.dot_scaled: e2m1 pairs with {kind}"))
+    # bf16 activations times mxfp4 weights: no MMA takes the pair, so Triton widens the weights
+    # to bf16 (sm_100a: cvt.rn.bf16x2.e2m1x2; sm_80, sm_90a: bit arithmetic), scales them, and
+    # multiplies bf16 by bf16 (mma.sync, wgmma, tcgen05.mma .kind::f16).
+    a_act = to_bf16_bits(np.random.default_rng(105).uniform(-1.0, 1.0, 128 * 128).astype(np.float32)).reshape(128, 128)
+    sb_w = scales[512:].reshape(128, 4)
+    c_w = f32(bf16_values(a_act) @ (b_fp4_values * np.repeat(2.0 ** (sb_w.astype(np.float64) - 127), 32, axis=1).T))
+    weights = Spec("dot_scaled_bf16_mxfp4", dot_scaled_bf16_fp4_kernel,
+                   {"a_ptr": buf(a_act, "dot_scaled_bf16.a.bfloat16", "bfloat16"), "b_ptr": buf(b_fp4, "dot_scaled_mxfp4.b"),
+                    "sb_ptr": buf(sb_w, "dot_scaled_mxfp4.sb"),
+                    "c_ptr": buf(np.zeros((128, 128), np.float32), "dot_scaled_bf16.c0.float32"),
+                    "M": const(128), "N": const(128), "K": const(128)},
+                   [1], {"c_ptr": c_w},
+                   mc.close(1e-5, 1e-5, "bf16 times scaled e2m1 is exact in f32; the f32 sums round in mma order"),
+                   num_warps=4, num_stages=1, note="a_ptr holds bfloat16 bits; b_ptr e2m1 pairs")
+    S.extend([weights, weights.for_hopper(), weights.for_capability(100, datacenter + "; the weights widened by cvt.rn.bf16x2.e2m1x2")])
     return S
 
 

@@ -13,11 +13,13 @@ use simt_isa::{ArgInit, Literal};
 /// A kernel where each lane reads two 64-bit values `%x` and `%y` (also as words: `%a`, `%e`
 /// the low and high words of `%x`, `%b`, `%c` those of `%y`; as 16 bits: `%s`, `%t` the low
 /// halves of `%a`, `%b`; as floats: `%f`, `%g` from `%a`, `%b` and `%d`, `%q` from `%x`, `%y`),
-/// runs `body`, and stores `%o0` to `%o7`.
+/// runs `body`, and stores `%o0` to `%o7`. The target is sm_80, or sm_100a for a body that
+/// converts FP4 (`.e2m1x2`), which needs Blackwell; `%u<4>` are bytes.
 fn kernel(body: &str) -> String {
+    let target = if body.contains(".e2m1x2") { "sm_100a" } else { "sm_80" };
     format!(
-        ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1)\n{{\n\
-         \t.reg .pred %p<4>;\n\t.reg .b16 %s, %t, %h<4>;\n\t.reg .b32 %a, %b, %c, %e, %r<8>, %w<16>;\n\t.reg .f32 %f, %g, %k<4>;\n\
+        ".version 7.0\n.target {target}\n.address_size 64\n.visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1)\n{{\n\
+         \t.reg .pred %p<4>;\n\t.reg .b8 %u<4>;\n\t.reg .b16 %s, %t, %h<4>;\n\t.reg .b32 %a, %b, %c, %e, %r<8>, %w<16>;\n\t.reg .f32 %f, %g, %k<4>;\n\
          \t.reg .f64 %d, %q, %z<4>;\n\t.reg .b64 %x, %y, %o<8>, %rd<8>;\n\
          \tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tld.param.u64 %rd3, [k_param_1];\n\tcvta.to.global.u64 %rd4, %rd3;\n\
          \tmov.u32 %r0, %tid.x;\n\tmul.wide.u32 %rd5, %r0, 16;\n\tadd.s64 %rd6, %rd2, %rd5;\n\
@@ -797,6 +799,56 @@ fn pairs_of_halves() {
             u64::from(bn(g) | bn(f) << 16),
             u64::from(a ^ 0x8000_8000) | u64::from(a & 0x7FFF_7FFF) << 32,
             u64::from((a & 0xFFFF) ^ 0x8000) | u64::from(b & 0x7FFF) << 32,
+            0,
+            0,
+        ]
+    });
+}
+
+/// Bytes of a word and FP4 pairs (Triton's fp4 operands on sm_100a): `mov.b32` unpacks a word
+/// into four bytes and packs them back (the first lowest), `cvt.rn.{f16x2,bf16x2}.e2m1x2`
+/// widens a byte's two E2M1 values (the low nibble into the low half) exactly, and
+/// `cvt.rn.satfinite.e2m1x2.f32 d, a, b` rounds two floats to nearest even, saturating, `a` in
+/// the high nibble.
+#[test]
+fn bytes_and_fp4_pairs() {
+    let body = "\tmov.b32 {%u0, %u1, %u2, %u3}, %a;\n\tmov.b32 %r1, {%u3, %u2, %u1, %u0};\n\tcvt.u64.u32 %o0, %r1;\n\
+                \tcvt.u32.u8 %r2, %u1;\n\tcvt.u32.u8 %r3, %u3;\n\tmov.b64 %o1, {%r2, %r3};\n\
+                \tcvt.rn.f16x2.e2m1x2 %r4, %u0;\n\tcvt.rn.bf16x2.e2m1x2 %r5, %u2;\n\tmov.b64 %o2, {%r4, %r5};\n\
+                \tcvt.rn.satfinite.e2m1x2.f32 %u1, %f, %g;\n\tcvt.u64.u8 %o3, %u1;\n";
+    let floats = [1.0f32, -2.5, 0.25, 0.75, 5.0, -7.0, 1e9, -0.0, 2.5, f32::INFINITY, 1.75, 3.5];
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
+    let inputs: Vec<(u64, u64)> = (0..32)
+        .map(|i| {
+            let (f, g) = (floats[i % floats.len()], floats[(i * 5 + 1) % floats.len()]);
+            (u64::from(f.to_bits()) ^ (next() & 0x00FF_FF00), u64::from(g.to_bits()))
+        })
+        .collect();
+    // E2M1: sign, two exponent bits biased by 1, one mantissa bit; 0.5 the subnormal step.
+    let e2m1 = |code: u32| {
+        let magnitude = [0.0f32, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0][(code & 7) as usize];
+        if code & 8 != 0 { -magnitude } else { magnitude }
+    };
+    let nearest = |v: f32| -> u32 {
+        // Ties to the even code (the one whose mantissa bit is 0); past 6, 6.
+        let m = v.abs().min(6.0);
+        let codes = (0..8u32).map(|c| (c, e2m1(c)));
+        let best = codes.min_by(|&(c, x), &(d, y)| (x - m).abs().total_cmp(&(y - m).abs()).then((c & 1).cmp(&(d & 1)))).unwrap().0;
+        best | if v.is_sign_negative() { 8 } else { 0 }
+    };
+    check(body, &inputs, |x, y| {
+        let a = x as u32;
+        let byte = |k: u32| (a >> (8 * k)) & 0xFF;
+        let h = |c: u32| u32::from(half::f16::from_f32(e2m1(c)).to_bits());
+        let bh = |c: u32| u32::from(half::bf16::from_f32(e2m1(c)).to_bits());
+        let (f, g) = (f32::from_bits(a), f32::from_bits(y as u32));
+        [
+            u64::from(a.swap_bytes()),
+            u64::from(byte(1)) | u64::from(byte(3)) << 32,
+            u64::from(h(byte(0) & 15) | h(byte(0) >> 4) << 16) | u64::from(bh(byte(2) & 15) | bh(byte(2) >> 4) << 16) << 32,
+            u64::from(nearest(g) | nearest(f) << 4),
+            0,
+            0,
             0,
             0,
         ]

@@ -295,17 +295,23 @@ impl<'t, 'a> Entry<'t, 'a> {
         if from.is_signed() { self.narrow(d, to.bits()) } else { Ok(()) }
     }
 
-    /// `d = x` read as type `from` (at most 32 bits) and extended to 32 bits by its signedness.
-    /// The conversions to and from TF32 and pairs of FP8 (Triton's `tf32x3` dots and its fp8
-    /// casts on sm_90), if `c` is one: `cvt.rna.tf32.f32` is `CVT.TF32.F32` (to nearest, ties
-    /// away); `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b` is `CVT.<E4M3X2|E5M2X2>.F32 d, b, a`
-    /// (`a` in the upper byte), from `.f16x2` through f32 (exact) the same; and
-    /// `cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a` widens each byte to f32 (exact), then packs them as
-    /// halves (exact again). False, with nothing emitted, for any other conversion.
+    /// The conversions to and from TF32 and pairs of FP8 or FP4 (Triton's `tf32x3` dots, its fp8
+    /// casts on sm_90 and its fp4 operands on sm_100), if `c` is one: `cvt.rna.tf32.f32` is
+    /// `CVT.TF32.F32` (to nearest, ties away); `cvt.rn.satfinite.{e4m3x2,e5m2x2,e2m1x2}.f32 d, a,
+    /// b` is `CVT.<E4M3X2|E5M2X2|E2M1X2>.F32 d, b, a` (`a` in the upper element), from `.f16x2`
+    /// through f32 (exact) the same; and `cvt.rn.{f16x2,bf16x2}.{e4m3x2,e5m2x2,e2m1x2} d, a`
+    /// widens each element to f32 (exact), then packs them as halves (exact again: every value
+    /// of the narrow formats is one). False, with nothing emitted, for any other conversion.
     fn cvt_narrow_floats(&mut self, inst: &'t ast::Instruction<'a>, c: px::Cvt) -> Result<bool> {
         let pair = |t: Type| match t {
             Type::E4m3x2 => Some((isa::CvtPair::E4M3x2, isa::NarrowFloat::E4M3)),
             Type::E5m2x2 => Some((isa::CvtPair::E5M2x2, isa::NarrowFloat::E5M2)),
+            Type::E2m1x2 => Some((isa::CvtPair::E2M1x2, isa::NarrowFloat::E2M1)),
+            _ => None,
+        };
+        let halves = |t: Type| match t {
+            Type::F16x2 => Some(isa::PackType::F16x2),
+            Type::Bf16x2 => Some(isa::PackType::Bf16x2),
             _ => None,
         };
         let plain = !c.ftz && !c.sat && !c.relu;
@@ -336,23 +342,24 @@ impl<'t, 'a> Entry<'t, 'a> {
                 self.emit(half, &[dst(t + 1), src(Src::reg(t + 1))])?;
                 self.emit(Form::CvtX2(mods::CvtX2 { to }), &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])?;
             }
-            (Type::F16x2, from, [d, a])
+            (to, from, [d, a])
                 if rn
                     && !c.satfinite
-                    && let Some((_, from)) = pair(from) =>
+                    && let (Some(ty), Some((_, from_element))) = (halves(to), pair(from)) =>
             {
                 let (d, a) = (self.word(d)?, self.src32(a)?);
-                let widen = Form::CvtWiden(mods::CvtWiden { from });
+                let widen = Form::CvtWiden(mods::CvtWiden { from: from_element });
                 self.emit(widen, &[dst(t), src(a)])?;
-                self.emit(Form::new(Opcode::Shr), &[dst(t + 1), src(a), src(Src::imm(8))])?;
+                self.emit(Form::new(Opcode::Shr), &[dst(t + 1), src(a), src(Src::imm(from.bits() / 2))])?;
                 self.emit(widen, &[dst(t + 1), src(Src::reg(t + 1))])?;
-                self.emit(Form::Pack(mods::Pack { ty: isa::PackType::F16x2 }), &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+                self.emit(Form::Pack(mods::Pack { ty }), &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])?;
             }
             _ => return Ok(false),
         }
         Ok(true)
     }
 
+    /// `d = x` read as type `from` (at most 32 bits) and extended to 32 bits by its signedness.
     pub(super) fn widen(&mut self, d: u8, x: Src, from: Type) -> Result<()> {
         if from.is_signed() { self.extend_sign(d, x, from.bits()) } else { self.low_bits(d, x, from.bits()) }
     }

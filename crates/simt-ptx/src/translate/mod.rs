@@ -1623,28 +1623,41 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let pt = isa::Operand::PredSrc { pred: isa::PT, negated: false };
                 self.emit(Form::Plop(mods::Plop { bop: isa::BoolOp::And }), &[isa::Operand::Pred(d), x, pt])
             }
-            // Packing two halves into a word (`mov.b32 %r, {%h0, %h1}`: the first in the low
-            // half): the high half's low 16 bits inserted over the low one's upper bits, one
-            // instruction as ptxas's PRMT.
-            (Some(Class::Word { bits: 32 }), OperandKind::Name(_), OperandKind::Vector(parts)) if parts.len() == 2 => {
+            // Packing two halves or four bytes into a word (`mov.b32 %r, {%h0, %h1}`: the first
+            // lowest): each next part's low bits inserted over the word so far's upper bits (two
+            // halves one instruction, as ptxas's PRMT; four bytes through scratch, so that `d`
+            // is written last whichever part it is).
+            (Some(Class::Word { bits: 32 }), OperandKind::Name(_), OperandKind::Vector(parts)) if matches!(parts.len(), 2 | 4) => {
                 let d = self.word(d)?;
-                let (lo, hi) = (self.src32(&parts[0])?, self.src32(&parts[1])?);
-                self.op(Opcode::Bfi, &[dst(d), src(hi), src(lo), src(Src::imm(16)), src(Src::imm(16))])
-            }
-            // Unpacking, zero-extended: the half whose register is the word's own comes last,
-            // so the other reads the word first.
-            (Some(Class::Word { bits: 32 }), OperandKind::Vector(parts), OperandKind::Name(_)) if parts.len() == 2 => {
-                let x = self.src32(x)?;
-                let mut halves = Vec::with_capacity(2);
-                for (high, part) in parts.iter().enumerate().filter(|(_, p)| p.kind != OperandKind::Sink) {
-                    halves.push((self.word(part)?, high == 1));
+                let width = 32 / parts.len() as u32;
+                let mut word = self.src32(&parts[0])?;
+                for (i, part) in parts.iter().enumerate().skip(1) {
+                    let target = if i + 1 == parts.len() { d } else { self.scratch };
+                    let part = self.src32(part)?;
+                    self.op(Opcode::Bfi, &[dst(target), src(part), src(word), src(Src::imm(width * i as u32)), src(Src::imm(width))])?;
+                    word = Src::reg(target);
                 }
-                halves.sort_by_key(|&(r, _)| matches!(x, Src::Reg { reg, .. } if reg == r));
-                for (r, high) in halves {
-                    if high {
-                        self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(r), src(x), src(Src::imm(16))])?;
-                    } else {
-                        self.op(Opcode::And, &[dst(r), src(x), src(Src::imm(0xFFFF))])?;
+                Ok(())
+            }
+            // Unpacking two halves or four bytes, zero-extended: the part whose register is the
+            // word's own comes last, so the others read the word first.
+            (Some(Class::Word { bits: 32 }), OperandKind::Vector(parts), OperandKind::Name(_)) if matches!(parts.len(), 2 | 4) => {
+                let x = self.src32(x)?;
+                let width = 32 / parts.len() as u32;
+                let mut targets = Vec::with_capacity(parts.len());
+                for (i, part) in parts.iter().enumerate().filter(|(_, p)| p.kind != OperandKind::Sink) {
+                    targets.push((self.word(part)?, i as u32));
+                }
+                targets.sort_by_key(|&(r, _)| matches!(x, Src::Reg { reg, .. } if reg == r));
+                for (r, i) in targets {
+                    match i * width {
+                        0 => self.op(Opcode::And, &[dst(r), src(x), src(Src::imm(u32::MAX >> (32 - width)))])?,
+                        position if position + width == 32 => {
+                            self.emit(Form::Shr(mods::Shr { ty: isa::IntType::U32 }), &[dst(r), src(x), src(Src::imm(position))])?
+                        }
+                        position => {
+                            self.emit(Form::Bfe(mods::Bfe { ty: isa::IntType::U32 }), &[dst(r), src(x), src(Src::imm(position)), src(Src::imm(width))])?
+                        }
                     }
                 }
                 Ok(())
