@@ -1127,6 +1127,17 @@ def specs():
                   {"x_ptr": buf(xh), "y_ptr": buf(np.zeros(xh.size, np.float32)), "n": scalar("i32", xh.size), "BLOCK": const(256)},
                   [4], {"y_ptr": f32(fp8_round(xh, 2, -14, 57344.0) + fp8_round(xh, 3, -6, 448.0))}, mc.exact(), capability=90,
                   note="sm_90a: from halves, cvt.rn.satfinite.{e5m2x2,e4m3x2}.f16x2"))
+    xb = to_bf16_bits(np.concatenate([np.random.default_rng(106).uniform(-4.0, 4.0, 1000), [0.0, 500.0, -500.0, 1e5, 2.0 ** -12, 0.3125]]).astype(np.float32))
+    xb_values = (xb.astype(np.uint32) << 16).view(np.float32)
+    S.append(Spec("fp8_casts_bf16_sm90", fp8_casts_kernel,
+                  {"x_ptr": buf(xb, "fp8_casts.x.bfloat16", "bfloat16"), "y_ptr": buf(np.zeros(xb.size, np.float32)),
+                   "n": scalar("i32", xb.size), "BLOCK": const(256)},
+                  [4], {"y_ptr": f32(fp8_round(xb_values, 2, -14, 57344.0) + fp8_round(xb_values, 3, -6, 448.0))}, mc.exact(),
+                  capability=90, note="sm_90a: from bfloat16 (x_ptr holds its bits)"))
+    # On sm_100a the fp8 values widen to halves and add into f32 (add.rn.f32.f16), and bfloat16
+    # pairs narrow at once (cvt.rn.satfinite.e4m3x2.bf16x2).
+    for name in ("fp8_casts_sm90", "fp8_casts_f16_sm90", "fp8_casts_bf16_sm90"):
+        S.append(next(s for s in S if s.name == name).for_capability(100, "sm_100a", name=name.replace("sm90", "sm100")))
     M = N = K = 128
     S.append(Spec("matmul_tf32x3_s2", matmul_kernel,
                   {"a_ptr": buf(a32, "matmul.a.float32"), "b_ptr": buf(b32, "matmul.b.float32"),

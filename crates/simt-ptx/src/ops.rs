@@ -534,6 +534,9 @@ pub struct Arith {
     pub cc: bool,
     /// `min`/`max` `.xorsign.abs`: of the magnitudes, with the XOR of the signs.
     pub xorsign_abs: bool,
+    /// Mixed precision (`add.rn.f32.f16 d, a, c`, sm_100): the type of the `.f16` or `.bf16`
+    /// operands (`a`; `fma`'s `a` and `b`), widened to `ty`, `.f32`.
+    pub narrow: Option<Type>,
 }
 
 /// `mul` and `mad`.
@@ -1463,7 +1466,24 @@ impl<'m> Modifiers<'m> {
             cc: self.flag(Modifier::Cc)?,
             xorsign_abs: false,
             ty: self.ty()?,
+            narrow: None,
         })
+    }
+
+    /// `add`, `sub` and `fma`: [`arith`](Self::arith), or with two types the mixed-precision
+    /// form (sm_100): `.f32`, then the narrow operands' `.f16` or `.bf16`.
+    fn mixed_arith(&mut self) -> Result<Arith, ModifierError> {
+        let types = self.list.iter().enumerate().filter(|&(i, &(m, _))| self.used & (1 << i) == 0 && Type::from_modifier(m).is_some()).count();
+        if types < 2 {
+            return self.arith();
+        }
+        let (rounding, ftz, sat) = (self.one(Rounding::from_modifier, "rounding mode")?, self.flag(Modifier::Ftz)?, self.flag(Modifier::Sat)?);
+        let [ty, narrow] = self.ordered(Type::from_modifier, "types (the result's, then the narrow operands')")?;
+        if ty != Type::F32 || !matches!(narrow, Type::F16 | Type::Bf16) {
+            let message = format!("mixed-precision `{}` is `.f32` with `.f16` or `.bf16` operands, not `{ty}` with `{narrow}`", self.opcode);
+            return Err(self.error(self.opcode_span, message));
+        }
+        Ok(Arith { ty, rounding, ftz, sat, cc: false, xorsign_abs: false, narrow: Some(narrow) })
     }
 
     /// `min` and `max`: [`arith`](Self::arith) with `.xorsign.abs`.
@@ -1788,8 +1808,8 @@ impl Op {
     pub(crate) fn build(mut m: Modifiers<'_>) -> Result<Option<Op>, ModifierError> {
         use Op::*;
         let op = match m.opcode {
-            "add" => Add(m.arith()?),
-            "sub" => Sub(m.arith()?),
+            "add" => Add(m.mixed_arith()?),
+            "sub" => Sub(m.mixed_arith()?),
             "addc" => AddC(m.arith()?),
             "subc" => SubC(m.arith()?),
             "mul" => Mul(m.mul()?),
@@ -1811,7 +1831,7 @@ impl Op {
                 let [a, b] = m.ordered(Type::from_modifier, "types (a's, then b's)")?;
                 Dp2a(crate::ops::Dot { hi, a, b })
             }
-            "fma" => Fma(m.arith()?),
+            "fma" => Fma(m.mixed_arith()?),
             "div" => Div(crate::ops::Div { mode: m.float_mode()?, ftz: m.flag(Modifier::Ftz)?, ty: m.ty()? }),
             "rem" => Rem(m.typed()?),
             "neg" => Neg(m.arith()?),
@@ -2338,7 +2358,8 @@ impl fmt::Display for Op {
                 }
                 flag(f, a.sat, Modifier::Sat)?;
                 flag(f, a.cc, Modifier::Cc)?;
-                write!(f, "{}", a.ty)
+                write!(f, "{}", a.ty)?;
+                opt(f, a.narrow)
             }
             Dp4a(d) => write!(f, "{}{}", d.a, d.b),
             Dp2a(d) => write!(f, "{}{}{}", if d.hi { ".hi" } else { ".lo" }, d.a, d.b),

@@ -855,6 +855,25 @@ fn bytes_and_fp4_pairs() {
     });
 }
 
+/// Mixed precision (sm_100, Triton's fp8 sums): `add`, `sub` and `fma` of `.f32` with `.f16` or
+/// `.bf16` operands widen those exactly, then round once in f32.
+#[test]
+fn mixed_precision_arithmetic() {
+    let body = "\tadd.rn.f32.f16 %k0, %s, %g;\n\tsub.rn.f32.bf16 %k1, %t, %f;\n\tfma.rn.f32.f16 %k2, %s, %t, %g;\n\tfma.rn.f32.bf16 %k3, %s, %t, %f;\n\
+                \tmov.b32 %r1, %k0;\n\tmov.b32 %r2, %k1;\n\tmov.b64 %o0, {%r1, %r2};\n\tmov.b32 %r1, %k2;\n\tmov.b32 %r2, %k3;\n\tmov.b64 %o1, {%r1, %r2};\n";
+    let mut next = xorshift(0x5851_F42D_4C95_7F2D);
+    let inputs: Vec<(u64, u64)> = (0..32).map(|_| (next() & 0x7FFF_FFFF_BFFF_BFFF, next() & 0x3FFF_FFFF_BFFF_BFFF)).collect();
+    check(body, &inputs, |x, y| {
+        let (a, b) = (x as u32, y as u32);
+        let (f, g) = (f32::from_bits(a), f32::from_bits(b));
+        let h = |bits: u32| half::f16::from_bits(bits as u16).to_f32();
+        let bh = |bits: u32| half::bf16::from_bits(bits as u16).to_f32();
+        let canonical = |v: f32| u64::from(if v.is_nan() { 0x7FFF_FFFF } else { v.to_bits() });
+        let (s, t) = (a & 0xFFFF, b & 0xFFFF);
+        [canonical(h(s) + g) | canonical(bh(t) - f) << 32, canonical(h(s).mul_add(h(t), g)) | canonical(bh(s).mul_add(bh(t), f)) << 32, 0, 0, 0, 0, 0, 0]
+    });
+}
+
 /// Pairs of halves, each half on its own (the low half first), and f16 `fma`, rounded once:
 /// Triton's `fma.rn.f16x2` and friends. Checked half by half against the definition.
 #[test]

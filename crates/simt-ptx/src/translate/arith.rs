@@ -65,6 +65,17 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.emit(pick(ftz(false)), &[dst(d), src(Src::reg(sign)), src(Src::reg(sign))])
     }
 
+    /// An f32 operand; with `narrow` (mixed precision), an `.f16` or `.bf16` one widened to f32
+    /// (exact) in scratch register `slot`.
+    fn f32_operand(&mut self, o: &ast::Operand<'a>, narrow: Option<Type>, slot: u8) -> Result<Src> {
+        let x = self.src32(o)?;
+        let Some(narrow) = narrow else { return Ok(x) };
+        let from = if narrow == Type::Bf16 { isa::CvtType::BF16 } else { isa::CvtType::F16 };
+        let t = self.scratch + slot;
+        self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from, rnd: isa::Round::Rn }), &[dst(t), src(x)])?;
+        Ok(Src::reg(t))
+    }
+
     /// `add.f32 d, x, y` or `sub.f32` (`inst`'s opcode says which) with `a`'s rounding,
     /// flushing and saturation.
     fn f32_add(&mut self, inst: &'t ast::Instruction<'a>, a: px::Arith, d: u8, x: Src, y: Src) -> Result<()> {
@@ -169,7 +180,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                     _ if a.ty == Type::F32 => {
                         let d = self.word(d)?;
-                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        let (x, y) = (self.f32_operand(x, a.narrow, 0)?, self.src32(y)?);
                         self.f32_add(inst, a, d, x, y)
                     }
                     _ if a.ty == Type::F64 => {
@@ -265,7 +276,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 match a.ty {
                     Type::F32 => {
                         let d = self.word(d)?;
-                        let (x, y, z) = (self.src32(x)?, self.src32(y)?, self.src32(z)?);
+                        let (x, y, z) = (self.f32_operand(x, a.narrow, 0)?, self.f32_operand(y, a.narrow, 1)?, self.src32(z)?);
                         self.emit(Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat), rnd }), &[dst(d), src(x), src(y), src(z)])
                     }
                     Type::F64 => {

@@ -299,7 +299,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// casts on sm_90 and its fp4 operands on sm_100), if `c` is one: `cvt.rna.tf32.f32` is
     /// `CVT.TF32.F32` (to nearest, ties away); `cvt.rn.satfinite.{e4m3x2,e5m2x2,e2m1x2}.f32 d, a,
     /// b` is `CVT.<E4M3X2|E5M2X2|E2M1X2>.F32 d, b, a` (`a` in the upper element), from `.f16x2`
-    /// through f32 (exact) the same; and `cvt.rn.{f16x2,bf16x2}.{e4m3x2,e5m2x2,e2m1x2} d, a`
+    /// and `.bf16x2` through f32 (exact) the same; and `cvt.rn.{f16x2,bf16x2}.{e4m3x2,e5m2x2,e2m1x2} d, a`
     /// widens each element to f32 (exact), then packs them as halves (exact again: every value
     /// of the narrow formats is one). False, with nothing emitted, for any other conversion.
     fn cvt_narrow_floats(&mut self, inst: &'t ast::Instruction<'a>, c: px::Cvt) -> Result<bool> {
@@ -330,13 +330,14 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let (d, a, b) = (self.word(d)?, self.src32(a)?, self.src32(b)?);
                 self.emit(Form::CvtX2(mods::CvtX2 { to }), &[dst(d), src(b), src(a)])?;
             }
-            (to, Type::F16x2, [d, a])
+            (to, from @ (Type::F16x2 | Type::Bf16x2), [d, a])
                 if rn
                     && c.satfinite
                     && let Some((to, _)) = pair(to) =>
             {
                 let (d, a) = (self.word(d)?, self.src32(a)?);
-                let half = Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from: isa::CvtType::F16, rnd: isa::Round::Rn });
+                let from = if from == Type::Bf16x2 { isa::CvtType::BF16 } else { isa::CvtType::F16 };
+                let half = Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from, rnd: isa::Round::Rn });
                 self.emit(half, &[dst(t), src(a)])?;
                 self.emit(Form::new(Opcode::Shr), &[dst(t + 1), src(a), src(Src::imm(16))])?;
                 self.emit(half, &[dst(t + 1), src(Src::reg(t + 1))])?;
