@@ -1277,6 +1277,16 @@ def specs():
                    mc.close(1e-5, 1e-5, "bf16 times scaled e2m1 is exact in f32; the f32 sums round in mma order"),
                    num_warps=4, num_stages=1, note="a_ptr holds bfloat16 bits; b_ptr e2m1 pairs")
     S.extend([weights, weights.for_hopper(), weights.for_capability(100, datacenter + "; the weights widened by cvt.rn.bf16x2.e2m1x2")])
+    # Block-scaled products where no MMA scales: Triton scales the operands into bf16 (bit
+    # arithmetic, max.u16x2, inline conversions declaring `a` and `a<2>` in one scope) and
+    # multiplies them with wgmma (sm_90a) or mma.sync (sm_80, fp4 only).
+    emulated = "no block-scaled MMA: the operands scaled into bf16, then a bf16 dot"
+    for name, capabilities in (("dot_scaled_mxfp8", (90,)), ("dot_scaled_mxfp4", (90, 80))):
+        scaled = next(s for s in S if s.name == f"{name}_sm100")
+        for capability in capabilities:
+            spec = scaled.for_capability(capability, "", name=f"{name}_sm{capability}")
+            spec.note = f"sm_{capability}: {emulated}"  # not the sm_100a kernel's note
+            S.append(spec)
     return S
 
 

@@ -139,14 +139,16 @@ impl<'a> Declared<'a> {
     /// included). PTX names have no dots, so a `.tag` segment can never meet a name from
     /// the source.
     fn rename(&self, name: &'a str, tag: &str) -> Option<String> {
+        // A range's prefix first: where a scope declares `a` and `a<2>` (Triton's inline
+        // conversions do), both are one name, whose new name must keep the members' form.
+        if self.ranges.contains_key(name) {
+            return Some(format!("{name}.{tag}."));
+        }
         if self.singles.contains(name) || self.variables.contains(name) {
             return Some(format!("{name}.{tag}"));
         }
         // A range register keeps its number last, so the copy's range still finds it.
-        if let Some((prefix, index)) = self.member(name) {
-            return Some(format!("{prefix}.{tag}.{index}"));
-        }
-        self.ranges.contains_key(name).then(|| format!("{name}.{tag}."))
+        self.member(name).map(|(prefix, index)| format!("{prefix}.{tag}.{index}"))
     }
 }
 

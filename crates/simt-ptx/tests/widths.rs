@@ -874,6 +874,23 @@ fn mixed_precision_arithmetic() {
     });
 }
 
+/// Pairs of 16-bit integers (sm_90's `max.u16x2`, `min.s16x2`: each half on its own), inside a
+/// nested scope that declares `a` and the range `a<2>` at once, as Triton's inline conversions do.
+#[test]
+fn pairs_of_16_bit_integers_in_a_scope_of_two_namesakes() {
+    let body = "\t{\n\t.reg .b32 a;\n\t.reg .b16 a<2>;\n\tmov.b32 a, %a;\n\tmov.b32 {a0, a1}, a;\n\tmov.b32 %r1, {a1, a0};\n\t}\n\
+                \tcvt.u64.u32 %o0, %r1;\n\tmax.u16x2 %r2, %a, %b;\n\tmin.s16x2 %r3, %a, %b;\n\tmov.b64 %o1, {%r2, %r3};\n";
+    check(body, &integer_pairs(), |x, y| {
+        let (a, b) = (x as u32, y as u32);
+        let halves = |v: u32| [v & 0xFFFF, v >> 16];
+        let pack = |h: [u32; 2]| u64::from(h[0] | h[1] << 16);
+        let (ha, hb) = (halves(a), halves(b));
+        let max_u = pack([0, 1].map(|i| ha[i].max(hb[i])));
+        let min_s = pack([0, 1].map(|i| (ha[i] as u16 as i16).min(hb[i] as u16 as i16) as u16 as u32));
+        [pack([ha[1], ha[0]]), max_u | min_s << 32, 0, 0, 0, 0, 0, 0]
+    });
+}
+
 /// Pairs of halves, each half on its own (the low half first), and f16 `fma`, rounded once:
 /// Triton's `fma.rn.f16x2` and friends. Checked half by half against the definition.
 #[test]

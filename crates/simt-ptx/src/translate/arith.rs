@@ -453,6 +453,23 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let (x, y) = (self.src_f64(x)?, self.src_f64(y)?);
                 self.op(if matches!(op, Op::Max(_)) { Opcode::Dmax } else { Opcode::Dmin }, &[dst(d), src(x), src(y)])
             }
+            // Pairs of 16-bit integers (sm_90): each half extended by its signedness, compared
+            // on its own, and the two packed again.
+            Op::Min(a) | Op::Max(a) if matches!(a.ty, Type::U16x2 | Type::S16x2) => {
+                let [d, x, y] = self.operands(inst)?;
+                let (x, y) = (self.src32(x)?, self.src32(y)?);
+                let ty = if a.ty == Type::S16x2 { isa::IntType::S32 } else { isa::IntType::U32 };
+                let form = if matches!(op, Op::Max(_)) { Form::Imax(mods::Imax { ty }) } else { Form::Imin(mods::Imin { ty }) };
+                let t = self.scratch;
+                for half in 0..2u8 {
+                    for (k, v) in [x, y].into_iter().enumerate() {
+                        self.emit(Form::Bfe(mods::Bfe { ty }), &[dst(t + k as u8), src(v), src(Src::imm(16 * u32::from(half))), src(Src::imm(16))])?;
+                    }
+                    self.emit(form, &[dst(t + 2 + half), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+                }
+                let d = self.word(d)?;
+                self.op(Opcode::Bfi, &[dst(d), src(Src::reg(t + 3)), src(Src::reg(t + 2)), src(Src::imm(16)), src(Src::imm(16))])
+            }
             // Three inputs (PTX 8.8, sm_100) are two instructions: the first two, then the third.
             Op::Min(a) | Op::Max(a) => {
                 let max = matches!(op, Op::Max(_));
