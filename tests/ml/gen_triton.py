@@ -565,7 +565,7 @@ def grouped_matmul_kernel(a_ptrs, b_ptrs, c_ptrs, sizes_ptr, lds_ptr, groups, PR
 # ---------------------------------------------------------------- references
 
 TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int8": "i8", "bfloat16": "bf16",
-                "int64": "i64", "uint32": "u32", "uint8": "u8", "float8_e4m3": "fp8e4nv"}
+                "int64": "i64", "uint32": "u32", "uint8": "u8", "float8_e4m3": "fp8e4nv", "float8_e5m2": "fp8e5"}
 
 
 def e4m3_values(codes):
@@ -664,6 +664,16 @@ def dot_scaled_bf16_fp4_kernel(a_ptr, b_ptr, sb_ptr, c_ptr, M: tl.constexpr, N: 
     b = tl.load(b_ptr + tl.arange(0, K // 2)[:, None] * N + rn[None, :])
     sb = tl.load(sb_ptr + rn[:, None] * (K // 32) + rs[None, :])
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot_scaled(a, None, "bf16", b, sb, "e2m1"))
+
+
+@triton.jit
+def fp8_e5m2_cast_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    # f32 to e5m2 and back where no instruction converts (sm_80: Triton rounds through halves
+    # with cvt.rz.f16x2.f32 and lop3, four values at a time: with fewer a thread, it reads
+    # registers it never wrote).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask).to(tl.float8e5).to(tl.float32), mask=mask)
 
 
 def e2m1_values(packed, axis):
@@ -1287,6 +1297,30 @@ def specs():
             spec = scaled.for_capability(capability, "", name=f"{name}_sm{capability}")
             spec.note = f"sm_{capability}: {emulated}"  # not the sm_100a kernel's note
             S.append(spec)
+    # fp8 (e5m2) matmul on sm_80, which has no fp8 MMA: Triton widens the codes to halves with
+    # lop3 and cvt.rz.f16x2.f32, and multiplies f16 by f16.
+    # Magnitudes 2^-4 .. 14 (exponent fields 11 to 18): e5m2's full range would make the f32
+    # sums' cancellation, not simt, decide the comparison.
+    draw = np.random.default_rng(80)
+    n8 = 2 * 64 * 64
+    e5m2 = (draw.integers(0, 2, n8) << 7 | draw.integers(11, 19, n8) << 2 | draw.integers(0, 4, n8)).astype(np.uint8)
+    e5m2_values = lambda c: (c.astype(np.uint16) << 8).view(np.float16).astype(np.float64)  # noqa: E731
+    a_e5, b_e5 = e5m2[:64 * 64].reshape(64, 64), e5m2[64 * 64:].reshape(64, 64)
+    S.append(Spec("matmul_e5m2_sm80", matmul_tile_kernel,
+                  {"a_ptr": buf(a_e5, "matmul_e5m2.a", "float8_e5m2"), "b_ptr": buf(b_e5, "matmul_e5m2.b", "float8_e5m2"),
+                   "c_ptr": buf(np.zeros((64, 64), np.float32), "matmul_e5m2.c0.float32"),
+                   "M": scalar("i32", 64), "N": scalar("i32", 64), "K": scalar("i32", 64),
+                   "BLOCK_M": const(64), "BLOCK_N": const(64), "BLOCK_K": const(32)},
+                  [1, 1], {"c_ptr": f32(e5m2_values(a_e5) @ e5m2_values(b_e5))},
+                  mc.close(2e-5, 1e-2, "e5m2 values are exact halves, their products exact in f32; the f32 sums of 64 round in mma order"),
+                  num_warps=4, num_stages=2, capability=80,
+                  note="sm_80: no fp8 MMA; a_ptr and b_ptr hold e5m2 codes, widened to halves"))
+    x5 = np.concatenate([np.random.default_rng(81).uniform(-4.0, 4.0, 1000), [0.0, -0.0, 500.0, -500.0, 2.0 ** -12, 0.3125, 0.28125, 1.125]])
+    x5 = x5.astype(np.float32)
+    S.append(Spec("fp8_e5m2_cast_sm80", fp8_e5m2_cast_kernel,
+                  {"x_ptr": buf(x5), "y_ptr": buf(np.zeros(x5.size, np.float32)), "n": scalar("i32", x5.size), "BLOCK": const(512)},
+                  [2], {"y_ptr": f32(fp8_round(x5, 2, -14, 57344.0))}, mc.exact(), capability=80,
+                  note="sm_80: no fp8 conversion; Triton rounds to nearest even through halves (cvt.rz.f16x2.f32, lop3)"))
     return S
 
 

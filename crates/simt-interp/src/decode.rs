@@ -386,6 +386,9 @@ impl Decoder {
             Form::Bfi(_) => {
                 Op::Arith(ArithOp::Bfi { d: t.dst(&o[0]), a: t.val(&o[1], false), b: t.val(&o[2], false), pos: t.val(&o[3], false), len: t.val(&o[4], false) })
             }
+            Form::Lop3(_) => {
+                Op::Arith(ArithOp::Lop3 { d: t.dst(&o[0]), a: t.val(&o[1], false), b: t.val(&o[2], false), c: t.val(&o[3], false), lut: t.val(&o[4], false) })
+            }
             // Memory (exec/memory.rs).
             // A generic access's `space` is GLOBAL, as `MemAccess` reports it; each lane's
             // address decides its own.

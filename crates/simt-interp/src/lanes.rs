@@ -528,6 +528,14 @@ pub fn bfi(a: u32, b: u32, pos: u32, len: u32) -> u32 {
     (b & !field) | ((a << pos) & field)
 }
 
+/// `LOP3`: each bit of the result is bit `4a + 2b + c` of `lut`: the OR of the minterms
+/// `lut` sets.
+#[inline(always)]
+pub fn lop3(a: u32, b: u32, c: u32, lut: u32) -> u32 {
+    let pick = |x: u32, set: bool| if set { x } else { !x };
+    (0..8).filter(|k| lut >> k & 1 != 0).fold(0, |d, k| d | (pick(a, k & 4 != 0) & pick(b, k & 2 != 0) & pick(c, k & 1 != 0)))
+}
+
 /// `FRND`: `a` rounded to an integral value in the given direction.
 #[inline(always)]
 pub fn frnd(a: u32, rnd: Round, flags: FFlags) -> u32 {
@@ -863,6 +871,18 @@ mod tests {
 
     fn f(v: f32) -> u32 {
         v.to_bits()
+    }
+
+    /// Every table on inputs that give each bit position its own (a, b, c): bit `i` of the
+    /// result is the table's bit `4a + 2b + c`, whatever bit position carries it.
+    #[test]
+    fn lop3_reads_its_table_bit_by_bit() {
+        let (a, b, c) = (0xF0F0_F0F0u32, 0xCCCC_CCCCu32, 0xAAAA_AAAAu32);
+        for lut in 0..256u32 {
+            assert_eq!(lop3(a, b, c, lut), lut * 0x0101_0101, "table {lut:#04x}");
+            assert_eq!(lop3(a.rotate_left(7), b.rotate_left(7), c.rotate_left(7), lut), (lut * 0x0101_0101).rotate_left(7));
+        }
+        assert_eq!(lop3(a, b, c, 0x1FF), lop3(a, b, c, 0xFF), "bits past the table's 8 are ignored");
     }
 
     #[test]

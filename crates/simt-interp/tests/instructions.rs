@@ -1103,6 +1103,11 @@ fn ptx_support_cases() -> Vec<Case> {
         c("BFI R4, R0, R1, 0, 32", "R0=0x12345678 R1=-1", "R4=0x12345678"),
         c("BFI R4, R0, R1, 0x104, 0", "R0=0xF R1=0x55", "R4=0x55"),
         c("BFI R4, R0, R1, 32, 4", "R0=0xF R1=0x55", "R4=0x55"),
+        // LOP3's table is F(0xF0, 0xCC, 0xAA): 0x96 a ^ b ^ c, 0xE8 the majority, 0xF8 a | (b & c).
+        c("LOP3 R4, R0, R1, R2, 0x96", "R0=0xFF00FF00 R1=0xF0F0F0F0 R2=0xCCCCCCCC", "R4=0xC33CC33C"),
+        c("LOP3 R4, R0, R1, R2, 0xE8", "R0=0xFF00FF00 R1=0xF0F0F0F0 R2=0xCCCCCCCC", "R4=0xFCC0FCC0"),
+        c("LOP3 R4, R0, R1, R2, R3", "R0=0x10000 R1=0xFFFF R2=0x100 R3=0xF8", "R4=0x10100"),
+        c("LOP3 R4, R0, R1, R2, 0x100", "R0=-1 R1=-1 R2=-1", "R4=0"),
         c("PLOP.AND P2, P0, P1", "P0=1 P1=1", "P2=1"),
         c("PLOP.AND P2, P0, !P1", "P0=1 P1=1", "P2=0"),
         c("PLOP.OR P2, !P0, P1", "P0=1 P1=0", "P2=0"),

@@ -1335,6 +1335,9 @@ instruction_table! {
     TcmmaMx: "TCMMA" ["SCALED", kind: TcScaledKind], &[op("d", S_INT), op("ab", src(LitKind::NoLiteral, SrcMods::Plain, Width::Quad)), op("i", S_INT), op("s", S_PAIR), op("q", Q)], optional 1, Tensor, Tensor, [], since Sm100;
     /// Arrives once, with a count of 1, on the mbarrier at SHARED `[addr]` when this lane's `TCMMA`s so far are complete (PTX `tcgen05.commit.cta_group::1.mbarrier::arrive::one`); each `TCMMA` completes as it executes, so the arrival is made at once.
     TcmmaCommit: "TCMMA" ["COMMIT"], &[op("addr", ADDR)], optional 0, LdSt, Memory, [LOAD | STORE | ATOMIC], since Sm100;
+    // New rows go last: an opcode is its row's place, and bytecode of every version keeps its numbers.
+    /// `d` = any bitwise function of `a`, `b` and `c`: each bit of `d` is bit `4a + 2b + c` of `lut`'s low 8 bits, `a`, `b`, `c` that position's bits (PTX `lop3.b32`; `lut` is the function of 0xF0, 0xCC and 0xAA: 0x80 is `a & b & c`, 0x96 `a ^ b ^ c`).
+    Lop3: "LOP3" [], &[op("d", D), op("a", S_INT), op("b", S_INT), op("c", S_INT), op("lut", S_INT)], optional 0, Int, Alu, [];
 }
 
 /// Block barriers a block has (`BAR.SYNC a`, `BAR.ARRIVE a`: PTX's sixteen, 0 .. 15).
@@ -1393,6 +1396,29 @@ mod tests {
             all = all.into_iter().flat_map(|base: Vec<&'static str>| choices.iter().map(move |c| base.iter().copied().chain(*c).collect())).collect();
         }
         all
+    }
+
+    /// An opcode is its row's place, written into every bytecode file, so rows are only ever
+    /// added at the end. `opcodes.txt` lists the rows as they stood; the table starts with them.
+    #[test]
+    fn opcodes_keep_their_numbers() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/opcodes.txt");
+        let recorded = std::fs::read_to_string(path).unwrap_or_default();
+        let names: Vec<String> = TABLE.iter().map(|row| format!("{:?}", row.opcode)).collect();
+        let old: Vec<&str> = recorded.lines().collect();
+        for (i, (was, is)) in old.iter().zip(&names).enumerate() {
+            assert_eq!(
+                *was, is,
+                "opcode {i} was {was} and is now {is}: a row was inserted or moved, and bytecode already written would decode differently; put new rows at the end of the table"
+            );
+        }
+        assert!(old.len() <= names.len(), "rows {:?} are gone: bytecode using them would no longer decode", &old[names.len()..]);
+        if old.len() < names.len() {
+            assert!(std::env::var_os("SIMT_BLESS").is_some(), "new rows {:?}: run `SIMT_BLESS=1 cargo test -p simt-isa` to record them", &names[old.len()..]);
+            let tmp = format!("{path}.tmp");
+            std::fs::write(&tmp, names.join("\n") + "\n").expect("write opcodes.txt");
+            std::fs::rename(&tmp, path).expect("rename opcodes.txt");
+        }
     }
 
     #[test]

@@ -892,6 +892,7 @@ pub enum Op {
     Copysign(Typed),
     Bfe(Typed),
     Bfi(Typed),
+    Lop3(Typed),
     Prmt(Prmt),
     Setp(Setp),
     Set(Set),
@@ -1295,6 +1296,7 @@ pub const OPCODES: &[&str] = &[
     "ld",
     "ldmatrix",
     "lg2",
+    "lop3",
     "mad",
     "mad24",
     "madc",
@@ -1862,6 +1864,7 @@ impl Op {
             "copysign" => Copysign(m.typed()?),
             "bfe" => Bfe(m.typed()?),
             "bfi" => Bfi(m.typed()?),
+            "lop3" => Lop3(m.typed()?),
             "prmt" => {
                 let mode = m.one(PrmtMode::from_modifier, "mode")?;
                 m.require_flag(Modifier::B32)?;
@@ -2128,6 +2131,7 @@ impl Op {
             Copysign(_) => "copysign",
             Bfe(_) => "bfe",
             Bfi(_) => "bfi",
+            Lop3(_) => "lop3",
             Prmt(_) => "prmt",
             Setp(_) => "setp",
             Set(_) => "set",
@@ -2232,7 +2236,7 @@ impl Op {
             // PTX 8.8's three-input `min` and `max` (sm_100).
             Min(_) | Max(_) => 3..=4,
             Mad(_) | MadC(_) | Mad24(_) | Sad(_) | Dp4a(_) | Dp2a(_) | Fma(_) | Selp(_) | Bfe(_) | Prmt(_) | Shf(_) => 4..=4,
-            Bfi(_) => 5..=5,
+            Bfi(_) | Lop3(_) => 5..=5,
             // `cvt.rn.f16x2.f32 d, a, b` packs two.
             Cvt(c) if matches!(c.dst, Type::F16x2 | Type::Bf16x2) && c.src == Type::F32 => 3..=3,
             // `cvt.rn.satfinite.e4m3x2.f32 d, a, b` packs two as well.
@@ -2383,8 +2387,8 @@ impl fmt::Display for Op {
                 flag(f, x.ftz, Modifier::Ftz)?;
                 write!(f, "{}", x.ty)
             }
-            Rem(t) | And(t) | Or(t) | Xor(t) | Not(t) | Cnot(t) | Shl(t) | Shr(t) | Popc(t) | Clz(t) | Brev(t) | Copysign(t) | Bfe(t) | Bfi(t) | Selp(t)
-            | Sad(t) | Nanosleep(t) | Mov(t) => write!(f, "{}", t.ty),
+            Rem(t) | And(t) | Or(t) | Xor(t) | Not(t) | Cnot(t) | Shl(t) | Shr(t) | Popc(t) | Clz(t) | Brev(t) | Copysign(t) | Bfe(t) | Bfi(t) | Lop3(t)
+            | Selp(t) | Sad(t) | Nanosleep(t) | Mov(t) => write!(f, "{}", t.ty),
             Bfind(b) => {
                 flag(f, b.shiftamt, Modifier::Shiftamt)?;
                 write!(f, "{}", b.ty)

@@ -891,6 +891,49 @@ fn pairs_of_16_bit_integers_in_a_scope_of_two_namesakes() {
     });
 }
 
+/// `lop3.b32` (Triton's fp8 conversions on sm_80): each bit of the result is bit `4a + 2b + c`
+/// of the table; and `cvt.rz.{f16x2,bf16x2}.f32 d, a, b` rounds each float toward zero, `a` in
+/// the upper half.
+#[test]
+fn lop3_and_pairs_rounded_toward_zero() {
+    let body = "\tlop3.b32 %r1, %a, %b, %e, 0x96;\n\tlop3.b32 %r2, %a, %b, %e, 0xE8;\n\tmov.b64 %o0, {%r1, %r2};\n\
+                \tlop3.b32 %r3, %a, %b, %e, 0xF8;\n\tlop3.b32 %r4, %a, %b, %e, 0x1A;\n\tmov.b64 %o1, {%r3, %r4};\n\
+                \tcvt.rz.f16x2.f32 %r5, %f, %g;\n\tcvt.rz.bf16x2.f32 %r6, %f, %g;\n\tmov.b64 %o2, {%r5, %r6};\n";
+    let floats = [1.0f32, -2.5, 65520.0, 1e-8, 3.140_625, -0.0, 1.000_976_6, 6.1e-5, 1e5, -7e4, 0.1, -1.0e-30];
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
+    let inputs: Vec<(u64, u64)> = (0..32)
+        .map(|i| {
+            let (f, g) = (floats[i % floats.len()], floats[(i * 7 + 3) % floats.len()]);
+            (u64::from(f.to_bits()) | next() << 32, u64::from(g.to_bits()))
+        })
+        .collect();
+    // Round to nearest, then a step toward zero where that went past the value (an infinity
+    // is a step past the largest finite value).
+    let toward_zero = |v: f32, bits: u16, back: f32| if back.abs() > v.abs() { u32::from(bits - 1) } else { u32::from(bits) };
+    let h = |v: f32| {
+        let x = half::f16::from_f32(v);
+        toward_zero(v, x.to_bits(), x.to_f32())
+    };
+    let bh = |v: f32| {
+        let x = half::bf16::from_f32(v);
+        toward_zero(v, x.to_bits(), x.to_f32())
+    };
+    check(body, &inputs, |x, y| {
+        let (a, e, b) = (x as u32, (x >> 32) as u32, y as u32);
+        let (f, g) = (f32::from_bits(a), f32::from_bits(b));
+        [
+            u64::from(a ^ b ^ e) | u64::from((a & b) | (a & e) | (b & e)) << 32,
+            u64::from(a | (b & e)) | u64::from(((a & b) | e) ^ a) << 32,
+            u64::from(h(g) | h(f) << 16) | u64::from(bh(g) | bh(f) << 16) << 32,
+            0,
+            0,
+            0,
+            0,
+            0,
+        ]
+    });
+}
+
 /// Pairs of halves, each half on its own (the low half first), and f16 `fma`, rounded once:
 /// Triton's `fma.rn.f16x2` and friends. Checked half by half against the definition.
 #[test]

@@ -216,6 +216,13 @@ pub(crate) enum ArithOp {
         pos: Val,
         len: Val,
     },
+    Lop3 {
+        d: Reg,
+        a: Val,
+        b: Val,
+        c: Val,
+        lut: Val,
+    },
     DfmaDirected {
         d: Reg,
         a: Val64,
@@ -551,6 +558,11 @@ impl Executor<'_> {
             ArithOp::Bfi { d, a, b, pos, len } => {
                 let (a, b, pos, len) = (fetch(warp, a), fetch(warp, b), fetch(warp, pos), fetch(warp, len));
                 let v = per_lane(|l| lanes::bfi(a[l], b[l], pos[l], len[l]));
+                write(warp, d, &v, exec);
+            }
+            ArithOp::Lop3 { d, a, b, c, lut } => {
+                let (a, b, c, lut) = (fetch(warp, a), fetch(warp, b), fetch(warp, c), fetch(warp, lut));
+                let v = per_lane(|l| lanes::lop3(a[l], b[l], c[l], lut[l]));
                 write(warp, d, &v, exec);
             }
         }

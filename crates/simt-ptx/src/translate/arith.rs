@@ -764,6 +764,12 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let (a, b, pos, len) = (self.src32(a)?, self.src32(b)?, self.src32(pos)?, self.src32(len)?);
                 self.op(Opcode::Bfi, &[dst(d), src(a), src(b), src(pos), src(len)])
             }
+            Op::Lop3(t) if t.ty == Type::B32 => {
+                let [d, a, b, c, lut] = self.operands(inst)?;
+                let d = self.word(d)?;
+                let (a, b, c, lut) = (self.src32(a)?, self.src32(b)?, self.src32(c)?, self.src32(lut)?);
+                self.op(Opcode::Lop3, &[dst(d), src(a), src(b), src(c), src(lut)])
+            }
             Op::Rcp(f) | Op::Sqrt(f) | Op::Rsqrt(f) | Op::Ex2(f) | Op::Lg2(f) | Op::Sin(f) | Op::Cos(f) | Op::Tanh(f) if f.ty == Type::F32 => {
                 let function = match op {
                     Op::Tanh(_) => isa::MufuOp::Tanh,

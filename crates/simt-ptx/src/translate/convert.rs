@@ -12,14 +12,25 @@ impl<'t, 'a> Entry<'t, 'a> {
                 "docs/ptx.md lists the supported conversions",
             )
         };
-        // `cvt.rn.f16x2.f32 d, a, b`: both rounded to nearest even, `a` in the upper half.
-        if let (Type::F16x2 | Type::Bf16x2, Type::F32, [d, a, b], Some(px::Rounding::Rn), false, false, false) =
+        // `cvt.rn.f16x2.f32 d, a, b`: both rounded to nearest even, `a` in the upper half; with
+        // `.rz` (Triton's fp8 conversions on sm_80) each rounded toward zero on its own, then
+        // packed.
+        if let (Type::F16x2 | Type::Bf16x2, Type::F32, [d, a, b], Some(rounding @ (px::Rounding::Rn | px::Rounding::Rz)), false, false, false) =
             (c.dst, c.src, inst.operands.as_slice(), c.rounding, c.relu, c.sat, c.ftz)
         {
-            let ty = if c.dst == Type::F16x2 { isa::PackType::F16x2 } else { isa::PackType::Bf16x2 };
+            let bf16 = c.dst == Type::Bf16x2;
             let d = self.word(d)?;
             let (a, b) = (self.src32(a)?, self.src32(b)?);
-            return self.emit(Form::Pack(mods::Pack { ty }), &[dst(d), src(b), src(a)]);
+            if rounding == px::Rounding::Rn {
+                let ty = if bf16 { isa::PackType::Bf16x2 } else { isa::PackType::F16x2 };
+                return self.emit(Form::Pack(mods::Pack { ty }), &[dst(d), src(b), src(a)]);
+            }
+            let to = if bf16 { isa::CvtType::BF16 } else { isa::CvtType::F16 };
+            let half = Form::Cvt(mods::Cvt { to, from: isa::CvtType::F32, rnd: isa::Round::Rz });
+            let t = self.scratch;
+            self.emit(half, &[dst(t), src(b)])?;
+            self.emit(half, &[dst(t + 1), src(a)])?;
+            return self.op(Opcode::Bfi, &[dst(d), src(Src::reg(t + 1)), src(Src::reg(t)), src(Src::imm(16)), src(Src::imm(16))]);
         }
         if self.cvt_narrow_floats(inst, c)? {
             return Ok(());

@@ -1363,6 +1363,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             | Op::Bfind(_)
             | Op::Bfe(_)
             | Op::Bfi(_)
+            | Op::Lop3(_)
             | Op::Prmt(_)
             | Op::Copysign(_)
             | Op::Setp(_)

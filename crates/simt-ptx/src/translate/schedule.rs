@@ -112,6 +112,7 @@ fn loads_may_pass(op: Op) -> bool {
         | Op::Copysign(_)
         | Op::Bfe(_)
         | Op::Bfi(_)
+        | Op::Lop3(_)
         | Op::Prmt(_)
         | Op::Setp(_)
         | Op::Set(_)
