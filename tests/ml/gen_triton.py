@@ -676,6 +676,19 @@ def fp8_e5m2_cast_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=mask).to(tl.float8e5).to(tl.float32), mask=mask)
 
 
+@triton.jit
+def sort_gather_kernel(x_ptr, i_ptr, b_ptr, sorted_ptr, top_ptr, gathered_ptr, hist_ptr, N: tl.constexpr,
+                       TOP: tl.constexpr, BINS: tl.constexpr):
+    """tl.sort, tl.topk, tl.gather and tl.histogram on one block's values: bitonic networks of
+    shuffles and shared memory, an index gather and a count."""
+    r = tl.arange(0, N)
+    x = tl.load(x_ptr + r)
+    tl.store(sorted_ptr + r, tl.sort(x))
+    tl.store(top_ptr + tl.arange(0, TOP), tl.topk(x, TOP))
+    tl.store(gathered_ptr + r, tl.gather(x, tl.load(i_ptr + r), 0))
+    tl.store(hist_ptr + tl.arange(0, BINS), tl.histogram(tl.load(b_ptr + r), BINS))
+
+
 def e2m1_values(packed, axis):
     """The float64 values of fp4 e2m1 pairs packed along `axis`, the even element in the low
     nibble: sign, 2 exponent bits biased by 1, 1 mantissa bit, subnormal below exponent 1."""
@@ -1321,6 +1334,17 @@ def specs():
                   {"x_ptr": buf(x5), "y_ptr": buf(np.zeros(x5.size, np.float32)), "n": scalar("i32", x5.size), "BLOCK": const(512)},
                   [2], {"y_ptr": f32(fp8_round(x5, 2, -14, 57344.0))}, mc.exact(), capability=80,
                   note="sm_80: no fp8 conversion; Triton rounds to nearest even through halves (cvt.rz.f16x2.f32, lop3)"))
+    draw = np.random.default_rng(82)
+    xs = draw.uniform(-10.0, 10.0, 256).astype(np.float32)
+    gather_at, bins_of = draw.integers(0, 256, 256).astype(np.int32), draw.integers(0, 32, 256).astype(np.int32)
+    S.append(Spec("sort_gather", sort_gather_kernel,
+                  {"x_ptr": buf(xs), "i_ptr": buf(gather_at), "b_ptr": buf(bins_of),
+                   "sorted_ptr": buf(np.zeros(256, np.float32)), "top_ptr": buf(np.zeros(16, np.float32)),
+                   "gathered_ptr": buf(np.zeros(256, np.float32)), "hist_ptr": buf(np.zeros(32, np.int32)),
+                   "N": const(256), "TOP": const(16), "BINS": const(32)},
+                  [1], {"sorted_ptr": np.sort(xs), "top_ptr": np.sort(xs)[::-1][:16].copy(), "gathered_ptr": xs[gather_at],
+                        "hist_ptr": np.bincount(bins_of, minlength=32).astype(np.int32)},
+                  mc.exact(), num_warps=4, num_stages=1, note="tl.sort, tl.topk, tl.gather, tl.histogram"))
     return S
 
 
