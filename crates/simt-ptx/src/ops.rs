@@ -1463,31 +1463,30 @@ impl<'m> Modifiers<'m> {
     }
 
     fn arith(&mut self) -> Result<Arith, ModifierError> {
-        Ok(Arith {
-            rounding: self.one(Rounding::from_modifier, "rounding mode")?,
-            ftz: self.flag(Modifier::Ftz)?,
-            sat: self.flag(Modifier::Sat)?,
-            cc: self.flag(Modifier::Cc)?,
-            xorsign_abs: false,
-            ty: self.ty()?,
-            narrow: None,
-        })
+        self.arith_of(false)
     }
 
     /// `add`, `sub` and `fma`: [`arith`](Self::arith), or with two types the mixed-precision
     /// form (sm_100): `.f32`, then the narrow operands' `.f16` or `.bf16`.
     fn mixed_arith(&mut self) -> Result<Arith, ModifierError> {
+        self.arith_of(true)
+    }
+
+    fn arith_of(&mut self, mixed: bool) -> Result<Arith, ModifierError> {
+        let (rounding, ftz, sat, cc) =
+            (self.one(Rounding::from_modifier, "rounding mode")?, self.flag(Modifier::Ftz)?, self.flag(Modifier::Sat)?, self.flag(Modifier::Cc)?);
         let types = self.list.iter().enumerate().filter(|&(i, &(m, _))| self.used & (1 << i) == 0 && Type::from_modifier(m).is_some()).count();
-        if types < 2 {
-            return self.arith();
-        }
-        let (rounding, ftz, sat) = (self.one(Rounding::from_modifier, "rounding mode")?, self.flag(Modifier::Ftz)?, self.flag(Modifier::Sat)?);
-        let [ty, narrow] = self.ordered(Type::from_modifier, "types (the result's, then the narrow operands')")?;
-        if ty != Type::F32 || !matches!(narrow, Type::F16 | Type::Bf16) {
-            let message = format!("mixed-precision `{}` is `.f32` with `.f16` or `.bf16` operands, not `{ty}` with `{narrow}`", self.opcode);
-            return Err(self.error(self.opcode_span, message));
-        }
-        Ok(Arith { ty, rounding, ftz, sat, cc: false, xorsign_abs: false, narrow: Some(narrow) })
+        let (ty, narrow) = if mixed && types >= 2 {
+            let [ty, narrow] = self.ordered(Type::from_modifier, "types (the result's, then the narrow operands')")?;
+            if ty != Type::F32 || !matches!(narrow, Type::F16 | Type::Bf16) {
+                let message = format!("mixed-precision `{}` is `.f32` with `.f16` or `.bf16` operands, not `{ty}` with `{narrow}`", self.opcode);
+                return Err(self.error(self.opcode_span, message));
+            }
+            (ty, Some(narrow))
+        } else {
+            (self.ty()?, None)
+        };
+        Ok(Arith { ty, rounding, ftz, sat, cc, xorsign_abs: false, narrow })
     }
 
     /// `min` and `max`: [`arith`](Self::arith) with `.xorsign.abs`.

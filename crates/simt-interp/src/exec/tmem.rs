@@ -549,6 +549,20 @@ impl Executor<'_> {
         Ok(())
     }
 
+    /// What lane `l`'s `TCMMA` reads besides its descriptors: its instruction descriptor, whether
+    /// it accumulates, and D's TMEM address; the warp counts as making progress.
+    fn tcmma_lane(&mut self, w: usize, l: usize, op: MmaOp) -> (u32, bool, u32) {
+        self.warps[w].progress_at = self.warps[w].issued;
+        let warp = &self.warps[w];
+        (fetch(warp, op.i)[l], pred(warp, op.q) >> l & 1 != 0, fetch(warp, op.d)[l])
+    }
+
+    /// Lane `l`'s 64-bit value in the pair of registers from `r` (a descriptor, or two addresses).
+    fn lane_pair(&self, w: usize, l: usize, r: Reg) -> u64 {
+        let warp = &self.warps[w];
+        u64::from(warp.row(r)[l]) | u64::from(warp.row(r + 1)[l]) << 32
+    }
+
     /// The TMEM (lane, column) of an M-row matrix of `columns` columns at `address`, checked:
     /// it starts at lane 0 (M = 64: or 16, its rows' blocks of 16 taking lanes 32 apart) and
     /// its columns are allocated.
@@ -568,13 +582,8 @@ impl Executor<'_> {
 
     /// Lane `l`'s `TCMMA` of `kind`: one whole MMA.
     fn tcmma(&mut self, w: usize, pc: u32, l: usize, op: MmaOp, kind: TcKind, sanitizer: Option<&mut Sanitizer>) -> Result<(), Fault> {
-        self.warps[w].progress_at = self.warps[w].issued;
-        let warp = &self.warps[w];
-        let word = |r: Reg| warp.row(r)[l];
-        let pair = |r: Reg| u64::from(word(r)) | u64::from(word(r + 1)) << 32;
-        let i = fetch(warp, op.i)[l];
-        let accumulate = pred(warp, op.q) >> l & 1 != 0;
-        let d = fetch(warp, op.d)[l];
+        let (i, accumulate, d) = self.tcmma_lane(w, l, op);
+        let pair = |r: Reg| self.lane_pair(w, l, r);
         let fault = |ex: &Self, message: String| ex.fault(FaultKind::Tensor, w, Some(l), Some(pc), message);
         let shape = instruction_descriptor(kind, i).map_err(|why| fault(self, format!("TCMMA's instruction descriptor {i:#010x}: {why}")))?;
         let form = shape.form;
@@ -713,22 +722,17 @@ impl Executor<'_> {
         scales: Reg,
         sanitizer: Option<&mut Sanitizer>,
     ) -> Result<(), Fault> {
-        self.warps[w].progress_at = self.warps[w].issued;
-        let warp = &self.warps[w];
-        let word = |r: Reg| warp.row(r)[l];
-        let pair = |r: Reg| u64::from(word(r)) | u64::from(word(r + 1)) << 32;
-        let i = fetch(warp, op.i)[l];
-        let accumulate = pred(warp, op.q) >> l & 1 != 0;
-        let d = fetch(warp, op.d)[l];
+        let (i, accumulate, d) = self.tcmma_lane(w, l, op);
         let Source::Shared(a) = op.a else { unreachable!("a block-scaled TCMMA's A is in SHARED memory") };
-        let descriptors = [pair(a), pair(op.b)];
-        let scale_addresses = [word(scales), word(scales + 1)];
+        let descriptors = [self.lane_pair(w, l, a), self.lane_pair(w, l, op.b)];
+        let scale_addresses = self.lane_pair(w, l, scales);
+        let scale_addresses = [scale_addresses as u32, (scale_addresses >> 32) as u32];
         let fault = |ex: &Self, message: String| ex.fault(FaultKind::Tensor, w, Some(l), Some(pc), message);
         let shape = scaled_instruction_descriptor(kind, i).map_err(|why| fault(self, format!("TCMMA's instruction descriptor {i:#010x}: {why}")))?;
         let (m, n, k, block) = (128, shape.n, kind.k(), kind.block());
         let (d_lane, d_column) = self.tmem_matrix(w, pc, l, d, m, n, "D")?;
         let mut reads = sanitizer.as_ref().map(|_| Vec::new());
-        let mut scale_cells = Vec::new();
+        let mut scale_cells = sanitizer.as_ref().map(|_| Vec::new());
         // A's rows and B's columns, K elements each, times their scales.
         let mut values: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
         for (x, (name, count)) in [("A", m), ("B", n)].into_iter().enumerate() {
@@ -745,10 +749,14 @@ impl Executor<'_> {
             for index in 0..count {
                 let (scale_lane, scale_column) = scale_cell(lane, column, index);
                 let cell = scale_lane * COLUMNS + scale_column;
-                scale_cells.push((l as u8, cell));
-                let scale_bytes = self.tmem.cells[cell as usize];
+                if let Some(cells) = scale_cells.as_mut() {
+                    cells.push((l as u8, cell));
+                }
+                // This row's (column's) scale of each K block: bytes from its scale-factor id on.
+                let scale_bytes = self.tmem.cells[cell as usize] >> (8 * shape.ids[x]);
+                let block_scales: [f64; 4] = std::array::from_fn(|b| scale_value((scale_bytes >> (8 * b)) & 0xFF, shape.e4m3_scales));
                 for kk in 0..k {
-                    let scale = scale_value((scale_bytes >> (8 * (shape.ids[x] + kk / block))) & 0xFF, shape.e4m3_scales);
+                    let scale = block_scales[(kk / block) as usize];
                     let (code, address) = self.element(w, pc, &matrix, index, kk)?;
                     if let Some(reads) = reads.as_mut()
                         && (matrix.bits == 8 || kk % 2 == 0)
@@ -772,7 +780,7 @@ impl Executor<'_> {
                 *cell = simt_tensor::scaled_dot(acc, a_row, b_column);
             }
         }
-        if let (Some(s), Some(reads)) = (sanitizer, reads) {
+        if let (Some(s), Some(reads), Some(mut scale_cells)) = (sanitizer, reads, scale_cells) {
             s.tensor_reads(self, w, pc, &reads, 1);
             let d_cells = matrix_cells(l, (d_lane, d_column), m, n);
             if accumulate {
@@ -844,35 +852,31 @@ mod tests {
     }
 
     #[test]
-    fn block_scaled_descriptors_simt_does_not_run_say_why() {
-        for (kind, i, why) in [
-            (TcScaledKind::Mxf4, 0x88A0_0480, "K = 96"),
-            (TcScaledKind::Mxf4, 0x08A0_0484, "sparse"),
-            (TcScaledKind::Mxf4, 0x08A1_0480, "transpose"),
-            (TcScaledKind::Mxf4, 0x08A0_0080, "B type (bits 10-12) is 0"),
-            (TcScaledKind::Mxf8f6f4, 0x08A0_0A80, "6- or 4-bit"),
-            (TcScaledKind::Mxf4, 0x28A0_0480, "A scale-factor id (bits 29-30) is 1: a .MXF4 MMA takes 2 scale bytes of a cell, from byte 0 or 2"),
-            (TcScaledKind::Mxf4nvf4, 0x0820_04A0, "B scale-factor id (bits 4-5) is 2"),
-            (TcScaledKind::Mxf4, 0x10A0_0480, "M = 128"),
-            (TcScaledKind::Mxf4, 0x0880_0480, "N (bits 17-22, N / 8) is 0"),
-        ] {
-            let err = scaled_instruction_descriptor(kind, i).unwrap_err();
-            assert!(err.contains(why), "{kind} {i:#x}: {err}");
-        }
-    }
-
-    #[test]
     fn instruction_descriptors_simt_does_not_run_say_why() {
+        use TcmmaKind::{Plain, Scaled};
         for (kind, i, why) in [
-            (TcKind::F16, 0x0411_0014, "sparse"),
-            (TcKind::F16, 0x0311_0010, "M = 64 or 128"),
-            (TcKind::F16, 0x0401_0010, "N (bits 17-22, N / 8) is 0"),
-            (TcKind::F16, 0x0411_0410, "B type"),
-            (TcKind::F8f6f4, 0x0411_0290, "E2M1"),
-            (TcKind::Tf32, 0x0411_0910, "TF32 operand"),
-            (TcKind::I8, 0x0411_6020, "negate"),
+            (Plain(TcKind::F16), 0x0411_0014, "sparse"),
+            (Plain(TcKind::F16), 0x0311_0010, "M = 64 or 128"),
+            (Plain(TcKind::F16), 0x0401_0010, "N (bits 17-22, N / 8) is 0"),
+            (Plain(TcKind::F16), 0x0411_0410, "B type"),
+            (Plain(TcKind::F8f6f4), 0x0411_0290, "E2M1"),
+            (Plain(TcKind::Tf32), 0x0411_0910, "TF32 operand"),
+            (Plain(TcKind::I8), 0x0411_6020, "negate"),
+            (Scaled(TcScaledKind::Mxf4), 0x88A0_0480, "K = 96"),
+            (Scaled(TcScaledKind::Mxf4), 0x08A0_0484, "sparse"),
+            (Scaled(TcScaledKind::Mxf4), 0x08A1_0480, "transpose"),
+            (Scaled(TcScaledKind::Mxf4), 0x08A0_0080, "B type (bits 10-12) is 0"),
+            (Scaled(TcScaledKind::Mxf8f6f4), 0x08A0_0A80, "6- or 4-bit"),
+            (Scaled(TcScaledKind::Mxf4), 0x28A0_0480, "A scale-factor id (bits 29-30) is 1: a .MXF4 MMA takes 2 scale bytes of a cell, from byte 0 or 2"),
+            (Scaled(TcScaledKind::Mxf4nvf4), 0x0820_04A0, "B scale-factor id (bits 4-5) is 2"),
+            (Scaled(TcScaledKind::Mxf4), 0x10A0_0480, "M = 128"),
+            (Scaled(TcScaledKind::Mxf4), 0x0880_0480, "N (bits 17-22, N / 8) is 0"),
         ] {
-            let err = instruction_descriptor(kind, i).unwrap_err();
+            let err = match kind {
+                Plain(kind) => instruction_descriptor(kind, i).map(|_| ()),
+                Scaled(kind) => scaled_instruction_descriptor(kind, i).map(|_| ()),
+            };
+            let err = err.unwrap_err();
             assert!(err.contains(why), "{kind} {i:#x}: {err}");
         }
     }

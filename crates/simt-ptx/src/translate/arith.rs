@@ -70,9 +70,8 @@ impl<'t, 'a> Entry<'t, 'a> {
     fn f32_operand(&mut self, o: &ast::Operand<'a>, narrow: Option<Type>, slot: u8) -> Result<Src> {
         let x = self.src32(o)?;
         let Some(narrow) = narrow else { return Ok(x) };
-        let from = if narrow == Type::Bf16 { isa::CvtType::BF16 } else { isa::CvtType::F16 };
         let t = self.scratch + slot;
-        self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from, rnd: isa::Round::Rn }), &[dst(t), src(x)])?;
+        self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from: half_formats(narrow).0, rnd: isa::Round::Rn }), &[dst(t), src(x)])?;
         Ok(Src::reg(t))
     }
 
@@ -1032,7 +1031,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     ) -> Result<()> {
         let cmp = float_cmp(inst, s)?;
         let (bop, c) = self.combining(s, c)?;
-        let ty = if matches!(s.ty, Type::Bf16 | Type::Bf16x2) { isa::PackType::Bf16x2 } else { isa::PackType::F16x2 };
+        let ty = half_formats(s.ty).1;
         let (x, y) = (self.src32(x)?, self.src32(y)?);
         self.emit(Form::Hsetp2(mods::Hsetp2 { cmp, bop, ty }), &[isa::Operand::Pred(p), isa::Operand::Pred(q), src(x), src(y), c])
     }

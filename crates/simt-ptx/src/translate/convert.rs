@@ -18,14 +18,12 @@ impl<'t, 'a> Entry<'t, 'a> {
         if let (Type::F16x2 | Type::Bf16x2, Type::F32, [d, a, b], Some(rounding @ (px::Rounding::Rn | px::Rounding::Rz)), false, false, false) =
             (c.dst, c.src, inst.operands.as_slice(), c.rounding, c.relu, c.sat, c.ftz)
         {
-            let bf16 = c.dst == Type::Bf16x2;
+            let (to, ty) = half_formats(c.dst);
             let d = self.word(d)?;
             let (a, b) = (self.src32(a)?, self.src32(b)?);
             if rounding == px::Rounding::Rn {
-                let ty = if bf16 { isa::PackType::Bf16x2 } else { isa::PackType::F16x2 };
                 return self.emit(Form::Pack(mods::Pack { ty }), &[dst(d), src(b), src(a)]);
             }
-            let to = if bf16 { isa::CvtType::BF16 } else { isa::CvtType::F16 };
             let half = Form::Cvt(mods::Cvt { to, from: isa::CvtType::F32, rnd: isa::Round::Rz });
             let t = self.scratch;
             self.emit(half, &[dst(t), src(b)])?;
@@ -171,7 +169,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         let (d, sources) = inst.operands.split_first().ok_or_else(|| Diagnostic::new(inst.op_span, "expected operands"))?;
         let pair = matches!(ty, Type::F16x2 | Type::Bf16x2);
         let bf16 = matches!(ty, Type::Bf16 | Type::Bf16x2);
-        let ty = if bf16 { isa::PackType::Bf16x2 } else { isa::PackType::F16x2 };
+        let ty = half_formats(ty).1;
         // A single half's literal is its 16 bits, the high half zero as a register's.
         let half = |s: Src| match s {
             Src::Imm { bits, wide: false } if !pair => Src::imm(bits as u32 & 0xFFFF),
@@ -196,7 +194,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// `MUFU.EX2` in f32, rounded back to nearest even.
     pub(super) fn half_ex2(&mut self, inst: &'t ast::Instruction<'a>, ty: Type) -> Result<()> {
         let [d, x] = self.operands(inst)?;
-        let half = if matches!(ty, Type::Bf16 | Type::Bf16x2) { isa::CvtType::BF16 } else { isa::CvtType::F16 };
+        let half = half_formats(ty).0;
         let pair = matches!(ty, Type::F16x2 | Type::Bf16x2);
         let x = self.src32(x)?;
         let t = self.scratch;
@@ -320,11 +318,6 @@ impl<'t, 'a> Entry<'t, 'a> {
             Type::E2m1x2 => Some((isa::CvtPair::E2M1x2, isa::NarrowFloat::E2M1)),
             _ => None,
         };
-        let halves = |t: Type| match t {
-            Type::F16x2 => Some(isa::PackType::F16x2),
-            Type::Bf16x2 => Some(isa::PackType::Bf16x2),
-            _ => None,
-        };
         let plain = !c.ftz && !c.sat && !c.relu;
         let rn = plain && c.rounding == Some(px::Rounding::Rn);
         let t = self.scratch;
@@ -347,24 +340,23 @@ impl<'t, 'a> Entry<'t, 'a> {
                     && let Some((to, _)) = pair(to) =>
             {
                 let (d, a) = (self.word(d)?, self.src32(a)?);
-                let from = if from == Type::Bf16x2 { isa::CvtType::BF16 } else { isa::CvtType::F16 };
-                let half = Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from, rnd: isa::Round::Rn });
+                let half = Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from: half_formats(from).0, rnd: isa::Round::Rn });
                 self.emit(half, &[dst(t), src(a)])?;
                 self.emit(Form::new(Opcode::Shr), &[dst(t + 1), src(a), src(Src::imm(16))])?;
                 self.emit(half, &[dst(t + 1), src(Src::reg(t + 1))])?;
                 self.emit(Form::CvtX2(mods::CvtX2 { to }), &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])?;
             }
-            (to, from, [d, a])
+            (to @ (Type::F16x2 | Type::Bf16x2), from, [d, a])
                 if rn
                     && !c.satfinite
-                    && let (Some(ty), Some((_, from_element))) = (halves(to), pair(from)) =>
+                    && let Some((_, from_element)) = pair(from) =>
             {
                 let (d, a) = (self.word(d)?, self.src32(a)?);
                 let widen = Form::CvtWiden(mods::CvtWiden { from: from_element });
                 self.emit(widen, &[dst(t), src(a)])?;
                 self.emit(Form::new(Opcode::Shr), &[dst(t + 1), src(a), src(Src::imm(from.bits() / 2))])?;
                 self.emit(widen, &[dst(t + 1), src(Src::reg(t + 1))])?;
-                self.emit(Form::Pack(mods::Pack { ty }), &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+                self.emit(Form::Pack(mods::Pack { ty: half_formats(to).1 }), &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])?;
             }
             _ => return Ok(false),
         }

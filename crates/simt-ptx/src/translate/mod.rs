@@ -295,6 +295,12 @@ fn is_half(ty: Type) -> bool {
     matches!(ty, Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2)
 }
 
+/// simt's formats for a half type or a pair of halves (f16 unless it is bf16): one element's
+/// `CvtType` and the pair's `PackType`.
+fn half_formats(ty: Type) -> (isa::CvtType, isa::PackType) {
+    if matches!(ty, Type::Bf16 | Type::Bf16x2) { (isa::CvtType::BF16, isa::PackType::Bf16x2) } else { (isa::CvtType::F16, isa::PackType::F16x2) }
+}
+
 /// Where a PTX register lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Loc {
