@@ -1,6 +1,6 @@
 //! The ML compilers' corpora (`tests/ml/`: PTX that Triton and tinygrad emitted, with numpy
 //! inputs and references) run through `simt run` as their manifests say, under both SIMT
-//! models and timed on the h100 model (b200 for sm_100a's), and compared with the references by each kernel's
+//! models and timed on the h100 model (b200 for Blackwell's, sm_100a and sm_120a), and compared with the references by each kernel's
 //! tolerance, and through `libgpuocelot.so`'s `ptx_run` over host memory as tinygrad's mock
 //! CUDA driver calls it (tinygrad's kernels without tensor cores retargeted to the `sm_35`
 //! the mock asks for).
@@ -161,8 +161,9 @@ fn ml_corpora_run_and_match_their_references() {
             let refused = NOT_YET.iter().any(|(k, _)| *k == id);
             // Under every sanitizer too: a finding exits 2. What compilers emit is race-free and
             // reads only what it wrote, spilled registers included.
-            // Timed on h100, but for datacenter Blackwell's tensor-memory kernels, which need b200.
-            let machine = if kernel["capability"].as_u64() == Some(100) { "b200" } else { "h100" };
+            // Timed on h100, but Blackwell's kernels on b200, simt's one Blackwell machine: datacenter
+            // Blackwell's tensor memory and consumer Blackwell's block-scaled mma.sync need its target.
+            let machine = if kernel["capability"].as_u64().is_some_and(|c| c >= 100) { "b200" } else { "h100" };
             for extra in [&["--simt", "its"][..], &["--simt", "stack"], &["--timing", machine], &["--check", "racecheck,initcheck,synccheck"]] {
                 match (run(&dir, kernel, extra, None), refused) {
                     (Some(why), false) => failures.push(format!("{id} {}: {why}", extra.join(" "))),

@@ -189,6 +189,7 @@ fn attempt(c: &mut impl Choices, regs_used: u8, len: u32, pc: u32, shared_size: 
     for (i, spec) in row.operands.iter().enumerate() {
         inst.operands[i] = match spec.kind {
             OperandKind::Dst(_) => Operand::Reg(reg(&mut pick, true)),
+            OperandKind::Reg(_) => Operand::Src(Src::reg(reg(&mut pick, false))),
             OperandKind::Src { .. } => {
                 if pick(4) == 0 {
                     let low = u64::from(pick_bits(&mut pick));

@@ -1345,6 +1345,13 @@ def specs():
                   [1], {"sorted_ptr": np.sort(xs), "top_ptr": np.sort(xs)[::-1][:16].copy(), "gathered_ptr": xs[gather_at],
                         "hist_ptr": np.bincount(bins_of, minlength=32).astype(np.int32)},
                   mc.exact(), num_warps=4, num_stages=1, note="tl.sort, tl.topk, tl.gather, tl.histogram"))
+    # Block-scaled dots on consumer Blackwell: mma.sync with .block_scale, the scales in
+    # registers (m16n8k32 .kind::mxf8f6f4 .scale_vec::1X; m16n8k64 .kind::mxf4nvf4 with
+    # .scale_vec::2X e8m0 scales for mxfp4, .scale_vec::4X e4m3 ones for nvfp4).
+    for name in ("dot_scaled_mxfp8", "dot_scaled_mxfp4", "dot_scaled_nvfp4"):
+        spec = next(s for s in S if s.name == f"{name}_sm100").for_capability(120, "", name=f"{name}_sm120")
+        spec.note = "sm_120a (consumer Blackwell): tl.dot_scaled is mma.sync with .block_scale, the scales in registers"
+        S.append(spec)
     return S
 
 

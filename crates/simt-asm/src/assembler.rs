@@ -900,7 +900,7 @@ impl<'a> Assembler<'a> {
         let mut ok = true;
         for (i, spec) in info.operands.iter().enumerate() {
             let Some(operand) = ins.operands.get(i) else {
-                inst.operands[i] = default_operand(spec.kind);
+                inst.operands[i] = default_operand(opcode, spec.kind);
                 continue;
             };
             let resolved = match (&operand.form, spec.kind) {
@@ -953,7 +953,7 @@ impl<'a> Assembler<'a> {
             (_, OperandKind::Format) => {
                 Err(with_help(op_err(format!("operand `{name}` must be a string literal"), "expected a string"), "write PRINTF \"x = %d\\n\", R4"))
             }
-            (OperandForm::Num(num), OperandKind::Src { .. }) => {
+            (OperandForm::Num(num), OperandKind::Src { .. } | OperandKind::Reg(_)) => {
                 fit_source(*num, inst.lit_kind(i), inst.opcode()).map(Operand::Src).map_err(|m| op_err(m, "this literal"))
             }
             (OperandForm::Num(num), OperandKind::Imm) => fit_int(*num).map(Operand::Imm).map_err(|m| op_err(m, "this literal")),
@@ -970,7 +970,7 @@ impl<'a> Assembler<'a> {
                             "expected a register",
                         )),
                     },
-                    OperandKind::Src { .. } => {
+                    OperandKind::Src { .. } | OperandKind::Reg(_) => {
                         if let Some(r) = register(text) {
                             let reg = r.map_err(|m| op_err(m, "no such register"))?;
                             return if not {

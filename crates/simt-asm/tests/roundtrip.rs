@@ -140,7 +140,7 @@ fn instruction(rng: &mut Rng, labels: usize) -> String {
                 // PRINTF's arguments: an even register, or RZ where the format takes none.
                 OperandKind::Src { width: Width::Printed, .. } if inst.reg_count(i) == 0 => "RZ".into(),
                 OperandKind::Src { width: Width::Printed, .. } => format!("R{}", 2 * rng.below(100)),
-                OperandKind::Dst(_) => register(rng, inst.reg_count(i), mma),
+                OperandKind::Dst(_) | OperandKind::Reg(_) => register(rng, inst.reg_count(i), mma),
                 OperandKind::Src { mods, .. } => {
                     let lit = inst.lit_kind(i);
                     if lit != LitKind::NoLiteral && rng.chance(40) {

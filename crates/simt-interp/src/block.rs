@@ -456,7 +456,7 @@ impl<'a> BlockSim<'a> {
                 }
                 None => Exchange::TensorCopy { store: true, barrier: 0 },
             }),
-            Op::Tensor(_) | Op::Warpgroup(_) => {
+            Op::Tensor(_) | Op::ScaledTensor(_) | Op::Warpgroup(_) => {
                 let inst = &self.exec.launch.kernel.code[pc as usize];
                 inst.form.mma().map(|form| Exchange::Mma { form, macs: simt_tensor::macs(inst).1 })
             }

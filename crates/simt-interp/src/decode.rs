@@ -95,6 +95,7 @@ pub(crate) enum Op {
     Control(control::ControlOp),
     Collective(collective::CollectiveOp),
     Tensor(tensor::MmaOp),
+    ScaledTensor(tensor::ScaledMmaOp),
     Warpgroup(tensor::WgmmaOp),
     Mbarrier(tma::MbarOp),
     TensorCopy(tma::CopyOp),
@@ -474,6 +475,7 @@ impl Decoder {
             Form::Mma(_) | Form::MmaM16n8k16(_) | Form::MmaSp(_) | Form::MmaM8n8k4(_) | Form::MmaM16n8k8(_) | Form::MmaM16n8k32(_) => {
                 Op::Tensor(tensor::decode(t, inst)?)
             }
+            Form::MmaScaled(_) => Op::ScaledTensor(tensor::decode_scaled(t, inst)?),
             Form::Wgmma(_) => Op::Warpgroup(tensor::decode_wgmma(t, inst)?),
             // Mbarriers and tensor copies (exec/tma.rs).
             Form::MbarInit(_) | Form::MbarArrive(_) | Form::MbarTx(_) | Form::MbarTest(_) | Form::TcmmaCommit(_) => {

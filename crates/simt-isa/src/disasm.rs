@@ -10,11 +10,12 @@ use crate::instr::*;
 use crate::module::*;
 use crate::table::*;
 
-/// The value an omitted optional operand takes (`q` = `PT`, SHFL width 32, a member mask the
-/// whole warp).
-pub fn default_operand(kind: OperandKind) -> Operand {
+/// The value an omitted optional operand of `opcode` takes (`q` = `PT`, SHFL width 32, a member
+/// mask the whole warp, `MMA.SCALED`'s selectors 0).
+pub fn default_operand(opcode: Opcode, kind: OperandKind) -> Operand {
     match kind {
         OperandKind::PredSrc => Operand::PredSrc { pred: PT, negated: false },
+        OperandKind::Imm if opcode == Opcode::MmaScaled => Operand::Imm(0),
         OperandKind::Imm => Operand::Imm(32),
         OperandKind::Src { width: Width::Printed, .. } => Operand::Src(Src::reg(RZ)),
         OperandKind::Src { width: Width::Members, .. } => Operand::Src(Src::imm(u32::MAX)),
@@ -110,7 +111,7 @@ pub fn format_instruction(inst: &Instruction, symbols: &Symbols<'_>) -> String {
     }
     s.push_str(&format_mnemonic(&inst.form));
     let mut count = info.operands.len();
-    while count > info.operands.len() - usize::from(info.optional) && inst.operands[count - 1] == default_operand(info.operands[count - 1].kind) {
+    while count > info.operands.len() - usize::from(info.optional) && inst.operands[count - 1] == default_operand(info.opcode, info.operands[count - 1].kind) {
         count -= 1;
     }
     let space = inst.form.access().map(|a| a.space);

@@ -32,6 +32,8 @@ fn operand_notes(row: &OpInfo) -> String {
         let note = match spec.kind {
             OperandKind::Dst(Width::One) => "register".to_string(),
             OperandKind::Dst(width) => width_note(width).to_string(),
+            OperandKind::Reg(Width::One) => "register".to_string(),
+            OperandKind::Reg(width) => format!("register, {}", width_note(width)),
             OperandKind::Src { lit, mods, width } => {
                 let lit = match lit {
                     LitKind::NoLiteral => "register",

@@ -13,7 +13,8 @@
 //!
 //! Operand fields: destination register 8 bits; source 20 bits (bit 0 set:
 //! literal, bit 1 wide, bits 2..20 constant-pool index; bit 0 clear: bits
-//! 1..9 register, bit 9 negate, bit 10 absolute value); destination predicate
+//! 1..9 register, bit 9 negate, bit 10 absolute value); register-only source
+//! ([`OperandKind::Reg`], rows whose sources would not fit as 20 bits) 8 bits; destination predicate
 //! 3 bits; source predicate 4 bits (3 + negate); special register 5 bits;
 //! address 27 bits (8-bit base register, `RZ` for none, then a 19-bit pool
 //! index of the signed offset); label 48 bits (24-bit target pc, 24-bit
@@ -25,7 +26,7 @@
 
 use std::collections::HashMap;
 
-use crate::semantics::{MmaForm, MmaShape};
+use crate::semantics::{MmaForm, MmaShape, ScaleSelectors};
 use crate::table::*;
 
 /// `RZ`: reads as zero, ignores writes.
@@ -140,7 +141,7 @@ pub enum Operand {
 }
 
 /// Maximum number of operands of any row.
-pub const MAX_OPERANDS: usize = 5;
+pub const MAX_OPERANDS: usize = 7;
 
 /// A decoded instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -221,6 +222,9 @@ impl Instruction {
         if self.form.mma().is_some() {
             self.validate_mma_overlap()?;
         }
+        if let (Some((kind, _)), Operand::Imm(sel)) = (self.form.scaled_mma(), self.operands[6]) {
+            ScaleSelectors::check(sel, kind).map_err(|why| err(ErrorAt::Operand(6), why))?;
+        }
         Ok(())
     }
 
@@ -260,6 +264,11 @@ impl Instruction {
                 self.form.is_defined(),
                 &format!("{shape}.{num} moves {} registers a thread; at most {} (fewer repetitions)", shape.registers(num), TmemShape::MAX_REGISTERS),
             ),
+            Form::MmaScaled(mods::MmaScaled { kind, input, scale }) => {
+                let wanted = if kind == TcScaledKind::Mxf8f6f4 { ".E4M3 or .E5M2" } else { ".E2M1" };
+                combo(self.form.mma().is_some_and(|m| m.is_defined()), &format!("MMA.SCALED.{kind} multiplies {wanted}, not .{input}"))?;
+                combo(self.form.is_defined(), &format!("only MXF4NVF4 takes .{scale} scales: the others' are .UE8M0"))
+            }
             form => match form.mma() {
                 Some(mma) if !mma.is_defined() => {
                     combo(false, &format!("{} takes types {}, not .{}.{}", self.opcode(), MmaForm::defined_types(mma.shape), mma.acc, mma.input))
@@ -312,6 +321,9 @@ impl Instruction {
         };
         match (kind, self.operands[i]) {
             (OperandKind::Dst(_), Operand::Reg(r)) => check_reg(r),
+            (OperandKind::Reg(_), Operand::Src(Src::Reg { reg, neg: false, abs: false })) => check_reg(reg),
+            (OperandKind::Reg(_), Operand::Src(Src::Reg { .. })) => Err(err(at, format!("{} takes no source modifiers", self.opcode()))),
+            (OperandKind::Reg(_), Operand::Src(Src::Imm { .. })) => Err(err(at, "this operand must be a register")),
             (OperandKind::Src { mods, .. }, Operand::Src(src)) => match src {
                 Src::Reg { reg, neg, abs } => {
                     check_reg(reg)?;
@@ -483,7 +495,7 @@ pub fn encode(inst: &Instruction, pool: &mut PoolBuilder) -> u128 {
     w.put(0, 4);
     for (i, spec) in inst.info().operands.iter().enumerate() {
         match (spec.kind, inst.operands[i]) {
-            (OperandKind::Dst(_), Operand::Reg(r)) => w.put(u64::from(r), 8),
+            (OperandKind::Dst(_), Operand::Reg(r)) | (OperandKind::Reg(_), Operand::Src(Src::Reg { reg: r, .. })) => w.put(u64::from(r), 8),
             (OperandKind::Src { .. }, Operand::Src(Src::Reg { reg, neg, abs })) => {
                 w.put(0, 1);
                 w.put(u64::from(reg), 8);
@@ -555,6 +567,7 @@ pub fn decode(word: u128, pool: &[u64]) -> Result<Instruction, DecodeError> {
     for (i, spec) in info.operands.iter().enumerate() {
         inst.operands[i] = match spec.kind {
             OperandKind::Dst(_) => Operand::Reg(r.take(8) as u8),
+            OperandKind::Reg(_) => Operand::Src(Src::reg(r.take(8) as u8)),
             OperandKind::Src { .. } => {
                 if r.take(1) == 1 {
                     let wide = r.take(1) == 1;
@@ -630,7 +643,7 @@ mod tests {
             for (i, spec) in row.operands.iter().enumerate() {
                 inst.operands[i] = match spec.kind {
                     OperandKind::Dst(_) => Operand::Reg(8),
-                    OperandKind::Src { .. } => Operand::Src(Src::reg(16)),
+                    OperandKind::Src { .. } | OperandKind::Reg(_) => Operand::Src(Src::reg(16)),
                     OperandKind::PredDst => Operand::Pred(3),
                     OperandKind::PredSrc => Operand::PredSrc { pred: 2, negated: true },
                     OperandKind::Special => Operand::Special(SpecialReg::Clock),
@@ -652,7 +665,7 @@ mod tests {
                 .operands
                 .iter()
                 .map(|spec| match spec.kind {
-                    OperandKind::Dst(_) => 8,
+                    OperandKind::Dst(_) | OperandKind::Reg(_) => 8,
                     OperandKind::Src { .. } => 20,
                     OperandKind::PredDst => 3,
                     OperandKind::PredSrc => 4,
@@ -729,7 +742,7 @@ mod tests {
         assert_eq!(inst.validate(), Ok(()));
 
         let mut mma = Instruction::new(Opcode::Mma);
-        mma.operands = [Operand::Reg(16), Operand::Src(Src::reg(0)), Operand::Src(Src::reg(4)), Operand::Src(Src::reg(16)), Operand::None];
+        mma.operands[..4].copy_from_slice(&[Operand::Reg(16), Operand::Src(Src::reg(0)), Operand::Src(Src::reg(4)), Operand::Src(Src::reg(16))]);
         assert_eq!(mma.validate(), Ok(()));
         mma.operands[3] = Operand::Src(Src::reg(20));
         assert!(mma.validate().unwrap_err().message.contains("overlaps c"));
@@ -737,7 +750,7 @@ mod tests {
         // f64 fragments are register pairs: every operand starts at an even register.
         let mut dmma = Instruction::new(Opcode::MmaM8n8k4);
         dmma.form = Form::MmaM8n8k4(mods::MmaM8n8k4 { acc: MmaAcc::F64, input: MmaIn::F64 });
-        dmma.operands = [Operand::Reg(8), Operand::Src(Src::reg(0)), Operand::Src(Src::reg(2)), Operand::Src(Src::reg(4)), Operand::None];
+        dmma.operands[..4].copy_from_slice(&[Operand::Reg(8), Operand::Src(Src::reg(0)), Operand::Src(Src::reg(2)), Operand::Src(Src::reg(4))]);
         assert_eq!(dmma.validate(), Ok(()));
         dmma.operands[2] = Operand::Src(Src::reg(3));
         assert_eq!(dmma.validate().unwrap_err().at, ErrorAt::Operand(2));

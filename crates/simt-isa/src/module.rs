@@ -1158,7 +1158,7 @@ fn upgrade_v3_word(word: u128) -> u128 {
 /// before the member mask: the zero bits there read as `R0`, and mean the whole warp.
 fn upgrade_v5_instruction(inst: &mut Instruction) {
     if matches!(inst.opcode(), Opcode::Redux | Opcode::Match) {
-        inst.operands[2] = crate::disasm::default_operand(inst.info().operands[2].kind);
+        inst.operands[2] = crate::disasm::default_operand(inst.opcode(), inst.info().operands[2].kind);
     }
 }
 
@@ -1547,7 +1547,7 @@ mod tests {
         let mut m = sample();
         let mut mma = Instruction::new(Opcode::Mma);
         mma.form = Form::Mma(crate::table::mods::Mma { acc: crate::table::MmaAcc::F32, input: crate::table::MmaIn::BF16 });
-        mma.operands = [Operand::Reg(0), Operand::Src(Src::reg(8)), Operand::Src(Src::reg(12)), Operand::Src(Src::reg(0)), Operand::None];
+        mma.operands[..4].copy_from_slice(&[Operand::Reg(0), Operand::Src(Src::reg(8)), Operand::Src(Src::reg(12)), Operand::Src(Src::reg(0))]);
         m.kernels[0].code.insert(0, mma);
         m.kernels[0].lines.insert(0, 2);
         m.kernels[0].frames.of_pc.insert(0, 0);

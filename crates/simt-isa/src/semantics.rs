@@ -25,6 +25,9 @@ pub enum MmaShape {
     M16N8K8,
     /// `MMA.M16N8K32`: the layout of PTX `mma.sync.aligned.m16n8k32` with 8-bit elements.
     M16N8K32,
+    /// `MMA.SCALED` of E2M1 pairs: the layout of PTX `mma.sync.aligned.m16n8k64` (`M16N8K32`'s
+    /// bytes, two elements each).
+    M16N8K64,
 }
 
 impl MmaShape {
@@ -33,7 +36,8 @@ impl MmaShape {
         Form::new(opcode).mma().map(|form| form.shape)
     }
 
-    /// The opcode of the `MMA` row of this shape ([`MmaShape::of`]'s inverse).
+    /// The opcode of the `MMA` row of this shape ([`MmaShape::of`]'s inverse; `MMA.SCALED` for
+    /// `M16N8K64`, which only it has).
     pub fn opcode(self) -> Opcode {
         match self {
             MmaShape::M16N16K16 => Opcode::Mma,
@@ -42,6 +46,7 @@ impl MmaShape {
             MmaShape::M8N8K4 => Opcode::MmaM8n8k4,
             MmaShape::M16N8K8 => Opcode::MmaM16n8k8,
             MmaShape::M16N8K32 => Opcode::MmaM16n8k32,
+            MmaShape::M16N8K64 => Opcode::MmaScaled,
         }
     }
 
@@ -65,6 +70,7 @@ impl MmaShape {
             MmaShape::M8N8K4 => 8 * 8 * 4,
             MmaShape::M16N8K8 => 16 * 8 * 8,
             MmaShape::M16N8K32 => 16 * 8 * 32,
+            MmaShape::M16N8K64 => 16 * 8 * 64,
         }
     }
 }
@@ -124,6 +130,7 @@ impl MmaForm {
             MmaShape::M8N8K4 => self.acc == MmaAcc::F64 && self.input == MmaIn::F64,
             MmaShape::M16N8K8 => self.acc == MmaAcc::F32 && self.input == MmaIn::TF32,
             MmaShape::M16N8K32 => matches!((self.acc, self.input), (MmaAcc::S32, MmaIn::S8 | MmaIn::U8) | (MmaAcc::F32, MmaIn::E4M3 | MmaIn::E5M2)),
+            MmaShape::M16N8K64 => (self.acc, self.input) == (MmaAcc::F32, MmaIn::E2M1),
         }
     }
 
@@ -146,11 +153,13 @@ impl MmaForm {
         // Elements per lane: 16x16 tiles hold 8 per lane; the 16x8 tile's C and B hold 4;
         // the sparse shape's B (32x16) holds 16; the 8x8x4 shape's A and B 1, C 2; the
         // 16x8x8 shape's A (16x8) and C 4, B (8x8) 2; the 16x8x32 shape's A (16x32) 16, B
-        // (32x8) 8, C 4.
+        // (32x8) 8, C 4; the 16x8x64 shape's A 32, B 16, C 4.
         let elements = match (self.shape, role) {
             (MmaShape::M16N8K32, FragRole::A) => 16,
             (MmaShape::M16N8K32, FragRole::B) => 8,
-            (MmaShape::M16N8K32, FragRole::C) => 4,
+            (MmaShape::M16N8K32 | MmaShape::M16N8K64, FragRole::C) => 4,
+            (MmaShape::M16N8K64, FragRole::A) => 32,
+            (MmaShape::M16N8K64, FragRole::B) => 16,
             (MmaShape::M16N8K16, FragRole::B | FragRole::C) | (MmaShape::M16N8K8, FragRole::A | FragRole::C) => 4,
             (MmaShape::M16N8K8, FragRole::B) => 2,
             (MmaShape::SpM16N16K32, FragRole::B) => 16,
@@ -319,6 +328,80 @@ impl TcScaledKind {
             TcScaledKind::Mxf4nvf4 => 16,
         }
     }
+
+    /// The scales of a row of A (a column of B) one MMA of this kind takes, a K block each
+    /// (PTX's `.scale_vec::1X`, `2X`, `4X`).
+    pub fn blocks(self) -> u32 {
+        self.k() / self.block()
+    }
+
+    /// The `MMA.SCALED` shape of this kind: K 32 bytes of E4M3 or E5M2, or 64 E2M1 elements.
+    pub fn mma_shape(self) -> MmaShape {
+        match self {
+            TcScaledKind::Mxf8f6f4 => MmaShape::M16N8K32,
+            TcScaledKind::Mxf4 | TcScaledKind::Mxf4nvf4 => MmaShape::M16N8K64,
+        }
+    }
+}
+
+/// Where an `MMA.SCALED` finds its scales: PTX's `{byte-id, thread-id}` for A and for B, the
+/// hex digits of its `sel` operand (`0x<ba><ta><bb><tb>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScaleSelectors {
+    /// The byte of A's scale word holding its first K block's scale.
+    pub a_byte: u32,
+    /// Which pair of each quad's lanes holds A's scales (0: lanes 0 and 1, 1: lanes 2 and 3).
+    pub a_thread: u32,
+    /// The byte of B's scale word holding its first K block's scale.
+    pub b_byte: u32,
+    /// Which lane of each quad holds B's scales.
+    pub b_thread: u32,
+}
+
+impl ScaleSelectors {
+    /// The selectors `sel` holds.
+    pub fn of(sel: u32) -> ScaleSelectors {
+        let digit = |at: u32| (sel >> at) & 0xF;
+        ScaleSelectors { a_byte: digit(12), a_thread: digit(8), b_byte: digit(4), b_thread: digit(0) }
+    }
+
+    /// Why `sel` cannot select the scales of `kind`, if it cannot: a scale word has four bytes,
+    /// a kind's scales start at a multiple of their count (PTX's byte-id 0 to 3 for
+    /// `.scale_vec::1X`, 0 or 2 for `2X`, 0 for `4X`), two lanes of a quad hold A's and one B's.
+    pub fn check(sel: u32, kind: TcScaledKind) -> Result<ScaleSelectors, String> {
+        let s = ScaleSelectors::of(sel);
+        let blocks = kind.blocks();
+        let bytes = match blocks {
+            1 => "0, 1, 2 or 3",
+            2 => "0 or 2",
+            _ => "0",
+        };
+        if sel > 0xFFFF {
+            return Err(format!("sel {sel:#x} has more than four hex digits (0x<ba><ta><bb><tb>)"));
+        }
+        for (name, byte) in [("A", s.a_byte), ("B", s.b_byte)] {
+            if byte % blocks != 0 || byte >= 4 {
+                return Err(format!("{name}'s scales start at byte {byte}, but {kind} takes {blocks} a row (column), from byte {bytes} of the word"));
+            }
+        }
+        if s.a_thread > 1 {
+            return Err(format!("A's thread selector is {}: two lanes of each quad hold A's scales, pair 0 or 1", s.a_thread));
+        }
+        if s.b_thread > 3 {
+            return Err(format!("B's thread selector is {}: one lane of each quad holds B's scales, 0 to 3", s.b_thread));
+        }
+        Ok(s)
+    }
+
+    /// The lane holding the scales of row `m` (0 .. 15) of A.
+    pub fn a_lane(self, m: u32) -> usize {
+        (4 * (m % 8) + 2 * self.a_thread + m / 8) as usize
+    }
+
+    /// The lane holding the scales of column `n` (0 .. 7) of B.
+    pub fn b_lane(self, n: u32) -> usize {
+        (4 * n + self.b_thread) as usize
+    }
 }
 
 /// What a `TCMMA` multiplies: a plain kind, or a block-scaled one.
@@ -393,6 +476,9 @@ impl Form {
         if let Form::MmaM16n8k32(mods::MmaM16n8k32 { acc, input, sat }) = *self {
             return Some(MmaForm { shape: MmaShape::M16N8K32, acc, input, sat: sat == Sat::Yes });
         }
+        if let Form::MmaScaled(mods::MmaScaled { kind, input, .. }) = *self {
+            return Some(MmaForm { shape: kind.mma_shape(), acc: MmaAcc::F32, input, sat: false });
+        }
         let (shape, acc, input) = match *self {
             Form::Mma(mods::Mma { acc, input }) => (MmaShape::M16N16K16, acc, input),
             Form::MmaM16n8k16(mods::MmaM16n8k16 { acc, input }) => (MmaShape::M16N8K16, acc, input),
@@ -414,6 +500,12 @@ impl Form {
         }
         if let Some((shape, num, _)) = self.tmem_access() {
             return shape.registers(num) <= TmemShape::MAX_REGISTERS;
+        }
+        if let Form::MmaScaled(mods::MmaScaled { kind, scale, .. }) = *self
+            && scale == ScaleType::Ue4m3
+            && kind != TcScaledKind::Mxf4nvf4
+        {
+            return false;
         }
         let Some(mma) = self.mma() else { return true };
         let transposable = match self.wgmma() {
@@ -438,6 +530,14 @@ impl Form {
     pub fn tmem_access(&self) -> Option<(TmemShape, TmemNum, TmemPack)> {
         match *self {
             Form::TmemLd(mods::TmemLd { shape, num, pack }) | Form::TmemSt(mods::TmemSt { shape, num, pack }) => Some((shape, num, pack)),
+            _ => None,
+        }
+    }
+
+    /// The kind and scale type of an `MMA.SCALED`; `None` for any other form.
+    pub fn scaled_mma(&self) -> Option<(TcScaledKind, ScaleType)> {
+        match *self {
+            Form::MmaScaled(mods::MmaScaled { kind, scale, .. }) => Some((kind, scale)),
             _ => None,
         }
     }
@@ -552,7 +652,7 @@ impl Instruction {
     /// How many consecutive registers operand `index` names.
     pub fn reg_count(&self, index: usize) -> u8 {
         let width = match self.info().operands.get(index).map(|o| o.kind) {
-            Some(OperandKind::Dst(w) | OperandKind::Src { width: w, .. }) => w,
+            Some(OperandKind::Dst(w) | OperandKind::Src { width: w, .. } | OperandKind::Reg(w)) => w,
             _ => return 1,
         };
         match width {
@@ -675,13 +775,17 @@ mod tests {
     use super::*;
     use crate::instr::Guard;
 
+    /// A `WGMMA` is made of another row's shape, and so is an `MMA.SCALED` of 8-bit types; only
+    /// `MMA.SCALED` has `M16N8K64`.
     #[test]
     fn every_mma_shape_names_its_opcode() {
         for row in TABLE {
-            if let Some(shape) = MmaShape::of(row.opcode).filter(|_| Form::new(row.opcode).wgmma().is_none()) {
+            let form = Form::new(row.opcode);
+            if let Some(shape) = MmaShape::of(row.opcode).filter(|_| form.wgmma().is_none() && form.scaled_mma().is_none()) {
                 assert_eq!(shape.opcode(), row.opcode);
             }
         }
+        assert_eq!(MmaShape::M16N8K64.opcode(), Opcode::MmaScaled);
     }
 
     /// Every row that names a rule must be able to answer it, so a new row cannot
@@ -700,7 +804,7 @@ mod tests {
             }
             for spec in row.operands {
                 let width = match spec.kind {
-                    OperandKind::Dst(w) | OperandKind::Src { width: w, .. } => w,
+                    OperandKind::Dst(w) | OperandKind::Src { width: w, .. } | OperandKind::Reg(w) => w,
                     _ => continue,
                 };
                 let answered = match width {
@@ -764,7 +868,12 @@ mod tests {
         assert_eq!(e.access, Some(MemAccess { space: Space::Global, generic: true, wide: true, kind: AccessKind::Load, size: 4, regs: 1 }));
 
         let mut setp = Instruction::new(Opcode::Isetp);
-        setp.operands = [Operand::Pred(1), Operand::Src(Src::reg(RZ)), Operand::Src(Src::imm(3)), Operand::PredSrc { pred: PT, negated: false }, Operand::None];
+        setp.operands[..4].copy_from_slice(&[
+            Operand::Pred(1),
+            Operand::Src(Src::reg(RZ)),
+            Operand::Src(Src::imm(3)),
+            Operand::PredSrc { pred: PT, negated: false },
+        ]);
         let e = setp.effects();
         assert!(e.reads.is_empty() && e.writes.is_empty());
         assert_eq!((e.pred_reads, e.pred_writes), (0, 0b10));

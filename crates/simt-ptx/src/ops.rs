@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use simt_isa::TcScaledKind;
+use simt_isa::{ScaleType, TcScaledKind};
 
 use crate::ast::Span;
 
@@ -42,7 +42,7 @@ modifiers! {
     U8 = ".u8", U16 = ".u16", U32 = ".u32", U64 = ".u64",
     S8 = ".s8", S16 = ".s16", S32 = ".s32", S64 = ".s64",
     F16 = ".f16", F16x2 = ".f16x2", Bf16 = ".bf16", Bf16x2 = ".bf16x2", Tf32 = ".tf32",
-    F32 = ".f32", F64 = ".f64", Pred = ".pred", E4m3 = ".e4m3", E5m2 = ".e5m2", E4m3x2 = ".e4m3x2", E5m2x2 = ".e5m2x2", E2m1x2 = ".e2m1x2", F32x2 = ".f32x2", U16x2 = ".u16x2", S16x2 = ".s16x2",
+    F32 = ".f32", F64 = ".f64", Pred = ".pred", E4m3 = ".e4m3", E5m2 = ".e5m2", E4m3x2 = ".e4m3x2", E5m2x2 = ".e5m2x2", E2m1x2 = ".e2m1x2", E2m1 = ".e2m1", F32x2 = ".f32x2", U16x2 = ".u16x2", S16x2 = ".s16x2",
     Rn = ".rn", Rz = ".rz", Rm = ".rm", Rp = ".rp", Rna = ".rna",
     Rni = ".rni", Rzi = ".rzi", Rmi = ".rmi", Rpi = ".rpi",
     Global = ".global", Shared = ".shared", Local = ".local", Param = ".param", Const = ".const", Reg = ".reg",
@@ -64,7 +64,8 @@ modifiers! {
     Satfinite = ".satfinite", Noftz = ".noftz", Warp = ".warp", Arrive = ".arrive", Red = ".red",
     L = ".l", R = ".r", Wrap = ".wrap", Clamp = ".clamp", Shiftamt = ".shiftamt",
     F4e = ".f4e", B4e = ".b4e", Rc8 = ".rc8", Ecl = ".ecl", Ecr = ".ecr", Rc16 = ".rc16",
-    M16n8k16 = ".m16n8k16", M16n8k8 = ".m16n8k8", M8n8k4 = ".m8n8k4", M16n8k32 = ".m16n8k32",
+    M16n8k16 = ".m16n8k16", M16n8k8 = ".m16n8k8", M8n8k4 = ".m8n8k4", M16n8k32 = ".m16n8k32", M16n8k64 = ".m16n8k64",
+    ScaleVec1x = ".scale_vec::1X", ScaleVec2x = ".scale_vec::2X", ScaleVec4x = ".scale_vec::4X", Ue8m0 = ".ue8m0", Ue4m3 = ".ue4m3",
     Row = ".row", Col = ".col",
     Async = ".async", CommitGroup = ".commit_group", WaitGroup = ".wait_group", WaitAll = ".wait_all",
     M8n8 = ".m8n8", X1 = ".x1", X2 = ".x2", X4 = ".x4", Trans = ".trans",
@@ -169,7 +170,8 @@ class! {
         E5m2, /// Two FP8 with 4 exponent bits in 16 bits (`cvt` only).
         E4m3x2, /// Two FP8 with 5 exponent bits in 16 bits (`cvt` only).
         E5m2x2, /// Two FP4 (E2M1) in 8 bits, the first in the low nibble (`cvt` only).
-        E2m1x2, /// Two IEEE singles in 64 bits (sm_100's `add.f32x2`).
+        E2m1x2, /// FP4 (E2M1), two a byte (block-scaled `mma` inputs only).
+        E2m1, /// Two IEEE singles in 64 bits (sm_100's `add.f32x2`).
         F32x2, /// Two unsigned 16-bit integers in 32 bits (sm_90's `min`/`max.u16x2`).
         U16x2, /// Two signed 16-bit integers in 32 bits.
         S16x2,
@@ -182,6 +184,7 @@ impl Type {
         use Type::*;
         match self {
             Pred => 1,
+            E2m1 => 4,
             B8 | U8 | S8 | E4m3 | E5m2 | E2m1x2 => 8,
             B16 | U16 | S16 | F16 | Bf16 | E4m3x2 | E5m2x2 => 16,
             B32 | U32 | S32 | F16x2 | Bf16x2 | Tf32 | F32 | U16x2 | S16x2 => 32,
@@ -498,7 +501,8 @@ class! {
         M16n8k16, /// 16x8 by 8x8.
         M16n8k8, /// 8x8 by 8x4.
         M8n8k4, /// 16x8 by 8x32.
-        M16n8k32,
+        M16n8k32, /// 16x8 by 8x64 (E2M1 pairs, block-scaled only).
+        M16n8k64,
     }
 }
 
@@ -851,6 +855,9 @@ pub struct Mma {
     pub c: Type,
     /// `.satfinite` (integer forms clamp instead of wrapping).
     pub satfinite: bool,
+    /// `.kind::mxf8f6f4`, `::mxf4` or `::mxf4nvf4` with `.block_scale`: the kind, as the
+    /// `.scale_vec` and scale type make it, and the scale type.
+    pub scale: Option<(TcScaledKind, ScaleType)>,
 }
 
 /// An opcode with its typed modifiers.
@@ -1454,6 +1461,44 @@ impl<'m> Modifiers<'m> {
         }
     }
 
+    /// `mma`'s `.kind::mxf8f6f4`, `::mxf4` or `::mxf4nvf4` with `.block_scale`, its
+    /// `.scale_vec::NX` and its scale type, if it has a kind: what simt runs it as.
+    fn mma_block_scale(&mut self) -> Result<Option<(TcScaledKind, ScaleType)>, ModifierError> {
+        use Modifier as M;
+        let Some(kind) = self.one(|x| [M::KindMxf8f6f4, M::KindMxf4, M::KindMxf4nvf4].contains(&x).then_some(x), "a kind")? else {
+            return Ok(None);
+        };
+        self.require_flag(M::BlockScale)?;
+        let vec = self.one(|x| [M::ScaleVec1x, M::ScaleVec2x, M::ScaleVec4x].contains(&x).then_some(x), "a scale vector size")?;
+        let scale = self.required(
+            |x| match x {
+                M::Ue8m0 => Some(ScaleType::Ue8m0),
+                M::Ue4m3 => Some(ScaleType::Ue4m3),
+                _ => None,
+            },
+            "a scale type",
+            ".ue8m0",
+        )?;
+        let scaled = match (kind, vec, scale) {
+            (M::KindMxf8f6f4, None | Some(M::ScaleVec1x), ScaleType::Ue8m0) => TcScaledKind::Mxf8f6f4,
+            (M::KindMxf4, None | Some(M::ScaleVec2x), ScaleType::Ue8m0) => TcScaledKind::Mxf4,
+            // E2M1 pairs with an E8M0 scale a 32 elements are what `.kind::mxf4` is.
+            (M::KindMxf4nvf4, Some(M::ScaleVec2x), ScaleType::Ue8m0) => TcScaledKind::Mxf4,
+            (M::KindMxf4nvf4, Some(M::ScaleVec4x), _) => TcScaledKind::Mxf4nvf4,
+            (M::KindMxf4nvf4, None, _) => {
+                return Err(self.error(self.opcode_span, "`.kind::mxf4nvf4` takes its scale vector size: `.scale_vec::2X` or `.scale_vec::4X`".to_string()));
+            }
+            (_, _, ScaleType::Ue4m3) => {
+                return Err(self.error(self.opcode_span, "`.ue4m3` scales come one a 16 elements: `.kind::mxf4nvf4.block_scale.scale_vec::4X`".to_string()));
+            }
+            (kind, _, _) => {
+                let fits = if kind == M::KindMxf8f6f4 { ".scale_vec::1X" } else { ".scale_vec::2X" };
+                return Err(self.error(self.opcode_span, format!("`{kind}` takes `{fits}` (or none)")));
+            }
+        };
+        Ok(Some((scaled, scale)))
+    }
+
     fn ty(&mut self) -> Result<Type, ModifierError> {
         self.required(Type::from_modifier, "a type", ".u32")
     }
@@ -1957,8 +2002,9 @@ impl Op {
                 let shape = m.required(MmaShape::from_modifier, "a shape", ".m16n8k16")?;
                 let [a_layout, b_layout] = m.ordered(Layout::from_modifier, "layouts (A's, then B's)")?;
                 let satfinite = m.flag(Modifier::Satfinite)?;
+                let scale = m.mma_block_scale()?;
                 let [d, a, b, c] = m.ordered(Type::from_modifier, "types (D, A, B, C)")?;
-                Mma(crate::ops::Mma { shape, a_layout, b_layout, d, a, b, c, satfinite })
+                Mma(crate::ops::Mma { shape, a_layout, b_layout, d, a, b, c, satfinite, scale })
             }
             "cp" => {
                 m.require_flag(Modifier::Async)?;
@@ -2282,6 +2328,7 @@ impl Op {
             }
             Redux(_) | Match(_) => 3..=3,
             Call(_) => 3..=4,
+            Mma(m) if m.scale.is_some() => 8..=8,
             Mma(_) => 4..=4,
             CpAsync(_) => 3..=4,
             CpAsyncCommit | CpAsyncWait { all: true } => 0..=0,
@@ -2555,8 +2602,21 @@ impl fmt::Display for Op {
             CpAsyncBulkOrder { wait } => f.write_str(if wait { ".async.bulk.wait_group" } else { ".async.bulk.commit_group" }),
             Mma(x) => {
                 write!(f, ".sync.aligned{}{}{}", x.shape, x.a_layout, x.b_layout)?;
+                if let Some((kind, _)) = x.scale {
+                    let (kind, vec) = match kind {
+                        TcScaledKind::Mxf8f6f4 => (Modifier::KindMxf8f6f4, Modifier::ScaleVec1x),
+                        TcScaledKind::Mxf4 => (Modifier::KindMxf4, Modifier::ScaleVec2x),
+                        TcScaledKind::Mxf4nvf4 => (Modifier::KindMxf4nvf4, Modifier::ScaleVec4x),
+                    };
+                    write!(f, "{kind}{}{vec}", Modifier::BlockScale)?;
+                }
                 flag(f, x.satfinite, Modifier::Satfinite)?;
-                write!(f, "{}{}{}{}", x.d, x.a, x.b, x.c)
+                write!(f, "{}{}{}{}", x.d, x.a, x.b, x.c)?;
+                match x.scale {
+                    Some((_, ScaleType::Ue8m0)) => write!(f, "{}", Modifier::Ue8m0),
+                    Some((_, ScaleType::Ue4m3)) => write!(f, "{}", Modifier::Ue4m3),
+                    None => Ok(()),
+                }
             }
         }
     }

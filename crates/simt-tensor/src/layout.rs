@@ -41,6 +41,9 @@ pub const fn dims(shape: Shape, operand: Operand) -> (usize, usize) {
         (Shape::M16N8K32, Operand::A) => (16, 32),
         (Shape::M16N8K32, Operand::B) => (32, 8),
         (Shape::M16N8K32, Operand::C) => (16, 8),
+        (Shape::M16N8K64, Operand::A) => (16, 64),
+        (Shape::M16N8K64, Operand::B) => (64, 8),
+        (Shape::M16N8K64, Operand::C) => (16, 8),
         _ => (16, 16),
     }
 }
@@ -66,6 +69,9 @@ pub const fn elements_per_lane(shape: Shape, operand: Operand) -> usize {
 /// with 8-bit types, four elements a register: `a_e` is row `groupID + 8 ((e >> 2) & 1)`,
 /// column `threadID_in_group * 4 + (e & 3) + 16 (e >> 3)`; `b_e` row
 /// `threadID_in_group * 4 + (e & 3) + 16 (e >> 2)`, column `groupID`; C as `M16N8K16`'s.
+/// `M16N8K64` (E2M1, eight elements a register) is `M16N8K32`'s bytes with two elements
+/// each: `a_e` is row `groupID + 8 ((e >> 3) & 1)`, column `threadID_in_group * 8 + (e & 7) +
+/// 32 (e >> 4)`; `b_e` row `threadID_in_group * 8 + (e & 7) + 32 (e >> 3)`, column `groupID`.
 #[inline]
 pub const fn coord(shape: Shape, operand: Operand, lane: usize, e: usize) -> (usize, usize) {
     let (r, h) = (lane >> 1, lane & 1);
@@ -82,7 +88,9 @@ pub const fn coord(shape: Shape, operand: Operand, lane: usize, e: usize) -> (us
         (Shape::M16N8K8, Operand::C) => (group + 8 * (e >> 1), thread * 2 + (e & 1)),
         (Shape::M16N8K32, Operand::A) => (group + 8 * ((e >> 2) & 1), thread * 4 + (e & 3) + 16 * (e >> 3)),
         (Shape::M16N8K32, Operand::B) => (thread * 4 + (e & 3) + 16 * (e >> 2), group),
-        (Shape::M16N8K32, Operand::C) => (group + 8 * (e >> 1), thread * 2 + (e & 1)),
+        (Shape::M16N8K32 | Shape::M16N8K64, Operand::C) => (group + 8 * (e >> 1), thread * 2 + (e & 1)),
+        (Shape::M16N8K64, Operand::A) => (group + 8 * ((e >> 3) & 1), thread * 8 + (e & 7) + 32 * (e >> 4)),
+        (Shape::M16N8K64, Operand::B) => (thread * 8 + (e & 7) + 32 * (e >> 3), group),
         (Shape::SpM16N16K32, Operand::B) => (16 * h + e, r),
         (_, Operand::B) => (8 * h + e, r),
         (_, Operand::A | Operand::C) => (r, 8 * h + e),
@@ -144,7 +152,7 @@ pub(crate) fn table_of(shape: Shape, operand: Operand) -> &'static Table {
         // The 16x8 accumulator's layout is the m16n8k16 one.
         (Shape::M16N8K8, Operand::C) => &M16N8_C,
         // K = 32 does not fit the 16-column work matrices: `crate::mma` runs it on whole matrices.
-        (Shape::M16N8K32, _) => unreachable!("MMA.M16N8K32 is not run through tables"),
+        (Shape::M16N8K32 | Shape::M16N8K64, _) => unreachable!("K = 32 and K = 64 are not run through tables"),
     }
 }
 

@@ -19,7 +19,7 @@ pub mod sparsify;
 use chain::{Mac, Work};
 use half::f16;
 use layout::{Operand, Shape, table_of};
-use simt_isa::{MmaAcc, MmaIn, Opcode};
+use simt_isa::{FragRole, MmaAcc, MmaForm, MmaIn, Opcode, ScaleSelectors, ScaleType, TcScaledKind};
 
 /// Why an MMA could not execute.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -520,7 +520,94 @@ fn f16_bits_to_f32(x: u32) -> f32 {
     f32::from_bits(sign | if magnitude >= 0x7C00 { special } else { finite })
 }
 
-/// One element of a block-scaled MMA (`TCMMA.MXF8F6F4`, `.MXF4`, `.MXF4NVF4`): `acc + a[k] b[k]`
+/// Executes one warp-wide block-scaled MMA (`MMA.SCALED.<kind>.<input>.<scale>`): `d = (a sa)
+/// (b sb) + c`, each element of D one chain of exact scaled products ([`scaled_dot`]). The
+/// fragments are as [`mma`] takes them, in the layout of `kind`'s shape (`MMA.M16N8K32`, or
+/// `M16N8K64` for E2M1 pairs); `sa` and `sb` are the scale registers' 32 lanes, and `sel` the
+/// selectors of [`ScaleSelectors`] that find each row's (column's) scale bytes in them.
+///
+/// # Errors
+///
+/// A type or scale type the kind does not take, selectors outside the scale words, or a
+/// fragment with the wrong number of registers.
+#[allow(clippy::too_many_arguments)] // the operands of the instruction, one argument each
+pub fn scaled_mma(
+    kind: TcScaledKind,
+    input: MmaIn,
+    scale: ScaleType,
+    sel: u32,
+    a: &[[u32; 32]],
+    b: &[[u32; 32]],
+    c: &[[u32; 32]],
+    (sa, sb): (&[u32; 32], &[u32; 32]),
+    d: &mut [[u32; 32]],
+) -> Result<(), MmaError> {
+    let form = MmaForm { shape: kind.mma_shape(), acc: MmaAcc::F32, input, sat: false };
+    let name = format!("MMA.SCALED.{kind}.{input}.{scale}");
+    if !form.is_defined() || (scale == ScaleType::Ue4m3 && kind != TcScaledKind::Mxf4nvf4) {
+        return Err(MmaError::instruction(format!("{name} is not an instruction: see MMA.SCALED in docs/isa.md")));
+    }
+    let selectors = ScaleSelectors::check(sel, kind).map_err(MmaError::instruction)?;
+    for (operand, len, role) in [("a", a.len(), FragRole::A), ("b", b.len(), FragRole::B), ("c", c.len(), FragRole::C), ("d", d.len(), FragRole::C)] {
+        if len != usize::from(form.regs(role)) {
+            return Err(MmaError::instruction(format!("operand {operand} has {len} registers; {name} takes {}", form.regs(role))));
+        }
+    }
+    let format = match input {
+        MmaIn::E4M3 => formats::MiniFloat::E4M3,
+        MmaIn::E5M2 => formats::MiniFloat::E5M2,
+        _ => formats::MiniFloat::E2M1,
+    };
+    let (shape, k, block, bits) = (form.shape, kind.k() as usize, kind.block() as usize, input.bits());
+    // A's rows and B's columns, K elements each, then times their scales.
+    let (mut a_rows, mut b_columns) = ([[0f64; 64]; 16], [[0f64; 64]; 8]);
+    let per_reg = (32 / bits) as usize;
+    for (operand, fragment) in [(Operand::A, a), (Operand::B, b)] {
+        for (r, reg) in fragment.iter().enumerate() {
+            for (lane, &word) in reg.iter().enumerate() {
+                for s in 0..per_reg {
+                    let value = f64::from(format.decode(word >> (bits as usize * s)));
+                    match (operand, layout::coord(shape, operand, lane, r * per_reg + s)) {
+                        (Operand::A, (row, kk)) => a_rows[row & 15][kk & 63] = value,
+                        (_, (kk, column)) => b_columns[column & 7][kk & 63] = value,
+                    }
+                }
+            }
+        }
+    }
+    let e4m3 = scale == ScaleType::Ue4m3;
+    let apply = |values: &mut [f64; 64], word: u32, first_byte: u32| {
+        let word = word >> (8 * first_byte);
+        for (kk, v) in values[..k].iter_mut().enumerate() {
+            *v *= scale_value((word >> (8 * (kk / block))) & 0xFF, e4m3);
+        }
+    };
+    for (m, row) in a_rows.iter_mut().enumerate() {
+        apply(row, sa[selectors.a_lane(m as u32)], selectors.a_byte);
+    }
+    for (n, column) in b_columns.iter_mut().enumerate() {
+        apply(column, sb[selectors.b_lane(n as u32)], selectors.b_byte);
+    }
+    for (e, (out, acc)) in d.iter_mut().zip(c).enumerate() {
+        for (lane, (word, &start)) in out.iter_mut().zip(acc).enumerate() {
+            let (row, column) = layout::coord(shape, Operand::C, lane, e);
+            *word = scaled_dot(f32::from_bits(start), &a_rows[row & 15][..k], &b_columns[column & 7][..k]);
+        }
+    }
+    Ok(())
+}
+
+/// The value of a block scale's byte: E8M0 `2^(s - 127)` (0xFF is NaN), or with `e4m3` an E4M3
+/// (PTX's UE4M3 has no sign; simt reads the byte as E4M3, sign included).
+pub fn scale_value(byte: u32, e4m3: bool) -> f64 {
+    match (e4m3, byte) {
+        (true, _) => f64::from(formats::MiniFloat::E4M3.decode(byte)),
+        (false, 0xFF) => f64::NAN,
+        (false, _) => 2f64.powi(byte as i32 - 127),
+    }
+}
+
+/// One element of a block-scaled MMA (`TCMMA.SCALED`, `MMA.SCALED`): `acc + a[k] b[k]`
 /// for k = 0, 1, ... in order, each step rounded to f32 once, as an FMA rounds, and NaN the
 /// canonical one. `a` and `b` are elements times their scales, so a product of two has at most
 /// 16 significant bits and an exponent far inside f64's range: exact. Where the exact sum of

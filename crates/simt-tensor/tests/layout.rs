@@ -124,6 +124,20 @@ fn m16n8k32_8bit_follows_ptx() {
 }
 
 #[test]
+fn m16n8k64_e2m1_follows_ptx() {
+    // PTX "Matrix Fragments for mma.m16n8k64" with .e2m1 (block-scaled `mma.sync`), eight
+    // elements a register: registers a0 .. a3 hold row groupID (a0, a2) or groupID + 8 (a1,
+    // a3), columns threadID_in_group * 8 .. + 7 (a0, a1) or those + 32 (a2, a3); b0 rows
+    // threadID_in_group * 8 .. + 7, b1 those + 32, column groupID; c as m16n8k16.
+    let gid = |lane: usize| lane >> 2;
+    let tig = |lane: usize| lane % 4;
+    check(Shape::M16N8K64, Operand::A, 8, |l, g, s| (gid(l) + 8 * (g % 2), tig(l) * 8 + s + 32 * (g / 2)));
+    check(Shape::M16N8K64, Operand::B, 8, |l, g, s| (tig(l) * 8 + s + 32 * g, gid(l)));
+    check(Shape::M16N8K64, Operand::C, 1, |l, i, _| (if i < 2 { gid(l) } else { gid(l) + 8 }, tig(l) * 2 + (i & 1)));
+    assert_eq!([dims(Shape::M16N8K64, Operand::A), dims(Shape::M16N8K64, Operand::B), dims(Shape::M16N8K64, Operand::C)], [(16, 64), (64, 8), (16, 8)]);
+}
+
+#[test]
 fn m8n8k4_follows_ptx() {
     // a: one f64 A[l >> 2][l % 4]; b: one f64 B[l % 4][l >> 2]; c, d: C[l >> 2][2(l % 4) + i].
     // Each f64 is a register pair, low word first.

@@ -89,9 +89,16 @@ fn try_run(module: &Module, machine: &Machine) -> Result<Vec<u32>, TimingError> 
 }
 
 /// The operands of one MMA of `mnemonic` accumulating in `acc`: fragments A in R0.. and B in
-/// R8.., or a `WGMMA`'s descriptors in R0 and R2 and 8 columns.
+/// R8.. (a block-scaled one's scales in R12 and R13), or a `WGMMA`'s descriptors in R0 and R2
+/// and 8 columns.
 fn operands(mnemonic: &str, acc: u32) -> String {
-    if mnemonic.starts_with("WGMMA") { format!("R{acc}, R0, R2, 8") } else { format!("R{acc}, R0, R8, R{acc}") }
+    if mnemonic.starts_with("WGMMA") {
+        format!("R{acc}, R0, R2, 8")
+    } else if mnemonic.starts_with("MMA.SCALED") {
+        format!("R{acc}, R0, R8, R{acc}, R12, R13")
+    } else {
+        format!("R{acc}, R0, R8, R{acc}")
+    }
 }
 
 /// The form named by `mnemonic` and its configuration key.

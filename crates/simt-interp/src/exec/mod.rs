@@ -376,6 +376,7 @@ impl<'a> Executor<'a> {
             }
             Op::Collective(op) => self.collective(w, *op, exec),
             Op::Tensor(op) => self.mma(w, pc, *op, mask, exec)?,
+            Op::ScaledTensor(op) => self.scaled_mma(w, pc, *op, mask, exec)?,
             Op::Warpgroup(op) => self.wgmma(w, pc, *op, mask, exec, sanitizer.as_deref_mut())?,
             Op::Mbarrier(op) => self.mbarrier(w, pc, op, exec)?,
             Op::TensorCopy(op) => self.tensor_copy(w, pc, op, exec, sanitizer.as_deref_mut())?,

@@ -31,6 +31,34 @@ pub(crate) fn decode(t: &Decoder, inst: &Instruction) -> Option<MmaOp> {
     Some(MmaOp { opcode: inst.opcode(), form, d: t.first(&o[0]), a: t.first(&o[1]), b: t.first(&o[2]), c: t.first(&o[3]), e: t.first(&o[4]) })
 }
 
+/// An `MMA.SCALED` with the first register of each operand.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ScaledMmaOp {
+    kind: TcScaledKind,
+    form: MmaForm,
+    scale: ScaleType,
+    sel: u16,
+    d: Reg,
+    a: Reg,
+    b: Reg,
+    c: Reg,
+    sa: Reg,
+    sb: Reg,
+}
+
+/// The `MMA.SCALED` of `inst`, if it is one.
+pub(crate) fn decode_scaled(t: &Decoder, inst: &Instruction) -> Option<ScaledMmaOp> {
+    let ((kind, scale), form) = (inst.form.scaled_mma()?, inst.form.mma()?);
+    let o = &inst.operands;
+    // `validate` kept `sel` to four hex digits.
+    let sel = match o[6] {
+        Operand::Imm(sel) => u16::try_from(sel).ok()?,
+        _ => 0,
+    };
+    let r = |i: usize| t.first(&o[i]);
+    Some(ScaledMmaOp { kind, form, scale, sel, d: r(0), a: r(1), b: r(2), c: r(3), sa: r(4), sb: r(5) })
+}
+
 /// The most registers one fragment holds.
 const MAX_FRAGMENT: usize = 8;
 
@@ -76,6 +104,30 @@ impl Executor<'_> {
         let mut d = [[0u32; 32]; MAX_FRAGMENT];
         let d = &mut d[..usize::from(op.form.regs(FragRole::C))];
         if let Err(err) = simt_tensor::mma(op.opcode, op.form.acc, op.form.input, op.form.sat, a, b, c, e, d) {
+            return Err(self.fault(FaultKind::Tensor, w, Some(err.lane as usize), Some(pc), err.message));
+        }
+        let warp = &mut self.warps[w];
+        for (k, row) in d.iter().enumerate() {
+            write(warp, op.d + k as Reg, row, exec);
+        }
+        Ok(())
+    }
+
+    /// Runs an `MMA.SCALED`; every lane of the warp must take part.
+    pub(crate) fn scaled_mma(&mut self, w: usize, pc: u32, op: ScaledMmaOp, mask: u32, exec: u32) -> Result<(), Fault> {
+        let missing = !exec;
+        if missing != 0 {
+            return Err(self.incomplete_warp(w, pc, mask, missing, "all 32 lanes of the warp"));
+        }
+        let warp = &self.warps[w];
+        let frag = |first: Reg, role: FragRole| {
+            let first = usize::from(first);
+            &warp.regs[first..first + usize::from(op.form.regs(role))]
+        };
+        let (a, b, c) = (frag(op.a, FragRole::A), frag(op.b, FragRole::B), frag(op.c, FragRole::C));
+        let mut d = [[0u32; 32]; 4];
+        let scales = (warp.row(op.sa), warp.row(op.sb));
+        if let Err(err) = simt_tensor::scaled_mma(op.kind, op.form.input, op.scale, u32::from(op.sel), a, b, c, scales, &mut d) {
             return Err(self.fault(FaultKind::Tensor, w, Some(err.lane as usize), Some(pc), err.message));
         }
         let warp = &mut self.warps[w];

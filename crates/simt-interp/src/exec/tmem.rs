@@ -329,16 +329,6 @@ fn scale_cell(lane: u32, column: u32, index: u32) -> (u32, u32) {
     (lane + index % 32, column + index / 32)
 }
 
-/// The value of a scale byte: E8M0 `2^(s - 127)` (0xFF NaN), or E4M3 (PTX's UE4M3 has no
-/// sign; simt reads the byte as E4M3, sign included).
-fn scale_value(byte: u32, e4m3: bool) -> f64 {
-    match (e4m3, byte) {
-        (true, _) => f64::from(MiniFloat::E4M3.decode(byte)),
-        (false, 0xFF) => f64::NAN,
-        (false, _) => 2f64.powi(byte as i32 - 127),
-    }
-}
-
 /// The cells of a `rows` x `columns` matrix of lane `l`'s `TCMMA` at TMEM `(lane, column)`, for the
 /// sanitizers.
 fn matrix_cells(l: usize, (lane, column): (u32, u32), rows: u32, columns: u32) -> impl Iterator<Item = (u8, u32)> + Clone {
@@ -754,7 +744,7 @@ impl Executor<'_> {
                 }
                 // This row's (column's) scale of each K block: bytes from its scale-factor id on.
                 let scale_bytes = self.tmem.cells[cell as usize] >> (8 * shape.ids[x]);
-                let block_scales: [f64; 4] = std::array::from_fn(|b| scale_value((scale_bytes >> (8 * b)) & 0xFF, shape.e4m3_scales));
+                let block_scales: [f64; 4] = std::array::from_fn(|b| simt_tensor::scale_value((scale_bytes >> (8 * b)) & 0xFF, shape.e4m3_scales));
                 for kk in 0..k {
                     let scale = block_scales[(kk / block) as usize];
                     let (code, address) = self.element(w, pc, &matrix, index, kk)?;

@@ -312,6 +312,9 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// `MMA.M16N8K8`, `MMA.M16N8K32` and `MMA.M8N8K4` lay fragments out as PTX does, so the
     /// fragments only move into and out of consecutive scratch registers (f64 elements as pairs).
     pub(super) fn mma(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mma) -> Result<()> {
+        if let Some((kind, scale)) = m.scale {
+            return self.scaled_mma(inst, m, kind, scale);
+        }
         let (input, acc) = (mma_input(m.a), mma_acc(m.d));
         let sat = if m.satfinite { isa::Sat::Yes } else { isa::Sat::No };
         let form = match (m.shape, acc, input) {
@@ -334,7 +337,55 @@ impl<'t, 'a> Entry<'t, 'a> {
             ));
         };
         let [d, a, b, c] = self.operands(inst)?;
-        self.mma_fragments(form, d, a, b, c)
+        self.mma_fragments(form, [d, a, b, c], &[])
+    }
+
+    /// `mma.sync.aligned.m16n8k32|m16n8k64.row.col.kind::K.block_scale[.scale_vec::NX].f32.A.B.f32.S
+    /// d, a, b, c, scale-a, {byte-id-a, thread-id-a}, scale-b, {byte-id-b, thread-id-b}` (consumer
+    /// Blackwell) as one `MMA.SCALED`: the fragments as `mma`'s, the scale registers as they
+    /// are, the selectors (constants) as `sel`'s hex digits.
+    fn scaled_mma(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mma, kind: isa::TcScaledKind, scale: isa::ScaleType) -> Result<()> {
+        let form = mma_input(m.a).map(|input| Form::MmaScaled(mods::MmaScaled { kind, input, scale }));
+        let shape = if kind == isa::TcScaledKind::Mxf8f6f4 { px::MmaShape::M16n8k32 } else { px::MmaShape::M16n8k64 };
+        let layouts = m.a_layout == px::Layout::Row && m.b_layout == px::Layout::Col;
+        let (Some(form), true, true, true, false) =
+            (form.filter(Form::is_defined), m.shape == shape && layouts, m.a == m.b, m.c == Type::F32 && m.d == Type::F32, m.satfinite)
+        else {
+            return Err(with_note(
+                Diagnostic::new(inst.op_span, format!("`{}` is not supported by the PTX front end yet", inst.op)),
+                "supported, each `.row.col` with A and B of one type and f32 D and C: m16n8k32 `.kind::mxf8f6f4` of .e4m3 or .e5m2 \
+                 with .ue8m0 scales, m16n8k64 `.kind::mxf4` (or `::mxf4nvf4.scale_vec::2X`) of .e2m1 with .ue8m0 scales, and m16n8k64 \
+                 `.kind::mxf4nvf4.scale_vec::4X` of .e2m1 with .ue8m0 or .ue4m3 scales",
+            ));
+        };
+        let [d, a, b, c, scale_a, select_a, scale_b, select_b] = self.operands(inst)?;
+        let mut sel = 0;
+        for o in [select_a, select_b] {
+            let digits = match &o.kind {
+                OperandKind::Vector(parts) if parts.len() == 2 => {
+                    parts.iter().map(|p| self.constant(p).filter(|v| (0..16).contains(v))).collect::<Option<Vec<_>>>()
+                }
+                _ => None,
+            };
+            let Some([byte, thread]) = digits.as_deref().map(|d| [d[0] as u32, d[1] as u32]) else {
+                return Err(Diagnostic::new(o.span, "expected `{byte-id, thread-id}`, two constants (simt takes no registers here)"));
+            };
+            sel = sel << 8 | byte << 4 | thread;
+        }
+        isa::ScaleSelectors::check(sel, kind).map_err(|why| Diagnostic::new(Span { start: select_a.span.start, end: select_b.span.end }, why))?;
+        // B's fragment leaves two of its four scratch registers free for literal scales.
+        let mut scales = [0u8; 2];
+        for (i, o) in [scale_a, scale_b].into_iter().enumerate() {
+            scales[i] = match self.src32(o)? {
+                Src::Reg { reg, .. } => reg,
+                literal => {
+                    let t = self.scratch + 6 + i as u8;
+                    self.mov(t, literal)?;
+                    t
+                }
+            };
+        }
+        self.mma_fragments(form, [d, a, b, c], &[src(Src::reg(scales[0])), src(Src::reg(scales[1])), isa::Operand::Imm(sel)])
     }
 
     /// `wgmma.mma_async.sync.aligned.m64nNkK.D.A.B d, a, b, scale-d, ...` as one `WGMMA`, this
@@ -410,15 +461,9 @@ impl<'t, 'a> Entry<'t, 'a> {
 
     /// `form` on the fragments `d = a * b + c` (vectors of registers, or one register for a
     /// fragment of one), as many of each as the form takes: a vector longer than that gives
-    /// its first ones (`wmma`'s f16 fragments hold every element twice).
-    pub(super) fn mma_fragments(
-        &mut self,
-        form: Form,
-        d: &'t ast::Operand<'a>,
-        a: &'t ast::Operand<'a>,
-        b: &'t ast::Operand<'a>,
-        c: &'t ast::Operand<'a>,
-    ) -> Result<()> {
+    /// its first ones (`wmma`'s f16 fragments hold every element twice); `rest`, the form's
+    /// operands after them.
+    pub(super) fn mma_fragments(&mut self, form: Form, [d, a, b, c]: [&'t ast::Operand<'a>; 4], rest: &[isa::Operand]) -> Result<()> {
         use isa::{MmaAcc, MmaIn};
         let Some(mma) = form.mma() else { return Err(Diagnostic::new(self.span, "internal error: not an MMA form")) };
         // A 64-bit element (f64) is a register pair in the fragment.
@@ -469,7 +514,10 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
         let reg = |found: Option<u8>, scratch: u8| Src::reg(found.unwrap_or(scratch));
         // Every shape takes at most 4 registers of A and 4 of B (C from t + 8: 8 with `wmma`).
-        self.emit(form, &[dst(d_base), src(reg(a_base, ta)), src(reg(b_base, tb)), src(reg(c_base, tc))])?;
+        let mut operands = [isa::Operand::None; isa::MAX_OPERANDS];
+        operands[..4].copy_from_slice(&[dst(d_base), src(reg(a_base, ta)), src(reg(b_base, tb)), src(reg(c_base, tc))]);
+        operands[4..4 + rest.len()].copy_from_slice(rest);
+        self.emit(form, &operands[..4 + rest.len()])?;
         if d_base != tc {
             return Ok(());
         }
@@ -498,6 +546,7 @@ fn mma_input(ty: Type) -> Option<isa::MmaIn> {
         Type::U8 => MmaIn::U8,
         Type::E4m3 => MmaIn::E4M3,
         Type::E5m2 => MmaIn::E5M2,
+        Type::E2m1 => MmaIn::E2M1,
         Type::F64 => MmaIn::F64,
         _ => return None,
     })

@@ -389,7 +389,8 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let (address, _) = self.address(addr)?;
                 let b = value(self, b)?;
                 let form = Form::Atom(mods::Atom { space, addr: width, op, ty });
-                let probe = Instruction { form, guard: isa::Guard::ALWAYS, operands: [dst(d), address, src(b), isa::Operand::None, isa::Operand::None] };
+                let mut probe = Instruction { form, ..Instruction::new(form.opcode()) };
+                probe.operands[..3].copy_from_slice(&[dst(d), address, src(b)]);
                 if let Err(e) = probe.validate() {
                     return Err(unsupported(format!("`{name}{}{}` ({e})", a.op, a.ty)));
                 }

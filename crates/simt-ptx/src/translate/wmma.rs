@@ -45,7 +45,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
             // Loads laid each fragment out as the MMA reads it, whatever its layout in memory.
             let [d, a, b, c] = self.operands(inst)?;
-            return self.mma_fragments(form, d, a, b, c);
+            return self.mma_fragments(form, [d, a, b, c], &[]);
         }
         let (bytes, ty) = match w.ty {
             Type::F16 | Type::Bf16 => (2, isa::MemType::U16),
