@@ -1352,6 +1352,8 @@ def specs():
         spec = next(s for s in S if s.name == f"{name}_sm100").for_capability(120, "", name=f"{name}_sm120")
         spec.note = "sm_120a (consumer Blackwell): tl.dot_scaled is mma.sync with .block_scale, the scales in registers"
         S.append(spec)
+    # An f32 matmul for sm_120a: Triton's f32 FMAs there are pairs of singles (fma.rn.f32x2).
+    S.append(next(s for s in S if s.name == "matmul_f32_s2").for_capability(120, "sm_120a: f32 FMAs on pairs of singles, fma.rn.f32x2"))
     return S
 
 

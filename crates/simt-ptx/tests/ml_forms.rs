@@ -780,7 +780,8 @@ fn tensor_memory_stores_and_loads_follow_the_fragment_maps() {
     each_lanes_word_is(body, &[0; 32], &want);
 }
 
-/// Blackwell's PTX: three-input `max` and `min`, and `add`, `sub` and `mul.f32x2` on pairs of singles.
+/// Blackwell's PTX: three-input `max` and `min`, and `add`, `sub`, `mul` and `fma.f32x2` on pairs
+/// of singles (Triton's f32 matmuls for sm_100a and sm_120a use `fma.rn.f32x2`).
 #[test]
 fn three_input_min_max_and_pairs_of_singles() {
     let body = "\
@@ -807,6 +808,7 @@ fn three_input_min_max_and_pairs_of_singles() {
 	add.f32x2 %s, %p, %q;
 	sub.f32x2 %s, %s, %q;
 	mul.f32x2 %s, %s, %q;
+	fma.rn.f32x2 %s, %s, %q, %p;
 	mov.b64 {%m, %n}, %s;
 	sub.f32 %r, %m, %n;
 	st.global.f32 [%o], %r;
@@ -819,7 +821,7 @@ fn three_input_min_max_and_pairs_of_singles() {
         .map(|l| {
             let (x, y) = (((l * 7) % 13) as f32, l as f32);
             let (m, n) = (x.max(y).max(-y), x.min(y).min(-y));
-            (((m + x) - x) * x - ((n + y) - y) * y).to_bits()
+            ((((m + x) - x) * x).mul_add(x, m) - (((n + y) - y) * y).mul_add(y, n)).to_bits()
         })
         .collect();
     each_lanes_word_is(body, &input, &want);

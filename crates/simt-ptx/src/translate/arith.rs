@@ -283,6 +283,12 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let (x, y, z) = (self.src_f64(x)?, self.src_f64(y)?, self.src_f64(z)?);
                         self.emit(Form::Dfma(mods::Dfma { rnd }), &[dst(d), src(x), src(y), src(z)])
                     }
+                    // A pair of singles (sm_100): the single's FMA on each word.
+                    Type::F32x2 => {
+                        let (d, x, y, z) = (self.pair(d)?, self.pair(x)?, self.pair(y)?, self.pair(z)?);
+                        let form = Form::Ffma(mods::Ffma { ftz: ftz(a.ftz), sat: sat(a.sat), rnd });
+                        (0..2).try_for_each(|k| self.emit(form, &[dst(d + k), src(Src::reg(x + k)), src(Src::reg(y + k)), src(Src::reg(z + k))]))
+                    }
                     ty => Err(unsupported(format!("`fma{ty}`"))),
                 }
             }
