@@ -9,6 +9,7 @@ use super::{describe_lanes, pred, write};
 use crate::decode::{Decoder, PredIn, Reg};
 use crate::fault::{Fault, FaultKind};
 use crate::sanitize::Sanitizer;
+use crate::warp::Warp;
 use simt_tensor::layout::Operand as Role;
 
 /// An MMA with the first register of each operand.
@@ -90,31 +91,33 @@ impl Executor<'_> {
 
     /// Runs an MMA; every lane of the warp must take part.
     pub(crate) fn mma(&mut self, w: usize, pc: u32, op: MmaOp, mask: u32, exec: u32) -> Result<(), Fault> {
-        let missing = !exec;
-        if missing != 0 {
-            return Err(self.incomplete_warp(w, pc, mask, missing, "all 32 lanes of the warp"));
-        }
-        let warp = &self.warps[w];
-        let frag = |first: Reg, role: FragRole| {
-            let first = usize::from(first);
-            &warp.regs[first..first + usize::from(op.form.regs(role))]
-        };
-        let (a, b, c) = (frag(op.a, FragRole::A), frag(op.b, FragRole::B), frag(op.c, FragRole::C));
-        let e = (op.form.shape == MmaShape::SpM16N16K32).then(|| warp.row(op.e));
-        let mut d = [[0u32; 32]; MAX_FRAGMENT];
-        let d = &mut d[..usize::from(op.form.regs(FragRole::C))];
-        if let Err(err) = simt_tensor::mma(op.opcode, op.form.acc, op.form.input, op.form.sat, a, b, c, e, d) {
-            return Err(self.fault(FaultKind::Tensor, w, Some(err.lane as usize), Some(pc), err.message));
-        }
-        let warp = &mut self.warps[w];
-        for (k, row) in d.iter().enumerate() {
-            write(warp, op.d + k as Reg, row, exec);
-        }
-        Ok(())
+        let sparse = op.form.shape == MmaShape::SpM16N16K32;
+        self.warp_mma(w, pc, mask, exec, op.form, [op.d, op.a, op.b, op.c], |warp, a, b, c, d| {
+            simt_tensor::mma(op.opcode, op.form.acc, op.form.input, op.form.sat, a, b, c, sparse.then(|| warp.row(op.e)), d)
+        })
     }
 
     /// Runs an `MMA.SCALED`; every lane of the warp must take part.
     pub(crate) fn scaled_mma(&mut self, w: usize, pc: u32, op: ScaledMmaOp, mask: u32, exec: u32) -> Result<(), Fault> {
+        self.warp_mma(w, pc, mask, exec, op.form, [op.d, op.a, op.b, op.c], |warp, a, b, c, d| {
+            simt_tensor::scaled_mma(op.kind, op.form.input, op.scale, u32::from(op.sel), a, b, c, (warp.row(op.sa), warp.row(op.sb)), d)
+        })
+    }
+
+    /// A warp-wide MMA of `form` on the fragments from registers `d`, `a`, `b` and `c`: every
+    /// lane must take part; `compute` makes D from A, B and C (and what else of the warp it
+    /// reads), on the stack, so that `d` may be `c`.
+    #[allow(clippy::too_many_arguments)] // the instruction, its lanes, and what it computes
+    fn warp_mma(
+        &mut self,
+        w: usize,
+        pc: u32,
+        mask: u32,
+        exec: u32,
+        form: MmaForm,
+        [d, a, b, c]: [Reg; 4],
+        compute: impl FnOnce(&Warp, &[[u32; 32]], &[[u32; 32]], &[[u32; 32]], &mut [[u32; 32]]) -> Result<(), simt_tensor::MmaError>,
+    ) -> Result<(), Fault> {
         let missing = !exec;
         if missing != 0 {
             return Err(self.incomplete_warp(w, pc, mask, missing, "all 32 lanes of the warp"));
@@ -122,17 +125,16 @@ impl Executor<'_> {
         let warp = &self.warps[w];
         let frag = |first: Reg, role: FragRole| {
             let first = usize::from(first);
-            &warp.regs[first..first + usize::from(op.form.regs(role))]
+            &warp.regs[first..first + usize::from(form.regs(role))]
         };
-        let (a, b, c) = (frag(op.a, FragRole::A), frag(op.b, FragRole::B), frag(op.c, FragRole::C));
-        let mut d = [[0u32; 32]; 4];
-        let scales = (warp.row(op.sa), warp.row(op.sb));
-        if let Err(err) = simt_tensor::scaled_mma(op.kind, op.form.input, op.scale, u32::from(op.sel), a, b, c, scales, &mut d) {
+        let mut result = [[0u32; 32]; MAX_FRAGMENT];
+        let result = &mut result[..usize::from(form.regs(FragRole::C))];
+        if let Err(err) = compute(warp, frag(a, FragRole::A), frag(b, FragRole::B), frag(c, FragRole::C), result) {
             return Err(self.fault(FaultKind::Tensor, w, Some(err.lane as usize), Some(pc), err.message));
         }
         let warp = &mut self.warps[w];
-        for (k, row) in d.iter().enumerate() {
-            write(warp, op.d + k as Reg, row, exec);
+        for (k, row) in result.iter().enumerate() {
+            write(warp, d + k as Reg, row, exec);
         }
         Ok(())
     }
