@@ -212,6 +212,33 @@ fn more_live_values_than_registers_spill_to_local_memory() {
     each_lanes_word_is(&body, &input, &want);
 }
 
+/// A kernel that spills keeps back only the reload registers its instructions need: here, of
+/// scalar instructions, 4 (a pair from an even register beside a word). Keeping back a fixed
+/// 24 spilled 53 of these words.
+#[test]
+fn a_kernel_that_spills_keeps_back_only_the_reload_registers_it_needs() {
+    const WORDS: usize = 246;
+    let mut body = format!(
+        ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry spill(.param .u64 out, .param .u64 in)\n{{\n\
+         \t.reg .b32 %t, %acc;\n\t.reg .b32 %w<{WORDS}>;\n\t.reg .b64 %o, %i, %a;\n\
+         \tld.param.u64 %o, [out];\n\tld.param.u64 %i, [in];\n\tmov.u32 %t, %tid.x;\n\tmul.wide.u32 %a, %t, 4;\n\tadd.s64 %i, %i, %a;\n\tadd.s64 %o, %o, %a;\n"
+    );
+    for k in 0..WORDS {
+        body.push_str(&format!("\tld.global.u32 %w{k}, [%i+{}];\n", 128 * k));
+    }
+    body.push_str("\tmov.u32 %acc, 0;\n");
+    for k in (0..WORDS).rev() {
+        body.push_str(&format!("\txor.b32 %acc, %acc, %w{k};\n\tshf.l.wrap.b32 %acc, %acc, %acc, 1;\n"));
+    }
+    body.push_str("\tst.global.u32 [%o], %acc;\n\tret;\n}\n");
+    let module = simt_ptx::translate("spill.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("spill.ptx", &body, false)));
+    let spilled_words = module.kernels[0].local_size / 4;
+    assert!((1..=8).contains(&spilled_words), "{spilled_words} words spilled");
+    let input: Vec<u32> = (0..32 * WORDS as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let want: Vec<u32> = (0..32).map(|lane| (0..WORDS).rev().fold(0u32, |acc, k| (acc ^ input[32 * k + lane]).rotate_left(1))).collect();
+    each_lanes_word_is(&body, &input, &want);
+}
+
 /// A `wgmma` accumulator (32 registers, more than the reload registers hold) that is first
 /// mentioned after 300 live values: colouring in order of mention spilled its members, and
 /// the kernel was refused (Triton's attention backward for sm_90a). Fragments are coloured

@@ -222,6 +222,8 @@ struct Graph<'g, 'a> {
     /// register's fragments with its offset.
     fragments: &'g [(usize, Vec<(usize, usize)>)],
     fragment_of: &'g [Vec<(usize, usize)>],
+    /// The reload registers the spilled registers need (0 where none is).
+    reload_regs: u32,
 }
 
 /// The registers one instruction writes and reads, as ranges of a shared list of ids.
@@ -322,8 +324,9 @@ enum Loc {
     },
 }
 
-/// Registers kept back, when a kernel spills, to hold the spilled values one instruction
-/// mentions (an `mma` names up to 10 registers; vector loads and stores 4 pairs).
+/// The most registers kept back, when a kernel spills, to hold the spilled values one
+/// instruction mentions (an `mma` names up to 16 registers; vector loads and stores 4 pairs):
+/// a kernel keeps back what its instruction naming the most spilled registers needs.
 const RELOAD_REGS: u32 = 24;
 
 /// The predicates left for spilled ones to pass through.
@@ -401,8 +404,8 @@ struct Entry<'t, 'a> {
     carry: Option<u8>,
     /// LOCAL bytes per thread: the kernel's `.local` variables, then its spilled registers.
     local_size: u32,
-    /// The first reload register, where the kernel spills.
-    reload: Option<u8>,
+    /// The first reload register and how many there are, where the kernel spills.
+    reload: Option<(u8, u32)>,
     symbols: HashMap<&'a str, Symbol>,
     /// Pointer parameters: the simt parameter's element type, by PTX name.
     pointers: HashMap<&'a str, isa::ElemType>,

@@ -312,7 +312,8 @@ impl<'t, 'a> Entry<'t, 'a> {
         // whole operand at each MMA (a `wgmma` accumulator's 32 registers are more than the
         // reload registers hold), where spilling anything else costs one register's.
         let mut fragments_first = false;
-        let (loc, highest) = loop {
+        let (loc, highest, reload_regs) = loop {
+            let reload_regs = reload_need(&insts, &ids, &spilled, &classes_of);
             let graph = Graph {
                 names_of: &names_of,
                 classes_of: &classes_of,
@@ -321,9 +322,10 @@ impl<'t, 'a> Entry<'t, 'a> {
                 partners: &partners,
                 fragments: &fragments,
                 fragment_of: &fragment_of,
+                reload_regs,
             };
             match self.colour(&graph, &spilled, fragments_first) {
-                Ok(done) => break done,
+                Ok((loc, highest)) => break (loc, highest, reload_regs),
                 Err(uncoloured) => {
                     let members_failed = uncoloured.iter().any(|&id| !fragment_of[id].is_empty());
                     let reorder = members_failed && !fragments_first;
@@ -356,8 +358,8 @@ impl<'t, 'a> Entry<'t, 'a> {
         if self.locs.values().any(|l| matches!(l, Loc::Spilled { .. })) {
             self.b.local(self.local_size);
             let reload = first_free.next_multiple_of(2);
-            self.reload = Some(reload as u8);
-            first_free = reload + RELOAD_REGS;
+            self.reload = Some((reload as u8, reload_regs));
+            first_free = reload + reload_regs;
         }
         self.scratch = first_free.next_multiple_of(SCRATCH) as u8;
         let bases = u32::from(self.scratch) + self.scratch_regs;
@@ -434,7 +436,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// the registers and predicates that found no colour (spilled on the next attempt).
     #[allow(clippy::type_complexity)]
     pub(super) fn colour(&self, g: &Graph<'_, 'a>, spilled: &[Spill], fragments_first: bool) -> std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>> {
-        let Graph { names_of, classes_of, interferes, words, partners, fragments, fragment_of } = *g;
+        let Graph { names_of, classes_of, interferes, words, partners, fragments, fragment_of, reload_regs } = *g;
         let n = names_of.len();
         let pred_colours = if spilled.iter().any(|&s| s != Spill::None) {
             usize::from(SCRATCH_PREDS[0])
@@ -443,11 +445,11 @@ impl<'t, 'a> Entry<'t, 'a> {
         } else {
             7
         };
-        let spills = (0..n).any(|i| spilled[i] == Spill::Local || (spilled[i] == Spill::Register && classes_of[i] != Class::Pred));
         // What follows the allocated registers: the reload registers where the kernel spills
         // (from an even register), the scratch block (from a multiple of SCRATCH), and one
         // register per module-scope variable's address.
-        let after = if spills { RELOAD_REGS + 1 } else { 0 } + SCRATCH - 1 + self.scratch_regs + self.module_vars.len() as u32 + u32::from(self.uses_carry);
+        let after =
+            if reload_regs > 0 { reload_regs + 1 } else { 0 } + SCRATCH - 1 + self.scratch_regs + self.module_vars.len() as u32 + u32::from(self.uses_carry);
         let usable = isa::NUM_REGS.saturating_sub(after) as usize;
         let mut uncoloured = Vec::new();
         let mut loc: Vec<Option<Loc>> = vec![None; n];
@@ -714,7 +716,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             inst.operands[1..].iter().for_each(|o| o.names(&mut read));
             written.retain(|name| !read.contains(name));
         }
-        let (mut next, end) = (u32::from(self.reload.unwrap_or(0)), u32::from(self.reload.unwrap_or(0)) + RELOAD_REGS);
+        let (first, count) = self.reload.unwrap_or((0, 0));
+        let (mut next, end) = (u32::from(first), u32::from(first) + count);
         let mut reloaded = Vec::new();
         for name in names {
             // A name met again is a reload register already, no longer `Spilled`.
@@ -783,6 +786,25 @@ pub(super) fn bit(r: isa::Operand, p: isa::Operand) -> (Form, Vec<isa::Operand>)
 pub(super) fn nonzero(p: u8, r: isa::Operand) -> (Form, Vec<isa::Operand>) {
     let ne = Form::Isetp(mods::Isetp { cmp: isa::Cmp::Ne, ty: isa::IntType::U32, bop: isa::BoolOp::And });
     (ne, vec![isa::Operand::Pred(p), r, src(Src::reg(RZ)), isa::Operand::PredSrc { pred: isa::PT, negated: false }])
+}
+
+/// The reload registers that `spilled` needs: as many as the instruction naming the most
+/// spilled registers takes, a pair from an even register (so each may cost one more), at most
+/// [`RELOAD_REGS`]. A spilled register is a word or pair spilled at all, or a predicate spilled
+/// to LOCAL memory; a predicate spilled to a register keeps that register.
+fn reload_need(insts: &[Mentions], ids: &[usize], spilled: &[Spill], classes_of: &[Class]) -> u32 {
+    let mut named = Vec::new();
+    let need = insts.iter().map(|m| {
+        named.clear();
+        named.extend(ids[m.defs.start..m.uses.end].iter().copied().filter(|&id| match classes_of[id] {
+            Class::Pred => spilled[id] == Spill::Local,
+            _ => spilled[id] != Spill::None,
+        }));
+        named.sort_unstable();
+        named.dedup();
+        named.iter().map(|&id| if classes_of[id] == Class::Pair { 3 } else { 1 }).sum::<u32>()
+    });
+    need.max().unwrap_or(0).min(RELOAD_REGS)
 }
 
 /// How far a value that found no colour is spilled.
