@@ -689,6 +689,18 @@ def sort_gather_kernel(x_ptr, i_ptr, b_ptr, sorted_ptr, top_ptr, gathered_ptr, h
     tl.store(hist_ptr + tl.arange(0, BINS), tl.histogram(tl.load(b_ptr + r), BINS))
 
 
+@triton.jit
+def dot_scaled_mixed_kernel(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """One tile of a block-scaled product of mixed fp8 formats: e4m3 activations times e5m2
+    weights, each 32 elements of a row of A and of a column of B sharing an e8m0 scale."""
+    rm, rn, rk, rs = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K), tl.arange(0, K // 32)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    sa = tl.load(sa_ptr + rm[:, None] * (K // 32) + rs[None, :])
+    sb = tl.load(sb_ptr + rn[:, None] * (K // 32) + rs[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot_scaled(a, sa, "e4m3", b, sb, "e5m2"))
+
+
 def e2m1_values(packed, axis):
     """The float64 values of fp4 e2m1 pairs packed along `axis`, the even element in the low
     nibble: sign, 2 exponent bits biased by 1, 1 mantissa bit, subnormal below exponent 1."""
@@ -1354,6 +1366,25 @@ def specs():
         S.append(spec)
     # An f32 matmul for sm_120a: Triton's f32 FMAs there are pairs of singles (fma.rn.f32x2).
     S.append(next(s for s in S if s.name == "matmul_f32_s2").for_capability(120, "sm_120a: f32 FMAs on pairs of singles, fma.rn.f32x2"))
+    # Mixed fp8 formats, block-scaled, on sm_120a: mma.sync .kind::mxf8f6f4 .e4m3.e5m2. E5M2
+    # magnitudes 2^-4 .. 14 (exponent fields 11 to 18), as the sm_80 e5m2 matmul's.
+    mixed = np.random.default_rng(120)
+    a_mix = mixed.integers(0, 256, 128 * 128).astype(np.uint8)
+    a_mix[(a_mix & 0x7F) == 0x7F] = 0x38
+    b_mix = (mixed.integers(0, 2, 128 * 128) << 7 | mixed.integers(11, 19, 128 * 128) << 2 | mixed.integers(0, 4, 128 * 128)).astype(np.uint8)
+    a_mix, b_mix = a_mix.reshape(128, 128), b_mix.reshape(128, 128)
+    s_mix = mixed.integers(117, 128, 2 * 128 * 4).astype(np.uint8)
+    sa_mix, sb_mix = s_mix[:512].reshape(128, 4), s_mix[512:].reshape(128, 4)
+    e5m2_of = lambda c: (c.astype(np.uint16) << 8).view(np.float16).astype(np.float64)  # noqa: E731
+    scale_of = lambda s: np.repeat(2.0 ** (s.astype(np.float64) - 127), 32, axis=1)  # noqa: E731
+    S.append(Spec("dot_scaled_mixed_fp8_sm120", dot_scaled_mixed_kernel,
+                  {"a_ptr": buf(a_mix, None, "float8_e4m3"), "b_ptr": buf(b_mix, None, "float8_e5m2"),
+                   "sa_ptr": buf(sa_mix), "sb_ptr": buf(sb_mix), "c_ptr": buf(np.zeros((128, 128), np.float32)),
+                   "M": const(128), "N": const(128), "K": const(128)},
+                  [1], {"c_ptr": f32((e4m3_values(a_mix) * scale_of(sa_mix)) @ (e5m2_of(b_mix) * scale_of(sb_mix).T))},
+                  mc.close(2e-5, 1e-2, "scaled products of fp8 values are exact in f32; the f32 sums round in mma order"),
+                  num_warps=4, num_stages=1, capability=120,
+                  note="sm_120a: tl.dot_scaled of e4m3 by e5m2, mma.sync .kind::mxf8f6f4 .e4m3.e5m2 with .block_scale"))
     return S
 
 

@@ -60,7 +60,7 @@ snap!(launch_too_many_threads, ".kernel k\n.launch grid(1) block(64, 32)\n    EX
 snap!(unknown_special_register, &k("    S2R R1, SR_TID.W"));
 snap!(unterminated_comment, ".kernel k\n    EXIT /* never closed\n");
 snap!(mma_overlap, &k("    MMA.M16N16K16.F32.F16 R0, R4, R8, R12"));
-snap!(scaled_mma_selectors, &k("    MMA.SCALED.MXF4NVF4.E2M1.UE4M3 R16, R0, R4, R16, R8, R9, 0x2000"));
+snap!(scaled_mma_selectors, &k("    MMA.SCALED.NVF4.E2M1.E2M1 R16, R0, R4, R16, R8, R9, 0x2000"));
 snap!(guard_not_a_predicate, &k("    @R1 EXIT"));
 snap!(empty_kernel, ".kernel k\n.param .u32 n\n");
 snap!(unknown_target, ".kernel k\n.target sm_61\n    EXIT\n");

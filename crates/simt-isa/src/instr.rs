@@ -222,7 +222,7 @@ impl Instruction {
         if self.form.mma().is_some() {
             self.validate_mma_overlap()?;
         }
-        if let (Some((kind, _)), Operand::Imm(sel)) = (self.form.scaled_mma(), self.operands[6]) {
+        if let (Some((kind, ..)), Operand::Imm(sel)) = (self.form.scaled_mma(), self.operands[6]) {
             ScaleSelectors::check(sel, kind).map_err(|why| err(ErrorAt::Operand(6), why))?;
         }
         Ok(())
@@ -264,10 +264,9 @@ impl Instruction {
                 self.form.is_defined(),
                 &format!("{shape}.{num} moves {} registers a thread; at most {} (fewer repetitions)", shape.registers(num), TmemShape::MAX_REGISTERS),
             ),
-            Form::MmaScaled(mods::MmaScaled { kind, input, scale }) => {
-                let wanted = if kind == TcScaledKind::Mxf8f6f4 { ".E4M3 or .E5M2" } else { ".E2M1" };
-                combo(self.form.mma().is_some_and(|m| m.is_defined()), &format!("MMA.SCALED.{kind} multiplies {wanted}, not .{input}"))?;
-                combo(self.form.is_defined(), &format!("only MXF4NVF4 takes .{scale} scales: the others' are .UE8M0"))
+            Form::MmaScaled(mods::MmaScaled { kind, a, b }) => {
+                let wanted = if kind == MmaScaledKind::Mxf8f6f4 { "E4M3 or E5M2 each" } else { ".E2M1.E2M1" };
+                combo(self.form.is_defined(), &format!("MMA.SCALED.{kind} multiplies {wanted}, not .{a}.{b}"))
             }
             form => match form.mma() {
                 Some(mma) if !mma.is_defined() => {

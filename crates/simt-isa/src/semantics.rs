@@ -328,6 +328,24 @@ impl TcScaledKind {
             TcScaledKind::Mxf4nvf4 => 16,
         }
     }
+}
+
+impl MmaScaledKind {
+    /// K, the columns of A one MMA of this kind multiplies: 32 bytes of its elements.
+    pub fn k(self) -> u32 {
+        match self {
+            MmaScaledKind::Mxf8f6f4 => 32,
+            _ => 64,
+        }
+    }
+
+    /// The elements along K that share a scale.
+    pub fn block(self) -> u32 {
+        match self {
+            MmaScaledKind::Mxf8f6f4 | MmaScaledKind::Mxf4 => 32,
+            MmaScaledKind::Mxf4nvf4 | MmaScaledKind::Nvf4 => 16,
+        }
+    }
 
     /// The scales of a row of A (a column of B) one MMA of this kind takes, a K block each
     /// (PTX's `.scale_vec::1X`, `2X`, `4X`).
@@ -335,11 +353,25 @@ impl TcScaledKind {
         self.k() / self.block()
     }
 
-    /// The `MMA.SCALED` shape of this kind: K 32 bytes of E4M3 or E5M2, or 64 E2M1 elements.
-    pub fn mma_shape(self) -> MmaShape {
+    /// Whether the scales are E4M3 (PTX's `.ue4m3`) rather than E8M0.
+    pub fn e4m3_scales(self) -> bool {
+        self == MmaScaledKind::Nvf4
+    }
+
+    /// The shape: K 32 bytes of E4M3 or E5M2, or 64 E2M1 elements.
+    pub fn shape(self) -> MmaShape {
         match self {
-            TcScaledKind::Mxf8f6f4 => MmaShape::M16N8K32,
-            TcScaledKind::Mxf4 | TcScaledKind::Mxf4nvf4 => MmaShape::M16N8K64,
+            MmaScaledKind::Mxf8f6f4 => MmaShape::M16N8K32,
+            _ => MmaShape::M16N8K64,
+        }
+    }
+
+    /// Whether it multiplies A of type `a` by B of type `b`: E4M3 or E5M2 each (`MXF8F6F4`),
+    /// or E2M1.
+    pub fn takes(self, a: MmaIn, b: MmaIn) -> bool {
+        match self {
+            MmaScaledKind::Mxf8f6f4 => [a, b].iter().all(|t| matches!(t, MmaIn::E4M3 | MmaIn::E5M2)),
+            _ => (a, b) == (MmaIn::E2M1, MmaIn::E2M1),
         }
     }
 }
@@ -368,7 +400,7 @@ impl ScaleSelectors {
     /// Why `sel` cannot select the scales of `kind`, if it cannot: a scale word has four bytes,
     /// a kind's scales start at a multiple of their count (PTX's byte-id 0 to 3 for
     /// `.scale_vec::1X`, 0 or 2 for `2X`, 0 for `4X`), two lanes of a quad hold A's and one B's.
-    pub fn check(sel: u32, kind: TcScaledKind) -> Result<ScaleSelectors, String> {
+    pub fn check(sel: u32, kind: MmaScaledKind) -> Result<ScaleSelectors, String> {
         let s = ScaleSelectors::of(sel);
         let blocks = kind.blocks();
         let bytes = match blocks {
@@ -476,8 +508,8 @@ impl Form {
         if let Form::MmaM16n8k32(mods::MmaM16n8k32 { acc, input, sat }) = *self {
             return Some(MmaForm { shape: MmaShape::M16N8K32, acc, input, sat: sat == Sat::Yes });
         }
-        if let Form::MmaScaled(mods::MmaScaled { kind, input, .. }) = *self {
-            return Some(MmaForm { shape: kind.mma_shape(), acc: MmaAcc::F32, input, sat: false });
+        if let Form::MmaScaled(mods::MmaScaled { kind, a, .. }) = *self {
+            return Some(MmaForm { shape: kind.shape(), acc: MmaAcc::F32, input: a, sat: false });
         }
         let (shape, acc, input) = match *self {
             Form::Mma(mods::Mma { acc, input }) => (MmaShape::M16N16K16, acc, input),
@@ -501,11 +533,8 @@ impl Form {
         if let Some((shape, num, _)) = self.tmem_access() {
             return shape.registers(num) <= TmemShape::MAX_REGISTERS;
         }
-        if let Form::MmaScaled(mods::MmaScaled { kind, scale, .. }) = *self
-            && scale == ScaleType::Ue4m3
-            && kind != TcScaledKind::Mxf4nvf4
-        {
-            return false;
+        if let Form::MmaScaled(mods::MmaScaled { kind, a, b }) = *self {
+            return kind.takes(a, b);
         }
         let Some(mma) = self.mma() else { return true };
         let transposable = match self.wgmma() {
@@ -534,10 +563,10 @@ impl Form {
         }
     }
 
-    /// The kind and scale type of an `MMA.SCALED`; `None` for any other form.
-    pub fn scaled_mma(&self) -> Option<(TcScaledKind, ScaleType)> {
+    /// The kind of an `MMA.SCALED` and the types of A and B; `None` for any other form.
+    pub fn scaled_mma(&self) -> Option<(MmaScaledKind, MmaIn, MmaIn)> {
         match *self {
-            Form::MmaScaled(mods::MmaScaled { kind, scale, .. }) => Some((kind, scale)),
+            Form::MmaScaled(mods::MmaScaled { kind, a, b }) => Some((kind, a, b)),
             _ => None,
         }
     }

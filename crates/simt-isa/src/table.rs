@@ -266,9 +266,11 @@ modifier_enum!(
     TcScaledKind { Mxf8f6f4 = "MXF8F6F4", Mxf4 = "MXF4", Mxf4nvf4 = "MXF4NVF4" }
 );
 modifier_enum!(
-    /// The type of a block-scaled `MMA`'s scales: E8M0, `2^(s - 127)` (PTX `.ue8m0`), or E4M3
-    /// (PTX `.ue4m3`, only for `MXF4NVF4`).
-    ScaleType { Ue8m0 = "UE8M0", Ue4m3 = "UE4M3" }
+    /// The kind of an `MMA.SCALED` (PTX `mma.sync`'s `.kind` with `.block_scale`, with its
+    /// `.scale_vec` and scale type): E4M3 or E5M2 bytes with an E8M0 scale a 32 elements
+    /// (`MXF8F6F4`, K 32), E2M1 with an E8M0 scale a 32 (`MXF4`, K 64) or a 16 (`MXF4NVF4`), or
+    /// E2M1 with an E4M3 scale a 16 (`NVF4`, NVIDIA's nvfp4).
+    MmaScaledKind { Mxf8f6f4 = "MXF8F6F4", Mxf4 = "MXF4", Mxf4nvf4 = "MXF4NVF4", Nvf4 = "NVF4" }
 );
 modifier_enum!(
     /// How `PRMT` picks its four bytes: by the selector's nibbles (`IDX`), or by one of PTX's
@@ -1351,8 +1353,8 @@ instruction_table! {
     // New rows go last: an opcode is its row's place, and bytecode of every version keeps its numbers.
     /// `d` = any bitwise function of `a`, `b` and `c`: each bit of `d` is bit `4a + 2b + c` of `lut`'s low 8 bits, `a`, `b`, `c` that position's bits (PTX `lop3.b32`; `lut` is the function of 0xF0, 0xCC and 0xAA: 0x80 is `a & b & c`, 0x96 `a ^ b ^ c`).
     Lop3: "LOP3" [], &[op("d", D), op("a", S_INT), op("b", S_INT), op("c", S_INT), op("lut", S_INT)], optional 0, Int, Alu, [];
-    /// 16 x 8 block-scaled matrix multiply-accumulate in PTX's fragment layouts (PTX `mma.sync.aligned` `.kind::mxf8f6f4`, `::mxf4` and `::mxf4nvf4` with `.block_scale`, consumer Blackwell; Triton's `tl.dot_scaled` on sm_120a): `d = (a sa) (b sb) + c` in f32, each block of 32 (`MXF4NVF4`: 16) elements along K of a row of A and of a column of B times its scale, an E8M0 `2^(s - 127)` (`UE4M3`: an E4M3). `MXF8F6F4` multiplies E4M3 or E5M2 bytes in `MMA.M16N8K32`'s layout (K 32, one scale a row); `MXF4` and `MXF4NVF4` E2M1 pairs in that layout, two elements a byte, the first in the low nibble (K 64: two scales, or four). Row `m`'s scales are bytes of `sa` in lane `4 (m % 8) + 2 ta + m / 8`, column `n`'s bytes of `sb` in lane `4 n + tb`, a K block a byte from byte `ba` (`bb`) on; `sel` holds PTX's selectors as hex digits, `0x<ba><ta><bb><tb>` (left out, 0). Computed as one chain of exact scaled products a result element, rounded to f32 at each step.
-    MmaScaled: "MMA" ["SCALED", kind: TcScaledKind, input: MmaIn, scale: ScaleType = Ue8m0], &[op("d", FRAG_D), op("a", R_FRAG_A), op("b", R_FRAG_B), op("c", R_FRAG_C), op("sa", R_ONE), op("sb", R_ONE), op("sel", IMM)], optional 1, Tensor, Tensor, [COLLECTIVE], since Sm100;
+    /// 16 x 8 block-scaled matrix multiply-accumulate in PTX's fragment layouts (PTX `mma.sync.aligned` `.kind::mxf8f6f4`, `::mxf4` and `::mxf4nvf4` with `.block_scale`, consumer Blackwell; Triton's `tl.dot_scaled` on sm_120a): `d = (a sa) (b sb) + c` in f32, A's elements of the first type and B's of the second, each block of 32 (`MXF4NVF4`, `NVF4`: 16) elements along K of a row of A and of a column of B times its scale, an E8M0 `2^(s - 127)` (`NVF4`: an E4M3). `MXF8F6F4` multiplies E4M3 or E5M2 bytes in `MMA.M16N8K32`'s layout (K 32, one scale a row); `MXF4`, `MXF4NVF4` and `NVF4` E2M1 pairs in that layout, two elements a byte, the first in the low nibble (K 64: two scales, or four). Row `m`'s scales are bytes of `sa` in lane `4 (m % 8) + 2 ta + m / 8`, column `n`'s bytes of `sb` in lane `4 n + tb`, a K block a byte from byte `ba` (`bb`) on; `sel` holds PTX's selectors as hex digits, `0x<ba><ta><bb><tb>` (left out, 0). Computed as one chain of exact scaled products a result element, rounded to f32 at each step.
+    MmaScaled: "MMA" ["SCALED", kind: MmaScaledKind, a: MmaIn, b: MmaIn], &[op("d", FRAG_D), op("a", R_FRAG_A), op("b", R_FRAG_B), op("c", R_FRAG_C), op("sa", R_ONE), op("sb", R_ONE), op("sel", IMM)], optional 1, Tensor, Tensor, [COLLECTIVE], since Sm100;
 }
 
 /// Block barriers a block has (`BAR.SYNC a`, `BAR.ARRIVE a`: PTX's sixteen, 0 .. 15).

@@ -9,7 +9,7 @@
 
 use std::fmt;
 
-use simt_isa::{ScaleType, TcScaledKind};
+use simt_isa::{MmaScaledKind, TcScaledKind};
 
 use crate::ast::Span;
 
@@ -856,8 +856,8 @@ pub struct Mma {
     /// `.satfinite` (integer forms clamp instead of wrapping).
     pub satfinite: bool,
     /// `.kind::mxf8f6f4`, `::mxf4` or `::mxf4nvf4` with `.block_scale`: the kind, as the
-    /// `.scale_vec` and scale type make it, and the scale type.
-    pub scale: Option<(TcScaledKind, ScaleType)>,
+    /// `.scale_vec` and scale type make it.
+    pub scale: Option<MmaScaledKind>,
 }
 
 /// An opcode with its typed modifiers.
@@ -1463,32 +1463,25 @@ impl<'m> Modifiers<'m> {
 
     /// `mma`'s `.kind::mxf8f6f4`, `::mxf4` or `::mxf4nvf4` with `.block_scale`, its
     /// `.scale_vec::NX` and its scale type, if it has a kind: what simt runs it as.
-    fn mma_block_scale(&mut self) -> Result<Option<(TcScaledKind, ScaleType)>, ModifierError> {
+    fn mma_block_scale(&mut self) -> Result<Option<MmaScaledKind>, ModifierError> {
         use Modifier as M;
         let Some(kind) = self.one(|x| [M::KindMxf8f6f4, M::KindMxf4, M::KindMxf4nvf4].contains(&x).then_some(x), "a kind")? else {
             return Ok(None);
         };
         self.require_flag(M::BlockScale)?;
         let vec = self.one(|x| [M::ScaleVec1x, M::ScaleVec2x, M::ScaleVec4x].contains(&x).then_some(x), "a scale vector size")?;
-        let scale = self.required(
-            |x| match x {
-                M::Ue8m0 => Some(ScaleType::Ue8m0),
-                M::Ue4m3 => Some(ScaleType::Ue4m3),
-                _ => None,
-            },
-            "a scale type",
-            ".ue8m0",
-        )?;
+        let scale = self.required(|x| [M::Ue8m0, M::Ue4m3].contains(&x).then_some(x), "a scale type", ".ue8m0")?;
         let scaled = match (kind, vec, scale) {
-            (M::KindMxf8f6f4, None | Some(M::ScaleVec1x), ScaleType::Ue8m0) => TcScaledKind::Mxf8f6f4,
-            (M::KindMxf4, None | Some(M::ScaleVec2x), ScaleType::Ue8m0) => TcScaledKind::Mxf4,
+            (M::KindMxf8f6f4, None | Some(M::ScaleVec1x), M::Ue8m0) => MmaScaledKind::Mxf8f6f4,
+            (M::KindMxf4, None | Some(M::ScaleVec2x), M::Ue8m0) => MmaScaledKind::Mxf4,
             // E2M1 pairs with an E8M0 scale a 32 elements are what `.kind::mxf4` is.
-            (M::KindMxf4nvf4, Some(M::ScaleVec2x), ScaleType::Ue8m0) => TcScaledKind::Mxf4,
-            (M::KindMxf4nvf4, Some(M::ScaleVec4x), _) => TcScaledKind::Mxf4nvf4,
+            (M::KindMxf4nvf4, Some(M::ScaleVec2x), M::Ue8m0) => MmaScaledKind::Mxf4,
+            (M::KindMxf4nvf4, Some(M::ScaleVec4x), M::Ue8m0) => MmaScaledKind::Mxf4nvf4,
+            (M::KindMxf4nvf4, Some(M::ScaleVec4x), _) => MmaScaledKind::Nvf4,
             (M::KindMxf4nvf4, None, _) => {
                 return Err(self.error(self.opcode_span, "`.kind::mxf4nvf4` takes its scale vector size: `.scale_vec::2X` or `.scale_vec::4X`".to_string()));
             }
-            (_, _, ScaleType::Ue4m3) => {
+            (_, _, M::Ue4m3) => {
                 return Err(self.error(self.opcode_span, "`.ue4m3` scales come one a 16 elements: `.kind::mxf4nvf4.block_scale.scale_vec::4X`".to_string()));
             }
             (kind, _, _) => {
@@ -1496,7 +1489,7 @@ impl<'m> Modifiers<'m> {
                 return Err(self.error(self.opcode_span, format!("`{kind}` takes `{fits}` (or none)")));
             }
         };
-        Ok(Some((scaled, scale)))
+        Ok(Some(scaled))
     }
 
     fn ty(&mut self) -> Result<Type, ModifierError> {
@@ -2602,21 +2595,18 @@ impl fmt::Display for Op {
             CpAsyncBulkOrder { wait } => f.write_str(if wait { ".async.bulk.wait_group" } else { ".async.bulk.commit_group" }),
             Mma(x) => {
                 write!(f, ".sync.aligned{}{}{}", x.shape, x.a_layout, x.b_layout)?;
-                if let Some((kind, _)) = x.scale {
-                    let (kind, vec) = match kind {
-                        TcScaledKind::Mxf8f6f4 => (Modifier::KindMxf8f6f4, Modifier::ScaleVec1x),
-                        TcScaledKind::Mxf4 => (Modifier::KindMxf4, Modifier::ScaleVec2x),
-                        TcScaledKind::Mxf4nvf4 => (Modifier::KindMxf4nvf4, Modifier::ScaleVec4x),
-                    };
+                let scale = x.scale.map(|kind| match kind {
+                    MmaScaledKind::Mxf8f6f4 => (Modifier::KindMxf8f6f4, Modifier::ScaleVec1x, Modifier::Ue8m0),
+                    MmaScaledKind::Mxf4 => (Modifier::KindMxf4, Modifier::ScaleVec2x, Modifier::Ue8m0),
+                    MmaScaledKind::Mxf4nvf4 => (Modifier::KindMxf4nvf4, Modifier::ScaleVec4x, Modifier::Ue8m0),
+                    MmaScaledKind::Nvf4 => (Modifier::KindMxf4nvf4, Modifier::ScaleVec4x, Modifier::Ue4m3),
+                });
+                if let Some((kind, vec, _)) = scale {
                     write!(f, "{kind}{}{vec}", Modifier::BlockScale)?;
                 }
                 flag(f, x.satfinite, Modifier::Satfinite)?;
                 write!(f, "{}{}{}{}", x.d, x.a, x.b, x.c)?;
-                match x.scale {
-                    Some((_, ScaleType::Ue8m0)) => write!(f, "{}", Modifier::Ue8m0),
-                    Some((_, ScaleType::Ue4m3)) => write!(f, "{}", Modifier::Ue4m3),
-                    None => Ok(()),
-                }
+                scale.map_or(Ok(()), |(_, _, ty)| write!(f, "{ty}"))
             }
         }
     }

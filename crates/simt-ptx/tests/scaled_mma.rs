@@ -2,7 +2,7 @@
 //! with `.block_scale`, Triton's `tl.dot_scaled` on sm_120a) from PTX, run on one warp under
 //! both SIMT models against a plain scaled product.
 //!
-//! Elements are values E2M1 holds (so E4M3 and E5M2 too) and scales powers of two near 1 (E8M0)
+//! Elements are values E2M1 holds (so E4M3 and E5M2 too; one case multiplies E5M2 by E4M3) and scales powers of two near 1 (E8M0)
 //! or small E4M3 values, so every partial sum is exact and the reference does not depend on the
 //! chain's order (`simt-tensor`'s tests check the rounding). Each case names selectors other than
 //! 0, and its scale registers hold scales only in the lanes and bytes those selectors name, as
@@ -22,7 +22,8 @@ struct Case {
     /// What follows `mma.sync.aligned.`.
     modifiers: &'static str,
     shape: Shape,
-    element: MiniFloat,
+    /// A's element type, then B's.
+    elements: [MiniFloat; 2],
     /// Elements along K that share a scale.
     block: usize,
     e4m3_scales: bool,
@@ -34,15 +35,15 @@ const CASES: [Case; 5] = [
     Case {
         modifiers: "m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0",
         shape: Shape::M16N8K32,
-        element: MiniFloat::E4M3,
+        elements: [MiniFloat::E4M3; 2],
         block: 32,
         e4m3_scales: false,
         selectors: [(3, 1), (1, 2)],
     },
     Case {
-        modifiers: "m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e5m2.e5m2.f32.ue8m0",
+        modifiers: "m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e5m2.e4m3.f32.ue8m0",
         shape: Shape::M16N8K32,
-        element: MiniFloat::E5M2,
+        elements: [MiniFloat::E5M2, MiniFloat::E4M3],
         block: 32,
         e4m3_scales: false,
         selectors: [(2, 0), (0, 3)],
@@ -51,7 +52,7 @@ const CASES: [Case; 5] = [
     Case {
         modifiers: "m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0",
         shape: Shape::M16N8K64,
-        element: MiniFloat::E2M1,
+        elements: [MiniFloat::E2M1; 2],
         block: 32,
         e4m3_scales: false,
         selectors: [(2, 1), (2, 3)],
@@ -59,7 +60,7 @@ const CASES: [Case; 5] = [
     Case {
         modifiers: "m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3",
         shape: Shape::M16N8K64,
-        element: MiniFloat::E2M1,
+        elements: [MiniFloat::E2M1; 2],
         block: 16,
         e4m3_scales: true,
         selectors: [(0, 1), (0, 1)],
@@ -67,7 +68,7 @@ const CASES: [Case; 5] = [
     Case {
         modifiers: "m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0",
         shape: Shape::M16N8K64,
-        element: MiniFloat::E2M1,
+        elements: [MiniFloat::E2M1; 2],
         block: 16,
         e4m3_scales: false,
         selectors: [(0, 0), (0, 2)],
@@ -141,12 +142,12 @@ fn prepared(case: &Case) -> (Vec<u8>, Vec<u8>) {
     let (mut a_codes, mut b_codes, mut c_bits, mut d_bits) = (vec![0; 16 * k], vec![0; k * 8], vec![0; 128], vec![0; 128]);
     for i in 0..16 {
         for t in 0..k {
-            a_codes[i * k + t] = u32::from(case.element.encode(a(i, t) as f32));
+            a_codes[i * k + t] = u32::from(case.elements[0].encode(a(i, t) as f32));
         }
     }
     for t in 0..k {
         for j in 0..8 {
-            b_codes[t * 8 + j] = u32::from(case.element.encode(b(t, j) as f32));
+            b_codes[t * 8 + j] = u32::from(case.elements[1].encode(b(t, j) as f32));
         }
     }
     for i in 0..16 {
@@ -156,7 +157,7 @@ fn prepared(case: &Case) -> (Vec<u8>, Vec<u8>) {
             d_bits[i * 8 + j] = (d as f32).to_bits();
         }
     }
-    let per_reg = 32 / case.element.bits() as usize;
+    let per_reg = 32 / case.elements[0].bits() as usize;
     let words = [
         pack(case.shape, Operand::A, per_reg, &a_codes),
         pack(case.shape, Operand::B, per_reg, &b_codes),

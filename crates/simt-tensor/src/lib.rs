@@ -19,7 +19,7 @@ pub mod sparsify;
 use chain::{Mac, Work};
 use half::f16;
 use layout::{Operand, Shape, table_of};
-use simt_isa::{FragRole, MmaAcc, MmaForm, MmaIn, Opcode, ScaleSelectors, ScaleType, TcScaledKind};
+use simt_isa::{FragRole, MmaAcc, MmaForm, MmaIn, MmaScaledKind, Opcode, ScaleSelectors};
 
 /// Why an MMA could not execute.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -520,21 +520,20 @@ fn f16_bits_to_f32(x: u32) -> f32 {
     f32::from_bits(sign | if magnitude >= 0x7C00 { special } else { finite })
 }
 
-/// Executes one warp-wide block-scaled MMA (`MMA.SCALED.<kind>.<input>.<scale>`): `d = (a sa)
-/// (b sb) + c`, each element of D one chain of exact scaled products ([`scaled_dot`]). The
+/// Executes one warp-wide block-scaled MMA (`MMA.SCALED.<kind>.<a_type>.<b_type>`): `d = (a
+/// sa) (b sb) + c`, each element of D one chain of exact scaled products ([`scaled_dot`]). The
 /// fragments are as [`mma`] takes them, in the layout of `kind`'s shape (`MMA.M16N8K32`, or
 /// `M16N8K64` for E2M1 pairs); `sa` and `sb` are the scale registers' 32 lanes, and `sel` the
 /// selectors of [`ScaleSelectors`] that find each row's (column's) scale bytes in them.
 ///
 /// # Errors
 ///
-/// A type or scale type the kind does not take, selectors outside the scale words, or a
-/// fragment with the wrong number of registers.
+/// Types the kind does not take, selectors outside the scale words, or a fragment with the
+/// wrong number of registers.
 #[allow(clippy::too_many_arguments)] // the operands of the instruction, one argument each
 pub fn scaled_mma(
-    kind: TcScaledKind,
-    input: MmaIn,
-    scale: ScaleType,
+    kind: MmaScaledKind,
+    (a_type, b_type): (MmaIn, MmaIn),
     sel: u32,
     a: &[[u32; 32]],
     b: &[[u32; 32]],
@@ -542,9 +541,9 @@ pub fn scaled_mma(
     (sa, sb): (&[u32; 32], &[u32; 32]),
     d: &mut [[u32; 32]],
 ) -> Result<(), MmaError> {
-    let form = MmaForm { shape: kind.mma_shape(), acc: MmaAcc::F32, input, sat: false };
-    let name = format!("MMA.SCALED.{kind}.{input}.{scale}");
-    if !form.is_defined() || (scale == ScaleType::Ue4m3 && kind != TcScaledKind::Mxf4nvf4) {
+    let form = MmaForm { shape: kind.shape(), acc: MmaAcc::F32, input: a_type, sat: false };
+    let name = format!("MMA.SCALED.{kind}.{a_type}.{b_type}");
+    if !kind.takes(a_type, b_type) {
         return Err(MmaError::instruction(format!("{name} is not an instruction: see MMA.SCALED in docs/isa.md")));
     }
     let selectors = ScaleSelectors::check(sel, kind).map_err(MmaError::instruction)?;
@@ -553,16 +552,17 @@ pub fn scaled_mma(
             return Err(MmaError::instruction(format!("operand {operand} has {len} registers; {name} takes {}", form.regs(role))));
         }
     }
-    let format = match input {
+    let format = |ty: MmaIn| match ty {
         MmaIn::E4M3 => formats::MiniFloat::E4M3,
         MmaIn::E5M2 => formats::MiniFloat::E5M2,
         _ => formats::MiniFloat::E2M1,
     };
-    let (shape, k, block, bits) = (form.shape, kind.k() as usize, kind.block() as usize, input.bits());
+    // Both types have the same width: the kind's.
+    let (shape, k, block, bits) = (form.shape, kind.k() as usize, kind.block() as usize, a_type.bits());
     // A's rows and B's columns, K elements each, then times their scales.
     let (mut a_rows, mut b_columns) = ([[0f64; 64]; 16], [[0f64; 64]; 8]);
     let per_reg = (32 / bits) as usize;
-    for (operand, fragment) in [(Operand::A, a), (Operand::B, b)] {
+    for (operand, fragment, format) in [(Operand::A, a, format(a_type)), (Operand::B, b, format(b_type))] {
         for (r, reg) in fragment.iter().enumerate() {
             for (lane, &word) in reg.iter().enumerate() {
                 for s in 0..per_reg {
@@ -575,7 +575,7 @@ pub fn scaled_mma(
             }
         }
     }
-    let e4m3 = scale == ScaleType::Ue4m3;
+    let e4m3 = kind.e4m3_scales();
     let apply = |values: &mut [f64; 64], word: u32, first_byte: u32| {
         let word = word >> (8 * first_byte);
         for (kk, v) in values[..k].iter_mut().enumerate() {

@@ -1,9 +1,10 @@
 //! `MMA.SCALED` (`simt_tensor::scaled_mma`) against other code: with unit scales, the 8-bit kind
-//! is `MMA.M16N8K32` bit for bit; with any scales, each element of D is an f32 FMA chain over
-//! the unpacked, scaled matrices (every scaled element exact in f32, each step rounded once).
+//! of one type is `MMA.M16N8K32` bit for bit, and of mixed types the chain of their products;
+//! with any scales, each element of D is an f32 FMA chain over the unpacked, scaled matrices
+//! (every scaled element exact in f32, each step rounded once).
 
 use proptest::prelude::*;
-use simt_isa::{MmaAcc, MmaIn, Opcode, ScaleType, TcScaledKind};
+use simt_isa::{MmaAcc, MmaIn, MmaScaledKind, Opcode};
 use simt_tensor::formats::MiniFloat;
 use simt_tensor::layout::{Operand, Shape, unpack};
 
@@ -26,19 +27,39 @@ proptest! {
         let ones = [0x7F7F_7F7F; 32];
         let (mut want, mut got) = (vec![[0; 32]; 4], vec![[0; 32]; 4]);
         simt_tensor::mma(Opcode::MmaM16n8k32, MmaAcc::F32, input, false, &a, &b, &c, None, &mut want).unwrap();
-        simt_tensor::scaled_mma(TcScaledKind::Mxf8f6f4, input, ScaleType::Ue8m0, 0, &a, &b, &c, (&ones, &ones), &mut got).unwrap();
+        simt_tensor::scaled_mma(MmaScaledKind::Mxf8f6f4, (input, input), 0, &a, &b, &c, (&ones, &ones), &mut got).unwrap();
         prop_assert_eq!(got, want);
     }
 
     #[test]
+    fn mixed_8_bit_types_read_each_operand_as_its_own(e5m2_a in any::<bool>(), words in prop::collection::vec(any::<u32>(), 6 * 32)) {
+        let (a_type, b_type, a_format, b_format) =
+            if e5m2_a { (MmaIn::E5M2, MmaIn::E4M3, MiniFloat::E5M2, MiniFloat::E4M3) } else { (MmaIn::E4M3, MmaIn::E5M2, MiniFloat::E4M3, MiniFloat::E5M2) };
+        let (a, b) = (regs(&words, 4), regs(&words[128..], 2));
+        let zero = simt_tensor::layout::pack(Shape::M16N8K32, Operand::C, 1, &[0; 128]);
+        let ones = [0x7F7F_7F7F; 32];
+        let mut got = vec![[0; 32]; 4];
+        simt_tensor::scaled_mma(MmaScaledKind::Mxf8f6f4, (a_type, b_type), 0, &a, &b, &zero, (&ones, &ones), &mut got).unwrap();
+        let (am, bm) = (unpack(Shape::M16N8K32, Operand::A, 4, &a), unpack(Shape::M16N8K32, Operand::B, 4, &b));
+        let want: Vec<u32> = (0..128)
+            .map(|at| {
+                let (m, n) = (at / 8, at % 8);
+                let acc = (0..32).fold(0f32, |acc, k| a_format.decode(am[m * 32 + k]).mul_add(b_format.decode(bm[k * 8 + n]), acc));
+                if acc.is_nan() { 0x7FFF_FFFF } else { acc.to_bits() }
+            })
+            .collect();
+        prop_assert_eq!(unpack(Shape::M16N8K32, Operand::C, 1, &got), want);
+    }
+
+    #[test]
     fn fp4_is_a_chain_of_fmas_of_scaled_elements(
-        kind in prop::sample::select(vec![(TcScaledKind::Mxf4, ScaleType::Ue8m0), (TcScaledKind::Mxf4nvf4, ScaleType::Ue8m0), (TcScaledKind::Mxf4nvf4, ScaleType::Ue4m3)]),
+        kind in prop::sample::select(vec![MmaScaledKind::Mxf4, MmaScaledKind::Mxf4nvf4, MmaScaledKind::Nvf4]),
         words in prop::collection::vec(any::<u32>(), 6 * 32),
         c in prop::collection::vec(-1.0e4f32..1.0e4, 128),
         scales in prop::collection::vec(scale_code(false), 2 * 32 * 4),
         e4m3_scales in prop::collection::vec(scale_code(true), 2 * 32 * 4),
     ) {
-        let ((kind, scale), e4m3) = (kind, kind.1 == ScaleType::Ue4m3);
+        let e4m3 = kind == MmaScaledKind::Nvf4;
         let codes = if e4m3 { &e4m3_scales } else { &scales };
         let word = |i: usize| codes[4 * i..4 * i + 4].iter().enumerate().fold(0u32, |w, (b, &code)| w | code << (8 * b));
         let sa: [u32; 32] = std::array::from_fn(word);
@@ -47,10 +68,10 @@ proptest! {
         let c_bits: Vec<u32> = c.iter().map(|x| x.to_bits()).collect();
         let c_frag = simt_tensor::layout::pack(Shape::M16N8K64, Operand::C, 1, &c_bits);
         let mut got = vec![[0; 32]; 4];
-        simt_tensor::scaled_mma(kind, MmaIn::E2M1, scale, 0, &a, &b, &c_frag, (&sa, &sb), &mut got).unwrap();
+        simt_tensor::scaled_mma(kind, (MmaIn::E2M1, MmaIn::E2M1), 0, &a, &b, &c_frag, (&sa, &sb), &mut got).unwrap();
         // The reference: row m's scales in lane 4 (m % 8) + m / 8 of sa, column n's in lane 4 n of
         // sb, K block q in byte q.
-        let block = if kind == TcScaledKind::Mxf4 { 32 } else { 16 };
+        let block = if kind == MmaScaledKind::Mxf4 { 32 } else { 16 };
         let value = |word: u32, q: usize| simt_tensor::scale_value((word >> (8 * q)) & 0xFF, e4m3) as f32;
         let (am, bm) = (unpack(Shape::M16N8K64, Operand::A, 8, &a), unpack(Shape::M16N8K64, Operand::B, 8, &b));
         let mut want = vec![0u32; 128];
@@ -72,22 +93,17 @@ proptest! {
 #[test]
 fn selectors_and_types_a_kind_does_not_take_are_errors() {
     let (a, b, c, s) = (vec![[0; 32]; 4], vec![[0; 32]; 2], vec![[0; 32]; 4], [0u32; 32]);
-    let run = |kind, input, scale, sel| simt_tensor::scaled_mma(kind, input, scale, sel, &a, &b, &c, (&s, &s), &mut vec![[0; 32]; 4]).map_err(|e| e.message);
-    assert!(run(TcScaledKind::Mxf4, MmaIn::E2M1, ScaleType::Ue8m0, 0x2123).is_ok(), "PTX's own example");
+    let run = |kind, types, sel| simt_tensor::scaled_mma(kind, types, sel, &a, &b, &c, (&s, &s), &mut vec![[0; 32]; 4]).map_err(|e| e.message);
+    let e2m1 = (MmaIn::E2M1, MmaIn::E2M1);
+    assert!(run(MmaScaledKind::Mxf4, e2m1, 0x2123).is_ok(), "PTX's own example");
     assert_eq!(
-        run(TcScaledKind::Mxf4, MmaIn::E4M3, ScaleType::Ue8m0, 0).unwrap_err(),
-        "MMA.SCALED.MXF4.E4M3.UE8M0 is not an instruction: see MMA.SCALED in docs/isa.md"
+        run(MmaScaledKind::Mxf4, (MmaIn::E4M3, MmaIn::E2M1), 0).unwrap_err(),
+        "MMA.SCALED.MXF4.E4M3.E2M1 is not an instruction: see MMA.SCALED in docs/isa.md"
     );
+    assert_eq!(run(MmaScaledKind::Mxf8f6f4, e2m1, 0).unwrap_err(), "MMA.SCALED.MXF8F6F4.E2M1.E2M1 is not an instruction: see MMA.SCALED in docs/isa.md");
+    assert_eq!(run(MmaScaledKind::Nvf4, e2m1, 0x0030).unwrap_err(), "B's scales start at byte 3, but NVF4 takes 4 a row (column), from byte 0 of the word");
     assert_eq!(
-        run(TcScaledKind::Mxf4, MmaIn::E2M1, ScaleType::Ue4m3, 0).unwrap_err(),
-        "MMA.SCALED.MXF4.E2M1.UE4M3 is not an instruction: see MMA.SCALED in docs/isa.md"
-    );
-    assert_eq!(
-        run(TcScaledKind::Mxf4nvf4, MmaIn::E2M1, ScaleType::Ue4m3, 0x0030).unwrap_err(),
-        "B's scales start at byte 3, but MXF4NVF4 takes 4 a row (column), from byte 0 of the word"
-    );
-    assert_eq!(
-        run(TcScaledKind::Mxf8f6f4, MmaIn::E4M3, ScaleType::Ue8m0, 0x0004).unwrap_err(),
+        run(MmaScaledKind::Mxf8f6f4, (MmaIn::E4M3, MmaIn::E5M2), 0x0004).unwrap_err(),
         "B's thread selector is 4: one lane of each quad holds B's scales, 0 to 3"
     );
 }

@@ -312,8 +312,8 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// `MMA.M16N8K8`, `MMA.M16N8K32` and `MMA.M8N8K4` lay fragments out as PTX does, so the
     /// fragments only move into and out of consecutive scratch registers (f64 elements as pairs).
     pub(super) fn mma(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mma) -> Result<()> {
-        if let Some((kind, scale)) = m.scale {
-            return self.scaled_mma(inst, m, kind, scale);
+        if let Some(kind) = m.scale {
+            return self.scaled_mma(inst, m, kind);
         }
         let (input, acc) = (mma_input(m.a), mma_acc(m.d));
         let sat = if m.satfinite { isa::Sat::Yes } else { isa::Sat::No };
@@ -344,18 +344,17 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// d, a, b, c, scale-a, {byte-id-a, thread-id-a}, scale-b, {byte-id-b, thread-id-b}` (consumer
     /// Blackwell) as one `MMA.SCALED`: the fragments as `mma`'s, the scale registers as they
     /// are, the selectors (constants) as `sel`'s hex digits.
-    fn scaled_mma(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mma, kind: isa::TcScaledKind, scale: isa::ScaleType) -> Result<()> {
-        let form = mma_input(m.a).map(|input| Form::MmaScaled(mods::MmaScaled { kind, input, scale }));
-        let shape = if kind == isa::TcScaledKind::Mxf8f6f4 { px::MmaShape::M16n8k32 } else { px::MmaShape::M16n8k64 };
+    fn scaled_mma(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mma, kind: isa::MmaScaledKind) -> Result<()> {
+        let form = mma_input(m.a).zip(mma_input(m.b)).map(|(a, b)| Form::MmaScaled(mods::MmaScaled { kind, a, b }));
+        let shape = if kind == isa::MmaScaledKind::Mxf8f6f4 { px::MmaShape::M16n8k32 } else { px::MmaShape::M16n8k64 };
         let layouts = m.a_layout == px::Layout::Row && m.b_layout == px::Layout::Col;
-        let (Some(form), true, true, true, false) =
-            (form.filter(Form::is_defined), m.shape == shape && layouts, m.a == m.b, m.c == Type::F32 && m.d == Type::F32, m.satfinite)
+        let (Some(form), true, true, false) = (form.filter(Form::is_defined), m.shape == shape && layouts, m.c == Type::F32 && m.d == Type::F32, m.satfinite)
         else {
             return Err(with_note(
                 Diagnostic::new(inst.op_span, format!("`{}` is not supported by the PTX front end yet", inst.op)),
-                "supported, each `.row.col` with A and B of one type and f32 D and C: m16n8k32 `.kind::mxf8f6f4` of .e4m3 or .e5m2 \
-                 with .ue8m0 scales, m16n8k64 `.kind::mxf4` (or `::mxf4nvf4.scale_vec::2X`) of .e2m1 with .ue8m0 scales, and m16n8k64 \
-                 `.kind::mxf4nvf4.scale_vec::4X` of .e2m1 with .ue8m0 or .ue4m3 scales",
+                "supported, each `.row.col` with f32 D and C: m16n8k32 `.kind::mxf8f6f4` of .e4m3 or .e5m2 (each) with .ue8m0 \
+                 scales, and m16n8k64 `.kind::mxf4` (or `::mxf4nvf4.scale_vec::2X`) with .ue8m0 scales and `.kind::mxf4nvf4.scale_vec::4X` \
+                 with .ue8m0 or .ue4m3 scales, of .e2m1",
             ));
         };
         let [d, a, b, c, scale_a, select_a, scale_b, select_b] = self.operands(inst)?;
