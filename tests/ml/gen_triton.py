@@ -701,6 +701,18 @@ def dot_scaled_mixed_kernel(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, M: tl.constexpr
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot_scaled(a, sa, "e4m3", b, sb, "e5m2"))
 
 
+@triton.jit
+def dot_scaled_fp8_fp4_kernel(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """One tile of mxfp8 activations times mxfp4 weights: e4m3 A, e2m1 pairs of B packed along K
+    (the even element in the low nibble), an e8m0 scale a 32 elements of each."""
+    rm, rn, rs = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K // 32)
+    a = tl.load(a_ptr + rm[:, None] * K + tl.arange(0, K)[None, :])
+    b = tl.load(b_ptr + tl.arange(0, K // 2)[:, None] * N + rn[None, :])
+    sa = tl.load(sa_ptr + rm[:, None] * (K // 32) + rs[None, :])
+    sb = tl.load(sb_ptr + rn[:, None] * (K // 32) + rs[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot_scaled(a, sa, "e4m3", b, sb, "e2m1"))
+
+
 def e2m1_values(packed, axis):
     """The float64 values of fp4 e2m1 pairs packed along `axis`, the even element in the low
     nibble: sign, 2 exponent bits biased by 1, 1 mantissa bit, subnormal below exponent 1."""
@@ -1385,6 +1397,22 @@ def specs():
                   mc.close(2e-5, 1e-2, "scaled products of fp8 values are exact in f32; the f32 sums round in mma order"),
                   num_warps=4, num_stages=1, capability=120,
                   note="sm_120a: tl.dot_scaled of e4m3 by e5m2, mma.sync .kind::mxf8f6f4 .e4m3.e5m2 with .block_scale"))
+    # mxfp8 activations times mxfp4 weights on sm_100a: tcgen05.mma .kind::mxf8f6f4 of E4M3 by
+    # E2M1, which Triton stores in shared memory padded, 16 elements in the first 8 bytes of 16.
+    w4 = np.random.default_rng(121)
+    a_w4 = w4.integers(0, 256, 128 * 128).astype(np.uint8)
+    a_w4[(a_w4 & 0x7F) == 0x7F] = 0x38
+    a_w4 = a_w4.reshape(128, 128)
+    b_w4 = w4.integers(0, 256, 64 * 128).astype(np.uint8).reshape(64, 128)
+    s_w4 = w4.integers(117, 128, 2 * 128 * 4).astype(np.uint8)
+    sa_w4, sb_w4 = s_w4[:512].reshape(128, 4), s_w4[512:].reshape(128, 4)
+    S.append(Spec("dot_scaled_mxfp8_mxfp4_sm100", dot_scaled_fp8_fp4_kernel,
+                  {"a_ptr": buf(a_w4, None, "float8_e4m3"), "b_ptr": buf(b_w4), "sa_ptr": buf(sa_w4), "sb_ptr": buf(sb_w4),
+                   "c_ptr": buf(np.zeros((128, 128), np.float32)), "M": const(128), "N": const(128), "K": const(128)},
+                  [1], {"c_ptr": f32((e4m3_values(a_w4) * scale_of(sa_w4)) @ (e2m1_values(b_w4, 0) * scale_of(sb_w4).T))},
+                  mc.close(2e-5, 1e-2, "scaled products of fp8 and fp4 values are exact in f32; the f32 sums round in mma order"),
+                  num_warps=4, num_stages=1, capability=100,
+                  note=datacenter + "; tl.dot_scaled of e4m3 by e2m1: tcgen05.mma .kind::mxf8f6f4, the e2m1 padded in shared memory"))
     return S
 
 

@@ -297,7 +297,7 @@ impl Executor<'_> {
                 );
                 return Err(self.fault(FaultKind::Tensor, w, None, Some(pc), message));
             }
-            Ok(Multiplicand { descriptor, bits, k_major, name })
+            Ok(Multiplicand { descriptor, bits, padded: false, k_major, name })
         };
         let b = multiplicand(op.b, op.b_k_major, "B")?;
         let a = if op.a_shared { Some(multiplicand(op.a, op.a_k_major, "A")?) } else { None };
@@ -367,10 +367,15 @@ impl Executor<'_> {
     }
 
     /// Element (`mn`, `k`) of `matrix` and the SHARED address of its byte(s). 4-bit elements lie
-    /// two a byte along K (K-major only), the first in the low nibble.
+    /// two a byte along K (K-major only), the first in the low nibble; padded, 16 of them in the
+    /// first 8 bytes of each 16 (PTX's `.b4x16_p64`), where 8-bit elements would lie.
     #[inline(always)]
     pub(super) fn element(&self, w: usize, pc: u32, matrix: &Multiplicand, mn: u32, k: u32) -> Result<(u32, u32), Fault> {
-        let (k_bytes, bytes) = if matrix.bits == 4 { (k / 2, 1) } else { (k, matrix.bits / 8) };
+        let (k_bytes, bytes) = match (matrix.bits, matrix.padded) {
+            (4, true) => (k / 16 * 16 + k % 16 / 2, 1),
+            (4, false) => (k / 2, 1),
+            (bits, _) => (k, bits / 8),
+        };
         let address = matrix.descriptor.address(mn, k_bytes, bytes, matrix.k_major);
         let Some(&value) = self.shared.get(address as usize / 4) else {
             let message = format!(
@@ -391,6 +396,8 @@ pub(super) struct Multiplicand {
     pub descriptor: Descriptor,
     /// Bits of an element: 4 (two a byte), 8, 16 or 32.
     pub bits: u32,
+    /// 4-bit elements padded as 8-bit ones are laid out (`TCMMA.SCALED.MXF8F6F4`'s E2M1).
+    pub padded: bool,
     pub k_major: bool,
     /// `A` or `B`, for messages.
     pub name: &'static str,

@@ -261,6 +261,8 @@ struct ScaledShape {
     n: u32,
     /// A's and B's element formats.
     types: [MiniFloat; 2],
+    /// Whether A's (B's) E2M1 elements are padded to 8-bit ones' places (`MXF8F6F4`).
+    padded: [bool; 2],
     negate: [bool; 2],
     k_major: [bool; 2],
     /// The scales are (unsigned) E4M3, not E8M0.
@@ -290,8 +292,9 @@ fn scaled_instruction_descriptor(kind: TcScaledKind, i: u32) -> Result<ScaledSha
     let format = |field: u32, name: &str| match (fp4, bits(field, 3)) {
         (false, 0) => Ok(MiniFloat::E4M3),
         (false, 1) => Ok(MiniFloat::E5M2),
-        (false, code @ 3..=5) => Err(format!(
-            "its {name} type (bits {field}-{}) is {code}, a 6- or 4-bit format (E2M3, E3M2, E2M1) in 8-bit containers, which simt does not run: E4M3 (0) and E5M2 (1) it does",
+        (false, 5) => Ok(MiniFloat::E2M1),
+        (false, code @ 3..=4) => Err(format!(
+            "its {name} type (bits {field}-{}) is {code}, a 6-bit format (E2M3, E3M2), which simt does not run: E4M3 (0), E5M2 (1) and E2M1 (5) it does",
             field + 2
         )),
         (true, 1) => Ok(MiniFloat::E2M1),
@@ -303,9 +306,10 @@ fn scaled_instruction_descriptor(kind: TcScaledKind, i: u32) -> Result<ScaledSha
         return Err(format!("its bit 23 (the scale type) is 0, UE4M3, which .{kind} does not take: its scales are UE8M0 (1)"));
     }
     let k_major = [bits(15, 1) == 0, bits(16, 1) == 0];
-    if fp4 && k_major != [true, true] {
-        return Err(format!("its bits 15-16 transpose an operand, which .{kind} cannot: its E2M1 pairs lie along K"));
+    if (0..2).any(|x| types[x] == MiniFloat::E2M1 && !k_major[x]) {
+        return Err(format!("its bits 15-16 transpose an E2M1 operand, which simt does not run: .{kind}'s E2M1 elements lie along K"));
     }
+    let padded = types.map(|t| !fp4 && t == MiniFloat::E2M1);
     let n = bits(17, 6) << 3;
     if !(8..=256).contains(&n) {
         return Err(format!("its N (bits 17-22, N / 8) is {n}: an MMA has N = 8 to 256"));
@@ -320,7 +324,7 @@ fn scaled_instruction_descriptor(kind: TcScaledKind, i: u32) -> Result<ScaledSha
             firsts.join(" or ")
         ));
     }
-    Ok(ScaledShape { n, types, negate: [bits(13, 1) != 0, bits(14, 1) != 0], k_major, e4m3_scales, ids })
+    Ok(ScaledShape { n, types, padded, negate: [bits(13, 1) != 0, bits(14, 1) != 0], k_major, e4m3_scales, ids })
 }
 
 /// The TMEM cell holding the scales of row `index` (of A, or column of B) from a scale matrix
@@ -580,7 +584,7 @@ impl Executor<'_> {
         let bits = form.input.bits();
         let multiplicand = |value: u64, k_major: bool, name: &'static str| -> Result<Multiplicand, Fault> {
             let descriptor = Descriptor::tcgen05(value).map_err(|why| fault(self, format!("TCMMA's {name} descriptor {value:#018x}: {why}")))?;
-            Ok(Multiplicand { descriptor, bits, k_major, name })
+            Ok(Multiplicand { descriptor, bits, padded: false, k_major, name })
         };
         let b = multiplicand(pair(op.b), shape.b_k_major, "B")?;
         let a = match op.a {
@@ -728,7 +732,7 @@ impl Executor<'_> {
         for (x, (name, count)) in [("A", m), ("B", n)].into_iter().enumerate() {
             let descriptor =
                 Descriptor::tcgen05(descriptors[x]).map_err(|why| fault(self, format!("TCMMA's {name} descriptor {:#018x}: {why}", descriptors[x])))?;
-            let matrix = Multiplicand { descriptor, bits: shape.types[x].bits(), k_major: shape.k_major[x], name };
+            let matrix = Multiplicand { descriptor, bits: shape.types[x].bits(), padded: shape.padded[x], k_major: shape.k_major[x], name };
             let address = scale_addresses[x];
             let (lane, column) = (address >> 16, address & 0xFFFF);
             let columns = count.div_ceil(32);
@@ -760,7 +764,9 @@ impl Executor<'_> {
             values[x] = scaled;
         }
         self.tcmma_work.0 += u64::from(m * n * k);
-        self.tcmma_work.1 += u64::from((m * shape.types[0].bits() + n * shape.types[1].bits()) * k / 8);
+        // A padded E2M1 element takes a byte's place.
+        let stored_bits = |x: usize| if shape.padded[x] { 8 } else { shape.types[x].bits() };
+        self.tcmma_work.1 += u64::from((m * stored_bits(0) + n * stored_bits(1)) * k / 8);
         let [a_values, b_values] = &values;
         for (row, a_row) in a_values.chunks_exact(k as usize).enumerate() {
             let lane = d_lane + lane_of_row(row as u32, m);
@@ -837,6 +843,9 @@ mod tests {
         assert_eq!((nvfp4.n, nvfp4.types, nvfp4.e4m3_scales, nvfp4.ids), (128, [MiniFloat::E2M1; 2], true, [0, 0]));
         assert!(scaled_instruction_descriptor(TcScaledKind::Mxf8f6f4, 144_769_024 & !(1 << 23)).unwrap_err().contains("UE8M0"));
         assert!(scaled_instruction_descriptor(TcScaledKind::Mxf4, 0x0820_0480).unwrap_err().contains("UE8M0"));
+        // `.kind::mxf8f6f4` of E2M1 (type 5) by E4M3: the E2M1 padded to bytes' places.
+        let fp4_by_fp8 = scaled_instruction_descriptor(TcScaledKind::Mxf8f6f4, 0x08A0_0280).unwrap();
+        assert_eq!((fp4_by_fp8.types, fp4_by_fp8.padded), ([MiniFloat::E2M1, MiniFloat::E4M3], [true, false]));
         // Scales of rows 32 apart lie a column apart in the same lane.
         assert_eq!([scale_cell(0, 128, 5), scale_cell(0, 128, 37), scale_cell(0, 128, 127)], [(5, 128), (5, 129), (31, 131)]);
     }
@@ -856,7 +865,8 @@ mod tests {
             (Scaled(TcScaledKind::Mxf4), 0x08A0_0484, "sparse"),
             (Scaled(TcScaledKind::Mxf4), 0x08A1_0480, "transpose"),
             (Scaled(TcScaledKind::Mxf4), 0x08A0_0080, "B type (bits 10-12) is 0"),
-            (Scaled(TcScaledKind::Mxf8f6f4), 0x08A0_0A80, "6- or 4-bit"),
+            (Scaled(TcScaledKind::Mxf8f6f4), 0x08A0_0180, "A type (bits 7-9) is 3, a 6-bit format"),
+            (Scaled(TcScaledKind::Mxf8f6f4), 0x08A0_8280, "transpose an E2M1 operand"),
             (Scaled(TcScaledKind::Mxf4), 0x28A0_0480, "A scale-factor id (bits 29-30) is 1: a .MXF4 MMA takes 2 scale bytes of a cell, from byte 0 or 2"),
             (Scaled(TcScaledKind::Mxf4nvf4), 0x0820_04A0, "B scale-factor id (bits 4-5) is 2"),
             (Scaled(TcScaledKind::Mxf4), 0x10A0_0480, "M = 128"),
