@@ -690,27 +690,17 @@ def sort_gather_kernel(x_ptr, i_ptr, b_ptr, sorted_ptr, top_ptr, gathered_ptr, h
 
 
 @triton.jit
-def dot_scaled_mixed_kernel(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
-    """One tile of a block-scaled product of mixed fp8 formats: e4m3 activations times e5m2
-    weights, each 32 elements of a row of A and of a column of B sharing an e8m0 scale."""
-    rm, rn, rk, rs = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K), tl.arange(0, K // 32)
-    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
-    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
-    sa = tl.load(sa_ptr + rm[:, None] * (K // 32) + rs[None, :])
-    sb = tl.load(sb_ptr + rn[:, None] * (K // 32) + rs[None, :])
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot_scaled(a, sa, "e4m3", b, sb, "e5m2"))
-
-
-@triton.jit
-def dot_scaled_fp8_fp4_kernel(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
-    """One tile of mxfp8 activations times mxfp4 weights: e4m3 A, e2m1 pairs of B packed along K
-    (the even element in the low nibble), an e8m0 scale a 32 elements of each."""
+def dot_scaled_mixed_kernel(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                            A_FMT: tl.constexpr, B_FMT: tl.constexpr, B_PACK: tl.constexpr):
+    """One tile of a block-scaled product of two formats, A_FMT activations by B_FMT weights, each
+    32 elements of a row of A and of a column of B sharing an e8m0 scale; B_PACK elements of B a
+    byte along K (e2m1 pairs: the even element in the low nibble)."""
     rm, rn, rs = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K // 32)
     a = tl.load(a_ptr + rm[:, None] * K + tl.arange(0, K)[None, :])
-    b = tl.load(b_ptr + tl.arange(0, K // 2)[:, None] * N + rn[None, :])
+    b = tl.load(b_ptr + tl.arange(0, K // B_PACK)[:, None] * N + rn[None, :])
     sa = tl.load(sa_ptr + rm[:, None] * (K // 32) + rs[None, :])
     sb = tl.load(sb_ptr + rn[:, None] * (K // 32) + rs[None, :])
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot_scaled(a, sa, "e4m3", b, sb, "e2m1"))
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot_scaled(a, sa, A_FMT, b, sb, B_FMT))
 
 
 def e2m1_values(packed, axis):
@@ -1392,7 +1382,7 @@ def specs():
     S.append(Spec("dot_scaled_mixed_fp8_sm120", dot_scaled_mixed_kernel,
                   {"a_ptr": buf(a_mix, None, "float8_e4m3"), "b_ptr": buf(b_mix, None, "float8_e5m2"),
                    "sa_ptr": buf(sa_mix), "sb_ptr": buf(sb_mix), "c_ptr": buf(np.zeros((128, 128), np.float32)),
-                   "M": const(128), "N": const(128), "K": const(128)},
+                   "M": const(128), "N": const(128), "K": const(128), "A_FMT": const("e4m3"), "B_FMT": const("e5m2"), "B_PACK": const(1)},
                   [1], {"c_ptr": f32((e4m3_values(a_mix) * scale_of(sa_mix)) @ (e5m2_of(b_mix) * scale_of(sb_mix).T))},
                   mc.close(2e-5, 1e-2, "scaled products of fp8 values are exact in f32; the f32 sums round in mma order"),
                   num_warps=4, num_stages=1, capability=120,
@@ -1406,9 +1396,10 @@ def specs():
     b_w4 = w4.integers(0, 256, 64 * 128).astype(np.uint8).reshape(64, 128)
     s_w4 = w4.integers(117, 128, 2 * 128 * 4).astype(np.uint8)
     sa_w4, sb_w4 = s_w4[:512].reshape(128, 4), s_w4[512:].reshape(128, 4)
-    S.append(Spec("dot_scaled_mxfp8_mxfp4_sm100", dot_scaled_fp8_fp4_kernel,
+    S.append(Spec("dot_scaled_mxfp8_mxfp4_sm100", dot_scaled_mixed_kernel,
                   {"a_ptr": buf(a_w4, None, "float8_e4m3"), "b_ptr": buf(b_w4), "sa_ptr": buf(sa_w4), "sb_ptr": buf(sb_w4),
-                   "c_ptr": buf(np.zeros((128, 128), np.float32)), "M": const(128), "N": const(128), "K": const(128)},
+                   "c_ptr": buf(np.zeros((128, 128), np.float32)), "M": const(128), "N": const(128), "K": const(128),
+                   "A_FMT": const("e4m3"), "B_FMT": const("e2m1"), "B_PACK": const(2)},
                   [1], {"c_ptr": f32((e4m3_values(a_w4) * scale_of(sa_w4)) @ (e2m1_values(b_w4, 0) * scale_of(sb_w4).T))},
                   mc.close(2e-5, 1e-2, "scaled products of fp8 and fp4 values are exact in f32; the f32 sums round in mma order"),
                   num_warps=4, num_stages=1, capability=100,
