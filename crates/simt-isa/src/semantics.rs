@@ -313,20 +313,24 @@ impl TcKind {
 }
 
 impl TcScaledKind {
+    /// The `MMA.SCALED` kind of the same elements and blocks (a `TCMMA`'s instruction
+    /// descriptor, not its kind, says whether `MXF4NVF4`'s scales are E4M3).
+    fn blocks_as(self) -> MmaScaledKind {
+        match self {
+            TcScaledKind::Mxf8f6f4 => MmaScaledKind::Mxf8f6f4,
+            TcScaledKind::Mxf4 => MmaScaledKind::Mxf4,
+            TcScaledKind::Mxf4nvf4 => MmaScaledKind::Mxf4nvf4,
+        }
+    }
+
     /// K, the columns of A one `TCMMA` of this kind multiplies: 32 bytes of its elements.
     pub fn k(self) -> u32 {
-        match self {
-            TcScaledKind::Mxf8f6f4 => 32,
-            TcScaledKind::Mxf4 | TcScaledKind::Mxf4nvf4 => 64,
-        }
+        self.blocks_as().k()
     }
 
     /// The elements along K that share a scale.
     pub fn block(self) -> u32 {
-        match self {
-            TcScaledKind::Mxf8f6f4 | TcScaledKind::Mxf4 => 32,
-            TcScaledKind::Mxf4nvf4 => 16,
-        }
+        self.blocks_as().block()
     }
 }
 
