@@ -542,14 +542,15 @@ pub fn scaled_mma(
     d: &mut [[u32; 32]],
 ) -> Result<(), MmaError> {
     let form = MmaForm { shape: kind.shape(), acc: MmaAcc::F32, input: a_type, sat: false };
-    let name = format!("MMA.SCALED.{kind}.{a_type}.{b_type}");
+    // Named only for an error: this runs once per instruction executed.
+    let name = || format!("MMA.SCALED.{kind}.{a_type}.{b_type}");
     if !kind.takes(a_type, b_type) {
-        return Err(MmaError::instruction(format!("{name} is not an instruction: see MMA.SCALED in docs/isa.md")));
+        return Err(MmaError::instruction(format!("{} is not an instruction: see MMA.SCALED in docs/isa.md", name())));
     }
     let selectors = ScaleSelectors::check(sel, kind).map_err(MmaError::instruction)?;
     for (operand, len, role) in [("a", a.len(), FragRole::A), ("b", b.len(), FragRole::B), ("c", c.len(), FragRole::C), ("d", d.len(), FragRole::C)] {
         if len != usize::from(form.regs(role)) {
-            return Err(MmaError::instruction(format!("operand {operand} has {len} registers; {name} takes {}", form.regs(role))));
+            return Err(MmaError::instruction(format!("operand {operand} has {len} registers; {} takes {}", name(), form.regs(role))));
         }
     }
     let format = |ty: MmaIn| match ty {
@@ -575,11 +576,10 @@ pub fn scaled_mma(
             }
         }
     }
-    let e4m3 = kind.e4m3_scales();
     let apply = |values: &mut [f64; 64], word: u32, first_byte: u32| {
-        let word = word >> (8 * first_byte);
+        let scales = block_scales(word >> (8 * first_byte), kind.e4m3_scales());
         for (kk, v) in values[..k].iter_mut().enumerate() {
-            *v *= scale_value((word >> (8 * (kk / block))) & 0xFF, e4m3);
+            *v *= scales[kk / block];
         }
     };
     for (m, row) in a_rows.iter_mut().enumerate() {
@@ -595,6 +595,12 @@ pub fn scaled_mma(
         }
     }
     Ok(())
+}
+
+/// The scales of four K blocks, a byte of `word` each from the lowest ([`scale_value`]): a
+/// row's (column's) scales decoded once, not once per element.
+pub fn block_scales(word: u32, e4m3: bool) -> [f64; 4] {
+    std::array::from_fn(|b| scale_value((word >> (8 * b)) & 0xFF, e4m3))
 }
 
 /// The value of a block scale's byte: E8M0 `2^(s - 127)` (0xFF is NaN), or with `e4m3` an E4M3

@@ -747,8 +747,7 @@ impl Executor<'_> {
                     cells.push((l as u8, cell));
                 }
                 // This row's (column's) scale of each K block: bytes from its scale-factor id on.
-                let scale_bytes = self.tmem.cells[cell as usize] >> (8 * shape.ids[x]);
-                let block_scales: [f64; 4] = std::array::from_fn(|b| simt_tensor::scale_value((scale_bytes >> (8 * b)) & 0xFF, shape.e4m3_scales));
+                let block_scales = simt_tensor::block_scales(self.tmem.cells[cell as usize] >> (8 * shape.ids[x]), shape.e4m3_scales);
                 for kk in 0..k {
                     let scale = block_scales[(kk / block) as usize];
                     let (code, address) = self.element(w, pc, &matrix, index, kk)?;
