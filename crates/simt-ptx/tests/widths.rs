@@ -1431,7 +1431,8 @@ fn logic_on_spilled_predicates_stays_in_their_registers() {
         "@%q0 mov.pred %q3, %q9;",
     ];
     body += &logic.map(|l| format!("\t{l}\n")).concat();
-    body += "\tmov.b32 %r1, 0;\n";
+    // All eighteen live into another block, where no reordering within one can part them.
+    body += "$Luses:\n\tmov.b32 %r1, 0;\n";
     for i in 0..18 {
         body += &format!("\tselp.b32 %m{i}, {}, 0, %q{i};\n\tor.b32 %r1, %r1, %m{i};\n", 1 << i);
     }

@@ -224,6 +224,9 @@ struct Graph<'g, 'a> {
     fragment_of: &'g [Vec<(usize, usize)>],
     /// The reload registers the spilled registers need (0 where none is).
     reload_regs: u32,
+    /// What spilling each register would cost for what it frees: its mentions, weighed by the
+    /// loops around them, over how many registers it interferes with (Chaitin's measure).
+    spill_costs: &'g [f64],
 }
 
 /// The registers one instruction writes and reads, as ranges of a shared list of ids.
@@ -250,7 +253,41 @@ struct Classes<'a> {
     ranges: HashMap<&'a str, (u32, Class)>,
 }
 
-impl Classes<'_> {
+impl<'a> Classes<'a> {
+    /// The registers `decls` declare, with a diagnostic in `errors` for each declaration of a
+    /// kind simt has no register for.
+    fn declared(decls: &[&Statement<'a>], errors: &mut Vec<Diagnostic>) -> Classes<'a> {
+        let mut classes = Classes::default();
+        for statement in decls {
+            let Statement::Registers(r) = statement else { continue };
+            if r.vector.is_some() {
+                errors.push(Diagnostic::new(r.span, "vector registers (`.reg .v2`) are not supported; declare scalar registers"));
+                continue;
+            }
+            let class = match r.ty.bits() {
+                1 => Class::Pred,
+                64 => Class::Pair,
+                bits @ (8 | 16 | 32) => Class::Word { bits },
+                _ => {
+                    errors.push(Diagnostic::new(r.span, format!("`.reg {}` registers are not supported", r.ty)));
+                    continue;
+                }
+            };
+            for name in &r.names {
+                match name.range {
+                    // `%r<4>` declares %r0 .. %r3; the names are made once, here.
+                    Some(n) => {
+                        classes.ranges.insert(name.name, (n, class));
+                    }
+                    None => {
+                        classes.names.insert(name.name, class);
+                    }
+                }
+            }
+        }
+        classes
+    }
+
     fn get(&self, name: &str) -> Option<Class> {
         if let Some(&class) = self.names.get(name) {
             return Some(class);
@@ -523,14 +560,9 @@ struct Hints<'a> {
 }
 
 /// Translates `items`, after the passes over the PTX (`halves.rs`'s whole words, `wide.rs`'s
-/// index products), twice. First with each read of a literal register (`literals.rs`)
-/// that can take its literal taking it; then from the PTX with those reads made literals and
-/// the moves no longer read left out, and with each instruction that became one simt
-/// instruction free to write a register one of its sources dies in (tinygrad's `add %acc2,
-/// %acc, %x; mov %acc, %acc2` then needs no move). The second is kept unless it came out
-/// longer or such an instruction became more than one (a copy may become none). Where the
-/// kernel spills registers or predicates, it is also translated with its shared-memory loads
-/// and comparisons moved down to their first uses (`schedule.rs`), and the shorter kept.
+/// index products), in PTX's order ([`translate_twice`]); where the kernel spills registers or
+/// predicates, also in the order `schedule.rs` gives each basic block for fewer registers
+/// live, and keeps the shorter.
 fn translate_items<'t, 'a>(
     source: Source<'t, 'a>,
     items: Vec<Item<'t, 'a>>,
@@ -547,16 +579,42 @@ fn translate_items<'t, 'a>(
     }
     let (items, item_frames, _) = edit(items, inlined.item_frames, &passes);
     let inlined = Inlined { item_frames, ..inlined };
+    let Translation { kernel, spilled, .. } = translate_twice(source, &items, &decls, &inlined)?;
+    if !spilled {
+        return Ok(kernel);
+    }
+    let Some(order) = schedule::for_pressure(&items, &Classes::declared(&decls, &mut Vec::new())) else { return Ok(kernel) };
+    let items: Vec<_> = order.iter().map(|&at| items[at]).collect();
+    let item_frames = if inlined.item_frames.is_empty() { Vec::new() } else { order.iter().map(|&at| inlined.item_frames[at]).collect() };
+    let inlined = Inlined { item_frames, ..inlined };
+    match translate_twice(source, &items, &decls, &inlined) {
+        Ok(scheduled) if scheduled.kernel.code.len() < kernel.code.len() => Ok(scheduled.kernel),
+        _ => Ok(kernel),
+    }
+}
+
+/// Translates `items` twice. First with each read of a literal register (`literals.rs`)
+/// that can take its literal taking it; then from the PTX with those reads made literals and
+/// the moves no longer read left out, and with each instruction that became one simt
+/// instruction free to write a register one of its sources dies in (tinygrad's `add %acc2,
+/// %acc, %x; mov %acc, %acc2` then needs no move). The second is kept unless it came out
+/// longer or such an instruction became more than one (a copy may become none).
+fn translate_twice<'t, 'a>(
+    source: Source<'t, 'a>,
+    items: &[Item<'t, 'a>],
+    decls: &[&'t Statement<'a>],
+    inlined: &Inlined<'_, 'a>,
+) -> std::result::Result<Translation, Vec<Diagnostic>> {
     let none = Hints::default();
-    let literals = Hints { literals: literals::literal_registers(&items), ..Hints::default() };
-    let first = match Entry::translate(source, &items, decls.clone(), &inlined, &literals) {
+    let literals = Hints { literals: literals::literal_registers(items), ..Hints::default() };
+    let first = match Entry::translate(source, items, decls.to_vec(), inlined, &literals) {
         Ok(first) => first,
         // What the kernel says without literals read in is the diagnostic to show.
-        Err(_) if !literals.literals.is_empty() => Entry::translate(source, &items, decls.clone(), &inlined, &none)?,
+        Err(_) if !literals.literals.is_empty() => Entry::translate(source, items, decls.to_vec(), inlined, &none)?,
         Err(e) => return Err(e),
     };
-    let edits = literals::substituted(&items, &literals.literals, &first.taken);
-    let (second_items, item_frames, places) = edit(items.clone(), inlined.item_frames.clone(), &edits);
+    let edits = literals::substituted(items, &literals.literals, &first.taken);
+    let (second_items, item_frames, places) = edit(items.to_vec(), inlined.item_frames.clone(), &edits);
     // A copy (an instruction the literals made one, too) has its own rule (`registers.rs`).
     let copy = |at: usize| matches!(second_items[at], Item::Inst(inst) if matches!(inst.op, Op::Mov(_)));
     let reads_first: HashSet<usize> = first
@@ -569,21 +627,9 @@ fn translate_items<'t, 'a>(
         .collect();
     let second_inlined = Inlined { item_frames, bindings: inlined.bindings, calls: inlined.calls.clone() };
     let hints = Hints { reads_first, ..Hints::default() };
-    let (items, inlined, hints, Translation { kernel, spilled, .. }) = match Entry::translate(source, &second_items, decls.clone(), &second_inlined, &hints) {
-        Ok(second) if second.kernel.code.len() <= first.kernel.code.len() && hints.reads_first.iter().all(|&at| second.emitted[at] <= 1) => {
-            (second_items, second_inlined, hints, second)
-        }
-        _ => (items, inlined, literals, first),
-    };
-    let Some(order) = spilled.then(|| schedule::sink_to_first_use(&items)).flatten() else { return Ok(kernel) };
-    let items: Vec<_> = order.iter().map(|&at| items[at]).collect();
-    let item_frames = if inlined.item_frames.is_empty() { Vec::new() } else { order.iter().map(|&at| inlined.item_frames[at]).collect() };
-    let inlined = Inlined { item_frames, ..inlined };
-    let reads_first: HashSet<usize> = (0..order.len()).filter(|&at| hints.reads_first.contains(&order[at])).collect();
-    let hints = Hints { reads_first, ..hints };
-    match Entry::translate(source, &items, decls, &inlined, &hints) {
-        Ok(sunk) if sunk.kernel.code.len() < kernel.code.len() && hints.reads_first.iter().all(|&at| sunk.emitted[at] <= 1) => Ok(sunk.kernel),
-        _ => Ok(kernel),
+    match Entry::translate(source, &second_items, decls.to_vec(), &second_inlined, &hints) {
+        Ok(second) if second.kernel.code.len() <= first.kernel.code.len() && hints.reads_first.iter().all(|&at| second.emitted[at] <= 1) => Ok(second),
+        _ => Ok(first),
     }
 }
 
@@ -825,33 +871,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 self.jump_tables.insert(name.value, targets.iter().map(|t| t.value).collect());
             }
         }
-        for statement in decls {
-            let Statement::Registers(r) = statement else { continue };
-            if r.vector.is_some() {
-                errors.push(Diagnostic::new(r.span, "vector registers (`.reg .v2`) are not supported; declare scalar registers"));
-                continue;
-            }
-            let class = match r.ty.bits() {
-                1 => Class::Pred,
-                64 => Class::Pair,
-                bits @ (8 | 16 | 32) => Class::Word { bits },
-                _ => {
-                    errors.push(Diagnostic::new(r.span, format!("`.reg {}` registers are not supported", r.ty)));
-                    continue;
-                }
-            };
-            for name in &r.names {
-                match name.range {
-                    // `%r<4>` declares %r0 .. %r3; the names are made once, here.
-                    Some(n) => {
-                        self.classes.ranges.insert(name.name, (n, class));
-                    }
-                    None => {
-                        self.classes.names.insert(name.name, class);
-                    }
-                }
-            }
-        }
+        self.classes = Classes::declared(decls, errors);
         let symbols = &self.symbols;
         let pointers = pointer_types(f, items, |n| symbols.get(n).map(|s| (s.space, s.address)));
         for p in &f.params {

@@ -247,10 +247,36 @@ impl<'t, 'a> Entry<'t, 'a> {
                 transfer(&mut live, inst);
             }
         }
+        // Spill costs: each mention (a reload or a store) weighs 8 per loop around it, the
+        // loops found as the branches back to an earlier block.
+        let mut depth_change = vec![0i64; blocks.len() + 1];
+        for (b, succs) in succs.iter().enumerate() {
+            for &s in succs.iter().filter(|&&s| s <= b) {
+                depth_change[s] += 1;
+                depth_change[b + 1] -= 1;
+            }
+        }
+        let mut weights = vec![0f64; n];
+        let mut depth = 0;
+        for (b, &(first, end)) in blocks.iter().enumerate() {
+            depth += depth_change[b];
+            let weight = 8f64.powi(depth.clamp(0, 3) as i32);
+            for m in &insts[first..end] {
+                ids[m.defs.start..m.uses.end].iter().for_each(|&id| weights[id] += weight);
+            }
+        }
+        let spill_costs: Vec<f64> = (0..n)
+            .map(|id| {
+                let degree: u32 = interferes[id * words..(id + 1) * words].iter().map(|w| w.count_ones()).sum();
+                weights[id] / f64::from(degree + 1)
+            })
+            .collect();
         // Greedy colouring in order of first mention. Predicates that find no colour
         // are spilled to registers, and the colouring is redone with P5 and P6 kept back
-        // to carry them; registers that find none, and predicates spilled once that find
-        // no register either, are spilled to LOCAL memory (`Spill`).
+        // to carry them; a register that finds none takes one from the neighbour cheapest to
+        // spill (`eviction`) where that is cheaper than spilling it, and what is left without
+        // (registers, and predicates spilled once that find no register either) is spilled to
+        // LOCAL memory (`Spill`).
         let mut spilled = vec![Spill::None; n];
         let mut partners = vec![Vec::new(); n];
         for m in insts.iter().filter(|m| m.moves) {
@@ -323,6 +349,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 fragments: &fragments,
                 fragment_of: &fragment_of,
                 reload_regs,
+                spill_costs: &spill_costs,
             };
             match self.colour(&graph, &spilled, fragments_first) {
                 Ok((loc, highest)) => break (loc, highest, reload_regs),
@@ -436,7 +463,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// the registers and predicates that found no colour (spilled on the next attempt).
     #[allow(clippy::type_complexity)]
     pub(super) fn colour(&self, g: &Graph<'_, 'a>, spilled: &[Spill], fragments_first: bool) -> std::result::Result<(Vec<Option<Loc>>, u32), Vec<usize>> {
-        let Graph { names_of, classes_of, interferes, words, partners, fragments, fragment_of, reload_regs } = *g;
+        let Graph { names_of, classes_of, interferes, words, partners, fragments, fragment_of, reload_regs, spill_costs } = *g;
         let n = names_of.len();
         let pred_colours = if spilled.iter().any(|&s| s != Spill::None) {
             usize::from(SCRATCH_PREDS[0])
@@ -539,26 +566,26 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
                 Class::Word { .. } if matches!(partner, Some(Loc::Reg(_))) => partner.expect("matched"),
                 Class::Pair if matches!(partner, Some(Loc::Pair(_))) => partner.expect("matched"),
-                Class::Word { .. } => match (0..usable).find(|&r| !regs[r]) {
-                    Some(r) => {
-                        highest = highest.max(r as u32);
-                        Loc::Reg(r as u8)
-                    }
-                    None => {
+                Class::Word { .. } | Class::Pair => {
+                    let free =
+                        if width == 2 { (0..usable.saturating_sub(1)).step_by(2).find(|&r| !regs[r] && !regs[r + 1]) } else { (0..usable).find(|&r| !regs[r]) };
+                    // Where none is free, the neighbour cheaper to spill than `id` gives up its own
+                    // (a fragment's member that finds none has fragments coloured first, above).
+                    let Some(r) = free.or_else(|| {
+                        if !fragment_of[id].is_empty() {
+                            return None;
+                        }
+                        let (victim, r) = eviction(id, width, &loc, &interferes[id * words..(id + 1) * words], fragment_of, spill_costs, usable)?;
+                        loc[victim] = None;
+                        uncoloured.push(victim);
+                        Some(r)
+                    }) else {
                         uncoloured.push(id);
                         continue;
-                    }
-                },
-                Class::Pair => match (0..usable.saturating_sub(1)).step_by(2).find(|&r| !regs[r] && !regs[r + 1]) {
-                    Some(r) => {
-                        highest = highest.max(r as u32 + 1);
-                        Loc::Pair(r as u8)
-                    }
-                    None => {
-                        uncoloured.push(id);
-                        continue;
-                    }
-                },
+                    };
+                    highest = highest.max((r + width - 1) as u32);
+                    if width == 2 { Loc::Pair(r as u8) } else { Loc::Reg(r as u8) }
+                }
             });
             // The first member placed places the others at once, each where its own
             // interferences leave its slot free: placed one at a time, the values coloured
@@ -805,6 +832,56 @@ fn reload_need(insts: &[Mentions], ids: &[usize], spilled: &[Spill], classes_of:
         named.iter().map(|&id| if classes_of[id] == Class::Pair { 3 } else { 1 }).sum::<u32>()
     });
     need.max().unwrap_or(0).min(RELOAD_REGS)
+}
+
+/// Where no register is free for `id` (`width` 1 or 2), the neighbour (by `row`, its
+/// interferences) to spill in its place, and the register (or even pair) that frees for it:
+/// one that alone holds it, not in a fragment, the cheapest by `spill_costs` and cheaper
+/// than `id`.
+fn eviction(
+    id: usize,
+    width: usize,
+    loc: &[Option<Loc>],
+    row: &[u64],
+    fragment_of: &[Vec<(usize, usize)>],
+    spill_costs: &[f64],
+    usable: usize,
+) -> Option<(usize, usize)> {
+    let neighbours = || {
+        row.iter().enumerate().flat_map(|(w, &bits)| {
+            let mut bits = bits;
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let x = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    x
+                })
+            })
+        })
+    };
+    let mut holders = [0u16; isa::NUM_REGS as usize + 1];
+    for x in neighbours() {
+        match loc[x] {
+            Some(Loc::Reg(r) | Loc::SpilledPred(r)) => holders[usize::from(r)] += 1,
+            Some(Loc::Pair(r)) => (0..2).for_each(|k| holders[usize::from(r) + k] += 1),
+            _ => {}
+        }
+    }
+    let alone = |r: usize| holders[r] == 1;
+    let frees = |x: usize| match (loc[x], width) {
+        (Some(Loc::Reg(r)), 1) => alone(usize::from(r)).then_some(usize::from(r)),
+        (Some(Loc::Pair(r)), 1) => [r, r + 1].into_iter().map(usize::from).find(|&r| alone(r)),
+        (Some(Loc::Pair(r)), _) => (alone(usize::from(r)) && alone(usize::from(r) + 1)).then_some(usize::from(r)),
+        (Some(Loc::Reg(r)), _) => {
+            let (r, base) = (usize::from(r), usize::from(r) & !1);
+            (alone(r) && holders[r ^ 1] == 0 && base + 1 < usable).then_some(base)
+        }
+        _ => None,
+    };
+    neighbours()
+        .filter(|&x| fragment_of[x].is_empty() && spill_costs[x] < spill_costs[id])
+        .filter_map(|x| Some((x, frees(x)?)))
+        .min_by(|a, b| spill_costs[a.0].total_cmp(&spill_costs[b.0]).then(a.0.cmp(&b.0)))
 }
 
 /// How far a value that found no colour is spilled.
