@@ -393,6 +393,54 @@ fn loads_from_one_base_go_down_to_their_uses() {
     each_lanes_word_is(&body, &input, &want);
 }
 
+/// 300 bytes loaded above a barrier and packed into words below it, four to a word (two
+/// `prmt`s into halves, one into the word, as Triton packs fp8 operands for sm_120a's MMAs):
+/// the packing moves up to the loads, past the barrier it does not touch, and 75 words cross
+/// the barrier where 300 bytes would not fit.
+#[test]
+fn packing_moves_up_to_the_loads_it_packs() {
+    const WORDS: usize = 75;
+    let mut body = format!(
+        ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry pack(.param .u64 out, .param .u64 in)\n{{\n\
+         \t.reg .b32 %t, %acc, %b<{}>, %h<{}>, %w<{WORDS}>;\n\t.reg .b64 %o, %i, %a;\n\
+         \tld.param.u64 %o, [out];\n\tld.param.u64 %i, [in];\n\tmov.u32 %t, %tid.x;\n\tmul.wide.u32 %a, %t, 4;\n\tadd.s64 %i, %i, %a;\n\tadd.s64 %o, %o, %a;\n",
+        4 * WORDS,
+        2 * WORDS
+    );
+    for k in 0..4 * WORDS {
+        body.push_str(&format!("\tld.global.u8 %b{k}, [%i+{}];\n", 128 * (k / 4) + k % 4));
+    }
+    body.push_str("\tbar.sync 0;\n");
+    for q in 0..WORDS {
+        let (b, h) = (4 * q, 2 * q);
+        body.push_str(&format!(
+            "\tprmt.b32 %h{h}, %b{b}, %b{}, 0x3340;\n\tprmt.b32 %h{}, %b{}, %b{}, 0x3340;\n\tprmt.b32 %w{q}, %h{h}, %h{}, 0x5410;\n",
+            b + 1,
+            h + 1,
+            b + 2,
+            b + 3,
+            h + 1
+        ));
+    }
+    body.push_str("\tmov.u32 %acc, 0;\n");
+    for q in 0..WORDS {
+        body.push_str(&format!("\txor.b32 %acc, %acc, %w{q};\n\tshf.l.wrap.b32 %acc, %acc, %acc, 1;\n"));
+    }
+    body.push_str("\tst.global.u32 [%o], %acc;\n\tret;\n}\n");
+    let module = simt_ptx::translate("pack.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("pack.ptx", &body, false)));
+    assert!(!simt_isa::disassemble(&module).contains("LOCAL"), "nothing spills");
+    let input: Vec<u32> = (0..32 * WORDS as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let want: Vec<u32> = (0..32).map(|lane| (0..WORDS).fold(0u32, |acc, q| (acc ^ input[32 * q + lane]).rotate_left(1))).collect();
+    // `in` is read as bytes, so it is given as bytes.
+    let bytes: Vec<Literal> = input.iter().flat_map(|w| w.to_le_bytes()).map(|b| Literal::Int(b.into())).collect();
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let args = vec![Arg::new("out", ArgInit::Zeros(32)), Arg::new("in", ArgInit::List(bytes.clone()))];
+        let (out, _) = run_one_warp(&body, args, "out", simt);
+        let got: Vec<u32> = out.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(got, want, "{simt:?}");
+    }
+}
+
 /// Where values must spill, the cheap ones do: 24 words loaded before a loop and read once
 /// after it, against 240 that each turn of the loop loads and reads twice (forward, then
 /// backward, so that all are live at once in any order). Coloured in order of mention, the

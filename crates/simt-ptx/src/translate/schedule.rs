@@ -12,8 +12,11 @@
 //! chose; but first any that leaves fewer registers live (a load whose value is needed only
 //! below, so loads go down to their first uses), and, once more than [`CROWDED`] words are
 //! live, the one that leaves the fewest. A predicate counts as [`PREDICATE_COST`] words,
-//! since there are few of them. A block keeps PTX's order unless its schedule has fewer
-//! registers live at its worst point.
+//! since there are few of them. Then each instruction that ends more registers than it starts
+//! (packing bytes into a word) moves up to just after what it must follow: working up from
+//! the uses, the scheduler leaves it by its use, and its sources live from their loads down to
+//! there. A block takes whichever of PTX's order, its schedule and the schedule with packing
+//! moved up has the fewest registers live at its worst point.
 //!
 //! An instruction never passes one that writes a register it mentions, or one that reads a
 //! register it writes. A plain load, an `ldmatrix` or an `mma.sync` never passes a fence:
@@ -37,8 +40,8 @@ const PREDICATE_COST: i64 = 16;
 const CROWDED: i64 = 128;
 
 /// The most candidates the scheduler may weigh over a whole kernel (each step weighs every
-/// instruction ready at that point): about a tenth of a second. A kernel past it keeps
-/// PTX's order.
+/// instruction ready at that point), and instructions moving up may pass: about a tenth of a
+/// second. A kernel past it keeps PTX's order.
 const MAX_SCHEDULING_WORK: u64 = 1 << 24;
 
 /// What `name` costs while it lives, in words; 0 for what is not a register (a variable, a
@@ -294,8 +297,8 @@ impl Scheduler {
         }
     }
 
-    /// The positions of `block` in their new order: its schedule, or PTX's order where that
-    /// has no more registers live at its worst point.
+    /// The positions of `block` in their new order: of PTX's order, its schedule, and its
+    /// schedule with packing hoisted, the one with the fewest registers live at its worst point.
     fn block(&mut self, items: &[Item<'_, '_>], insts: &[Mentions], names: &Names<'_>, block: std::ops::Range<usize>, work: &mut u64) -> Option<Vec<usize>> {
         let n = block.len();
         if n < 3 {
@@ -306,9 +309,17 @@ impl Scheduler {
         let preds = self.predecessors(insts);
         // A block's branch stays last.
         let pinned = matches!(items[block.end - 1], Item::Inst(i) if i.op.ends_block()).then_some(n - 1);
-        let order = self.schedule(insts, names, &preds, pinned, work);
+        let Some(scheduled) = self.schedule(insts, names, &preds, pinned, work) else {
+            self.clear();
+            return None;
+        };
+        let Some(hoisted) = self.hoist(insts, names, &preds, &scheduled, work) else {
+            self.clear();
+            return None;
+        };
         let ptx: Vec<u32> = (0..n as u32).collect();
-        let order = order.map(|order| if self.peak(insts, names, &order) < self.peak(insts, names, &ptx) { order } else { ptx });
+        // The first of the fewest wins: PTX's order where nothing is gained.
+        let order = [ptx, scheduled, hoisted].into_iter().min_by_key(|order| self.peak(insts, names, order));
         self.clear();
         Some(order?.into_iter().map(|k| first + k as usize).collect())
     }
@@ -436,6 +447,37 @@ impl Scheduler {
             self.live[r as usize] = true;
             self.unread[r as usize] -= 1;
         }
+    }
+
+    /// `order` with each instruction that ends more registers than it starts (packing bytes
+    /// or halves into a word) moved up to just after the last instruction it must follow. The
+    /// schedule, built up from the uses, leaves such an instruction by its use, and its sources
+    /// live from wherever they were loaded (above a barrier, maybe) down to there.
+    fn hoist(&mut self, insts: &[Mentions], names: &Names<'_>, preds: &[Vec<u32>], order: &[u32], work: &mut u64) -> Option<Vec<u32>> {
+        self.enter(insts, names);
+        let cost = |r: &u32| names.cost[*r as usize];
+        let mut hoisted: Vec<u32> = Vec::with_capacity(order.len());
+        let mut position = vec![0usize; insts.len()];
+        for &k in order {
+            let inst = &insts[k as usize];
+            let last_read = |r: &&u32| self.unread[**r as usize] == 1 && !names.elsewhere[**r as usize] && !inst.writes.contains(r);
+            let ended: i64 = inst.reads.iter().filter(last_read).map(cost).sum();
+            let started: i64 = inst.writes.iter().filter(|w| !inst.reads.contains(w)).map(cost).sum();
+            inst.reads.iter().for_each(|&r| self.unread[r as usize] -= 1);
+            let at = match inst.motion {
+                Some(Motion::Free) if ended > started => preds[k as usize].iter().map(|&p| position[p as usize] + 1).max().unwrap_or(0),
+                _ => hoisted.len(),
+            };
+            hoisted.insert(at, k);
+            *work += (hoisted.len() - at) as u64;
+            if *work > MAX_SCHEDULING_WORK {
+                return None;
+            }
+            for (place, &moved) in hoisted.iter().enumerate().skip(at) {
+                position[moved as usize] = place;
+            }
+        }
+        Some(hoisted)
     }
 
     /// The most words live at once in `order`.
