@@ -218,27 +218,34 @@ fn more_live_values_than_registers_spill_to_local_memory() {
 /// 24 spilled 53 of these words.
 #[test]
 fn a_kernel_that_spills_keeps_back_only_the_reload_registers_it_needs() {
-    const WORDS: usize = 246;
-    let mut body = format!(
-        ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry spill(.param .u64 out, .param .u64 in)\n{{\n\
-         \t.reg .b32 %t, %acc;\n\t.reg .b32 %w<{WORDS}>;\n\t.reg .b64 %o, %i, %a;\n\
-         \tld.param.u64 %o, [out];\n\tld.param.u64 %i, [in];\n\tmov.u32 %t, %tid.x;\n\tmul.wide.u32 %a, %t, 4;\n\tadd.s64 %i, %i, %a;\n\tadd.s64 %o, %o, %a;\n"
-    );
-    for k in 0..WORDS {
-        body.push_str(&format!("\tld.global.u32 %w{k}, [%i+{}];\n", 128 * k));
-    }
     // Used in another block, so that no order within one can part them.
-    body.push_str("$Luse:\n\tmov.u32 %acc, 0;\n");
-    for k in (0..WORDS).rev() {
-        body.push_str(&format!("\txor.b32 %acc, %acc, %w{k};\n\tshf.l.wrap.b32 %acc, %acc, %acc, 1;\n"));
-    }
-    body.push_str("\tst.global.u32 [%o], %acc;\n\tret;\n}\n");
+    let (body, input, want) = reversed_fold(246, true);
     let module = simt_ptx::translate("spill.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("spill.ptx", &body, false)));
     let spilled_words = module.kernels[0].local_size / 4;
     assert!((1..=8).contains(&spilled_words), "{spilled_words} words spilled");
-    let input: Vec<u32> = (0..32 * WORDS as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
-    let want: Vec<u32> = (0..32).map(|lane| (0..WORDS).rev().fold(0u32, |acc, k| (acc ^ input[32 * k + lane]).rotate_left(1))).collect();
     each_lanes_word_is(&body, &input, &want);
+}
+
+/// A kernel that loads `words` words of `in` (each lane its own), then folds them into its
+/// word of `out` in the reverse order (xor, rotate), the folding a block of its own where
+/// `apart`; with inputs, and the words it must write.
+fn reversed_fold(words: usize, apart: bool) -> (String, Vec<u32>, Vec<u32>) {
+    let mut body = format!(
+        ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry fold(.param .u64 out, .param .u64 in)\n{{\n\
+         \t.reg .b32 %t, %acc;\n\t.reg .b32 %w<{words}>;\n\t.reg .b64 %o, %i, %a;\n\
+         \tld.param.u64 %o, [out];\n\tld.param.u64 %i, [in];\n\tmov.u32 %t, %tid.x;\n\tmul.wide.u32 %a, %t, 4;\n\tadd.s64 %i, %i, %a;\n\tadd.s64 %o, %o, %a;\n"
+    );
+    for k in 0..words {
+        body.push_str(&format!("\tld.global.u32 %w{k}, [%i+{}];\n", 128 * k));
+    }
+    body.push_str(if apart { "$Lfold:\n\tmov.u32 %acc, 0;\n" } else { "\tmov.u32 %acc, 0;\n" });
+    for k in (0..words).rev() {
+        body.push_str(&format!("\txor.b32 %acc, %acc, %w{k};\n\tshf.l.wrap.b32 %acc, %acc, %acc, 1;\n"));
+    }
+    body.push_str("\tst.global.u32 [%o], %acc;\n\tret;\n}\n");
+    let input: Vec<u32> = (0..32 * words as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let want = (0..32).map(|lane| (0..words).rev().fold(0u32, |acc, k| (acc ^ input[32 * k + lane]).rotate_left(1))).collect();
+    (body, input, want)
 }
 
 /// A `wgmma` accumulator (32 registers, more than the reload registers hold) that is first
@@ -367,20 +374,8 @@ fn tritons_packed_f32_matmul_keeps_its_values_in_registers() {
 #[test]
 fn loads_from_one_base_go_down_to_their_uses() {
     const WORDS: usize = 246;
-    let mut body = format!(
-        ".version 7.5\n.target sm_80\n.address_size 64\n.visible .entry sink(.param .u64 out, .param .u64 in)\n{{\n\
-         \t.reg .b32 %t, %acc;\n\t.reg .b32 %w<{WORDS}>;\n\t.reg .b64 %o, %i, %a;\n\
-         \tld.param.u64 %o, [out];\n\tld.param.u64 %i, [in];\n\tmov.u32 %t, %tid.x;\n\tmul.wide.u32 %a, %t, 4;\n\tadd.s64 %i, %i, %a;\n\tadd.s64 %o, %o, %a;\n"
-    );
-    for k in 0..WORDS {
-        body.push_str(&format!("\tld.global.u32 %w{k}, [%i+{}];\n", 128 * k));
-    }
-    body.push_str("\tmov.u32 %acc, 0;\n");
-    for k in (0..WORDS).rev() {
-        body.push_str(&format!("\txor.b32 %acc, %acc, %w{k};\n\tshf.l.wrap.b32 %acc, %acc, %acc, 1;\n"));
-    }
-    body.push_str("\tst.global.u32 [%o], %acc;\n\tret;\n}\n");
-    let module = simt_ptx::translate("sink.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("sink.ptx", &body, false)));
+    let (body, input, want) = reversed_fold(WORDS, false);
+    let module = simt_ptx::translate("fold.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("fold.ptx", &body, false)));
     assert!(!simt_isa::disassemble(&module).contains("LOCAL"), "nothing spills");
     let kernel = &module.kernels[0];
     let line_of = |text: &str| body.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
@@ -388,8 +383,6 @@ fn loads_from_one_base_go_down_to_their_uses() {
     for k in 0..WORDS - 1 {
         assert_eq!(kernel.lines[pc_of(line_of(&format!("%w{k}, ["))) + 1], line_of(&format!("%acc, %w{k};")), "the load of %w{k} is just before its use");
     }
-    let input: Vec<u32> = (0..32 * WORDS as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
-    let want: Vec<u32> = (0..32).map(|lane| (0..WORDS).rev().fold(0u32, |acc, k| (acc ^ input[32 * k + lane]).rotate_left(1))).collect();
     each_lanes_word_is(&body, &input, &want);
 }
 

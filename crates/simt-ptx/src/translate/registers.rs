@@ -226,16 +226,11 @@ impl<'t, 'a> Entry<'t, 'a> {
                 // lives, which that write's own interference records (Chaitin's rule).
                 let source = inst.copy.then(|| uses[0]);
                 for &d in defs {
-                    for (w, &bits) in live.iter().enumerate() {
-                        let mut bits = bits;
-                        while bits != 0 {
-                            let x = w * 64 + bits.trailing_zeros() as usize;
-                            bits &= bits - 1;
-                            if Some(x) != source {
-                                connect(d, x, &mut interferes);
-                            }
+                    for_each_member(&live, |x| {
+                        if Some(x) != source {
+                            connect(d, x, &mut interferes);
                         }
-                    }
+                    });
                     if !inst.copy {
                         // A move reads its source before it writes.
                         let sources = if inst.reads_first || inst.moves { &[][..] } else { uses };
@@ -484,19 +479,12 @@ impl<'t, 'a> Entry<'t, 'a> {
         // The registers and predicates taken by what `id` interferes with, so far.
         let taken = |id: usize, loc: &[Option<Loc>]| {
             let (mut regs, mut preds) = ([false; isa::NUM_REGS as usize], [false; 7]);
-            for (w, &bits) in interferes[id * words..(id + 1) * words].iter().enumerate() {
-                let mut bits = bits;
-                while bits != 0 {
-                    let x = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    match loc[x] {
-                        Some(Loc::Pred(p)) => preds[usize::from(p)] = true,
-                        Some(Loc::Reg(r) | Loc::SpilledPred(r)) => regs[usize::from(r)] = true,
-                        Some(Loc::Pair(r)) => (regs[usize::from(r)], regs[usize::from(r) + 1]) = (true, true),
-                        Some(Loc::Spilled { .. }) | None => {}
-                    }
-                }
-            }
+            for_each_member(&interferes[id * words..(id + 1) * words], |x| match loc[x] {
+                Some(Loc::Pred(p)) => preds[usize::from(p)] = true,
+                Some(Loc::Reg(r) | Loc::SpilledPred(r)) => regs[usize::from(r)] = true,
+                Some(Loc::Pair(r)) => (regs[usize::from(r)], regs[usize::from(r) + 1]) = (true, true),
+                Some(Loc::Spilled { .. }) | None => {}
+            });
             (regs, preds)
         };
         let members = (0..n).filter(|&id| fragments_first && !fragment_of[id].is_empty());
@@ -847,26 +835,12 @@ fn eviction(
     spill_costs: &[f64],
     usable: usize,
 ) -> Option<(usize, usize)> {
-    let neighbours = || {
-        row.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut bits = bits;
-            std::iter::from_fn(move || {
-                (bits != 0).then(|| {
-                    let x = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    x
-                })
-            })
-        })
-    };
     let mut holders = [0u16; isa::NUM_REGS as usize + 1];
-    for x in neighbours() {
-        match loc[x] {
-            Some(Loc::Reg(r) | Loc::SpilledPred(r)) => holders[usize::from(r)] += 1,
-            Some(Loc::Pair(r)) => (0..2).for_each(|k| holders[usize::from(r) + k] += 1),
-            _ => {}
-        }
-    }
+    for_each_member(row, |x| match loc[x] {
+        Some(Loc::Reg(r) | Loc::SpilledPred(r)) => holders[usize::from(r)] += 1,
+        Some(Loc::Pair(r)) => (0..2).for_each(|k| holders[usize::from(r) + k] += 1),
+        _ => {}
+    });
     let alone = |r: usize| holders[r] == 1;
     let frees = |x: usize| match (loc[x], width) {
         (Some(Loc::Reg(r)), 1) => alone(usize::from(r)).then_some(usize::from(r)),
@@ -878,10 +852,28 @@ fn eviction(
         }
         _ => None,
     };
-    neighbours()
-        .filter(|&x| fragment_of[x].is_empty() && spill_costs[x] < spill_costs[id])
-        .filter_map(|x| Some((x, frees(x)?)))
-        .min_by(|a, b| spill_costs[a.0].total_cmp(&spill_costs[b.0]).then(a.0.cmp(&b.0)))
+    let mut cheapest: Option<(usize, usize)> = None;
+    for_each_member(row, |x| {
+        if !fragment_of[x].is_empty() || spill_costs[x] >= cheapest.map_or(spill_costs[id], |(c, _)| spill_costs[c]) {
+            return;
+        }
+        if let Some(r) = frees(x) {
+            cheapest = Some((x, r));
+        }
+    });
+    cheapest
+}
+
+/// Calls `f` with each member of a bit set (`set[w]` holds members `64 w` to `64 w + 63`),
+/// lowest first: the loop that colouring spends its time in.
+fn for_each_member(set: &[u64], mut f: impl FnMut(usize)) {
+    for (w, &bits) in set.iter().enumerate() {
+        let mut bits = bits;
+        while bits != 0 {
+            f(w * 64 + bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+        }
+    }
 }
 
 /// How far a value that found no colour is spilled.
