@@ -193,7 +193,7 @@ fn mnemonics_modifiers_and_operands() {
         ("BAR.ARRIVE 2, 2048", "a multiple of 32 from 32 to 1024, not 2048"),
         ("BAR.ARRIVE 2", "BAR.ARRIVE takes 2 operands, found 1"),
         ("MMA.SCALED.MXF4.E4M3.E2M1 R16, R0, R4, R16, R8, R9", "MMA.SCALED.MXF4 multiplies .E2M1.E2M1, not .E4M3.E2M1"),
-        ("MMA.SCALED.MXF8F6F4.E4M3.E2M1 R16, R0, R4, R16, R8, R9", "MMA.SCALED.MXF8F6F4 multiplies E4M3 or E5M2 each, not .E4M3.E2M1"),
+        ("MMA.SCALED.MXF8F6F4.E4M3.S8 R16, R0, R4, R16, R8, R9", "MMA.SCALED.MXF8F6F4 multiplies E4M3, E5M2, E3M2, E2M3 or E2M1 each, not .E4M3.S8"),
         ("MMA.SCALED.MXF4.E2M1.E2M1 R16, R0, R4, R16, R8, R9, 0x0010", "B's scales start at byte 1, but MXF4 takes 2"),
         ("MMA.SCALED.MXF4.E2M1.E2M1 R16, R0, R4, R16, R8, R9, 0x0200", "A's thread selector is 2"),
         ("MMA.SCALED.MXF4.E2M1.E2M1 R16, R0, R4, R16, 0, R9", "this operand must be a register"),
@@ -208,6 +208,9 @@ fn mnemonics_modifiers_and_operands() {
     assert_eq!((scaled.operands[6], scaled.reg_count(1), scaled.reg_count(2), scaled.reg_count(3)), (Operand::Imm(0x2123), 4, 2, 4));
     assert_eq!(one("MMA.SCALED.NVF4.E2M1.E2M1 R16, R0, R4, R16, R8, R9").unwrap().operands[6], Operand::Imm(0), "omitted selectors are 0");
     assert!(one("MMA.SCALED.MXF8F6F4.E4M3.E5M2 R16, R0, R4, R16, R8, R9").is_ok(), "mixed 8-bit types");
+    // 6- and 4-bit types in MXF8F6F4 take a byte each: MMA.M16N8K32's 4 and 2 registers.
+    let bytes = one("MMA.SCALED.MXF8F6F4.E2M3.E2M1 R16, R0, R4, R16, R8, R9").unwrap();
+    assert_eq!((bytes.reg_count(1), bytes.reg_count(2)), (4, 2));
     assert_eq!(one("BAR.SYNC").unwrap().operands[..2], [Operand::None, Operand::None], "barrier 0, every thread");
     assert_eq!(one("BAR.SYNC 3").unwrap().operands[..2], [Operand::Src(Src::imm(3)), Operand::None], "barrier 3, every thread");
     let guarded = one("@!P3 NOP").unwrap();

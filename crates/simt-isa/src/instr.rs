@@ -265,7 +265,7 @@ impl Instruction {
                 &format!("{shape}.{num} moves {} registers a thread; at most {} (fewer repetitions)", shape.registers(num), TmemShape::MAX_REGISTERS),
             ),
             Form::MmaScaled(mods::MmaScaled { kind, a, b }) => {
-                let wanted = if kind == MmaScaledKind::Mxf8f6f4 { "E4M3 or E5M2 each" } else { ".E2M1.E2M1" };
+                let wanted = if kind == MmaScaledKind::Mxf8f6f4 { "E4M3, E5M2, E3M2, E2M3 or E2M1 each" } else { ".E2M1.E2M1" };
                 combo(self.form.is_defined(), &format!("MMA.SCALED.{kind} multiplies {wanted}, not .{a}.{b}"))
             }
             form => match form.mma() {

@@ -94,6 +94,7 @@ impl MmaIn {
         match self {
             MmaIn::F16 | MmaIn::BF16 => 16,
             MmaIn::S8 | MmaIn::U8 | MmaIn::E4M3 | MmaIn::E5M2 => 8,
+            MmaIn::E2M3 | MmaIn::E3M2 => 6,
             MmaIn::E2M1 | MmaIn::S4 | MmaIn::U4 => 4,
             MmaIn::TF32 => 32,
             MmaIn::F64 => 64,
@@ -370,12 +371,22 @@ impl MmaScaledKind {
         }
     }
 
-    /// Whether it multiplies A of type `a` by B of type `b`: E4M3 or E5M2 each (`MXF8F6F4`),
-    /// or E2M1.
+    /// Whether it multiplies A of type `a` by B of type `b`: any 8-, 6- or 4-bit float each
+    /// (`MXF8F6F4`), or E2M1.
     pub fn takes(self, a: MmaIn, b: MmaIn) -> bool {
         match self {
-            MmaScaledKind::Mxf8f6f4 => [a, b].iter().all(|t| matches!(t, MmaIn::E4M3 | MmaIn::E5M2)),
+            MmaScaledKind::Mxf8f6f4 => [a, b].iter().all(|t| matches!(t, MmaIn::E4M3 | MmaIn::E5M2 | MmaIn::E2M3 | MmaIn::E3M2 | MmaIn::E2M1)),
             _ => (a, b) == (MmaIn::E2M1, MmaIn::E2M1),
+        }
+    }
+
+    /// The type whose fragment layout the elements take: `MXF8F6F4` holds each element in a
+    /// byte of its own (a 6-bit one in bits 5-0, E2M1 in bits 5-2), laid out as E4M3; the fp4
+    /// kinds pack two E2M1 to a byte.
+    pub fn container(self) -> MmaIn {
+        match self {
+            MmaScaledKind::Mxf8f6f4 => MmaIn::E4M3,
+            _ => MmaIn::E2M1,
         }
     }
 }
@@ -512,8 +523,8 @@ impl Form {
         if let Form::MmaM16n8k32(mods::MmaM16n8k32 { acc, input, sat }) = *self {
             return Some(MmaForm { shape: MmaShape::M16N8K32, acc, input, sat: sat == Sat::Yes });
         }
-        if let Form::MmaScaled(mods::MmaScaled { kind, a, .. }) = *self {
-            return Some(MmaForm { shape: kind.shape(), acc: MmaAcc::F32, input: a, sat: false });
+        if let Form::MmaScaled(mods::MmaScaled { kind, .. }) = *self {
+            return Some(MmaForm { shape: kind.shape(), acc: MmaAcc::F32, input: kind.container(), sat: false });
         }
         let (shape, acc, input) = match *self {
             Form::Mma(mods::Mma { acc, input }) => (MmaShape::M16N16K16, acc, input),

@@ -213,7 +213,7 @@ modifier_enum!(
     MmaIn {
         F16 = "F16", BF16 = "BF16" @ Sm80, S8 = "S8" @ Sm75, U8 = "U8" @ Sm75,
         TF32 = "TF32" @ Sm80, E4M3 = "E4M3" @ Sm89, E5M2 = "E5M2" @ Sm89, E2M1 = "E2M1" @ Sm100,
-        S4 = "S4" @ Sm75, U4 = "U4" @ Sm75, F64 = "F64" @ Sm80,
+        S4 = "S4" @ Sm75, U4 = "U4" @ Sm75, F64 = "F64" @ Sm80, E2M3 = "E2M3" @ Sm100, E3M2 = "E3M2" @ Sm100,
     }
 );
 modifier_enum!(
@@ -1353,7 +1353,7 @@ instruction_table! {
     // New rows go last: an opcode is its row's place, and bytecode of every version keeps its numbers.
     /// `d` = any bitwise function of `a`, `b` and `c`: each bit of `d` is bit `4a + 2b + c` of `lut`'s low 8 bits, `a`, `b`, `c` that position's bits (PTX `lop3.b32`; `lut` is the function of 0xF0, 0xCC and 0xAA: 0x80 is `a & b & c`, 0x96 `a ^ b ^ c`).
     Lop3: "LOP3" [], &[op("d", D), op("a", S_INT), op("b", S_INT), op("c", S_INT), op("lut", S_INT)], optional 0, Int, Alu, [];
-    /// 16 x 8 block-scaled matrix multiply-accumulate in PTX's fragment layouts (PTX `mma.sync.aligned` `.kind::mxf8f6f4`, `::mxf4` and `::mxf4nvf4` with `.block_scale`, consumer Blackwell; Triton's `tl.dot_scaled` on sm_120a): `d = (a sa) (b sb) + c` in f32, A's elements of the first type and B's of the second, each block of 32 (`MXF4NVF4`, `NVF4`: 16) elements along K of a row of A and of a column of B times its scale, an E8M0 `2^(s - 127)` (`NVF4`: an E4M3). `MXF8F6F4` multiplies E4M3 or E5M2 bytes in `MMA.M16N8K32`'s layout (K 32, one scale a row); `MXF4`, `MXF4NVF4` and `NVF4` E2M1 pairs in that layout, two elements a byte, the first in the low nibble (K 64: two scales, or four). Row `m`'s scales are bytes of `sa` in lane `4 (m % 8) + 2 ta + m / 8`, column `n`'s bytes of `sb` in lane `4 n + tb`, a K block a byte from byte `ba` (`bb`) on; `sel` holds PTX's selectors as hex digits, `0x<ba><ta><bb><tb>` (left out, 0). Computed as one chain of exact scaled products a result element, rounded to f32 at each step.
+    /// 16 x 8 block-scaled matrix multiply-accumulate in PTX's fragment layouts (PTX `mma.sync.aligned` `.kind::mxf8f6f4`, `::mxf4` and `::mxf4nvf4` with `.block_scale`, consumer Blackwell; Triton's `tl.dot_scaled` on sm_120a): `d = (a sa) (b sb) + c` in f32, A's elements of the first type and B's of the second, each block of 32 (`MXF4NVF4`, `NVF4`: 16) elements along K of a row of A and of a column of B times its scale, an E8M0 `2^(s - 127)` (`NVF4`: an E4M3). `MXF8F6F4` multiplies bytes in `MMA.M16N8K32`'s layout (K 32, one scale a row), each an E4M3 or E5M2, a 6-bit E3M2 or E2M3 in bits 5-0, or an E2M1 in bits 5-2 (PTX's containers; the other bits are ignored); `MXF4`, `MXF4NVF4` and `NVF4` E2M1 pairs in that layout, two elements a byte, the first in the low nibble (K 64: two scales, or four). Row `m`'s scales are bytes of `sa` in lane `4 (m % 8) + 2 ta + m / 8`, column `n`'s bytes of `sb` in lane `4 n + tb`, a K block a byte from byte `ba` (`bb`) on; `sel` holds PTX's selectors as hex digits, `0x<ba><ta><bb><tb>` (left out, 0). Computed as one chain of exact scaled products a result element, rounded to f32 at each step.
     MmaScaled: "MMA" ["SCALED", kind: MmaScaledKind, a: MmaIn, b: MmaIn], &[op("d", FRAG_D), op("a", R_FRAG_A), op("b", R_FRAG_B), op("c", R_FRAG_C), op("sa", R_ONE), op("sb", R_ONE), op("sel", IMM)], optional 1, Tensor, Tensor, [COLLECTIVE], since Sm100;
 }
 

@@ -42,7 +42,7 @@ modifiers! {
     U8 = ".u8", U16 = ".u16", U32 = ".u32", U64 = ".u64",
     S8 = ".s8", S16 = ".s16", S32 = ".s32", S64 = ".s64",
     F16 = ".f16", F16x2 = ".f16x2", Bf16 = ".bf16", Bf16x2 = ".bf16x2", Tf32 = ".tf32",
-    F32 = ".f32", F64 = ".f64", Pred = ".pred", E4m3 = ".e4m3", E5m2 = ".e5m2", E4m3x2 = ".e4m3x2", E5m2x2 = ".e5m2x2", E2m1x2 = ".e2m1x2", E2m1 = ".e2m1", F32x2 = ".f32x2", U16x2 = ".u16x2", S16x2 = ".s16x2",
+    F32 = ".f32", F64 = ".f64", Pred = ".pred", E4m3 = ".e4m3", E5m2 = ".e5m2", E4m3x2 = ".e4m3x2", E5m2x2 = ".e5m2x2", E2m1x2 = ".e2m1x2", E2m1 = ".e2m1", E2m3 = ".e2m3", E3m2 = ".e3m2", F32x2 = ".f32x2", U16x2 = ".u16x2", S16x2 = ".s16x2",
     Rn = ".rn", Rz = ".rz", Rm = ".rm", Rp = ".rp", Rna = ".rna",
     Rni = ".rni", Rzi = ".rzi", Rmi = ".rmi", Rpi = ".rpi",
     Global = ".global", Shared = ".shared", Local = ".local", Param = ".param", Const = ".const", Reg = ".reg",
@@ -171,7 +171,9 @@ class! {
         E4m3x2, /// Two FP8 with 5 exponent bits in 16 bits (`cvt` only).
         E5m2x2, /// Two FP4 (E2M1) in 8 bits, the first in the low nibble (`cvt` only).
         E2m1x2, /// FP4 (E2M1), two a byte (block-scaled `mma` inputs only).
-        E2m1, /// Two IEEE singles in 64 bits (sm_100's `add.f32x2`).
+        E2m1, /// FP6 with 2 exponent bits (block-scaled `mma` inputs only, a byte each).
+        E2m3, /// FP6 with 3 exponent bits (block-scaled `mma` inputs only, a byte each).
+        E3m2, /// Two IEEE singles in 64 bits (sm_100's `add.f32x2`).
         F32x2, /// Two unsigned 16-bit integers in 32 bits (sm_90's `min`/`max.u16x2`).
         U16x2, /// Two signed 16-bit integers in 32 bits.
         S16x2,
@@ -185,6 +187,7 @@ impl Type {
         match self {
             Pred => 1,
             E2m1 => 4,
+            E2m3 | E3m2 => 6,
             B8 | U8 | S8 | E4m3 | E5m2 | E2m1x2 => 8,
             B16 | U16 | S16 | F16 | Bf16 | E4m3x2 | E5m2x2 => 16,
             B32 | U32 | S32 | F16x2 | Bf16x2 | Tf32 | F32 | U16x2 | S16x2 => 32,

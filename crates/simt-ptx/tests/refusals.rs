@@ -132,15 +132,15 @@ fn barriers_and_register_counts_not_built() {
 
 #[test]
 fn consumer_blackwell_block_scaled_forms_not_built() {
-    // E2M1 in `.kind::mxf8f6f4`'s 8-bit containers, selectors in registers, a pair of scales
-    // from byte 1, and E4M3 scales a 32 elements.
+    // A 16-bit type in `.kind::mxf8f6f4`, selectors in registers, a pair of scales from byte 1,
+    // and E4M3 scales a 32 elements.
     let mma = |modifiers: &str, a_selector: &str| {
         format!(
             "\tmma.sync.aligned.{modifiers} {{%f0, %f1, %f2, %f3}}, {{%r0, %r1, %r2, %r3}}, {{%r4, %r5}}, {{%f0, %f1, %f2, %f3}}, %r6, {a_selector}, %r7, {{0, 0}};\n"
         )
     };
     let lines = [
-        mma("m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e2m1.f32.ue8m0", "{0, 0}"),
+        mma("m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.bf16.f32.ue8m0", "{0, 0}"),
         mma("m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0", "{%r1, 0}"),
         mma("m16n8k64.row.col.kind::mxf4.block_scale.f32.e2m1.e2m1.f32.ue8m0", "{1, 0}"),
         mma("m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::2X.f32.e2m1.e2m1.f32.ue4m3", "{0, 0}"),

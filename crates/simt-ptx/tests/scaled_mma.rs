@@ -2,7 +2,8 @@
 //! with `.block_scale`, Triton's `tl.dot_scaled` on sm_120a) from PTX, run on one warp under
 //! both SIMT models against a plain scaled product.
 //!
-//! Elements are values E2M1 holds (so E4M3 and E5M2 too; one case multiplies E5M2 by E4M3) and scales powers of two near 1 (E8M0)
+//! Elements are values E2M1 holds (so every other type too; cases mix E5M2 with E4M3, E2M3
+//! with E3M2, E2M1 in bytes with E4M3) and scales powers of two near 1 (E8M0)
 //! or small E4M3 values, so every partial sum is exact and the reference does not depend on the
 //! chain's order (`simt-tensor`'s tests check the rounding). Each case names selectors other than
 //! 0, and its scale registers hold scales only in the lanes and bytes those selectors name, as
@@ -31,7 +32,7 @@ struct Case {
     selectors: [(usize, usize); 2],
 }
 
-const CASES: [Case; 5] = [
+const CASES: [Case; 7] = [
     Case {
         modifiers: "m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0",
         shape: Shape::M16N8K32,
@@ -47,6 +48,23 @@ const CASES: [Case; 5] = [
         block: 32,
         e4m3_scales: false,
         selectors: [(2, 0), (0, 3)],
+    },
+    // FP6 and FP4 in `.kind::mxf8f6f4`'s bytes (bits 5-0; E2M1 in bits 5-2), the others set.
+    Case {
+        modifiers: "m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e2m3.e3m2.f32.ue8m0",
+        shape: Shape::M16N8K32,
+        elements: [MiniFloat::E2M3, MiniFloat::E3M2],
+        block: 32,
+        e4m3_scales: false,
+        selectors: [(3, 1), (2, 2)],
+    },
+    Case {
+        modifiers: "m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e2m1.e4m3.f32.ue8m0",
+        shape: Shape::M16N8K32,
+        elements: [MiniFloat::E2M1, MiniFloat::E4M3],
+        block: 32,
+        e4m3_scales: false,
+        selectors: [(2, 0), (1, 3)],
     },
     // The PTX ISA's own example of `.kind::mxf4`: `{2, 1}` and `{2, 3}`.
     Case {
@@ -139,15 +157,26 @@ fn prepared(case: &Case) -> (Vec<u8>, Vec<u8>) {
             sb[lane] = sb[lane] & !(0xFF << byte) | scale(n, q, 1).0 << byte;
         }
     }
+    // m16n8k32 holds each element in a byte: a 6-bit one in bits 5-0, E2M1 in bits 5-2, the
+    // other bits set (they are not read); m16n8k64 packs E2M1 pairs.
+    let bytes = case.shape == Shape::M16N8K32;
+    let code = |format: MiniFloat, x: f64| {
+        let code = u32::from(format.encode(x as f32));
+        match format {
+            MiniFloat::E2M1 if bytes => code << 2 | 0xC3,
+            MiniFloat::E2M3 | MiniFloat::E3M2 => code | 0xC0,
+            _ => code,
+        }
+    };
     let (mut a_codes, mut b_codes, mut c_bits, mut d_bits) = (vec![0; 16 * k], vec![0; k * 8], vec![0; 128], vec![0; 128]);
     for i in 0..16 {
         for t in 0..k {
-            a_codes[i * k + t] = u32::from(case.elements[0].encode(a(i, t) as f32));
+            a_codes[i * k + t] = code(case.elements[0], a(i, t));
         }
     }
     for t in 0..k {
         for j in 0..8 {
-            b_codes[t * 8 + j] = u32::from(case.elements[1].encode(b(t, j) as f32));
+            b_codes[t * 8 + j] = code(case.elements[1], b(t, j));
         }
     }
     for i in 0..16 {
@@ -157,7 +186,7 @@ fn prepared(case: &Case) -> (Vec<u8>, Vec<u8>) {
             d_bits[i * 8 + j] = (d as f32).to_bits();
         }
     }
-    let per_reg = 32 / case.elements[0].bits() as usize;
+    let per_reg = if bytes { 4 } else { 8 };
     let words = [
         pack(case.shape, Operand::A, per_reg, &a_codes),
         pack(case.shape, Operand::B, per_reg, &b_codes),

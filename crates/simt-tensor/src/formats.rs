@@ -70,7 +70,7 @@ pub fn u4_value(code: u32) -> i32 {
     (code & 0xF) as i32
 }
 
-/// The narrow float formats stored as codes: FP8 E4M3 and E5M2, FP4 E2M1.
+/// The narrow float formats stored as codes: FP8 E4M3 and E5M2, FP6 E2M3 and E3M2, FP4 E2M1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MiniFloat {
     /// Sign, 4 exponent bits (bias 7), 3 mantissa bits; no infinities,
@@ -82,6 +82,12 @@ pub enum MiniFloat {
     /// Sign, 2 exponent bits (bias 1), 1 mantissa bit: ±{0, 0.5, 1, 1.5, 2, 3,
     /// 4, 6}; no infinity, no NaN.
     E2M1,
+    /// Sign, 2 exponent bits (bias 1), 3 mantissa bits (OCP MX FP6): largest finite 7.5,
+    /// subnormals down to 2^-3; no infinity, no NaN.
+    E2M3,
+    /// Sign, 3 exponent bits (bias 3), 2 mantissa bits (OCP MX FP6): largest finite 28,
+    /// subnormals down to 2^-4; no infinity, no NaN.
+    E3M2,
 }
 
 /// What distinguishes one format from another, for the shared algorithms.
@@ -102,17 +108,19 @@ struct Layout {
 
 impl MiniFloat {
     /// Every format.
-    pub const ALL: [MiniFloat; 3] = [MiniFloat::E4M3, MiniFloat::E5M2, MiniFloat::E2M1];
+    pub const ALL: [MiniFloat; 5] = [MiniFloat::E4M3, MiniFloat::E5M2, MiniFloat::E2M1, MiniFloat::E2M3, MiniFloat::E3M2];
 
     const fn layout(self) -> Layout {
         match self {
             MiniFloat::E4M3 => Layout { bits: 8, man: 3, emin: -6, max_code: 0x7E, has_inf: false, nan_code: 0x7F },
             MiniFloat::E5M2 => Layout { bits: 8, man: 2, emin: -14, max_code: 0x7B, has_inf: true, nan_code: 0x7F },
             MiniFloat::E2M1 => Layout { bits: 4, man: 1, emin: 0, max_code: 0x7, has_inf: false, nan_code: 0x7 },
+            MiniFloat::E2M3 => Layout { bits: 6, man: 3, emin: 0, max_code: 0x1F, has_inf: false, nan_code: 0x1F },
+            MiniFloat::E3M2 => Layout { bits: 6, man: 2, emin: -2, max_code: 0x1F, has_inf: false, nan_code: 0x1F },
         }
     }
 
-    /// Width of a code in bits: 8 or 4.
+    /// Width of a code in bits: 8, 6 or 4.
     pub const fn bits(self) -> u32 {
         self.layout().bits
     }
@@ -123,10 +131,12 @@ impl MiniFloat {
             MiniFloat::E4M3 => "e4m3",
             MiniFloat::E5M2 => "e5m2",
             MiniFloat::E2M1 => "e2m1",
+            MiniFloat::E2M3 => "e2m3",
+            MiniFloat::E3M2 => "e3m2",
         }
     }
 
-    /// The largest finite value: 448, 57344 or 6.
+    /// The largest finite value: 448, 57344, 6, 7.5 or 28.
     pub fn max_finite(self) -> f32 {
         self.decode(self.layout().max_code)
     }
@@ -135,7 +145,7 @@ impl MiniFloat {
     /// even directly from the f32 bits; infinities and finite values beyond
     /// the largest finite saturate to it with their sign (PTX `.satfinite`); a
     /// negative value that rounds to zero gives negative zero. NaN gives `0x7F`
-    /// (E2M1: `0x7`, which is +6).
+    /// (E2M1: `0x7`, which is +6; E2M3 and E3M2: `0x1F`, their largest).
     pub fn encode(self, x: f32) -> u8 {
         let l = self.layout();
         if x.is_nan() {

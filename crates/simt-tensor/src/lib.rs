@@ -83,7 +83,7 @@ pub fn mma(
     if sat && (shape, acc) != (Shape::M16N8K32, MmaAcc::S32) {
         return Err(MmaError::instruction(format!("{opcode}.{acc}.{input} has no .SAT form")));
     }
-    let (in_bits, acc_bits) = (input_bits(input), acc_bits(acc));
+    let (in_bits, acc_bits) = (input.bits() as usize, acc.bits() as usize);
     let regs = |operand, bits: usize| (layout::elements_per_lane(shape, operand) * bits).div_ceil(32);
     for (name, len, want) in [
         ("a", a.len(), regs(Operand::A, in_bits)),
@@ -259,26 +259,6 @@ fn k32_float(widen: impl Fn(u32) -> f32, a: &[[u32; 32]], b: &[[u32; 32]], c: &[
         *bits_row = acc.map(f32_to_bits);
     }
     k32_scatter(&bits, d);
-}
-
-/// Bits of one input element in a fragment register.
-fn input_bits(input: MmaIn) -> usize {
-    match input {
-        MmaIn::F16 | MmaIn::BF16 => 16,
-        MmaIn::S8 | MmaIn::U8 | MmaIn::E4M3 | MmaIn::E5M2 => 8,
-        MmaIn::E2M1 | MmaIn::S4 | MmaIn::U4 => 4,
-        MmaIn::TF32 => 32,
-        MmaIn::F64 => 64,
-    }
-}
-
-/// Bits of one accumulator element.
-fn acc_bits(acc: MmaAcc) -> usize {
-    match acc {
-        MmaAcc::F16 => 16,
-        MmaAcc::F32 | MmaAcc::S32 => 32,
-        MmaAcc::F64 => 64,
-    }
 }
 
 /// (multiply-accumulates performed, multiply-accumulates of the equivalent
@@ -522,8 +502,9 @@ fn f16_bits_to_f32(x: u32) -> f32 {
 
 /// Executes one warp-wide block-scaled MMA (`MMA.SCALED.<kind>.<a_type>.<b_type>`): `d = (a
 /// sa) (b sb) + c`, each element of D one chain of exact scaled products ([`scaled_dot`]). The
-/// fragments are as [`mma`] takes them, in the layout of `kind`'s shape (`MMA.M16N8K32`, or
-/// `M16N8K64` for E2M1 pairs); `sa` and `sb` are the scale registers' 32 lanes, and `sel` the
+/// fragments are as [`mma`] takes them, in the layout of `kind`'s shape (`MMA.M16N8K32`'s
+/// E4M3, an element a byte whatever its type, or `M16N8K64` for E2M1 pairs: see
+/// [`MmaScaledKind::container`]); `sa` and `sb` are the scale registers' 32 lanes, and `sel` the
 /// selectors of [`ScaleSelectors`] that find each row's (column's) scale bytes in them.
 ///
 /// # Errors
@@ -541,7 +522,7 @@ pub fn scaled_mma(
     (sa, sb): (&[u32; 32], &[u32; 32]),
     d: &mut [[u32; 32]],
 ) -> Result<(), MmaError> {
-    let form = MmaForm { shape: kind.shape(), acc: MmaAcc::F32, input: a_type, sat: false };
+    let form = MmaForm { shape: kind.shape(), acc: MmaAcc::F32, input: kind.container(), sat: false };
     // Named only for an error: this runs once per instruction executed.
     let name = || format!("MMA.SCALED.{kind}.{a_type}.{b_type}");
     if !kind.takes(a_type, b_type) {
@@ -553,21 +534,25 @@ pub fn scaled_mma(
             return Err(MmaError::instruction(format!("operand {operand} has {len} registers; {} takes {}", name(), form.regs(role))));
         }
     }
-    let format = |ty: MmaIn| match ty {
-        MmaIn::E4M3 => formats::MiniFloat::E4M3,
-        MmaIn::E5M2 => formats::MiniFloat::E5M2,
-        _ => formats::MiniFloat::E2M1,
+    // Each element in a container of the kind's width: a byte (an E2M1 in its bits 5-2, a
+    // 6-bit one in bits 5-0, which `decode` reads as the low bits), or a nibble.
+    let bits = kind.container().bits();
+    let element = |ty: MmaIn| match ty {
+        MmaIn::E4M3 => (formats::MiniFloat::E4M3, 0),
+        MmaIn::E5M2 => (formats::MiniFloat::E5M2, 0),
+        MmaIn::E2M3 => (formats::MiniFloat::E2M3, 0),
+        MmaIn::E3M2 => (formats::MiniFloat::E3M2, 0),
+        _ => (formats::MiniFloat::E2M1, if bits == 8 { 2 } else { 0 }),
     };
-    // Both types have the same width: the kind's.
-    let (shape, k, block, bits) = (form.shape, kind.k() as usize, kind.block() as usize, a_type.bits());
+    let (shape, k, block) = (form.shape, kind.k() as usize, kind.block() as usize);
     // A's rows and B's columns, K elements each, then times their scales.
     let (mut a_rows, mut b_columns) = ([[0f64; 64]; 16], [[0f64; 64]; 8]);
     let per_reg = (32 / bits) as usize;
-    for (operand, fragment, format) in [(Operand::A, a, format(a_type)), (Operand::B, b, format(b_type))] {
+    for (operand, fragment, (format, shift)) in [(Operand::A, a, element(a_type)), (Operand::B, b, element(b_type))] {
         for (r, reg) in fragment.iter().enumerate() {
             for (lane, &word) in reg.iter().enumerate() {
                 for s in 0..per_reg {
-                    let value = f64::from(format.decode(word >> (bits as usize * s)));
+                    let value = f64::from(format.decode(word >> (bits as usize * s + shift)));
                     match (operand, layout::coord(shape, operand, lane, r * per_reg + s)) {
                         (Operand::A, (row, kk)) => a_rows[row & 15][kk & 63] = value,
                         (_, (kk, column)) => b_columns[column & 7][kk & 63] = value,

@@ -234,6 +234,18 @@ fn decoding_gives_exact_values() {
         (E5M2, 0xFC, f32::NEG_INFINITY),
         (E2M1, 0xFFF7, 6.0),
         (E2M1, 0xF, -6.0),
+        // FP6: OCP MX's tables (E2M3 bias 1, E3M2 bias 3), the two top bits of a byte ignored.
+        (MiniFloat::E2M3, 0x01, p2(-3)),
+        (MiniFloat::E2M3, 0x08, 1.0),
+        (MiniFloat::E2M3, 0x0B, 1.375),
+        (MiniFloat::E2M3, 0x1F, 7.5),
+        (MiniFloat::E2M3, 0x3F, -7.5),
+        (MiniFloat::E2M3, 0xC8, 1.0),
+        (MiniFloat::E3M2, 0x01, p2(-4)),
+        (MiniFloat::E3M2, 0x04, 0.25),
+        (MiniFloat::E3M2, 0x0C, 1.0),
+        (MiniFloat::E3M2, 0x1F, 28.0),
+        (MiniFloat::E3M2, 0x3E, -24.0),
     ];
     for &(format, code, want) in cases {
         assert_eq!(format.decode(code).to_bits(), want.to_bits(), "{format} {code:#x}");
@@ -252,6 +264,11 @@ fn max_finite_values() {
     assert_eq!(E4M3.max_finite(), 448.0);
     assert_eq!(E5M2.max_finite(), 57344.0);
     assert_eq!(E2M1.max_finite(), 6.0);
+    assert_eq!(MiniFloat::E2M3.max_finite(), 7.5);
+    assert_eq!(MiniFloat::E3M2.max_finite(), 28.0);
+    // No NaN: it gives the largest, as E2M1's does.
+    assert_eq!(MiniFloat::E2M3.encode(f32::NAN), 0x1F);
+    assert_eq!(MiniFloat::E3M2.encode(-100.0), 0x3F);
 }
 
 #[test]

@@ -34,6 +34,7 @@ fn input_bits(form: Form) -> BoxedStrategy<u32> {
         MmaIn::S8 | MmaIn::U8 | MmaIn::E4M3 | MmaIn::E5M2 => any::<u8>().prop_map(u32::from).boxed(),
         MmaIn::E2M1 | MmaIn::S4 | MmaIn::U4 => (0u32..16).boxed(),
         MmaIn::F64 => unreachable!("f64 forms have their own strategy"),
+        MmaIn::E2M3 | MmaIn::E3M2 => unreachable!("6-bit elements come only in MMA.SCALED's bytes (tests/scaled.rs)"),
     }
 }
 

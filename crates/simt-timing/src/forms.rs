@@ -8,10 +8,15 @@ use simt_isa::{Form, TABLE, Unit};
 /// The configuration key of an MMA form; `None` for a form that is not a tensor-core operation.
 /// A `WGMMA`'s is `wgmma.` and its types (`wgmma.f32.f16`): where A comes from and what is
 /// transposed do not change its rate. A `TCMMA`'s is `tcgen05.` and its kind (`tcgen05.f16`):
-/// its shape and types are in its instruction descriptor, a register.
+/// its shape and types are in its instruction descriptor, a register. An `MMA.SCALED`'s is
+/// `scaled.` and its kind (`scaled.mxf8f6f4`): its kind fixes how many elements a register
+/// holds, whichever types they are.
 pub fn form_key(form: &Form) -> Option<String> {
     if let Some(kind) = form.tcmma() {
         return Some(format!("tcgen05.{kind}").to_ascii_lowercase());
+    }
+    if let Some((kind, ..)) = form.scaled_mma() {
+        return Some(format!("scaled.{kind}").to_ascii_lowercase());
     }
     let mma = form.mma()?;
     if form.wgmma().is_some() {

@@ -36,8 +36,9 @@ pub(crate) fn decode(t: &Decoder, inst: &Instruction) -> Option<MmaOp> {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ScaledMmaOp {
     kind: MmaScaledKind,
+    /// The fragments' layout ([`MmaScaledKind::container`]).
     form: MmaForm,
-    b_type: MmaIn,
+    types: (MmaIn, MmaIn),
     sel: u16,
     d: Reg,
     a: Reg,
@@ -49,7 +50,7 @@ pub(crate) struct ScaledMmaOp {
 
 /// The `MMA.SCALED` of `inst`, if it is one.
 pub(crate) fn decode_scaled(t: &Decoder, inst: &Instruction) -> Option<ScaledMmaOp> {
-    let ((kind, _, b_type), form) = (inst.form.scaled_mma()?, inst.form.mma()?);
+    let ((kind, a_type, b_type), form) = (inst.form.scaled_mma()?, inst.form.mma()?);
     let o = &inst.operands;
     // `validate` kept `sel` to four hex digits.
     let sel = match o[6] {
@@ -57,7 +58,7 @@ pub(crate) fn decode_scaled(t: &Decoder, inst: &Instruction) -> Option<ScaledMma
         _ => 0,
     };
     let r = |i: usize| t.first(&o[i]);
-    Some(ScaledMmaOp { kind, form, b_type, sel, d: r(0), a: r(1), b: r(2), c: r(3), sa: r(4), sb: r(5) })
+    Some(ScaledMmaOp { kind, form, types: (a_type, b_type), sel, d: r(0), a: r(1), b: r(2), c: r(3), sa: r(4), sb: r(5) })
 }
 
 /// The most registers one fragment holds.
@@ -100,7 +101,7 @@ impl Executor<'_> {
     /// Runs an `MMA.SCALED`; every lane of the warp must take part.
     pub(crate) fn scaled_mma(&mut self, w: usize, pc: u32, op: ScaledMmaOp, mask: u32, exec: u32) -> Result<(), Fault> {
         self.warp_mma(w, pc, mask, exec, op.form, [op.d, op.a, op.b, op.c], |warp, a, b, c, d| {
-            simt_tensor::scaled_mma(op.kind, (op.form.input, op.b_type), u32::from(op.sel), a, b, c, (warp.row(op.sa), warp.row(op.sb)), d)
+            simt_tensor::scaled_mma(op.kind, op.types, u32::from(op.sel), a, b, c, (warp.row(op.sa), warp.row(op.sb)), d)
         })
     }
 

@@ -352,7 +352,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         else {
             return Err(with_note(
                 Diagnostic::new(inst.op_span, format!("`{}` is not supported by the PTX front end yet", inst.op)),
-                "supported, each `.row.col` with f32 D and C: m16n8k32 `.kind::mxf8f6f4` of .e4m3 or .e5m2 (each) with .ue8m0 \
+                "supported, each `.row.col` with f32 D and C: m16n8k32 `.kind::mxf8f6f4` of .e4m3, .e5m2, .e3m2, .e2m3 or .e2m1 (each) with .ue8m0 \
                  scales, and m16n8k64 `.kind::mxf4` (or `::mxf4nvf4.scale_vec::2X`) with .ue8m0 scales and `.kind::mxf4nvf4.scale_vec::4X` \
                  with .ue8m0 or .ue4m3 scales, of .e2m1",
             ));
@@ -546,6 +546,8 @@ fn mma_input(ty: Type) -> Option<isa::MmaIn> {
         Type::E4m3 => MmaIn::E4M3,
         Type::E5m2 => MmaIn::E5M2,
         Type::E2m1 => MmaIn::E2M1,
+        Type::E2m3 => MmaIn::E2M3,
+        Type::E3m2 => MmaIn::E3M2,
         Type::F64 => MmaIn::F64,
         _ => return None,
     })

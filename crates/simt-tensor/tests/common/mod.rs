@@ -52,6 +52,7 @@ impl Form {
             MmaIn::S8 | MmaIn::U8 | MmaIn::E4M3 | MmaIn::E5M2 => 4,
             MmaIn::E2M1 | MmaIn::S4 | MmaIn::U4 => 8,
             MmaIn::F64 => 0,
+            MmaIn::E2M3 | MmaIn::E3M2 => unreachable!("6-bit elements come only in MMA.SCALED's bytes"),
         }
     }
     pub fn acc_per_reg(self) -> usize {
