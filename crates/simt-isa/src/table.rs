@@ -267,8 +267,8 @@ modifier_enum!(
 );
 modifier_enum!(
     /// The kind of an `MMA.SCALED` (PTX `mma.sync`'s `.kind` with `.block_scale`, with its
-    /// `.scale_vec` and scale type): E4M3 or E5M2 bytes with an E8M0 scale a 32 elements
-    /// (`MXF8F6F4`, K 32), E2M1 with an E8M0 scale a 32 (`MXF4`, K 64) or a 16 (`MXF4NVF4`), or
+    /// `.scale_vec` and scale type): 8-, 6- or 4-bit floats, a byte each, with an E8M0 scale a
+    /// 32 elements (`MXF8F6F4`, K 32), E2M1 with an E8M0 scale a 32 (`MXF4`, K 64) or a 16 (`MXF4NVF4`), or
     /// E2M1 with an E4M3 scale a 16 (`NVF4`, NVIDIA's nvfp4).
     MmaScaledKind { Mxf8f6f4 = "MXF8F6F4", Mxf4 = "MXF4", Mxf4nvf4 = "MXF4NVF4", Nvf4 = "NVF4" }
 );
