@@ -158,9 +158,13 @@ fn tinygrad_int64_buffers_are_pointers() {
 /// Runs `body` (parameters `out` and `in`) on one warp under both SIMT models: lane `l`'s
 /// word of `out` must be `want[l]`.
 fn each_lanes_word_is(body: &str, input: &[u32], want: &[u32]) {
+    each_lanes_word_is_given(body, input.iter().map(|&v| Literal::Int(v.into())).collect(), want);
+}
+
+/// [`each_lanes_word_is`] with `in` given as literals of the element type the kernel reads.
+fn each_lanes_word_is_given(body: &str, input: Vec<Literal>, want: &[u32]) {
     for simt in [SimtModel::Its, SimtModel::Stack] {
-        let list = input.iter().map(|&v| Literal::Int(v.into())).collect();
-        let args = vec![Arg::new("out", ArgInit::Zeros(32)), Arg::new("in", ArgInit::List(list))];
+        let args = vec![Arg::new("out", ArgInit::Zeros(32)), Arg::new("in", ArgInit::List(input.clone()))];
         let (bytes, _) = run_one_warp(body, args, "out", simt);
         let got: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
         assert_eq!(got, want, "{simt:?}");
@@ -338,14 +342,19 @@ fn shared_loads_move_to_their_uses_but_not_past_a_store() {
     each_lanes_word_is(&body, &input, &want);
 }
 
+/// A kernel of the ML corpora (`tests/ml/`, `path` below it): its PTX and its translation.
+fn corpus_kernel(path: &str) -> (String, simt_isa::Module) {
+    let source = std::fs::read_to_string(format!("{}/../../tests/ml/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let module = simt_ptx::translate(path, &source, None).unwrap_or_else(|d| panic!("{}", d.render(path, &source, false)));
+    (source, module)
+}
+
 /// Triton's f32 matmul loads its k-slice from shared memory before its 1024 FMAs; with the
 /// loads moved to their uses it needs no LOCAL memory (ptxas: 222 registers), and every FMA
 /// is one `FFMA`.
 #[test]
 fn tritons_f32_matmul_keeps_its_values_in_registers() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/ml/triton/matmul_f32_s3.ptx");
-    let source = std::fs::read_to_string(path).unwrap();
-    let module = simt_ptx::translate("matmul_f32_s3.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", &source, false)));
+    let (source, module) = corpus_kernel("triton/matmul_f32_s3.ptx");
     assert!(!simt_isa::disassemble(&module).contains("LOCAL"), "nothing spills");
     let kernel = &module.kernels[0];
     let fmas: Vec<u32> = source.lines().enumerate().filter(|(_, l)| l.contains("fma.rn.f32")).map(|(i, _)| i as u32 + 1).collect();
@@ -362,9 +371,7 @@ fn tritons_f32_matmul_keeps_its_values_in_registers() {
 /// The loads and their packing go down to their FMAs together, and nothing spills.
 #[test]
 fn tritons_packed_f32_matmul_keeps_its_values_in_registers() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/ml/triton/matmul_f32_s2_sm120.ptx");
-    let source = std::fs::read_to_string(path).unwrap();
-    let module = simt_ptx::translate("matmul_f32_s2_sm120.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", &source, false)));
+    let (_, module) = corpus_kernel("triton/matmul_f32_s2_sm120.ptx");
     assert!(!simt_isa::disassemble(&module).contains("LOCAL"), "nothing spills");
 }
 
@@ -425,13 +432,7 @@ fn packing_moves_up_to_the_loads_it_packs() {
     let input: Vec<u32> = (0..32 * WORDS as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
     let want: Vec<u32> = (0..32).map(|lane| (0..WORDS).fold(0u32, |acc, q| (acc ^ input[32 * q + lane]).rotate_left(1))).collect();
     // `in` is read as bytes, so it is given as bytes.
-    let bytes: Vec<Literal> = input.iter().flat_map(|w| w.to_le_bytes()).map(|b| Literal::Int(b.into())).collect();
-    for simt in [SimtModel::Its, SimtModel::Stack] {
-        let args = vec![Arg::new("out", ArgInit::Zeros(32)), Arg::new("in", ArgInit::List(bytes.clone()))];
-        let (out, _) = run_one_warp(&body, args, "out", simt);
-        let got: Vec<u32> = out.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-        assert_eq!(got, want, "{simt:?}");
-    }
+    each_lanes_word_is_given(&body, input.iter().flat_map(|w| w.to_le_bytes()).map(|b| Literal::Int(b.into())).collect(), &want);
 }
 
 /// Where values must spill, the cheap ones do: 24 words loaded before a loop and read once
@@ -504,9 +505,7 @@ fn cold_values_spill_before_values_a_loop_reads() {
 /// turn); its values are the corpus's (`tests/ml/run_corpus.py`).
 #[test]
 fn tinygrads_mma_accumulators_lie_in_their_fragments() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/ml/tinygrad/matmul_f16_tc.ptx");
-    let source = std::fs::read_to_string(path).unwrap();
-    let module = simt_ptx::translate("matmul_f16_tc.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", &source, false)));
+    let (_, module) = corpus_kernel("tinygrad/matmul_f16_tc.ptx");
     let listing = simt_isa::disassemble(&module);
     let turn = listing.split_once("LOOP_").and_then(|(_, rest)| rest.split_once("END_")).map(|(turn, _)| turn).expect("the loop");
     assert_eq!(turn.matches("MMA.").count(), 16, "{turn}");
@@ -886,9 +885,7 @@ LOOP:
 /// most a copy per `mov.b32` of a pair).
 #[test]
 fn tritons_matmul_loads_and_multiplies_in_place() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/ml/triton/matmul_f16_s3.ptx");
-    let source = std::fs::read_to_string(path).unwrap();
-    let module = simt_ptx::translate("matmul_f16_s3.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", &source, false)));
+    let (source, module) = corpus_kernel("triton/matmul_f16_s3.ptx");
     let kernel = &module.kernels[0];
     let mut seen = 0;
     for (i, line) in source.lines().enumerate() {
