@@ -861,6 +861,8 @@ pub struct Mma {
     /// `.kind::mxf8f6f4`, `::mxf4` or `::mxf4nvf4` with `.block_scale`: the kind, as the
     /// `.scale_vec` and scale type make it.
     pub scale: Option<MmaScaledKind>,
+    /// `.kind::f8f6f4` (sm_120a, no scales): A and B of any 8-, 6- or 4-bit float, a byte each.
+    pub f8f6f4: bool,
 }
 
 /// An opcode with its typed modifiers.
@@ -1998,9 +2000,10 @@ impl Op {
                 let shape = m.required(MmaShape::from_modifier, "a shape", ".m16n8k16")?;
                 let [a_layout, b_layout] = m.ordered(Layout::from_modifier, "layouts (A's, then B's)")?;
                 let satfinite = m.flag(Modifier::Satfinite)?;
+                let f8f6f4 = m.flag(Modifier::KindF8f6f4)?;
                 let scale = m.mma_block_scale()?;
                 let [d, a, b, c] = m.ordered(Type::from_modifier, "types (D, A, B, C)")?;
-                Mma(crate::ops::Mma { shape, a_layout, b_layout, d, a, b, c, satfinite, scale })
+                Mma(crate::ops::Mma { shape, a_layout, b_layout, d, a, b, c, satfinite, scale, f8f6f4 })
             }
             "cp" => {
                 m.require_flag(Modifier::Async)?;
@@ -2598,6 +2601,7 @@ impl fmt::Display for Op {
             CpAsyncBulkOrder { wait } => f.write_str(if wait { ".async.bulk.wait_group" } else { ".async.bulk.commit_group" }),
             Mma(x) => {
                 write!(f, ".sync.aligned{}{}{}", x.shape, x.a_layout, x.b_layout)?;
+                flag(f, x.f8f6f4, Modifier::KindF8f6f4)?;
                 let scale = x.scale.map(|kind| match kind {
                     MmaScaledKind::Mxf8f6f4 => (Modifier::KindMxf8f6f4, Modifier::ScaleVec1x, Modifier::Ue8m0),
                     MmaScaledKind::Mxf4 => (Modifier::KindMxf4, Modifier::ScaleVec2x, Modifier::Ue8m0),

@@ -1,6 +1,6 @@
 //! Block-scaled `mma.sync` (consumer Blackwell's `.kind::mxf8f6f4`, `::mxf4` and `::mxf4nvf4`
-//! with `.block_scale`, Triton's `tl.dot_scaled` on sm_120a) from PTX, run on one warp under
-//! both SIMT models against a plain scaled product.
+//! with `.block_scale`, Triton's `tl.dot_scaled` on sm_120a; and the unscaled `.kind::f8f6f4`)
+//! from PTX, run on one warp under both SIMT models against a plain scaled product.
 //!
 //! Elements are values E2M1 holds (so every other type too; cases mix E5M2 with E4M3, E2M3
 //! with E3M2, E2M1 in bytes with E4M3) and scales powers of two near 1 (E8M0)
@@ -28,18 +28,18 @@ struct Case {
     /// Elements along K that share a scale.
     block: usize,
     e4m3_scales: bool,
-    /// PTX's `{byte-id, thread-id}` of A, then of B.
-    selectors: [(usize, usize); 2],
+    /// PTX's `{byte-id, thread-id}` of A, then of B; `None` for the unscaled `.kind::f8f6f4`.
+    selectors: Option<[(usize, usize); 2]>,
 }
 
-const CASES: [Case; 7] = [
+const CASES: [Case; 8] = [
     Case {
         modifiers: "m16n8k32.row.col.kind::mxf8f6f4.block_scale.scale_vec::1X.f32.e4m3.e4m3.f32.ue8m0",
         shape: Shape::M16N8K32,
         elements: [MiniFloat::E4M3; 2],
         block: 32,
         e4m3_scales: false,
-        selectors: [(3, 1), (1, 2)],
+        selectors: Some([(3, 1), (1, 2)]),
     },
     Case {
         modifiers: "m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e5m2.e4m3.f32.ue8m0",
@@ -47,7 +47,7 @@ const CASES: [Case; 7] = [
         elements: [MiniFloat::E5M2, MiniFloat::E4M3],
         block: 32,
         e4m3_scales: false,
-        selectors: [(2, 0), (0, 3)],
+        selectors: Some([(2, 0), (0, 3)]),
     },
     // FP6 and FP4 in `.kind::mxf8f6f4`'s bytes (bits 5-0; E2M1 in bits 5-2), the others set.
     Case {
@@ -56,7 +56,7 @@ const CASES: [Case; 7] = [
         elements: [MiniFloat::E2M3, MiniFloat::E3M2],
         block: 32,
         e4m3_scales: false,
-        selectors: [(3, 1), (2, 2)],
+        selectors: Some([(3, 1), (2, 2)]),
     },
     Case {
         modifiers: "m16n8k32.row.col.kind::mxf8f6f4.block_scale.f32.e2m1.e4m3.f32.ue8m0",
@@ -64,7 +64,16 @@ const CASES: [Case; 7] = [
         elements: [MiniFloat::E2M1, MiniFloat::E4M3],
         block: 32,
         e4m3_scales: false,
-        selectors: [(2, 0), (1, 3)],
+        selectors: Some([(2, 0), (1, 3)]),
+    },
+    // No scales: every one 1.
+    Case {
+        modifiers: "m16n8k32.row.col.kind::f8f6f4.f32.e3m2.e2m1.f32",
+        shape: Shape::M16N8K32,
+        elements: [MiniFloat::E3M2, MiniFloat::E2M1],
+        block: 32,
+        e4m3_scales: false,
+        selectors: None,
     },
     // The PTX ISA's own example of `.kind::mxf4`: `{2, 1}` and `{2, 3}`.
     Case {
@@ -73,7 +82,7 @@ const CASES: [Case; 7] = [
         elements: [MiniFloat::E2M1; 2],
         block: 32,
         e4m3_scales: false,
-        selectors: [(2, 1), (2, 3)],
+        selectors: Some([(2, 1), (2, 3)]),
     },
     Case {
         modifiers: "m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3",
@@ -81,7 +90,7 @@ const CASES: [Case; 7] = [
         elements: [MiniFloat::E2M1; 2],
         block: 16,
         e4m3_scales: true,
-        selectors: [(0, 1), (0, 1)],
+        selectors: Some([(0, 1), (0, 1)]),
     },
     Case {
         modifiers: "m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue8m0",
@@ -89,7 +98,7 @@ const CASES: [Case; 7] = [
         elements: [MiniFloat::E2M1; 2],
         block: 16,
         e4m3_scales: false,
-        selectors: [(0, 0), (0, 2)],
+        selectors: Some([(0, 0), (0, 2)]),
     },
 ];
 
@@ -103,7 +112,10 @@ const E4M3_SCALES: [f32; 4] = [0.5, 1.0, 1.5, 2.0];
 /// scale words (register `j` of lane `l` from word `32 j + l` of its section), runs the `mma`
 /// with the case's selectors and stores D.
 fn kernel(case: &Case) -> String {
-    let [(ba, ta), (bb, tb)] = case.selectors;
+    let scales = match case.selectors {
+        Some([(ba, ta), (bb, tb)]) => format!(", %sa, {{{ba}, {ta}}}, %sb, {{{bb}, {tb}}}"),
+        None => String::new(),
+    };
     let mut loads = String::new();
     for (j, r) in ["%a0", "%a1", "%a2", "%a3", "%b0", "%b1", "%c0", "%c1", "%c2", "%c3", "%sa", "%sb"].iter().enumerate() {
         loads.push_str(&format!("\tld.global.b32 {r}, [%i+{}];\n", 128 * j));
@@ -113,7 +125,7 @@ fn kernel(case: &Case) -> String {
          \t.reg .b32 %l, %a<4>, %b<2>, %sa, %sb;\n\t.reg .f32 %c<4>, %d<4>;\n\t.reg .b64 %i, %o, %x;\n\
          \tmov.u32 %l, %tid.x;\n\tld.param.u64 %i, [in];\n\tld.param.u64 %o, [out];\n\
          \tmul.wide.u32 %x, %l, 4;\n\tadd.s64 %i, %i, %x;\n\tadd.s64 %o, %o, %x;\n{loads}\
-         \tmma.sync.aligned.{} {{%d0, %d1, %d2, %d3}}, {{%a0, %a1, %a2, %a3}}, {{%b0, %b1}}, {{%c0, %c1, %c2, %c3}}, %sa, {{{ba}, {ta}}}, %sb, {{{bb}, {tb}}};\n\
+         \tmma.sync.aligned.{} {{%d0, %d1, %d2, %d3}}, {{%a0, %a1, %a2, %a3}}, {{%b0, %b1}}, {{%c0, %c1, %c2, %c3}}{scales};\n\
          \tst.global.f32 [%o], %d0;\n\tst.global.f32 [%o+128], %d1;\n\tst.global.f32 [%o+256], %d2;\n\tst.global.f32 [%o+384], %d3;\n\
          \tret;\n}}\n",
         case.modifiers
@@ -130,7 +142,9 @@ fn prepared(case: &Case) -> (Vec<u8>, Vec<u8>) {
     // Scale `index` of (row or column) `x`'s K block `q`: its code and its value.
     let scale = |x: usize, q: usize, salt: usize| -> (u32, f64) {
         let pick = x * 3 + q * 5 + salt;
-        if case.e4m3_scales {
+        if case.selectors.is_none() {
+            (127, 1.0)
+        } else if case.e4m3_scales {
             let v = E4M3_SCALES[pick % E4M3_SCALES.len()];
             (u32::from(MiniFloat::E4M3.encode(v)), f64::from(v))
         } else {
@@ -140,7 +154,7 @@ fn prepared(case: &Case) -> (Vec<u8>, Vec<u8>) {
     };
     let nan_byte = if case.e4m3_scales { 0x7F } else { 0xFF };
     // Scale words: NaN bytes everywhere but where the selectors place each row's (column's) scales.
-    let [(ba, ta), (bb, tb)] = case.selectors;
+    let [(ba, ta), (bb, tb)] = case.selectors.unwrap_or_default();
     let (mut sa, mut sb) = ([u32::from_le_bytes([nan_byte; 4]); 32], [u32::from_le_bytes([nan_byte; 4]); 32]);
     for m in 0..16 {
         // The quad of row m % 8; in it, the pair `ta` names, its first lane for rows 0-7.

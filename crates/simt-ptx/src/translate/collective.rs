@@ -315,6 +315,9 @@ impl<'t, 'a> Entry<'t, 'a> {
         if let Some(kind) = m.scale {
             return self.scaled_mma(inst, m, kind);
         }
+        if m.f8f6f4 {
+            return self.scaled_mma(inst, m, isa::MmaScaledKind::Mxf8f6f4);
+        }
         let (input, acc) = (mma_input(m.a), mma_acc(m.d));
         let sat = if m.satfinite { isa::Sat::Yes } else { isa::Sat::No };
         let form = match (m.shape, acc, input) {
@@ -343,7 +346,9 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// `mma.sync.aligned.m16n8k32|m16n8k64.row.col.kind::K.block_scale[.scale_vec::NX].f32.A.B.f32.S
     /// d, a, b, c, scale-a, {byte-id-a, thread-id-a}, scale-b, {byte-id-b, thread-id-b}` (consumer
     /// Blackwell) as one `MMA.SCALED`: the fragments as `mma`'s, the scale registers as they
-    /// are, the selectors (constants) as `sel`'s hex digits.
+    /// are, the selectors (constants) as `sel`'s hex digits. The unscaled
+    /// `m16n8k32.row.col.kind::f8f6f4.f32.A.B.f32 d, a, b, c` is `MXF8F6F4` with every scale 1
+    /// (E8M0 127), which multiplies by exactly 1.
     fn scaled_mma(&mut self, inst: &'t ast::Instruction<'a>, m: px::Mma, kind: isa::MmaScaledKind) -> Result<()> {
         let form = mma_input(m.a).zip(mma_input(m.b)).map(|(a, b)| Form::MmaScaled(mods::MmaScaled { kind, a, b }));
         let shape = if kind == isa::MmaScaledKind::Mxf8f6f4 { px::MmaShape::M16n8k32 } else { px::MmaShape::M16n8k64 };
@@ -353,29 +358,35 @@ impl<'t, 'a> Entry<'t, 'a> {
             return Err(with_note(
                 Diagnostic::new(inst.op_span, format!("`{}` is not supported by the PTX front end yet", inst.op)),
                 "supported, each `.row.col` with f32 D and C: m16n8k32 `.kind::mxf8f6f4` of .e4m3, .e5m2, .e3m2, .e2m3 or .e2m1 (each) with .ue8m0 \
-                 scales, and m16n8k64 `.kind::mxf4` (or `::mxf4nvf4.scale_vec::2X`) with .ue8m0 scales and `.kind::mxf4nvf4.scale_vec::4X` \
-                 with .ue8m0 or .ue4m3 scales, of .e2m1",
+                 scales, or `.kind::f8f6f4` of those without, and m16n8k64 `.kind::mxf4` (or `::mxf4nvf4.scale_vec::2X`) with .ue8m0 scales and \
+                 `.kind::mxf4nvf4.scale_vec::4X` with .ue8m0 or .ue4m3 scales, of .e2m1",
             ));
         };
-        let [d, a, b, c, scale_a, select_a, scale_b, select_b] = self.operands(inst)?;
-        let mut sel = 0;
-        for o in [select_a, select_b] {
-            let digits = match &o.kind {
-                OperandKind::Vector(parts) if parts.len() == 2 => {
-                    parts.iter().map(|p| self.constant(p).filter(|v| (0..16).contains(v))).collect::<Option<Vec<_>>>()
-                }
-                _ => None,
-            };
-            let Some([byte, thread]) = digits.as_deref().map(|d| [d[0] as u32, d[1] as u32]) else {
-                return Err(Diagnostic::new(o.span, "expected `{byte-id, thread-id}`, two constants (simt takes no registers here)"));
-            };
-            sel = sel << 8 | byte << 4 | thread;
-        }
-        isa::ScaleSelectors::check(sel, kind).map_err(|why| Diagnostic::new(Span { start: select_a.span.start, end: select_b.span.end }, why))?;
+        let (fragments, scales, sel) = if m.scale.is_none() {
+            let [d, a, b, c] = self.operands(inst)?;
+            ([d, a, b, c], [Src::imm(0x7F7F_7F7F); 2], 0)
+        } else {
+            let [d, a, b, c, scale_a, select_a, scale_b, select_b] = self.operands(inst)?;
+            let mut sel = 0;
+            for o in [select_a, select_b] {
+                let digits = match &o.kind {
+                    OperandKind::Vector(parts) if parts.len() == 2 => {
+                        parts.iter().map(|p| self.constant(p).filter(|v| (0..16).contains(v))).collect::<Option<Vec<_>>>()
+                    }
+                    _ => None,
+                };
+                let Some([byte, thread]) = digits.as_deref().map(|d| [d[0] as u32, d[1] as u32]) else {
+                    return Err(Diagnostic::new(o.span, "expected `{byte-id, thread-id}`, two constants (simt takes no registers here)"));
+                };
+                sel = sel << 8 | byte << 4 | thread;
+            }
+            isa::ScaleSelectors::check(sel, kind).map_err(|why| Diagnostic::new(Span { start: select_a.span.start, end: select_b.span.end }, why))?;
+            ([d, a, b, c], [self.src32(scale_a)?, self.src32(scale_b)?], sel)
+        };
         // B's fragment leaves two of its four scratch registers free for literal scales.
-        let mut scales = [0u8; 2];
-        for (i, o) in [scale_a, scale_b].into_iter().enumerate() {
-            scales[i] = match self.src32(o)? {
+        let mut scale_regs = [0u8; 2];
+        for (i, scale) in scales.into_iter().enumerate() {
+            scale_regs[i] = match scale {
                 Src::Reg { reg, .. } => reg,
                 literal => {
                     let t = self.scratch + 6 + i as u8;
@@ -384,7 +395,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
             };
         }
-        self.mma_fragments(form, [d, a, b, c], &[src(Src::reg(scales[0])), src(Src::reg(scales[1])), isa::Operand::Imm(sel)])
+        self.mma_fragments(form, fragments, &[src(Src::reg(scale_regs[0])), src(Src::reg(scale_regs[1])), isa::Operand::Imm(sel)])
     }
 
     /// `wgmma.mma_async.sync.aligned.m64nNkK.D.A.B d, a, b, scale-d, ...` as one `WGMMA`, this
