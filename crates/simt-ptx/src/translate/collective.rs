@@ -383,11 +383,13 @@ impl<'t, 'a> Entry<'t, 'a> {
             isa::ScaleSelectors::check(sel, kind).map_err(|why| Diagnostic::new(Span { start: select_a.span.start, end: select_b.span.end }, why))?;
             ([d, a, b, c], [self.src32(scale_a)?, self.src32(scale_b)?], sel)
         };
-        // B's fragment leaves two of its four scratch registers free for literal scales.
+        // B's fragment leaves two of its four scratch registers free for literal scales; both
+        // scales one literal (the unscaled kind's) take one.
         let mut scale_regs = [0u8; 2];
         for (i, scale) in scales.into_iter().enumerate() {
             scale_regs[i] = match scale {
                 Src::Reg { reg, .. } => reg,
+                literal if i == 1 && literal == scales[0] => scale_regs[0],
                 literal => {
                     let t = self.scratch + 6 + i as u8;
                     self.mov(t, literal)?;
