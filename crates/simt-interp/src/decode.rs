@@ -471,6 +471,7 @@ impl Decoder {
             Form::Match(mods::Match { mode }) => {
                 Op::Collective(CollectiveOp::Match { all: mode == MatchMode::All, d: t.dst(&o[0]), a: t.first(&o[1]), m: t.val(&o[2], false) })
             }
+            Form::Elect(_) => Op::Collective(CollectiveOp::Elect { d: t.dst(&o[0]), p: Decoder::pred_out(&o[1]), m: t.val(&o[2], false) }),
             // Tensor cores (exec/tensor.rs).
             Form::Mma(_) | Form::MmaM16n8k16(_) | Form::MmaSp(_) | Form::MmaM8n8k4(_) | Form::MmaM16n8k8(_) | Form::MmaM16n8k32(_) => {
                 Op::Tensor(tensor::decode(t, inst)?)

@@ -1889,6 +1889,17 @@ fn warp_cases() -> Vec<Case> {
             .inp(Loc::R(0), lanes(|l| if tile_of(l) % 16 == 0 { tile_of(l) } else { l }))
             .inp(Loc::R(1), tiles)
             .out(Loc::R(2), lanes(|l| if tile_of(l) % 16 == 0 { 0xFF << tile_of(l) } else { 0 })),
+        // ELECT: the lowest guard-true lane of each lane's mask; none in it gives 0xFFFFFFFF.
+        Case::new("ELECT R2, P1").out(Loc::R(2), [0; 32]).out(Loc::P(1), lanes(|l| u32::from(l == 0))),
+        Case::new("ELECT R2, P1, R1").inp(Loc::R(1), tiles).out(Loc::R(2), lanes(tile_of)).out(Loc::P(1), lanes(|l| u32::from(l % 8 == 0))),
+        Case::new("@P0 ELECT R2, P1, R1")
+            .inp(Loc::R(2), [7; 32])
+            .inp(Loc::R(1), tiles)
+            .inp(Loc::P(0), lanes(|l| u32::from(l % 8 >= 5)))
+            .out(Loc::R(2), lanes(|l| if l % 8 >= 5 { tile_of(l) + 5 } else { 7 }))
+            .out(Loc::P(1), lanes(|l| u32::from(l % 8 == 5))),
+        Case::new("ELECT R2, P1, 0").out(Loc::R(2), [u32::MAX; 32]).out(Loc::P(1), [0; 32]),
+        Case::new("ELECT RZ, P1, 0xF0").out(Loc::P(1), lanes(|l| u32::from(l == 4))),
     ]);
     // VOTE.
     let pat = lanes(|l| u32::from(l % 5 == 1));

@@ -452,7 +452,8 @@ impl<'a> Operand<'a> {
     pub fn names(&self, out: &mut Vec<&'a str>) {
         match &self.kind {
             OperandKind::Name(n) | OperandKind::Not(n) => out.push(n),
-            OperandKind::Pair(a, b) => out.extend([*a, *b]),
+            // `_` (a sink) is no name.
+            OperandKind::Pair(a, b) => out.extend([*a, *b].into_iter().filter(|&n| n != "_")),
             OperandKind::Address(Address { base: Some(b), .. }) => out.push(b.value),
             OperandKind::Vector(v) | OperandKind::List(v) => v.iter().for_each(|o| o.names(out)),
             OperandKind::TensorAddress(map, coords) => {

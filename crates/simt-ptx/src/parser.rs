@@ -972,7 +972,8 @@ impl<'a> Parser<'a> {
             Some(Token::Int(_) | Token::F32Bits(_) | Token::F64Bits(_) | Token::Float(_)) => OperandKind::Immediate(self.immediate(false, start)?.value),
             Some(Token::Ident("_")) => {
                 self.bump();
-                OperandKind::Sink
+                // `elect.sync _|%p, m`: no lane number wanted, the predicate is.
+                if self.eat(Token::Pipe) { OperandKind::Pair("_", self.name("a predicate after `|`")?.value) } else { OperandKind::Sink }
             }
             // PTX's one predefined constant (`cuda_fp16.h`'s shuffles clamp with it).
             Some(Token::Ident("WARP_SZ")) => {

@@ -1,6 +1,6 @@
 //! `shfl.sync` with a predicate output (`d|p`, what nvcc emits for every `__shfl_*_sync`):
 //! each lane's value and predicate against PTX's rule, for every mode, segment width and
-//! kind of lane operand, under both SIMT models.
+//! kind of lane operand, under both SIMT models; and `elect.sync`, which also writes `d|p`.
 
 mod common;
 
@@ -84,5 +84,47 @@ fn a_predicate_output_no_instruction_reads_costs_nothing() {
     for lane in 0..32 {
         let (from, _) = ptx_rule("bfly", lane, 5, c);
         assert_eq!(i32::from_le_bytes(bytes[8 * lane as usize..][..4].try_into().unwrap()), 10 * from + 1, "lane {lane}");
+    }
+}
+
+/// A kernel where the lanes whose place in their 8-lane tile is `first` or more run
+/// `elect.sync out, mask` (`mask` may name `%r3`, the lane's tile), and store `%r4` (99 where
+/// not written) and the predicate (2 where not run).
+fn elect_kernel(out: &str, mask: &str, first: u32) -> String {
+    format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 k_param_0)\n{{\n\t.reg .pred %p<3>;\n\t.reg .b32 %r<10>;\n\t.reg .b64 %rd<4>;\n\
+         \tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\
+         \tand.b32 %r2, %r1, 24;\n\tmov.u32 %r3, 255;\n\tshl.b32 %r3, %r3, %r2;\n\tand.b32 %r8, %r1, 7;\n\tsetp.ge.u32 %p2, %r8, {first};\n\
+         \tmov.u32 %r4, 99;\n\tmov.u32 %r5, 2;\n\t@%p2 elect.sync {out}, {mask};\n\t@%p2 selp.u32 %r5, 1, 0, %p1;\n\
+         \tmul.wide.u32 %rd3, %r1, 8;\n\tadd.s64 %rd3, %rd2, %rd3;\n\tst.global.u32 [%rd3], %r4;\n\tst.global.u32 [%rd3+4], %r5;\n\tret;\n}}\n"
+    )
+}
+
+#[test]
+fn elect_chooses_the_lowest_lane_of_the_mask_that_runs_it() {
+    for (mask, tiles) in [("-1", false), ("%r3", true), ("0xFFFFFFFF", false)] {
+        for first in [0, 3] {
+            for out in ["%r4|%p1", "_|%p1"] {
+                let source = elect_kernel(out, mask, first);
+                let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+                let elects = module.kernels[0].code.iter().filter(|i| i.opcode() == simt_isa::Opcode::Elect).count();
+                assert_eq!(elects, 1, "one ELECT and nothing more for `elect.sync {out}, {mask}`");
+                for simt in [SimtModel::Its, SimtModel::Stack] {
+                    let (bytes, _) = run_one_warp(&source, vec![Arg::new("k_param_0", ArgInit::Zeros(256))], "k_param_0", simt);
+                    let words: Vec<u32> = bytes.chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
+                    for lane in 0..32u32 {
+                        let runs = lane % 8 >= first;
+                        let leader = if tiles { (lane & 24) + first } else { first };
+                        let expected = match (runs, out.starts_with('_')) {
+                            (false, _) => (99, 2),
+                            (true, true) => (99, u32::from(lane == leader)),
+                            (true, false) => (leader, u32::from(lane == leader)),
+                        };
+                        let got = (words[2 * lane as usize], words[2 * lane as usize + 1]);
+                        assert_eq!(got, expected, "elect.sync {out}, {mask} from tile place {first}: lane {lane} ({simt:?})");
+                    }
+                }
+            }
+        }
     }
 }

@@ -1,5 +1,5 @@
 //! Warp-collective operations that exchange values between lanes: `SHFL`,
-//! `VOTE`, `REDUX`, `MATCH` and `WARPSYNC`. The SIMT model has already gathered the warp (under
+//! `VOTE`, `REDUX`, `MATCH`, `ELECT` and `WARPSYNC`. The SIMT model has already gathered the warp (under
 //! `its`) before one of these issues.
 
 use simt_isa::*;
@@ -16,6 +16,7 @@ pub(crate) enum CollectiveOp {
     Ballot { d: Reg, q: PredIn },
     Redux { op: ReduxOp, signed: bool, d: Reg, a: Reg, m: Val },
     Match { all: bool, d: Reg, a: Reg, m: Val },
+    Elect { d: Reg, p: u8, m: Val },
     Warpsync,
 }
 
@@ -70,6 +71,12 @@ impl Executor<'_> {
                     per_lane(|lane| equal_to(members[lane] & exec, values[lane]))
                 };
                 write(warp, d, &v, exec);
+            }
+            CollectiveOp::Elect { d, p, m } => {
+                let leaders = per_group(exec, &fetch(warp, m), |group| if group == 0 { u32::MAX } else { group.trailing_zeros() });
+                let elected = (0..32).filter(|&l| leaders[l] == l as u32).fold(0u32, |mask, l| mask | 1 << l);
+                write(warp, d, &leaders, exec);
+                set_pred(warp, p, elected, exec);
             }
             CollectiveOp::Warpsync => {}
         }

@@ -70,32 +70,19 @@ impl<'t, 'a> Entry<'t, 'a> {
         }
     }
 
-    /// `elect.sync d|p, membermask`: the lowest lane of the member mask among those executing
-    /// is the leader; `d` its lane, `p` whether this lane is it. A ballot of the executing
-    /// lanes, masked, its lowest bit isolated (`x & -x`), its lane by `CLZ`.
+    /// `elect.sync d|p, membermask` as one `ELECT`: the lowest lane of the member mask among
+    /// those executing is the leader; `d` its lane, `p` whether this lane is it (`_` for
+    /// either: `RZ`, `PT`).
     pub(super) fn elect(&mut self, inst: &'t ast::Instruction<'a>) -> Result<()> {
         let [d, members] = self.operands(inst)?;
         let (leader, is_leader) = match d.kind {
             OperandKind::Pair(value, p) => (value, p),
             _ => return Err(Diagnostic::new(d.span, "`elect.sync` writes `d|p`: a register (or `_`) and a predicate")),
         };
-        let members = self.src32(members)?;
-        let t = self.scratch;
-        let pt = isa::Operand::PredSrc { pred: isa::PT, negated: false };
-        self.op(Opcode::VoteBallot, &[dst(t), pt])?;
-        self.op(Opcode::And, &[dst(t), src(Src::reg(t)), src(members)])?;
-        self.op(Opcode::Isub, &[dst(t + 1), src(Src::reg(RZ)), src(Src::reg(t))])?;
-        self.op(Opcode::And, &[dst(t), src(Src::reg(t)), src(Src::reg(t + 1))])?;
-        self.op(Opcode::Clz, &[dst(t), src(Src::reg(t))])?;
-        let lane = if leader == "_" { t + 1 } else { self.word(&ast::Operand { kind: OperandKind::Name(leader), span: d.span })? };
-        self.op(Opcode::Isub, &[dst(lane), src(Src::imm(31)), src(Src::reg(t))])?;
-        if is_leader == "_" {
-            return Ok(());
-        }
-        let p = self.pred(&ast::Operand { kind: OperandKind::Name(is_leader), span: d.span })?;
-        self.op(Opcode::S2r, &[dst(t), isa::Operand::Special(isa::SpecialReg::LaneId)])?;
-        let form = Form::Isetp(mods::Isetp { cmp: isa::Cmp::Eq, ty: isa::IntType::U32, bop: isa::BoolOp::And });
-        self.emit(form, &[isa::Operand::Pred(p), src(Src::reg(lane)), src(Src::reg(t)), pt])
+        let members = self.members(members)?;
+        let lane = if leader == "_" { RZ } else { self.word(&ast::Operand { kind: OperandKind::Name(leader), span: d.span })? };
+        let p = if is_leader == "_" { isa::PT } else { self.pred(&ast::Operand { kind: OperandKind::Name(is_leader), span: d.span })? };
+        self.emit(Form::Elect(mods::Elect {}), &[dst(lane), isa::Operand::Pred(p), members])
     }
 
     /// `cp.async.bulk.tensor.Nd` as one `TMA.LOAD` or `TMA.STORE`: the shared address and the
