@@ -880,6 +880,94 @@ LOOP:
     }
 }
 
+/// Halves carried to the loop's next turn by copies, as Triton carries its widened fp8
+/// operands on sm_80 (`mov.b16 %h0, %n0; mov.b16 %h1, %n1`, the loop's phi copies): `%h`'s
+/// and `%a`/`%b`'s (two stages, their copies interleaved) stay words, the low half's copy a
+/// word's and the high half's none. `%e`'s copies leave `%e` holding `%f`'s low half and its
+/// own high one, not one word's two halves, so `%e` and `%f` are taken apart and put
+/// together again (`BFI`). All give the right words.
+#[test]
+fn halves_carried_by_copies_stay_a_word() {
+    let source = "\
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry carried(.param .u64 out)
+{
+	.reg .pred %more;
+	.reg .b16 %h<2>, %n<2>, %a<2>, %b<2>, %c<2>, %e<2>, %f<2>;
+	.reg .b32 %w, %v, %x, %y, %z, %i;
+	.reg .b64 %o, %p;
+	mov.u32 %w, %tid.x;
+	mul.lo.u32 %w, %w, 65539;
+	mov.b32 {%h0, %h1}, %w;
+	mov.b32 {%a0, %a1}, %w;
+	mov.b32 {%b0, %b1}, %w;
+	mov.b32 {%e0, %e1}, %w;
+	mov.u32 %i, 0;
+LOOP:
+	mov.b32 %x, {%h0, %h1};
+	add.s32 %v, %x, 0x00010001;
+	mov.b32 {%n0, %n1}, %v;
+	mov.b32 %y, {%b0, %b1};
+	add.s32 %v, %y, 0x00020002;
+	mov.b32 {%c0, %c1}, %v;
+	mov.b32 %z, {%e0, %e1};
+	add.s32 %v, %z, 0x00030003;
+	mov.b32 {%f0, %f1}, %v;
+	mov.b16 %h0, %n0;
+	mov.b16 %h1, %n1;
+	mov.b16 %a0, %b0;
+	mov.b16 %b0, %c0;
+	mov.b16 %a1, %b1;
+	mov.b16 %b1, %c1;
+	mov.b16 %e0, %f0;
+	mov.b16 %f1, %e1;
+	mov.b16 %e1, %f1;
+	add.s32 %i, %i, 1;
+	setp.lt.u32 %more, %i, 3;
+	@%more bra LOOP;
+	mov.b32 %x, {%h0, %h1};
+	mov.b32 %y, {%a0, %a1};
+	mov.b32 %z, {%e0, %e1};
+	ld.param.u64 %o, [out];
+	mov.u32 %v, %tid.x;
+	mul.wide.u32 %p, %v, 16;
+	add.s64 %o, %o, %p;
+	st.global.v4.u32 [%o], {%x, %y, %z, %i};
+	ret;
+}
+";
+    let module = simt_ptx::translate("m.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", source, false)));
+    let kernel = &module.kernels[0];
+    let lines: Vec<&str> = source.lines().collect();
+    let translated = |pattern: &str| -> Vec<Vec<String>> {
+        (0..lines.len())
+            .filter(|&i| lines[i].contains(pattern))
+            .map(|i| kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l as usize == i + 1).map(|(_, inst)| inst.opcode().to_string()).collect())
+            .collect()
+    };
+    for pattern in ["{%h0, %h1}", "{%a0, %a1}", "{%b0, %b1}", "{%n0, %n1}", "{%c0, %c1}", "mov.b16 %h0", "mov.b16 %a0", "mov.b16 %b0"] {
+        for code in translated(pattern) {
+            assert!(code.iter().all(|op| op == "MOV"), "`{pattern}`: the whole word travels: {code:?}");
+        }
+    }
+    for pattern in ["mov.b16 %h1", "mov.b16 %a1", "mov.b16 %b1"] {
+        assert_eq!(translated(pattern), [Vec::<String>::new()], "`{pattern}`: the high half's copy is left out");
+    }
+    assert_eq!(translated("mov.b32 %z, {%e0, %e1}"), [["BFI"], ["BFI"]]);
+    for simt in [SimtModel::Its, SimtModel::Stack] {
+        let (bytes, _) = run_one_warp(source, vec![Arg::new("out", ArgInit::Zeros(512))], "out", simt);
+        let got: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+        for t in 0..32u32 {
+            let w = t.wrapping_mul(65539);
+            let halves = |lo: u32, hi: u32| (w & 0xFFFF).wrapping_add(lo) & 0xFFFF | ((w >> 16).wrapping_add(hi) & 0xFFFF) << 16;
+            let at = 4 * t as usize;
+            assert_eq!(got[at..at + 4], [halves(3, 3), halves(4, 4), halves(9, 0), 3], "thread {t} ({simt:?})");
+        }
+    }
+}
+
 /// Triton's f16 matmul, as the corpus holds it: each `ldmatrix` is one `LDSM`, each
 /// `mma.sync` one `MMA` with every fragment in place, and its halves travel as words (at
 /// most a copy per `mov.b32` of a pair).

@@ -5,12 +5,18 @@
 //! pack, `%lo` holds the whole word instead: the unpack becomes `mov.b32 %lo, %w` and the
 //! pack `mov.b32 %x, %lo`, copies the register allocator can make vanish, and `%hi` is no
 //! longer mentioned. Each pack reads what the last unpack wrote, so it gets the same word.
-
+//!
+//! The halves may also pass through copies (`mov.b16 %x, %lo; mov.b16 %y, %hi`, the loop's
+//! phi copies in Triton's fp8 matmuls for sm_80 and sm_89, which carry the halves of each
+//! widened word to the next iteration). In a run of such copies the low half's copy becomes
+//! a `mov.b32` of the word and the high half's is left out, where the run leaves every pair
+//! it writes holding, as a word, the two halves the copies give it; else the pairs it
+//! mentions stay halves.
 use rustc_hash::FxHashMap as HashMap;
 
 use super::Item;
 use crate::ast::{self, OperandKind};
-use crate::ops::{Op, Type};
+use crate::ops::{Op, Type, Typed};
 
 /// How a register is mentioned: as the low or high half of unpacks and packs (with its
 /// partner), or any other way.
@@ -39,9 +45,55 @@ fn unpack_or_pack<'a>(inst: &ast::Instruction<'a>) -> Option<(usize, &'a str, &'
     [0, 1].into_iter().find_map(|vector| halves(inst, vector).map(|(lo, hi)| (vector, lo, hi)))
 }
 
-/// For each instruction of `items` to be read otherwise, its replacement: the unpacks and
-/// packs of the pairs of halves that only ever travel together.
-pub(super) fn whole_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, ast::Instruction<'a>> {
+/// A `mov` of one 16-bit register to another, unguarded: `(to, from)`.
+fn copy<'a>(inst: &ast::Instruction<'a>) -> Option<(&'a str, &'a str)> {
+    if !matches!(inst.op, Op::Mov(t) if t.ty.bits() == 16) || inst.guard.is_some() || inst.operands.len() != 2 {
+        return None;
+    }
+    match (&inst.operands[0].kind, &inst.operands[1].kind) {
+        (OperandKind::Name(to), OperandKind::Name(from)) if to != from => Some((to, from)),
+        _ => None,
+    }
+}
+
+/// A run of consecutive copies: each one's position, `to` and `from`.
+type Run<'a> = Vec<(usize, &'a str, &'a str)>;
+
+/// The pair `name` is a half of, `(low, high)`, where both halves travel only together.
+fn pair_of<'a>(roles: &HashMap<&'a str, Role<'a>>, name: &'a str) -> Option<(&'a str, &'a str)> {
+    let (low, high) = match roles.get(name)? {
+        Role::Low { high } => (name, *high),
+        Role::High { low } => (*low, name),
+        Role::Other => return None,
+    };
+    (roles.get(low) == Some(&Role::Low { high }) && roles.get(high) == Some(&Role::High { low })).then_some((low, high))
+}
+
+/// The pairs that `run`, its copies all between halves of pairs of the same kind, leaves not
+/// holding, in the low half's word, the values its copies give the two halves. Every pair
+/// holds its own two halves as the run starts.
+fn broken_words<'a>(run: &Run<'a>, roles: &HashMap<&'a str, Role<'a>>) -> Vec<&'a str> {
+    // By the half whose value at the run's start it holds: each half as copied, each low
+    // half's word as copied.
+    let mut value: HashMap<&str, &str> = HashMap::default();
+    let mut word: HashMap<&str, (&str, &str)> = HashMap::default();
+    for &(_, to, from) in run {
+        value.insert(to, value.get(from).copied().unwrap_or(from));
+        if let Some((low, high)) = pair_of(roles, from).filter(|&(low, _)| low == from) {
+            word.insert(to, word.get(low).copied().unwrap_or((low, high)));
+        }
+    }
+    let value_of = |half| value.get(half).copied().unwrap_or(half);
+    run.iter()
+        .filter_map(|&(_, to, _)| pair_of(roles, to))
+        .filter(|&(low, high)| word.get(low).copied().unwrap_or((low, high)) != (value_of(low), value_of(high)))
+        .map(|(low, _)| low)
+        .collect()
+}
+
+/// For each instruction of `items` to be read otherwise, its replacement (`None`: left
+/// out): the unpacks, packs and copies of the pairs of halves that only ever travel together.
+pub(super) fn whole_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Option<ast::Instruction<'a>>> {
     let mut roles: HashMap<&'a str, Role<'a>> = HashMap::default();
     let mut note = |name: &'a str, role: Role<'a>| {
         let seen = roles.entry(name).or_insert(role);
@@ -50,8 +102,19 @@ pub(super) fn whole_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, ast::Ins
         }
     };
     let mut names = Vec::new();
-    for item in items {
-        let Item::Inst(inst) = item else { continue };
+    let mut runs: Vec<Run<'a>> = vec![Vec::new()];
+    for (at, item) in items.iter().enumerate() {
+        let Item::Inst(inst) = item else {
+            runs.push(Vec::new());
+            continue;
+        };
+        if let Some((to, from)) = copy(inst) {
+            runs.last_mut().expect("a run is open").push((at, to, from));
+            continue;
+        }
+        if !runs.last().expect("a run is open").is_empty() {
+            runs.push(Vec::new());
+        }
         let pair = unpack_or_pack(inst);
         if let Some((_, lo, hi)) = pair {
             note(lo, Role::Low { high: hi });
@@ -71,15 +134,59 @@ pub(super) fn whole_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, ast::Ins
             }
         }
     }
+    // A copy not between halves of the same kind leaves the pairs it mentions halves, as
+    // does a run of copies a pair whose word it breaks; which may spoil other copies.
+    let spoil = |roles: &mut HashMap<&'a str, Role<'a>>, name: &'a str| {
+        let halves = pair_of(roles, name).map_or([name, name], |(low, high)| [low, high]);
+        // Both halves, whether or not the first changed.
+        halves.map(|half| roles.insert(half, Role::Other) != Some(Role::Other)).contains(&true)
+    };
+    let same_kind = |roles: &HashMap<&'a str, Role<'a>>, to: &'a str, from: &'a str| match (pair_of(roles, to), pair_of(roles, from)) {
+        (Some((low, _)), Some((from_low, _))) => (low == to) == (from_low == from),
+        _ => false,
+    };
+    // Spoiling settles in a round or two on compilers' code; a kernel that keeps spoiling
+    // past `MAX_ROUNDS` keeps every copied pair halves, so the work stays linear.
+    const MAX_ROUNDS: usize = 8;
+    for round in 1.. {
+        let mut changed = false;
+        for run in &runs {
+            for &(_, to, from) in run {
+                if !same_kind(&roles, to, from) {
+                    changed |= spoil(&mut roles, to) | spoil(&mut roles, from);
+                }
+            }
+            let paired: Run<'a> = run.iter().copied().filter(|&(_, to, _)| pair_of(&roles, to).is_some()).collect();
+            for low in broken_words(&paired, &roles) {
+                changed |= spoil(&mut roles, low);
+            }
+        }
+        if !changed {
+            break;
+        }
+        if round == MAX_ROUNDS {
+            for &(_, to, from) in runs.iter().flatten() {
+                spoil(&mut roles, to);
+                spoil(&mut roles, from);
+            }
+            break;
+        }
+    }
     let mut replaced = HashMap::default();
     for (at, item) in items.iter().enumerate() {
         let Item::Inst(inst) = item else { continue };
-        let Some((vector, lo, hi)) = unpack_or_pack(inst) else { continue };
-        if roles.get(lo) == Some(&Role::Low { high: hi }) && roles.get(hi) == Some(&Role::High { low: lo }) {
-            let mut whole = (*inst).clone();
-            let span = whole.operands[vector].span;
-            whole.operands[vector] = ast::Operand { kind: OperandKind::Name(lo), span };
-            replaced.insert(at, whole);
+        if let Some((vector, lo, hi)) = unpack_or_pack(inst) {
+            if pair_of(&roles, lo) == Some((lo, hi)) {
+                let mut whole = (*inst).clone();
+                let span = whole.operands[vector].span;
+                whole.operands[vector] = ast::Operand { kind: OperandKind::Name(lo), span };
+                replaced.insert(at, Some(whole));
+            }
+        } else if let Some((to, _)) = copy(inst)
+            && let Some((low, _)) = pair_of(&roles, to)
+        {
+            let word = (low == to).then(|| ast::Instruction { op: Op::Mov(Typed { ty: Type::B32 }), ..(*inst).clone() });
+            replaced.insert(at, word);
         }
     }
     replaced

@@ -574,7 +574,7 @@ fn translate_items<'t, 'a>(
     let mut passes = wide::fused_index_products(&items);
     for (at, word) in halves::whole_words(&items) {
         if !matches!(passes.get(&at), Some(None)) {
-            passes.insert(at, Some(word));
+            passes.insert(at, word);
         }
     }
     let (items, item_frames, _) = edit(items, inlined.item_frames, &passes);
