@@ -276,6 +276,12 @@ impl Decoder {
                 Op::Arith(ArithOp::CvtPair { d: t.dst(&o[0]), a: t.val(&o[1], true), b: t.val(&o[2], true), format: pair_format(to) })
             }
             Form::CvtWiden(mods::CvtWiden { from }) => Op::Arith(ArithOp::CvtWiden { d: t.dst(&o[0]), a: t.val(&o[1], false), format: narrow_format(from) }),
+            Form::CvtF16x2Widen(mods::CvtF16x2Widen { from }) => {
+                Op::Arith(ArithOp::CvtPairWiden { d: t.dst(&o[0]), a: t.val(&o[1], false), format: pair_format(from), bf16: false })
+            }
+            Form::CvtBf16x2Widen(mods::CvtBf16x2Widen { from }) => {
+                Op::Arith(ArithOp::CvtPairWiden { d: t.dst(&o[0]), a: t.val(&o[1], false), format: pair_format(from), bf16: true })
+            }
             Form::Iadd(_) => Op::Arith(int2(IntOp::Add)),
             Form::Isub(_) => Op::Arith(int2(IntOp::Sub)),
             Form::Imul(_) => Op::Arith(int2(IntOp::Mul)),

@@ -840,6 +840,12 @@ pub fn cvt_widen(format: MiniFloat, a: u32) -> u32 {
     format.decode(a).to_bits()
 }
 
+/// `CVT.F16X2.<from>X2` (`bf16`: `BF16X2`): the two lowest elements of `a`, each widened
+/// exactly, packed with the lowest in the low half.
+pub fn cvt_pair_widen(format: MiniFloat, a: u32, bf16: bool) -> u32 {
+    pack(cvt_widen(format, a), cvt_widen(format, a >> format.bits()), bf16)
+}
+
 /// `LDSM`'s exchange: `rows[k][r]` is word `k` of the 16-byte row lane `r`'s address named,
 /// and register `j` of lane `l` gets word `l % 4` of matrix `j`'s row `l / 4`, or with
 /// `trans` the 16-bit elements of its column `l / 4` in rows `2 (l % 4)` (low half) and

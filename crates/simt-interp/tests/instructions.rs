@@ -2012,6 +2012,14 @@ fn lowp_convert_cases() -> Vec<Case> {
         c("CVT.F32.E2M1 R2, R0", "R0=0xf7", "R2=f:6"),
         c("CVT.F32.E2M1 R2, R0", "R0=0x9", "R2=f:-0.5"),
         c("CVT.F32.E2M1 R2, R0", "R0=0x8", "R2=0x80000000"),
+        // Pairs widened: the lowest element into the low half, exactly; NaN is 0x7FFF.
+        c("CVT.F16X2.E4M3X2 R2, R0", "R0=0xffff3830", "R2=0x3c003800"), // only the lowest two bytes count
+        c("CVT.F16X2.E4M3X2 R2, R0", "R0=0xfe7f", "R2=0xdf007fff"),
+        c("CVT.F16X2.E4M3X2 R2, R0", "R0=0x0001", "R2=0x00001800"),
+        c("CVT.BF16X2.E4M3X2 R2, R0", "R0=0x3830", "R2=0x3f803f00"),
+        c("CVT.F16X2.E5M2X2 R2, R0", "R0=0x7c3c", "R2=0x7c003c00"),
+        c("CVT.F16X2.E2M1X2 R2, R0", "R0=0xf721", "R2=0x3c003800"), // two nibbles
+        c("CVT.BF16X2.E2M1X2 R2, R0", "R0=0x9f", "R2=0xbf00c0c0"),
     ]
 }
 

@@ -1357,6 +1357,10 @@ instruction_table! {
     MmaScaled: "MMA" ["SCALED", kind: MmaScaledKind, a: MmaIn, b: MmaIn], &[op("d", FRAG_D), op("a", R_FRAG_A), op("b", R_FRAG_B), op("c", R_FRAG_C), op("sa", R_ONE), op("sb", R_ONE), op("sel", IMM)], optional 1, Tensor, Tensor, [COLLECTIVE], since Sm100;
     /// Elects the lowest guard-true lane of this lane's member mask `m` (the whole warp when left out): `d = ` its lane number (`0xFFFFFFFF` where the mask holds no guard-true lane), `p = ` whether this lane is it (PTX `elect.sync d|p, m`, SASS `ELECT`). Warp-collective.
     Elect: "ELECT" [], &[op("d", D), op("p", P), op("m", S_MEMBERS)], optional 1, Int, Shuffle, [COLLECTIVE], since Sm90;
+    /// Converts the two lowest E4M3 or E5M2 bytes (E2M1 nibbles) of `a` to f16 halves, exactly, the lowest in the low half; NaN gives the canonical `0x7FFF` (PTX `cvt.rn.f16x2.e4m3x2`, SASS `F2FP.F16.E4M3.UNPACK_B`).
+    CvtF16x2Widen: "CVT" ["F16X2", from: CvtPair], &[op("d", D), op("a", S_INT)], optional 0, Fp32, Convert, [];
+    /// `CVT.F16X2`'s conversion to bf16 halves (PTX `cvt.rn.bf16x2.e4m3x2`).
+    CvtBf16x2Widen: "CVT" ["BF16X2", from: CvtPair], &[op("d", D), op("a", S_INT)], optional 0, Fp32, Convert, [];
 }
 
 /// Block barriers a block has (`BAR.SYNC a`, `BAR.ARRIVE a`: PTX's sixteen, 0 .. 15).

@@ -63,6 +63,12 @@ pub(crate) enum ArithOp {
         a: Val,
         format: MiniFloat,
     },
+    CvtPairWiden {
+        d: Reg,
+        a: Val,
+        format: MiniFloat,
+        bf16: bool,
+    },
     Int {
         op: IntOp,
         d: Reg,
@@ -399,6 +405,10 @@ impl Executor<'_> {
             }
             ArithOp::CvtWiden { d, a, format } => {
                 let v = map1(&fetch(warp, a), |x| lanes::cvt_widen(format, x));
+                write(warp, d, &v, exec);
+            }
+            ArithOp::CvtPairWiden { d, a, format, bf16 } => {
+                let v = map1(&fetch(warp, a), |x| lanes::cvt_pair_widen(format, x, bf16));
                 write(warp, d, &v, exec);
             }
             ArithOp::Int { op, d, a, b } => {

@@ -309,13 +309,13 @@ impl<'t, 'a> Entry<'t, 'a> {
     /// `CVT.TF32.F32` (to nearest, ties away); `cvt.rn.satfinite.{e4m3x2,e5m2x2,e2m1x2}.f32 d, a,
     /// b` is `CVT.<E4M3X2|E5M2X2|E2M1X2>.F32 d, b, a` (`a` in the upper element), from `.f16x2`
     /// and `.bf16x2` through f32 (exact) the same; and `cvt.rn.{f16x2,bf16x2}.{e4m3x2,e5m2x2,e2m1x2} d, a`
-    /// widens each element to f32 (exact), then packs them as halves (exact again: every value
-    /// of the narrow formats is one). False, with nothing emitted, for any other conversion.
+    /// is one `CVT.<F16X2|BF16X2>.<E4M3X2|E5M2X2|E2M1X2>` (exact: every value of the narrow
+    /// formats is a half's). False, with nothing emitted, for any other conversion.
     fn cvt_narrow_floats(&mut self, inst: &'t ast::Instruction<'a>, c: px::Cvt) -> Result<bool> {
         let pair = |t: Type| match t {
-            Type::E4m3x2 => Some((isa::CvtPair::E4M3x2, isa::NarrowFloat::E4M3)),
-            Type::E5m2x2 => Some((isa::CvtPair::E5M2x2, isa::NarrowFloat::E5M2)),
-            Type::E2m1x2 => Some((isa::CvtPair::E2M1x2, isa::NarrowFloat::E2M1)),
+            Type::E4m3x2 => Some(isa::CvtPair::E4M3x2),
+            Type::E5m2x2 => Some(isa::CvtPair::E5M2x2),
+            Type::E2m1x2 => Some(isa::CvtPair::E2M1x2),
             _ => None,
         };
         let plain = !c.ftz && !c.sat && !c.relu;
@@ -329,7 +329,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             (to, Type::F32, [d, a, b])
                 if rn
                     && c.satfinite
-                    && let Some((to, _)) = pair(to) =>
+                    && let Some(to) = pair(to) =>
             {
                 let (d, a, b) = (self.word(d)?, self.src32(a)?, self.src32(b)?);
                 self.emit(Form::CvtX2(mods::CvtX2 { to }), &[dst(d), src(b), src(a)])?;
@@ -337,7 +337,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             (to, from @ (Type::F16x2 | Type::Bf16x2), [d, a])
                 if rn
                     && c.satfinite
-                    && let Some((to, _)) = pair(to) =>
+                    && let Some(to) = pair(to) =>
             {
                 let (d, a) = (self.word(d)?, self.src32(a)?);
                 let half = Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from: half_formats(from).0, rnd: isa::Round::Rn });
@@ -349,14 +349,12 @@ impl<'t, 'a> Entry<'t, 'a> {
             (to @ (Type::F16x2 | Type::Bf16x2), from, [d, a])
                 if rn
                     && !c.satfinite
-                    && let Some((_, from_element)) = pair(from) =>
+                    && let Some(from) = pair(from) =>
             {
                 let (d, a) = (self.word(d)?, self.src32(a)?);
-                let widen = Form::CvtWiden(mods::CvtWiden { from: from_element });
-                self.emit(widen, &[dst(t), src(a)])?;
-                self.emit(Form::new(Opcode::Shr), &[dst(t + 1), src(a), src(Src::imm(from.bits() / 2))])?;
-                self.emit(widen, &[dst(t + 1), src(Src::reg(t + 1))])?;
-                self.emit(Form::Pack(mods::Pack { ty: half_formats(to).1 }), &[dst(d), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+                let form =
+                    if to == Type::Bf16x2 { Form::CvtBf16x2Widen(mods::CvtBf16x2Widen { from }) } else { Form::CvtF16x2Widen(mods::CvtF16x2Widen { from }) };
+                self.emit(form, &[dst(d), src(a)])?;
             }
             _ => return Ok(false),
         }
