@@ -343,6 +343,17 @@ fn shared_loads_move_to_their_uses_but_not_past_a_store() {
 }
 
 /// A kernel of the ML corpora (`tests/ml/`, `path` below it): its PTX and its translation.
+/// The opcodes the first kernel of `module` has for source line `line` (1-based), in order.
+fn opcodes_of_line(module: &simt_isa::Module, line: u32) -> Vec<String> {
+    let kernel = &module.kernels[0];
+    kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l == line).map(|(_, i)| i.opcode().to_string()).collect()
+}
+
+/// `opcodes_of_line` for each line of `source` (translated as `module`) holding `pattern`.
+fn opcodes_of_lines_with(source: &str, module: &simt_isa::Module, pattern: &str) -> Vec<Vec<String>> {
+    source.lines().enumerate().filter(|(_, l)| l.contains(pattern)).map(|(i, _)| opcodes_of_line(module, i as u32 + 1)).collect()
+}
+
 fn corpus_kernel(path: &str) -> (String, simt_isa::Module) {
     let source = std::fs::read_to_string(format!("{}/../../tests/ml/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
     let module = simt_ptx::translate(path, &source, None).unwrap_or_else(|d| panic!("{}", d.render(path, &source, false)));
@@ -356,12 +367,10 @@ fn corpus_kernel(path: &str) -> (String, simt_isa::Module) {
 fn tritons_f32_matmul_keeps_its_values_in_registers() {
     let (source, module) = corpus_kernel("triton/matmul_f32_s3.ptx");
     assert!(!simt_isa::disassemble(&module).contains("LOCAL"), "nothing spills");
-    let kernel = &module.kernels[0];
-    let fmas: Vec<u32> = source.lines().enumerate().filter(|(_, l)| l.contains("fma.rn.f32")).map(|(i, _)| i as u32 + 1).collect();
+    let fmas = opcodes_of_lines_with(&source, &module, "fma.rn.f32");
     assert_eq!(fmas.len(), 1024);
-    for line in fmas {
-        let code: Vec<String> = kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l == line).map(|(_, i)| i.opcode().to_string()).collect();
-        assert_eq!(code, ["FFMA"], "line {line}");
+    for code in fmas {
+        assert_eq!(code, ["FFMA"]);
     }
 }
 
@@ -632,9 +641,7 @@ FILL:
     let module = simt_ptx::translate("m.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", &source, false)));
     let line_of = |text: &str| source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
     for text in ["m8n8.x4.shared", "m8n8.x4.trans", "m8n8.x1", "m8n8.x2"] {
-        let line = line_of(text);
-        let kernel = &module.kernels[0];
-        let code: Vec<String> = kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l == line).map(|(_, i)| i.opcode().to_string()).collect();
+        let code = opcodes_of_line(&module, line_of(text));
         assert_eq!(code.len(), 1, "{text}: {code:?}");
         assert!(code[0].starts_with("LDSM"), "{text}: {code:?}");
     }
@@ -853,14 +860,7 @@ LOOP:
 }
 ";
     let module = simt_ptx::translate("m.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", source, false)));
-    let kernel = &module.kernels[0];
-    let lines: Vec<&str> = source.lines().collect();
-    let translated = |pattern: &str| -> Vec<Vec<String>> {
-        (0..lines.len())
-            .filter(|&i| lines[i].contains(pattern))
-            .map(|i| kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l as usize == i + 1).map(|(_, inst)| inst.opcode().to_string()).collect())
-            .collect()
-    };
+    let translated = |pattern: &str| opcodes_of_lines_with(source, &module, pattern);
     for code in translated("{%h0, %h1}") {
         assert!(code.iter().all(|op| op == "MOV"), "the whole word travels: {code:?}");
     }
@@ -939,14 +939,7 @@ LOOP:
 }
 ";
     let module = simt_ptx::translate("m.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", source, false)));
-    let kernel = &module.kernels[0];
-    let lines: Vec<&str> = source.lines().collect();
-    let translated = |pattern: &str| -> Vec<Vec<String>> {
-        (0..lines.len())
-            .filter(|&i| lines[i].contains(pattern))
-            .map(|i| kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l as usize == i + 1).map(|(_, inst)| inst.opcode().to_string()).collect())
-            .collect()
-    };
+    let translated = |pattern: &str| opcodes_of_lines_with(source, &module, pattern);
     for pattern in ["{%h0, %h1}", "{%a0, %a1}", "{%b0, %b1}", "{%n0, %n1}", "{%c0, %c1}", "mov.b16 %h0", "mov.b16 %a0", "mov.b16 %b0"] {
         for code in translated(pattern) {
             assert!(code.iter().all(|op| op == "MOV"), "`{pattern}`: the whole word travels: {code:?}");
@@ -974,11 +967,9 @@ LOOP:
 #[test]
 fn tritons_matmul_loads_and_multiplies_in_place() {
     let (source, module) = corpus_kernel("triton/matmul_f16_s3.ptx");
-    let kernel = &module.kernels[0];
     let mut seen = 0;
     for (i, line) in source.lines().enumerate() {
-        let code: Vec<String> =
-            kernel.lines.iter().zip(&kernel.code).filter(|&(&l, _)| l as usize == i + 1).map(|(_, inst)| inst.opcode().to_string()).collect();
+        let code = opcodes_of_line(&module, i as u32 + 1);
         let want: Option<&[&str]> = if line.contains("ldmatrix") {
             Some(&["LDSM"])
         } else if line.contains("mma.sync") {
