@@ -56,8 +56,8 @@ fn copy<'a>(inst: &ast::Instruction<'a>) -> Option<(&'a str, &'a str)> {
     }
 }
 
-/// A run of consecutive copies: each one's position, `to` and `from`.
-type Run<'a> = Vec<(usize, &'a str, &'a str)>;
+/// A run of consecutive copies: each one's `to` and `from`.
+type Run<'a> = Vec<(&'a str, &'a str)>;
 
 /// The pair `name` is a half of, `(low, high)`, where both halves travel only together.
 fn pair_of<'a>(roles: &HashMap<&'a str, Role<'a>>, name: &'a str) -> Option<(&'a str, &'a str)> {
@@ -77,7 +77,7 @@ fn broken_words<'a>(run: &Run<'a>, roles: &HashMap<&'a str, Role<'a>>) -> Vec<&'
     // half's word as copied.
     let mut value: HashMap<&str, &str> = HashMap::default();
     let mut word: HashMap<&str, (&str, &str)> = HashMap::default();
-    for &(_, to, from) in run {
+    for &(to, from) in run {
         value.insert(to, value.get(from).copied().unwrap_or(from));
         if let Some((low, high)) = pair_of(roles, from).filter(|&(low, _)| low == from) {
             word.insert(to, word.get(low).copied().unwrap_or((low, high)));
@@ -85,7 +85,7 @@ fn broken_words<'a>(run: &Run<'a>, roles: &HashMap<&'a str, Role<'a>>) -> Vec<&'
     }
     let value_of = |half| value.get(half).copied().unwrap_or(half);
     run.iter()
-        .filter_map(|&(_, to, _)| pair_of(roles, to))
+        .filter_map(|&(to, _)| pair_of(roles, to))
         .filter(|&(low, high)| word.get(low).copied().unwrap_or((low, high)) != (value_of(low), value_of(high)))
         .map(|(low, _)| low)
         .collect()
@@ -103,13 +103,13 @@ pub(super) fn whole_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Option<a
     };
     let mut names = Vec::new();
     let mut runs: Vec<Run<'a>> = vec![Vec::new()];
-    for (at, item) in items.iter().enumerate() {
+    for item in items {
         let Item::Inst(inst) = item else {
             runs.push(Vec::new());
             continue;
         };
         if let Some((to, from)) = copy(inst) {
-            runs.last_mut().expect("a run is open").push((at, to, from));
+            runs.last_mut().expect("a run is open").push((to, from));
             continue;
         }
         if !runs.last().expect("a run is open").is_empty() {
@@ -151,12 +151,12 @@ pub(super) fn whole_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Option<a
     for round in 1.. {
         let mut changed = false;
         for run in &runs {
-            for &(_, to, from) in run {
+            for &(to, from) in run {
                 if !same_kind(&roles, to, from) {
                     changed |= spoil(&mut roles, to) | spoil(&mut roles, from);
                 }
             }
-            let paired: Run<'a> = run.iter().copied().filter(|&(_, to, _)| pair_of(&roles, to).is_some()).collect();
+            let paired: Run<'a> = run.iter().copied().filter(|&(to, _)| pair_of(&roles, to).is_some()).collect();
             for low in broken_words(&paired, &roles) {
                 changed |= spoil(&mut roles, low);
             }
@@ -165,7 +165,7 @@ pub(super) fn whole_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Option<a
             break;
         }
         if round == MAX_ROUNDS {
-            for &(_, to, from) in runs.iter().flatten() {
+            for &(to, from) in runs.iter().flatten() {
                 spoil(&mut roles, to);
                 spoil(&mut roles, from);
             }
