@@ -430,6 +430,9 @@ impl Decoder {
             Form::Ldsm(mods::Ldsm { count, trans }) => {
                 Op::Memory(MemOp::Ldsm { count, trans: trans == Trans::Yes, d: t.dst(&o[0]), addr: t.addr(&o[1], access?) })
             }
+            Form::Stsm(mods::Stsm { count, trans }) => {
+                Op::Memory(MemOp::Stsm { count, trans: trans == Trans::Yes, a: t.first(&o[1]), addr: t.addr(&o[0], access?) })
+            }
             // Control (exec/control.rs).
             Form::Bra(_) => Op::Control(match inst.operands[0] {
                 Operand::Label { target, reconv } => ControlOp::Bra { target, reconv },

@@ -867,6 +867,30 @@ pub(crate) fn matrices(rows: &[[u32; 32]; 4], count: u8, trans: bool) -> [[u32; 
     out
 }
 
+/// `STSM`'s exchange, [`matrices`]' inverse: the 16-byte rows (`rows[k][r]` word `k` of the
+/// row lane `r` names) that `matrices` would give back as the registers `matrices` (matrix
+/// `j`'s in `matrices[j]`). Rows past `count`'s matrices stay 0.
+pub(crate) fn rows_of_matrices(matrices: &[[u32; 32]; 4], count: u8, trans: bool) -> [[u32; 32]; 4] {
+    let mut rows = [[0u32; 32]; 4];
+    for (j, matrix) in matrices.iter().take(usize::from(count)).enumerate() {
+        for (l, &word) in matrix.iter().enumerate() {
+            let first = 8 * j;
+            if trans {
+                // The halves of lane l's word are column l / 4 of rows 2 (l % 4) and the next.
+                let (row, column) = (first + 2 * (l % 4), l / 4);
+                for (k, half) in [word & 0xFFFF, word >> 16].into_iter().enumerate() {
+                    let shift = 16 * (column % 2);
+                    let cell = &mut rows[column / 2][row + k];
+                    *cell = (*cell & !(0xFFFF << shift)) | half << shift;
+                }
+            } else {
+                rows[l % 4][first + l / 4] = word;
+            }
+        }
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1221,6 +1245,27 @@ mod tests {
                 let want = if want.is_nan() { NAN16 } else { u32::from(f16_nearest(want)) };
                 proptest::prop_assert_eq!((got >> shift) & 0xFFFF, want, "{} * {} + {}", x, y, z);
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// `STSM` stores what `LDSM` loads back: the rows of any registers give them again,
+        /// and the registers of any rows (of the matrices moved) give those rows.
+        #[test]
+        fn stored_matrices_load_back(words in proptest::collection::vec(proptest::prelude::any::<u32>(), 128), count in 0usize..3, trans: bool) {
+            let count = [1u8, 2, 4][count];
+            let mut given = [[0u32; 32]; 4];
+            for (j, matrix) in given.iter_mut().take(usize::from(count)).enumerate() {
+                matrix.copy_from_slice(&words[32 * j..32 * j + 32]);
+            }
+            proptest::prop_assert_eq!(matrices(&rows_of_matrices(&given, count, trans), count, trans), given);
+            let mut rows = [[0u32; 32]; 4];
+            for (k, row) in rows.iter_mut().enumerate() {
+                for (r, word) in row.iter_mut().enumerate().take(8 * usize::from(count)) {
+                    *word = words[32 * k + r];
+                }
+            }
+            proptest::prop_assert_eq!(rows_of_matrices(&matrices(&rows, count, trans), count, trans), rows);
         }
     }
 }

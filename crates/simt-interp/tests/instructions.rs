@@ -1562,6 +1562,19 @@ fn matrix_cases() -> Vec<Case> {
             v.push(case);
         }
     }
+    // STSM stores what LDSM loads back, the rows its lanes name distinct (X1, X2: 16 rows).
+    for (count, matrices) in [("X1", 1u8), ("X2", 2)] {
+        for trans in [false, true] {
+            let t = if trans { ".T" } else { "" };
+            let mut case =
+                Case::new(&format!("STSM.{count}{t} [R0+sh], R12")).inp(Loc::R(0), lanes(|l| 16 * row_of(l))).post(&format!("LDSM.{count}{t} R20, [R0+sh]"));
+            for j in 0..matrices {
+                let given = lanes(|l| (0x0101_0101 * (l + 1)) ^ (u32::from(j) << 12));
+                case = case.inp(Loc::R(12 + j), given).out(Loc::R(20 + j), given);
+            }
+            v.push(case);
+        }
+    }
     v
 }
 
@@ -2336,6 +2349,8 @@ fn fault_cases() -> Vec<FaultCase> {
         f("MOV R3, 8", "LDSM.X1 R4, [R3]", Misaligned, 0),
         f("ISETP.LT P0, R9, 8", "@P0 LDSM.X1 R4, [RZ]", OutOfBounds, 0),
         f("ISETP.NE P0, R9, 5", "@P0 LDSM.X2 R4, [RZ]", Tensor, 5),
+        f("MOV R3, 4", "STSM.X1 [R3], R4", Misaligned, 0),
+        f("ISETP.NE P0, R9, 9", "@P0 STSM.X2 [RZ], R4", Tensor, 9),
         f("ISETP.GE P0, R9, 3", "@P0 TRAP", Trap, 3),
         f("", "TRAP", Trap, 0),
     ]

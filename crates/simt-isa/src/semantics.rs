@@ -247,12 +247,12 @@ impl MemAccess {
         MemAccess { size: bytes, regs, ..MemAccess::data(space.into(), addr, AccessKind::Atomic, VecWidth::Scalar, MemType::B32) }
     }
 
-    /// `LDSM`'s: each lane receives a word per matrix, so `size` counts those; the rows it
-    /// reads are 16 bytes from each of the first `8 x count` lanes' addresses
-    /// ([`MatrixCount::row_lanes`]).
-    fn matrices(count: MatrixCount) -> MemAccess {
+    /// `LDSM`'s (`STSM`'s, `kind` a store): each lane receives (gives) a word per matrix, so
+    /// `size` counts those; the rows it reads (writes) are 16 bytes from each of the first
+    /// `8 x count` lanes' addresses ([`MatrixCount::row_lanes`]).
+    fn matrices(count: MatrixCount, kind: AccessKind) -> MemAccess {
         let regs = count.matrices();
-        MemAccess { size: 4 * u32::from(regs), regs, ..MemAccess::data(MemSpace::Shared, AddrWidth::W32, AccessKind::Load, VecWidth::Scalar, MemType::B32) }
+        MemAccess { size: 4 * u32::from(regs), regs, ..MemAccess::data(MemSpace::Shared, AddrWidth::W32, kind, VecWidth::Scalar, MemType::B32) }
     }
 }
 
@@ -503,7 +503,8 @@ impl Form {
             Form::St(mods::St { space, addr, vec, ty }) => Some(MemAccess::data(space, addr, AccessKind::Store, vec, ty)),
             Form::Atom(mods::Atom { space, addr, ty, .. }) => Some(MemAccess::atomic(space, addr, ty.bytes())),
             Form::AtomCas(mods::AtomCas { space, addr, ty }) => Some(MemAccess::atomic(space, addr, if ty == CasType::B64 { 8 } else { 4 })),
-            Form::Ldsm(mods::Ldsm { count, .. }) => Some(MemAccess::matrices(count)),
+            Form::Ldsm(mods::Ldsm { count, .. }) => Some(MemAccess::matrices(count, AccessKind::Load)),
+            Form::Stsm(mods::Stsm { count, .. }) => Some(MemAccess::matrices(count, AccessKind::Store)),
             Form::MbarInit(_) => Some(MemAccess::mbarrier(AccessKind::Store)),
             Form::MbarArrive(_) | Form::MbarTx(_) => Some(MemAccess::mbarrier(AccessKind::Atomic)),
             Form::MbarTest(_) => Some(MemAccess::mbarrier(AccessKind::Load)),

@@ -1361,6 +1361,8 @@ instruction_table! {
     CvtF16x2Widen: "CVT" ["F16X2", from: CvtPair], &[op("d", D), op("a", S_INT)], optional 0, Fp32, Convert, [];
     /// `CVT.F16X2`'s conversion to bf16 halves (PTX `cvt.rn.bf16x2.e4m3x2`).
     CvtBf16x2Widen: "CVT" ["BF16X2", from: CvtPair], &[op("d", D), op("a", S_INT)], optional 0, Fp32, Convert, [];
+    /// Stores 1, 2 or 4 8x8 matrices of 16-bit elements from `a` (a register each) to SHARED memory, `LDSM`'s inverse (PTX `stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16`, SASS `STSM`): lanes 8j .. 8j + 7 give the 16-byte-aligned addresses of matrix j's rows, and every one of them must execute it. Lane `l`'s register j holds the 32-bit word `l % 4` of row `l / 4` of matrix j; with `T`, the elements of column `l / 4` in rows `2 (l % 4)` (low half) and `2 (l % 4) + 1`. Warp-collective.
+    Stsm: "STSM" [count: MatrixCount, trans: Trans = No], &[op("addr", ADDR), op("a", src(LitKind::NoLiteral, SrcMods::Plain, Width::Matrices))], optional 0, LdSt, Memory, [STORE | COLLECTIVE], since Sm90;
 }
 
 /// Block barriers a block has (`BAR.SYNC a`, `BAR.ARRIVE a`: PTX's sixteen, 0 .. 15).

@@ -683,6 +683,8 @@ FILL:
 /// 8j to 8j + 7 give the row addresses of matrix j (rows of a tile, in a shuffled order);
 /// lane t holds elements 2 (t % 4) and 2 (t % 4) + 1 of row t / 4 in its register j, or with
 /// `.trans` those of column t / 4. The tile, zero where no matrix went, is copied out whole.
+/// Each is one `STSM`, its registers in place (it was 5 to 16 instructions of SHFLs and
+/// stores before the ISA had STSM).
 #[test]
 fn stmatrix_stores_fragments_where_the_row_addresses_say() {
     let row_of = |lane: usize| (lane * 5) % 32;
@@ -703,6 +705,8 @@ fn stmatrix_stores_fragments_where_the_row_addresses_say() {
             if trans { ".trans" } else { "" },
             regs.join(", ")
         );
+        let module = simt_ptx::translate("m.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", &source, false)));
+        assert_eq!(opcodes_of_lines_with(&source, &module, "stmatrix"), [["STSM"]], "x{count} trans {trans}");
         // Lane t's register j holds (j << 8 | 2t) in its low half and that plus 1 in its high half.
         let element = |j: usize, t: usize, half: usize| ((j << 8) | (2 * t) | half) as u16;
         let mut want = vec![0u16; 32 * 8];

@@ -81,6 +81,14 @@ pub(crate) enum MemOp {
         d: Reg,
         addr: Address,
     },
+    /// `STSM`: a register per matrix, exchanged into SHARED rows of 16 bytes at the first
+    /// `8 x count` lanes' addresses.
+    Stsm {
+        count: MatrixCount,
+        trans: bool,
+        a: Reg,
+        addr: Address,
+    },
 }
 
 /// A 64-bit access's lanes by space: each lane's offset in its space, and the lanes of
@@ -99,17 +107,25 @@ impl MemOp {
             MemOp::Atom { space, ty, .. } => (space, ty.bytes(), true),
             MemOp::AtomCas { space, .. } => (space, 4, true),
             MemOp::Atom64 { space, .. } | MemOp::AtomCas64 { space, .. } => (space, 8, true),
-            MemOp::Ldsm { .. } => (Space::Shared, 16, false),
+            MemOp::Ldsm { .. } | MemOp::Stsm { .. } => (Space::Shared, 16, false),
+        }
+    }
+
+    /// How many matrices an `LDSM` or `STSM` moves; `None` for any other access.
+    fn matrices(&self) -> Option<MatrixCount> {
+        match *self {
+            MemOp::Ldsm { count, .. } | MemOp::Stsm { count, .. } => Some(count),
+            _ => None,
         }
     }
 
     /// The lanes whose addresses the memory sees when `exec` lanes of `warp` execute it:
-    /// those, but for `LDSM` the lanes that name its rows (the others only receive) and for
-    /// `LDGSTS` those with a source size (the others read nothing).
+    /// those, but for `LDSM` and `STSM` the lanes that name its rows (the others only
+    /// exchange) and for `LDGSTS` those with a source size (the others read nothing).
     #[inline(always)]
     pub(crate) fn touched(&self, exec: u32, warp: &Warp) -> u32 {
         match *self {
-            MemOp::Ldsm { count, .. } if exec != 0 => count.row_lanes(),
+            MemOp::Ldsm { count, .. } | MemOp::Stsm { count, .. } if exec != 0 => count.row_lanes(),
             MemOp::CopyAsync { n, .. } => {
                 let n = fetch(warp, n);
                 exec & mask_of(|l| n[l] != 0)
@@ -128,7 +144,8 @@ impl MemOp {
             | MemOp::Atom64 { addr, .. }
             | MemOp::AtomCas64 { addr, .. }
             | MemOp::CopyAsync { addr, .. }
-            | MemOp::Ldsm { addr, .. } => addr,
+            | MemOp::Ldsm { addr, .. }
+            | MemOp::Stsm { addr, .. } => addr,
         }
     }
 }
@@ -219,7 +236,7 @@ impl<'a> Executor<'a> {
     /// Runs a memory operation on the `exec` lanes of warp `w`, in `watch`'s sight.
     #[inline(always)]
     pub(crate) fn memory(&mut self, w: usize, pc: u32, op: &MemOp, mask: u32, exec: u32, watch: &mut MemoryWatch<'_>) -> Result<(), crate::Fault> {
-        if let MemOp::Ldsm { count, .. } = *op
+        if let Some(count) = op.matrices()
             && exec != 0
             && count.row_lanes() & !exec != 0
         {
@@ -475,6 +492,18 @@ impl<'a> Executor<'a> {
                 write64(&mut self.warps[w], d, &old, exec);
             }
             MemOp::Ldsm { count, trans, d, .. } => self.load_matrices(w, pc, exec, &addrs, count, trans, d, watch)?,
+            MemOp::Stsm { count, trans, a, .. } => {
+                if exec != 0 {
+                    self.warps[w].progress_at = self.warps[w].issued;
+                }
+                let warp = &self.warps[w];
+                let mut matrices = [[0u32; 32]; 4];
+                for (k, matrix) in matrices.iter_mut().take(usize::from(count.matrices())).enumerate() {
+                    *matrix = *warp.row(a + k as Reg);
+                }
+                let rows = lanes::rows_of_matrices(&matrices, count.matrices(), trans);
+                self.store_region(w, pc, Space::Shared, count.row_lanes(), &addrs, 16, (&rows, 4), watch)?;
+            }
         }
         Ok(())
     }

@@ -482,31 +482,48 @@ impl<'t, 'a> Entry<'t, 'a> {
         self.emit(Form::Ldgsts(mods::Ldgsts { addr, vec }), &[src(shared), from, src(n)])
     }
 
-    /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]`: one `LDSM`, into `d` in
-    /// place where the register allocator laid its registers out consecutively from a
-    /// multiple of N (always for N = 1), else into scratch registers and moved.
-    pub(super) fn ldmatrix(&mut self, inst: &'t ast::Instruction<'a>, l: px::Matrices) -> Result<()> {
-        let [regs, a] = self.operands(inst)?;
-        let parts = self.matrix_registers(regs, l, "destination")?;
+    /// `ldmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 d, [a]` (`load`) as one `LDSM`, and
+    /// `stmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 [a], s` (sm_90) as one `STSM`: on the
+    /// registers in place where the register allocator laid them out consecutively from a
+    /// multiple of N (always for N = 1), else through scratch registers.
+    pub(super) fn matrices(&mut self, inst: &'t ast::Instruction<'a>, l: px::Matrices, load: bool) -> Result<()> {
+        let [first, second] = self.operands(inst)?;
+        let (regs, a) = if load { (first, second) } else { (second, first) };
+        let parts = self.matrix_registers(regs, l, if load { "destination" } else { "source" })?;
         let (address, _) = self.address(a)?;
         let count = match l.count {
             1 => isa::MatrixCount::X1,
             2 => isa::MatrixCount::X2,
             _ => isa::MatrixCount::X4,
         };
-        let form = Form::Ldsm(mods::Ldsm { count, trans: if l.trans { isa::Trans::Yes } else { isa::Trans::No } });
+        let trans = if l.trans { isa::Trans::Yes } else { isa::Trans::No };
+        let emit = |this: &mut Self, base: u8| {
+            if load {
+                this.emit(Form::Ldsm(mods::Ldsm { count, trans }), &[dst(base), address])
+            } else {
+                this.emit(Form::Stsm(mods::Stsm { count, trans }), &[address, src(Src::reg(base))])
+            }
+        };
         let place = match &regs.kind {
             OperandKind::Vector(v) => self.in_place(v, false, v.len()),
             _ => Some(self.word(regs)?),
         };
         if let Some(base) = place {
-            return self.emit(form, &[dst(base), address]);
+            return emit(self, base);
         }
         let t = self.scratch;
-        self.emit(form, &[dst(t), address])?;
-        for (j, part) in parts.iter().enumerate() {
-            let r = self.word(part)?;
-            self.mov(r, Src::reg(t + j as u8))?;
+        if !load {
+            for (j, part) in parts.iter().enumerate() {
+                let x = self.src32(part)?;
+                self.mov(t + j as u8, x)?;
+            }
+        }
+        emit(self, t)?;
+        if load {
+            for (j, part) in parts.iter().enumerate() {
+                let r = self.word(part)?;
+                self.mov(r, Src::reg(t + j as u8))?;
+            }
         }
         Ok(())
     }
@@ -518,69 +535,5 @@ impl<'t, 'a> Entry<'t, 'a> {
             OperandKind::Name(_) if l.count == 1 => Ok(vec![regs]),
             _ => Err(Diagnostic::new(regs.span, format!("expected {} {role} registers", l.count))),
         }
-    }
-
-    /// `stmatrix.sync.aligned.m8n8.xN{.trans}.shared.b16 [a], s` (sm_90), `ldmatrix`'s
-    /// inverse: lanes 8j to 8j + 7 give the row addresses of matrix j. Without `.trans`, lane
-    /// l's register j is the 32-bit word l % 4 of row l / 4 of matrix j; with it, the 16-bit
-    /// elements of column l / 4 in rows 2 (l % 4) and 2 (l % 4) + 1, the first in the low
-    /// half. The row addresses travel by SHFL; the words or halves are stored to them.
-    pub(super) fn stmatrix(&mut self, inst: &'t ast::Instruction<'a>, l: px::Matrices) -> Result<()> {
-        let [a, regs] = self.operands(inst)?;
-        let parts = self.matrix_registers(regs, l, "source")?;
-        let (address, _) = self.address(a)?;
-        let isa::Operand::Addr { base, offset } = address else { return Err(Diagnostic::new(a.span, "expected an address")) };
-        let t = self.scratch;
-        let (lane, row, source, at, column, hi, rows) = (t, t + 1, t + 2, t + 3, t + 4, t + 6, t + 7);
-        let shfl = Form::Shfl(mods::Shfl { mode: isa::ShflMode::Idx });
-        let shr = Form::Shr(mods::Shr { ty: isa::IntType::U32 });
-        let shared = isa::Operand::Addr { base: at, offset: 0 };
-        let store = |this: &mut Self, ty, r: u8| this.emit(Place::SHARED.st(isa::VecWidth::Scalar, ty), &[shared, src(Src::reg(r))]);
-        // What does not depend on the matrix is worked out once: the row this lane stores a
-        // matrix's address from (`.trans`: the first of its two), and its byte in that row.
-        self.op(Opcode::S2r, &[dst(lane), isa::Operand::Special(isa::SpecialReg::LaneId)])?;
-        let row = if offset == 0 {
-            base
-        } else {
-            self.op(Opcode::Iadd, &[dst(row), src(Src::reg(base)), src(Src::imm(offset as u32))])?;
-            row
-        };
-        if l.trans {
-            self.op(Opcode::And, &[dst(rows), src(Src::reg(lane)), src(Src::imm(3))])?;
-            self.op(Opcode::Shl, &[dst(rows), src(Src::reg(rows)), src(Src::imm(1))])?;
-            self.emit(shr, &[dst(column), src(Src::reg(lane)), src(Src::imm(2))])?;
-            self.op(Opcode::Shl, &[dst(column), src(Src::reg(column)), src(Src::imm(1))])?;
-        } else {
-            self.emit(shr, &[dst(rows), src(Src::reg(lane)), src(Src::imm(2))])?;
-            self.op(Opcode::And, &[dst(column), src(Src::reg(lane)), src(Src::imm(3))])?;
-            self.op(Opcode::Shl, &[dst(column), src(Src::reg(column)), src(Src::imm(2))])?;
-        }
-        // The address of row `rows + k` of the matrices, plus this lane's byte, into `at`.
-        let address_of = |this: &mut Self, k: u32| -> Result<()> {
-            let lane_of_row = if k == 0 {
-                rows
-            } else {
-                this.op(Opcode::Iadd, &[dst(source), src(Src::reg(rows)), src(Src::imm(k))])?;
-                source
-            };
-            this.emit(shfl, &[dst(at), src(Src::reg(row)), src(Src::reg(lane_of_row)), isa::Operand::Imm(32)])?;
-            this.op(Opcode::Iadd, &[dst(at), src(Src::reg(at)), src(Src::reg(column))])
-        };
-        for (j, part) in parts.iter().enumerate() {
-            let first = 8 * j as u32;
-            let r = self.word(part)?;
-            if l.trans {
-                // A 16-bit store writes the low half: the high one is shifted down first.
-                self.emit(shr, &[dst(hi), src(Src::reg(r)), src(Src::imm(16))])?;
-                for (k, half) in [r, hi].into_iter().enumerate() {
-                    address_of(self, first + k as u32)?;
-                    store(self, isa::MemType::U16, half)?;
-                }
-            } else {
-                address_of(self, first)?;
-                store(self, isa::MemType::U32, r)?;
-            }
-        }
-        Ok(())
     }
 }

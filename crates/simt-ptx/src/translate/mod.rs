@@ -702,13 +702,13 @@ impl<'t, 'a> Entry<'t, 'a> {
             on_spilled_predicates: HashSet::default(),
             item: 0,
             scratch: 0,
-            // MMA and `stmatrix` fragments need more room.
+            // MMA fragments need more room.
             scratch_regs: items
                 .iter()
                 .map(|i| match i {
                     Item::Inst(ast::Instruction { op: Op::Wmma(_), .. }) => WMMA_SCRATCH,
                     Item::Inst(ast::Instruction {
-                        op: Op::Mma(_) | Op::Stmatrix(_) | Op::CpAsyncBulkTensor { .. } | Op::TensormapCopy | Op::Tcgen05(px::Tcgen05::MmaScaled(_)),
+                        op: Op::Mma(_) | Op::CpAsyncBulkTensor { .. } | Op::TensormapCopy | Op::Tcgen05(px::Tcgen05::MmaScaled(_)),
                         ..
                     }) => MMA_SCRATCH,
                     Item::Inst(i @ ast::Instruction { op: Op::Call(_), .. }) if i.callee() == Some(crate::inline::ASSERTFAIL) => ASSERT_SCRATCH,
@@ -1470,14 +1470,9 @@ impl<'t, 'a> Entry<'t, 'a> {
                     .ok_or_else(|| Diagnostic::new(n.span, "`cp.async.wait_group` takes a literal count"))?;
                 self.emit(Form::Depbar(mods::Depbar {}), &[isa::Operand::Imm(n)])
             }
-            Op::Ldmatrix(l) => self.ldmatrix(inst, l),
+            Op::Ldmatrix(l) => self.matrices(inst, l, true),
             Op::Wmma(w) => self.wmma(inst, w),
-            Op::Stmatrix(l) => {
-                // Its own target: it becomes instructions every target has.
-                let lacks = self.older.is_some() || self.target.is_some_and(|target| target < isa::Target::Sm90);
-                self.refuse_newer(isa::Target::Sm90, lacks)?;
-                self.stmatrix(inst, l)
-            }
+            Op::Stmatrix(l) => self.matrices(inst, l, false),
             // Calls were inlined (`inline.rs`), their `ret`s made branches: a `ret` here ends the kernel.
             Op::Ret(_) | Op::Exit => self.op(Opcode::Exit, &[]),
             Op::Trap => self.op(Opcode::Trap, &[]),

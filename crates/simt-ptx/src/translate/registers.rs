@@ -280,15 +280,15 @@ impl<'t, 'a> Entry<'t, 'a> {
             partners[u].push(d);
         }
         // The vector operands of MMAs (fragments), of vector loads and stores and of
-        // `ldmatrix`, so that colouring can lay them out as the instruction moves them, in
-        // consecutive registers, and it needs no moves.
+        // `ldmatrix` and `stmatrix`, so that colouring can lay them out as the instruction
+        // moves them, in consecutive registers, and it needs no moves.
         let mut fragments: Vec<(usize, Vec<(usize, usize)>)> = Vec::new();
         for item in items {
             let Item::Inst(inst) = item else { continue };
             // Tensor memory's registers are consecutive words from anywhere, as fragments are.
             let mma =
                 matches!(inst.op, Op::Mma(_) | Op::Wgmma(_) | Op::Wmma(px::Wmma { action: px::WmmaAction::Mma, .. }) | Op::Tcgen05(px::Tcgen05::Move { .. }));
-            if !mma && !matches!(inst.op, Op::Ld(_) | Op::St(_) | Op::Ldmatrix(_)) {
+            if !mma && !matches!(inst.op, Op::Ld(_) | Op::St(_) | Op::Ldmatrix(_) | Op::Stmatrix(_)) {
                 continue;
             }
             for operand in inst.operands.iter().filter(|o| matches!(o.kind, OperandKind::Vector(_))) {
