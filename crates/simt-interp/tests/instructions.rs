@@ -1453,6 +1453,12 @@ fn tmem_cases() -> Vec<Case> {
             .post(&format!("TMEM.LD.32X32B.X2 R4, [R8]\n{free}"))
             .out(Loc::R(4), lanes(|l| l))
             .out(Loc::R(5), lanes(|l| l + 100)),
+        // RZ stores zero to every cell its registers would.
+        Case::new("TMEM.ST.32X32B.X2 [R8], RZ")
+            .setup(filled)
+            .post(&format!("TMEM.LD.32X32B.X2 R4, [R8]\n{free}"))
+            .out(Loc::R(4), lanes(|_| 0))
+            .out(Loc::R(5), lanes(|_| 0)),
         Case::new("TMEM.LD.16X64B.X1 R4, [R8]").setup(filled).post(free).out(Loc::R(4), lanes(|t| t / 4 + 8 * (t % 2) + 100 * ((t / 2) % 2))),
         Case::new("TMEM.LD.16X128B.X1 R4, [R8]")
             .setup(filled)

@@ -295,8 +295,14 @@ impl Instruction {
                     _ => Ok(()),
                 };
             }
+            // `TMEM.ST`'s `a` may be `RZ`, zero for every register (SASS's `STTM ..., RZ`):
+            // compilers clear an accumulator in tensor memory so.
             if reg == RZ {
-                return if count == 1 { Ok(()) } else { Err(err(at, format!("RZ cannot stand for {count} registers"))) };
+                return if count == 1 || matches!(self.form, Form::TmemSt(_)) {
+                    Ok(())
+                } else {
+                    Err(err(at, format!("RZ cannot stand for {count} registers")))
+                };
             }
             let last = u32::from(reg) + u32::from(count) - 1;
             if last >= NUM_REGS {

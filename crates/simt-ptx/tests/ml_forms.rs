@@ -1016,6 +1016,8 @@ fn tensor_memory_stores_and_loads_follow_the_fragment_maps() {
 	bar.sync 0;
 	ld.shared.b32 %base, [slot];
 	add.s32 %hi, %t, 64;
+	mov.b32 %lo, 0;
+	tcgen05.st.sync.aligned.32x32b.x4.b32 [%base], {%lo, %lo, %lo, %lo};
 	tcgen05.st.sync.aligned.32x32b.x2.b32 [%base], {%hi, %hi};
 	tcgen05.st.sync.aligned.32x32b.x1.b32 [%base], {%t};
 	tcgen05.wait::st.sync.aligned;
@@ -1038,6 +1040,13 @@ fn tensor_memory_stores_and_loads_follow_the_fragment_maps() {
         })
         .collect();
     each_lanes_word_is(body, &[0; 32], &want);
+    // The store of zeros, columns 0-3 (the loads read 0-1 after the stores above them), is one
+    // `TMEM.ST` of `RZ`; the store of `%hi` twice one a repetition.
+    let module = simt_ptx::translate("k.ptx", body, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", body, false)));
+    let listing = simt_isa::disassemble(&module);
+    assert!(listing.lines().any(|l| l.contains("TMEM.ST.32X32B.X4 [R") && l.contains("], RZ")), "{listing}");
+    let stores = opcodes_of_lines_with(body, &module, "tcgen05.st");
+    assert_eq!(stores, [vec!["TMEM.ST"], vec!["TMEM.ST", "TMEM.ST"], vec!["TMEM.ST"]]);
 }
 
 /// Blackwell's PTX: three-input `max` and `min`, and `add`, `sub`, `mul` and `fma.f32x2` on pairs

@@ -81,15 +81,15 @@ pub(crate) enum TmemOp {
     Mma(MmaOp),
 }
 
-/// `TMEM.LD` (`load`) into, or `TMEM.ST` from, the registers from `r`, at TMEM address `t`
-/// (`16X32BX2`'s second half `split` on).
+/// `TMEM.LD` (`load`) into, or `TMEM.ST` from, the registers from `r` (`None`: a store of
+/// `RZ`, zero to every cell), at TMEM address `t` (`16X32BX2`'s second half `split` on).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct MoveOp {
     load: bool,
     shape: TmemShape,
     num: TmemNum,
     pack: bool,
-    r: Reg,
+    r: Option<Reg>,
     t: Address,
     split: u32,
 }
@@ -130,10 +130,12 @@ pub(crate) fn decode(t: &Decoder, inst: &Instruction) -> Option<TmemOp> {
         Form::TmemDealloc(_) => TmemOp::Dealloc { a: t.val(&o[0], false), n: t.val(&o[1], false) },
         Form::TmemRelinquish(_) => TmemOp::Relinquish,
         Form::TmemLd(mods::TmemLd { shape, num, pack }) => {
-            TmemOp::Move(MoveOp { load: true, shape, num, pack: pack == TmemPack::Yes, r: t.dst(&o[0]), t: t.narrow_addr(&o[1]), split: split(2) })
+            TmemOp::Move(MoveOp { load: true, shape, num, pack: pack == TmemPack::Yes, r: Some(t.dst(&o[0])), t: t.narrow_addr(&o[1]), split: split(2) })
         }
         Form::TmemSt(mods::TmemSt { shape, num, pack }) => {
-            TmemOp::Move(MoveOp { load: false, shape, num, pack: pack == TmemPack::Yes, r: t.first(&o[1]), t: t.narrow_addr(&o[0]), split: split(2) })
+            // `RZ` (the zero row) as the source: zero to every cell.
+            let r = if matches!(o[1], Operand::Src(Src::Reg { reg: RZ, .. })) { None } else { Some(t.first(&o[1])) };
+            TmemOp::Move(MoveOp { load: false, shape, num, pack: pack == TmemPack::Yes, r, t: t.narrow_addr(&o[0]), split: split(2) })
         }
         Form::Tcmma(mods::Tcmma { kind }) | Form::TcmmaTs(mods::TcmmaTs { kind }) => {
             let a = if matches!(inst.form, Form::TcmmaTs(_)) { Source::Tmem(t.val(&o[1], false)) } else { Source::Shared(t.first(&o[1])) };
@@ -514,8 +516,11 @@ impl Executor<'_> {
         // Each lane's cells, for the sanitizers (none without them: nothing is kept).
         let mut cells = sanitizer.as_ref().map(|_| Vec::new());
         for j in 0..registers {
-            let reg = r + j as Reg;
-            let mut row = if load { [0u32; 32] } else { *self.warps[w].row(reg) };
+            let reg = r.map(|r| r + j as Reg);
+            let mut row = match reg {
+                Some(reg) if !load => *self.warps[w].row(reg),
+                _ => [0u32; 32],
+            };
             for (t, word) in row.iter_mut().enumerate() {
                 let (base_lane, base_column) = bases[usize::from(shape == TmemShape::L16x32bx2 && t >= 16)];
                 let (lane, column) = cell_of(shape, t as u32, j);
@@ -533,7 +538,7 @@ impl Executor<'_> {
                     }
                 }
             }
-            if load {
+            if let Some(reg) = reg.filter(|_| load) {
                 write(&mut self.warps[w], reg, &row, u32::MAX);
             }
         }

@@ -79,7 +79,7 @@ pub(super) fn literal_registers<'a>(items: &[Item<'_, 'a>]) -> HashMap<&'a str, 
 
 /// The literal an unguarded `mov.T %d, literal` writes, for 16-, 32- and 64-bit integer types
 /// and f32 and f64 (a float literal only of its own width).
-fn literal_move(inst: &ast::Instruction<'_>) -> Option<Literal> {
+pub(super) fn literal_move(inst: &ast::Instruction<'_>) -> Option<Literal> {
     let Op::Mov(t) = inst.op else { return None };
     let [_, ast::Operand { kind: OperandKind::Immediate(imm), .. }] = inst.operands.as_slice() else { return None };
     let integer = matches!(t.ty, Type::B16 | Type::U16 | Type::S16 | Type::B32 | Type::U32 | Type::S32 | Type::B64 | Type::U64 | Type::S64);

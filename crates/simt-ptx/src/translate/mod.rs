@@ -570,11 +570,11 @@ fn translate_items<'t, 'a>(
     inlined: Inlined<'_, 'a>,
 ) -> std::result::Result<Kernel, Vec<Diagnostic>> {
     // The passes over the PTX, by position: `wide.rs`'s index products (each fused conversion
-    // left out) and `halves.rs`'s whole words.
+    // left out), `halves.rs`'s whole words and `tcgen05.rs`'s stores of zero.
     let mut passes = wide::fused_index_products(&items);
-    for (at, word) in halves::whole_words(&items) {
+    for (at, edit) in halves::whole_words(&items).into_iter().chain(tcgen05::stores_of_zero(&items)) {
         if !matches!(passes.get(&at), Some(None)) {
-            passes.insert(at, word);
+            passes.insert(at, edit);
         }
     }
     let (items, item_frames, _) = edit(items, inlined.item_frames, &passes);

@@ -16,6 +16,54 @@ fn shape(shape: px::TmemShape) -> isa::TmemShape {
     }
 }
 
+/// Each `tcgen05.st` of one register repeated (`{%r, %r, ...}`) that holds zero there, as the
+/// last write to it in its block before the store says (Triton clears an accumulator so, a
+/// `mov.b32 %r, 0` just above), with `0` in every place: one `TMEM.ST` of `RZ`.
+pub(super) fn stores_of_zero<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Option<ast::Instruction<'a>>> {
+    let mut out = HashMap::default();
+    for (at, item) in items.iter().enumerate() {
+        let Item::Inst(inst) = item else { continue };
+        if !matches!(inst.op, Op::Tcgen05(px::Tcgen05::Move { load: false, .. })) {
+            continue;
+        }
+        let Some(k) = inst.operands.iter().position(|o| matches!(o.kind, OperandKind::Vector(_))) else { continue };
+        let OperandKind::Vector(members) = &inst.operands[k].kind else { continue };
+        let Some(&ast::Operand { kind: OperandKind::Name(name), .. }) = members.first() else { continue };
+        if !members.iter().all(|m| m.kind == OperandKind::Name(name)) || !holds_zero(&items[..at], name) {
+            continue;
+        }
+        let mut zeros = (*inst).clone();
+        if let OperandKind::Vector(members) = &mut zeros.operands[k].kind {
+            members.iter_mut().for_each(|m| m.kind = OperandKind::Immediate(Immediate::Int(0)));
+        }
+        out.insert(at, Some(zeros));
+    }
+    out
+}
+
+/// Whether `name` holds zero after `before`: the last instruction of its block there that
+/// mentions it other than as a plain source is an unguarded `mov` of zero to it.
+fn holds_zero(before: &[Item<'_, '_>], name: &str) -> bool {
+    let mut names = Vec::new();
+    for item in before.iter().rev() {
+        // Above a label, other paths join.
+        let Item::Inst(inst) = item else { return false };
+        let writes = inst.op.writes_first_operand();
+        let written = inst.operands.iter().enumerate().any(|(k, o)| match o.kind {
+            OperandKind::Name(n) => n == name && k == 0 && writes,
+            _ => {
+                names.clear();
+                o.names(&mut names);
+                names.contains(&name)
+            }
+        });
+        if written {
+            return literals::literal_move(inst).is_some_and(|literal| literal.bits == 0);
+        }
+    }
+    false
+}
+
 impl<'t, 'a> Entry<'t, 'a> {
     pub(super) fn tcgen05(&mut self, inst: &'t ast::Instruction<'a>, t: px::Tcgen05) -> Result<()> {
         use px::Tcgen05::*;
@@ -92,9 +140,9 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     /// `tcgen05.ld` (`load`) or `tcgen05.st`: one `TMEM.LD` or `TMEM.ST` where register
-    /// allocation laid the vector out consecutively, else one a repetition, each through
-    /// scratch registers where its own are not consecutive (`{%r1, %r1, ...}` stores one value
-    /// everywhere).
+    /// allocation laid the vector out consecutively or the store is of zeros only (`RZ`),
+    /// else one a repetition, each through scratch registers where its own are not
+    /// consecutive (`{%r1, %r1, ...}` stores one value everywhere).
     fn tmem_move(&mut self, inst: &'t ast::Instruction<'a>, load: bool, shape: isa::TmemShape, num: px::TmemNum, pack: bool) -> Result<()> {
         let ops = &inst.operands;
         let two_halves = shape == isa::TmemShape::L16x32bx2;
@@ -133,6 +181,10 @@ impl<'t, 'a> Entry<'t, 'a> {
         };
         if let Some(first) = self.in_place(parts, false, 1) {
             return emit(self, num, first, offset);
+        }
+        // A store of one zero everywhere (Triton clears its accumulators so) is one of `RZ`.
+        if !load && parts.iter().all(|part| matches!(self.src32(part), Ok(Src::Imm { bits: 0, .. }))) {
+            return emit(self, num, RZ, offset);
         }
         let per = shape.registers_per_repetition() as usize;
         let step = (shape.columns_per_repetition() << u32::from(pack)) as i32;
