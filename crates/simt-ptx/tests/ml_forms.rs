@@ -965,6 +965,47 @@ LOOP:
     }
 }
 
+/// A pair packed only to be unpacked by the next instruction (Triton's tensor-memory
+/// epilogues on sm_100a) costs nothing: its words stay where they are. `%q`, read again
+/// after its unpack, is packed and unpacked as written. Both give the right words.
+#[test]
+fn a_pair_unpacked_at_once_is_never_packed() {
+    let body = "\
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+	.reg .b32 %t, %a, %b, %c, %d, %e, %f, %v;
+	.reg .b64 %p, %q, %o, %x;
+	ld.param.u64 %o, [out];
+	mov.u32 %t, %tid.x;
+	mul.lo.u32 %a, %t, 3;
+	add.u32 %b, %t, 1000;
+	mov.b64 %p, {%a, %b};
+	mov.b64 {%c, %d}, %p;
+	sub.u32 %v, %d, %c;
+	mov.b64 %q, {%v, %t};
+	mov.b64 {%e, %f}, %q;
+	mul.lo.u32 %e, %e, %f;
+	shr.u64 %q, %q, 32;
+	cvt.u32.u64 %f, %q;
+	add.u32 %e, %e, %f;
+	mul.wide.u32 %x, %t, 4;
+	add.s64 %o, %o, %x;
+	st.global.u32 [%o], %e;
+	ret;
+}
+";
+    let module = simt_ptx::translate("k.ptx", body, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", body, false)));
+    let none: [Vec<String>; 1] = [Vec::new()];
+    assert_eq!(opcodes_of_lines_with(body, &module, "mov.b64 %p, {%a, %b}"), none);
+    assert_eq!(opcodes_of_lines_with(body, &module, "mov.b64 {%c, %d}, %p"), none);
+    assert_eq!(opcodes_of_lines_with(body, &module, "mov.b64 %q, {%v, %t}"), [["MOV", "MOV"]]);
+    let want: Vec<u32> = (0..32).map(|t: u32| (1000 - 2 * t) * t + t).collect();
+    each_lanes_word_is(body, &[0; 32], &want);
+}
+
 /// Triton's f16 matmul, as the corpus holds it: each `ldmatrix` is one `LDSM`, each
 /// `mma.sync` one `MMA` with every fragment in place, and its halves travel as words (at
 /// most a copy per `mov.b32` of a pair).

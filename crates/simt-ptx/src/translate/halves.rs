@@ -27,9 +27,9 @@ enum Role<'a> {
     Other,
 }
 
-/// The two halves of a `mov.b32` between a word and a vector of two names.
-fn halves<'a>(inst: &ast::Instruction<'a>, vector: usize) -> Option<(&'a str, &'a str)> {
-    if !matches!(inst.op, Op::Mov(t) if t.ty == Type::B32) || inst.operands.len() != 2 {
+/// The two halves of a `mov` of type `ty` between a register and a vector of two names.
+fn halves<'a>(inst: &ast::Instruction<'a>, vector: usize, ty: Type) -> Option<(&'a str, &'a str)> {
+    if !matches!(inst.op, Op::Mov(t) if t.ty == ty) || inst.operands.len() != 2 {
         return None;
     }
     let (OperandKind::Name(_), OperandKind::Vector(v)) = (&inst.operands[1 - vector].kind, &inst.operands[vector].kind) else { return None };
@@ -42,7 +42,40 @@ fn halves<'a>(inst: &ast::Instruction<'a>, vector: usize) -> Option<(&'a str, &'
 /// The position of the vector of halves in a `mov.b32` that unpacks (0) or packs (1) a
 /// word, and the halves.
 fn unpack_or_pack<'a>(inst: &ast::Instruction<'a>) -> Option<(usize, &'a str, &'a str)> {
-    [0, 1].into_iter().find_map(|vector| halves(inst, vector).map(|(lo, hi)| (vector, lo, hi)))
+    [0, 1].into_iter().find_map(|vector| halves(inst, vector, Type::B32).map(|(lo, hi)| (vector, lo, hi)))
+}
+
+/// Pairs of words packed only to be unpacked by the next instruction (`mov.b64 %p, {%a, %b};
+/// mov.b64 {%c, %d}, %p`, as Triton hands tensor memory's words to `cvt.rn.f16x2.f32` on
+/// sm_100a): the pack becomes `mov.b32 %c, %a` and the unpack `mov.b32 %d, %b`, copies the
+/// register allocator can make vanish, and `%p`, mentioned nowhere else, goes.
+pub(super) fn pairs_unpacked_at_once<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Option<ast::Instruction<'a>>> {
+    let mut mentions: HashMap<&str, u32> = HashMap::default();
+    let mut names = Vec::new();
+    for item in items {
+        let Item::Inst(inst) = item else { continue };
+        names.clear();
+        inst.operands.iter().for_each(|o| o.names(&mut names));
+        names.extend(inst.guard.map(|g| g.predicate));
+        names.iter().for_each(|&name| *mentions.entry(name).or_default() += 1);
+    }
+    let copy = |inst: &ast::Instruction<'a>, to: &'a str, from: &'a str| {
+        let operand = |name| ast::Operand { kind: OperandKind::Name(name), span: inst.span };
+        ast::Instruction { op: Op::Mov(Typed { ty: Type::B32 }), operands: vec![operand(to), operand(from)], ..inst.clone() }
+    };
+    let mut edits = HashMap::default();
+    for (at, two) in items.windows(2).enumerate() {
+        let [Item::Inst(pack), Item::Inst(unpack)] = two else { continue };
+        let (Some((a, b)), Some((c, d))) = (halves(pack, 1, Type::B64), halves(unpack, 0, Type::B64)) else { continue };
+        let (OperandKind::Name(packed), OperandKind::Name(unpacked)) = (&pack.operands[0].kind, &unpack.operands[1].kind) else { continue };
+        // `%c` is written before `%b` is read.
+        if packed != unpacked || mentions.get(packed) != Some(&2) || pack.guard.is_some() || unpack.guard.is_some() || c == b {
+            continue;
+        }
+        edits.insert(at, Some(copy(pack, c, a)));
+        edits.insert(at + 1, Some(copy(unpack, d, b)));
+    }
+    edits
 }
 
 /// A `mov` of one 16-bit register to another, unguarded: `(to, from)`.

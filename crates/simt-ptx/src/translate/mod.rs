@@ -570,9 +570,11 @@ fn translate_items<'t, 'a>(
     inlined: Inlined<'_, 'a>,
 ) -> std::result::Result<Kernel, Vec<Diagnostic>> {
     // The passes over the PTX, by position: `wide.rs`'s index products (each fused conversion
-    // left out), `halves.rs`'s whole words and `tcgen05.rs`'s stores of zero.
+    // left out), `halves.rs`'s whole words and pairs unpacked at once, and `tcgen05.rs`'s
+    // stores of zero.
     let mut passes = wide::fused_index_products(&items);
-    for (at, edit) in halves::whole_words(&items).into_iter().chain(tcgen05::stores_of_zero(&items)) {
+    let others = [halves::whole_words(&items), halves::pairs_unpacked_at_once(&items), tcgen05::stores_of_zero(&items)];
+    for (at, edit) in others.into_iter().flatten() {
         if !matches!(passes.get(&at), Some(None)) {
             passes.insert(at, edit);
         }
