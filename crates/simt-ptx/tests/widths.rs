@@ -1431,10 +1431,14 @@ fn logic_on_spilled_predicates_stays_in_their_registers() {
         "@%q0 mov.pred %q3, %q9;",
     ];
     body += &logic.map(|l| format!("\t{l}\n")).concat();
-    // All eighteen live into another block, where no reordering within one can part them.
+    // All eighteen live into another block, where no reordering within one can part them;
+    // the first five read there eight times more, the dearest to spill by far.
     body += "$Luses:\n\tmov.b32 %r1, 0;\n";
     for i in 0..18 {
         body += &format!("\tselp.b32 %m{i}, {}, 0, %q{i};\n\tor.b32 %r1, %r1, %m{i};\n", 1 << i);
+    }
+    for i in 0..5 {
+        body += &format!("\tselp.b32 %m{i}, {}, 0, %q{i};\n\tor.b32 %r1, %r1, %m{i};\n", 1 << i).repeat(8);
     }
     body += "\tcvt.u64.u32 %o0, %r1;\n";
     check(&body, &integer_pairs(), |x, _| {
@@ -1466,6 +1470,61 @@ fn logic_on_spilled_predicates_stays_in_their_registers() {
     let opcodes: Vec<Vec<String>> = logic.iter().map(|l| opcode(l)).collect();
     let want = ["AND", "SEL", "XOR", "XOR", "SEL", "SEL", "MOV", "SEL", "MOV", "ISETP.NE.U32"];
     assert_eq!(opcodes, want.map(|o| vec![o.to_string()]));
+}
+
+/// A `setp` whose predicate only one `and`, `or` or `xor.pred` below it reads, nothing between
+/// writing what it compares, is one comparison with that operation, in the logic's place
+/// (ptxas's `ISETP.GT.XOR`, and Triton's sorts are made of them), listed at the `setp`'s
+/// line; where a register it compares is written between, the two stay apart.
+#[test]
+fn a_comparison_read_once_by_logic_is_one_with_it() {
+    let body = "\t.reg .pred %v;\n\tsetp.gt.u32 %p1, %a, %b;\n\tsetp.lt.u32 %p2, %b, 9;\n\tadd.u32 %r1, %a, 1;\n\txor.pred %p3, %p2, %p1;\n\
+                \tsetp.ne.u32 %v, %r1, 0;\n\tadd.u32 %r1, %r1, 3;\n\tand.pred %p0, %v, !%p2;\n\
+                \tselp.u64 %o0, 1, 0, %p3;\n\tselp.u64 %o1, 1, 0, %p0;\n\tcvt.u64.u32 %o2, %r1;\n";
+    check(body, &integer_pairs(), |x, y| {
+        let (a, b) = (x as u32, y as u32);
+        [u64::from((a > b) ^ (b < 9)), u64::from(a.wrapping_add(1) != 0 && b >= 9), u64::from(a.wrapping_add(4)), 0, 0, 0, 0, 0]
+    });
+    // The one comparison keeps the `setp`'s line.
+    let made = translated(body);
+    assert!(made("xor.pred %p3, %p2, %p1;").is_empty(), "{:?}", made("xor.pred"));
+    let fused = made("setp.gt.u32 %p1, %a, %b;");
+    assert!(fused.len() == 1 && fused[0].starts_with("ISETP.GT.U32.XOR P"), "{fused:?}");
+    assert_eq!(made("setp.ne.u32 %v, %r1, 0;").len(), 1, "its register is written before the logic");
+    assert_eq!(made("and.pred %p0, %v, !%p2;").len(), 1);
+}
+
+/// Where more predicates live at once than simt has, the ones spilled to registers are the
+/// cheapest to spill: seven lane bits computed up front and read once in another block go to
+/// registers, and the comparisons made and read at once in between keep predicates: each
+/// `setp` one `ISETP` and each `selp` one `SEL` (with the bits placed first, as their first
+/// mentions are, the comparisons spilled instead, each through a register and back).
+#[test]
+fn long_lived_predicates_spill_before_ones_read_at_once() {
+    let mut body = String::from("\t.reg .pred %bit<7>, %c<6>;\n");
+    for i in 0..7 {
+        body += &format!("\tand.b32 %w{i}, %a, {};\n\tsetp.ne.b32 %bit{i}, %w{i}, 0;\n", 1 << i);
+    }
+    for i in 0..6 {
+        body += &format!("\tsetp.gt.u32 %c{i}, %b, {};\n\tselp.u32 %w{}, {}, 0, %c{i};\n", 3 * i, 8 + i, i + 1);
+    }
+    body += "$Luses:\n";
+    for i in 0..7 {
+        body += &format!("\tselp.u64 %rd0, {}, 0, %bit{i};\n\tor.b64 %o0, %o0, %rd0;\n", 1 << i);
+    }
+    for i in 0..6 {
+        body += &format!("\tcvt.u64.u32 %rd0, %w{};\n\tadd.u64 %o1, %o1, %rd0;\n", 8 + i);
+    }
+    check(&body, &integer_pairs(), |x, y| {
+        let (a, b) = (x as u32, y as u32);
+        let counted: u64 = (0..6u32).filter(|&i| b > 3 * i).map(|i| u64::from(i + 1)).sum();
+        [u64::from(a & 0x7F), counted, 0, 0, 0, 0, 0, 0]
+    });
+    let made = translated(&body);
+    for i in 0..6 {
+        assert_eq!(made(&format!("setp.gt.u32 %c{i},")).len(), 1, "comparison {i}");
+        assert_eq!(made(&format!("selp.u32 %w{},", 8 + i)).len(), 1, "its select");
+    }
 }
 
 /// tinygrad computes every comparison before the first is used; in PTX's order ten

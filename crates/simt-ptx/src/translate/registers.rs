@@ -540,13 +540,19 @@ impl<'t, 'a> Entry<'t, 'a> {
                         continue;
                     }
                 },
-                Class::Pred => match preds[..pred_colours].iter().position(|used| !used) {
-                    Some(p) => Loc::Pred(p as u8),
-                    None => {
+                Class::Pred => {
+                    let free = preds[..pred_colours].iter().position(|used| !used);
+                    let Some(p) = free.or_else(|| {
+                        let (victim, p) = predicate_eviction(id, &loc, &interferes[id * words..(id + 1) * words], fragment_of, spill_costs, pred_colours)?;
+                        loc[victim] = None;
+                        uncoloured.push(victim);
+                        Some(p)
+                    }) else {
                         uncoloured.push(id);
                         continue;
-                    }
-                },
+                    };
+                    Loc::Pred(p as u8)
+                }
                 Class::Word { .. } | Class::Pair if spilled[id] != Spill::None => Loc::Spilled { offset: 0, pair: classes_of[id] == Class::Pair, pred: false },
                 Class::Word { .. } | Class::Pair if let Some(r) = in_fragment => {
                     highest = highest.max((r + width - 1) as u32);
@@ -852,6 +858,43 @@ fn eviction(
         }
         _ => None,
     };
+    cheapest_to_spill(id, row, fragment_of, spill_costs, frees)
+}
+
+/// Where no predicate of the first `colours` is free for predicate `id`, the neighbour (by
+/// `row`) to spill in its place and the predicate that frees: one that alone holds it, the
+/// cheapest by `spill_costs` and cheaper than `id`. A comparison read at once then keeps a
+/// predicate, and a long-lived one read now and then (a sort's lane bits) goes to a register.
+fn predicate_eviction(
+    id: usize,
+    loc: &[Option<Loc>],
+    row: &[u64],
+    fragment_of: &[Vec<(usize, usize)>],
+    spill_costs: &[f64],
+    colours: usize,
+) -> Option<(usize, usize)> {
+    let mut holders = [0u16; 7];
+    for_each_member(row, |x| {
+        if let Some(Loc::Pred(p)) = loc[x] {
+            holders[usize::from(p)] += 1;
+        }
+    });
+    let frees = |x: usize| match loc[x] {
+        Some(Loc::Pred(p)) if usize::from(p) < colours && holders[usize::from(p)] == 1 => Some(usize::from(p)),
+        _ => None,
+    };
+    cheapest_to_spill(id, row, fragment_of, spill_costs, frees)
+}
+
+/// Of `id`'s neighbours (by `row`) that are in no fragment, the cheapest to spill by
+/// `spill_costs`, if cheaper than `id`, whose spilling `frees` a place: it and the place.
+fn cheapest_to_spill(
+    id: usize,
+    row: &[u64],
+    fragment_of: &[Vec<(usize, usize)>],
+    spill_costs: &[f64],
+    frees: impl Fn(usize) -> Option<usize>,
+) -> Option<(usize, usize)> {
     let mut cheapest: Option<(usize, usize)> = None;
     for_each_member(row, |x| {
         if !fragment_of[x].is_empty() || spill_costs[x] >= cheapest.map_or(spill_costs[id], |(c, _)| spill_costs[c]) {
