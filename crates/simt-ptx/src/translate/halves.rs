@@ -14,7 +14,7 @@
 //! mentions stay halves.
 use rustc_hash::FxHashMap as HashMap;
 
-use super::Item;
+use super::{Item, mention_counts};
 use crate::ast::{self, OperandKind};
 use crate::ops::{Op, Type, Typed};
 
@@ -50,15 +50,7 @@ fn unpack_or_pack<'a>(inst: &ast::Instruction<'a>) -> Option<(usize, &'a str, &'
 /// sm_100a): the pack becomes `mov.b32 %c, %a` and the unpack `mov.b32 %d, %b`, copies the
 /// register allocator can make vanish, and `%p`, mentioned nowhere else, goes.
 pub(super) fn pairs_unpacked_at_once<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Option<ast::Instruction<'a>>> {
-    let mut mentions: HashMap<&str, u32> = HashMap::default();
-    let mut names = Vec::new();
-    for item in items {
-        let Item::Inst(inst) = item else { continue };
-        names.clear();
-        inst.operands.iter().for_each(|o| o.names(&mut names));
-        names.extend(inst.guard.map(|g| g.predicate));
-        names.iter().for_each(|&name| *mentions.entry(name).or_default() += 1);
-    }
+    let mentions = mention_counts(items);
     let copy = |inst: &ast::Instruction<'a>, to: &'a str, from: &'a str| {
         let operand = |name| ast::Operand { kind: OperandKind::Name(name), span: inst.span };
         ast::Instruction { op: Op::Mov(Typed { ty: Type::B32 }), operands: vec![operand(to), operand(from)], ..inst.clone() }

@@ -402,6 +402,20 @@ enum Item<'t, 'a> {
     Inst(&'t ast::Instruction<'a>),
 }
 
+/// How often each name is mentioned by `items`' instructions, as an operand or a guard.
+fn mention_counts<'a>(items: &[Item<'_, 'a>]) -> HashMap<&'a str, u32> {
+    let mut mentions = HashMap::default();
+    let mut names = Vec::new();
+    for item in items {
+        let Item::Inst(inst) = item else { continue };
+        names.clear();
+        inst.operands.iter().for_each(|o| o.names(&mut names));
+        names.extend(inst.guard.map(|g| g.predicate));
+        names.iter().for_each(|&name| *mentions.entry(name).or_default() += 1);
+    }
+    mentions
+}
+
 fn flatten<'t, 'a>(block: &'t ast::Block<'a>, items: &mut Vec<Item<'t, 'a>>, decls: &mut Vec<&'t Statement<'a>>) {
     for statement in block.flat() {
         match statement {

@@ -10,22 +10,15 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::Item;
+use super::{Item, mention_counts};
 use crate::ast::{self, OperandKind};
 use crate::ops::{BoolOp, Op, Setp, Type};
 
 /// For each `setp` fused into the predicate logic that reads it, nothing (it is left out),
 /// and for that logic, the `setp` with the operation in its place.
 pub(super) fn fused_comparisons<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Option<ast::Instruction<'a>>> {
-    let mut mentions: HashMap<&str, u32> = HashMap::default();
+    let mentions = mention_counts(items);
     let mut names = Vec::new();
-    for item in items {
-        let Item::Inst(inst) = item else { continue };
-        names.clear();
-        inst.operands.iter().for_each(|o| o.names(&mut names));
-        names.extend(inst.guard.map(|g| g.predicate));
-        names.iter().for_each(|&name| *mentions.entry(name).or_default() += 1);
-    }
     // Each comparison waiting for its reader, by the predicate it writes: its place, itself.
     let mut waiting: HashMap<&str, (usize, &ast::Instruction<'a>, Setp)> = HashMap::default();
     let mut edits = HashMap::default();
