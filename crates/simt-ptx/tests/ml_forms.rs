@@ -965,6 +965,61 @@ LOOP:
     }
 }
 
+/// Two words loaded into 64-bit registers, packed by `shl.b64`/`or.b64` and unpacked again
+/// (Triton's f32 matmul for sm_120a, its B operand) are loaded into the unpack's registers
+/// and nothing else is left. Where one of those registers is read between the loads and the
+/// unpack, the chain stays as written. Both give the right words.
+#[test]
+fn words_loaded_into_a_pair_only_to_be_unpacked_are_loaded_in_place() {
+    let body = "\
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u64 in)
+{
+	.reg .b32 %t, %k, %a, %x, %y, %u, %v, %w;
+	.reg .b64 %o, %e, %rd<9>;
+	.shared .align 8 .b32 buf[64];
+	ld.param.u64 %o, [out];
+	mov.u32 %t, %tid.x;
+	shl.b32 %k, %t, 3;
+	mov.u32 %a, buf;
+	add.s32 %a, %a, %k;
+	mul.lo.u32 %u, %t, 7;
+	add.u32 %v, %u, 1000;
+	st.shared.v2.u32 [%a], {%u, %v};
+	bar.sync 0;
+	ld.shared.b32 %rd1, [%a];
+	ld.shared.b32 %rd2, [%a+4];
+	shl.b64 %rd3, %rd2, 32;
+	or.b64 %rd4, %rd3, %rd1;
+	mov.b64 {%x, %y}, %rd4;
+	ld.shared.b32 %rd5, [%a];
+	ld.shared.b32 %rd6, [%a+4];
+	shl.b64 %rd7, %rd6, 32;
+	or.b64 %rd8, %rd7, %rd5;
+	add.u32 %w, %x, %y;
+	mov.b64 {%x, %u}, %rd8;
+	sub.u32 %w, %w, %u;
+	add.u32 %w, %w, %x;
+	mul.wide.u32 %e, %t, 4;
+	add.s64 %o, %o, %e;
+	st.global.u32 [%o], %w;
+	ret;
+}
+";
+    let module = simt_ptx::translate("k.ptx", body, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", body, false)));
+    let none: [Vec<String>; 1] = [Vec::new()];
+    for gone in ["shl.b64 %rd3", "or.b64 %rd4", "mov.b64 {%x, %y}"] {
+        assert_eq!(opcodes_of_lines_with(body, &module, gone), none, "{gone}");
+    }
+    // `%x` is read between the second chain's loads and its unpack.
+    assert_eq!(opcodes_of_lines_with(body, &module, "shl.b64 %rd7"), [["SHL64"]]);
+    // Each pair is (7t, 7t + 1000): the first pair's sum less the second's high word plus its low word, 14t.
+    let want: Vec<u32> = (0..32).map(|t: u32| 14 * t).collect();
+    each_lanes_word_is(body, &[0; 32], &want);
+}
+
 /// A pair packed only to be unpacked by the next instruction (Triton's tensor-memory
 /// epilogues on sm_100a) costs nothing: its words stay where they are. `%q`, read again
 /// after its unpack, is packed and unpacked as written. Both give the right words.

@@ -45,6 +45,95 @@ fn unpack_or_pack<'a>(inst: &ast::Instruction<'a>) -> Option<(usize, &'a str, &'
     [0, 1].into_iter().find_map(|vector| halves(inst, vector, Type::B32).map(|(lo, hi)| (vector, lo, hi)))
 }
 
+/// Pairs built from two loaded words only to be unpacked again: Triton's f32 matmul for
+/// sm_120a loads each pair of B's values into 64-bit registers (`ld.shared.b32 %lo64, [a];
+/// ld.shared.b32 %hi64, [a + 4]`, zero-extended), packs them (`shl.b64 %s, %hi64, 32; or.b64
+/// %p, %s, %lo64`) and later unpacks the pair for its FMAs (`mov.b64 {%x, %y}, %p`); ptxas
+/// loads the two words into `%x`'s and `%y`'s registers. Where each register between is
+/// mentioned only by the chain, the chain lies in one block, and `%x` and `%y` are not
+/// mentioned between the loads and the unpack, the loads load `%x` and `%y` and the rest of
+/// the chain goes: five to seven instructions a pair fewer, in the loop.
+pub(super) fn pairs_of_loaded_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Option<ast::Instruction<'a>>> {
+    let mentions = mention_counts(items);
+    let once = |name: &str| mentions.get(name) == Some(&2);
+    // Where each register is written, within the current block (a label starts a new one).
+    let mut written: HashMap<&str, usize> = HashMap::default();
+    let mut block_start = 0;
+    let mut edits = HashMap::default();
+    let name_of = |o: &ast::Operand<'a>| match o.kind {
+        OperandKind::Name(n) => Some(n),
+        _ => None,
+    };
+    let inst_at = |at: usize| match items[at] {
+        Item::Inst(inst) => Some(inst),
+        Item::Label(..) => None,
+    };
+    // The unguarded `ld` of a 32-bit word into 64-bit `name` (zero-extended), if `name`'s writer is one.
+    let loaded_word = |at: usize| -> Option<&ast::Instruction<'a>> {
+        let inst = inst_at(at)?;
+        let Op::Ld(m) = inst.op else { return None };
+        (matches!(m.ty, Type::B32 | Type::U32) && m.vector.is_none() && inst.guard.is_none()).then_some(inst)
+    };
+    for (at, item) in items.iter().enumerate() {
+        let Item::Inst(inst) = item else {
+            written.clear();
+            block_start = at + 1;
+            continue;
+        };
+        if let Some((x, y)) = halves(inst, 0, Type::B64)
+            && let Some(packed) = name_of(&inst.operands[1]).filter(|&p| once(p) && x != y && inst.guard.is_none())
+            && let Some(&or_at) = written.get(packed)
+            && let Some(or) = inst_at(or_at).filter(|i| matches!(i.op, Op::Or(t) if t.ty == Type::B64) && i.guard.is_none())
+            && let [_, first, second] = or.operands.as_slice()
+            && let (Some(first), Some(second)) = (name_of(first), name_of(second))
+            && once(first)
+            && once(second)
+        {
+            // The shifted word is the high one: `or %p, %s, %lo` or `or %p, %lo, %s`.
+            let chain = [(first, second), (second, first)].into_iter().find_map(|(shifted, low)| {
+                let shl = inst_at(*written.get(shifted)?).filter(|i| matches!(i.op, Op::Shl(t) if t.ty == Type::B64) && i.guard.is_none())?;
+                let [_, high, amount] = shl.operands.as_slice() else { return None };
+                if !matches!(amount.kind, OperandKind::Immediate(ast::Immediate::Int(32))) {
+                    return None;
+                }
+                let high = name_of(high).filter(|&h| once(h))?;
+                Some((*written.get(shifted)?, *written.get(high)?, *written.get(low)?))
+            });
+            if let Some((shl_at, high_at, low_at)) = chain
+                && let (Some(high_load), Some(low_load)) = (loaded_word(high_at), loaded_word(low_at))
+            {
+                // `%x` and `%y` then live from the first load: nothing between may name them,
+                // or leave for where they might be read.
+                let first_load = high_at.min(low_at);
+                let untouched = (first_load + 1..at).filter_map(inst_at).all(|between| {
+                    let mut names = Vec::new();
+                    between.operands.iter().for_each(|o| o.names(&mut names));
+                    let leaves = matches!(between.op, Op::Bra(_) | Op::Brx(_) | Op::Ret(_) | Op::Exit | Op::Trap);
+                    !leaves && !names.contains(&x) && !names.contains(&y)
+                });
+                if untouched && first_load >= block_start {
+                    let load_into = |load: &ast::Instruction<'a>, name: &'a str| {
+                        let mut into = load.clone();
+                        into.operands[0] = ast::Operand { kind: OperandKind::Name(name), span: load.operands[0].span };
+                        into
+                    };
+                    edits.insert(low_at, Some(load_into(low_load, x)));
+                    edits.insert(high_at, Some(load_into(high_load, y)));
+                    for gone in [shl_at, or_at, at] {
+                        edits.insert(gone, None);
+                    }
+                }
+            }
+        }
+        if let Some(ast::Operand { kind: OperandKind::Name(n), .. }) = inst.operands.first()
+            && inst.op.writes_first_operand()
+        {
+            written.insert(n, at);
+        }
+    }
+    edits
+}
+
 /// Pairs of words packed only to be unpacked by the next instruction (`mov.b64 %p, {%a, %b};
 /// mov.b64 {%c, %d}, %p`, as Triton hands tensor memory's words to `cvt.rn.f16x2.f32` on
 /// sm_100a): the pack becomes `mov.b32 %c, %a` and the unpack `mov.b32 %d, %b`, copies the
