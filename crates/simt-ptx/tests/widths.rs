@@ -1472,6 +1472,22 @@ fn logic_on_spilled_predicates_stays_in_their_registers() {
     assert_eq!(opcodes, want.map(|o| vec![o.to_string()]));
 }
 
+/// A byte taken out of a word by `prmt` with zeros above it and narrowed to 16 bits (Triton's
+/// fp8 operands on sm_89) keeps every bit: the `cvt.u16.u32` is a copy, which vanishes, where
+/// it was an `AND`; a `prmt` that may leave bits above 16 keeps its `cvt` an `AND`.
+#[test]
+fn narrowing_a_byte_the_prmt_zero_extended_is_a_copy() {
+    let body = "\tprmt.b32 %r1, %a, 0, 0x7771;\n\tcvt.u16.u32 %s, %r1;\n\tprmt.b32 %r2, %a, 0, 0x3210;\n\tcvt.u16.u32 %t, %r2;\n\
+                \tcvt.u64.u16 %o0, %s;\n\tcvt.u64.u16 %o1, %t;\n";
+    check(body, &integer_pairs(), |x, _| {
+        let a = x as u32;
+        [u64::from((a >> 8) & 0xFF), u64::from(a & 0xFFFF), 0, 0, 0, 0, 0, 0]
+    });
+    let made = translated(body);
+    assert!(made("cvt.u16.u32 %s, %r1;").is_empty(), "{:?}", made("cvt.u16.u32 %s"));
+    assert_eq!(made("cvt.u16.u32 %t, %r2;").len(), 1);
+}
+
 /// A `setp` whose predicate only one `and`, `or` or `xor.pred` below it reads, nothing between
 /// writing what it compares, is one comparison with that operation, in the logic's place
 /// (ptxas's `ISETP.GT.XOR`, and Triton's sorts are made of them), listed at the `setp`'s

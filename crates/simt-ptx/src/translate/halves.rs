@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::{Item, mention_counts};
 use crate::ast::{self, OperandKind};
-use crate::ops::{Op, Type, Typed};
+use crate::ops::{Op, Prmt, Type, Typed};
 
 /// How a register is mentioned: as the low or high half of unpacks and packs (with its
 /// partner), or any other way.
@@ -129,6 +129,63 @@ pub(super) fn pairs_of_loaded_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize
             && inst.op.writes_first_operand()
         {
             written.insert(n, at);
+        }
+    }
+    edits
+}
+
+/// Narrowings that keep every bit: Triton's fp8 matmul for sm_89 takes each byte of an
+/// `ldmatrix` word apart (`prmt.b32 %b, %w, 0, 0x7770`, the byte zero-extended) and narrows
+/// it to 16 bits (`cvt.u16.u32 %h, %b`), which is an `AND` of bits already clear. Where the
+/// word's only writer is an unguarded `prmt.b32` with a zero `b` whose selector fills the
+/// upper two bytes from `b` (nibbles 4 to 7), the `cvt` becomes `mov.b32 %h, %b`, a copy
+/// the register allocator mostly removes.
+pub(super) fn narrowings_of_small_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Option<ast::Instruction<'a>>> {
+    // Each name's writers, and the last one.
+    let mut writers: HashMap<&str, (u32, Option<&ast::Instruction<'a>>)> = HashMap::default();
+    let mut names = Vec::new();
+    for item in items {
+        let Item::Inst(inst) = item else { continue };
+        names.clear();
+        let writes = inst.op.writes_first_operand();
+        for (k, o) in inst.operands.iter().enumerate() {
+            match o.kind {
+                OperandKind::Name(n) if k == 0 && writes => names.push(n),
+                OperandKind::Name(_) | OperandKind::Not(_) | OperandKind::Immediate(_) => {}
+                // Vectors and pairs may be written: counted as writes, never small.
+                _ if k == 0 => o.names(&mut names),
+                _ => {}
+            }
+        }
+        for &n in &names {
+            let entry = writers.entry(n).or_insert((0, None));
+            *entry = (entry.0 + 1, Some(inst));
+        }
+    }
+    let small = |name: &str| match writers.get(name) {
+        Some(&(1, Some(inst))) => match (inst.op, inst.operands.as_slice()) {
+            (Op::Prmt(Prmt { mode: None }), [_, _, b, selector]) if inst.guard.is_none() => {
+                let zero = matches!(b.kind, OperandKind::Immediate(ast::Immediate::Int(0)));
+                let upper_from_b = matches!(selector.kind, OperandKind::Immediate(ast::Immediate::Int(sel))
+                    if [(sel >> 8) & 0xF, (sel >> 12) & 0xF].iter().all(|nibble| (4..8).contains(nibble)));
+                zero && upper_from_b
+            }
+            _ => false,
+        },
+        _ => false,
+    };
+    let mut edits = HashMap::default();
+    for (at, item) in items.iter().enumerate() {
+        let Item::Inst(inst) = item else { continue };
+        let Op::Cvt(c) = inst.op else { continue };
+        let plain = !c.sat && !c.relu && !c.ftz && !c.satfinite && c.rounding.is_none();
+        if plain
+            && matches!(c.dst, Type::U16 | Type::B16 | Type::S16)
+            && matches!(c.src, Type::U32 | Type::B32 | Type::S32)
+            && let [_, ast::Operand { kind: OperandKind::Name(word), .. }] = inst.operands.as_slice()
+            && small(word)
+        {
+            edits.insert(at, Some(ast::Instruction { op: Op::Mov(Typed { ty: Type::B32 }), ..(*inst).clone() }));
         }
     }
     edits

@@ -585,13 +585,15 @@ fn translate_items<'t, 'a>(
     inlined: Inlined<'_, 'a>,
 ) -> std::result::Result<Kernel, Vec<Diagnostic>> {
     // The passes over the PTX, by position: `wide.rs`'s index products (each fused conversion
-    // left out), `halves.rs`'s whole words, pairs unpacked at once and pairs of loaded words,
-    // `tcgen05.rs`'s stores of zero and `predicates.rs`'s comparisons fused into their logic.
+    // left out), `halves.rs`'s whole words, pairs unpacked at once, pairs of loaded words and
+    // narrowings that keep every bit, `tcgen05.rs`'s stores of zero and `predicates.rs`'s
+    // comparisons fused into their logic.
     let mut passes = wide::fused_index_products(&items);
     let others = [
         halves::whole_words(&items),
         halves::pairs_unpacked_at_once(&items),
         halves::pairs_of_loaded_words(&items),
+        halves::narrowings_of_small_words(&items),
         tcgen05::stores_of_zero(&items),
         predicates::fused_comparisons(&items),
     ];
