@@ -14,7 +14,7 @@
 //! mentions stay halves.
 use rustc_hash::FxHashMap as HashMap;
 
-use super::{Item, mention_counts};
+use super::{Item, mention_counts, names_written};
 use crate::ast::{self, OperandKind};
 use crate::ops::{Op, Prmt, Type, Typed};
 
@@ -147,16 +147,7 @@ pub(super) fn narrowings_of_small_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<u
     for item in items {
         let Item::Inst(inst) = item else { continue };
         names.clear();
-        let writes = inst.op.writes_first_operand();
-        for (k, o) in inst.operands.iter().enumerate() {
-            match o.kind {
-                OperandKind::Name(n) if k == 0 && writes => names.push(n),
-                OperandKind::Name(_) | OperandKind::Not(_) | OperandKind::Immediate(_) => {}
-                // Vectors and pairs may be written: counted as writes, never small.
-                _ if k == 0 => o.names(&mut names),
-                _ => {}
-            }
-        }
+        names_written(inst, &mut names);
         for &n in &names {
             let entry = writers.entry(n).or_insert((0, None));
             *entry = (entry.0 + 1, Some(inst));

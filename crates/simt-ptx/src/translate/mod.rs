@@ -416,6 +416,20 @@ fn mention_counts<'a>(items: &[Item<'_, 'a>]) -> HashMap<&'a str, u32> {
     mentions
 }
 
+/// The names `inst` may write, appended to `names`: its first operand where it writes that,
+/// and, erring toward writes, every name inside any operand but a plain or negated name or
+/// a literal (vectors, pairs and addresses, which some instructions write through).
+fn names_written<'a>(inst: &ast::Instruction<'a>, names: &mut Vec<&'a str>) {
+    let writes = inst.op.writes_first_operand();
+    for (k, o) in inst.operands.iter().enumerate() {
+        match o.kind {
+            OperandKind::Name(n) if k == 0 && writes => names.push(n),
+            OperandKind::Name(_) | OperandKind::Not(_) | OperandKind::Immediate(_) => {}
+            _ => o.names(names),
+        }
+    }
+}
+
 fn flatten<'t, 'a>(block: &'t ast::Block<'a>, items: &mut Vec<Item<'t, 'a>>, decls: &mut Vec<&'t Statement<'a>>) {
     for statement in block.flat() {
         match statement {

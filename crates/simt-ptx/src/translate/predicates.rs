@@ -10,7 +10,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::{Item, mention_counts};
+use super::{Item, mention_counts, names_written};
 use crate::ast::{self, OperandKind};
 use crate::ops::{BoolOp, Op, Setp, Type};
 
@@ -43,14 +43,7 @@ pub(super) fn fused_comparisons<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Op
         }
         // A write to what a waiting comparison compares, or to its predicate, ends its wait.
         names.clear();
-        let writes = inst.op.writes_first_operand();
-        for (k, o) in inst.operands.iter().enumerate() {
-            match o.kind {
-                OperandKind::Name(n) if k == 0 && writes => names.push(n),
-                OperandKind::Name(_) | OperandKind::Not(_) | OperandKind::Immediate(_) => {}
-                _ => o.names(&mut names),
-            }
-        }
+        names_written(inst, &mut names);
         if !names.is_empty() {
             waiting.retain(|_, (_, setp, _)| {
                 compared.clear();

@@ -42,22 +42,15 @@ pub(super) fn stores_of_zero<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Optio
 }
 
 /// Whether `name` holds zero after `before`: the last instruction of its block there that
-/// mentions it other than as a plain source is an unguarded `mov` of zero to it.
+/// may write it (`names_written`) is an unguarded `mov` of zero to it.
 fn holds_zero(before: &[Item<'_, '_>], name: &str) -> bool {
     let mut names = Vec::new();
     for item in before.iter().rev() {
         // Above a label, other paths join.
         let Item::Inst(inst) = item else { return false };
-        let writes = inst.op.writes_first_operand();
-        let written = inst.operands.iter().enumerate().any(|(k, o)| match o.kind {
-            OperandKind::Name(n) => n == name && k == 0 && writes,
-            _ => {
-                names.clear();
-                o.names(&mut names);
-                names.contains(&name)
-            }
-        });
-        if written {
+        names.clear();
+        names_written(inst, &mut names);
+        if names.contains(&name) {
             return literals::literal_move(inst).is_some_and(|literal| literal.bits == 0);
         }
     }
