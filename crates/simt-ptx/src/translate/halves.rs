@@ -60,6 +60,7 @@ pub(super) fn pairs_of_loaded_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize
     let mut written: HashMap<&str, usize> = HashMap::default();
     let mut block_start = 0;
     let mut edits = HashMap::default();
+    let mut names = Vec::new();
     let name_of = |o: &ast::Operand<'a>| match o.kind {
         OperandKind::Name(n) => Some(n),
         _ => None,
@@ -106,7 +107,7 @@ pub(super) fn pairs_of_loaded_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize
                 // or leave for where they might be read.
                 let first_load = high_at.min(low_at);
                 let untouched = (first_load + 1..at).filter_map(inst_at).all(|between| {
-                    let mut names = Vec::new();
+                    names.clear();
                     between.operands.iter().for_each(|o| o.names(&mut names));
                     let leaves = matches!(between.op, Op::Bra(_) | Op::Brx(_) | Op::Ret(_) | Op::Exit | Op::Trap);
                     !leaves && !names.contains(&x) && !names.contains(&y)
@@ -125,11 +126,9 @@ pub(super) fn pairs_of_loaded_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize
                 }
             }
         }
-        if let Some(ast::Operand { kind: OperandKind::Name(n), .. }) = inst.operands.first()
-            && inst.op.writes_first_operand()
-        {
-            written.insert(n, at);
-        }
+        names.clear();
+        names_written(inst, &mut names);
+        names.iter().for_each(|&n| _ = written.insert(n, at));
     }
     edits
 }
@@ -141,20 +140,19 @@ pub(super) fn pairs_of_loaded_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize
 /// upper two bytes from `b` (nibbles 4 to 7), the `cvt` becomes `mov.b32 %h, %b`, a copy
 /// the register allocator mostly removes.
 pub(super) fn narrowings_of_small_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Option<ast::Instruction<'a>>> {
-    // Each name's writers, and the last one.
-    let mut writers: HashMap<&str, (u32, Option<&ast::Instruction<'a>>)> = HashMap::default();
+    // How many instructions write each name, and the last of them.
+    let mut writers: HashMap<&str, (u32, &ast::Instruction<'a>)> = HashMap::default();
     let mut names = Vec::new();
     for item in items {
         let Item::Inst(inst) = item else { continue };
         names.clear();
         names_written(inst, &mut names);
         for &n in &names {
-            let entry = writers.entry(n).or_insert((0, None));
-            *entry = (entry.0 + 1, Some(inst));
+            writers.entry(n).and_modify(|(count, last)| (*count, *last) = (*count + 1, inst)).or_insert((1, inst));
         }
     }
     let small = |name: &str| match writers.get(name) {
-        Some(&(1, Some(inst))) => match (inst.op, inst.operands.as_slice()) {
+        Some(&(1, inst)) => match (inst.op, inst.operands.as_slice()) {
             (Op::Prmt(Prmt { mode: None }), [_, _, b, selector]) if inst.guard.is_none() => {
                 let zero = matches!(b.kind, OperandKind::Immediate(ast::Immediate::Int(0)));
                 let upper_from_b = matches!(selector.kind, OperandKind::Immediate(ast::Immediate::Int(sel))
@@ -176,7 +174,7 @@ pub(super) fn narrowings_of_small_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<u
             && let [_, ast::Operand { kind: OperandKind::Name(word), .. }] = inst.operands.as_slice()
             && small(word)
         {
-            edits.insert(at, Some(ast::Instruction { op: Op::Mov(Typed { ty: Type::B32 }), ..(*inst).clone() }));
+            edits.insert(at, Some(word_copy(inst)));
         }
     }
     edits
@@ -190,7 +188,7 @@ pub(super) fn pairs_unpacked_at_once<'a>(items: &[Item<'_, 'a>]) -> HashMap<usiz
     let mentions = mention_counts(items);
     let copy = |inst: &ast::Instruction<'a>, to: &'a str, from: &'a str| {
         let operand = |name| ast::Operand { kind: OperandKind::Name(name), span: inst.span };
-        ast::Instruction { op: Op::Mov(Typed { ty: Type::B32 }), operands: vec![operand(to), operand(from)], ..inst.clone() }
+        ast::Instruction { operands: vec![operand(to), operand(from)], ..word_copy(inst) }
     };
     let mut edits = HashMap::default();
     for (at, two) in items.windows(2).enumerate() {
@@ -207,8 +205,13 @@ pub(super) fn pairs_unpacked_at_once<'a>(items: &[Item<'_, 'a>]) -> HashMap<usiz
     edits
 }
 
+/// `inst`, its operands as they are, as a `mov.b32`: a word copy.
+fn word_copy<'a>(inst: &ast::Instruction<'a>) -> ast::Instruction<'a> {
+    ast::Instruction { op: Op::Mov(Typed { ty: Type::B32 }), ..inst.clone() }
+}
+
 /// A `mov` of one 16-bit register to another, unguarded: `(to, from)`.
-fn copy<'a>(inst: &ast::Instruction<'a>) -> Option<(&'a str, &'a str)> {
+fn half_copy<'a>(inst: &ast::Instruction<'a>) -> Option<(&'a str, &'a str)> {
     if !matches!(inst.op, Op::Mov(t) if t.ty.bits() == 16) || inst.guard.is_some() || inst.operands.len() != 2 {
         return None;
     }
@@ -270,7 +273,7 @@ pub(super) fn whole_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Option<a
             runs.push(Vec::new());
             continue;
         };
-        if let Some((to, from)) = copy(inst) {
+        if let Some((to, from)) = half_copy(inst) {
             runs.last_mut().expect("a run is open").push((to, from));
             continue;
         }
@@ -344,10 +347,10 @@ pub(super) fn whole_words<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Option<a
                 whole.operands[vector] = ast::Operand { kind: OperandKind::Name(lo), span };
                 replaced.insert(at, Some(whole));
             }
-        } else if let Some((to, _)) = copy(inst)
+        } else if let Some((to, _)) = half_copy(inst)
             && let Some((low, _)) = pair_of(&roles, to)
         {
-            let word = (low == to).then(|| ast::Instruction { op: Op::Mov(Typed { ty: Type::B32 }), ..(*inst).clone() });
+            let word = (low == to).then(|| word_copy(inst));
             replaced.insert(at, word);
         }
     }

@@ -41,6 +41,11 @@ pub(super) fn fused_comparisons<'a>(items: &[Item<'_, 'a>]) -> HashMap<usize, Op
                 edits.insert(at, Some(ast::Instruction { op: Op::Setp(Setp { combine: Some(combine), ..s }), operands, ..setp.clone() }));
             }
         }
+        // A comparison read by anything else waits no more: its one reader has gone by.
+        names.clear();
+        inst.operands.iter().for_each(|o| o.names(&mut names));
+        names.extend(inst.guard.map(|g| g.predicate));
+        names.iter().for_each(|n| _ = waiting.remove(n));
         // A write to what a waiting comparison compares, or to its predicate, ends its wait.
         names.clear();
         names_written(inst, &mut names);
