@@ -411,6 +411,39 @@ fn saturating_integer_conversions() {
     });
 }
 
+/// PTX extends a conversion's integer result to its destination register's width by the
+/// result type's signedness: LLVM's `cvt.s8.s32 %rs1, %r1` then `max.s16 %rs3, %rs1, %rs2`
+/// (Triton's `tl.maximum` of two int8 values) relies on `%rs1` holding the byte sign-extended
+/// to 16 bits. From integers and from floats, into 16-, 32- and 64-bit registers.
+#[test]
+fn signed_results_extend_to_their_register() {
+    let body = "\tcvt.s8.s32 %h0, %a;\n\tcvt.u64.u16 %o0, %h0;\n\tcvt.s8.s32 %r1, %a;\n\tcvt.u64.u32 %o1, %r1;\n\
+                \tcvt.s16.u32 %r2, %a;\n\tcvt.u64.u32 %o2, %r2;\n\tcvt.s16.s8 %r3, %h0;\n\tcvt.u64.u32 %o3, %r3;\n\
+                \tcvt.s8.s64 %o4, %x;\n\tcvt.rzi.s8.f32 %h1, %g;\n\tcvt.u64.u16 %o5, %h1;\n\
+                \tcvt.rzi.s16.f32 %r4, %g;\n\tcvt.u64.u32 %o6, %r4;\n\tcvt.rzi.s32.f32 %o7, %g;\n\
+                \tcvt.u8.s32 %h2, %a;\n\tcvt.u16.s8 %r5, %h0;\n\tcvt.u64.u16 %rd0, %h2;\n\tcvt.u64.u32 %rd1, %r5;\n\
+                \tshl.b64 %rd1, %rd1, 16;\n\tor.b64 %o0, %o0, %rd1;\n\tshl.b64 %rd0, %rd0, 48;\n\tor.b64 %o0, %o0, %rd0;\n";
+    let floats = [-9.75f32, 9.75, -128.5, -129.0, 127.9, 200.0, -40000.0, 40000.0, -3e9, 3e9, -0.5, f32::NAN, f32::NEG_INFINITY, 1e-40];
+    let inputs: Vec<(u64, u64)> = integer_pairs().into_iter().enumerate().map(|(i, (x, y))| (x, floats.get(i).map_or(y, |f| u64::from(f.to_bits())))).collect();
+    check(body, &inputs, |x, y| {
+        let a = x as u32;
+        let g = f32::from_bits(y as u32);
+        // Rust's float-to-integer `as` saturates and takes NaN to 0, as PTX's cvt does.
+        let (g8, g16, g32) = (g as i8, g as i16, g as i32);
+        let byte = a as i8;
+        [
+            u64::from(byte as i16 as u16) | u64::from(byte as i16 as u16) << 16 | u64::from(a as u8) << 48,
+            u64::from(byte as i32 as u32),
+            u64::from(a as i16 as i32 as u32),
+            u64::from(byte as i32 as u32),
+            x as i8 as i64 as u64,
+            u64::from(g8 as i16 as u16),
+            u64::from(g16 as i32 as u32),
+            g32 as i64 as u64,
+        ]
+    });
+}
+
 #[test]
 fn wide_integers_to_and_from_floats() {
     let body = "\tcvt.rn.f32.s64 %k0, %x;\n\tcvt.rn.f32.u64 %k1, %x;\n\tmov.b32 %r1, %k0;\n\tmov.b32 %r2, %k1;\n\tmov.b64 %o0, {%r1, %r2};\n\

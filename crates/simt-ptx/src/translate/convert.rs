@@ -110,12 +110,12 @@ impl<'t, 'a> Entry<'t, 'a> {
             // Halves round through f32, where they and their integral values are exact.
             self.emit(Form::Cvt(mods::Cvt { to: isa::CvtType::F32, from: from_ty, rnd: isa::Round::Rn }), &[dst(t), src(x)])?;
             self.emit(Form::Frnd(mods::Frnd { rnd, ftz: ftz(false) }), &[dst(t), src(Src::reg(t))])?;
-            let d = if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? };
+            let r = if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? };
             match to_ty {
-                isa::CvtType::F32 => self.mov(d, Src::reg(t))?,
-                to_ty => self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: isa::CvtType::F32, rnd: isa::Round::Rn }), &[dst(d), src(Src::reg(t))])?,
+                isa::CvtType::F32 => self.mov(r, Src::reg(t))?,
+                to_ty => self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: isa::CvtType::F32, rnd: isa::Round::Rn }), &[dst(r), src(Src::reg(t))])?,
             }
-            return if wide(to) != to { self.saturate_narrow(d, to) } else { Ok(()) };
+            return self.integer_result(d, r, to);
         }
         if let Some(rnd) = integral.filter(|&r| r != isa::Round::Rz || to.is_float()) {
             let rounded = if to.is_float() && to == from { if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? } } else { t };
@@ -135,19 +135,29 @@ impl<'t, 'a> Entry<'t, 'a> {
             self.emit(Form::Fadd(mods::Fadd { ftz: ftz(true), sat: sat(false) }), &[dst(t), src(x), src(Src::imm(0x8000_0000))])?;
             x = Src::reg(t);
         }
-        let d = if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? };
+        let r = if to_ty.is_pair() { self.pair(d)? } else { self.word(d)? };
         let rnd = directed(c.rounding).unwrap_or(isa::Round::Rn);
-        self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: from_ty, rnd }), &[dst(d), src(x)])?;
-        if wide(to) != to {
-            return self.saturate_narrow(d, to);
-        }
+        self.emit(Form::Cvt(mods::Cvt { to: to_ty, from: from_ty, rnd }), &[dst(r), src(x)])?;
         if to == Type::F32 && (sat_result || c.ftz) {
-            self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(c.sat) }), &[dst(d), src(Src::reg(d)), src(Src::imm(0x8000_0000))])?;
+            self.emit(Form::Fadd(mods::Fadd { ftz: ftz(c.ftz), sat: sat(c.sat) }), &[dst(r), src(Src::reg(r)), src(Src::imm(0x8000_0000))])?;
         }
-        Ok(())
+        self.integer_result(d, r, to)
     }
 
-    /// Clamps the 32-bit integer in `d` to the range of the 8- or 16-bit `to`, kept zero-extended.
+    /// After `CVT` to an integer of 32 or 64 bits in `r` (a float's `to` is complete): an 8- or
+    /// 16-bit `to` clamped to its range, and a result of at most 32 bits extended to `d`'s register.
+    fn integer_result(&mut self, d: &'t ast::Operand<'a>, r: u8, to: Type) -> Result<()> {
+        if !to.is_integer() || to.bits() == 64 {
+            return Ok(());
+        }
+        if to.bits() < 32 {
+            self.saturate_narrow(r, to)?;
+        }
+        self.extend_to_register(d, r, to)
+    }
+
+    /// Clamps the 32-bit integer in `d` to the range of the 8- or 16-bit `to`, leaving it a
+    /// 32-bit integer of `to`'s signedness.
     pub(super) fn saturate_narrow(&mut self, d: u8, to: Type) -> Result<()> {
         let bits = to.bits();
         let (low, high, int) =
@@ -155,8 +165,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         if to.is_signed() {
             self.emit(Form::Imax(mods::Imax { ty: int }), &[dst(d), src(Src::reg(d)), src(Src::imm(low as u32))])?;
         }
-        self.emit(Form::Imin(mods::Imin { ty: int }), &[dst(d), src(Src::reg(d)), src(Src::imm(high as u32))])?;
-        self.narrow(d, bits)
+        self.emit(Form::Imin(mods::Imin { ty: int }), &[dst(d), src(Src::reg(d)), src(Src::imm(high as u32))])
     }
 
     /// An f16 or bf16 operation, or one on each half of a pair (`.f16x2`, `.bf16x2`; the low
@@ -258,8 +267,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                 self.mov(d, lo)?;
                 self.mov(d + 1, hi)
             } else {
-                let d = self.word(d)?;
-                self.low_bits(d, lo, to.bits())
+                self.put_low_bits(d, lo, to)
             };
         }
         // An unsigned source in a register no wider than its type holds its value already
@@ -295,13 +303,48 @@ impl<'t, 'a> Entry<'t, 'a> {
                 self.mov(d + 1, Src::imm(0))
             };
         }
-        let d = self.word(d)?;
         if from.bits() >= to.bits() {
-            return self.low_bits(d, x, to.bits());
+            return self.put_low_bits(d, x, to);
         }
-        self.widen(d, x, from)?;
-        // Zero-extended, the value fits the wider type; sign-extended, it may fill 32 bits.
-        if from.is_signed() { self.narrow(d, to.bits()) } else { Ok(()) }
+        let r = self.word(d)?;
+        self.widen(r, x, from)?;
+        // Zero-extended, the value fits the wider type; sign-extended, it may fill 32 bits,
+        // which an unsigned type's value does not.
+        if from.is_signed() && !to.is_signed() {
+            self.narrow(r, to.bits())?;
+        }
+        self.extend_to_register(d, r, to)
+    }
+
+    /// `d = ` the low bits of `x` as the integer type `to` (at most 32 bits), extended to `d`'s
+    /// register as [`Self::extend_to_register`] says.
+    fn put_low_bits(&mut self, d: &'t ast::Operand<'a>, x: Src, to: Type) -> Result<()> {
+        let r = self.word(d)?;
+        match self.class_of_operand(d) {
+            // A register of the type's width holds its bits zero-extended, whatever their sign.
+            Some(Class::Word { bits }) if bits <= to.bits() => self.low_bits(r, x, to.bits()),
+            _ => {
+                self.widen(r, x, to)?;
+                self.extend_to_register(d, r, to)
+            }
+        }
+    }
+
+    /// Register `r`, `d`'s, holds a value of the integer type `to` (at most 32 bits) as a
+    /// 32-bit integer of `to`'s signedness. PTX extends a conversion's result to the width of
+    /// its destination register by the result type's signedness (`cvt.s8.s32 %rs1, %r1`
+    /// leaves the 16-bit `%rs1` sign-extended, as LLVM's `max.s16` of it assumes): a signed
+    /// value is cut to an 8- or 16-bit register's width (which holds its value zero-extended),
+    /// and a 64-bit register's upper word is filled.
+    pub(super) fn extend_to_register(&mut self, d: &'t ast::Operand<'a>, r: u8, to: Type) -> Result<()> {
+        match self.class_of_operand(d) {
+            Some(Class::Word { bits }) if bits < 32 && to.is_signed() => self.narrow(r, bits),
+            Some(Class::Pair) if to.is_signed() => {
+                self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(r + 1), src(Src::reg(r)), src(Src::imm(31))])
+            }
+            Some(Class::Pair) => self.mov(r + 1, Src::imm(0)),
+            _ => Ok(()),
+        }
     }
 
     /// The conversions to and from TF32 and pairs of FP8 or FP4 (Triton's `tf32x3` dots, its fp8
