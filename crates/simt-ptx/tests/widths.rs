@@ -244,10 +244,23 @@ fn set_and_the_comparisons_of_narrow_and_flushed_values() {
                 \tset.gt.f32.f32 %k0, %f, %g;\n\tmov.b32 %r1, %k0;\n\tset.neu.s32.f64 %r2, %d, %q;\n\tmov.b64 %o1, {%r1, %r2};\n\
                 \tsetp.lt.s16 %p1, %s, %t;\n\tselp.u32 %r1, 1, 0, %p1;\n\tsetp.lt.ftz.f32 %p2, %f, %g;\n\tselp.u32 %r2, 1, 0, %p2;\n\tmov.b64 %o2, {%r1, %r2};\n\
                 \tset.eq.and.u32.u32 %r1, %a, %b, %p1;\n\tset.ne.or.u32.s32 %r2, %a, %b, !%p2;\n\tmov.b64 %o3, {%r1, %r2};\n\
-                \tsetp.ne.s16 %p3, %s, %t;\n\tselp.u32 %r1, 1, 0, %p3;\n\tsetp.gt.s16 %p3, %s, -2;\n\tselp.u32 %r2, 1, 0, %p3;\n\tmov.b64 %o4, {%r1, %r2};\n";
+                \tsetp.ne.s16 %p3, %s, %t;\n\tselp.u32 %r1, 1, 0, %p3;\n\tsetp.gt.s16 %p3, %s, -2;\n\tselp.u32 %r2, 1, 0, %p3;\n\tmov.b64 %o4, {%r1, %r2};\n\
+                \tsetp.lt.u16 %p3, %s, -127;\n\tselp.u32 %r1, 1, 0, %p3;\n\tsetp.eq.s16 %p3, %s, -1;\n\tselp.u32 %r2, 1, 0, %p3;\n\tmov.b64 %o5, {%r1, %r2};\n\
+                \tcvt.u8.u32 %u0, %a;\n\tsetp.hi.u8 %p3, %u0, -2;\n\tselp.u32 %r1, 1, 0, %p3;\n\tsetp.ne.b16 %p3, %s, 0xFFFFFFFE;\n\tselp.u32 %r2, 1, 0, %p3;\n\tmov.b64 %o6, {%r1, %r2};\n";
     let mut inputs = integer_pairs();
     // Equal words, subnormal and NaN floats, and negative 16-bit values in some lanes.
-    let specials = [(5, 5), (0x0000_8001, 0x0000_0001), (1, 2), (0x8000_0001, 0x0000_0000), (0x7FC0_0000, 0), (0xFFFF, 0xFFFE)];
+    let specials = [
+        (5, 5),
+        (0x0000_8001, 0x0000_0001),
+        (1, 2),
+        (0x8000_0001, 0x0000_0000),
+        (0x7FC0_0000, 0),
+        (0xFFFF, 0xFFFE),
+        (0xFF80, 0),
+        (0xFF81, 0),
+        (0x12FFFE, 0),
+        (0xFF, 0),
+    ];
     for (i, &(a, b)) in specials.iter().enumerate() {
         inputs[i].0 = (inputs[i].0 & !0xFFFF_FFFF) | a;
         inputs[i].1 = (inputs[i].1 & !0xFFFF_FFFF) | b;
@@ -266,8 +279,9 @@ fn set_and_the_comparisons_of_narrow_and_flushed_values() {
             pair(u32::from(p1), u32::from(p2)),
             pair(all(a == b && p1), all(a != b || !p2)),
             pair(u32::from(a as u16 != b as u16), u32::from(a as u16 as i16 > -2)),
-            0,
-            0,
+            // A literal compares with a narrow value as its bits of that width.
+            pair(u32::from((a as u16) < 0xFF81), u32::from(a as u16 == 0xFFFF)),
+            pair(u32::from(a as u8 > 0xFE), u32::from(a as u16 != 0xFFFE)),
             0,
         ]
     });

@@ -1135,6 +1135,10 @@ impl<'t, 'a> Entry<'t, 'a> {
                 // Registers hold 8- and 16-bit values zero-extended: order them sign-extended
                 // (equal ones are equal either way).
                 (x, y) = (self.sign_extended(x, s.ty.bits(), 0)?, self.sign_extended(y, s.ty.bits(), 1)?);
+            } else if s.ty.bits() < 32 {
+                // And compare them with a literal's bits of that width (`setp.lt.u16 %p, %rs, -127`
+                // is `%rs < 0xFF81`).
+                (x, y) = (zero_extended(x, s.ty.bits()), zero_extended(y, s.ty.bits()));
             }
             return self.emit(Form::Isetp(mods::Isetp { cmp, ty, bop }), &[isa::Operand::Pred(p), src(x), src(y), q]);
         }
@@ -1169,6 +1173,14 @@ impl<'t, 'a> Entry<'t, 'a> {
             Some(px::BoolOp::Xor) => isa::BoolOp::Xor,
         };
         Ok((bop, q))
+    }
+}
+
+/// A literal `x` cut to its low `bits` bits, as a narrow register holds them; a register as it is.
+fn zero_extended(x: Src, bits: u32) -> Src {
+    match x {
+        Src::Imm { bits: v, wide: false } => Src::imm(v as u32 & low_mask(bits)),
+        x => x,
     }
 }
 
