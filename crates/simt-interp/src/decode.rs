@@ -319,6 +319,8 @@ impl Decoder {
             Form::Fmul(mods::Fmul { ftz, sat }) => Op::Arith(f2(FOp::Mul, flags(ftz, sat))),
             Form::Fmin(mods::Fmin { ftz }) => Op::Arith(f2(FOp::Min, flags(ftz, Sat::No))),
             Form::Fmax(mods::Fmax { ftz }) => Op::Arith(f2(FOp::Max, flags(ftz, Sat::No))),
+            Form::FminNan(mods::FminNan { ftz }) => Op::Arith(f2(FOp::MinNan, flags(ftz, Sat::No))),
+            Form::FmaxNan(mods::FmaxNan { ftz }) => Op::Arith(f2(FOp::MaxNan, flags(ftz, Sat::No))),
             Form::Ffma(mods::Ffma { ftz, sat, rnd: Round::Rn }) => {
                 Op::Arith(match (t.val(&o[1], true), t.val(&o[2], true), t.val(&o[3], true), flags(ftz, sat)) {
                     (Val::Reg(a, Modifier::None), Val::Reg(b, Modifier::None), Val::Reg(c, Modifier::None), FFlags { ftz: false, sat: false }) => {
@@ -356,6 +358,8 @@ impl Decoder {
             Form::Hfma2(mods::Hfma2 { ty }) => Op::Arith(tri(TriOp::Hfma2(ty))),
             Form::Hmin2(mods::Hmin2 { ty }) => Op::Arith(int2(IntOp::Hmin2(ty))),
             Form::Hmax2(mods::Hmax2 { ty }) => Op::Arith(int2(IntOp::Hmax2(ty))),
+            Form::Hmin2Nan(mods::Hmin2Nan { ty }) => Op::Arith(int2(IntOp::Hmin2Nan(ty))),
+            Form::Hmax2Nan(mods::Hmax2Nan { ty }) => Op::Arith(int2(IntOp::Hmax2Nan(ty))),
             Form::Hsetp2(mods::Hsetp2 { cmp, bop, ty }) => Op::Arith(ArithOp::Hsetp2 {
                 p: Decoder::pred_out(&o[0]),
                 q: Decoder::pred_out(&o[1]),
@@ -480,6 +484,14 @@ impl Decoder {
             Form::Match(mods::Match { mode }) => {
                 Op::Collective(CollectiveOp::Match { all: mode == MatchMode::All, d: t.dst(&o[0]), a: t.first(&o[1]), m: t.val(&o[2], false) })
             }
+            Form::ReduxF32(mods::ReduxF32 { op, abs, nan }) => Op::Collective(CollectiveOp::ReduxF32 {
+                max: op == MinMax::Max,
+                abs: abs == Magnitude::Yes,
+                nan: nan == NanProp::Yes,
+                d: t.dst(&o[0]),
+                a: t.first(&o[1]),
+                m: t.val(&o[2], false),
+            }),
             Form::Elect(_) => Op::Collective(CollectiveOp::Elect { d: t.dst(&o[0]), p: Decoder::pred_out(&o[1]), m: t.val(&o[2], false) }),
             // Tensor cores (exec/tensor.rs).
             Form::Mma(_) | Form::MmaM16n8k16(_) | Form::MmaSp(_) | Form::MmaM8n8k4(_) | Form::MmaM16n8k8(_) | Form::MmaM16n8k32(_) => {

@@ -32,6 +32,9 @@ pub enum FOp {
     Mul,
     Min,
     Max,
+    /// `FMIN.NAN`, `FMAX.NAN`: NaN when either operand is.
+    MinNan,
+    MaxNan,
     Div,
 }
 
@@ -199,6 +202,8 @@ lane_ops!(
         Hmul2(ty: PackType) => half_pair(HalfArith::Mul, ty, a, b, 0),
         Hmin2(ty: PackType) => half_pair(HalfArith::Min, ty, a, b, 0),
         Hmax2(ty: PackType) => half_pair(HalfArith::Max, ty, a, b, 0),
+        Hmin2Nan(ty: PackType) => half_pair(HalfArith::MinNan, ty, a, b, 0),
+        Hmax2Nan(ty: PackType) => half_pair(HalfArith::MaxNan, ty, a, b, 0),
     }
 );
 
@@ -248,6 +253,8 @@ enum HalfArith {
     Fma,
     Min,
     Max,
+    MinNan,
+    MaxNan,
 }
 
 /// An operation on pairs of halves: each half of the result from the same half of the sources,
@@ -265,6 +272,8 @@ fn half_pair(op: HalfArith, ty: PackType, a: u32, b: u32, c: u32) -> u32 {
             HalfArith::Fma => sum_to_odd(x * y, value(c >> shift)),
             HalfArith::Min => min_max(x, y, false),
             HalfArith::Max => min_max(x, y, true),
+            HalfArith::MinNan => min_max_nan(x, y, false),
+            HalfArith::MaxNan => min_max_nan(x, y, true),
         };
         to_f16_bits(exact_or_odd, bf)
     };
@@ -421,6 +430,11 @@ fn min_max<F: MinMax>(a: F, b: F, max: bool) -> F {
     }
 }
 
+/// [`min_max`], but the canonical NaN when either operand is NaN (`FMIN.NAN`, `HMAX2.NAN`).
+fn min_max_nan<F: MinMax>(a: F, b: F, max: bool) -> F {
+    if a.is_nan() || b.is_nan() { F::CANONICAL_NAN } else { min_max(a, b, max) }
+}
+
 /// What FMIN/FMAX and DMIN/DMAX need of a float type.
 trait MinMax: Copy + PartialOrd {
     const CANONICAL_NAN: Self;
@@ -453,9 +467,20 @@ pub fn f32_op(op: FOp, a: u32, b: u32, flags: FFlags) -> u32 {
         FOp::Mul => x * y,
         FOp::Min => min_max(x, y, false),
         FOp::Max => min_max(x, y, true),
+        FOp::MinNan => min_max_nan(x, y, false),
+        FOp::MaxNan => min_max_nan(x, y, true),
         FOp::Div => x / y,
     };
     finish(r, flags)
+}
+
+/// The least or greatest of f32 `values` (`REDUX.F32`), -0 below +0: NaNs passed over, the
+/// canonical NaN only when there is nothing else; with `nan`, the canonical NaN if any is NaN.
+pub fn reduce_f32(values: impl Iterator<Item = u32>, max: bool, nan: bool) -> u32 {
+    let mut values = values.map(f32::from_bits);
+    let first = values.next().unwrap_or(f32::CANONICAL_NAN);
+    let pick = if nan { min_max_nan } else { min_max };
+    values.fold(first, |x, y| pick(x, y, max)).to_bits()
 }
 
 /// `FFMA`: one rounding.

@@ -530,6 +530,10 @@ fn half_cases() -> Vec<Case> {
         c("HMAX2 R2, R0, R1", "R0=0x00007e00 R1=0x80003c00", "R2=0x00003c00"),
         c("HMIN2 R2, R0, R1", "R0=0x7e007e00 R1=0xfe01fe01", "R2=0x7fff7fff"),
         c("HMAX2.BF16X2 R2, R0, R1", "R0=0xbf804000 R1=0x3f803f80", "R2=0x3f804000"),
+        // With NAN, a NaN in either half of either operand makes that half 0x7FFF.
+        c("HMIN2.NAN R2, R0, R1", "R0=0x00007e00 R1=0x80003c00", "R2=0x80007fff"),
+        c("HMAX2.NAN R2, R0, R1", "R0=0x4000fc01 R1=0x3c003c00", "R2=0x40007fff"),
+        c("HMAX2.NAN.BF16X2 R2, R0, R1", "R0=0xbf807fc1 R1=0x3f803f80", "R2=0x3f807fff"),
         // HSETP2: the low halves into p, the high ones into q, as FSETP compares their values.
         c("HSETP2.LT P0, P1, R0, R1", "R0=0x40003c00 R1=0x3c004000", "P0=1 P1=0"),
         c("HSETP2.GE P0, P1, R0, R1", "R0=0x40003c00 R1=0x3c004000", "P0=0 P1=1"),
@@ -928,6 +932,13 @@ fn f32_cases() -> Vec<Case> {
         c("FMAX.FTZ R2, R0, R1", "R0=0x80000001 R1=0", "R2=0"),
         c("FMAX.FTZ R2, R0, R1", "R0=0x00000001 R1=0x80000000", "R2=0"),
         c("FMAX.FTZ R2, R0, R1", "R0=0x80000001 R1=0x80000002", "R2=0x80000000"),
+        // FMIN.NAN / FMAX.NAN: the canonical NaN when either operand is NaN, else as FMIN / FMAX.
+        c("FMIN.NAN R2, R0, R1", "R0=0x7fc00000 R1=f:1", "R2=0x7fffffff"),
+        c("FMAX.NAN R2, R0, R1", "R0=f:-1 R1=0xff800001", "R2=0x7fffffff"),
+        c("FMAX.NAN R2, R0, R1", "R0=f:-1 R1=f:-inf", "R2=f:-1"),
+        c("FMIN.NAN R2, R0, R1", "R0=0 R1=0x80000000", "R2=0x80000000"),
+        c("FMAX.NAN R2, R0, R1", "R0=0x80000000 R1=0", "R2=0"),
+        c("FMAX.NAN.FTZ R2, R0, R1", "R0=0x00000001 R1=0x80000000", "R2=0"),
         c("FMIN R2, -R0, R1", "R0=f:5 R1=f:1", "R2=f:-5"),
         c("FMAX R2, |R0|, R1", "R0=f:-5 R1=f:1", "R2=f:5"),
         c("FMAX R2, -|R0|, -0.5", "R0=f:5", "R2=f:-0.5"),
@@ -1918,6 +1929,23 @@ fn warp_cases() -> Vec<Case> {
             .out(Loc::R(2), lanes(|l| if l % 8 >= 5 { tile_of(l) + 5 } else { 7 }))
             .out(Loc::P(1), lanes(|l| u32::from(l % 8 == 5))),
         Case::new("ELECT R2, P1, 0").out(Loc::R(2), [u32::MAX; 32]).out(Loc::P(1), [0; 32]),
+        // REDUX.F32: floats ordered as FMIN / FMAX order them; ABS of the magnitudes; NaNs
+        // passed over, or with NAN, any NaN gives the canonical one.
+        Case::new("REDUX.MAX.F32 R2, R0").inp(Loc::R(0), lanes(|l| (l as f32 - 40.0).to_bits())).out(Loc::R(2), [(-9.0f32).to_bits(); 32]),
+        Case::new("REDUX.MIN.F32 R2, R0, R1")
+            .inp(Loc::R(0), lanes(|l| (-(l as f32)).to_bits()))
+            .inp(Loc::R(1), tiles)
+            .out(Loc::R(2), lanes(|l| (-((tile_of(l) + 7) as f32)).to_bits())),
+        Case::new("REDUX.MAX.F32.ABS R2, R0").inp(Loc::R(0), lanes(|l| (l as f32 - 40.0).to_bits())).out(Loc::R(2), [40.0f32.to_bits(); 32]),
+        Case::new("REDUX.MAX.F32 R2, R0").inp(Loc::R(0), lanes(|l| if l == 3 { 0x7FC0_0000 } else { 0x8000_0000 })).out(Loc::R(2), [0x8000_0000; 32]),
+        Case::new("REDUX.MAX.F32.NAN R2, R0").inp(Loc::R(0), lanes(|l| if l == 3 { 0x7FC0_0000 } else { l })).out(Loc::R(2), [0x7FFF_FFFF; 32]),
+        Case::new("REDUX.MIN.F32 R2, R0").inp(Loc::R(0), [0xFFC0_0000; 32]).out(Loc::R(2), [0x7FFF_FFFF; 32]),
+        Case::new("REDUX.MIN.F32 R2, R0").inp(Loc::R(0), lanes(|l| if l % 2 == 0 { 0 } else { 0x8000_0000 })).out(Loc::R(2), [0x8000_0000; 32]),
+        Case::new("@P0 REDUX.MAX.F32 R2, R0")
+            .inp(Loc::R(2), [0; 32])
+            .inp(Loc::R(0), lanes(|l| (l as f32).to_bits()))
+            .inp(Loc::P(0), lanes(|l| u32::from(l < 5)))
+            .out(Loc::R(2), lanes(|l| if l < 5 { 4.0f32.to_bits() } else { 0 })),
         Case::new("ELECT RZ, P1, 0xF0").out(Loc::P(1), lanes(|l| u32::from(l == 4))),
     ]);
     // VOTE.

@@ -127,6 +127,19 @@ modifier_enum!(
     Sat { No = "", Yes = "SAT" }
 );
 modifier_enum!(
+    /// The orderings a float `REDUX` takes.
+    MinMax { Min = "MIN", Max = "MAX" }
+);
+modifier_enum!(
+    /// Whether a float `REDUX` orders the magnitudes of its values, and gives one (PTX `.abs`).
+    Magnitude { No = "", Yes = "ABS" }
+);
+modifier_enum!(
+    /// Whether a NaN among a float `REDUX`'s values makes its result the canonical NaN
+    /// (PTX `.NaN`); without it NaNs are passed over, as `FMIN`/`FMAX` pass them over.
+    NanProp { No = "", Yes = "NAN" }
+);
+modifier_enum!(
     /// How an f32 result rounds: to nearest even, toward zero, minus infinity or plus infinity.
     Round { Rn = "", Rz = "RZ", Rm = "RM", Rp = "RP" }
 );
@@ -1363,6 +1376,16 @@ instruction_table! {
     CvtBf16x2Widen: "CVT" ["BF16X2", from: CvtPair], &[op("d", D), op("a", S_INT)], optional 0, Fp32, Convert, [];
     /// Stores 1, 2 or 4 8x8 matrices of 16-bit elements from `a` (a register each) to SHARED memory, `LDSM`'s inverse (PTX `stmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16`, SASS `STSM`): lanes 8j .. 8j + 7 give the 16-byte-aligned addresses of matrix j's rows, and every one of them must execute it. Lane `l`'s register j holds the 32-bit word `l % 4` of row `l / 4` of matrix j; with `T`, the elements of column `l / 4` in rows `2 (l % 4)` (low half) and `2 (l % 4) + 1`. Warp-collective.
     Stsm: "STSM" [count: MatrixCount, trans: Trans = No], &[op("addr", ADDR), op("a", src(LitKind::NoLiteral, SrcMods::Plain, Width::Matrices))], optional 0, LdSt, Memory, [STORE | COLLECTIVE], since Sm90;
+    /// `d = ` the least or greatest f32 `a` over the guard-true lanes in this lane's member mask `m` (the whole warp when left out), -0 below +0 (PTX `redux.sync.{min,max}{.abs}{.NaN}.f32`, sm_100a; Triton's `tl.max` and `tl.min` of floats on Blackwell). NaNs are passed over, the canonical NaN `0x7FFFFFFF` only when every value is one; with `NAN` any NaN gives it. With `ABS`, of the values' magnitudes. Warp-collective.
+    ReduxF32: "REDUX" [op: MinMax, "F32", abs: Magnitude = No, nan: NanProp = No], &[op("d", D), op("a", S_REG), op("m", S_MEMBERS)], optional 1, Int, Shuffle, [COLLECTIVE], since Sm100;
+    /// `d = min(a, b)` in f32, -0 below +0, the canonical NaN `0x7FFFFFFF` when either is NaN (PTX `min.NaN.f32`; Triton's `tl.minimum(..., propagate_nan=ALL)`).
+    FminNan: "FMIN" ["NAN", ftz: Ftz = No], DAB_F32, optional 0, Fp32, Fp32, [], since Sm80;
+    /// `d = max(a, b)` in f32, +0 above -0, the canonical NaN `0x7FFFFFFF` when either is NaN (PTX `max.NaN.f32`).
+    FmaxNan: "FMAX" ["NAN", ftz: Ftz = No], DAB_F32, optional 0, Fp32, Fp32, [], since Sm80;
+    /// `HMIN2` on each half of the pair, `0x7FFF` in a half where either is NaN (PTX `min.NaN.{f16,bf16}{x2}`).
+    Hmin2Nan: "HMIN2" ["NAN", ty: PackType = F16x2], DAB_INT, optional 0, Fp32, Fp32, [], since Sm80;
+    /// `HMAX2` on each half of the pair, `0x7FFF` in a half where either is NaN (PTX `max.NaN.{f16,bf16}{x2}`).
+    Hmax2Nan: "HMAX2" ["NAN", ty: PackType = F16x2], DAB_INT, optional 0, Fp32, Fp32, [], since Sm80;
 }
 
 /// Block barriers a block has (`BAR.SYNC a`, `BAR.ARRIVE a`: PTX's sixteen, 0 .. 15).

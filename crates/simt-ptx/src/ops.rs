@@ -81,7 +81,7 @@ modifiers! {
     GlobalStride = ".global_stride", ElementStride = ".element_stride", Elemtype = ".elemtype",
     InterleaveLayout = ".interleave_layout", SwizzleMode = ".swizzle_mode", SwizzleAtomicity = ".swizzle_atomicity",
     FillMode = ".fill_mode",
-    LaunchDependents = ".launch_dependents", Wait = ".wait", Xorsign = ".xorsign", Abs = ".abs",
+    LaunchDependents = ".launch_dependents", Wait = ".wait", Xorsign = ".xorsign", Abs = ".abs", NanProp = ".NaN",
     L1EvictNormal = ".L1::evict_normal", L1EvictUnchanged = ".L1::evict_unchanged", L1EvictFirst = ".L1::evict_first",
     L1EvictLast = ".L1::evict_last", L1NoAllocate = ".L1::no_allocate",
     L2EvictNormal = ".L2::evict_normal", L2EvictUnchanged = ".L2::evict_unchanged", L2EvictFirst = ".L2::evict_first",
@@ -543,6 +543,8 @@ pub struct Arith {
     pub cc: bool,
     /// `min`/`max` `.xorsign.abs`: of the magnitudes, with the XOR of the signs.
     pub xorsign_abs: bool,
+    /// `min`/`max` `.NaN`: NaN when either operand is.
+    pub nan: bool,
     /// Mixed precision (`add.rn.f32.f16 d, a, c`, sm_100): the type of the `.f16` or `.bf16`
     /// operands (`a`; `fma`'s `a` and `b`), widened to `ty`, `.f32`.
     pub narrow: Option<Type>,
@@ -819,7 +821,11 @@ pub struct Vote {
 pub struct Redux {
     /// The reduction.
     pub op: ReduxOp,
-    /// `.u32`, `.s32` or `.b32`.
+    /// `.abs` (`.f32` only): of the values' magnitudes.
+    pub abs: bool,
+    /// `.NaN` (`.f32` only): NaN when any value is.
+    pub nan: bool,
+    /// `.u32`, `.s32`, `.b32` or (sm_100a) `.f32`.
     pub ty: Type,
 }
 
@@ -1529,16 +1535,17 @@ impl<'m> Modifiers<'m> {
         } else {
             (self.ty()?, None)
         };
-        Ok(Arith { ty, rounding, ftz, sat, cc, xorsign_abs: false, narrow })
+        Ok(Arith { ty, rounding, ftz, sat, cc, xorsign_abs: false, nan: false, narrow })
     }
 
-    /// `min` and `max`: [`arith`](Self::arith) with `.xorsign.abs`.
+    /// `min` and `max`: [`arith`](Self::arith) with `.NaN` and `.xorsign.abs`.
     fn min_max(&mut self) -> Result<Arith, ModifierError> {
+        let nan = self.flag(Modifier::NanProp)?;
         let xorsign = self.flag(Modifier::Xorsign)?;
         if self.flag(Modifier::Abs)? != xorsign {
             return Err(self.error(self.opcode_span, format!("`{}` takes `.xorsign` and `.abs` together", self.opcode)));
         }
-        Ok(Arith { xorsign_abs: xorsign, ..self.arith()? })
+        Ok(Arith { xorsign_abs: xorsign, nan, ..self.arith()? })
     }
 
     fn mul(&mut self) -> Result<Mul, ModifierError> {
@@ -1978,7 +1985,9 @@ impl Op {
             }
             "redux" => {
                 m.require_flag(Modifier::Sync)?;
-                Redux(crate::ops::Redux { op: m.required(ReduxOp::from_modifier, "an operation", ".add")?, ty: m.ty()? })
+                let op = m.required(ReduxOp::from_modifier, "an operation", ".add")?;
+                let (abs, nan) = (m.flag(Modifier::Abs)?, m.flag(Modifier::NanProp)?);
+                Redux(crate::ops::Redux { op, abs, nan, ty: m.ty()? })
             }
             "match" => {
                 m.require_flag(Modifier::Sync)?;
@@ -2404,6 +2413,7 @@ impl fmt::Display for Op {
             Add(a) | Sub(a) | AddC(a) | SubC(a) | Fma(a) | Neg(a) | Abs(a) | Min(a) | Max(a) => {
                 opt(f, a.rounding)?;
                 flag(f, a.ftz, Modifier::Ftz)?;
+                flag(f, a.nan, Modifier::NanProp)?;
                 if a.xorsign_abs {
                     f.write_str(".xorsign.abs")?;
                 }
@@ -2510,7 +2520,12 @@ impl fmt::Display for Op {
                 write!(f, "{}{}", v.mode, v.ty)
             }
             Activemask => f.write_str(".b32"),
-            Redux(r) => write!(f, ".sync{}{}", r.op, r.ty),
+            Redux(r) => {
+                write!(f, ".sync{}", r.op)?;
+                flag(f, r.abs, Modifier::Abs)?;
+                flag(f, r.nan, Modifier::NanProp)?;
+                write!(f, "{}", r.ty)
+            }
             Match(x) => write!(f, "{}.sync{}", x.mode, x.ty),
             Bra(c) | Call(c) | Ret(c) => flag(f, c.uni, Modifier::Uni),
             Brx(c) => {

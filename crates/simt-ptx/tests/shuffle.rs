@@ -128,3 +128,38 @@ fn elect_chooses_the_lowest_lane_of_the_mask_that_runs_it() {
         }
     }
 }
+
+/// `redux.sync.{min,max}{.abs}{.NaN}.f32` (sm_100a; Triton's `tl.max` of floats on Blackwell)
+/// is one `REDUX.F32` that orders floats (signed zeros, NaNs passed over or, with `.NaN`,
+/// propagated; `.abs` of the magnitudes), not their bits.
+#[test]
+fn float_reductions_order_values_not_bits() {
+    let value = |lane: u32| match lane {
+        5 => -0.0f32,
+        9 => f32::NAN,
+        l => l as f32 * if l % 2 == 0 { -1.5 } else { 1.0 },
+    };
+    for (form, expected) in [
+        ("max.f32", 31.0f32.to_bits()),
+        ("min.f32", (-45.0f32).to_bits()),
+        ("max.abs.f32", 45.0f32.to_bits()),
+        ("min.abs.f32", 0),
+        ("max.NaN.f32", 0x7FFF_FFFF),
+    ] {
+        let source = format!(
+            ".version 8.7\n.target sm_100a\n.address_size 64\n.visible .entry k(.param .u64 k_param_0)\n{{\n\t.reg .b32 %r<8>;\n\t.reg .f32 %f<4>;\n\t.reg .b64 %rd<4>;\n\
+             \tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd3, %rd2, %rd3;\n\
+             \tld.global.f32 %f1, [%rd3];\n\tredux.sync.{form} %f2, %f1, -1;\n\tst.global.f32 [%rd3], %f2;\n\tret;\n}}\n"
+        );
+        let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+        let reductions = module.kernels[0].code.iter().filter(|i| i.opcode() == simt_isa::Opcode::ReduxF32).count();
+        assert_eq!(reductions, 1, "one REDUX.F32 for `redux.sync.{form}`");
+        let input: Vec<simt_isa::Literal> = (0..32).map(|l| simt_isa::Literal::Float(f64::from(value(l)))).collect();
+        for simt in [SimtModel::Its, SimtModel::Stack] {
+            let (bytes, _) = run_one_warp(&source, vec![Arg::new("k_param_0", ArgInit::List(input.clone()))], "k_param_0", simt);
+            for (lane, word) in bytes.chunks_exact(4).enumerate() {
+                assert_eq!(u32::from_le_bytes(word.try_into().unwrap()), expected, "redux.sync.{form}: lane {lane} ({simt:?})");
+            }
+        }
+    }
+}

@@ -128,6 +128,27 @@ fn multiplies_of_every_width_and_mode() {
     });
 }
 
+/// A literal factor of a 16-bit `mul.wide` or `mul.hi` is its 16 bits, read by the type's
+/// signedness: LLVM writes `x * 32768` of a u16 as `mul.wide.u16 %r, %rs, -32768`.
+#[test]
+fn sixteen_bit_products_of_literals() {
+    let body = "\tmul.wide.u16 %r1, %s, -32768;\n\tcvt.u64.u32 %o0, %r1;\n\tmul.hi.u16 %h0, %s, 0xFFFF8001;\n\tcvt.u64.u16 %o1, %h0;\n\
+                \tmul.wide.s16 %r2, %s, 0x18000;\n\tcvt.u64.u32 %o2, %r2;\n\tmad.wide.u16 %r3, %s, 65535, %b;\n\tcvt.u64.u32 %o3, %r3;\n";
+    check(body, &integer_pairs(), |x, y| {
+        let s = x as u16;
+        [
+            u64::from(u32::from(s) * 0x8000),
+            u64::from((u32::from(s) * 0x8001) >> 16),
+            u64::from((i32::from(s as i16) * -0x8000) as u32),
+            u64::from((u32::from(s) * 0xFFFF).wrapping_add(y as u32)),
+            0,
+            0,
+            0,
+            0,
+        ]
+    });
+}
+
 #[test]
 fn negation_bit_counts_and_sixteen_bit_arithmetic() {
     let body = "\tneg.s64 %o0, %x;\n\tabs.s64 %o1, %x;\n\tpopc.b64 %r1, %x;\n\tclz.b64 %r2, %x;\n\tmov.b64 %o2, {%r1, %r2};\n\tbrev.b64 %o3, %x;\n\
@@ -921,20 +942,24 @@ fn mixed_precision_arithmetic() {
     });
 }
 
-/// Pairs of 16-bit integers (sm_90's `max.u16x2`, `min.s16x2`: each half on its own), inside a
-/// nested scope that declares `a` and the range `a<2>` at once, as Triton's inline conversions do.
+/// Pairs of 16-bit integers (sm_90's `max.u16x2`, `min.s16x2`, `add.s16x2` (Triton's int16
+/// sums), `sub.u16x2`: each half on its own, wrapping), inside a nested scope that declares `a`
+/// and the range `a<2>` at once, as Triton's inline conversions do.
 #[test]
 fn pairs_of_16_bit_integers_in_a_scope_of_two_namesakes() {
     let body = "\t{\n\t.reg .b32 a;\n\t.reg .b16 a<2>;\n\tmov.b32 a, %a;\n\tmov.b32 {a0, a1}, a;\n\tmov.b32 %r1, {a1, a0};\n\t}\n\
-                \tcvt.u64.u32 %o0, %r1;\n\tmax.u16x2 %r2, %a, %b;\n\tmin.s16x2 %r3, %a, %b;\n\tmov.b64 %o1, {%r2, %r3};\n";
+                \tcvt.u64.u32 %o0, %r1;\n\tmax.u16x2 %r2, %a, %b;\n\tmin.s16x2 %r3, %a, %b;\n\tmov.b64 %o1, {%r2, %r3};\n\
+                \tadd.s16x2 %r4, %a, %b;\n\tsub.u16x2 %r5, %a, %b;\n\tmov.b64 %o2, {%r4, %r5};\n\tadd.u16x2 %r6, %a, 0x8001FFFF;\n\tcvt.u64.u32 %o3, %r6;\n";
     check(body, &integer_pairs(), |x, y| {
         let (a, b) = (x as u32, y as u32);
         let halves = |v: u32| [v & 0xFFFF, v >> 16];
         let pack = |h: [u32; 2]| u64::from(h[0] | h[1] << 16);
-        let (ha, hb) = (halves(a), halves(b));
+        let (ha, hb, hc) = (halves(a), halves(b), halves(0x8001_FFFF));
         let max_u = pack([0, 1].map(|i| ha[i].max(hb[i])));
         let min_s = pack([0, 1].map(|i| (ha[i] as u16 as i16).min(hb[i] as u16 as i16) as u16 as u32));
-        [pack([ha[1], ha[0]]), max_u | min_s << 32, 0, 0, 0, 0, 0, 0]
+        let add = |h: [u32; 2]| pack([0, 1].map(|i| (ha[i] + h[i]) & 0xFFFF));
+        let sub = pack([0, 1].map(|i| ha[i].wrapping_sub(hb[i]) & 0xFFFF));
+        [pack([ha[1], ha[0]]), max_u | min_s << 32, add(hb) | sub << 32, add(hc), 0, 0, 0, 0]
     });
 }
 
@@ -1631,6 +1656,70 @@ fn window_conversions_keep_their_source() {
 /// `min.xorsign.abs` and `max.xorsign.abs` (Triton's `tl.clamp(x, -c, c)` on sm_90): the lesser
 /// (greater) magnitude, a NaN only when both are, its sign the XOR of the two signs unless
 /// it is NaN (then canonical); `.ftz` flushes subnormal inputs first.
+/// Pairs of f32 values in the low words that minimums and maximums treat apart (NaNs, signed
+/// zeros, subnormals, infinities), then integer pairs.
+fn float_pairs() -> Vec<(u64, u64)> {
+    let edges: [(f32, f32); 12] = [
+        (1.5, -0.25),
+        (-2.0, -3.0),
+        (f32::NAN, -1.0),
+        (-7.0, f32::NAN),
+        (f32::NAN, f32::NAN),
+        (0.0, -0.0),
+        (f32::NEG_INFINITY, 5.0),
+        (1e-40, 1.0),
+        (-1e-40, -2e-40),
+        (0.5, -0.5),
+        (-3e38, 2.0),
+        (f32::INFINITY, f32::NEG_INFINITY),
+    ];
+    let mut pairs: Vec<(u64, u64)> = edges.iter().map(|&(x, y)| (u64::from(x.to_bits()), u64::from(y.to_bits()))).collect();
+    pairs.extend(integer_pairs().into_iter().take(32 - pairs.len()));
+    pairs
+}
+
+/// `min.NaN` and `max.NaN` (Triton's `tl.maximum(..., propagate_nan=ALL)`): the canonical NaN
+/// when either operand is NaN, else `min`/`max` (-0 below +0); halves and pairs of them per half.
+#[test]
+fn nan_propagating_min_and_max() {
+    let body = "\tmax.NaN.f32 %k0, %f, %g;\n\tmov.b32 %r1, %k0;\n\tmin.NaN.f32 %k1, %f, %g;\n\tmov.b32 %r2, %k1;\n\tmov.b64 %o0, {%r1, %r2};\n\
+                \tcvt.rn.f16.f32 %h0, %f;\n\tcvt.rn.f16.f32 %h1, %g;\n\tmax.NaN.f16 %h2, %h0, %h1;\n\tmin.NaN.f16 %h3, %h0, %h1;\n\
+                \tcvt.u64.u16 %o1, %h2;\n\tcvt.u64.u16 %o2, %h3;\n\tmov.b32 %r3, {%s, %t};\n\tmov.b32 %r4, {%t, %s};\n\
+                \tmax.NaN.bf16x2 %r5, %r3, %r4;\n\tcvt.u64.u32 %o3, %r5;\n\tmax.NaN.ftz.f32 %k2, %f, %g;\n\tmov.b32 %r6, %k2;\n\tcvt.u64.u32 %o4, %r6;\n";
+    // `max` and `min` of values as PTX orders them, `nan` the format's canonical NaN.
+    fn pick(x: f64, y: f64, max: bool) -> Option<f64> {
+        if x.is_nan() || y.is_nan() {
+            return None;
+        }
+        Some(if x == y {
+            if max == x.is_sign_negative() { y } else { x }
+        } else if (x < y) == max {
+            y
+        } else {
+            x
+        })
+    }
+    let f32_bits = |r: Option<f64>| r.map_or(0x7FFF_FFFF, |v| (v as f32).to_bits());
+    let f16_bits = |r: Option<f64>| r.map_or(0x7FFF, |v| half::f16::from_f64(v).to_bits());
+    let bf16_bits = |r: Option<f64>| r.map_or(0x7FFF, |v| half::bf16::from_f64(v).to_bits());
+    check(body, &float_pairs(), |x, y| {
+        let (f, g) = (f32::from_bits(x as u32), f32::from_bits(y as u32));
+        let (s, t) = (half::bf16::from_bits(x as u16).to_f64(), half::bf16::from_bits(y as u16).to_f64());
+        let flush = |v: f32| f64::from(if v.is_subnormal() { 0.0f32.copysign(v) } else { v });
+        let (h0, h1) = (half::f16::from_f32(f).to_f64(), half::f16::from_f32(g).to_f64());
+        [
+            u64::from(f32_bits(pick(f.into(), g.into(), true))) | u64::from(f32_bits(pick(f.into(), g.into(), false))) << 32,
+            u64::from(f16_bits(pick(h0, h1, true))),
+            u64::from(f16_bits(pick(h0, h1, false))),
+            u64::from(bf16_bits(pick(s, t, true))) * 0x1_0001,
+            u64::from(f32_bits(pick(flush(f), flush(g), true))),
+            0,
+            0,
+            0,
+        ]
+    });
+}
+
 #[test]
 fn xorsign_abs_min_and_max() {
     let body = "\tmin.xorsign.abs.f32 %k0, %f, %g;\n\tmov.b32 %r1, %k0;\n\tmax.xorsign.abs.f32 %k1, %f, %g;\n\tmov.b32 %r2, %k1;\n\
@@ -1649,23 +1738,7 @@ fn xorsign_abs_min_and_max() {
         };
         m.to_bits() | ((a ^ b) & 0x8000_0000)
     };
-    let edges: [(f32, f32); 12] = [
-        (1.5, -0.25),
-        (-2.0, -3.0),
-        (f32::NAN, -1.0),
-        (-7.0, f32::NAN),
-        (f32::NAN, f32::NAN),
-        (0.0, -0.0),
-        (f32::NEG_INFINITY, 5.0),
-        (1e-40, 1.0),
-        (-1e-40, -2e-40),
-        (0.5, -0.5),
-        (-3e38, 2.0),
-        (f32::INFINITY, f32::NEG_INFINITY),
-    ];
-    let mut pairs: Vec<(u64, u64)> = edges.iter().map(|&(x, y)| (u64::from(x.to_bits()), u64::from(y.to_bits()))).collect();
-    pairs.extend(integer_pairs().into_iter().take(32 - pairs.len()));
-    check(body, &pairs, |x, y| {
+    check(body, &float_pairs(), |x, y| {
         let (a, b) = (x as u32, y as u32);
         [
             u64::from(xorsign(a, b, false, false)) | u64::from(xorsign(a, b, true, false)) << 32,

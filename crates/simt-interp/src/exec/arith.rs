@@ -468,6 +468,7 @@ impl Executor<'_> {
                         FOp::Min => map2(a, b, |x, y| lanes::f32_op(FOp::Min, x, y, FFlags::default())),
                         FOp::Max => map2(a, b, |x, y| lanes::f32_op(FOp::Max, x, y, FFlags::default())),
                         FOp::Div => map2(a, b, |x, y| lanes::f32_op(FOp::Div, x, y, FFlags::default())),
+                        FOp::MinNan | FOp::MaxNan => map2(a, b, |x, y| lanes::f32_op(op, x, y, FFlags::default())),
                     }
                 } else {
                     map2(a, b, |x, y| lanes::f32_op(op, x, y, flags))

@@ -7,6 +7,7 @@ use simt_isa::*;
 use super::Executor;
 use super::{fetch, per_lane, pred, set_pred, write};
 use crate::decode::{PredIn, Reg, Val};
+use crate::lanes;
 
 /// A warp-collective operation.
 #[derive(Clone, Copy, Debug)]
@@ -15,6 +16,7 @@ pub(crate) enum CollectiveOp {
     Vote { all: bool, p: u8, q: PredIn },
     Ballot { d: Reg, q: PredIn },
     Redux { op: ReduxOp, signed: bool, d: Reg, a: Reg, m: Val },
+    ReduxF32 { max: bool, abs: bool, nan: bool, d: Reg, a: Reg, m: Val },
     Match { all: bool, d: Reg, a: Reg, m: Val },
     Elect { d: Reg, p: u8, m: Val },
     Warpsync,
@@ -55,6 +57,14 @@ impl Executor<'_> {
                         (ReduxOp::Or, _) => taking.fold(0, |x, y| x | y),
                         (ReduxOp::Xor, _) => taking.fold(0, |x, y| x ^ y),
                     }
+                });
+                write(warp, d, &v, exec);
+            }
+            CollectiveOp::ReduxF32 { max, abs, nan, d, a, m } => {
+                let values = *warp.row(a);
+                let v = per_group(exec, &fetch(warp, m), |group| {
+                    let taking = (0..32).filter(|&l| group >> l & 1 != 0).map(|l| if abs { values[l] & 0x7FFF_FFFF } else { values[l] });
+                    lanes::reduce_f32(taking, max, nan)
                 });
                 write(warp, d, &v, exec);
             }

@@ -97,6 +97,10 @@ impl<'t, 'a> Entry<'t, 'a> {
         let unsupported = |what: String| unsupported(inst, what);
         let op = inst.op;
         match op {
+            // PTX has `.NaN` on f32 and halves (sm_80); simt has no NaN-making `.xorsign.abs`.
+            Op::Min(a) | Op::Max(a) if a.nan && (a.xorsign_abs || a.ftz && a.ty != Type::F32 || !(a.ty == Type::F32 || is_half(a.ty))) => {
+                Err(unsupported(format!("`{}`", inst.op)))
+            }
             Op::Min(a) | Op::Max(a) if a.xorsign_abs => {
                 if a.ty != Type::F32 {
                     return Err(unsupported(format!("`{}` on `{}`", inst.op, a.ty)));
@@ -120,6 +124,8 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let kind = match op {
                     Op::Add(_) => HalfOp::Add,
                     Op::Sub(_) => HalfOp::Sub,
+                    Op::Min(a) if a.nan => HalfOp::MinNan,
+                    Op::Max(a) if a.nan => HalfOp::MaxNan,
                     Op::Min(_) => HalfOp::Min,
                     Op::Max(_) => HalfOp::Max,
                     _ => HalfOp::Fma,
@@ -161,6 +167,19 @@ impl<'t, 'a> Entry<'t, 'a> {
                     _ => self.op(Opcode::Imul, &[dst(product), src(x), src(y)])?,
                 }
                 self.carry_chain(&[(d, Src::reg(product), z)], false, matches!(op, Op::MadC(_)), m.cc)
+            }
+            // Pairs of 16-bit integers (sm_90), each half wrapping: the low half of `x op y`
+            // (its carry lands in the high half, which is dropped) and the high half of
+            // `x op (y & 0xFFFF0000)` (nothing carries into it), joined by a `PRMT`.
+            Op::Add(a) | Op::Sub(a) if matches!(a.ty, Type::U16x2 | Type::S16x2) && !a.sat => {
+                let [d, x, y] = self.operands(inst)?;
+                let opcode = if matches!(op, Op::Sub(_)) { Opcode::Isub } else { Opcode::Iadd };
+                let (x, y, t) = (self.src32(x)?, self.src32(y)?, self.scratch);
+                self.op(Opcode::And, &[dst(t), src(y), src(Src::imm(0xFFFF_0000))])?;
+                self.op(opcode, &[dst(t), src(x), src(Src::reg(t))])?;
+                self.op(opcode, &[dst(t + 1), src(x), src(y)])?;
+                let d = self.word(d)?;
+                self.emit(Form::Prmt(mods::Prmt { mode: isa::PrmtMode::Idx }), &[dst(d), src(Src::reg(t + 1)), src(Src::reg(t)), src(Src::imm(0x7610))])
             }
             Op::Add(a) | Op::Sub(a) => {
                 let [d, x, y] = self.operands(inst)?;
@@ -485,7 +504,12 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                     Type::F32 => {
                         let f = ftz(a.ftz);
-                        if max { Form::Fmax(mods::Fmax { ftz: f }) } else { Form::Fmin(mods::Fmin { ftz: f }) }
+                        match (max, a.nan) {
+                            (true, false) => Form::Fmax(mods::Fmax { ftz: f }),
+                            (false, false) => Form::Fmin(mods::Fmin { ftz: f }),
+                            (true, true) => Form::FmaxNan(mods::FmaxNan { ftz: f }),
+                            (false, true) => Form::FminNan(mods::FminNan { ftz: f }),
+                        }
                     }
                     ty => return Err(unsupported(format!("`{}{ty}`", op.name()))),
                 };
@@ -948,9 +972,9 @@ impl<'t, 'a> Entry<'t, 'a> {
                 }
             }
             (Some(mode @ (px::MulMode::Hi | px::MulMode::Wide)), 16) => {
-                // 16-bit registers hold their value zero-extended: a signed source is
-                // sign-extended first, and the 32-bit product is then exact.
-                let (mut x, mut y) = (self.src32(x)?, self.src32(y)?);
+                // 16-bit registers hold their value zero-extended (a literal its 16 bits): a
+                // signed source is sign-extended first, and the 32-bit product is then exact.
+                let (mut x, mut y) = (self.src_of_width(x, 16)?, self.src_of_width(y, 16)?);
                 if signed == isa::IntType::S32 {
                     (x, y) = (self.sign_extended(x, 16, 0)?, self.sign_extended(y, 16, 1)?);
                 }
@@ -1130,15 +1154,12 @@ impl<'t, 'a> Entry<'t, 'a> {
                 return self.emit(Form::Isetp64(mods::Isetp64 { cmp, ty, bop }), &[isa::Operand::Pred(p), src(x), src(y), q]);
             }
             let ty = if signed { isa::IntType::S32 } else { isa::IntType::U32 };
-            let (mut x, mut y) = (self.src32(x)?, self.src32(y)?);
+            // Registers hold 8- and 16-bit values zero-extended, and a literal is its bits of
+            // that width (`setp.lt.u16 %p, %rs, -127` is `%rs < 0xFF81`).
+            let (mut x, mut y) = (self.src_of_width(x, s.ty.bits())?, self.src_of_width(y, s.ty.bits())?);
             if s.ty.bits() < 32 && signed && !matches!(cmp, isa::Cmp::Eq | isa::Cmp::Ne) {
-                // Registers hold 8- and 16-bit values zero-extended: order them sign-extended
-                // (equal ones are equal either way).
+                // Order them sign-extended (equal ones are equal either way).
                 (x, y) = (self.sign_extended(x, s.ty.bits(), 0)?, self.sign_extended(y, s.ty.bits(), 1)?);
-            } else if s.ty.bits() < 32 {
-                // And compare them with a literal's bits of that width (`setp.lt.u16 %p, %rs, -127`
-                // is `%rs < 0xFF81`).
-                (x, y) = (zero_extended(x, s.ty.bits()), zero_extended(y, s.ty.bits()));
             }
             return self.emit(Form::Isetp(mods::Isetp { cmp, ty, bop }), &[isa::Operand::Pred(p), src(x), src(y), q]);
         }
@@ -1173,14 +1194,6 @@ impl<'t, 'a> Entry<'t, 'a> {
             Some(px::BoolOp::Xor) => isa::BoolOp::Xor,
         };
         Ok((bop, q))
-    }
-}
-
-/// A literal `x` cut to its low `bits` bits, as a narrow register holds them; a register as it is.
-fn zero_extended(x: Src, bits: u32) -> Src {
-    match x {
-        Src::Imm { bits: v, wide: false } => Src::imm(v as u32 & low_mask(bits)),
-        x => x,
     }
 }
 

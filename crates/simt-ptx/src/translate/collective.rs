@@ -115,6 +115,23 @@ impl<'t, 'a> Entry<'t, 'a> {
                     }
                 }
             }
+            Op::Redux(r) if r.ty == Type::F32 => {
+                let [d, a, mask] = self.operands(inst)?;
+                let members = self.members(mask)?;
+                let op = match r.op {
+                    px::ReduxOp::Min => isa::MinMax::Min,
+                    px::ReduxOp::Max => isa::MinMax::Max,
+                    _ => return Err(Diagnostic::new(inst.op_span, format!("`redux.sync{}` takes integers: `.f32` is for `.min` and `.max`", r.op))),
+                };
+                let abs = if r.abs { isa::Magnitude::Yes } else { isa::Magnitude::No };
+                let nan = if r.nan { isa::NanProp::Yes } else { isa::NanProp::No };
+                let (d, a) = (self.word(d)?, self.word(a)?);
+                self.emit(Form::ReduxF32(mods::ReduxF32 { op, abs, nan }), &[dst(d), src(Src::reg(a)), members])
+            }
+            Op::Redux(r) if r.abs || r.nan || !matches!(r.ty, Type::U32 | Type::S32 | Type::B32) => Err(Diagnostic::new(
+                inst.op_span,
+                format!("`{}` is not a reduction PTX has: `.abs` and `.NaN` are for `.f32`, and the integers are `.u32`, `.s32` and `.b32`", inst.op),
+            )),
             Op::Redux(r) => {
                 let [d, a, mask] = self.operands(inst)?;
                 let members = self.members(mask)?;

@@ -169,7 +169,7 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     /// An f16 or bf16 operation, or one on each half of a pair (`.f16x2`, `.bf16x2`; the low
-    /// halves first): one `HADD2`, `HMUL2`, `HFMA2`, `HMIN2` or `HMAX2`, each rounding once as
+    /// halves first): one `HADD2`, `HMUL2`, `HFMA2`, `HMIN2` or `HMAX2` (`.NAN` for PTX's `.NaN`), each rounding once as
     /// PTX does. A single half is kept in its register's low bits with the high half zero, as
     /// every 16-bit value is, and +0 in both sources' high halves gives +0, zero bits, in the
     /// result's. A difference is `b * -1 + a`: exact in its one rounding, and `+0 * -1 + +0`
@@ -192,6 +192,8 @@ impl<'t, 'a> Entry<'t, 'a> {
             (HalfOp::Mul, &[a, b]) => (Form::Hmul2(mods::Hmul2 { ty }), vec![a, b]),
             (HalfOp::Min, &[a, b]) => (Form::Hmin2(mods::Hmin2 { ty }), vec![a, b]),
             (HalfOp::Max, &[a, b]) => (Form::Hmax2(mods::Hmax2 { ty }), vec![a, b]),
+            (HalfOp::MinNan, &[a, b]) => (Form::Hmin2Nan(mods::Hmin2Nan { ty }), vec![a, b]),
+            (HalfOp::MaxNan, &[a, b]) => (Form::Hmax2Nan(mods::Hmax2Nan { ty }), vec![a, b]),
             (HalfOp::Fma, &[a, b, c]) => (Form::Hfma2(mods::Hfma2 { ty }), vec![a, b, c]),
             _ => return Err(Diagnostic::new(inst.op_span, format!("`{}` takes {} sources", inst.op.name(), if kind == HalfOp::Fma { 3 } else { 2 }))),
         };

@@ -307,6 +307,9 @@ enum HalfOp {
     Mul,
     Min,
     Max,
+    /// `min.NaN`, `max.NaN`.
+    MinNan,
+    MaxNan,
     Fma,
 }
 
