@@ -564,7 +564,7 @@ def grouped_matmul_kernel(a_ptrs, b_ptrs, c_ptrs, sizes_ptr, lds_ptr, groups, PR
 
 # ---------------------------------------------------------------- references
 
-TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int8": "i8", "bfloat16": "bf16",
+TRITON_DTYPE = {"float32": "fp32", "float16": "fp16", "int32": "i32", "int16": "i16", "int8": "i8", "bfloat16": "bf16",
                 "int64": "i64", "uint32": "u32", "uint8": "u8", "float8_e4m3": "fp8e4nv", "float8_e5m2": "fp8e5"}
 
 
@@ -701,6 +701,25 @@ def dot_scaled_mixed_kernel(a_ptr, b_ptr, sa_ptr, sb_ptr, c_ptr, M: tl.constexpr
     sa = tl.load(sa_ptr + rm[:, None] * (K // 32) + rs[None, :])
     sb = tl.load(sb_ptr + rn[:, None] * (K // 32) + rs[None, :])
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot_scaled(a, sa, A_FMT, b, sb, B_FMT))
+
+
+@triton.jit
+def nan_min_max_i16_kernel(x_ptr, y_ptr, a_ptr, b_ptr, mx_ptr, mn_ptr, h_ptr, s_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x, y = tl.load(x_ptr + offs, mask=mask), tl.load(y_ptr + offs, mask=mask)
+    a, b = tl.load(a_ptr + offs, mask=mask), tl.load(b_ptr + offs, mask=mask)
+    tl.store(mx_ptr + offs, tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL), mask=mask)
+    tl.store(mn_ptr + offs, tl.minimum(x, y, propagate_nan=tl.PropagateNan.ALL), mask=mask)
+    tl.store(h_ptr + offs, tl.maximum(x.to(tl.float16), y.to(tl.float16), propagate_nan=tl.PropagateNan.ALL), mask=mask)
+    tl.store(s_ptr + offs, (a + b) * 3 - (a - b), mask=mask)
+
+
+def ptx_nans(x):
+    """`x` with every NaN the canonical one PTX's NaN-propagating instructions give (all ones
+    but the sign: 0x7FFFFFFF, 0x7FFF), where numpy's are quiet NaNs of its own."""
+    bits = x.view(np.uint32 if x.dtype == np.float32 else np.uint16)
+    return np.where(np.isnan(x), np.array(0x7FFFFFFF if x.dtype == np.float32 else 0x7FFF, bits.dtype), bits).view(x.dtype)
 
 
 def e2m1_values(packed, axis):
@@ -1404,6 +1423,27 @@ def specs():
                   mc.close(2e-5, 1e-2, "scaled products of fp8 and fp4 values are exact in f32; the f32 sums round in mma order"),
                   num_warps=4, num_stages=1, capability=100,
                   note=datacenter + "; tl.dot_scaled of e4m3 by e2m1: tcgen05.mma .kind::mxf8f6f4, the e2m1 padded in shared memory"))
+    # Fused softmax on sm_100a, whose row maximum is redux.sync.max.f32 (a float reduction
+    # across the warp, which orders values, not bits: the inputs are mostly negative).
+    S.append(next(s for s in S if s.name == "softmax").for_capability(100, "sm_100a: tl.max of floats is redux.sync.max.f32"))
+    # NaN-propagating minimum and maximum (max.NaN.f32, max.NaN.f16) and int16 arithmetic on
+    # pairs (add.s16x2, sub.s16x2), sm_90a. No pair of zeros of two signs: numpy's maximum
+    # orders them as it meets them, PTX's puts -0 below +0.
+    nanrng = np.random.default_rng(91)
+    n = 1000
+    xn, yn = (nanrng.standard_normal(n) * 100).astype(np.float32), (nanrng.standard_normal(n) * 100).astype(np.float32)
+    xn[::7], yn[3::11], xn[5::13], yn[6::17] = np.nan, np.nan, np.inf, -np.inf
+    an, bn = nanrng.integers(-32768, 32768, n).astype(np.int16), nanrng.integers(-32768, 32768, n).astype(np.int16)
+    with np.errstate(over="ignore"):
+        sn = (an + bn) * np.int16(3) - (an - bn)
+    S.append(Spec("nan_min_max_i16_sm90", nan_min_max_i16_kernel,
+                  {"x_ptr": buf(xn), "y_ptr": buf(yn), "a_ptr": buf(an), "b_ptr": buf(bn),
+                   "mx_ptr": buf(np.zeros(n, np.float32)), "mn_ptr": buf(np.zeros(n, np.float32)),
+                   "h_ptr": buf(np.zeros(n, np.float16)), "s_ptr": buf(np.zeros(n, np.int16)), "n": scalar("i32", n), "BLOCK": const(256)},
+                  [(n + 255) // 256], {"mx_ptr": ptx_nans(np.maximum(xn, yn)), "mn_ptr": ptx_nans(np.minimum(xn, yn)),
+                                       "h_ptr": ptx_nans(np.maximum(xn.astype(np.float16), yn.astype(np.float16))), "s_ptr": sn},
+                  mc.exact(), capability=90,
+                  note="sm_90a: tl.maximum/tl.minimum(propagate_nan=ALL) are max.NaN.f32, min.NaN.f32 and max.NaN.f16; int16 sums add.s16x2"))
     return S
 
 
