@@ -184,7 +184,7 @@ pub(super) struct Descriptor {
     start: u32,
     leading: u32,
     stride: u32,
-    /// The matrix base offset (bits 49..52); only 0 is modelled.
+    /// The matrix base offset (bits 49..52): see [`Descriptor::base_offset_agrees`].
     base: u32,
     /// Bytes of a swizzle atom's row: 16 unswizzled, else 32, 64 or 128.
     width: u32,
@@ -221,13 +221,25 @@ impl Descriptor {
             other => return Err(format!("its swizzle (bits 61-63) is {other}, which PTX does not define")),
         };
         let descriptor = Descriptor { width, ..Descriptor::new(value & !(7 << 61)) };
-        if descriptor.base != 0 {
-            return Err(format!(
-                "its matrix base offset (bits 49-51) is {}: only 0 is modelled (a swizzle pattern starting on its own boundary)",
-                descriptor.base
-            ));
-        }
+        descriptor.base_offset_agrees()?;
         Ok(descriptor)
+    }
+
+    /// simt swizzles by the SHARED address's own bits, as TMA writes (a pattern repeating
+    /// every 8 atom rows from address 0); a matrix that starts inside a repeat says where, in
+    /// the base offset PTX defines as `(start >> 7) & 7` (Triton's does, for tiles placed past
+    /// a 1024-byte boundary), and an unswizzled matrix has none to say (PTX: the field is not
+    /// valid there; Triton's fp8 B tiles on sm_100a leave one). What simt cannot read, if it is
+    /// that: a swizzled matrix's other base offset.
+    fn base_offset_agrees(&self) -> Result<(), String> {
+        let expected = (self.start >> 7) & 7;
+        if self.width == 16 || self.base == expected {
+            return Ok(());
+        }
+        Err(format!(
+            "its matrix base offset (bits 49-51) is {}, where its start address {:#x} gives {expected}: simt models the offset PTX gives a swizzled matrix, (start >> 7) & 7",
+            self.base, self.start,
+        ))
     }
 
     /// The SHARED address of element (`mn`, `k`) of `bytes` bytes: `mn` a row of A (M) or a
@@ -291,12 +303,8 @@ impl Executor<'_> {
         let bits = slice.input.bits();
         let multiplicand = |first: Reg, k_major: bool, name: &'static str| -> Result<Multiplicand, Fault> {
             let descriptor = Descriptor::new(uniform(first, name)?);
-            if descriptor.base != 0 {
-                let message = format!(
-                    "WGMMA's {name} descriptor has matrix base offset {}: only 0 is modelled (a swizzle pattern starting on its own boundary)",
-                    descriptor.base
-                );
-                return Err(self.fault(FaultKind::Tensor, w, None, Some(pc), message));
+            if let Err(why) = descriptor.base_offset_agrees() {
+                return Err(self.fault(FaultKind::Tensor, w, None, Some(pc), format!("WGMMA's {name} descriptor: {why}")));
             }
             Ok(Multiplicand { descriptor, bits, padded: false, k_major, name })
         };
@@ -450,5 +458,20 @@ mod tests {
         assert_eq!((d.start, d.leading, d.stride, d.base, d.width), (0x2000, 0, 512, 0, 64));
         // Row 9, bytes 32..: group 1, row 1 of the atom, chunk 2 XOR 0 (bits 7.. of 0x2260 are 0b100: 4 & 3 = 0).
         assert_eq!(d.address(9, 16, 2, true), 0x2000 + 512 + 64 + 32);
+    }
+
+    /// A swizzled matrix may start inside the pattern's repeat if its base offset says where,
+    /// `(start >> 7) & 7`; an unswizzled one's base offset means nothing (Triton's fp8 B tile
+    /// on sm_100a: start 0x2200, offset 4, no swizzle).
+    #[test]
+    fn base_offsets_say_where_a_matrix_starts_in_its_swizzle() {
+        let blackwell = |start: u64, base: u64, swizzle: u64| (start >> 4) | 1 << 46 | base << 49 | swizzle << 61;
+        assert!(Descriptor::tcgen05(blackwell(0x2200, 4, 0)).is_ok());
+        assert!(Descriptor::tcgen05(blackwell(0x2200, 4, 2)).is_ok());
+        assert!(Descriptor::tcgen05(blackwell(0x2400, 0, 2)).is_ok());
+        let why = Descriptor::tcgen05(blackwell(0x2200, 0, 2)).unwrap_err();
+        assert!(why.contains("base offset (bits 49-51) is 0, where its start address 0x2200 gives 4"), "{why}");
+        assert!(Descriptor::tcgen05(blackwell(0x2200, 3, 4)).is_err());
+        assert!(Descriptor::new(0x4000 << 16 | 4 << 49 | 0x220).base_offset_agrees().is_ok(), "no swizzle");
     }
 }
