@@ -226,19 +226,20 @@ impl Descriptor {
     }
 
     /// simt swizzles by the SHARED address's own bits, as TMA writes (a pattern repeating
-    /// every 8 atom rows from address 0); a matrix that starts inside a repeat says where, in
-    /// the base offset PTX defines as `(start >> 7) & 7` (Triton's does, for tiles placed past
-    /// a 1024-byte boundary), and an unswizzled matrix has none to say (PTX: the field is not
-    /// valid there; Triton's fp8 B tiles on sm_100a leave one). What simt cannot read, if it is
-    /// that: a swizzled matrix's other base offset.
+    /// every 2, 4 or 8 atom rows from address 0, as the swizzle XORs 1, 2 or 3 bits); a matrix
+    /// that starts inside a repeat says where, in the base offset PTX defines as
+    /// `(start >> 7) & 7`, of which those bits count, and an unswizzled matrix has none to say
+    /// (PTX: the field is not valid there; Triton's fp8 B tiles on sm_100a leave one). What
+    /// simt cannot read, if it is that: a swizzled matrix's other base offset.
     fn base_offset_agrees(&self) -> Result<(), String> {
-        let expected = (self.start >> 7) & 7;
-        if self.width == 16 || self.base == expected {
+        let bits = (self.width >> 4) - 1;
+        let expected = (self.start >> 7) & bits;
+        if self.base & bits == expected {
             return Ok(());
         }
         Err(format!(
-            "its matrix base offset (bits 49-51) is {}, where its start address {:#x} gives {expected}: simt models the offset PTX gives a swizzled matrix, (start >> 7) & 7",
-            self.base, self.start,
+            "its matrix base offset (bits 49-51) is {}, where its start address {:#x} gives {expected} ({}-byte swizzle): simt models the offset PTX gives a swizzled matrix, (start >> 7) & 7",
+            self.base, self.start, self.width,
         ))
     }
 
@@ -461,8 +462,8 @@ mod tests {
     }
 
     /// A swizzled matrix may start inside the pattern's repeat if its base offset says where,
-    /// `(start >> 7) & 7`; an unswizzled one's base offset means nothing (Triton's fp8 B tile
-    /// on sm_100a: start 0x2200, offset 4, no swizzle).
+    /// `(start >> 7) & 7` of the bits its swizzle XORs; an unswizzled one's base offset means
+    /// nothing (Triton's fp8 B tile on sm_100a: start 0x2200, offset 4, no swizzle).
     #[test]
     fn base_offsets_say_where_a_matrix_starts_in_its_swizzle() {
         let blackwell = |start: u64, base: u64, swizzle: u64| (start >> 4) | 1 << 46 | base << 49 | swizzle << 61;
@@ -470,8 +471,11 @@ mod tests {
         assert!(Descriptor::tcgen05(blackwell(0x2200, 4, 2)).is_ok());
         assert!(Descriptor::tcgen05(blackwell(0x2400, 0, 2)).is_ok());
         let why = Descriptor::tcgen05(blackwell(0x2200, 0, 2)).unwrap_err();
-        assert!(why.contains("base offset (bits 49-51) is 0, where its start address 0x2200 gives 4"), "{why}");
+        assert!(why.contains("base offset (bits 49-51) is 0, where its start address 0x2200 gives 4 (128-byte swizzle)"), "{why}");
         assert!(Descriptor::tcgen05(blackwell(0x2200, 3, 4)).is_err());
+        // A 32-byte swizzle repeats every 256 bytes: Triton's Hopper fp8 B tile at 0x900, offset 0.
+        assert!(Descriptor::tcgen05(blackwell(0x900, 0, 6)).is_ok());
+        assert!(Descriptor::tcgen05(blackwell(0x980, 0, 6)).is_err());
         assert!(Descriptor::new(0x4000 << 16 | 4 << 49 | 0x220).base_offset_agrees().is_ok(), "no swizzle");
     }
 }
