@@ -148,3 +148,11 @@ fn consumer_blackwell_block_scaled_forms_not_built() {
     let refusals = lines.map(|line| refusal(&kernel(&line).replace(".target sm_80", ".target sm_120a")));
     insta::assert_snapshot!(refusals.join("\n"));
 }
+
+#[test]
+fn nan_minimums_simt_does_not_have_and_float_reductions_that_are_not_orderings() {
+    let source = kernel("\tmax.NaN.xorsign.abs.f32 %f1, %f2, %f3;\n\tredux.sync.add.f32 %f1, %f2, -1;\n\tredux.sync.min.abs.u32 %r1, %r2, -1;\n")
+        .replace(".target sm_80", ".target sm_100a")
+        .replace(".version 7.0", ".version 8.7");
+    insta::assert_snapshot!(refusal(&source));
+}

@@ -97,8 +97,9 @@ impl<'t, 'a> Entry<'t, 'a> {
         let unsupported = |what: String| unsupported(inst, what);
         let op = inst.op;
         match op {
-            // PTX has `.NaN` on f32 and halves (sm_80); simt has no NaN-making `.xorsign.abs`.
-            Op::Min(a) | Op::Max(a) if a.nan && (a.xorsign_abs || a.ftz && a.ty != Type::F32 || !(a.ty == Type::F32 || is_half(a.ty))) => {
+            // `.NaN` is on f32 and halves (sm_80; simt's halves have no `.ftz`), and simt has no
+            // NaN-making `.xorsign.abs`.
+            Op::Min(a) | Op::Max(a) if a.nan && (a.xorsign_abs || !(a.ty == Type::F32 || (is_half(a.ty) && !a.ftz))) => {
                 Err(unsupported(format!("`{}`", inst.op)))
             }
             Op::Min(a) | Op::Max(a) if a.xorsign_abs => {
