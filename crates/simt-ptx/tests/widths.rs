@@ -1615,6 +1615,28 @@ fn long_lived_predicates_spill_before_ones_read_at_once() {
     }
 }
 
+/// A comparison of pairs of halves into two predicates (`setp.lt.f16x2 %p|%q`, Triton's f16
+/// compares on sm_100a) where both are spilled: one `HSETP2` into the scratch predicates, each
+/// then written back to its register. Twelve predicates are live at once, read in another block.
+#[test]
+fn half_pair_comparisons_into_two_spilled_predicates() {
+    let mut body = String::from("\t.reg .pred %lo<6>, %hi<6>;\n");
+    for i in 0..6 {
+        body += &format!("\tadd.u32 %w{i}, %b, {};\n\tsetp.lt.f16x2 %lo{i}|%hi{i}, %a, %w{i};\n", 0x0400_0400 * i);
+    }
+    body += "$Luses:\n";
+    for i in 0..6 {
+        body +=
+            &format!("\tselp.u64 %rd0, {}, 0, %lo{i};\n\tor.b64 %o0, %o0, %rd0;\n\tselp.u64 %rd0, {}, 0, %hi{i};\n\tor.b64 %o1, %o1, %rd0;\n", 1 << i, 1 << i);
+    }
+    check(&body, &integer_pairs(), |x, y| {
+        let (a, b) = (x as u32, y as u32);
+        let half = |v: u32| half::f16::from_bits(v as u16).to_f32();
+        let bits = |shift: u32| -> u64 { (0..6u32).filter(|&i| half(a >> shift) < half(b.wrapping_add(0x0400_0400 * i) >> shift)).map(|i| 1 << i).sum() };
+        [bits(0), bits(16), 0, 0, 0, 0, 0, 0]
+    });
+}
+
 /// tinygrad computes every comparison before the first is used; in PTX's order ten
 /// predicates would be live at once and half of them would pass through registers. A kernel
 /// that spills is translated again with each unguarded `setp` moved down to its first use

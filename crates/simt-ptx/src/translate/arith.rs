@@ -1043,9 +1043,6 @@ impl<'t, 'a> Entry<'t, 'a> {
                 s.ty
             )));
         }
-        if [low, high].iter().any(|&n| self.spilled(n).is_some()) {
-            return Err(unsupported("`setp` into two predicates that live in registers (more than five predicates live)".into()));
-        }
         let [p, q_dst] = [low, high].map(|name| self.pred(&ast::Operand { kind: OperandKind::Name(name), span: d.span }));
         self.half_compare(inst, s, (p?, q_dst?), x, y, q)
     }

@@ -1382,7 +1382,7 @@ impl<'t, 'a> Entry<'t, 'a> {
             let write_back = self.unspill(inst)?;
             self.guard = self.guard_of(inst)?;
             self.operation(inst)?;
-            if let Some((r, p)) = write_back {
+            for (r, p) in write_back.into_iter().flatten() {
                 let (form, operands) = registers::bit(dst(r), isa::Operand::PredSrc { pred: p, negated: false });
                 self.emit(form, &operands)?;
             }

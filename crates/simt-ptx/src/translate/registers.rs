@@ -666,8 +666,9 @@ impl<'t, 'a> Entry<'t, 'a> {
     }
 
     /// Moves the spilled predicates `inst` reads into scratch predicates and points its
-    /// spilled destination at one; returns the destination's register, to write back.
-    pub(super) fn unspill(&mut self, inst: &'t ast::Instruction<'a>) -> Result<Option<(u8, u8)>> {
+    /// spilled destinations at them; returns each destination's register and scratch
+    /// predicate, to write back.
+    pub(super) fn unspill(&mut self, inst: &'t ast::Instruction<'a>) -> Result<[Option<(u8, u8)>; 2]> {
         self.aliases.clear();
         let mut free = SCRATCH_PREDS.iter().copied();
         let read = |entry: &mut Self, name: &'a str, free: &mut dyn Iterator<Item = u8>| -> Result<()> {
@@ -698,18 +699,22 @@ impl<'t, 'a> Entry<'t, 'a> {
                 read(self, name, &mut free)?;
             }
         }
+        let spilled = |name: &'a str| self.spilled(name).map(|r| (name, r));
         let written = match inst.operands.first().map(|o| &o.kind) {
-            Some(OperandKind::Name(name)) if writes_first => self.spilled(name).map(|r| (*name, r)),
-            // The predicate of `d|p` (`elect.sync`, `shfl.sync`, `match.all.sync`).
-            Some(OperandKind::Pair(_, name)) if writes_first => self.spilled(name).map(|r| (*name, r)),
-            _ => None,
+            Some(&OperandKind::Name(name)) if writes_first => [spilled(name), None],
+            // The predicate of `d|p` (`elect.sync`, `shfl.sync`, `match.all.sync`; `d` is a
+            // register), or both of `setp`'s `p|q` (pairs of halves).
+            Some(&OperandKind::Pair(first, second)) if writes_first => [spilled(first), spilled(second)],
+            _ => [None, None],
         };
-        Ok(written.map(|(name, r)| {
-            // The result goes to the last scratch predicate: one read there is read first.
-            let p = SCRATCH_PREDS[SCRATCH_PREDS.len() - 1];
+        // The results go to the scratch predicates from the last: one read there is read first.
+        let mut results = SCRATCH_PREDS.iter().rev();
+        Ok(written.map(|written| {
+            let (name, r) = written?;
+            let p = *results.next()?;
             self.aliases.retain(|(n, _)| *n != name);
             self.aliases.push((name, p));
-            (r, p)
+            Some((r, p))
         }))
     }
 
