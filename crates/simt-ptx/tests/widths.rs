@@ -129,11 +129,13 @@ fn multiplies_of_every_width_and_mode() {
 }
 
 /// A literal factor of a 16-bit `mul.wide` or `mul.hi` is its 16 bits, read by the type's
-/// signedness: LLVM writes `x * 32768` of a u16 as `mul.wide.u16 %r, %rs, -32768`.
+/// signedness: LLVM writes `x * 32768` of a u16 as `mul.wide.u16 %r, %rs, -32768`; and a
+/// literal of 16-bit logic is its 16 bits (`or.b16 %rs, %rs, -32768` sets one bit).
 #[test]
 fn sixteen_bit_products_of_literals() {
     let body = "\tmul.wide.u16 %r1, %s, -32768;\n\tcvt.u64.u32 %o0, %r1;\n\tmul.hi.u16 %h0, %s, 0xFFFF8001;\n\tcvt.u64.u16 %o1, %h0;\n\
-                \tmul.wide.s16 %r2, %s, 0x18000;\n\tcvt.u64.u32 %o2, %r2;\n\tmad.wide.u16 %r3, %s, 65535, %b;\n\tcvt.u64.u32 %o3, %r3;\n";
+                \tmul.wide.s16 %r2, %s, 0x18000;\n\tcvt.u64.u32 %o2, %r2;\n\tmad.wide.u16 %r3, %s, 65535, %b;\n\tcvt.u64.u32 %o3, %r3;\n\
+                \tor.b16 %h1, %s, -32768;\n\tcvt.u64.u16 %o4, %h1;\n\txor.b16 %h2, %s, -1;\n\tcvt.u64.u16 %o5, %h2;\n";
     check(body, &integer_pairs(), |x, y| {
         let s = x as u16;
         [
@@ -141,8 +143,8 @@ fn sixteen_bit_products_of_literals() {
             u64::from((u32::from(s) * 0x8001) >> 16),
             u64::from((i32::from(s as i16) * -0x8000) as u32),
             u64::from((u32::from(s) * 0xFFFF).wrapping_add(y as u32)),
-            0,
-            0,
+            u64::from(s | 0x8000),
+            u64::from(!s),
             0,
             0,
         ]

@@ -539,9 +539,11 @@ impl<'t, 'a> Entry<'t, 'a> {
                         let (d, x, y) = (self.pred(d)?, self.pred_src(x)?, self.pred_src(y)?);
                         self.emit(Form::Plop(mods::Plop { bop }), &[isa::Operand::Pred(d), x, y])
                     }
-                    Some(Class::Word { .. }) => {
+                    // Zero-extended narrow values stay so; a literal is cut to their width
+                    // (`or.b16 %rs, %rs, -32768` sets one bit).
+                    Some(Class::Word { bits }) => {
                         let d = self.word(d)?;
-                        let (x, y) = (self.src32(x)?, self.src32(y)?);
+                        let (x, y) = (self.src_of_width(x, bits)?, self.src_of_width(y, bits)?);
                         self.op(opcode, &[dst(d), src(x), src(y)])
                     }
                     Some(Class::Pair) => {
