@@ -521,6 +521,51 @@ fn tinygrads_mma_accumulators_lie_in_their_fragments() {
     assert!(!turn.contains("MOV "), "{turn}");
 }
 
+/// Triton zeroes an accumulator by copying one zero register into every member and keeps that
+/// register live around the loop whose MMA writes them (`%tid.y` here, 0 in a one-dimensional
+/// block, so that it is not a literal): the zero may not take the first
+/// member's place in the fragment (it interferes with it), so the members still lie in a row
+/// and the MMA reads and writes them in place, with no move in or out. (For a `wgmma`, whose
+/// accumulator must lie in a row, the translation was refused.)
+#[test]
+fn an_accumulator_zeroed_from_one_live_register_lies_in_its_fragment() {
+    let source = "\
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out, .param .u32 n)
+{
+	.reg .pred %p;
+	.reg .b32 %z, %c<4>, %a<4>, %b<2>, %n, %i, %t;
+	.reg .b64 %o;
+	ld.param.u64 %o, [out];
+	ld.param.u32 %n, [n];
+	mov.b32 %a0, 0x3C003C00;
+	mov.b32 %a1, %a0;
+	mov.b32 %a2, %a0;
+	mov.b32 %a3, %a0;
+	mov.b32 %b0, %a0;
+	mov.b32 %b1, %a0;
+	mov.u32 %z, %tid.y;
+	mov.b32 %c0, %z;
+	mov.b32 %c1, %z;
+	mov.b32 %c2, %z;
+	mov.b32 %c3, %z;
+	mov.u32 %i, 0;
+$L:
+	mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%c0, %c1, %c2, %c3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3};
+	add.u32 %t, %z, 1;
+	add.u32 %i, %i, %t;
+	setp.lt.u32 %p, %i, %n;
+	@%p bra $L;
+	st.global.v4.f32 [%o], {%c0, %c1, %c2, %c3};
+	ret;
+}
+";
+    let module = simt_ptx::translate("k.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", source, false)));
+    assert_eq!(opcodes_of_lines_with(source, &module, "mma.sync"), [["MMA.M16N8K16"]], "{}", simt_isa::disassemble(&module));
+}
+
 /// Triton's pipelined loads: `cp.async` copies 16 bytes per lane, of which the first
 /// `src-size` come from global memory and the rest are zeros (here 0 to 16 bytes, so words
 /// are cut within), a guarded 4-byte copy skips its lane, and the groups complete when waited for.

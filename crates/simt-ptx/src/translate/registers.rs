@@ -314,18 +314,33 @@ impl<'t, 'a> Entry<'t, 'a> {
             }
         }
         // A copy's other register takes its member's place too, where it has none of its own
-        // (tinygrad moves each accumulator into an MMA's fragment and back): laid out alike,
-        // the copies vanish.
+        // and the two may share a register (tinygrad moves each accumulator into an MMA's
+        // fragment and back): laid out alike, the copies vanish. (Triton copies one zero into
+        // every member of a `wgmma` accumulator and keeps it live around the loop that writes
+        // them: given the first member's place, it would push that member out of its fragment.)
         let members = fragment_of.iter().map(|groups| !groups.is_empty()).collect::<Vec<bool>>();
+        let interfere = |a: usize, b: usize| interferes[a * words + b / 64] >> (b % 64) & 1 != 0;
         for m in insts.iter().filter(|m| m.copy) {
             let (d, u) = (ids[m.defs.start], ids[m.uses.start]);
             for (member, other) in [(d, u), (u, d)] {
-                if !members[member] || !fragment_of[other].is_empty() || classes_of[other] != classes_of[member] {
+                if !members[member] || !fragment_of[other].is_empty() || classes_of[other] != classes_of[member] || interfere(member, other) {
                     continue;
                 }
                 let (g, offset) = fragment_of[member][0];
                 fragments[g].1.push((offset, other));
                 fragment_of[other].push((g, offset));
+            }
+        }
+        // A fragment's members at different places need registers of their own, though copies
+        // between them (Triton zeroes a `wgmma` accumulator as `mov %r102, %r101`, ...) would
+        // otherwise let them share one.
+        for (_, members) in &fragments {
+            for (k, &(offset, a)) in members.iter().enumerate() {
+                for &(other_offset, b) in &members[..k] {
+                    if offset != other_offset {
+                        connect(a, b, &mut interferes);
+                    }
+                }
             }
         }
         // Colouring goes in order of first mention until a fragment's member finds no colour:
