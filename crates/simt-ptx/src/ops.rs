@@ -545,6 +545,8 @@ pub struct Arith {
     pub xorsign_abs: bool,
     /// `min`/`max` `.NaN`: NaN when either operand is.
     pub nan: bool,
+    /// `min`/`max` `.relu` (`.s32`, `.s16x2`; sm_90): negative results become 0.
+    pub relu: bool,
     /// Mixed precision (`add.rn.f32.f16 d, a, c`, sm_100): the type of the `.f16` or `.bf16`
     /// operands (`a`; `fma`'s `a` and `b`), widened to `ty`, `.f32`.
     pub narrow: Option<Type>,
@@ -1535,17 +1537,18 @@ impl<'m> Modifiers<'m> {
         } else {
             (self.ty()?, None)
         };
-        Ok(Arith { ty, rounding, ftz, sat, cc, xorsign_abs: false, nan: false, narrow })
+        Ok(Arith { ty, rounding, ftz, sat, cc, xorsign_abs: false, nan: false, relu: false, narrow })
     }
 
-    /// `min` and `max`: [`arith`](Self::arith) with `.NaN` and `.xorsign.abs`.
+    /// `min` and `max`: [`arith`](Self::arith) with `.relu`, `.NaN` and `.xorsign.abs`.
     fn min_max(&mut self) -> Result<Arith, ModifierError> {
+        let relu = self.flag(Modifier::Relu)?;
         let nan = self.flag(Modifier::NanProp)?;
         let xorsign = self.flag(Modifier::Xorsign)?;
         if self.flag(Modifier::Abs)? != xorsign {
             return Err(self.error(self.opcode_span, format!("`{}` takes `.xorsign` and `.abs` together", self.opcode)));
         }
-        Ok(Arith { xorsign_abs: xorsign, nan, ..self.arith()? })
+        Ok(Arith { xorsign_abs: xorsign, nan, relu, ..self.arith()? })
     }
 
     fn mul(&mut self) -> Result<Mul, ModifierError> {
@@ -2412,6 +2415,7 @@ impl fmt::Display for Op {
         match *self {
             Add(a) | Sub(a) | AddC(a) | SubC(a) | Fma(a) | Neg(a) | Abs(a) | Min(a) | Max(a) => {
                 opt(f, a.rounding)?;
+                flag(f, a.relu, Modifier::Relu)?;
                 flag(f, a.ftz, Modifier::Ftz)?;
                 flag(f, a.nan, Modifier::NanProp)?;
                 if a.xorsign_abs {

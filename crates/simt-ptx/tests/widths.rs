@@ -945,13 +945,15 @@ fn mixed_precision_arithmetic() {
 }
 
 /// Pairs of 16-bit integers (sm_90's `max.u16x2`, `min.s16x2`, `add.s16x2` (Triton's int16
-/// sums), `sub.u16x2`: each half on its own, wrapping), inside a nested scope that declares `a`
+/// sums), `sub.u16x2`: each half on its own, wrapping; `max.relu.s16x2`), and `.relu` of
+/// `min`/`max.s32` (Triton's `tl.maximum` on sm_120a), inside a nested scope that declares `a`
 /// and the range `a<2>` at once, as Triton's inline conversions do.
 #[test]
 fn pairs_of_16_bit_integers_in_a_scope_of_two_namesakes() {
     let body = "\t{\n\t.reg .b32 a;\n\t.reg .b16 a<2>;\n\tmov.b32 a, %a;\n\tmov.b32 {a0, a1}, a;\n\tmov.b32 %r1, {a1, a0};\n\t}\n\
                 \tcvt.u64.u32 %o0, %r1;\n\tmax.u16x2 %r2, %a, %b;\n\tmin.s16x2 %r3, %a, %b;\n\tmov.b64 %o1, {%r2, %r3};\n\
-                \tadd.s16x2 %r4, %a, %b;\n\tsub.u16x2 %r5, %a, %b;\n\tmov.b64 %o2, {%r4, %r5};\n\tadd.u16x2 %r6, %a, 0x8001FFFF;\n\tcvt.u64.u32 %o3, %r6;\n";
+                \tadd.s16x2 %r4, %a, %b;\n\tsub.u16x2 %r5, %a, %b;\n\tmov.b64 %o2, {%r4, %r5};\n\tadd.u16x2 %r6, %a, 0x8001FFFF;\n\tcvt.u64.u32 %o3, %r6;\n\
+                \tmax.relu.s32 %r6, %a, %b;\n\tmin.relu.s32 %r7, %a, %b;\n\tmov.b64 %o4, {%r6, %r7};\n\tmax.relu.s16x2 %r6, %a, %b;\n\tcvt.u64.u32 %o5, %r6;\n";
     check(body, &integer_pairs(), |x, y| {
         let (a, b) = (x as u32, y as u32);
         let halves = |v: u32| [v & 0xFFFF, v >> 16];
@@ -961,7 +963,19 @@ fn pairs_of_16_bit_integers_in_a_scope_of_two_namesakes() {
         let min_s = pack([0, 1].map(|i| (ha[i] as u16 as i16).min(hb[i] as u16 as i16) as u16 as u32));
         let add = |h: [u32; 2]| pack([0, 1].map(|i| (ha[i] + h[i]) & 0xFFFF));
         let sub = pack([0, 1].map(|i| ha[i].wrapping_sub(hb[i]) & 0xFFFF));
-        [pack([ha[1], ha[0]]), max_u | min_s << 32, add(hb) | sub << 32, add(hc), 0, 0, 0, 0]
+        let relu = |v: i32| v.max(0) as u32;
+        let max_relu = pack([0, 1].map(|i| relu(i32::from((ha[i] as u16 as i16).max(hb[i] as u16 as i16)))));
+        let (sa, sb) = (a as i32, b as i32);
+        [
+            pack([ha[1], ha[0]]),
+            max_u | min_s << 32,
+            add(hb) | sub << 32,
+            add(hc),
+            u64::from(relu(sa.max(sb))) | u64::from(relu(sa.min(sb))) << 32,
+            max_relu,
+            0,
+            0,
+        ]
     });
 }
 

@@ -102,6 +102,9 @@ impl<'t, 'a> Entry<'t, 'a> {
             Op::Min(a) | Op::Max(a) if a.nan && (a.xorsign_abs || !(a.ty == Type::F32 || (is_half(a.ty) && !a.ftz))) => {
                 Err(unsupported(format!("`{}`", inst.op)))
             }
+            Op::Min(a) | Op::Max(a) if a.relu && !matches!(a.ty, Type::S32 | Type::S16x2) => {
+                Err(unsupported(format!("`{}`: `.relu` is for `.s32` and `.s16x2`", inst.op)))
+            }
             Op::Min(a) | Op::Max(a) if a.xorsign_abs => {
                 if a.ty != Type::F32 {
                     return Err(unsupported(format!("`{}` on `{}`", inst.op, a.ty)));
@@ -491,6 +494,9 @@ impl<'t, 'a> Entry<'t, 'a> {
                         self.emit(Form::Bfe(mods::Bfe { ty }), &[dst(t + k as u8), src(v), src(Src::imm(16 * u32::from(half))), src(Src::imm(16))])?;
                     }
                     self.emit(form, &[dst(t + 2 + half), src(Src::reg(t)), src(Src::reg(t + 1))])?;
+                    if a.relu {
+                        self.emit(Form::Imax(mods::Imax { ty }), &[dst(t + 2 + half), src(Src::reg(t + 2 + half)), src(Src::imm(0))])?;
+                    }
                 }
                 let d = self.word(d)?;
                 self.op(Opcode::Bfi, &[dst(d), src(Src::reg(t + 3)), src(Src::reg(t + 2)), src(Src::imm(16)), src(Src::imm(16))])
@@ -518,14 +524,19 @@ impl<'t, 'a> Entry<'t, 'a> {
                 let d = self.word(d)?;
                 let sources = sources.iter().map(|o| self.src32(o)).collect::<Result<Vec<Src>>>()?;
                 match sources[..] {
-                    [x, y] => self.emit(form, &[dst(d), src(x), src(y)]),
+                    [x, y] => self.emit(form, &[dst(d), src(x), src(y)])?,
                     [x, y, z] => {
                         let t = self.scratch;
                         self.emit(form, &[dst(t), src(x), src(y)])?;
-                        self.emit(form, &[dst(d), src(Src::reg(t)), src(z)])
+                        self.emit(form, &[dst(d), src(Src::reg(t)), src(z)])?;
                     }
-                    _ => Err(Diagnostic::new(inst.span, format!("`{}` takes 3 or 4 operands", inst.op))),
+                    _ => return Err(Diagnostic::new(inst.span, format!("`{}` takes 3 or 4 operands", inst.op))),
                 }
+                // `.relu`: a negative result is 0.
+                if a.relu {
+                    self.emit(Form::Imax(mods::Imax { ty: isa::IntType::S32 }), &[dst(d), src(Src::reg(d)), src(Src::imm(0))])?;
+                }
+                Ok(())
             }
             Op::And(t) | Op::Or(t) | Op::Xor(t) => {
                 let [d, x, y] = self.operands(inst)?;
