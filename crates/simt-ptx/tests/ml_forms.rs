@@ -200,7 +200,7 @@ fn more_live_values_than_registers_spill_to_local_memory() {
         body.push_str(&format!("\tadd.s64 %sum, %sum, %d{k};\n"));
     }
     body.push_str("\tcvt.u32.u64 %t, %sum;\n\tadd.u32 %acc, %acc, %t;\n\tst.global.u32 [%o], %acc;\n\tret;\n}\n");
-    let listing = simt_isa::disassemble(&simt_ptx::translate("spill.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("spill.ptx", &body, false))));
+    let listing = simt_isa::disassemble(&common::translated_module("spill.ptx", &body));
     assert!(listing.contains("ST.LOCAL") && listing.contains("LD.LOCAL"), "the kernel spills");
     let input: Vec<u32> = (0..32 * WORDS as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
     let want: Vec<u32> = (0..32)
@@ -224,7 +224,7 @@ fn more_live_values_than_registers_spill_to_local_memory() {
 fn a_kernel_that_spills_keeps_back_only_the_reload_registers_it_needs() {
     // Used in another block, so that no order within one can part them.
     let (body, input, want) = reversed_fold(246, true);
-    let module = simt_ptx::translate("spill.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("spill.ptx", &body, false)));
+    let module = common::translated_module("spill.ptx", &body);
     let spilled_words = module.kernels[0].local_size / 4;
     assert!((1..=8).contains(&spilled_words), "{spilled_words} words spilled");
     each_lanes_word_is(&body, &input, &want);
@@ -286,7 +286,7 @@ fn a_wgmma_accumulator_stays_in_registers_where_other_values_spill() {
         body.push_str(&format!("\txor.b32 %acc, %acc, %w{k};\n"));
     }
     body.push_str("\tst.global.u32 [%o], %acc;\n\tret;\n}\n");
-    let listing = simt_isa::disassemble(&simt_ptx::translate("frag.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("frag.ptx", &body, false))));
+    let listing = simt_isa::disassemble(&common::translated_module("frag.ptx", &body));
     assert!(listing.contains("ST.LOCAL") && listing.contains("LD.LOCAL"), "the kernel spills");
     let lines: Vec<&str> = listing.lines().collect();
     let at = lines.iter().position(|l| l.trim_start().starts_with("WGMMA")).expect("a WGMMA");
@@ -322,7 +322,7 @@ fn shared_loads_move_to_their_uses_but_not_past_a_store() {
         body.push_str(&format!("\txor.b32 %acc, %acc, %w{k};\n\tshf.l.wrap.b32 %acc, %acc, %acc, 1;\n"));
     }
     body.push_str("\tst.global.u32 [%o], %acc;\n\tret;\n}\n");
-    let module = simt_ptx::translate("sink.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("sink.ptx", &body, false)));
+    let module = common::translated_module("sink.ptx", &body);
     let kernel = &module.kernels[0];
     let line_of = |text: &str| body.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
     let pc_of = |line: u32| kernel.lines.iter().position(|&l| l == line).expect("translated");
@@ -356,7 +356,7 @@ fn opcodes_of_lines_with(source: &str, module: &simt_isa::Module, pattern: &str)
 
 fn corpus_kernel(path: &str) -> (String, simt_isa::Module) {
     let source = std::fs::read_to_string(format!("{}/../../tests/ml/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let module = simt_ptx::translate(path, &source, None).unwrap_or_else(|d| panic!("{}", d.render(path, &source, false)));
+    let module = common::translated_module(path, &source);
     (source, module)
 }
 
@@ -391,7 +391,7 @@ fn tritons_packed_f32_matmul_keeps_its_values_in_registers() {
 fn loads_from_one_base_go_down_to_their_uses() {
     const WORDS: usize = 246;
     let (body, input, want) = reversed_fold(WORDS, false);
-    let module = simt_ptx::translate("fold.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("fold.ptx", &body, false)));
+    let module = common::translated_module("fold.ptx", &body);
     assert!(!simt_isa::disassemble(&module).contains("LOCAL"), "nothing spills");
     let kernel = &module.kernels[0];
     let line_of = |text: &str| body.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
@@ -436,7 +436,7 @@ fn packing_moves_up_to_the_loads_it_packs() {
         body.push_str(&format!("\txor.b32 %acc, %acc, %w{q};\n\tshf.l.wrap.b32 %acc, %acc, %acc, 1;\n"));
     }
     body.push_str("\tst.global.u32 [%o], %acc;\n\tret;\n}\n");
-    let module = simt_ptx::translate("pack.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("pack.ptx", &body, false)));
+    let module = common::translated_module("pack.ptx", &body);
     assert!(!simt_isa::disassemble(&module).contains("LOCAL"), "nothing spills");
     let input: Vec<u32> = (0..32 * WORDS as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
     let want: Vec<u32> = (0..32).map(|lane| (0..WORDS).fold(0u32, |acc, q| (acc ^ input[32 * q + lane]).rotate_left(1))).collect();
@@ -478,7 +478,7 @@ fn cold_values_spill_before_values_a_loop_reads() {
         body.push_str(&format!("\txor.b32 %acc, %acc, %c{c};\n"));
     }
     body.push_str("\tst.global.u32 [%o], %acc;\n\tret;\n}\n");
-    let module = simt_ptx::translate("evict.ptx", &body, None).unwrap_or_else(|d| panic!("{}", d.render("evict.ptx", &body, false)));
+    let module = common::translated_module("evict.ptx", &body);
     let kernel = &module.kernels[0];
     let symbols = simt_isa::Symbols::of(kernel);
     let line_of = |text: &str| body.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
@@ -562,7 +562,7 @@ $L:
 	ret;
 }
 ";
-    let module = simt_ptx::translate("k.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", source, false)));
+    let module = common::translated_module("k.ptx", source);
     assert_eq!(opcodes_of_lines_with(source, &module, "mma.sync"), [["MMA.M16N8K16"]], "{}", simt_isa::disassemble(&module));
 }
 
@@ -608,7 +608,7 @@ fn cp_async_copies_the_source_size_and_zero_fills() {
 ";
     // Each copy is one LDGSTS (the one at an offset adds it first), the commit one LDGDEPBAR,
     // the wait one DEPBAR.
-    let module = simt_ptx::translate("copy.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("copy.ptx", source, false)));
+    let module = common::translated_module("copy.ptx", source);
     let kernel = &module.kernels[0];
     let on_line = |text: &str| -> Vec<String> {
         let line = source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
@@ -683,7 +683,7 @@ FILL:
     .replace("\t.reg .b16 %h;", "\t.reg .b16 %h;\n\t.reg .pred %p1;");
     // Each is one LDSM, its registers in place (an x4 was 19 instructions of SHFLs and
     // word loads before the ISA had LDSM).
-    let module = simt_ptx::translate("m.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", &source, false)));
+    let module = common::translated_module("m.ptx", &source);
     let line_of = |text: &str| source.lines().position(|l| l.contains(text)).expect("the line") as u32 + 1;
     for text in ["m8n8.x4.shared", "m8n8.x4.trans", "m8n8.x1", "m8n8.x2"] {
         let code = opcodes_of_line(&module, line_of(text));
@@ -750,7 +750,7 @@ fn stmatrix_stores_fragments_where_the_row_addresses_say() {
             if trans { ".trans" } else { "" },
             regs.join(", ")
         );
-        let module = simt_ptx::translate("m.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", &source, false)));
+        let module = common::translated_module("m.ptx", &source);
         assert_eq!(opcodes_of_lines_with(&source, &module, "stmatrix"), [["STSM"]], "x{count} trans {trans}");
         // Lane t's register j holds (j << 8 | 2t) in its low half and that plus 1 in its high half.
         let element = |j: usize, t: usize, half: usize| ((j << 8) | (2 * t) | half) as u16;
@@ -799,7 +799,7 @@ fn approximate_ftz_functions_are_one_mufu_that_flushes() {
 	ret;
 }
 ";
-    let module = simt_ptx::translate("f.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("f.ptx", source, false)));
+    let module = common::translated_module("f.ptx", source);
     let code = &module.kernels[0].code;
     let sfu: Vec<_> = code.iter().filter_map(|i| if let simt_isa::Form::Mufu(m) = i.form { Some(m) } else { None }).collect();
     assert_eq!(sfu.len(), 2, "{sfu:?}");
@@ -846,7 +846,7 @@ fn vector_loads_and_stores_take_their_registers_in_place() {
 	ret;
 }
 ";
-    let module = simt_ptx::translate("v.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("v.ptx", source, false)));
+    let module = common::translated_module("v.ptx", source);
     let code = &module.kernels[0].code;
     let memory: Vec<_> = code.iter().filter(|i| matches!(i.opcode(), simt_isa::Opcode::Ld | simt_isa::Opcode::St)).collect();
     assert_eq!(memory.len(), 4, "the parameter load, the v4 load and two v2 stores");
@@ -908,7 +908,7 @@ LOOP:
 	ret;
 }
 ";
-    let module = simt_ptx::translate("m.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", source, false)));
+    let module = common::translated_module("m.ptx", source);
     let translated = |pattern: &str| opcodes_of_lines_with(source, &module, pattern);
     for code in translated("{%h0, %h1}") {
         assert!(code.iter().all(|op| op == "MOV"), "the whole word travels: {code:?}");
@@ -987,7 +987,7 @@ LOOP:
 	ret;
 }
 ";
-    let module = simt_ptx::translate("m.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("m.ptx", source, false)));
+    let module = common::translated_module("m.ptx", source);
     let translated = |pattern: &str| opcodes_of_lines_with(source, &module, pattern);
     for pattern in ["{%h0, %h1}", "{%a0, %a1}", "{%b0, %b1}", "{%n0, %n1}", "{%c0, %c1}", "mov.b16 %h0", "mov.b16 %a0", "mov.b16 %b0"] {
         for code in translated(pattern) {
@@ -1053,7 +1053,7 @@ fn words_loaded_into_a_pair_only_to_be_unpacked_are_loaded_in_place() {
 	ret;
 }
 ";
-    let module = simt_ptx::translate("k.ptx", body, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", body, false)));
+    let module = common::translated_module("k.ptx", body);
     let none: [Vec<String>; 1] = [Vec::new()];
     for gone in ["shl.b64 %rd3", "or.b64 %rd4", "mov.b64 {%x, %y}"] {
         assert_eq!(opcodes_of_lines_with(body, &module, gone), none, "{gone}");
@@ -1097,7 +1097,7 @@ fn a_pair_unpacked_at_once_is_never_packed() {
 	ret;
 }
 ";
-    let module = simt_ptx::translate("k.ptx", body, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", body, false)));
+    let module = common::translated_module("k.ptx", body);
     let none: [Vec<String>; 1] = [Vec::new()];
     assert_eq!(opcodes_of_lines_with(body, &module, "mov.b64 %p, {%a, %b}"), none);
     assert_eq!(opcodes_of_lines_with(body, &module, "mov.b64 {%c, %d}, %p"), none);
@@ -1183,7 +1183,7 @@ fn tensor_memory_stores_and_loads_follow_the_fragment_maps() {
     each_lanes_word_is(body, &[0; 32], &want);
     // The store of zeros, columns 0-3 (the loads read 0-1 after the stores above them), is one
     // `TMEM.ST` of `RZ`; the store of `%hi` twice one a repetition.
-    let module = simt_ptx::translate("k.ptx", body, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", body, false)));
+    let module = common::translated_module("k.ptx", body);
     let listing = simt_isa::disassemble(&module);
     assert!(listing.lines().any(|l| l.contains("TMEM.ST.32X32B.X4 [R") && l.contains("], RZ")), "{listing}");
     let stores = opcodes_of_lines_with(body, &module, "tcgen05.st");

@@ -113,7 +113,7 @@ fn correctly_rounded_sqrt_and_rcp_are_the_sequences() {
         ("sqrt.approx.f32 %f2, %f1;", simt_isa::Opcode::Mufu, |x: f64| x.sqrt()),
     ] {
         let source = kernel(&format!("{op}\n\tmov.b32 %r3, %f2;"));
-        let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+        let module = common::translated_module("k.ptx", &source);
         assert!(module.kernels[0].code.iter().any(|i| i.opcode() == form), "`{op}` becomes {form:?}");
         let list = inputs.iter().map(|&v| Literal::Float(f64::from(v))).collect();
         let args = vec![Arg::new("k_param_0", ArgInit::List(list)), Arg::new("k_param_1", ArgInit::Zeros(32))];

@@ -69,7 +69,7 @@ fn a_predicate_output_no_instruction_reads_costs_nothing() {
     let unread = read.replace("selp.u32 %r4, 1, 0, %p1;", "mov.u32 %r4, 1;");
     assert_ne!(read, unread);
     let count = |source: &str| {
-        let module = simt_ptx::translate("k.ptx", source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", source, false)));
+        let module = common::translated_module("k.ptx", source);
         module.kernels[0].code.len()
     };
     let opcodes = |source: &str| -> Vec<Opcode> {
@@ -106,7 +106,7 @@ fn elect_chooses_the_lowest_lane_of_the_mask_that_runs_it() {
         for first in [0, 3] {
             for out in ["%r4|%p1", "_|%p1"] {
                 let source = elect_kernel(out, mask, first);
-                let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+                let module = common::translated_module("k.ptx", &source);
                 let elects = module.kernels[0].code.iter().filter(|i| i.opcode() == simt_isa::Opcode::Elect).count();
                 assert_eq!(elects, 1, "one ELECT and nothing more for `elect.sync {out}, {mask}`");
                 for simt in [SimtModel::Its, SimtModel::Stack] {
@@ -151,7 +151,7 @@ fn float_reductions_order_values_not_bits() {
              \tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n\tmov.u32 %r1, %tid.x;\n\tmul.wide.u32 %rd3, %r1, 4;\n\tadd.s64 %rd3, %rd2, %rd3;\n\
              \tld.global.f32 %f1, [%rd3];\n\tredux.sync.{form} %f2, %f1, -1;\n\tst.global.f32 [%rd3], %f2;\n\tret;\n}}\n"
         );
-        let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+        let module = common::translated_module("k.ptx", &source);
         let reductions = module.kernels[0].code.iter().filter(|i| i.opcode() == simt_isa::Opcode::ReduxF32).count();
         assert_eq!(reductions, 1, "one REDUX.F32 for `redux.sync.{form}`");
         let input: Vec<simt_isa::Literal> = (0..32).map(|l| simt_isa::Literal::Float(f64::from(value(l)))).collect();

@@ -63,7 +63,7 @@ fn check(body: &str, inputs: &[(u64, u64)], want: impl Fn(u64, u64) -> [u64; 8])
 /// (disassembled) that line became.
 fn translated(body: &str) -> impl Fn(&str) -> Vec<String> {
     let source = kernel(body);
-    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+    let module = common::translated_module("k.ptx", &source);
     move |text: &str| {
         let kernel = &module.kernels[0];
         let symbols = simt_isa::Symbols::of(kernel);
@@ -707,7 +707,7 @@ fn sixty_four_bit_atomics() {
 #[test]
 fn trap_stops_the_launch_naming_the_thread_and_line() {
     let source = kernel("\tsetp.eq.u32 %p1, %r0, 5;\n\t@%p1 trap;\n");
-    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+    let module = common::translated_module("k.ptx", &source);
     let kernel = &module.kernels[0];
     let request = LaunchRequest {
         grid: Some([1, 1, 1]),
@@ -804,7 +804,7 @@ fn scalar_half_arithmetic_is_correctly_rounded() {
         .collect();
     let is_nan_half = |bits: u64| bits as u16 & 0x7C00 == 0x7C00 && bits as u16 & 0x3FF != 0;
     let source = kernel(body);
-    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+    let module = common::translated_module("k.ptx", &source);
     for (op, mnemonic) in [("add.f16", "HADD2"), ("sub.rn.f16", "HFMA2"), ("mul.f16", "HMUL2"), ("min.f16", "HMIN2"), ("mul.rn.bf16", "HMUL2.BF16X2")] {
         let line = source.lines().position(|l| l.contains(op)).expect("the instruction") as u32 + 1;
         let kernel = &module.kernels[0];
@@ -1134,7 +1134,7 @@ fn half_comparisons() {
     });
     // Each `setp` on halves is one HSETP2: a single half's high result is discarded (PT).
     let source = kernel(body);
-    let module = simt_ptx::translate("k.ptx", &source, None).unwrap_or_else(|d| panic!("{}", d.render("k.ptx", &source, false)));
+    let module = common::translated_module("k.ptx", &source);
     let kernel = &module.kernels[0];
     for (i, line) in source.lines().enumerate().filter(|(_, l)| l.contains("setp.") && l.contains("16")) {
         let made: Vec<String> =

@@ -299,11 +299,7 @@ impl<'t, 'a> Entry<'t, 'a> {
         if to.bits() == 64 {
             let d = self.pair(d)?;
             self.widen(d, x, from)?;
-            return if from.is_signed() {
-                self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(d + 1), src(Src::reg(d)), src(Src::imm(31))])
-            } else {
-                self.mov(d + 1, Src::imm(0))
-            };
+            return self.fill_upper_word(d, from.is_signed());
         }
         if from.bits() >= to.bits() {
             return self.put_low_bits(d, x, to);
@@ -341,11 +337,17 @@ impl<'t, 'a> Entry<'t, 'a> {
     pub(super) fn extend_to_register(&mut self, d: &'t ast::Operand<'a>, r: u8, to: Type) -> Result<()> {
         match self.class_of_operand(d) {
             Some(Class::Word { bits }) if bits < 32 && to.is_signed() => self.narrow(r, bits),
-            Some(Class::Pair) if to.is_signed() => {
-                self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(r + 1), src(Src::reg(r)), src(Src::imm(31))])
-            }
-            Some(Class::Pair) => self.mov(r + 1, Src::imm(0)),
+            Some(Class::Pair) => self.fill_upper_word(r, to.is_signed()),
             _ => Ok(()),
+        }
+    }
+
+    /// The upper word of pair `d` from its lower one, a 32-bit integer: its sign, or zero.
+    pub(super) fn fill_upper_word(&mut self, d: u8, signed: bool) -> Result<()> {
+        if signed {
+            self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(d + 1), src(Src::reg(d)), src(Src::imm(31))])
+        } else {
+            self.mov(d + 1, Src::imm(0))
         }
     }
 

@@ -137,11 +137,7 @@ impl<'t, 'a> Entry<'t, 'a> {
                     // A 32-bit or narrower value into a 64-bit register: extend it.
                     let d = self.pair(data)?;
                     self.emit(form, &[dst(d), address])?;
-                    return if m.ty.is_signed() {
-                        self.emit(Form::Shr(mods::Shr { ty: isa::IntType::S32 }), &[dst(d + 1), src(Src::reg(d)), src(Src::imm(31))])
-                    } else {
-                        self.mov(d + 1, Src::imm(0))
-                    };
+                    return self.fill_upper_word(d, m.ty.is_signed());
                 }
                 if load {
                     self.emit(form, &[dst(reg), address])?;
